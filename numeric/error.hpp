@@ -1,0 +1,17 @@
+#pragma once
+/// Errors raised by ropesim for input a user can correct.
+///
+/// The CLI maps every `ropesim::InvalidArgument` to one line on stderr and exit code 2
+/// (STYLE "Errors"). The message names the problem and the accepted values.
+#include <stdexcept>
+#include <string>
+
+namespace ropesim {
+
+/// Bad user input: unknown format or schedule, malformed spec, impossible parameters.
+class InvalidArgument : public std::invalid_argument {
+ public:
+  explicit InvalidArgument(const std::string& message) : std::invalid_argument(message) {}
+};
+
+}  // namespace ropesim

@@ -1,0 +1,57 @@
+#include "numeric/exact.hpp"
+
+#include <cctype>
+#include <string>
+
+#include "numeric/error.hpp"
+
+namespace ropesim::numeric {
+
+mpq_class parse_decimal_exact(std::string_view text, std::string_view what) {
+  auto fail = [&]() -> mpq_class {
+    throw InvalidArgument(std::string(what) + " must be a decimal number such as 10000, 1e4, 0.75 " +
+                          "or 2.5e-3, got '" + std::string(text) + "'");
+  };
+  std::size_t i = 0;
+  bool negative = false;
+  if (i < text.size() && (text[i] == '+' || text[i] == '-')) negative = text[i++] == '-';
+  std::string digits;
+  long scale = 0;  // value = digits · 10^(-scale) · 10^exponent
+  bool any_digit = false;
+  while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) {
+    digits += text[i++];
+    any_digit = true;
+  }
+  if (i < text.size() && text[i] == '.') {
+    ++i;
+    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) {
+      digits += text[i++];
+      ++scale;
+      any_digit = true;
+    }
+  }
+  if (!any_digit) return fail();
+  long exponent = 0;
+  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    ++i;
+    bool exponent_negative = false;
+    if (i < text.size() && (text[i] == '+' || text[i] == '-')) exponent_negative = text[i++] == '-';
+    if (i == text.size()) return fail();
+    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) {
+      exponent = exponent * 10 + (text[i++] - '0');
+      if (exponent > 100000) return fail();
+    }
+    if (exponent_negative) exponent = -exponent;
+  }
+  if (i != text.size()) return fail();
+  mpz_class numerator(digits, 10);
+  if (negative) numerator = -numerator;
+  const long power = exponent - scale;
+  mpz_class ten_power;
+  mpz_ui_pow_ui(ten_power.get_mpz_t(), 10, static_cast<unsigned long>(power < 0 ? -power : power));
+  mpq_class result = power >= 0 ? mpq_class(numerator * ten_power) : mpq_class(numerator, ten_power);
+  result.canonicalize();
+  return result;
+}
+
+}  // namespace ropesim::numeric

@@ -1,0 +1,220 @@
+#include "numeric/format.hpp"
+
+#include <charconv>
+#include <string>
+
+#include "numeric/error.hpp"
+#include "numeric/rounding.hpp"
+
+namespace ropesim::numeric {
+
+namespace {
+
+// MPFR's default exponent range is about ±2^30; keep formats well inside it so that the
+// emin/emax recipe (NUMERIC §1) never leaves MPFR's own range.
+constexpr int kExponentLimit = 1 << 28;
+
+Format floating(std::string name, int p, int emin, int emax) {
+  Format f;
+  f.name = std::move(name);
+  f.kind = Format::Kind::floating;
+  f.precision = p;
+  f.emin = emin;
+  f.emax = emax;
+  return f;
+}
+
+int parse_int(std::string_view text, std::string_view what, std::string_view spec) {
+  int value = 0;
+  const char* first = text.data();
+  const char* last = text.data() + text.size();
+  if (!text.empty() && *first == '+') ++first;
+  auto [ptr, ec] = std::from_chars(first, last, value);
+  if (text.empty() || ec != std::errc() || ptr != last) {
+    throw InvalidArgument("format '" + std::string(spec) + "': " + std::string(what) +
+                          " must be an integer, got '" + std::string(text) + "'; accepted: " +
+                          format_spellings());
+  }
+  return value;
+}
+
+[[noreturn]] void bad_format(std::string_view spec, const std::string& why) {
+  throw InvalidArgument("unknown format '" + std::string(spec) + "'" +
+                        (why.empty() ? std::string() : " (" + why + ")") +
+                        "; accepted: " + format_spellings());
+}
+
+}  // namespace
+
+Format Format::fp64() { return floating("fp64", 53, -1022, 1023); }
+Format Format::fp32() { return floating("fp32", 24, -126, 127); }
+Format Format::tf32() { return floating("tf32", 11, -126, 127); }
+Format Format::fp16() { return floating("fp16", 11, -14, 15); }
+Format Format::bf16() { return floating("bf16", 8, -126, 127); }
+Format Format::fp8e5m2() { return floating("fp8e5m2", 3, -14, 15); }
+Format Format::fp8e4m3() {
+  // OCP 8-bit floating point (2023), E4M3: bias 7, emax 8, the code S.1111.111 is NaN, so the
+  // top binade loses one significand (max = 1.110b · 2^8 = 448); no infinities, saturating.
+  Format f = floating("fp8e4m3", 4, -6, 8);
+  f.has_infinity = false;
+  f.reserved_top_codes = 1;
+  return f;
+}
+
+Format Format::ieee(int p, int exponent_bits) {
+  if (p < 2 || p > 100000) {
+    throw InvalidArgument("format precision p must be in 2..100000, got " + std::to_string(p));
+  }
+  if (exponent_bits < 2 || exponent_bits > 28) {
+    throw InvalidArgument("format exponent width e must be in 2..28, got " +
+                          std::to_string(exponent_bits));
+  }
+  const int emax = (1 << (exponent_bits - 1)) - 1;
+  return floating("p=" + std::to_string(p) + ",e=" + std::to_string(exponent_bits), p, 1 - emax,
+                  emax);
+}
+
+Format Format::custom(int p, int emin, int emax) {
+  if (p < 2 || p > 100000) {
+    throw InvalidArgument("format precision p must be in 2..100000, got " + std::to_string(p));
+  }
+  if (emin > emax || emin < -kExponentLimit || emax > kExponentLimit) {
+    throw InvalidArgument("format exponent range must satisfy -2^28 <= emin <= emax <= 2^28, got emin=" +
+                          std::to_string(emin) + ", emax=" + std::to_string(emax));
+  }
+  return floating("p=" + std::to_string(p) + ",emin=" + std::to_string(emin) +
+                      ",emax=" + std::to_string(emax),
+                  p, emin, emax);
+}
+
+Format Format::fixed(int integer_bits, int fraction_bits) {
+  if (integer_bits < 0 || fraction_bits < 0 || integer_bits + fraction_bits < 1 ||
+      integer_bits + fraction_bits > 1000) {
+    throw InvalidArgument("fixed-point format needs I >= 0, F >= 0, 1 <= I + F <= 1000, got I=" +
+                          std::to_string(integer_bits) + ", F=" + std::to_string(fraction_bits));
+  }
+  Format f;
+  f.name = "fixed:" + std::to_string(integer_bits) + "." + std::to_string(fraction_bits);
+  f.kind = Kind::fixed_point;
+  f.precision = integer_bits + fraction_bits;
+  f.integer_bits = integer_bits;
+  f.fraction_bits = fraction_bits;
+  f.emin = -fraction_bits;
+  f.emax = integer_bits - 1;
+  f.subnormals = false;
+  f.has_infinity = false;
+  f.has_nan = false;
+  return f;
+}
+
+bool Format::fits_double() const {
+  if (kind == Kind::fixed_point) {
+    return precision <= 53 && fraction_bits <= 1074 && integer_bits <= 1023;
+  }
+  const int smallest_exponent = subnormals ? emin - precision + 1 : emin - precision + 1;
+  return precision <= 53 && emax <= 1023 && smallest_exponent >= -1074;
+}
+
+std::vector<std::string> preset_format_names() {
+  return {"fp64", "fp32", "tf32", "fp16", "bf16", "fp8e4m3", "fp8e5m2"};
+}
+
+std::string format_spellings() {
+  return "fp64, fp32, tf32, fp16, bf16, fp8e4m3, fp8e5m2, p=P,e=E, p=P,emin=A,emax=B, fixed:I.F "
+         "(floating formats may add ,subnormals=off and/or ,overflow=saturate)";
+}
+
+Format parse_format(std::string_view spec) {
+  std::string text(spec);
+  // Split on commas into key=value items (fixed:I.F and presets are single items).
+  std::vector<std::string> items;
+  for (std::size_t start = 0;;) {
+    const std::size_t comma = text.find(',', start);
+    items.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  if (items.empty() || items.front().empty()) bad_format(spec, "empty");
+
+  Format f;
+  std::size_t next = 1;
+  const std::string& head = items.front();
+  if (head == "fp64") {
+    f = Format::fp64();
+  } else if (head == "fp32") {
+    f = Format::fp32();
+  } else if (head == "tf32") {
+    f = Format::tf32();
+  } else if (head == "fp16") {
+    f = Format::fp16();
+  } else if (head == "bf16") {
+    f = Format::bf16();
+  } else if (head == "fp8e4m3") {
+    f = Format::fp8e4m3();
+  } else if (head == "fp8e5m2") {
+    f = Format::fp8e5m2();
+  } else if (head.rfind("fixed:", 0) == 0) {
+    const std::string body = head.substr(6);
+    const std::size_t dot = body.find('.');
+    if (dot == std::string::npos) bad_format(spec, "fixed point is written fixed:I.F");
+    f = Format::fixed(parse_int(body.substr(0, dot), "I", spec),
+                      parse_int(body.substr(dot + 1), "F", spec));
+    if (items.size() > 1) bad_format(spec, "fixed-point formats take no options");
+  } else if (head.rfind("p=", 0) == 0) {
+    const int p = parse_int(head.substr(2), "p", spec);
+    if (items.size() >= 2 && items[1].rfind("e=", 0) == 0) {
+      f = Format::ieee(p, parse_int(items[1].substr(2), "e", spec));
+      next = 2;
+    } else if (items.size() >= 3 && items[1].rfind("emin=", 0) == 0 &&
+               items[2].rfind("emax=", 0) == 0) {
+      f = Format::custom(p, parse_int(items[1].substr(5), "emin", spec),
+                         parse_int(items[2].substr(5), "emax", spec));
+      next = 3;
+    } else {
+      bad_format(spec, "p=P must be followed by e=E or by emin=A,emax=B");
+    }
+  } else {
+    bad_format(spec, "");
+  }
+  for (; next < items.size(); ++next) {
+    const std::string& option = items[next];
+    if (option == "subnormals=off") {
+      f.subnormals = false;
+    } else if (option == "subnormals=on") {
+      f.subnormals = true;
+    } else if (option == "overflow=saturate") {
+      f.has_infinity = false;
+    } else if (option == "overflow=inf") {
+      if (f.reserved_top_codes != 0) bad_format(spec, "fp8e4m3 has no infinity");
+      f.has_infinity = true;
+    } else {
+      bad_format(spec, "unknown option '" + option + "'");
+    }
+    f.name += "," + option;
+  }
+  return f;
+}
+
+Rounding parse_rounding(std::string_view text) {
+  if (text == "rne" || text == "nearest-even") return Rounding::nearest_even;
+  if (text == "rna" || text == "nearest-away") return Rounding::nearest_away;
+  if (text == "rz" || text == "toward-zero") return Rounding::toward_zero;
+  if (text == "ru" || text == "up" || text == "upward") return Rounding::upward;
+  if (text == "rd" || text == "down" || text == "downward") return Rounding::downward;
+  throw InvalidArgument("unknown rounding mode '" + std::string(text) +
+                        "'; accepted: nearest-even (rne), nearest-away (rna), toward-zero (rz), "
+                        "upward (ru), downward (rd)");
+}
+
+std::string_view to_string(Rounding mode) {
+  switch (mode) {
+    case Rounding::nearest_even: return "nearest-even";
+    case Rounding::nearest_away: return "nearest-away";
+    case Rounding::toward_zero: return "toward-zero";
+    case Rounding::upward: return "upward";
+    case Rounding::downward: return "downward";
+  }
+  return "?";
+}
+
+}  // namespace ropesim::numeric

@@ -1,0 +1,77 @@
+#pragma once
+/// The finite set F of THEORY §1: a binary floating-point or fixed-point format.
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ropesim::numeric {
+
+/// A number format F (THEORY §1).
+///
+/// Floating point: value = (-1)^s · m · 2^(e - p + 1), integer significand m < 2^p,
+/// precision p in bits including the hidden bit, normal exponents e in [emin, emax] (IEEE
+/// convention: the smallest normal is 2^emin, the largest binade is [2^emax, 2^(emax+1))).
+/// Subnormals (e = emin, m < 2^(p-1)) exist iff `subnormals`. Overflow goes to ±inf when
+/// `has_infinity`, otherwise results saturate to ±max finite. `reserved_top_codes` removes the
+/// largest significands of the top binade (OCP fp8 E4M3 reserves 1: S.1111.111 is NaN, so
+/// max = 448).
+///
+/// Fixed point `fixed:I.F`: value = k · 2^-F with |k| ≤ 2^(I+F) - 1 (I integer bits, F fraction
+/// bits, plus a sign); saturating; no infinities. Operations with no real result (0/0, √-1,
+/// log of a negative) give NaN, which lies outside the format; reports flag it.
+struct Format {
+  enum class Kind { floating, fixed_point };
+
+  std::string name;  ///< a spelling that `parse_format` maps back to this format
+  Kind kind = Kind::floating;
+  int precision = 53;   ///< floating: p incl. hidden bit; fixed point: I + F
+  int emin = -1022;     ///< floating only
+  int emax = 1023;      ///< floating only
+  bool subnormals = true;
+  bool has_infinity = true;
+  bool has_nan = true;
+  int reserved_top_codes = 0;
+  int integer_bits = 0;   ///< fixed point only
+  int fraction_bits = 0;  ///< fixed point only
+
+  static Format fp64();
+  static Format fp32();
+  static Format tf32();     ///< p = 11, 8 exponent bits (NVIDIA TensorFloat-32)
+  static Format fp16();     ///< IEEE binary16
+  static Format bf16();     ///< bfloat16: p = 8, 8 exponent bits
+  static Format fp8e4m3();  ///< OCP E4M3: p = 4, emin -6, emax 8, max 448, no inf, saturating
+  static Format fp8e5m2();  ///< OCP E5M2: p = 3, emin -14, emax 15, IEEE-like
+
+  /// IEEE-style format with p bits of precision and `exponent_bits` exponent bits
+  /// (emax = 2^(E-1) - 1, emin = 1 - emax). Throws InvalidArgument if p < 2 or E < 2.
+  static Format ieee(int p, int exponent_bits);
+  /// Precision p and normal exponent range [emin, emax]. Throws InvalidArgument if p < 2 or
+  /// emin > emax or the range exceeds what MPFR can represent.
+  static Format custom(int p, int emin, int emax);
+  /// Fixed point with I integer and F fraction bits. Throws InvalidArgument unless
+  /// I ≥ 0, F ≥ 0, 1 ≤ I + F ≤ 1000.
+  static Format fixed(int integer_bits, int fraction_bits);
+
+  bool is_fixed_point() const { return kind == Kind::fixed_point; }
+  /// True when every value of the format is exactly a double (p ≤ 53 and the exponent range,
+  /// subnormals included, inside binary64's): such values are stored as a double.
+  bool fits_double() const;
+
+  friend bool operator==(const Format&, const Format&) = default;
+};
+
+/// The preset names, in the order `ropesim formats` lists them.
+std::vector<std::string> preset_format_names();
+
+/// Parses a format spelling:
+///   presets `fp64 fp32 tf32 fp16 bf16 fp8e4m3 fp8e5m2`;
+///   `p=P,e=E` (IEEE-style, E exponent bits); `p=P,emin=A,emax=B`;
+///   `fixed:I.F`;
+/// optionally followed by `,subnormals=off` and/or `,overflow=saturate` (floating formats).
+/// Throws InvalidArgument naming the bad spelling and listing the accepted ones.
+Format parse_format(std::string_view spec);
+
+/// The accepted spellings, for error messages and `--help`.
+std::string format_spellings();
+
+}  // namespace ropesim::numeric

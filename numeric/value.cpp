@@ -1,0 +1,130 @@
+#include "numeric/value.hpp"
+
+#include <bit>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <limits>
+
+namespace ropesim::numeric {
+
+namespace detail {
+WideStorage::WideStorage(mpfr_srcptr value) {
+  mpfr_init2(x, mpfr_get_prec(value));
+  mpfr_set(x, value, MPFR_RNDN);  // exact: same precision
+}
+WideStorage::~WideStorage() { mpfr_clear(x); }
+}  // namespace detail
+
+Value Value::from_double_exact(double d) {
+  Value v;
+  v.narrow_ = d;
+  return v;
+}
+
+Value Value::from_mpfr_exact(mpfr_srcptr x) {
+  Value v;
+  v.wide_ = std::make_shared<const detail::WideStorage>(x);
+  v.narrow_ = mpfr_get_d(x, MPFR_RNDN);
+  return v;
+}
+
+bool Value::is_nan() const { return is_wide() ? mpfr_nan_p(wide()) != 0 : std::isnan(narrow_); }
+bool Value::is_inf() const { return is_wide() ? mpfr_inf_p(wide()) != 0 : std::isinf(narrow_); }
+bool Value::is_zero() const { return is_wide() ? mpfr_zero_p(wide()) != 0 : narrow_ == 0.0; }
+bool Value::is_finite() const {
+  return is_wide() ? mpfr_number_p(wide()) != 0 : std::isfinite(narrow_);
+}
+bool Value::sign_bit() const {
+  return is_wide() ? mpfr_signbit(wide()) != 0 : std::signbit(narrow_);
+}
+double Value::to_double() const { return narrow_; }
+
+void Value::to_mpfr(mpfr_ptr out) const {
+  if (is_wide()) {
+    mpfr_set(out, wide(), MPFR_RNDN);
+  } else {
+    mpfr_set_d(out, narrow_, MPFR_RNDN);
+  }
+}
+
+std::string Value::to_hex() const {
+  char buffer[256];
+  if (!is_wide()) {
+    std::snprintf(buffer, sizeof buffer, "%a", narrow_);
+    return buffer;
+  }
+  char* text = nullptr;
+  if (mpfr_asprintf(&text, "%Ra", wide()) < 0) return "?";
+  std::string result(text);
+  mpfr_free_str(text);
+  return result;
+}
+
+std::string Value::to_decimal(int significant_digits) const {
+  if (!is_wide()) {
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%.*g", significant_digits, narrow_);
+    return buffer;
+  }
+  char* text = nullptr;
+  if (mpfr_asprintf(&text, "%.*Rg", significant_digits, wide()) < 0) return "?";
+  std::string result(text);
+  mpfr_free_str(text);
+  return result;
+}
+
+bool Value::same_bits(const Value& other) const {
+  if (is_nan() || other.is_nan()) return is_nan() && other.is_nan();
+  if (sign_bit() != other.sign_bit()) return false;
+  if (!is_wide() && !other.is_wide()) return narrow_ == other.narrow_;
+  mpfr_t a, b;
+  const mpfr_prec_t prec = 64;
+  if (is_wide() && other.is_wide()) return mpfr_equal_p(wide(), other.wide()) != 0;
+  mpfr_init2(a, prec);
+  mpfr_init2(b, prec);
+  bool equal = false;
+  if (is_wide()) {
+    mpfr_set_d(b, other.narrow_, MPFR_RNDN);
+    equal = mpfr_equal_p(wide(), b) != 0;
+  } else {
+    mpfr_set_d(a, narrow_, MPFR_RNDN);
+    equal = mpfr_equal_p(a, other.wide()) != 0;
+  }
+  mpfr_clear(a);
+  mpfr_clear(b);
+  return equal;
+}
+
+std::uint64_t Value::bits_key() const {
+  if (is_nan()) return 0x7ff8000000000001ULL;  // one key for every NaN
+  if (!is_wide()) return std::bit_cast<std::uint64_t>(narrow_);
+  // Wide: hash sign, exponent and significand limbs.
+  std::uint64_t h = mpfr_signbit(wide()) ? 0x9e3779b97f4a7c15ULL : 0;
+  if (!mpfr_regular_p(wide())) return h ^ (mpfr_inf_p(wide()) ? 1 : 2);
+  h ^= static_cast<std::uint64_t>(mpfr_get_exp(wide())) * 0xbf58476d1ce4e5b9ULL;
+  const mp_limb_t* limbs = wide()->_mpfr_d;
+  const std::size_t n = (static_cast<std::size_t>(mpfr_get_prec(wide())) + GMP_NUMB_BITS - 1) / GMP_NUMB_BITS;
+  for (std::size_t i = 0; i < n; ++i) {
+    h = (h ^ static_cast<std::uint64_t>(limbs[i])) * 0x94d049bb133111ebULL;
+  }
+  return h;
+}
+
+int compare(const Value& a, const Value& b) {
+  if (a.is_nan() || b.is_nan()) return 2;
+  if (!a.is_wide() && !b.is_wide()) {
+    return a.narrow() < b.narrow() ? -1 : (a.narrow() > b.narrow() ? 1 : 0);
+  }
+  mpfr_t x, y;
+  mpfr_init2(x, a.is_wide() ? mpfr_get_prec(a.wide()) : 64);
+  mpfr_init2(y, b.is_wide() ? mpfr_get_prec(b.wide()) : 64);
+  a.to_mpfr(x);
+  b.to_mpfr(y);
+  const int c = mpfr_cmp(x, y);
+  mpfr_clear(x);
+  mpfr_clear(y);
+  return c < 0 ? -1 : (c > 0 ? 1 : 0);
+}
+
+}  // namespace ropesim::numeric
