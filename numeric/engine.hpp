@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <string_view>
+#include <utility>
 
 #include "numeric/format.hpp"
 #include "numeric/rounding.hpp"
@@ -47,6 +48,8 @@ class Engine {
   /// cos and sin of an angle in radians.
   virtual Value cos(const Format& f, const Value& a, Rounding r) const = 0;
   virtual Value sin(const Format& f, const Value& a, Rounding r) const = 0;
+  /// {cos a, sin a}, each correctly rounded (one argument reduction for both).
+  virtual std::pair<Value, Value> cos_sin(const Format& f, const Value& a, Rounding r) const = 0;
 
   /// Conversion of a value of any format (or any double/MPFR number) into `f`.
   virtual Value convert(const Format& f, const Value& a, Rounding r) const = 0;

@@ -260,6 +260,17 @@ class MpfrEngine final : public Engine {
     Operand x(a);
     return compute(f, r, [&](mpfr_ptr out, mpfr_rnd_t rnd) { return mpfr_sin(out, x.get(), rnd); });
   }
+  std::pair<Value, Value> cos_sin(const Format& f, const Value& a, Rounding r) const override {
+    Operand x(a);
+    Mpfr s(working_precision(f)), c(working_precision(f));
+    // mpfr_sin_cos returns both ternaries: sin in the low two bits (0, 1 = rounded up,
+    // 2 = rounded down), cos in the next two (MPFR manual, mpfr_sin_cos).
+    const int both = mpfr_sin_cos(s, c, x.get(), MPFR_RNDZ);
+    auto ternary = [](int code) { return code == 0 ? 0 : (code == 1 ? 1 : -1); };
+    make_odd(s, ternary(both & 3));
+    make_odd(c, ternary((both >> 2) & 3));
+    return {round_into(f, c, r), round_into(f, s, r)};
+  }
   Value convert(const Format& f, const Value& a, Rounding r) const override {
     Operand x(a);
     return round_into(f, x.get(), r);  // x is exact
