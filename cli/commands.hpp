@@ -1,0 +1,32 @@
+#pragma once
+// The ropesim subcommands. Each `add_*` registers its options on `app` and returns the action
+// to run after parsing; actions print to stdout/stderr and throw ropesim::InvalidArgument for
+// bad input (main maps it to one line on stderr and exit code 2).
+#include <CLI/CLI.hpp>
+
+#include <functional>
+
+namespace ropesim::cli {
+
+using Action = std::function<int()>;
+
+Action add_formats_command(CLI::App& app);
+Action add_rotations_command(CLI::App& app);
+Action add_sweep_command(CLI::App& app);
+
+/// What a list holds, which decides where a comma starts a new item.
+enum class ListKind {
+  plain,      ///< every comma separates items (model names, realisations)
+  formats,    ///< `p=11,e=5,fp16`: an item starting with `p=` or without `=` is a new format
+  schedules,  ///< `conventional:base=1e4,dim=128,single:g=1`: an item with `:` or without `=`
+              ///< is a new schedule
+};
+
+/// Splits a list on ';' (always a separator) and on the commas that start a new item of
+/// `kind`, so specs that contain commas can be listed as they are written.
+std::vector<std::string> split_list(const std::string& text, ListKind kind = ListKind::plain);
+
+/// True if stderr is a terminal (progress display).
+bool stderr_is_tty();
+
+}  // namespace ropesim::cli

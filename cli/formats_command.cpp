@@ -1,0 +1,88 @@
+// `ropesim formats`: every preset format with its derived quantities (THEORY §1).
+#include <fmt/format.h>
+
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "cli/table.hpp"
+#include "numeric/format.hpp"
+#include "numeric/format_properties.hpp"
+
+namespace ropesim::cli {
+
+namespace {
+
+nlohmann::json value_cell(const numeric::Format& f, const numeric::Value& v) {
+  if (!f.fits_double() || v.is_wide()) return v.to_decimal(40);
+  return v.to_double();
+}
+
+/// N_max as a JSON number when a double holds it exactly, otherwise its exact decimal digits.
+nlohmann::json n_max_cell(const mpz_class& n) {
+  if (mpz_sizeinbase(n.get_mpz_t(), 2) <= 1023) {
+    const double d = n.get_d();
+    if (mpz_class(d) == n) {
+      if (d < 9007199254740992.0) return static_cast<std::uint64_t>(d);
+      return d;
+    }
+  }
+  return n.get_str();
+}
+
+}  // namespace
+
+Action add_formats_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand("formats", "List number formats: p, exponent range, max, min positive, unit roundoff, f_large, N_max");
+  auto json = std::make_shared<bool>(false);
+  auto formats = std::make_shared<std::string>();
+  auto rounding = std::make_shared<std::string>("nearest-even");
+  auto out = std::make_shared<std::string>();
+  cmd->add_flag("--json", *json, "Print JSON (a list of objects) instead of a table");
+  cmd->add_option("--formats", *formats, "Formats to list (comma-separated; ';' when a spec has commas). Default: every preset");
+  cmd->add_option("--rounding", *rounding, "Rounding mode for f_large and unit roundoff: nearest-even nearest-away toward-zero upward downward");
+  cmd->add_option("--out", *out, "Also write the table to FILE (.csv .md .json .tex)");
+  return [cmd, json, formats, rounding, out]() -> int {
+    if (!cmd->parsed()) return -1;
+    numeric::Rounding mode;
+    try {
+      mode = numeric::parse_rounding(*rounding);
+    } catch (const InvalidArgument& e) {
+      throw InvalidArgument(std::string("--rounding: ") + e.what());
+    }
+    std::vector<numeric::Format> list;
+    const std::vector<std::string> names = formats->empty() ? numeric::preset_format_names() : split_list(*formats, ListKind::formats);
+    for (const auto& name : names) {
+      try {
+        list.push_back(numeric::parse_format(name));
+      } catch (const InvalidArgument& e) {
+        throw InvalidArgument(std::string("--formats: ") + e.what());
+      }
+    }
+    std::optional<OutputKind> kind;
+    if (!out->empty()) kind = output_kind_for(*out, "--out");
+
+    Table table;
+    table.columns = {"name", "p", "emin", "emax", "max", "min_positive", "unit_roundoff", "f_large", "n_max"};
+    for (const auto& f : list) {
+      const auto fl = numeric::f_large(f, mode);
+      const bool fixed = f.is_fixed_point();
+      table.rows.push_back({f.name, f.precision, fixed ? nlohmann::json(nullptr) : nlohmann::json(f.emin),
+                            fixed ? nlohmann::json(nullptr) : nlohmann::json(f.emax),
+                            value_cell(f, numeric::max_finite(f)), value_cell(f, numeric::min_positive(f)),
+                            numeric::unit_roundoff(f, mode),
+                            fl ? value_cell(f, *fl) : nlohmann::json(nullptr), n_max_cell(numeric::n_max(f))});
+    }
+    if (kind) write_file_atomically(*out, render(table, *kind));
+    if (*json) {
+      std::cout << table.to_json().dump(2) << "\n";
+    } else {
+      std::cout << table.to_text();
+      std::cout << fmt::format("rounding: {}; f_large = smallest positive f in F with round(exp(-f)) = 0 (THEORY §1); "
+                               "N_max = floor(min(1, max) / min positive) [LC25 Prop B.6]\n",
+                               numeric::to_string(mode));
+    }
+    return 0;
+  };
+}
+
+}  // namespace ropesim::cli

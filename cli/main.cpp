@@ -1,0 +1,86 @@
+// The ropesim executable: argument parsing and output only (STYLE: no science in cli/).
+#include <CLI/CLI.hpp>
+#include <unistd.h>
+
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "numeric/error.hpp"
+
+namespace ropesim::cli {
+
+std::vector<std::string> split_list(const std::string& text, ListKind kind) {
+  std::vector<std::string> items;
+  auto starts_new = [kind](const std::string& piece) {
+    switch (kind) {
+      case ListKind::plain: return true;
+      case ListKind::formats: return piece.rfind("p=", 0) == 0 || piece.find('=') == std::string::npos;
+      case ListKind::schedules:
+        return piece.find(':') != std::string::npos || piece.find('=') == std::string::npos;
+    }
+    return true;
+  };
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t end = text.find(';', start);
+    const std::string group = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    bool first_in_group = true;
+    std::size_t from = 0;
+    for (;;) {
+      const std::size_t comma = group.find(',', from);
+      const std::string piece = group.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
+      if (!piece.empty()) {
+        if (first_in_group || starts_new(piece) || items.empty()) {
+          items.push_back(piece);
+        } else {
+          items.back() += "," + piece;
+        }
+        first_in_group = false;
+      }
+      if (comma == std::string::npos) break;
+      from = comma + 1;
+    }
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return items;
+}
+
+bool stderr_is_tty() { return ::isatty(STDERR_FILENO) != 0; }
+
+}  // namespace ropesim::cli
+
+int main(int argc, char** argv) {
+  using namespace ropesim::cli;
+  CLI::App app{"ropesim: exact finite-precision simulation of RoPE transformers (see README.md)"};
+  app.require_subcommand(1);
+  std::vector<Action> actions;
+  actions.push_back(add_formats_command(app));
+  actions.push_back(add_rotations_command(app));
+  actions.push_back(add_sweep_command(app));
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "ropesim: error: " << e.what() << " (see ropesim --help)\n";
+    return 2;
+  }
+  try {
+    for (const auto& action : actions) {
+      const int code = action();
+      if (code >= 0) return code;
+    }
+  } catch (const ropesim::InvalidArgument& e) {
+    std::cerr << "ropesim: error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "ropesim: internal error: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,162 @@
+// `ropesim rotations`: the rotation census of one schedule × realisation × format, or the
+// realised rotation at one position next to the exact one (THEORY §3; NUMERIC §4).
+#include <fmt/format.h>
+
+#include <iostream>
+#include <thread>
+
+#include "attention/census.hpp"
+#include "cli/commands.hpp"
+#include "cli/table.hpp"
+#include "numeric/error.hpp"
+
+namespace ropesim::cli {
+
+namespace {
+
+template <class F>
+auto with_flag(const std::string& flag, F&& parse) {
+  try {
+    return parse();
+  } catch (const InvalidArgument& e) {
+    throw InvalidArgument(flag + ": " + e.what());
+  }
+}
+
+nlohmann::json census_json(const attention::CensusResult& r, bool witnesses) {
+  nlohmann::json j;
+  j["schedule"] = r.schedule;
+  j["realization"] = r.realisation;
+  j["format"] = r.format.name;
+  j["table_format"] = r.table_format.name;
+  j["positions"] = r.positions;
+  j["distinct"] = r.distinct_rotations;
+  j["distinct_per_block"] = r.distinct_per_block;
+  j["first_repeat"] = r.first_repeat ? nlohmann::json::array({r.first_repeat->earlier, r.first_repeat->later})
+                                     : nlohmann::json(nullptr);
+  j["periodic"] = r.period.has_value();
+  j["period"] = r.period ? nlohmann::json(*r.period) : nlohmann::json(nullptr);
+  j["max_period"] = r.max_period;
+  j["max_witness"] = r.largest_witness_position ? nlohmann::json(*r.largest_witness_position) : nlohmann::json(nullptr);
+  j["max_witness_period"] = r.largest_witness_period ? nlohmann::json(*r.largest_witness_period) : nlohmann::json(nullptr);
+  if (witnesses) j["witnesses"] = r.witnesses;
+  j["overflow_positions"] = r.overflow.count;
+  j["first_overflow"] = r.overflow.first ? nlohmann::json(*r.overflow.first) : nlohmann::json(nullptr);
+  j["nan_positions"] = r.nan.count;
+  j["first_nan"] = r.nan.first ? nlohmann::json(*r.nan.first) : nlohmann::json(nullptr);
+  return j;
+}
+
+std::string census_text(const attention::CensusResult& r) {
+  std::string out;
+  out += fmt::format("schedule      {}\nrealization   {} (table format {})\nformat        {}\npositions     0..{}\n",
+                     r.schedule, r.realisation, r.table_format.name, r.format.name, r.positions - 1);
+  out += fmt::format("distinct      {} realised rotations\n", r.distinct_rotations);
+  std::string per_block;
+  for (std::size_t d = 0; d < r.distinct_per_block.size() && d < 16; ++d) {
+    per_block += fmt::format("{}{}", d ? " " : "", r.distinct_per_block[d]);
+  }
+  if (r.distinct_per_block.size() > 16) per_block += fmt::format(" ... ({} blocks)", r.distinct_per_block.size());
+  out += fmt::format("per block     {}\n", per_block);
+  out += r.first_repeat ? fmt::format("first repeat  R^_{} = R^_{}\n", r.first_repeat->later, r.first_repeat->earlier)
+                        : std::string("first repeat  none\n");
+  if (r.period) {
+    out += fmt::format("verdict       periodic with period {} (smallest P <= N/2 with R^_(i+P) = R^_i for all i < N-P)\n", *r.period);
+  } else {
+    std::uint64_t witnessed = 0;
+    for (auto w : r.witnesses) witnessed += w >= 0 ? 1 : 0;
+    out += fmt::format("verdict       non-periodic on 0..{}: a witness i with R^_(i+P) != R^_i for {} of P = 1..{}\n",
+                       r.positions - 1, witnessed, r.max_period);
+    if (r.largest_witness_position) {
+      out += fmt::format("              largest witness i = {} (for P = {})\n", *r.largest_witness_position,
+                         *r.largest_witness_period);
+    }
+  }
+  out += fmt::format("overflow      {} positions{}\n", r.overflow.count,
+                     r.overflow.first ? fmt::format(" (first {})", *r.overflow.first) : std::string());
+  out += fmt::format("NaN           {} positions{}\n", r.nan.count,
+                     r.nan.first ? fmt::format(" (first {})", *r.nan.first) : std::string());
+  return out;
+}
+
+std::string flags_text(std::uint8_t flags) {
+  std::string s;
+  if (flags & attention::flag_overflow) s += "overflow";
+  if (flags & attention::flag_nan) s += s.empty() ? "NaN" : ",NaN";
+  return s.empty() ? "-" : s;
+}
+
+std::string position_text(const attention::PositionReport& report) {
+  Table table;
+  table.columns = {"block", "exact angle", "steps", "cos exact", "cos realised", "cos err ulp", "sin exact",
+                   "sin realised", "sin err ulp", "flags"};
+  for (const auto& b : report.blocks) {
+    std::string steps;
+    for (const auto& [name, value] : b.steps) steps += (steps.empty() ? "" : " ") + name + "=" + value.to_decimal(9);
+    table.rows.push_back({b.block, fmt::format("{:.9g}", b.exact_angle), steps.empty() ? "-" : steps,
+                          fmt::format("{:.9g}", b.exact_cos), b.cos.to_decimal(9), fmt::format("{:.3g}", b.cos_error_ulps),
+                          fmt::format("{:.9g}", b.exact_sin), b.sin.to_decimal(9), fmt::format("{:.3g}", b.sin_error_ulps),
+                          flags_text(b.flags)});
+  }
+  return fmt::format("schedule {}  realization {}  table format {}  position {}\n", report.schedule,
+                     report.realisation, report.table_format.name, report.position) +
+         table.to_text();
+}
+
+}  // namespace
+
+Action add_rotations_command(CLI::App& app) {
+  struct Options {
+    std::string schedule, realisation = "r1", format = "fp32", rounding = "nearest-even";
+    std::uint64_t positions = 65536;
+    std::optional<std::uint64_t> position, max_period;
+    bool json = false;
+    unsigned threads = 0;
+  };
+  auto o = std::make_shared<Options>();
+  auto* cmd = app.add_subcommand("rotations", "Rotation census of one schedule, realization and format (or one position with --position)");
+  cmd->add_option("--schedule", o->schedule, "Schedule spec or model preset (see docs/CLI.md)")->required();
+  cmd->add_option("--realization,--realisation", o->realisation, "r1 r2 r3 hf llamacpp-cpu llamacpp-cuda pipeline:...")->capture_default_str();
+  cmd->add_option("--format", o->format, "Number format F (r1-r3) or activation format (pipelines)")->capture_default_str();
+  cmd->add_option("--rounding", o->rounding, "Rounding of every step")->capture_default_str();
+  auto* positions = cmd->add_option("--positions", o->positions, "N: positions 0..N-1")->capture_default_str();
+  auto* position = cmd->add_option("--position", o->position, "Report the realised rotation at position I instead of a census");
+  cmd->add_option("--max-period", o->max_period, "P_max for non-periodicity witnesses (default N/2)");
+  cmd->add_option("--threads", o->threads, "Worker threads (default: all cores)");
+  cmd->add_flag("--json", o->json, "Print JSON (with the full witness list)");
+  position->excludes(positions);
+  return [cmd, o]() -> int {
+    if (!cmd->parsed()) return -1;
+    const auto mode = with_flag("--rounding", [&] { return numeric::parse_rounding(o->rounding); });
+    const auto format = with_flag("--format", [&] { return numeric::parse_format(o->format); });
+    const auto schedule = with_flag("--schedule", [&] { return attention::parse_schedule(o->schedule); });
+    const auto realisation = with_flag("--realization", [&] { return attention::parse_realisation(o->realisation, format, mode); });
+    with_flag("--realization", [&] { attention::check_applicable(schedule, realisation); return 0; });
+    if (o->position) {
+      const auto report = attention::query_position(schedule, realisation, *o->position);
+      if (o->json) {
+        std::cout << attention::to_json(report).dump(2) << "\n";
+      } else {
+        std::cout << position_text(report);
+      }
+      return 0;
+    }
+    if (o->positions < 2) throw InvalidArgument("--positions: N must be at least 2, got " + std::to_string(o->positions));
+    if (o->max_period && (*o->max_period < 1 || *o->max_period >= o->positions)) {
+      throw InvalidArgument("--max-period: P_max must be in 1..N-1 = 1.." + std::to_string(o->positions - 1));
+    }
+    attention::CensusOptions options;
+    options.positions = o->positions;
+    options.max_period = o->max_period;
+    options.threads = o->threads ? o->threads : std::max(1u, std::thread::hardware_concurrency());
+    const auto result = attention::census(schedule, realisation, options);
+    if (o->json) {
+      std::cout << census_json(result, true).dump(2) << "\n";
+    } else {
+      std::cout << census_text(result);
+    }
+    return 0;
+  };
+}
+
+}  // namespace ropesim::cli

@@ -1,0 +1,139 @@
+// `ropesim sweep`: the rotation census over a grid of schedules × realizations × formats
+// (default: every model preset × r1 r2 hf × bf16 fp16 fp32 fp64 at N = 65536), as one table.
+#include <fmt/format.h>
+
+#include <chrono>
+#include <iostream>
+#include <thread>
+
+#include "attention/census.hpp"
+#include "cli/commands.hpp"
+#include "cli/table.hpp"
+#include "numeric/error.hpp"
+
+namespace ropesim::cli {
+
+namespace {
+
+nlohmann::json or_null(const std::optional<std::uint64_t>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
+
+Table sweep_table(const std::vector<attention::CensusResult>& cells) {
+  Table t;
+  t.columns = {"schedule", "realization", "format", "positions", "distinct", "first_repeat", "periodic", "period",
+               "witnessed", "max_witness", "max_witness_period", "overflow_positions", "first_overflow",
+               "nan_positions", "first_nan", "note"};
+  for (const auto& r : cells) {
+    if (!r.not_applicable.empty()) {
+      t.rows.push_back({r.schedule, r.realisation, r.format.name, r.positions, nullptr, nullptr, nullptr, nullptr,
+                        nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, r.not_applicable});
+      continue;
+    }
+    std::uint64_t witnessed = 0;
+    for (auto w : r.witnesses) witnessed += w >= 0 ? 1 : 0;
+    const nlohmann::json repeat = r.first_repeat
+                                      ? nlohmann::json(fmt::format("{}->{}", r.first_repeat->earlier, r.first_repeat->later))
+                                      : nlohmann::json(nullptr);
+    t.rows.push_back({r.schedule, r.realisation, r.format.name, r.positions, r.distinct_rotations, repeat,
+                      r.period.has_value(), or_null(r.period),
+                      r.period ? nlohmann::json(nullptr) : nlohmann::json(fmt::format("{}/{}", witnessed, r.max_period)),
+                      or_null(r.largest_witness_position), or_null(r.largest_witness_period), r.overflow.count,
+                      or_null(r.overflow.first), r.nan.count, or_null(r.nan.first), ""});
+  }
+  return t;
+}
+
+}  // namespace
+
+Action add_sweep_command(CLI::App& app) {
+  struct Options {
+    std::string models, schedules, formats = "bf16,fp16,fp32,fp64", realisations = "r1,r2,hf", out;
+    std::uint64_t positions = 65536;
+    std::optional<std::uint64_t> max_period;
+    unsigned threads = 0;
+    bool quiet = false;
+  };
+  auto o = std::make_shared<Options>();
+  auto* cmd = app.add_subcommand("sweep", "Rotation census over a grid: schedules/models x realizations x formats, one table");
+  cmd->add_option("--models", o->models, "Model presets (comma-separated) or 'all'; default all when --schedules is not given");
+  cmd->add_option("--schedules", o->schedules, "Schedule specs (e.g. single:g=1,periodic:m=2,3,12; ';' also separates)");
+  cmd->add_option("--formats", o->formats, "Formats")->capture_default_str();
+  cmd->add_option("--realizations,--realisations", o->realisations, "Realizations")->capture_default_str();
+  cmd->add_option("--positions", o->positions, "N: positions 0..N-1")->capture_default_str();
+  cmd->add_option("--max-period", o->max_period, "P_max for witnesses (default N/2)");
+  cmd->add_option("--out", o->out, "Write the table to FILE (.csv .md .json .tex)");
+  cmd->add_option("--threads", o->threads, "Worker threads (default: all cores)");
+  cmd->add_flag("--quiet", o->quiet, "No progress on stderr");
+  return [cmd, o]() -> int {
+    if (!cmd->parsed()) return -1;
+    std::optional<OutputKind> kind;
+    if (!o->out.empty()) kind = output_kind_for(o->out, "--out");
+    if (o->positions < 2) throw InvalidArgument("--positions: N must be at least 2, got " + std::to_string(o->positions));
+    if (o->max_period && (*o->max_period < 1 || *o->max_period >= o->positions)) {
+      throw InvalidArgument("--max-period: P_max must be in 1..N-1 = 1.." + std::to_string(o->positions - 1));
+    }
+
+    attention::SweepGrid grid;
+    std::vector<std::string> models;
+    if (o->models == "all" || (o->models.empty() && o->schedules.empty())) {
+      models = attention::model_preset_names();
+    } else if (!o->models.empty()) {
+      models = split_list(o->models);
+    }
+    for (const auto& name : models) {
+      try {
+        grid.schedules.push_back(attention::preset_schedule(name));
+      } catch (const InvalidArgument& e) {
+        throw InvalidArgument(std::string("--models: ") + e.what());
+      }
+    }
+    for (const auto& spec : split_list(o->schedules, ListKind::schedules)) {
+      try {
+        grid.schedules.push_back(attention::parse_schedule(spec));
+      } catch (const InvalidArgument& e) {
+        throw InvalidArgument(std::string("--schedules: ") + e.what());
+      }
+    }
+    for (const auto& spec : split_list(o->formats, ListKind::formats)) {
+      try {
+        grid.formats.push_back(numeric::parse_format(spec));
+      } catch (const InvalidArgument& e) {
+        throw InvalidArgument(std::string("--formats: ") + e.what());
+      }
+    }
+    for (const auto& spec : split_list(o->realisations)) {
+      try {
+        (void)attention::parse_realisation(spec, numeric::Format::fp32());
+      } catch (const InvalidArgument& e) {
+        throw InvalidArgument(std::string("--realizations: ") + e.what());
+      }
+      grid.realisations.push_back(spec);
+    }
+    if (grid.schedules.empty() || grid.formats.empty() || grid.realisations.empty()) {
+      throw InvalidArgument("sweep: the grid is empty (give --models, --schedules, --formats and --realizations)");
+    }
+
+    attention::CensusOptions options;
+    options.positions = o->positions;
+    options.max_period = o->max_period;
+    options.threads = o->threads ? o->threads : std::max(1u, std::thread::hardware_concurrency());
+    const bool show_progress = !o->quiet && stderr_is_tty();
+    const auto start = std::chrono::steady_clock::now();
+    attention::CensusProgress progress;
+    if (show_progress) {
+      progress = [start](std::size_t done, std::size_t total, const attention::CensusResult& last) {
+        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        std::cerr << fmt::format("\r[{}/{}] {} {} {}  {:.0f}s   ", done, total, last.schedule, last.realisation,
+                                 last.format.name, elapsed)
+                  << std::flush;
+      };
+    }
+    const auto cells = attention::sweep(grid, options, progress);
+    if (show_progress) std::cerr << "\n";
+    const Table table = sweep_table(cells);
+    if (kind) write_file_atomically(o->out, render(table, *kind));
+    std::cout << table.to_text();
+    return 0;
+  };
+}
+
+}  // namespace ropesim::cli

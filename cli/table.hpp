@@ -1,0 +1,43 @@
+#pragma once
+// Tables for the CLI: one set of rows rendered as readable text, CSV, Markdown, LaTeX or JSON.
+// Output files are written atomically (temporary file + rename), so a failed run leaves no
+// partial file (brief: "Bad input").
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace ropesim::cli {
+
+/// A table whose cells are JSON values (numbers stay numbers in JSON; null prints as "-").
+struct Table {
+  std::vector<std::string> columns;
+  std::vector<std::vector<nlohmann::json>> rows;
+  /// Extra per-row JSON objects merged into the JSON rendering only (e.g. witness lists).
+  std::vector<nlohmann::json> json_extra;
+
+  std::string to_text() const;
+  std::string to_csv() const;
+  std::string to_markdown() const;
+  std::string to_latex() const;
+  nlohmann::json to_json() const;  ///< a list of objects keyed by column
+};
+
+/// The output kinds chosen by file extension.
+enum class OutputKind { csv, markdown, json, latex };
+
+/// Maps `.csv .md .json .tex` to a kind; throws ropesim::InvalidArgument naming `flag`
+/// and the accepted extensions otherwise.
+OutputKind output_kind_for(const std::string& path, const std::string& flag);
+
+/// Renders `table` as `kind`.
+std::string render(const Table& table, OutputKind kind);
+
+/// Writes `text` to `path` atomically (write `path.tmp.<pid>`, then rename). Throws
+/// ropesim::InvalidArgument if the directory is not writable.
+void write_file_atomically(const std::string& path, const std::string& text);
+
+/// One cell as text ("-" for null, shortest round-trip for numbers).
+std::string cell_text(const nlohmann::json& cell);
+
+}  // namespace ropesim::cli
