@@ -6,6 +6,8 @@
 
 #include <functional>
 
+#include "numeric/error.hpp"  // actions throw ropesim::InvalidArgument
+
 namespace ropesim::cli {
 
 using Action = std::function<int()>;
@@ -13,6 +15,9 @@ using Action = std::function<int()>;
 Action add_formats_command(CLI::App& app);
 Action add_rotations_command(CLI::App& app);
 Action add_sweep_command(CLI::App& app);
+Action add_horizon_command(CLI::App& app);
+Action add_table_command(CLI::App& app);
+Action add_run_command(CLI::App& app);
 
 /// What a list holds, which decides where a comma starts a new item.
 enum class ListKind {

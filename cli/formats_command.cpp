@@ -29,6 +29,15 @@ nlohmann::json n_max_cell(const mpz_class& n) {
   return n.get_str();
 }
 
+/// N_max for people: exact digits up to 2^64, else 2^k (N_max is a power of two whenever
+/// max ≥ 1) or the leading digits.
+std::string n_max_display(const mpz_class& n) {
+  const std::size_t bits = mpz_sizeinbase(n.get_mpz_t(), 2);
+  if (bits <= 64) return n.get_str();
+  if (mpz_popcount(n.get_mpz_t()) == 1) return fmt::format("2^{}", bits - 1);
+  return fmt::format("{:.6e}", n.get_d());
+}
+
 }  // namespace
 
 Action add_formats_command(CLI::App& app) {
@@ -76,7 +85,9 @@ Action add_formats_command(CLI::App& app) {
     if (*json) {
       std::cout << table.to_json().dump(2) << "\n";
     } else {
-      std::cout << table.to_text();
+      Table display = table;
+      for (std::size_t i = 0; i < list.size(); ++i) display.rows[i].back() = n_max_display(numeric::n_max(list[i]));
+      std::cout << display.to_text();
       std::cout << fmt::format("rounding: {}; f_large = smallest positive f in F with round(exp(-f)) = 0 (THEORY §1); "
                                "N_max = floor(min(1, max) / min positive) [LC25 Prop B.6]\n",
                                numeric::to_string(mode));

@@ -58,6 +58,9 @@ int main(int argc, char** argv) {
   actions.push_back(add_formats_command(app));
   actions.push_back(add_rotations_command(app));
   actions.push_back(add_sweep_command(app));
+  actions.push_back(add_horizon_command(app));
+  actions.push_back(add_table_command(app));
+  actions.push_back(add_run_command(app));
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -3,6 +3,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <limits>
 
@@ -63,8 +64,12 @@ std::string Value::to_hex() const {
 
 std::string Value::to_decimal(int significant_digits) const {
   if (!is_wide()) {
+    // The shortest form (up to `significant_digits`) that reads back to the same double.
     char buffer[64];
-    std::snprintf(buffer, sizeof buffer, "%.*g", significant_digits, narrow_);
+    for (int digits = 1; digits <= significant_digits; ++digits) {
+      std::snprintf(buffer, sizeof buffer, "%.*g", digits, narrow_);
+      if (std::isnan(narrow_) || std::strtod(buffer, nullptr) == narrow_) return buffer;
+    }
     return buffer;
   }
   char* text = nullptr;
@@ -99,15 +104,23 @@ bool Value::same_bits(const Value& other) const {
 std::uint64_t Value::bits_key() const {
   if (is_nan()) return 0x7ff8000000000001ULL;  // one key for every NaN
   if (!is_wide()) return std::bit_cast<std::uint64_t>(narrow_);
-  // Wide: hash sign, exponent and significand limbs.
+  // Wide: hash the value itself, independent of the storage precision: x = m · 2^e with m
+  // odd (trailing zero bits removed), then hash the sign, e and m's limbs.
   std::uint64_t h = mpfr_signbit(wide()) ? 0x9e3779b97f4a7c15ULL : 0;
   if (!mpfr_regular_p(wide())) return h ^ (mpfr_inf_p(wide()) ? 1 : 2);
-  h ^= static_cast<std::uint64_t>(mpfr_get_exp(wide())) * 0xbf58476d1ce4e5b9ULL;
-  const mp_limb_t* limbs = wide()->_mpfr_d;
-  const std::size_t n = (static_cast<std::size_t>(mpfr_get_prec(wide())) + GMP_NUMB_BITS - 1) / GMP_NUMB_BITS;
+  mpz_t m;
+  mpz_init(m);
+  long e = mpfr_get_z_2exp(m, wide());
+  mpz_abs(m, m);
+  const mp_bitcnt_t zeros = mpz_scan1(m, 0);
+  mpz_fdiv_q_2exp(m, m, zeros);
+  e += static_cast<long>(zeros);
+  h ^= static_cast<std::uint64_t>(e) * 0xbf58476d1ce4e5b9ULL;
+  const std::size_t n = mpz_size(m);
   for (std::size_t i = 0; i < n; ++i) {
-    h = (h ^ static_cast<std::uint64_t>(limbs[i])) * 0x94d049bb133111ebULL;
+    h = (h ^ static_cast<std::uint64_t>(mpz_getlimbn(m, static_cast<mp_size_t>(i)))) * 0x94d049bb133111ebULL;
   }
+  mpz_clear(m);
   return h;
 }
 

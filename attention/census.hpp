@@ -1,0 +1,125 @@
+#pragma once
+/// The rotation census (THEORY §3, "component-periodic" and Prop 4.1): over positions
+/// 0..N-1, how many distinct realised rotations R̂_i occur, when the first one repeats, and
+/// whether i ↦ R̂_i is periodic — or, if not, a witness position for every candidate period.
+///
+/// Realised rotations are compared by the bit patterns of their (cos, sin) entries in the
+/// table format (numeric::Value::same_bits; NaN equals NaN of the same pattern). Memory is
+/// O(N), never O(N·D): blocks are streamed one at a time, each block's (cos, sin) patterns
+/// are interned into per-position block ids, and global ids are obtained by interning
+/// (previous global id, block id) pairs.
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "attention/realisation.hpp"
+#include "attention/schedule.hpp"
+
+namespace ropesim::attention {
+
+/// Options of a census.
+struct CensusOptions {
+  /// N: positions 0..N-1 are realised. Must be ≥ 1.
+  std::uint64_t positions = 65536;
+  /// P_max: witnesses are sought for P = 1..P_max. Default (nullopt) N/2; must be ≤ N - 1.
+  std::optional<std::uint64_t> max_period;
+  /// Worker threads (std::thread) over blocks; results do not depend on it. ≥ 1.
+  unsigned threads = 1;
+};
+
+/// Positions with a flag (overflow or NaN in some block).
+struct FlagSummary {
+  std::uint64_t count = 0;                  ///< positions flagged
+  std::optional<std::uint64_t> first;       ///< smallest flagged position
+};
+
+/// The smallest j with R̂_j = R̂_i for some i < j, and that i.
+struct FirstRepeat {
+  std::uint64_t earlier = 0;  ///< i
+  std::uint64_t later = 0;    ///< j
+};
+
+/// Result of one census: schedule × realisation × N.
+struct CensusResult {
+  std::string schedule;       ///< Schedule::spec
+  std::string realisation;    ///< Realisation::name()
+  Format format;              ///< the realisation's format (F, or activation A)
+  Format table_format;        ///< the format of the compared (cos, sin) entries
+  std::uint64_t positions = 0;
+
+  /// Number of distinct R̂_i over 0..N-1.
+  std::uint64_t distinct_rotations = 0;
+  /// Per block: number of distinct realised (cos, sin) pairs.
+  std::vector<std::uint64_t> distinct_per_block;
+  /// Per block: its smallest period P ≤ N/2 (R̂^(d)_{i+P} = R̂^(d)_i for all i < N-P), if
+  /// any (component periodicity, THEORY §3 Def 2.1, observed on 0..N-1).
+  std::vector<std::optional<std::uint64_t>> period_per_block;
+
+  std::optional<FirstRepeat> first_repeat;
+  /// The smallest P ≤ N/2 with R̂_{i+P} = R̂_i for all i < N - P; nullopt = non-periodic on
+  /// 0..N-1 up to N/2.
+  std::optional<std::uint64_t> period;
+  /// P_max used for witnesses.
+  std::uint64_t max_period = 0;
+  /// witnesses[P-1] = the smallest i with R̂_{i+P} ≠ R̂_i (i + P < N), for P = 1..P_max when
+  /// non-periodic, for P = 1..period-1 when periodic; -1 when P has no witness (only possible
+  /// for P > N/2). Together: the non-periodicity certificate of THEORY §3 Prop 4.1.
+  std::vector<std::int64_t> witnesses;
+  /// The largest witness (its P and i), if any witness exists.
+  std::optional<std::uint64_t> largest_witness_period;
+  std::optional<std::uint64_t> largest_witness_position;
+
+  FlagSummary overflow;  ///< positions where some step overflowed (±inf or clamped)
+  FlagSummary nan;       ///< positions where some step produced NaN
+
+  /// Set (and everything above left empty) when the realisation does not apply to the
+  /// schedule (sweep() only; census() throws instead).
+  std::string not_applicable;
+  /// Wall time of this census in seconds (sweep shares work across cells: then the time of
+  /// the shared computation divided among the cells). Not part of the science.
+  double seconds = 0;
+};
+
+/// Progress callback: (cells done, cells total, last cell). May be empty. Called from the
+/// calling thread only.
+using CensusProgress = std::function<void(std::size_t, std::size_t, const CensusResult&)>;
+
+/// Census of one schedule × realisation over positions 0..N-1.
+/// Throws InvalidArgument if N = 0, P_max ≥ N, threads = 0, or the realisation does not
+/// apply (check_applicable).
+CensusResult census(const Schedule& s, const Realisation& r, const CensusOptions& options);
+
+/// Census of one schedule under several realisations at once, sharing work (r1's
+/// high-precision cos/sin across formats, a pipeline's fp32 table across activation
+/// formats). Result k belongs to realisations[k]; identical to calling census() on each.
+/// Throws like census().
+std::vector<CensusResult> census_many(const Schedule& s,
+                                      const std::vector<Realisation>& realisations,
+                                      const CensusOptions& options);
+
+/// A sweep grid: every schedule × realisation spec × format.
+struct SweepGrid {
+  std::vector<Schedule> schedules;
+  std::vector<std::string> realisations;  ///< specs for parse_realisation
+  std::vector<Format> formats;
+};
+
+/// The default sweep grid: the 10 model presets × r1 r2 hf × bf16 fp16 fp32 fp64.
+SweepGrid default_sweep_grid();
+
+/// Runs the grid; cells in order schedule-major, then realisation, then format. Cells
+/// whose realisation does not apply carry `not_applicable` instead of throwing.
+/// Deterministic: results do not depend on options.threads. Throws InvalidArgument for a bad
+/// realisation spec or options.
+std::vector<CensusResult> sweep(const SweepGrid& grid, const CensusOptions& options,
+                                const CensusProgress& progress = {});
+
+/// The result as JSON. `include_witnesses` adds the full witness list (P_max numbers).
+nlohmann::json to_json(const CensusResult& result, bool include_witnesses = false);
+
+}  // namespace ropesim::attention

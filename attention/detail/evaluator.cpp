@@ -1,0 +1,454 @@
+#include "attention/detail/evaluator.hpp"
+
+#include <gmpxx.h>
+
+#include <optional>
+#include <unordered_map>
+
+#include "attention/detail/cos_sin.hpp"
+#include "attention/detail/format_ops.hpp"
+#include "numeric/error.hpp"
+
+namespace ropesim::attention::detail {
+
+namespace {
+
+__extension__ typedef unsigned __int128 u128;  // exact a·r mod m for 64-bit m
+
+/// The exact rational value of a finite Value.
+mpq_class to_rational(const Value& v) {
+  mpfr_t x;
+  mpfr_init2(x, v.is_wide() ? mpfr_get_prec(v.wide()) : 53);
+  v.to_mpfr(x);
+  mpq_class q;
+  mpfr_get_q(q.get_mpq_t(), x);
+  mpfr_clear(x);
+  return q;
+}
+
+/// A binary64 value rounded from an exact rational (a Python float of a config value).
+Value python_float(const mpq_class& q) {
+  mpfr_t x;
+  mpfr_init2(x, 53);
+  mpfr_set_q(x, q.get_mpq_t(), MPFR_RNDN);
+  const double d = mpfr_get_d(x, MPFR_RNDN);
+  mpfr_clear(x);
+  return Value::from_double_exact(d);
+}
+
+void add_step(Steps* steps, const char* name, const Value& v) {
+  if (steps != nullptr) steps->emplace_back(name, v);
+}
+
+/// Finds or creates the FormatOps for (format, rounding) in `list`; returns its index.
+std::size_t find_ops(std::vector<std::unique_ptr<FormatOps>>& list, const Format& f, Rounding r,
+                     const numeric::Engine& engine) {
+  for (std::size_t k = 0; k < list.size(); ++k) {
+    if (list[k]->format() == f && list[k]->rounding() == r) return k;
+  }
+  list.push_back(std::make_unique<FormatOps>(f, r, engine));
+  return list.size() - 1;
+}
+
+}  // namespace
+
+struct BlockEvaluator::Group {
+  virtual ~Group() = default;
+  virtual std::size_t slots() const = 0;
+  /// Can this group serve `r`?
+  virtual bool matches(const Realisation& r) const = 0;
+  /// Adds `r`; returns its slot.
+  virtual std::size_t add(const Realisation& r) = 0;
+  /// out[slot] for position i.
+  virtual void compute(std::uint64_t i, RealisedPair* out, Steps* steps) = 0;
+};
+
+namespace {
+
+using Group = BlockEvaluator::Group;
+
+/// r1 and r3: round_F(cos θi), round_F(sin θi) of the exact angle (THEORY §3 R1, R3).
+/// For rational blocks θ = 2πa/m the angle is reduced exactly to 2π·r/m, r = a·i mod m, so
+/// the values are T_d(i mod m) of R3 [RoPE-X eq. 7]; cos/sin that are rational (0, ±1/2,
+/// ±1) are set exactly.
+class R1Group final : public Group {
+ public:
+  R1Group(const RotaryBlock& b, const numeric::Engine& engine) : block_(b), engine_(engine) {}
+
+  std::size_t slots() const override { return targets_.size(); }
+  bool matches(const Realisation& r) const override {
+    return r.kind == Realisation::Kind::r1 || r.kind == Realisation::Kind::r3;
+  }
+  std::size_t add(const Realisation& r) override {
+    return find_ops(targets_, r.format, r.rounding, engine_);
+  }
+
+  void compute(std::uint64_t i, RealisedPair* out, Steps*) override {
+    prepare();
+    const std::size_t n = targets_.size();
+    for (std::size_t k = 0; k < n; ++k) out[k].flags = 0;
+    if (i == 0 || block_.theta.is_zero()) return set_exact(out, 0);
+    if (unit_) {
+      const std::uint64_t r = static_cast<std::uint64_t>(
+          (static_cast<u128>(a_) * (i % m_)) % m_);
+      if (r == 0) return set_exact(out, 0);
+      auto it = memo_.find(r);
+      if (it != memo_.end()) {
+        std::copy(it->second.begin(), it->second.end(), out);
+        return;
+      }
+      // rational cos/sin: angle = 2π·k/12 with k = 12r/m
+      bool exact_cos = false, exact_sin = false;
+      int k12 = -1;
+      if ((static_cast<u128>(r) * 12) % m_ == 0) {
+        k12 = static_cast<int>((static_cast<u128>(r) * 12) / m_);
+        // cos rational at k ∈ {0,2,3,4,6,8,9,10}; sin rational at k ∈ {0,1,3,5,6,7,9,11}
+        exact_cos = (k12 == 0 || k12 == 2 || k12 == 3 || k12 == 4 || k12 == 6 || k12 == 8 ||
+                     k12 == 9 || k12 == 10);
+        exact_sin = (k12 == 0 || k12 == 1 || k12 == 3 || k12 == 5 || k12 == 6 || k12 == 7 ||
+                     k12 == 9 || k12 == 11);
+      }
+      if (!exact_cos || !exact_sin) rounder_->of_product(*unit_, r, out, !exact_cos, !exact_sin);
+      if (exact_cos || exact_sin) {
+        static const int cos_twice[12] = {2, 0, 1, 0, -1, 0, -2, 0, -1, 0, 1, 0};
+        static const int sin_twice[12] = {0, 1, 0, 2, 0, 1, 0, -1, 0, -2, 0, -1};
+        for (std::size_t t = 0; t < n; ++t) {
+          if (exact_cos) out[t].cos = targets_[t]->from_rational(mpq_class(cos_twice[k12], 2), out[t].flags);
+          if (exact_sin) out[t].sin = targets_[t]->from_rational(mpq_class(sin_twice[k12], 2), out[t].flags);
+        }
+      }
+      if (memo_.size() < (1u << 20)) memo_.emplace(r, std::vector<RealisedPair>(out, out + n));
+      return;
+    }
+    rounder_->of_product(*theta_, i, out);
+  }
+
+ private:
+  void prepare() {
+    if (rounder_) return;
+    std::vector<const FormatOps*> t;
+    for (const auto& o : targets_) t.push_back(o.get());
+    rounder_ = std::make_unique<CosSinRounder>(t);
+    if (block_.turn && block_.turn->m.fits_ulong_p() && block_.turn->m < mpz_class("18446744073709551615")) {
+      m_ = block_.turn->m.get_ui();
+      a_ = mpz_class(block_.turn->a % block_.turn->m).get_ui();
+      unit_ = std::make_unique<ThetaEnclosure>(ExactReal::pi_times(mpq_class(2, m_)));
+    } else if (!block_.theta.is_zero()) {
+      theta_ = std::make_unique<ThetaEnclosure>(block_.theta);
+    }
+  }
+  void set_exact(RealisedPair* out, int) {
+    for (std::size_t k = 0; k < targets_.size(); ++k) {
+      out[k].cos = targets_[k]->one();
+      out[k].sin = targets_[k]->zero();
+      out[k].flags = targets_[k]->one_flags();
+    }
+  }
+
+  const RotaryBlock& block_;
+  const numeric::Engine& engine_;
+  std::vector<std::unique_ptr<FormatOps>> targets_;
+  std::unique_ptr<CosSinRounder> rounder_;
+  std::unique_ptr<ThetaEnclosure> theta_, unit_;
+  std::uint64_t m_ = 0, a_ = 0;
+  std::unordered_map<std::uint64_t, std::vector<RealisedPair>> memo_;
+};
+
+/// Rounds cos/sin of an exact angle value in `ops`'s format, with a memo by bit pattern.
+class CosSinOfValue {
+ public:
+  explicit CosSinOfValue(const FormatOps& ops)
+      : ops_(ops), rounder_({&ops}), use_memo_(ops.precision() <= 16 && !ops.format().is_fixed_point()) {}
+
+  RealisedPair operator()(const Value& angle) {
+    std::uint64_t key = 0;
+    if (use_memo_ && !angle.is_wide()) {
+      key = angle.bits_key();
+      auto it = memo_.find(key);
+      if (it != memo_.end()) return it->second;
+    }
+    RealisedPair p;
+    if (angle.is_nan() || angle.is_inf()) {
+      // cos(±inf) = sin(±inf) = NaN (IEEE 754 invalid operation)
+      p.cos = ops_.nan();
+      p.sin = ops_.nan();
+      p.flags = kNaN;
+    } else if (angle.is_zero()) {
+      p.cos = ops_.one();
+      p.flags = ops_.one_flags();
+      p.sin = angle;  // sin(±0) = ±0 exactly
+    } else {
+      rounder_.of_value(angle, &p);
+    }
+    if (use_memo_ && !angle.is_wide()) memo_.emplace(key, p);
+    return p;
+  }
+
+ private:
+  const FormatOps& ops_;
+  CosSinRounder rounder_;
+  bool use_memo_;
+  std::unordered_map<std::uint64_t, RealisedPair> memo_;
+};
+
+/// r2: θ̂ = round_F(θ), î = round_F(i), φ = round_F(θ̂·î), round_F(cos φ), round_F(sin φ)
+/// (THEORY §3 R2; RoPE-X §2.4).
+class R2Group final : public Group {
+ public:
+  R2Group(const RotaryBlock& b, const Realisation& r, const numeric::Engine& engine)
+      : ops_(r.format, r.rounding, engine), cos_sin_(ops_) {
+    theta_hat_ = ops_.round_real(b.theta, theta_flags_);
+  }
+  std::size_t slots() const override { return 1; }
+  bool matches(const Realisation& r) const override {
+    return r.kind == Realisation::Kind::r2 && r.format == ops_.format() &&
+           r.rounding == ops_.rounding();
+  }
+  std::size_t add(const Realisation&) override { return 0; }
+  void compute(std::uint64_t i, RealisedPair* out, Steps* steps) override {
+    std::uint8_t fl = theta_flags_;
+    const Value i_hat = ops_.from_uint(i, fl);
+    const Value phi = ops_.mul(theta_hat_, i_hat, fl);
+    add_step(steps, "theta_hat", theta_hat_);
+    add_step(steps, "i_hat", i_hat);
+    add_step(steps, "phi", phi);
+    *out = cos_sin_(phi);
+    out->flags |= fl;
+  }
+
+ private:
+  FormatOps ops_;
+  CosSinOfValue cos_sin_;
+  Value theta_hat_;
+  std::uint8_t theta_flags_ = 0;
+};
+
+/// Framework pipelines (NUMERIC §3): inv_freq / theta_scale per block, angle per position by
+/// the recipe, cos/sin in the cos_sin format, then one cast per table format.
+class PipelineGroup final : public Group {
+ public:
+  PipelineGroup(const Schedule& s, const RotaryBlock& b, const Realisation& r,
+                const numeric::Engine& engine)
+      : steps_(r.steps),
+        rounding_(r.rounding),
+        engine_(engine),
+        inv_(r.steps.inv_freq, r.rounding, engine),
+        pos_(r.steps.position, r.rounding, engine),
+        ang_(r.steps.angle, r.rounding, engine),
+        cs_(r.steps.cos_sin, r.rounding, engine),
+        cos_sin_(cs_) {
+    constants(s, b);
+  }
+  std::size_t slots() const override { return tables_.size(); }
+  bool matches(const Realisation& r) const override {
+    return r.kind == Realisation::Kind::pipeline && r.rounding == rounding_ &&
+           r.steps.recipe == steps_.recipe && r.steps.inv_freq == steps_.inv_freq &&
+           r.steps.position == steps_.position && r.steps.angle == steps_.angle &&
+           r.steps.cos_sin == steps_.cos_sin;
+  }
+  std::size_t add(const Realisation& r) override {
+    return find_ops(tables_, r.steps.table, r.rounding, engine_);
+  }
+  void compute(std::uint64_t i, RealisedPair* out, Steps* steps) override {
+    RealisedPair c;
+    std::uint8_t fl = const_flags_;
+    if (!zero_angle_) {
+      add_step(steps, steps_.recipe == AngleRecipe::product ? "inv_freq" : "theta_scale", inv_freq_);
+    }
+    if (zero_angle_) {
+      c.cos = cs_.one();
+      c.sin = cs_.zero();
+      c.flags = cs_.one_flags();
+    } else {
+      const Value t = pos_.from_uint(i, fl);
+      add_step(steps, "t", t);
+      const Value ta = same_pos_ang_ ? t : ang_.convert(t, fl);
+      Value angle;
+      switch (steps_.recipe) {
+        case AngleRecipe::product:
+          angle = ang_.mul(inv_a_, ta, fl);
+          break;
+        case AngleRecipe::chained:
+          angle = ta;
+          for (std::size_t k = 0; k < chain_; ++k) angle = ang_.mul(angle, scale_a_, fl);
+          break;
+        case AngleRecipe::power:
+          angle = ang_.mul(ta, scale_a_, fl);
+          break;
+      }
+      add_step(steps, "angle", angle);
+      const Value ac = same_ang_cs_ ? angle : cs_.convert(angle, fl);
+      c = cos_sin_(ac);
+    }
+    c.flags |= fl;
+    add_step(steps, "cos_fp", c.cos);
+    add_step(steps, "sin_fp", c.sin);
+    for (std::size_t k = 0; k < tables_.size(); ++k) {
+      RealisedPair& o = out[k];
+      o.flags = c.flags;
+      if (tables_[k]->format() == cs_.format() && tables_[k]->rounding() == rounding_) {
+        o.cos = c.cos;
+        o.sin = c.sin;
+      } else {
+        o.cos = tables_[k]->convert(c.cos, o.flags);
+        o.sin = tables_[k]->convert(c.sin, o.flags);
+      }
+    }
+  }
+
+ private:
+  void constants(const Schedule& s, const RotaryBlock& b) {
+    same_pos_ang_ = steps_.position == steps_.angle;
+    same_ang_cs_ = steps_.angle == steps_.cos_sin;
+    std::uint8_t& fl = const_flags_;
+    if (b.dropped || b.theta.is_zero()) {
+      zero_angle_ = true;  // p-RoPE dropped frequency / θ = 0: the table holds (1, 0)
+      return;
+    }
+    const bool has_base = s.base.has_value() && s.exponent_dim.has_value();
+    if (steps_.recipe == AngleRecipe::product) {
+      Value inv;
+      if (!has_base) {
+        inv = inv_.round_real(b.theta, fl);  // no β: the exact angle rounded once
+      } else {
+        // hf: e = fp32(fp32(2k)/fp32(D)); p = fp32(β^e); inv_freq = fp32(1/p)
+        const Value two_k = inv_.from_uint(2 * b.frequency_index, fl);
+        const Value dim = inv_.from_uint(*s.exponent_dim, fl);
+        const Value e = inv_.div(two_k, dim, fl);
+        const Value beta = inv_.convert(python_float(*s.base), fl);
+        const Value p = inv_.pow(beta, e, fl);
+        inv = inv_.div(inv_.one(), p, fl);
+        if (s.llama3) inv = llama3(inv, *s.llama3);
+      }
+      inv_freq_ = inv;
+      inv_a_ = ang_.convert(inv, fl);
+      return;
+    }
+    // llama.cpp: theta_scale = powf(β, -2.0f/n_dims)
+    const Value minus_two = inv_.convert(Value::from_double_exact(-2.0), fl);
+    const Value dim = inv_.from_uint(*s.exponent_dim, fl);
+    const Value beta = inv_.convert(python_float(*s.base), fl);
+    const Value theta_scale = inv_.pow(beta, inv_.div(minus_two, dim, fl), fl);
+    inv_freq_ = theta_scale;
+    if (steps_.recipe == AngleRecipe::chained) {
+      chain_ = b.frequency_index;
+      scale_a_ = ang_.convert(theta_scale, fl);
+    } else {
+      // powf(theta_scale, k) of an fp32 value and an integer exponent: an exact rational
+      mpq_class q = to_rational(theta_scale);
+      mpz_class num, den;
+      mpz_pow_ui(num.get_mpz_t(), q.get_num_mpz_t(), b.frequency_index);
+      mpz_pow_ui(den.get_mpz_t(), q.get_den_mpz_t(), b.frequency_index);
+      const Value pw = inv_.from_rational(mpq_class(num, den), fl);
+      scale_a_ = ang_.convert(pw, fl);
+    }
+  }
+
+  /// Hugging Face _compute_llama3_parameters in the inv_freq format, each operation rounded
+  /// in the order written (NUMERIC §3). Config numbers are Python floats.
+  Value llama3(const Value& inv, const Llama3Scaling& l) {
+    std::uint8_t& fl = const_flags_;
+    const FormatOps& f = inv_;
+    const Value two_pi = f.convert(python_float_pi2(), fl);
+    const Value wavelen = f.div(two_pi, inv, fl);
+    const Value factor = f.convert(python_float(l.factor), fl);
+    const Value L = f.convert(python_float(l.original_max_position_embeddings), fl);
+    const Value lff = f.convert(python_float(l.low_freq_factor), fl);
+    // low/high wavelengths are Python floats, compared with the fp32 tensor in fp32
+    const double low_d = python_float(l.original_max_position_embeddings).to_double() /
+                         python_float(l.low_freq_factor).to_double();
+    const double high_d = python_float(l.original_max_position_embeddings).to_double() /
+                          python_float(l.high_freq_factor).to_double();
+    const Value low = f.convert(Value::from_double_exact(low_d), fl);
+    const Value high = f.convert(Value::from_double_exact(high_d), fl);
+    if (numeric::compare(wavelen, low) == 1) return f.div(inv, factor, fl);
+    if (numeric::compare(wavelen, high) == -1) return inv;
+    const double span_d = python_float(l.high_freq_factor).to_double() -
+                          python_float(l.low_freq_factor).to_double();
+    const Value span = f.convert(Value::from_double_exact(span_d), fl);
+    const Value smooth = f.div(f.sub(f.div(L, wavelen, fl), lff, fl), span, fl);
+    const Value scaled = f.div(f.mul(f.sub(f.one(), smooth, fl), inv, fl), factor, fl);
+    return f.add(scaled, f.mul(smooth, inv, fl), fl);
+  }
+  static Value python_float_pi2() { return Value::from_double_exact(2 * 3.141592653589793); }
+
+ public:
+  const Value& inv_freq() const { return inv_freq_; }
+
+ private:
+  PipelineSteps steps_;
+  Rounding rounding_;
+  const numeric::Engine& engine_;
+  FormatOps inv_, pos_, ang_, cs_;
+  CosSinOfValue cos_sin_;
+  std::vector<std::unique_ptr<FormatOps>> tables_;
+  bool zero_angle_ = false, same_pos_ang_ = false, same_ang_cs_ = false;
+  std::uint8_t const_flags_ = 0;
+  Value inv_freq_, inv_a_, scale_a_;
+  std::size_t chain_ = 0;
+};
+
+}  // namespace
+
+BlockEvaluator::BlockEvaluator(const Schedule& s, std::size_t block,
+                               const std::vector<Realisation>& members,
+                               const numeric::Engine& engine) {
+  if (block >= s.blocks.size()) {
+    throw InvalidArgument("block index " + std::to_string(block) + " out of range 0.." +
+                          std::to_string(s.blocks.size()) + " of " + s.spec);
+  }
+  const RotaryBlock& b = s.blocks[block];
+  for (const auto& r : members) {
+    std::size_t g = groups_.size();
+    for (std::size_t k = 0; k < groups_.size(); ++k) {
+      if (groups_[k]->matches(r)) {
+        g = k;
+        break;
+      }
+    }
+    if (g == groups_.size()) {
+      switch (r.kind) {
+        case Realisation::Kind::r1:
+        case Realisation::Kind::r3:
+          groups_.push_back(std::make_unique<R1Group>(b, engine));
+          break;
+        case Realisation::Kind::r2:
+          groups_.push_back(std::make_unique<R2Group>(b, r, engine));
+          break;
+        case Realisation::Kind::pipeline:
+          groups_.push_back(std::make_unique<PipelineGroup>(s, b, r, engine));
+          break;
+      }
+    }
+    member_slot_.emplace_back(g, groups_[g]->add(r));
+  }
+}
+
+BlockEvaluator::~BlockEvaluator() = default;
+
+void BlockEvaluator::evaluate(std::uint64_t begin, std::uint64_t end,
+                              std::vector<std::vector<RealisedPair>>& out) {
+  const std::size_t n = end - begin;
+  out.resize(member_slot_.size());
+  for (auto& o : out) o.resize(n);
+  std::vector<std::size_t> offset(groups_.size() + 1, 0);
+  for (std::size_t g = 0; g < groups_.size(); ++g) offset[g + 1] = offset[g] + groups_[g]->slots();
+  scratch_.resize(offset.back());
+  for (std::size_t k = 0; k < n; ++k) {
+    for (std::size_t g = 0; g < groups_.size(); ++g) {
+      groups_[g]->compute(begin + k, scratch_.data() + offset[g], nullptr);
+    }
+    for (std::size_t m = 0; m < member_slot_.size(); ++m) {
+      out[m][k] = scratch_[offset[member_slot_[m].first] + member_slot_[m].second];
+    }
+  }
+}
+
+RealisedPair BlockEvaluator::evaluate_one(std::size_t member, std::uint64_t position, Steps* steps) {
+  const auto [g, slot] = member_slot_.at(member);
+  scratch_.resize(groups_[g]->slots());
+  groups_[g]->compute(position, scratch_.data(), steps);
+  return scratch_[slot];
+}
+
+}  // namespace ropesim::attention::detail

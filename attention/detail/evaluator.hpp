@@ -1,0 +1,47 @@
+#pragma once
+/// Internal: evaluates the realised (cos, sin) of one rotary block over a range of
+/// positions, for several realisations at once, sharing work between them (THEORY §3;
+/// NUMERIC §3): r1/r3 members share one high-precision cos/sin per position across formats;
+/// identical r2 members share everything; pipelines that differ only in the table format
+/// share the cos/sin-format table. Per-block constants (θ's enclosure, θ̂, inv_freq) are
+/// computed once; cos/sin are memoised by angle bit pattern where angles repeat (p ≤ 16).
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "attention/realisation.hpp"
+#include "attention/schedule.hpp"
+#include "numeric/engine.hpp"
+
+namespace ropesim::attention::detail {
+
+/// Named intermediate values of one position (for PositionReport).
+using Steps = std::vector<std::pair<std::string, Value>>;
+
+class BlockEvaluator {
+ public:
+  /// `members` must outlive the evaluator and be applicable to `s` (check_applicable).
+  BlockEvaluator(const Schedule& s, std::size_t block, const std::vector<Realisation>& members,
+                 const numeric::Engine& engine);
+  ~BlockEvaluator();
+  BlockEvaluator(const BlockEvaluator&) = delete;
+  BlockEvaluator& operator=(const BlockEvaluator&) = delete;
+
+  /// out[m][k] = realised pair of member m at position begin + k (out is resized).
+  void evaluate(std::uint64_t begin, std::uint64_t end,
+                std::vector<std::vector<RealisedPair>>& out);
+  /// Member m at one position, with its intermediate steps.
+  RealisedPair evaluate_one(std::size_t member, std::uint64_t position, Steps* steps);
+
+  struct Group;
+
+ private:
+  std::vector<std::unique_ptr<Group>> groups_;
+  // member m → (group index, slot within the group's outputs)
+  std::vector<std::pair<std::size_t, std::size_t>> member_slot_;
+  std::vector<RealisedPair> scratch_;
+};
+
+}  // namespace ropesim::attention::detail

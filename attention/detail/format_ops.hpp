@@ -1,0 +1,101 @@
+#pragma once
+/// Internal: correctly rounded operations into one format with overflow/NaN flags, with a
+/// fast path through binary64 where that is exact (NUMERIC §2: innocuous double rounding
+/// for p ≤ 25 with + − × ÷; a single rounding of an exact double otherwise).
+///
+/// The fast path applies to floating formats that fit a double, keep subnormals, overflow
+/// to ±inf, have no reserved codes, under round-to-nearest-even; everything else goes
+/// through the numeric engine. Tests cross-check both paths bit for bit.
+#include <gmpxx.h>
+#include <mpfr.h>
+
+#include <cstdint>
+#include <optional>
+
+#include "attention/detail/dd_trig.hpp"
+#include "attention/exact_real.hpp"
+#include "numeric/engine.hpp"
+#include "numeric/format.hpp"
+#include "numeric/value.hpp"
+
+namespace ropesim::attention::detail {
+
+using numeric::Format;
+using numeric::Rounding;
+using numeric::Value;
+
+constexpr std::uint8_t kOverflow = 1;
+constexpr std::uint8_t kNaN = 2;
+
+class FormatOps {
+ public:
+  FormatOps(const Format& f, Rounding r, const numeric::Engine& engine);
+
+  const Format& format() const { return f_; }
+  Rounding rounding() const { return r_; }
+  /// True when conversions of doubles use the fast rounding.
+  bool fast_round() const { return fast_round_; }
+  /// True when + − × ÷ of two elements go through binary64 exactly (p ≤ 25) or natively (fp64).
+  bool fast_arith() const { return fast_arith_; }
+  /// The format is binary64 itself.
+  bool is_binary64() const { return binary64_; }
+  int precision() const { return f_.precision; }
+
+  /// round_F(x) of an exact double x (fast_round() only).
+  double round_double(double x) const;
+
+  Value from_uint(std::uint64_t i, std::uint8_t& flags) const;
+  Value from_rational(const mpq_class& q, std::uint8_t& flags) const;
+  Value round_real(const ExactReal& x, std::uint8_t& flags) const;
+  /// Rounds a value of any format (narrow or wide) into this format.
+  Value convert(const Value& v, std::uint8_t& flags) const;
+  Value mul(const Value& a, const Value& b, std::uint8_t& flags) const;
+  Value div(const Value& a, const Value& b, std::uint8_t& flags) const;
+  Value add(const Value& a, const Value& b, std::uint8_t& flags) const;
+  Value sub(const Value& a, const Value& b, std::uint8_t& flags) const;
+  /// a^b correctly rounded (pow), a > 0.
+  Value pow(const Value& a, const Value& b, std::uint8_t& flags) const;
+
+  /// If every real in [lo, hi] (lo ≤ hi, finite) rounds to the same element, that element;
+  /// otherwise nullopt. Sets kOverflow when the interval lies beyond max finite.
+  std::optional<Value> round_interval(mpfr_srcptr lo, mpfr_srcptr hi, std::uint8_t& flags) const;
+
+  /// Like round_interval for [y - e, y + e], y a double-double (e ≥ 0 a double). Only for
+  /// fast_dd_decision() formats.
+  std::optional<Value> round_dd(const DoubleDouble& y, double e, std::uint8_t& flags) const;
+  /// True when round_dd applies (fast_round() and binary64 or p ≤ 40).
+  bool fast_dd_decision() const { return fast_round_ && (binary64_ || f_.precision <= 40); }
+
+  /// A NaN of this format (NaNs compare equal by bits).
+  Value nan() const;
+  /// The exact element 1 and +0 rounded into the format (with their flags).
+  const Value& one() const { return one_; }
+  std::uint8_t one_flags() const { return one_flags_; }
+  const Value& zero() const { return zero_; }
+
+  const numeric::Engine& engine() const { return engine_; }
+
+ private:
+  Value finish(const Value& result, bool inputs_finite, mpfr_srcptr exact_away,
+               std::uint8_t& flags) const;
+  bool beyond_max(mpfr_srcptr x) const;  // |x| > max finite
+  bool at_max(const Value& v) const;     // |v| == max finite
+
+  Format f_;
+  Rounding r_;
+  const numeric::Engine& engine_;
+  bool fast_round_ = false;
+  bool fast_arith_ = false;
+  bool binary64_ = false;
+  double max_finite_d_ = 0;
+  Value max_finite_;
+  mpfr_t max_mp_;  // |max finite| exactly
+  Value one_, zero_;
+  std::uint8_t one_flags_ = 0;
+ public:
+  ~FormatOps();
+  FormatOps(const FormatOps&) = delete;
+  FormatOps& operator=(const FormatOps&) = delete;
+};
+
+}  // namespace ropesim::attention::detail

@@ -1,0 +1,726 @@
+// Model spec files, schema version 1 (docs/MODEL_SPEC.md). See model_spec.hpp.
+#include "attention/model_spec.hpp"
+
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <initializer_list>
+#include <set>
+#include <sstream>
+#include <system_error>
+#include <unistd.h>
+
+#include "numeric/error.hpp"
+#include "numeric/exact.hpp"
+
+namespace ropesim::attention {
+
+namespace {
+
+using nlohmann::json;
+
+// ---------------------------------------------------------------------------------------------
+// Exact JSON reading: a SAX handler that keeps the source text of every non-integer number
+// (stored as a JSON string, which the value reader parses exactly).
+// ---------------------------------------------------------------------------------------------
+
+class ExactSax : public nlohmann::json_sax<json> {
+ public:
+  json root;
+  std::string error;
+
+  bool null() override { return put(nullptr) != nullptr; }
+  bool boolean(bool v) override { return put(v) != nullptr; }
+  bool number_integer(number_integer_t v) override { return put(v) != nullptr; }
+  bool number_unsigned(number_unsigned_t v) override { return put(v) != nullptr; }
+  bool number_float(number_float_t, const string_t& text) override { return put(text) != nullptr; }
+  bool string(string_t& v) override { return put(v) != nullptr; }
+  bool binary(binary_t&) override {
+    error = "binary values are not JSON";
+    return false;
+  }
+  bool start_object(std::size_t) override {
+    json* p = put(json::object());
+    if (!p) return false;
+    stack_.push_back(p);
+    return true;
+  }
+  bool key(string_t& k) override {
+    if (stack_.back()->contains(k)) {
+      error = "duplicate key '" + k + "'";
+      return false;
+    }
+    key_ = k;
+    return true;
+  }
+  bool end_object() override {
+    stack_.pop_back();
+    return true;
+  }
+  bool start_array(std::size_t) override {
+    json* p = put(json::array());
+    if (!p) return false;
+    stack_.push_back(p);
+    return true;
+  }
+  bool end_array() override {
+    stack_.pop_back();
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override {
+    error = e.what();
+    return false;
+  }
+
+ private:
+  json* put(json v) {
+    if (stack_.empty()) {
+      root = std::move(v);
+      return &root;
+    }
+    json* top = stack_.back();
+    if (top->is_array()) {
+      top->push_back(std::move(v));
+      return &top->back();
+    }
+    json& slot = (*top)[key_];
+    slot = std::move(v);
+    return &slot;
+  }
+  std::vector<json*> stack_;
+  std::string key_;
+};
+
+json parse_exact(std::string_view text) {
+  ExactSax sax;
+  const bool ok = json::sax_parse(text.begin(), text.end(), &sax);
+  if (!ok) {
+    std::string e = sax.error.empty() ? "syntax error" : sax.error;
+    for (char& c : e) {
+      if (c == '\n') c = ' ';
+    }
+    throw InvalidArgument("model spec: invalid JSON: " + e);
+  }
+  return sax.root;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading with paths
+// ---------------------------------------------------------------------------------------------
+
+constexpr const char* number_forms =
+    "a JSON number, a decimal string like \"-2.5e-3\", a fraction like \"1/3\", or \"inf\"/\"-inf\"";
+
+[[noreturn]] void bad(const std::string& path, const std::string& problem) {
+  throw InvalidArgument(path + ": " + problem);
+}
+
+std::string type_text(const json& j) {
+  std::string s = j.dump();
+  if (s.size() > 40) s = s.substr(0, 37) + "...";
+  return std::string(j.type_name()) + " " + s;
+}
+
+std::string child(const std::string& path, const std::string& key) {
+  return path.empty() ? key : path + "." + key;
+}
+
+std::string index(const std::string& path, std::size_t k) {
+  return path + "[" + std::to_string(k) + "]";
+}
+
+void check_object(const json& j, const std::string& path) {
+  if (!j.is_object()) bad(path.empty() ? "model spec" : path, "expected a JSON object, got " + type_text(j));
+}
+
+/// Rejects keys not in `allowed` (keys starting with '_' and "comment" are ignored).
+void check_keys(const json& j, const std::string& path, std::initializer_list<const char*> allowed) {
+  check_object(j, path);
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    const std::string& k = it.key();
+    if (k == "comment" || (!k.empty() && k[0] == '_')) continue;
+    bool ok = false;
+    for (const char* a : allowed) ok = ok || k == a;
+    if (!ok) {
+      std::string list;
+      for (const char* a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+      bad(child(path, k), "unknown field; accepted here: " + list);
+    }
+  }
+}
+
+const json* optional_field(const json& j, const char* key) {
+  const auto it = j.find(key);
+  return it == j.end() ? nullptr : &*it;
+}
+
+const json& required_field(const json& j, const std::string& path, const char* key) {
+  const json* f = optional_field(j, key);
+  if (!f) bad(child(path, key), "missing (required)");
+  return *f;
+}
+
+std::size_t get_size(const json& j, const std::string& path) {
+  if (j.is_number_unsigned()) return j.get<std::size_t>();
+  if (j.is_number_integer() && j.get<long long>() >= 0) return static_cast<std::size_t>(j.get<long long>());
+  bad(path, "expected a non-negative integer, got " + type_text(j));
+}
+
+std::string get_string(const json& j, const std::string& path) {
+  if (!j.is_string()) bad(path, "expected a string, got " + type_text(j));
+  return j.get<std::string>();
+}
+
+bool get_bool(const json& j, const std::string& path) {
+  if (!j.is_boolean()) bad(path, "expected true or false, got " + type_text(j));
+  return j.get<bool>();
+}
+
+template <class F>
+auto with_path(const std::string& path, F&& parse) {
+  try {
+    return parse();
+  } catch (const InvalidArgument& e) {
+    throw InvalidArgument(path + ": " + e.what());
+  }
+}
+
+/// Reads one number exactly and rounds it once into F.
+Value get_value(const json& j, const std::string& path, const Arithmetic& f) {
+  if (j.is_number_integer() || j.is_number_unsigned()) {
+    mpq_class q;
+    if (j.is_number_unsigned()) {
+      q = mpz_class(std::to_string(j.get<std::uint64_t>()));
+    } else {
+      q = mpz_class(std::to_string(j.get<std::int64_t>()));
+    }
+    return f.from_rational(q);
+  }
+  if (j.is_number_float()) {  // only via model_from_json: the exact double
+    const double d = j.get<double>();
+    if (std::isnan(d)) bad(path, std::string("NaN is not an element of F; expected ") + number_forms);
+    if (std::isinf(d)) return f.convert(Value::from_double_exact(d));
+    if (d == 0 && std::signbit(d)) return f.negate(f.zero());
+    return f.from_rational(mpq_class(d));
+  }
+  if (!j.is_string()) bad(path, std::string("expected ") + number_forms + ", got " + type_text(j));
+  std::string text = j.get<std::string>();
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.erase(text.begin());
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
+  if (text == "inf" || text == "+inf" || text == "infinity" || text == "+infinity") {
+    return f.convert(Value::from_double_exact(HUGE_VAL));
+  }
+  if (text == "-inf" || text == "-infinity") return f.convert(Value::from_double_exact(-HUGE_VAL));
+  const bool negative = !text.empty() && text[0] == '-';
+  mpq_class q;
+  try {
+    const std::size_t slash = text.find('/');
+    if (slash == std::string::npos) {
+      q = numeric::parse_decimal_exact(text, "number");
+    } else {
+      const mpq_class num = numeric::parse_decimal_exact(text.substr(0, slash), "numerator");
+      const mpq_class den = numeric::parse_decimal_exact(text.substr(slash + 1), "denominator");
+      if (den == 0) bad(path, "division by zero in '" + text + "'");
+      q = num / den;
+    }
+  } catch (const InvalidArgument&) {
+    bad(path, "'" + text + "' is not a number; expected " + number_forms);
+  }
+  if (q == 0 && negative) return f.negate(f.zero());
+  return f.from_rational(q);
+}
+
+/// A vector of length n: an array of numbers, or "zeros".
+std::vector<Value> get_vector(const json& j, const std::string& path, std::size_t n,
+                              const Arithmetic& f) {
+  if (j.is_string() && j.get<std::string>() == "zeros") return std::vector<Value>(n, f.zero());
+  if (!j.is_array()) bad(path, "expected an array of " + std::to_string(n) + " numbers or \"zeros\", got " + type_text(j));
+  if (j.size() != n) {
+    bad(path, "expected " + std::to_string(n) + " numbers, got " + std::to_string(j.size()));
+  }
+  std::vector<Value> v;
+  v.reserve(n);
+  for (std::size_t k = 0; k < n; ++k) v.push_back(get_value(j[k], index(path, k), f));
+  return v;
+}
+
+std::vector<Value> optional_vector(const json& parent, const std::string& path, const char* key,
+                                   std::size_t n, const Arithmetic& f) {
+  const json* j = optional_field(parent, key);
+  if (!j || j->is_null()) return {};
+  return get_vector(*j, child(path, key), n, f);
+}
+
+/// A rows × cols matrix: an array of rows, "zeros", "identity" (ones on the diagonal), or
+/// {"sparse": [[r, c, value], ...]} (other entries zero).
+Matrix get_matrix(const json& j, const std::string& path, std::size_t rows, std::size_t cols,
+                  const Arithmetic& f) {
+  Matrix m = Matrix::zeros(rows, cols);
+  const std::string shape = std::to_string(rows) + " x " + std::to_string(cols);
+  if (j.is_string()) {
+    const std::string s = j.get<std::string>();
+    if (s == "zeros") return m;
+    if (s == "identity") {
+      for (std::size_t k = 0; k < std::min(rows, cols); ++k) m.at(k, k) = f.one();
+      return m;
+    }
+    bad(path, "unknown matrix '" + s + "'; accepted: an array of " + std::to_string(rows) +
+                  " rows of " + std::to_string(cols) + " numbers, \"zeros\", \"identity\", or {\"sparse\": [[row, col, value], ...]}");
+  }
+  if (j.is_object()) {
+    check_keys(j, path, {"sparse"});
+    const json& entries = required_field(j, path, "sparse");
+    const std::string sp = child(path, "sparse");
+    if (!entries.is_array()) bad(sp, "expected an array of [row, col, value], got " + type_text(entries));
+    for (std::size_t k = 0; k < entries.size(); ++k) {
+      const json& e = entries[k];
+      const std::string ep = index(sp, k);
+      if (!e.is_array() || e.size() != 3) bad(ep, "expected [row, col, value], got " + type_text(e));
+      const std::size_t r = get_size(e[0], index(ep, 0));
+      const std::size_t c = get_size(e[1], index(ep, 1));
+      if (r >= rows || c >= cols) {
+        bad(ep, "entry (" + std::to_string(r) + ", " + std::to_string(c) + ") outside the " + shape + " matrix");
+      }
+      m.at(r, c) = get_value(e[2], index(ep, 2), f);
+    }
+    return m;
+  }
+  if (!j.is_array()) {
+    bad(path, "expected a " + shape + " matrix (array of rows, \"zeros\", \"identity\" or {\"sparse\": ...}), got " + type_text(j));
+  }
+  if (j.size() != rows) bad(path, "expected " + shape + ": " + std::to_string(rows) + " rows, got " + std::to_string(j.size()));
+  for (std::size_t r = 0; r < rows; ++r) {
+    const json& row = j[r];
+    const std::string rp = index(path, r);
+    if (!row.is_array() || row.size() != cols) {
+      bad(rp, "expected a row of " + std::to_string(cols) + " numbers (matrix " + shape + "), got " +
+                  (row.is_array() ? std::to_string(row.size()) + " numbers" : type_text(row)));
+    }
+    for (std::size_t c = 0; c < cols; ++c) m.at(r, c) = get_value(row[c], index(rp, c), f);
+  }
+  return m;
+}
+
+Matrix optional_matrix(const json& parent, const std::string& path, const char* key,
+                       std::size_t rows, std::size_t cols, const Arithmetic& f) {
+  const json* j = optional_field(parent, key);
+  if (!j || j->is_null()) return Matrix::zeros(rows, cols);
+  return get_matrix(*j, child(path, key), rows, cols, f);
+}
+
+LayerNormParams get_norm(const json& j, const std::string& path, std::size_t d, const Arithmetic& f) {
+  check_keys(j, path, {"gain", "bias", "epsilon"});
+  LayerNormParams n;
+  n.gain = optional_vector(j, path, "gain", d, f);
+  n.bias = optional_vector(j, path, "bias", d, f);
+  const json* eps = optional_field(j, "epsilon");
+  n.epsilon = eps ? get_value(*eps, child(path, "epsilon"), f) : f.from_rational(mpq_class(1, 100000));
+  return n;
+}
+
+std::optional<Realisation> get_realisation(const std::string& spec, const std::string& path,
+                                           const Format& format, Rounding rounding) {
+  if (spec == "none") return std::nullopt;
+  try {
+    return parse_realisation(spec, format, rounding);
+  } catch (const InvalidArgument& e) {
+    bad(path, std::string(e.what()) + "; or none (unrotated)");
+  }
+}
+
+RotarySegment get_segment(const json& j, const std::string& path, const EvaluationPolicy& policy) {
+  check_object(j, path);
+  RotarySegment seg;
+  if (optional_field(j, "unrotated_pairs")) {
+    check_keys(j, path, {"unrotated_pairs"});
+    seg.schedule = unrotated_schedule(get_size(j["unrotated_pairs"], child(path, "unrotated_pairs")));
+    return seg;
+  }
+  check_keys(j, path, {"schedule", "realisation", "realization", "layout", "format"});
+  const std::string spec = get_string(required_field(j, path, "schedule"), child(path, "schedule"));
+  seg.schedule = with_path(child(path, "schedule"), [&] { return parse_schedule(spec); });
+  Format format = policy.format;
+  if (const json* fj = optional_field(j, "format")) {
+    const std::string fs = get_string(*fj, child(path, "format"));
+    format = with_path(child(path, "format"), [&] { return numeric::parse_format(fs); });
+  }
+  const char* rkey = optional_field(j, "realization") ? "realization" : "realisation";
+  if (optional_field(j, "realization") && optional_field(j, "realisation")) {
+    bad(child(path, "realization"), "give either realisation or realization, not both");
+  }
+  const json& rj = required_field(j, path, rkey);
+  const std::string rp = child(path, rkey);
+  const std::size_t nb = seg.schedule.blocks.size();
+  if (rj.is_string()) {
+    const auto r = get_realisation(rj.get<std::string>(), rp, format, policy.rounding);
+    seg.realisations.assign(nb, r);
+  } else if (rj.is_array()) {
+    if (rj.size() != nb) {
+      bad(rp, "expected one realisation per rotary block: " + std::to_string(nb) + " for '" +
+                  seg.schedule.spec + "', got " + std::to_string(rj.size()));
+    }
+    for (std::size_t b = 0; b < nb; ++b) {
+      seg.realisations.push_back(get_realisation(get_string(rj[b], index(rp, b)), index(rp, b), format, policy.rounding));
+    }
+  } else {
+    bad(rp, "expected a realisation (r1, r2, r3, hf, llamacpp-cpu, llamacpp-cuda, pipeline:..., none) or an array of one per block, got " + type_text(rj));
+  }
+  seg.layout = PairLayout::adjacent;
+  for (const auto& r : seg.realisations) {
+    if (r) {
+      seg.layout = r->layout;
+      break;
+    }
+  }
+  if (const json* lj = optional_field(j, "layout")) {
+    const std::string ls = get_string(*lj, child(path, "layout"));
+    seg.layout = with_path(child(path, "layout"), [&] { return parse_pair_layout(ls); });
+  }
+  for (std::size_t b = 0; b < nb; ++b) {
+    if (!seg.realisations[b]) continue;
+    Schedule sub = seg.schedule;
+    sub.blocks = {seg.schedule.blocks[b]};
+    with_path(rp, [&] {
+      check_applicable(sub, *seg.realisations[b]);
+      return 0;
+    });
+  }
+  return seg;
+}
+
+AttentionHead get_head(const json& j, const std::string& path, std::size_t d,
+                       const EvaluationPolicy& policy, const Arithmetic& f) {
+  check_keys(j, path, {"name", "head_dim", "value_dim", "query", "query_bias", "key", "key_bias",
+                       "value", "value_bias", "output", "scale", "rope"});
+  AttentionHead h;
+  if (const json* n = optional_field(j, "name")) h.name = get_string(*n, child(path, "name"));
+  h.head_dim = get_size(required_field(j, path, "head_dim"), child(path, "head_dim"));
+  if (h.head_dim == 0) bad(child(path, "head_dim"), "must be at least 1");
+  h.value_dim = get_size(required_field(j, path, "value_dim"), child(path, "value_dim"));
+  h.query = optional_matrix(j, path, "query", h.head_dim, d, f);
+  h.key = optional_matrix(j, path, "key", h.head_dim, d, f);
+  h.value = optional_matrix(j, path, "value", h.value_dim, d, f);
+  h.output = get_matrix(required_field(j, path, "output"), child(path, "output"), d, h.value_dim, f);
+  h.query_bias = optional_vector(j, path, "query_bias", h.head_dim, f);
+  h.key_bias = optional_vector(j, path, "key_bias", h.head_dim, f);
+  h.value_bias = optional_vector(j, path, "value_bias", h.value_dim, f);
+  if (const json* s = optional_field(j, "scale"); s && !s->is_null()) {
+    h.scale = get_value(*s, child(path, "scale"), f);
+  }
+  if (const json* r = optional_field(j, "rope"); r && !r->is_null()) {
+    const std::string rp = child(path, "rope");
+    if (!r->is_array()) bad(rp, "expected an array of segments ({\"schedule\", \"realisation\"} or {\"unrotated_pairs\"}), got " + type_text(*r));
+    std::size_t dim = 0;
+    for (std::size_t k = 0; k < r->size(); ++k) {
+      h.rotary.push_back(get_segment((*r)[k], index(rp, k), policy));
+      dim += h.rotary.back().dimension();
+    }
+    if (!h.rotary.empty() && dim != h.head_dim) {
+      bad(rp, "segments cover " + std::to_string(dim) + " coordinates, head_dim is " + std::to_string(h.head_dim));
+    }
+  }
+  return h;
+}
+
+Layer get_layer(const json& j, const std::string& path, std::size_t d,
+                const EvaluationPolicy& policy, const Arithmetic& f) {
+  check_keys(j, path, {"heads", "attention_bias", "attention_norm", "ffn", "ffn_norm"});
+  Layer layer;
+  if (const json* hs = optional_field(j, "heads")) {
+    const std::string hp = child(path, "heads");
+    if (!hs->is_array()) bad(hp, "expected an array of heads, got " + type_text(*hs));
+    for (std::size_t k = 0; k < hs->size(); ++k) layer.heads.push_back(get_head((*hs)[k], index(hp, k), d, policy, f));
+  }
+  layer.attention_bias = optional_vector(j, path, "attention_bias", d, f);
+  if (const json* n = optional_field(j, "attention_norm"); n && !n->is_null()) {
+    layer.attention_norm = get_norm(*n, child(path, "attention_norm"), d, f);
+  }
+  if (const json* n = optional_field(j, "ffn_norm"); n && !n->is_null()) {
+    layer.ffn_norm = get_norm(*n, child(path, "ffn_norm"), d, f);
+  }
+  if (const json* fj = optional_field(j, "ffn"); fj && !fj->is_null()) {
+    const std::string fp = child(path, "ffn");
+    check_keys(*fj, fp, {"hidden", "w1", "b1", "w2", "b2"});
+    const std::size_t hidden = get_size(required_field(*fj, fp, "hidden"), child(fp, "hidden"));
+    FeedForward ffn;
+    ffn.w1 = get_matrix(required_field(*fj, fp, "w1"), child(fp, "w1"), hidden, d, f);
+    ffn.b1 = optional_vector(*fj, fp, "b1", hidden, f);
+    ffn.w2 = get_matrix(required_field(*fj, fp, "w2"), child(fp, "w2"), d, hidden, f);
+    ffn.b2 = optional_vector(*fj, fp, "b2", d, f);
+    layer.ffn = std::move(ffn);
+  }
+  return layer;
+}
+
+Model read_model(const json& spec, const ModelLoadOptions& options) {
+  check_keys(spec, "", {"ropesim_model", "name", "description", "policy", "architecture",
+                        "d_model", "alphabet", "embedding", "layers", "final_norm", "classifier"});
+  const json& version = required_field(spec, "", "ropesim_model");
+  if (!version.is_number_integer() || version.get<long long>() != model_spec_version) {
+    bad("ropesim_model", "unsupported schema version " + version.dump() + "; accepted: " +
+                             std::to_string(model_spec_version));
+  }
+  Model m;
+  if (const json* n = optional_field(spec, "name")) m.name = get_string(*n, "name");
+  if (const json* n = optional_field(spec, "description")) m.description = get_string(*n, "description");
+
+  // Policy first: every number below is rounded into its F.
+  const json& pj = required_field(spec, "", "policy");
+  check_keys(pj, "policy", {"format", "rounding", "summation", "accumulator"});
+  const std::string fs = get_string(required_field(pj, "policy", "format"), "policy.format");
+  m.policy.format = with_path("policy.format", [&] { return numeric::parse_format(fs); });
+  if (const json* r = optional_field(pj, "rounding")) {
+    const std::string rs = get_string(*r, "policy.rounding");
+    m.policy.rounding = with_path("policy.rounding", [&] { return numeric::parse_rounding(rs); });
+  }
+  if (options.format) m.policy.format = *options.format;
+  if (options.rounding) m.policy.rounding = *options.rounding;
+  if (const json* s = optional_field(pj, "summation")) {
+    const std::string ss = get_string(*s, "policy.summation");
+    m.policy.summation = with_path("policy.summation", [&] { return parse_summation(ss); });
+  }
+  if (const json* a = optional_field(pj, "accumulator")) {
+    const std::string as = get_string(*a, "policy.accumulator");
+    m.policy.accumulator = with_path("policy.accumulator", [&] { return numeric::parse_format(as); });
+  } else if (m.policy.summation == Summation::wide_accumulator) {
+    bad("policy.accumulator", "missing (required with summation wide-accumulator), e.g. \"fp32\"");
+  }
+  const Arithmetic f(m.policy);
+
+  if (const json* aj = optional_field(spec, "architecture")) {
+    check_keys(*aj, "architecture", {"bos", "masking", "softmax", "layer_norm"});
+    if (const json* b = optional_field(*aj, "bos")) m.options.bos = get_bool(*b, "architecture.bos");
+    if (const json* x = optional_field(*aj, "masking")) {
+      const std::string s = get_string(*x, "architecture.masking");
+      m.options.masking = with_path("architecture.masking", [&] { return parse_masking(s); });
+    }
+    if (const json* x = optional_field(*aj, "softmax")) {
+      const std::string s = get_string(*x, "architecture.softmax");
+      m.options.softmax = with_path("architecture.softmax", [&] { return parse_softmax_variant(s); });
+    }
+    if (const json* x = optional_field(*aj, "layer_norm")) {
+      const std::string s = get_string(*x, "architecture.layer_norm");
+      m.options.norm_placement = with_path("architecture.layer_norm", [&] { return parse_norm_placement(s); });
+    }
+  }
+
+  m.d_model = get_size(required_field(spec, "", "d_model"), "d_model");
+  if (m.d_model == 0) bad("d_model", "must be at least 1");
+  const std::size_t d = m.d_model;
+
+  const json& alphabet = required_field(spec, "", "alphabet");
+  if (!alphabet.is_array()) bad("alphabet", "expected an array of symbols (strings), got " + type_text(alphabet));
+  for (std::size_t k = 0; k < alphabet.size(); ++k) m.embedding.alphabet.push_back(get_string(alphabet[k], index("alphabet", k)));
+
+  const json& ej = required_field(spec, "", "embedding");
+  check_keys(ej, "embedding", {"bos", "eos", "symbols"});
+  if (m.options.bos) {
+    m.embedding.bos = get_vector(required_field(ej, "embedding", "bos"), "embedding.bos", d, f);
+  } else {
+    m.embedding.bos = optional_vector(ej, "embedding", "bos", d, f);
+  }
+  m.embedding.eos = get_vector(required_field(ej, "embedding", "eos"), "embedding.eos", d, f);
+  const json& sj = required_field(ej, "embedding", "symbols");
+  check_object(sj, "embedding.symbols");
+  for (auto it = sj.begin(); it != sj.end(); ++it) {
+    bool known = false;
+    for (const auto& a : m.embedding.alphabet) known = known || a == it.key();
+    if (!known) bad("embedding.symbols." + it.key(), "not a symbol of the alphabet");
+  }
+  for (const auto& a : m.embedding.alphabet) {
+    const auto it = sj.find(a);
+    if (it == sj.end()) bad("embedding.symbols." + a, "missing (every alphabet symbol needs a vector)");
+    m.embedding.symbols.push_back(get_vector(*it, "embedding.symbols." + a, d, f));
+  }
+
+  if (const json* lj = optional_field(spec, "layers")) {
+    if (!lj->is_array()) bad("layers", "expected an array of layers, got " + type_text(*lj));
+    for (std::size_t k = 0; k < lj->size(); ++k) m.layers.push_back(get_layer((*lj)[k], index("layers", k), d, m.policy, f));
+  }
+  if (const json* n = optional_field(spec, "final_norm"); n && !n->is_null()) {
+    m.final_norm = get_norm(*n, "final_norm", d, f);
+  }
+  const json& cj = required_field(spec, "", "classifier");
+  check_keys(cj, "classifier", {"weights", "bias"});
+  m.classifier.weights = get_vector(required_field(cj, "classifier", "weights"), "classifier.weights", d, f);
+  if (const json* b = optional_field(cj, "bias")) m.classifier.bias = get_value(*b, "classifier.bias", f);
+  m.validate();
+  return m;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writing
+// ---------------------------------------------------------------------------------------------
+
+json vector_json(const std::vector<Value>& v) {
+  json a = json::array();
+  for (const auto& x : v) a.push_back(exact_decimal(x));
+  return a;
+}
+
+json matrix_json(const Matrix& m) {
+  json a = json::array();
+  for (std::size_t r = 0; r < m.rows; ++r) {
+    json row = json::array();
+    for (std::size_t c = 0; c < m.cols; ++c) row.push_back(exact_decimal(m.at(r, c)));
+    a.push_back(row);
+  }
+  return a;
+}
+
+json norm_json(const LayerNormParams& n) {
+  json j;
+  if (!n.gain.empty()) j["gain"] = vector_json(n.gain);
+  if (!n.bias.empty()) j["bias"] = vector_json(n.bias);
+  j["epsilon"] = exact_decimal(n.epsilon);
+  return j;
+}
+
+json segment_json(const RotarySegment& seg, const EvaluationPolicy& policy) {
+  json j;
+  if (seg.schedule.kind == "unrotated" && seg.schedule.blocks.empty()) {
+    j["unrotated_pairs"] = seg.schedule.unrotated_pairs;
+    return j;
+  }
+  j["schedule"] = seg.schedule.spec;
+  std::vector<std::string> names;
+  std::optional<Format> format;
+  for (const auto& r : seg.realisations) {
+    names.push_back(r ? r->name() : "none");
+    if (r && !(r->format == policy.format)) {
+      if (format && !(*format == r->format)) {
+        throw InvalidArgument("model_to_json: a rope segment mixes realisations of formats " +
+                              format->name + " and " + r->format.name + "; schema v1 stores one format per segment");
+      }
+      format = r->format;
+    }
+  }
+  bool same = !names.empty();
+  for (const auto& n : names) same = same && n == names.front();
+  j["realisation"] = same ? json(names.front()) : json(names);
+  j["layout"] = std::string(to_string(seg.layout));
+  if (format) j["format"] = format->name;
+  return j;
+}
+
+}  // namespace
+
+Model parse_model(std::string_view text, const ModelLoadOptions& options) {
+  return read_model(parse_exact(text), options);
+}
+
+Model model_from_json(const nlohmann::json& spec, const ModelLoadOptions& options) {
+  return read_model(spec, options);
+}
+
+Model load_model(const std::filesystem::path& path, const ModelLoadOptions& options) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InvalidArgument(path.string() + ": cannot read the model spec file");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  try {
+    return parse_model(ss.str(), options);
+  } catch (const InvalidArgument& e) {
+    throw InvalidArgument(path.string() + ": " + e.what());
+  }
+}
+
+nlohmann::json model_to_json(const Model& model) {
+  model.validate();
+  json j;
+  j["ropesim_model"] = model_spec_version;
+  if (!model.name.empty()) j["name"] = model.name;
+  if (!model.description.empty()) j["description"] = model.description;
+  json policy;
+  policy["format"] = model.policy.format.name;
+  policy["rounding"] = std::string(numeric::to_string(model.policy.rounding));
+  policy["summation"] = std::string(to_string(model.policy.summation));
+  if (model.policy.summation == Summation::wide_accumulator) policy["accumulator"] = model.policy.accumulator.name;
+  j["policy"] = policy;
+  j["architecture"] = {{"bos", model.options.bos},
+                       {"masking", std::string(to_string(model.options.masking))},
+                       {"softmax", std::string(to_string(model.options.softmax))},
+                       {"layer_norm", std::string(to_string(model.options.norm_placement))}};
+  j["d_model"] = model.d_model;
+  j["alphabet"] = model.embedding.alphabet;
+  json emb;
+  if (!model.embedding.bos.empty()) emb["bos"] = vector_json(model.embedding.bos);
+  emb["eos"] = vector_json(model.embedding.eos);
+  json symbols = json::object();
+  for (std::size_t k = 0; k < model.embedding.alphabet.size(); ++k) {
+    symbols[model.embedding.alphabet[k]] = vector_json(model.embedding.symbols[k]);
+  }
+  emb["symbols"] = symbols;
+  j["embedding"] = emb;
+  json layers = json::array();
+  for (const auto& layer : model.layers) {
+    json lj = json::object();
+    if (!layer.heads.empty()) {
+      json heads = json::array();
+      for (const auto& h : layer.heads) {
+        json hj;
+        if (!h.name.empty()) hj["name"] = h.name;
+        hj["head_dim"] = h.head_dim;
+        hj["value_dim"] = h.value_dim;
+        hj["query"] = matrix_json(h.query);
+        if (!h.query_bias.empty()) hj["query_bias"] = vector_json(h.query_bias);
+        hj["key"] = matrix_json(h.key);
+        if (!h.key_bias.empty()) hj["key_bias"] = vector_json(h.key_bias);
+        hj["value"] = matrix_json(h.value);
+        if (!h.value_bias.empty()) hj["value_bias"] = vector_json(h.value_bias);
+        hj["output"] = matrix_json(h.output);
+        if (h.scale) hj["scale"] = exact_decimal(*h.scale);
+        if (!h.rotary.empty()) {
+          json rope = json::array();
+          for (const auto& seg : h.rotary) rope.push_back(segment_json(seg, model.policy));
+          hj["rope"] = rope;
+        }
+        heads.push_back(hj);
+      }
+      lj["heads"] = heads;
+    }
+    if (!layer.attention_bias.empty()) lj["attention_bias"] = vector_json(layer.attention_bias);
+    if (layer.attention_norm) lj["attention_norm"] = norm_json(*layer.attention_norm);
+    if (layer.ffn) {
+      json fj;
+      fj["hidden"] = layer.ffn->w1.rows;
+      fj["w1"] = matrix_json(layer.ffn->w1);
+      if (!layer.ffn->b1.empty()) fj["b1"] = vector_json(layer.ffn->b1);
+      fj["w2"] = matrix_json(layer.ffn->w2);
+      if (!layer.ffn->b2.empty()) fj["b2"] = vector_json(layer.ffn->b2);
+      lj["ffn"] = fj;
+    }
+    if (layer.ffn_norm) lj["ffn_norm"] = norm_json(*layer.ffn_norm);
+    layers.push_back(lj);
+  }
+  j["layers"] = layers;
+  if (model.final_norm) j["final_norm"] = norm_json(*model.final_norm);
+  j["classifier"] = {{"weights", vector_json(model.classifier.weights)},
+                     {"bias", exact_decimal(model.classifier.bias)}};
+  return j;
+}
+
+void save_model(const Model& model, const std::filesystem::path& path) {
+  const std::string text = model_to_json(model).dump(2) + "\n";
+  const std::filesystem::path tmp = path.string() + ".tmp" + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw InvalidArgument(path.string() + ": cannot write the model spec file");
+    out << text;
+    out.flush();
+    if (!out) {
+      std::error_code ec;
+      std::filesystem::remove(tmp, ec);
+      throw InvalidArgument(path.string() + ": cannot write the model spec file");
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    std::filesystem::remove(tmp, ec);
+    throw InvalidArgument(path.string() + ": cannot write the model spec file (" + ec.message() + ")");
+  }
+}
+
+}  // namespace ropesim::attention

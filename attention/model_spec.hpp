@@ -1,0 +1,57 @@
+#pragma once
+/// The model spec file (JSON, schema version 1; docs/MODEL_SPEC.md): save and load an
+/// F-transformer — format, evaluation policy, architecture options, schedules, per-block
+/// realisations and weights.
+///
+/// Numbers in a spec (weights, biases, ε, scales) are exact: a JSON number is read from its
+/// source text, a JSON string may hold a decimal ("0.1", "-2.5e-3"), a fraction ("1/3") or
+/// "inf"/"-inf"; each is parsed exactly and rounded once into F with the policy's rounding.
+/// Saving writes every value as its exact decimal (transformer.hpp exact_decimal), so loading
+/// a saved model reproduces it bit for bit. Malformed specs throw ropesim::InvalidArgument
+/// with one line naming the JSON path (e.g. `layers[0].heads[1].query[2][0]`) and what is
+/// accepted there.
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "attention/transformer.hpp"
+
+namespace ropesim::attention {
+
+/// The schema version this build reads and writes.
+inline constexpr int model_spec_version = 1;
+
+/// Overrides applied while loading (before any number is rounded into F).
+struct ModelLoadOptions {
+  std::optional<Format> format;      ///< replaces policy.format
+  std::optional<Rounding> rounding;  ///< replaces policy.rounding
+};
+
+/// Parses spec text. JSON numbers are taken exactly from their source text.
+/// Throws InvalidArgument (one line, naming the path) for malformed JSON, a missing or unknown
+/// field, a wrong type, a bad format/schedule/realisation spelling, or a shape mismatch.
+Model parse_model(std::string_view text, const ModelLoadOptions& options = {});
+
+/// Builds a model from already-parsed JSON. JSON numbers that nlohmann stored as doubles are
+/// taken as their exact double value (use parse_model for exact decimal numbers); strings are
+/// parsed exactly. Throws like parse_model.
+Model model_from_json(const nlohmann::json& spec, const ModelLoadOptions& options = {});
+
+/// Reads and parses a spec file. Throws InvalidArgument naming the file if it cannot be read,
+/// and like parse_model otherwise, with the message prefixed by the file name
+/// ("model.json: layers[0].heads[0].query: ...").
+Model load_model(const std::filesystem::path& path, const ModelLoadOptions& options = {});
+
+/// The spec of a model (schema version 1; every value as an exact decimal string, matrices
+/// dense). model_from_json(model_to_json(m)) reproduces m bit for bit.
+/// Throws InvalidArgument if the model is invalid (Model::validate()).
+nlohmann::json model_to_json(const Model& model);
+
+/// Writes model_to_json(model) (indented) to `path`, atomically (a temporary file renamed into
+/// place). Throws InvalidArgument naming the file if it cannot be written.
+void save_model(const Model& model, const std::filesystem::path& path);
+
+}  // namespace ropesim::attention

@@ -1,0 +1,383 @@
+#include "attention/realisation.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include "attention/detail/evaluator.hpp"
+#include "attention/detail/format_ops.hpp"
+#include "numeric/error.hpp"
+
+namespace ropesim::attention {
+
+namespace {
+
+std::vector<std::string> split(std::string_view s, char sep) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (true) {
+    auto k = s.find(sep, start);
+    out.emplace_back(s.substr(start, k == std::string_view::npos ? s.npos : k - start));
+    if (k == std::string_view::npos) break;
+    start = k + 1;
+  }
+  return out;
+}
+
+[[noreturn]] void bad_realisation(std::string_view spec, const std::string& problem) {
+  throw InvalidArgument("bad realisation '" + std::string(spec) + "': " + problem +
+                        "; accepted: " + realisation_spellings());
+}
+
+PipelineSteps hf_steps(const Format& a) {
+  PipelineSteps s;
+  s.name = "hf";
+  s.recipe = AngleRecipe::product;
+  s.table = a;
+  s.rotation = a;
+  s.output = a;
+  s.arithmetic = RotationArithmetic::hf_eager;
+  return s;
+}
+
+PipelineSteps llamacpp_steps(const Format& a, AngleRecipe recipe) {
+  PipelineSteps s;
+  s.name = recipe == AngleRecipe::chained ? "llamacpp-cpu" : "llamacpp-cuda";
+  s.recipe = recipe;
+  s.table = Format::fp32();
+  s.rotation = Format::fp32();
+  s.output = a;
+  s.arithmetic = RotationArithmetic::theory;
+  return s;
+}
+
+std::string_view arithmetic_name(RotationArithmetic a) {
+  return a == RotationArithmetic::theory ? "theory" : "hf_eager";
+}
+
+Value negate(const Value& v) {
+  if (!v.is_wide()) return Value::from_double_exact(-v.narrow());
+  mpfr_t x;
+  mpfr_init2(x, mpfr_get_prec(v.wide()));
+  mpfr_neg(x, v.wide(), MPFR_RNDN);
+  Value r = Value::from_mpfr_exact(x);
+  mpfr_clear(x);
+  return r;
+}
+
+}  // namespace
+
+std::string_view to_string(PairLayout layout) {
+  return layout == PairLayout::adjacent ? "adjacent" : "rotate_half";
+}
+
+PairLayout parse_pair_layout(std::string_view text) {
+  if (text == "adjacent") return PairLayout::adjacent;
+  if (text == "rotate_half" || text == "rotate-half") return PairLayout::rotate_half;
+  throw InvalidArgument("unknown pair layout '" + std::string(text) +
+                        "'; accepted: adjacent, rotate_half");
+}
+
+std::string_view to_string(AngleRecipe recipe) {
+  switch (recipe) {
+    case AngleRecipe::product: return "product";
+    case AngleRecipe::chained: return "chained";
+    case AngleRecipe::power: return "power";
+  }
+  return "?";
+}
+
+std::string Realisation::name() const {
+  switch (kind) {
+    case Kind::r1: return "r1";
+    case Kind::r2: return "r2";
+    case Kind::r3: return "r3";
+    case Kind::pipeline: break;
+  }
+  if (steps.name != "pipeline") return steps.name;
+  return "pipeline:inv_freq=" + steps.inv_freq.name + ";position=" + steps.position.name +
+         ";angle=" + steps.angle.name + ";cos_sin=" + steps.cos_sin.name +
+         ";table=" + steps.table.name + ";rotation=" + steps.rotation.name +
+         ";output=" + steps.output.name + ";recipe=" + std::string(to_string(steps.recipe)) +
+         ";arithmetic=" + std::string(arithmetic_name(steps.arithmetic)) +
+         ";layout=" + std::string(to_string(layout));
+}
+
+const Format& Realisation::table_format() const {
+  return kind == Kind::pipeline ? steps.table : format;
+}
+
+std::string realisation_spellings() {
+  return "r1 | r2 | r3 | hf | llamacpp-cpu | llamacpp-cuda | "
+         "pipeline:KEY=VALUE;... (keys inv_freq position angle cos_sin table rotation output = "
+         "a format or A; recipe=product|chained|power; arithmetic=theory|hf_eager; "
+         "layout=adjacent|rotate_half)";
+}
+
+Realisation parse_realisation(std::string_view spec, const Format& format, Rounding rounding) {
+  Realisation r;
+  r.format = format;
+  r.rounding = rounding;
+  if (spec == "r1" || spec == "r2" || spec == "r3") {
+    r.kind = spec == "r1" ? Realisation::Kind::r1
+                          : (spec == "r2" ? Realisation::Kind::r2 : Realisation::Kind::r3);
+    r.layout = PairLayout::adjacent;
+    return r;
+  }
+  r.kind = Realisation::Kind::pipeline;
+  r.layout = PairLayout::rotate_half;
+  if (spec == "hf") {
+    r.steps = hf_steps(format);
+    return r;
+  }
+  if (spec == "llamacpp-cpu") {
+    r.steps = llamacpp_steps(format, AngleRecipe::chained);
+    return r;
+  }
+  if (spec == "llamacpp-cuda") {
+    r.steps = llamacpp_steps(format, AngleRecipe::power);
+    return r;
+  }
+  if (spec.substr(0, 9) != "pipeline:") bad_realisation(spec, "unknown realisation");
+  r.steps = hf_steps(format);
+  r.steps.name = "pipeline";
+  for (const auto& item : split(spec.substr(9), ';')) {
+    if (item.empty()) continue;
+    const auto eq = item.find('=');
+    if (eq == std::string::npos) bad_realisation(spec, "expected KEY=VALUE, got '" + item + "'");
+    const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
+    auto fmt = [&]() -> Format {
+      if (value == "A") return format;
+      try {
+        return numeric::parse_format(value);
+      } catch (const InvalidArgument& e) {
+        bad_realisation(spec, "key " + key + ": " + e.what());
+      }
+    };
+    if (key == "inv_freq") r.steps.inv_freq = fmt();
+    else if (key == "position") r.steps.position = fmt();
+    else if (key == "angle") r.steps.angle = fmt();
+    else if (key == "cos_sin") r.steps.cos_sin = fmt();
+    else if (key == "table") r.steps.table = fmt();
+    else if (key == "rotation") r.steps.rotation = fmt();
+    else if (key == "output") r.steps.output = fmt();
+    else if (key == "recipe") {
+      if (value == "product") r.steps.recipe = AngleRecipe::product;
+      else if (value == "chained") r.steps.recipe = AngleRecipe::chained;
+      else if (value == "power") r.steps.recipe = AngleRecipe::power;
+      else bad_realisation(spec, "recipe '" + value + "' (accepted: product, chained, power)");
+    } else if (key == "arithmetic") {
+      if (value == "theory") r.steps.arithmetic = RotationArithmetic::theory;
+      else if (value == "hf_eager") r.steps.arithmetic = RotationArithmetic::hf_eager;
+      else bad_realisation(spec, "arithmetic '" + value + "' (accepted: theory, hf_eager)");
+    } else if (key == "layout") {
+      try {
+        r.layout = parse_pair_layout(value);
+      } catch (const InvalidArgument& e) {
+        bad_realisation(spec, e.what());
+      }
+    } else {
+      bad_realisation(spec, "unknown key '" + key + "'");
+    }
+  }
+  return r;
+}
+
+void check_applicable(const Schedule& s, const Realisation& r) {
+  if (r.kind == Realisation::Kind::r3) {
+    for (const auto& b : s.blocks) {
+      if (!b.turn) {
+        throw InvalidArgument("r3 (periodic table) needs every angle of the form 2πa/m; block " +
+                              std::to_string(b.index) + " of '" + s.spec + "' has θ = " +
+                              b.theta.to_string() +
+                              ", not a rational multiple of 2π; accepted: periodic:... "
+                              "schedules, or use r1/r2");
+      }
+    }
+  }
+  if (r.kind == Realisation::Kind::pipeline && r.steps.recipe != AngleRecipe::product) {
+    if (!s.base || !s.exponent_dim) {
+      throw InvalidArgument("realisation " + r.name() + " (theta_scale = β^(-2/D)) needs a base-β "
+                            "schedule; '" + s.spec + "' has none; accepted: conventional, "
+                            "partial, prope or a model preset without llama3 scaling");
+    }
+    if (s.llama3) {
+      throw InvalidArgument("realisation " + r.name() + ": llama.cpp's llama3 rope_freqs factors "
+                            "are not modelled for '" + s.spec + "'; accepted: r1, r2, r3, hf, "
+                            "or a schedule without llama3 scaling");
+    }
+  }
+}
+
+std::uint8_t RealisedRotation::flags() const {
+  std::uint8_t f = 0;
+  for (const auto& b : blocks) f |= b.flags;
+  return f;
+}
+
+RealisedRotation realise(const Schedule& s, const Realisation& r, std::uint64_t position) {
+  check_applicable(s, r);
+  RealisedRotation rot;
+  rot.position = position;
+  rot.unrotated_pairs = s.unrotated_pairs;
+  rot.rounding = r.rounding;
+  if (r.kind == Realisation::Kind::pipeline) {
+    rot.rotation_format = r.steps.rotation;
+    rot.output_format = r.steps.output;
+    rot.arithmetic = r.steps.arithmetic;
+  } else {
+    rot.rotation_format = r.format;
+    rot.output_format = r.format;
+    rot.arithmetic = RotationArithmetic::theory;
+  }
+  const std::vector<Realisation> members{r};
+  for (std::size_t b = 0; b < s.blocks.size(); ++b) {
+    detail::BlockEvaluator ev(s, b, members, numeric::default_engine());
+    rot.blocks.push_back(ev.evaluate_one(0, position, nullptr));
+  }
+  return rot;
+}
+
+std::vector<RealisedPair> realise_block(const Schedule& s, const Realisation& r,
+                                        std::size_t block, std::uint64_t begin,
+                                        std::uint64_t end) {
+  check_applicable(s, r);
+  if (end < begin) {
+    throw InvalidArgument("realise_block: end " + std::to_string(end) + " < begin " +
+                          std::to_string(begin));
+  }
+  const std::vector<Realisation> members{r};
+  detail::BlockEvaluator ev(s, block, members, numeric::default_engine());
+  std::vector<std::vector<RealisedPair>> out;
+  ev.evaluate(begin, end, out);
+  return std::move(out[0]);
+}
+
+std::vector<Value> apply_rotation(const RealisedRotation& rot, std::span<const Value> x,
+                                  PairLayout layout, const numeric::Engine& engine) {
+  const std::size_t nb = rot.blocks.size();
+  const std::size_t dim = 2 * (nb + rot.unrotated_pairs);
+  if (x.size() != dim) {
+    throw InvalidArgument("apply_rotation: vector has " + std::to_string(x.size()) +
+                          " coordinates, the rotation needs " + std::to_string(dim));
+  }
+  const Format& f = rot.rotation_format;
+  const Format& out_f = rot.output_format;
+  const Rounding rd = rot.rounding;
+  std::vector<Value> y(x.begin(), x.end());
+  for (std::size_t d = 0; d < nb; ++d) {
+    const std::size_t i0 = layout == PairLayout::adjacent ? 2 * d : d;
+    const std::size_t i1 = layout == PairLayout::adjacent ? 2 * d + 1 : d + nb;
+    const Value x0 = engine.convert(f, x[i0], rd), x1 = engine.convert(f, x[i1], rd);
+    const Value c = engine.convert(f, rot.blocks[d].cos, rd);
+    const Value s = engine.convert(f, rot.blocks[d].sin, rd);
+    Value y0, y1;
+    if (rot.arithmetic == RotationArithmetic::theory) {
+      // THEORY §2.1: (rnd(rnd(c·x0) - rnd(s·x1)), rnd(rnd(s·x0) + rnd(c·x1)))
+      y0 = engine.sub(f, engine.mul(f, c, x0, rd), engine.mul(f, s, x1, rd), rd);
+      y1 = engine.add(f, engine.mul(f, s, x0, rd), engine.mul(f, c, x1, rd), rd);
+    } else {
+      // HF eager q·cos + rotate_half(q)·sin, rotate_half(q) = (-x1, x0) on the pair
+      y0 = engine.add(f, engine.mul(f, x0, c, rd), engine.mul(f, negate(x1), s, rd), rd);
+      y1 = engine.add(f, engine.mul(f, x1, c, rd), engine.mul(f, x0, s, rd), rd);
+    }
+    y[i0] = out_f == f ? y0 : engine.convert(out_f, y0, rd);
+    y[i1] = out_f == f ? y1 : engine.convert(out_f, y1, rd);
+  }
+  return y;
+}
+
+namespace {
+
+struct Mp {
+  mpfr_t x;
+  explicit Mp(mpfr_prec_t p) { mpfr_init2(x, p); }
+  ~Mp() { mpfr_clear(x); }
+  Mp(const Mp&) = delete;
+  Mp& operator=(const Mp&) = delete;
+  operator mpfr_ptr() { return x; }
+};
+
+/// (realised - exact)/ulp_F(round_F(exact)), exact given at high precision.
+double error_ulps(const Format& f, const Value& realised, mpfr_ptr exact) {
+  if (!realised.is_finite()) return std::numeric_limits<double>::quiet_NaN();
+  const Value rounded = numeric::mpfr_engine().from_mpfr(f, exact, Rounding::nearest_even);
+  if (!rounded.is_finite()) return std::numeric_limits<double>::quiet_NaN();
+  const long e = numeric::ulp_exponent(f, rounded);
+  Mp d(256), r(256);
+  realised.to_mpfr(r);
+  mpfr_sub(d, r, exact, MPFR_RNDN);
+  mpfr_mul_2si(d, d, -e, MPFR_RNDN);
+  return mpfr_get_d(d, MPFR_RNDN);
+}
+
+std::string decimal(const Value& v) { return v.to_decimal(17); }
+
+}  // namespace
+
+PositionReport query_position(const Schedule& s, const Realisation& r, std::uint64_t position) {
+  check_applicable(s, r);
+  PositionReport rep;
+  rep.schedule = s.spec;
+  rep.realisation = r.name();
+  rep.table_format = r.table_format();
+  rep.position = position;
+  const std::vector<Realisation> members{r};
+  for (std::size_t b = 0; b < s.blocks.size(); ++b) {
+    BlockReport br;
+    br.block = b;
+    const ExactReal angle = ExactReal::rational(mpq_class(mpz_class(std::to_string(position)))) *
+                            s.blocks[b].theta;
+    br.exact_angle_text = angle.to_string();
+    Mp lo(320), hi(320), a(320), c(256), sn(256);
+    angle.enclose(lo, hi);
+    mpfr_add(a, lo, hi, MPFR_RNDN);
+    mpfr_div_2ui(a, a, 1, MPFR_RNDN);
+    mpfr_sin_cos(sn, c, a, MPFR_RNDN);
+    br.exact_angle = mpfr_get_d(a, MPFR_RNDN);
+    br.exact_cos = mpfr_get_d(c, MPFR_RNDN);
+    br.exact_sin = mpfr_get_d(sn, MPFR_RNDN);
+    detail::BlockEvaluator ev(s, b, members, numeric::default_engine());
+    detail::Steps steps;
+    const RealisedPair p = ev.evaluate_one(0, position, &steps);
+    br.steps = std::move(steps);
+    br.cos = p.cos;
+    br.sin = p.sin;
+    br.flags = p.flags;
+    br.cos_error_ulps = error_ulps(rep.table_format, p.cos, c);
+    br.sin_error_ulps = error_ulps(rep.table_format, p.sin, sn);
+    rep.blocks.push_back(std::move(br));
+  }
+  return rep;
+}
+
+nlohmann::json to_json(const PositionReport& report) {
+  nlohmann::json j;
+  j["schedule"] = report.schedule;
+  j["realisation"] = report.realisation;
+  j["table_format"] = report.table_format.name;
+  j["position"] = report.position;
+  nlohmann::json blocks = nlohmann::json::array();
+  for (const auto& b : report.blocks) {
+    nlohmann::json jb;
+    jb["block"] = b.block;
+    jb["exact_angle"] = b.exact_angle;
+    jb["exact_angle_text"] = b.exact_angle_text;
+    jb["exact_cos"] = b.exact_cos;
+    jb["exact_sin"] = b.exact_sin;
+    nlohmann::json steps = nlohmann::json::object();
+    for (const auto& [name, v] : b.steps) steps[name] = {{"decimal", decimal(v)}, {"hex", v.to_hex()}};
+    jb["steps"] = steps;
+    jb["cos"] = {{"decimal", decimal(b.cos)}, {"hex", b.cos.to_hex()}};
+    jb["sin"] = {{"decimal", decimal(b.sin)}, {"hex", b.sin.to_hex()}};
+    auto num = [](double d) { return std::isfinite(d) ? nlohmann::json(d) : nlohmann::json(nullptr); };
+    jb["cos_error_ulps"] = num(b.cos_error_ulps);
+    jb["sin_error_ulps"] = num(b.sin_error_ulps);
+    jb["overflow"] = (b.flags & flag_overflow) != 0;
+    jb["nan"] = (b.flags & flag_nan) != 0;
+    blocks.push_back(jb);
+  }
+  j["blocks"] = blocks;
+  return j;
+}
+
+}  // namespace ropesim::attention

@@ -1,0 +1,203 @@
+#pragma once
+/// Realisations of RoPE in a finite format (THEORY §3; NUMERIC §3): how a fixed-precision
+/// model turns the exact rotation R_i = blockdiag(Rot(θ_d·i)) into a realised R̂_i.
+///
+///   r1        ideal phase, rounded output: round_F(cos θi), round_F(sin θi)   [RoPE-X Prop 4.1]
+///   r2        phase first: θ̂ = round_F(θ), î = round_F(i), φ = round_F(θ̂·î), then
+///             round_F(cos φ), round_F(sin φ)                                 [RoPE-X §2.4]
+///   r3        periodic table T_d(r) = round_F(Rot(2π a_d r/m_d)), R̂_i = T_d(i mod m_d)
+///             (rational schedules only)                                      [RoPE-X eq. 7]
+///   hf, llamacpp-cpu, llamacpp-cuda, pipeline:...   framework step lists of NUMERIC §3
+///
+/// Every rounding is correctly rounded (numeric engine semantics: the exact result rounded
+/// once into the step's format). Overflow and NaN are part of the simulation and are flagged
+/// per position; realised values are compared by bit pattern (numeric::Value::same_bits).
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "attention/schedule.hpp"
+#include "numeric/engine.hpp"
+#include "numeric/format.hpp"
+#include "numeric/rounding.hpp"
+#include "numeric/value.hpp"
+
+namespace ropesim::attention {
+
+using numeric::Format;
+using numeric::Rounding;
+using numeric::Value;
+
+/// How the coordinates of a head vector form pairs (THEORY §3 "Pairing").
+enum class PairLayout {
+  adjacent,     ///< block d rotates (x[2d], x[2d+1])                       [RoPE-X]
+  rotate_half,  ///< block d rotates (x[d], x[d + R/2]), R = rotary dim     (Hugging Face)
+};
+/// "adjacent" / "rotate_half".
+std::string_view to_string(PairLayout layout);
+/// Parses "adjacent" or "rotate_half" (also "rotate-half"). Throws InvalidArgument.
+PairLayout parse_pair_layout(std::string_view text);
+
+/// How a pipeline forms the angle of block k at position i (NUMERIC §3).
+enum class AngleRecipe {
+  product,  ///< angle = angle_fmt(inv_freq_k · t), inv_freq from β^(2k/D) (hf)
+  chained,  ///< θ ← t; θ ← θ·theta_scale once per pair (llamacpp-cpu)
+  power,    ///< angle = t · powf(theta_scale, k) (llamacpp-cuda)
+};
+/// "product" / "chained" / "power".
+std::string_view to_string(AngleRecipe recipe);
+
+/// How the realised rotation is applied to a vector (THEORY §2.1; NUMERIC §3).
+enum class RotationArithmetic {
+  /// (rnd(rnd(c·x0) - rnd(s·x1)), rnd(rnd(s·x0) + rnd(c·x1))) in the rotation format
+  /// (THEORY §2.1), then stored to the output format (no-op when equal).
+  theory,
+  /// Hugging Face eager `q·cos + rotate_half(q)·sin`: per element rnd(rnd(q·c) + rnd(q'·s)),
+  /// with q' = -x1 for the first and +x0 for the second coordinate (three roundings).
+  hf_eager,
+};
+
+/// The format of every step of a framework pipeline (NUMERIC §3). Defaults are hf's.
+struct PipelineSteps {
+  std::string name = "pipeline";  ///< "hf", "llamacpp-cpu", "llamacpp-cuda" or "pipeline"
+  AngleRecipe recipe = AngleRecipe::product;
+  Format inv_freq = Format::fp32();  ///< e_k, β^e_k, 1/p_k, llama3 scaling; theta_scale
+  Format position = Format::fp32();  ///< t = fmt(i)
+  Format angle = Format::fp32();     ///< the angle product / chain
+  Format cos_sin = Format::fp32();   ///< cos and sin of the angle
+  Format table = Format::fp32();     ///< stored (cos, sin) table: what the census compares
+  Format rotation = Format::fp32();  ///< arithmetic of the rotation
+  Format output = Format::fp32();    ///< where rotated values are stored
+  RotationArithmetic arithmetic = RotationArithmetic::hf_eager;
+};
+
+/// A realisation: r1/r2/r3 in a format F, or a pipeline with activation format A.
+struct Realisation {
+  enum class Kind { r1, r2, r3, pipeline };
+  Kind kind = Kind::r1;
+  /// F for r1-r3 (every step); the activation format A for pipelines.
+  Format format = Format::fp32();
+  /// Rounding direction of every step (THEORY §2.1 default: nearest-even).
+  Rounding rounding = Rounding::nearest_even;
+  /// Layout used by apply_rotation: adjacent for r1-r3, rotate_half for pipelines.
+  PairLayout layout = PairLayout::adjacent;
+  /// Pipelines only.
+  PipelineSteps steps;
+
+  /// Spec-like name: "r1", "r2", "r3", "hf", "llamacpp-cpu", "llamacpp-cuda", "pipeline:...".
+  std::string name() const;
+  /// The format the realised (cos, sin) live in: F for r1-r3, steps.table for pipelines.
+  const Format& table_format() const;
+};
+
+/// Parses a realisation spec with format F (r1-r3) or activation format A (pipelines):
+///   r1 | r2 | r3 | hf | llamacpp-cpu | llamacpp-cuda |
+///   pipeline:KEY=VALUE;KEY=VALUE...  keys inv_freq position angle cos_sin table rotation
+///   output (formats; `A` means the activation format), recipe=product|chained|power,
+///   arithmetic=theory|hf_eager, layout=adjacent|rotate_half. Unset keys take hf's values
+///   (fp32 steps, table/rotation/output = A).
+/// The named pipelines are exactly the NUMERIC §3 step lists:
+///   hf: all fp32 to cos/sin, table = rotation = output = A, hf_eager, rotate_half;
+///   llamacpp-cpu: chained fp32, table = rotation = fp32, output = A, theory;
+///   llamacpp-cuda: power fp32, table = rotation = fp32, output = A, theory.
+/// Throws InvalidArgument naming the bad spec and listing the accepted ones.
+Realisation parse_realisation(std::string_view spec, const Format& format,
+                              Rounding rounding = Rounding::nearest_even);
+/// One line listing the accepted realisation spellings.
+std::string realisation_spellings();
+
+/// Checks that `r` can realise `s`, else throws InvalidArgument naming the block/field:
+/// r3 needs every block rational (θ = 2πa/m); llamacpp-* need a base-β schedule without
+/// llama3 scaling (llama.cpp's rope_freqs factors are not modelled).
+void check_applicable(const Schedule& s, const Realisation& r);
+
+/// Per-position flags of a realised value (bit mask).
+enum RealisedFlag : std::uint8_t {
+  flag_overflow = 1,  ///< some step's exact result exceeded max finite (→ ±inf, or clamped)
+  flag_nan = 2,       ///< some step produced NaN (e.g. cos(+inf))
+};
+
+/// The realised (cos, sin) of one block at one position, in table_format().
+struct RealisedPair {
+  Value cos;
+  Value sin;
+  std::uint8_t flags = 0;  ///< RealisedFlag bits
+};
+
+/// The realised rotation R̂_i at one position: one pair per rotary block (unrotated pairs
+/// are the identity and are not stored), plus how it is applied.
+struct RealisedRotation {
+  std::uint64_t position = 0;
+  std::vector<RealisedPair> blocks;
+  std::size_t unrotated_pairs = 0;
+  Format rotation_format = Format::fp32();  ///< arithmetic format of apply_rotation
+  Format output_format = Format::fp32();    ///< store format of apply_rotation
+  RotationArithmetic arithmetic = RotationArithmetic::theory;
+  Rounding rounding = Rounding::nearest_even;
+  /// OR of all blocks' flags.
+  std::uint8_t flags() const;
+};
+
+/// R̂_i for one position i (0-based). Throws InvalidArgument if !applicable (see
+/// check_applicable).
+RealisedRotation realise(const Schedule& s, const Realisation& r, std::uint64_t position);
+
+/// Streams one block over positions [begin, end): out[k] = realised pair at begin + k.
+/// `block` is a 0-based index into s.blocks. Throws InvalidArgument if not applicable or the
+/// block index is out of range. Cost: per-block constants once, then per position.
+std::vector<RealisedPair> realise_block(const Schedule& s, const Realisation& r,
+                                        std::size_t block, std::uint64_t begin,
+                                        std::uint64_t end);
+
+/// Applies R̂_i to x (length rot.blocks.size()·2 + 2·unrotated_pairs, values of the
+/// activation format) with `layout`: each rotary pair with the arithmetic of `rot` (THEORY §2.1
+/// or hf eager; inputs converted to rotation_format first, results stored to output_format),
+/// unrotated coordinates copied unchanged. With nearest rounding both layouts give the same
+/// values up to the coordinate permutation. Throws InvalidArgument on a length mismatch.
+std::vector<Value> apply_rotation(const RealisedRotation& rot, std::span<const Value> x,
+                                  PairLayout layout,
+                                  const numeric::Engine& engine = numeric::default_engine());
+
+/// One block of a single-position report (GPT-NeoX #1003 style; NUMERIC §4).
+struct BlockReport {
+  std::size_t block = 0;                ///< 0-based block index
+  std::string exact_angle_text;         ///< θ_d·i exactly, e.g. "1857*10000^(-1/16)"
+  double exact_angle = 0;               ///< θ_d·i, nearest double (radians)
+  double exact_cos = 0, exact_sin = 0;  ///< cos, sin of the exact angle, nearest double
+  /// Intermediate realised values by step name, in computation order: r2 "theta_hat",
+  /// "i_hat", "phi"; pipelines "inv_freq" (product recipe) or "theta_scale" (chained, power),
+  /// "t", "angle", then "cos_fp"/"sin_fp" (cos/sin in the cos_sin format, before the table
+  /// cast). r1/r3 form no angle in F: no steps. Dropped (θ = 0) pipeline blocks: only
+  /// "cos_fp"/"sin_fp".
+  std::vector<std::pair<std::string, Value>> steps;
+  Value cos, sin;                       ///< realised, table format
+  /// (realised - exact) / ulp_F(round_F(exact)) in the table format, ulp by
+  /// numeric::ulp_exponent; NaN when the realised value is not finite.
+  double cos_error_ulps = 0, sin_error_ulps = 0;
+  std::uint8_t flags = 0;
+};
+
+/// Everything about R̂_I at one position I: per block the exact angle, cos and sin next to
+/// the realised ones and the error in ulps. E.g. r2 at fp16 on conventional:base=10000,dim=32
+/// at I = 1857, block 1 (the second frequency) shows exact angle ≈ 1044.27, φ = 1045, and
+/// cos off by ≈ 0.78 (GPT-NeoX #1003, NUMERIC §4).
+struct PositionReport {
+  std::string schedule;
+  std::string realisation;
+  Format table_format;
+  std::uint64_t position = 0;
+  std::vector<BlockReport> blocks;
+};
+
+/// Builds the report of position `position`. Throws InvalidArgument like realise().
+PositionReport query_position(const Schedule& s, const Realisation& r, std::uint64_t position);
+
+/// The report as JSON (values as decimal and hex strings). Does not print.
+nlohmann::json to_json(const PositionReport& report);
+
+}  // namespace ropesim::attention

@@ -1,0 +1,483 @@
+#include "attention/schedule.hpp"
+
+#include <algorithm>
+#include <mutex>
+#include <sstream>
+
+#include "numeric/error.hpp"
+#include "numeric/exact.hpp"
+
+namespace ropesim::attention {
+
+namespace detail {
+extern const std::string_view embedded_models_json;
+}
+
+namespace {
+
+/// JSON SAX handler that keeps floating-point literals as their source text (so that the
+/// presets' numbers are read exactly, never through double).
+class ExactNumberSax {
+ public:
+  using json = nlohmann::json;
+  using number_integer_t = json::number_integer_t;
+  using number_unsigned_t = json::number_unsigned_t;
+  using number_float_t = json::number_float_t;
+  using string_t = json::string_t;
+  using binary_t = json::binary_t;
+
+  json root;
+
+  bool null() { return put(json(nullptr)); }
+  bool boolean(bool v) { return put(json(v)); }
+  bool number_integer(number_integer_t v) { return put(json(v)); }
+  bool number_unsigned(number_unsigned_t v) { return put(json(v)); }
+  bool number_float(number_float_t, const string_t& text) {
+    return put(json{{"$decimal", text}});
+  }
+  bool string(string_t& v) { return put(json(v)); }
+  bool binary(binary_t&) { return false; }
+  bool start_object(std::size_t) { return open(json::object()); }
+  bool key(string_t& k) {
+    key_ = k;
+    return true;
+  }
+  bool end_object() { return close(); }
+  bool start_array(std::size_t) { return open(json::array()); }
+  bool end_array() { return close(); }
+  bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& e) {
+    throw InvalidArgument("embedded models.json: parse error at byte " +
+                          std::to_string(position) + ": " + e.what());
+  }
+
+ private:
+  std::vector<json*> stack_;
+  std::string key_;
+
+  json* insert(json v) {
+    if (stack_.empty()) {
+      root = std::move(v);
+      return &root;
+    }
+    json& top = *stack_.back();
+    if (top.is_array()) {
+      top.push_back(std::move(v));
+      return &top.back();
+    }
+    top[key_] = std::move(v);
+    return &top[key_];
+  }
+  bool put(json v) {
+    insert(std::move(v));
+    return true;
+  }
+  bool open(json v) {
+    stack_.push_back(insert(std::move(v)));
+    return true;
+  }
+  bool close() {
+    stack_.pop_back();
+    return true;
+  }
+};
+
+mpq_class exact_number(const nlohmann::json& j, std::string_view what) {
+  if (j.is_object() && j.contains("$decimal")) {
+    return numeric::parse_decimal_exact(j["$decimal"].get<std::string>(), what);
+  }
+  if (j.is_number_unsigned()) return mpq_class(mpz_class(std::to_string(j.get<std::uint64_t>())));
+  if (j.is_number_integer()) return mpq_class(mpz_class(std::to_string(j.get<std::int64_t>())));
+  throw InvalidArgument("embedded models.json: " + std::string(what) + " is not a number");
+}
+
+std::uint64_t exact_count(const nlohmann::json& j, std::string_view what) {
+  mpq_class q = exact_number(j, what);
+  if (q.get_den() != 1 || q < 0 || !q.get_num().fits_ulong_p()) {
+    throw InvalidArgument("embedded models.json: " + std::string(what) +
+                          " must be a non-negative integer, got " + q.get_str());
+  }
+  return q.get_num().get_ui();
+}
+
+std::vector<ModelPreset> load_presets() {
+  ExactNumberSax sax;
+  nlohmann::json::sax_parse(detail::embedded_models_json, &sax);
+  std::vector<ModelPreset> out;
+  for (const auto& m : sax.root.at("models")) {
+    ModelPreset p;
+    p.name = m.at("name").get<std::string>();
+    p.rope_theta = exact_number(m.at("rope_theta"), "rope_theta");
+    p.head_dim = exact_count(m.at("head_dim"), "head_dim");
+    if (m.contains("partial_rotary_factor")) {
+      p.partial_rotary_factor = exact_number(m.at("partial_rotary_factor"), "partial_rotary_factor");
+    }
+    p.max_position_embeddings = exact_count(m.at("max_position_embeddings"), "max_position_embeddings");
+    if (m.contains("rope_scaling")) {
+      const auto& s = m.at("rope_scaling");
+      const std::string type = s.at("rope_type").get<std::string>();
+      if (type != "llama3") {
+        throw InvalidArgument("embedded models.json: model " + p.name + " has rope_type '" +
+                              type + "'; accepted: llama3");
+      }
+      Llama3Scaling l;
+      l.factor = exact_number(s.at("factor"), "factor");
+      l.low_freq_factor = exact_number(s.at("low_freq_factor"), "low_freq_factor");
+      l.high_freq_factor = exact_number(s.at("high_freq_factor"), "high_freq_factor");
+      l.original_max_position_embeddings =
+          exact_number(s.at("original_max_position_embeddings"), "original_max_position_embeddings");
+      p.llama3 = l;
+    }
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+std::string join(const std::vector<std::string>& v, const char* sep) {
+  std::string s;
+  for (std::size_t k = 0; k < v.size(); ++k) {
+    if (k) s += sep;
+    s += v[k];
+  }
+  return s;
+}
+
+[[noreturn]] void bad_spec(std::string_view spec, const std::string& problem) {
+  throw InvalidArgument("bad schedule '" + std::string(spec) + "': " + problem +
+                        "; accepted: " + schedule_spellings());
+}
+
+std::vector<std::string> split(std::string_view s, char sep) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (true) {
+    auto k = s.find(sep, start);
+    out.emplace_back(s.substr(start, k == std::string_view::npos ? s.npos : k - start));
+    if (k == std::string_view::npos) break;
+    start = k + 1;
+  }
+  return out;
+}
+
+std::string text_of(const mpq_class& q) { return q.get_str(); }
+
+RotaryBlock block(std::size_t index, ExactReal theta) {
+  RotaryBlock b;
+  b.index = index;
+  b.frequency_index = index;
+  if (theta.is_zero()) b.turn = RationalTurn{0, 1};
+  b.theta = std::move(theta);
+  return b;
+}
+
+void finish(Schedule& s) {
+  s.rotary_dim = 2 * s.blocks.size();
+  s.head_dim = s.dimension();
+}
+
+std::size_t checked_dim(const mpq_class& d, const char* what) {
+  if (d.get_den() != 1 || d < 2 || d > 1'000'000 || d.get_num().get_ui() % 2 != 0) {
+    throw InvalidArgument(std::string(what) + " must be an even integer in 2..1000000, got " +
+                          d.get_str());
+  }
+  return d.get_num().get_ui();
+}
+
+}  // namespace
+
+bool Schedule::is_rational() const {
+  return std::all_of(blocks.begin(), blocks.end(), [](const RotaryBlock& b) { return b.turn.has_value(); });
+}
+
+const std::vector<ModelPreset>& model_presets() {
+  static const std::vector<ModelPreset> presets = load_presets();
+  return presets;
+}
+
+std::vector<std::string> model_preset_names() {
+  std::vector<std::string> names;
+  for (const auto& p : model_presets()) names.push_back(p.name);
+  return names;
+}
+
+std::string_view models_json_text() { return detail::embedded_models_json; }
+
+std::string schedule_spellings() {
+  return "conventional:base=B,dim=D | single:g=G | periodic:m=M1,M2,... | "
+         "periodic:A1/M1,A2/M2,... | partial:base=B,dim=D,factor=F | prope:base=B,dim=D,p=P | "
+         "a model preset (" + join(model_preset_names(), ", ") + ")";
+}
+
+Schedule conventional_schedule(const mpq_class& base, std::size_t dim) {
+  if (base <= 0) throw InvalidArgument("base must be > 0, got " + base.get_str());
+  if (dim < 2 || dim % 2 != 0) {
+    throw InvalidArgument("dim must be an even integer ≥ 2, got " + std::to_string(dim));
+  }
+  Schedule s;
+  s.kind = "conventional";
+  s.spec = "conventional:base=" + text_of(base) + ",dim=" + std::to_string(dim);
+  for (std::size_t k = 0; k < dim / 2; ++k) {
+    mpq_class e(-2 * static_cast<long>(k), static_cast<long>(dim));
+    e.canonicalize();
+    s.blocks.push_back(block(k, ExactReal::power(base, e)));
+  }
+  s.base = base;
+  s.exponent_dim = dim;
+  finish(s);
+  return s;
+}
+
+Schedule single_schedule(const mpq_class& g) {
+  Schedule s;
+  s.kind = "single";
+  s.spec = "single:g=" + text_of(g);
+  s.blocks.push_back(block(0, ExactReal::rational(g)));
+  finish(s);
+  return s;
+}
+
+Schedule periodic_schedule(const std::vector<RationalTurn>& turns) {
+  if (turns.empty()) throw InvalidArgument("periodic schedule needs at least one a/m");
+  Schedule s;
+  s.kind = "periodic";
+  s.spec = "periodic:";
+  for (std::size_t k = 0; k < turns.size(); ++k) {
+    const auto& t = turns[k];
+    if (t.m < 1) {
+      throw InvalidArgument("periodic schedule: m must be ≥ 1, got " + t.m.get_str());
+    }
+    mpq_class frac(t.a, t.m);
+    frac.canonicalize();
+    RotaryBlock b = block(k, ExactReal::pi_times(2 * frac));
+    mpz_class a = frac.get_num() % frac.get_den();
+    if (a < 0) a += frac.get_den();
+    b.turn = RationalTurn{a, frac.get_den()};
+    s.blocks.push_back(std::move(b));
+    if (k) s.spec += ",";
+    s.spec += t.a.get_str();
+    s.spec += "/";
+    s.spec += t.m.get_str();
+  }
+  finish(s);
+  return s;
+}
+
+Schedule partial_schedule(const mpq_class& base, std::size_t dim, const mpq_class& factor) {
+  if (factor <= 0 || factor > 1) {
+    throw InvalidArgument("partial rotary factor must be in (0, 1], got " + factor.get_str());
+  }
+  if (dim < 2 || dim % 2 != 0) {
+    throw InvalidArgument("dim must be an even integer ≥ 2, got " + std::to_string(dim));
+  }
+  mpq_class rd = factor * static_cast<long>(dim);
+  mpz_class rotary = rd.get_num() / rd.get_den();  // floor, as Hugging Face's int(dim·factor)
+  if (rotary < 2 || rotary % 2 != 0) {
+    throw InvalidArgument("partial rotary: floor(dim·factor) = floor(" + std::to_string(dim) +
+                          "·" + factor.get_str() + ") = " + rotary.get_str() +
+                          " must be even and ≥ 2");
+  }
+  const std::size_t rotary_dim = rotary.get_ui();
+  Schedule s = conventional_schedule(base, rotary_dim);
+  s.kind = "partial";
+  s.spec = "partial:base=" + text_of(base) + ",dim=" + std::to_string(dim) +
+           ",factor=" + text_of(factor);
+  s.unrotated_pairs = (dim - rotary_dim) / 2;
+  s.partial_rotary_factor = factor;
+  finish(s);
+  return s;
+}
+
+Schedule prope_schedule(const mpq_class& base, std::size_t dim, const mpq_class& p) {
+  if (p < 0 || p > 1) throw InvalidArgument("p-RoPE p must be in [0, 1], got " + p.get_str());
+  Schedule s = conventional_schedule(base, dim);
+  s.kind = "prope";
+  s.spec = "prope:base=" + text_of(base) + ",dim=" + std::to_string(dim) + ",p=" + text_of(p);
+  // RRWG's implementation: rope_angles = int(p · dim // 2) highest frequencies kept.
+  mpq_class kept_q = p * static_cast<long>(dim) / 2;
+  const std::size_t kept = mpz_class(kept_q.get_num() / kept_q.get_den()).get_ui();
+  for (std::size_t k = kept; k < s.blocks.size(); ++k) {
+    s.blocks[k].theta = ExactReal();
+    s.blocks[k].turn = RationalTurn{0, 1};
+    s.blocks[k].dropped = true;
+  }
+  s.prope_p = p;
+  return s;
+}
+
+Schedule apply_llama3_scaling(Schedule s, const Llama3Scaling& l) {
+  if (l.factor <= 0 || l.high_freq_factor == l.low_freq_factor ||
+      l.original_max_position_embeddings <= 0 || l.low_freq_factor <= 0 ||
+      l.high_freq_factor <= 0) {
+    throw InvalidArgument(
+        "llama3 scaling needs factor > 0, low_freq_factor > 0, high_freq_factor > 0, "
+        "high_freq_factor ≠ low_freq_factor, original_max_position_embeddings > 0");
+  }
+  const mpq_class& L = l.original_max_position_embeddings;
+  const ExactReal two_pi = ExactReal::pi_times(2);
+  for (auto& b : s.blocks) {
+    if (b.theta.is_zero()) continue;
+    const ExactReal& theta = b.theta;
+    // wavelen = 2π/θ; low = L/low_ff; high = L/high_ff (θ > 0).
+    // wavelen > low  ⟺  2π·low_ff > L·θ;   wavelen < high  ⟺  2π·high_ff < L·θ.
+    const ExactReal Ltheta = ExactReal::rational(L) * theta;
+    if (compare(ExactReal::pi_times(2 * l.low_freq_factor), Ltheta) > 0) {
+      b.theta = theta * ExactReal::rational(1 / l.factor);
+    } else if (compare(ExactReal::pi_times(2 * l.high_freq_factor), Ltheta) < 0) {
+      // high-frequency band: unchanged
+    } else {
+      // smooth = (L/wavelen - low_ff)/(high_ff - low_ff), L/wavelen = L·θ/(2π)
+      const ExactReal smooth = (Ltheta / two_pi - ExactReal::rational(l.low_freq_factor)) *
+                               ExactReal::rational(1 / (l.high_freq_factor - l.low_freq_factor));
+      b.theta = (ExactReal::rational(1) - smooth) * theta * ExactReal::rational(1 / l.factor) +
+                smooth * theta;
+    }
+    b.turn.reset();
+  }
+  s.llama3 = l;
+  return s;
+}
+
+Schedule preset_schedule(std::string_view name) {
+  for (const auto& p : model_presets()) {
+    if (p.name != name) continue;
+    Schedule s = p.partial_rotary_factor < 1
+                     ? partial_schedule(p.rope_theta, p.head_dim, p.partial_rotary_factor)
+                     : conventional_schedule(p.rope_theta, p.head_dim);
+    if (p.llama3) s = apply_llama3_scaling(std::move(s), *p.llama3);
+    s.kind = "preset";
+    s.spec = p.name;
+    s.partial_rotary_factor = p.partial_rotary_factor;
+    s.max_position_embeddings = p.max_position_embeddings;
+    return s;
+  }
+  throw InvalidArgument("unknown model preset '" + std::string(name) +
+                        "'; accepted: " + join(model_preset_names(), ", "));
+}
+
+Schedule parse_schedule(std::string_view spec) {
+  const auto colon = spec.find(':');
+  if (colon == std::string_view::npos) {
+    for (const auto& p : model_presets()) {
+      if (p.name == spec) return preset_schedule(spec);
+    }
+    bad_spec(spec, "unknown schedule or preset name");
+  }
+  const std::string kind(spec.substr(0, colon));
+  const std::string_view rest = spec.substr(colon + 1);
+  try {
+    if (kind == "periodic") {
+      std::vector<RationalTurn> turns;
+      if (rest.substr(0, 2) == "m=") {
+        for (const auto& item : split(rest.substr(2), ',')) {
+          mpq_class m = numeric::parse_decimal_exact(item, "m");
+          if (m.get_den() != 1 || m < 1) bad_spec(spec, "m must be an integer ≥ 1, got '" + item + "'");
+          turns.push_back({1, m.get_num()});
+        }
+      } else {
+        for (const auto& item : split(rest, ',')) {
+          auto slash = item.find('/');
+          if (slash == std::string::npos) bad_spec(spec, "expected a/m, got '" + item + "'");
+          mpq_class a = numeric::parse_decimal_exact(item.substr(0, slash), "a");
+          mpq_class m = numeric::parse_decimal_exact(item.substr(slash + 1), "m");
+          if (a.get_den() != 1 || m.get_den() != 1 || m < 1) {
+            bad_spec(spec, "a/m needs integers with m ≥ 1, got '" + item + "'");
+          }
+          turns.push_back({a.get_num(), m.get_num()});
+        }
+      }
+      return periodic_schedule(turns);
+    }
+    // key=value lists
+    std::vector<std::pair<std::string, std::string>> kv;
+    for (const auto& item : split(rest, ',')) {
+      auto eq = item.find('=');
+      if (eq == std::string::npos) bad_spec(spec, "expected key=value, got '" + item + "'");
+      kv.emplace_back(item.substr(0, eq), item.substr(eq + 1));
+    }
+    auto take = [&](const char* key) -> mpq_class {
+      for (auto it = kv.begin(); it != kv.end(); ++it) {
+        if (it->first == key) {
+          mpq_class v = numeric::parse_decimal_exact(it->second, key);
+          kv.erase(it);
+          return v;
+        }
+      }
+      bad_spec(spec, std::string("missing ") + key + "=");
+    };
+    auto done = [&]() {
+      if (!kv.empty()) bad_spec(spec, "unexpected key '" + kv.front().first + "'");
+    };
+    Schedule s;
+    if (kind == "conventional") {
+      mpq_class base = take("base");
+      std::size_t dim = checked_dim(take("dim"), "dim");
+      done();
+      s = conventional_schedule(base, dim);
+    } else if (kind == "single") {
+      mpq_class g = take("g");
+      done();
+      s = single_schedule(g);
+    } else if (kind == "partial") {
+      mpq_class base = take("base");
+      std::size_t dim = checked_dim(take("dim"), "dim");
+      mpq_class factor = take("factor");
+      done();
+      s = partial_schedule(base, dim, factor);
+    } else if (kind == "prope") {
+      mpq_class base = take("base");
+      std::size_t dim = checked_dim(take("dim"), "dim");
+      mpq_class p = take("p");
+      done();
+      s = prope_schedule(base, dim, p);
+    } else {
+      bad_spec(spec, "unknown kind '" + kind + "'");
+    }
+    return s;
+  } catch (const InvalidArgument& e) {
+    const std::string what = e.what();
+    if (what.rfind("bad schedule", 0) == 0) throw;
+    bad_spec(spec, what);
+  }
+}
+
+nlohmann::json to_json(const Schedule& s) {
+  nlohmann::json j;
+  j["spec"] = s.spec;
+  j["kind"] = s.kind;
+  j["head_dim"] = s.head_dim;
+  j["rotary_dim"] = s.rotary_dim;
+  j["rotary_blocks"] = s.blocks.size();
+  j["unrotated_pairs"] = s.unrotated_pairs;
+  j["base"] = s.base ? nlohmann::json(s.base->get_str()) : nlohmann::json(nullptr);
+  j["exponent_dim"] = s.exponent_dim ? nlohmann::json(*s.exponent_dim) : nlohmann::json(nullptr);
+  j["partial_rotary_factor"] = s.partial_rotary_factor
+                                   ? nlohmann::json(s.partial_rotary_factor->get_str())
+                                   : nlohmann::json(nullptr);
+  j["prope_p"] = s.prope_p ? nlohmann::json(s.prope_p->get_str()) : nlohmann::json(nullptr);
+  if (s.llama3) {
+    j["llama3"] = {{"factor", s.llama3->factor.get_str()},
+                   {"low_freq_factor", s.llama3->low_freq_factor.get_str()},
+                   {"high_freq_factor", s.llama3->high_freq_factor.get_str()},
+                   {"original_max_position_embeddings",
+                    s.llama3->original_max_position_embeddings.get_str()}};
+  } else {
+    j["llama3"] = nullptr;
+  }
+  j["max_position_embeddings"] = s.max_position_embeddings
+                                     ? nlohmann::json(*s.max_position_embeddings)
+                                     : nlohmann::json(nullptr);
+  nlohmann::json blocks = nlohmann::json::array();
+  for (const auto& b : s.blocks) {
+    nlohmann::json jb;
+    jb["index"] = b.index;
+    jb["theta"] = b.theta.to_string();
+    jb["theta_double"] = b.theta.to_double();
+    jb["turn"] = b.turn ? nlohmann::json(b.turn->a.get_str() + "/" + b.turn->m.get_str())
+                        : nlohmann::json(nullptr);
+    jb["dropped"] = b.dropped;
+    blocks.push_back(jb);
+  }
+  j["blocks"] = blocks;
+  return j;
+}
+
+}  // namespace ropesim::attention

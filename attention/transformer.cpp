@@ -1,0 +1,1214 @@
+// The F-transformer (THEORY §2, §2.1). See transformer.hpp for the contracts.
+#include "attention/transformer.hpp"
+
+#include <mpfr.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <set>
+#include <tuple>
+#include <utility>
+
+#include "numeric/error.hpp"
+#include "numeric/format_properties.hpp"
+
+namespace ropesim::attention {
+
+namespace {
+
+std::string join(const std::vector<std::string>& items, std::string_view sep) {
+  std::string out;
+  for (std::size_t k = 0; k < items.size(); ++k) {
+    if (k) out += sep;
+    out += items[k];
+  }
+  return out;
+}
+
+bool is_binary64(const Format& f) {
+  return f.kind == Format::Kind::floating && f.precision == 53 && f.emin == -1022 &&
+         f.emax == 1023 && f.subnormals && f.has_infinity && f.has_nan &&
+         f.reserved_top_codes == 0;
+}
+
+Value from_double(double d) { return Value::from_double_exact(d); }
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Enums
+// ---------------------------------------------------------------------------------------------
+
+std::string_view to_string(Summation summation) {
+  switch (summation) {
+    case Summation::sequential: return "sequential";
+    case Summation::pairwise: return "pairwise";
+    case Summation::wide_accumulator: return "wide-accumulator";
+    case Summation::exact: return "exact";
+  }
+  return "?";
+}
+
+Summation parse_summation(std::string_view text) {
+  if (text == "sequential") return Summation::sequential;
+  if (text == "pairwise") return Summation::pairwise;
+  if (text == "wide-accumulator" || text == "wide_accumulator" || text == "wide") {
+    return Summation::wide_accumulator;
+  }
+  if (text == "exact") return Summation::exact;
+  throw InvalidArgument("unknown summation '" + std::string(text) +
+                        "'; accepted: sequential, pairwise, wide-accumulator, exact");
+}
+
+std::string_view to_string(SoftmaxVariant variant) {
+  switch (variant) {
+    case SoftmaxVariant::stable: return "stable";
+    case SoftmaxVariant::no_max_subtraction: return "no-max-subtraction";
+    case SoftmaxVariant::online: return "online";
+  }
+  return "?";
+}
+
+SoftmaxVariant parse_softmax_variant(std::string_view text) {
+  if (text == "stable") return SoftmaxVariant::stable;
+  if (text == "no-max-subtraction" || text == "no_max_subtraction" || text == "no-max") {
+    return SoftmaxVariant::no_max_subtraction;
+  }
+  if (text == "online" || text == "flash") return SoftmaxVariant::online;
+  throw InvalidArgument("unknown softmax '" + std::string(text) +
+                        "'; accepted: stable, no-max-subtraction, online");
+}
+
+std::string_view to_string(NormPlacement placement) {
+  return placement == NormPlacement::post ? "post" : "pre";
+}
+
+NormPlacement parse_norm_placement(std::string_view text) {
+  if (text == "post") return NormPlacement::post;
+  if (text == "pre") return NormPlacement::pre;
+  throw InvalidArgument("unknown layer norm placement '" + std::string(text) +
+                        "'; accepted: post, pre");
+}
+
+std::string_view to_string(Masking masking) {
+  return masking == Masking::strict ? "strict" : "non-strict";
+}
+
+Masking parse_masking(std::string_view text) {
+  if (text == "strict") return Masking::strict;
+  if (text == "non-strict" || text == "non_strict") return Masking::non_strict;
+  throw InvalidArgument("unknown masking '" + std::string(text) +
+                        "'; accepted: strict, non-strict");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Policy and arithmetic
+// ---------------------------------------------------------------------------------------------
+
+const numeric::Engine& EvaluationPolicy::arithmetic_engine() const {
+  return engine ? *engine : numeric::default_engine();
+}
+
+const Format& EvaluationPolicy::running_format() const {
+  return summation == Summation::wide_accumulator ? accumulator : format;
+}
+
+Arithmetic::Arithmetic(const Format& format, Rounding rounding, const numeric::Engine& engine)
+    : format_(format), rounding_(rounding), engine_(&engine) {
+  native_ = is_binary64(format) && rounding == Rounding::nearest_even;
+  // NUMERIC §2: + − × ÷ through binary64 are innocuous for p ≤ 26 (÷, ×) and p ≤ 26 (+, −:
+  // 53 ≥ 2p + 1), √ for p ≤ 25 (53 ≥ 2p + 2); results in F's subnormal range are exact sums
+  // or single roundings of exact doubles. Checked bit for bit against MPFR in the tests.
+  fast_ = native_ ||
+          (format.kind == Format::Kind::floating && format.fits_double() && format.subnormals &&
+           format.has_infinity && format.has_nan && format.reserved_top_codes == 0 &&
+           rounding == Rounding::nearest_even && format.precision <= 25);
+  if (fast_ && !native_) {
+    max_finite_ = std::ldexp(2.0 - std::ldexp(1.0, 1 - format.precision), format.emax);
+  }
+}
+
+Arithmetic::Arithmetic(const EvaluationPolicy& policy)
+    : Arithmetic(policy.format, policy.rounding, policy.arithmetic_engine()) {}
+
+Value Arithmetic::round_double(double x) const {
+  if (native_ || std::isnan(x) || std::isinf(x) || x == 0.0) return from_double(x);
+  int e = 0;
+  std::frexp(x, &e);  // |x| = m·2^e, m ∈ [1/2, 1): IEEE exponent e - 1
+  const int exponent = std::max(e - 1, format_.emin);
+  const int quantum = exponent - (format_.precision - 1);
+  // Scaling by powers of two is exact here (F lies inside binary64's range); nearbyint rounds
+  // to nearest, ties to even (the default floating-point environment).
+  const double r = std::ldexp(std::nearbyint(std::ldexp(x, -quantum)), quantum);
+  if (std::fabs(r) > max_finite_) return from_double(std::copysign(HUGE_VAL, x));
+  return from_double(r);
+}
+
+Value Arithmetic::add(const Value& a, const Value& b) const {
+  if (fast_ && !a.is_wide() && !b.is_wide()) return round_double(a.narrow() + b.narrow());
+  return engine_->add(format_, a, b, rounding_);
+}
+
+Value Arithmetic::sub(const Value& a, const Value& b) const {
+  if (fast_ && !a.is_wide() && !b.is_wide()) return round_double(a.narrow() - b.narrow());
+  return engine_->sub(format_, a, b, rounding_);
+}
+
+Value Arithmetic::mul(const Value& a, const Value& b) const {
+  if (fast_ && !a.is_wide() && !b.is_wide()) return round_double(a.narrow() * b.narrow());
+  return engine_->mul(format_, a, b, rounding_);
+}
+
+Value Arithmetic::div(const Value& a, const Value& b) const {
+  if (fast_ && !a.is_wide() && !b.is_wide()) return round_double(a.narrow() / b.narrow());
+  return engine_->div(format_, a, b, rounding_);
+}
+
+Value Arithmetic::sqrt(const Value& a) const {
+  if (fast_ && !a.is_wide()) return round_double(std::sqrt(a.narrow()));
+  return engine_->sqrt(format_, a, rounding_);
+}
+
+Value Arithmetic::exp(const Value& a) const { return engine_->exp(format_, a, rounding_); }
+
+Value Arithmetic::negate(const Value& a) const {
+  if (!a.is_wide()) return from_double(-a.narrow());
+  mpfr_t x;
+  mpfr_init2(x, mpfr_get_prec(a.wide()));
+  mpfr_neg(x, a.wide(), MPFR_RNDN);
+  Value r = Value::from_mpfr_exact(x);
+  mpfr_clear(x);
+  return r;
+}
+
+Value Arithmetic::max(const Value& a, const Value& b) const {
+  if (a.is_nan()) return a;
+  if (b.is_nan()) return b;
+  const int c = numeric::compare(a, b);
+  if (c == 0) return a.sign_bit() ? b : a;  // max(-0, +0) = +0
+  return c > 0 ? a : b;
+}
+
+Value Arithmetic::relu(const Value& a) const {
+  if (a.is_nan()) return a;
+  return numeric::compare(a, zero()) > 0 ? a : zero();
+}
+
+Value Arithmetic::convert(const Value& a) const {
+  if (fast_ && !a.is_wide()) return round_double(a.narrow());
+  return engine_->convert(format_, a, rounding_);
+}
+
+Value Arithmetic::from_rational(const mpq_class& q) const {
+  if (fast_ && !native_) {
+    // Exact when q is a double; otherwise fall back to the engine (one rounding).
+    const double d = q.get_d();
+    if (std::isfinite(d) && mpq_class(d) == q) return round_double(d);
+  }
+  return engine_->from_rational(format_, q, rounding_);
+}
+
+Value Arithmetic::zero() const { return Value(); }
+
+Value Arithmetic::one() const { return convert(from_double(1.0)); }
+
+mpq_class exact_rational(const Value& v) {
+  if (!v.is_finite()) {
+    throw InvalidArgument("exact_rational: " + v.to_decimal() + " is not a finite number");
+  }
+  if (!v.is_wide()) return mpq_class(v.narrow());
+  mpq_class q;
+  mpfr_get_q(q.get_mpq_t(), v.wide());
+  return q;
+}
+
+std::string exact_decimal(const Value& v) {
+  if (v.is_nan()) return "nan";
+  if (v.is_inf()) return v.sign_bit() ? "-inf" : "inf";
+  if (v.is_zero()) return v.sign_bit() ? "-0" : "0";
+  const mpq_class q = exact_rational(v);
+  const bool negative = q < 0;
+  mpz_class num = abs(q.get_num());
+  const mpz_class den = q.get_den();
+  // den = 2^k: q = num·5^k / 10^k.
+  const std::size_t k = mpz_sizeinbase(den.get_mpz_t(), 2) - 1;
+  mpz_class five_k;
+  mpz_ui_pow_ui(five_k.get_mpz_t(), 5, k);
+  const mpz_class n = num * five_k;
+  std::string digits = n.get_str();
+  std::string out;
+  long exponent10 = -static_cast<long>(k);  // value = digits · 10^exponent10
+  if (k == 0) {
+    // An integer: strip trailing zeros into an exponent only when there are many.
+    std::size_t zeros = 0;
+    while (zeros + 1 < digits.size() && digits[digits.size() - 1 - zeros] == '0') ++zeros;
+    if (zeros < 6) {
+      out = digits;
+    } else {
+      digits.resize(digits.size() - zeros);
+      exponent10 = static_cast<long>(zeros);
+      const long e = static_cast<long>(digits.size()) - 1 + exponent10;
+      out = digits.substr(0, 1) + (digits.size() > 1 ? "." + digits.substr(1) : "") + "e" +
+            std::to_string(e);
+    }
+  } else {
+    const long len = static_cast<long>(digits.size());
+    const long leading_zeros = static_cast<long>(k) - len;  // zeros after the point
+    if (leading_zeros < 0) {
+      out = digits.substr(0, static_cast<std::size_t>(len - static_cast<long>(k))) + "." +
+            digits.substr(static_cast<std::size_t>(len - static_cast<long>(k)));
+    } else if (leading_zeros <= 5) {
+      out = "0." + std::string(static_cast<std::size_t>(leading_zeros), '0') + digits;
+    } else {
+      const long e = len - 1 + exponent10;
+      out = digits.substr(0, 1) + (digits.size() > 1 ? "." + digits.substr(1) : "") + "e" +
+            std::to_string(e);
+    }
+  }
+  return negative ? "-" + out : out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sums and dot products (THEORY §2.1)
+// ---------------------------------------------------------------------------------------------
+
+namespace {
+
+Value special(const Arithmetic& f, double d) { return f.convert(from_double(d)); }
+
+Value sequential_sum(std::span<const Value> t, const Arithmetic& f) {
+  if (t.empty()) return f.zero();
+  Value acc = t[0];
+  for (std::size_t k = 1; k < t.size(); ++k) acc = f.add(acc, t[k]);
+  return acc;
+}
+
+Value pairwise_sum(std::span<const Value> t, const Arithmetic& f) {
+  if (t.empty()) return f.zero();
+  if (t.size() == 1) return t[0];
+  const std::size_t m = t.size() / 2;
+  return f.add(pairwise_sum(t.subspan(0, m), f), pairwise_sum(t.subspan(m), f));
+}
+
+/// Exact Σ_k a_k·b_k (+ bias) rounded once into F, with IEEE special-value rules.
+class ExactAccumulator {
+ public:
+  void add_product(const Value& a, const Value& b) {
+    if (a.is_nan() || b.is_nan()) {
+      nan_ = true;
+      return;
+    }
+    const bool negative = a.sign_bit() != b.sign_bit();
+    if (a.is_inf() || b.is_inf()) {
+      if (a.is_zero() || b.is_zero()) {
+        nan_ = true;
+      } else {
+        (negative ? minus_inf_ : plus_inf_) = true;
+      }
+      return;
+    }
+    any_ = true;
+    if (a.is_zero() || b.is_zero()) {
+      all_negative_zero_ = all_negative_zero_ && negative;
+      return;
+    }
+    all_negative_zero_ = false;
+    sum_ += exact_rational(a) * exact_rational(b);
+  }
+  void add_term(const Value& a) {
+    if (a.is_nan()) {
+      nan_ = true;
+      return;
+    }
+    if (a.is_inf()) {
+      (a.sign_bit() ? minus_inf_ : plus_inf_) = true;
+      return;
+    }
+    any_ = true;
+    if (a.is_zero()) {
+      all_negative_zero_ = all_negative_zero_ && a.sign_bit();
+      return;
+    }
+    all_negative_zero_ = false;
+    sum_ += exact_rational(a);
+  }
+  Value result(const Arithmetic& f) const {
+    if (nan_ || (plus_inf_ && minus_inf_)) return f.sub(special(f, HUGE_VAL), special(f, HUGE_VAL));
+    if (plus_inf_) return special(f, HUGE_VAL);
+    if (minus_inf_) return special(f, -HUGE_VAL);
+    if (sum_ == 0) {
+      const bool negative = (any_ && all_negative_zero_) || f.rounding() == Rounding::downward;
+      return negative ? from_double(-0.0) : f.zero();
+    }
+    return f.from_rational(sum_);
+  }
+
+ private:
+  mpq_class sum_ = 0;
+  bool nan_ = false, plus_inf_ = false, minus_inf_ = false;
+  bool any_ = false, all_negative_zero_ = true;
+};
+
+/// Σ x_k·y_k (+ bias) under the policy; y empty means the terms are x themselves.
+Value accumulate_terms(std::span<const Value> x, std::span<const Value> y, const Value* bias,
+                 const EvaluationPolicy& policy) {
+  const Arithmetic f(policy);
+  const bool products = !y.empty() || x.empty();
+  switch (policy.summation) {
+    case Summation::sequential:
+    case Summation::pairwise: {
+      std::vector<Value> terms;
+      terms.reserve(x.size() + 1);
+      for (std::size_t k = 0; k < x.size(); ++k) terms.push_back(products ? f.mul(x[k], y[k]) : x[k]);
+      if (bias) terms.push_back(*bias);
+      return policy.summation == Summation::sequential ? sequential_sum(terms, f)
+                                                       : pairwise_sum(terms, f);
+    }
+    case Summation::wide_accumulator: {
+      const Arithmetic a(policy.accumulator, policy.rounding, policy.arithmetic_engine());
+      std::vector<Value> terms;
+      terms.reserve(x.size() + 1);
+      for (std::size_t k = 0; k < x.size(); ++k) {
+        terms.push_back(products ? a.mul(a.convert(x[k]), a.convert(y[k])) : a.convert(x[k]));
+      }
+      if (bias) terms.push_back(a.convert(*bias));
+      return f.convert(sequential_sum(terms, a));
+    }
+    case Summation::exact: {
+      ExactAccumulator acc;
+      for (std::size_t k = 0; k < x.size(); ++k) {
+        if (products) {
+          acc.add_product(x[k], y[k]);
+        } else {
+          acc.add_term(x[k]);
+        }
+      }
+      if (bias) acc.add_term(*bias);
+      return acc.result(f);
+    }
+  }
+  return f.zero();
+}
+
+void check_lengths(std::span<const Value> x, std::span<const Value> y, std::string_view what) {
+  if (x.size() != y.size()) {
+    throw InvalidArgument(std::string(what) + ": vectors of lengths " + std::to_string(x.size()) +
+                          " and " + std::to_string(y.size()) + " (they must be equal)");
+  }
+}
+
+}  // namespace
+
+Value sum(std::span<const Value> terms, const EvaluationPolicy& policy) {
+  return accumulate_terms(terms, {}, nullptr, policy);
+}
+
+Value dot(std::span<const Value> x, std::span<const Value> y, const EvaluationPolicy& policy) {
+  check_lengths(x, y, "dot");
+  if (x.empty()) return Value();
+  return accumulate_terms(x, y, nullptr, policy);
+}
+
+Value affine(std::span<const Value> x, std::span<const Value> y, const Value& bias,
+             const EvaluationPolicy& policy) {
+  check_lengths(x, y, "affine");
+  if (x.empty()) return accumulate_terms(std::span<const Value>(&bias, 1), {}, nullptr, policy);
+  return accumulate_terms(x, y, &bias, policy);
+}
+
+Matrix Matrix::zeros(std::size_t rows, std::size_t cols) {
+  Matrix m;
+  m.rows = rows;
+  m.cols = cols;
+  m.entries.assign(rows * cols, Value());
+  return m;
+}
+
+std::span<const Value> Matrix::row(std::size_t r) const {
+  return std::span<const Value>(entries).subspan(r * cols, cols);
+}
+
+std::vector<Value> matvec(const Matrix& w, std::span<const Value> x, std::span<const Value> b,
+                          const EvaluationPolicy& policy) {
+  if (w.entries.size() != w.rows * w.cols) {
+    throw InvalidArgument("matvec: matrix " + std::to_string(w.rows) + " x " +
+                          std::to_string(w.cols) + " holds " + std::to_string(w.entries.size()) +
+                          " entries");
+  }
+  if (x.size() != w.cols) {
+    throw InvalidArgument("matvec: matrix " + std::to_string(w.rows) + " x " +
+                          std::to_string(w.cols) + " applied to a vector of length " +
+                          std::to_string(x.size()));
+  }
+  if (!b.empty() && b.size() != w.rows) {
+    throw InvalidArgument("matvec: bias of length " + std::to_string(b.size()) + " for " +
+                          std::to_string(w.rows) + " rows");
+  }
+  std::vector<Value> y;
+  y.reserve(w.rows);
+  for (std::size_t r = 0; r < w.rows; ++r) {
+    y.push_back(b.empty() ? dot(w.row(r), x, policy) : affine(w.row(r), x, b[r], policy));
+  }
+  return y;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Softmax (THEORY §2; RoPE-X eq. 2)
+// ---------------------------------------------------------------------------------------------
+
+namespace {
+
+void check_online(const EvaluationPolicy& policy) {
+  if (policy.summation == Summation::pairwise || policy.summation == Summation::exact) {
+    throw InvalidArgument("softmax online: the running sum is sequential by nature; summation '" +
+                          std::string(to_string(policy.summation)) +
+                          "' does not apply; accepted with online: sequential, wide-accumulator");
+  }
+}
+
+/// The online (flash-style) recurrence; fills weights and, when values is non-null, the output.
+void online_attention(std::span<const Value> scores, const std::vector<Value>* values,
+                      std::size_t value_dim, const EvaluationPolicy& policy,
+                      std::vector<Value>& weights, std::vector<Value>* output) {
+  check_online(policy);
+  const Arithmetic f(policy);
+  const Arithmetic r(policy.running_format(), policy.rounding, policy.arithmetic_engine());
+  Value m = special(r, -HUGE_VAL);
+  Value l = r.zero();
+  std::vector<Value> o(value_dim, r.zero());
+  std::vector<Value> s(scores.size());
+  for (std::size_t j = 0; j < scores.size(); ++j) {
+    s[j] = r.convert(scores[j]);
+    const Value m_new = r.max(m, s[j]);
+    const Value c = r.exp(r.sub(m, m_new));
+    const Value p = r.exp(r.sub(s[j], m_new));
+    l = r.add(r.mul(l, c), p);
+    if (values) {
+      for (std::size_t d = 0; d < value_dim; ++d) {
+        o[d] = r.add(r.mul(o[d], c), r.mul(p, r.convert(values[j][d])));
+      }
+    }
+    m = m_new;
+  }
+  weights.clear();
+  for (std::size_t j = 0; j < scores.size(); ++j) {
+    weights.push_back(f.convert(r.div(r.exp(r.sub(s[j], m)), l)));
+  }
+  if (output) {
+    output->clear();
+    for (std::size_t d = 0; d < value_dim; ++d) output->push_back(f.convert(r.div(o[d], l)));
+  }
+}
+
+}  // namespace
+
+std::vector<Value> softmax(std::span<const Value> scores, const EvaluationPolicy& policy,
+                           SoftmaxVariant variant) {
+  if (variant == SoftmaxVariant::online) check_online(policy);
+  if (scores.empty()) return {};
+  if (variant == SoftmaxVariant::online) {
+    std::vector<Value> weights;
+    online_attention(scores, nullptr, 0, policy, weights, nullptr);
+    return weights;
+  }
+  const Arithmetic f(policy);
+  std::vector<Value> e;
+  e.reserve(scores.size());
+  if (variant == SoftmaxVariant::stable) {
+    Value m = scores[0];
+    for (std::size_t j = 1; j < scores.size(); ++j) m = f.max(m, scores[j]);
+    for (const Value& s : scores) e.push_back(f.exp(f.sub(s, m)));
+  } else {
+    for (const Value& s : scores) e.push_back(f.exp(s));
+  }
+  const Value z = sum(e, policy);
+  std::vector<Value> alpha;
+  alpha.reserve(e.size());
+  for (const Value& v : e) alpha.push_back(f.div(v, z));
+  return alpha;
+}
+
+std::vector<Value> stable_softmax(std::span<const Value> scores, const EvaluationPolicy& policy) {
+  return softmax(scores, policy, SoftmaxVariant::stable);
+}
+
+AttentionOutput attend(std::span<const Value> scores, std::span<const std::vector<Value>> values,
+                       std::size_t value_dim, const EvaluationPolicy& policy,
+                       SoftmaxVariant variant) {
+  if (values.size() != scores.size()) {
+    throw InvalidArgument("attend: " + std::to_string(scores.size()) + " scores but " +
+                          std::to_string(values.size()) + " value vectors");
+  }
+  for (const auto& v : values) {
+    if (v.size() != value_dim) {
+      throw InvalidArgument("attend: a value vector has length " + std::to_string(v.size()) +
+                            ", expected " + std::to_string(value_dim));
+    }
+  }
+  if (variant == SoftmaxVariant::online) check_online(policy);
+  AttentionOutput out;
+  if (scores.empty()) {
+    out.output.assign(value_dim, Value());  // THEORY §2: no visible key → zero vector
+    return out;
+  }
+  if (variant == SoftmaxVariant::online) {
+    online_attention(scores, values.data(), value_dim, policy, out.weights, &out.output);
+    return out;
+  }
+  out.weights = softmax(scores, policy, variant);
+  std::vector<Value> column(values.size());
+  out.output.reserve(value_dim);
+  for (std::size_t d = 0; d < value_dim; ++d) {
+    for (std::size_t j = 0; j < values.size(); ++j) column[j] = values[j][d];
+    out.output.push_back(dot(out.weights, column, policy));
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Heads and rotations
+// ---------------------------------------------------------------------------------------------
+
+Schedule unrotated_schedule(std::size_t pairs) {
+  Schedule s;
+  s.spec = "unrotated:pairs=" + std::to_string(pairs);
+  s.kind = "unrotated";
+  s.unrotated_pairs = pairs;
+  s.head_dim = 2 * pairs;
+  s.rotary_dim = 0;
+  return s;
+}
+
+namespace {
+
+/// The schedule restricted to block b (keeps the metadata pipelines need).
+Schedule block_schedule(const Schedule& s, std::size_t b) {
+  Schedule sub = s;
+  sub.blocks = {s.blocks[b]};
+  sub.unrotated_pairs = 0;
+  sub.rotary_dim = 2;
+  sub.head_dim = 2;
+  return sub;
+}
+
+std::size_t rotary_block_count(const AttentionHead& head) {
+  std::size_t n = 0;
+  for (const auto& seg : head.rotary) n += seg.schedule.blocks.size();
+  return n;
+}
+
+}  // namespace
+
+HeadRotations realise_head(const AttentionHead& head, std::uint64_t positions,
+                           const EvaluationPolicy& policy) {
+  (void)policy;
+  HeadRotations out;
+  out.positions = positions;
+  out.blocks.reserve(rotary_block_count(head));
+  for (const auto& seg : head.rotary) {
+    if (seg.realisations.size() != seg.schedule.blocks.size()) {
+      throw InvalidArgument("realise_head: segment '" + seg.schedule.spec + "' has " +
+                            std::to_string(seg.schedule.blocks.size()) + " blocks but " +
+                            std::to_string(seg.realisations.size()) + " realisations");
+    }
+    for (std::size_t b = 0; b < seg.schedule.blocks.size(); ++b) {
+      if (!seg.realisations[b]) {
+        out.blocks.emplace_back();
+        continue;
+      }
+      out.blocks.push_back(
+          realise_block(block_schedule(seg.schedule, b), *seg.realisations[b], 0, 0, positions));
+    }
+  }
+  return out;
+}
+
+std::vector<Value> rotate(const AttentionHead& head, const HeadRotations& rotations,
+                          std::uint64_t position, std::span<const Value> x,
+                          const EvaluationPolicy& policy) {
+  if (x.size() != head.head_dim) {
+    throw InvalidArgument("rotate: vector of length " + std::to_string(x.size()) +
+                          ", head_dim is " + std::to_string(head.head_dim));
+  }
+  std::vector<Value> y(x.begin(), x.end());
+  if (head.rotary.empty()) return y;
+  if (position >= rotations.positions) {
+    throw InvalidArgument("rotate: position " + std::to_string(position) +
+                          " not realised (positions 0.." +
+                          std::to_string(rotations.positions) + " exclusive)");
+  }
+  if (rotations.blocks.size() != rotary_block_count(head)) {
+    throw InvalidArgument("rotate: rotations of another head (" +
+                          std::to_string(rotations.blocks.size()) + " blocks, expected " +
+                          std::to_string(rotary_block_count(head)) + ")");
+  }
+  const Arithmetic f(policy);
+  std::size_t offset = 0, global = 0;
+  for (const auto& seg : head.rotary) {
+    const std::size_t nb = seg.schedule.blocks.size();
+    for (std::size_t d = 0; d < nb; ++d, ++global) {
+      const auto& r = seg.realisations[d];
+      if (!r) continue;
+      const RealisedPair& pair = rotations.blocks[global][position];
+      const std::size_t i0 = offset + (seg.layout == PairLayout::adjacent ? 2 * d : d);
+      const std::size_t i1 = offset + (seg.layout == PairLayout::adjacent ? 2 * d + 1 : d + nb);
+      const bool pipeline = r->kind == Realisation::Kind::pipeline;
+      const Format& rot_format = pipeline ? r->steps.rotation : r->format;
+      const Format& out_format = pipeline ? r->steps.output : r->format;
+      const auto arithmetic = pipeline ? r->steps.arithmetic : RotationArithmetic::theory;
+      const Arithmetic a(rot_format, r->rounding, policy.arithmetic_engine());
+      const Value x0 = a.convert(x[i0]), x1 = a.convert(x[i1]);
+      const Value c = a.convert(pair.cos), s = a.convert(pair.sin);
+      Value y0, y1;
+      if (arithmetic == RotationArithmetic::theory) {
+        // THEORY §2.1: (rnd(rnd(c·x0) - rnd(s·x1)), rnd(rnd(s·x0) + rnd(c·x1)))
+        y0 = a.sub(a.mul(c, x0), a.mul(s, x1));
+        y1 = a.add(a.mul(s, x0), a.mul(c, x1));
+      } else {
+        // Hugging Face eager q·cos + rotate_half(q)·sin, rotate_half = (-x1, x0) (NUMERIC §3)
+        y0 = a.add(a.mul(x0, c), a.mul(a.negate(x1), s));
+        y1 = a.add(a.mul(x1, c), a.mul(x0, s));
+      }
+      if (!(out_format == rot_format)) {
+        const Arithmetic o(out_format, r->rounding, policy.arithmetic_engine());
+        y0 = o.convert(y0);
+        y1 = o.convert(y1);
+      }
+      if (!(out_format == policy.format)) {
+        y0 = f.convert(y0);
+        y1 = f.convert(y1);
+      }
+      y[i0] = y0;
+      y[i1] = y1;
+    }
+    offset += seg.dimension();
+  }
+  return y;
+}
+
+std::vector<Value> head_query(const AttentionHead& head, const HeadRotations& rotations,
+                              std::uint64_t position, std::span<const Value> x,
+                              const EvaluationPolicy& policy) {
+  return rotate(head, rotations, position, matvec(head.query, x, head.query_bias, policy), policy);
+}
+
+std::vector<Value> head_key(const AttentionHead& head, const HeadRotations& rotations,
+                            std::uint64_t position, std::span<const Value> x,
+                            const EvaluationPolicy& policy) {
+  return rotate(head, rotations, position, matvec(head.key, x, head.key_bias, policy), policy);
+}
+
+std::vector<Value> head_value(const AttentionHead& head, std::span<const Value> x,
+                              const EvaluationPolicy& policy) {
+  return matvec(head.value, x, head.value_bias, policy);
+}
+
+Value head_score(const AttentionHead& head, std::span<const Value> q, std::span<const Value> k,
+                 const EvaluationPolicy& policy) {
+  const Value s = dot(q, k, policy);
+  if (!head.scale) return s;
+  return Arithmetic(policy).mul(s, *head.scale);
+}
+
+std::vector<Value> feed_forward(const FeedForward& ffn, std::span<const Value> x,
+                                const EvaluationPolicy& policy) {
+  const Arithmetic f(policy);
+  std::vector<Value> h = matvec(ffn.w1, x, ffn.b1, policy);
+  for (auto& v : h) v = f.relu(v);
+  return matvec(ffn.w2, h, ffn.b2, policy);
+}
+
+std::vector<Value> layer_norm(const LayerNormParams& params, std::span<const Value> x,
+                              const EvaluationPolicy& policy) {
+  const std::size_t d = x.size();
+  if ((!params.gain.empty() && params.gain.size() != d) ||
+      (!params.bias.empty() && params.bias.size() != d)) {
+    throw InvalidArgument("layer_norm: gain/bias lengths " + std::to_string(params.gain.size()) +
+                          "/" + std::to_string(params.bias.size()) + " for a vector of length " +
+                          std::to_string(d));
+  }
+  if (d == 0) return {};
+  const Arithmetic f(policy);
+  const Value d_hat = f.from_rational(mpq_class(static_cast<unsigned long>(d)));
+  const Value mean = f.div(sum(x, policy), d_hat);
+  std::vector<Value> centred(d), squares(d);
+  for (std::size_t k = 0; k < d; ++k) {
+    centred[k] = f.sub(x[k], mean);
+    squares[k] = f.mul(centred[k], centred[k]);
+  }
+  const Value variance = f.div(sum(squares, policy), d_hat);
+  const Value sigma = f.sqrt(f.add(variance, params.epsilon));
+  std::vector<Value> y(d);
+  for (std::size_t k = 0; k < d; ++k) {
+    Value v = f.div(centred[k], sigma);
+    if (!params.gain.empty()) v = f.mul(v, params.gain[k]);
+    if (!params.bias.empty()) v = f.add(v, params.bias[k]);
+    y[k] = v;
+  }
+  return y;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Validation
+// ---------------------------------------------------------------------------------------------
+
+namespace {
+
+[[noreturn]] void bad(const std::string& path, const std::string& problem) {
+  throw InvalidArgument(path + ": " + problem);
+}
+
+void check_matrix(const Matrix& m, std::size_t rows, std::size_t cols, const std::string& path) {
+  if (m.rows != rows || m.cols != cols || m.entries.size() != rows * cols) {
+    bad(path, "expected " + std::to_string(rows) + " x " + std::to_string(cols) + ", got " +
+                  std::to_string(m.rows) + " x " + std::to_string(m.cols));
+  }
+}
+
+void check_vector(const std::vector<Value>& v, std::size_t n, bool may_be_empty,
+                  const std::string& path) {
+  if (v.empty() && may_be_empty) return;
+  if (v.size() != n) {
+    bad(path, "expected length " + std::to_string(n) + (may_be_empty ? " (or none)" : "") +
+                  ", got " + std::to_string(v.size()));
+  }
+}
+
+void check_norm(const LayerNormParams& n, std::size_t d, const std::string& path) {
+  check_vector(n.gain, d, true, path + ".gain");
+  check_vector(n.bias, d, true, path + ".bias");
+}
+
+bool is_symbol_char_safe(const std::string& s) {
+  if (s.empty()) return false;
+  for (unsigned char c : s) {
+    if (std::isspace(c)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+void Model::validate() const {
+  if (d_model == 0) bad("d_model", "must be at least 1");
+  if (options.softmax == SoftmaxVariant::online &&
+      (policy.summation == Summation::pairwise || policy.summation == Summation::exact)) {
+    bad("architecture.softmax", "online needs summation sequential or wide-accumulator (got " +
+                                    std::string(to_string(policy.summation)) + ")");
+  }
+  if (embedding.symbols.size() != embedding.alphabet.size()) {
+    bad("embedding.symbols", std::to_string(embedding.symbols.size()) + " vectors for " +
+                                 std::to_string(embedding.alphabet.size()) + " alphabet symbols");
+  }
+  std::set<std::string> seen;
+  for (std::size_t k = 0; k < embedding.alphabet.size(); ++k) {
+    const std::string& a = embedding.alphabet[k];
+    if (!is_symbol_char_safe(a)) {
+      bad("alphabet[" + std::to_string(k) + "]", "symbols must be non-empty without whitespace");
+    }
+    if (a == "BOS" || a == "EOS") bad("alphabet[" + std::to_string(k) + "]", "'" + a + "' is reserved");
+    if (!seen.insert(a).second) bad("alphabet[" + std::to_string(k) + "]", "duplicate symbol '" + a + "'");
+    check_vector(embedding.symbols[k], d_model, false, "embedding.symbols." + a);
+  }
+  if (options.bos) {
+    check_vector(embedding.bos, d_model, false, "embedding.bos");
+  } else {
+    check_vector(embedding.bos, d_model, true, "embedding.bos");
+  }
+  check_vector(embedding.eos, d_model, false, "embedding.eos");
+  for (std::size_t l = 0; l < layers.size(); ++l) {
+    const Layer& layer = layers[l];
+    const std::string lp = "layers[" + std::to_string(l) + "]";
+    for (std::size_t h = 0; h < layer.heads.size(); ++h) {
+      const AttentionHead& head = layer.heads[h];
+      const std::string hp = lp + ".heads[" + std::to_string(h) + "]";
+      if (head.head_dim == 0) bad(hp + ".head_dim", "must be at least 1");
+      check_matrix(head.query, head.head_dim, d_model, hp + ".query");
+      check_matrix(head.key, head.head_dim, d_model, hp + ".key");
+      check_matrix(head.value, head.value_dim, d_model, hp + ".value");
+      check_matrix(head.output, d_model, head.value_dim, hp + ".output");
+      check_vector(head.query_bias, head.head_dim, true, hp + ".query_bias");
+      check_vector(head.key_bias, head.head_dim, true, hp + ".key_bias");
+      check_vector(head.value_bias, head.value_dim, true, hp + ".value_bias");
+      if (!head.rotary.empty()) {
+        std::size_t dim = 0;
+        for (std::size_t s = 0; s < head.rotary.size(); ++s) {
+          const RotarySegment& seg = head.rotary[s];
+          const std::string sp = hp + ".rope[" + std::to_string(s) + "]";
+          if (seg.realisations.size() != seg.schedule.blocks.size()) {
+            bad(sp + ".realisation", std::to_string(seg.realisations.size()) +
+                                         " realisations for " +
+                                         std::to_string(seg.schedule.blocks.size()) +
+                                         " rotary blocks of '" + seg.schedule.spec + "'");
+          }
+          for (std::size_t b = 0; b < seg.realisations.size(); ++b) {
+            if (!seg.realisations[b]) continue;
+            try {
+              check_applicable(block_schedule(seg.schedule, b), *seg.realisations[b]);
+            } catch (const InvalidArgument& e) {
+              bad(sp + ".realisation", e.what());
+            }
+          }
+          dim += seg.dimension();
+        }
+        if (dim != head.head_dim) {
+          bad(hp + ".rope", "segments cover " + std::to_string(dim) +
+                                " coordinates, head_dim is " + std::to_string(head.head_dim));
+        }
+      }
+    }
+    check_vector(layer.attention_bias, d_model, true, lp + ".attention_bias");
+    if (layer.ffn) {
+      const FeedForward& f = *layer.ffn;
+      check_matrix(f.w1, f.w1.rows, d_model, lp + ".ffn.w1");
+      check_vector(f.b1, f.w1.rows, true, lp + ".ffn.b1");
+      check_matrix(f.w2, d_model, f.w1.rows, lp + ".ffn.w2");
+      check_vector(f.b2, d_model, true, lp + ".ffn.b2");
+    }
+    if (layer.attention_norm) check_norm(*layer.attention_norm, d_model, lp + ".attention_norm");
+    if (layer.ffn_norm) check_norm(*layer.ffn_norm, d_model, lp + ".ffn_norm");
+  }
+  if (final_norm) check_norm(*final_norm, d_model, "final_norm");
+  check_vector(classifier.weights, d_model, false, "classifier.weights");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Running a model
+// ---------------------------------------------------------------------------------------------
+
+std::vector<std::string> tokenize(const Model& model, std::string_view word) {
+  std::vector<std::string> pieces;
+  const bool spaced = std::any_of(word.begin(), word.end(),
+                                  [](char c) { return std::isspace(static_cast<unsigned char>(c)); });
+  if (spaced) {
+    std::size_t k = 0;
+    while (k < word.size()) {
+      while (k < word.size() && std::isspace(static_cast<unsigned char>(word[k]))) ++k;
+      std::size_t e = k;
+      while (e < word.size() && !std::isspace(static_cast<unsigned char>(word[e]))) ++e;
+      if (e > k) pieces.emplace_back(word.substr(k, e - k));
+      k = e;
+    }
+  } else {
+    // UTF-8 code points.
+    std::size_t k = 0;
+    while (k < word.size()) {
+      const unsigned char c = static_cast<unsigned char>(word[k]);
+      std::size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 1;
+      len = std::min(len, word.size() - k);
+      pieces.emplace_back(word.substr(k, len));
+      k += len;
+    }
+  }
+  for (const auto& p : pieces) {
+    if (std::find(model.embedding.alphabet.begin(), model.embedding.alphabet.end(), p) ==
+        model.embedding.alphabet.end()) {
+      throw InvalidArgument("symbol '" + p + "' is not in the alphabet {" +
+                            join(model.embedding.alphabet, ", ") +
+                            "}; a word is read character by character, or as "
+                            "whitespace-separated symbols");
+    }
+  }
+  return pieces;
+}
+
+namespace {
+
+bool all_finite(const std::vector<Value>& v) {
+  return std::all_of(v.begin(), v.end(), [](const Value& x) { return x.is_finite(); });
+}
+
+/// Records the first non-finite event in evaluation order.
+struct NonFiniteTracker {
+  std::optional<NonFinite> first;
+  // Within the current layer: the lexicographically smallest (position index, stage, head).
+  std::optional<std::tuple<std::size_t, int, std::size_t>> key;
+  std::optional<NonFinite> candidate;
+
+  void note(std::size_t t, int stage, std::size_t head, NonFinite nf) {
+    if (first) return;
+    const auto k = std::make_tuple(t, stage, head);
+    if (!key || k < *key) {
+      key = k;
+      candidate = std::move(nf);
+    }
+  }
+  void end_stage_group() {
+    if (!first && candidate) first = candidate;
+    key.reset();
+    candidate.reset();
+  }
+};
+
+NonFinite make_nf(std::string stage, std::optional<std::size_t> layer,
+                  std::optional<std::uint64_t> position, std::optional<std::size_t> head) {
+  NonFinite nf;
+  nf.stage = stage;
+  nf.layer = layer;
+  nf.position = position;
+  nf.head = head;
+  std::string w;
+  if (layer) w += "layer " + std::to_string(*layer);
+  if (position) w += (w.empty() ? "" : ", ") + std::string("position ") + std::to_string(*position);
+  if (head) w += (w.empty() ? "" : ", ") + std::string("head ") + std::to_string(*head);
+  w += (w.empty() ? "" : " ") + stage;
+  nf.where = w;
+  return nf;
+}
+
+}  // namespace
+
+RunResult run(const Model& model, std::string_view word, const RunOptions& options) {
+  model.validate();
+  const EvaluationPolicy& policy = model.policy;
+  const Arithmetic f(policy);
+  const std::vector<std::string> symbols = tokenize(model, word);
+  RunResult result;
+  const std::uint64_t first_position = model.options.bos ? 0 : 1;
+  std::vector<std::vector<Value>> x;  // residual stream per token
+  if (model.options.bos) {
+    result.tokens.push_back("BOS");
+    x.push_back(model.embedding.bos);
+  }
+  for (const auto& s : symbols) {
+    result.tokens.push_back(s);
+    const auto it = std::find(model.embedding.alphabet.begin(), model.embedding.alphabet.end(), s);
+    x.push_back(model.embedding.symbols[static_cast<std::size_t>(it - model.embedding.alphabet.begin())]);
+  }
+  result.tokens.push_back("EOS");
+  x.push_back(model.embedding.eos);
+  const std::size_t n_tokens = x.size();
+  for (std::size_t t = 0; t < n_tokens; ++t) result.positions.push_back(first_position + t);
+  result.eos_position = result.positions.back();
+  const std::uint64_t n_positions = result.eos_position + 1;
+
+  // Traced token indices.
+  std::vector<bool> traced(n_tokens, options.trace_all);
+  for (std::uint64_t p : options.trace_positions) {
+    if (p < first_position || p > result.eos_position) {
+      throw InvalidArgument("trace position " + std::to_string(p) + " does not exist; positions are " +
+                            std::to_string(first_position) + ".." +
+                            std::to_string(result.eos_position) +
+                            (model.options.bos ? " (BOS at 0, EOS at N+1)" : " (no BOS; EOS at N+1)"));
+    }
+    traced[static_cast<std::size_t>(p - first_position)] = true;
+  }
+  for (std::size_t t = 0; t < n_tokens; ++t) {
+    if (traced[t]) {
+      result.traced.push_back(result.positions[t]);
+      result.traced_embeddings.push_back(x[t]);
+    }
+  }
+
+  NonFiniteTracker tracker;
+  for (std::size_t t = 0; t < n_tokens; ++t) {
+    if (!all_finite(x[t])) tracker.note(t, 0, 0, make_nf("embedding", std::nullopt, result.positions[t], std::nullopt));
+  }
+  tracker.end_stage_group();
+
+  const bool strict = model.options.masking == Masking::strict;
+  const bool pre = model.options.norm_placement == NormPlacement::pre;
+  for (std::size_t l = 0; l < model.layers.size(); ++l) {
+    const Layer& layer = model.layers[l];
+    std::vector<PositionTrace> traces;
+    std::vector<std::size_t> trace_index(n_tokens, SIZE_MAX);
+    for (std::size_t t = 0; t < n_tokens; ++t) {
+      if (traced[t]) {
+        trace_index[t] = traces.size();
+        PositionTrace pt;
+        pt.position = result.positions[t];
+        pt.token = result.tokens[t];
+        pt.input = x[t];
+        traces.push_back(std::move(pt));
+      }
+    }
+    std::vector<std::vector<Value>> h = x;
+    if (!layer.heads.empty()) {
+      std::vector<std::vector<Value>> in = x;
+      if (pre && layer.attention_norm) {
+        for (auto& v : in) v = layer_norm(*layer.attention_norm, v, policy);
+      }
+      // Head outputs per token, concatenated over heads.
+      std::vector<std::vector<Value>> concat(n_tokens);
+      for (std::size_t hi = 0; hi < layer.heads.size(); ++hi) {
+        const AttentionHead& head = layer.heads[hi];
+        const HeadRotations rot = realise_head(head, n_positions, policy);
+        std::vector<std::vector<Value>> q(n_tokens), k(n_tokens), v(n_tokens);
+        for (std::size_t t = 0; t < n_tokens; ++t) {
+          q[t] = head_query(head, rot, result.positions[t], in[t], policy);
+          k[t] = head_key(head, rot, result.positions[t], in[t], policy);
+          v[t] = head_value(head, in[t], policy);
+        }
+        for (std::size_t t = 0; t < n_tokens; ++t) {
+          const std::size_t visible = strict ? t : t + 1;
+          std::vector<Value> scores(visible);
+          for (std::size_t u = 0; u < visible; ++u) scores[u] = head_score(head, q[t], k[u], policy);
+          const AttentionOutput a =
+              attend(scores, std::span<const std::vector<Value>>(v.data(), visible), head.value_dim,
+                     policy, model.options.softmax);
+          if (!all_finite(scores)) tracker.note(t, 1, hi, make_nf("scores", l, result.positions[t], hi));
+          if (!all_finite(a.weights)) tracker.note(t, 2, hi, make_nf("weights", l, result.positions[t], hi));
+          if (!all_finite(a.output)) tracker.note(t, 3, hi, make_nf("head output", l, result.positions[t], hi));
+          concat[t].insert(concat[t].end(), a.output.begin(), a.output.end());
+          if (trace_index[t] != SIZE_MAX) {
+            HeadTrace ht;
+            ht.name = head.name;
+            ht.query = q[t];
+            for (std::size_t u = 0; u < visible; ++u) ht.keys.push_back(result.positions[u]);
+            ht.scores = std::move(scores);
+            ht.weights = a.weights;
+            ht.output = a.output;
+            traces[trace_index[t]].heads.push_back(std::move(ht));
+          }
+        }
+      }
+      // Attention sublayer output: one sum per coordinate over all heads' output matrices.
+      std::size_t total_value = 0;
+      for (const auto& head : layer.heads) total_value += head.value_dim;
+      Matrix out = Matrix::zeros(model.d_model, total_value);
+      {
+        std::size_t c0 = 0;
+        for (const auto& head : layer.heads) {
+          for (std::size_t r = 0; r < model.d_model; ++r) {
+            for (std::size_t c = 0; c < head.value_dim; ++c) out.at(r, c0 + c) = head.output.at(r, c);
+          }
+          c0 += head.value_dim;
+        }
+      }
+      for (std::size_t t = 0; t < n_tokens; ++t) {
+        const std::vector<Value> a = matvec(out, concat[t], layer.attention_bias, policy);
+        std::vector<Value> sum_v(model.d_model);
+        for (std::size_t r = 0; r < model.d_model; ++r) sum_v[r] = f.add(x[t][r], a[r]);
+        if (!pre && layer.attention_norm) sum_v = layer_norm(*layer.attention_norm, sum_v, policy);
+        if (!all_finite(a)) tracker.note(t, 4, 0, make_nf("attention", l, result.positions[t], std::nullopt));
+        if (!all_finite(sum_v)) tracker.note(t, 5, 0, make_nf("after attention", l, result.positions[t], std::nullopt));
+        if (trace_index[t] != SIZE_MAX) {
+          traces[trace_index[t]].attention = a;
+          traces[trace_index[t]].after_attention = sum_v;
+        }
+        h[t] = std::move(sum_v);
+      }
+    } else {
+      for (std::size_t t = 0; t < n_tokens; ++t) {
+        if (trace_index[t] != SIZE_MAX) traces[trace_index[t]].after_attention = h[t];
+      }
+    }
+    std::vector<std::vector<Value>> next = h;
+    if (layer.ffn) {
+      for (std::size_t t = 0; t < n_tokens; ++t) {
+        std::vector<Value> in = h[t];
+        if (pre && layer.ffn_norm) in = layer_norm(*layer.ffn_norm, in, policy);
+        const std::vector<Value> y = feed_forward(*layer.ffn, in, policy);
+        std::vector<Value> o(model.d_model);
+        for (std::size_t r = 0; r < model.d_model; ++r) o[r] = f.add(h[t][r], y[r]);
+        if (!pre && layer.ffn_norm) o = layer_norm(*layer.ffn_norm, o, policy);
+        if (!all_finite(y)) tracker.note(t, 6, 0, make_nf("ffn", l, result.positions[t], std::nullopt));
+        if (trace_index[t] != SIZE_MAX) traces[trace_index[t]].ffn = y;
+        next[t] = std::move(o);
+      }
+    }
+    for (std::size_t t = 0; t < n_tokens; ++t) {
+      if (!all_finite(next[t])) tracker.note(t, 7, 0, make_nf("output", l, result.positions[t], std::nullopt));
+      if (trace_index[t] != SIZE_MAX) traces[trace_index[t]].output = next[t];
+    }
+    tracker.end_stage_group();
+    x = std::move(next);
+    result.layers.push_back(std::move(traces));
+  }
+  result.readout = x.back();
+  if (model.final_norm) result.readout = layer_norm(*model.final_norm, result.readout, policy);
+  if (!all_finite(result.readout)) {
+    tracker.note(0, 0, 0, make_nf("readout", std::nullopt, result.eos_position, std::nullopt));
+  }
+  tracker.end_stage_group();
+  result.output = affine(model.classifier.weights, result.readout, model.classifier.bias, policy);
+  if (!result.output.is_finite()) {
+    tracker.note(0, 0, 0, make_nf("classifier", std::nullopt, std::nullopt, std::nullopt));
+  }
+  tracker.end_stage_group();
+  result.first_non_finite = tracker.first;
+  result.accept = numeric::compare(result.output, Value()) == 1;
+  return result;
+}
+
+namespace {
+
+nlohmann::json values_json(const std::vector<Value>& v) {
+  nlohmann::json a = nlohmann::json::array();
+  for (const auto& x : v) a.push_back(exact_decimal(x));
+  return a;
+}
+
+}  // namespace
+
+nlohmann::json to_json(const RunResult& result, std::string_view word) {
+  nlohmann::json j;
+  j["input"] = std::string(word);
+  j["tokens"] = result.tokens;
+  j["positions"] = result.positions;
+  j["accept"] = result.accept;
+  if (result.output.is_finite()) {
+    j["output"] = result.output.to_double();
+  } else {
+    j["output"] = exact_decimal(result.output);
+  }
+  j["output_exact"] = exact_decimal(result.output);
+  if (result.first_non_finite) {
+    const NonFinite& nf = *result.first_non_finite;
+    nlohmann::json n;
+    n["where"] = nf.where;
+    n["stage"] = nf.stage;
+    n["layer"] = nf.layer ? nlohmann::json(*nf.layer) : nlohmann::json(nullptr);
+    n["position"] = nf.position ? nlohmann::json(*nf.position) : nlohmann::json(nullptr);
+    n["head"] = nf.head ? nlohmann::json(*nf.head) : nlohmann::json(nullptr);
+    j["first_non_finite"] = n;
+  } else {
+    j["first_non_finite"] = nullptr;
+  }
+  if (!result.traced.empty()) {
+    nlohmann::json trace;
+    trace["positions"] = result.traced;
+    nlohmann::json emb = nlohmann::json::array();
+    for (std::size_t k = 0; k < result.traced.size(); ++k) {
+      emb.push_back({{"position", result.traced[k]}, {"vector", values_json(result.traced_embeddings[k])}});
+    }
+    trace["embeddings"] = emb;
+    nlohmann::json layers = nlohmann::json::array();
+    for (std::size_t l = 0; l < result.layers.size(); ++l) {
+      nlohmann::json positions = nlohmann::json::array();
+      for (const auto& pt : result.layers[l]) {
+        nlohmann::json p;
+        p["position"] = pt.position;
+        p["token"] = pt.token;
+        p["input"] = values_json(pt.input);
+        nlohmann::json heads = nlohmann::json::array();
+        for (std::size_t hi = 0; hi < pt.heads.size(); ++hi) {
+          const HeadTrace& ht = pt.heads[hi];
+          heads.push_back({{"head", hi},
+                           {"name", ht.name},
+                           {"query", values_json(ht.query)},
+                           {"keys", ht.keys},
+                           {"scores", values_json(ht.scores)},
+                           {"weights", values_json(ht.weights)},
+                           {"output", values_json(ht.output)}});
+        }
+        p["heads"] = heads;
+        p["attention"] = values_json(pt.attention);
+        p["after_attention"] = values_json(pt.after_attention);
+        p["ffn"] = values_json(pt.ffn);
+        p["output"] = values_json(pt.output);
+        positions.push_back(p);
+      }
+      layers.push_back({{"layer", l}, {"positions", positions}});
+    }
+    trace["layers"] = layers;
+    trace["readout"] = values_json(result.readout);
+    j["trace"] = trace;
+  }
+  return j;
+}
+
+}  // namespace ropesim::attention

@@ -1,0 +1,493 @@
+#pragma once
+/// The F-transformer (THEORY §2, §2.1): embedding, attention heads with RoPE, scores, causal
+/// masking, softmax (stable and the variants users meet), value aggregation, FFN with ReLU,
+/// residuals, optional LayerNorm, several heads and layers, BOS and the EOS readout, and a
+/// linear classifier — every arithmetic step rounded into a finite format F under an
+/// EvaluationPolicy.
+///
+/// Positions (0-based, as everywhere in ropesim):
+///   with BOS (default, RoPE-X):  BOS at 0, the word w_1..w_N at 1..N, EOS at N+1.
+///   without BOS (LC25's `w EOS`): no token at 0, w_1..w_N at 1..N, EOS at N+1.
+/// The rotation applied at a token is R̂_p for its position p, so the two conventions give the
+/// same rotations to the same symbols. Strict causal masking (default): the query at p sees the
+/// keys at positions q < p; non-strict: q ≤ p. A query that sees no key (BOS under strict
+/// masking; w_1 under strict masking without BOS) gets the zero vector as attention output,
+/// never 0/0 = NaN (THEORY §2).
+///
+/// Nothing here prints; the CLI (`ropesim run`) prints.
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <gmpxx.h>
+#include <nlohmann/json.hpp>
+
+#include "attention/realisation.hpp"
+#include "attention/schedule.hpp"
+#include "numeric/engine.hpp"
+#include "numeric/format.hpp"
+#include "numeric/rounding.hpp"
+#include "numeric/value.hpp"
+
+namespace ropesim::attention {
+
+// ---------------------------------------------------------------------------------------------
+// Evaluation policy and arithmetic (THEORY §2.1)
+// ---------------------------------------------------------------------------------------------
+
+/// How a sum of several terms (dot products, matrix-vector rows, softmax denominators, value
+/// aggregation, LayerNorm moments) is evaluated (THEORY §2.1).
+enum class Summation {
+  /// Left to right, each product rounded into F, each partial sum rounded into F (default).
+  sequential,
+  /// Each product rounded into F; then a balanced binary tree: sum(t[0..n)) =
+  /// sum(t[0..floor(n/2))) + sum(t[floor(n/2)..n)), every addition rounded into F.
+  pairwise,
+  /// Terms converted into the accumulator format A (exact when A ⊇ F), each product rounded
+  /// into A, sequential partial sums rounded into A, the result rounded once into F
+  /// (e.g. fp32 accumulate for bf16 storage).
+  wide_accumulator,
+  /// Every product and the whole sum exact (rational arithmetic), then one rounding into F.
+  exact,
+};
+/// "sequential", "pairwise", "wide-accumulator", "exact".
+std::string_view to_string(Summation summation);
+/// Parses the spellings of to_string (also "wide_accumulator", "wide"). Throws
+/// ropesim::InvalidArgument listing the accepted spellings.
+Summation parse_summation(std::string_view text);
+
+/// The numeric choices of a run (THEORY §2.1): the format F every stored value lives in, the
+/// rounding direction of every operation, the summation policy, the accumulator format A
+/// (used by Summation::wide_accumulator and by the online softmax's running sums) and the
+/// engine. The canonical default is fp32, round-to-nearest-even, sequential sums.
+struct EvaluationPolicy {
+  Format format = Format::fp32();
+  Rounding rounding = Rounding::nearest_even;
+  Summation summation = Summation::sequential;
+  /// A; used only when summation == wide_accumulator (and by SoftmaxVariant::online then).
+  Format accumulator = Format::fp32();
+  /// nullptr means numeric::default_engine(). Must outlive the policy.
+  const numeric::Engine* engine = nullptr;
+
+  /// The engine to use (never null).
+  const numeric::Engine& arithmetic_engine() const;
+  /// The format the online softmax keeps its running max/sum/output in: A under
+  /// wide_accumulator, F otherwise.
+  const Format& running_format() const;
+};
+
+/// The correctly rounded operations of one format under one rounding direction (THEORY §1):
+/// each result is the element of F the exact real result rounds to, with IEEE special values.
+/// Fast path (bit-identical, checked against the MPFR engine in tests): floating formats that
+/// fit a double, keep subnormals, overflow to ±inf and have no reserved codes, under
+/// round-to-nearest-even, compute + − × ÷ √ in binary64 and round once into F — exact by
+/// innocuous double rounding for p ≤ 25 (NUMERIC §2; Figueroa 1995), native for binary64
+/// itself. Everything else (exp, other modes, fixed point, wide formats) goes to the engine.
+/// Inputs of add/sub/mul/div/sqrt/exp must be elements of this format (or ±inf/NaN); use
+/// convert() for values of another format.
+class Arithmetic {
+ public:
+  Arithmetic(const Format& format, Rounding rounding,
+             const numeric::Engine& engine = numeric::default_engine());
+  /// F, the policy's rounding and engine.
+  explicit Arithmetic(const EvaluationPolicy& policy);
+
+  const Format& format() const { return format_; }
+  Rounding rounding() const { return rounding_; }
+  const numeric::Engine& engine() const { return *engine_; }
+  /// True when + − × ÷ √ and conversions of doubles use the binary64 fast path.
+  bool fast() const { return fast_; }
+
+  Value add(const Value& a, const Value& b) const;
+  Value sub(const Value& a, const Value& b) const;
+  Value mul(const Value& a, const Value& b) const;
+  Value div(const Value& a, const Value& b) const;
+  Value sqrt(const Value& a) const;
+  /// e^a (exp(-inf) = +0, exp(+inf) = +inf, exp(NaN) = NaN).
+  Value exp(const Value& a) const;
+  /// -a (exact: flips the sign, also of zeros and infinities).
+  Value negate(const Value& a) const;
+  /// max(a, b) with NaN propagating (IEEE 754-2019 maximum); max(-0, +0) = +0.
+  Value max(const Value& a, const Value& b) const;
+  /// ReLU(a) = max(a, +0); NaN stays NaN.
+  Value relu(const Value& a) const;
+  /// A value of any format (or any exact double / MPFR value) rounded into this format.
+  Value convert(const Value& a) const;
+  /// The rational q rounded once into this format.
+  Value from_rational(const mpq_class& q) const;
+  /// The exact element 0 (+0) and 1 (1 rounded into F; 1 is exact in every floating format).
+  Value zero() const;
+  Value one() const;
+
+ private:
+  Value round_double(double x) const;  // fast path only: round an exact double into F
+  Format format_;
+  Rounding rounding_;
+  const numeric::Engine* engine_;
+  bool fast_ = false;
+  bool native_ = false;  // binary64 itself
+  double max_finite_ = 0;
+};
+
+/// The exact rational value of a finite Value. Throws InvalidArgument for ±inf or NaN.
+mpq_class exact_rational(const Value& v);
+
+/// The shortest exact decimal text of a finite Value (every binary value has one), e.g.
+/// "0.5", "-17.34375", "1.490116119384765625e-8"; "inf", "-inf", "nan" for special values,
+/// "-0" for negative zero. Parsing it back and rounding into F in any direction gives v.
+std::string exact_decimal(const Value& v);
+
+/// Σ_k terms[k] under the policy's summation (the terms are elements of F; with
+/// wide_accumulator they are converted into A). An empty sum is +0. IEEE special values
+/// propagate as in the chosen arithmetic (inf + -inf = NaN; under `exact`, any NaN gives NaN,
+/// infinities of one sign give that infinity, both signs give NaN).
+/// Source: THEORY §2.1 (sequential is the canonical default).
+Value sum(std::span<const Value> terms, const EvaluationPolicy& policy);
+
+/// The dot product Σ_k x[k]·y[k] under the policy (THEORY §2.1): sequential/pairwise round
+/// each product into F then sum; wide_accumulator rounds each product into A, sums in A and
+/// rounds once into F; exact computes everything exactly and rounds once into F. No fused
+/// multiply-add. x and y are elements of F. An empty dot product is +0.
+/// Throws InvalidArgument if the lengths differ.
+Value dot(std::span<const Value> x, std::span<const Value> y, const EvaluationPolicy& policy);
+
+/// Like dot(), with one more term `bias` appended after the products (product 1·bias, exact):
+/// Σ_k x[k]·y[k] + bias as one sum of n + 1 terms under the policy. Sequential gives
+/// rnd(dot(x, y) + bias); exact rounds once. Throws InvalidArgument if the lengths differ.
+Value affine(std::span<const Value> x, std::span<const Value> y, const Value& bias,
+             const EvaluationPolicy& policy);
+
+/// A dense row-major matrix of values of F: rows × cols.
+struct Matrix {
+  std::size_t rows = 0;
+  std::size_t cols = 0;
+  std::vector<Value> entries;  ///< row-major, size rows·cols
+
+  /// The all-(+0) matrix.
+  static Matrix zeros(std::size_t rows, std::size_t cols);
+  /// Row r (r < rows).
+  std::span<const Value> row(std::size_t r) const;
+  const Value& at(std::size_t r, std::size_t c) const { return entries[r * cols + c]; }
+  Value& at(std::size_t r, std::size_t c) { return entries[r * cols + c]; }
+};
+
+/// y = W x + b, y[r] = affine(W.row(r), x, b[r]) (b empty means no bias: y[r] = dot(W.row(r),
+/// x)). Shapes: W rows × cols, x cols, b rows or empty; result rows.
+/// Throws InvalidArgument on a shape mismatch.
+std::vector<Value> matvec(const Matrix& w, std::span<const Value> x, std::span<const Value> b,
+                          const EvaluationPolicy& policy);
+
+// ---------------------------------------------------------------------------------------------
+// Softmax (THEORY §2; RoPE-X eq. 2)
+// ---------------------------------------------------------------------------------------------
+
+/// The softmax recipes a user meets.
+enum class SoftmaxVariant {
+  /// Stable softmax [RoPE-X eq. 2; THEORY §2]: M = max_j S_j; e_j = rnd(exp(rnd(S_j - M)));
+  /// Z = sum(e) under the policy; α_j = rnd(e_j / Z). Keys tied at the max each get
+  /// exp(0) = 1; a lead of ≥ f_large(F) gives the others e_j = 0.
+  stable,
+  /// No max subtraction: e_j = rnd(exp(S_j)); Z = sum(e); α_j = rnd(e_j / Z). In fp16 a score
+  /// of 12 overflows (e^12 ≈ 162755 > 65504): e = inf, Z = inf, α = inf/inf = NaN
+  /// (transformers #17437, pytorch #60939; NUMERIC §4).
+  no_max_subtraction,
+  /// Online / flash-style running max (FlashAttention, one key per step), kept in the
+  /// running format R (policy.running_format()): m_0 = -inf, l_0 = 0; for each key in order
+  /// m_j = max(m_{j-1}, S_j), c_j = rnd(exp(rnd(m_{j-1} - m_j))),
+  /// p_j = rnd(exp(rnd(S_j - m_j))), l_j = rnd(rnd(l_{j-1}·c_j) + p_j); then
+  /// α_j = rnd_F(rnd_R(rnd(exp(rnd(S_j - m_n))) / l_n)). In the attention head the output is
+  /// accumulated the same way, o_j = rnd(rnd(o_{j-1}·c_j) + rnd(p_j·v_j)), and divided by
+  /// l_n at the end (rounded in R, then stored into F). Only sequential and
+  /// wide_accumulator summation apply (the running sum is sequential by nature).
+  online,
+};
+/// "stable", "no-max-subtraction", "online".
+std::string_view to_string(SoftmaxVariant variant);
+/// Parses the spellings of to_string (also "no_max_subtraction", "no-max", "flash").
+/// Throws InvalidArgument listing the accepted spellings.
+SoftmaxVariant parse_softmax_variant(std::string_view text);
+
+/// The attention weights α_j for one query from its visible scores (elements of F), with
+/// every step rounded into F (see SoftmaxVariant). NaN scores propagate (the max is NaN).
+/// An empty score list gives an empty result (the caller defines the output as zero).
+/// Throws InvalidArgument for `online` with pairwise or exact summation.
+/// Source: THEORY §2, RoPE-X eq. 2.
+std::vector<Value> softmax(std::span<const Value> scores, const EvaluationPolicy& policy,
+                           SoftmaxVariant variant = SoftmaxVariant::stable);
+/// softmax(scores, policy, SoftmaxVariant::stable).
+std::vector<Value> stable_softmax(std::span<const Value> scores, const EvaluationPolicy& policy);
+
+// ---------------------------------------------------------------------------------------------
+// Model components
+// ---------------------------------------------------------------------------------------------
+
+/// A contiguous run of a head's coordinates with one RoPE schedule: the schedule's rotary
+/// blocks (each with its own realisation, or none = identity) then its unrotated pairs.
+/// Coordinates of the segment: 2·schedule.blocks.size() rotary ones first, then
+/// 2·schedule.unrotated_pairs unrotated ones (the Schedule convention). Within the rotary
+/// part, `layout` pairs them (adjacent: (2d, 2d+1); rotate_half: (d, d + R/2)).
+struct RotarySegment {
+  Schedule schedule;
+  /// One entry per schedule block: the realisation of that block, or nullopt for an
+  /// unrotated block (identity). The realisation's format is F (r1-r3) or the activation
+  /// format A = F (pipelines); its rounding is the policy's.
+  std::vector<std::optional<Realisation>> realisations;
+  PairLayout layout = PairLayout::adjacent;
+
+  /// 2·(blocks + unrotated pairs).
+  std::size_t dimension() const { return schedule.dimension(); }
+};
+
+/// A schedule with no rotary block and `pairs` unrotated pairs (spec "unrotated:pairs=N").
+Schedule unrotated_schedule(std::size_t pairs);
+
+/// One attention head (THEORY §2, §3): q_p = R̂_p(Q x_p + b_q), k_p = R̂_p(K x_p + b_k),
+/// v_p = V x_p + b_v, score S_{p,q} = q_p · k_q (times `scale` when set: one more rounding),
+/// output o_p = Σ_q α_{p,q} v_q over the visible keys, projected by `output` into the model
+/// dimension by the layer. Shapes: query, key head_dim × d_model; value value_dim × d_model;
+/// output d_model × value_dim; biases head_dim / value_dim (empty = no bias).
+/// `rotary` segments cover the head_dim coordinates in order (empty = NoPE: no rotation).
+struct AttentionHead {
+  std::string name;  ///< for traces; may be empty
+  std::size_t head_dim = 0;
+  std::size_t value_dim = 0;
+  Matrix query, key, value, output;
+  std::vector<Value> query_bias, key_bias, value_bias;
+  std::vector<RotarySegment> rotary;
+  /// Score scale (e.g. round_F(1/sqrt(head_dim))); unset = folded into the weights (THEORY §2.1).
+  std::optional<Value> scale;
+};
+
+/// FFN(h) = W2·ReLU(W1·h + b1) + b2 (THEORY §2). Shapes: w1 hidden × d_model, b1 hidden,
+/// w2 d_model × hidden, b2 d_model (biases may be empty = none).
+struct FeedForward {
+  Matrix w1;
+  std::vector<Value> b1;
+  Matrix w2;
+  std::vector<Value> b2;
+};
+
+/// LayerNorm with gain γ, bias β, and ε (all in F): μ = rnd(sum(x)/d̂), σ² = rnd(sum(rnd(
+/// rnd(x_k - μ)²))/d̂), σ = rnd(√rnd(σ² + ε)), y_k = rnd(rnd(rnd(rnd(x_k - μ)/σ)·γ_k) + β_k),
+/// with d̂ = round_F(d) and the sums under the policy. Empty gain = all 1, empty bias = all 0.
+struct LayerNormParams {
+  std::vector<Value> gain;
+  std::vector<Value> bias;
+  Value epsilon;
+};
+
+/// Where a layer's LayerNorms sit (THEORY §2): post-LN (LC25, default): H' = LN1(A(H) + H),
+/// out = LN2(FFN(H') + H'); pre-LN: H' = H + A(LN1(H)), out = H' + FFN(LN2(H')). A norm is
+/// applied only where the layer has its parameters.
+enum class NormPlacement { post, pre };
+std::string_view to_string(NormPlacement placement);
+/// "post" / "pre". Throws InvalidArgument.
+NormPlacement parse_norm_placement(std::string_view text);
+
+/// One layer: attention sublayer (all heads, their outputs summed through their output
+/// matrices plus `attention_bias`, then the residual) and FFN sublayer (with residual).
+/// A layer with no heads has no attention sublayer; without `ffn` no FFN sublayer.
+struct Layer {
+  std::vector<AttentionHead> heads;
+  std::vector<Value> attention_bias;  ///< d_model or empty
+  std::optional<FeedForward> ffn;
+  std::optional<LayerNormParams> attention_norm;  ///< LN1
+  std::optional<LayerNormParams> ffn_norm;        ///< LN2
+};
+
+/// Causal masking (THEORY §2): strict (default) sees keys q < p, non-strict q ≤ p.
+enum class Masking { strict, non_strict };
+std::string_view to_string(Masking masking);
+/// "strict" / "non-strict" (also "non_strict"). Throws InvalidArgument.
+Masking parse_masking(std::string_view text);
+
+/// Token embeddings: one vector of length d_model per alphabet symbol, and BOS/EOS vectors
+/// (bos is unused and may be empty when the model has no BOS).
+struct Embedding {
+  std::vector<std::string> alphabet;
+  std::vector<std::vector<Value>> symbols;  ///< symbols[k] embeds alphabet[k]
+  std::vector<Value> bos;
+  std::vector<Value> eos;
+};
+
+/// The linear classifier on the EOS representation: y = affine(weights, x_EOS, bias);
+/// accept iff y > 0 (NaN rejects) (THEORY §2).
+struct Classifier {
+  std::vector<Value> weights;
+  Value bias;
+};
+
+/// Architecture switches of a model (THEORY §2).
+struct ModelOptions {
+  bool bos = true;  ///< false: LC25's `w EOS` convention (see the file comment)
+  Masking masking = Masking::strict;
+  SoftmaxVariant softmax = SoftmaxVariant::stable;
+  NormPlacement norm_placement = NormPlacement::post;
+};
+
+/// A complete F-transformer. Every Value is an element of policy.format.
+struct Model {
+  std::string name;
+  std::string description;
+  EvaluationPolicy policy;
+  ModelOptions options;
+  std::size_t d_model = 0;
+  Embedding embedding;
+  std::vector<Layer> layers;
+  std::optional<LayerNormParams> final_norm;  ///< applied to the residual stream at the end
+  Classifier classifier;
+
+  /// Checks every shape, realisation applicability (r3 needs rational blocks) and option
+  /// combination. Throws InvalidArgument with one line naming the path, e.g.
+  /// "layers[0].heads[1].query: expected 2 x 4, got 2 x 3".
+  void validate() const;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Heads and rotations (reusable by proofs/: realised scores Ŝ_{i,j} under the policy)
+// ---------------------------------------------------------------------------------------------
+
+/// The realised rotations of one head at positions [0, positions): per rotary block (in
+/// head order over the segments) the realised (cos, sin) pair at every position.
+struct HeadRotations {
+  std::uint64_t positions = 0;
+  /// blocks[b][p]: rotary block b (head order over all segments) at position p; empty for
+  /// blocks whose realisation is none (identity).
+  std::vector<std::vector<RealisedPair>> blocks;
+};
+
+/// Realises every rotary block of `head` at positions [0, positions) with
+/// realise_block (THEORY §3), one block at a time (a block's realisation need only apply to
+/// that block, so r3 may sit next to irrational blocks). `policy` is not used today (the
+/// realisations carry their format and rounding); it is part of the signature so that a
+/// policy-level engine choice can reach the realisation later. Throws InvalidArgument if a
+/// realisation does not apply to its block.
+HeadRotations realise_head(const AttentionHead& head, std::uint64_t positions,
+                           const EvaluationPolicy& policy);
+
+/// R̂_p x for a head vector x (length head_dim, elements of F) at position p < rotations
+/// .positions. Each realised pair is applied with the realisation's arithmetic: r1-r3 use
+/// THEORY §2.1, (rnd(rnd(c·x0) - rnd(s·x1)), rnd(rnd(s·x0) + rnd(c·x1))) in F; pipelines use
+/// their rotation format/arithmetic (NUMERIC §3) and store into F. Unrotated coordinates are
+/// copied. Throws InvalidArgument on a length or position mismatch.
+std::vector<Value> rotate(const AttentionHead& head, const HeadRotations& rotations,
+                          std::uint64_t position, std::span<const Value> x,
+                          const EvaluationPolicy& policy);
+
+/// q_p = R̂_p(Q x + b_q) (length head_dim).
+std::vector<Value> head_query(const AttentionHead& head, const HeadRotations& rotations,
+                              std::uint64_t position, std::span<const Value> x,
+                              const EvaluationPolicy& policy);
+/// k_p = R̂_p(K x + b_k) (length head_dim).
+std::vector<Value> head_key(const AttentionHead& head, const HeadRotations& rotations,
+                            std::uint64_t position, std::span<const Value> x,
+                            const EvaluationPolicy& policy);
+/// v_p = V x + b_v (length value_dim).
+std::vector<Value> head_value(const AttentionHead& head, std::span<const Value> x,
+                              const EvaluationPolicy& policy);
+/// Ŝ = dot(q, k) under the policy, times head.scale when set (one more rounding).
+Value head_score(const AttentionHead& head, std::span<const Value> q, std::span<const Value> k,
+                 const EvaluationPolicy& policy);
+
+/// One query's attention: weights over `scores` (visible keys, in key order) and the output
+/// Σ_j α_j v_j per value coordinate (dot under the policy), or the online recurrence for
+/// SoftmaxVariant::online. No visible key → empty weights and the zero vector of length
+/// `value_dim` (THEORY §2). values[j] has length value_dim.
+struct AttentionOutput {
+  std::vector<Value> weights;
+  std::vector<Value> output;
+};
+AttentionOutput attend(std::span<const Value> scores, std::span<const std::vector<Value>> values,
+                       std::size_t value_dim, const EvaluationPolicy& policy,
+                       SoftmaxVariant variant);
+
+/// FFN(x) (THEORY §2).
+std::vector<Value> feed_forward(const FeedForward& ffn, std::span<const Value> x,
+                                const EvaluationPolicy& policy);
+/// LayerNorm(x) (see LayerNormParams).
+std::vector<Value> layer_norm(const LayerNormParams& params, std::span<const Value> x,
+                              const EvaluationPolicy& policy);
+
+// ---------------------------------------------------------------------------------------------
+// Running a model
+// ---------------------------------------------------------------------------------------------
+
+/// Splits WORD into alphabet symbols: on whitespace if it contains any, else character by
+/// character (UTF-8 bytes; single-character symbols). Throws InvalidArgument naming the first
+/// symbol not in the alphabet and listing the alphabet.
+std::vector<std::string> tokenize(const Model& model, std::string_view word);
+
+/// Which positions a run records in its trace.
+struct RunOptions {
+  /// Positions to trace (BOS = 0 convention). Positions that do not exist are an error.
+  std::vector<std::uint64_t> trace_positions;
+  bool trace_all = false;  ///< trace every position
+};
+
+/// The trace of one head at one query position.
+struct HeadTrace {
+  std::string name;
+  std::vector<Value> query;                ///< q_p (rotated)
+  std::vector<std::uint64_t> keys;         ///< visible key positions, increasing
+  std::vector<Value> scores;               ///< Ŝ_{p,q} per visible key
+  std::vector<Value> weights;              ///< α_{p,q} per visible key
+  std::vector<Value> output;               ///< the head's output o_p (value_dim)
+};
+
+/// The trace of one position in one layer.
+struct PositionTrace {
+  std::uint64_t position = 0;
+  std::string token;                 ///< "BOS", "EOS" or the symbol
+  std::vector<Value> input;          ///< residual stream entering the layer
+  std::vector<HeadTrace> heads;      ///< empty when the layer has no heads
+  std::vector<Value> attention;      ///< attention sublayer output (before the residual)
+  std::vector<Value> after_attention;  ///< residual stream after the attention sublayer
+  std::vector<Value> ffn;            ///< FFN output (before the residual); empty without FFN
+  std::vector<Value> output;         ///< residual stream leaving the layer
+};
+
+/// Where a NaN or an infinity first appeared: embeddings first, then layer by layer (within a
+/// layer: position by position, and at one position in the order head scores, head weights,
+/// head output, attention, after attention, FFN, output), then the readout and classifier.
+struct NonFinite {
+  std::string where;                     ///< e.g. "layer 0, position 3, head 0 weights"
+  std::string stage;                     ///< "embedding", "scores", "weights", "head output",
+                                         ///< "attention", "after attention", "ffn", "output",
+                                         ///< "readout", "classifier"
+  std::optional<std::size_t> layer;      ///< 0-based layer, when inside a layer
+  std::optional<std::uint64_t> position; ///< position, when at one position
+  std::optional<std::size_t> head;       ///< head index, for head stages
+};
+
+/// Result of a run.
+struct RunResult {
+  std::vector<std::string> tokens;      ///< per token: "BOS", symbols, "EOS"
+  std::vector<std::uint64_t> positions;  ///< position of each token
+  std::uint64_t eos_position = 0;       ///< N + 1
+  std::vector<Value> readout;           ///< the EOS representation fed to the classifier
+  Value output;                         ///< classifier value y
+  bool accept = false;                  ///< y > 0
+  std::optional<NonFinite> first_non_finite;
+  /// Traced positions (sorted) and, per layer, one PositionTrace per traced position.
+  std::vector<std::uint64_t> traced;
+  std::vector<std::vector<Value>> traced_embeddings;  ///< per traced position
+  std::vector<std::vector<PositionTrace>> layers;
+};
+
+/// Runs the model on `word` (THEORY §2): embeds BOS w EOS (or w EOS), applies every layer to
+/// every position, reads out EOS with the classifier. Throws InvalidArgument for symbols not
+/// in the alphabet, trace positions that do not exist, or an invalid model (validate()).
+RunResult run(const Model& model, std::string_view word, const RunOptions& options = {});
+
+/// The run as JSON (docs/MODEL_SPEC.md, "Run output"): "input", "tokens", "positions",
+/// "accept" (bool), "output" (the classifier value: a number when finite, else "inf", "-inf"
+/// or "nan"), "output_exact" (exact decimal text), "first_non_finite" (object or null) and,
+/// when positions were traced, "trace". Values inside the trace are exact decimal strings
+/// (exact_decimal). Does not print.
+nlohmann::json to_json(const RunResult& result, std::string_view word);
+
+}  // namespace ropesim::attention

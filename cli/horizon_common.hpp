@@ -1,0 +1,39 @@
+#pragma once
+// Shared by `ropesim horizon` and `ropesim table horizon`: turning flags into a
+// proofs::HorizonSpec with one-line errors that name the flag (STYLE "Errors").
+#include <optional>
+#include <string>
+
+#include "cli/table.hpp"
+#include "proofs/horizon.hpp"
+
+namespace ropesim::cli {
+
+/// The flags that describe one head.
+struct HeadArguments {
+  std::string g = "1";            ///< --g (exact decimal); ignored when schedule is set
+  std::string schedule;           ///< --schedule (multi-frequency head)
+  std::string k = "1";            ///< --k
+  std::string C = "auto";         ///< --C: exact decimal or "auto"
+  std::string format = "fp32";    ///< --format
+  std::string realisation = "r1"; ///< --realization
+  std::string rounding = "nearest-even";
+  std::string summation = "sequential";
+  std::string accumulator = "fp32";
+  std::optional<std::uint64_t> max_length;  ///< --max-length
+  bool allow_slow = false;                  ///< --allow-slow
+};
+
+/// Validates the arguments (each error names its flag) and returns the spec. Checks, in
+/// order: --rounding, --summation, --accumulator, --format, --g/--schedule, --k ≥ 1,
+/// --realization (known and applicable), f_large(F) defined (--rounding), --C (auto or a
+/// positive decimal finite in F), --max-length within the scan limit unless --allow-slow.
+proofs::HorizonSpec horizon_spec(const HeadArguments& a);
+
+/// The horizon table (one row per report) with the columns of docs/tables/horizon.md.
+Table horizon_table(const std::vector<proofs::HorizonReport>& reports);
+
+/// A multi-line readable report.
+std::string horizon_text(const proofs::HorizonReport& report);
+
+}  // namespace ropesim::cli

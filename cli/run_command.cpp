@@ -1,0 +1,186 @@
+// `ropesim run MODEL.json --input WORD`: runs an F-transformer spec on one word and prints
+// accept/reject, the classifier value and, with --trace, the scores, attention weights and the
+// residual stream per layer at chosen positions (THEORY §2; docs/MODEL_SPEC.md).
+#include <fmt/format.h>
+
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "attention/model_spec.hpp"
+#include "cli/commands.hpp"
+#include "numeric/error.hpp"
+
+namespace ropesim::cli {
+
+namespace {
+
+template <class F>
+auto with_flag(const std::string& flag, F&& parse) {
+  try {
+    return parse();
+  } catch (const InvalidArgument& e) {
+    throw InvalidArgument(flag + ": " + e.what());
+  }
+}
+
+/// At most this many entries of a vector are printed in text mode (JSON has them all).
+constexpr std::size_t max_shown = 16;
+
+std::string number(const numeric::Value& v) { return v.to_decimal(9); }
+
+std::string vector_text(const std::vector<numeric::Value>& v) {
+  if (v.empty()) return "-";
+  std::string s = "[";
+  for (std::size_t k = 0; k < v.size() && k < max_shown; ++k) s += (k ? ", " : "") + number(v[k]);
+  if (v.size() > max_shown) s += fmt::format(", ... ({} more)", v.size() - max_shown);
+  return s + "]";
+}
+
+template <class T, class F>
+std::string row_text(const std::vector<T>& v, F&& show) {
+  if (v.empty()) return "(none)";
+  std::string s;
+  for (std::size_t k = 0; k < v.size() && k < 2 * max_shown; ++k) s += (k ? " " : "") + show(v[k]);
+  if (v.size() > 2 * max_shown) s += fmt::format(" ... ({} more)", v.size() - 2 * max_shown);
+  return s;
+}
+
+std::string model_line(const attention::Model& m) {
+  const auto& p = m.policy;
+  std::string sums(attention::to_string(p.summation));
+  if (p.summation == attention::Summation::wide_accumulator) sums += " (" + p.accumulator.name + ")";
+  return fmt::format("{}{}{}, {}, {} sums; {}, {} masking, {} softmax, {} layer(s)",
+                     m.name.empty() ? "" : m.name, m.name.empty() ? "" : ": ", p.format.name,
+                     numeric::to_string(p.rounding), sums, m.options.bos ? "BOS" : "no BOS",
+                     attention::to_string(m.options.masking), attention::to_string(m.options.softmax),
+                     m.layers.size());
+}
+
+std::string run_text(const attention::Model& m, const attention::RunResult& r, const std::string& word) {
+  std::string out;
+  out += fmt::format("model    {}\n", model_line(m));
+  std::string tokens;
+  for (std::size_t k = 0; k < r.tokens.size() && k < 2 * max_shown; ++k) tokens += (k ? " " : "") + r.tokens[k];
+  if (r.tokens.size() > 2 * max_shown) tokens += fmt::format(" ... ({} more)", r.tokens.size() - 2 * max_shown);
+  out += fmt::format("input    \"{}\" -> {} at positions {}..{}\n", word, tokens, r.positions.front(),
+                     r.positions.back());
+  out += fmt::format("output   {} (exact {})\n", number(r.output), attention::exact_decimal(r.output));
+  if (r.first_non_finite) out += fmt::format("nonfinite first at {}\n", r.first_non_finite->where);
+  out += fmt::format("verdict  {}\n", r.accept ? "accept" : "reject");
+  if (r.traced.empty()) return out;
+
+  auto token_at = [&](std::uint64_t position) {
+    return r.tokens.at(static_cast<std::size_t>(position - r.positions.front()));
+  };
+  out += "\ntrace    positions " + row_text(r.traced, [](std::uint64_t p) { return std::to_string(p); }) + "\n";
+  out += "embedding\n";
+  for (std::size_t k = 0; k < r.traced.size(); ++k) {
+    out += fmt::format("  position {} {}  {}\n", r.traced[k], token_at(r.traced[k]), vector_text(r.traced_embeddings[k]));
+  }
+  for (std::size_t l = 0; l < r.layers.size(); ++l) {
+    out += fmt::format("layer {}\n", l);
+    for (const auto& pt : r.layers[l]) {
+      out += fmt::format("  position {} {}\n", pt.position, pt.token);
+      out += fmt::format("    input            {}\n", vector_text(pt.input));
+      for (std::size_t h = 0; h < pt.heads.size(); ++h) {
+        const auto& ht = pt.heads[h];
+        out += fmt::format("    head {}{}\n", h, ht.name.empty() ? "" : " (" + ht.name + ")");
+        out += fmt::format("      query          {}\n", vector_text(ht.query));
+        out += fmt::format("      keys           {}\n", row_text(ht.keys, [](std::uint64_t p) { return std::to_string(p); }));
+        out += fmt::format("      scores         {}\n", row_text(ht.scores, number));
+        out += fmt::format("      weights        {}\n", row_text(ht.weights, number));
+        out += fmt::format("      output         {}{}\n", vector_text(ht.output),
+                           ht.keys.empty() ? "  (no visible key: zero output)" : "");
+      }
+      if (!pt.heads.empty()) out += fmt::format("    attention        {}\n", vector_text(pt.attention));
+      out += fmt::format("    after attention  {}\n", vector_text(pt.after_attention));
+      out += fmt::format("    ffn              {}\n", vector_text(pt.ffn));
+      out += fmt::format("    output           {}\n", vector_text(pt.output));
+    }
+  }
+  out += fmt::format("readout  {}\n", vector_text(r.readout));
+  return out;
+}
+
+/// "all", or a comma/space separated list of non-negative integers ("eos" = the EOS position).
+std::optional<std::vector<std::uint64_t>> parse_positions(const std::string& text, std::uint64_t eos,
+                                                          bool& all) {
+  all = false;
+  std::vector<std::uint64_t> out;
+  for (const auto& item : split_list(text)) {
+    if (item == "all") {
+      all = true;
+      continue;
+    }
+    if (item == "eos" || item == "EOS") {
+      out.push_back(eos);
+      continue;
+    }
+    if (item.empty() || item.find_first_not_of("0123456789") != std::string::npos || item.size() > 18) {
+      throw InvalidArgument("'" + item + "' is not a position; accepted: non-negative integers, eos, or all "
+                            "(comma-separated)");
+    }
+    out.push_back(std::stoull(item));
+  }
+  return out;
+}
+
+}  // namespace
+
+Action add_run_command(CLI::App& app) {
+  struct Options {
+    std::string model, input, positions, format, rounding;
+    bool have_input = false, trace = false, json = false;
+  };
+  auto o = std::make_shared<Options>();
+  auto* cmd = app.add_subcommand("run", "Run a model spec (docs/MODEL_SPEC.md) on one word: accept/reject, output, trace");
+  cmd->add_option("model", o->model, "Model spec file (JSON, schema v1)")->required();
+  auto* input = cmd->add_option("--input", o->input,
+                                "The word: read character by character, or as whitespace-separated symbols (may be empty)");
+  input->required();
+  cmd->add_flag("--trace", o->trace, "Print scores, attention weights and the residual stream per layer (at EOS unless --positions)");
+  cmd->add_option("--positions", o->positions, "Positions to trace (implies --trace): comma list of integers, eos, or all (BOS = 0)");
+  cmd->add_flag("--json", o->json, "Print JSON: accept (bool), output (the classifier value), output_exact, trace");
+  cmd->add_option("--format", o->format, "Override the spec's format F (weights are re-rounded from the exact spec numbers)");
+  cmd->add_option("--rounding", o->rounding, "Override the spec's rounding direction");
+  return [cmd, o]() -> int {
+    if (!cmd->parsed()) return -1;
+    attention::ModelLoadOptions load;
+    if (!o->format.empty()) load.format = with_flag("--format", [&] { return numeric::parse_format(o->format); });
+    if (!o->rounding.empty()) load.rounding = with_flag("--rounding", [&] { return numeric::parse_rounding(o->rounding); });
+    const attention::Model model = attention::load_model(o->model, load);  // messages name the file
+    // Tokenise first so that a bad word is reported as --input.
+    const auto symbols = with_flag("--input", [&] { return attention::tokenize(model, o->input); });
+    const std::uint64_t eos = symbols.size() + 1;
+    attention::RunOptions options;
+    if (!o->positions.empty()) {
+      bool all = false;
+      options.trace_positions = *with_flag("--positions", [&] { return parse_positions(o->positions, eos, all); });
+      options.trace_all = all;
+      const std::uint64_t first = model.options.bos ? 0 : 1;
+      for (std::uint64_t p : options.trace_positions) {
+        if (p < first || p > eos) {
+          throw InvalidArgument(fmt::format("--positions: position {} does not exist; this input has positions {}..{} ({})",
+                                            p, first, eos, model.options.bos ? "BOS at 0, EOS at N+1" : "no BOS, EOS at N+1"));
+        }
+      }
+    } else if (o->trace) {
+      options.trace_positions = {eos};
+    }
+    const attention::RunResult result = attention::run(model, o->input, options);
+    if (o->json) {
+      nlohmann::json j = attention::to_json(result, o->input);
+      j["model"] = model.name;
+      j["format"] = model.policy.format.name;
+      std::cout << j.dump(2) << "\n";
+    } else {
+      std::cout << run_text(model, result, o->input);
+    }
+    return 0;
+  };
+}
+
+}  // namespace ropesim::cli

@@ -1,0 +1,105 @@
+// `ropesim table horizon`: the bound table users cite (docs/tables/horizon.md): one row per
+// format × g × k × C × realization, each row a `ropesim horizon` report (THEORY §6).
+#include <fmt/format.h>
+
+#include <chrono>
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "cli/horizon_common.hpp"
+#include "numeric/error.hpp"
+
+namespace ropesim::cli {
+
+Action add_table_command(CLI::App& app) {
+  struct Options {
+    std::string formats = "fp8e5m2,bf16,fp16,tf32,fp32", g = "1", k = "1,2,4,8", C = "auto", realisations = "r1",
+                schedules, out;
+    HeadArguments head;
+    bool quiet = false;
+  };
+  auto o = std::make_shared<Options>();
+  auto* table = app.add_subcommand("table", "Generated tables (docs/tables/)");
+  table->require_subcommand(1);
+  auto* cmd = table->add_subcommand("horizon", "Certified ranges of the Y^k head over formats x g x k x C x realizations");
+  cmd->add_option("--formats", o->formats, "Formats")->capture_default_str();
+  cmd->add_option("--g", o->g, "Frequencies g (exact decimals)")->capture_default_str();
+  cmd->add_option("--schedules", o->schedules, "Multi-frequency heads over schedules/presets (instead of --g)");
+  cmd->add_option("--k", o->k, "Offsets k")->capture_default_str();
+  cmd->add_option("--C", o->C, "Scales C, or 'auto'")->capture_default_str();
+  cmd->add_option("--realizations,--realisations", o->realisations, "Realizations")->capture_default_str();
+  cmd->add_option("--rounding", o->head.rounding, "Rounding of every operation")->capture_default_str();
+  cmd->add_option("--summation", o->head.summation, "Dot products: sequential pairwise wide-accumulator exact")
+      ->capture_default_str();
+  cmd->add_option("--accumulator", o->head.accumulator, "Accumulator format for wide-accumulator")->capture_default_str();
+  cmd->add_option("--max-length", o->head.max_length, "L_max of every scan (default: each head's quick limit)");
+  cmd->add_flag("--allow-slow", o->head.allow_slow, "Allow --max-length beyond the quick limit");
+  cmd->add_option("--out", o->out, "Write the table to FILE (.csv .md .json .tex)");
+  cmd->add_flag("--quiet", o->quiet, "No progress on stderr");
+  return [cmd, o]() -> int {
+    if (!cmd->parsed()) return -1;
+    std::optional<OutputKind> kind;
+    if (!o->out.empty()) kind = output_kind_for(o->out, "--out");
+    // Validate every cell's arguments before measuring anything (bad input: no output).
+    std::vector<proofs::HorizonSpec> specs;
+    const auto formats = split_list(o->formats, ListKind::formats);
+    const auto gs = o->schedules.empty() ? split_list(o->g) : std::vector<std::string>{};
+    const auto schedules = split_list(o->schedules, ListKind::schedules);
+    const auto ks = split_list(o->k);
+    const auto Cs = split_list(o->C);
+    const auto realisations = split_list(o->realisations);
+    if (formats.empty() || (gs.empty() && schedules.empty()) || ks.empty() || Cs.empty() || realisations.empty()) {
+      throw InvalidArgument("table horizon: the grid is empty (give --formats, --g or --schedules, --k, --C, --realizations)");
+    }
+    for (const auto& format : formats) {
+      for (std::size_t h = 0; h < (schedules.empty() ? gs.size() : schedules.size()); ++h) {
+        for (const auto& k : ks) {
+          for (const auto& C : Cs) {
+            for (const auto& r : realisations) {
+              HeadArguments a = o->head;
+              a.format = format;
+              if (schedules.empty()) {
+                a.g = gs[h];
+              } else {
+                a.schedule = schedules[h];
+              }
+              a.k = k;
+              a.C = C;
+              a.realisation = r;
+              try {
+                specs.push_back(horizon_spec(a));
+              } catch (const InvalidArgument& e) {
+                // name the list flags rather than the single-head ones
+                std::string what = e.what();
+                for (const auto& [single, list] : std::vector<std::pair<std::string, std::string>>{
+                         {"--format:", "--formats:"}, {"--realization:", "--realizations:"}, {"--schedule:", "--schedules:"}}) {
+                  if (what.rfind(single, 0) == 0) what = list + what.substr(single.size());
+                }
+                throw InvalidArgument(what);
+              }
+            }
+          }
+        }
+      }
+    }
+    const bool progress = !o->quiet && stderr_is_tty();
+    const auto start = std::chrono::steady_clock::now();
+    std::vector<proofs::HorizonReport> reports;
+    for (std::size_t c = 0; c < specs.size(); ++c) {
+      reports.push_back(proofs::horizon(specs[c]));
+      if (progress) {
+        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        std::cerr << fmt::format("\r[{}/{}] {} k={}  {:.0f}s   ", c + 1, specs.size(), reports.back().format,
+                                 reports.back().k, elapsed)
+                  << std::flush;
+      }
+    }
+    if (progress) std::cerr << "\n";
+    const Table t = horizon_table(reports);
+    if (kind) write_file_atomically(o->out, render(t, *kind));
+    std::cout << t.to_text();
+    return 0;
+  };
+}
+
+}  // namespace ropesim::cli

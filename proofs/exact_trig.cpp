@@ -1,0 +1,268 @@
+#include "proofs/exact_trig.hpp"
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "numeric/error.hpp"
+
+namespace ropesim::proofs {
+
+namespace {
+
+/// RAII mpfr_t.
+struct Mp {
+  mpfr_t x;
+  explicit Mp(mpfr_prec_t p) { mpfr_init2(x, p); }
+  ~Mp() { mpfr_clear(x); }
+  Mp(const Mp&) = delete;
+  Mp& operator=(const Mp&) = delete;
+  operator mpfr_ptr() { return x; }
+  operator mpfr_srcptr() const { return x; }
+};
+
+/// frac(q) in [0, 1).
+mpq_class fractional(const mpq_class& q) {
+  mpz_class fl;
+  mpz_fdiv_q(fl.get_mpz_t(), q.get_num_mpz_t(), q.get_den_mpz_t());
+  mpq_class r = q - mpq_class(fl);
+  r.canonicalize();
+  return r;
+}
+
+/// cos(2π·t) (or sin) for t in [0, 1) when rational (Niven), else nullopt.
+std::optional<mpq_class> niven(const mpq_class& t, bool sine) {
+  // Work with 12·t: the rational values occur only at multiples of 1/12.
+  mpq_class twelve = t * 12;
+  twelve.canonicalize();
+  if (twelve.get_den() != 1) return std::nullopt;
+  const long k = twelve.get_num().get_si();  // 0..11
+  // cos(2πk/12) = cos(kπ/6) for k = 0..11: 1, √3/2, 1/2, 0, -1/2, -√3/2, -1, -√3/2, -1/2, 0, 1/2, √3/2
+  // sin(kπ/6): 0, 1/2, √3/2, 1, √3/2, 1/2, 0, -1/2, -√3/2, -1, -√3/2, -1/2
+  static const int cos_num[12] = {2, 0, 1, 0, -1, 0, -2, 0, -1, 0, 1, 0};
+  static const bool cos_rational[12] = {true, false, true, true, true, false, true, false, true, true, true, false};
+  static const int sin_num[12] = {0, 1, 0, 2, 0, 1, 0, -1, 0, -2, 0, -1};
+  static const bool sin_rational[12] = {true, true, false, true, false, true, true, true, false, true, false, true};
+  if (sine) {
+    if (!sin_rational[k]) return std::nullopt;
+    return mpq_class(sin_num[k], 2);
+  }
+  if (!cos_rational[k]) return std::nullopt;
+  return mpq_class(cos_num[k], 2);
+}
+
+/// Number of bits of |x| above the binary point (≥ 0).
+mpfr_prec_t magnitude_bits(double x) {
+  const double a = std::fabs(x);
+  if (!(a >= 1)) return 0;
+  if (!std::isfinite(a)) return 4096;
+  return static_cast<mpfr_prec_t>(std::ilogb(a)) + 1;
+}
+
+}  // namespace
+
+mpq_class to_rational(const numeric::Value& v) {
+  if (!v.is_finite()) throw InvalidArgument("to_rational: the value is not finite");
+  if (!v.is_wide()) return mpq_class(v.narrow());
+  mpq_class q;
+  mpfr_get_q(q.get_mpq_t(), v.wide());
+  return q;
+}
+
+BlockAngle::BlockAngle(const attention::RotaryBlock& block) : theta_(block.theta) {
+  if (block.turn) {
+    mpq_class t(block.turn->a, block.turn->m);
+    t.canonicalize();
+    turn_ = t;
+  } else if (auto q = block.theta.as_pi_multiple()) {
+    mpq_class t = *q / 2;
+    t.canonicalize();
+    turn_ = fractional(t);
+  } else if (block.theta.is_zero()) {
+    turn_ = mpq_class(0);
+  }
+  theta_double_ = block.theta.to_double();
+}
+
+std::optional<mpq_class> BlockAngle::exact_cos(std::int64_t n) const {
+  if (n == 0) return mpq_class(1);
+  if (!turn_) return std::nullopt;  // θ·n ≠ 0 not a rational multiple of π: irrational cos
+  return niven(fractional(*turn_ * mpq_class(mpz_class(static_cast<long>(n)))), false);
+}
+
+std::optional<mpq_class> BlockAngle::exact_sin(std::int64_t n) const {
+  if (n == 0) return mpq_class(0);
+  if (!turn_) return std::nullopt;
+  return niven(fractional(*turn_ * mpq_class(mpz_class(static_cast<long>(n)))), true);
+}
+
+void BlockAngle::enclose_cos(std::int64_t n, mpfr_ptr lo, mpfr_ptr hi) const { enclose(n, false, lo, hi); }
+void BlockAngle::enclose_sin(std::int64_t n, mpfr_ptr lo, mpfr_ptr hi) const { enclose(n, true, lo, hi); }
+
+void BlockAngle::enclose(std::int64_t n, bool sine, mpfr_ptr lo, mpfr_ptr hi) const {
+  const auto exact = sine ? exact_sin(n) : exact_cos(n);
+  if (exact) {
+    mpfr_set_q(lo, exact->get_mpq_t(), MPFR_RNDD);
+    mpfr_set_q(hi, exact->get_mpq_t(), MPFR_RNDU);
+    return;
+  }
+  const mpfr_prec_t P = mpfr_get_prec(lo);
+  // Working precision: enough that the absolute error of the angle stays below 2^-(P+16).
+  const mpfr_prec_t W = P + 32 + magnitude_bits(static_cast<double>(n) * theta_double_);
+  Mp alo(W), ahi(W);
+  if (turn_) {
+    // n·θ = 2π·frac(n·a/m): reduce exactly first, then enclose π.
+    const mpq_class t = fractional(*turn_ * mpq_class(mpz_class(static_cast<long>(n)))) * 2;
+    mpfr_const_pi(alo, MPFR_RNDD);
+    mpfr_const_pi(ahi, MPFR_RNDU);
+    mpfr_mul_q(alo, alo, t.get_mpq_t(), MPFR_RNDD);  // t ≥ 0
+    mpfr_mul_q(ahi, ahi, t.get_mpq_t(), MPFR_RNDU);
+  } else {
+    const attention::ExactReal angle =
+        attention::ExactReal::rational(mpq_class(mpz_class(static_cast<long>(n)))) * theta_;
+    angle.enclose(alo, ahi);
+  }
+  // mid and a bound on the distance from mid to any point of [alo, ahi].
+  Mp mid(W + 2), width(64), err(64), value(W), low(W), high(W);
+  mpfr_add(mid, alo, ahi, MPFR_RNDN);
+  mpfr_div_2ui(mid, mid, 1, MPFR_RNDN);
+  mpfr_sub(width, ahi, alo, MPFR_RNDU);
+  // |mid - x| ≤ width + ulp(mid) (mid's rounding); cos, sin are 1-Lipschitz.
+  mpfr_set(err, width, MPFR_RNDU);
+  if (!mpfr_zero_p(mid)) {
+    Mp ulp(64);
+    mpfr_set_ui_2exp(ulp, 1, mpfr_get_exp(mid) - (W + 2), MPFR_RNDU);
+    mpfr_add(err, err, ulp, MPFR_RNDU);
+  }
+  if (sine) {
+    mpfr_sin(value, mid, MPFR_RNDN);
+  } else {
+    mpfr_cos(value, mid, MPFR_RNDN);
+  }
+  // rounding of value: ≤ 2^-W (|value| ≤ 1)
+  Mp r(64);
+  mpfr_set_ui_2exp(r, 1, -W, MPFR_RNDU);
+  mpfr_add(err, err, r, MPFR_RNDU);
+  mpfr_sub(low, value, err, MPFR_RNDD);
+  mpfr_add(high, value, err, MPFR_RNDU);
+  if (mpfr_cmp_si(low, -1) < 0) mpfr_set_si(low, -1, MPFR_RNDD);
+  if (mpfr_cmp_si(high, 1) > 0) mpfr_set_si(high, 1, MPFR_RNDU);
+  mpfr_set(lo, low, MPFR_RNDD);
+  mpfr_set(hi, high, MPFR_RNDU);
+}
+
+mpq_class CosineSum::weight_sum() const {
+  mpq_class s = 0;
+  for (const auto& w : weights) s += w;
+  return s;
+}
+
+std::optional<mpq_class> CosineSum::exact(std::int64_t n) const {
+  mpq_class s = 0;
+  for (std::size_t d = 0; d < blocks.size(); ++d) {
+    if (sgn(weights[d]) == 0) continue;
+    const auto c = blocks[d].exact_cos(n);
+    if (!c) return std::nullopt;
+    s += weights[d] * *c;
+  }
+  return s;
+}
+
+void CosineSum::enclose(std::int64_t n, mpfr_ptr lo, mpfr_ptr hi) const {
+  const mpfr_prec_t P = mpfr_get_prec(lo);
+  const mpfr_prec_t W = P + 8 + static_cast<mpfr_prec_t>(std::ceil(std::log2(static_cast<double>(blocks.size()) + 1)));
+  Mp slo(W), shi(W), tlo(W), thi(W), plo(W), phi(W);
+  mpfr_set_zero(slo, 1);
+  mpfr_set_zero(shi, 1);
+  for (std::size_t d = 0; d < blocks.size(); ++d) {
+    const mpq_class& w = weights[d];
+    if (sgn(w) == 0) continue;
+    blocks[d].enclose_cos(n, tlo, thi);
+    if (sgn(w) > 0) {
+      mpfr_mul_q(plo, tlo, w.get_mpq_t(), MPFR_RNDD);
+      mpfr_mul_q(phi, thi, w.get_mpq_t(), MPFR_RNDU);
+    } else {
+      mpfr_mul_q(plo, thi, w.get_mpq_t(), MPFR_RNDD);
+      mpfr_mul_q(phi, tlo, w.get_mpq_t(), MPFR_RNDU);
+    }
+    mpfr_add(slo, slo, plo, MPFR_RNDD);
+    mpfr_add(shi, shi, phi, MPFR_RNDU);
+  }
+  mpfr_set(lo, slo, MPFR_RNDD);
+  mpfr_set(hi, shi, MPFR_RNDU);
+}
+
+int CosineSum::compare(std::int64_t n, const mpq_class& t, mpfr_prec_t max_precision, bool* undecided) const {
+  if (undecided) *undecided = false;
+  if (const auto e = exact(n)) return cmp(*e, t) < 0 ? -1 : (cmp(*e, t) > 0 ? 1 : 0);
+  for (mpfr_prec_t P = 64; P <= max_precision; P *= 2) {
+    Mp lo(P), hi(P);
+    enclose(n, lo, hi);
+    if (mpfr_cmp_q(hi, t.get_mpq_t()) < 0) return -1;
+    if (mpfr_cmp_q(lo, t.get_mpq_t()) > 0) return 1;
+  }
+  if (undecided) *undecided = true;
+  return 0;
+}
+
+double CosineSum::approximate(std::int64_t n, double* error_bound) const {
+  double s = 0, bound = 0, wsum = 0;
+  const double nd = static_cast<double>(n);
+  for (std::size_t d = 0; d < blocks.size(); ++d) {
+    const double w = weights[d].get_d();
+    const double angle = nd * blocks[d].theta_double();
+    s += w * std::cos(angle);
+    wsum += std::fabs(w);
+    // θ's double (2^-53 relative), the product (2^-53 relative), cos (≤ 2^-50 absolute,
+    // generous for glibc's ≤ 1 ulp), the weight's double (2^-53 relative).
+    bound += std::fabs(w) * (std::fabs(angle) * 0x1p-51 + 0x1p-50);
+  }
+  bound += (static_cast<double>(blocks.size()) + 2) * wsum * 0x1p-51;  // summation
+  if (error_bound) *error_bound = 4 * bound;
+  return s;
+}
+
+numeric::Value round_scaled_trig(const numeric::Format& f, numeric::Rounding r, const BlockAngle& angle,
+                                 std::int64_t n, bool sine, const mpq_class& K, const numeric::Engine& engine) {
+  if (sgn(K) == 0) return engine.from_rational(f, mpq_class(0), r);
+  if (const auto exact = sine ? angle.exact_sin(n) : angle.exact_cos(n)) {
+    return engine.from_rational(f, K * *exact, r);
+  }
+  const BlockAngle a = angle;
+  const mpq_class k = K;
+  numeric::RealApproximation oracle = [a, k, n, sine](mpfr_ptr y, mpfr_prec_t prec) -> std::uint64_t {
+    const mpfr_prec_t W = prec + 16;
+    Mp lo(W), hi(W), xlo(W), xhi(W);
+    if (sine) {
+      a.enclose_sin(n, lo, hi);
+    } else {
+      a.enclose_cos(n, lo, hi);
+    }
+    if (sgn(k) > 0) {
+      mpfr_mul_q(xlo, lo, k.get_mpq_t(), MPFR_RNDD);
+      mpfr_mul_q(xhi, hi, k.get_mpq_t(), MPFR_RNDU);
+    } else {
+      mpfr_mul_q(xlo, hi, k.get_mpq_t(), MPFR_RNDD);
+      mpfr_mul_q(xhi, lo, k.get_mpq_t(), MPFR_RNDU);
+    }
+    Mp mid(W + 1);
+    mpfr_add(mid, xlo, xhi, MPFR_RNDN);
+    mpfr_div_2ui(mid, mid, 1, MPFR_RNDN);
+    mpfr_set(y, mid, MPFR_RNDN);
+    constexpr std::uint64_t kHuge = std::uint64_t{1} << 62;
+    if (mpfr_zero_p(y)) return kHuge;
+    Mp e1(64), e2(64), err(64);
+    mpfr_sub(e1, xhi, y, MPFR_RNDU);
+    mpfr_sub(e2, y, xlo, MPFR_RNDU);
+    mpfr_max(err, e1, e2, MPFR_RNDU);
+    // in units of 2^(EXP(y) - prec)
+    mpfr_mul_2si(err, err, prec - mpfr_get_exp(y), MPFR_RNDU);
+    mpfr_ceil(err, err);
+    if (mpfr_cmp_ui(err, 1) < 0) return 1;
+    if (mpfr_cmp_ui_2exp(err, 1, 62) >= 0) return kHuge;
+    return static_cast<std::uint64_t>(mpfr_get_ui(err, MPFR_RNDU)) + 1;
+  };
+  return engine.round_real(f, oracle, r);
+}
+
+}  // namespace ropesim::proofs

@@ -1,0 +1,435 @@
+#include "proofs/fixed_offset_head.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+
+#include "numeric/engine.hpp"
+#include "numeric/error.hpp"
+#include "numeric/format_properties.hpp"
+
+namespace ropesim::proofs {
+
+using numeric::Format;
+using numeric::Value;
+
+namespace {
+
+/// Round-to-nearest-even of an exact double into a floating format inside binary64
+/// (subnormals kept, overflow to ±inf), or the identity for binary64 itself. Same contract
+/// as attention::Arithmetic's fast path; the rounding is done with the classic
+/// "add and subtract 1.5·2^(q+52)" trick, exact under the default floating-point environment.
+struct FastRound {
+  bool native = false;
+  int precision = 53;
+  int emin = -1022;
+  int emax = 1023;
+  double max_finite = 0;
+
+  double operator()(double x) const {
+    if (native) return x;
+    std::uint64_t bits;
+    std::memcpy(&bits, &x, sizeof bits);
+    const int biased = static_cast<int>((bits >> 52) & 0x7ff);
+    if (biased == 0x7ff || x == 0.0) return x;  // inf, NaN, ±0
+    const int e = biased == 0 ? -1022 : biased - 1023;
+    if (e > emax) return std::copysign(HUGE_VAL, x);
+    const int q = std::max(e, emin) - (precision - 1);
+    // M = 1.5·2^(q+52); |x| < 2^(q+p) ≤ 2^(q+51), so x + M lies in [2^(q+52), 2^(q+53)),
+    // where the spacing is 2^q: (x + M) − M is x rounded to a multiple of 2^q, ties to even.
+    const std::uint64_t mbits = (static_cast<std::uint64_t>(q + 52 + 1023) << 52) | (std::uint64_t{1} << 51);
+    double m;
+    std::memcpy(&m, &mbits, sizeof m);
+    const double r = (x + m) - m;
+    if (std::fabs(r) > max_finite) return std::copysign(HUGE_VAL, x);
+    return std::copysign(r, x);
+  }
+};
+
+/// The FastRound of a format under a rounding, when the binary64 kernel is exact for it:
+/// binary64 itself, or p ≤ 25 with products of two elements exact doubles.
+std::optional<FastRound> fast_round_for(const Format& f, numeric::Rounding r) {
+  if (r != numeric::Rounding::nearest_even) return std::nullopt;
+  const attention::Arithmetic arithmetic(f, r);
+  if (!arithmetic.fast()) return std::nullopt;
+  FastRound fr;
+  if (f.kind == Format::Kind::floating && f.precision == 53 && f.emin == -1022 && f.emax == 1023 &&
+      f.subnormals && f.has_infinity) {
+    fr.native = true;
+    return fr;
+  }
+  if (f.kind != Format::Kind::floating || f.precision > 25) return std::nullopt;
+  // Products of two elements (≥ 2^(2(emin-p+1)), < 2^(2(emax+1))) must be exact normal doubles.
+  if (2 * (f.emin - f.precision + 1) < -1000 || 2 * (f.emax + 1) > 1000) return std::nullopt;
+  fr.precision = f.precision;
+  fr.emin = f.emin;
+  fr.emax = f.emax;
+  fr.max_finite = std::ldexp(2.0 - std::ldexp(1.0, 1 - f.precision), f.emax);
+  return fr;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+mpq_class exact_of(const Value& v) { return attention::exact_rational(v); }
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Construction (THEORY §6; RoPE-X App D)
+// ---------------------------------------------------------------------------------------------
+
+FixedOffsetHead make_fixed_offset_head(const FixedOffsetSpec& spec, const HeadWiring& wiring) {
+  if (spec.k < 1) throw InvalidArgument("the offset k must be at least 1, got " + std::to_string(spec.k));
+  const Format& F = spec.policy.format;
+  const numeric::Rounding r = spec.policy.rounding;
+  const auto& engine = spec.policy.arithmetic_engine();
+  FixedOffsetHead h;
+  h.policy = spec.policy;
+  h.schedule = spec.schedule;
+  h.k = spec.k;
+  const std::size_t B = spec.schedule.blocks.size();
+  if (B == 0) {
+    throw InvalidArgument("schedule '" + spec.schedule.spec + "' has no rotary block; the fixed-offset head needs one");
+  }
+  const auto fl = numeric::f_large(F, r);
+  if (!fl) {
+    throw InvalidArgument("f_large(" + F.name + ") is undefined under rounding " + std::string(numeric::to_string(r)) +
+                          ": no finite score lead makes softmax select exactly (THEORY §1); use nearest-even, "
+                          "nearest-away, toward-zero or downward");
+  }
+  h.f_large = *fl;
+  h.f_large_exact = exact_of(*fl);
+  h.realisation = attention::parse_realisation(spec.realisation, F, r);
+  attention::check_applicable(spec.schedule, h.realisation);
+
+  std::vector<mpq_class> weights = spec.weights;
+  if (weights.empty()) weights.assign(B, mpq_class(1, static_cast<unsigned long>(B)));
+  if (weights.size() != B) {
+    throw InvalidArgument("the head has " + std::to_string(B) + " rotary blocks but " +
+                          std::to_string(weights.size()) + " weights were given");
+  }
+  for (auto& w : weights) w.canonicalize();
+
+  h.C = engine.from_rational(F, spec.C, r);
+  if (!h.C.is_finite()) {
+    throw InvalidArgument("C = " + spec.C.get_str() + " is not finite in " + F.name + " (it rounds to " +
+                          h.C.to_decimal(6) + "); the largest finite value is " +
+                          numeric::max_finite(F).to_decimal(9));
+  }
+  if (sgn(h.C_exact = exact_of(h.C)) <= 0) {
+    throw InvalidArgument("C must be positive in " + F.name + ", got " + spec.C.get_str() + " (rounds to " +
+                          h.C.to_decimal(9) + ")");
+  }
+
+  if (wiring.d_model < 1 || wiring.value_source >= wiring.d_model || wiring.output_target >= wiring.d_model) {
+    throw InvalidArgument("head wiring: value_source and output_target must be < d_model = " +
+                          std::to_string(wiring.d_model));
+  }
+
+  const std::size_t D = spec.schedule.dimension();
+  const Value zero;
+  const Value one = engine.from_rational(F, mpq_class(1), r);
+  attention::AttentionHead& a = h.head;
+  a.name = "Y^" + std::to_string(spec.k);
+  a.head_dim = D;
+  a.value_dim = 1;
+  a.query = attention::Matrix::zeros(D, wiring.d_model);
+  a.key = attention::Matrix::zeros(D, wiring.d_model);
+  a.value = attention::Matrix::zeros(1, wiring.d_model);
+  a.value.at(0, wiring.value_source) = one;
+  a.output = attention::Matrix::zeros(wiring.d_model, 1);
+  a.output.at(wiring.output_target, 0) = one;
+  a.query_bias.assign(D, zero);
+  a.key_bias.assign(D, zero);
+  const bool adjacent = h.realisation.layout == attention::PairLayout::adjacent;
+  for (std::size_t d = 0; d < B; ++d) {
+    const BlockAngle angle(spec.schedule.blocks[d]);
+    h.ideal.blocks.push_back(angle);
+    h.ideal.weights.push_back(weights[d]);
+    const mpq_class K = h.C_exact * weights[d];
+    const std::size_t i0 = adjacent ? 2 * d : d;
+    const std::size_t i1 = adjacent ? 2 * d + 1 : d + B;
+    const auto k = static_cast<std::int64_t>(spec.k);
+    a.query_bias[i0] = round_scaled_trig(F, r, angle, k, false, K, engine);
+    a.query_bias[i1] = round_scaled_trig(F, r, angle, k, true, -K, engine);
+    a.key_bias[i0] = one;
+  }
+  attention::RotarySegment segment;
+  segment.schedule = spec.schedule;
+  segment.realisations.assign(B, h.realisation);
+  segment.layout = h.realisation.layout;
+  a.rotary.push_back(std::move(segment));
+  return h;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Realised scores
+// ---------------------------------------------------------------------------------------------
+
+struct RealisedScores::State {
+  const FixedOffsetHead* head = nullptr;
+  attention::HeadRotations rotations;
+  std::vector<std::vector<Value>> queries, keys;
+  std::vector<Value> zero_input;
+  std::uint64_t limit = 0;  // growth cap (0 = none)
+
+  // binary64 kernel
+  bool fast = false;
+  attention::Summation summation = attention::Summation::sequential;
+  FastRound round_f, round_a;
+  std::size_t dim = 0;
+  std::vector<double> qd, kd;  // positions × dim
+
+  double fast_score(std::uint64_t i, std::uint64_t j) const {
+    const double* q = &qd[i * dim];
+    const double* k = &kd[j * dim];
+    switch (summation) {
+      case attention::Summation::sequential: {
+        double acc = round_f(q[0] * k[0]);
+        for (std::size_t c = 1; c < dim; ++c) acc = round_f(acc + round_f(q[c] * k[c]));
+        return acc;
+      }
+      case attention::Summation::pairwise: {
+        double terms[64];
+        std::vector<double> big;
+        double* t = terms;
+        if (dim > 64) {
+          big.resize(dim);
+          t = big.data();
+        }
+        for (std::size_t c = 0; c < dim; ++c) t[c] = round_f(q[c] * k[c]);
+        return pairwise(t, dim);
+      }
+      case attention::Summation::wide_accumulator: {
+        double acc = round_a(round_a(q[0]) * round_a(k[0]));
+        for (std::size_t c = 1; c < dim; ++c) acc = round_a(acc + round_a(round_a(q[c]) * round_a(k[c])));
+        return round_f(acc);
+      }
+      case attention::Summation::exact: break;
+    }
+    return 0;
+  }
+  double pairwise(const double* t, std::size_t n) const {
+    if (n == 1) return t[0];
+    const std::size_t m = n / 2;
+    return round_f(pairwise(t, m) + pairwise(t + m, n - m));
+  }
+};
+
+RealisedScores::RealisedScores(const FixedOffsetHead& head, bool use_fast_kernel) : state_(std::make_unique<State>()) {
+  State& s = *state_;
+  s.head = &head;
+  s.dim = head.head.head_dim;
+  s.zero_input.assign(head.head.query.cols, Value());
+  s.rotations.positions = 0;
+  s.summation = head.policy.summation;
+  if (use_fast_kernel && !head.head.scale && s.dim >= 1 && s.summation != attention::Summation::exact) {
+    const auto rf = fast_round_for(head.policy.format, head.policy.rounding);
+    std::optional<FastRound> ra = rf;
+    if (s.summation == attention::Summation::wide_accumulator) {
+      ra = fast_round_for(head.policy.accumulator, head.policy.rounding);
+    }
+    if (rf && ra) {
+      s.fast = true;
+      s.round_f = *rf;
+      s.round_a = *ra;
+    }
+  }
+}
+
+RealisedScores::~RealisedScores() = default;
+
+std::uint64_t RealisedScores::positions() const { return state_->rotations.positions; }
+void RealisedScores::set_growth_limit(std::uint64_t positions) { state_->limit = positions; }
+bool RealisedScores::fast() const { return state_->fast; }
+
+void RealisedScores::ensure(std::uint64_t positions) {
+  State& s = *state_;
+  const std::uint64_t have = s.rotations.positions;
+  if (positions <= have) return;
+  std::uint64_t target = std::max<std::uint64_t>({positions, 2 * have, 64});
+  if (s.limit) target = std::max(positions, std::min(target, s.limit));
+  const FixedOffsetHead& h = *s.head;
+  const auto& seg = h.head.rotary.front();
+  s.rotations.blocks.resize(seg.schedule.blocks.size());
+  for (std::size_t b = 0; b < seg.schedule.blocks.size(); ++b) {
+    auto pairs = attention::realise_block(seg.schedule, *seg.realisations[b], b, have, target);
+    auto& dst = s.rotations.blocks[b];
+    dst.insert(dst.end(), std::make_move_iterator(pairs.begin()), std::make_move_iterator(pairs.end()));
+  }
+  s.rotations.positions = target;
+  for (std::uint64_t p = have; p < target; ++p) {
+    s.queries.push_back(attention::head_query(h.head, s.rotations, p, s.zero_input, h.policy));
+    s.keys.push_back(attention::head_key(h.head, s.rotations, p, s.zero_input, h.policy));
+    if (s.fast) {
+      for (const auto& v : s.queries.back()) s.qd.push_back(v.narrow());
+      for (const auto& v : s.keys.back()) s.kd.push_back(v.narrow());
+    }
+  }
+}
+
+Value RealisedScores::score(std::uint64_t i, std::uint64_t j) const {
+  if (state_->fast) return Value::from_double_exact(state_->fast_score(i, j));
+  return reference_score(i, j);
+}
+
+Value RealisedScores::reference_score(std::uint64_t i, std::uint64_t j) const {
+  const State& s = *state_;
+  return attention::head_score(s.head->head, s.queries.at(i), s.keys.at(j), s.head->policy);
+}
+
+const std::vector<Value>& RealisedScores::query(std::uint64_t i) const { return state_->queries.at(i); }
+const std::vector<Value>& RealisedScores::key(std::uint64_t j) const { return state_->keys.at(j); }
+
+// ---------------------------------------------------------------------------------------------
+// The scan (RoPE-X eq. 10)
+// ---------------------------------------------------------------------------------------------
+
+namespace {
+
+/// Exact t − m ≥ f for finite doubles t, m and f > 0: with s = RN(t − m) and the exact
+/// remainder e (TwoSum), t − m = s + e with |e| ≤ ulp(s)/2, so t − m ≥ f iff s > f, or s = f
+/// and e ≥ 0 (if s > f then t − m ≥ (pred(s) + s)/2 ≥ f).
+bool lead_at_least(double t, double m, double f) {
+  const double s = t - m;
+  const double bb = s - t;
+  const double e = (t - (s - bb)) + (-m - bb);
+  return s > f || (s == f && e >= 0);
+}
+
+}  // namespace
+
+CertifiedRange certified_range(const FixedOffsetHead& head, const ScanOptions& options) {
+  if (options.max_length < 1) throw InvalidArgument("the scan's max_length must be at least 1");
+  const auto start = std::chrono::steady_clock::now();
+  CertifiedRange out;
+  out.max_length = options.max_length;
+  RealisedScores scores(head, options.use_fast_kernel);
+  scores.set_growth_limit(options.max_length + 2);
+  out.fast_kernel = scores.fast();
+  const std::uint64_t k = head.k;
+  const mpq_class& f = head.f_large_exact;
+  const double f_double = head.f_large.to_double();  // exact: F fits a double on the fast path
+  auto record_pass = [&](const mpq_class& gap, std::uint64_t i) {
+    if (!out.smallest_passing_gap || gap < *out.smallest_passing_gap) {
+      out.smallest_passing_gap = gap;
+      out.smallest_passing_gap_query = i;
+    }
+  };
+  auto fail = [&](std::uint64_t i, std::uint64_t j, const Value& t, const Value& m) {
+    out.n_max = i - 2;
+    out.fail_query = i;
+    out.fail_competitor = j;
+    out.fail_offset = static_cast<std::int64_t>(i) - static_cast<std::int64_t>(k) - static_cast<std::int64_t>(j);
+    out.target_score = t;
+    out.competitor_score = m;
+    if (t.is_finite() && m.is_finite()) out.gap = exact_of(t) - exact_of(m);
+  };
+  const std::uint64_t last = options.max_length + 1;
+  for (std::uint64_t i = k + 1; i <= last; ++i) {
+    scores.ensure(i + 1);
+    const std::uint64_t target = i - k;
+    out.scores_evaluated += i;
+    if (scores.fast()) {
+      const auto& st = scores.state();
+      const double t = st.fast_score(i, target);
+      double m = -HUGE_VAL;
+      std::uint64_t arg = target == 0 ? 1 : 0;
+      bool have = false, nan = false;
+      for (std::uint64_t j = 0; j < i; ++j) {
+        if (j == target) continue;
+        const double s = st.fast_score(i, j);
+        if (std::isnan(s)) {
+          m = s;
+          arg = j;
+          nan = true;
+          break;
+        }
+        if (!have || s > m) {
+          m = s;
+          arg = j;
+          have = true;
+        }
+      }
+      const Value tv = Value::from_double_exact(t), mv = Value::from_double_exact(m);
+      bool pass = false;
+      if (!nan && std::isfinite(t)) {
+        if (m == -HUGE_VAL) {
+          pass = true;
+        } else if (std::isfinite(m)) {
+          pass = lead_at_least(t, m, f_double);
+        }
+      }
+      if (!pass) {
+        fail(i, arg, tv, mv);
+        break;
+      }
+      if (std::isfinite(m)) record_pass(mpq_class(t) - mpq_class(m), i);
+    } else {
+      const Value t = scores.reference_score(i, target);
+      Value m;
+      std::uint64_t arg = 0;
+      bool have = false, nan = false;
+      for (std::uint64_t j = 0; j < i; ++j) {
+        if (j == target) continue;
+        const Value s = scores.reference_score(i, j);
+        if (s.is_nan()) {
+          m = s;
+          arg = j;
+          nan = true;
+          break;
+        }
+        if (!have || numeric::compare(s, m) > 0) {
+          m = s;
+          arg = j;
+          have = true;
+        }
+      }
+      bool pass = false;
+      if (!nan && t.is_finite()) {
+        if (m.is_inf() && m.sign_bit()) {
+          pass = true;
+        } else if (m.is_finite()) {
+          pass = exact_of(t) - exact_of(m) >= f;
+        }
+      }
+      if (!pass) {
+        fail(i, arg, t, m);
+        break;
+      }
+      if (m.is_finite()) record_pass(exact_of(t) - exact_of(m), i);
+    }
+  }
+  if (!out.fail_query) {
+    out.n_max = options.max_length;
+    out.at_limit = true;
+  }
+  out.seconds = seconds_since(start);
+  return out;
+}
+
+CertifiedRange certified_range(const mpq_class& g, const mpq_class& C, std::uint64_t k, const Format& F,
+                               const std::string& realisation, const ScanOptions& options,
+                               numeric::Rounding rounding) {
+  FixedOffsetSpec spec;
+  spec.schedule = attention::single_schedule(g);
+  spec.C = C;
+  spec.k = k;
+  spec.realisation = realisation;
+  spec.policy.format = F;
+  spec.policy.rounding = rounding;
+  return certified_range(make_fixed_offset_head(spec), options);
+}
+
+std::uint64_t scan_length_limit(const FixedOffsetHead& head) {
+  const RealisedScores probe(head, true);
+  const double base = probe.fast() ? 20000.0 : 2000.0;
+  const double pairs = std::max<double>(1.0, static_cast<double>(head.head.head_dim) / 2.0);
+  return static_cast<std::uint64_t>(std::floor(base / std::sqrt(pairs)));
+}
+
+}  // namespace ropesim::proofs

@@ -1,0 +1,226 @@
+#include "proofs/horizon.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+
+#include "numeric/engine.hpp"
+#include "numeric/error.hpp"
+#include "numeric/format_properties.hpp"
+
+namespace ropesim::proofs {
+
+using numeric::Format;
+using numeric::Value;
+
+namespace {
+
+struct Mp {
+  mpfr_t x;
+  explicit Mp(mpfr_prec_t p) { mpfr_init2(x, p); }
+  ~Mp() { mpfr_clear(x); }
+  Mp(const Mp&) = delete;
+  Mp& operator=(const Mp&) = delete;
+  operator mpfr_ptr() { return x; }
+  operator mpfr_srcptr() const { return x; }
+};
+
+constexpr std::int64_t kRecordLimit = 4'000'000'000'000'000'000LL;
+
+bool single_block(const FixedOffsetHead& h) { return h.ideal.blocks.size() == 1; }
+
+nlohmann::json number_or_null(const std::optional<double>& d) {
+  if (!d || !std::isfinite(*d)) return nullptr;
+  return *d;
+}
+
+nlohmann::json value_number(const Value& v) {
+  if (!v.is_finite()) return v.is_nan() ? "nan" : (v.sign_bit() ? "-inf" : "inf");
+  return v.to_double();
+}
+
+}  // namespace
+
+std::string dyadic_decimal(const mpq_class& q) {
+  const mpz_class den = q.get_den();
+  const std::size_t b = mpz_scan1(den.get_mpz_t(), 0);
+  mpz_class pow2;
+  mpz_ui_pow_ui(pow2.get_mpz_t(), 2, b);
+  if (pow2 != den) return q.get_str();
+  // q = a / 2^b = a·5^b / 10^b
+  mpz_class five;
+  mpz_ui_pow_ui(five.get_mpz_t(), 5, b);
+  mpz_class a = q.get_num() * five;
+  const bool negative = sgn(a) < 0;
+  if (negative) a = -a;
+  std::string digits = a.get_str();
+  if (b == 0) return (negative ? "-" : "") + digits;
+  if (digits.size() <= b) digits = std::string(b - digits.size() + 1, '0') + digits;
+  std::string integer = digits.substr(0, digits.size() - b);
+  std::string fraction = digits.substr(digits.size() - b);
+  while (!fraction.empty() && fraction.back() == '0') fraction.pop_back();
+  return (negative ? "-" : "") + integer + (fraction.empty() ? "" : "." + fraction);
+}
+
+std::vector<std::pair<Value, std::string>> auto_c_candidates(const FixedOffsetHead& head, const mpq_class& slack,
+                                                             std::int64_t record_limit) {
+  const Format& F = head.policy.format;
+  const auto& engine = head.policy.arithmetic_engine();
+  const mpq_class& f = head.f_large_exact;
+  const mpq_class W = head.ideal.weight_sum();
+  std::vector<std::pair<Value, std::string>> out;
+  const auto records = record_distances(head.ideal, single_block(head) ? kRecordLimit : std::max<std::int64_t>(1, record_limit));
+  for (const auto& rec : records) {
+    Mp lo(160), hi(160), delta(160), c(160);
+    head.ideal.enclose(rec.n, lo, hi);
+    mpfr_set_q(delta, W.get_mpq_t(), MPFR_RNDD);
+    mpfr_sub(delta, delta, hi, MPFR_RNDD);  // δ_n from below
+    if (mpfr_sgn(delta.x) <= 0) continue;
+    const mpq_class numerator = f * (1 + slack);
+    mpfr_set_q(c, numerator.get_mpq_t(), MPFR_RNDU);
+    mpfr_div(c, c, delta, MPFR_RNDU);  // ≥ f(1+slack)/δ_n
+    const Value C = engine.from_mpfr(F, c, numeric::Rounding::upward);
+    if (!C.is_finite()) break;  // later records have smaller δ, so larger C
+    out.emplace_back(C, "record n=" + std::to_string(rec.n));
+  }
+  // Powers of two: from 2^ceil(log2(f/2)) to the largest finite power.
+  const mpq_class half_f = f / 2;
+  long e = static_cast<long>(std::ceil(std::log2(half_f.get_d())));
+  const mpq_class max_f = to_rational(numeric::max_finite(F));
+  for (;; ++e) {
+    mpz_class p2 = 1;
+    mpq_class power;
+    if (e >= 0) {
+      mpz_mul_2exp(p2.get_mpz_t(), p2.get_mpz_t(), static_cast<unsigned long>(e));
+      power = mpq_class(p2);
+    } else {
+      mpz_mul_2exp(p2.get_mpz_t(), p2.get_mpz_t(), static_cast<unsigned long>(-e));
+      power = mpq_class(mpz_class(1), p2);
+    }
+    if (power > max_f) break;
+    out.emplace_back(engine.from_rational(F, power, numeric::Rounding::nearest_even), "2^" + std::to_string(e));
+  }
+  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+    return to_rational(a.first) < to_rational(b.first);
+  });
+  std::vector<std::pair<Value, std::string>> unique;
+  for (auto& c : out) {
+    if (!unique.empty() && to_rational(unique.back().first) == to_rational(c.first)) continue;
+    unique.push_back(std::move(c));
+  }
+  return unique;
+}
+
+HorizonReport horizon(const HorizonSpec& spec) {
+  HorizonSpec s = spec;
+  if (s.auto_C) s.head.C = 1;
+  FixedOffsetHead head = make_fixed_offset_head(s.head);
+  const std::uint64_t max_length = s.max_length ? s.max_length : scan_length_limit(head);
+  ScanOptions options;
+  options.max_length = max_length;
+  options.use_fast_kernel = s.use_fast_kernel;
+
+  HorizonReport report;
+  report.auto_C = s.auto_C;
+  if (s.auto_C) {
+    const auto candidates =
+        auto_c_candidates(head, s.slack, static_cast<std::int64_t>(std::min<std::uint64_t>(max_length + 1, kRecordLimit)));
+    if (candidates.empty()) {
+      throw InvalidArgument("C auto: no candidate C is finite in " + head.policy.format.name);
+    }
+    std::optional<std::size_t> best;
+    CertifiedRange best_range;
+    FixedOffsetHead best_head;
+    for (std::size_t c = 0; c < candidates.size(); ++c) {
+      FixedOffsetSpec hs = s.head;
+      hs.C = to_rational(candidates[c].first);
+      FixedOffsetHead h = make_fixed_offset_head(hs);
+      CertifiedRange range = certified_range(h, options);
+      report.candidates.push_back({candidates[c].first, candidates[c].second, range.n_max, range.at_limit});
+      if (!best || range.n_max > best_range.n_max) {
+        best = c;
+        best_range = std::move(range);
+        best_head = std::move(h);
+      }
+      if (best_range.at_limit) break;
+    }
+    head = std::move(best_head);
+    report.range = std::move(best_range);
+    report.C_source = candidates[*best].second;
+  } else {
+    report.range = certified_range(head, options);
+  }
+
+  const Format& F = head.policy.format;
+  report.format = F.name;
+  report.saturating = !F.is_fixed_point() && !F.has_infinity;
+  report.schedule = head.schedule.spec;
+  report.realisation = head.realisation.name();
+  report.rounding = std::string(numeric::to_string(head.policy.rounding));
+  report.summation = std::string(attention::to_string(head.policy.summation));
+  report.k = head.k;
+  report.blocks = head.ideal.blocks.size();
+  report.C = head.C;
+  report.f_large = head.f_large;
+  if (single_block(head) && head.schedule.kind == "single") {
+    report.g = head.schedule.blocks[0].theta.as_rational();
+  }
+  const std::int64_t limit = single_block(head) ? kRecordLimit : static_cast<std::int64_t>(max_length);
+  report.delta_bound = delta_bound(head.ideal, head.C_exact, head.f_large_exact, limit);
+  report.tie_distance = tie_distance(head.ideal, F, head.policy.rounding, limit);
+  const double C = head.C.to_double(), f = head.f_large.to_double();
+  if (single_block(head)) report.heuristic = std::numbers::pi * std::sqrt(2 * C / f) - 1;
+  report.tie_cap = std::numbers::pi * std::sqrt(2 / numeric::unit_roundoff(F, head.policy.rounding));
+  const Format* angle_format = nullptr;
+  if (head.realisation.kind == attention::Realisation::Kind::r2) angle_format = &head.realisation.format;
+  if (head.realisation.kind == attention::Realisation::Kind::pipeline) angle_format = &head.realisation.steps.angle;
+  if (angle_format && !angle_format->is_fixed_point()) report.pm_ceiling = std::ldexp(1.0, angle_format->precision - 1);
+  return report;
+}
+
+nlohmann::json to_json(const HorizonReport& r) {
+  nlohmann::json j;
+  j["format"] = r.format;
+  j["g"] = r.g ? nlohmann::json(r.g->get_d()) : nlohmann::json(nullptr);
+  j["k"] = r.k;
+  j["C"] = value_number(r.C);
+  j["realization"] = r.realisation;
+  j["f_large"] = value_number(r.f_large);
+  j["n_max"] = r.range.n_max;
+  j["fail_query"] = r.range.fail_query ? nlohmann::json(*r.range.fail_query) : nlohmann::json(nullptr);
+  j["fail_competitor"] = r.range.fail_competitor ? nlohmann::json(*r.range.fail_competitor) : nlohmann::json(nullptr);
+  j["gap"] = r.range.gap ? nlohmann::json(r.range.gap->get_d()) : nlohmann::json(nullptr);
+  j["delta_bound"] = r.delta_bound.value;
+  j["tie_distance"] = r.tie_distance ? nlohmann::json(r.tie_distance->value) : nlohmann::json(nullptr);
+  // extras
+  j["saturating"] = r.saturating;
+  j["schedule"] = r.schedule;
+  j["rounding"] = r.rounding;
+  j["summation"] = r.summation;
+  j["blocks"] = r.blocks;
+  j["n_max_at_limit"] = r.range.at_limit;
+  j["max_length"] = r.range.max_length;
+  j["offset"] = r.range.fail_offset ? nlohmann::json(*r.range.fail_offset) : nlohmann::json(nullptr);
+  j["gap_exact"] = r.range.gap ? nlohmann::json(dyadic_decimal(*r.range.gap)) : nlohmann::json(nullptr);
+  j["target_score"] = r.range.target_score ? value_number(*r.range.target_score) : nlohmann::json(nullptr);
+  j["competitor_score"] = r.range.competitor_score ? value_number(*r.range.competitor_score) : nlohmann::json(nullptr);
+  j["smallest_passing_gap"] =
+      r.range.smallest_passing_gap ? nlohmann::json(r.range.smallest_passing_gap->get_d()) : nlohmann::json(nullptr);
+  j["delta_bound_at_limit"] = r.delta_bound.at_limit;
+  j["tie_distance_at_limit"] = r.tie_distance ? nlohmann::json(r.tie_distance->at_limit) : nlohmann::json(nullptr);
+  j["heuristic"] = number_or_null(r.heuristic);
+  j["tie_cap"] = r.tie_cap;
+  j["pm_ceiling"] = number_or_null(r.pm_ceiling);
+  j["C_source"] = r.C_source;
+  nlohmann::json cands = nlohmann::json::array();
+  for (const auto& c : r.candidates) {
+    cands.push_back({{"C", value_number(c.C)}, {"source", c.source}, {"n_max", c.n_max}, {"at_limit", c.at_limit}});
+  }
+  j["candidates"] = cands;
+  j["scores_evaluated"] = r.range.scores_evaluated;
+  j["seconds"] = r.range.seconds;
+  j["fast_kernel"] = r.range.fast_kernel;
+  return j;
+}
+
+}  // namespace ropesim::proofs

@@ -1,0 +1,105 @@
+#pragma once
+/// The horizon report of a fixed-offset head (THEORY §6): the measured certified range
+/// N_max^(k) (RoPE-X eq. 10, realised scores in F) next to the comparison columns —
+/// the largest L certified by the exact-arithmetic sufficient condition C·δ_L ≥ f_large,
+/// the tie distance (first n with round_F(cos g·n) = 1), the Dirichlet heuristic
+/// L + 1 ≲ π·sqrt(2C/f_large), the rounding cap L ≲ π·sqrt(2/u), and [PM]'s precision
+/// ceiling 1/eps_mach where angles are formed in a format — and, with C = auto, the choice of
+/// C among f_large/δ_n at the record distances n and the powers of two.
+#include <gmpxx.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "proofs/fixed_offset_head.hpp"
+#include "proofs/records.hpp"
+
+namespace ropesim::proofs {
+
+/// What to measure.
+struct HorizonSpec {
+  /// The head (its C is used unless auto_C).
+  FixedOffsetSpec head;
+  /// Choose C automatically (see auto_c_candidates).
+  bool auto_C = false;
+  /// Relative slack of the record candidates: C_n = f_large/δ_n · (1 + slack), rounded up.
+  mpq_class slack = mpq_class(1, 16);
+  /// L_max of the scan; 0 = scan_length_limit(head).
+  std::uint64_t max_length = 0;
+  /// See ScanOptions.
+  bool use_fast_kernel = true;
+};
+
+/// One candidate C tried by C = auto.
+struct CandidateResult {
+  numeric::Value C;
+  /// "record n=44" or "2^10".
+  std::string source;
+  std::uint64_t n_max = 0;
+  bool at_limit = false;
+};
+
+/// The report (one row of `ropesim horizon` / `ropesim table horizon`).
+struct HorizonReport {
+  std::string format;       ///< F's name
+  /// F has no infinities and saturates (e.g. fp8e4m3): an extension of THEORY §1's F.
+  bool saturating = false;
+  std::string schedule;     ///< the head's schedule spec
+  std::string realisation;  ///< Realisation::name()
+  std::string rounding;
+  std::string summation;
+  /// g for a single-frequency head with rational g (nullopt otherwise).
+  std::optional<mpq_class> g;
+  std::uint64_t k = 1;
+  std::size_t blocks = 1;
+  numeric::Value C;  ///< the C used (element of F)
+  numeric::Value f_large;
+  CertifiedRange range;
+  /// Largest L with C·δ_L ≥ f_large (exact arithmetic; THEORY §6).
+  SearchBound delta_bound;
+  /// First n with round_F(S(n)/S(0)) = 1 (= round_F(cos g·n) = 1 for one block).
+  std::optional<SearchBound> tie_distance;
+  /// π·sqrt(2C/f_large) − 1: the Dirichlet heuristic for L (single frequency only).
+  std::optional<double> heuristic;
+  /// π·sqrt(2/u), u the unit roundoff of F (THEORY §6: ≈ 201 fp16, 71 bf16, 18198 fp32).
+  double tie_cap = 0;
+  /// [PM] 1/eps_mach = 2^(p-1) of the format the angle is formed in (r2: F; pipelines: their
+  /// angle format); nullopt for r1/r3 (exact angles) and fixed point.
+  std::optional<double> pm_ceiling;
+  /// C = auto: every candidate tried, in the order tried (increasing C).
+  std::vector<CandidateResult> candidates;
+  bool auto_C = false;
+  /// The candidate chosen by C = auto ("record n=…" / "2^e"), or "given".
+  std::string C_source = "given";
+};
+
+/// The C candidates of C = auto, increasing and distinct: f_large/δ_n·(1 + slack) rounded up
+/// into F for the record distances n of the head's ideal score (one block: all records up to
+/// 4·10^18; several blocks: records up to `record_limit`), and the powers of two from
+/// 2^ceil(log2(f_large/2)) (smaller C cannot lead by f_large) up to the largest finite power
+/// of F. Values that are not finite in F are dropped. Each carries its source label.
+std::vector<std::pair<numeric::Value, std::string>> auto_c_candidates(const FixedOffsetHead& head,
+                                                                      const mpq_class& slack,
+                                                                      std::int64_t record_limit);
+
+/// Measures the report. With auto_C, tries the candidates in increasing order, keeps the
+/// one with the largest N_max (the smallest C on ties) and stops early once a candidate
+/// reaches the scan limit. Throws InvalidArgument like make_fixed_offset_head, and if
+/// max_length < 1.
+HorizonReport horizon(const HorizonSpec& spec);
+
+/// The report as JSON with the keys `format g k C realization f_large n_max fail_query
+/// fail_competitor gap delta_bound tie_distance` (numbers; null where not applicable) and
+/// `schedule rounding summation blocks n_max_at_limit max_length offset gap_exact
+/// delta_bound_at_limit tie_distance_at_limit heuristic tie_cap pm_ceiling C_source
+/// candidates scores_evaluated seconds fast_kernel`. Does not print.
+nlohmann::json to_json(const HorizonReport& report);
+
+/// Exact decimal text of a dyadic rational (every difference of binary floating-point values
+/// is one), e.g. "-0.001953125"; "p/q" for other rationals.
+std::string dyadic_decimal(const mpq_class& q);
+
+}  // namespace ropesim::proofs

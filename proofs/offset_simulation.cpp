@@ -1,0 +1,174 @@
+#include "proofs/offset_simulation.hpp"
+
+#include <chrono>
+#include <random>
+
+#include "numeric/error.hpp"
+
+namespace ropesim::proofs {
+
+using attention::Matrix;
+using numeric::Value;
+
+namespace {
+
+constexpr std::size_t kA = 0, kB = 1, kTop = 2, kY = 3;
+std::size_t raw_p(std::uint64_t k, std::uint64_t l) { (void)k; return 4 + (l - 1); }          // r_l
+std::size_t bin_p(std::uint64_t k, std::uint64_t l) { return 4 + k + (l - 1); }              // p_l
+
+/// NoPE head computing P(source) into `target`: score f_large·source_j (f_large where the
+/// source holds, 0 elsewhere and at BOS), value source_j [THEORY §7 C1].
+attention::AttentionHead p_head(std::size_t d_model, std::size_t source, std::size_t target, const Value& f_large,
+                                const Value& one, std::uint64_t l) {
+  attention::AttentionHead h;
+  h.name = "P" + std::to_string(l);
+  h.head_dim = 1;
+  h.value_dim = 1;
+  h.query = Matrix::zeros(1, d_model);
+  h.query_bias = {f_large};
+  h.key = Matrix::zeros(1, d_model);
+  h.key.at(0, source) = one;
+  h.value = Matrix::zeros(1, d_model);
+  h.value.at(0, source) = one;
+  h.output = Matrix::zeros(d_model, 1);
+  h.output.at(target, 0) = one;
+  return h;
+}
+
+/// FFN writing (ReLU(x − 1/4) − ReLU(x − 1/2))·4 of coordinate `source` into `target`
+/// (THEORY §7 C1, Patch 2: 0 ↦ 0 and [1/2, 2) ↦ 1 exactly).
+attention::FeedForward binarise(std::size_t d_model, std::size_t source, std::size_t target,
+                                const attention::Arithmetic& f) {
+  attention::FeedForward ffn;
+  ffn.w1 = Matrix::zeros(2, d_model);
+  ffn.w1.at(0, source) = f.one();
+  ffn.w1.at(1, source) = f.one();
+  ffn.b1 = {f.from_rational(mpq_class(-1, 4)), f.from_rational(mpq_class(-1, 2))};
+  ffn.w2 = Matrix::zeros(d_model, 2);
+  ffn.w2.at(target, 0) = f.from_rational(4);
+  ffn.w2.at(target, 1) = f.from_rational(-4);
+  return ffn;
+}
+
+}  // namespace
+
+std::size_t offset_output_coordinate(std::uint64_t k) { return 4 + 2 * k; }
+
+attention::Model offset_model(const FixedOffsetSpec& spec) {
+  if (spec.k < 1) throw InvalidArgument("the offset k must be at least 1, got " + std::to_string(spec.k));
+  const std::uint64_t k = spec.k;
+  const std::size_t d = 5 + 2 * k;
+  HeadWiring wiring;
+  wiring.d_model = d;
+  wiring.value_source = kA;
+  wiring.output_target = kY;
+  FixedOffsetHead y = make_fixed_offset_head(spec, wiring);
+  const attention::Arithmetic f(spec.policy);
+  const Value one = f.one(), zero = f.zero();
+
+  attention::Model m;
+  m.name = "Y^" + std::to_string(k) + " pi_a";
+  m.description = "Y^k head of RoPE-X App D on " + y.schedule.spec + " (C = " + y.C.to_decimal(9) +
+                  ", realization " + y.realisation.name() + ") with the P^k gate (THEORY §6-§7, C5)";
+  m.policy = spec.policy;
+  m.d_model = d;
+  m.embedding.alphabet = {"a", "b"};
+  std::vector<Value> a(d, zero), b(d, zero), eos(d, zero), bos(d, zero);
+  a[kA] = one;
+  a[kTop] = one;
+  b[kB] = one;
+  b[kTop] = one;
+  eos[kTop] = one;
+  m.embedding.symbols = {a, b};
+  m.embedding.eos = eos;
+  m.embedding.bos = bos;
+
+  for (std::uint64_t l = 1; l <= k; ++l) {
+    attention::Layer layer;
+    if (l == 1) layer.heads.push_back(y.head);
+    const std::size_t source = l == 1 ? kTop : bin_p(k, l - 1);
+    layer.heads.push_back(p_head(d, source, raw_p(k, l), y.f_large, one, l));
+    layer.ffn = binarise(d, raw_p(k, l), bin_p(k, l), f);
+    m.layers.push_back(std::move(layer));
+  }
+  attention::Layer gate;
+  attention::FeedForward ffn;
+  ffn.w1 = Matrix::zeros(1, d);
+  ffn.w1.at(0, kY) = one;
+  ffn.w1.at(0, bin_p(k, k)) = f.from_rational(2);
+  ffn.b1 = {f.from_rational(-2)};
+  ffn.w2 = Matrix::zeros(d, 1);
+  ffn.w2.at(offset_output_coordinate(k), 0) = one;
+  gate.ffn = std::move(ffn);
+  m.layers.push_back(std::move(gate));
+  m.classifier.weights.assign(d, zero);
+  m.classifier.weights[offset_output_coordinate(k)] = one;
+  m.classifier.bias = f.from_rational(mpq_class(-1, 2));
+  m.validate();
+  return m;
+}
+
+bool offset_formula(std::string_view word, std::uint64_t k, std::uint64_t position) {
+  if (position == 0 || position <= k) return false;
+  const std::uint64_t j = position - k;  // 1-based position of the symbol read
+  if (j > word.size()) return false;
+  return word[j - 1] == 'a';
+}
+
+SimulationReport check_offset_simulation(const FixedOffsetSpec& spec, std::uint64_t L, const SimulationOptions& options) {
+  if (L < 1) throw InvalidArgument("the simulation length L must be at least 1");
+  const auto start = std::chrono::steady_clock::now();
+  const attention::Model model = offset_model(spec);
+  const std::size_t out = offset_output_coordinate(spec.k);
+  SimulationReport report;
+  report.L = L;
+  report.exhaustive_length = std::min(L, options.exhaustive_length);
+  attention::RunOptions run_options;
+  run_options.trace_all = true;
+
+  auto check = [&](const std::string& word) {
+    const attention::RunResult r = attention::run(model, word, run_options);
+    ++report.words;
+    const auto& last = r.layers.back();
+    for (std::size_t t = 0; t < last.size(); ++t) {
+      const std::uint64_t p = last[t].position;
+      const bool expected = offset_formula(word, spec.k, p);
+      const Value& v = last[t].output[out];
+      const bool ok = v.is_finite() && attention::exact_rational(v) == (expected ? 1 : 0);
+      ++report.positions;
+      if (!ok) {
+        report.first = Disagreement{word, p, expected, attention::exact_decimal(v)};
+        return false;
+      }
+    }
+    if (r.accept != offset_formula(word, spec.k, word.size() + 1)) {
+      report.first = Disagreement{word, word.size() + 1, !r.accept, attention::exact_decimal(r.output)};
+      return false;
+    }
+    return true;
+  };
+
+  bool ok = true;
+  for (std::uint64_t n = 0; ok && n <= report.exhaustive_length; ++n) {
+    for (std::uint64_t bits = 0; ok && bits < (std::uint64_t{1} << n); ++bits) {
+      std::string word(n, 'a');
+      for (std::uint64_t c = 0; c < n; ++c) {
+        if ((bits >> (n - 1 - c)) & 1) word[c] = 'b';
+      }
+      ok = check(word);
+    }
+  }
+  const std::uint64_t longest = std::min(L, options.random_max_length);
+  std::mt19937_64 rng(options.seed);
+  for (std::size_t w = 0; ok && w < options.random_words && longest > report.exhaustive_length; ++w) {
+    std::uint64_t n = longest;
+    if (w > 0) n = std::uniform_int_distribution<std::uint64_t>(report.exhaustive_length + 1, longest)(rng);
+    std::string word(n, 'a');
+    for (auto& c : word) c = (rng() & 1) ? 'b' : 'a';
+    ok = check(word);
+  }
+  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return report;
+}
+
+}  // namespace ropesim::proofs

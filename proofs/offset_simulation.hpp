@@ -1,0 +1,77 @@
+#pragma once
+/// The Y^k transformer (construction C5, THEORY §6–§7; RoPE-X App D) and the L-simulation
+/// check of Cor 4.1: for k ≤ L ≤ N_max^(k) the transformer computes Y^k π_a at every position
+/// of every word of length ≤ L over {a, b}.
+///
+/// The model (residual coordinates, d_model = 5 + 2k):
+///   0 π_a, 1 π_b (one-hot symbols), 2 ⊤ (1 at every token but BOS), 3 y (the Y^k head's
+///   output), 4..3+k the raw P-head outputs r_1..r_k, 4+k..3+2k their re-binarised values
+///   p_1..p_k (p_l = P^l⊤), 4+2k the gated output Y^k π_a.
+///   Layer 1: the Y^k head (make_fixed_offset_head; value ψ = π_a, 0 at BOS) and a NoPE head
+///   computing P⊤ [THEORY §7 C1: score f_large where ⊤ holds, 0 at BOS; value ⊤]; FFN
+///   re-binarises r_1 with (ReLU(r − 1/4) − ReLU(r − 1/2))·4 (C1, Patch 2).
+///   Layers 2..k: P(p_{l−1}) the same way, so p_k = P^k⊤ holds iff i > k (the gate of
+///   RoPE-X App D, computed in unrotated (NoPE) dimensions).
+///   Layer k+1: FFN only, out = ReLU(y + 2·p_k − 2) (= y when p_k = 1, 0 when p_k = 0, for
+///   any y ∈ [0, 2)).
+///   Classifier: out − 1/2 > 0.
+/// Embeddings: a = (1,0,1,0,…), b = (0,1,1,0,…), EOS = (0,0,1,0,…), BOS = 0.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "attention/transformer.hpp"
+#include "proofs/fixed_offset_head.hpp"
+
+namespace ropesim::proofs {
+
+/// Residual coordinate of the gated output Y^k π_a.
+std::size_t offset_output_coordinate(std::uint64_t k);
+
+/// Builds the Y^k π_a transformer for the head described by `spec` (its schedule, weights,
+/// C, k, realisation and policy). Throws like make_fixed_offset_head.
+attention::Model offset_model(const FixedOffsetSpec& spec);
+
+/// Y^k π_a at position i of `word` over {a, b} (THEORY §4): i > k and w_{i−k} = a.
+/// Positions 1..N+1 (N + 1 is EOS, where the formula is read); false at 0 (BOS).
+bool offset_formula(std::string_view word, std::uint64_t k, std::uint64_t position);
+
+/// Options of the L-simulation check.
+struct SimulationOptions {
+  /// Every word of length ≤ min(L, exhaustive_length) is run (2^(n+1) − 1 words).
+  std::uint64_t exhaustive_length = 16;
+  /// Random words with lengths up to min(L, random_max_length): the longest first, then
+  /// uniformly random lengths.
+  std::uint64_t random_max_length = 2000;
+  std::size_t random_words = 4;
+  std::uint64_t seed = 1;
+};
+
+/// The first disagreement between the transformer and the formula.
+struct Disagreement {
+  std::string word;
+  std::uint64_t position = 0;    ///< 0-based (BOS = 0, EOS = N + 1)
+  bool expected = false;         ///< Y^k π_a at that position
+  std::string got;               ///< the output coordinate's exact decimal value
+};
+
+/// Result of the check.
+struct SimulationReport {
+  std::uint64_t L = 0;
+  std::uint64_t exhaustive_length = 0;  ///< min(L, options.exhaustive_length)
+  std::uint64_t words = 0;              ///< words run
+  std::uint64_t positions = 0;          ///< positions compared
+  std::optional<Disagreement> first;    ///< nullopt: no disagreement
+  double seconds = 0;
+};
+
+/// Runs the Y^k transformer (offset_model(spec)) on every word over {a, b} of length
+/// ≤ min(L, exhaustive_length) and on random words of lengths ≤ min(L, random_max_length),
+/// and compares the output coordinate with Y^k π_a at every position 0..N+1 (and the
+/// classifier's decision at EOS). Stops at the first disagreement. [THEORY §5 Cor 4.1]
+/// Throws InvalidArgument like make_fixed_offset_head, or if L < 1.
+SimulationReport check_offset_simulation(const FixedOffsetSpec& spec, std::uint64_t L,
+                                         const SimulationOptions& options = {});
+
+}  // namespace ropesim::proofs

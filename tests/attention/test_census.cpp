@@ -1,0 +1,206 @@
+// The rotation census (THEORY §3 Prop 2.2, Prop 4.1, Def 2.1): hand-worked examples, brute
+// force re-computation on small N from directly realised values, and the 'done means' items.
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <set>
+
+#include "attention/census.hpp"
+#include "numeric/error.hpp"
+
+using namespace ropesim::attention;
+using ropesim::InvalidArgument;
+
+namespace {
+
+CensusOptions opts(std::uint64_t n, unsigned threads = 1) {
+  CensusOptions o;
+  o.positions = n;
+  o.threads = threads;
+  return o;
+}
+
+/// Brute force on the realised rotations of all blocks: distinct count, first repeat,
+/// smallest period ≤ N/2, witnesses (O(N²), small N only).
+struct Brute {
+  std::uint64_t distinct = 0;
+  std::optional<std::pair<std::uint64_t, std::uint64_t>> first_repeat;
+  std::optional<std::uint64_t> period;
+  std::vector<std::int64_t> witnesses;  // P = 1..N/2
+};
+
+Brute brute(const Schedule& s, const Realisation& r, std::uint64_t n) {
+  std::vector<std::vector<std::pair<std::uint64_t, std::uint64_t>>> rows(n);
+  for (std::size_t b = 0; b < s.blocks.size(); ++b) {
+    const auto v = realise_block(s, r, b, 0, n);
+    for (std::uint64_t i = 0; i < n; ++i) rows[i].emplace_back(v[i].cos.bits_key(), v[i].sin.bits_key());
+  }
+  Brute out;
+  std::map<std::vector<std::pair<std::uint64_t, std::uint64_t>>, std::uint64_t> first;
+  for (std::uint64_t j = 0; j < n; ++j) {
+    auto [it, fresh] = first.emplace(rows[j], j);
+    if (!fresh && !out.first_repeat) out.first_repeat = {it->second, j};
+  }
+  out.distinct = first.size();
+  for (std::uint64_t p = 1; p <= n / 2; ++p) {
+    std::int64_t w = -1;
+    for (std::uint64_t i = 0; i + p < n; ++i) {
+      if (rows[i] != rows[i + p]) {
+        w = static_cast<std::int64_t>(i);
+        break;
+      }
+    }
+    out.witnesses.push_back(w);
+    if (w < 0 && !out.period) out.period = p;
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("hand example: periodic:m=4 at fp32 first repeats at (0, 4)", "[census]") {
+  const auto c = census(parse_schedule("periodic:m=4"), parse_realisation("r1", Format::fp32()), opts(40));
+  REQUIRE(c.distinct_rotations == 4);  // Rot(0), Rot(π/2), Rot(π), Rot(3π/2)
+  REQUIRE(c.first_repeat.has_value());
+  REQUIRE(c.first_repeat->earlier == 0);
+  REQUIRE(c.first_repeat->later == 4);
+  REQUIRE(c.period == std::optional<std::uint64_t>(4));
+  // witnesses for P = 1, 2, 3 (hand): R̂_1 ≠ R̂_0 etc., all at i = 0
+  REQUIRE(c.witnesses == std::vector<std::int64_t>{0, 0, 0});
+  REQUIRE(c.overflow.count == 0);
+  REQUIRE(c.nan.count == 0);
+
+  // θ = 0: every rotation is the identity: first repeat (0, 1), period 1
+  const auto z = census(parse_schedule("single:g=0"), parse_realisation("r2", Format::bf16()), opts(10));
+  REQUIRE(z.distinct_rotations == 1);
+  REQUIRE(z.first_repeat->later == 1);
+  REQUIRE(z.period == std::optional<std::uint64_t>(1));
+}
+
+TEST_CASE("r3 on periodic:m=2,3,12 has period 12 at every preset format", "[census][r3]") {
+  const Schedule s = parse_schedule("periodic:m=2,3,12");
+  for (const auto& name : ropesim::numeric::preset_format_names()) {
+    const Format f = ropesim::numeric::parse_format(name);
+    INFO(name);
+    const auto c = census(s, parse_realisation("r3", f), opts(200));
+    REQUIRE(c.period == std::optional<std::uint64_t>(12));  // lcm(2, 3, 12) [THEORY Def 2.1]
+    REQUIRE(c.distinct_rotations == 12);
+    REQUIRE(c.first_repeat->earlier == 0);
+    REQUIRE(c.first_repeat->later == 12);
+    REQUIRE(c.period_per_block == std::vector<std::optional<std::uint64_t>>{2, 3, 12});
+    REQUIRE(c.distinct_per_block == std::vector<std::uint64_t>{2, 3, 12});
+  }
+}
+
+TEST_CASE("single:g=1 under r1 is non-periodic: witnesses for every P <= 10^4 at N = 65536",
+          "[census][r1]") {
+  // RoPE-X Prop 4.1: g/2π irrational ⇒ i ↦ round_F(Rot(g i)) non-periodic.
+  const Schedule s = parse_schedule("single:g=1");
+  const std::vector<Realisation> rs = {parse_realisation("r1", Format::bf16()),
+                                       parse_realisation("r1", Format::fp32())};
+  const auto cs = census_many(s, rs, opts(65536, 2));
+  for (const auto& c : cs) {
+    INFO(c.table_format.name);
+    REQUIRE_FALSE(c.period.has_value());
+    REQUIRE(c.max_period == 32768);
+    REQUIRE(c.witnesses.size() == 32768);
+    for (std::uint64_t p = 1; p <= 10000; ++p) {
+      INFO("P = " << p);
+      REQUIRE(c.witnesses[p - 1] >= 0);
+      REQUIRE(static_cast<std::uint64_t>(c.witnesses[p - 1]) + p < 65536);
+    }
+    REQUIRE(c.largest_witness_position.has_value());
+  }
+  // bf16 has few (cos, sin) pairs near the unit circle, so some R̂ repeats before 65536
+  REQUIRE(cs[0].first_repeat.has_value());
+  REQUIRE(cs[0].distinct_rotations < 65536);
+}
+
+TEST_CASE("census agrees with brute force on small N", "[census]") {
+  const std::vector<std::string> schedules = {"single:g=1", "conventional:base=10000,dim=8",
+                                              "periodic:1/5,2/7", "prope:base=100,dim=8,p=0.5"};
+  for (const auto& spec : schedules) {
+    const Schedule s = parse_schedule(spec);
+    for (const std::string rs : {"r1", "r2", "hf"}) {
+      for (const Format& f : {Format::bf16(), Format::fp8e5m2(), Format::fp16()}) {
+        const Realisation r = parse_realisation(rs, f);
+        INFO(spec << " " << rs << " " << f.name);
+        const auto c = census(s, r, opts(400));
+        const Brute b = brute(s, r, 400);
+        REQUIRE(c.distinct_rotations == b.distinct);
+        REQUIRE(c.first_repeat.has_value() == b.first_repeat.has_value());
+        if (b.first_repeat) {
+          REQUIRE(c.first_repeat->earlier == b.first_repeat->first);
+          REQUIRE(c.first_repeat->later == b.first_repeat->second);
+        }
+        REQUIRE(c.period == b.period);
+        const std::size_t upto = b.period ? *b.period - 1 : 200;
+        REQUIRE(c.witnesses.size() == upto);
+        for (std::size_t p = 0; p < upto; ++p) REQUIRE(c.witnesses[p] == b.witnesses[p]);
+      }
+    }
+  }
+}
+
+TEST_CASE("r2 at fp16 flags positions >= 65520", "[census][r2]") {
+  const auto c = census(parse_schedule("conventional:base=10000,dim=8"),
+                        parse_realisation("r2", Format::fp16()), opts(66000, 2));
+  REQUIRE(c.overflow.count == 66000 - 65520);
+  REQUIRE(c.overflow.first == std::optional<std::uint64_t>(65520));
+  REQUIRE(c.nan.count == 66000 - 65520);
+  REQUIRE(c.nan.first == std::optional<std::uint64_t>(65520));
+  // from 65520 on every entry is (NaN, NaN): one rotation, equal by bits
+  REQUIRE(c.first_repeat.has_value());
+}
+
+TEST_CASE("census_many equals separate censuses and does not depend on threads", "[census]") {
+  const Schedule s = parse_schedule("partial:base=10000,dim=24,factor=0.5");
+  std::vector<Realisation> rs;
+  for (const std::string spec : {"r1", "r2", "hf", "llamacpp-cpu", "llamacpp-cuda"}) {
+    for (const Format& f : {Format::bf16(), Format::fp16(), Format::fp32()}) rs.push_back(parse_realisation(spec, f));
+  }
+  const auto many = census_many(s, rs, opts(3000, 2));
+  for (std::size_t k = 0; k < rs.size(); ++k) {
+    INFO(rs[k].name() << " " << rs[k].format.name);
+    const auto one = census(s, rs[k], opts(3000, 1));
+    REQUIRE(nlohmann::json(to_json(one, true)).dump().size() > 0);
+    auto a = to_json(one, true), b = to_json(many[k], true);
+    a.erase("seconds");
+    b.erase("seconds");
+    REQUIRE(a == b);
+  }
+}
+
+TEST_CASE("census option errors", "[census]") {
+  const Schedule s = parse_schedule("single:g=1");
+  const Realisation r = parse_realisation("r1", Format::fp32());
+  REQUIRE_THROWS_AS(census(s, r, opts(0)), InvalidArgument);
+  CensusOptions o = opts(10);
+  o.max_period = 10;
+  REQUIRE_THROWS_AS(census(s, r, o), InvalidArgument);
+  REQUIRE_THROWS_AS(census(s, parse_realisation("r3", Format::fp32()), opts(10)), InvalidArgument);
+  // P_max > N/2: periodic:m=7 at N = 10 has no period ≤ 5; P = 7 has no witness (-1)
+  o.max_period = 9;
+  const auto z = census(parse_schedule("periodic:m=7"), r, o);
+  REQUIRE_FALSE(z.period.has_value());
+  REQUIRE(z.witnesses == std::vector<std::int64_t>{0, 0, 0, 0, 0, 0, -1, 0, 0});
+}
+
+TEST_CASE("sweep marks inapplicable cells", "[census][sweep]") {
+  SweepGrid g;
+  g.schedules = {parse_schedule("single:g=1"), parse_schedule("periodic:m=3")};
+  g.realisations = {"r1", "r3"};
+  g.formats = {Format::bf16()};
+  std::size_t calls = 0;
+  const auto cells = sweep(g, opts(100, 2), [&](std::size_t done, std::size_t total, const CensusResult&) {
+    ++calls;
+    REQUIRE(total == 4);
+    REQUIRE(done <= total);
+  });
+  REQUIRE(calls == 4);
+  REQUIRE(cells.size() == 4);
+  REQUIRE(cells[0].not_applicable.empty());
+  REQUIRE_FALSE(cells[1].not_applicable.empty());  // r3 on single:g=1
+  REQUIRE(cells[3].period == std::optional<std::uint64_t>(3));
+  REQUIRE(default_sweep_grid().schedules.size() == 10);
+}
