@@ -23,8 +23,8 @@ Action add_run_command(CLI::App& app);
 enum class ListKind {
   plain,      ///< every comma separates items (model names, realisations)
   formats,    ///< `p=11,e=5,fp16`: an item starting with `p=` or without `=` is a new format
-  schedules,  ///< `conventional:base=1e4,dim=128,single:g=1`: an item with `:` or without `=`
-              ///< is a new schedule
+  schedules,  ///< `conventional:base=1e4,dim=128,single:g=1,periodic:m=2,3,12,phi-2`: an item
+              ///< with `:`, or a name (letters, no `=`), is a new schedule
 };
 
 /// Splits a list on ';' (always a separator) and on the commas that start a new item of

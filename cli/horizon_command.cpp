@@ -41,11 +41,14 @@ proofs::HorizonSpec horizon_spec(const HeadArguments& a) {
   proofs::HorizonSpec spec;
   auto& policy = spec.head.policy;
   policy.rounding = with_flag("--rounding", [&] { return numeric::parse_rounding(a.rounding); });
-  policy.summation = with_flag("--summation", [&] { return attention::parse_summation(a.summation); });
-  policy.accumulator = with_flag("--accumulator", [&] { return numeric::parse_format(a.accumulator); });
+  policy.summation =
+      with_flag("--summation", [&] { return attention::parse_summation(a.summation); });
+  policy.accumulator =
+      with_flag("--accumulator", [&] { return numeric::parse_format(a.accumulator); });
   policy.format = with_flag("--format", [&] { return numeric::parse_format(a.format); });
   if (!a.schedule.empty()) {
-    spec.head.schedule = with_flag("--schedule", [&] { return attention::parse_schedule(a.schedule); });
+    spec.head.schedule =
+        with_flag("--schedule", [&] { return attention::parse_schedule(a.schedule); });
     if (spec.head.schedule.blocks.empty()) {
       throw InvalidArgument("--schedule: '" + a.schedule + "' has no rotary block");
     }
@@ -60,26 +63,32 @@ proofs::HorizonSpec horizon_spec(const HeadArguments& a) {
   }
   spec.head.k = k.get_num().get_ui();
   spec.head.realisation = a.realisation;
-  const auto realisation =
-      with_flag("--realization", [&] { return attention::parse_realisation(a.realisation, policy.format, policy.rounding); });
+  const auto realisation = with_flag("--realization", [&] {
+    return attention::parse_realisation(a.realisation, policy.format, policy.rounding);
+  });
   with_flag("--realization", [&] {
     attention::check_applicable(spec.head.schedule, realisation);
     return 0;
   });
   if (!numeric::f_large(policy.format, policy.rounding)) {
-    throw InvalidArgument("--rounding: f_large(" + policy.format.name + ") is undefined under rounding " + a.rounding +
-                          " (no finite lead makes softmax select exactly; THEORY §1); use nearest-even, "
-                          "nearest-away, toward-zero or downward");
+    throw InvalidArgument(
+        "--rounding: f_large(" + policy.format.name + ") is undefined under rounding " +
+        a.rounding +
+        " (no finite lead makes softmax select exactly; THEORY §1); use nearest-even, "
+        "nearest-away, toward-zero or downward");
   }
   if (a.C == "auto") {
     spec.auto_C = true;
   } else {
     spec.head.C = with_flag("--C", [&] { return numeric::parse_decimal_exact(a.C, "C"); });
-    if (sgn(spec.head.C) <= 0) throw InvalidArgument("--C: C must be positive (or 'auto'), got " + a.C);
-    const auto rounded = policy.arithmetic_engine().from_rational(policy.format, spec.head.C, policy.rounding);
+    if (sgn(spec.head.C) <= 0)
+      throw InvalidArgument("--C: C must be positive (or 'auto'), got " + a.C);
+    const auto rounded =
+        policy.arithmetic_engine().from_rational(policy.format, spec.head.C, policy.rounding);
     if (!rounded.is_finite()) {
-      throw InvalidArgument("--C: C = " + a.C + " is not finite in " + policy.format.name + " (largest finite " +
-                            numeric::max_finite(policy.format).to_decimal(9) + "); accepted: a positive decimal or 'auto'");
+      throw InvalidArgument("--C: C = " + a.C + " is not finite in " + policy.format.name +
+                            " (largest finite " + numeric::max_finite(policy.format).to_decimal(9) +
+                            "); accepted: a positive decimal or 'auto'");
     }
   }
   // The scan's reasonable length for this head (C does not change the cost).
@@ -91,10 +100,11 @@ proofs::HorizonSpec horizon_spec(const HeadArguments& a) {
     if (*a.max_length < 1) throw InvalidArgument("--max-length: L must be at least 1");
     if (*a.max_length > limit && !a.allow_slow) {
       const double n = static_cast<double>(*a.max_length) + 2;
-      throw InvalidArgument(fmt::format(
-          "--max-length: L = {} is beyond what the quadratic scan does in the time a user would wait for this head "
-          "(limit {}, up to N^2/2 = {:.3g} scores); pass --allow-slow to run it anyway",
-          *a.max_length, limit, n * n / 2));
+      throw InvalidArgument(
+          fmt::format("--max-length: L = {} is beyond what the quadratic scan does in the time a "
+                      "user would wait for this head "
+                      "(limit {}, up to N^2/2 = {:.3g} scores); pass --allow-slow to run it anyway",
+                      *a.max_length, limit, n * n / 2));
     }
     spec.max_length = *a.max_length;
   } else {
@@ -105,25 +115,36 @@ proofs::HorizonSpec horizon_spec(const HeadArguments& a) {
 
 Table horizon_table(const std::vector<proofs::HorizonReport>& reports) {
   Table t;
-  t.columns = {"format", "g", "k", "realization", "C", "f_large", "n_max", "fail_query", "fail_competitor",
-               "offset", "gap", "delta_bound", "tie_distance", "heuristic", "tie_cap", "pm_ceiling"};
+  t.columns = {"format",       "g",          "k",
+               "realization",  "C",          "f_large",
+               "n_max",        "fail_query", "fail_competitor",
+               "offset",       "gap",        "delta_bound",
+               "tie_distance", "heuristic",  "tie_cap",
+               "pm_ceiling"};
   for (const auto& r : reports) {
     auto at_limit = [](std::uint64_t v, bool limit) -> nlohmann::json {
       if (limit) return ">=" + std::to_string(v);
       return v;
     };
-    nlohmann::json g = r.g ? nlohmann::json(fmt::format("{}", r.g->get_d())) : nlohmann::json(r.schedule);
+    nlohmann::json g =
+        r.g ? nlohmann::json(fmt::format("{}", r.g->get_d())) : nlohmann::json(r.schedule);
     nlohmann::json tie = nullptr;
-    if (r.tie_distance) tie = r.tie_distance->at_limit ? nlohmann::json(">" + std::to_string(r.tie_distance->value))
-                                                       : nlohmann::json(r.tie_distance->value);
-    const nlohmann::json C = r.auto_C ? nlohmann::json(value_text(r.C) + " (" + r.C_source + ")") : nlohmann::json(value_text(r.C));
-    t.rows.push_back({r.format, g, r.k, r.realisation, C, value_text(r.f_large), at_limit(r.range.n_max, r.range.at_limit),
-                      r.range.fail_query ? nlohmann::json(*r.range.fail_query) : nlohmann::json(nullptr),
-                      r.range.fail_competitor ? nlohmann::json(*r.range.fail_competitor) : nlohmann::json(nullptr),
-                      r.range.fail_offset ? nlohmann::json(*r.range.fail_offset) : nlohmann::json(nullptr),
-                      r.range.gap ? nlohmann::json(fmt::format("{:.6g}", r.range.gap->get_d())) : nlohmann::json(nullptr),
-                      at_limit(static_cast<std::uint64_t>(r.delta_bound.value), r.delta_bound.at_limit), tie,
-                      number_cell(r.heuristic, 6), number_cell(r.tie_cap, 6), number_cell(r.pm_ceiling, 8)});
+    if (r.tie_distance)
+      tie = r.tie_distance->at_limit ? nlohmann::json(">" + std::to_string(r.tie_distance->value))
+                                     : nlohmann::json(r.tie_distance->value);
+    const nlohmann::json C = r.auto_C ? nlohmann::json(value_text(r.C) + " (" + r.C_source + ")")
+                                      : nlohmann::json(value_text(r.C));
+    t.rows.push_back(
+        {r.format, g, r.k, r.realisation, C, value_text(r.f_large),
+         at_limit(r.range.n_max, r.range.at_limit),
+         r.range.fail_query ? nlohmann::json(*r.range.fail_query) : nlohmann::json(nullptr),
+         r.range.fail_competitor ? nlohmann::json(*r.range.fail_competitor)
+                                 : nlohmann::json(nullptr),
+         r.range.fail_offset ? nlohmann::json(*r.range.fail_offset) : nlohmann::json(nullptr),
+         r.range.gap ? nlohmann::json(fmt::format("{:.6g}", r.range.gap->get_d()))
+                     : nlohmann::json(nullptr),
+         at_limit(static_cast<std::uint64_t>(r.delta_bound.value), r.delta_bound.at_limit), tie,
+         number_cell(r.heuristic, 6), number_cell(r.tie_cap, 6), number_cell(r.pm_ceiling, 8)});
     t.json_extra.push_back(proofs::to_json(r));
   }
   return t;
@@ -131,38 +152,49 @@ Table horizon_table(const std::vector<proofs::HorizonReport>& reports) {
 
 std::string horizon_text(const proofs::HorizonReport& r) {
   std::string out;
-  const std::string head = r.g ? fmt::format("Y^{} head, g = {}", r.k, r.g->get_d())
-                               : fmt::format("multi-frequency Y^{} head, {} blocks of {} (equal weights)", r.k, r.blocks,
-                                             r.schedule);
-  out += fmt::format("head           {}; realization {} in {} ({}, {} sums)\n", head, r.realisation, r.format,
-                     r.rounding, r.summation);
-  out += fmt::format("C              {}{}\n", value_text(r.C),
-                     r.auto_C ? fmt::format("  (auto: {}; {} candidates tried)", r.C_source, r.candidates.size())
-                              : std::string());
+  const std::string head =
+      r.g ? fmt::format("Y^{} head, g = {}", r.k, r.g->get_d())
+          : fmt::format("multi-frequency Y^{} head, {} blocks of {} (equal weights)", r.k, r.blocks,
+                        r.schedule);
+  out += fmt::format("head           {}; realization {} in {} ({}, {} sums)\n", head, r.realisation,
+                     r.format, r.rounding, r.summation);
+  out += fmt::format(
+      "C              {}{}\n", value_text(r.C),
+      r.auto_C ? fmt::format("  (auto: {}; {} candidates tried)", r.C_source, r.candidates.size())
+               : std::string());
   out += fmt::format("f_large        {}\n", value_text(r.f_large));
-  if (r.saturating) out += fmt::format("note           {} has no infinities and saturates: an extension of THEORY §1's F\n", r.format);
+  if (r.saturating)
+    out += fmt::format(
+        "note           {} has no infinities and saturates: an extension of THEORY §1's F\n",
+        r.format);
   if (r.range.at_limit) {
-    out += fmt::format("N_max          >= {}  (no failing query up to i = {}; raise --max-length)\n", r.range.n_max,
-                       r.range.max_length + 1);
+    out +=
+        fmt::format("N_max          >= {}  (no failing query up to i = {}; raise --max-length)\n",
+                    r.range.n_max, r.range.max_length + 1);
   } else {
-    std::string gap = r.range.gap ? fmt::format("gap {} < f_large", proofs::dyadic_decimal(*r.range.gap))
-                                  : std::string("a score is not finite");
-    out += fmt::format("N_max          {}  (query i = {} fails: competitor j = {}, offset i-k-j = {}, {})\n", r.range.n_max,
-                       *r.range.fail_query, *r.range.fail_competitor, *r.range.fail_offset, gap);
+    std::string gap = r.range.gap
+                          ? fmt::format("gap {} < f_large", proofs::dyadic_decimal(*r.range.gap))
+                          : std::string("a score is not finite");
+    out += fmt::format(
+        "N_max          {}  (query i = {} fails: competitor j = {}, offset i-k-j = {}, {})\n",
+        r.range.n_max, *r.range.fail_query, *r.range.fail_competitor, *r.range.fail_offset, gap);
   }
-  out += fmt::format("delta bound    {}{}  (largest L with C*delta_L(g) >= f_large, exact arithmetic)\n",
-                     r.delta_bound.at_limit ? ">= " : "", r.delta_bound.value);
+  out += fmt::format(
+      "delta bound    {}{}  (largest L with C*delta_L(g) >= f_large, exact arithmetic)\n",
+      r.delta_bound.at_limit ? ">= " : "", r.delta_bound.value);
   if (r.tie_distance) {
-    out += fmt::format("tie distance   {}{}  (first n with round_F(cos g*n) = 1)\n", r.tie_distance->at_limit ? "> " : "",
-                       r.tie_distance->value);
+    out += fmt::format("tie distance   {}{}  (first n with round_F(cos g*n) = 1)\n",
+                       r.tie_distance->at_limit ? "> " : "", r.tie_distance->value);
   } else {
     out += "tie distance   -  (1 is not in F)\n";
   }
-  if (r.heuristic) out += fmt::format("heuristic      L <~ {:.1f}  (pi*sqrt(2C/f_large) - 1)\n", *r.heuristic);
+  if (r.heuristic)
+    out += fmt::format("heuristic      L <~ {:.1f}  (pi*sqrt(2C/f_large) - 1)\n", *r.heuristic);
   out += fmt::format("tie cap        L <~ {:.0f}  (pi*sqrt(2/u))\n", r.tie_cap);
-  if (r.pm_ceiling) out += fmt::format("PM ceiling     {:.8g}  (1/eps_mach of the angle format)\n", *r.pm_ceiling);
-  out += fmt::format("scan           {} scores in {:.3f} s ({})\n", r.range.scores_evaluated, r.range.seconds,
-                     r.range.fast_kernel ? "binary64 kernel" : "reference path");
+  if (r.pm_ceiling)
+    out += fmt::format("PM ceiling     {:.8g}  (1/eps_mach of the angle format)\n", *r.pm_ceiling);
+  out += fmt::format("scan           {} scores in {:.3f} s ({})\n", r.range.scores_evaluated,
+                     r.range.seconds, r.range.fast_kernel ? "binary64 kernel" : "reference path");
   return out;
 }
 
@@ -170,12 +202,18 @@ namespace {
 
 void add_head_options(CLI::App* cmd, HeadArguments& a) {
   cmd->add_option("--format", a.format, "Number format F")->capture_default_str();
-  cmd->add_option("--realization,--realisation", a.realisation, "r1 r2 r3 hf llamacpp-cpu llamacpp-cuda pipeline:...")
+  cmd->add_option("--realization,--realisation", a.realisation,
+                  "r1 r2 r3 hf llamacpp-cpu llamacpp-cuda pipeline:...")
       ->capture_default_str();
   cmd->add_option("--rounding", a.rounding, "Rounding of every operation")->capture_default_str();
-  cmd->add_option("--summation", a.summation, "Dot products: sequential pairwise wide-accumulator exact")->capture_default_str();
-  cmd->add_option("--accumulator", a.accumulator, "Accumulator format for --summation wide-accumulator")->capture_default_str();
-  cmd->add_option("--max-length", a.max_length, "L_max of the scan (default: the largest the scan does quickly)");
+  cmd->add_option("--summation", a.summation,
+                  "Dot products: sequential pairwise wide-accumulator exact")
+      ->capture_default_str();
+  cmd->add_option("--accumulator", a.accumulator,
+                  "Accumulator format for --summation wide-accumulator")
+      ->capture_default_str();
+  cmd->add_option("--max-length", a.max_length,
+                  "L_max of the scan (default: the largest the scan does quickly)");
   cmd->add_flag("--allow-slow", a.allow_slow, "Allow --max-length beyond the quick limit");
 }
 
@@ -190,27 +228,38 @@ Action add_horizon_command(CLI::App& app) {
     proofs::SimulationOptions simulation;
   };
   auto o = std::make_shared<Options>();
-  auto* cmd = app.add_subcommand("horizon", "Certified range N_max^(k) of the fixed-offset head Y^k (THEORY §6) and comparison columns");
-  cmd->add_option("--g", o->head.g, "Frequency g in radians per position (exact decimal)")->capture_default_str();
-  cmd->add_option("--schedule", o->head.schedule, "Multi-frequency head over a schedule or model preset (equal weights)");
+  auto* cmd = app.add_subcommand(
+      "horizon",
+      "Certified range N_max^(k) of the fixed-offset head Y^k (THEORY §6) and comparison columns");
+  cmd->add_option("--g", o->head.g, "Frequency g in radians per position (exact decimal)")
+      ->capture_default_str();
+  cmd->add_option("--schedule", o->head.schedule,
+                  "Multi-frequency head over a schedule or model preset (equal weights)");
   cmd->add_option("--k", o->head.k, "Offset k >= 1")->capture_default_str();
   cmd->add_option("--C", o->head.C, "Scale C (exact decimal) or 'auto'")->capture_default_str();
   add_head_options(cmd, o->head);
   cmd->add_flag("--json", o->json, "Print JSON");
-  cmd->add_flag("--simulate", o->simulate,
-                "Also run the Y^k transformer on words over {a,b} and compare with Y^k pi_a (Cor 4.1)");
-  cmd->add_option("--simulate-length", o->simulate_length, "L of the simulation check (default N_max)");
-  cmd->add_option("--exhaustive-length", o->simulation.exhaustive_length, "Every word up to this length")
+  cmd->add_flag(
+      "--simulate", o->simulate,
+      "Also run the Y^k transformer on words over {a,b} and compare with Y^k pi_a (Cor 4.1)");
+  cmd->add_option("--simulate-length", o->simulate_length,
+                  "L of the simulation check (default N_max)");
+  cmd->add_option("--exhaustive-length", o->simulation.exhaustive_length,
+                  "Every word up to this length")
       ->capture_default_str();
-  cmd->add_option("--random-words", o->simulation.random_words, "Random words")->capture_default_str();
-  cmd->add_option("--random-max-length", o->simulation.random_max_length, "Longest random word")->capture_default_str();
+  cmd->add_option("--random-words", o->simulation.random_words, "Random words")
+      ->capture_default_str();
+  cmd->add_option("--random-max-length", o->simulation.random_max_length, "Longest random word")
+      ->capture_default_str();
   cmd->add_option("--seed", o->simulation.seed, "Seed of the random words")->capture_default_str();
   return [cmd, o]() -> int {
     if (!cmd->parsed()) return -1;
     if (!o->head.schedule.empty() && cmd->count("--g") > 0) {
-      throw InvalidArgument("--g: give either --g (one frequency) or --schedule (several), not both");
+      throw InvalidArgument(
+          "--g: give either --g (one frequency) or --schedule (several), not both");
     }
-    if (o->simulate_length && *o->simulate_length < 1) throw InvalidArgument("--simulate-length: L must be at least 1");
+    if (o->simulate_length && *o->simulate_length < 1)
+      throw InvalidArgument("--simulate-length: L must be at least 1");
     const auto spec = horizon_spec(o->head);
     const auto report = proofs::horizon(spec);
     nlohmann::json json = proofs::to_json(report);
@@ -221,7 +270,9 @@ Action add_horizon_command(CLI::App& app) {
       sim["L"] = L;
       if (L < report.k) {
         sim["note"] = "L < k: Cor 4.1 needs k <= L <= N_max; nothing to simulate";
-        text += fmt::format("simulation     not run: L = {} < k = {} (Cor 4.1 needs k <= L <= N_max)\n", L, report.k);
+        text +=
+            fmt::format("simulation     not run: L = {} < k = {} (Cor 4.1 needs k <= L <= N_max)\n",
+                        L, report.k);
       } else {
         proofs::FixedOffsetSpec head = spec.head;
         head.C = attention::exact_rational(report.C);
@@ -232,17 +283,24 @@ Action add_horizon_command(CLI::App& app) {
         sim["seconds"] = r.seconds;
         sim["within_certified_range"] = L <= report.range.n_max;
         if (r.first) {
-          sim["disagreement"] = {{"word", r.first->word}, {"position", r.first->position},
-                                 {"expected", r.first->expected}, {"got", r.first->got}};
-          text += fmt::format("simulation     L = {}: DISAGREEMENT on '{}' at position {}: Y^k pi_a is {}, the transformer gives {}{}\n",
-                              L, r.first->word.size() > 60 ? r.first->word.substr(0, 60) + "..." : r.first->word,
-                              r.first->position, r.first->expected ? 1 : 0, r.first->got,
-                              L <= report.range.n_max ? " (within the certified range: a bug)" : " (beyond N_max: allowed)");
+          sim["disagreement"] = {{"word", r.first->word},
+                                 {"position", r.first->position},
+                                 {"expected", r.first->expected},
+                                 {"got", r.first->got}};
+          text += fmt::format(
+              "simulation     L = {}: DISAGREEMENT on '{}' at position {}: Y^k pi_a is {}, the "
+              "transformer gives {}{}\n",
+              L, r.first->word.size() > 60 ? r.first->word.substr(0, 60) + "..." : r.first->word,
+              r.first->position, r.first->expected ? 1 : 0, r.first->got,
+              L <= report.range.n_max ? " (within the certified range: a bug)"
+                                      : " (beyond N_max: allowed)");
         } else {
           sim["disagreement"] = nullptr;
-          text += fmt::format("simulation     L = {}: agrees on {} words, {} positions (all words up to length {}, {} random up to {}) in {:.2f} s\n",
-                              L, r.words, r.positions, r.exhaustive_length, o->simulation.random_words,
-                              std::min(L, o->simulation.random_max_length), r.seconds);
+          text += fmt::format(
+              "simulation     L = {}: agrees on {} words, {} positions (all words up to length {}, "
+              "{} random up to {}) in {:.2f} s\n",
+              L, r.words, r.positions, r.exhaustive_length, o->simulation.random_words,
+              std::min(L, o->simulation.random_max_length), r.seconds);
         }
       }
       json["simulation"] = sim;

@@ -11,12 +11,12 @@ namespace ropesim::cli {
 
 /// The flags that describe one head.
 struct HeadArguments {
-  std::string g = "1";            ///< --g (exact decimal); ignored when schedule is set
-  std::string schedule;           ///< --schedule (multi-frequency head)
-  std::string k = "1";            ///< --k
-  std::string C = "auto";         ///< --C: exact decimal or "auto"
-  std::string format = "fp32";    ///< --format
-  std::string realisation = "r1"; ///< --realization
+  std::string g = "1";             ///< --g (exact decimal); ignored when schedule is set
+  std::string schedule;            ///< --schedule (multi-frequency head)
+  std::string k = "1";             ///< --k
+  std::string C = "auto";          ///< --C: exact decimal or "auto"
+  std::string format = "fp32";     ///< --format
+  std::string realisation = "r1";  ///< --realization
   std::string rounding = "nearest-even";
   std::string summation = "sequential";
   std::string accumulator = "fp32";

@@ -2,6 +2,8 @@
 #include <CLI/CLI.hpp>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <iostream>
 
 #include "cli/commands.hpp"
@@ -16,7 +18,11 @@ std::vector<std::string> split_list(const std::string& text, ListKind kind) {
       case ListKind::plain: return true;
       case ListKind::formats: return piece.rfind("p=", 0) == 0 || piece.find('=') == std::string::npos;
       case ListKind::schedules:
-        return piece.find(':') != std::string::npos || piece.find('=') == std::string::npos;
+        // A new spec has a kind (`single:`) or is a preset name; bare numbers such as the
+        // `3` of `periodic:m=2,3,12` or the `1/3` of `periodic:1/2,1/3` continue the last one.
+        return piece.find(':') != std::string::npos ||
+               (piece.find('=') == std::string::npos &&
+                std::any_of(piece.begin(), piece.end(), [](unsigned char c) { return std::isalpha(c) != 0; }));
     }
     return true;
   };

@@ -2,6 +2,7 @@
 // (default: every model preset × r1 r2 hf × bf16 fp16 fp32 fp64 at N = 65536), as one table.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <iostream>
 #include <thread>
@@ -20,23 +21,32 @@ nlohmann::json or_null(const std::optional<std::uint64_t>& v) { return v ? nlohm
 Table sweep_table(const std::vector<attention::CensusResult>& cells) {
   Table t;
   t.columns = {"schedule", "realization", "format", "positions", "distinct", "first_repeat", "periodic", "period",
-               "witnessed", "max_witness", "max_witness_period", "overflow_positions", "first_overflow",
-               "nan_positions", "first_nan", "note"};
+               "witnessed", "max_witness", "max_witness_period", "blocks", "periodic_blocks", "min_block_distinct",
+               "overflow_positions", "first_overflow", "nan_positions", "first_nan", "note"};
   for (const auto& r : cells) {
     if (!r.not_applicable.empty()) {
       t.rows.push_back({r.schedule, r.realisation, r.format.name, r.positions, nullptr, nullptr, nullptr, nullptr,
-                        nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, r.not_applicable});
+                        nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
+                        r.not_applicable});
       continue;
     }
     std::uint64_t witnessed = 0;
     for (auto w : r.witnesses) witnessed += w >= 0 ? 1 : 0;
+    // Component periodicity (THEORY §3 Def 2.1) observed on 0..N-1: blocks with a period ≤ N/2.
+    std::uint64_t periodic_blocks = 0;
+    for (const auto& p : r.period_per_block) periodic_blocks += p ? 1 : 0;
+    nlohmann::json min_block_distinct = nullptr;
+    if (!r.distinct_per_block.empty()) {
+      min_block_distinct = *std::min_element(r.distinct_per_block.begin(), r.distinct_per_block.end());
+    }
     const nlohmann::json repeat = r.first_repeat
                                       ? nlohmann::json(fmt::format("{}->{}", r.first_repeat->earlier, r.first_repeat->later))
                                       : nlohmann::json(nullptr);
     t.rows.push_back({r.schedule, r.realisation, r.format.name, r.positions, r.distinct_rotations, repeat,
                       r.period.has_value(), or_null(r.period),
                       r.period ? nlohmann::json(nullptr) : nlohmann::json(fmt::format("{}/{}", witnessed, r.max_period)),
-                      or_null(r.largest_witness_position), or_null(r.largest_witness_period), r.overflow.count,
+                      or_null(r.largest_witness_position), or_null(r.largest_witness_period),
+                      r.distinct_per_block.size(), periodic_blocks, min_block_distinct, r.overflow.count,
                       or_null(r.overflow.first), r.nan.count, or_null(r.nan.first), ""});
   }
   return t;

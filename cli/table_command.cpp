@@ -13,26 +13,33 @@ namespace ropesim::cli {
 
 Action add_table_command(CLI::App& app) {
   struct Options {
-    std::string formats = "fp8e5m2,bf16,fp16,tf32,fp32", g = "1", k = "1,2,4,8", C = "auto", realisations = "r1",
-                schedules, out;
+    std::string formats = "fp8e5m2,bf16,fp16,tf32,fp32", g = "1", k = "1,2,4,8", C = "auto",
+                realisations = "r1", schedules, out;
     HeadArguments head;
     bool quiet = false;
   };
   auto o = std::make_shared<Options>();
   auto* table = app.add_subcommand("table", "Generated tables (docs/tables/)");
   table->require_subcommand(1);
-  auto* cmd = table->add_subcommand("horizon", "Certified ranges of the Y^k head over formats x g x k x C x realizations");
+  auto* cmd = table->add_subcommand(
+      "horizon", "Certified ranges of the Y^k head over formats x g x k x C x realizations");
   cmd->add_option("--formats", o->formats, "Formats")->capture_default_str();
   cmd->add_option("--g", o->g, "Frequencies g (exact decimals)")->capture_default_str();
-  cmd->add_option("--schedules", o->schedules, "Multi-frequency heads over schedules/presets (instead of --g)");
+  cmd->add_option("--schedules", o->schedules,
+                  "Multi-frequency heads over schedules/presets (instead of --g)");
   cmd->add_option("--k", o->k, "Offsets k")->capture_default_str();
   cmd->add_option("--C", o->C, "Scales C, or 'auto'")->capture_default_str();
-  cmd->add_option("--realizations,--realisations", o->realisations, "Realizations")->capture_default_str();
-  cmd->add_option("--rounding", o->head.rounding, "Rounding of every operation")->capture_default_str();
-  cmd->add_option("--summation", o->head.summation, "Dot products: sequential pairwise wide-accumulator exact")
+  cmd->add_option("--realizations,--realisations", o->realisations, "Realizations")
       ->capture_default_str();
-  cmd->add_option("--accumulator", o->head.accumulator, "Accumulator format for wide-accumulator")->capture_default_str();
-  cmd->add_option("--max-length", o->head.max_length, "L_max of every scan (default: each head's quick limit)");
+  cmd->add_option("--rounding", o->head.rounding, "Rounding of every operation")
+      ->capture_default_str();
+  cmd->add_option("--summation", o->head.summation,
+                  "Dot products: sequential pairwise wide-accumulator exact")
+      ->capture_default_str();
+  cmd->add_option("--accumulator", o->head.accumulator, "Accumulator format for wide-accumulator")
+      ->capture_default_str();
+  cmd->add_option("--max-length", o->head.max_length,
+                  "L_max of every scan (default: each head's quick limit)");
   cmd->add_flag("--allow-slow", o->head.allow_slow, "Allow --max-length beyond the quick limit");
   cmd->add_option("--out", o->out, "Write the table to FILE (.csv .md .json .tex)");
   cmd->add_flag("--quiet", o->quiet, "No progress on stderr");
@@ -48,8 +55,11 @@ Action add_table_command(CLI::App& app) {
     const auto ks = split_list(o->k);
     const auto Cs = split_list(o->C);
     const auto realisations = split_list(o->realisations);
-    if (formats.empty() || (gs.empty() && schedules.empty()) || ks.empty() || Cs.empty() || realisations.empty()) {
-      throw InvalidArgument("table horizon: the grid is empty (give --formats, --g or --schedules, --k, --C, --realizations)");
+    if (formats.empty() || (gs.empty() && schedules.empty()) || ks.empty() || Cs.empty() ||
+        realisations.empty()) {
+      throw InvalidArgument(
+          "table horizon: the grid is empty (give --formats, --g or --schedules, --k, --C, "
+          "--realizations)");
     }
     for (const auto& format : formats) {
       for (std::size_t h = 0; h < (schedules.empty() ? gs.size() : schedules.size()); ++h) {
@@ -72,7 +82,9 @@ Action add_table_command(CLI::App& app) {
                 // name the list flags rather than the single-head ones
                 std::string what = e.what();
                 for (const auto& [single, list] : std::vector<std::pair<std::string, std::string>>{
-                         {"--format:", "--formats:"}, {"--realization:", "--realizations:"}, {"--schedule:", "--schedules:"}}) {
+                         {"--format:", "--formats:"},
+                         {"--realization:", "--realizations:"},
+                         {"--schedule:", "--schedules:"}}) {
                   if (what.rfind(single, 0) == 0) what = list + what.substr(single.size());
                 }
                 throw InvalidArgument(what);
@@ -88,9 +100,10 @@ Action add_table_command(CLI::App& app) {
     for (std::size_t c = 0; c < specs.size(); ++c) {
       reports.push_back(proofs::horizon(specs[c]));
       if (progress) {
-        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        std::cerr << fmt::format("\r[{}/{}] {} k={}  {:.0f}s   ", c + 1, specs.size(), reports.back().format,
-                                 reports.back().k, elapsed)
+        const double elapsed =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        std::cerr << fmt::format("\r[{}/{}] {} k={}  {:.0f}s   ", c + 1, specs.size(),
+                                 reports.back().format, reports.back().k, elapsed)
                   << std::flush;
       }
     }
