@@ -125,7 +125,11 @@ Arithmetic::Arithmetic(const Format& format, Rounding rounding, const numeric::E
   fast_ = native_ ||
           (format.kind == Format::Kind::floating && format.fits_double() && format.subnormals &&
            format.has_infinity && format.has_nan && format.reserved_top_codes == 0 &&
-           rounding == Rounding::nearest_even && format.precision <= 25);
+           rounding == Rounding::nearest_even && format.precision <= 25 &&
+           // Non-zero elements then lie in [2^-424, 2^401), so products lie in [2^-848, 2^802)
+           // and quotients in (2^-825, 2^825): inside binary64's normal range, where the
+           // double-rounding theorem applies (no overflow, no binary64 subnormal grid).
+           format.emin >= -400 && format.emax <= 400);
   if (fast_ && !native_) {
     max_finite_ = std::ldexp(2.0 - std::ldexp(1.0, 1 - format.precision), format.emax);
   }

@@ -21,9 +21,12 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using ropesim::numeric::Format;
 
-double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
 
-ropesim::proofs::FixedOffsetHead head_for(const Format& f, const mpq_class& C, const std::string& realisation = "r1") {
+ropesim::proofs::FixedOffsetHead head_for(const Format& f, const mpq_class& C,
+                                          const std::string& realisation = "r1") {
   ropesim::proofs::FixedOffsetSpec spec;
   spec.schedule = ropesim::attention::single_schedule(1);
   spec.C = C;
@@ -35,7 +38,8 @@ ropesim::proofs::FixedOffsetHead head_for(const Format& f, const mpq_class& C, c
 
 /// Native double: the same triangle of scores q_i·k_j with no rounding into F (two products,
 /// one sum, in binary64), over the realised q and k of `s`.
-double native_triangle(const ropesim::proofs::RealisedScores& s, std::uint64_t n, double& checksum) {
+double native_triangle(const ropesim::proofs::RealisedScores& s, std::uint64_t n,
+                       double& checksum) {
   std::vector<double> q0, q1, c, sn;
   for (std::uint64_t p = 0; p < n; ++p) {
     q0.push_back(s.query(p)[0].to_double());
@@ -56,7 +60,8 @@ double native_triangle(const ropesim::proofs::RealisedScores& s, std::uint64_t n
 }
 
 /// The same triangle through RealisedScores::score (binary64 kernel or reference path).
-double library_triangle(const ropesim::proofs::RealisedScores& s, std::uint64_t n, bool reference, double& checksum) {
+double library_triangle(const ropesim::proofs::RealisedScores& s, std::uint64_t n, bool reference,
+                        double& checksum) {
   const auto start = Clock::now();
   double best = -HUGE_VAL;
   for (std::uint64_t i = 1; i < n; ++i) {
@@ -88,15 +93,20 @@ int main(int argc, char** argv) {
     o.max_length = L;
     const auto r = ropesim::proofs::certified_range(fp64_head, o);
     const double n = static_cast<double>(L + 2);
-    fmt::print("{:>8} {:>14} {:>14.4g} {:>10.3f} {:>14.4g}{}\n", L, r.scores_evaluated, n * n / 2, r.seconds,
-               static_cast<double>(r.scores_evaluated) / r.seconds, r.at_limit ? "" : "  (stopped early)");
+    fmt::print("{:>8} {:>14} {:>14.4g} {:>10.3f} {:>14.4g}{}\n", L, r.scores_evaluated, n * n / 2,
+               r.seconds, static_cast<double>(r.scores_evaluated) / r.seconds,
+               r.at_limit ? "" : "  (stopped early)");
   }
 
   // 2. Score throughput per format: binary64 kernel and reference path (attention::head_score)
   //    against native double on the same realised q, k (triangle of N(N-1)/2 scores).
-  fmt::print("\nscore evaluation, triangle of N(N-1)/2 scores over the realised q_i, k_j (r1, g = 1, k = 1, C = 2^10)\n");
-  fmt::print("{:<8} {:<10} {:>6} {:>12} {:>14} {:>12}\n", "format", "path", "N", "ns/score", "scores/s", "x native");
-  for (const Format& f : {Format::fp16(), Format::bf16(), Format::fp32(), Format::fp64(), Format::fp8e4m3()}) {
+  fmt::print(
+      "\nscore evaluation, triangle of N(N-1)/2 scores over the realised q_i, k_j (r1, g = 1, k = "
+      "1, C = 2^10)\n");
+  fmt::print("{:<8} {:<10} {:>6} {:>12} {:>14} {:>12}\n", "format", "path", "N", "ns/score",
+             "scores/s", "x native");
+  for (const Format& f :
+       {Format::fp16(), Format::bf16(), Format::fp32(), Format::fp64(), Format::fp8e4m3()}) {
     const auto h = head_for(f, 1024);
     ropesim::proofs::RealisedScores s(h);
     const std::uint64_t n_fast = s.fast() ? 4000 : 300;
@@ -106,16 +116,16 @@ int main(int argc, char** argv) {
     const double native_ns = native / pairs_fast * 1e9;
     if (s.fast()) {
       const double t = library_triangle(s, n_fast, false, checksum);
-      fmt::print("{:<8} {:<10} {:>6} {:>12.2f} {:>14.4g} {:>12.1f}\n", f.name, "kernel", n_fast, t / pairs_fast * 1e9,
-                 pairs_fast / t, (t / pairs_fast * 1e9) / native_ns);
+      fmt::print("{:<8} {:<10} {:>6} {:>12.2f} {:>14.4g} {:>12.1f}\n", f.name, "kernel", n_fast,
+                 t / pairs_fast * 1e9, pairs_fast / t, (t / pairs_fast * 1e9) / native_ns);
     }
     const std::uint64_t n_ref = 300;
     const double pairs_ref = static_cast<double>(n_ref) * static_cast<double>(n_ref - 1) / 2;
     const double t = library_triangle(s, n_ref, true, checksum);
-    fmt::print("{:<8} {:<10} {:>6} {:>12.2f} {:>14.4g} {:>12.1f}\n", f.name, "reference", n_ref, t / pairs_ref * 1e9,
-               pairs_ref / t, (t / pairs_ref * 1e9) / native_ns);
-    fmt::print("{:<8} {:<10} {:>6} {:>12.2f} {:>14.4g} {:>12.1f}\n", f.name, "native", n_fast, native_ns,
-               1e9 / native_ns, 1.0);
+    fmt::print("{:<8} {:<10} {:>6} {:>12.2f} {:>14.4g} {:>12.1f}\n", f.name, "reference", n_ref,
+               t / pairs_ref * 1e9, pairs_ref / t, (t / pairs_ref * 1e9) / native_ns);
+    fmt::print("{:<8} {:<10} {:>6} {:>12.2f} {:>14.4g} {:>12.1f}\n", f.name, "native", n_fast,
+               native_ns, 1e9 / native_ns, 1.0);
   }
 
   // 3. What the naive scan would cost at the horizons fp64 reaches (N²/2 at the rate above).
@@ -125,7 +135,8 @@ int main(int argc, char** argv) {
   const double rate = static_cast<double>(r.scores_evaluated) / r.seconds;
   fmt::print("\nnaive N^2/2 at the measured fp64 scan rate ({:.3g} scores/s)\n", rate);
   for (double N : {2e4, 1e5, 312689.0, 1e6, 1e7}) {
-    fmt::print("  N = {:>10.4g}: N^2/2 = {:.3g} scores, about {:.3g} s\n", N, N * N / 2, N * N / 2 / rate);
+    fmt::print("  N = {:>10.4g}: N^2/2 = {:.3g} scores, about {:.3g} s\n", N, N * N / 2,
+               N * N / 2 / rate);
   }
   if (checksum == 12345.678) fmt::print("");  // keep the work observable
   return 0;

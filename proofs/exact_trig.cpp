@@ -37,12 +37,14 @@ std::optional<mpq_class> niven(const mpq_class& t, bool sine) {
   twelve.canonicalize();
   if (twelve.get_den() != 1) return std::nullopt;
   const long k = twelve.get_num().get_si();  // 0..11
-  // cos(2πk/12) = cos(kπ/6) for k = 0..11: 1, √3/2, 1/2, 0, -1/2, -√3/2, -1, -√3/2, -1/2, 0, 1/2, √3/2
-  // sin(kπ/6): 0, 1/2, √3/2, 1, √3/2, 1/2, 0, -1/2, -√3/2, -1, -√3/2, -1/2
+  // cos(2πk/12) = cos(kπ/6) for k = 0..11: 1, √3/2, 1/2, 0, -1/2, -√3/2, -1, -√3/2, -1/2, 0, 1/2,
+  // √3/2 sin(kπ/6): 0, 1/2, √3/2, 1, √3/2, 1/2, 0, -1/2, -√3/2, -1, -√3/2, -1/2
   static const int cos_num[12] = {2, 0, 1, 0, -1, 0, -2, 0, -1, 0, 1, 0};
-  static const bool cos_rational[12] = {true, false, true, true, true, false, true, false, true, true, true, false};
+  static const bool cos_rational[12] = {true, false, true, true, true, false,
+                                        true, false, true, true, true, false};
   static const int sin_num[12] = {0, 1, 0, 2, 0, 1, 0, -1, 0, -2, 0, -1};
-  static const bool sin_rational[12] = {true, true, false, true, false, true, true, true, false, true, false, true};
+  static const bool sin_rational[12] = {true, true, false, true, false, true,
+                                        true, true, false, true, false, true};
   if (sine) {
     if (!sin_rational[k]) return std::nullopt;
     return mpq_class(sin_num[k], 2);
@@ -96,8 +98,12 @@ std::optional<mpq_class> BlockAngle::exact_sin(std::int64_t n) const {
   return niven(fractional(*turn_ * mpq_class(mpz_class(static_cast<long>(n)))), true);
 }
 
-void BlockAngle::enclose_cos(std::int64_t n, mpfr_ptr lo, mpfr_ptr hi) const { enclose(n, false, lo, hi); }
-void BlockAngle::enclose_sin(std::int64_t n, mpfr_ptr lo, mpfr_ptr hi) const { enclose(n, true, lo, hi); }
+void BlockAngle::enclose_cos(std::int64_t n, mpfr_ptr lo, mpfr_ptr hi) const {
+  enclose(n, false, lo, hi);
+}
+void BlockAngle::enclose_sin(std::int64_t n, mpfr_ptr lo, mpfr_ptr hi) const {
+  enclose(n, true, lo, hi);
+}
 
 void BlockAngle::enclose(std::int64_t n, bool sine, mpfr_ptr lo, mpfr_ptr hi) const {
   const auto exact = sine ? exact_sin(n) : exact_cos(n);
@@ -170,7 +176,9 @@ std::optional<mpq_class> CosineSum::exact(std::int64_t n) const {
 
 void CosineSum::enclose(std::int64_t n, mpfr_ptr lo, mpfr_ptr hi) const {
   const mpfr_prec_t P = mpfr_get_prec(lo);
-  const mpfr_prec_t W = P + 8 + static_cast<mpfr_prec_t>(std::ceil(std::log2(static_cast<double>(blocks.size()) + 1)));
+  const mpfr_prec_t W =
+      P + 8 +
+      static_cast<mpfr_prec_t>(std::ceil(std::log2(static_cast<double>(blocks.size()) + 1)));
   Mp slo(W), shi(W), tlo(W), thi(W), plo(W), phi(W);
   mpfr_set_zero(slo, 1);
   mpfr_set_zero(shi, 1);
@@ -192,7 +200,8 @@ void CosineSum::enclose(std::int64_t n, mpfr_ptr lo, mpfr_ptr hi) const {
   mpfr_set(hi, shi, MPFR_RNDU);
 }
 
-int CosineSum::compare(std::int64_t n, const mpq_class& t, mpfr_prec_t max_precision, bool* undecided) const {
+int CosineSum::compare(std::int64_t n, const mpq_class& t, mpfr_prec_t max_precision,
+                       bool* undecided) const {
   if (undecided) *undecided = false;
   if (const auto e = exact(n)) return cmp(*e, t) < 0 ? -1 : (cmp(*e, t) > 0 ? 1 : 0);
   for (mpfr_prec_t P = 64; P <= max_precision; P *= 2) {
@@ -222,15 +231,17 @@ double CosineSum::approximate(std::int64_t n, double* error_bound) const {
   return s;
 }
 
-numeric::Value round_scaled_trig(const numeric::Format& f, numeric::Rounding r, const BlockAngle& angle,
-                                 std::int64_t n, bool sine, const mpq_class& K, const numeric::Engine& engine) {
+numeric::Value round_scaled_trig(const numeric::Format& f, numeric::Rounding r,
+                                 const BlockAngle& angle, std::int64_t n, bool sine,
+                                 const mpq_class& K, const numeric::Engine& engine) {
   if (sgn(K) == 0) return engine.from_rational(f, mpq_class(0), r);
   if (const auto exact = sine ? angle.exact_sin(n) : angle.exact_cos(n)) {
     return engine.from_rational(f, K * *exact, r);
   }
   const BlockAngle a = angle;
   const mpq_class k = K;
-  numeric::RealApproximation oracle = [a, k, n, sine](mpfr_ptr y, mpfr_prec_t prec) -> std::uint64_t {
+  numeric::RealApproximation oracle = [a, k, n, sine](mpfr_ptr y,
+                                                      mpfr_prec_t prec) -> std::uint64_t {
     const mpfr_prec_t W = prec + 16;
     Mp lo(W), hi(W), xlo(W), xhi(W);
     if (sine) {

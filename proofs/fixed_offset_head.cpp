@@ -39,7 +39,8 @@ struct FastRound {
     const int q = std::max(e, emin) - (precision - 1);
     // M = 1.5·2^(q+52); |x| < 2^(q+p) ≤ 2^(q+51), so x + M lies in [2^(q+52), 2^(q+53)),
     // where the spacing is 2^q: (x + M) − M is x rounded to a multiple of 2^q, ties to even.
-    const std::uint64_t mbits = (static_cast<std::uint64_t>(q + 52 + 1023) << 52) | (std::uint64_t{1} << 51);
+    const std::uint64_t mbits =
+        (static_cast<std::uint64_t>(q + 52 + 1023) << 52) | (std::uint64_t{1} << 51);
     double m;
     std::memcpy(&m, &mbits, sizeof m);
     const double r = (x + m) - m;
@@ -83,7 +84,8 @@ mpq_class exact_of(const Value& v) { return attention::exact_rational(v); }
 // ---------------------------------------------------------------------------------------------
 
 FixedOffsetHead make_fixed_offset_head(const FixedOffsetSpec& spec, const HeadWiring& wiring) {
-  if (spec.k < 1) throw InvalidArgument("the offset k must be at least 1, got " + std::to_string(spec.k));
+  if (spec.k < 1)
+    throw InvalidArgument("the offset k must be at least 1, got " + std::to_string(spec.k));
   const Format& F = spec.policy.format;
   const numeric::Rounding r = spec.policy.rounding;
   const auto& engine = spec.policy.arithmetic_engine();
@@ -93,13 +95,16 @@ FixedOffsetHead make_fixed_offset_head(const FixedOffsetSpec& spec, const HeadWi
   h.k = spec.k;
   const std::size_t B = spec.schedule.blocks.size();
   if (B == 0) {
-    throw InvalidArgument("schedule '" + spec.schedule.spec + "' has no rotary block; the fixed-offset head needs one");
+    throw InvalidArgument("schedule '" + spec.schedule.spec +
+                          "' has no rotary block; the fixed-offset head needs one");
   }
   const auto fl = numeric::f_large(F, r);
   if (!fl) {
-    throw InvalidArgument("f_large(" + F.name + ") is undefined under rounding " + std::string(numeric::to_string(r)) +
-                          ": no finite score lead makes softmax select exactly (THEORY §1); use nearest-even, "
-                          "nearest-away, toward-zero or downward");
+    throw InvalidArgument(
+        "f_large(" + F.name + ") is undefined under rounding " +
+        std::string(numeric::to_string(r)) +
+        ": no finite score lead makes softmax select exactly (THEORY §1); use nearest-even, "
+        "nearest-away, toward-zero or downward");
   }
   h.f_large = *fl;
   h.f_large_exact = exact_of(*fl);
@@ -116,16 +121,17 @@ FixedOffsetHead make_fixed_offset_head(const FixedOffsetSpec& spec, const HeadWi
 
   h.C = engine.from_rational(F, spec.C, r);
   if (!h.C.is_finite()) {
-    throw InvalidArgument("C = " + spec.C.get_str() + " is not finite in " + F.name + " (it rounds to " +
-                          h.C.to_decimal(6) + "); the largest finite value is " +
-                          numeric::max_finite(F).to_decimal(9));
+    throw InvalidArgument("C = " + spec.C.get_str() + " is not finite in " + F.name +
+                          " (it rounds to " + h.C.to_decimal(6) +
+                          "); the largest finite value is " + numeric::max_finite(F).to_decimal(9));
   }
   if (sgn(h.C_exact = exact_of(h.C)) <= 0) {
-    throw InvalidArgument("C must be positive in " + F.name + ", got " + spec.C.get_str() + " (rounds to " +
-                          h.C.to_decimal(9) + ")");
+    throw InvalidArgument("C must be positive in " + F.name + ", got " + spec.C.get_str() +
+                          " (rounds to " + h.C.to_decimal(9) + ")");
   }
 
-  if (wiring.d_model < 1 || wiring.value_source >= wiring.d_model || wiring.output_target >= wiring.d_model) {
+  if (wiring.d_model < 1 || wiring.value_source >= wiring.d_model ||
+      wiring.output_target >= wiring.d_model) {
     throw InvalidArgument("head wiring: value_source and output_target must be < d_model = " +
                           std::to_string(wiring.d_model));
   }
@@ -206,10 +212,12 @@ struct RealisedScores::State {
       }
       case attention::Summation::wide_accumulator: {
         double acc = round_a(round_a(q[0]) * round_a(k[0]));
-        for (std::size_t c = 1; c < dim; ++c) acc = round_a(acc + round_a(round_a(q[c]) * round_a(k[c])));
+        for (std::size_t c = 1; c < dim; ++c)
+          acc = round_a(acc + round_a(round_a(q[c]) * round_a(k[c])));
         return round_f(acc);
       }
-      case attention::Summation::exact: break;
+      case attention::Summation::exact:
+        break;
     }
     return 0;
   }
@@ -220,14 +228,16 @@ struct RealisedScores::State {
   }
 };
 
-RealisedScores::RealisedScores(const FixedOffsetHead& head, bool use_fast_kernel) : state_(std::make_unique<State>()) {
+RealisedScores::RealisedScores(const FixedOffsetHead& head, bool use_fast_kernel)
+    : state_(std::make_unique<State>()) {
   State& s = *state_;
   s.head = &head;
   s.dim = head.head.head_dim;
   s.zero_input.assign(head.head.query.cols, Value());
   s.rotations.positions = 0;
   s.summation = head.policy.summation;
-  if (use_fast_kernel && !head.head.scale && s.dim >= 1 && s.summation != attention::Summation::exact) {
+  if (use_fast_kernel && !head.head.scale && s.dim >= 1 &&
+      s.summation != attention::Summation::exact) {
     const auto rf = fast_round_for(head.policy.format, head.policy.rounding);
     std::optional<FastRound> ra = rf;
     if (s.summation == attention::Summation::wide_accumulator) {
@@ -259,7 +269,8 @@ void RealisedScores::ensure(std::uint64_t positions) {
   for (std::size_t b = 0; b < seg.schedule.blocks.size(); ++b) {
     auto pairs = attention::realise_block(seg.schedule, *seg.realisations[b], b, have, target);
     auto& dst = s.rotations.blocks[b];
-    dst.insert(dst.end(), std::make_move_iterator(pairs.begin()), std::make_move_iterator(pairs.end()));
+    dst.insert(dst.end(), std::make_move_iterator(pairs.begin()),
+               std::make_move_iterator(pairs.end()));
   }
   s.rotations.positions = target;
   for (std::uint64_t p = have; p < target; ++p) {
@@ -282,7 +293,9 @@ Value RealisedScores::reference_score(std::uint64_t i, std::uint64_t j) const {
   return attention::head_score(s.head->head, s.queries.at(i), s.keys.at(j), s.head->policy);
 }
 
-const std::vector<Value>& RealisedScores::query(std::uint64_t i) const { return state_->queries.at(i); }
+const std::vector<Value>& RealisedScores::query(std::uint64_t i) const {
+  return state_->queries.at(i);
+}
 const std::vector<Value>& RealisedScores::key(std::uint64_t j) const { return state_->keys.at(j); }
 
 // ---------------------------------------------------------------------------------------------
@@ -324,7 +337,8 @@ CertifiedRange certified_range(const FixedOffsetHead& head, const ScanOptions& o
     out.n_max = i - 2;
     out.fail_query = i;
     out.fail_competitor = j;
-    out.fail_offset = static_cast<std::int64_t>(i) - static_cast<std::int64_t>(k) - static_cast<std::int64_t>(j);
+    out.fail_offset =
+        static_cast<std::int64_t>(i) - static_cast<std::int64_t>(k) - static_cast<std::int64_t>(j);
     out.target_score = t;
     out.competitor_score = m;
     if (t.is_finite() && m.is_finite()) out.gap = exact_of(t) - exact_of(m);
@@ -412,9 +426,9 @@ CertifiedRange certified_range(const FixedOffsetHead& head, const ScanOptions& o
   return out;
 }
 
-CertifiedRange certified_range(const mpq_class& g, const mpq_class& C, std::uint64_t k, const Format& F,
-                               const std::string& realisation, const ScanOptions& options,
-                               numeric::Rounding rounding) {
+CertifiedRange certified_range(const mpq_class& g, const mpq_class& C, std::uint64_t k,
+                               const Format& F, const std::string& realisation,
+                               const ScanOptions& options, numeric::Rounding rounding) {
   FixedOffsetSpec spec;
   spec.schedule = attention::single_schedule(g);
   spec.C = C;

@@ -61,16 +61,16 @@ struct HeadWiring {
 
 /// The constructed head and everything the scans need.
 struct FixedOffsetHead {
-  attention::AttentionHead head;        ///< Q = K = 0, biases as above, V selects ψ, 1 value dim
+  attention::AttentionHead head;  ///< Q = K = 0, biases as above, V selects ψ, 1 value dim
   attention::EvaluationPolicy policy;
-  attention::Realisation realisation;   ///< parsed with F = policy.format
+  attention::Realisation realisation;  ///< parsed with F = policy.format
   attention::Schedule schedule;
   std::uint64_t k = 1;
-  numeric::Value C;                     ///< C rounded into F (finite, > 0)
-  mpq_class C_exact;                    ///< its exact value
-  numeric::Value f_large;               ///< f_large(F) under the policy's rounding
+  numeric::Value C;        ///< C rounded into F (finite, > 0)
+  mpq_class C_exact;       ///< its exact value
+  numeric::Value f_large;  ///< f_large(F) under the policy's rounding
   mpq_class f_large_exact;
-  CosineSum ideal;                      ///< S(n)/C = Σ_d w_d cos(θ_d·n)
+  CosineSum ideal;  ///< S(n)/C = Σ_d w_d cos(θ_d·n)
 };
 
 /// Builds the head (THEORY §6; RoPE-X App D).
@@ -88,7 +88,8 @@ FixedOffsetHead make_fixed_offset_head(const FixedOffsetSpec& spec, const HeadWi
 /// sums, NUMERIC §2). Tests cross-check both bit for bit.
 class RealisedScores {
  public:
-  /// `use_fast_kernel = false` forces the reference path (attention::head_score).
+  /// `use_fast_kernel = false` forces the reference path (attention::head_score). Keeps a
+  /// pointer to `head`, which must outlive this object.
   explicit RealisedScores(const FixedOffsetHead& head, bool use_fast_kernel = true);
   ~RealisedScores();
   RealisedScores(const RealisedScores&) = delete;

@@ -62,14 +62,16 @@ std::string dyadic_decimal(const mpq_class& q) {
   return (negative ? "-" : "") + integer + (fraction.empty() ? "" : "." + fraction);
 }
 
-std::vector<std::pair<Value, std::string>> auto_c_candidates(const FixedOffsetHead& head, const mpq_class& slack,
+std::vector<std::pair<Value, std::string>> auto_c_candidates(const FixedOffsetHead& head,
+                                                             const mpq_class& slack,
                                                              std::int64_t record_limit) {
   const Format& F = head.policy.format;
   const auto& engine = head.policy.arithmetic_engine();
   const mpq_class& f = head.f_large_exact;
   const mpq_class W = head.ideal.weight_sum();
   std::vector<std::pair<Value, std::string>> out;
-  const auto records = record_distances(head.ideal, single_block(head) ? kRecordLimit : std::max<std::int64_t>(1, record_limit));
+  const auto records = record_distances(
+      head.ideal, single_block(head) ? kRecordLimit : std::max<std::int64_t>(1, record_limit));
   for (const auto& rec : records) {
     Mp lo(160), hi(160), delta(160), c(160);
     head.ideal.enclose(rec.n, lo, hi);
@@ -98,7 +100,8 @@ std::vector<std::pair<Value, std::string>> auto_c_candidates(const FixedOffsetHe
       power = mpq_class(mpz_class(1), p2);
     }
     if (power > max_f) break;
-    out.emplace_back(engine.from_rational(F, power, numeric::Rounding::nearest_even), "2^" + std::to_string(e));
+    out.emplace_back(engine.from_rational(F, power, numeric::Rounding::nearest_even),
+                     "2^" + std::to_string(e));
   }
   std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
     return to_rational(a.first) < to_rational(b.first);
@@ -123,8 +126,9 @@ HorizonReport horizon(const HorizonSpec& spec) {
   HorizonReport report;
   report.auto_C = s.auto_C;
   if (s.auto_C) {
-    const auto candidates =
-        auto_c_candidates(head, s.slack, static_cast<std::int64_t>(std::min<std::uint64_t>(max_length + 1, kRecordLimit)));
+    const auto candidates = auto_c_candidates(
+        head, s.slack,
+        static_cast<std::int64_t>(std::min<std::uint64_t>(max_length + 1, kRecordLimit)));
     if (candidates.empty()) {
       throw InvalidArgument("C auto: no candidate C is finite in " + head.policy.format.name);
     }
@@ -136,7 +140,8 @@ HorizonReport horizon(const HorizonSpec& spec) {
       hs.C = to_rational(candidates[c].first);
       FixedOffsetHead h = make_fixed_offset_head(hs);
       CertifiedRange range = certified_range(h, options);
-      report.candidates.push_back({candidates[c].first, candidates[c].second, range.n_max, range.at_limit});
+      report.candidates.push_back(
+          {candidates[c].first, candidates[c].second, range.n_max, range.at_limit});
       if (!best || range.n_max > best_range.n_max) {
         best = c;
         best_range = std::move(range);
@@ -165,16 +170,21 @@ HorizonReport horizon(const HorizonSpec& spec) {
   if (single_block(head) && head.schedule.kind == "single") {
     report.g = head.schedule.blocks[0].theta.as_rational();
   }
-  const std::int64_t limit = single_block(head) ? kRecordLimit : static_cast<std::int64_t>(max_length);
+  const std::int64_t limit =
+      single_block(head) ? kRecordLimit : static_cast<std::int64_t>(max_length);
   report.delta_bound = delta_bound(head.ideal, head.C_exact, head.f_large_exact, limit);
   report.tie_distance = tie_distance(head.ideal, F, head.policy.rounding, limit);
   const double C = head.C.to_double(), f = head.f_large.to_double();
   if (single_block(head)) report.heuristic = std::numbers::pi * std::sqrt(2 * C / f) - 1;
-  report.tie_cap = std::numbers::pi * std::sqrt(2 / numeric::unit_roundoff(F, head.policy.rounding));
+  report.tie_cap =
+      std::numbers::pi * std::sqrt(2 / numeric::unit_roundoff(F, head.policy.rounding));
   const Format* angle_format = nullptr;
-  if (head.realisation.kind == attention::Realisation::Kind::r2) angle_format = &head.realisation.format;
-  if (head.realisation.kind == attention::Realisation::Kind::pipeline) angle_format = &head.realisation.steps.angle;
-  if (angle_format && !angle_format->is_fixed_point()) report.pm_ceiling = std::ldexp(1.0, angle_format->precision - 1);
+  if (head.realisation.kind == attention::Realisation::Kind::r2)
+    angle_format = &head.realisation.format;
+  if (head.realisation.kind == attention::Realisation::Kind::pipeline)
+    angle_format = &head.realisation.steps.angle;
+  if (angle_format && !angle_format->is_fixed_point())
+    report.pm_ceiling = std::ldexp(1.0, angle_format->precision - 1);
   return report;
 }
 
@@ -187,11 +197,14 @@ nlohmann::json to_json(const HorizonReport& r) {
   j["realization"] = r.realisation;
   j["f_large"] = value_number(r.f_large);
   j["n_max"] = r.range.n_max;
-  j["fail_query"] = r.range.fail_query ? nlohmann::json(*r.range.fail_query) : nlohmann::json(nullptr);
-  j["fail_competitor"] = r.range.fail_competitor ? nlohmann::json(*r.range.fail_competitor) : nlohmann::json(nullptr);
+  j["fail_query"] =
+      r.range.fail_query ? nlohmann::json(*r.range.fail_query) : nlohmann::json(nullptr);
+  j["fail_competitor"] =
+      r.range.fail_competitor ? nlohmann::json(*r.range.fail_competitor) : nlohmann::json(nullptr);
   j["gap"] = r.range.gap ? nlohmann::json(r.range.gap->get_d()) : nlohmann::json(nullptr);
   j["delta_bound"] = r.delta_bound.value;
-  j["tie_distance"] = r.tie_distance ? nlohmann::json(r.tie_distance->value) : nlohmann::json(nullptr);
+  j["tie_distance"] =
+      r.tie_distance ? nlohmann::json(r.tie_distance->value) : nlohmann::json(nullptr);
   // extras
   j["saturating"] = r.saturating;
   j["schedule"] = r.schedule;
@@ -200,21 +213,30 @@ nlohmann::json to_json(const HorizonReport& r) {
   j["blocks"] = r.blocks;
   j["n_max_at_limit"] = r.range.at_limit;
   j["max_length"] = r.range.max_length;
-  j["offset"] = r.range.fail_offset ? nlohmann::json(*r.range.fail_offset) : nlohmann::json(nullptr);
-  j["gap_exact"] = r.range.gap ? nlohmann::json(dyadic_decimal(*r.range.gap)) : nlohmann::json(nullptr);
-  j["target_score"] = r.range.target_score ? value_number(*r.range.target_score) : nlohmann::json(nullptr);
-  j["competitor_score"] = r.range.competitor_score ? value_number(*r.range.competitor_score) : nlohmann::json(nullptr);
-  j["smallest_passing_gap"] =
-      r.range.smallest_passing_gap ? nlohmann::json(r.range.smallest_passing_gap->get_d()) : nlohmann::json(nullptr);
+  j["offset"] =
+      r.range.fail_offset ? nlohmann::json(*r.range.fail_offset) : nlohmann::json(nullptr);
+  j["gap_exact"] =
+      r.range.gap ? nlohmann::json(dyadic_decimal(*r.range.gap)) : nlohmann::json(nullptr);
+  j["target_score"] =
+      r.range.target_score ? value_number(*r.range.target_score) : nlohmann::json(nullptr);
+  j["competitor_score"] =
+      r.range.competitor_score ? value_number(*r.range.competitor_score) : nlohmann::json(nullptr);
+  j["smallest_passing_gap"] = r.range.smallest_passing_gap
+                                  ? nlohmann::json(r.range.smallest_passing_gap->get_d())
+                                  : nlohmann::json(nullptr);
   j["delta_bound_at_limit"] = r.delta_bound.at_limit;
-  j["tie_distance_at_limit"] = r.tie_distance ? nlohmann::json(r.tie_distance->at_limit) : nlohmann::json(nullptr);
+  j["tie_distance_at_limit"] =
+      r.tie_distance ? nlohmann::json(r.tie_distance->at_limit) : nlohmann::json(nullptr);
   j["heuristic"] = number_or_null(r.heuristic);
   j["tie_cap"] = r.tie_cap;
   j["pm_ceiling"] = number_or_null(r.pm_ceiling);
   j["C_source"] = r.C_source;
   nlohmann::json cands = nlohmann::json::array();
   for (const auto& c : r.candidates) {
-    cands.push_back({{"C", value_number(c.C)}, {"source", c.source}, {"n_max", c.n_max}, {"at_limit", c.at_limit}});
+    cands.push_back({{"C", value_number(c.C)},
+                     {"source", c.source},
+                     {"n_max", c.n_max},
+                     {"at_limit", c.at_limit}});
   }
   j["candidates"] = cands;
   j["scores_evaluated"] = r.range.scores_evaluated;

@@ -7,9 +7,9 @@
 /// ceiling 1/eps_mach where angles are formed in a format — and, with C = auto, the choice of
 /// C among f_large/δ_n at the record distances n and the powers of two.
 #include <gmpxx.h>
-#include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -44,7 +44,7 @@ struct CandidateResult {
 
 /// The report (one row of `ropesim horizon` / `ropesim table horizon`).
 struct HorizonReport {
-  std::string format;       ///< F's name
+  std::string format;  ///< F's name
   /// F has no infinities and saturates (e.g. fp8e4m3): an extension of THEORY §1's F.
   bool saturating = false;
   std::string schedule;     ///< the head's schedule spec

@@ -13,13 +13,16 @@ using numeric::Value;
 namespace {
 
 constexpr std::size_t kA = 0, kB = 1, kTop = 2, kY = 3;
-std::size_t raw_p(std::uint64_t k, std::uint64_t l) { (void)k; return 4 + (l - 1); }          // r_l
-std::size_t bin_p(std::uint64_t k, std::uint64_t l) { return 4 + k + (l - 1); }              // p_l
+std::size_t raw_p(std::uint64_t k, std::uint64_t l) {
+  (void)k;
+  return 4 + (l - 1);
+}  // r_l
+std::size_t bin_p(std::uint64_t k, std::uint64_t l) { return 4 + k + (l - 1); }  // p_l
 
 /// NoPE head computing P(source) into `target`: score f_large·source_j (f_large where the
 /// source holds, 0 elsewhere and at BOS), value source_j [THEORY §7 C1].
-attention::AttentionHead p_head(std::size_t d_model, std::size_t source, std::size_t target, const Value& f_large,
-                                const Value& one, std::uint64_t l) {
+attention::AttentionHead p_head(std::size_t d_model, std::size_t source, std::size_t target,
+                                const Value& f_large, const Value& one, std::uint64_t l) {
   attention::AttentionHead h;
   h.name = "P" + std::to_string(l);
   h.head_dim = 1;
@@ -55,7 +58,8 @@ attention::FeedForward binarise(std::size_t d_model, std::size_t source, std::si
 std::size_t offset_output_coordinate(std::uint64_t k) { return 4 + 2 * k; }
 
 attention::Model offset_model(const FixedOffsetSpec& spec) {
-  if (spec.k < 1) throw InvalidArgument("the offset k must be at least 1, got " + std::to_string(spec.k));
+  if (spec.k < 1)
+    throw InvalidArgument("the offset k must be at least 1, got " + std::to_string(spec.k));
   const std::uint64_t k = spec.k;
   const std::size_t d = 5 + 2 * k;
   HeadWiring wiring;
@@ -69,7 +73,8 @@ attention::Model offset_model(const FixedOffsetSpec& spec) {
   attention::Model m;
   m.name = "Y^" + std::to_string(k) + " pi_a";
   m.description = "Y^k head of RoPE-X App D on " + y.schedule.spec + " (C = " + y.C.to_decimal(9) +
-                  ", realization " + y.realisation.name() + ") with the P^k gate (THEORY §6-§7, C5)";
+                  ", realization " + y.realisation.name() +
+                  ") with the P^k gate (THEORY §6-§7, C5)";
   m.policy = spec.policy;
   m.d_model = d;
   m.embedding.alphabet = {"a", "b"};
@@ -115,7 +120,8 @@ bool offset_formula(std::string_view word, std::uint64_t k, std::uint64_t positi
   return word[j - 1] == 'a';
 }
 
-SimulationReport check_offset_simulation(const FixedOffsetSpec& spec, std::uint64_t L, const SimulationOptions& options) {
+SimulationReport check_offset_simulation(const FixedOffsetSpec& spec, std::uint64_t L,
+                                         const SimulationOptions& options) {
   if (L < 1) throw InvalidArgument("the simulation length L must be at least 1");
   const auto start = std::chrono::steady_clock::now();
   const attention::Model model = offset_model(spec);
@@ -142,7 +148,8 @@ SimulationReport check_offset_simulation(const FixedOffsetSpec& spec, std::uint6
       }
     }
     if (r.accept != offset_formula(word, spec.k, word.size() + 1)) {
-      report.first = Disagreement{word, word.size() + 1, !r.accept, attention::exact_decimal(r.output)};
+      report.first =
+          Disagreement{word, word.size() + 1, !r.accept, attention::exact_decimal(r.output)};
       return false;
     }
     return true;
@@ -160,9 +167,11 @@ SimulationReport check_offset_simulation(const FixedOffsetSpec& spec, std::uint6
   }
   const std::uint64_t longest = std::min(L, options.random_max_length);
   std::mt19937_64 rng(options.seed);
-  for (std::size_t w = 0; ok && w < options.random_words && longest > report.exhaustive_length; ++w) {
+  for (std::size_t w = 0; ok && w < options.random_words && longest > report.exhaustive_length;
+       ++w) {
     std::uint64_t n = longest;
-    if (w > 0) n = std::uniform_int_distribution<std::uint64_t>(report.exhaustive_length + 1, longest)(rng);
+    if (w > 0)
+      n = std::uniform_int_distribution<std::uint64_t>(report.exhaustive_length + 1, longest)(rng);
     std::string word(n, 'a');
     for (auto& c : word) c = (rng() & 1) ? 'b' : 'a';
     ok = check(word);

@@ -51,9 +51,9 @@ struct SimulationOptions {
 /// The first disagreement between the transformer and the formula.
 struct Disagreement {
   std::string word;
-  std::uint64_t position = 0;    ///< 0-based (BOS = 0, EOS = N + 1)
-  bool expected = false;         ///< Y^k π_a at that position
-  std::string got;               ///< the output coordinate's exact decimal value
+  std::uint64_t position = 0;  ///< 0-based (BOS = 0, EOS = N + 1)
+  bool expected = false;       ///< Y^k π_a at that position
+  std::string got;             ///< the output coordinate's exact decimal value
 };
 
 /// Result of the check.

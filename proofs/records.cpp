@@ -125,7 +125,8 @@ std::vector<mpz_class> continued_fraction_of_turn(const BlockAngle& angle, std::
 }
 
 std::vector<RecordDistance> record_distances(const CosineSum& s, std::int64_t limit) {
-  if (limit < 1) throw InvalidArgument("record_distances: limit must be ≥ 1, got " + std::to_string(limit));
+  if (limit < 1)
+    throw InvalidArgument("record_distances: limit must be ≥ 1, got " + std::to_string(limit));
   if (limit > kMaxLimit) limit = kMaxLimit;
   std::vector<RecordDistance> records;
   records.push_back({1, delta_double(s, 1)});
@@ -167,7 +168,8 @@ std::vector<RecordDistance> record_distances(const CosineSum& s, std::int64_t li
   return records;
 }
 
-SearchBound delta_bound(const CosineSum& s, const mpq_class& C, const mpq_class& f_large, std::int64_t limit) {
+SearchBound delta_bound(const CosineSum& s, const mpq_class& C, const mpq_class& f_large,
+                        std::int64_t limit) {
   if (sgn(C) <= 0) throw InvalidArgument("delta_bound: C must be positive");
   if (limit < 1) return {0, true};
   const mpq_class threshold = s.weight_sum() - f_large / C;  // fail iff S(n) > threshold
@@ -185,10 +187,16 @@ std::optional<RoundsToOne> rounds_to_one(const numeric::Format& f, numeric::Roun
   mpq_class t;
   switch (r) {
     case numeric::Rounding::nearest_even:
-    case numeric::Rounding::nearest_away: t = (prev + 1) / 2; break;
-    case numeric::Rounding::upward: t = prev; break;
+    case numeric::Rounding::nearest_away:
+      t = (prev + 1) / 2;
+      break;
+    case numeric::Rounding::upward:
+      t = prev;
+      break;
     case numeric::Rounding::downward:
-    case numeric::Rounding::toward_zero: t = 1; break;
+    case numeric::Rounding::toward_zero:
+      t = 1;
+      break;
   }
   t.canonicalize();
   const numeric::Value rounded = engine.from_rational(f, t, r);
@@ -196,8 +204,8 @@ std::optional<RoundsToOne> rounds_to_one(const numeric::Format& f, numeric::Roun
   return RoundsToOne{t, inclusive};
 }
 
-std::optional<SearchBound> tie_distance(const CosineSum& s, const numeric::Format& f, numeric::Rounding r,
-                                        std::int64_t limit) {
+std::optional<SearchBound> tie_distance(const CosineSum& s, const numeric::Format& f,
+                                        numeric::Rounding r, std::int64_t limit) {
   const auto rt = rounds_to_one(f, r);
   if (!rt) return std::nullopt;
   if (limit < 1) return SearchBound{0, true};

@@ -97,8 +97,9 @@ struct MiniRange {
   mpq_class gap;
 };
 
-inline MiniRange mini_certified_range(MiniFormat fmt, const mpq_class& g, const mpq_class& C, std::uint64_t k,
-                                      const mpq_class& f_large, std::uint64_t max_length) {
+inline MiniRange mini_certified_range(MiniFormat fmt, const mpq_class& g, const mpq_class& C,
+                                      std::uint64_t k, const mpq_class& f_large,
+                                      std::uint64_t max_length) {
   const Mini m(fmt);
   // C rounded into F first (it is a parameter in F).
   mpfr_t c;
@@ -110,7 +111,8 @@ inline MiniRange mini_certified_range(MiniFormat fmt, const mpq_class& g, const 
   const double b1 = m.trig(g, static_cast<long>(k), true, -CF);
   std::vector<double> cs, sn, q0, q1;
   for (std::uint64_t p = 0; p <= max_length + 1; ++p) {
-    const double c_p = m.trig(g, static_cast<long>(p), false, 1), s_p = m.trig(g, static_cast<long>(p), true, 1);
+    const double c_p = m.trig(g, static_cast<long>(p), false, 1),
+                 s_p = m.trig(g, static_cast<long>(p), true, 1);
     cs.push_back(c_p);
     sn.push_back(s_p);
     q0.push_back(m.sub(m.mul(c_p, b0), m.mul(s_p, b1)));
@@ -137,7 +139,9 @@ inline MiniRange mini_certified_range(MiniFormat fmt, const mpq_class& g, const 
       }
     }
     // A lead of ≥ f_large needs a finite target and a finite (or -inf) competitor.
-    bool pass = !nan && std::isfinite(t) && (best == -HUGE_VAL || (std::isfinite(best) && mpq_class(t) - mpq_class(best) >= f_large));
+    bool pass =
+        !nan && std::isfinite(t) &&
+        (best == -HUGE_VAL || (std::isfinite(best) && mpq_class(t) - mpq_class(best) >= f_large));
     if (!pass) {
       out.n_max = i - 2;
       out.fail_query = i;

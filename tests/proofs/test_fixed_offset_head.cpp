@@ -2,7 +2,6 @@
 // hand-checked cases, a second implementation (mini_emulator.hpp), and the binary64 kernel
 // cross-checked bit for bit against the transformer's head_score.
 #include <catch2/catch.hpp>
-
 #include <random>
 
 #include "attention/transformer.hpp"
@@ -16,8 +15,8 @@ using numeric::Format;
 
 namespace {
 
-proofs::FixedOffsetSpec spec_of(const std::string& schedule, const mpq_class& C, std::uint64_t k, const Format& f,
-                                const std::string& realisation = "r1") {
+proofs::FixedOffsetSpec spec_of(const std::string& schedule, const mpq_class& C, std::uint64_t k,
+                                const Format& f, const std::string& realisation = "r1") {
   proofs::FixedOffsetSpec s;
   s.schedule = attention::parse_schedule(schedule);
   s.C = C;
@@ -35,7 +34,8 @@ proofs::ScanOptions up_to(std::uint64_t L) {
 
 }  // namespace
 
-TEST_CASE("construction: Q = K = 0, key bias (1, 0), query bias rounded once (RoPE-X App D)", "[proofs][head]") {
+TEST_CASE("construction: Q = K = 0, key bias (1, 0), query bias rounded once (RoPE-X App D)",
+          "[proofs][head]") {
   const auto h = proofs::make_fixed_offset_head(spec_of("single:g=1", 1000, 3, Format::fp16()));
   const auto& a = h.head;
   REQUIRE(a.head_dim == 2);
@@ -45,8 +45,8 @@ TEST_CASE("construction: Q = K = 0, key bias (1, 0), query bias rounded once (Ro
   CHECK(a.key_bias[0].to_double() == 1.0);
   CHECK(a.key_bias[1].is_zero());
   const test::Mini m(test::mini_fp16());
-  CHECK(a.query_bias[0].to_double() == m.trig(1, 3, false, 1000));   // round(1000 cos 3)
-  CHECK(a.query_bias[1].to_double() == m.trig(1, 3, true, -1000));   // round(-1000 sin 3)
+  CHECK(a.query_bias[0].to_double() == m.trig(1, 3, false, 1000));  // round(1000 cos 3)
+  CHECK(a.query_bias[1].to_double() == m.trig(1, 3, true, -1000));  // round(-1000 sin 3)
   CHECK(a.value.at(0, 0).to_double() == 1.0);
   CHECK(a.output.at(0, 0).to_double() == 1.0);
   REQUIRE(a.rotary.size() == 1);
@@ -56,28 +56,37 @@ TEST_CASE("construction: Q = K = 0, key bias (1, 0), query bias rounded once (Ro
 }
 
 TEST_CASE("construction rejects bad input with InvalidArgument", "[proofs][head]") {
-  CHECK_THROWS_AS(proofs::make_fixed_offset_head(spec_of("single:g=1", 64, 0, Format::fp16())), InvalidArgument);
-  CHECK_THROWS_AS(proofs::make_fixed_offset_head(spec_of("single:g=1", 1000000, 1, Format::fp16())), InvalidArgument);
-  CHECK_THROWS_AS(proofs::make_fixed_offset_head(spec_of("single:g=1", 0, 1, Format::fp16())), InvalidArgument);
-  CHECK_THROWS_AS(proofs::make_fixed_offset_head(spec_of("single:g=1", 64, 1, Format::fp16(), "r3")), InvalidArgument);
-  CHECK_THROWS_AS(proofs::make_fixed_offset_head(spec_of("single:g=1", 64, 1, Format::fp16(), "r9")), InvalidArgument);
+  CHECK_THROWS_AS(proofs::make_fixed_offset_head(spec_of("single:g=1", 64, 0, Format::fp16())),
+                  InvalidArgument);
+  CHECK_THROWS_AS(proofs::make_fixed_offset_head(spec_of("single:g=1", 1000000, 1, Format::fp16())),
+                  InvalidArgument);
+  CHECK_THROWS_AS(proofs::make_fixed_offset_head(spec_of("single:g=1", 0, 1, Format::fp16())),
+                  InvalidArgument);
+  CHECK_THROWS_AS(
+      proofs::make_fixed_offset_head(spec_of("single:g=1", 64, 1, Format::fp16(), "r3")),
+      InvalidArgument);
+  CHECK_THROWS_AS(
+      proofs::make_fixed_offset_head(spec_of("single:g=1", 64, 1, Format::fp16(), "r9")),
+      InvalidArgument);
   auto up = spec_of("single:g=1", 64, 1, Format::fp16());
   up.policy.rounding = numeric::Rounding::upward;
   CHECK_THROWS_AS(proofs::make_fixed_offset_head(up), InvalidArgument);
 }
 
-TEST_CASE("C5 on θ = π/2: scores are exactly C·{1, 0, -1, 0}, offset 4 ties the target", "[proofs][head]") {
+TEST_CASE("C5 on θ = π/2: scores are exactly C·{1, 0, -1, 0}, offset 4 ties the target",
+          "[proofs][head]") {
   // periodic:m=4 realises Rot(iπ/2) exactly, so Ŝ_{i,j} = C cos(π/2 (i-k-j)) with no rounding.
   // k = 1: query i sees offsets 1..i-1; offset 4 (j = 0 at i = 5) ties the target: gap 0.
   for (const char* r : {"r1", "r3"}) {
     INFO(r);
-    const auto h = proofs::make_fixed_offset_head(spec_of("periodic:m=4", 64, 1, Format::fp16(), r));
+    const auto h =
+        proofs::make_fixed_offset_head(spec_of("periodic:m=4", 64, 1, Format::fp16(), r));
     proofs::RealisedScores s(h);
     s.ensure(8);
-    CHECK(s.score(5, 4).to_double() == 64.0);  // offset 0
-    CHECK(s.score(5, 3).to_double() == 0.0);   // offset 1
-    CHECK(s.score(5, 2).to_double() == -64.0); // offset 2
-    CHECK(s.score(5, 0).to_double() == 64.0);  // offset 4
+    CHECK(s.score(5, 4).to_double() == 64.0);   // offset 0
+    CHECK(s.score(5, 3).to_double() == 0.0);    // offset 1
+    CHECK(s.score(5, 2).to_double() == -64.0);  // offset 2
+    CHECK(s.score(5, 0).to_double() == 64.0);   // offset 4
     const auto range = proofs::certified_range(h, up_to(100));
     CHECK(range.n_max == 3);
     CHECK(range.fail_query == 5u);
@@ -88,22 +97,26 @@ TEST_CASE("C5 on θ = π/2: scores are exactly C·{1, 0, -1, 0}, offset 4 ties t
     CHECK(*range.smallest_passing_gap == 64);
   }
   // k = 2: offsets -1..i-2; offset 4 first at i = 6.
-  const auto k2 = proofs::certified_range(proofs::make_fixed_offset_head(spec_of("periodic:m=4", 64, 2, Format::fp16())), up_to(100));
+  const auto k2 = proofs::certified_range(
+      proofs::make_fixed_offset_head(spec_of("periodic:m=4", 64, 2, Format::fp16())), up_to(100));
   CHECK(k2.n_max == 4);
   CHECK(k2.fail_query == 6u);
   // C = 16 < f_large(fp16) = 17.34375: the first query fails with gap C·(1 - cos π/2) = 16.
-  const auto small = proofs::certified_range(proofs::make_fixed_offset_head(spec_of("periodic:m=4", 16, 1, Format::fp16())), up_to(100));
+  const auto small = proofs::certified_range(
+      proofs::make_fixed_offset_head(spec_of("periodic:m=4", 16, 1, Format::fp16())), up_to(100));
   CHECK(small.n_max == 0);
   CHECK(small.fail_query == 2u);
   CHECK(*small.gap == 16);
 }
 
-TEST_CASE("fp64, g = 1, C = 2^23: N_max = 331 + k, stopped by the record distance 333", "[proofs][head]") {
+TEST_CASE("fp64, g = 1, C = 2^23: N_max = 331 + k, stopped by the record distance 333",
+          "[proofs][head]") {
   // Hand derivation: C·δ_44 = 2^23·1.567e-4 = 1315 ≥ f_large = 745.13 and every offset below
   // 333 has δ ≥ δ_44; C·δ_333 = 2^23·3.89e-5 = 326 < f_large. fp64 rounding moves scores by
   // ~C·2^-52 ≈ 2e-9, far below the margins. Offset 333 first appears at j = 0, i = 333 + k.
   for (std::uint64_t k : {1u, 2u}) {
-    const auto r = proofs::certified_range(1, mpq_class(8388608), k, Format::fp64(), "r1", up_to(1000));
+    const auto r =
+        proofs::certified_range(1, mpq_class(8388608), k, Format::fp64(), "r1", up_to(1000));
     CHECK(r.n_max == 331 + k);
     CHECK(r.fail_competitor == 0u);
     CHECK(r.fail_offset == 333);
@@ -113,7 +126,8 @@ TEST_CASE("fp64, g = 1, C = 2^23: N_max = 331 + k, stopped by the record distanc
   }
 }
 
-TEST_CASE("certified range equals a second implementation (mini emulator) on small formats", "[proofs][head]") {
+TEST_CASE("certified range equals a second implementation (mini emulator) on small formats",
+          "[proofs][head]") {
   struct Case {
     Format f;
     test::MiniFormat m;
@@ -125,7 +139,8 @@ TEST_CASE("certified range equals a second implementation (mini emulator) on sma
                                 {Format::tf32(), test::mini_tf32(), mpq_class(95)}};
   for (const auto& c : cases) {
     for (std::uint64_t k : {1u, 2u, 4u}) {
-      for (const mpq_class& C : {mpq_class(40), mpq_class(448), mpq_class(2000), mpq_class(12288), mpq_class(57344)}) {
+      for (const mpq_class& C :
+           {mpq_class(40), mpq_class(448), mpq_class(2000), mpq_class(12288), mpq_class(57344)}) {
         INFO(c.f.name << " k=" << k << " C=" << C.get_str());
         const std::uint64_t L = 200;
         const auto lib = proofs::certified_range(1, C, k, c.f, "r1", up_to(L));
@@ -151,10 +166,12 @@ TEST_CASE("certified range equals a second implementation (mini emulator) on sma
 
 TEST_CASE("binary64 kernel = attention::head_score bit for bit", "[proofs][head]") {
   std::mt19937_64 rng(7);
-  const std::vector<std::string> schedules{"single:g=1", "conventional:base=10000,dim=16", "single:g=0.3"};
-  const std::vector<Format> formats{Format::fp16(), Format::bf16(), Format::fp32(), Format::fp64(), Format::tf32(),
-                                    Format::fp8e5m2()};
-  const std::vector<attention::Summation> sums{attention::Summation::sequential, attention::Summation::pairwise,
+  const std::vector<std::string> schedules{"single:g=1", "conventional:base=10000,dim=16",
+                                           "single:g=0.3"};
+  const std::vector<Format> formats{Format::fp16(), Format::bf16(), Format::fp32(),
+                                    Format::fp64(), Format::tf32(), Format::fp8e5m2()};
+  const std::vector<attention::Summation> sums{attention::Summation::sequential,
+                                               attention::Summation::pairwise,
                                                attention::Summation::wide_accumulator};
   int compared = 0;
   for (const auto& sched : schedules) {
@@ -171,7 +188,8 @@ TEST_CASE("binary64 kernel = attention::head_score bit for bit", "[proofs][head]
           for (int t = 0; t < 40; ++t) {
             const auto i = rng() % 300, j = rng() % 300;
             const auto a = s.score(i, j), b = s.reference_score(i, j);
-            INFO(sched << " " << f.name << " " << attention::to_string(sum) << " " << r << " i=" << i << " j=" << j);
+            INFO(sched << " " << f.name << " " << attention::to_string(sum) << " " << r
+                       << " i=" << i << " j=" << j);
             CHECK(a.same_bits(b));
             ++compared;
           }
@@ -185,7 +203,8 @@ TEST_CASE("binary64 kernel = attention::head_score bit for bit", "[proofs][head]
 TEST_CASE("realised queries and keys equal the transformer's realise_head path", "[proofs][head]") {
   for (const char* r : {"r1", "r2", "hf", "llamacpp-cpu"}) {
     INFO(r);
-    const auto h = proofs::make_fixed_offset_head(spec_of("conventional:base=10000,dim=8", 500, 2, Format::bf16(), r));
+    const auto h = proofs::make_fixed_offset_head(
+        spec_of("conventional:base=10000,dim=8", 500, 2, Format::bf16(), r));
     proofs::RealisedScores s(h);
     s.ensure(130);
     const auto rot = attention::realise_head(h.head, 130, h.policy);
@@ -201,7 +220,8 @@ TEST_CASE("realised queries and keys equal the transformer's realise_head path",
   }
 }
 
-TEST_CASE("C = auto picks the candidate with the largest N_max and reports every candidate", "[proofs][horizon]") {
+TEST_CASE("C = auto picks the candidate with the largest N_max and reports every candidate",
+          "[proofs][horizon]") {
   proofs::HorizonSpec spec;
   spec.head = spec_of("single:g=1", 1, 1, Format::fp16());
   spec.auto_C = true;
@@ -224,13 +244,14 @@ TEST_CASE("C = auto picks the candidate with the largest N_max and reports every
   CHECK(r.tie_cap == Approx(201.06).epsilon(1e-3));
   CHECK_FALSE(r.pm_ceiling.has_value());  // r1 forms no angle in F
   const auto json = proofs::to_json(r);
-  for (const char* key : {"format", "g", "k", "C", "realization", "f_large", "n_max", "fail_query", "fail_competitor",
-                          "gap", "delta_bound", "tie_distance"}) {
+  for (const char* key : {"format", "g", "k", "C", "realization", "f_large", "n_max", "fail_query",
+                          "fail_competitor", "gap", "delta_bound", "tie_distance"}) {
     CHECK(json.contains(key));
   }
 }
 
-TEST_CASE("multi-frequency head: equal weights over a schedule, same certified-range definition", "[proofs][horizon]") {
+TEST_CASE("multi-frequency head: equal weights over a schedule, same certified-range definition",
+          "[proofs][horizon]") {
   auto spec = spec_of("conventional:base=10000,dim=8", 4096, 1, Format::fp32());
   const auto h = proofs::make_fixed_offset_head(spec);
   CHECK(h.ideal.blocks.size() == 4);

@@ -10,7 +10,8 @@ using numeric::Format;
 
 namespace {
 
-proofs::FixedOffsetSpec spec_of(const std::string& schedule, const mpq_class& C, std::uint64_t k, const Format& f) {
+proofs::FixedOffsetSpec spec_of(const std::string& schedule, const mpq_class& C, std::uint64_t k,
+                                const Format& f) {
   proofs::FixedOffsetSpec s;
   s.schedule = attention::parse_schedule(schedule);
   s.C = C;
@@ -30,7 +31,8 @@ TEST_CASE("Y^k π_a by hand (THEORY §4)", "[proofs][simulation]") {
   CHECK(proofs::offset_formula("", 1, 1) == false);
 }
 
-TEST_CASE("the Y^k transformer accepts exactly the words with w_{N+1-k} = a", "[proofs][simulation]") {
+TEST_CASE("the Y^k transformer accepts exactly the words with w_{N+1-k} = a",
+          "[proofs][simulation]") {
   const auto model = proofs::offset_model(spec_of("single:g=1", 448, 2, Format::fp16()));
   CHECK(model.layers.size() == 3);  // P-chain of length 2, then the gate
   for (const char* w : {"", "a", "b", "aa", "ab", "ba", "bb", "abb", "bab", "aab"}) {
@@ -40,16 +42,19 @@ TEST_CASE("the Y^k transformer accepts exactly the words with w_{N+1-k} = a", "[
   }
 }
 
-TEST_CASE("beyond the certified range the check finds the failure (θ = π/2, N_max = 3)", "[proofs][simulation]") {
+TEST_CASE("beyond the certified range the check finds the failure (θ = π/2, N_max = 3)",
+          "[proofs][simulation]") {
   // periodic:m=4, C = 64, k = 1 has N_max = 3 (hand-checked in test_fixed_offset_head.cpp): at
   // i = 5 the target j = 4 ties BOS (offset 4), each gets weight 1/2, so Y π_a at EOS of a
   // length-4 word ending in a reads 1/2. The first such word in the exhaustive order is aaaa.
   proofs::SimulationOptions o;
   o.random_words = 0;
-  const auto ok = proofs::check_offset_simulation(spec_of("periodic:m=4", 64, 1, Format::fp16()), 3, o);
+  const auto ok =
+      proofs::check_offset_simulation(spec_of("periodic:m=4", 64, 1, Format::fp16()), 3, o);
   CHECK_FALSE(ok.first.has_value());
   CHECK(ok.words == 1 + 2 + 4 + 8);
-  const auto bad = proofs::check_offset_simulation(spec_of("periodic:m=4", 64, 1, Format::fp16()), 4, o);
+  const auto bad =
+      proofs::check_offset_simulation(spec_of("periodic:m=4", 64, 1, Format::fp16()), 4, o);
   REQUIRE(bad.first.has_value());
   CHECK(bad.first->word == "aaaa");
   CHECK(bad.first->position == 5);
@@ -64,17 +69,19 @@ void check_presets(std::uint64_t exhaustive, std::uint64_t random_max) {
   // ctest short; the full check of the issue (exhaustive ≤ 16, random ≤ 2000) is the hidden
   // test "[.full]" below and `ropesim horizon --simulate` (docs/tables/horizon.md records its
   // results). C = auto over lengths ≤ 2000.
-  for (const Format& f : {Format::fp8e4m3(), Format::fp8e5m2(), Format::bf16(), Format::fp16(), Format::tf32(),
-                          Format::fp32(), Format::fp64()}) {
+  for (const Format& f : {Format::fp8e4m3(), Format::fp8e5m2(), Format::bf16(), Format::fp16(),
+                          Format::tf32(), Format::fp32(), Format::fp64()}) {
     for (std::uint64_t k : {1u, 2u}) {
       proofs::HorizonSpec h;
       h.head = spec_of("single:g=1", 1, k, f);
       h.auto_C = true;
       h.max_length = 2000;
       const auto report = proofs::horizon(h);
-      INFO(f.name << " k=" << k << " C=" << report.C.to_decimal(9) << " N_max=" << report.range.n_max);
+      INFO(f.name << " k=" << k << " C=" << report.C.to_decimal(9)
+                  << " N_max=" << report.range.n_max);
       if (report.range.n_max < k) {
-        WARN(f.name << " k=" << k << ": N_max = " << report.range.n_max << " < k, nothing to simulate");
+        WARN(f.name << " k=" << k << ": N_max = " << report.range.n_max
+                    << " < k, nothing to simulate");
         continue;
       }
       proofs::FixedOffsetSpec spec = h.head;
@@ -85,8 +92,9 @@ void check_presets(std::uint64_t exhaustive, std::uint64_t random_max) {
       o.random_words = 2;
       const auto sim = proofs::check_offset_simulation(spec, report.range.n_max, o);
       if (sim.first) {
-        FAIL("disagreement on '" << sim.first->word << "' at position " << sim.first->position << ": expected "
-                                 << sim.first->expected << ", got " << sim.first->got);
+        FAIL("disagreement on '" << sim.first->word << "' at position " << sim.first->position
+                                 << ": expected " << sim.first->expected << ", got "
+                                 << sim.first->got);
       }
       CHECK(sim.words > 0);
     }
@@ -95,10 +103,12 @@ void check_presets(std::uint64_t exhaustive, std::uint64_t random_max) {
 
 }  // namespace
 
-TEST_CASE("L-simulation passes for L ≤ N_max on every preset format, k = 1 and 2 (Cor 4.1)", "[proofs][simulation]") {
+TEST_CASE("L-simulation passes for L ≤ N_max on every preset format, k = 1 and 2 (Cor 4.1)",
+          "[proofs][simulation]") {
   check_presets(10, 300);
 }
 
-TEST_CASE("full L-simulation check: exhaustive ≤ 16, random ≤ 2000 (about an hour)", "[.full][proofs][simulation]") {
+TEST_CASE("full L-simulation check: exhaustive ≤ 16, random ≤ 2000 (about an hour)",
+          "[.full][proofs][simulation]") {
   check_presets(16, 2000);
 }
