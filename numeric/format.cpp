@@ -124,7 +124,30 @@ std::string format_spellings() {
          "(floating formats may add ,subnormals=off and/or ,overflow=saturate)";
 }
 
+namespace {
+Format parse_format_unchecked(std::string_view spec);
+}
+
 Format parse_format(std::string_view spec) {
+  try {
+    return parse_format_unchecked(spec);
+  } catch (const InvalidArgument& e) {
+    const std::string message = e.what();
+    if (message.find("accepted:") != std::string::npos) throw;
+    throw InvalidArgument("format '" + std::string(spec) + "': " + message + "; accepted: " + format_spellings());
+  }
+}
+
+bool operator==(const Format& a, const Format& b) {
+  // The same set F and arithmetic, whatever the spelling: `p=11,e=5` equals fp16.
+  return a.kind == b.kind && a.precision == b.precision && a.emin == b.emin && a.emax == b.emax &&
+         a.subnormals == b.subnormals && a.has_infinity == b.has_infinity && a.has_nan == b.has_nan &&
+         a.reserved_top_codes == b.reserved_top_codes && a.integer_bits == b.integer_bits &&
+         a.fraction_bits == b.fraction_bits;
+}
+
+namespace {
+Format parse_format_unchecked(std::string_view spec) {
   std::string text(spec);
   // Split on commas into key=value items (fixed:I.F and presets are single items).
   std::vector<std::string> items;
@@ -194,6 +217,7 @@ Format parse_format(std::string_view spec) {
   }
   return f;
 }
+}  // namespace
 
 Rounding parse_rounding(std::string_view text) {
   if (text == "rne" || text == "nearest-even") return Rounding::nearest_even;

@@ -17,8 +17,14 @@ namespace ropesim::numeric {
 /// max = 448).
 ///
 /// Fixed point `fixed:I.F`: value = k · 2^-F with |k| ≤ 2^(I+F) - 1 (I integer bits, F fraction
-/// bits, plus a sign); saturating; no infinities. Operations with no real result (0/0, √-1,
-/// log of a negative) give NaN, which lies outside the format; reports flag it.
+/// bits, plus a sign); saturating; no infinities; one zero (+0: results that IEEE would make
+/// −0 are +0). Operations with no real result (0/0, √-1, log of a negative) give NaN, which
+/// lies outside the format; reports flag it.
+///
+/// Conventions for formats without infinity (fp8e4m3, `overflow=saturate`, fixed point): an
+/// infinite or overflowing result saturates to ±max finite in every rounding mode (x/0,
+/// log(0), conversion of ±inf). Without subnormals, F near zero is {0, ±2^emin}: the
+/// nearest-even tie at 2^(emin-1) goes to 0, nearest-away to 2^emin.
 struct Format {
   enum class Kind { floating, fixed_point };
 
@@ -57,7 +63,8 @@ struct Format {
   /// subnormals included, inside binary64's): such values are stored as a double.
   bool fits_double() const;
 
-  friend bool operator==(const Format&, const Format&) = default;
+  /// Same set F and arithmetic (every field but `name`): `p=11,e=5` equals fp16.
+  friend bool operator==(const Format& a, const Format& b);
 };
 
 /// The preset names, in the order `ropesim formats` lists them.

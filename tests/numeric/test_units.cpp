@@ -447,6 +447,21 @@ TEST_CASE("f_large per preset and rounding mode (THEORY §1)", "[numeric][format
   }
   // default argument is round-to-nearest-even
   CHECK_SAME(*f_large(Format::fp16()), 17.34375);
+  // a wide format (binary128-like, values in MPFR storage): min subnormal 2^(-16382-112) =
+  // 2^-16494, so f > 16495·ln 2 ≈ 11433.5 (RNE) and f > 16494·ln 2 (RZ); compared exactly
+  // with the Boost-based derivation.
+  const Format quad = Format::custom(113, -16382, 16383);
+  for (Rounding r : {Rounding::nearest_even, Rounding::toward_zero}) {
+    INFO("p=113 " << mode_name(r));
+    const auto independent = f_large_independent(quad, r);
+    const auto got = f_large(quad, r);
+    REQUIRE(independent.has_value());
+    REQUIRE(got.has_value());
+    CHECK(to_number(*got).value() == *independent);
+    CHECK(std::fabs(independent->get_d() - (r == Rounding::nearest_even ? 16495 : 16494) *
+                                               0.69314718055994531) < 1e-9);
+  }
+  CHECK_FALSE(f_large(quad, Rounding::upward).has_value());
 }
 
 TEST_CASE("f_large is the smallest element whose exp(-f) rounds to 0 (reference exp)",

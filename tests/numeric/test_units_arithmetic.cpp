@@ -16,6 +16,7 @@
 #include "numeric/format.hpp"
 #include "numeric/format_properties.hpp"
 #include "numeric/value.hpp"
+#include "tests/numeric/reference_rounding.hpp"
 #include "tests/numeric/test_support.hpp"
 
 namespace {
@@ -273,6 +274,80 @@ TEST_CASE("round_real with oracles (Ziv's strategy)", "[numeric][engine][round_r
       return std::uint64_t{1};
     };
     CHECK_THROWS_AS(e->round_real(h, stuck, Rounding::nearest_even, 200), std::runtime_error);
+  }
+}
+
+TEST_CASE("round_real agrees with the reference on square roots, every mode and format kind",
+          "[numeric][engine][round_real][reference]") {
+  // The oracle is MPFR's √ rounded to nearest at the requested precision (error ≤ 1/2 ulp,
+  // reported as 1); √a of a non-square is irrational, so never a rounding boundary. The
+  // expected value is the reference's exact integer-square-root rounding.
+  const Format formats[] = {Format::fp16(), Format::fp8e4m3(), parse_format("bf16,subnormals=off"),
+                            Format::fixed(4, 4), Format::fixed(2, 10),
+                            Format::custom(113, -16382, 16383)};
+  for (const Engine* e : engines()) {
+    for (const Format& f : formats) {
+      Mismatches m;
+      for (int n = 2; n < 400; ++n) {
+        if (n == 4 || n == 9 || n == 16 || n == 25 || n == 36 || n == 49 || n == 64 || n == 81 ||
+            n == 100 || n == 121 || n == 144 || n == 169 || n == 196 || n == 225 || n == 256 ||
+            n == 289 || n == 324 || n == 361) {
+          continue;
+        }
+        // a = n / 64 (and its negation for the sign): √a = √n / 8
+        for (int sign : {1, -1}) {
+          const ropesim::numeric::RealApproximation oracle = [&](mpfr_ptr y, mpfr_prec_t) {
+            mpfr_sqrt_ui(y, static_cast<unsigned long>(n), MPFR_RNDN);
+            mpfr_div_2ui(y, y, 3, MPFR_RNDN);
+            if (sign < 0) mpfr_neg(y, y, MPFR_RNDN);
+            return std::uint64_t{1};
+          };
+          mpq_class a(n, 64);
+          a.canonicalize();  // mpq_class(n, d) is not canonical by itself
+          for (Rounding r : all_modes) {
+            ++m.checked;
+            reference::Number expected =
+                reference::sqrt(f, reference::Number::of(a), r);
+            if (sign < 0) {
+              // -√a rounds like √a in the mirrored direction
+              const Rounding mirrored = r == Rounding::upward     ? Rounding::downward
+                                        : r == Rounding::downward ? Rounding::upward
+                                                                  : r;
+              expected = reference::sqrt(f, reference::Number::of(a), mirrored);
+              expected.negative = !expected.negative;
+            }
+            const Value got = e->round_real(f, oracle, r);
+            const bool ok = (f.is_fixed_point() && expected.is_zero())
+                                ? to_number(got).is_zero()
+                                : agrees(got, expected);
+            if (!ok) {
+              m.add(f.name + " " + mode_name(r) + " " + (sign < 0 ? "-" : "") + "sqrt(" +
+                    std::to_string(n) + "/64): engine " + show(got) + ", reference " +
+                    expected.to_string());
+            }
+          }
+        }
+      }
+      INFO(e->name() << " " << f.name << ": " << m.report());
+      CHECK(m.count == 0);
+    }
+  }
+  // π in fixed:4.4: π·16 = 50.27 → RNE 50/16 = 3.125, RU 51/16; tiny π·2^-30 in fp16 is below
+  // half the smallest subnormal 2^-25 → RNE +0, RU 2^-24.
+  for (const Engine* e : engines()) {
+    const ropesim::numeric::RealApproximation pi = [](mpfr_ptr y, mpfr_prec_t) {
+      mpfr_const_pi(y, MPFR_RNDN);
+      return std::uint64_t{1};
+    };
+    const ropesim::numeric::RealApproximation tiny_pi = [](mpfr_ptr y, mpfr_prec_t) {
+      mpfr_const_pi(y, MPFR_RNDN);
+      mpfr_div_2ui(y, y, 30, MPFR_RNDN);
+      return std::uint64_t{1};
+    };
+    CHECK_SAME(e->round_real(Format::fixed(4, 4), pi, Rounding::nearest_even), 3.125);
+    CHECK_SAME(e->round_real(Format::fixed(4, 4), pi, Rounding::upward), 3.1875);
+    CHECK_SAME(e->round_real(Format::fp16(), tiny_pi, Rounding::nearest_even), 0.0);
+    CHECK_SAME(e->round_real(Format::fp16(), tiny_pi, Rounding::upward), std::ldexp(1, -24));
   }
 }
 

@@ -1,0 +1,77 @@
+// Census throughput: realised (cos, sin) pairs per second of `attention::census` for one model
+// preset, next to native double cos+sin of the same angles measured in the same run (the
+// ratio is what to compare across machines). Also times the default-sweep grid of one preset.
+//
+//   build/bench/bench_census [--preset NAME] [--positions N]
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include "attention/census.hpp"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using namespace ropesim;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+/// Native double cos+sin of θ_d·i for every block and position (θ_d to double).
+double native_seconds(const attention::Schedule& s, std::uint64_t positions) {
+  volatile double sink = 0;
+  const auto start = Clock::now();
+  for (const auto& block : s.blocks) {
+    const double theta = block.theta.to_double();
+    for (std::uint64_t i = 0; i < positions; ++i) {
+      const double angle = theta * static_cast<double>(i);
+      sink = sink + std::cos(angle) + std::sin(angle);
+    }
+  }
+  return seconds_since(start);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string preset = "llama2-7b";
+  std::uint64_t positions = 65536;
+  for (int i = 1; i + 1 < argc; ++i) {
+    if (std::strcmp(argv[i], "--preset") == 0) preset = argv[i + 1];
+    if (std::strcmp(argv[i], "--positions") == 0) positions = std::stoull(argv[i + 1]);
+  }
+  const attention::Schedule s = attention::preset_schedule(preset);
+  const double pairs = static_cast<double>(positions) * static_cast<double>(s.blocks.size());
+  const double native = native_seconds(s, positions);
+  fmt::print("census of {} ({} blocks) over N = {}: {:.3g} (position, block) pairs; one thread\n", preset,
+             s.blocks.size(), positions, pairs);
+  fmt::print("native double cos+sin of the same angles: {:.3f} s ({:.3g} pairs/s)\n", native, pairs / native);
+  fmt::print("{:<6} {:<6} {:>10} {:>14} {:>16}\n", "real.", "format", "seconds", "pairs/s", "time / native");
+  attention::CensusOptions options;
+  options.positions = positions;
+  options.threads = 1;
+  for (const char* realisation : {"r1", "r2", "hf"}) {
+    for (const auto& format : {numeric::Format::bf16(), numeric::Format::fp32()}) {
+      const auto r = attention::parse_realisation(realisation, format);
+      const auto start = Clock::now();
+      const auto result = attention::census(s, r, options);
+      const double t = seconds_since(start);
+      fmt::print("{:<6} {:<6} {:>10.3f} {:>14.3g} {:>16.1f}   (distinct {})\n", realisation, format.name, t, pairs / t,
+                 t / native, result.distinct_rotations);
+    }
+  }
+  attention::SweepGrid grid;
+  grid.schedules = {s};
+  grid.realisations = {"r1", "r2", "hf"};
+  grid.formats = {numeric::Format::bf16(), numeric::Format::fp16(), numeric::Format::fp32(), numeric::Format::fp64()};
+  const auto start = Clock::now();
+  (void)attention::sweep(grid, options);
+  const double t = seconds_since(start);
+  fmt::print("sweep of {} x r1 r2 hf x bf16 fp16 fp32 fp64 (12 cells, shared work): {:.2f} s = {:.1f} x native for one table\n",
+             preset, t, t / native);
+  return 0;
+}
