@@ -68,10 +68,17 @@ Action add_formats_command(CLI::App& app) {
       }
     }
     std::optional<OutputKind> kind;
-    if (!out->empty()) kind = output_kind_for(*out, "--out");
+    if (cmd->count("--out") > 0) {
+      kind = output_kind_for(*out, "--out");
+      check_writable(*out, "--out");
+    }
+    if (cmd->count("--formats") > 0 && split_list(*formats, ListKind::formats).empty()) {
+      throw InvalidArgument("--formats: empty list; accepted: " + numeric::format_spellings());
+    }
 
     Table table;
-    table.columns = {"name", "p", "emin", "emax", "max", "min_positive", "unit_roundoff", "f_large", "n_max"};
+    table.columns = {"name", "p", "emin", "emax", "max", "min_positive", "unit_roundoff", "f_large", "n_max",
+                     "subnormals", "overflow"};
     for (const auto& f : list) {
       const auto fl = numeric::f_large(f, mode);
       const bool fixed = f.is_fixed_point();
@@ -79,17 +86,20 @@ Action add_formats_command(CLI::App& app) {
                             fixed ? nlohmann::json(nullptr) : nlohmann::json(f.emax),
                             value_cell(f, numeric::max_finite(f)), value_cell(f, numeric::min_positive(f)),
                             numeric::unit_roundoff(f, mode),
-                            fl ? value_cell(f, *fl) : nlohmann::json(nullptr), n_max_cell(numeric::n_max(f))});
+                            fl ? value_cell(f, *fl) : nlohmann::json(nullptr), n_max_cell(numeric::n_max(f)),
+                            // THEORY §1: formats without infinities saturate, an extension of F.
+                            f.subnormals, f.has_infinity ? "inf" : "saturate"});
     }
     if (kind) write_file_atomically(*out, render(table, *kind));
     if (*json) {
       std::cout << table.to_json().dump(2) << "\n";
     } else {
       Table display = table;
-      for (std::size_t i = 0; i < list.size(); ++i) display.rows[i].back() = n_max_display(numeric::n_max(list[i]));
+      for (std::size_t i = 0; i < list.size(); ++i) display.rows[i][8] = n_max_display(numeric::n_max(list[i]));
       std::cout << display.to_text();
-      std::cout << fmt::format("rounding: {}; f_large = smallest positive f in F with round(exp(-f)) = 0 (THEORY §1); "
-                               "N_max = floor(min(1, max) / min positive) [LC25 Prop B.6]\n",
+      std::cout << fmt::format("rounding: {}; f_large = smallest positive f in F with round(exp(-f)) = 0 (THEORY §1; "
+                               "'-' = none exists); N_max = floor(min(1, max) / min positive) [LC25 Prop B.6]; "
+                               "overflow 'saturate' = no infinities (an extension of THEORY's F)\n",
                                numeric::to_string(mode));
     }
     return 0;

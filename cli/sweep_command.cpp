@@ -21,13 +21,13 @@ nlohmann::json or_null(const std::optional<std::uint64_t>& v) { return v ? nlohm
 Table sweep_table(const std::vector<attention::CensusResult>& cells) {
   Table t;
   t.columns = {"schedule", "realization", "format", "positions", "distinct", "first_repeat", "periodic", "period",
-               "witnessed", "max_witness", "max_witness_period", "blocks", "periodic_blocks", "min_block_distinct",
+               "witnessed", "max_period", "max_witness", "max_witness_period", "blocks", "periodic_blocks", "min_block_distinct",
                "overflow_positions", "first_overflow", "nan_positions", "first_nan", "note"};
   for (const auto& r : cells) {
     if (!r.not_applicable.empty()) {
       t.rows.push_back({r.schedule, r.realisation, r.format.name, r.positions, nullptr, nullptr, nullptr, nullptr,
                         nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
-                        r.not_applicable});
+                        nullptr, r.not_applicable});
       continue;
     }
     std::uint64_t witnessed = 0;
@@ -39,12 +39,11 @@ Table sweep_table(const std::vector<attention::CensusResult>& cells) {
     if (!r.distinct_per_block.empty()) {
       min_block_distinct = *std::min_element(r.distinct_per_block.begin(), r.distinct_per_block.end());
     }
-    const nlohmann::json repeat = r.first_repeat
-                                      ? nlohmann::json(fmt::format("{}->{}", r.first_repeat->earlier, r.first_repeat->later))
-                                      : nlohmann::json(nullptr);
+    const nlohmann::json repeat = r.first_repeat ? nlohmann::json::array({r.first_repeat->earlier, r.first_repeat->later})
+                                                 : nlohmann::json(nullptr);
     t.rows.push_back({r.schedule, r.realisation, r.format.name, r.positions, r.distinct_rotations, repeat,
                       r.period.has_value(), or_null(r.period),
-                      r.period ? nlohmann::json(nullptr) : nlohmann::json(fmt::format("{}/{}", witnessed, r.max_period)),
+                      r.period ? nlohmann::json(nullptr) : nlohmann::json(witnessed), r.max_period,
                       or_null(r.largest_witness_position), or_null(r.largest_witness_period),
                       r.distinct_per_block.size(), periodic_blocks, min_block_distinct, r.overflow.count,
                       or_null(r.overflow.first), r.nan.count, or_null(r.nan.first), ""});
@@ -68,7 +67,7 @@ Action add_sweep_command(CLI::App& app) {
   cmd->add_option("--schedules", o->schedules, "Schedule specs (e.g. single:g=1,periodic:m=2,3,12; ';' also separates)");
   cmd->add_option("--formats", o->formats, "Formats")->capture_default_str();
   cmd->add_option("--realizations,--realisations", o->realisations, "Realizations")->capture_default_str();
-  cmd->add_option("--positions", o->positions, "N: positions 0..N-1")->capture_default_str();
+  cmd->add_option("--positions", o->positions, "N: positions 0..N-1")->capture_default_str()->check(CLI::PositiveNumber);
   cmd->add_option("--max-period", o->max_period, "P_max for witnesses (default N/2)");
   cmd->add_option("--out", o->out, "Write the table to FILE (.csv .md .json .tex)");
   cmd->add_option("--threads", o->threads, "Worker threads (default: all cores)");
@@ -76,7 +75,15 @@ Action add_sweep_command(CLI::App& app) {
   return [cmd, o]() -> int {
     if (!cmd->parsed()) return -1;
     std::optional<OutputKind> kind;
-    if (!o->out.empty()) kind = output_kind_for(o->out, "--out");
+    if (cmd->count("--out") > 0) {
+      kind = output_kind_for(o->out, "--out");
+      check_writable(o->out, "--out");
+    }
+    if (o->threads > 256) throw InvalidArgument("--threads: accepted 1..256 (0 = all cores), got " + std::to_string(o->threads));
+    if (cmd->count("--models") > 0 && o->models.empty()) throw InvalidArgument("--models: empty list; accepted: all or preset names");
+    if (cmd->count("--schedules") > 0 && split_list(o->schedules, ListKind::schedules).empty()) {
+      throw InvalidArgument("--schedules: empty list; accepted: " + attention::schedule_spellings());
+    }
     if (o->positions < 2) throw InvalidArgument("--positions: N must be at least 2, got " + std::to_string(o->positions));
     if (o->max_period && (*o->max_period < 1 || *o->max_period >= o->positions)) {
       throw InvalidArgument("--max-period: P_max must be in 1..N-1 = 1.." + std::to_string(o->positions - 1));

@@ -54,7 +54,16 @@ std::string csv_escape(const std::string& s) {
   for (char ch : s) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
   return out + "\"";
 }
-std::string latex_escape(const std::string& s) {
+std::string latex_escape(const std::string& text) {
+  // Unicode symbols the tables use, as math-mode commands (pdflatex has no glyphs for them).
+  std::string s = text;
+  for (const auto& [from, to] : {std::pair<std::string, std::string>{"->", "\x01to\x02"},
+                                 {"θ", "\x01theta\x02"}, {"π", "\x01pi\x02"}, {"≥", "\x01geq\x02"},
+                                 {"≤", "\x01leq\x02"}, {"δ", "\x01" "delta\x02"}}) {
+    for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) {
+      s.replace(at, from.size(), to);
+    }
+  }
   std::string out;
   for (char ch : s) {
     switch (ch) {
@@ -64,6 +73,8 @@ std::string latex_escape(const std::string& s) {
       case '#': out += "\\#"; break;
       case '$': out += "\\$"; break;
       case '^': out += "\\^{}"; break;
+      case '\x01': out += "$\\"; break;
+      case '\x02': out += "$"; break;
       default: out += ch;
     }
   }
@@ -138,6 +149,16 @@ std::string render(const Table& table, OutputKind kind) {
     case OutputKind::latex: return table.to_latex();
   }
   return {};
+}
+
+void check_writable(const std::string& path, const std::string& flag) {
+  const std::string probe = path + ".tmp." + std::to_string(::getpid());
+  std::ofstream out(probe, std::ios::binary | std::ios::trunc);
+  if (!out) {
+    throw InvalidArgument(flag + ": cannot write '" + path + "' (directory missing or not writable)");
+  }
+  out.close();
+  std::remove(probe.c_str());
 }
 
 void write_file_atomically(const std::string& path, const std::string& text) {

@@ -33,6 +33,10 @@ OutputKind output_kind_for(const std::string& path, const std::string& flag);
 /// Renders `table` as `kind`.
 std::string render(const Table& table, OutputKind kind);
 
+/// Checks before any computation that `path` can be written (creates and removes a probe file
+/// next to it). Throws ropesim::InvalidArgument naming `flag` otherwise.
+void check_writable(const std::string& path, const std::string& flag);
+
 /// Writes `text` to `path` atomically (write `path.tmp.<pid>`, then rename). Throws
 /// ropesim::InvalidArgument if the directory is not writable.
 void write_file_atomically(const std::string& path, const std::string& text);

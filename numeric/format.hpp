@@ -49,9 +49,11 @@ struct Format {
   static Format fp8e5m2();  ///< OCP E5M2: p = 3, emin -14, emax 15, IEEE-like
 
   /// IEEE-style format with p bits of precision and `exponent_bits` exponent bits
-  /// (emax = 2^(E-1) - 1, emin = 1 - emax). Throws InvalidArgument if p < 2 or E < 2.
+  /// (emax = 2^(E-1) - 1, emin = 1 - emax). Throws InvalidArgument unless 2 ≤ p ≤ 4096 and
+  /// 2 ≤ E ≤ 28.
   static Format ieee(int p, int exponent_bits);
-  /// Precision p and normal exponent range [emin, emax]. Throws InvalidArgument if p < 2 or
+  /// Precision p and normal exponent range [emin, emax]. Throws InvalidArgument unless 2 ≤ p ≤ 4096,
+  /// or if
   /// emin > emax or the range exceeds what MPFR can represent.
   static Format custom(int p, int emin, int emax);
   /// Fixed point with I integer and F fraction bits. Throws InvalidArgument unless
