@@ -7,8 +7,12 @@
 #include <stdexcept>
 
 #include "numeric/error.hpp"
+#include "numeric/mpfr_util.hpp"
 
 namespace ropesim::attention {
+
+using numeric::interval_mul_q;
+using numeric::Mpfr;
 
 namespace detail {
 
@@ -28,16 +32,6 @@ namespace {
 
 using Node = detail::ExactNode;
 using NodePtr = std::shared_ptr<const Node>;
-
-/// RAII mpfr_t.
-struct Mp {
-  mpfr_t x;
-  explicit Mp(mpfr_prec_t p) { mpfr_init2(x, p); }
-  ~Mp() { mpfr_clear(x); }
-  Mp(const Mp&) = delete;
-  Mp& operator=(const Mp&) = delete;
-  operator mpfr_ptr() { return x; }
-};
 
 NodePtr make_rational(const mpq_class& q) {
   auto n = std::make_shared<Node>();
@@ -65,21 +59,6 @@ mpq_class rational_pow(const mpq_class& base, long n) {
   return r;
 }
 
-/// [lo, hi] · q for a rational q, directed.
-void interval_mul_q(mpfr_ptr lo, mpfr_ptr hi, mpfr_srcptr l, mpfr_srcptr h, const mpq_class& q) {
-  if (sgn(q) >= 0) {
-    mpfr_mul_q(lo, l, q.get_mpq_t(), MPFR_RNDD);
-    mpfr_mul_q(hi, h, q.get_mpq_t(), MPFR_RNDU);
-  } else {
-    // careful with aliasing: compute into temporaries
-    Mp tl(mpfr_get_prec(lo)), th(mpfr_get_prec(hi));
-    mpfr_mul_q(tl, h, q.get_mpq_t(), MPFR_RNDD);
-    mpfr_mul_q(th, l, q.get_mpq_t(), MPFR_RNDU);
-    mpfr_set(lo, tl, MPFR_RNDD);
-    mpfr_set(hi, th, MPFR_RNDU);
-  }
-}
-
 /// Interval enclosure at the precision of lo/hi. Returns false when a divisor interval
 /// contains 0 (the caller retries at a higher precision).
 bool enclose_node(const Node& n, mpfr_ptr lo, mpfr_ptr hi) {
@@ -90,30 +69,30 @@ bool enclose_node(const Node& n, mpfr_ptr lo, mpfr_ptr hi) {
       mpfr_set_q(hi, n.q.get_mpq_t(), MPFR_RNDU);
       return true;
     case Node::Kind::pi_times: {
-      Mp pl(w), ph(w);
+      Mpfr pl(w), ph(w);
       mpfr_const_pi(pl, MPFR_RNDD);
       mpfr_const_pi(ph, MPFR_RNDU);
-      interval_mul_q(lo, hi, pl.x, ph.x, n.q);
+      interval_mul_q(lo, hi, pl, ph, n.q);
       return true;
     }
     case Node::Kind::power: {
       // c · exp(e · log β), every step directed outward.
-      Mp bl(w), bh(w), ll(w), lh(w), tl(w), th(w);
+      Mpfr bl(w), bh(w), ll(w), lh(w), tl(w), th(w);
       mpfr_set_q(bl, n.beta.get_mpq_t(), MPFR_RNDD);
       mpfr_set_q(bh, n.beta.get_mpq_t(), MPFR_RNDU);
-      if (mpfr_sgn(bl.x) <= 0) return false;
+      if (mpfr_sgn(bl) <= 0) return false;
       mpfr_log(ll, bl, MPFR_RNDD);
       mpfr_log(lh, bh, MPFR_RNDU);
-      interval_mul_q(tl, th, ll.x, lh.x, n.exponent);
+      interval_mul_q(tl, th, ll, lh, n.exponent);
       mpfr_exp(ll, tl, MPFR_RNDD);
       mpfr_exp(lh, th, MPFR_RNDU);
-      interval_mul_q(lo, hi, ll.x, lh.x, n.q);
+      interval_mul_q(lo, hi, ll, lh, n.q);
       return true;
     }
     default:
       break;
   }
-  Mp al(w), ah(w), bl(w), bh(w);
+  Mpfr al(w), ah(w), bl(w), bh(w);
   if (!enclose_node(*n.a, al, ah) || !enclose_node(*n.b, bl, bh)) return false;
   switch (n.kind) {
     case Node::Kind::add:
@@ -127,10 +106,10 @@ bool enclose_node(const Node& n, mpfr_ptr lo, mpfr_ptr hi) {
     case Node::Kind::mul:
     case Node::Kind::div: {
       const bool is_div = n.kind == Node::Kind::div;
-      if (is_div && mpfr_sgn(bl.x) <= 0 && mpfr_sgn(bh.x) >= 0) return false;
-      mpfr_ptr xs[2] = {al.x, ah.x};
-      mpfr_ptr ys[2] = {bl.x, bh.x};
-      Mp t(w), best_lo(w), best_hi(w);
+      if (is_div && mpfr_sgn(bl) <= 0 && mpfr_sgn(bh) >= 0) return false;
+      mpfr_ptr xs[2] = {al, ah};
+      mpfr_ptr ys[2] = {bl, bh};
+      Mpfr t(w), best_lo(w), best_hi(w);
       bool first = true;
       for (auto* x : xs) {
         for (auto* y : ys) {
@@ -309,7 +288,7 @@ void ExactReal::enclose(mpfr_ptr lo, mpfr_ptr hi) const {
     return;
   }
   for (mpfr_prec_t w = p + 16; w <= (1 << 17); w *= 2) {
-    Mp l(w), h(w);
+    Mpfr l(w), h(w);
     if (enclose_node(*node_, l, h)) {
       mpfr_set(lo, l, MPFR_RNDD);
       mpfr_set(hi, h, MPFR_RNDU);
@@ -326,14 +305,14 @@ std::uint64_t ExactReal::approximate(mpfr_ptr y, mpfr_prec_t prec) const {
     return t == 0 ? 0 : 1;
   }
   for (mpfr_prec_t w = prec + 32; w <= (1 << 18); w *= 2) {
-    Mp lo(w), hi(w), mid(w + 1), err(64), ulp(64);
+    Mpfr lo(w), hi(w), mid(w + 1), err(64), ulp(64);
     enclose(lo, hi);
-    if (mpfr_sgn(lo.x) * mpfr_sgn(hi.x) <= 0) continue;  // straddles 0: refine
+    if (mpfr_sgn(lo) * mpfr_sgn(hi) <= 0) continue;  // straddles 0: refine
     mpfr_add(mid, lo, hi, MPFR_RNDN);
     mpfr_div_2ui(mid, mid, 1, MPFR_RNDN);
     mpfr_set(y, mid, MPFR_RNDN);
     // err = max(hi - y, y - lo), rounded up.
-    Mp d1(64), d2(64);
+    Mpfr d1(64), d2(64);
     mpfr_sub(d1, hi, y, MPFR_RNDU);
     mpfr_sub(d2, y, lo, MPFR_RNDU);
     mpfr_max(err, d1, d2, MPFR_RNDU);
@@ -355,16 +334,16 @@ numeric::RealApproximation ExactReal::oracle() const {
 int ExactReal::sign() const {
   if (node_->rational_value) return sgn(*node_->rational_value);
   for (mpfr_prec_t w = 64; w <= 65536; w *= 2) {
-    Mp lo(w), hi(w);
+    Mpfr lo(w), hi(w);
     enclose(lo, hi);
-    if (mpfr_sgn(lo.x) > 0) return 1;
-    if (mpfr_sgn(hi.x) < 0) return -1;
+    if (mpfr_sgn(lo) > 0) return 1;
+    if (mpfr_sgn(hi) < 0) return -1;
   }
   throw std::runtime_error("ExactReal::sign undecided at 65536 bits for " + to_string());
 }
 
 double ExactReal::to_double() const {
-  Mp lo(80), hi(80);
+  Mpfr lo(80), hi(80);
   enclose(lo, hi);
   mpfr_add(lo, lo, hi, MPFR_RNDN);
   mpfr_div_2ui(lo, lo, 1, MPFR_RNDN);

@@ -5,23 +5,16 @@
 
 #include "attention/detail/evaluator.hpp"
 #include "attention/detail/format_ops.hpp"
+#include "attention/detail/split.hpp"
 #include "numeric/error.hpp"
+#include "numeric/mpfr_util.hpp"
 
 namespace ropesim::attention {
 
-namespace {
+using detail::split;
+using numeric::Mpfr;
 
-std::vector<std::string> split(std::string_view s, char sep) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (true) {
-    auto k = s.find(sep, start);
-    out.emplace_back(s.substr(start, k == std::string_view::npos ? s.npos : k - start));
-    if (k == std::string_view::npos) break;
-    start = k + 1;
-  }
-  return out;
-}
+namespace {
 
 [[noreturn]] void bad_realisation(std::string_view spec, const std::string& problem) {
   throw InvalidArgument("bad realisation '" + std::string(spec) + "': " + problem +
@@ -52,16 +45,6 @@ PipelineSteps llamacpp_steps(const Format& a, AngleRecipe recipe) {
 
 std::string_view arithmetic_name(RotationArithmetic a) {
   return a == RotationArithmetic::theory ? "theory" : "hf_eager";
-}
-
-Value negate(const Value& v) {
-  if (!v.is_wide()) return Value::from_double_exact(-v.narrow());
-  mpfr_t x;
-  mpfr_init2(x, mpfr_get_prec(v.wide()));
-  mpfr_neg(x, v.wide(), MPFR_RNDN);
-  Value r = Value::from_mpfr_exact(x);
-  mpfr_clear(x);
-  return r;
 }
 
 }  // namespace
@@ -277,7 +260,7 @@ std::vector<Value> apply_rotation(const RealisedRotation& rot, std::span<const V
       y1 = engine.add(f, engine.mul(f, s, x0, rd), engine.mul(f, c, x1, rd), rd);
     } else {
       // HF eager q·cos + rotate_half(q)·sin, rotate_half(q) = (-x1, x0) on the pair
-      y0 = engine.add(f, engine.mul(f, x0, c, rd), engine.mul(f, negate(x1), s, rd), rd);
+      y0 = engine.add(f, engine.mul(f, x0, c, rd), engine.mul(f, numeric::negate(x1), s, rd), rd);
       y1 = engine.add(f, engine.mul(f, x1, c, rd), engine.mul(f, x0, s, rd), rd);
     }
     y[i0] = out_f == f ? y0 : engine.convert(out_f, y0, rd);
@@ -288,22 +271,13 @@ std::vector<Value> apply_rotation(const RealisedRotation& rot, std::span<const V
 
 namespace {
 
-struct Mp {
-  mpfr_t x;
-  explicit Mp(mpfr_prec_t p) { mpfr_init2(x, p); }
-  ~Mp() { mpfr_clear(x); }
-  Mp(const Mp&) = delete;
-  Mp& operator=(const Mp&) = delete;
-  operator mpfr_ptr() { return x; }
-};
-
 /// (realised - exact)/ulp_F(round_F(exact)), exact given at high precision.
 double error_ulps(const Format& f, const Value& realised, mpfr_ptr exact) {
   if (!realised.is_finite()) return std::numeric_limits<double>::quiet_NaN();
   const Value rounded = numeric::mpfr_engine().from_mpfr(f, exact, Rounding::nearest_even);
   if (!rounded.is_finite()) return std::numeric_limits<double>::quiet_NaN();
   const long e = numeric::ulp_exponent(f, rounded);
-  Mp d(256), r(256);
+  Mpfr d(256), r(256);
   realised.to_mpfr(r);
   mpfr_sub(d, r, exact, MPFR_RNDN);
   mpfr_mul_2si(d, d, -e, MPFR_RNDN);
@@ -328,7 +302,7 @@ PositionReport query_position(const Schedule& s, const Realisation& r, std::uint
     const ExactReal angle = ExactReal::rational(mpq_class(mpz_class(std::to_string(position)))) *
                             s.blocks[b].theta;
     br.exact_angle_text = angle.to_string();
-    Mp lo(320), hi(320), a(320), c(256), sn(256);
+    Mpfr lo(320), hi(320), a(320), c(256), sn(256);
     angle.enclose(lo, hi);
     mpfr_add(a, lo, hi, MPFR_RNDN);
     mpfr_div_2ui(a, a, 1, MPFR_RNDN);

@@ -4,10 +4,13 @@
 #include <mutex>
 #include <sstream>
 
+#include "attention/detail/split.hpp"
 #include "numeric/error.hpp"
 #include "numeric/exact.hpp"
 
 namespace ropesim::attention {
+
+using detail::split;
 
 namespace detail {
 extern const std::string_view embedded_models_json;
@@ -144,18 +147,6 @@ std::string join(const std::vector<std::string>& v, const char* sep) {
 [[noreturn]] void bad_spec(std::string_view spec, const std::string& problem) {
   throw InvalidArgument("bad schedule '" + std::string(spec) + "': " + problem +
                         "; accepted: " + schedule_spellings());
-}
-
-std::vector<std::string> split(std::string_view s, char sep) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (true) {
-    auto k = s.find(sep, start);
-    out.emplace_back(s.substr(start, k == std::string_view::npos ? s.npos : k - start));
-    if (k == std::string_view::npos) break;
-    start = k + 1;
-  }
-  return out;
 }
 
 std::string text_of(const mpq_class& q) { return q.get_str(); }

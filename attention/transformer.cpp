@@ -28,12 +28,6 @@ std::string join(const std::vector<std::string>& items, std::string_view sep) {
   return out;
 }
 
-bool is_binary64(const Format& f) {
-  return f.kind == Format::Kind::floating && f.precision == 53 && f.emin == -1022 &&
-         f.emax == 1023 && f.subnormals && f.has_infinity && f.has_nan &&
-         f.reserved_top_codes == 0;
-}
-
 Value from_double(double d) { return Value::from_double_exact(d); }
 
 }  // namespace
@@ -117,76 +111,53 @@ const Format& EvaluationPolicy::running_format() const {
 }
 
 Arithmetic::Arithmetic(const Format& format, Rounding rounding, const numeric::Engine& engine)
-    : format_(format), rounding_(rounding), engine_(&engine) {
-  native_ = is_binary64(format) && rounding == Rounding::nearest_even;
-  // NUMERIC §2: + − × ÷ through binary64 are innocuous for p ≤ 26 (÷, ×) and p ≤ 26 (+, −:
-  // 53 ≥ 2p + 1), √ for p ≤ 25 (53 ≥ 2p + 2); results in F's subnormal range are exact sums
-  // or single roundings of exact doubles. Checked bit for bit against MPFR in the tests.
-  fast_ = native_ ||
-          (format.kind == Format::Kind::floating && format.fits_double() && format.subnormals &&
-           format.has_infinity && format.has_nan && format.reserved_top_codes == 0 &&
-           rounding == Rounding::nearest_even && format.precision <= 25 &&
-           // Non-zero elements then lie in [2^-424, 2^401), so products lie in [2^-848, 2^802)
-           // and quotients in (2^-825, 2^825): inside binary64's normal range, where the
-           // double-rounding theorem applies (no overflow, no binary64 subnormal grid).
-           format.emin >= -400 && format.emax <= 400);
-  if (fast_ && !native_) {
-    max_finite_ = std::ldexp(2.0 - std::ldexp(1.0, 1 - format.precision), format.emax);
-  }
+    : format_(format), rounding_(rounding), engine_(&engine), binary64_(format, rounding) {
+  // NUMERIC §2: + − × ÷ √ through binary64 are innocuous where Binary64Rounding says so
+  // (binary64 itself, or p ≤ 25 inside binary64's normal range). Checked bit for bit against
+  // MPFR in the tests.
+  fast_ = binary64_.fast_arithmetic();
+  native_ = binary64_.is_binary64();
 }
 
 Arithmetic::Arithmetic(const EvaluationPolicy& policy)
     : Arithmetic(policy.format, policy.rounding, policy.arithmetic_engine()) {}
 
-Value Arithmetic::round_double(double x) const {
-  if (native_ || std::isnan(x) || std::isinf(x) || x == 0.0) return from_double(x);
-  int e = 0;
-  std::frexp(x, &e);  // |x| = m·2^e, m ∈ [1/2, 1): IEEE exponent e - 1
-  const int exponent = std::max(e - 1, format_.emin);
-  const int quantum = exponent - (format_.precision - 1);
-  // Scaling by powers of two is exact here (F lies inside binary64's range); nearbyint rounds
-  // to nearest, ties to even (the default floating-point environment).
-  const double r = std::ldexp(std::nearbyint(std::ldexp(x, -quantum)), quantum);
-  if (std::fabs(r) > max_finite_) return from_double(std::copysign(HUGE_VAL, x));
-  return from_double(r);
-}
-
 Value Arithmetic::add(const Value& a, const Value& b) const {
-  if (fast_ && !a.is_wide() && !b.is_wide()) return round_double(a.narrow() + b.narrow());
+  if (fast_ && !a.is_wide() && !b.is_wide()) {
+    return from_double(binary64_.add(a.narrow(), b.narrow()));
+  }
   return engine_->add(format_, a, b, rounding_);
 }
 
 Value Arithmetic::sub(const Value& a, const Value& b) const {
-  if (fast_ && !a.is_wide() && !b.is_wide()) return round_double(a.narrow() - b.narrow());
+  if (fast_ && !a.is_wide() && !b.is_wide()) {
+    return from_double(binary64_.sub(a.narrow(), b.narrow()));
+  }
   return engine_->sub(format_, a, b, rounding_);
 }
 
 Value Arithmetic::mul(const Value& a, const Value& b) const {
-  if (fast_ && !a.is_wide() && !b.is_wide()) return round_double(a.narrow() * b.narrow());
+  if (fast_ && !a.is_wide() && !b.is_wide()) {
+    return from_double(binary64_.mul(a.narrow(), b.narrow()));
+  }
   return engine_->mul(format_, a, b, rounding_);
 }
 
 Value Arithmetic::div(const Value& a, const Value& b) const {
-  if (fast_ && !a.is_wide() && !b.is_wide()) return round_double(a.narrow() / b.narrow());
+  if (fast_ && !a.is_wide() && !b.is_wide()) {
+    return from_double(binary64_.div(a.narrow(), b.narrow()));
+  }
   return engine_->div(format_, a, b, rounding_);
 }
 
 Value Arithmetic::sqrt(const Value& a) const {
-  if (fast_ && !a.is_wide()) return round_double(std::sqrt(a.narrow()));
+  if (fast_ && !a.is_wide()) return from_double(binary64_.sqrt(a.narrow()));
   return engine_->sqrt(format_, a, rounding_);
 }
 
 Value Arithmetic::exp(const Value& a) const { return engine_->exp(format_, a, rounding_); }
 
-Value Arithmetic::negate(const Value& a) const {
-  if (!a.is_wide()) return from_double(-a.narrow());
-  mpfr_t x;
-  mpfr_init2(x, mpfr_get_prec(a.wide()));
-  mpfr_neg(x, a.wide(), MPFR_RNDN);
-  Value r = Value::from_mpfr_exact(x);
-  mpfr_clear(x);
-  return r;
-}
+Value Arithmetic::negate(const Value& a) const { return numeric::negate(a); }
 
 Value Arithmetic::max(const Value& a, const Value& b) const {
   if (a.is_nan()) return a;
@@ -202,7 +173,7 @@ Value Arithmetic::relu(const Value& a) const {
 }
 
 Value Arithmetic::convert(const Value& a) const {
-  if (fast_ && !a.is_wide()) return round_double(a.narrow());
+  if (fast_ && !a.is_wide()) return from_double(binary64_.round(a.narrow()));
   return engine_->convert(format_, a, rounding_);
 }
 
@@ -210,7 +181,7 @@ Value Arithmetic::from_rational(const mpq_class& q) const {
   if (fast_ && !native_) {
     // Exact when q is a double; otherwise fall back to the engine (one rounding).
     const double d = q.get_d();
-    if (std::isfinite(d) && mpq_class(d) == q) return round_double(d);
+    if (std::isfinite(d) && mpq_class(d) == q) return from_double(binary64_.round(d));
   }
   return engine_->from_rational(format_, q, rounding_);
 }

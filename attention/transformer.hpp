@@ -28,6 +28,7 @@
 
 #include "attention/realisation.hpp"
 #include "attention/schedule.hpp"
+#include "numeric/binary64_rounding.hpp"
 #include "numeric/engine.hpp"
 #include "numeric/format.hpp"
 #include "numeric/rounding.hpp"
@@ -82,11 +83,13 @@ struct EvaluationPolicy {
 
 /// The correctly rounded operations of one format under one rounding direction (THEORY §1):
 /// each result is the element of F the exact real result rounds to, with IEEE special values.
-/// Fast path (bit-identical, checked against the MPFR engine in tests): floating formats that
-/// fit a double, keep subnormals, overflow to ±inf and have no reserved codes, under
-/// round-to-nearest-even, compute + − × ÷ √ in binary64 and round once into F — exact by
-/// innocuous double rounding for p ≤ 25 (NUMERIC §2; Figueroa 1995), native for binary64
-/// itself. Everything else (exp, other modes, fixed point, wide formats) goes to the engine.
+/// Fast path (bit-identical, checked against the MPFR engine in tests): where
+/// numeric::Binary64Rounding::fast_arithmetic() holds (round-to-nearest-even; floating formats
+/// that fit a double, keep subnormals, overflow to ±inf, have NaN and no reserved codes; p ≤ 25
+/// with -400 ≤ emin, emax ≤ 400, or binary64 itself), + − × ÷ √ are computed in binary64 and
+/// rounded once into F — exact by innocuous double rounding (NUMERIC §2; Figueroa 1995, Roux
+/// 2014), native for binary64 itself. Everything else (exp, other modes, fixed point, wide
+/// formats) goes to the engine.
 /// Inputs of add/sub/mul/div/sqrt/exp must be elements of this format (or ±inf/NaN); use
 /// convert() for values of another format.
 class Arithmetic {
@@ -124,13 +127,12 @@ class Arithmetic {
   Value one() const;
 
  private:
-  Value round_double(double x) const;  // fast path only: round an exact double into F
   Format format_;
   Rounding rounding_;
   const numeric::Engine* engine_;
-  bool fast_ = false;
+  numeric::Binary64Rounding binary64_;  // the fast path's rounding into F (NUMERIC §2)
+  bool fast_ = false;    // binary64_.fast_arithmetic()
   bool native_ = false;  // binary64 itself
-  double max_finite_ = 0;
 };
 
 /// The exact rational value of a finite Value. Throws InvalidArgument for ±inf or NaN.

@@ -5,6 +5,8 @@
 #include <CLI/CLI.hpp>
 
 #include <functional>
+#include <string>
+#include <vector>
 
 #include "numeric/error.hpp"  // actions throw ropesim::InvalidArgument
 
@@ -30,6 +32,18 @@ enum class ListKind {
 /// Splits a list on ';' (always a separator) and on the commas that start a new item of
 /// `kind`, so specs that contain commas can be listed as they are written.
 std::vector<std::string> split_list(const std::string& text, ListKind kind = ListKind::plain);
+
+/// Runs `parse()` and returns its result; an InvalidArgument it throws is rethrown with the
+/// flag's name in front (`--format: unknown format ...`), so the one-line error names the
+/// option to fix. Other exceptions pass through unchanged.
+template <class F>
+auto with_flag(const std::string& flag, F&& parse) {
+  try {
+    return parse();
+  } catch (const InvalidArgument& e) {
+    throw InvalidArgument(flag + ": " + e.what());
+  }
+}
 
 /// True if stderr is a terminal (progress display).
 bool stderr_is_tty();

@@ -19,15 +19,6 @@ namespace ropesim::cli {
 
 namespace {
 
-template <class F>
-auto with_flag(const std::string& flag, F&& parse) {
-  try {
-    return parse();
-  } catch (const InvalidArgument& e) {
-    throw InvalidArgument(flag + ": " + e.what());
-  }
-}
-
 std::string value_text(const numeric::Value& v) { return v.to_decimal(9); }
 
 nlohmann::json number_cell(const std::optional<double>& d, int digits) {

@@ -14,15 +14,6 @@ namespace ropesim::cli {
 
 namespace {
 
-template <class F>
-auto with_flag(const std::string& flag, F&& parse) {
-  try {
-    return parse();
-  } catch (const InvalidArgument& e) {
-    throw InvalidArgument(flag + ": " + e.what());
-  }
-}
-
 nlohmann::json census_json(const attention::CensusResult& r, bool witnesses) {
   nlohmann::json j;
   j["schedule"] = r.schedule;

@@ -17,15 +17,6 @@ namespace ropesim::cli {
 
 namespace {
 
-template <class F>
-auto with_flag(const std::string& flag, F&& parse) {
-  try {
-    return parse();
-  } catch (const InvalidArgument& e) {
-    throw InvalidArgument(flag + ": " + e.what());
-  }
-}
-
 /// At most this many entries of a vector are printed in text mode (JSON has them all).
 constexpr std::size_t max_shown = 16;
 

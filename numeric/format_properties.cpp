@@ -8,7 +8,6 @@
 namespace ropesim::numeric {
 
 namespace {
-using detail::Mpfr;
 
 Value exact_value(const Format& f, mpfr_srcptr x) {
   if (f.fits_double()) return Value::from_double_exact(mpfr_get_d(x, MPFR_RNDN));

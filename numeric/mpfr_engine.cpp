@@ -28,7 +28,6 @@ namespace ropesim::numeric {
 namespace {
 
 using detail::ExponentRange;
-using detail::Mpfr;
 
 mpfr_rnd_t directed_mpfr(Rounding mode) {
   switch (mode) {

@@ -7,6 +7,8 @@
 #include <functional>
 #include <limits>
 
+#include "numeric/mpfr_util.hpp"
+
 namespace ropesim::numeric {
 
 namespace detail {
@@ -122,6 +124,13 @@ std::uint64_t Value::bits_key() const {
   }
   mpz_clear(m);
   return h;
+}
+
+Value negate(const Value& v) {
+  if (!v.is_wide()) return Value::from_double_exact(-v.narrow());
+  Mpfr x(mpfr_get_prec(v.wide()));
+  mpfr_neg(x, v.wide(), MPFR_RNDN);  // exact: same precision
+  return Value::from_mpfr_exact(x);
 }
 
 int compare(const Value& a, const Value& b) {

@@ -64,6 +64,11 @@ class Value {
   std::shared_ptr<const detail::WideStorage> wide_;
 };
 
+/// -v, exactly: flips the sign bit (also of zeros, infinities and NaN) and keeps the storage
+/// (narrow stays narrow; wide keeps its precision). IEEE 754 negate; no rounding, throws
+/// nothing.
+Value negate(const Value& v);
+
 /// Real-number comparison (IEEE): NaN is unordered, -0 == +0.
 /// Returns -1, 0, +1, or 2 when unordered.
 int compare(const Value& a, const Value& b);

@@ -5,21 +5,13 @@
 #include <stdexcept>
 
 #include "numeric/error.hpp"
+#include "numeric/mpfr_util.hpp"
 
 namespace ropesim::proofs {
 
-namespace {
+using numeric::Mpfr;
 
-/// RAII mpfr_t.
-struct Mp {
-  mpfr_t x;
-  explicit Mp(mpfr_prec_t p) { mpfr_init2(x, p); }
-  ~Mp() { mpfr_clear(x); }
-  Mp(const Mp&) = delete;
-  Mp& operator=(const Mp&) = delete;
-  operator mpfr_ptr() { return x; }
-  operator mpfr_srcptr() const { return x; }
-};
+namespace {
 
 /// frac(q) in [0, 1).
 mpq_class fractional(const mpq_class& q) {
@@ -115,7 +107,7 @@ void BlockAngle::enclose(std::int64_t n, bool sine, mpfr_ptr lo, mpfr_ptr hi) co
   const mpfr_prec_t P = mpfr_get_prec(lo);
   // Working precision: enough that the absolute error of the angle stays below 2^-(P+16).
   const mpfr_prec_t W = P + 32 + magnitude_bits(static_cast<double>(n) * theta_double_);
-  Mp alo(W), ahi(W);
+  Mpfr alo(W), ahi(W);
   if (turn_) {
     // n·θ = 2π·frac(n·a/m): reduce exactly first, then enclose π.
     const mpq_class t = fractional(*turn_ * mpq_class(mpz_class(static_cast<long>(n)))) * 2;
@@ -129,14 +121,14 @@ void BlockAngle::enclose(std::int64_t n, bool sine, mpfr_ptr lo, mpfr_ptr hi) co
     angle.enclose(alo, ahi);
   }
   // mid and a bound on the distance from mid to any point of [alo, ahi].
-  Mp mid(W + 2), width(64), err(64), value(W), low(W), high(W);
+  Mpfr mid(W + 2), width(64), err(64), value(W), low(W), high(W);
   mpfr_add(mid, alo, ahi, MPFR_RNDN);
   mpfr_div_2ui(mid, mid, 1, MPFR_RNDN);
   mpfr_sub(width, ahi, alo, MPFR_RNDU);
   // |mid - x| ≤ width + ulp(mid) (mid's rounding); cos, sin are 1-Lipschitz.
   mpfr_set(err, width, MPFR_RNDU);
   if (!mpfr_zero_p(mid)) {
-    Mp ulp(64);
+    Mpfr ulp(64);
     mpfr_set_ui_2exp(ulp, 1, mpfr_get_exp(mid) - (W + 2), MPFR_RNDU);
     mpfr_add(err, err, ulp, MPFR_RNDU);
   }
@@ -146,7 +138,7 @@ void BlockAngle::enclose(std::int64_t n, bool sine, mpfr_ptr lo, mpfr_ptr hi) co
     mpfr_cos(value, mid, MPFR_RNDN);
   }
   // rounding of value: ≤ 2^-W (|value| ≤ 1)
-  Mp r(64);
+  Mpfr r(64);
   mpfr_set_ui_2exp(r, 1, -W, MPFR_RNDU);
   mpfr_add(err, err, r, MPFR_RNDU);
   mpfr_sub(low, value, err, MPFR_RNDD);
@@ -179,20 +171,14 @@ void CosineSum::enclose(std::int64_t n, mpfr_ptr lo, mpfr_ptr hi) const {
   const mpfr_prec_t W =
       P + 8 +
       static_cast<mpfr_prec_t>(std::ceil(std::log2(static_cast<double>(blocks.size()) + 1)));
-  Mp slo(W), shi(W), tlo(W), thi(W), plo(W), phi(W);
+  Mpfr slo(W), shi(W), tlo(W), thi(W), plo(W), phi(W);
   mpfr_set_zero(slo, 1);
   mpfr_set_zero(shi, 1);
   for (std::size_t d = 0; d < blocks.size(); ++d) {
     const mpq_class& w = weights[d];
     if (sgn(w) == 0) continue;
     blocks[d].enclose_cos(n, tlo, thi);
-    if (sgn(w) > 0) {
-      mpfr_mul_q(plo, tlo, w.get_mpq_t(), MPFR_RNDD);
-      mpfr_mul_q(phi, thi, w.get_mpq_t(), MPFR_RNDU);
-    } else {
-      mpfr_mul_q(plo, thi, w.get_mpq_t(), MPFR_RNDD);
-      mpfr_mul_q(phi, tlo, w.get_mpq_t(), MPFR_RNDU);
-    }
+    numeric::interval_mul_q(plo, phi, tlo, thi, w);
     mpfr_add(slo, slo, plo, MPFR_RNDD);
     mpfr_add(shi, shi, phi, MPFR_RNDU);
   }
@@ -205,7 +191,7 @@ int CosineSum::compare(std::int64_t n, const mpq_class& t, mpfr_prec_t max_preci
   if (undecided) *undecided = false;
   if (const auto e = exact(n)) return cmp(*e, t) < 0 ? -1 : (cmp(*e, t) > 0 ? 1 : 0);
   for (mpfr_prec_t P = 64; P <= max_precision; P *= 2) {
-    Mp lo(P), hi(P);
+    Mpfr lo(P), hi(P);
     enclose(n, lo, hi);
     if (mpfr_cmp_q(hi, t.get_mpq_t()) < 0) return -1;
     if (mpfr_cmp_q(lo, t.get_mpq_t()) > 0) return 1;
@@ -243,26 +229,20 @@ numeric::Value round_scaled_trig(const numeric::Format& f, numeric::Rounding r,
   numeric::RealApproximation oracle = [a, k, n, sine](mpfr_ptr y,
                                                       mpfr_prec_t prec) -> std::uint64_t {
     const mpfr_prec_t W = prec + 16;
-    Mp lo(W), hi(W), xlo(W), xhi(W);
+    Mpfr lo(W), hi(W), xlo(W), xhi(W);
     if (sine) {
       a.enclose_sin(n, lo, hi);
     } else {
       a.enclose_cos(n, lo, hi);
     }
-    if (sgn(k) > 0) {
-      mpfr_mul_q(xlo, lo, k.get_mpq_t(), MPFR_RNDD);
-      mpfr_mul_q(xhi, hi, k.get_mpq_t(), MPFR_RNDU);
-    } else {
-      mpfr_mul_q(xlo, hi, k.get_mpq_t(), MPFR_RNDD);
-      mpfr_mul_q(xhi, lo, k.get_mpq_t(), MPFR_RNDU);
-    }
-    Mp mid(W + 1);
+    numeric::interval_mul_q(xlo, xhi, lo, hi, k);  // k ≠ 0
+    Mpfr mid(W + 1);
     mpfr_add(mid, xlo, xhi, MPFR_RNDN);
     mpfr_div_2ui(mid, mid, 1, MPFR_RNDN);
     mpfr_set(y, mid, MPFR_RNDN);
     constexpr std::uint64_t kHuge = std::uint64_t{1} << 62;
     if (mpfr_zero_p(y)) return kHuge;
-    Mp e1(64), e2(64), err(64);
+    Mpfr e1(64), e2(64), err(64);
     mpfr_sub(e1, xhi, y, MPFR_RNDU);
     mpfr_sub(e2, y, xlo, MPFR_RNDU);
     mpfr_max(err, e1, e2, MPFR_RNDU);

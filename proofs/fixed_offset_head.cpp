@@ -1,11 +1,10 @@
 #include "proofs/fixed_offset_head.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <chrono>
 #include <cmath>
-#include <cstring>
 
+#include "numeric/binary64_rounding.hpp"
 #include "numeric/engine.hpp"
 #include "numeric/error.hpp"
 #include "numeric/format_properties.hpp"
@@ -17,58 +16,14 @@ using numeric::Value;
 
 namespace {
 
-/// Round-to-nearest-even of an exact double into a floating format inside binary64
-/// (subnormals kept, overflow to ±inf), or the identity for binary64 itself. Same contract
-/// as attention::Arithmetic's fast path; the rounding is done with the classic
-/// "add and subtract 1.5·2^(q+52)" trick, exact under the default floating-point environment.
-struct FastRound {
-  bool native = false;
-  int precision = 53;
-  int emin = -1022;
-  int emax = 1023;
-  double max_finite = 0;
-
-  double operator()(double x) const {
-    if (native) return x;
-    std::uint64_t bits;
-    std::memcpy(&bits, &x, sizeof bits);
-    const int biased = static_cast<int>((bits >> 52) & 0x7ff);
-    if (biased == 0x7ff || x == 0.0) return x;  // inf, NaN, ±0
-    const int e = biased == 0 ? -1022 : biased - 1023;
-    if (e > emax) return std::copysign(HUGE_VAL, x);
-    const int q = std::max(e, emin) - (precision - 1);
-    // M = 1.5·2^(q+52); |x| < 2^(q+p) ≤ 2^(q+51), so x + M lies in [2^(q+52), 2^(q+53)),
-    // where the spacing is 2^q: (x + M) − M is x rounded to a multiple of 2^q, ties to even.
-    const std::uint64_t mbits =
-        (static_cast<std::uint64_t>(q + 52 + 1023) << 52) | (std::uint64_t{1} << 51);
-    double m;
-    std::memcpy(&m, &mbits, sizeof m);
-    const double r = (x + m) - m;
-    if (std::fabs(r) > max_finite) return std::copysign(HUGE_VAL, x);
-    return std::copysign(r, x);
-  }
-};
-
-/// The FastRound of a format under a rounding, when the binary64 kernel is exact for it:
-/// binary64 itself, or p ≤ 25 with products of two elements exact doubles.
-std::optional<FastRound> fast_round_for(const Format& f, numeric::Rounding r) {
-  if (r != numeric::Rounding::nearest_even) return std::nullopt;
-  const attention::Arithmetic arithmetic(f, r);
-  if (!arithmetic.fast()) return std::nullopt;
-  FastRound fr;
-  if (f.kind == Format::Kind::floating && f.precision == 53 && f.emin == -1022 && f.emax == 1023 &&
-      f.subnormals && f.has_infinity) {
-    fr.native = true;
-    return fr;
-  }
-  if (f.kind != Format::Kind::floating || f.precision > 25) return std::nullopt;
-  // Products of two elements (≥ 2^(2(emin-p+1)), < 2^(2(emax+1))) must be exact normal doubles.
-  if (2 * (f.emin - f.precision + 1) < -1000 || 2 * (f.emax + 1) > 1000) return std::nullopt;
-  fr.precision = f.precision;
-  fr.emin = f.emin;
-  fr.emax = f.emax;
-  fr.max_finite = std::ldexp(2.0 - std::ldexp(1.0, 1 - f.precision), f.emax);
-  return fr;
+/// The binary64 kernel's rounding into a format under a rounding, when the kernel is exact
+/// for it: numeric::Binary64Rounding::fast_arithmetic() (binary64 itself, or p ≤ 25 inside
+/// binary64's normal range; NUMERIC §2), the same domain as attention::Arithmetic's fast path,
+/// so the kernel and the reference scores agree bit for bit.
+std::optional<numeric::Binary64Rounding> fast_round_for(const Format& f, numeric::Rounding r) {
+  numeric::Binary64Rounding rounding(f, r);
+  if (!rounding.fast_arithmetic()) return std::nullopt;
+  return rounding;
 }
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
@@ -186,7 +141,9 @@ struct RealisedScores::State {
   // binary64 kernel
   bool fast = false;
   attention::Summation summation = attention::Summation::sequential;
-  FastRound round_f, round_a;
+  // roundings into F and A (placeholders until the constructor enables the kernel)
+  numeric::Binary64Rounding round_f{Format::fp64(), numeric::Rounding::nearest_even};
+  numeric::Binary64Rounding round_a{Format::fp64(), numeric::Rounding::nearest_even};
   std::size_t dim = 0;
   std::vector<double> qd, kd;  // positions × dim
 
@@ -195,8 +152,8 @@ struct RealisedScores::State {
     const double* k = &kd[j * dim];
     switch (summation) {
       case attention::Summation::sequential: {
-        double acc = round_f(q[0] * k[0]);
-        for (std::size_t c = 1; c < dim; ++c) acc = round_f(acc + round_f(q[c] * k[c]));
+        double acc = round_f.mul(q[0], k[0]);
+        for (std::size_t c = 1; c < dim; ++c) acc = round_f.add(acc, round_f.mul(q[c], k[c]));
         return acc;
       }
       case attention::Summation::pairwise: {
@@ -207,14 +164,14 @@ struct RealisedScores::State {
           big.resize(dim);
           t = big.data();
         }
-        for (std::size_t c = 0; c < dim; ++c) t[c] = round_f(q[c] * k[c]);
+        for (std::size_t c = 0; c < dim; ++c) t[c] = round_f.mul(q[c], k[c]);
         return pairwise(t, dim);
       }
       case attention::Summation::wide_accumulator: {
-        double acc = round_a(round_a(q[0]) * round_a(k[0]));
+        double acc = round_a.mul(round_a.round(q[0]), round_a.round(k[0]));
         for (std::size_t c = 1; c < dim; ++c)
-          acc = round_a(acc + round_a(round_a(q[c]) * round_a(k[c])));
-        return round_f(acc);
+          acc = round_a.add(acc, round_a.mul(round_a.round(q[c]), round_a.round(k[c])));
+        return round_f.round(acc);
       }
       case attention::Summation::exact:
         break;
@@ -224,7 +181,7 @@ struct RealisedScores::State {
   double pairwise(const double* t, std::size_t n) const {
     if (n == 1) return t[0];
     const std::size_t m = n / 2;
-    return round_f(pairwise(t, m) + pairwise(t + m, n - m));
+    return round_f.add(pairwise(t, m), pairwise(t + m, n - m));
   }
 };
 
@@ -239,7 +196,7 @@ RealisedScores::RealisedScores(const FixedOffsetHead& head, bool use_fast_kernel
   if (use_fast_kernel && !head.head.scale && s.dim >= 1 &&
       s.summation != attention::Summation::exact) {
     const auto rf = fast_round_for(head.policy.format, head.policy.rounding);
-    std::optional<FastRound> ra = rf;
+    std::optional<numeric::Binary64Rounding> ra = rf;
     if (s.summation == attention::Summation::wide_accumulator) {
       ra = fast_round_for(head.policy.accumulator, head.policy.rounding);
     }

@@ -7,23 +7,15 @@
 #include "numeric/engine.hpp"
 #include "numeric/error.hpp"
 #include "numeric/format_properties.hpp"
+#include "numeric/mpfr_util.hpp"
 
 namespace ropesim::proofs {
 
 using numeric::Format;
+using numeric::Mpfr;
 using numeric::Value;
 
 namespace {
-
-struct Mp {
-  mpfr_t x;
-  explicit Mp(mpfr_prec_t p) { mpfr_init2(x, p); }
-  ~Mp() { mpfr_clear(x); }
-  Mp(const Mp&) = delete;
-  Mp& operator=(const Mp&) = delete;
-  operator mpfr_ptr() { return x; }
-  operator mpfr_srcptr() const { return x; }
-};
 
 constexpr std::int64_t kRecordLimit = 4'000'000'000'000'000'000LL;
 
@@ -73,11 +65,11 @@ std::vector<std::pair<Value, std::string>> auto_c_candidates(const FixedOffsetHe
   const auto records = record_distances(
       head.ideal, single_block(head) ? kRecordLimit : std::max<std::int64_t>(1, record_limit));
   for (const auto& rec : records) {
-    Mp lo(160), hi(160), delta(160), c(160);
+    Mpfr lo(160), hi(160), delta(160), c(160);
     head.ideal.enclose(rec.n, lo, hi);
     mpfr_set_q(delta, W.get_mpq_t(), MPFR_RNDD);
     mpfr_sub(delta, delta, hi, MPFR_RNDD);  // δ_n from below
-    if (mpfr_sgn(delta.x) <= 0) continue;
+    if (mpfr_sgn(delta) <= 0) continue;
     const mpq_class numerator = f * (1 + slack);
     mpfr_set_q(c, numerator.get_mpq_t(), MPFR_RNDU);
     mpfr_div(c, c, delta, MPFR_RNDU);  // ≥ f(1+slack)/δ_n

@@ -6,20 +6,13 @@
 #include "numeric/engine.hpp"
 #include "numeric/error.hpp"
 #include "numeric/format_properties.hpp"
+#include "numeric/mpfr_util.hpp"
 
 namespace ropesim::proofs {
 
-namespace {
+using numeric::Mpfr;
 
-struct Mp {
-  mpfr_t x;
-  explicit Mp(mpfr_prec_t p) { mpfr_init2(x, p); }
-  ~Mp() { mpfr_clear(x); }
-  Mp(const Mp&) = delete;
-  Mp& operator=(const Mp&) = delete;
-  operator mpfr_ptr() { return x; }
-  operator mpfr_srcptr() const { return x; }
-};
+namespace {
 
 constexpr std::int64_t kMaxLimit = 4'000'000'000'000'000'000LL;
 
@@ -28,7 +21,7 @@ int compare_sums(const CosineSum& s, std::int64_t n, std::int64_t m) {
   const auto en = s.exact(n), em = s.exact(m);
   if (en && em) return cmp(*en, *em) < 0 ? -1 : (cmp(*en, *em) > 0 ? 1 : 0);
   for (mpfr_prec_t P = 64; P <= 4096; P *= 2) {
-    Mp nlo(P), nhi(P), mlo(P), mhi(P);
+    Mpfr nlo(P), nhi(P), mlo(P), mhi(P);
     s.enclose(n, nlo, nhi);
     s.enclose(m, mlo, mhi);
     if (mpfr_cmp(nhi, mlo) < 0) return -1;
@@ -39,7 +32,7 @@ int compare_sums(const CosineSum& s, std::int64_t n, std::int64_t m) {
 
 /// S(0) − S(n) as the nearest double, from a 128-bit enclosure.
 double delta_double(const CosineSum& s, std::int64_t n) {
-  Mp lo(128), hi(128), w(128);
+  Mpfr lo(128), hi(128), w(128);
   s.enclose(n, lo, hi);
   const mpq_class W = s.weight_sum();
   mpfr_set_q(w, W.get_mpq_t(), MPFR_RNDN);
@@ -75,7 +68,7 @@ std::vector<mpz_class> continued_fraction_of_turn(const BlockAngle& angle, std::
   if (angle.turn()) return cf_of_rational(*angle.turn(), limit);
   const bool negative = angle.theta().sign() < 0;
   for (mpfr_prec_t P = 256; P <= (1 << 16); P *= 2) {
-    Mp lo(P), hi(P), pilo(P), pihi(P), t(P);
+    Mpfr lo(P), hi(P), pilo(P), pihi(P), t(P);
     angle.theta().enclose(lo, hi);
     if (negative) {
       mpfr_neg(t, lo, MPFR_RNDN);  // exact
@@ -92,9 +85,9 @@ std::vector<mpz_class> continued_fraction_of_turn(const BlockAngle& angle, std::
     mpz_class q_prev = 0, q = 1;
     bool precise = true;
     for (;;) {
-      Mp flo(P), fhi(P);
-      mpfr_floor(flo.x, lo.x);
-      mpfr_floor(fhi.x, hi.x);
+      Mpfr flo(P), fhi(P);
+      mpfr_floor(flo, lo);
+      mpfr_floor(fhi, hi);
       if (!mpfr_equal_p(flo, fhi)) {
         precise = false;
         break;
@@ -110,7 +103,7 @@ std::vector<mpz_class> continued_fraction_of_turn(const BlockAngle& angle, std::
       }
       mpfr_sub(lo, lo, flo, MPFR_RNDD);
       mpfr_sub(hi, hi, flo, MPFR_RNDU);
-      if (mpfr_sgn(lo.x) <= 0) {
+      if (mpfr_sgn(lo) <= 0) {
         precise = false;
         break;
       }

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "numeric/mpfr_util.hpp"
+
 namespace ropesim::attention::detail {
 
 ThetaEnclosure::ThetaEnclosure(ExactReal theta) : theta_(std::move(theta)) {
@@ -20,16 +22,13 @@ ThetaEnclosure::~ThetaEnclosure() {
 
 void ThetaEnclosure::ensure(mpfr_prec_t prec) {
   if (prec <= prec_) return;
-  mpfr_t lo, hi;
-  mpfr_init2(lo, prec);
-  mpfr_init2(hi, prec);
+  numeric::Mpfr lo(prec), hi(prec);
   theta_.enclose(lo, hi);
   mpfr_set_prec(mid_, prec + 1);
   mpfr_add(mid_, lo, hi, MPFR_RNDN);
   mpfr_div_2ui(mid_, mid_, 1, MPFR_RNDN);  // exact at prec + 1 bits when lo, hi share a binade
   // err ≥ max(hi - mid, mid - lo)
-  mpfr_t d;
-  mpfr_init2(d, 64);
+  numeric::Mpfr d(64);
   mpfr_sub(err_, hi, mid_, MPFR_RNDU);
   mpfr_sub(d, mid_, lo, MPFR_RNDU);
   mpfr_max(err_, err_, d, MPFR_RNDU);
@@ -39,7 +38,6 @@ void ThetaEnclosure::ensure(mpfr_prec_t prec) {
   mpfr_sub_d(d, mid_, dd_.hi, MPFR_RNDN);  // exact
   dd_.lo = mpfr_get_d(d, MPFR_RNDN);
   dd_error_ = mpfr_get_d(err_, MPFR_RNDU) + std::fabs(dd_.hi) * 0x1p-104;
-  mpfr_clears(lo, hi, d, static_cast<mpfr_ptr>(nullptr));
   prec_ = prec;
 }
 

@@ -5,6 +5,8 @@
 #include <array>
 #include <cmath>
 
+#include "numeric/mpfr_util.hpp"
+
 namespace ropesim::attention::detail {
 
 namespace {
@@ -50,9 +52,7 @@ struct Constants {
   double two_over_pi;
   std::array<DD, 34> inv_factorial;  // 1/n! as double-double
   Constants() {
-    mpfr_t x, t;
-    mpfr_init2(x, 400);
-    mpfr_init2(t, 400);
+    numeric::Mpfr x(400), t(400);
     mpfr_const_pi(x, MPFR_RNDN);
     mpfr_div_2ui(x, x, 1, MPFR_RNDN);
     double* parts[3] = {&c1, &c2, &c3};
@@ -70,8 +70,6 @@ struct Constants {
       mpfr_sub_d(x, x, hi, MPFR_RNDN);
       inv_factorial[n] = {hi, mpfr_get_d(x, MPFR_RNDN)};
     }
-    mpfr_clear(x);
-    mpfr_clear(t);
   }
 };
 

@@ -8,6 +8,7 @@
 #include "attention/detail/cos_sin.hpp"
 #include "attention/detail/format_ops.hpp"
 #include "numeric/error.hpp"
+#include "numeric/mpfr_util.hpp"
 
 namespace ropesim::attention::detail {
 
@@ -17,23 +18,18 @@ __extension__ typedef unsigned __int128 u128;  // exact a·r mod m for 64-bit m
 
 /// The exact rational value of a finite Value.
 mpq_class to_rational(const Value& v) {
-  mpfr_t x;
-  mpfr_init2(x, v.is_wide() ? mpfr_get_prec(v.wide()) : 53);
+  numeric::Mpfr x(v.is_wide() ? mpfr_get_prec(v.wide()) : 53);
   v.to_mpfr(x);
   mpq_class q;
   mpfr_get_q(q.get_mpq_t(), x);
-  mpfr_clear(x);
   return q;
 }
 
 /// A binary64 value rounded from an exact rational (a Python float of a config value).
 Value python_float(const mpq_class& q) {
-  mpfr_t x;
-  mpfr_init2(x, 53);
+  numeric::Mpfr x(53);
   mpfr_set_q(x, q.get_mpq_t(), MPFR_RNDN);
-  const double d = mpfr_get_d(x, MPFR_RNDN);
-  mpfr_clear(x);
-  return Value::from_double_exact(d);
+  return Value::from_double_exact(mpfr_get_d(x, MPFR_RNDN));
 }
 
 void add_step(Steps* steps, const char* name, const Value& v) {

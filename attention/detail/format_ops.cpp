@@ -5,19 +5,13 @@
 #include <limits>
 
 #include "numeric/format_properties.hpp"
+#include "numeric/mpfr_util.hpp"
 
 namespace ropesim::attention::detail {
 
 namespace {
 
-struct Mp {
-  mpfr_t x;
-  explicit Mp(mpfr_prec_t p) { mpfr_init2(x, p); }
-  ~Mp() { mpfr_clear(x); }
-  Mp(const Mp&) = delete;
-  Mp& operator=(const Mp&) = delete;
-  operator mpfr_ptr() { return x; }
-};
+using numeric::Mpfr;
 
 bool same_double_bits(double a, double b) {
   return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b);
@@ -30,12 +24,7 @@ mpfr_prec_t value_precision(const Value& v) {
 }  // namespace
 
 FormatOps::FormatOps(const Format& f, Rounding r, const numeric::Engine& engine)
-    : f_(f), r_(r), engine_(engine) {
-  fast_round_ = r == Rounding::nearest_even && !f.is_fixed_point() && f.fits_double() &&
-                f.subnormals && f.has_infinity && f.reserved_top_codes == 0;
-  binary64_ = fast_round_ && f.precision == 53 && f.emin == -1022 && f.emax == 1023;
-  fast_arith_ =
-      fast_round_ && (binary64_ || (f.precision <= 25 && f.emin >= -400 && f.emax <= 400));
+    : f_(f), r_(r), engine_(engine), fast_(f, r) {
   max_finite_ = numeric::max_finite(f);
   max_finite_d_ = max_finite_.to_double();
   mpfr_init2(max_mp_, std::max<mpfr_prec_t>(f.precision + 8, 64));
@@ -48,18 +37,6 @@ FormatOps::FormatOps(const Format& f, Rounding r, const numeric::Engine& engine)
 }
 
 FormatOps::~FormatOps() { mpfr_clear(max_mp_); }
-
-double FormatOps::round_double(double x) const {
-  if (binary64_ || !std::isfinite(x) || x == 0) return x;
-  const double a = std::fabs(x);
-  const int e = std::ilogb(a);
-  const int q = std::max(e, f_.emin) - (f_.precision - 1);  // exponent of the quantum
-  // a·2^-q is exact (a power-of-two scaling within binary64's range); nearbyint rounds to
-  // nearest-even in the default floating-point environment, which ropesim never changes.
-  double res = std::ldexp(std::nearbyint(std::ldexp(a, -q)), q);
-  if (res > max_finite_d_) res = std::numeric_limits<double>::infinity();
-  return std::copysign(res, x);
-}
 
 bool FormatOps::at_max(const Value& v) const {
   if (!v.is_finite()) return false;
@@ -86,14 +63,14 @@ Value FormatOps::finish(const Value& result, bool inputs_finite, mpfr_srcptr exa
 Value FormatOps::nan() const { return Value::from_double_exact(std::numeric_limits<double>::quiet_NaN()); }
 
 Value FormatOps::from_uint(std::uint64_t i, std::uint8_t& flags) const {
-  if (fast_round_ && i < (std::uint64_t{1} << 53)) {
-    const double r = round_double(static_cast<double>(i));
+  if (fast_.fast_rounding() && i < (std::uint64_t{1} << 53)) {
+    const double r = fast_.round(static_cast<double>(i));
     if (std::isinf(r)) flags |= kOverflow;
     return Value::from_double_exact(r);
   }
   const Value v = engine_.from_integer(f_, mpz_class(std::to_string(i)), r_);
   if (at_max(v)) {
-    Mp x(70);
+    Mpfr x(70);
     mpfr_set_uj(x, i, MPFR_RNDA);
     return finish(v, true, x, flags);
   }
@@ -102,7 +79,7 @@ Value FormatOps::from_uint(std::uint64_t i, std::uint8_t& flags) const {
 
 Value FormatOps::from_rational(const mpq_class& q, std::uint8_t& flags) const {
   const Value v = engine_.from_rational(f_, q, r_);
-  Mp x(std::max<mpfr_prec_t>(f_.precision + 8, 64));
+  Mpfr x(std::max<mpfr_prec_t>(f_.precision + 8, 64));
   mpfr_set_q(x, q.get_mpq_t(), MPFR_RNDA);
   return finish(v, true, x, flags);
 }
@@ -110,22 +87,22 @@ Value FormatOps::from_rational(const mpq_class& q, std::uint8_t& flags) const {
 Value FormatOps::round_real(const ExactReal& x, std::uint8_t& flags) const {
   if (auto q = x.as_rational()) return from_rational(*q, flags);
   const Value v = engine_.round_real(f_, x.oracle(), r_);
-  Mp lo(f_.precision + 64), hi(f_.precision + 64);
+  Mpfr lo(f_.precision + 64), hi(f_.precision + 64);
   x.enclose(lo, hi);
   // overflow iff |x| > max; decided on the enclosure (x is never exactly ±max here)
-  mpfr_ptr far = mpfr_sgn(lo.x) >= 0 ? hi.x : lo.x;
+  mpfr_ptr far = mpfr_sgn(lo) >= 0 ? hi.get() : lo.get();
   return finish(v, true, far, flags);
 }
 
 Value FormatOps::convert(const Value& v, std::uint8_t& flags) const {
-  if (fast_round_ && !v.is_wide()) {
-    const double r = round_double(v.narrow());
+  if (fast_.fast_rounding() && !v.is_wide()) {
+    const double r = fast_.round(v.narrow());
     if (std::isnan(r)) flags |= kNaN;
     if (std::isinf(r) && std::isfinite(v.narrow())) flags |= kOverflow;
     return Value::from_double_exact(r);
   }
   const Value res = engine_.convert(f_, v, r_);
-  Mp x(std::max<mpfr_prec_t>(value_precision(v), 64));
+  Mpfr x(std::max<mpfr_prec_t>(value_precision(v), 64));
   v.to_mpfr(x);
   return finish(res, v.is_finite(), x, flags);
 }
@@ -135,9 +112,8 @@ enum class Op { mul, div, add, sub };
 }
 
 #define ROPESIM_FAST_OP(OPER)                                                          \
-  if (fast_arith_ && !a.is_wide() && !b.is_wide()) {                                  \
-    const double x = a.narrow() OPER b.narrow();                                      \
-    const double r = round_double(x);                                                 \
+  if (fast_.fast_arithmetic() && !a.is_wide() && !b.is_wide()) {                      \
+    const double r = fast_.round(a.narrow() OPER b.narrow());                         \
     if (std::isnan(r)) flags |= kNaN;                                                 \
     if (std::isinf(r) && std::isfinite(a.narrow()) && std::isfinite(b.narrow()))      \
       flags |= kOverflow;                                                             \
@@ -149,7 +125,7 @@ Value FormatOps::mul(const Value& a, const Value& b, std::uint8_t& flags) const 
   const Value res = engine_.mul(f_, a, b, r_);
   if (!res.is_finite()) return finish(res, a.is_finite() && b.is_finite(), nullptr, flags);
   if (!at_max(res)) return res;
-  Mp x(value_precision(a) + value_precision(b)), y(value_precision(a)), z(value_precision(b));
+  Mpfr x(value_precision(a) + value_precision(b)), y(value_precision(a)), z(value_precision(b));
   a.to_mpfr(y);
   b.to_mpfr(z);
   mpfr_mul(x, y, z, MPFR_RNDA);  // exact
@@ -161,7 +137,7 @@ Value FormatOps::div(const Value& a, const Value& b, std::uint8_t& flags) const 
   const Value res = engine_.div(f_, a, b, r_);
   if (!res.is_finite()) return finish(res, a.is_finite() && b.is_finite() && !b.is_zero(), nullptr, flags);
   if (!at_max(res)) return res;
-  Mp x(f_.precision + 64), y(value_precision(a)), z(value_precision(b));
+  Mpfr x(f_.precision + 64), y(value_precision(a)), z(value_precision(b));
   a.to_mpfr(y);
   b.to_mpfr(z);
   mpfr_div(x, y, z, MPFR_RNDA);
@@ -173,7 +149,7 @@ Value FormatOps::add(const Value& a, const Value& b, std::uint8_t& flags) const 
   const Value res = engine_.add(f_, a, b, r_);
   if (!res.is_finite()) return finish(res, a.is_finite() && b.is_finite(), nullptr, flags);
   if (!at_max(res)) return res;
-  Mp x(f_.precision + 64), y(value_precision(a)), z(value_precision(b));
+  Mpfr x(f_.precision + 64), y(value_precision(a)), z(value_precision(b));
   a.to_mpfr(y);
   b.to_mpfr(z);
   mpfr_add(x, y, z, MPFR_RNDA);
@@ -185,7 +161,7 @@ Value FormatOps::sub(const Value& a, const Value& b, std::uint8_t& flags) const 
   const Value res = engine_.sub(f_, a, b, r_);
   if (!res.is_finite()) return finish(res, a.is_finite() && b.is_finite(), nullptr, flags);
   if (!at_max(res)) return res;
-  Mp x(f_.precision + 64), y(value_precision(a)), z(value_precision(b));
+  Mpfr x(f_.precision + 64), y(value_precision(a)), z(value_precision(b));
   a.to_mpfr(y);
   b.to_mpfr(z);
   mpfr_sub(x, y, z, MPFR_RNDA);
@@ -197,25 +173,21 @@ Value FormatOps::sub(const Value& a, const Value& b, std::uint8_t& flags) const 
 Value FormatOps::pow(const Value& a, const Value& b, std::uint8_t& flags) const {
   const mpfr_prec_t pa = value_precision(a), pb = value_precision(b);
   auto oracle = [a, b, pa, pb](mpfr_ptr y, mpfr_prec_t) -> std::uint64_t {
-    mpfr_t x, e;
-    mpfr_init2(x, pa);
-    mpfr_init2(e, pb);
+    Mpfr x(pa), e(pb);
     a.to_mpfr(x);
     b.to_mpfr(e);
     const int t = mpfr_pow(y, x, e, MPFR_RNDN);  // correctly rounded: error ≤ 1/2 ulp
-    mpfr_clear(x);
-    mpfr_clear(e);
     return t == 0 ? 0 : 1;
   };
   if (!a.is_finite() || !b.is_finite() || a.is_zero() || a.sign_bit()) {
     // not used by the pipelines (β > 0 finite); keep IEEE pow semantics via MPFR at 2p bits
-    Mp y(2 * f_.precision + 8);
+    Mpfr y(2 * f_.precision + 8);
     oracle(y, 0);
     const Value res = engine_.from_mpfr(f_, y, r_);
     return finish(res, false, nullptr, flags);
   }
   const Value res = engine_.round_real(f_, oracle, r_);
-  Mp y(f_.precision + 64);
+  Mpfr y(f_.precision + 64);
   oracle(y, 0);
   return finish(res, true, y, flags);
 }
@@ -223,7 +195,7 @@ Value FormatOps::pow(const Value& a, const Value& b, std::uint8_t& flags) const 
 std::optional<Value> FormatOps::round_interval(mpfr_srcptr lo, mpfr_srcptr hi,
                                                std::uint8_t& flags) const {
   std::optional<Value> out;
-  if (binary64_ && mpfr_cmpabs_ui(lo, 0) != 0) {
+  if (fast_.is_binary64() && mpfr_cmpabs_ui(lo, 0) != 0) {
     // mpfr_get_d with RNDN is binary64 rounding; keep away from the subnormal range
     const double l = mpfr_get_d(lo, MPFR_RNDN), h = mpfr_get_d(hi, MPFR_RNDN);
     if (std::fabs(l) >= 0x1p-1000 && std::fabs(h) >= 0x1p-1000) {
@@ -231,10 +203,10 @@ std::optional<Value> FormatOps::round_interval(mpfr_srcptr lo, mpfr_srcptr hi,
       out = Value::from_double_exact(l);
     }
   }
-  if (!out && fast_round_ && !binary64_ && f_.precision <= 51) {
+  if (!out && fast_.fast_rounding() && !fast_.is_binary64() && f_.precision <= 51) {
     // lo' ≤ lo ≤ x ≤ hi ≤ hi' and rounding is monotone: equal roundings of lo', hi' decide.
-    const double l = round_double(mpfr_get_d(lo, MPFR_RNDD));
-    const double h = round_double(mpfr_get_d(hi, MPFR_RNDU));
+    const double l = fast_.round(mpfr_get_d(lo, MPFR_RNDD));
+    const double h = fast_.round(mpfr_get_d(hi, MPFR_RNDU));
     if (!same_double_bits(l, h)) return std::nullopt;
     out = Value::from_double_exact(l);
   }
@@ -254,7 +226,7 @@ std::optional<Value> FormatOps::round_dd(const DoubleDouble& y, double e,
   constexpr double inf = std::numeric_limits<double>::infinity();
   if (!std::isfinite(y.hi) || std::fabs(y.hi) < 0x1p-900) return std::nullopt;
   double r = 0;
-  if (binary64_) {
+  if (fast_.is_binary64()) {
     // every real in [y - e, y + e] rounds to y.hi iff the interval stays strictly inside the
     // half-gaps around y.hi (|y.lo| ≤ ulp/2); the slack 2^-20·e absorbs the roundings of
     // y.lo ± e (≤ 2^-53 relative to values ≤ the half-gap).
@@ -269,7 +241,7 @@ std::optional<Value> FormatOps::round_dd(const DoubleDouble& y, double e,
     const double sl = y.hi + (y.lo - e), sh = y.hi + (y.lo + e);
     const double lo = std::nextafter(sl - std::fabs(sl) * 0x1p-50, -inf);
     const double hi = std::nextafter(sh + std::fabs(sh) * 0x1p-50, inf);
-    const double rl = round_double(lo), rh = round_double(hi);
+    const double rl = fast_.round(lo), rh = fast_.round(hi);
     if (!same_double_bits(rl, rh)) return std::nullopt;
     r = rl;
   }

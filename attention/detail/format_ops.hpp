@@ -3,9 +3,10 @@
 /// fast path through binary64 where that is exact (NUMERIC §2: innocuous double rounding
 /// for p ≤ 25 with + − × ÷; a single rounding of an exact double otherwise).
 ///
-/// The fast path applies to floating formats that fit a double, keep subnormals, overflow
-/// to ±inf, have no reserved codes, under round-to-nearest-even; everything else goes
-/// through the numeric engine. Tests cross-check both paths bit for bit.
+/// The fast path and its domain are numeric::Binary64Rounding's (floating formats that fit a
+/// double, keep subnormals, overflow to ±inf, have NaN and no reserved codes, under
+/// round-to-nearest-even; + − × ÷ only for binary64 or p ≤ 25 with |emin|, |emax| ≤ 400);
+/// everything else goes through the numeric engine. Tests cross-check both paths bit for bit.
 #include <gmpxx.h>
 #include <mpfr.h>
 
@@ -14,6 +15,7 @@
 
 #include "attention/detail/dd_trig.hpp"
 #include "attention/exact_real.hpp"
+#include "numeric/binary64_rounding.hpp"
 #include "numeric/engine.hpp"
 #include "numeric/format.hpp"
 #include "numeric/value.hpp"
@@ -33,16 +35,17 @@ class FormatOps {
 
   const Format& format() const { return f_; }
   Rounding rounding() const { return r_; }
-  /// True when conversions of doubles use the fast rounding.
-  bool fast_round() const { return fast_round_; }
-  /// True when + − × ÷ of two elements go through binary64 exactly (p ≤ 25) or natively (fp64).
-  bool fast_arith() const { return fast_arith_; }
-  /// The format is binary64 itself.
-  bool is_binary64() const { return binary64_; }
+  /// True when conversions of doubles use the fast rounding (Binary64Rounding::fast_rounding).
+  bool fast_round() const { return fast_.fast_rounding(); }
+  /// True when + − × ÷ of two elements go through binary64 exactly (p ≤ 25) or natively (fp64)
+  /// (Binary64Rounding::fast_arithmetic).
+  bool fast_arith() const { return fast_.fast_arithmetic(); }
+  /// The format is binary64 itself (under round-to-nearest-even).
+  bool is_binary64() const { return fast_.is_binary64(); }
   int precision() const { return f_.precision; }
 
   /// round_F(x) of an exact double x (fast_round() only).
-  double round_double(double x) const;
+  double round_double(double x) const { return fast_.round(x); }
 
   Value from_uint(std::uint64_t i, std::uint8_t& flags) const;
   Value from_rational(const mpq_class& q, std::uint8_t& flags) const;
@@ -64,7 +67,9 @@ class FormatOps {
   /// fast_dd_decision() formats.
   std::optional<Value> round_dd(const DoubleDouble& y, double e, std::uint8_t& flags) const;
   /// True when round_dd applies (fast_round() and binary64 or p ≤ 40).
-  bool fast_dd_decision() const { return fast_round_ && (binary64_ || f_.precision <= 40); }
+  bool fast_dd_decision() const {
+    return fast_.fast_rounding() && (fast_.is_binary64() || f_.precision <= 40);
+  }
 
   /// A NaN of this format (NaNs compare equal by bits).
   Value nan() const;
@@ -84,9 +89,7 @@ class FormatOps {
   Format f_;
   Rounding r_;
   const numeric::Engine& engine_;
-  bool fast_round_ = false;
-  bool fast_arith_ = false;
-  bool binary64_ = false;
+  numeric::Binary64Rounding fast_;
   double max_finite_d_ = 0;
   Value max_finite_;
   mpfr_t max_mp_;  // |max finite| exactly

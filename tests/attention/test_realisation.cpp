@@ -11,6 +11,7 @@
 #include "attention/detail/format_ops.hpp"
 #include "attention/realisation.hpp"
 #include "numeric/error.hpp"
+#include "numeric/mpfr_util.hpp"
 
 using namespace ropesim::attention;
 using ropesim::InvalidArgument;
@@ -18,13 +19,9 @@ using ropesim::numeric::mpfr_engine;
 
 namespace {
 
-struct Mp {
-  mpfr_t x;
-  explicit Mp(mpfr_prec_t p = 300) { mpfr_init2(x, p); }
-  ~Mp() { mpfr_clear(x); }
-  Mp(const Mp&) = delete;
-  Mp& operator=(const Mp&) = delete;
-  operator mpfr_ptr() { return x; }
+/// An MPFR number at the tests' reference precision, 300 bits.
+struct Mp : ropesim::numeric::Mpfr {
+  Mp() : Mpfr(300) {}
 };
 
 bool same(const Value& a, const Value& b) { return a.same_bits(b); }
