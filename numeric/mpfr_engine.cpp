@@ -381,19 +381,39 @@ void for_each_finite_value(const Format& f, const std::function<void(const Value
   if (binades * std::ldexp(1.0, f.precision - 1) > std::ldexp(1.0, 31)) {
     throw InvalidArgument("format " + f.name + " has more than 2^32 values");
   }
-  // Positive values in increasing order, as integer significand m and exponent of its last bit.
-  std::vector<double> positive;
+  // Generated, not stored (fp32 has 4.3·10^9 values): the positive values in increasing order
+  // are the subnormals k·2^(emin-p+1), then each binade's significands m·2^(e-p+1).
   const long long half = 1LL << (f.precision - 1);
-  if (f.subnormals) {
-    for (long long m = 1; m < half; ++m) positive.push_back(std::ldexp(static_cast<double>(m), f.emin - f.precision + 1));
-  }
-  for (int e = f.emin; e <= f.emax; ++e) {
-    const long long top = (e == f.emax) ? 2 * half - f.reserved_top_codes : 2 * half;
-    for (long long m = half; m < top; ++m) positive.push_back(std::ldexp(static_cast<double>(m), e - f.precision + 1));
-  }
-  for (auto it = positive.rbegin(); it != positive.rend(); ++it) visit(Value::from_double_exact(-*it));
+  const int quantum_min = f.emin - f.precision + 1;
+  auto positives = [&](bool descending, double sign) {
+    auto visit_binade = [&](int e) {
+      const long long top = (e == f.emax) ? 2 * half - f.reserved_top_codes : 2 * half;
+      const int quantum = e - f.precision + 1;
+      if (descending) {
+        for (long long m = top - 1; m >= half; --m) visit(Value::from_double_exact(sign * std::ldexp(static_cast<double>(m), quantum)));
+      } else {
+        for (long long m = half; m < top; ++m) visit(Value::from_double_exact(sign * std::ldexp(static_cast<double>(m), quantum)));
+      }
+    };
+    auto visit_subnormals = [&]() {
+      if (!f.subnormals) return;
+      if (descending) {
+        for (long long m = half - 1; m >= 1; --m) visit(Value::from_double_exact(sign * std::ldexp(static_cast<double>(m), quantum_min)));
+      } else {
+        for (long long m = 1; m < half; ++m) visit(Value::from_double_exact(sign * std::ldexp(static_cast<double>(m), quantum_min)));
+      }
+    };
+    if (descending) {
+      for (int e = f.emax; e >= f.emin; --e) visit_binade(e);
+      visit_subnormals();
+    } else {
+      visit_subnormals();
+      for (int e = f.emin; e <= f.emax; ++e) visit_binade(e);
+    }
+  };
+  positives(true, -1.0);
   visit(Value::from_double_exact(0.0));
-  for (double d : positive) visit(Value::from_double_exact(d));
+  positives(false, 1.0);
 }
 
 }  // namespace ropesim::numeric
