@@ -400,7 +400,7 @@ nlohmann::json to_json(const CensusResult& r, bool include_witnesses) {
   auto opt = [](const auto& o) { return o ? json(*o) : json(nullptr); };
   json j;
   j["schedule"] = r.schedule;
-  j["realisation"] = r.realisation;
+  j["realization"] = r.realisation;
   j["format"] = r.format.name;
   j["table_format"] = r.table_format.name;
   j["positions"] = r.positions;

@@ -327,7 +327,7 @@ PositionReport query_position(const Schedule& s, const Realisation& r, std::uint
 nlohmann::json to_json(const PositionReport& report) {
   nlohmann::json j;
   j["schedule"] = report.schedule;
-  j["realisation"] = report.realisation;
+  j["realization"] = report.realisation;
   j["table_format"] = report.table_format.name;
   j["position"] = report.position;
   nlohmann::json blocks = nlohmann::json::array();

@@ -20,6 +20,7 @@ Action add_sweep_command(CLI::App& app);
 Action add_horizon_command(CLI::App& app);
 Action add_table_command(CLI::App& app);
 Action add_run_command(CLI::App& app);
+Action add_construct_command(CLI::App& app);
 
 /// What a list holds, which decides where a comma starts a new item.
 enum class ListKind {
@@ -43,6 +44,13 @@ auto with_flag(const std::string& flag, F&& parse) {
   } catch (const InvalidArgument& e) {
     throw InvalidArgument(flag + ": " + e.what());
   }
+}
+
+/// Rejects a leading minus sign for unsigned options (CLI11 would wrap -1 to 2^64 - 1).
+inline CLI::Validator non_negative() {
+  return CLI::Validator(
+      [](std::string& text) { return !text.empty() && text[0] == '-' ? std::string("must not be negative, got " + text) : std::string(); },
+      "", "non-negative");
 }
 
 /// True if stderr is a terminal (progress display).

@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "attention/transformer.hpp"
+#include "numeric/exact.hpp"
 #include "cli/commands.hpp"
 #include "cli/horizon_common.hpp"
 #include "numeric/engine.hpp"
@@ -62,11 +63,14 @@ proofs::HorizonSpec horizon_spec(const HeadArguments& a) {
     return 0;
   });
   if (!numeric::f_large(policy.format, policy.rounding)) {
-    throw InvalidArgument(
-        "--rounding: f_large(" + policy.format.name + ") is undefined under rounding " +
-        a.rounding +
-        " (no finite lead makes softmax select exactly; THEORY §1); use nearest-even, "
-        "nearest-away, toward-zero or downward");
+    if (policy.rounding == numeric::Rounding::upward) {
+      throw InvalidArgument("--rounding: f_large(" + policy.format.name + ") is undefined under rounding " + a.rounding +
+                            " (exp(-f) never rounds up to 0; THEORY §1); use nearest-even, nearest-away, "
+                            "toward-zero or downward");
+    }
+    throw InvalidArgument("--format: f_large(" + policy.format.name + ") is undefined: exp(-max) does not round to 0 in " +
+                          policy.format.name + " (its range is too small for stable softmax to select exactly; "
+                          "THEORY §1); use a format with a wider range, e.g. fp16, bf16, fp32");
   }
   if (a.C == "auto") {
     spec.auto_C = true;
@@ -118,7 +122,7 @@ Table horizon_table(const std::vector<proofs::HorizonReport>& reports) {
       return v;
     };
     nlohmann::json g =
-        r.g ? nlohmann::json(fmt::format("{}", r.g->get_d())) : nlohmann::json(r.schedule);
+        r.g ? nlohmann::json(fmt::format("{}", numeric::nearest_double(*r.g))) : nlohmann::json(r.schedule);
     nlohmann::json tie = nullptr;
     if (r.tie_distance)
       tie = r.tie_distance->at_limit ? nlohmann::json(">" + std::to_string(r.tie_distance->value))
@@ -132,7 +136,7 @@ Table horizon_table(const std::vector<proofs::HorizonReport>& reports) {
          r.range.fail_competitor ? nlohmann::json(*r.range.fail_competitor)
                                  : nlohmann::json(nullptr),
          r.range.fail_offset ? nlohmann::json(*r.range.fail_offset) : nlohmann::json(nullptr),
-         r.range.gap ? nlohmann::json(fmt::format("{:.6g}", r.range.gap->get_d()))
+         r.range.gap ? nlohmann::json(fmt::format("{:.6g}", numeric::nearest_double(*r.range.gap)))
                      : nlohmann::json(nullptr),
          at_limit(static_cast<std::uint64_t>(r.delta_bound.value), r.delta_bound.at_limit), tie,
          number_cell(r.heuristic, 6), number_cell(r.tie_cap, 6), number_cell(r.pm_ceiling, 8)});
@@ -144,7 +148,7 @@ Table horizon_table(const std::vector<proofs::HorizonReport>& reports) {
 std::string horizon_text(const proofs::HorizonReport& r) {
   std::string out;
   const std::string head =
-      r.g ? fmt::format("Y^{} head, g = {}", r.k, r.g->get_d())
+      r.g ? fmt::format("Y^{} head, g = {}", r.k, numeric::nearest_double(*r.g))
           : fmt::format("multi-frequency Y^{} head, {} blocks of {} (equal weights)", r.k, r.blocks,
                         r.schedule);
   out += fmt::format("head           {}; realization {} in {} ({}, {} sums)\n", head, r.realisation,
@@ -184,8 +188,8 @@ std::string horizon_text(const proofs::HorizonReport& r) {
   out += fmt::format("tie cap        L <~ {:.0f}  (pi*sqrt(2/u))\n", r.tie_cap);
   if (r.pm_ceiling)
     out += fmt::format("PM ceiling     {:.8g}  (1/eps_mach of the angle format)\n", *r.pm_ceiling);
-  out += fmt::format("scan           {} scores in {:.3f} s ({})\n", r.range.scores_evaluated,
-                     r.range.seconds, r.range.fast_kernel ? "binary64 kernel" : "reference path");
+  out += fmt::format("scan           {} scores ({})\n", r.range.scores_evaluated,
+                     r.range.fast_kernel ? "binary64 kernel" : "reference path");
   return out;
 }
 
@@ -251,6 +255,12 @@ Action add_horizon_command(CLI::App& app) {
     }
     if (o->simulate_length && *o->simulate_length < 1)
       throw InvalidArgument("--simulate-length: L must be at least 1");
+    // 2^(n+1) words up to length n: 24 is about 10 minutes at ~30 µs a word; longer needs --allow-slow.
+    if (o->simulation.exhaustive_length > 24 && !o->head.allow_slow) {
+      throw InvalidArgument("--exhaustive-length: " + std::to_string(o->simulation.exhaustive_length) +
+                            " means 2^" + std::to_string(o->simulation.exhaustive_length + 1) +
+                            " words; accepted 0..24, or add --allow-slow");
+    }
     const auto spec = horizon_spec(o->head);
     const auto report = proofs::horizon(spec);
     nlohmann::json json = proofs::to_json(report);
@@ -271,7 +281,6 @@ Action add_horizon_command(CLI::App& app) {
         sim["exhaustive_length"] = r.exhaustive_length;
         sim["words"] = r.words;
         sim["positions"] = r.positions;
-        sim["seconds"] = r.seconds;
         sim["within_certified_range"] = L <= report.range.n_max;
         if (r.first) {
           sim["disagreement"] = {{"word", r.first->word},
@@ -289,9 +298,9 @@ Action add_horizon_command(CLI::App& app) {
           sim["disagreement"] = nullptr;
           text += fmt::format(
               "simulation     L = {}: agrees on {} words, {} positions (all words up to length {}, "
-              "{} random up to {}) in {:.2f} s\n",
+              "{} random up to {})\n",
               L, r.words, r.positions, r.exhaustive_length, o->simulation.random_words,
-              std::min(L, o->simulation.random_max_length), r.seconds);
+              std::min(L, o->simulation.random_max_length));
         }
       }
       json["simulation"] = sim;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <iostream>
+#include <new>
 
 #include "cli/commands.hpp"
 #include "numeric/error.hpp"
@@ -60,6 +61,7 @@ int main(int argc, char** argv) {
   using namespace ropesim::cli;
   CLI::App app{"ropesim: exact finite-precision simulation of RoPE transformers (see README.md)"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", "ropesim 0.1.0");
   std::vector<Action> actions;
   actions.push_back(add_formats_command(app));
   actions.push_back(add_rotations_command(app));
@@ -67,6 +69,7 @@ int main(int argc, char** argv) {
   actions.push_back(add_horizon_command(app));
   actions.push_back(add_table_command(app));
   actions.push_back(add_run_command(app));
+  actions.push_back(add_construct_command(app));
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -76,7 +79,16 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << "ropesim: error: " << e.what() << " (see ropesim --help)\n";
+    std::string message = e.what();
+    if (message.find("subcommand is required") != std::string::npos || message.find("were not expected") != std::string::npos) {
+      std::string commands;
+      for (const auto* sub : app.get_subcommands({})) commands += (commands.empty() ? "" : " ") + sub->get_name();
+      bool unknown = argc > 1 && argv[1][0] != '-';
+      for (const auto* sub : app.get_subcommands({})) unknown = unknown && sub->get_name() != argv[1];
+      if (unknown) message = std::string("unknown command '") + argv[1] + "'";
+      message += "; commands: " + commands;
+    }
+    std::cerr << "ropesim: error: " << message << " (see ropesim --help)\n";
     return 2;
   }
   try {
@@ -86,6 +98,10 @@ int main(int argc, char** argv) {
     }
   } catch (const ropesim::InvalidArgument& e) {
     std::cerr << "ropesim: error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "ropesim: error: not enough memory for the requested sizes (positions, model dimensions); "
+                 "reduce them\n";
     return 2;
   } catch (const std::exception& e) {
     std::cerr << "ropesim: internal error: " << e.what() << "\n";

@@ -14,12 +14,13 @@ namespace ropesim::cli {
 
 namespace {
 
-nlohmann::json census_json(const attention::CensusResult& r, bool witnesses) {
+nlohmann::json census_json(const attention::CensusResult& r, numeric::Rounding rounding, bool witnesses) {
   nlohmann::json j;
   j["schedule"] = r.schedule;
   j["realization"] = r.realisation;
   j["format"] = r.format.name;
   j["table_format"] = r.table_format.name;
+  j["rounding"] = std::string(numeric::to_string(rounding));
   j["positions"] = r.positions;
   j["distinct"] = r.distinct_rotations;
   j["distinct_per_block"] = r.distinct_per_block;
@@ -38,10 +39,11 @@ nlohmann::json census_json(const attention::CensusResult& r, bool witnesses) {
   return j;
 }
 
-std::string census_text(const attention::CensusResult& r) {
+std::string census_text(const attention::CensusResult& r, numeric::Rounding rounding) {
   std::string out;
-  out += fmt::format("schedule      {}\nrealization   {} (table format {})\nformat        {}\npositions     0..{}\n",
-                     r.schedule, r.realisation, r.table_format.name, r.format.name, r.positions - 1);
+  out += fmt::format("schedule      {}\nrealization   {} (table format {})\nformat        {}\nrounding      {}\npositions     0..{}\n",
+                     r.schedule, r.realisation, r.table_format.name, r.format.name, numeric::to_string(rounding),
+                     r.positions - 1);
   out += fmt::format("distinct      {} realised rotations\n", r.distinct_rotations);
   std::string per_block;
   for (std::size_t d = 0; d < r.distinct_per_block.size() && d < 16; ++d) {
@@ -77,7 +79,7 @@ std::string flags_text(std::uint8_t flags) {
   return s.empty() ? "-" : s;
 }
 
-std::string position_text(const attention::PositionReport& report) {
+std::string position_text(const attention::PositionReport& report, numeric::Rounding rounding) {
   Table table;
   table.columns = {"block", "exact angle", "steps", "cos exact", "cos realised", "cos err ulp", "sin exact",
                    "sin realised", "sin err ulp", "flags"};
@@ -89,8 +91,8 @@ std::string position_text(const attention::PositionReport& report) {
                           fmt::format("{:.9g}", b.exact_sin), b.sin.to_decimal(9), fmt::format("{:.3g}", b.sin_error_ulps),
                           flags_text(b.flags)});
   }
-  return fmt::format("schedule {}  realization {}  table format {}  position {}\n", report.schedule,
-                     report.realisation, report.table_format.name, report.position) +
+  return fmt::format("schedule {}  realization {}  table format {}  rounding {}  position {}\n", report.schedule,
+                     report.realisation, report.table_format.name, numeric::to_string(rounding), report.position) +
          table.to_text();
 }
 
@@ -110,8 +112,8 @@ Action add_rotations_command(CLI::App& app) {
   cmd->add_option("--realization,--realisation", o->realisation, "r1 r2 r3 hf llamacpp-cpu llamacpp-cuda pipeline:...")->capture_default_str();
   cmd->add_option("--format", o->format, "Number format F (r1-r3) or activation format (pipelines)")->capture_default_str();
   cmd->add_option("--rounding", o->rounding, "Rounding of every step")->capture_default_str();
-  auto* positions = cmd->add_option("--positions", o->positions, "N: positions 0..N-1")->capture_default_str();
-  auto* position = cmd->add_option("--position", o->position, "Report the realised rotation at position I instead of a census");
+  auto* positions = cmd->add_option("--positions", o->positions, "N: positions 0..N-1")->capture_default_str()->check(non_negative());
+  auto* position = cmd->add_option("--position", o->position, "Report the realised rotation at position I instead of a census")->check(non_negative());
   cmd->add_option("--max-period", o->max_period, "P_max for non-periodicity witnesses (default N/2)");
   cmd->add_option("--threads", o->threads, "Worker threads (default: all cores)");
   cmd->add_flag("--json", o->json, "Print JSON (with the full witness list)");
@@ -126,12 +128,16 @@ Action add_rotations_command(CLI::App& app) {
     if (o->position) {
       const auto report = attention::query_position(schedule, realisation, *o->position);
       if (o->json) {
-        std::cout << attention::to_json(report).dump(2) << "\n";
+        nlohmann::json j = attention::to_json(report);
+        j["format"] = format.name;
+        j["rounding"] = std::string(numeric::to_string(mode));
+        std::cout << j.dump(2) << "\n";
       } else {
-        std::cout << position_text(report);
+        std::cout << position_text(report, mode);
       }
       return 0;
     }
+    if (o->threads > 256) throw InvalidArgument("--threads: accepted 1..256 (0 = all cores), got " + std::to_string(o->threads));
     if (o->positions < 2) throw InvalidArgument("--positions: N must be at least 2, got " + std::to_string(o->positions));
     if (o->max_period && (*o->max_period < 1 || *o->max_period >= o->positions)) {
       throw InvalidArgument("--max-period: P_max must be in 1..N-1 = 1.." + std::to_string(o->positions - 1));
@@ -142,9 +148,9 @@ Action add_rotations_command(CLI::App& app) {
     options.threads = o->threads ? o->threads : std::max(1u, std::thread::hardware_concurrency());
     const auto result = attention::census(schedule, realisation, options);
     if (o->json) {
-      std::cout << census_json(result, true).dump(2) << "\n";
+      std::cout << census_json(result, mode, true).dump(2) << "\n";
     } else {
-      std::cout << census_text(result);
+      std::cout << census_text(result, mode);
     }
     return 0;
   };

@@ -67,7 +67,7 @@ Action add_sweep_command(CLI::App& app) {
   cmd->add_option("--schedules", o->schedules, "Schedule specs (e.g. single:g=1,periodic:m=2,3,12; ';' also separates)");
   cmd->add_option("--formats", o->formats, "Formats")->capture_default_str();
   cmd->add_option("--realizations,--realisations", o->realisations, "Realizations")->capture_default_str();
-  cmd->add_option("--positions", o->positions, "N: positions 0..N-1")->capture_default_str()->check(CLI::PositiveNumber);
+  cmd->add_option("--positions", o->positions, "N: positions 0..N-1")->capture_default_str()->check(non_negative());
   cmd->add_option("--max-period", o->max_period, "P_max for witnesses (default N/2)");
   cmd->add_option("--out", o->out, "Write the table to FILE (.csv .md .json .tex)");
   cmd->add_option("--threads", o->threads, "Worker threads (default: all cores)");

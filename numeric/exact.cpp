@@ -1,5 +1,7 @@
 #include "numeric/exact.hpp"
 
+#include <mpfr.h>
+
 #include <cctype>
 #include <string>
 
@@ -52,6 +54,15 @@ mpq_class parse_decimal_exact(std::string_view text, std::string_view what) {
   mpq_class result = power >= 0 ? mpq_class(numerator * ten_power) : mpq_class(numerator, ten_power);
   result.canonicalize();
   return result;
+}
+
+double nearest_double(const mpq_class& q) {
+  mpfr_t x;
+  mpfr_init2(x, 53);
+  mpfr_set_q(x, q.get_mpq_t(), MPFR_RNDN);  // correctly rounded
+  const double d = mpfr_get_d(x, MPFR_RNDN);  // exact
+  mpfr_clear(x);
+  return d;
 }
 
 }  // namespace ropesim::numeric

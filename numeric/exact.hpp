@@ -10,4 +10,7 @@ namespace ropesim::numeric {
 /// Throws InvalidArgument (naming `what`) for anything else.
 mpq_class parse_decimal_exact(std::string_view text, std::string_view what = "number");
 
+/// The double nearest to q (ties to even), for display: gmp's get_d truncates (0.1 → 0.0999…).
+double nearest_double(const mpq_class& q);
+
 }  // namespace ropesim::numeric

@@ -5,6 +5,7 @@
 #include <numbers>
 
 #include "numeric/engine.hpp"
+#include "numeric/exact.hpp"
 #include "numeric/error.hpp"
 #include "numeric/format_properties.hpp"
 #include "numeric/mpfr_util.hpp"
@@ -183,7 +184,7 @@ HorizonReport horizon(const HorizonSpec& spec) {
 nlohmann::json to_json(const HorizonReport& r) {
   nlohmann::json j;
   j["format"] = r.format;
-  j["g"] = r.g ? nlohmann::json(r.g->get_d()) : nlohmann::json(nullptr);
+  j["g"] = r.g ? nlohmann::json(numeric::nearest_double(*r.g)) : nlohmann::json(nullptr);
   j["k"] = r.k;
   j["C"] = value_number(r.C);
   j["realization"] = r.realisation;
@@ -193,7 +194,7 @@ nlohmann::json to_json(const HorizonReport& r) {
       r.range.fail_query ? nlohmann::json(*r.range.fail_query) : nlohmann::json(nullptr);
   j["fail_competitor"] =
       r.range.fail_competitor ? nlohmann::json(*r.range.fail_competitor) : nlohmann::json(nullptr);
-  j["gap"] = r.range.gap ? nlohmann::json(r.range.gap->get_d()) : nlohmann::json(nullptr);
+  j["gap"] = r.range.gap ? nlohmann::json(numeric::nearest_double(*r.range.gap)) : nlohmann::json(nullptr);
   j["delta_bound"] = r.delta_bound.value;
   j["tie_distance"] =
       r.tie_distance ? nlohmann::json(r.tie_distance->value) : nlohmann::json(nullptr);
@@ -214,7 +215,7 @@ nlohmann::json to_json(const HorizonReport& r) {
   j["competitor_score"] =
       r.range.competitor_score ? value_number(*r.range.competitor_score) : nlohmann::json(nullptr);
   j["smallest_passing_gap"] = r.range.smallest_passing_gap
-                                  ? nlohmann::json(r.range.smallest_passing_gap->get_d())
+                                  ? nlohmann::json(numeric::nearest_double(*r.range.smallest_passing_gap))
                                   : nlohmann::json(nullptr);
   j["delta_bound_at_limit"] = r.delta_bound.at_limit;
   j["tie_distance_at_limit"] =
@@ -232,7 +233,6 @@ nlohmann::json to_json(const HorizonReport& r) {
   }
   j["candidates"] = cands;
   j["scores_evaluated"] = r.range.scores_evaluated;
-  j["seconds"] = r.range.seconds;
   j["fast_kernel"] = r.range.fast_kernel;
   return j;
 }

@@ -377,3 +377,134 @@ TEST_CASE("run: bad input is one line naming the flag or the JSON path, exit 2",
   std::filesystem::remove(broken);
   std::filesystem::remove(model);
 }
+
+TEST_CASE("construct mod --json: C, bound and the hand-derived m = 4 margins", "[cli][construct]") {
+  // m = 4 in fp16 (THEORY §7 C4): T(s) ∈ {(1,0), (0,1), (−1,0), (0,−1)} exactly, δ_4 = 1, b_4 = 1/2,
+  // C = 2·f_large = 34.6875, key weight C/2 = 17.34375. --r 1 (length readout) builds the atom
+  // MOD_4^2; query residue s has BOS score C·cos(π(s − 2)/2): s = 2 → 34.6875 vs 17.34375;
+  // s = 1, 3 → 0 vs 17.34375; s = 0 → −34.6875 vs 17.34375 (lead 3·f_large = 52.03125).
+  const Run r = run("construct mod --m 4 --r 1 --format fp16 --json");
+  REQUIRE(r.code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["m"] == 4);
+  CHECK(j["r"] == 1);
+  CHECK(j["atom_residue"] == 2);
+  CHECK(j["readout"] == "length");
+  CHECK(j["C"] == "34.6875");
+  CHECK(j["C_auto"] == true);
+  CHECK(j["f_large"] == "17.34375");
+  CHECK(j["bound"]["rounded_up"] == "34.6875");
+  CHECK(j["bound"]["exact"] == "34.6875");
+  CHECK(j["b"] == "0.5");
+  CHECK(j["key_weight"] == "17.34375");
+  REQUIRE(j["margins"].size() == 4);
+  const char* margins[4] = {"52.03125", "17.34375", "17.34375", "17.34375"};
+  const char* bos[4] = {"-34.6875", "0", "34.6875", "0"};
+  for (int s = 0; s < 4; ++s) {
+    CHECK(j["margins"][s]["margin"] == margins[s]);
+    CHECK(j["margins"][s]["bos_wins"] == (s == 2));
+    CHECK(j["margins"][s]["other_score"] == "17.34375");
+    CHECK(j["margins"][s]["passes"] == true);
+    // the BOS score may be ±0 at s = 1, 3
+    const std::string b = j["margins"][s]["bos_score"];
+    CHECK((b == bos[s] || (bos[s] == std::string("0") && b == "-0")));
+  }
+  CHECK(j["min_margin"] == "17.34375");
+  CHECK(j["out"].is_null());
+}
+
+TEST_CASE("construct mod --out writes a model that run explains and that decides N ≡ r", "[cli][construct]") {
+  const std::string model = temp_path("mod3.json");
+  Run r = run("construct mod --m 3 --r 0 --format fp16 --out " + model);
+  REQUIRE(r.code == 0);
+  // text: the chosen C (the bound 4/3·17.34375 = 23.125 passes), the bound and 3 residue rows
+  CHECK(r.out.find("C          23.125") != std::string::npos);
+  CHECK(r.out.find("23.125") != std::string::npos);
+  CHECK(r.out.find("residue") != std::string::npos);
+  CHECK(r.out.find(model) != std::string::npos);
+  CHECK(lines(r.out) < 20);
+  REQUIRE(std::filesystem::exists(model));
+  for (const std::string& w : {std::string("\"\""), std::string("a"), std::string("ab"), std::string("aba"),
+                               std::string("abab"), std::string("bbbbb"), std::string("aaaaaa")}) {
+    const std::size_t n = w == "\"\"" ? 0 : w.size();
+    INFO(w);
+    const Run x = run("run " + model + " --input " + w + " --json");
+    REQUIRE(x.code == 0);
+    CHECK(nlohmann::json::parse(x.out)["accept"] == (n % 3 == 0));
+  }
+  // --trace names the heads; at EOS of "aa" (position 3 ≡ 0 ≡ r + 1... the atom is MOD_3^1):
+  // 3 ≢ 1, so the baseline wins and the head outputs 0.
+  r = run("run " + model + " --input aa --trace");
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("MOD_3^1") != std::string::npos);
+  CHECK(r.out.find("count 1/#keys") != std::string::npos);
+  CHECK(r.out.find("verdict  reject") != std::string::npos);
+  // the construction report travels in the file under "_construction"
+  std::ifstream in(model);
+  const auto spec = nlohmann::json::parse(in);
+  CHECK(spec["_construction"]["C"] == "23.125");
+  CHECK(spec["policy"]["format"] == "fp16");
+  std::filesystem::remove(model);
+}
+
+TEST_CASE("construct mod: m = 1 is top, accepted at every length", "[cli][construct]") {
+  const std::string model = temp_path("mod1.json");
+  const Run r = run("construct mod --m 1 --r 0 --format bf16 --out " + model + " --json");
+  REQUIRE(r.code == 0);
+  CHECK(nlohmann::json::parse(r.out).contains("note"));
+  for (const char* w : {"\"\"", "a", "bab"}) {
+    const Run x = run("run " + model + " --input " + w + " --json");
+    REQUIRE(x.code == 0);
+    CHECK(nlohmann::json::parse(x.out)["accept"] == true);
+  }
+  std::filesystem::remove(model);
+}
+
+TEST_CASE("construct mod: bad input and refusal are one line naming the flag, no file", "[cli][construct]") {
+  const std::string model = temp_path("mod_bad.json");
+  expect_usage_error(run("construct mod --m 0 --r 0 --out " + model), "--m");
+  expect_usage_error(run("construct mod --m 3 --r 3 --out " + model), "--r");
+  expect_usage_error(run("construct mod --m 3 --r -1 --out " + model), "--r");
+  expect_usage_error(run("construct mod --m 3 --r 0 --format fp99 --out " + model), "--format");
+  expect_usage_error(run("construct mod --m 3 --r 0 --format fp16 --rounding upward --out " + model), "--rounding");
+  expect_usage_error(run("construct mod --m 3 --r 0 --format fp16 --C -2 --out " + model), "--C");
+  expect_usage_error(run("construct mod --m 3 --r 0 --readout tail --out " + model), "--readout");
+  // fp8e5m2 rounds cos(π/6) and b_12 both to 0.875: lead 0 for every C (THEORY §7 C4 refusal).
+  const Run refused = run("construct mod --m 12 --r 0 --format fp8e5m2 --out " + model);
+  expect_usage_error(refused, "--format");
+  CHECK(refused.err.find("m = 12") != std::string::npos);
+  CHECK(refused.err.find("r = 0") != std::string::npos);
+  CHECK(refused.err.find("fp8e5m2") != std::string::npos);
+  CHECK(refused.err.find("best margin found") != std::string::npos);
+  // a given C below the bound 23.125 (fp16, m = 3) is refused naming --C
+  expect_usage_error(run("construct mod --m 3 --r 0 --format fp16 --C 20 --out " + model), "--C");
+  CHECK_FALSE(std::filesystem::exists(model));
+  expect_usage_error(run("construct mod --m 3 --r 0 --format fp16 --out /nonexistent/dir/mod.json"), "--out");
+}
+
+TEST_CASE("construct offset writes the Y^k pi_a model that run decides", "[cli][construct]") {
+  const std::string model = temp_path("offset.json");
+  Run r = run("construct offset --g 1 --k 1 --C 448 --format fp16 --out " + model + " --json");
+  REQUIRE(r.code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["k"] == 1);
+  CHECK(j["C"].get<double>() == 448);
+  CHECK(j["out"] == model);
+  REQUIRE(std::filesystem::exists(model));
+  // Y π_a at EOS: the last symbol is a (THEORY §4), within the certified range.
+  REQUIRE(j["n_max"].get<double>() >= 3);
+  for (const char* w : {"a", "b", "ab", "ba", "bba", "aab"}) {
+    INFO(w);
+    const Run x = run("run " + model + " --input " + w + " --json");
+    REQUIRE(x.code == 0);
+    const std::string word(w);
+    CHECK(nlohmann::json::parse(x.out)["accept"] == (word.back() == 'a'));
+  }
+  r = run("run " + model + " --input ba --trace");
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("Y^1") != std::string::npos);
+  std::filesystem::remove(model);
+  expect_usage_error(run("construct offset --g 1 --k 0 --C 448 --format fp16 --out " + model), "--k");
+  expect_usage_error(run("construct offset --g 1 --k 1 --C 448 --format fp99 --out " + model), "--format");
+  CHECK_FALSE(std::filesystem::exists(model));
+}
