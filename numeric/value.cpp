@@ -1,6 +1,7 @@
 #include "numeric/value.hpp"
 
 #include <bit>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -66,11 +67,17 @@ std::string Value::to_hex() const {
 
 std::string Value::to_decimal(int significant_digits) const {
   if (!is_wide()) {
-    // The shortest form (up to `significant_digits`) that reads back to the same double.
+    // The shortest form that reads back to the same double (std::to_chars: plain notation
+    // where it is shorter, so 20 prints as "20", not "2e+01"), if it needs at most
+    // `significant_digits` digits; otherwise `significant_digits` digits.
     char buffer[64];
+    if (std::isnan(narrow_)) return "nan";
     for (int digits = 1; digits <= significant_digits; ++digits) {
       std::snprintf(buffer, sizeof buffer, "%.*g", digits, narrow_);
-      if (std::isnan(narrow_) || std::strtod(buffer, nullptr) == narrow_) return buffer;
+      if (std::strtod(buffer, nullptr) == narrow_) {
+        const auto [end, error] = std::to_chars(buffer, buffer + sizeof buffer, narrow_);
+        return error == std::errc() ? std::string(buffer, end) : std::string(buffer);
+      }
     }
     return buffer;
   }
