@@ -230,7 +230,7 @@ struct Member {
 };
 
 void check_options(const CensusOptions& o) {
-  if (o.positions == 0 || o.positions > (std::uint64_t{1} << 31)) {
+  if (o.positions == 0 || o.positions > kMaxCensusPositions) {
     throw InvalidArgument("census: positions N = " + std::to_string(o.positions) +
                           "; accepted: 1..2147483648");
   }

@@ -22,6 +22,9 @@
 
 namespace ropesim::attention {
 
+/// The largest census length N accepted (2^31 positions).
+inline constexpr std::uint64_t kMaxCensusPositions = std::uint64_t{1} << 31;
+
 /// Options of a census.
 struct CensusOptions {
   /// N: positions 0..N-1 are realised. Must be ≥ 1.

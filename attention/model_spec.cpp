@@ -5,11 +5,15 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <cstring>
 #include <initializer_list>
+#include <map>
 #include <set>
 #include <sstream>
 #include <system_error>
 #include <unistd.h>
+
+#include <fmt/format.h>
 
 #include "numeric/error.hpp"
 #include "numeric/exact.hpp"
@@ -41,6 +45,7 @@ class ExactSax : public nlohmann::json_sax<json> {
     return false;
   }
   bool start_object(std::size_t) override {
+    if (too_deep()) return false;
     json* p = put(json::object());
     if (!p) return false;
     stack_.push_back(p);
@@ -59,6 +64,7 @@ class ExactSax : public nlohmann::json_sax<json> {
     return true;
   }
   bool start_array(std::size_t) override {
+    if (too_deep()) return false;
     json* p = put(json::array());
     if (!p) return false;
     stack_.push_back(p);
@@ -74,6 +80,14 @@ class ExactSax : public nlohmann::json_sax<json> {
   }
 
  private:
+  // Objects and arrays nested deeper than this are refused while parsing, so no recursive
+  // copy, dump or destruction of the document can exhaust the stack (a spec has depth ≤ 6).
+  bool too_deep() {
+    if (stack_.size() < max_model_spec_depth) return false;
+    error = "nesting deeper than " + std::to_string(max_model_spec_depth) +
+            " levels (a model spec needs at most 6)";
+    return true;
+  }
   json* put(json v) {
     if (stack_.empty()) {
       root = std::move(v);
@@ -92,9 +106,55 @@ class ExactSax : public nlohmann::json_sax<json> {
   std::string key_;
 };
 
+/// JSON numbers too large for a double ("1e400") stop nlohmann's parser with "number
+/// overflow" before the SAX handler sees their text. MODEL_SPEC.md promises every number is
+/// read exactly and rounded by the format, so such literals are quoted before parsing: the
+/// handler keeps every non-integer number as its text anyway, and the value reader parses
+/// that text exactly (1e400 rounds to +inf or the largest finite value of F as F says).
+std::string quote_overflowing_numbers(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size();) {
+    const char c = text[i];
+    if (in_string) {
+      out += c;
+      if (c == '\\' && i + 1 < text.size()) {
+        out += text[i + 1];
+        i += 2;
+        continue;
+      }
+      if (c == '"') in_string = false;
+      ++i;
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+      out += c;
+      ++i;
+      continue;
+    }
+    if (c == '-' || (c >= '0' && c <= '9')) {
+      std::size_t end = i + 1;
+      while (end < text.size() && std::strchr("0123456789+-.eE", text[end]) != nullptr) ++end;
+      const std::string token(text.substr(i, end - i));
+      const bool has_exponent = token.find_first_of("eE") != std::string::npos;
+      const bool overflows = (has_exponent || token.size() > 300) &&
+                             !std::isfinite(std::strtod(token.c_str(), nullptr));
+      out += overflows ? "\"" + token + "\"" : token;
+      i = end;
+      continue;
+    }
+    out += c;
+    ++i;
+  }
+  return out;
+}
+
 json parse_exact(std::string_view text) {
   ExactSax sax;
-  const bool ok = json::sax_parse(text.begin(), text.end(), &sax);
+  const std::string quoted = quote_overflowing_numbers(text);
+  const bool ok = json::sax_parse(quoted.begin(), quoted.end(), &sax);
   if (!ok) {
     std::string e = sax.error.empty() ? "syntax error" : sax.error;
     for (char& c : e) {
@@ -273,6 +333,7 @@ Matrix get_matrix(const json& j, const std::string& path, std::size_t rows, std:
     const json& entries = required_field(j, path, "sparse");
     const std::string sp = child(path, "sparse");
     if (!entries.is_array()) bad(sp, "expected an array of [row, col, value], got " + type_text(entries));
+    std::map<std::pair<std::size_t, std::size_t>, std::size_t> given;  // (row, col) -> entry index
     for (std::size_t k = 0; k < entries.size(); ++k) {
       const json& e = entries[k];
       const std::string ep = index(sp, k);
@@ -281,6 +342,10 @@ Matrix get_matrix(const json& j, const std::string& path, std::size_t rows, std:
       const std::size_t c = get_size(e[1], index(ep, 1));
       if (r >= rows || c >= cols) {
         bad(ep, "entry (" + std::to_string(r) + ", " + std::to_string(c) + ") outside the " + shape + " matrix");
+      }
+      if (const auto [it, fresh] = given.emplace(std::make_pair(r, c), k); !fresh) {
+        bad(ep, "entry (" + std::to_string(r) + ", " + std::to_string(c) + ") is given twice (also at " +
+                    index(sp, it->second) + "); each entry once");
       }
       m.at(r, c) = get_value(e[2], index(ep, 2), f);
     }
@@ -453,6 +518,44 @@ Layer get_layer(const json& j, const std::string& path, std::size_t d,
   return layer;
 }
 
+/// Refuses, before anything is allocated, a spec whose matrices and vectors hold more than
+/// options.max_parameters numbers (each dimension is read leniently here; read_model checks
+/// the types afterwards). Sizes are summed in doubles so that no product wraps around.
+void check_model_size(const json& spec, std::size_t d_model, const ModelLoadOptions& options) {
+  auto size_of = [](const json* j) -> double {
+    if (j && j->is_number_unsigned()) return static_cast<double>(j->get<std::uint64_t>());
+    if (j && j->is_number_integer() && j->get<long long>() > 0) return static_cast<double>(j->get<long long>());
+    return 0;
+  };
+  const double d = static_cast<double>(d_model);
+  double total = d * 3;  // BOS, EOS, classifier
+  if (const json* a = optional_field(spec, "alphabet"); a && a->is_array()) total += d * static_cast<double>(a->size());
+  if (const json* layers = optional_field(spec, "layers"); layers && layers->is_array()) {
+    for (const json& layer : *layers) {
+      if (!layer.is_object()) continue;
+      total += 5 * d;  // attention bias, two norms
+      if (const json* heads = optional_field(layer, "heads"); heads && heads->is_array()) {
+        for (const json& h : *heads) {
+          if (!h.is_object()) continue;
+          const double hd = size_of(optional_field(h, "head_dim")), vd = size_of(optional_field(h, "value_dim"));
+          total += 2 * hd * (d + 1) + vd * (2 * d + 1);
+        }
+      }
+      if (const json* ffn = optional_field(layer, "ffn"); ffn && ffn->is_object()) {
+        total += size_of(optional_field(*ffn, "hidden")) * (2 * d + 1) + d;
+      }
+    }
+  }
+  if (total > static_cast<double>(options.max_parameters)) {
+    throw InvalidArgument(fmt::format(
+        "model spec: the model holds about {:.3g} numbers (d_model {}, with every head's head_dim/value_dim "
+        "and ffn.hidden), more than the limit of {} (about {:.1f} GiB in memory); reduce the dimensions or "
+        "raise the limit (ropesim run --allow-large)",
+        total, d_model, options.max_parameters,
+        static_cast<double>(options.max_parameters) * sizeof(Value) / 1073741824.0));
+  }
+}
+
 Model read_model(const json& spec, const ModelLoadOptions& options) {
   check_keys(spec, "", {"ropesim_model", "name", "description", "policy", "architecture",
                         "d_model", "alphabet", "embedding", "layers", "final_norm", "classifier"});
@@ -507,18 +610,28 @@ Model read_model(const json& spec, const ModelLoadOptions& options) {
 
   m.d_model = get_size(required_field(spec, "", "d_model"), "d_model");
   if (m.d_model == 0) bad("d_model", "must be at least 1");
+  check_model_size(spec, m.d_model, options);
   const std::size_t d = m.d_model;
 
   const json& alphabet = required_field(spec, "", "alphabet");
   if (!alphabet.is_array()) bad("alphabet", "expected an array of symbols (strings), got " + type_text(alphabet));
-  for (std::size_t k = 0; k < alphabet.size(); ++k) m.embedding.alphabet.push_back(get_string(alphabet[k], index("alphabet", k)));
+  if (alphabet.empty()) bad("alphabet", "empty; a model reads words over at least one symbol");
+  for (std::size_t k = 0; k < alphabet.size(); ++k) {
+    const std::string a = get_string(alphabet[k], index("alphabet", k));
+    if (a.empty()) bad(index("alphabet", k), "an empty symbol; symbols are non-empty strings");
+    for (std::size_t e = 0; e < k; ++e) {
+      if (m.embedding.alphabet[e] == a) bad(index("alphabet", k), "symbol '" + a + "' is listed twice (also at alphabet[" + std::to_string(e) + "])");
+    }
+    m.embedding.alphabet.push_back(a);
+  }
 
   const json& ej = required_field(spec, "", "embedding");
   check_keys(ej, "embedding", {"bos", "eos", "symbols"});
   if (m.options.bos) {
     m.embedding.bos = get_vector(required_field(ej, "embedding", "bos"), "embedding.bos", d, f);
-  } else {
-    m.embedding.bos = optional_vector(ej, "embedding", "bos", d, f);
+  } else if (const json* b = optional_field(ej, "bos"); b && !b->is_null()) {
+    bad("embedding.bos", "given, but architecture.bos is false (the input has no BOS position); "
+                         "remove embedding.bos or set architecture.bos to true");
   }
   m.embedding.eos = get_vector(required_field(ej, "embedding", "eos"), "embedding.eos", d, f);
   const json& sj = required_field(ej, "embedding", "symbols");
@@ -615,6 +728,10 @@ Model model_from_json(const nlohmann::json& spec, const ModelLoadOptions& option
 }
 
 Model load_model(const std::filesystem::path& path, const ModelLoadOptions& options) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw InvalidArgument(path.string() + ": is a directory, not a model spec file (JSON)");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InvalidArgument(path.string() + ": cannot read the model spec file");
   std::stringstream ss;

@@ -28,7 +28,14 @@ inline constexpr int model_spec_version = 1;
 struct ModelLoadOptions {
   std::optional<Format> format;      ///< replaces policy.format
   std::optional<Rounding> rounding;  ///< replaces policy.rounding
+  /// The most numbers (matrix and vector entries) a spec may declare: larger models are
+  /// refused before allocation with the estimate (default 2^24, a few hundred MiB).
+  std::size_t max_parameters = std::size_t{1} << 24;
 };
+
+/// The deepest nesting of JSON objects/arrays a model spec may have (deeper input is refused
+/// while parsing: one line, no stack overflow).
+inline constexpr std::size_t max_model_spec_depth = 64;
 
 /// Parses spec text. JSON numbers are taken exactly from their source text.
 /// Throws InvalidArgument (one line, naming the path) for malformed JSON, a missing or unknown

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <limits>
+#include <set>
 
 #include "attention/detail/evaluator.hpp"
 #include "attention/detail/format_ops.hpp"
@@ -123,11 +124,13 @@ Realisation parse_realisation(std::string_view spec, const Format& format, Round
   if (spec.substr(0, 9) != "pipeline:") bad_realisation(spec, "unknown realisation");
   r.steps = hf_steps(format);
   r.steps.name = "pipeline";
+  std::set<std::string> seen;
   for (const auto& item : split(spec.substr(9), ';')) {
     if (item.empty()) continue;
     const auto eq = item.find('=');
     if (eq == std::string::npos) bad_realisation(spec, "expected KEY=VALUE, got '" + item + "'");
     const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
+    if (!seen.insert(key).second) bad_realisation(spec, "key " + key + " is given twice (each step has one format)");
     auto fmt = [&]() -> Format {
       if (value == "A") return format;
       try {
@@ -302,11 +305,36 @@ PositionReport query_position(const Schedule& s, const Realisation& r, std::uint
     const ExactReal angle = ExactReal::rational(mpq_class(mpz_class(std::to_string(position)))) *
                             s.blocks[b].theta;
     br.exact_angle_text = angle.to_string();
-    Mpfr lo(320), hi(320), a(320), c(256), sn(256);
-    angle.enclose(lo, hi);
-    mpfr_add(a, lo, hi, MPFR_RNDN);
-    mpfr_div_2ui(a, a, 1, MPFR_RNDN);
-    mpfr_sin_cos(sn, c, a, MPFR_RNDN);
+    // The reference cos/sin, accurate to far below a double's ulp: for an angle q·π the
+    // argument is reduced exactly (q mod 2, so sin 6π is exactly 0); otherwise the enclosure
+    // is taken with 192 bits below the angle's binary point, so that reduction mod 2π keeps
+    // them (an angle of 3e150 needs about 500 bits before the point).
+    Mpfr c(256), sn(256);
+    Mpfr a(320);
+    if (const auto q = angle.as_pi_multiple()) {
+      mpz_class two_floor;
+      mpz_fdiv_q(two_floor.get_mpz_t(), q->get_num_mpz_t(), mpz_class(2 * q->get_den()).get_mpz_t());
+      const mpq_class reduced = *q - mpq_class(2 * two_floor);  // in [0, 2)
+      Mpfr t(320);
+      mpfr_set_q(t, reduced.get_mpq_t(), MPFR_RNDN);
+      mpfr_cospi(c, t, MPFR_RNDN);
+      mpfr_sinpi(sn, t, MPFR_RNDN);
+      mpfr_const_pi(a, MPFR_RNDN);
+      Mpfr qq(320);
+      mpfr_set_q(qq, q->get_mpq_t(), MPFR_RNDN);
+      mpfr_mul(a, a, qq, MPFR_RNDN);
+    } else {
+      Mpfr lo0(64), hi0(64);
+      angle.enclose(lo0, hi0);
+      const long magnitude = mpfr_regular_p(hi0) ? std::max<long>(0, mpfr_get_exp(hi0)) : 0;
+      const mpfr_prec_t prec = static_cast<mpfr_prec_t>(320 + magnitude);
+      Mpfr lo(prec), hi(prec), mid(prec);
+      angle.enclose(lo, hi);
+      mpfr_add(mid, lo, hi, MPFR_RNDN);
+      mpfr_div_2ui(mid, mid, 1, MPFR_RNDN);
+      mpfr_sin_cos(sn, c, mid, MPFR_RNDN);
+      mpfr_set(a, mid, MPFR_RNDN);
+    }
     br.exact_angle = mpfr_get_d(a, MPFR_RNDN);
     br.exact_cos = mpfr_get_d(c, MPFR_RNDN);
     br.exact_sin = mpfr_get_d(sn, MPFR_RNDN);

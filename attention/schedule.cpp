@@ -193,7 +193,7 @@ std::vector<std::string> model_preset_names() {
 std::string_view models_json_text() { return detail::embedded_models_json; }
 
 std::string schedule_spellings() {
-  return "conventional:base=B,dim=D | single:g=G | periodic:m=M1,M2,... | "
+  return "conventional:base=B,dim=D | single:g=G (a decimal or a fraction P/Q) | periodic:m=M1,M2,... | "
          "periodic:A1/M1,A2/M2,... | partial:base=B,dim=D,factor=F | prope:base=B,dim=D,p=P | "
          "a model preset (" + join(model_preset_names(), ", ") + ")";
 }
@@ -387,7 +387,19 @@ Schedule parse_schedule(std::string_view spec) {
     auto take = [&](const char* key) -> mpq_class {
       for (auto it = kv.begin(); it != kv.end(); ++it) {
         if (it->first == key) {
-          mpq_class v = numeric::parse_decimal_exact(it->second, key);
+          // A value is an exact decimal or a fraction of two decimals (`g=1/4`): the spec a
+          // schedule prints for a non-decimal rational must parse back (model spec round trip).
+          const std::string& text = it->second;
+          const std::size_t slash = text.find('/');
+          mpq_class v;
+          if (slash == std::string::npos) {
+            v = numeric::parse_decimal_exact(text, key);
+          } else {
+            const mpq_class num = numeric::parse_decimal_exact(text.substr(0, slash), key);
+            const mpq_class den = numeric::parse_decimal_exact(text.substr(slash + 1), key);
+            if (den == 0) bad_spec(spec, std::string(key) + "=" + text + " divides by zero");
+            v = num / den;
+          }
           kv.erase(it);
           return v;
         }

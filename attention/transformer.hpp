@@ -28,6 +28,7 @@
 
 #include "attention/realisation.hpp"
 #include "attention/schedule.hpp"
+#include "numeric/budget.hpp"
 #include "numeric/binary64_rounding.hpp"
 #include "numeric/engine.hpp"
 #include "numeric/format.hpp"
@@ -484,6 +485,13 @@ struct RunResult {
 /// every position, reads out EOS with the classifier. Throws InvalidArgument for symbols not
 /// in the alphabet, trace positions that do not exist, or an invalid model (validate()).
 RunResult run(const Model& model, std::string_view word, const RunOptions& options = {});
+
+/// The work of run(model, w) for a word of `symbols` symbols, in multiply-adds: per layer,
+/// every head scores each query against its visible keys ((N+2)²/2 · head_dim) and mixes the
+/// values, plus the projections and the FFN at every position. The rate is the one measured
+/// for the reference path on this project's 2-core reference machine (an estimate for
+/// check_budget, not a promise).
+WorkEstimate run_work(const Model& model, std::uint64_t symbols);
 
 /// The run as JSON (docs/MODEL_SPEC.md, "Run output"): "input", "tokens", "positions",
 /// "accept" (bool), "output" (the classifier value: a number when finite, else "inf", "-inf"

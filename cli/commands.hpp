@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "numeric/budget.hpp"
 #include "numeric/error.hpp"  // actions throw ropesim::InvalidArgument
 
 namespace ropesim::cli {
@@ -34,6 +35,11 @@ enum class ListKind {
 /// `kind`, so specs that contain commas can be listed as they are written.
 std::vector<std::string> split_list(const std::string& text, ListKind kind = ListKind::plain);
 
+/// split_list, refusing an item listed twice (a grid cell computed twice is a typo, not a
+/// request): throws InvalidArgument naming `flag` and the repeated item.
+std::vector<std::string> split_unique(const std::string& text, const std::string& flag,
+                                      ListKind kind = ListKind::plain);
+
 /// Runs `parse()` and returns its result; an InvalidArgument it throws is rethrown with the
 /// flag's name in front (`--format: unknown format ...`), so the one-line error names the
 /// option to fix. Other exceptions pass through unchanged.
@@ -46,12 +52,31 @@ auto with_flag(const std::string& flag, F&& parse) {
   }
 }
 
-/// Rejects a leading minus sign for unsigned options (CLI11 would wrap -1 to 2^64 - 1).
-inline CLI::Validator non_negative() {
-  return CLI::Validator(
-      [](std::string& text) { return !text.empty() && text[0] == '-' ? std::string("must not be negative, got " + text) : std::string(); },
-      "", "non-negative");
+/// Strict integer option text: decimal digits only (no sign, no `0x`, no octal, no exponent,
+/// no fraction), value in [lo, hi]. CLI11 alone would wrap `-1` to 2^64 - 1, clamp
+/// 99999999999999999999999 to 2^64 - 1 and read `0x10` as 16 and `010` as 8, so every integer
+/// flag goes through this check: anything else is a one-line error naming the flag and the
+/// accepted range (a certificate must never rest on an unchecked argument). The text is
+/// canonicalised (leading zeros stripped) before CLI11 converts it.
+CLI::Validator integer_in(std::uint64_t lo, std::uint64_t hi);
+
+/// Registers an integer option checked by `integer_in(lo, hi)`.
+template <class T>
+CLI::Option* add_integer_option(CLI::App* cmd, const std::string& name, T& target, const std::string& help,
+                                std::uint64_t lo, std::uint64_t hi) {
+  return cmd->add_option(name, target, help)->check(integer_in(lo, hi));
 }
+
+/// The default budget, or none when the user passed the opt-in flag (--allow-slow).
+inline Budget opt_in_budget(bool unlimited) {
+  Budget b;
+  b.unlimited = unlimited;
+  return b;
+}
+
+/// `message` as one readable line: newlines become spaces, quoted values over 80 characters
+/// are shortened (an error echoing a 1 MB value must not print a 1 MB line).
+std::string one_line(std::string_view message);
 
 /// True if stderr is a terminal (progress display).
 bool stderr_is_tty();

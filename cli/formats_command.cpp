@@ -17,16 +17,28 @@ nlohmann::json value_cell(const numeric::Format& f, const numeric::Value& v) {
   return v.to_double();
 }
 
-/// N_max as a JSON number when a double holds it exactly, otherwise its exact decimal digits.
+/// N_max as a JSON number when a double holds it exactly, "2^k" for a larger power of two
+/// (N_max is one whenever max ≥ 1; its decimal digits for p=11,e=28 would be 40 MB), and the
+/// exact digits otherwise (then N_max ≤ max/min_positive < 2^(p+1)·…, small).
 nlohmann::json n_max_cell(const mpz_class& n) {
-  if (mpz_sizeinbase(n.get_mpz_t(), 2) <= 1023) {
+  const std::size_t bits = mpz_sizeinbase(n.get_mpz_t(), 2);
+  if (bits <= 1023) {
     const double d = n.get_d();
     if (mpz_class(d) == n) {
       if (d < 9007199254740992.0) return static_cast<std::uint64_t>(d);
       return d;
     }
   }
+  if (mpz_popcount(n.get_mpz_t()) == 1) return fmt::format("2^{}", bits - 1);
   return n.get_str();
+}
+
+/// The unit roundoff 2^e as a JSON number when a double holds it, else "2^e" (p=4096 gives
+/// 2^-4096, which a double would print as 0).
+nlohmann::json unit_roundoff_cell(const numeric::Format& f, numeric::Rounding mode) {
+  const long e = numeric::unit_roundoff_exponent(f, mode);
+  if (e >= -1074) return std::ldexp(1.0, static_cast<int>(e));
+  return fmt::format("2^{}", e);
 }
 
 /// N_max for people: exact digits up to 2^64, else 2^k (N_max is a power of two whenever
@@ -59,7 +71,8 @@ Action add_formats_command(CLI::App& app) {
       throw InvalidArgument(std::string("--rounding: ") + e.what());
     }
     std::vector<numeric::Format> list;
-    const std::vector<std::string> names = formats->empty() ? numeric::preset_format_names() : split_list(*formats, ListKind::formats);
+    const std::vector<std::string> names =
+        formats->empty() ? numeric::preset_format_names() : split_unique(*formats, "--formats", ListKind::formats);
     for (const auto& name : names) {
       try {
         list.push_back(numeric::parse_format(name));
@@ -85,7 +98,7 @@ Action add_formats_command(CLI::App& app) {
       table.rows.push_back({f.name, f.precision, fixed ? nlohmann::json(nullptr) : nlohmann::json(f.emin),
                             fixed ? nlohmann::json(nullptr) : nlohmann::json(f.emax),
                             value_cell(f, numeric::max_finite(f)), value_cell(f, numeric::min_positive(f)),
-                            numeric::unit_roundoff(f, mode),
+                            unit_roundoff_cell(f, mode),
                             fl ? value_cell(f, *fl) : nlohmann::json(nullptr), n_max_cell(numeric::n_max(f)),
                             // THEORY §1: formats without infinities saturate, an extension of F.
                             f.subnormals, f.has_infinity ? "inf" : "saturate"});

@@ -207,8 +207,8 @@ void add_head_options(CLI::App* cmd, HeadArguments& a) {
   cmd->add_option("--accumulator", a.accumulator,
                   "Accumulator format for --summation wide-accumulator")
       ->capture_default_str();
-  cmd->add_option("--max-length", a.max_length,
-                  "L_max of the scan (default: the largest the scan does quickly)");
+  add_integer_option(cmd, "--max-length", a.max_length,
+                     "L_max of the scan (default: the largest the scan does quickly)", 1, proofs::kMaxScanLength);
   cmd->add_flag("--allow-slow", a.allow_slow, "Allow --max-length beyond the quick limit");
 }
 
@@ -237,16 +237,18 @@ Action add_horizon_command(CLI::App& app) {
   cmd->add_flag(
       "--simulate", o->simulate,
       "Also run the Y^k transformer on words over {a,b} and compare with Y^k pi_a (Cor 4.1)");
-  cmd->add_option("--simulate-length", o->simulate_length,
-                  "L of the simulation check (default N_max)");
-  cmd->add_option("--exhaustive-length", o->simulation.exhaustive_length,
-                  "Every word up to this length")
+  add_integer_option(cmd, "--simulate-length", o->simulate_length,
+                     "L of the simulation check (default N_max)", 1, proofs::kMaxScanLength);
+  add_integer_option(cmd, "--exhaustive-length", o->simulation.exhaustive_length,
+                     "Every word up to this length", 0, 40)
       ->capture_default_str();
-  cmd->add_option("--random-words", o->simulation.random_words, "Random words")
+  add_integer_option(cmd, "--random-words", o->simulation.random_words, "Random words", 0, UINT32_MAX)
       ->capture_default_str();
-  cmd->add_option("--random-max-length", o->simulation.random_max_length, "Longest random word")
+  add_integer_option(cmd, "--random-max-length", o->simulation.random_max_length, "Longest random word",
+                     1, proofs::kMaxScanLength)
       ->capture_default_str();
-  cmd->add_option("--seed", o->simulation.seed, "Seed of the random words")->capture_default_str();
+  add_integer_option(cmd, "--seed", o->simulation.seed, "Seed of the random words", 0, UINT64_MAX)
+      ->capture_default_str();
   return [cmd, o]() -> int {
     if (!cmd->parsed()) return -1;
     if (!o->head.schedule.empty() && cmd->count("--g") > 0) {
@@ -255,13 +257,13 @@ Action add_horizon_command(CLI::App& app) {
     }
     if (o->simulate_length && *o->simulate_length < 1)
       throw InvalidArgument("--simulate-length: L must be at least 1");
-    // 2^(n+1) words up to length n: 24 is about 10 minutes at ~30 µs a word; longer needs --allow-slow.
-    if (o->simulation.exhaustive_length > 24 && !o->head.allow_slow) {
-      throw InvalidArgument("--exhaustive-length: " + std::to_string(o->simulation.exhaustive_length) +
-                            " means 2^" + std::to_string(o->simulation.exhaustive_length + 1) +
-                            " words; accepted 0..24, or add --allow-slow");
-    }
     const auto spec = horizon_spec(o->head);
+    if (o->simulate || o->simulate_length) {
+      // The simulation's cost at its longest possible L, checked before the scan runs.
+      const std::uint64_t L = o->simulate_length ? *o->simulate_length : spec.max_length;
+      check_budget(cmd->count("--random-words") ? "--random-words" : "--simulate",
+                   proofs::offset_simulation_work(spec.head, L, o->simulation), opt_in_budget(o->head.allow_slow));
+    }
     const auto report = proofs::horizon(spec);
     nlohmann::json json = proofs::to_json(report);
     std::string text = horizon_text(report);

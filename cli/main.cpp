@@ -53,6 +53,64 @@ std::vector<std::string> split_list(const std::string& text, ListKind kind) {
   return items;
 }
 
+CLI::Validator integer_in(std::uint64_t lo, std::uint64_t hi) {
+  const std::string range = std::to_string(lo) + ".." + std::to_string(hi);
+  return CLI::Validator(
+      [lo, hi, range](std::string& text) -> std::string {
+        const std::string accepted = "accepted: an integer in " + range + " (decimal digits only)";
+        if (text.empty() || !std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isdigit(c) != 0; })) {
+          return "'" + text + "' is not an integer; " + accepted;
+        }
+        const std::size_t first = std::min(text.find_first_not_of('0'), text.size() - 1);
+        text.erase(0, first);  // "010" is ten, not octal eight
+        const bool too_long = text.size() > 20;
+        std::uint64_t value = 0;
+        bool overflow = too_long;
+        for (std::size_t i = 0; !overflow && i < text.size(); ++i) {
+          const auto digit = static_cast<std::uint64_t>(text[i] - '0');
+          if (value > (UINT64_MAX - digit) / 10) overflow = true;
+          value = value * 10 + digit;
+        }
+        if (overflow || value < lo || value > hi) {
+          return (too_long ? "'" + text.substr(0, 24) + "...'" : "'" + text + "'") + " is out of range; " + accepted;
+        }
+        return {};
+      },
+      "INT in " + range, "integer_in");
+}
+
+std::vector<std::string> split_unique(const std::string& text, const std::string& flag, ListKind kind) {
+  std::vector<std::string> items = split_list(text, kind);
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    for (std::size_t j = 0; j < i; ++j) {
+      if (items[i] == items[j]) throw InvalidArgument(flag + ": '" + items[i] + "' is listed twice; list each once");
+    }
+  }
+  return items;
+}
+
+std::string one_line(std::string_view message) {
+  // Quoted values ('...') longer than 80 characters are shortened to their first 60 and a
+  // count, so an error about a 1 MB value is one readable line; newlines become spaces.
+  std::string out;
+  std::size_t i = 0;
+  while (i < message.size()) {
+    const char c = message[i];
+    if (c == '\'') {
+      const std::size_t close = message.find('\'', i + 1);
+      if (close != std::string_view::npos && close - i - 1 > 80) {
+        out += "'" + std::string(message.substr(i + 1, 60)) + "...' (" + std::to_string(close - i - 1) + " characters)";
+        i = close + 1;
+        continue;
+      }
+    }
+    out += (c == '\n' || c == '\r') ? ' ' : c;
+    ++i;
+  }
+  if (out.size() > 2000) out = out.substr(0, 1980) + "... (message shortened)";
+  return out;
+}
+
 bool stderr_is_tty() { return ::isatty(STDERR_FILENO) != 0; }
 
 }  // namespace ropesim::cli
@@ -81,14 +139,38 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     std::string message = e.what();
     if (message.find("subcommand is required") != std::string::npos || message.find("were not expected") != std::string::npos) {
+      // The deepest command given: its sub-commands are the accepted words.
+      const CLI::App* level = &app;
+      std::string path = "ropesim";
+      for (bool deeper = true; deeper;) {
+        deeper = false;
+        for (const auto* sub : level->get_subcommands({})) {
+          if (sub->parsed()) {
+            level = sub;
+            path += " " + sub->get_name();
+            deeper = true;
+            break;
+          }
+        }
+      }
       std::string commands;
-      for (const auto* sub : app.get_subcommands({})) commands += (commands.empty() ? "" : " ") + sub->get_name();
-      bool unknown = argc > 1 && argv[1][0] != '-';
-      for (const auto* sub : app.get_subcommands({})) unknown = unknown && sub->get_name() != argv[1];
-      if (unknown) message = std::string("unknown command '") + argv[1] + "'";
-      message += "; commands: " + commands;
+      for (const auto* sub : level->get_subcommands({})) commands += (commands.empty() ? "" : " ") + sub->get_name();
+      if (level != &app && !commands.empty()) {
+        message = "'" + path + "' needs a sub-command; accepted: " + commands;
+      } else if (level == &app) {
+        bool unknown = argc > 1;
+        for (const auto* sub : app.get_subcommands({})) unknown = unknown && sub->get_name() != argv[1];
+        if (unknown && argv[1][0] == '-') {
+          message = std::string("unknown option '") + argv[1] + "' before a command";
+        } else if (unknown) {
+          message = std::string("unknown command '") + argv[1] + "'";
+        } else if (argc <= 1) {
+          message = "a command is required";
+        }
+        message += "; commands: " + commands;
+      }
     }
-    std::cerr << "ropesim: error: " << message << " (see ropesim --help)\n";
+    std::cerr << "ropesim: error: " << one_line(message) << " (see " << "ropesim --help)\n";
     return 2;
   }
   try {
@@ -97,7 +179,7 @@ int main(int argc, char** argv) {
       if (code >= 0) return code;
     }
   } catch (const ropesim::InvalidArgument& e) {
-    std::cerr << "ropesim: error: " << e.what() << "\n";
+    std::cerr << "ropesim: error: " << one_line(e.what()) << "\n";
     return 2;
   } catch (const std::bad_alloc&) {
     std::cerr << "ropesim: error: not enough memory for the requested sizes (positions, model dimensions); "

@@ -112,12 +112,14 @@ Action add_rotations_command(CLI::App& app) {
   cmd->add_option("--realization,--realisation", o->realisation, "r1 r2 r3 hf llamacpp-cpu llamacpp-cuda pipeline:...")->capture_default_str();
   cmd->add_option("--format", o->format, "Number format F (r1-r3) or activation format (pipelines)")->capture_default_str();
   cmd->add_option("--rounding", o->rounding, "Rounding of every step")->capture_default_str();
-  auto* positions = cmd->add_option("--positions", o->positions, "N: positions 0..N-1")->capture_default_str()->check(non_negative());
-  auto* position = cmd->add_option("--position", o->position, "Report the realised rotation at position I instead of a census")->check(non_negative());
-  cmd->add_option("--max-period", o->max_period, "P_max for non-periodicity witnesses (default N/2)");
-  cmd->add_option("--threads", o->threads, "Worker threads (default: all cores)");
+  auto* positions = add_integer_option(cmd, "--positions", o->positions, "N: positions 0..N-1", 2, attention::kMaxCensusPositions)->capture_default_str();
+  auto* position = add_integer_option(cmd, "--position", o->position, "Report the realised rotation at position I instead of a census", 0, INT64_MAX);
+  auto* max_period = add_integer_option(cmd, "--max-period", o->max_period, "P_max for non-periodicity witnesses (default N/2)", 1, attention::kMaxCensusPositions);
+  auto* threads = add_integer_option(cmd, "--threads", o->threads, "Worker threads (0 = all cores)", 0, 256);
   cmd->add_flag("--json", o->json, "Print JSON (with the full witness list)");
   position->excludes(positions);
+  position->excludes(max_period);  // --position reports one position: census options do not apply
+  position->excludes(threads);
   return [cmd, o]() -> int {
     if (!cmd->parsed()) return -1;
     const auto mode = with_flag("--rounding", [&] { return numeric::parse_rounding(o->rounding); });

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "attention/model_spec.hpp"
+#include "attention/transformer.hpp"
 #include "cli/commands.hpp"
 #include "numeric/error.hpp"
 
@@ -124,7 +125,7 @@ std::optional<std::vector<std::uint64_t>> parse_positions(const std::string& tex
 Action add_run_command(CLI::App& app) {
   struct Options {
     std::string model, input, positions, format, rounding;
-    bool have_input = false, trace = false, json = false;
+    bool have_input = false, trace = false, json = false, allow_slow = false, allow_large = false;
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("run", "Run a model spec (docs/MODEL_SPEC.md) on one word: accept/reject, output, trace");
@@ -137,15 +138,19 @@ Action add_run_command(CLI::App& app) {
   cmd->add_flag("--json", o->json, "Print JSON: accept (bool), output (the classifier value), output_exact, trace");
   cmd->add_option("--format", o->format, "Override the spec's format F (weights are re-rounded from the exact spec numbers)");
   cmd->add_option("--rounding", o->rounding, "Override the spec's rounding direction");
+  cmd->add_flag("--allow-slow", o->allow_slow, "Run even when the estimated time exceeds the default budget (10 min)");
+  cmd->add_flag("--allow-large", o->allow_large, "Load models with more than 2^24 numbers");
   return [cmd, o]() -> int {
     if (!cmd->parsed()) return -1;
     attention::ModelLoadOptions load;
     if (!o->format.empty()) load.format = with_flag("--format", [&] { return numeric::parse_format(o->format); });
     if (!o->rounding.empty()) load.rounding = with_flag("--rounding", [&] { return numeric::parse_rounding(o->rounding); });
+    if (o->allow_large) load.max_parameters = SIZE_MAX;
     const attention::Model model = attention::load_model(o->model, load);  // messages name the file
     // Tokenise first so that a bad word is reported as --input.
     const auto symbols = with_flag("--input", [&] { return attention::tokenize(model, o->input); });
     const std::uint64_t eos = symbols.size() + 1;
+    check_budget("--input", attention::run_work(model, symbols.size()), opt_in_budget(o->allow_slow));
     attention::RunOptions options;
     if (!o->positions.empty()) {
       bool all = false;

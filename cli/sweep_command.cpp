@@ -67,10 +67,10 @@ Action add_sweep_command(CLI::App& app) {
   cmd->add_option("--schedules", o->schedules, "Schedule specs (e.g. single:g=1,periodic:m=2,3,12; ';' also separates)");
   cmd->add_option("--formats", o->formats, "Formats")->capture_default_str();
   cmd->add_option("--realizations,--realisations", o->realisations, "Realizations")->capture_default_str();
-  cmd->add_option("--positions", o->positions, "N: positions 0..N-1")->capture_default_str()->check(non_negative());
-  cmd->add_option("--max-period", o->max_period, "P_max for witnesses (default N/2)");
+  add_integer_option(cmd, "--positions", o->positions, "N: positions 0..N-1", 2, attention::kMaxCensusPositions)->capture_default_str();
+  add_integer_option(cmd, "--max-period", o->max_period, "P_max for witnesses (default N/2)", 1, attention::kMaxCensusPositions);
   cmd->add_option("--out", o->out, "Write the table to FILE (.csv .md .json .tex)");
-  cmd->add_option("--threads", o->threads, "Worker threads (default: all cores)");
+  add_integer_option(cmd, "--threads", o->threads, "Worker threads (0 = all cores)", 0, 256);
   cmd->add_flag("--quiet", o->quiet, "No progress on stderr");
   return [cmd, o]() -> int {
     if (!cmd->parsed()) return -1;
@@ -94,7 +94,7 @@ Action add_sweep_command(CLI::App& app) {
     if (o->models == "all" || (o->models.empty() && o->schedules.empty())) {
       models = attention::model_preset_names();
     } else if (!o->models.empty()) {
-      models = split_list(o->models);
+      models = split_unique(o->models, "--models");
     }
     for (const auto& name : models) {
       try {
@@ -103,21 +103,27 @@ Action add_sweep_command(CLI::App& app) {
         throw InvalidArgument(std::string("--models: ") + e.what());
       }
     }
-    for (const auto& spec : split_list(o->schedules, ListKind::schedules)) {
+    for (const auto& spec : split_unique(o->schedules, "--schedules", ListKind::schedules)) {
       try {
         grid.schedules.push_back(attention::parse_schedule(spec));
       } catch (const InvalidArgument& e) {
         throw InvalidArgument(std::string("--schedules: ") + e.what());
       }
     }
-    for (const auto& spec : split_list(o->formats, ListKind::formats)) {
+    for (const auto& spec : split_unique(o->formats, "--formats", ListKind::formats)) {
       try {
         grid.formats.push_back(numeric::parse_format(spec));
       } catch (const InvalidArgument& e) {
         throw InvalidArgument(std::string("--formats: ") + e.what());
       }
+      for (std::size_t i = 0; i + 1 < grid.formats.size(); ++i) {
+        if (grid.formats[i] == grid.formats.back()) {
+          throw InvalidArgument("--formats: '" + spec + "' is the same format as '" + grid.formats[i].name +
+                                "', listed earlier; list each format once");
+        }
+      }
     }
-    for (const auto& spec : split_list(o->realisations)) {
+    for (const auto& spec : split_unique(o->realisations, "--realizations")) {
       try {
         (void)attention::parse_realisation(spec, numeric::Format::fp32());
       } catch (const InvalidArgument& e) {

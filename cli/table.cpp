@@ -132,6 +132,7 @@ nlohmann::json Table::to_json() const {
 }
 
 OutputKind output_kind_for(const std::string& path, const std::string& flag) {
+  if (path.empty()) throw InvalidArgument(flag + ": empty file name; accepted: a path ending in .csv .md .json .tex");
   const std::string ext = std::filesystem::path(path).extension().string();
   if (ext == ".csv") return OutputKind::csv;
   if (ext == ".md") return OutputKind::markdown;
@@ -152,6 +153,14 @@ std::string render(const Table& table, OutputKind kind) {
 }
 
 void check_writable(const std::string& path, const std::string& flag) {
+  if (path.empty()) throw InvalidArgument(flag + ": empty file name");
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw InvalidArgument(flag + ": '" + path + "' is a directory; give a file name");
+  }
+  if (!path.empty() && path.back() == '/') {
+    throw InvalidArgument(flag + ": '" + path + "' names a directory; give a file name");
+  }
   const std::string probe = path + ".tmp." + std::to_string(::getpid());
   std::ofstream out(probe, std::ios::binary | std::ios::trunc);
   if (!out) {

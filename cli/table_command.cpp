@@ -24,9 +24,10 @@ Action add_table_command(CLI::App& app) {
   auto* cmd = table->add_subcommand(
       "horizon", "Certified ranges of the Y^k head over formats x g x k x C x realizations");
   cmd->add_option("--formats", o->formats, "Formats")->capture_default_str();
-  cmd->add_option("--g", o->g, "Frequencies g (exact decimals)")->capture_default_str();
+  auto* g = cmd->add_option("--g", o->g, "Frequencies g (exact decimals)")->capture_default_str();
   cmd->add_option("--schedules", o->schedules,
-                  "Multi-frequency heads over schedules/presets (instead of --g)");
+                  "Multi-frequency heads over schedules/presets (instead of --g)")
+      ->excludes(g);
   cmd->add_option("--k", o->k, "Offsets k")->capture_default_str();
   cmd->add_option("--C", o->C, "Scales C, or 'auto'")->capture_default_str();
   cmd->add_option("--realizations,--realisations", o->realisations, "Realizations")
@@ -38,23 +39,26 @@ Action add_table_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--accumulator", o->head.accumulator, "Accumulator format for wide-accumulator")
       ->capture_default_str();
-  cmd->add_option("--max-length", o->head.max_length,
-                  "L_max of every scan (default: each head's quick limit)");
+  add_integer_option(cmd, "--max-length", o->head.max_length,
+                     "L_max of every scan (default: each head's quick limit)", 1, proofs::kMaxScanLength);
   cmd->add_flag("--allow-slow", o->head.allow_slow, "Allow --max-length beyond the quick limit");
   cmd->add_option("--out", o->out, "Write the table to FILE (.csv .md .json .tex)");
   cmd->add_flag("--quiet", o->quiet, "No progress on stderr");
   return [cmd, o]() -> int {
     if (!cmd->parsed()) return -1;
     std::optional<OutputKind> kind;
-    if (!o->out.empty()) kind = output_kind_for(o->out, "--out");
+    if (cmd->count("--out") > 0) {
+      kind = output_kind_for(o->out, "--out");
+      check_writable(o->out, "--out");
+    }
     // Validate every cell's arguments before measuring anything (bad input: no output).
     std::vector<proofs::HorizonSpec> specs;
-    const auto formats = split_list(o->formats, ListKind::formats);
-    const auto gs = o->schedules.empty() ? split_list(o->g) : std::vector<std::string>{};
-    const auto schedules = split_list(o->schedules, ListKind::schedules);
-    const auto ks = split_list(o->k);
-    const auto Cs = split_list(o->C);
-    const auto realisations = split_list(o->realisations);
+    const auto formats = split_unique(o->formats, "--formats", ListKind::formats);
+    const auto gs = o->schedules.empty() ? split_unique(o->g, "--g") : std::vector<std::string>{};
+    const auto schedules = split_unique(o->schedules, "--schedules", ListKind::schedules);
+    const auto ks = split_unique(o->k, "--k");
+    const auto Cs = split_unique(o->C, "--C");
+    const auto realisations = split_unique(o->realisations, "--realizations");
     if (formats.empty() || (gs.empty() && schedules.empty()) || ks.empty() || Cs.empty() ||
         realisations.empty()) {
       throw InvalidArgument(

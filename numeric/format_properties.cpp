@@ -48,6 +48,12 @@ Value min_normal(const Format& f) {
   return power_of_two(f, f.emin);
 }
 
+long unit_roundoff_exponent(const Format& f, Rounding r) {
+  const long shift = is_nearest(r) ? 1 : 0;
+  if (f.is_fixed_point()) return -static_cast<long>(f.fraction_bits) - shift;
+  return 1 - static_cast<long>(f.precision) - shift;
+}
+
 double unit_roundoff(const Format& f, Rounding r) {
   const int shift = is_nearest(r) ? 1 : 0;
   if (f.is_fixed_point()) return std::ldexp(1.0, -f.fraction_bits - shift);
@@ -66,6 +72,19 @@ std::optional<Value> f_large(const Format& f, Rounding r) {
   if (!underflows(hi)) return std::nullopt;
   // Invariant: lo does not underflow, hi does; exp(-x) is monotone, so is its rounding.
   Value lo;  // +0: exp(-0) = 1
+  // First the binade, by doubling from 1: f_large ≈ (|emin| + p)·ln 2 is small, while max
+  // may be 2^(2^27) (p=11,e=28), where halving [0, max] would take 2^27 steps.
+  for (long e = 0;; ++e) {
+    mpz_class power = 1;
+    mpz_mul_2exp(power.get_mpz_t(), power.get_mpz_t(), static_cast<unsigned long>(e));
+    const Value t = engine.from_rational(f, mpq_class(power), Rounding::nearest_even);
+    if (!t.is_finite() || compare(t, hi) >= 0) break;
+    if (underflows(t)) {
+      hi = t;
+      break;
+    }
+    lo = t;
+  }
   for (;;) {
     const Value up = next_up(f, lo);
     if (up.same_bits(hi)) return hi;

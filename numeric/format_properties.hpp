@@ -20,6 +20,10 @@ Value min_normal(const Format& f);
 /// fixed point: half (nearest) or one (directed) 2^-F, absolute. Returned as a double.
 double unit_roundoff(const Format& f, Rounding r);
 
+/// The exponent e of the unit roundoff u = 2^e (exact even where a double underflows:
+/// p = 4096 gives e = -4096 under round-to-nearest).
+long unit_roundoff_exponent(const Format& f, Rounding r);
+
 /// f_large(F) [THEORY §1; LC25]: the smallest positive f in F with round_F(exp(-f)) = 0,
 /// under rounding `r` and F's subnormal setting. None (std::nullopt) when no such element
 /// exists (round-up; formats whose exp(-max) does not underflow).

@@ -81,11 +81,23 @@ std::string Value::to_decimal(int significant_digits) const {
     }
     return buffer;
   }
-  char* text = nullptr;
-  if (mpfr_asprintf(&text, "%.*Rg", significant_digits, wide()) < 0) return "?";
-  std::string result(text);
-  mpfr_free_str(text);
-  return result;
+  // Wide values: `significant_digits` digits rounded to nearest when that decimal reads back
+  // to this value at its precision; otherwise truncated toward zero, so that a printed value
+  // never lies beyond the true one (the largest finite value of p=4096,e=5 is 65535.99…,
+  // whose nearest 40-digit decimal 65536 is not in the format).
+  auto print = [&](const char* spec) {
+    char* text = nullptr;
+    if (mpfr_asprintf(&text, spec, significant_digits, wide()) < 0) return std::string("?");
+    std::string result(text);
+    mpfr_free_str(text);
+    return result;
+  };
+  std::string nearest = print("%.*Rg");
+  mpfr_t back;
+  mpfr_init2(back, mpfr_get_prec(wide()));
+  const bool reads_back = mpfr_set_str(back, nearest.c_str(), 10, MPFR_RNDN) == 0 && mpfr_equal_p(back, wide()) != 0;
+  mpfr_clear(back);
+  return reads_back || !mpfr_number_p(wide()) ? nearest : print("%.*RZg");
 }
 
 bool Value::same_bits(const Value& other) const {

@@ -49,7 +49,10 @@ class Value {
   /// Exact decimal-free text: the double's `%a` hex form, or MPFR's hex form for wide values.
   std::string to_hex() const;
   /// Shortest decimal that reads back to the same double (for tables; exact for narrow values
-  /// up to printing 17 significant digits).
+  /// up to printing 17 significant digits). Wide values: `significant_digits` digits, rounded
+  /// to nearest when that reads back to the value, else truncated toward zero (never beyond
+  /// the value: the largest finite value of a wide format is not printed as a power of 10
+  /// or 2 that overflows it).
   std::string to_decimal(int significant_digits = 17) const;
 
   /// Same element of F, compared by bit pattern: NaN equals NaN, +0 differs from -0.

@@ -122,6 +122,11 @@ class RealisedScores {
   std::unique_ptr<State> state_;
 };
 
+/// The largest L_max a scan accepts (2^32 − 1): positions 0..L_max+1 are realised, so every
+/// position index stays far from 2^64 (a larger request wrapped around and "certified" a
+/// range after scanning nothing).
+inline constexpr std::uint64_t kMaxScanLength = 0xFFFFFFFFu;
+
 /// Options of the certified-range scan.
 struct ScanOptions {
   /// L_max: queries k+1 ≤ i ≤ L_max + 1 are checked (positions 0..L_max+1 realised).
@@ -160,7 +165,8 @@ struct CertifiedRange {
 
 /// The certified range of a constructed head by a quadratic scan over queries
 /// i = k+1, …, max_length + 1 (stops at the first failing query). Cost ≈ N²/2 score
-/// evaluations, N = min(N_max, max_length) + 2. Throws InvalidArgument if max_length < 1.
+/// evaluations, N = min(N_max, max_length) + 2. Throws InvalidArgument unless
+/// 1 ≤ max_length ≤ kMaxScanLength.
 CertifiedRange certified_range(const FixedOffsetHead& head, const ScanOptions& options = {});
 
 /// certified_range(g, C, k, F, realisation) of THEORY §6 for the single-frequency Y^k head

@@ -78,11 +78,19 @@ std::vector<std::pair<Value, std::string>> auto_c_candidates(const FixedOffsetHe
     if (!C.is_finite()) break;  // later records have smaller δ, so larger C
     out.emplace_back(C, "record n=" + std::to_string(rec.n));
   }
-  // Powers of two: from 2^ceil(log2(f/2)) to the largest finite power.
+  // Powers of two: from 2^ceil(log2(f/2)) up to 2^(ceil(log2 f) + p + 2) (or the largest
+  // finite power, if smaller). Why stop there: doubling C doubles every realised score
+  // exactly (binary F, no overflow), so gaps scale by 2 and zero gaps stay zero. Once
+  // C ≥ f·2^(p+1), every non-zero gap between the target score (≈ C·W ≥ C/2 for the unit
+  // weights of these heads) and a competitor is at least ulp(C/4) ≥ C·2^(-1-p) ≥ f, so
+  // larger powers of two cannot raise N_max; before this cap, wide exponent ranges
+  // (p=11,e=16: 2^32767) meant tens of thousands of scans.
   const mpq_class half_f = f / 2;
   long e = static_cast<long>(std::ceil(std::log2(half_f.get_d())));
+  const long last = static_cast<long>(std::ceil(std::log2(f.get_d()))) +
+                    static_cast<long>(F.precision) + 2;
   const mpq_class max_f = to_rational(numeric::max_finite(F));
-  for (;; ++e) {
+  for (; e <= last; ++e) {
     mpz_class p2 = 1;
     mpq_class power;
     if (e >= 0) {

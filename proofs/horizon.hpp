@@ -79,8 +79,10 @@ struct HorizonReport {
 /// The C candidates of C = auto, increasing and distinct: f_large/δ_n·(1 + slack) rounded up
 /// into F for the record distances n of the head's ideal score (one block: all records up to
 /// 4·10^18; several blocks: records up to `record_limit`), and the powers of two from
-/// 2^ceil(log2(f_large/2)) (smaller C cannot lead by f_large) up to the largest finite power
-/// of F. Values that are not finite in F are dropped. Each carries its source label.
+/// 2^ceil(log2(f_large/2)) (smaller C cannot lead by f_large) up to 2^(ceil(log2 f_large)+p+2)
+/// or the largest finite power of F, whichever is smaller (beyond, doubling C scales every
+/// realised score exactly and cannot raise N_max; see horizon.cpp). Values that are not
+/// finite in F are dropped. Each carries its source label.
 std::vector<std::pair<numeric::Value, std::string>> auto_c_candidates(const FixedOffsetHead& head,
                                                                       const mpq_class& slack,
                                                                       std::int64_t record_limit);

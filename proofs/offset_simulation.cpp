@@ -1,6 +1,7 @@
 #include "proofs/offset_simulation.hpp"
 
 #include <chrono>
+#include <cmath>
 #include <random>
 
 #include "numeric/error.hpp"
@@ -118,6 +119,22 @@ bool offset_formula(std::string_view word, std::uint64_t k, std::uint64_t positi
   const std::uint64_t j = position - k;  // 1-based position of the symbol read
   if (j > word.size()) return false;
   return word[j - 1] == 'a';
+}
+
+WorkEstimate offset_simulation_work(const FixedOffsetSpec& spec, std::uint64_t L,
+                                    const SimulationOptions& options) {
+  const attention::Model model = offset_model(spec);
+  WorkEstimate total = attention::run_work(model, 0);
+  total.units = 0;
+  const std::uint64_t exhaustive = std::min(L, options.exhaustive_length);
+  for (std::uint64_t n = 0; n <= exhaustive; ++n) {
+    total.units += std::ldexp(attention::run_work(model, n).units, static_cast<int>(n));
+  }
+  const std::uint64_t longest = std::min(L, options.random_max_length);
+  if (longest > exhaustive) {
+    total.units += static_cast<double>(options.random_words) * attention::run_work(model, longest).units;
+  }
+  return total;
 }
 
 SimulationReport check_offset_simulation(const FixedOffsetSpec& spec, std::uint64_t L,

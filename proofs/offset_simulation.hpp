@@ -71,6 +71,12 @@ struct SimulationReport {
 /// and compares the output coordinate with Y^k π_a at every position 0..N+1 (and the
 /// classifier's decision at EOS). Stops at the first disagreement. [THEORY §5 Cor 4.1]
 /// Throws InvalidArgument like make_fixed_offset_head, or if L < 1.
+/// The work of check_offset_simulation(spec, L, options) as attention::run_work summed over
+/// its words (2^(n) words of each length n ≤ exhaustive length, then the random words at
+/// their longest possible length), for check_budget before the check starts.
+WorkEstimate offset_simulation_work(const FixedOffsetSpec& spec, std::uint64_t L,
+                                    const SimulationOptions& options);
+
 SimulationReport check_offset_simulation(const FixedOffsetSpec& spec, std::uint64_t L,
                                          const SimulationOptions& options = {});
 
