@@ -361,7 +361,7 @@ std::vector<CensusResult> sweep(const SweepGrid& grid, const CensusOptions& opti
   // parse every cell first: a bad spec fails before any work
   std::vector<Realisation> all;
   for (const auto& spec : grid.realisations) {
-    for (const auto& f : grid.formats) all.push_back(parse_realisation(spec, f));
+    for (const auto& f : grid.formats) all.push_back(parse_realisation(spec, f, grid.rounding));
   }
   std::vector<CensusResult> out;
   const std::size_t total = grid.schedules.size() * all.size();

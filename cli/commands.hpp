@@ -36,7 +36,8 @@ enum class ListKind {
 std::vector<std::string> split_list(const std::string& text, ListKind kind = ListKind::plain);
 
 /// split_list, refusing an item listed twice (a grid cell computed twice is a typo, not a
-/// request): throws InvalidArgument naming `flag` and the repeated item.
+/// request): throws InvalidArgument naming `flag` and the repeated item. Format lists expand
+/// ranges (`p=4..53,e=11`, numeric::expand_format_range) first.
 std::vector<std::string> split_unique(const std::string& text, const std::string& flag,
                                       ListKind kind = ListKind::plain);
 
@@ -64,7 +65,7 @@ CLI::Validator integer_in(std::uint64_t lo, std::uint64_t hi);
 template <class T>
 CLI::Option* add_integer_option(CLI::App* cmd, const std::string& name, T& target, const std::string& help,
                                 std::uint64_t lo, std::uint64_t hi) {
-  return cmd->add_option(name, target, help)->check(integer_in(lo, hi));
+  return cmd->add_option(name, target, help)->transform(integer_in(lo, hi));
 }
 
 /// The default budget, or none when the user passed the opt-in flag (--allow-slow).

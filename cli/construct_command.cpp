@@ -46,6 +46,7 @@ void write_model(const std::string& path, const attention::Model& model,
                  const nlohmann::json& report) {
   nlohmann::json spec = attention::model_to_json(model);
   spec["_construction"] = report;
+  spec["_provenance"] = provenance();
   write_file_atomically(path, spec.dump(2) + "\n");
 }
 

@@ -58,11 +58,13 @@ Action add_formats_command(CLI::App& app) {
   auto formats = std::make_shared<std::string>();
   auto rounding = std::make_shared<std::string>("nearest-even");
   auto out = std::make_shared<std::string>();
+  auto columns = std::make_shared<std::string>();
   cmd->add_flag("--json", *json, "Print JSON (a list of objects) instead of a table");
   cmd->add_option("--formats", *formats, "Formats to list (comma-separated; ';' when a spec has commas). Default: every preset");
   cmd->add_option("--rounding", *rounding, "Rounding mode for f_large and unit roundoff: nearest-even nearest-away toward-zero upward downward");
-  cmd->add_option("--out", *out, "Also write the table to FILE (.csv .md .json .tex)");
-  return [cmd, json, formats, rounding, out]() -> int {
+  cmd->add_option("--out", *out, "Also write the table to FILE (.csv .md .json .tex; every column)");
+  cmd->add_option("--columns", *columns, "Columns shown on the terminal: all, or a comma list (default: the main ones)");
+  return [cmd, json, formats, rounding, out, columns]() -> int {
     if (!cmd->parsed()) return -1;
     numeric::Rounding mode;
     try {
@@ -91,7 +93,8 @@ Action add_formats_command(CLI::App& app) {
 
     Table table;
     table.columns = {"name", "p", "emin", "emax", "max", "min_positive", "unit_roundoff", "f_large", "n_max",
-                     "subnormals", "overflow"};
+                     "subnormals", "overflow", "rounding"};
+    table.terminal_columns = {"name", "p", "emin", "emax", "max", "min_positive", "f_large", "n_max", "overflow"};
     for (const auto& f : list) {
       const auto fl = numeric::f_large(f, mode);
       const bool fixed = f.is_fixed_point();
@@ -101,7 +104,7 @@ Action add_formats_command(CLI::App& app) {
                             unit_roundoff_cell(f, mode),
                             fl ? value_cell(f, *fl) : nlohmann::json(nullptr), n_max_cell(numeric::n_max(f)),
                             // THEORY §1: formats without infinities saturate, an extension of F.
-                            f.subnormals, f.has_infinity ? "inf" : "saturate"});
+                            f.subnormals, f.has_infinity ? "inf" : "saturate", std::string(numeric::to_string(mode))});
     }
     if (kind) write_file_atomically(*out, render(table, *kind));
     if (*json) {
@@ -109,7 +112,7 @@ Action add_formats_command(CLI::App& app) {
     } else {
       Table display = table;
       for (std::size_t i = 0; i < list.size(); ++i) display.rows[i][8] = n_max_display(numeric::n_max(list[i]));
-      std::cout << display.to_text();
+      std::cout << display.for_terminal(*columns).to_text();
       std::cout << fmt::format("rounding: {}; f_large = smallest positive f in F with round(exp(-f)) = 0 (THEORY §1; "
                                "'-' = none exists); N_max = floor(min(1, max) / min positive) [LC25 Prop B.6]; "
                                "overflow 'saturate' = no infinities (an extension of THEORY's F)\n",

@@ -116,6 +116,8 @@ Table horizon_table(const std::vector<proofs::HorizonReport>& reports) {
                "offset",       "gap",        "delta_bound",
                "tie_distance", "heuristic",  "tie_cap",
                "pm_ceiling"};
+  t.terminal_columns = {"format", "g", "k", "realization", "C", "f_large", "n_max", "fail_competitor",
+                        "gap", "delta_bound", "tie_distance", "heuristic"};
   for (const auto& r : reports) {
     auto at_limit = [](std::uint64_t v, bool limit) -> nlohmann::json {
       if (limit) return ">=" + std::to_string(v);

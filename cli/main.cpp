@@ -9,6 +9,9 @@
 
 #include "cli/commands.hpp"
 #include "numeric/error.hpp"
+#include "numeric/format.hpp"
+#include "numeric/version.hpp"
+#include "cli/table.hpp"
 
 namespace ropesim::cli {
 
@@ -81,6 +84,25 @@ CLI::Validator integer_in(std::uint64_t lo, std::uint64_t hi) {
 
 std::vector<std::string> split_unique(const std::string& text, const std::string& flag, ListKind kind) {
   std::vector<std::string> items = split_list(text, kind);
+  if (kind == ListKind::formats) {  // precision and exponent ranges: p=4..53,e=11
+    std::vector<std::string> expanded;
+    for (const auto& item : items) {
+      const auto formats = with_flag(flag, [&] { return numeric::expand_format_range(item); });
+      expanded.insert(expanded.end(), formats.begin(), formats.end());
+    }
+    items = std::move(expanded);
+    std::vector<numeric::Format> seen;  // the same format under two spellings (fp16, p=11,e=5)
+    for (const auto& item : items) {
+      const numeric::Format f = with_flag(flag, [&] { return numeric::parse_format(item); });
+      for (const auto& earlier : seen) {
+        if (earlier == f && earlier.name != item) {
+          throw InvalidArgument(flag + ": '" + item + "' is the same format as '" + earlier.name +
+                                "', listed earlier; list each format once");
+        }
+      }
+      seen.push_back(f);
+    }
+  }
   for (std::size_t i = 0; i < items.size(); ++i) {
     for (std::size_t j = 0; j < i; ++j) {
       if (items[i] == items[j]) throw InvalidArgument(flag + ": '" + items[i] + "' is listed twice; list each once");
@@ -117,9 +139,11 @@ bool stderr_is_tty() { return ::isatty(STDERR_FILENO) != 0; }
 
 int main(int argc, char** argv) {
   using namespace ropesim::cli;
+  set_command_line(argc, argv);
   CLI::App app{"ropesim: exact finite-precision simulation of RoPE transformers (see README.md)"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "ropesim 0.1.0");
+  app.set_version_flag("--version", "ropesim " + std::string(ropesim::version()) + " (commit " +
+                                       std::string(ropesim::source_commit()) + ")");
   std::vector<Action> actions;
   actions.push_back(add_formats_command(app));
   actions.push_back(add_rotations_command(app));

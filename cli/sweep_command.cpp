@@ -18,14 +18,16 @@ namespace {
 
 nlohmann::json or_null(const std::optional<std::uint64_t>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
 
-Table sweep_table(const std::vector<attention::CensusResult>& cells) {
+Table sweep_table(const std::vector<attention::CensusResult>& cells, const std::string& rounding) {
   Table t;
-  t.columns = {"schedule", "realization", "format", "positions", "distinct", "first_repeat", "periodic", "period",
+  t.terminal_columns = {"schedule", "realization", "format", "distinct", "first_repeat", "period",
+                        "witnessed", "max_witness", "first_overflow", "first_nan"};
+  t.columns = {"schedule", "realization", "format", "rounding", "positions", "distinct", "first_repeat", "periodic", "period",
                "witnessed", "max_period", "max_witness", "max_witness_period", "blocks", "periodic_blocks", "min_block_distinct",
                "overflow_positions", "first_overflow", "nan_positions", "first_nan", "note"};
   for (const auto& r : cells) {
     if (!r.not_applicable.empty()) {
-      t.rows.push_back({r.schedule, r.realisation, r.format.name, r.positions, nullptr, nullptr, nullptr, nullptr,
+      t.rows.push_back({r.schedule, r.realisation, r.format.name, rounding, r.positions, nullptr, nullptr, nullptr, nullptr,
                         nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
                         nullptr, r.not_applicable});
       continue;
@@ -41,7 +43,7 @@ Table sweep_table(const std::vector<attention::CensusResult>& cells) {
     }
     const nlohmann::json repeat = r.first_repeat ? nlohmann::json::array({r.first_repeat->earlier, r.first_repeat->later})
                                                  : nlohmann::json(nullptr);
-    t.rows.push_back({r.schedule, r.realisation, r.format.name, r.positions, r.distinct_rotations, repeat,
+    t.rows.push_back({r.schedule, r.realisation, r.format.name, rounding, r.positions, r.distinct_rotations, repeat,
                       r.period.has_value(), or_null(r.period),
                       r.period ? nlohmann::json(nullptr) : nlohmann::json(witnessed), r.max_period,
                       or_null(r.largest_witness_position), or_null(r.largest_witness_period),
@@ -55,7 +57,7 @@ Table sweep_table(const std::vector<attention::CensusResult>& cells) {
 
 Action add_sweep_command(CLI::App& app) {
   struct Options {
-    std::string models, schedules, formats = "bf16,fp16,fp32,fp64", realisations = "r1,r2,hf", out;
+    std::string models, schedules, formats = "bf16,fp16,fp32,fp64", realisations = "r1,r2,hf", out, rounding = "nearest-even", columns;
     std::uint64_t positions = 65536;
     std::optional<std::uint64_t> max_period;
     unsigned threads = 0;
@@ -69,7 +71,10 @@ Action add_sweep_command(CLI::App& app) {
   cmd->add_option("--realizations,--realisations", o->realisations, "Realizations")->capture_default_str();
   add_integer_option(cmd, "--positions", o->positions, "N: positions 0..N-1", 2, attention::kMaxCensusPositions)->capture_default_str();
   add_integer_option(cmd, "--max-period", o->max_period, "P_max for witnesses (default N/2)", 1, attention::kMaxCensusPositions);
-  cmd->add_option("--out", o->out, "Write the table to FILE (.csv .md .json .tex)");
+  cmd->add_option("--rounding", o->rounding, "Rounding of every step: nearest-even nearest-away toward-zero upward downward")
+      ->capture_default_str();
+  cmd->add_option("--out", o->out, "Write the table to FILE (.csv .md .json .tex; every column)");
+  cmd->add_option("--columns", o->columns, "Columns shown on the terminal: all, or a comma list (default: the main ones)");
   add_integer_option(cmd, "--threads", o->threads, "Worker threads (0 = all cores)", 0, 256);
   cmd->add_flag("--quiet", o->quiet, "No progress on stderr");
   return [cmd, o]() -> int {
@@ -90,6 +95,7 @@ Action add_sweep_command(CLI::App& app) {
     }
 
     attention::SweepGrid grid;
+    grid.rounding = with_flag("--rounding", [&] { return numeric::parse_rounding(o->rounding); });
     std::vector<std::string> models;
     if (o->models == "all" || (o->models.empty() && o->schedules.empty())) {
       models = attention::model_preset_names();
@@ -115,12 +121,6 @@ Action add_sweep_command(CLI::App& app) {
         grid.formats.push_back(numeric::parse_format(spec));
       } catch (const InvalidArgument& e) {
         throw InvalidArgument(std::string("--formats: ") + e.what());
-      }
-      for (std::size_t i = 0; i + 1 < grid.formats.size(); ++i) {
-        if (grid.formats[i] == grid.formats.back()) {
-          throw InvalidArgument("--formats: '" + spec + "' is the same format as '" + grid.formats[i].name +
-                                "', listed earlier; list each format once");
-        }
       }
     }
     for (const auto& spec : split_unique(o->realisations, "--realizations")) {
@@ -152,9 +152,9 @@ Action add_sweep_command(CLI::App& app) {
     }
     const auto cells = attention::sweep(grid, options, progress);
     if (show_progress) std::cerr << "\n";
-    const Table table = sweep_table(cells);
+    const Table table = sweep_table(cells, std::string(numeric::to_string(grid.rounding)));
     if (kind) write_file_atomically(o->out, render(table, *kind));
-    std::cout << table.to_text();
+    std::cout << table.for_terminal(o->columns).to_text();
     return 0;
   };
 }

@@ -1,5 +1,7 @@
 #include "cli/table.hpp"
 
+#include "numeric/version.hpp"
+
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -23,6 +25,44 @@ std::string cell_text(const nlohmann::json& cell) {
     return out + "]";
   }
   return cell.dump();
+}
+
+Table Table::select(const std::vector<std::string>& names) const {
+  Table t;
+  t.json_extra = json_extra;
+  std::vector<std::size_t> index;
+  for (const auto& name : names) {
+    const auto it = std::find(columns.begin(), columns.end(), name);
+    if (it == columns.end()) {
+      std::string list;
+      for (const auto& c : columns) list += (list.empty() ? "" : " ") + c;
+      throw InvalidArgument("--columns: unknown column '" + name + "'; accepted: all, or some of: " + list);
+    }
+    index.push_back(static_cast<std::size_t>(it - columns.begin()));
+    t.columns.push_back(name);
+  }
+  for (const auto& row : rows) {
+    std::vector<nlohmann::json> r;
+    for (std::size_t i : index) r.push_back(i < row.size() ? row[i] : nlohmann::json(nullptr));
+    t.rows.push_back(std::move(r));
+  }
+  return t;
+}
+
+Table Table::for_terminal(const std::string& columns_flag) const {
+  if (columns_flag == "all") return select(columns);
+  if (columns_flag.empty()) return terminal_columns.empty() ? select(columns) : select(terminal_columns);
+  std::vector<std::string> names;
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t comma = columns_flag.find(',', start);
+    const std::string name = columns_flag.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (!name.empty()) names.push_back(name);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  if (names.empty()) throw InvalidArgument("--columns: empty list; accepted: all, or column names");
+  return select(names);
 }
 
 std::string Table::to_text() const {
@@ -142,12 +182,57 @@ OutputKind output_kind_for(const std::string& path, const std::string& flag) {
                         "'; accepted: .csv .md .json .tex");
 }
 
+namespace {
+std::string& recorded_command() {
+  static std::string command = "ropesim";
+  return command;
+}
+
+/// A shell word, quoted when it needs to be, so the recorded command can be pasted back.
+std::string shell_word(const std::string& word) {
+  if (!word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+                                               "-_=.,:/+@%^") == std::string::npos) {
+    return word;
+  }
+  std::string quoted = "'";
+  for (char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+}  // namespace
+
+void set_command_line(int argc, char** argv) {
+  std::string command = "ropesim";
+  for (int i = 1; i < argc; ++i) command += " " + shell_word(argv[i]);
+  recorded_command() = std::move(command);
+}
+
+nlohmann::json provenance() {
+  return {{"tool", "ropesim"},
+          {"version", std::string(ropesim::version())},
+          {"commit", std::string(ropesim::source_commit())},
+          {"command", recorded_command()}};
+}
+
+std::string provenance_line() {
+  return "ropesim " + std::string(ropesim::version()) + " (commit " + std::string(ropesim::source_commit()) +
+         "); command: " + recorded_command();
+}
+
 std::string render(const Table& table, OutputKind kind) {
+  std::string line = provenance_line();
+  for (char& c : line) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
   switch (kind) {
-    case OutputKind::csv: return table.to_csv();
-    case OutputKind::markdown: return table.to_markdown();
-    case OutputKind::json: return table.to_json().dump(2) + "\n";
-    case OutputKind::latex: return table.to_latex();
+    case OutputKind::csv: return "# " + line + "\n" + table.to_csv();
+    case OutputKind::markdown:
+      return "Made by ropesim " + std::string(ropesim::version()) + " (commit " + std::string(ropesim::source_commit()) +
+             "): `" + recorded_command() + "`\n\n" + table.to_markdown();
+    case OutputKind::json: {
+      nlohmann::json j = {{"provenance", provenance()}, {"rows", table.to_json()}};
+      return j.dump(2) + "\n";
+    }
+    case OutputKind::latex: return "% " + line + "\n" + table.to_latex();
   }
   return {};
 }

@@ -15,6 +15,16 @@ struct Table {
   std::vector<std::vector<nlohmann::json>> rows;
   /// Extra per-row JSON objects merged into the JSON rendering only (e.g. witness lists).
   std::vector<nlohmann::json> json_extra;
+  /// The columns the terminal shows by default (the ones that matter, to fit 120 columns);
+  /// empty = all. Files (--out) and --json always have every column.
+  std::vector<std::string> terminal_columns;
+
+  /// This table restricted to `names` (in that order).
+  Table select(const std::vector<std::string>& names) const;
+  /// The terminal view: `columns_flag` is "" (terminal_columns), "all", or a comma list of
+  /// column names. Throws ropesim::InvalidArgument (naming --columns and the columns) for an
+  /// unknown name.
+  Table for_terminal(const std::string& columns_flag) const;
 
   std::string to_text() const;
   std::string to_csv() const;
@@ -30,8 +40,19 @@ enum class OutputKind { csv, markdown, json, latex };
 /// and the accepted extensions otherwise.
 OutputKind output_kind_for(const std::string& path, const std::string& flag);
 
-/// Renders `table` as `kind`.
+/// Renders `table` as a file of `kind`, with the provenance first: a comment line in CSV
+/// (`# ropesim …`) and LaTeX (`% …`), a "Made by ropesim …: `command`" line in Markdown; in JSON an object
+/// `{"provenance": {...}, "rows": [...]}`. (Terminal output stays clean: no provenance.)
 std::string render(const Table& table, OutputKind kind);
+
+/// Records the command line (argv) for provenance; called once by main.
+void set_command_line(int argc, char** argv);
+
+/// {"tool": "ropesim", "version", "commit", "command"}: what every written file records.
+nlohmann::json provenance();
+
+/// One line: "ropesim 0.1.0 (commit abc123def456); command: ropesim …".
+std::string provenance_line();
 
 /// Checks before any computation that `path` can be written (creates and removes a probe file
 /// next to it). Throws ropesim::InvalidArgument naming `flag` otherwise.

@@ -14,7 +14,7 @@ namespace ropesim::cli {
 Action add_table_command(CLI::App& app) {
   struct Options {
     std::string formats = "fp8e5m2,bf16,fp16,tf32,fp32", g = "1", k = "1,2,4,8", C = "auto",
-                realisations = "r1", schedules, out;
+                realisations = "r1", schedules, out, columns;
     HeadArguments head;
     bool quiet = false;
   };
@@ -42,7 +42,8 @@ Action add_table_command(CLI::App& app) {
   add_integer_option(cmd, "--max-length", o->head.max_length,
                      "L_max of every scan (default: each head's quick limit)", 1, proofs::kMaxScanLength);
   cmd->add_flag("--allow-slow", o->head.allow_slow, "Allow --max-length beyond the quick limit");
-  cmd->add_option("--out", o->out, "Write the table to FILE (.csv .md .json .tex)");
+  cmd->add_option("--out", o->out, "Write the table to FILE (.csv .md .json .tex; every column)");
+  cmd->add_option("--columns", o->columns, "Columns shown on the terminal: all, or a comma list (default: the main ones)");
   cmd->add_flag("--quiet", o->quiet, "No progress on stderr");
   return [cmd, o]() -> int {
     if (!cmd->parsed()) return -1;
@@ -114,7 +115,7 @@ Action add_table_command(CLI::App& app) {
     if (progress) std::cerr << "\n";
     const Table t = horizon_table(reports);
     if (kind) write_file_atomically(o->out, render(t, *kind));
-    std::cout << t.to_text();
+    std::cout << t.for_terminal(o->columns).to_text();
     return 0;
   };
 }

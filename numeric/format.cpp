@@ -131,6 +131,69 @@ std::string format_spellings() {
          "(floating formats may add ,subnormals=off and/or ,overflow=saturate)";
 }
 
+std::vector<std::string> expand_format_range(std::string_view spec) {
+  const std::string text(spec);
+  if (text.find("..") == std::string::npos) {
+    (void)parse_format(text);
+    return {text};
+  }
+  // Split into comma items; each item is kept or, if it is key=A..B, expanded.
+  std::vector<std::vector<std::string>> choices;
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t comma = text.find(',', start);
+    const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const std::size_t dots = item.find("..");
+    const std::size_t eq = item.find('=');
+    if (dots == std::string::npos) {
+      choices.push_back({item});
+    } else {
+      auto bad = [&](const std::string& why) -> void {
+        throw InvalidArgument("bad format range '" + text + "': " + why +
+                              "; accepted: key=A..B with integers A <= B, e.g. p=4..53,e=11");
+      };
+      if (eq == std::string::npos || eq > dots) bad("'" + item + "' is not key=A..B");
+      const std::string key = item.substr(0, eq);
+      const std::string a = item.substr(eq + 1, dots - eq - 1), b = item.substr(dots + 2);
+      auto integer = [&](const std::string& s) -> long {
+        const bool negative = !s.empty() && s[0] == '-';
+        const std::string digits = negative ? s.substr(1) : s;
+        if (digits.empty() || digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos) {
+          bad("'" + s + "' is not an integer");
+        }
+        return (negative ? -1 : 1) * std::stol(digits);
+      };
+      const long lo = integer(a), hi = integer(b);
+      if (lo > hi) bad("the range " + a + ".." + b + " is empty");
+      if (hi - lo >= 4096) bad("more than 4096 values");
+      std::vector<std::string> values;
+      for (long v = lo; v <= hi; ++v) values.push_back(key + "=" + std::to_string(v));
+      choices.push_back(std::move(values));
+    }
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  std::vector<std::string> out{""};
+  for (const auto& options : choices) {
+    std::vector<std::string> next;
+    for (const auto& prefix : out) {
+      for (const auto& o : options) next.push_back(prefix.empty() ? o : prefix + "," + o);
+    }
+    if (next.size() > 4096) {
+      throw InvalidArgument("format range '" + text + "' stands for more than 4096 formats; split it");
+    }
+    out = std::move(next);
+  }
+  for (const auto& s : out) {
+    try {
+      (void)parse_format(s);
+    } catch (const InvalidArgument& e) {
+      throw InvalidArgument("format range '" + text + "' includes " + e.what());
+    }
+  }
+  return out;
+}
+
 namespace {
 Format parse_format_unchecked(std::string_view spec);
 }

@@ -83,4 +83,12 @@ Format parse_format(std::string_view spec);
 /// The accepted spellings, for error messages and `--help`.
 std::string format_spellings();
 
+/// Expands the integer ranges of one format spelling into the spellings it stands for, in
+/// increasing order (the last range varies fastest): `p=4..53,e=11` gives p=4,e=11 …
+/// p=53,e=11; `p=11,e=5..8` four formats; `p=8..11,e=5..6` eight. Any `key=A..B` with
+/// integers A ≤ B may be a range (p, e, emin, emax). A spelling without `..` is returned as it
+/// is. Throws InvalidArgument for a malformed or empty range, or more than 4096 formats; each
+/// expanded spelling is checked with parse_format.
+std::vector<std::string> expand_format_range(std::string_view spec);
+
 }  // namespace ropesim::numeric

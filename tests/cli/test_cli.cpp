@@ -3,6 +3,8 @@
 // the papers (THEORY §1, §3; NUMERIC §4).
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
+
+#include "tests/cli/cli_support.hpp"
 #include <sys/wait.h>
 
 #include <array>
@@ -12,51 +14,7 @@
 #include <sstream>
 #include <string>
 
-namespace {
-
-struct Run {
-  int code = -1;
-  std::string out, err;
-};
-
-Run run(const std::string& arguments) {
-  const std::string err_path = std::filesystem::temp_directory_path() / ("ropesim_cli_err_" + std::to_string(::getpid()));
-  const std::string command = std::string(ROPESIM_BINARY) + " " + arguments + " 2>" + err_path;
-  Run r;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  std::array<char, 4096> buffer{};
-  std::size_t n = 0;
-  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) r.out.append(buffer.data(), n);
-  const int status = ::pclose(pipe);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream err(err_path);
-  std::stringstream ss;
-  ss << err.rdbuf();
-  r.err = ss.str();
-  std::filesystem::remove(err_path);
-  return r;
-}
-
-int lines(const std::string& s) {
-  int n = 0;
-  for (char c : s) n += c == '\n';
-  return n;
-}
-
-void expect_usage_error(const Run& r, const std::string& must_contain) {
-  INFO(r.err);
-  CHECK(r.code == 2);
-  CHECK(lines(r.err) == 1);
-  CHECK(r.err.find(must_contain) != std::string::npos);
-  CHECK(r.out.empty());
-}
-
-std::string temp_path(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / (std::to_string(::getpid()) + "_" + name)).string();
-}
-
-}  // namespace
+using namespace cli_test;
 
 TEST_CASE("formats --json gives THEORY §1's values", "[cli]") {
   const Run r = run("formats --json");
@@ -246,14 +204,21 @@ TEST_CASE("table horizon writes the table atomically; bad input leaves no file",
   std::stringstream ss;
   ss << in.rdbuf();
   const std::string text = ss.str();
-  CHECK(text.rfind("| format | g | k |", 0) == 0);
-  CHECK(lines(text) == 2 + 4);
+  // The provenance line, a blank line, then the header, the rule and 4 rows.
+  CHECK(text.rfind("Made by ropesim ", 0) == 0);
+  CHECK(text.find("`ropesim table horizon --formats fp16,bf16 --g 1 --k 1,2 --C 64 --quiet --out ") != std::string::npos);
+  CHECK(text.find("\n\n| format | g | k |") != std::string::npos);
+  CHECK(lines(text) == 2 + 2 + 4);
   std::filesystem::remove(md);
   const std::string json = temp_path("horizon.json");
   r = run("table horizon --formats fp16 --g 1 --k 1 --C 64 --quiet --out " + json);
   REQUIRE(r.code == 0);
   std::ifstream jin(json);
-  const auto rows = nlohmann::json::parse(jin);
+  const auto file = nlohmann::json::parse(jin);
+  CHECK(file["provenance"]["tool"] == "ropesim");
+  CHECK(file["provenance"]["command"].get<std::string>().rfind("ropesim table horizon --formats fp16 ", 0) == 0);
+  CHECK(file["provenance"]["commit"].get<std::string>().size() >= 7);
+  const auto rows = file["rows"];
   REQUIRE(rows.size() == 1);
   CHECK(rows[0]["tie_distance"] == 44);
   std::filesystem::remove(json);
@@ -444,6 +409,9 @@ TEST_CASE("construct mod --out writes a model that run explains and that decides
   const auto spec = nlohmann::json::parse(in);
   CHECK(spec["_construction"]["C"] == "23.125");
   CHECK(spec["policy"]["format"] == "fp16");
+  // and the provenance: version, commit and the exact command
+  CHECK(spec["_provenance"]["command"].get<std::string>().rfind("ropesim construct mod --m 3 --r ", 0) == 0);
+  CHECK_FALSE(spec["_provenance"]["version"].get<std::string>().empty());
   std::filesystem::remove(model);
 }
 
