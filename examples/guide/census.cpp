@@ -2,12 +2,13 @@
 //   periodic:m=2,3,12 realised by the r3 table in fp16: periodic, period lcm(2, 3, 12) = 12;
 //   single:g=1 realised by r1 in fp16: not periodic, but rotations repeat once positions 710
 //   apart come within an fp16 rounding of each other (710 = 113·2π + 0.00006; 355/113 ≈ π).
+#include "attention/census.hpp"
+
 #include <algorithm>
 #include <cstdint>
 #include <iostream>
 #include <string>
 
-#include "attention/census.hpp"
 #include "attention/realisation.hpp"
 #include "attention/schedule.hpp"
 #include "numeric/error.hpp"
@@ -27,8 +28,8 @@ void report(const std::string& schedule_spec, const std::string& realisation_spe
   std::cout << c.schedule << " " << c.realisation << " " << c.format.name << ": "
             << c.distinct_rotations << " distinct rotations in " << c.positions << " positions";
   if (c.first_repeat) {
-    std::cout << ", first repeat R(" << c.first_repeat->later << ") = R("
-              << c.first_repeat->earlier << ")";
+    std::cout << ", first repeat R(" << c.first_repeat->later << ") = R(" << c.first_repeat->earlier
+              << ")";
   }
   if (c.period) {
     std::cout << ", period " << *c.period << "\n";
@@ -36,8 +37,8 @@ void report(const std::string& schedule_spec, const std::string& realisation_spe
     // The non-periodicity certificate: for each P, a position i with R(i + P) != R(i).
     const auto witnessed = std::count_if(c.witnesses.begin(), c.witnesses.end(),
                                          [](std::int64_t i) { return i >= 0; });
-    std::cout << ", no period: a witness for " << witnessed << " of the periods 1.."
-              << c.max_period << "\n";
+    std::cout << ", no period: a witness for " << witnessed << " of the periods 1.." << c.max_period
+              << "\n";
   }
 }
 

@@ -18,8 +18,8 @@ int main(int argc, char** argv) {
               << " layers)\n";
     for (int k = 2; k < argc; ++k) {
       const attention::RunResult result = attention::run(model, argv[k]);
-      std::cout << argv[k] << ": " << (result.accept ? "accept" : "reject")
-                << " (output " << attention::exact_decimal(result.output) << ", EOS at position "
+      std::cout << argv[k] << ": " << (result.accept ? "accept" : "reject") << " (output "
+                << attention::exact_decimal(result.output) << ", EOS at position "
                 << result.eos_position << ")\n";
     }
   } catch (const InvalidArgument& e) {
