@@ -291,3 +291,25 @@ TEST_CASE("apply_rotation rounds with the rotation's mode (fp16, periodic:m=8, p
     CHECK(z[1].to_double() == (kModes[m] == Rounding::upward ? 1.4150390625 : 1.4140625));
   }
 }
+
+TEST_CASE("llamacpp-cpu stores the fp32 rotation into bf16 with the requested mode",
+          "[realisation][apply][llamacpp][rounding]") {
+  // conventional:base=10000,dim=2 has one block, θ = 1 (pair index 0: no chained product), so
+  // the fp32 table at position 2 is (rnd32(cos 2), rnd32(sin 2)). Toward zero:
+  //   |cos 2|·2^25 = 13963570.7289 → c = -13963570·2^-25; sin 2·2^24 = 15255479.3381 →
+  //   s = 15255479·2^-24.
+  // x = (0, -1) (bf16): y0 = rnd32(rnd32(c·0) - rnd32(s·(-1))) = s exactly,
+  //   y1 = rnd32(rnd32(s·0) + rnd32(c·(-1))) = -c = 13963570·2^-25 exactly.
+  // Stored into bf16 (p = 8) toward zero: s·2^8 = 15255479/65536 = 232.780 → 232·2^-8 =
+  //   0.90625 (nearest would give 233·2^-8 = 0.91015625); -c·2^9 = 13963570/65536 = 213.067 →
+  //   213·2^-9 = 0.416015625.
+  const Schedule s = parse_schedule("conventional:base=10000,dim=2");
+  const Realisation r = parse_realisation("llamacpp-cpu", Format::bf16(), Rounding::toward_zero);
+  const RealisedRotation rot = realise(s, r, 2);
+  CHECK(rot.blocks[0].cos.to_double() == -13963570 / 33554432.0);
+  CHECK(rot.blocks[0].sin.to_double() == 15255479 / 16777216.0);
+  const std::vector<Value> x{Value::from_double_exact(0), Value::from_double_exact(-1)};
+  const auto y = apply_rotation(rot, x, r.layout);
+  CHECK(y[0].to_double() == 0.90625);
+  CHECK(y[1].to_double() == 0.416015625);
+}
