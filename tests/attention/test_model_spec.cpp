@@ -158,6 +158,24 @@ TEST_CASE("save then load reproduces a model bit for bit", "[model_spec]") {
   const Model back = load_model(path);
   std::filesystem::remove(path);
   require_same_model(m, back);
+  // The loaded model holds the numbers of the spec rounded once into bf16 (p = 8), derived by
+  // hand: x/q with q the quantum of x's binade, nearest-even (tests/derivations/directed_values.py
+  // has the rounding helper):
+  //   1/3 ∈ [1/4, 1/2): q = 2^-9, 512/3 = 170.67 → 171·2^-9 = 0.333984375;
+  //   0.1 ∈ [1/16, 1/8): q = 2^-11, 204.8 → 205·2^-11 = 0.10009765625;
+  //   1e-40 is subnormal in bf16 (q = 2^-133 = 9.18e-41): 1.089 → 2^-133;
+  //   0.7 ∈ [1/2, 1): q = 2^-8, 179.2 → 179·2^-8 = 0.69921875;
+  //   -1/7 ∈ -[1/8, 1/4): q = 2^-10, 146.29 → -146·2^-10 = -0.142578125.
+  // So a save that printed too few digits, or a load that rounded twice, shows here even though
+  // m and back would still agree with each other.
+  CHECK(back.embedding.eos[1].to_double() == 0.333984375);
+  CHECK(back.embedding.symbols[0][0].to_double() == 0.10009765625);
+  CHECK(back.embedding.symbols[0][1].sign_bit());
+  CHECK(back.embedding.symbols[1][0].to_double() == std::ldexp(1.0, -133));
+  CHECK(back.layers[0].heads[0].key.entries[0 * back.layers[0].heads[0].key.cols + 1].to_double() ==
+        0.69921875);
+  CHECK(back.layers[0].ffn->w2.entries[1 * 3 + 2].to_double() == -0.142578125);
+  CHECK(back.classifier.bias.to_double() == 0.5);
   // Bit for bit on every embedding value and on a run.
   for (std::size_t k = 0; k < m.embedding.symbols.size(); ++k) {
     for (std::size_t c = 0; c < 2; ++c) CHECK(m.embedding.symbols[k][c].same_bits(back.embedding.symbols[k][c]));

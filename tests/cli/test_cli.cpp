@@ -125,6 +125,59 @@ TEST_CASE("rotations --position reproduces GPT-NeoX #1003", "[cli]") {
   CHECK(block["exact_cos"].get<double>() == Approx(0.3066928).margin(1e-6));
 }
 
+TEST_CASE("rotations --rounding toward-zero --position 1857: theta_hat, phi and cos follow the mode", "[cli][rounding]") {
+  // Hand derivation (tests/attention/test_directed_rounding.cpp, tests/derivations/directed_values.py):
+  // θ = 10^(-1/4) = 0.5623413..., θ·2^11 = 1151.675 → toward zero 1151·2^-11 = 0.56201171875;
+  // φ = 0.56201171875·1857 = 1043.65576171875 → 1043; cos 1043 = 0.99996162, ·2^11 = 2047.92 →
+  // 2047·2^-11 = 0.99951171875; sin 1043 = -0.0087608797, |·|·2^17 = 1148.31 → -1148·2^-17 =
+  // -0.008758544921875. (Nearest-even gives 0.5625, 1045, -0.408203125: the test above.)
+  const Run r = run("rotations --schedule conventional:base=10000,dim=32 --realization r2 --format fp16 --rounding toward-zero --position 1857 --json");
+  REQUIRE(r.code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["rounding"] == "toward-zero");
+  const auto& block = j["blocks"][1];
+  CHECK(block["steps"]["theta_hat"]["decimal"] == "0.56201171875");
+  CHECK(block["steps"]["i_hat"]["decimal"] == "1857");
+  CHECK(block["steps"]["phi"]["decimal"] == "1043");
+  CHECK(block["cos"]["decimal"] == "0.99951171875");
+  CHECK(block["sin"]["decimal"] == "-0.008758544921875");
+}
+
+TEST_CASE("rotations census JSON: period N/2 and the witness values, by hand", "[cli][boundary]") {
+  // periodic:m=4 under r3 at N = 8: period 4 = N/2 exactly (the census searches P ≤ N/2).
+  {
+    const Run r = run("rotations --schedule periodic:m=4 --realization r3 --format fp32 --positions 8 --json");
+    REQUIRE(r.code == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    CHECK(j["periodic"] == true);
+    CHECK(j["period"] == 4);
+    CHECK(j["witnesses"] == nlohmann::json::array({0, 0, 0}));
+  }
+  // single:g=1/64 in fixed:1.2 (values k/4), r1, N = 20 (tests/attention/test_census_boundaries.cpp):
+  // nearest: R̂_0..8 = (1, 0) since sin(i/64) < 1/8 iff i ≤ 8, R̂_9..19 = (1, 1/4): witness of P
+  // is 9 - P (P ≤ 9), 0 for P = 10; the largest is position 8 at P = 1.
+  // toward-zero: R̂_0 = (1, 0), R̂_1..16 = (3/4, 0), R̂_17..19 = (3/4, 1/4): every witness is 0.
+  {
+    const Run r = run("rotations --schedule single:g=0.015625 --realization r1 --format fixed:1.2 --positions 20 --json");
+    REQUIRE(r.code == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    CHECK(j["periodic"] == false);
+    CHECK(j["distinct"] == 2);
+    CHECK(j["witnesses"] == nlohmann::json::array({8, 7, 6, 5, 4, 3, 2, 1, 0, 0}));
+    CHECK(j["max_witness"] == 8);
+    CHECK(j["max_witness_period"] == 1);
+  }
+  {
+    const Run r = run("rotations --schedule single:g=0.015625 --realization r1 --format fixed:1.2 --rounding toward-zero --positions 20 --json");
+    REQUIRE(r.code == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    CHECK(j["distinct"] == 3);
+    CHECK(j["first_repeat"] == nlohmann::json::array({1, 2}));
+    CHECK(j["max_witness"] == 0);
+    CHECK(j["max_witness_period"] == 1);
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // horizon and table horizon (THEORY §6; RoPE-X eq. 10)
 // ---------------------------------------------------------------------------------------------
