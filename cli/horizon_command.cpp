@@ -221,6 +221,7 @@ Action add_horizon_command(CLI::App& app) {
     HeadArguments head;
     bool json = false;
     bool simulate = false;
+    std::string out;
     std::optional<std::uint64_t> simulate_length;
     proofs::SimulationOptions simulation;
   };
@@ -236,6 +237,7 @@ Action add_horizon_command(CLI::App& app) {
   cmd->add_option("--C", o->head.C, "Scale C (exact decimal) or 'auto'")->capture_default_str();
   add_head_options(cmd, o->head);
   cmd->add_flag("--json", o->json, "Print JSON");
+  cmd->add_option("--out", o->out, "Also write the report as a one-row table to FILE (.csv .md .json .tex)");
   cmd->add_flag(
       "--simulate", o->simulate,
       "Also run the Y^k transformer on words over {a,b} and compare with Y^k pi_a (Cor 4.1)");
@@ -259,6 +261,11 @@ Action add_horizon_command(CLI::App& app) {
     }
     if (o->simulate_length && *o->simulate_length < 1)
       throw InvalidArgument("--simulate-length: L must be at least 1");
+    std::optional<OutputKind> kind;
+    if (cmd->count("--out") > 0) {
+      kind = output_kind_for(o->out, "--out");
+      check_writable(o->out, "--out");
+    }
     const auto spec = horizon_spec(o->head);
     if (o->simulate || o->simulate_length) {
       // The simulation's cost at its longest possible L, checked before the scan runs.
@@ -308,6 +315,11 @@ Action add_horizon_command(CLI::App& app) {
         }
       }
       json["simulation"] = sim;
+    }
+    if (kind) {
+      Table t = horizon_table({report});
+      if (json.contains("simulation")) t.json_extra[0]["simulation"] = json["simulation"];
+      write_file_atomically(o->out, render(t, *kind));
     }
     if (o->json) {
       std::cout << json.dump(2) << "\n";

@@ -31,6 +31,9 @@ nlohmann::json census_json(const attention::CensusResult& r, numeric::Rounding r
   j["max_period"] = r.max_period;
   j["max_witness"] = r.largest_witness_position ? nlohmann::json(*r.largest_witness_position) : nlohmann::json(nullptr);
   j["max_witness_period"] = r.largest_witness_period ? nlohmann::json(*r.largest_witness_period) : nlohmann::json(nullptr);
+  std::uint64_t witnessed = 0;
+  for (auto w : r.witnesses) witnessed += w >= 0 ? 1 : 0;
+  j["witnessed"] = r.period ? nlohmann::json(nullptr) : nlohmann::json(witnessed);
   if (witnesses) j["witnesses"] = r.witnesses;
   j["overflow_positions"] = r.overflow.count;
   j["first_overflow"] = r.overflow.first ? nlohmann::json(*r.overflow.first) : nlohmann::json(nullptr);
@@ -103,8 +106,9 @@ Action add_rotations_command(CLI::App& app) {
     std::string schedule, realisation = "r1", format = "fp32", rounding = "nearest-even";
     std::uint64_t positions = 65536;
     std::optional<std::uint64_t> position, max_period;
-    bool json = false;
+    bool json = false, witnesses = false;
     unsigned threads = 0;
+    std::string out;
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("rotations", "Rotation census of one schedule, realization and format (or one position with --position)");
@@ -116,12 +120,25 @@ Action add_rotations_command(CLI::App& app) {
   auto* position = add_integer_option(cmd, "--position", o->position, "Report the realised rotation at position I instead of a census", 0, INT64_MAX);
   auto* max_period = add_integer_option(cmd, "--max-period", o->max_period, "P_max for non-periodicity witnesses (default N/2)", 1, attention::kMaxCensusPositions);
   auto* threads = add_integer_option(cmd, "--threads", o->threads, "Worker threads (0 = all cores)", 0, 256);
-  cmd->add_flag("--json", o->json, "Print JSON (with the full witness list)");
+  cmd->add_flag("--json", o->json, "Print JSON (counts; the witness list with --witnesses)");
+  cmd->add_flag("--witnesses", o->witnesses, "Include the witness of every candidate period P in --json (N/2 numbers)");
+  cmd->add_option("--out", o->out, "Also write the JSON (with provenance and the full witness list) to FILE.json");
   position->excludes(positions);
   position->excludes(max_period);  // --position reports one position: census options do not apply
   position->excludes(threads);
   return [cmd, o]() -> int {
     if (!cmd->parsed()) return -1;
+    if (cmd->count("--out") > 0) {
+      if (output_kind_for(o->out, "--out") != OutputKind::json) {
+        throw InvalidArgument("--out: rotations writes JSON; accepted: a path ending in .json");
+      }
+      check_writable(o->out, "--out");
+    }
+    auto write_out = [&](nlohmann::json j) {
+      if (o->out.empty()) return;
+      j["provenance"] = provenance();
+      write_file_atomically(o->out, j.dump(2) + "\n");
+    };
     const auto mode = with_flag("--rounding", [&] { return numeric::parse_rounding(o->rounding); });
     const auto format = with_flag("--format", [&] { return numeric::parse_format(o->format); });
     const auto schedule = with_flag("--schedule", [&] { return attention::parse_schedule(o->schedule); });
@@ -133,8 +150,13 @@ Action add_rotations_command(CLI::App& app) {
         nlohmann::json j = attention::to_json(report);
         j["format"] = format.name;
         j["rounding"] = std::string(numeric::to_string(mode));
+        write_out(j);
         std::cout << j.dump(2) << "\n";
       } else {
+        nlohmann::json j = attention::to_json(report);
+        j["format"] = format.name;
+        j["rounding"] = std::string(numeric::to_string(mode));
+        write_out(j);
         std::cout << position_text(report, mode);
       }
       return 0;
@@ -149,8 +171,9 @@ Action add_rotations_command(CLI::App& app) {
     options.max_period = o->max_period;
     options.threads = o->threads ? o->threads : std::max(1u, std::thread::hardware_concurrency());
     const auto result = attention::census(schedule, realisation, options);
+    write_out(census_json(result, mode, true));
     if (o->json) {
-      std::cout << census_json(result, mode, true).dump(2) << "\n";
+      std::cout << census_json(result, mode, o->witnesses).dump(2) << "\n";
     } else {
       std::cout << census_text(result, mode);
     }

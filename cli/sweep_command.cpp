@@ -61,7 +61,7 @@ Action add_sweep_command(CLI::App& app) {
     std::uint64_t positions = 65536;
     std::optional<std::uint64_t> max_period;
     unsigned threads = 0;
-    bool quiet = false;
+    bool quiet = false, json = false;
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("sweep", "Rotation census over a grid: schedules/models x realizations x formats, one table");
@@ -74,6 +74,7 @@ Action add_sweep_command(CLI::App& app) {
   cmd->add_option("--rounding", o->rounding, "Rounding of every step: nearest-even nearest-away toward-zero upward downward")
       ->capture_default_str();
   cmd->add_option("--out", o->out, "Write the table to FILE (.csv .md .json .tex; every column)");
+  cmd->add_flag("--json", o->json, "Print JSON (a list of objects, every column) instead of the table");
   cmd->add_option("--columns", o->columns, "Columns shown on the terminal: all, or a comma list (default: the main ones)");
   add_integer_option(cmd, "--threads", o->threads, "Worker threads (0 = all cores)", 0, 256);
   cmd->add_flag("--quiet", o->quiet, "No progress on stderr");
@@ -154,7 +155,11 @@ Action add_sweep_command(CLI::App& app) {
     if (show_progress) std::cerr << "\n";
     const Table table = sweep_table(cells, std::string(numeric::to_string(grid.rounding)));
     if (kind) write_file_atomically(o->out, render(table, *kind));
-    std::cout << table.for_terminal(o->columns).to_text();
+    if (o->json) {
+      std::cout << table.to_json().dump(2) << "\n";
+    } else {
+      std::cout << table.for_terminal(o->columns).to_text();
+    }
     return 0;
   };
 }

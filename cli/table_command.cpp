@@ -16,7 +16,7 @@ Action add_table_command(CLI::App& app) {
     std::string formats = "fp8e5m2,bf16,fp16,tf32,fp32", g = "1", k = "1,2,4,8", C = "auto",
                 realisations = "r1", schedules, out, columns;
     HeadArguments head;
-    bool quiet = false;
+    bool quiet = false, json = false;
   };
   auto o = std::make_shared<Options>();
   auto* table = app.add_subcommand("table", "Generated tables (docs/tables/)");
@@ -43,6 +43,7 @@ Action add_table_command(CLI::App& app) {
                      "L_max of every scan (default: each head's quick limit)", 1, proofs::kMaxScanLength);
   cmd->add_flag("--allow-slow", o->head.allow_slow, "Allow --max-length beyond the quick limit");
   cmd->add_option("--out", o->out, "Write the table to FILE (.csv .md .json .tex; every column)");
+  cmd->add_flag("--json", o->json, "Print JSON (a list of objects, every column) instead of the table");
   cmd->add_option("--columns", o->columns, "Columns shown on the terminal: all, or a comma list (default: the main ones)");
   cmd->add_flag("--quiet", o->quiet, "No progress on stderr");
   return [cmd, o]() -> int {
@@ -115,7 +116,11 @@ Action add_table_command(CLI::App& app) {
     if (progress) std::cerr << "\n";
     const Table t = horizon_table(reports);
     if (kind) write_file_atomically(o->out, render(t, *kind));
-    std::cout << t.for_terminal(o->columns).to_text();
+    if (o->json) {
+      std::cout << t.to_json().dump(2) << "\n";
+    } else {
+      std::cout << t.for_terminal(o->columns).to_text();
+    }
     return 0;
   };
 }

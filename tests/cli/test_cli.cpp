@@ -84,14 +84,14 @@ TEST_CASE("rotations: periodic:m=2,3,12 under r3 has period lcm = 12", "[cli]") 
     CHECK(j["first_repeat"] == nlohmann::json::array({0, 12}));
     CHECK(j["distinct"] == 12);
     for (const char* key : {"schedule", "realization", "format", "positions", "distinct", "first_repeat", "periodic",
-                            "period", "max_witness", "witnesses"}) {
+                            "period", "max_witness", "witnessed"}) {
       CHECK(j.contains(key));
     }
   }
 }
 
 TEST_CASE("rotations: single:g=1 under r1 is non-periodic with a witness for every P", "[cli]") {
-  const Run r = run("rotations --schedule single:g=1 --realization r1 --format fp32 --positions 4000 --json");
+  const Run r = run("rotations --schedule single:g=1 --realization r1 --format fp32 --positions 4000 --json --witnesses");
   REQUIRE(r.code == 0);
   const auto j = nlohmann::json::parse(r.out);
   CHECK(j["periodic"] == false);
@@ -146,7 +146,7 @@ TEST_CASE("rotations --rounding toward-zero --position 1857: theta_hat, phi and 
 TEST_CASE("rotations census JSON: period N/2 and the witness values, by hand", "[cli][boundary]") {
   // periodic:m=4 under r3 at N = 8: period 4 = N/2 exactly (the census searches P ≤ N/2).
   {
-    const Run r = run("rotations --schedule periodic:m=4 --realization r3 --format fp32 --positions 8 --json");
+    const Run r = run("rotations --schedule periodic:m=4 --realization r3 --format fp32 --positions 8 --json --witnesses");
     REQUIRE(r.code == 0);
     const auto j = nlohmann::json::parse(r.out);
     CHECK(j["periodic"] == true);
@@ -158,7 +158,7 @@ TEST_CASE("rotations census JSON: period N/2 and the witness values, by hand", "
   // is 9 - P (P ≤ 9), 0 for P = 10; the largest is position 8 at P = 1.
   // toward-zero: R̂_0 = (1, 0), R̂_1..16 = (3/4, 0), R̂_17..19 = (3/4, 1/4): every witness is 0.
   {
-    const Run r = run("rotations --schedule single:g=0.015625 --realization r1 --format fixed:1.2 --positions 20 --json");
+    const Run r = run("rotations --schedule single:g=0.015625 --realization r1 --format fixed:1.2 --positions 20 --json --witnesses");
     REQUIRE(r.code == 0);
     const auto j = nlohmann::json::parse(r.out);
     CHECK(j["periodic"] == false);

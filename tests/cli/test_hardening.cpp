@@ -317,7 +317,10 @@ TEST_CASE("terminal tables: the main columns by default, --columns for the rest"
 
 TEST_CASE("sweep --rounding reaches every realisation and is recorded", "[cli][hardening]") {
   // The same census through `rotations` (one cell) and `sweep` (a grid) must agree, and the
-  // rounding must reach the sweep: upward and nearest-even differ for r2 in fp16 on phi-2.
+  // rounding must reach the sweep. r2 rounds the position into fp16, where integers above 2048
+  // are 2 apart: 2049 is a tie. Nearest-even gives î(2049) = 2048 (even significand), so the
+  // first repeat is R̂_2049 = R̂_2048; upward gives î(2049) = 2050 = î(2050), so it is
+  // R̂_2050 = R̂_2049 (every smaller position is exact in fp16, so nothing repeats earlier).
   const std::string file = temp_path("sweep_upward.json");
   const Run up = run("sweep --models phi-2 --formats fp16 --realizations r2 --positions 4096 --rounding upward --quiet --out " + file);
   REQUIRE(up.code == 0);
@@ -328,7 +331,9 @@ TEST_CASE("sweep --rounding reaches every realisation and is recorded", "[cli][h
   const Run cell = run("rotations --schedule phi-2 --realization r2 --format fp16 --positions 4096 --rounding upward --json");
   REQUIRE(cell.code == 0);
   CHECK(rows[0]["distinct"] == nlohmann::json::parse(cell.out)["distinct"]);
-  const Run nearest = run("rotations --schedule phi-2 --realization r2 --format fp16 --positions 4096 --json");
-  CHECK(nlohmann::json::parse(nearest.out)["distinct"] != rows[0]["distinct"]);
+  CHECK(rows[0]["first_repeat"] == nlohmann::json::array({2049, 2050}));
+  const Run nearest = run("sweep --models phi-2 --formats fp16 --realizations r2 --positions 4096 --json");
+  REQUIRE(nearest.code == 0);
+  CHECK(nlohmann::json::parse(nearest.out)[0]["first_repeat"] == nlohmann::json::array({2048, 2049}));
   std::filesystem::remove(file);
 }
