@@ -79,6 +79,10 @@ inline Budget opt_in_budget(bool unlimited) {
 /// are shortened (an error echoing a 1 MB value must not print a 1 MB line).
 std::string one_line(std::string_view message);
 
+/// Appends the accepted spellings (formats, schedules and presets, realisations and pipeline
+/// steps, rounding modes) to the --help text of every option that takes them.
+void add_spellings_to_help(CLI::App& app);
+
 /// True if stderr is a terminal (progress display).
 bool stderr_is_tty();
 

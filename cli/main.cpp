@@ -9,6 +9,8 @@
 
 #include "cli/commands.hpp"
 #include "numeric/error.hpp"
+#include "attention/realisation.hpp"
+#include "attention/schedule.hpp"
 #include "numeric/format.hpp"
 #include "numeric/version.hpp"
 #include "cli/table.hpp"
@@ -133,6 +135,25 @@ std::string one_line(std::string_view message) {
   return out;
 }
 
+void add_spellings_to_help(CLI::App& app) {
+  const std::string formats = "Accepted: " + numeric::format_spellings() + "; lists take ranges such as p=4..53,e=11.";
+  const std::string schedules = "Accepted: " + attention::schedule_spellings() + ".";
+  const std::string realisations = "Accepted: " + attention::realisation_spellings() + ".";
+  const std::string roundings = "Accepted: nearest-even nearest-away toward-zero upward downward (rne rna rz ru rd).";
+  for (CLI::App* sub : app.get_subcommands({})) {
+    for (CLI::Option* option : sub->get_options()) {
+      const std::string name = option->get_name();
+      const std::string* extra = nullptr;
+      if (name == "--format" || name == "--formats" || name == "--accumulator") extra = &formats;
+      if (name == "--schedule" || name == "--schedules") extra = &schedules;
+      if (name == "--realization" || name == "--realizations") extra = &realisations;
+      if (name == "--rounding") extra = &roundings;
+      if (extra) option->description(option->get_description() + ". " + *extra);
+    }
+    add_spellings_to_help(*sub);
+  }
+}
+
 bool stderr_is_tty() { return ::isatty(STDERR_FILENO) != 0; }
 
 }  // namespace ropesim::cli
@@ -152,6 +173,7 @@ int main(int argc, char** argv) {
   actions.push_back(add_table_command(app));
   actions.push_back(add_run_command(app));
   actions.push_back(add_construct_command(app));
+  add_spellings_to_help(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
