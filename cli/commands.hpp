@@ -83,6 +83,10 @@ std::string one_line(std::string_view message);
 /// steps, rounding modes) to the --help text of every option that takes them.
 void add_spellings_to_help(CLI::App& app);
 
+/// One progress line for stderr: "[done/total] what  elapsed, rate/s, about T left" (the rate
+/// and time left once something is done). Callers print it with '\r' only on a terminal.
+std::string progress_line(std::size_t done, std::size_t total, const std::string& what, double elapsed_seconds);
+
 /// True if stderr is a terminal (progress display).
 bool stderr_is_tty();
 

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cctype>
 #include <iostream>
 #include <new>
@@ -152,6 +153,19 @@ void add_spellings_to_help(CLI::App& app) {
     }
     add_spellings_to_help(*sub);
   }
+}
+
+std::string progress_line(std::size_t done, std::size_t total, const std::string& what, double elapsed) {
+  std::string line = "[" + std::to_string(done) + "/" + std::to_string(total) + "] " + what + "  " +
+                     ropesim::duration_text(elapsed);
+  if (done > 0 && elapsed > 0) {
+    const double rate = static_cast<double>(done) / elapsed;
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, ", %.3g/s", rate);
+    line += buffer;
+    if (done < total) line += ", about " + ropesim::duration_text(static_cast<double>(total - done) / rate) + " left";
+  }
+  return line;
 }
 
 bool stderr_is_tty() { return ::isatty(STDERR_FILENO) != 0; }

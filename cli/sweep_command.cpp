@@ -146,9 +146,8 @@ Action add_sweep_command(CLI::App& app) {
     if (show_progress) {
       progress = [start](std::size_t done, std::size_t total, const attention::CensusResult& last) {
         const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        std::cerr << fmt::format("\r[{}/{}] {} {} {}  {:.0f}s   ", done, total, last.schedule, last.realisation,
-                                 last.format.name, elapsed)
-                  << std::flush;
+        std::cerr << "\r" << progress_line(done, total, last.schedule + " " + last.realisation + " " + last.format.name, elapsed)
+                  << "   " << std::flush;
       };
     }
     const auto cells = attention::sweep(grid, options, progress);

@@ -108,9 +108,9 @@ Action add_table_command(CLI::App& app) {
       if (progress) {
         const double elapsed =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        std::cerr << fmt::format("\r[{}/{}] {} k={}  {:.0f}s   ", c + 1, specs.size(),
-                                 reports.back().format, reports.back().k, elapsed)
-                  << std::flush;
+        std::cerr << "\r"
+                  << progress_line(c + 1, specs.size(), reports.back().format + " k=" + std::to_string(reports.back().k), elapsed)
+                  << "   " << std::flush;
       }
     }
     if (progress) std::cerr << "\n";
