@@ -337,3 +337,33 @@ TEST_CASE("sweep --rounding reaches every realisation and is recorded", "[cli][h
   CHECK(nlohmann::json::parse(nearest.out)[0]["first_repeat"] == nlohmann::json::array({2048, 2049}));
   std::filesystem::remove(file);
 }
+
+TEST_CASE("every written file records version, commit and command; the terminal stays clean", "[cli][hardening]") {
+  const std::string csv = temp_path("horizon_one.csv");
+  const Run h = run("horizon --g 1 --k 1 --C 2096 --format fp16 --out " + csv);
+  REQUIRE(h.code == 0);
+  CHECK(h.out.find("commit") == std::string::npos);
+  std::ifstream in(csv);
+  std::string first, header, row;
+  std::getline(in, first);
+  std::getline(in, header);
+  std::getline(in, row);
+  CHECK(first.rfind("# ropesim ", 0) == 0);
+  CHECK(first.find("command: ropesim horizon --g 1 --k 1 --C 2096 --format fp16 --out ") != std::string::npos);
+  CHECK(header.rfind("format,g,k,", 0) == 0);
+  // fp16, g = 1, k = 1, C = 2096: N_max = 43 (docs/tables/horizon.md; tie distance 44 - 2 + k).
+  CHECK(row.find(",43,") != std::string::npos);
+  std::filesystem::remove(csv);
+
+  const std::string json = temp_path("census.json");
+  expect_usage_error(run("rotations --schedule periodic:m=4 --realization r3 --positions 8 --out " + temp_path("c.csv")),
+                     ".json");
+  const Run c = run("rotations --schedule periodic:m=4 --realization r3 --format fp32 --positions 8 --out " + json);
+  REQUIRE(c.code == 0);
+  std::ifstream jin(json);
+  const auto j = nlohmann::json::parse(jin);
+  CHECK(j["provenance"]["command"].get<std::string>().rfind("ropesim rotations --schedule periodic:m=4", 0) == 0);
+  CHECK(j["period"] == 4);                                      // 2π/4 per position: period exactly N/2
+  CHECK(j["witnesses"] == nlohmann::json::array({0, 0, 0}));  // P = 1..3 fail at i = 0 (search stops at the period)
+  std::filesystem::remove(json);
+}
