@@ -432,4 +432,14 @@ nlohmann::json to_json(const CensusResult& r, bool include_witnesses) {
   return j;
 }
 
+WorkEstimate census_work(const Schedule& s, const CensusOptions& options, std::size_t cells) {
+  WorkEstimate e;
+  e.what = "realised (position, block) pairs";
+  const double blocks = static_cast<double>(std::max<std::size_t>(1, s.blocks.size()));
+  e.units = static_cast<double>(options.positions) * blocks * static_cast<double>(cells);
+  e.units_per_second = 2e6 * static_cast<double>(std::max(1u, options.threads));
+  e.bytes = static_cast<double>(options.positions) * 64;
+  return e;
+}
+
 }  // namespace ropesim::attention

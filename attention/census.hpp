@@ -17,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "numeric/budget.hpp"
 #include "attention/realisation.hpp"
 #include "attention/schedule.hpp"
 
@@ -96,6 +97,13 @@ using CensusProgress = std::function<void(std::size_t, std::size_t, const Census
 /// Throws InvalidArgument if N = 0, P_max ≥ N, threads = 0, or the realisation does not
 /// apply (check_applicable).
 CensusResult census(const Schedule& s, const Realisation& r, const CensusOptions& options);
+
+/// The work of `cells` censuses of schedule `s` over options.positions positions, in
+/// realised (position, block) pairs, for check_budget. The rate is the one-thread rate of the
+/// exact path measured in bench_census (about 2·10^6 pairs/s; MPFR-heavy realisations are
+/// slower); memory is O(N): the interned rotation ids and witness arrays, about 64 bytes a
+/// position.
+WorkEstimate census_work(const Schedule& s, const CensusOptions& options, std::size_t cells = 1);
 
 /// Census of one schedule under several realisations at once, sharing work (r1's
 /// high-precision cos/sin across formats, a pipeline's fp32 table across activation

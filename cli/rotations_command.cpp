@@ -106,7 +106,7 @@ Action add_rotations_command(CLI::App& app) {
     std::string schedule, realisation = "r1", format = "fp32", rounding = "nearest-even";
     std::uint64_t positions = 65536;
     std::optional<std::uint64_t> position, max_period;
-    bool json = false, witnesses = false;
+    bool json = false, witnesses = false, allow_slow = false;
     unsigned threads = 0;
     std::string out;
   };
@@ -121,6 +121,7 @@ Action add_rotations_command(CLI::App& app) {
   auto* max_period = add_integer_option(cmd, "--max-period", o->max_period, "P_max for non-periodicity witnesses (default N/2)", 1, attention::kMaxCensusPositions);
   auto* threads = add_integer_option(cmd, "--threads", o->threads, "Worker threads (0 = all cores)", 0, 256);
   cmd->add_flag("--json", o->json, "Print JSON (counts; the witness list with --witnesses)");
+  cmd->add_flag("--allow-slow", o->allow_slow, "Run even when the estimate exceeds the default budget (10 min, 8 GiB)");
   cmd->add_flag("--witnesses", o->witnesses, "Include the witness of every candidate period P in --json (N/2 numbers)");
   cmd->add_option("--out", o->out, "Also write the JSON (with provenance and the full witness list) to FILE.json");
   position->excludes(positions);
@@ -170,6 +171,7 @@ Action add_rotations_command(CLI::App& app) {
     options.positions = o->positions;
     options.max_period = o->max_period;
     options.threads = o->threads ? o->threads : std::max(1u, std::thread::hardware_concurrency());
+    check_budget("--positions", attention::census_work(schedule, options), opt_in_budget(o->allow_slow));
     const auto result = attention::census(schedule, realisation, options);
     write_out(census_json(result, mode, true));
     if (o->json) {

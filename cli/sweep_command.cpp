@@ -61,7 +61,7 @@ Action add_sweep_command(CLI::App& app) {
     std::uint64_t positions = 65536;
     std::optional<std::uint64_t> max_period;
     unsigned threads = 0;
-    bool quiet = false, json = false;
+    bool quiet = false, json = false, allow_slow = false;
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("sweep", "Rotation census over a grid: schedules/models x realizations x formats, one table");
@@ -78,6 +78,7 @@ Action add_sweep_command(CLI::App& app) {
   cmd->add_option("--columns", o->columns, "Columns shown on the terminal: all, or a comma list (default: the main ones)");
   add_integer_option(cmd, "--threads", o->threads, "Worker threads (0 = all cores)", 0, 256);
   cmd->add_flag("--quiet", o->quiet, "No progress on stderr");
+  cmd->add_flag("--allow-slow", o->allow_slow, "Run even when the estimate exceeds the default budget (10 min, 8 GiB)");
   return [cmd, o]() -> int {
     if (!cmd->parsed()) return -1;
     std::optional<OutputKind> kind;
@@ -140,6 +141,20 @@ Action add_sweep_command(CLI::App& app) {
     options.positions = o->positions;
     options.max_period = o->max_period;
     options.threads = o->threads ? o->threads : std::max(1u, std::thread::hardware_concurrency());
+    {
+      WorkEstimate total;
+      for (const auto& s : grid.schedules) {
+        const WorkEstimate e = attention::census_work(s, options, grid.formats.size() * grid.realisations.size());
+        total.what = e.what;
+        total.units += e.units;
+        total.units_per_second = e.units_per_second;
+        total.bytes = std::max(total.bytes, e.bytes);
+      }
+      // The default sweep (the README's main job, about 3 minutes) is always within budget.
+      Budget budget = opt_in_budget(o->allow_slow);
+      budget.seconds = 1800;
+      check_budget("--positions", total, budget);
+    }
     const bool show_progress = !o->quiet && stderr_is_tty();
     const auto start = std::chrono::steady_clock::now();
     attention::CensusProgress progress;

@@ -33,7 +33,7 @@ void check_budget(const std::string& flag, const WorkEstimate& e, const Budget& 
   }
   if (!(seconds <= budget.seconds)) {
     throw InvalidArgument(fmt::format(
-        "{}this needs about {:.3g} {} (about {} at {:.2g}/s on one core), beyond the default budget of {}; "
+        "{}this needs about {:.3g} {} (about {} at {:.2g}/s), beyond the default budget of {}; "
         "reduce it or pass {}",
         prefix, e.units, e.what, duration_text(seconds), e.units_per_second, duration_text(budget.seconds), opt_in));
   }

@@ -17,7 +17,7 @@ namespace ropesim {
 struct WorkEstimate {
   std::string what;          ///< what is counted, e.g. "transformer positions", "realised scores"
   double units = 0;          ///< how many of them (a double: estimates may exceed 2^64)
-  double units_per_second = 1e7;  ///< the measured rate on one core of the reference machine
+  double units_per_second = 1e7;  ///< the measured rate on the reference machine (2 cores)
   double bytes = 0;          ///< peak memory beyond the inputs
 };
 
