@@ -152,6 +152,7 @@ int main(int argc, char** argv) {
   actions.push_back(add_table_command(app));
   actions.push_back(add_run_command(app));
   actions.push_back(add_construct_command(app));
+  actions.push_back(add_plot_command(app));
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
