@@ -46,6 +46,12 @@ std::string gnuplot_quote(std::string_view text) {
   return out + "'";
 }
 
+std::string gnuplot_lines(const std::vector<std::string>& lines) {
+  std::string out;
+  for (std::size_t i = 0; i < lines.size(); ++i) out += (i ? ".\"\\n\"." : "") + gnuplot_quote(lines[i]);
+  return out.empty() ? "''" : out;
+}
+
 std::string gnuplot_number(double value) {
   if (!std::isfinite(value)) return "NaN";
   return fmt::format("{}", value);

@@ -5,6 +5,7 @@
 // Output only: the numbers drawn are computed by the library before they get here.
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace ropesim::cli {
 
@@ -21,6 +22,10 @@ PlotKind plot_kind_for(const std::string& path, const std::string& flag);
 /// read back as exactly `text` and never as code. Labels are drawn `noenhanced`, so `^ _ { } @ ~`
 /// in user text (format and schedule specs) are not markup either.
 std::string gnuplot_quote(std::string_view text);
+
+/// Several lines as one gnuplot string expression: the quoted lines joined by "\n"
+/// (`'line 1'."\n".'line 2'`), for two-line titles.
+std::string gnuplot_lines(const std::vector<std::string>& lines);
 
 /// A number as gnuplot reads it back exactly enough for drawing (shortest round-trip decimal;
 /// "NaN" for a non-finite value, which gnuplot skips).

@@ -202,52 +202,65 @@ CLI::App* add_plot_horizon(CLI::App* plot, std::function<int()>& action) {
       return std::stoi(a[0]) < std::stoi(b[0]);
     };
     std::string script;
-    std::vector<std::string> plots;
+    std::vector<std::string> plots, keys;
     std::size_t index = 0;
     for (auto& [k, rows] : per_k) {
       std::stable_sort(rows.begin(), rows.end(), by_p);
       const std::string block = "K" + std::to_string(k);
       script += rows_block(block, rows);
       const std::string c = colour(index++);
-      const std::string kk = fmt::format("k = {}", k);
+      const std::string kk = fmt::format("k={}", k);
+      // Curves are drawn untitled; the key is built from keyentry lines (line and marker together).
+      keys.push_back(fmt::format("keyentry with linespoints lw 2 pt 7 ps 1.2 lc rgb '{}' title {}", c,
+                                 gnuplot_quote("N_max measured (" + kk + ")")));
       plots.push_back(fmt::format("${} using 1:2 with lines lw 2 lc rgb '{}' notitle", block, c));
-      plots.push_back(fmt::format("${} using 1:3 with points pt 7 ps 1.2 lc rgb '{}' title {}", block, c,
-                                  gnuplot_quote("N_max^(k) measured, " + kk)));
-      if (any_n_limit)
-        plots.push_back(fmt::format("${} using 1:4 with points pt 6 ps 1.6 lw 2 lc rgb '{}' title {}", block, c,
-                                    gnuplot_quote("N_max^(k) ≥ (scan limit), " + kk)));
+      plots.push_back(fmt::format("${} using 1:3 with points pt 7 ps 1.2 lc rgb '{}' notitle", block, c));
+      if (any_n_limit) {
+        keys.push_back(fmt::format("keyentry with points pt 6 ps 1.6 lw 2 lc rgb '{}' title {}", c,
+                                   gnuplot_quote("N_max ≥ (scan limit) (" + kk + ")")));
+        plots.push_back(fmt::format("${} using 1:4 with points pt 6 ps 1.6 lw 2 lc rgb '{}' notitle", block, c));
+      }
+      keys.push_back(fmt::format("keyentry with linespoints dt 2 lw 1.5 pt 5 ps 0.9 lc rgb '{}' title {}", c,
+                                 gnuplot_quote("exact bound C·δ_L ≥ f_large (" + kk + ")")));
       plots.push_back(fmt::format("${} using 1:5 with lines dt 2 lw 1.5 lc rgb '{}' notitle", block, c));
-      plots.push_back(fmt::format("${} using 1:6 with points pt 5 ps 0.9 lc rgb '{}' title {}", block, c,
-                                  gnuplot_quote("exact bound C·δ_L ≥ f_large, " + kk)));
-      if (any_delta_limit)
-        plots.push_back(fmt::format("${} using 1:7 with points pt 4 ps 1.3 lw 2 lc rgb '{}' title {}", block, c,
-                                    gnuplot_quote("exact bound ≥ (search limit), " + kk)));
-      plots.push_back(fmt::format("${} using 1:8 with lines dt 3 lw 2 lc rgb '{}' title {}", block, c,
-                                  gnuplot_quote("heuristic π·sqrt(2C/f_large) − 1, " + kk)));
+      plots.push_back(fmt::format("${} using 1:6 with points pt 5 ps 0.9 lc rgb '{}' notitle", block, c));
+      if (any_delta_limit) {
+        keys.push_back(fmt::format("keyentry with points pt 4 ps 1.3 lw 2 lc rgb '{}' title {}", c,
+                                   gnuplot_quote("exact bound ≥ (search limit) (" + kk + ")")));
+        plots.push_back(fmt::format("${} using 1:7 with points pt 4 ps 1.3 lw 2 lc rgb '{}' notitle", block, c));
+      }
+      keys.push_back(fmt::format("keyentry with lines dt 3 lw 2 lc rgb '{}' title {}", c,
+                                 gnuplot_quote("heuristic π·√(2C/f_large) − 1 (" + kk + ")")));
+      plots.push_back(fmt::format("${} using 1:8 with lines dt 3 lw 2 lc rgb '{}' notitle", block, c));
     }
     std::stable_sort(shared.begin(), shared.end(), by_p);
     script += rows_block("T", shared);
+    keys.push_back("keyentry with linespoints dt 4 lw 1.5 pt 9 ps 1.1 lc rgb '#000000' title " +
+                   gnuplot_quote("tie distance: round_F(cos gn) = 1"));
     plots.push_back("$T using 1:2 with lines dt 4 lw 1.5 lc rgb '#000000' notitle");
-    plots.push_back("$T using 1:3 with points pt 9 ps 1.1 lc rgb '#000000' title " +
-                    gnuplot_quote("tie distance: first n with round_F(cos g·n) = 1"));
-    if (any_tie_limit)
-      plots.push_back("$T using 1:4 with points pt 8 ps 1.4 lw 2 lc rgb '#000000' title " +
-                      gnuplot_quote("tie distance > (search limit)"));
-    plots.push_back("$T using 1:5 with lines dt 3 lw 1.5 lc rgb '#808080' title " +
-                    gnuplot_quote("tie cap π·sqrt(2/u)"));
+    plots.push_back("$T using 1:3 with points pt 9 ps 1.1 lc rgb '#000000' notitle");
+    if (any_tie_limit) {
+      keys.push_back("keyentry with points pt 8 ps 1.4 lw 2 lc rgb '#000000' title " +
+                     gnuplot_quote("tie distance > (search limit)"));
+      plots.push_back("$T using 1:4 with points pt 8 ps 1.4 lw 2 lc rgb '#000000' notitle");
+    }
+    keys.push_back("keyentry with lines dt 3 lw 1.5 lc rgb '#808080' title " + gnuplot_quote("tie cap π·√(2/u)"));
+    plots.push_back("$T using 1:5 with lines dt 3 lw 1.5 lc rgb '#808080' notitle");
+    plots.insert(plots.end(), keys.begin(), keys.end());
 
     const auto& first = reports.front();
-    std::string title = fmt::format("Certified range N_max^(k) of the fixed-offset head Y^k against precision: g = {} "
-                                    "rad/position, C {}, realisation {}, {}",
-                                    o->head.g, o->head.C == "auto" ? "auto (per point)" : "= " + o->head.C,
-                                    first.realisation, first.rounding);
-    script += "set title " + gnuplot_quote(title) + " font ',13'\n";
+    script += "set title " +
+              gnuplot_lines({"Certified range N_max^(k) of the fixed-offset head Y^k against the precision of F",
+                             fmt::format("g = {} rad/position, C {}, realisation {}, {}", o->head.g,
+                                         o->head.C == "auto" ? "auto (chosen per point)" : "= " + o->head.C,
+                                         first.realisation, first.rounding)}) +
+              " font ',13'\n";
     script += "set xlabel " + gnuplot_quote("precision p of F (bits, including the hidden bit)") + "\n";
     script += "set ylabel " + gnuplot_quote("length L (positions), log scale") + "\n";
     script += "set logscale y 10\n";
-    script += "set format y '1e%L'\nset grid xtics ytics mytics lc rgb '#dddddd'\n";
+    script += "set format y '1e%L'\nset grid xtics ytics lt 1 lw 1 lc rgb '#e4e4e4'\n";
     script += "set xtics 1\nset mxtics 1\nset key outside right top vertical Left reverse spacing 1.1 font ',10'\n";
-    script += "set bmargin 6\nset rmargin 2\n";
+    script += "set bmargin 6\n";
     const int p_lo = *std::min_element(precisions.begin(), precisions.end());
     const int p_hi = *std::max_element(precisions.begin(), precisions.end());
     script += fmt::format("set xrange [{}:{}]\n", p_lo - 0.5, p_hi + 0.5);
@@ -358,14 +371,14 @@ CLI::App* add_plot_rotations(CLI::App* plot, std::function<int()>& action) {
     std::string script = rows_block("D", rows);
     const std::string realisation = cells.empty() ? o->realisation : cells.front().realisation;
     script += "set title " +
-              gnuplot_quote(fmt::format("Distinct realised rotations among R̂_0 … R̂_(N−1), N = {} positions: "
-                                        "realisation {}, {}",
-                                        o->positions, realisation, numeric::to_string(grid.rounding))) +
+              gnuplot_lines({"Distinct realised rotations among R̂_0 … R̂_(N−1) (rotation census)",
+                             fmt::format("N = {} positions, realisation {}, {}", o->positions, realisation,
+                                         numeric::to_string(grid.rounding))}) +
               " font ',13'\n";
     script += "set xlabel " + gnuplot_quote("number format F") + "\n";
     script += "set ylabel " + gnuplot_quote("distinct realised rotations (count), log scale") + "\n";
     script += "set logscale y 10\nset yrange [1:" + gnuplot_number(static_cast<double>(o->positions) * 3) + "]\n";
-    script += "set grid ytics lc rgb '#dddddd'\nset style data histogram\nset style histogram clustered gap 1\n";
+    script += "set grid ytics lt 1 lw 1 lc rgb '#e4e4e4'\nset style data histogram\nset style histogram clustered gap 1\n";
     script += "set style fill solid 0.85 border -1\nset boxwidth 0.9\nset xtics nomirror\n";
     script += "set key outside right top vertical Left reverse font ',10'\nset bmargin 6\n";
     script += fmt::format("set arrow 1 from graph 0, first {0} to graph 1, first {0} nohead dt 2 lw 1.5 lc rgb '#000000'\n",
@@ -438,7 +451,7 @@ CLI::App* add_plot_error(CLI::App* plot, std::function<int()>& action) {
     Table data;
     data.columns = {"position", "block", "cos_exact", "cos_realised", "sin_exact", "sin_realised", "error"};
     std::string cells = "$E << EOD\n";
-    double worst = -1;
+    double worst = -1, smallest = INFINITY;  // largest error, smallest positive error
     std::uint64_t worst_position = 0, worst_block = 0, not_finite = 0;
     std::optional<std::uint64_t> first_not_finite;
     std::string worst_cos, worst_sin;
@@ -455,7 +468,9 @@ CLI::App* add_plot_error(CLI::App* plot, std::function<int()>& action) {
         if (!finite) {
           ++not_finite;
           if (!first_not_finite) first_not_finite = i;
-        } else if (error > worst) {
+        }
+        if (finite && error > 0) smallest = std::min(smallest, error);
+        if (finite && error > worst) {
           worst = error;
           worst_position = i;
           worst_block = b.block;
@@ -467,35 +482,52 @@ CLI::App* add_plot_error(CLI::App* plot, std::function<int()>& action) {
         data.rows.push_back({i, b.block, fmt::format("{:.17g}", b.exact_cos), b.cos.to_decimal(17),
                              fmt::format("{:.17g}", b.exact_sin), b.sin.to_decimal(17),
                              finite ? nlohmann::json(fmt::format("{:.17g}", error)) : nlohmann::json(nullptr)});
-        cells += fmt::format("{} {} {}\n", i, b.block, finite && error > 0 ? gnuplot_number(error) : "NaN");
+        cells += fmt::format("{} {} {}\n", i, b.block, finite ? gnuplot_number(error) : "NaN");
       }
     }
     cells += "EOD\n";
+    // On the log colour scale a zero error has no colour: drawn white (the background).
     std::string script = cells;
     script += "set title " +
-              gnuplot_quote(fmt::format("Realised-rotation error max(|cos^ − cos|, |sin^ − sin|) per position and "
-                                        "block: {}, realisation {} in {} ({})",
-                                        schedule.spec, realisation.name(), table_format, numeric::to_string(mode))) +
+              gnuplot_lines({"Realised-rotation error max(|cos realised − cos exact|, |sin realised − sin exact|) per "
+                             "position and block",
+                             fmt::format("{}, realisation {} in {} ({})", schedule.spec, realisation.name(),
+                                         table_format, numeric::to_string(mode))}) +
               " font ',13'\n";
     script += "set xlabel " + gnuplot_quote("position i (tokens, BOS = 0)") + "\n";
     script += "set ylabel " + gnuplot_quote("block d (0-based frequency index; θ_d decreasing)") + "\n";
-    script += "set cblabel " + gnuplot_quote("absolute error (log scale; white: exact)") + "\n";
-    script += "set logscale cb 10\nset format cb '1e%L'\n";
+    if (worst > 0) {
+      script += "set cblabel " +
+                gnuplot_quote(not_finite ? "absolute error (log scale; white: exact or not finite)"
+                                         : "absolute error (log scale; white: exact)") +
+                "\n";
+      script += "set logscale cb 10\nset format cb '1e%L'\n";
+      // Whole decades around the errors (gnuplot draws nothing when the range is one value).
+      const double lo = std::pow(10.0, std::floor(std::log10(smallest)));
+      double hi = std::pow(10.0, std::ceil(std::log10(worst)));
+      if (hi <= lo) hi = lo * 10;
+      script += fmt::format("set cbrange [{}:{}]\n", gnuplot_number(lo), gnuplot_number(hi));
+    } else {  // every finite cell is exact: nothing to put on a log scale
+      script += "set cblabel " + gnuplot_quote("absolute error (every finite cell is exact)") + "\n";
+      script += "set cbrange [0:1]\n";
+    }
     script += "set palette defined (0 '#440154', 1 '#3b528b', 2 '#21918c', 3 '#5ec962', 4 '#fde725')\n";
     script += fmt::format("set xrange [-0.5:{}]\nset yrange [-0.5:{}]\n", o->positions - 0.5, blocks - 0.5);
     if (blocks <= 32) script += "set ytics 1\n";
-    script += "set tics out\nset bmargin 6\nunset key\n";
-    if (worst >= 0) {
+    script += "set tics out\nset bmargin 6\nunset key\nset style textbox opaque fillcolor rgb '#ffffff' noborder\n";
+    if (worst > 0) {
       script += fmt::format("set object 1 circle at {},{} size screen 0.012 front fs empty border lc rgb '#ff0000' lw 2\n",
                             worst_position, worst_block);
       script += "set label 1 " +
                 gnuplot_quote(fmt::format("max {:.4g} at i = {}, block {}", worst, worst_position, worst_block)) +
-                fmt::format(" at {},{} offset 1,{} {} front textcolor rgb '#ff0000' font ',11'\n", worst_position,
+                fmt::format(" at {},{} offset 1,{} {} front boxed textcolor rgb '#ff0000' font ',11'\n", worst_position,
                             worst_block, worst_block + 1 < blocks ? 1 : -1,
                             static_cast<double>(worst_position) > 0.7 * static_cast<double>(o->positions) ? "right"
                                                                                                           : "left");
     }
-    script += "plot $E using 1:2:3 with image\n";
+    // 1/0 (undefined) leaves a cell white; NaN would make gnuplot drop the whole image.
+    script += worst > 0 ? "plot $E using 1:2:($3 > 0 ? $3 : 1/0) with image\n"
+                        : "plot $E using 1:2:($3 == $3 ? $3 : 1/0) with image\n";
     draw_with_gnuplot(script, o->output.kind, o->output.out, 1400, 700);
     o->output.write_data(data);
     std::cout << fmt::format("schedule {}  realization {}  table format {}  rounding {}  positions 0..{}  blocks {}\n",
