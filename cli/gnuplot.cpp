@@ -33,23 +33,31 @@ PlotKind plot_kind_for(const std::string& path, const std::string& flag) {
 }
 
 std::string gnuplot_quote(std::string_view text) {
-  std::string out = "'";
+  // gnuplot expands `@macro` and back-quoted commands on the whole line, even inside quotes,
+  // before it reads a string; an octal escape is only decoded after that, so every character
+  // that could mean something (" \ ` @ ' $ and controls) is written as \ooo.
+  static constexpr std::string_view plain =
+      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 !#%&()*+,-./:;<=>?[]^_{}|~";
+  std::string out = "\"";
   for (char c : text) {
-    if (c == '\'') {
-      out += "''";
-    } else if (c == '\n' || c == '\r' || c == '\0') {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '\n' || c == '\r' || c == '\t') {
+      out += ' ';
+    } else if (byte >= 0x80 || plain.find(c) != std::string_view::npos) {
+      out += c;  // UTF-8 bytes of θ, δ, π, ≥ are never special
+    } else if (byte < 0x20 || byte == 0x7f) {
       out += ' ';
     } else {
-      out += c;
+      out += fmt::format("\\{:03o}", byte);
     }
   }
-  return out + "'";
+  return out + "\"";
 }
 
 std::string gnuplot_lines(const std::vector<std::string>& lines) {
   std::string out;
-  for (std::size_t i = 0; i < lines.size(); ++i) out += (i ? ".\"\\n\"." : "") + gnuplot_quote(lines[i]);
-  return out.empty() ? "''" : out;
+  for (std::size_t i = 0; i < lines.size(); ++i) out += (i ? "." + std::string("\"\\n\"") + "." : "") + gnuplot_quote(lines[i]);
+  return out.empty() ? gnuplot_quote("") : out;
 }
 
 std::string gnuplot_number(double value) {

@@ -16,15 +16,17 @@ enum class PlotKind { svg, png };
 /// extensions otherwise (also for an empty name).
 PlotKind plot_kind_for(const std::string& path, const std::string& flag);
 
-/// `text` as a gnuplot single-quoted string literal: `'…'` with every `'` doubled and line
-/// breaks turned into spaces. In a single-quoted gnuplot string no other character is special
-/// (no backslash escapes, no `@` macros, no back-quote command substitution), so the literal is
-/// read back as exactly `text` and never as code. Labels are drawn `noenhanced`, so `^ _ { } @ ~`
-/// in user text (format and schedule specs) are not markup either.
+/// `text` as a gnuplot double-quoted string literal that reads back as exactly `text` (line
+/// breaks and other control characters become spaces) and is never code: gnuplot expands
+/// `@macros` and back-quoted shell commands anywhere on a line, even inside quotes, so every
+/// character outside letters, digits and harmless punctuation (in particular " \ ` @ ' $) is
+/// written as an octal escape \ooo, which gnuplot decodes only after that expansion. UTF-8 is
+/// kept as it is. Labels are drawn `noenhanced`, so `^ _ { }` in user text (format and
+/// schedule specs) are not markup either.
 std::string gnuplot_quote(std::string_view text);
 
 /// Several lines as one gnuplot string expression: the quoted lines joined by "\n"
-/// (`'line 1'."\n".'line 2'`), for two-line titles.
+/// (`"line 1"."\n"."line 2"`), for two-line titles.
 std::string gnuplot_lines(const std::vector<std::string>& lines);
 
 /// A number as gnuplot reads it back exactly enough for drawing (shortest round-trip decimal;

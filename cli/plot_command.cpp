@@ -381,6 +381,7 @@ CLI::App* add_plot_rotations(CLI::App* plot, std::function<int()>& action) {
     script += "set grid ytics lt 1 lw 1 lc rgb '#e4e4e4'\nset style data histogram\nset style histogram clustered gap 1\n";
     script += "set style fill solid 0.85 border -1\nset boxwidth 0.9\nset xtics nomirror\n";
     script += "set key outside right top vertical Left reverse font ',10'\nset bmargin 6\n";
+    script += fmt::format("set xrange [-0.6:{}]\n", static_cast<double>(F) - 0.4);
     script += fmt::format("set arrow 1 from graph 0, first {0} to graph 1, first {0} nohead dt 2 lw 1.5 lc rgb '#000000'\n",
                           o->positions);
     script += "set label 1 " + gnuplot_quote(fmt::format("N = {} (every position distinct)", o->positions)) +
