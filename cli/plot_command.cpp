@@ -45,7 +45,7 @@ struct PlotOutput {
     kind = plot_kind_for(out, "--out");
     check_writable(out, "--out");
     if (cmd->count("--data") > 0) {
-      if (output_kind_for(data, "--data") != OutputKind::csv) {
+      if (data.empty() || std::filesystem::path(data).extension() != ".csv") {
         throw InvalidArgument("--data: the plotted data is written as CSV; accepted: a path ending in .csv, got '" +
                               data + "'");
       }
@@ -409,7 +409,7 @@ CLI::App* add_plot_rotations(CLI::App* plot, std::function<int()>& action) {
 
 /// The largest grid the heat map draws (positions × blocks): gnuplot reads every cell from the
 /// script, and the CSV has a row per cell.
-constexpr std::uint64_t kMaxErrorCells = std::uint64_t{1} << 22;
+constexpr std::uint64_t kMaxErrorCells = std::uint64_t{1} << 20;
 
 CLI::App* add_plot_error(CLI::App* plot, std::function<int()>& action) {
   struct Options {
