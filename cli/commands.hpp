@@ -22,6 +22,7 @@ Action add_horizon_command(CLI::App& app);
 Action add_table_command(CLI::App& app);
 Action add_run_command(CLI::App& app);
 Action add_construct_command(CLI::App& app);
+Action add_plot_command(CLI::App& app);
 
 /// What a list holds, which decides where a comma starts a new item.
 enum class ListKind {
