@@ -64,19 +64,27 @@ void CosSinRounder::run(AngleAt&& angle_at, RealisedPair* out, bool want_cos, bo
     angle_at(w);  // sets a_ and ea_ (absolute error bound of a_, 64 bits, rounded up)
     mpfr_set_prec(c_, w);
     mpfr_set_prec(s_, w);
-    mpfr_sin_cos(s_, c_, a_, MPFR_RNDN);
+    // The angle is exactly 0 at position 0 (and for unrotated blocks): then cos = 1 and sin = 0
+    // exactly (ternary 0, no angle error) and the interval below is the point itself. Without
+    // this, sin = 0 was "refined" up to 65536 bits and thrown on (p=48..51 with e=11, where the
+    // double-double fast path is off), and cos = 1 was undecided under directed rounding.
+    const bool exact = mpfr_sin_cos(s_, c_, a_, MPFR_RNDN) == 0 && mpfr_zero_p(ea_);
     bool all = true;
     for (int comp = 0; comp < 2; ++comp) {
       mpfr_ptr v = comp == 0 ? c_ : s_;
       auto& done = comp == 0 ? done_cos : done_sin;
       if (std::all_of(done.begin(), done.end(), [](char d) { return d != 0; })) continue;
       // E = E_a + ulp_w(v) (a full ulp bounds the correctly rounded result's error)
-      if (mpfr_zero_p(v)) {  // cannot happen for the angles used; refine
+      if (mpfr_zero_p(v) && !exact) {  // an inexact zero cannot happen for these angles; refine
         all = false;
         continue;
       }
-      mpfr_set_ui_2exp(e_, 1, mpfr_get_exp(v) - w, MPFR_RNDU);
-      mpfr_add(e_, e_, ea_, MPFR_RNDU);
+      if (exact) {
+        mpfr_set_zero(e_, 1);
+      } else {
+        mpfr_set_ui_2exp(e_, 1, mpfr_get_exp(v) - w, MPFR_RNDU);
+        mpfr_add(e_, e_, ea_, MPFR_RNDU);
+      }
       mpfr_set_prec(lo_, w + 8);
       mpfr_set_prec(hi_, w + 8);
       mpfr_sub(lo_, v, e_, MPFR_RNDD);

@@ -367,3 +367,29 @@ TEST_CASE("every written file records version, commit and command; the terminal 
   CHECK(j["witnesses"] == nlohmann::json::array({0, 0, 0}));  // P = 1..3 fail at i = 0 (search stops at the period)
   std::filesystem::remove(json);
 }
+
+TEST_CASE("realised cos/sin are decided for every precision and at angle 0", "[cli][hardening]") {
+  // p = 48..51 (e = 11) made `horizon` throw "CosSinRounder: rounding of cos/sin undecided at
+  // 65536 bits": the binary64 shortcut of the interval rounding could never separate a value
+  // within 2^-53 of a boundary of F, and sin 0 = 0 was refined forever.
+  for (const char* p : {"48", "51"}) {
+    const Run h = run(std::string("horizon --g 1 --k 1 --C 65536 --max-length 300 --format p=") + p + ",e=11 --json");
+    INFO(h.err);
+    REQUIRE(h.code == 0);
+  }
+  // Angle 0 under every mode: cos 0 = 1 and sin 0 = 0 exactly.
+  for (const char* mode : {"nearest-even", "toward-zero", "upward", "downward"}) {
+    const Run r = run(std::string("rotations --schedule single:g=1 --format p=51,e=11 --position 0 --json --rounding ") + mode);
+    REQUIRE(r.code == 0);
+    const auto b = nlohmann::json::parse(r.out)["blocks"][0];
+    CHECK(b["cos"]["hex"] == "0x1p+0");
+    CHECK(b["sin"]["hex"] == "0x0p+0");
+  }
+  // cos 5 and sin 5 rounded to 51 bits, nearest-even: Taylor series in exact fractions (Python
+  // fractions, 200 terms), rounded by hand: 0x1.22785706b4ad8p-2 and -0x1.eaf81f5e09934p-1.
+  const Run five = run("rotations --schedule single:g=1 --format p=51,e=11 --position 5 --json");
+  REQUIRE(five.code == 0);
+  const auto b = nlohmann::json::parse(five.out)["blocks"][0];
+  CHECK(b["cos"]["hex"] == "0x1.22785706b4ad8p-2");
+  CHECK(b["sin"]["hex"] == "-0x1.eaf81f5e09934p-1");
+}
