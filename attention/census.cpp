@@ -11,6 +11,7 @@
 
 #include "attention/detail/evaluator.hpp"
 #include "numeric/error.hpp"
+#include "numeric/mpfr_thread.hpp"
 
 namespace ropesim::attention {
 
@@ -259,7 +260,12 @@ void parallel(unsigned threads, std::size_t tasks, const std::function<void(std:
     }
   };
   std::vector<std::thread> pool;
-  for (unsigned k = 1; k < std::min<std::size_t>(threads, tasks); ++k) pool.emplace_back(worker);
+  for (unsigned k = 1; k < std::min<std::size_t>(threads, tasks); ++k) {
+    pool.emplace_back([&worker] {
+      const numeric::ThreadCacheRelease release;  // this thread's MPFR caches, at its end
+      worker();
+    });
+  }
   worker();
   for (auto& th : pool) th.join();
   for (auto& e : errors) {
@@ -324,7 +330,12 @@ std::vector<CensusResult> census_many(const Schedule& s,
   };
   {
     std::vector<std::thread> pool;
-    for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker, t);
+    for (unsigned t = 1; t < threads; ++t) {
+      pool.emplace_back([&worker, t] {
+        const numeric::ThreadCacheRelease release;  // this thread's MPFR caches, at its end
+        worker(t);
+      });
+    }
     worker(0);
     for (auto& th : pool) th.join();
   }

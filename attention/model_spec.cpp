@@ -227,6 +227,29 @@ std::size_t get_size(const json& j, const std::string& path) {
   bad(path, "expected a non-negative integer, got " + type_text(j));
 }
 
+/// Limits on the sizes a spec declares (docs/MODEL_SPEC.md "Sizes"): every dimension (d_model,
+/// head_dim, value_dim, ffn hidden, unrotated_pairs) and the entries of one matrix. Without
+/// them a few bytes ask for more memory than exists ("d_model": 1e11 with "zeros" vectors)
+/// or, worse, rows·cols overflows (head_dim 2^63 × d_model 2 is 0 entries, and "identity"
+/// then wrote past the end: found by fuzz/fuzz_model_spec).
+constexpr std::size_t max_dimension = 1'000'000;
+constexpr std::size_t max_matrix_entries = 10'000'000;
+
+std::size_t get_dimension(const json& j, const std::string& path) {
+  const std::size_t n = get_size(j, path);
+  if (n > max_dimension) {
+    bad(path, "must be at most " + std::to_string(max_dimension) + ", got " + std::to_string(n));
+  }
+  return n;
+}
+
+void check_matrix_size(const std::string& path, std::size_t rows, std::size_t cols) {
+  if (cols != 0 && rows > max_matrix_entries / cols) {
+    bad(path, "a " + std::to_string(rows) + " x " + std::to_string(cols) + " matrix has more than " +
+                  std::to_string(max_matrix_entries) + " entries");
+  }
+}
+
 std::string get_string(const json& j, const std::string& path) {
   if (!j.is_string()) bad(path, "expected a string, got " + type_text(j));
   return j.get<std::string>();
@@ -316,6 +339,7 @@ std::vector<Value> optional_vector(const json& parent, const std::string& path, 
 /// {"sparse": [[r, c, value], ...]} (other entries zero).
 Matrix get_matrix(const json& j, const std::string& path, std::size_t rows, std::size_t cols,
                   const Arithmetic& f) {
+  check_matrix_size(path, rows, cols);
   Matrix m = Matrix::zeros(rows, cols);
   const std::string shape = std::to_string(rows) + " x " + std::to_string(cols);
   if (j.is_string()) {
@@ -370,7 +394,10 @@ Matrix get_matrix(const json& j, const std::string& path, std::size_t rows, std:
 Matrix optional_matrix(const json& parent, const std::string& path, const char* key,
                        std::size_t rows, std::size_t cols, const Arithmetic& f) {
   const json* j = optional_field(parent, key);
-  if (!j || j->is_null()) return Matrix::zeros(rows, cols);
+  if (!j || j->is_null()) {
+    check_matrix_size(child(path, key), rows, cols);
+    return Matrix::zeros(rows, cols);
+  }
   return get_matrix(*j, child(path, key), rows, cols, f);
 }
 
@@ -399,7 +426,7 @@ RotarySegment get_segment(const json& j, const std::string& path, const Evaluati
   RotarySegment seg;
   if (optional_field(j, "unrotated_pairs")) {
     check_keys(j, path, {"unrotated_pairs"});
-    seg.schedule = unrotated_schedule(get_size(j["unrotated_pairs"], child(path, "unrotated_pairs")));
+    seg.schedule = unrotated_schedule(get_dimension(j["unrotated_pairs"], child(path, "unrotated_pairs")));
     return seg;
   }
   check_keys(j, path, {"schedule", "realisation", "realization", "layout", "format"});
@@ -460,9 +487,9 @@ AttentionHead get_head(const json& j, const std::string& path, std::size_t d,
                        "value", "value_bias", "output", "scale", "rope"});
   AttentionHead h;
   if (const json* n = optional_field(j, "name")) h.name = get_string(*n, child(path, "name"));
-  h.head_dim = get_size(required_field(j, path, "head_dim"), child(path, "head_dim"));
+  h.head_dim = get_dimension(required_field(j, path, "head_dim"), child(path, "head_dim"));
   if (h.head_dim == 0) bad(child(path, "head_dim"), "must be at least 1");
-  h.value_dim = get_size(required_field(j, path, "value_dim"), child(path, "value_dim"));
+  h.value_dim = get_dimension(required_field(j, path, "value_dim"), child(path, "value_dim"));
   h.query = optional_matrix(j, path, "query", h.head_dim, d, f);
   h.key = optional_matrix(j, path, "key", h.head_dim, d, f);
   h.value = optional_matrix(j, path, "value", h.value_dim, d, f);
@@ -507,7 +534,7 @@ Layer get_layer(const json& j, const std::string& path, std::size_t d,
   if (const json* fj = optional_field(j, "ffn"); fj && !fj->is_null()) {
     const std::string fp = child(path, "ffn");
     check_keys(*fj, fp, {"hidden", "w1", "b1", "w2", "b2"});
-    const std::size_t hidden = get_size(required_field(*fj, fp, "hidden"), child(fp, "hidden"));
+    const std::size_t hidden = get_dimension(required_field(*fj, fp, "hidden"), child(fp, "hidden"));
     FeedForward ffn;
     ffn.w1 = get_matrix(required_field(*fj, fp, "w1"), child(fp, "w1"), hidden, d, f);
     ffn.b1 = optional_vector(*fj, fp, "b1", hidden, f);
@@ -608,7 +635,7 @@ Model read_model(const json& spec, const ModelLoadOptions& options) {
     }
   }
 
-  m.d_model = get_size(required_field(spec, "", "d_model"), "d_model");
+  m.d_model = get_dimension(required_field(spec, "", "d_model"), "d_model");
   if (m.d_model == 0) bad("d_model", "must be at least 1");
   check_model_size(spec, m.d_model, options);
   const std::size_t d = m.d_model;

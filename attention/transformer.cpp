@@ -396,6 +396,10 @@ Value affine(std::span<const Value> x, std::span<const Value> y, const Value& bi
 
 Matrix Matrix::zeros(std::size_t rows, std::size_t cols) {
   Matrix m;
+  if (cols != 0 && rows > m.entries.max_size() / cols) {  // rows·cols would wrap around
+    throw InvalidArgument("matrix " + std::to_string(rows) + " x " + std::to_string(cols) +
+                          " has more entries than can be stored");
+  }
   m.rows = rows;
   m.cols = cols;
   m.entries.assign(rows * cols, Value());

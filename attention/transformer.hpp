@@ -170,7 +170,8 @@ struct Matrix {
   std::size_t cols = 0;
   std::vector<Value> entries;  ///< row-major, size rows·cols
 
-  /// The all-(+0) matrix.
+  /// The all-(+0) matrix. Throws InvalidArgument if rows·cols exceeds what a vector can hold
+  /// (std::bad_alloc if memory runs out).
   static Matrix zeros(std::size_t rows, std::size_t cols);
   /// Row r (r < rows).
   std::span<const Value> row(std::size_t r) const;

@@ -226,3 +226,41 @@ TEST_CASE("malformed specs give one line naming the path", "[model_spec]") {
   }
   CHECK_THROWS_WITH(load_model("/nonexistent/ropesim.json"), Catch::Contains("/nonexistent/ropesim.json: cannot read"));
 }
+
+// Regression tests for fuzz/fuzz_model_spec findings (docs/TESTING.md "Fuzzing and
+// sanitizers"): before the size limits, head_dim 2^63 with d_model 2 made Matrix::zeros
+// allocate rows·cols = 2^64 mod 2^64 = 0 entries and "identity" wrote past the end (UBSan:
+// reference binding to null pointer); huge dimensions with "zeros" asked for terabytes
+// (ASan: allocation-size-too-big / out-of-memory, std::bad_alloc in a release build).
+TEST_CASE("sizes beyond the limits are refused before anything is allocated", "[model_spec][fuzz]") {
+  const std::string wrapping_matrix = R"({"ropesim_model": 1, "policy": {"format": "fp16"}, "d_model": 2,
+    "alphabet": [], "embedding": {"bos": [0, 0], "eos": [0, 0], "symbols": {}},
+    "layers": [{"heads": [{"head_dim": 9223372036854775808, "value_dim": 0, "query": "identity",
+                           "output": "zeros"}]}],
+    "classifier": {"weights": [0, 0]}})";
+  CHECK_THAT(one_line_error(wrapping_matrix),
+             Catch::Contains("layers[0].heads[0].head_dim: must be at most 1000000, got 9223372036854775808"));
+  const std::string huge_d_model = R"({"ropesim_model": 1, "policy": {"format": "fp16"}, "d_model": 100000000000,
+    "alphabet": [], "embedding": {"bos": "zeros", "eos": "zeros", "symbols": {}},
+    "classifier": {"weights": "zeros"}})";
+  CHECK_THAT(one_line_error(huge_d_model), Catch::Contains("d_model: must be at most 1000000, got 100000000000"));
+  const std::string huge_head = R"({"ropesim_model": 1, "policy": {"format": "fp16"}, "d_model": 1,
+    "alphabet": [], "embedding": {"bos": [0], "eos": [0], "symbols": {}},
+    "layers": [{"heads": [{"head_dim": 4294967296, "value_dim": 4294967297, "output": "zeros"}]}],
+    "classifier": {"weights": [0]}})";
+  CHECK_THAT(one_line_error(huge_head), Catch::Contains("layers[0].heads[0].head_dim: must be at most 1000000"));
+  // Within each dimension limit, but 100000 x 1000 = 10^8 entries: refused by the matrix limit.
+  const std::string huge_matrix = R"({"ropesim_model": 1, "policy": {"format": "fp16"}, "d_model": 1000,
+    "alphabet": [], "embedding": {"bos": "zeros", "eos": "zeros", "symbols": {}},
+    "layers": [{"heads": [{"head_dim": 100000, "value_dim": 1, "output": "zeros"}]}],
+    "classifier": {"weights": "zeros"}})";
+  CHECK_THAT(one_line_error(huge_matrix),
+             Catch::Contains("layers[0].heads[0].query: a 100000 x 1000 matrix has more than 10000000 entries"));
+  CHECK_THAT(one_line_error(edited([](json& j) {
+               j["layers"][0]["heads"][0]["rope"] = json::array({{{"unrotated_pairs", 9223372036854775808ULL}}});
+             })),
+             Catch::Contains("layers[0].heads[0].rope[0].unrotated_pairs: must be at most 1000000"));
+  // The root cause, in the library: rows·cols that wraps around is refused.
+  CHECK_THROWS_AS(Matrix::zeros(std::size_t{1} << 63, 2), InvalidArgument);
+  CHECK(Matrix::zeros(3, 2).entries.size() == 6);
+}

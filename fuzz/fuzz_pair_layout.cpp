@@ -1,0 +1,11 @@
+// attention::parse_pair_layout and to_string (realisation.hpp).
+#include "attention/realisation.hpp"
+#include "fuzz/fuzz.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  return ropesim::fuzz::run(data, size, [](std::string_view text) {
+    ropesim::fuzz::enum_round_trip(
+        text, [](std::string_view t) { return ropesim::attention::parse_pair_layout(t); },
+        [](ropesim::attention::PairLayout v) { return ropesim::attention::to_string(v); });
+  });
+}

@@ -1,0 +1,11 @@
+// attention::parse_softmax_variant and to_string (transformer.hpp).
+#include "attention/transformer.hpp"
+#include "fuzz/fuzz.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  return ropesim::fuzz::run(data, size, [](std::string_view text) {
+    ropesim::fuzz::enum_round_trip(
+        text, [](std::string_view t) { return ropesim::attention::parse_softmax_variant(t); },
+        [](ropesim::attention::SoftmaxVariant v) { return ropesim::attention::to_string(v); });
+  });
+}
