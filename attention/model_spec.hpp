@@ -29,7 +29,8 @@ struct ModelLoadOptions {
   std::optional<Format> format;      ///< replaces policy.format
   std::optional<Rounding> rounding;  ///< replaces policy.rounding
   /// The most numbers (matrix and vector entries) a spec may declare: larger models are
-  /// refused before allocation with the estimate (default 2^24, a few hundred MiB).
+  /// refused before allocation with the estimate (default 2^24, a few hundred MiB). SIZE_MAX
+  /// lifts it; the hard limits per dimension (10^6) and per matrix (10^7 entries) remain.
   std::size_t max_parameters = std::size_t{1} << 24;
 };
 

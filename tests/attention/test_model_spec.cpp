@@ -233,29 +233,37 @@ TEST_CASE("malformed specs give one line naming the path", "[model_spec]") {
 // reference binding to null pointer); huge dimensions with "zeros" asked for terabytes
 // (ASan: allocation-size-too-big / out-of-memory, std::bad_alloc in a release build).
 TEST_CASE("sizes beyond the limits are refused before anything is allocated", "[model_spec][fuzz]") {
+  // Two limits: the total (ModelLoadOptions::max_parameters, 2^24 numbers by default, refused
+  // with the estimate before any field is read) and, when that is lifted (run --allow-large),
+  // hard per-dimension and per-matrix limits that name the JSON path.
+  ModelLoadOptions unlimited;
+  unlimited.max_parameters = SIZE_MAX;
   const std::string wrapping_matrix = R"({"ropesim_model": 1, "policy": {"format": "fp16"}, "d_model": 2,
-    "alphabet": [], "embedding": {"bos": [0, 0], "eos": [0, 0], "symbols": {}},
+    "alphabet": ["a"], "embedding": {"bos": [0, 0], "eos": [0, 0], "symbols": {"a": "zeros"}},
     "layers": [{"heads": [{"head_dim": 9223372036854775808, "value_dim": 0, "query": "identity",
                            "output": "zeros"}]}],
     "classifier": {"weights": [0, 0]}})";
-  CHECK_THAT(one_line_error(wrapping_matrix),
+  CHECK_THAT(one_line_error(wrapping_matrix, unlimited),
              Catch::Contains("layers[0].heads[0].head_dim: must be at most 1000000, got 9223372036854775808"));
   const std::string huge_d_model = R"({"ropesim_model": 1, "policy": {"format": "fp16"}, "d_model": 100000000000,
-    "alphabet": [], "embedding": {"bos": "zeros", "eos": "zeros", "symbols": {}},
+    "alphabet": ["a"], "embedding": {"bos": "zeros", "eos": "zeros", "symbols": {"a": "zeros"}},
     "classifier": {"weights": "zeros"}})";
-  CHECK_THAT(one_line_error(huge_d_model), Catch::Contains("d_model: must be at most 1000000, got 100000000000"));
+  CHECK_THAT(one_line_error(huge_d_model, unlimited), Catch::Contains("d_model: must be at most 1000000, got 100000000000"));
   const std::string huge_head = R"({"ropesim_model": 1, "policy": {"format": "fp16"}, "d_model": 1,
-    "alphabet": [], "embedding": {"bos": [0], "eos": [0], "symbols": {}},
+    "alphabet": ["a"], "embedding": {"bos": [0], "eos": [0], "symbols": {"a": "zeros"}},
     "layers": [{"heads": [{"head_dim": 4294967296, "value_dim": 4294967297, "output": "zeros"}]}],
     "classifier": {"weights": [0]}})";
-  CHECK_THAT(one_line_error(huge_head), Catch::Contains("layers[0].heads[0].head_dim: must be at most 1000000"));
+  CHECK_THAT(one_line_error(huge_head, unlimited), Catch::Contains("layers[0].heads[0].head_dim: must be at most 1000000"));
   // Within each dimension limit, but 100000 x 1000 = 10^8 entries: refused by the matrix limit.
   const std::string huge_matrix = R"({"ropesim_model": 1, "policy": {"format": "fp16"}, "d_model": 1000,
-    "alphabet": [], "embedding": {"bos": "zeros", "eos": "zeros", "symbols": {}},
+    "alphabet": ["a"], "embedding": {"bos": "zeros", "eos": "zeros", "symbols": {"a": "zeros"}},
     "layers": [{"heads": [{"head_dim": 100000, "value_dim": 1, "output": "zeros"}]}],
     "classifier": {"weights": "zeros"}})";
-  CHECK_THAT(one_line_error(huge_matrix),
+  CHECK_THAT(one_line_error(huge_matrix, unlimited),
              Catch::Contains("layers[0].heads[0].query: a 100000 x 1000 matrix has more than 10000000 entries"));
+  // By default the total refuses it first: 2·100000·1001 + 1·2001 + 3·1000 + 1000 + 5·1000
+  // = 200211001 numbers, about 2e+08.
+  CHECK_THAT(one_line_error(huge_matrix), Catch::Contains("the model holds about 2e+08 numbers"));
   CHECK_THAT(one_line_error(edited([](json& j) {
                j["layers"][0]["heads"][0]["rope"] = json::array({{{"unrotated_pairs", 9223372036854775808ULL}}});
              })),
