@@ -3,6 +3,7 @@
 // `ropesim table horizon`.
 #include <fmt/format.h>
 
+#include <chrono>
 #include <cmath>
 #include <iostream>
 
@@ -221,6 +222,7 @@ Action add_horizon_command(CLI::App& app) {
     HeadArguments head;
     bool json = false;
     bool simulate = false;
+    bool quiet = false;
     std::string out;
     std::optional<std::uint64_t> simulate_length;
     proofs::SimulationOptions simulation;
@@ -237,6 +239,7 @@ Action add_horizon_command(CLI::App& app) {
   cmd->add_option("--C", o->head.C, "Scale C (exact decimal) or 'auto'")->capture_default_str();
   add_head_options(cmd, o->head);
   cmd->add_flag("--json", o->json, "Print JSON");
+  cmd->add_flag("--quiet", o->quiet, "No progress on stderr");
   cmd->add_option("--out", o->out, "Also write the report as a one-row table to FILE (.csv .md .json .tex)");
   cmd->add_flag(
       "--simulate", o->simulate,
@@ -266,7 +269,15 @@ Action add_horizon_command(CLI::App& app) {
       kind = output_kind_for(o->out, "--out");
       check_writable(o->out, "--out");
     }
-    const auto spec = horizon_spec(o->head);
+    auto spec = horizon_spec(o->head);
+    const auto start = std::chrono::steady_clock::now();
+    const bool show_progress = !o->quiet && stderr_is_tty();
+    if (show_progress) {
+      spec.progress = [start](std::size_t done, std::size_t total) {
+        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        std::cerr << "\r" << progress_line(done, total, "candidates C", elapsed) << "   " << std::flush;
+      };
+    }
     if (o->simulate || o->simulate_length) {
       // The simulation's cost at its longest possible L, checked before the scan runs.
       const std::uint64_t L = o->simulate_length ? *o->simulate_length : spec.max_length;
@@ -274,6 +285,7 @@ Action add_horizon_command(CLI::App& app) {
                    proofs::offset_simulation_work(spec.head, L, o->simulation), opt_in_budget(o->head.allow_slow));
     }
     const auto report = proofs::horizon(spec);
+    if (show_progress && report.auto_C) std::cerr << "\n";
     nlohmann::json json = proofs::to_json(report);
     std::string text = horizon_text(report);
     if (o->simulate || o->simulate_length) {

@@ -340,7 +340,7 @@ CLI::App* add_plot_rotations(CLI::App* plot, std::function<int()>& action) {
     if (stderr_is_tty()) {
       progress = [start](std::size_t done, std::size_t total, const attention::CensusResult& last) {
         const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        std::cerr << fmt::format("\r[{}/{}] {} {}  {:.0f}s   ", done, total, last.schedule, last.format.name, elapsed)
+        std::cerr << "\r" << progress_line(done, total, last.schedule + " " + last.format.name, elapsed) << "   "
                   << std::flush;
       };
     }

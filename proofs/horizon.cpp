@@ -143,6 +143,7 @@ HorizonReport horizon(const HorizonSpec& spec) {
       CertifiedRange range = certified_range(h, options);
       report.candidates.push_back(
           {candidates[c].first, candidates[c].second, range.n_max, range.at_limit});
+      if (s.progress) s.progress(c + 1, candidates.size());
       if (!best || range.n_max > best_range.n_max) {
         best = c;
         best_range = std::move(range);

@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include <functional>
+
 #include "proofs/fixed_offset_head.hpp"
 #include "proofs/records.hpp"
 
@@ -31,6 +33,9 @@ struct HorizonSpec {
   std::uint64_t max_length = 0;
   /// See ScanOptions.
   bool use_fast_kernel = true;
+  /// Called after each candidate C of C = auto with (tried, candidates), on the calling
+  /// thread (for a progress display); may be empty.
+  std::function<void(std::size_t, std::size_t)> progress;
 };
 
 /// One candidate C tried by C = auto.
