@@ -206,3 +206,11 @@ TEST_CASE("exact comparison and approximation oracle of ExactReal", "[schedule]"
   REQUIRE(ExactReal::rational(mpq_class(1, 4)).approximate(y, 100) == 0);  // exact
   mpfr_clears(y, ref, static_cast<mpfr_ptr>(nullptr));
 }
+
+TEST_CASE("schedule dimensions are bounded: 2..65536", "[schedule]") {
+  // 65536 / 2 = 32768 rotary blocks is accepted; 65538 is refused with the accepted range (a
+  // 10^6-dimensional prope schedule took about 1 GB while fuzzing).
+  CHECK(parse_schedule("conventional:base=10000,dim=65536").blocks.size() == 32768);
+  CHECK_THROWS_WITH(parse_schedule("conventional:base=10000,dim=65538"), Catch::Contains("2..65536"));
+  CHECK_THROWS_WITH(parse_schedule("prope:base=10,dim=999996,p=0"), Catch::Contains("2..65536"));
+}
