@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "attention/schedule.hpp"
 #include "numeric/budget.hpp"
 #include "numeric/error.hpp"  // actions throw ropesim::InvalidArgument
 
@@ -87,6 +88,11 @@ void add_spellings_to_help(CLI::App& app);
 /// One progress line for stderr: "[done/total] what  elapsed, rate/s, about T left" (the rate
 /// and time left once something is done). Callers print it with '\r' only on a terminal.
 std::string progress_line(std::size_t done, std::size_t total, const std::string& what, double elapsed_seconds);
+
+/// The schedules of a census grid from --models (preset names or "all") and --schedules
+/// (specs): every preset when neither is given. Throws InvalidArgument naming the flag for an
+/// unknown preset, a bad spec, or an item listed twice.
+std::vector<attention::Schedule> grid_schedules(const std::string& models, const std::string& schedules);
 
 /// True if stderr is a terminal (progress display).
 bool stderr_is_tty();

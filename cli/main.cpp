@@ -168,6 +168,21 @@ std::string progress_line(std::size_t done, std::size_t total, const std::string
   return line;
 }
 
+std::vector<attention::Schedule> grid_schedules(const std::string& models, const std::string& schedules) {
+  std::vector<std::string> names;
+  if (models == "all" || (models.empty() && schedules.empty())) {
+    names = attention::model_preset_names();
+  } else if (!models.empty()) {
+    names = split_unique(models, "--models");
+  }
+  std::vector<attention::Schedule> out;
+  for (const auto& name : names) out.push_back(with_flag("--models", [&] { return attention::preset_schedule(name); }));
+  for (const auto& spec : split_unique(schedules, "--schedules", ListKind::schedules)) {
+    out.push_back(with_flag("--schedules", [&] { return attention::parse_schedule(spec); }));
+  }
+  return out;
+}
+
 bool stderr_is_tty() { return ::isatty(STDERR_FILENO) != 0; }
 
 }  // namespace ropesim::cli

@@ -309,18 +309,7 @@ CLI::App* add_plot_rotations(CLI::App* plot, std::function<int()>& action) {
       throw InvalidArgument("--models: empty list; accepted: all or preset names");
     attention::SweepGrid grid;
     grid.rounding = with_flag("--rounding", [&] { return numeric::parse_rounding(o->rounding); });
-    std::vector<std::string> models;
-    if (o->models == "all" || (o->models.empty() && o->schedules.empty())) {
-      models = attention::model_preset_names();
-    } else if (!o->models.empty()) {
-      models = split_unique(o->models, "--models");
-    }
-    for (const auto& name : models) {
-      grid.schedules.push_back(with_flag("--models", [&] { return attention::preset_schedule(name); }));
-    }
-    for (const auto& spec : split_unique(o->schedules, "--schedules", ListKind::schedules)) {
-      grid.schedules.push_back(with_flag("--schedules", [&] { return attention::parse_schedule(spec); }));
-    }
+    grid.schedules = grid_schedules(o->models, o->schedules);
     for (const auto& spec : split_unique(o->formats, "--formats", ListKind::formats)) {
       grid.formats.push_back(with_flag("--formats", [&] { return numeric::parse_format(spec); }));
     }

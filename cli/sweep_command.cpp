@@ -98,26 +98,7 @@ Action add_sweep_command(CLI::App& app) {
 
     attention::SweepGrid grid;
     grid.rounding = with_flag("--rounding", [&] { return numeric::parse_rounding(o->rounding); });
-    std::vector<std::string> models;
-    if (o->models == "all" || (o->models.empty() && o->schedules.empty())) {
-      models = attention::model_preset_names();
-    } else if (!o->models.empty()) {
-      models = split_unique(o->models, "--models");
-    }
-    for (const auto& name : models) {
-      try {
-        grid.schedules.push_back(attention::preset_schedule(name));
-      } catch (const InvalidArgument& e) {
-        throw InvalidArgument(std::string("--models: ") + e.what());
-      }
-    }
-    for (const auto& spec : split_unique(o->schedules, "--schedules", ListKind::schedules)) {
-      try {
-        grid.schedules.push_back(attention::parse_schedule(spec));
-      } catch (const InvalidArgument& e) {
-        throw InvalidArgument(std::string("--schedules: ") + e.what());
-      }
-    }
+    grid.schedules = grid_schedules(o->models, o->schedules);
     for (const auto& spec : split_unique(o->formats, "--formats", ListKind::formats)) {
       try {
         grid.formats.push_back(numeric::parse_format(spec));
