@@ -393,3 +393,17 @@ TEST_CASE("realised cos/sin are decided for every precision and at angle 0", "[c
   CHECK(b["cos"]["hex"] == "0x1.22785706b4ad8p-2");
   CHECK(b["sin"]["hex"] == "-0x1.eaf81f5e09934p-1");
 }
+
+TEST_CASE("census budgets and table --json", "[cli][hardening]") {
+  // 2^31 positions × 64 blocks of llama2-7b: about 1.4e11 pairs and 2^31·64 B = 128 GiB.
+  const Run big = run("rotations --schedule llama2-7b --positions 2147483648");
+  expect_usage_error(big, "--positions");
+  CHECK(big.err.find("128 GiB") != std::string::npos);
+  expect_usage_error(run("sweep --models llama2-7b --formats fp16 --positions 2147483648"), "--allow-slow");
+  // table horizon --json: fp16, g = 1, k = 1, C = 2096 gives N_max 43 (docs/tables/horizon.md).
+  const Run t = run("table horizon --formats fp16 --g 1 --k 1 --C 2096 --json");
+  REQUIRE(t.code == 0);
+  const auto rows = nlohmann::json::parse(t.out);
+  REQUIRE(rows.size() == 1);
+  CHECK(rows[0]["n_max"] == 43);
+}
