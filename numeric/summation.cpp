@@ -194,4 +194,55 @@ Value affine(std::span<const Value> x, std::span<const Value> y, const Value& bi
   return accumulate_terms(x, y, &bias, policy);
 }
 
+std::optional<Binary64Dot> Binary64Dot::for_policy(const EvaluationPolicy& policy) {
+  if (policy.summation == Summation::exact) return std::nullopt;
+  const Binary64Rounding f(policy.format, policy.rounding);
+  if (!f.fast_arithmetic()) return std::nullopt;
+  Binary64Rounding a = f;
+  if (policy.summation == Summation::wide_accumulator) {
+    a = Binary64Rounding(policy.accumulator, policy.rounding);
+    if (!a.fast_arithmetic()) return std::nullopt;
+  }
+  return Binary64Dot(policy.summation, f, a);
+}
+
+double Binary64Dot::operator()(const double* x, const double* y, std::size_t n) const {
+  switch (summation_) {
+    case Summation::sequential: {
+      double acc = round_f_.mul(x[0], y[0]);
+      for (std::size_t c = 1; c < n; ++c) acc = round_f_.add(acc, round_f_.mul(x[c], y[c]));
+      return acc;
+    }
+    case Summation::pairwise: {
+      double small[64] = {};
+      std::vector<double> big;
+      double* t = small;
+      if (n > 64) {
+        big.resize(n);
+        t = big.data();
+      }
+      for (std::size_t c = 0; c < n; ++c) t[c] = round_f_.mul(x[c], y[c]);
+      return pairwise(t, n);
+    }
+    case Summation::wide_accumulator: {
+      // elements of F are elements of A when A ⊇ F; round_a_.round makes the conversion
+      // explicit (exact then) as dot() does
+      double acc = round_a_.mul(round_a_.round(x[0]), round_a_.round(y[0]));
+      for (std::size_t c = 1; c < n; ++c) {
+        acc = round_a_.add(acc, round_a_.mul(round_a_.round(x[c]), round_a_.round(y[c])));
+      }
+      return round_f_.round(acc);
+    }
+    case Summation::exact:
+      break;
+  }
+  return 0;  // unreachable: for_policy refuses exact summation
+}
+
+double Binary64Dot::pairwise(const double* t, std::size_t n) const {
+  if (n == 1) return t[0];
+  const std::size_t m = n / 2;
+  return round_f_.add(pairwise(t, m), pairwise(t + m, n - m));
+}
+
 }  // namespace ropesim::numeric

@@ -2,6 +2,8 @@
 /// Sums and dot products under a summation policy, and the evaluation policy of a run
 /// (THEORY §2.1): which format F, rounding direction, summation order, accumulator format A and
 /// engine every arithmetic step of the F-transformer uses.
+#include <cstddef>
+#include <optional>
 #include <span>
 #include <string_view>
 
@@ -76,5 +78,29 @@ Value dot(std::span<const Value> x, std::span<const Value> y, const EvaluationPo
 /// rnd(dot(x, y) + bias); exact rounds once. Throws InvalidArgument if the lengths differ.
 Value affine(std::span<const Value> x, std::span<const Value> y, const Value& bias,
              const EvaluationPolicy& policy);
+
+/// The batched dot product of the policy on vectors held in doubles, where that is exact and
+/// fast: Σ_k x[k]·y[k] evaluated in binary64 with every product and partial sum rounded into F
+/// (A for wide_accumulator, then one rounding into F) by Binary64Rounding — bit-identical to
+/// dot() on the same elements (innocuous double rounding, NUMERIC §2; tested against dot()).
+/// Used by the certified-range scan, which evaluates up to 10^9 scores.
+class Binary64Dot {
+ public:
+  /// The kernel for the policy, or nullopt when it does not apply: summation exact, or
+  /// Binary64Rounding::fast_arithmetic() false for F (or for A under wide_accumulator).
+  static std::optional<Binary64Dot> for_policy(const EvaluationPolicy& policy);
+
+  /// Σ_{k<n} x[k]·y[k] under the policy, n ≥ 1; x[k], y[k] elements of F held in doubles.
+  double operator()(const double* x, const double* y, std::size_t n) const;
+
+ private:
+  Binary64Dot(Summation summation, const Binary64Rounding& f, const Binary64Rounding& a)
+      : summation_(summation), round_f_(f), round_a_(a) {}
+  double pairwise(const double* t, std::size_t n) const;
+
+  Summation summation_;
+  Binary64Rounding round_f_;
+  Binary64Rounding round_a_;
+};
 
 }  // namespace ropesim::numeric
