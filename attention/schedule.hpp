@@ -24,9 +24,12 @@
 #include <string_view>
 #include <vector>
 
-#include "attention/exact_real.hpp"
+#include "numeric/exact_real.hpp"
 
 namespace ropesim::attention {
+
+/// Exact reals live in numeric (numeric/exact_real.hpp); schedules use them unqualified.
+using numeric::ExactReal;
 
 /// θ = 2π·a/m exactly, with 0 ≤ a < m and gcd(a, m) = 1 (θ = 0 is a = 0, m = 1).
 /// m is the exact period of the block [THEORY §3 Prop 2.2].

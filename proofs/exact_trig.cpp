@@ -1,5 +1,8 @@
 #include "proofs/exact_trig.hpp"
 
+#include "numeric/arithmetic.hpp"
+#include "numeric/exact_real.hpp"
+
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -55,14 +58,6 @@ mpfr_prec_t magnitude_bits(double x) {
 
 }  // namespace
 
-mpq_class to_rational(const numeric::Value& v) {
-  if (!v.is_finite()) throw InvalidArgument("to_rational: the value is not finite");
-  if (!v.is_wide()) return mpq_class(v.narrow());
-  mpq_class q;
-  mpfr_get_q(q.get_mpq_t(), v.wide());
-  return q;
-}
-
 BlockAngle::BlockAngle(const attention::RotaryBlock& block) : theta_(block.theta) {
   if (block.turn) {
     mpq_class t(block.turn->a, block.turn->m);
@@ -116,8 +111,8 @@ void BlockAngle::enclose(std::int64_t n, bool sine, mpfr_ptr lo, mpfr_ptr hi) co
     mpfr_mul_q(alo, alo, t.get_mpq_t(), MPFR_RNDD);  // t ≥ 0
     mpfr_mul_q(ahi, ahi, t.get_mpq_t(), MPFR_RNDU);
   } else {
-    const attention::ExactReal angle =
-        attention::ExactReal::rational(mpq_class(mpz_class(static_cast<long>(n)))) * theta_;
+    const numeric::ExactReal angle =
+        numeric::ExactReal::rational(mpq_class(mpz_class(static_cast<long>(n)))) * theta_;
     angle.enclose(alo, ahi);
   }
   // mid and a bound on the distance from mid to any point of [alo, ahi].
@@ -220,40 +215,26 @@ double CosineSum::approximate(std::int64_t n, double* error_bound) const {
 numeric::Value round_scaled_trig(const numeric::Format& f, numeric::Rounding r,
                                  const BlockAngle& angle, std::int64_t n, bool sine,
                                  const mpq_class& K, const numeric::Engine& engine) {
-  if (sgn(K) == 0) return engine.from_rational(f, mpq_class(0), r);
+  const numeric::Arithmetic F(f, r, engine);
+  if (sgn(K) == 0) return F.from_rational(mpq_class(0));
   if (const auto exact = sine ? angle.exact_sin(n) : angle.exact_cos(n)) {
-    return engine.from_rational(f, K * *exact, r);
+    return F.from_rational(K * *exact);
   }
+  // irrational (Lindemann: cos/sin of a non-zero algebraic multiple... see BlockAngle)
   const BlockAngle a = angle;
   const mpq_class k = K;
-  numeric::RealApproximation oracle = [a, k, n, sine](mpfr_ptr y,
-                                                      mpfr_prec_t prec) -> std::uint64_t {
-    const mpfr_prec_t W = prec + 16;
-    Mpfr lo(W), hi(W), xlo(W), xhi(W);
-    if (sine) {
-      a.enclose_sin(n, lo, hi);
-    } else {
-      a.enclose_cos(n, lo, hi);
-    }
-    numeric::interval_mul_q(xlo, xhi, lo, hi, k);  // k ≠ 0
-    Mpfr mid(W + 1);
-    mpfr_add(mid, xlo, xhi, MPFR_RNDN);
-    mpfr_div_2ui(mid, mid, 1, MPFR_RNDN);
-    mpfr_set(y, mid, MPFR_RNDN);
-    constexpr std::uint64_t kHuge = std::uint64_t{1} << 62;
-    if (mpfr_zero_p(y)) return kHuge;
-    Mpfr e1(64), e2(64), err(64);
-    mpfr_sub(e1, xhi, y, MPFR_RNDU);
-    mpfr_sub(e2, y, xlo, MPFR_RNDU);
-    mpfr_max(err, e1, e2, MPFR_RNDU);
-    // in units of 2^(EXP(y) - prec)
-    mpfr_mul_2si(err, err, prec - mpfr_get_exp(y), MPFR_RNDU);
-    mpfr_ceil(err, err);
-    if (mpfr_cmp_ui(err, 1) < 0) return 1;
-    if (mpfr_cmp_ui_2exp(err, 1, 62) >= 0) return kHuge;
-    return static_cast<std::uint64_t>(mpfr_get_ui(err, MPFR_RNDU)) + 1;
-  };
-  return engine.round_real(f, oracle, r);
+  return F.round_real(numeric::enclosure_oracle(
+      [a, k, n, sine](mpfr_ptr lo, mpfr_ptr hi) {
+        const mpfr_prec_t W = mpfr_get_prec(lo) + 16;
+        Mpfr tlo(W), thi(W);
+        if (sine) {
+          a.enclose_sin(n, tlo, thi);
+        } else {
+          a.enclose_cos(n, tlo, thi);
+        }
+        numeric::interval_mul_q(lo, hi, tlo, thi, k);  // k ≠ 0; outward at lo's precision
+      },
+      std::string(sine ? "K*sin" : "K*cos") + "(n*theta) at n = " + std::to_string(n)));
 }
 
 }  // namespace ropesim::proofs

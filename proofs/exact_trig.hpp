@@ -43,13 +43,13 @@ class BlockAngle {
   /// θ as a double (display and fast pre-filters only; never for decisions).
   double theta_double() const { return theta_double_; }
   /// The exact angle θ.
-  const attention::ExactReal& theta() const { return theta_; }
+  const numeric::ExactReal& theta() const { return theta_; }
   /// The turn a/m when θ = 2π·a/m.
   const std::optional<mpq_class>& turn() const { return turn_; }
 
  private:
   void enclose(std::int64_t n, bool sine, mpfr_ptr lo, mpfr_ptr hi) const;
-  attention::ExactReal theta_;
+  numeric::ExactReal theta_;
   std::optional<mpq_class> turn_;  // θ / 2π when rational
   double theta_double_ = 0;
 };
@@ -86,8 +86,7 @@ numeric::Value round_scaled_trig(const numeric::Format& f, numeric::Rounding r,
                                  const mpq_class& K,
                                  const numeric::Engine& engine = numeric::default_engine());
 
-/// The exact rational value of an element of a format (finite values only; throws
-/// InvalidArgument for ±inf and NaN).
-mpq_class to_rational(const numeric::Value& v);
+/// The exact rational value of a finite element of a format (numeric::exact_rational).
+using numeric::exact_rational;
 
 }  // namespace ropesim::proofs

@@ -89,7 +89,7 @@ std::vector<std::pair<Value, std::string>> auto_c_candidates(const FixedOffsetHe
   long e = static_cast<long>(std::ceil(std::log2(half_f.get_d())));
   const long last = static_cast<long>(std::ceil(std::log2(f.get_d()))) +
                     static_cast<long>(F.precision) + 2;
-  const mpq_class max_f = to_rational(numeric::max_finite(F));
+  const mpq_class max_f = exact_rational(numeric::max_finite(F));
   for (; e <= last; ++e) {
     mpz_class p2 = 1;
     mpq_class power;
@@ -105,11 +105,11 @@ std::vector<std::pair<Value, std::string>> auto_c_candidates(const FixedOffsetHe
                      "2^" + std::to_string(e));
   }
   std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
-    return to_rational(a.first) < to_rational(b.first);
+    return exact_rational(a.first) < exact_rational(b.first);
   });
   std::vector<std::pair<Value, std::string>> unique;
   for (auto& c : out) {
-    if (!unique.empty() && to_rational(unique.back().first) == to_rational(c.first)) continue;
+    if (!unique.empty() && exact_rational(unique.back().first) == exact_rational(c.first)) continue;
     unique.push_back(std::move(c));
   }
   return unique;
@@ -138,7 +138,7 @@ HorizonReport horizon(const HorizonSpec& spec) {
     FixedOffsetHead best_head;
     for (std::size_t c = 0; c < candidates.size(); ++c) {
       FixedOffsetSpec hs = s.head;
-      hs.C = to_rational(candidates[c].first);
+      hs.C = exact_rational(candidates[c].first);
       FixedOffsetHead h = make_fixed_offset_head(hs);
       CertifiedRange range = certified_range(h, options);
       report.candidates.push_back(

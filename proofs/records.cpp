@@ -175,8 +175,8 @@ SearchBound delta_bound(const CosineSum& s, const mpq_class& C, const mpq_class&
 std::optional<RoundsToOne> rounds_to_one(const numeric::Format& f, numeric::Rounding r) {
   const auto& engine = numeric::default_engine();
   const numeric::Value one = engine.from_rational(f, mpq_class(1), numeric::Rounding::nearest_even);
-  if (!one.is_finite() || to_rational(one) != 1) return std::nullopt;
-  const mpq_class prev = to_rational(numeric::next_down(f, one));
+  if (!one.is_finite() || exact_rational(one) != 1) return std::nullopt;
+  const mpq_class prev = exact_rational(numeric::next_down(f, one));
   mpq_class t;
   switch (r) {
     case numeric::Rounding::nearest_even:
@@ -193,7 +193,7 @@ std::optional<RoundsToOne> rounds_to_one(const numeric::Format& f, numeric::Roun
   }
   t.canonicalize();
   const numeric::Value rounded = engine.from_rational(f, t, r);
-  const bool inclusive = rounded.is_finite() && to_rational(rounded) == 1;
+  const bool inclusive = rounded.is_finite() && exact_rational(rounded) == 1;
   return RoundsToOne{t, inclusive};
 }
 

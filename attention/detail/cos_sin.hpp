@@ -19,7 +19,7 @@
 
 #include "attention/detail/dd_trig.hpp"
 #include "attention/detail/format_ops.hpp"
-#include "attention/exact_real.hpp"
+#include "numeric/exact_real.hpp"
 #include "attention/realisation.hpp"
 
 namespace ropesim::attention::detail {

@@ -13,7 +13,7 @@
 #include <optional>
 
 #include "attention/detail/dd_trig.hpp"
-#include "attention/exact_real.hpp"
+#include "numeric/exact_real.hpp"
 #include "numeric/arithmetic.hpp"
 #include "numeric/binary64_rounding.hpp"
 #include "numeric/engine.hpp"
@@ -25,6 +25,7 @@ namespace ropesim::attention::detail {
 using numeric::Format;
 using numeric::Rounding;
 using numeric::Value;
+using numeric::ExactReal;
 
 constexpr std::uint8_t kOverflow = 1;
 constexpr std::uint8_t kNaN = 2;

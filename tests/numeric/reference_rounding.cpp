@@ -444,7 +444,7 @@ const Wide& wide_ln2() {
 
 /// The exact dyadic rational of a binary cpp_bin_float.
 template <class T>
-mpq_class to_rational(const T& y) {
+mpq_class exact_rational(const T& y) {
   if (y == 0) return mpq_class(0);
   int e = 0;
   T m = mp::frexp(y, &e);  // y = m · 2^e, 1/2 ≤ |m| < 1
@@ -469,7 +469,7 @@ mpq_class evaluate(Function fn, double x) {
       const Wide n = mp::round(wx / wide_ln2());
       const Wide reduced = wx - n * wide_ln2();
       const T y = mp::exp(T(reduced));
-      return times_pow2(to_rational(y), n.convert_to<long>());
+      return times_pow2(exact_rational(y), n.convert_to<long>());
     }
     case Function::log: {
       // x = m · 2^e with m in [1/√2, √2): log x = log m + e ln 2; for e ≠ 0 the two terms
@@ -481,9 +481,9 @@ mpq_class evaluate(Function fn, double x) {
         --e;
       }
       const T lm = mp::log(T(m));
-      if (e == 0) return to_rational(lm);
+      if (e == 0) return exact_rational(lm);
       const Wide total = Wide(lm) + Wide(e) * wide_ln2();
-      return to_rational(T(total));
+      return exact_rational(T(total));
     }
     case Function::cos:
     case Function::sin: {
@@ -500,7 +500,7 @@ mpq_class evaluate(Function fn, double x) {
       const bool negate = is_sin ? (quadrant >= 2) : (quadrant == 1 || quadrant == 2);
       T y = use_sin ? mp::sin(r) : mp::cos(r);
       if (negate) y = -y;
-      return to_rational(y);
+      return exact_rational(y);
     }
   }
   throw std::logic_error("reference: bad function");

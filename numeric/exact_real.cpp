@@ -1,4 +1,4 @@
-#include "attention/exact_real.hpp"
+#include "numeric/exact_real.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -9,10 +9,8 @@
 #include "numeric/error.hpp"
 #include "numeric/mpfr_util.hpp"
 
-namespace ropesim::attention {
+namespace ropesim::numeric {
 
-using numeric::interval_mul_q;
-using numeric::Mpfr;
 
 namespace detail {
 
@@ -299,34 +297,40 @@ void ExactReal::enclose(mpfr_ptr lo, mpfr_ptr hi) const {
                            to_string());
 }
 
+RealApproximation enclosure_oracle(Enclosure enclose, std::string what) {
+  return [enclose = std::move(enclose), what = std::move(what)](mpfr_ptr y, mpfr_prec_t prec) -> std::uint64_t {
+    for (mpfr_prec_t w = prec + 32; w <= (1 << 18); w *= 2) {
+      Mpfr lo(w), hi(w), mid(w + 1), err(64);
+      enclose(lo, hi);
+      if (mpfr_sgn(lo) * mpfr_sgn(hi) <= 0) continue;  // straddles 0: refine
+      mpfr_add(mid, lo, hi, MPFR_RNDN);                // exact at w + 1 bits
+      mpfr_div_2ui(mid, mid, 1, MPFR_RNDN);
+      mpfr_set(y, mid, MPFR_RNDN);
+      // err = max(hi - y, y - lo), rounded up, in ulps of y: err / 2^(EXP(y) - prec)
+      Mpfr d1(64), d2(64);
+      mpfr_sub(d1, hi, y, MPFR_RNDU);
+      mpfr_sub(d2, y, lo, MPFR_RNDU);
+      mpfr_max(err, d1, d2, MPFR_RNDU);
+      mpfr_mul_2si(err, err, -(static_cast<long>(mpfr_get_exp(y)) - prec), MPFR_RNDU);
+      mpfr_ceil(err, err);
+      if (mpfr_cmp_ui(err, 1u << 20) > 0) continue;
+      const std::uint64_t e = mpfr_get_ui(err, MPFR_RNDU);
+      return std::max<std::uint64_t>(e, 1);  // never claim exactness
+    }
+    throw std::runtime_error("enclosure too wide at 2^18 bits for " + what);
+  };
+}
+
 std::uint64_t ExactReal::approximate(mpfr_ptr y, mpfr_prec_t prec) const {
   if (node_->rational_value) {
     const int t = mpfr_set_q(y, node_->rational_value->get_mpq_t(), MPFR_RNDN);
     return t == 0 ? 0 : 1;
   }
-  for (mpfr_prec_t w = prec + 32; w <= (1 << 18); w *= 2) {
-    Mpfr lo(w), hi(w), mid(w + 1), err(64), ulp(64);
-    enclose(lo, hi);
-    if (mpfr_sgn(lo) * mpfr_sgn(hi) <= 0) continue;  // straddles 0: refine
-    mpfr_add(mid, lo, hi, MPFR_RNDN);
-    mpfr_div_2ui(mid, mid, 1, MPFR_RNDN);
-    mpfr_set(y, mid, MPFR_RNDN);
-    // err = max(hi - y, y - lo), rounded up.
-    Mpfr d1(64), d2(64);
-    mpfr_sub(d1, hi, y, MPFR_RNDU);
-    mpfr_sub(d2, y, lo, MPFR_RNDU);
-    mpfr_max(err, d1, d2, MPFR_RNDU);
-    // ulps of y: err / 2^(EXP(y) - prec)
-    mpfr_mul_2si(err, err, -(static_cast<long>(mpfr_get_exp(y)) - prec), MPFR_RNDU);
-    mpfr_ceil(err, err);
-    if (mpfr_cmp_ui(err, 1u << 20) > 0) continue;
-    const std::uint64_t e = mpfr_get_ui(err, MPFR_RNDU);
-    return std::max<std::uint64_t>(e, 1);  // not known rational: never claim exactness
-  }
-  throw std::runtime_error("ExactReal::approximate: enclosure too wide for " + to_string());
+  const ExactReal self = *this;
+  return enclosure_oracle([self](mpfr_ptr lo, mpfr_ptr hi) { self.enclose(lo, hi); }, to_string())(y, prec);
 }
 
-numeric::RealApproximation ExactReal::oracle() const {
+RealApproximation ExactReal::oracle() const {
   ExactReal self = *this;
   return [self](mpfr_ptr y, mpfr_prec_t prec) { return self.approximate(y, prec); };
 }
@@ -354,4 +358,4 @@ std::string ExactReal::to_string() const { return node_text(*node_); }
 
 int compare(const ExactReal& a, const ExactReal& b) { return (a - b).sign(); }
 
-}  // namespace ropesim::attention
+}  // namespace ropesim::numeric

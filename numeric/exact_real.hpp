@@ -2,18 +2,33 @@
 /// Exact real numbers for RoPE angles (THEORY §3): rationals, powers β^q of rationals, π, and
 /// the field operations between them, each approximable to any precision with a proven error
 /// bound (interval arithmetic with directed MPFR rounding), so that they can feed
-/// numeric::RealApproximation and Ziv rounding (NUMERIC §2).
+/// RealApproximation and Ziv rounding (NUMERIC §2).
 #include <gmpxx.h>
 #include <mpfr.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 
 #include "numeric/engine.hpp"
 
-namespace ropesim::attention {
+namespace ropesim::numeric {
+
+/// A proven enclosure of a real x: sets [lo, hi] (equal precisions P) so that lo ≤ x ≤ hi,
+/// with a width that shrinks like 2^-P as P grows (directed rounding at every step).
+using Enclosure = std::function<void(mpfr_ptr lo, mpfr_ptr hi)>;
+
+/// The one way ropesim turns a proven enclosure of an irrational real into Ziv's oracle
+/// (numeric::RealApproximation, NUMERIC §2): at working precisions prec + 32, doubling, the
+/// midpoint of an enclosure that does not straddle 0, with the half-width rounded up in ulps of
+/// the approximation (at least 1: the oracle never claims exactness, so x must not be exactly
+/// representable — round rationals with from_rational). Arithmetic::round_real(oracle) then
+/// rounds x into F. Throws std::runtime_error (naming `what`) if the enclosure is still wider
+/// than 2^20 ulps at 2^18 bits.
+RealApproximation enclosure_oracle(Enclosure enclose, std::string what);
+
 
 namespace detail {
 struct ExactNode;
@@ -26,7 +41,7 @@ struct ExactNode;
 /// Every operation is exact; approximations come with a proven enclosure (MPFR directed
 /// rounding at every step). Rational values are recognised exactly: β^e is simplified to a
 /// rational when it is one (e.g. 10000^(-1/2) = 1/100), so that the oracle can report
-/// exactness as numeric::RealApproximation requires.
+/// exactness as RealApproximation requires.
 class ExactReal {
  public:
   /// 0.
@@ -58,11 +73,11 @@ class ExactReal {
   /// ulps at that precision for the expressions ropesim builds (more if a difference cancels).
   void enclose(mpfr_ptr lo, mpfr_ptr hi) const;
 
-  /// The oracle of numeric::RealApproximation: sets y (precision prec) to an approximation
+  /// The oracle of RealApproximation: sets y (precision prec) to an approximation
   /// and returns a bound on |y - x| in ulps of y (0 iff y == x exactly).
   std::uint64_t approximate(mpfr_ptr y, mpfr_prec_t prec) const;
-  /// `approximate` wrapped as a numeric::RealApproximation (keeps this number alive).
-  numeric::RealApproximation oracle() const;
+  /// `approximate` wrapped as a RealApproximation (keeps this number alive).
+  RealApproximation oracle() const;
 
   /// Sign (-1, 0, +1), decided exactly (refining the enclosure). Throws std::runtime_error if
   /// undecided at 65536 bits (only possible for a non-zero number that ropesim cannot
@@ -81,4 +96,4 @@ class ExactReal {
 /// Exact comparison: -1 if a < b, 0 if a == b, +1 if a > b (sign of a - b, see sign()).
 int compare(const ExactReal& a, const ExactReal& b);
 
-}  // namespace ropesim::attention
+}  // namespace ropesim::numeric
