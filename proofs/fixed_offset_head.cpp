@@ -139,51 +139,68 @@ struct RealisedScores::State {
   std::uint64_t limit = 0;  // growth cap (0 = none)
 
   // binary64 kernel
+  std::optional<ScoreKernel> kernel;
   bool fast = false;
-  attention::Summation summation = attention::Summation::sequential;
-  // roundings into F and A (placeholders until the constructor enables the kernel)
-  numeric::Binary64Rounding round_f{Format::fp64(), numeric::Rounding::nearest_even};
-  numeric::Binary64Rounding round_a{Format::fp64(), numeric::Rounding::nearest_even};
   std::size_t dim = 0;
   std::vector<double> qd, kd;  // positions × dim
 
   double fast_score(std::uint64_t i, std::uint64_t j) const {
-    const double* q = &qd[i * dim];
-    const double* k = &kd[j * dim];
-    switch (summation) {
-      case attention::Summation::sequential: {
-        double acc = round_f.mul(q[0], k[0]);
-        for (std::size_t c = 1; c < dim; ++c) acc = round_f.add(acc, round_f.mul(q[c], k[c]));
-        return acc;
-      }
-      case attention::Summation::pairwise: {
-        double terms[64];
-        std::vector<double> big;
-        double* t = terms;
-        if (dim > 64) {
-          big.resize(dim);
-          t = big.data();
-        }
-        for (std::size_t c = 0; c < dim; ++c) t[c] = round_f.mul(q[c], k[c]);
-        return pairwise(t, dim);
-      }
-      case attention::Summation::wide_accumulator: {
-        double acc = round_a.mul(round_a.round(q[0]), round_a.round(k[0]));
-        for (std::size_t c = 1; c < dim; ++c)
-          acc = round_a.add(acc, round_a.mul(round_a.round(q[c]), round_a.round(k[c])));
-        return round_f.round(acc);
-      }
-      case attention::Summation::exact:
-        break;
-    }
-    return 0;
-  }
-  double pairwise(const double* t, std::size_t n) const {
-    if (n == 1) return t[0];
-    const std::size_t m = n / 2;
-    return round_f.add(pairwise(t, m), pairwise(t + m, n - m));
+    return kernel->dot(&qd[i * dim], &kd[j * dim], dim);
   }
 };
+
+std::optional<ScoreKernel> ScoreKernel::make(const FixedOffsetHead& head) {
+  const attention::Summation summation = head.policy.summation;
+  if (head.head.scale || head.head.head_dim < 1 || summation == attention::Summation::exact)
+    return std::nullopt;
+  const auto rf = fast_round_for(head.policy.format, head.policy.rounding);
+  std::optional<numeric::Binary64Rounding> ra = rf;
+  if (summation == attention::Summation::wide_accumulator) {
+    ra = fast_round_for(head.policy.accumulator, head.policy.rounding);
+  }
+  if (!rf || !ra) return std::nullopt;
+  ScoreKernel k;
+  k.summation_ = summation;
+  k.round_f_ = *rf;
+  k.round_a_ = *ra;
+  return k;
+}
+
+double ScoreKernel::dot(const double* q, const double* k, std::size_t dim) const {
+  switch (summation_) {
+    case attention::Summation::sequential: {
+      double acc = round_f_.mul(q[0], k[0]);
+      for (std::size_t c = 1; c < dim; ++c) acc = round_f_.add(acc, round_f_.mul(q[c], k[c]));
+      return acc;
+    }
+    case attention::Summation::pairwise: {
+      double terms[64] = {};
+      std::vector<double> big;
+      double* t = terms;
+      if (dim > 64) {
+        big.resize(dim);
+        t = big.data();
+      }
+      for (std::size_t c = 0; c < dim; ++c) t[c] = round_f_.mul(q[c], k[c]);
+      return pairwise(t, dim);
+    }
+    case attention::Summation::wide_accumulator: {
+      double acc = round_a_.mul(round_a_.round(q[0]), round_a_.round(k[0]));
+      for (std::size_t c = 1; c < dim; ++c)
+        acc = round_a_.add(acc, round_a_.mul(round_a_.round(q[c]), round_a_.round(k[c])));
+      return round_f_.round(acc);
+    }
+    case attention::Summation::exact:
+      break;
+  }
+  return 0;
+}
+
+double ScoreKernel::pairwise(const double* t, std::size_t n) const {
+  if (n == 1) return t[0];
+  const std::size_t m = n / 2;
+  return round_f_.add(pairwise(t, m), pairwise(t + m, n - m));
+}
 
 RealisedScores::RealisedScores(const FixedOffsetHead& head, bool use_fast_kernel)
     : state_(std::make_unique<State>()) {
@@ -192,20 +209,8 @@ RealisedScores::RealisedScores(const FixedOffsetHead& head, bool use_fast_kernel
   s.dim = head.head.head_dim;
   s.zero_input.assign(head.head.query.cols, Value());
   s.rotations.positions = 0;
-  s.summation = head.policy.summation;
-  if (use_fast_kernel && !head.head.scale && s.dim >= 1 &&
-      s.summation != attention::Summation::exact) {
-    const auto rf = fast_round_for(head.policy.format, head.policy.rounding);
-    std::optional<numeric::Binary64Rounding> ra = rf;
-    if (s.summation == attention::Summation::wide_accumulator) {
-      ra = fast_round_for(head.policy.accumulator, head.policy.rounding);
-    }
-    if (rf && ra) {
-      s.fast = true;
-      s.round_f = *rf;
-      s.round_a = *ra;
-    }
-  }
+  if (use_fast_kernel) s.kernel = ScoreKernel::make(head);
+  s.fast = s.kernel.has_value();
 }
 
 RealisedScores::~RealisedScores() = default;
