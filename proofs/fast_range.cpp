@@ -313,7 +313,9 @@ CertifiedRange certified_range_fast(const FixedOffsetHead& head, const ScanOptio
   const std::vector<Value> zero_input(head.head.query.cols, Value());
   std::vector<double> keys;  // 2 per position
   std::vector<double> queries;
-  constexpr std::uint64_t kChunk = 4096;
+  // positions are realised in chunks growing from 64 to 65536 (a failing query often comes
+  // early; later chunks amortise the realisation's per-call setup)
+  std::uint64_t chunk = 64;
   auto score = [&](const double* q, std::uint64_t j) -> Value {
     const double* kj = &keys[2 * j];
     if (kernel) return Value::from_double_exact(kernel->dot(q, kj, 2));
@@ -330,8 +332,9 @@ CertifiedRange certified_range_fast(const FixedOffsetHead& head, const ScanOptio
   one.blocks.resize(1);
   bool failed = false;
   std::uint64_t last_query = 0;
-  for (std::uint64_t begin = 0; begin <= last && !failed; begin += kChunk) {
-    const std::uint64_t end = std::min(last + 1, begin + kChunk);
+  for (std::uint64_t begin = 0, end = 0; begin <= last && !failed;
+       begin = end, chunk = std::min<std::uint64_t>(2 * chunk, 65536)) {
+    end = std::min(last + 1, begin + chunk);
     const auto pairs = attention::realise_block(head.schedule, head.realisation, 0, begin, end);
     queries.assign(2 * (end - begin), 0.0);
     for (std::uint64_t p = begin; p < end; ++p) {
