@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "numeric/error.hpp"
+#include "numeric/exact.hpp"
 #include "numeric/format_properties.hpp"
 #include "numeric/mpfr_util.hpp"
 
@@ -327,6 +328,9 @@ CertifiedRange certified_range_fast(const FixedOffsetHead& head, const ScanOptio
     if (!v.is_finite())
       throw std::logic_error("certified_range_fast: a score is not finite inside the domain");
   };
+  const double target_ideal = numeric::nearest_double(head.C_exact * head.ideal.weights[0]);
+  const double target_slack =
+      numeric::nearest_double(E) * (1 + 0x1p-40) + std::fabs(target_ideal) * 0x1p-50;
   attention::HeadRotations one;
   one.positions = 1;
   one.blocks.resize(1);
@@ -352,6 +356,10 @@ CertifiedRange certified_range_fast(const FixedOffsetHead& head, const ScanOptio
       const std::uint64_t target = i - k;
       const Value t = score(q, target);
       finite_or_throw(t);
+      // Defence in depth: the target's realised score must lie within E of C·w (step 1 of the
+      // soundness argument, checked on every query; the slack covers the doubles here).
+      if (!(std::fabs(t.narrow() - target_ideal) <= target_slack))
+        throw std::logic_error("certified_range_fast: a target score is farther than E from C·w");
       ++out.scores_evaluated;
       Value m;
       std::uint64_t arg = 0;
