@@ -1,8 +1,11 @@
-// Cost of the certified-range scan (THEORY §6, RoPE-X eq. 10): realised scores evaluated per
-// second, next to a native-double score evaluation measured in the same run and the naive
-// count N²/2, so the coming faster algorithm has a baseline (docs/PERFORMANCE.md).
+// Cost of the certified range (THEORY §6, RoPE-X eq. 10): the quadratic scan's realised scores
+// per second next to a native-double score evaluation measured in the same run and the naive
+// count N²/2; then the candidate algorithm (proofs/fast_range.hpp) against the scan on the same
+// heads (time ratio, identical N_max checked), and the fp64 case with N_max in the millions
+// (docs/PERFORMANCE.md).
 //
-//   build/bench/bench_horizon [--length L]   (default 20000: the scan's quick limit)
+//   build/bench/bench_horizon [--length L] [--skip-scan-rates]
+//                              (default L = 20000: the scan's quick limit)
 //
 // Prints ratios measured in this one run; no absolute target is asserted anywhere.
 #include <fmt/format.h>
@@ -14,6 +17,7 @@
 #include <vector>
 
 #include "numeric/format.hpp"
+#include "proofs/fast_range.hpp"
 #include "proofs/fixed_offset_head.hpp"
 
 namespace {
@@ -78,10 +82,67 @@ double library_triangle(const ropesim::proofs::RealisedScores& s, std::uint64_t 
 
 int main(int argc, char** argv) {
   std::uint64_t length = 20000;
-  for (int a = 1; a + 1 < argc; ++a) {
-    if (std::strcmp(argv[a], "--length") == 0) length = std::stoull(argv[a + 1]);
+  bool scan_rates = true;
+  for (int a = 1; a < argc; ++a) {
+    if (a + 1 < argc && std::strcmp(argv[a], "--length") == 0) length = std::stoull(argv[a + 1]);
+    if (std::strcmp(argv[a], "--skip-scan-rates") == 0) scan_rates = false;
   }
   double checksum = 0;
+
+  // 0. Candidate algorithm vs quadratic scan on the same heads (same N_max required).
+  fmt::print("candidate algorithm vs quadratic scan, same head, same L_max (g = 1, r1)\n");
+  fmt::print("{:<6} {:>3} {:>22} {:>8} {:>10} {:>12} {:>12} {:>10} {:>10}\n", "format", "k", "C",
+             "L_max", "N_max", "scan s", "fast s", "scan/fast", "offsets");
+  struct Row {
+    Format f;
+    std::uint64_t k;
+    mpq_class C;
+    std::uint64_t L;
+  };
+  for (const Row& row :
+       {Row{Format::fp16(), 1, 2096, 20000}, Row{Format::fp32(), 1, 2839326, 20000},
+        Row{Format::fp64(), 1, mpq_class("435633153795365540/1000000"), 5000},
+        Row{Format::fp64(), 1, mpq_class("435633153795365540/1000000"), length},
+        Row{Format::fp64(), 4, mpq_class("435633153795365540/1000000"), length}}) {
+    ropesim::proofs::FixedOffsetSpec spec;
+    spec.schedule = ropesim::attention::single_schedule(1);
+    spec.C = row.C;
+    spec.k = row.k;
+    spec.policy.format = row.f;
+    const auto h = ropesim::proofs::make_fixed_offset_head(spec);
+    ropesim::proofs::ScanOptions o;
+    o.max_length = row.L;
+    const auto scan = ropesim::proofs::certified_range(h, o);
+    const auto fast = ropesim::proofs::certified_range_fast(h, o);
+    if (scan.n_max != fast.n_max || scan.fail_competitor != fast.fail_competitor) {
+      fmt::print("MISMATCH: scan N_max {} vs candidates {}\n", scan.n_max, fast.n_max);
+      return 1;
+    }
+    fmt::print("{:<6} {:>3} {:>22.12g} {:>8} {:>10} {:>12.4f} {:>12.4f} {:>10.1f} {:>10}\n",
+               row.f.name, row.k, h.C.to_double(), row.L,
+               (scan.at_limit ? ">=" : "") + std::to_string(scan.n_max), scan.seconds,
+               fast.seconds, scan.seconds / fast.seconds, fast.candidate_offsets);
+  }
+
+  // 0b. fp64 with N_max in the millions (C = the C = auto candidate "record n=1980127"),
+  //     candidate algorithm only; the scan's N²/2 estimated from its rate above.
+  {
+    ropesim::proofs::FixedOffsetSpec spec;
+    spec.schedule = ropesim::attention::single_schedule(1);
+    spec.C = mpq_class("5320402020321196/10");
+    spec.policy.format = Format::fp64();
+    const auto h = ropesim::proofs::make_fixed_offset_head(spec);
+    ropesim::proofs::ScanOptions o;
+    o.max_length = 3'000'000;
+    const auto fast = ropesim::proofs::certified_range_fast(h, o);
+    fmt::print("\nfp64, g = 1, k = 1, C = {:.12g}: N_max = {} (fails at i = {}, offset {}) in {:.2f} s, "
+               "{} scores, {} candidate offsets, E = {:.4g}\n",
+               h.C.to_double(), fast.n_max, fast.fail_query.value_or(0), fast.fail_offset.value_or(0),
+               fast.seconds, fast.scores_evaluated, fast.candidate_offsets,
+               fast.error_bound ? fast.error_bound->get_d() : 0.0);
+  }
+  if (!scan_rates) return 0;
+  fmt::print("\n");
 
   // 1. The whole scan, end to end, on a head that certifies every length up to L (fp64,
   //    C ≈ f_large/δ_710, the C that `--C auto` picks): N²/2 scores.

@@ -87,15 +87,26 @@ proofs::HorizonSpec horizon_spec(const HeadArguments& a) {
                             "); accepted: a positive decimal or 'auto'");
     }
   }
-  // The scan's reasonable length for this head (C does not change the cost).
+  spec.algorithm =
+      with_flag("--algorithm", [&] { return proofs::parse_range_algorithm(a.algorithm); });
+  // The algorithm and its reasonable length for this head (the head with C = 1 for C = auto).
   proofs::FixedOffsetSpec probe = spec.head;
-  probe.C = 1;
+  if (spec.auto_C) probe.C = 1;
   const auto head = with_flag("--C", [&] { return proofs::make_fixed_offset_head(probe); });
-  const std::uint64_t limit = proofs::scan_length_limit(head);
+  const auto algorithm = with_flag(
+      "--algorithm", [&] { return proofs::resolve_range_algorithm(spec.algorithm, head); });
+  const bool candidates = algorithm == proofs::RangeAlgorithm::candidates;
+  const std::uint64_t limit = proofs::default_max_length(algorithm, head);
   if (a.max_length) {
     if (*a.max_length < 1) throw InvalidArgument("--max-length: L must be at least 1");
     if (*a.max_length > limit && !a.allow_slow) {
       const double n = static_cast<double>(*a.max_length) + 2;
+      if (candidates) {
+        throw InvalidArgument(fmt::format(
+            "--max-length: L = {} is beyond the candidate algorithm's quick limit {} (it keeps 16 "
+            "bytes per position: {:.3g} GB); pass --allow-slow to run it anyway",
+            *a.max_length, limit, n * 16 / 1e9));
+      }
       throw InvalidArgument(
           fmt::format("--max-length: L = {} is beyond what the quadratic scan does in the time a "
                       "user would wait for this head "
@@ -191,8 +202,17 @@ std::string horizon_text(const proofs::HorizonReport& r) {
   out += fmt::format("tie cap        L <~ {:.0f}  (pi*sqrt(2/u))\n", r.tie_cap);
   if (r.pm_ceiling)
     out += fmt::format("PM ceiling     {:.8g}  (1/eps_mach of the angle format)\n", *r.pm_ceiling);
-  out += fmt::format("scan           {} scores ({})\n", r.range.scores_evaluated,
-                     r.range.fast_kernel ? "binary64 kernel" : "reference path");
+  if (r.range.algorithm == "candidates") {
+    out += fmt::format(
+        "algorithm      candidates: {} offsets within f_large + 2E of the target (E = {:.6g}), "
+        "{} scores ({})\n",
+        r.range.candidate_offsets,
+        r.range.error_bound ? numeric::nearest_double(*r.range.error_bound) : 0.0,
+        r.range.scores_evaluated, r.range.fast_kernel ? "binary64 kernel" : "reference path");
+  } else {
+    out += fmt::format("scan           {} scores ({})\n", r.range.scores_evaluated,
+                       r.range.fast_kernel ? "binary64 kernel" : "reference path");
+  }
   return out;
 }
 
@@ -210,8 +230,12 @@ void add_head_options(CLI::App* cmd, HeadArguments& a) {
   cmd->add_option("--accumulator", a.accumulator,
                   "Accumulator format for --summation wide-accumulator")
       ->capture_default_str();
+  cmd->add_option("--algorithm", a.algorithm,
+                  "Certified range by auto, candidates (near-return offsets and an error bound; "
+                  "one frequency, r1/r3) or scan (quadratic; for cross-checks)")
+      ->capture_default_str();
   add_integer_option(cmd, "--max-length", a.max_length,
-                     "L_max of the scan (default: the largest the scan does quickly)", 1, proofs::kMaxScanLength);
+                     "L_max (default: the algorithm's quick limit, 10^7 candidates, about 2*10^4 scan)", 1, proofs::kMaxScanLength);
   cmd->add_flag("--allow-slow", a.allow_slow, "Allow --max-length beyond the quick limit");
 }
 

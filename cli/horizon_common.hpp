@@ -20,6 +20,7 @@ struct HeadArguments {
   std::string rounding = "nearest-even";
   std::string summation = "sequential";
   std::string accumulator = "fp32";
+  std::string algorithm = "auto";           ///< --algorithm auto|candidates|scan
   std::optional<std::uint64_t> max_length;  ///< --max-length
   bool allow_slow = false;                  ///< --allow-slow
 };
@@ -27,7 +28,9 @@ struct HeadArguments {
 /// Validates the arguments (each error names its flag) and returns the spec. Checks, in
 /// order: --rounding, --summation, --accumulator, --format, --g/--schedule, --k ≥ 1,
 /// --realization (known and applicable), f_large(F) defined (--rounding), --C (auto or a
-/// positive decimal finite in F), --max-length within the scan limit unless --allow-slow.
+/// positive decimal finite in F), --algorithm (auto|candidates|scan; candidates only where it
+/// applies), --max-length within the algorithm's quick limit unless --allow-slow (10^7 for the
+/// candidate algorithm, scan_length_limit for the scan).
 proofs::HorizonSpec horizon_spec(const HeadArguments& a);
 
 /// The horizon table (one row per report) with the columns of docs/tables/horizon.md.

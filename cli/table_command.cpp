@@ -39,6 +39,9 @@ Action add_table_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--accumulator", o->head.accumulator, "Accumulator format for wide-accumulator")
       ->capture_default_str();
+  cmd->add_option("--algorithm", o->head.algorithm,
+                  "Certified range by auto, candidates or scan (see ropesim horizon)")
+      ->capture_default_str();
   add_integer_option(cmd, "--max-length", o->head.max_length,
                      "L_max of every scan (default: each head's quick limit)", 1, proofs::kMaxScanLength);
   cmd->add_flag("--allow-slow", o->head.allow_slow, "Allow --max-length beyond the quick limit");

@@ -128,15 +128,22 @@ struct RealisedScores::State {
   std::vector<Value> zero_input;
   std::uint64_t limit = 0;  // growth cap (0 = none)
 
-  // the binary64 kernel (numeric::Binary64Dot), when it applies
-  std::optional<numeric::Binary64Dot> kernel;
+  // the binary64 kernel, when it applies
+  std::optional<ScoreKernel> kernel;
   std::size_t dim = 0;
   std::vector<double> qd, kd;  // positions × dim
 
   double fast_score(std::uint64_t i, std::uint64_t j) const {
-    return (*kernel)(&qd[i * dim], &kd[j * dim], dim);
+    return kernel->dot(&qd[i * dim], &kd[j * dim], dim);
   }
 };
+
+std::optional<ScoreKernel> ScoreKernel::make(const FixedOffsetHead& head) {
+  if (head.head.scale || head.head.head_dim < 1) return std::nullopt;
+  const auto dot = numeric::Binary64Dot::for_policy(head.policy);
+  if (!dot) return std::nullopt;
+  return ScoreKernel(*dot);
+}
 
 RealisedScores::RealisedScores(const FixedOffsetHead& head, bool use_fast_kernel)
     : state_(std::make_unique<State>()) {
@@ -145,9 +152,7 @@ RealisedScores::RealisedScores(const FixedOffsetHead& head, bool use_fast_kernel
   s.dim = head.head.head_dim;
   s.zero_input.assign(head.head.query.cols, Value());
   s.rotations.positions = 0;
-  if (use_fast_kernel && !head.head.scale && s.dim >= 1) {
-    s.kernel = numeric::Binary64Dot::for_policy(head.policy);
-  }
+  if (use_fast_kernel) s.kernel = ScoreKernel::make(head);
 }
 
 RealisedScores::~RealisedScores() = default;

@@ -26,6 +26,8 @@
 #include "attention/realisation.hpp"
 #include "attention/schedule.hpp"
 #include "attention/transformer.hpp"
+#include "numeric/summation.hpp"
+#include "numeric/binary64_rounding.hpp"
 #include "numeric/format.hpp"
 #include "numeric/value.hpp"
 #include "proofs/exact_trig.hpp"
@@ -79,6 +81,24 @@ struct FixedOffsetHead {
 /// unknown or does not apply to the schedule; the schedule has no rotary block; the weights
 /// do not match the blocks; the wiring is out of range.
 FixedOffsetHead make_fixed_offset_head(const FixedOffsetSpec& spec, const HeadWiring& wiring = {});
+
+/// The binary64 score kernel: Ŝ = q·k under the head's policy, computed by
+/// numeric::Binary64Dot (binary64 and re-rounding into F and A, bit for bit the value of
+/// attention::head_score wherever it is built: round-to-nearest-even, floating formats inside
+/// binary64 with p ≤ 25 or binary64 itself, sequential / pairwise / wide-accumulator sums;
+/// NUMERIC §2). Used by RealisedScores and the candidate algorithm (certified_range_fast).
+class ScoreKernel {
+ public:
+  /// The kernel for `head`'s policy, or std::nullopt where it is not exact (exact
+  /// summation, a scaled head, another rounding, a format outside the domain above).
+  static std::optional<ScoreKernel> make(const FixedOffsetHead& head);
+  /// Ŝ = q·k for q, k of length `dim` ≥ 1 (elements of F as doubles).
+  double dot(const double* q, const double* k, std::size_t dim) const { return dot_(q, k, dim); }
+
+ private:
+  explicit ScoreKernel(const numeric::Binary64Dot& dot) : dot_(dot) {}
+  numeric::Binary64Dot dot_;
+};
 
 /// The realised rotations, queries, keys and scores of a head at positions [0, P), grown on
 /// demand. Scores use the policy's dot product (attention::head_score); when the policy's
@@ -153,7 +173,9 @@ struct CertifiedRange {
   std::optional<mpq_class> gap;
   /// The two realised scores at the failure.
   std::optional<numeric::Value> target_score, competitor_score;
-  /// The smallest gap over all certified queries (exact), and the query it occurred at.
+  /// The smallest gap over all certified queries (exact), and the query it occurred at
+  /// (scan only: the candidate algorithm does not evaluate every competitor, so it leaves
+  /// both unset).
   std::optional<mpq_class> smallest_passing_gap;
   std::optional<std::uint64_t> smallest_passing_gap_query;
   /// Work done: realised scores evaluated, wall time of the scan (s), and whether the
@@ -161,6 +183,12 @@ struct CertifiedRange {
   std::uint64_t scores_evaluated = 0;
   double seconds = 0;
   bool fast_kernel = false;
+  /// "scan" (certified_range) or "candidates" (certified_range_fast, proofs/fast_range.hpp).
+  std::string algorithm = "scan";
+  /// Candidates only: the offsets n (both signs) whose competitors were evaluated, and the
+  /// rounding-error bound E of every realised score (exact; see realised_score_error_bound).
+  std::uint64_t candidate_offsets = 0;
+  std::optional<mpq_class> error_bound;
 };
 
 /// The certified range of a constructed head by a quadratic scan over queries

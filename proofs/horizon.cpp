@@ -115,14 +115,50 @@ std::vector<std::pair<Value, std::string>> auto_c_candidates(const FixedOffsetHe
   return unique;
 }
 
+RangeAlgorithm parse_range_algorithm(const std::string& text) {
+  if (text == "auto") return RangeAlgorithm::automatic;
+  if (text == "scan") return RangeAlgorithm::scan;
+  if (text == "candidates") return RangeAlgorithm::candidates;
+  throw InvalidArgument("unknown certified-range algorithm '" + text +
+                        "'; accepted: auto, candidates, scan");
+}
+
+RangeAlgorithm resolve_range_algorithm(RangeAlgorithm algorithm, const FixedOffsetHead& head) {
+  if (algorithm == RangeAlgorithm::scan) return algorithm;
+  const auto why = fast_range_refusal(head);
+  if (!why) return RangeAlgorithm::candidates;
+  if (algorithm == RangeAlgorithm::candidates)
+    throw InvalidArgument("the candidate algorithm does not apply: " + *why +
+                          "; use the scan (algorithm auto or scan)");
+  return RangeAlgorithm::scan;
+}
+
+std::uint64_t default_max_length(RangeAlgorithm resolved, const FixedOffsetHead& head) {
+  return resolved == RangeAlgorithm::candidates ? kFastRangeDefaultLength
+                                                : scan_length_limit(head);
+}
+
 HorizonReport horizon(const HorizonSpec& spec) {
   HorizonSpec s = spec;
   if (s.auto_C) s.head.C = 1;
   FixedOffsetHead head = make_fixed_offset_head(s.head);
-  const std::uint64_t max_length = s.max_length ? s.max_length : scan_length_limit(head);
+  const RangeAlgorithm algorithm = resolve_range_algorithm(s.algorithm, head);
+  const std::uint64_t max_length =
+      s.max_length ? s.max_length : default_max_length(algorithm, head);
   ScanOptions options;
   options.max_length = max_length;
   options.use_fast_kernel = s.use_fast_kernel;
+  // One head: the candidate algorithm where it applies to this C, else the scan (a C too large
+  // for the error analysis; the scan's quick limit then caps L unless max_length was given).
+  auto measure = [&](const FixedOffsetHead& h) {
+    if (algorithm == RangeAlgorithm::candidates) {
+      if (!fast_range_refusal(h)) return certified_range_fast(h, options);
+      ScanOptions o = options;
+      if (!s.max_length) o.max_length = std::min(max_length, scan_length_limit(h));
+      return certified_range(h, o);
+    }
+    return certified_range(h, options);
+  };
 
   HorizonReport report;
   report.auto_C = s.auto_C;
@@ -140,7 +176,7 @@ HorizonReport horizon(const HorizonSpec& spec) {
       FixedOffsetSpec hs = s.head;
       hs.C = exact_rational(candidates[c].first);
       FixedOffsetHead h = make_fixed_offset_head(hs);
-      CertifiedRange range = certified_range(h, options);
+      CertifiedRange range = measure(h);
       report.candidates.push_back(
           {candidates[c].first, candidates[c].second, range.n_max, range.at_limit});
       if (s.progress) s.progress(c + 1, candidates.size());
@@ -155,7 +191,7 @@ HorizonReport horizon(const HorizonSpec& spec) {
     report.range = std::move(best_range);
     report.C_source = candidates[*best].second;
   } else {
-    report.range = certified_range(head, options);
+    report.range = measure(head);
   }
 
   const Format& F = head.policy.format;
@@ -243,6 +279,13 @@ nlohmann::json to_json(const HorizonReport& r) {
   j["candidates"] = cands;
   j["scores_evaluated"] = r.range.scores_evaluated;
   j["fast_kernel"] = r.range.fast_kernel;
+  j["algorithm"] = r.range.algorithm;
+  j["candidate_offsets"] = r.range.algorithm == "candidates"
+                               ? nlohmann::json(r.range.candidate_offsets)
+                               : nlohmann::json(nullptr);
+  j["error_bound"] = r.range.error_bound
+                         ? nlohmann::json(numeric::nearest_double(*r.range.error_bound))
+                         : nlohmann::json(nullptr);
   return j;
 }
 

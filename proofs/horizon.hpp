@@ -16,10 +16,29 @@
 
 #include <functional>
 
+#include "proofs/fast_range.hpp"
 #include "proofs/fixed_offset_head.hpp"
 #include "proofs/records.hpp"
 
 namespace ropesim::proofs {
+
+/// How the certified range is measured: `automatic` uses the candidate algorithm
+/// (certified_range_fast) wherever fast_range_refusal accepts the head and the quadratic scan
+/// (certified_range) elsewhere; `scan` forces the scan (cross-checks); `candidates` forces the
+/// candidate algorithm (InvalidArgument where it does not apply). Both give the same N_max and
+/// failure witness (tests/proofs: property against the scan).
+enum class RangeAlgorithm { automatic, scan, candidates };
+
+/// Parses "auto" | "scan" | "candidates"; throws InvalidArgument naming the accepted values.
+RangeAlgorithm parse_range_algorithm(const std::string& text);
+
+/// The algorithm `algorithm` resolves to for `head` (automatic → candidates or scan).
+/// Throws InvalidArgument when `candidates` is forced on a head outside its domain.
+RangeAlgorithm resolve_range_algorithm(RangeAlgorithm algorithm, const FixedOffsetHead& head);
+
+/// The default L_max for a head under an algorithm: kFastRangeDefaultLength for the candidate
+/// algorithm, scan_length_limit(head) for the scan.
+std::uint64_t default_max_length(RangeAlgorithm resolved, const FixedOffsetHead& head);
 
 /// What to measure.
 struct HorizonSpec {
@@ -29,8 +48,13 @@ struct HorizonSpec {
   bool auto_C = false;
   /// Relative slack of the record candidates: C_n = f_large/δ_n · (1 + slack), rounded up.
   mpq_class slack = mpq_class(1, 16);
-  /// L_max of the scan; 0 = scan_length_limit(head).
+  /// L_max of the scan; 0 = default_max_length (10^7 for the candidate algorithm,
+  /// scan_length_limit(head) for the scan).
   std::uint64_t max_length = 0;
+  /// Candidate algorithm or scan (see RangeAlgorithm). With C = auto the choice is made on the
+  /// head with C = 1; a candidate C too large for the error analysis (possible overflow) is
+  /// scanned instead, up to min(max_length, scan_length_limit).
+  RangeAlgorithm algorithm = RangeAlgorithm::automatic;
   /// See ScanOptions.
   bool use_fast_kernel = true;
   /// Called after each candidate C of C = auto with (tried, candidates), on the calling
@@ -102,7 +126,7 @@ HorizonReport horizon(const HorizonSpec& spec);
 /// fail_competitor gap delta_bound tie_distance` (numbers; null where not applicable) and
 /// `schedule rounding summation blocks n_max_at_limit max_length offset gap_exact
 /// delta_bound_at_limit tie_distance_at_limit heuristic tie_cap pm_ceiling C_source
-/// candidates scores_evaluated seconds fast_kernel`. Does not print.
+/// candidates scores_evaluated seconds fast_kernel algorithm candidate_offsets error_bound`. Does not print.
 nlohmann::json to_json(const HorizonReport& report);
 
 /// Exact decimal text of a dyadic rational (every difference of binary floating-point values

@@ -213,6 +213,28 @@ TEST_CASE("horizon --json: keys and hand-derived values (θ = π/2 and g = 1)", 
   CHECK(nlohmann::json::parse(r.out)["tie_distance"] == 710);
 }
 
+TEST_CASE("horizon --algorithm: candidates where they apply, the scan on request; same N_max",
+          "[cli][horizon]") {
+  // fp32, g = 1, C = 2839326 (docs/tables/horizon.md): N_max = 710 − 2 + k by both algorithms.
+  Run fast = run("horizon --g 1 --k 4 --C 2839326 --format fp32 --json");
+  Run scan = run("horizon --g 1 --k 4 --C 2839326 --format fp32 --algorithm scan --json");
+  REQUIRE(fast.code == 0);
+  REQUIRE(scan.code == 0);
+  const auto f = nlohmann::json::parse(fast.out), s = nlohmann::json::parse(scan.out);
+  CHECK(f["algorithm"] == "candidates");
+  CHECK(s["algorithm"] == "scan");
+  CHECK(f["max_length"] == 10000000);
+  CHECK(s["max_length"] == 20000);
+  for (const char* key : {"n_max", "fail_query", "fail_competitor", "offset", "gap_exact"}) {
+    CHECK(f[key] == s[key]);
+  }
+  CHECK(f["n_max"] == 712);  // tie distance 710 − 2 + k
+  // r2 forms its angle in F: outside the candidate algorithm's bound, auto scans
+  const Run r2 = run("horizon --g 1 --k 1 --C 1000 --format fp16 --realization r2 --json");
+  REQUIRE(r2.code == 0);
+  CHECK(nlohmann::json::parse(r2.out)["algorithm"] == "scan");
+}
+
 TEST_CASE("horizon --C auto reports the chosen C and its candidates", "[cli][horizon]") {
   const Run r = run("horizon --g 1 --k 1 --C auto --format bf16 --json");
   REQUIRE(r.code == 0);
@@ -244,7 +266,10 @@ TEST_CASE("horizon bad input: one line naming the flag, exit 2", "[cli][horizon]
   expect_usage_error(run("horizon --C 64 --format fp16 --realization r9"), "--realization");
   expect_usage_error(run("horizon --C 64 --format fp16 --realization r3"), "--realization");
   expect_usage_error(run("horizon --C 64 --format fp33"), "--format");
-  expect_usage_error(run("horizon --C 64 --format fp16 --max-length 50000"), "--allow-slow");
+  expect_usage_error(run("horizon --C 64 --format fp16 --algorithm scan --max-length 50000"), "--allow-slow");
+  expect_usage_error(run("horizon --C 64 --format fp16 --max-length 20000000"), "--allow-slow");
+  expect_usage_error(run("horizon --C 64 --format fp16 --algorithm fastest"), "--algorithm");
+  expect_usage_error(run("horizon --C 64 --format fp16 --realization r2 --algorithm candidates"), "--algorithm");
   expect_usage_error(run("horizon --C 64 --format fp16 --g 1 --schedule periodic:m=4"), "--g");
   expect_usage_error(run("horizon --C 64 --format fp16 --g -1"), "--g");
 }

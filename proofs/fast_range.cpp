@@ -1,0 +1,413 @@
+#include "proofs/fast_range.hpp"
+
+#include <mpfr.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <stdexcept>
+
+#include "numeric/error.hpp"
+#include "numeric/exact.hpp"
+#include "numeric/format_properties.hpp"
+#include "numeric/mpfr_util.hpp"
+
+namespace ropesim::proofs {
+
+using numeric::Format;
+using numeric::Mpfr;
+using numeric::Value;
+
+namespace {
+
+mpq_class pow2(long e) {
+  mpz_class p = 1;
+  mpz_mul_2exp(p.get_mpz_t(), p.get_mpz_t(), static_cast<unsigned long>(e < 0 ? -e : e));
+  return e >= 0 ? mpq_class(p) : mpq_class(mpz_class(1), p);
+}
+
+/// The error model of one rounding into a floating format: |round(x) − x| ≤ ε|x| + η for
+/// every real x with |x| ≤ max (max = the largest finite value: no overflow, no saturation).
+/// Normal range: |x| ∈ [2^e, 2^(e+1)) has spacing 2^(e−p+1) ≤ 2^(1−p)|x|; a nearest rounding
+/// errs by at most half of it (ε = 2^-p), a directed one by less than all of it (ε = 2^(1−p)).
+/// Below 2^emin: the subnormal spacing 2^(emin−p+1) (half of it for nearest), or without
+/// subnormals the gap to 2^emin (η = 2^emin covers every mode).
+struct RoundingModel {
+  mpq_class eps, eta, max;
+};
+
+std::optional<RoundingModel> rounding_model(const Format& f, numeric::Rounding r) {
+  if (f.is_fixed_point()) return std::nullopt;
+  const bool nearest =
+      r == numeric::Rounding::nearest_even || r == numeric::Rounding::nearest_away;
+  const long p = f.precision;
+  RoundingModel m;
+  m.eps = nearest ? pow2(-p) : pow2(1 - p);
+  if (f.subnormals) {
+    m.eta = nearest ? pow2(f.emin - p) : pow2(f.emin - p + 1);
+  } else {
+    m.eta = pow2(f.emin);
+  }
+  m.max = exact_rational(numeric::max_finite(f));
+  return m;
+}
+
+/// A computed quantity x̂ against its ideal real x*: |x*| ≤ M and |x̂ − x*| ≤ D.
+struct Err {
+  mpq_class M, D;
+};
+
+/// Forward error propagation in exact rationals; `overflow` is set when some rounded
+/// argument could exceed the format's largest finite value (the model would not hold).
+struct Propagation {
+  bool overflow = false;
+  Err round(const Err& x, const RoundingModel& r) {
+    const mpq_class mag = x.M + x.D;  // |x̂| ≤ M + D
+    if (mag >= r.max) overflow = true;
+    return {x.M, x.D + r.eps * mag + r.eta};
+  }
+  static Err mul(const Err& x, const Err& y) {
+    return {x.M * y.M, x.M * y.D + y.M * x.D + x.D * y.D};
+  }
+  static Err add(const Err& x, const Err& y) { return {x.M + y.M, x.D + y.D}; }
+};
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+/// Exact t − m ≥ f for finite doubles (TwoSum; as in the scan).
+bool lead_at_least(double t, double m, double f) {
+  const double s = t - m;
+  const double bb = s - t;
+  const double e = (t - (s - bb)) + (-m - bb);
+  return s > f || (s == f && e >= 0);
+}
+
+std::optional<std::string> structural_refusal(const FixedOffsetHead& head) {
+  using Kind = attention::Realisation::Kind;
+  if (head.ideal.blocks.size() != 1 || head.head.head_dim != 2)
+    return "the head has " + std::to_string(head.ideal.blocks.size()) +
+           " rotary blocks and head_dim " + std::to_string(head.head.head_dim) +
+           " (the candidate algorithm needs one frequency and head_dim 2)";
+  if (head.realisation.kind != Kind::r1 && head.realisation.kind != Kind::r3)
+    return "realisation " + head.realisation.name() +
+           " forms its angle in a format (the candidate algorithm's error bound covers r1 and r3)";
+  if (!(head.realisation.format == head.policy.format))
+    return "the realisation's format differs from the policy's";
+  const Format& F = head.policy.format;
+  if (F.is_fixed_point() || !F.fits_double())
+    return "format " + F.name + " is not a floating format inside binary64";
+  if (head.policy.summation == attention::Summation::wide_accumulator &&
+      head.policy.accumulator.is_fixed_point())
+    return "accumulator " + head.policy.accumulator.name + " is fixed point";
+  if (head.head.scale) return "the head scales its scores";
+  if (sgn(head.ideal.weights.at(0)) <= 0) return "the block weight is not positive";
+  if (!numeric::f_large(F, head.policy.rounding)) return "f_large is undefined";
+  return std::nullopt;
+}
+
+/// The bound and whether an intermediate could overflow (structural domain assumed).
+std::pair<mpq_class, bool> error_analysis(const FixedOffsetHead& head) {
+  const auto& policy = head.policy;
+  const RoundingModel F = *rounding_model(policy.format, policy.rounding);
+  const bool wide = policy.summation == attention::Summation::wide_accumulator;
+  const RoundingModel A = wide ? *rounding_model(policy.accumulator, policy.rounding) : F;
+  Propagation P;
+  // matvec(Q = 0, x = 0, b): zero products (exactly 0 in every mode) plus the bias, summed
+  // under the policy: the bias rounded once into F (sequential, pairwise, exact), or into the
+  // accumulator, summed there and stored into F (wide accumulator).
+  auto bias_path = [&](const Err& b) {
+    if (!wide) return P.round(b, F);
+    return P.round(P.round(P.round(b, A), A), F);
+  };
+  const mpq_class Cw = head.C_exact * head.ideal.weights[0];
+  // query bias: round_F(C·w·cos kθ), round_F(−C·w·sin kθ) from the exact reals
+  const Err a0 = bias_path(P.round({Cw, 0}, F)), a1 = bias_path(P.round({Cw, 0}, F));
+  const Err k0 = bias_path({1, 0}), k1 = bias_path({0, 0});
+  // r1 / r3: cos and sin of the exact angle (r3: of 2π·a·(i mod m)/m, the same real)
+  // correctly rounded into F
+  const Err c = P.round({1, 0}, F), s = P.round({1, 0}, F);
+  // THEORY §2.1: (rnd(rnd(c·x0) − rnd(s·x1)), rnd(rnd(s·x0) + rnd(c·x1))) in F
+  auto rotate = [&](const Err& x0, const Err& x1) {
+    const Err y0 = P.round(Propagation::add(P.round(Propagation::mul(c, x0), F),
+                                            P.round(Propagation::mul(s, x1), F)),
+                           F);
+    const Err y1 = P.round(Propagation::add(P.round(Propagation::mul(s, x0), F),
+                                            P.round(Propagation::mul(c, x1), F)),
+                           F);
+    return std::make_pair(y0, y1);
+  };
+  const auto [q0, q1] = rotate(a0, a1);
+  const auto [kk0, kk1] = rotate(k0, k1);
+  Err score;
+  switch (policy.summation) {
+    case attention::Summation::sequential:
+    case attention::Summation::pairwise:  // two terms: the same single addition
+      score = P.round(Propagation::add(P.round(Propagation::mul(q0, kk0), F),
+                                       P.round(Propagation::mul(q1, kk1), F)),
+                      F);
+      break;
+    case attention::Summation::wide_accumulator: {
+      const Err t0 = P.round(Propagation::mul(P.round(q0, A), P.round(kk0, A)), A);
+      const Err t1 = P.round(Propagation::mul(P.round(q1, A), P.round(kk1, A)), A);
+      score = P.round(P.round(Propagation::add(t0, t1), A), F);
+      break;
+    }
+    case attention::Summation::exact:
+      score = P.round(Propagation::add(Propagation::mul(q0, kk0), Propagation::mul(q1, kk1)), F);
+      break;
+  }
+  return {score.D, P.overflow};
+}
+
+}  // namespace
+
+std::optional<std::string> fast_range_refusal(const FixedOffsetHead& head) {
+  if (auto why = structural_refusal(head)) return why;
+  if (error_analysis(head).second)
+    return "C = " + head.C.to_decimal(9) + " is so large that an intermediate of a score could "
+           "overflow in " + head.policy.format.name;
+  return std::nullopt;
+}
+
+std::optional<mpq_class> realised_score_error_bound(const FixedOffsetHead& head) {
+  if (structural_refusal(head)) return std::nullopt;
+  auto [E, overflow] = error_analysis(head);
+  if (overflow) return std::nullopt;
+  return E;
+}
+
+namespace {
+
+/// Enumerates the candidate offsets n = 1, 2, … in increasing order, on demand (a failing
+/// query usually comes long before max_length, and near the threshold every n may be one).
+class CandidateEnumerator {
+ public:
+  CandidateEnumerator(const FixedOffsetHead& head, const mpq_class& E) : S_(head.ideal) {
+    const mpq_class w = S_.weights[0];
+    // safe iff S(n) ≤ T; as a cosine: cos(nθ) ≤ τ = T/w
+    T_ = w - (head.f_large_exact + 2 * E) / head.C_exact;
+    const mpq_class tau = T_ / w;
+    if (tau <= -1) {  // nothing is excluded
+      all_ = true;
+      return;
+    }
+    constexpr mpfr_prec_t P = 256;
+    // [r_lo, r_up] ∋ r = arccos(τ)/2π, the largest ||nθ/2π|| of a candidate (arccos decreasing)
+    Mpfr t(P), r(P), two_pi_lo(P), two_pi_hi(P);
+    mpfr_const_pi(two_pi_lo, MPFR_RNDD);
+    mpfr_mul_2ui(two_pi_lo, two_pi_lo, 1, MPFR_RNDD);
+    mpfr_const_pi(two_pi_hi, MPFR_RNDU);
+    mpfr_mul_2ui(two_pi_hi, two_pi_hi, 1, MPFR_RNDU);
+    mpfr_set_q(t, tau.get_mpq_t(), MPFR_RNDD);
+    if (mpfr_cmp_si(t, -1) < 0) mpfr_set_si(t, -1, MPFR_RNDN);
+    mpfr_acos(r, t, MPFR_RNDU);
+    mpfr_div(r, r, two_pi_lo, MPFR_RNDU);
+    r_up_ = mpfr_get_d(r, MPFR_RNDU);
+    mpfr_set_q(t, tau.get_mpq_t(), MPFR_RNDU);
+    if (mpfr_cmp_si(t, 1) > 0) mpfr_set_si(t, 1, MPFR_RNDN);
+    mpfr_acos(r, t, MPFR_RNDD);
+    mpfr_div(r, r, two_pi_hi, MPFR_RNDD);
+    r_lo_ = mpfr_get_d(r, MPFR_RNDD);
+    // α = |θ|/2π in [lo, hi]; α ≈ ah + al (doubles) with |α − ah − al| ≤ err_a
+    Mpfr lo(P), hi(P), tmp(P), e2(P), err(P);
+    S_.blocks[0].theta().enclose(lo, hi);
+    if (mpfr_sgn(hi) <= 0) {  // θ ≤ 0: use −θ
+      mpfr_neg(tmp, lo, MPFR_RNDN);
+      mpfr_neg(lo, hi, MPFR_RNDN);
+      mpfr_set(hi, tmp, MPFR_RNDN);
+    } else if (mpfr_sgn(lo) < 0) {  // straddles 0: |θ| ∈ [0, max(−lo, hi)]
+      mpfr_neg(tmp, lo, MPFR_RNDN);
+      mpfr_max(hi, hi, tmp, MPFR_RNDU);
+      mpfr_set_zero(lo, 1);
+    }
+    mpfr_div(lo, lo, two_pi_hi, MPFR_RNDD);
+    mpfr_div(hi, hi, two_pi_lo, MPFR_RNDU);
+    ah_ = mpfr_get_d(lo, MPFR_RNDN);
+    mpfr_sub_d(tmp, lo, ah_, MPFR_RNDN);  // exact (ah is within half an ulp_53 of lo)
+    al_ = mpfr_get_d(tmp, MPFR_RNDN);
+    mpfr_sub_d(e2, tmp, al_, MPFR_RNDU);  // exact likewise
+    mpfr_abs(e2, e2, MPFR_RNDU);
+    mpfr_sub(err, hi, lo, MPFR_RNDU);
+    mpfr_add(err, err, e2, MPFR_RNDU);
+    err_a_ = mpfr_get_d(err, MPFR_RNDU);
+  }
+
+  /// Appends the candidates n in (done(), upto] to `out`, increasing.
+  void extend(std::uint64_t upto, std::vector<std::uint64_t>& out) {
+    for (std::uint64_t n = done_ + 1; n <= upto; ++n) {
+      if (all_ || candidate(n)) out.push_back(n);
+    }
+    done_ = std::max(done_, upto);
+  }
+  std::uint64_t done() const { return done_; }
+
+ private:
+  bool candidate(std::uint64_t n) const {
+    // n·α = n·ah + n·al + n·δ; n·ah = ph + pl exactly (FMA); ph − rint(ph) is exact.
+    const double nd = static_cast<double>(n);  // exact: n < 2^53
+    const double ph = nd * ah_;
+    const double pl = std::fma(nd, ah_, -ph);
+    const double fi = ph - std::nearbyint(ph);
+    const double t1 = nd * al_;
+    const double t2 = pl + t1;
+    const double x = fi + t2;
+    const double d = std::fabs(x - std::nearbyint(x));  // the subtraction is exact
+    // three roundings of relative error 2^-53 each (|x| ≤ 1 + |t2|), with a factor 2 of
+    // slack, plus the error of α: |d − ||nα||| ≤ margin
+    const double margin = 0x1p-50 * (std::fabs(t1) + std::fabs(t2) + 1.0) + 2 * nd * err_a_;
+    if (d > r_up_ + margin) return false;  // ||nα|| > r: S(n) < T, safe
+    if (d + margin < r_lo_) return true;    // ||nα|| < r: S(n) > T
+    bool undecided = false;
+    const int c = S_.compare(static_cast<std::int64_t>(n), T_, 4096, &undecided);
+    return c > 0 || undecided;
+  }
+
+  const CosineSum& S_;
+  mpq_class T_;
+  bool all_ = false;
+  double r_up_ = 0.5, r_lo_ = 0, ah_ = 0, al_ = 0, err_a_ = 0;
+  std::uint64_t done_ = 0;
+};
+
+}  // namespace
+
+std::vector<std::uint64_t> candidate_offsets(const FixedOffsetHead& head, const mpq_class& E,
+                                             std::uint64_t max_offset) {
+  if (auto why = structural_refusal(head))
+    throw InvalidArgument("candidate offsets: " + *why);
+  if (max_offset > kMaxScanLength)
+    throw InvalidArgument("candidate offsets: max_offset beyond " + std::to_string(kMaxScanLength));
+  CandidateEnumerator e(head, E);
+  std::vector<std::uint64_t> out;
+  e.extend(max_offset, out);
+  return out;
+}
+
+CertifiedRange certified_range_fast(const FixedOffsetHead& head, const ScanOptions& options) {
+  if (options.max_length < 1 || options.max_length > kMaxScanLength) {
+    throw InvalidArgument("the certified range's max_length must be in 1.." +
+                          std::to_string(kMaxScanLength) + ", got " +
+                          std::to_string(options.max_length));
+  }
+  if (auto why = fast_range_refusal(head))
+    throw InvalidArgument("the candidate algorithm does not apply: " + *why);
+  const auto start = std::chrono::steady_clock::now();
+  const mpq_class E = *realised_score_error_bound(head);
+  CertifiedRange out;
+  out.algorithm = "candidates";
+  out.error_bound = E;
+  out.max_length = options.max_length;
+  const std::uint64_t k = head.k;
+  const std::uint64_t last = options.max_length + 1;
+  // offsets n = i − k − j of competitors: 1 − k ≤ n ≤ i − k, n ≠ 0. Negative ones (j > i − k)
+  // up to k − 1 at once; positive ones as the queries advance.
+  CandidateEnumerator enumerate(head, E);
+  std::vector<std::uint64_t> positive, negative;
+  enumerate.extend(k - 1, negative);
+  positive = negative;
+  const auto kernel = options.use_fast_kernel ? ScoreKernel::make(head) : std::nullopt;
+  out.fast_kernel = kernel.has_value();
+  const double f_double = head.f_large.to_double();  // exact: F fits a double
+  const mpq_class& f = head.f_large_exact;
+  const std::vector<Value> zero_input(head.head.query.cols, Value());
+  std::vector<double> keys;  // 2 per position
+  std::vector<double> queries;
+  // positions are realised in chunks growing from 64 to 65536 (a failing query often comes
+  // early; later chunks amortise the realisation's per-call setup)
+  std::uint64_t chunk = 64;
+  auto score = [&](const double* q, std::uint64_t j) -> Value {
+    const double* kj = &keys[2 * j];
+    if (kernel) return Value::from_double_exact(kernel->dot(q, kj, 2));
+    const std::vector<Value> qv{Value::from_double_exact(q[0]), Value::from_double_exact(q[1])};
+    const std::vector<Value> kv{Value::from_double_exact(kj[0]), Value::from_double_exact(kj[1])};
+    return attention::head_score(head.head, qv, kv, head.policy);
+  };
+  auto finite_or_throw = [](const Value& v) {
+    if (!v.is_finite())
+      throw std::logic_error("certified_range_fast: a score is not finite inside the domain");
+  };
+  const double target_ideal = numeric::nearest_double(head.C_exact * head.ideal.weights[0]);
+  const double target_slack =
+      numeric::nearest_double(E) * (1 + 0x1p-40) + std::fabs(target_ideal) * 0x1p-50;
+  attention::HeadRotations one;
+  one.positions = 1;
+  one.blocks.resize(1);
+  bool failed = false;
+  std::uint64_t last_query = 0;
+  for (std::uint64_t begin = 0, end = 0; begin <= last && !failed;
+       begin = end, chunk = std::min<std::uint64_t>(2 * chunk, 65536)) {
+    end = std::min(last + 1, begin + chunk);
+    const auto pairs = attention::realise_block(head.schedule, head.realisation, 0, begin, end);
+    queries.assign(2 * (end - begin), 0.0);
+    for (std::uint64_t p = begin; p < end; ++p) {
+      one.blocks[0].assign(1, pairs[p - begin]);
+      const auto q = attention::head_query(head.head, one, 0, zero_input, head.policy);
+      const auto key = attention::head_key(head.head, one, 0, zero_input, head.policy);
+      queries[2 * (p - begin)] = q[0].narrow();
+      queries[2 * (p - begin) + 1] = q[1].narrow();
+      keys.push_back(key[0].narrow());
+      keys.push_back(key[1].narrow());
+    }
+    if (end - 1 > k) enumerate.extend(end - 1 - k, positive);
+    for (std::uint64_t i = std::max(begin, k + 1); i < end; ++i) {
+      const double* q = &queries[2 * (i - begin)];
+      const std::uint64_t target = i - k;
+      const Value t = score(q, target);
+      finite_or_throw(t);
+      // Defence in depth: the target's realised score must lie within E of C·w (step 1 of the
+      // soundness argument, checked on every query; the slack covers the doubles here).
+      if (!(std::fabs(t.narrow() - target_ideal) <= target_slack))
+        throw std::logic_error("certified_range_fast: a target score is farther than E from C·w");
+      ++out.scores_evaluated;
+      Value m;
+      std::uint64_t arg = 0;
+      bool have = false;
+      last_query = i;
+      auto consider = [&](std::uint64_t j) {
+        const Value s = score(q, j);
+        finite_or_throw(s);
+        ++out.scores_evaluated;
+        const bool larger = kernel ? s.narrow() > m.narrow() : numeric::compare(s, m) > 0;
+        if (!have || larger) {
+          m = s;
+          arg = j;
+          have = true;
+        }
+      };
+      // j = i − k − n increasing: positive n decreasing, then negative offsets −n, n increasing
+      const auto stop = std::upper_bound(positive.begin(), positive.end(), target);
+      for (auto it = stop; it != positive.begin();) consider(target - *--it);
+      for (const std::uint64_t n : negative) consider(target + n);
+      if (!have) continue;  // every competitor proven safe
+      const bool pass = kernel ? lead_at_least(t.narrow(), m.narrow(), f_double)
+                               : (exact_rational(t) - exact_rational(m) >= f);
+      if (pass) continue;
+      out.n_max = i - 2;
+      out.fail_query = i;
+      out.fail_competitor = arg;
+      out.fail_offset = static_cast<std::int64_t>(i) - static_cast<std::int64_t>(k) -
+                        static_cast<std::int64_t>(arg);
+      out.target_score = t;
+      out.competitor_score = m;
+      out.gap = exact_rational(t) - exact_rational(m);
+      failed = true;
+      break;
+    }
+  }
+  // the signed offsets the last query examined could see
+  out.candidate_offsets =
+      negative.size() +
+      static_cast<std::uint64_t>(std::upper_bound(positive.begin(), positive.end(),
+                                                  last_query > k ? last_query - k : 0) -
+                                 positive.begin());
+  if (!failed) {
+    out.n_max = options.max_length;
+    out.at_limit = true;
+  }
+  out.seconds = seconds_since(start);
+  return out;
+}
+
+}  // namespace ropesim::proofs

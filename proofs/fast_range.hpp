@@ -1,0 +1,72 @@
+#pragma once
+/// The certified range N_max^(k) of a fixed-offset head without the quadratic scan
+/// (THEORY §6, RoPE-X eq. 10; issue 8): only competitors whose ideal score comes within
+/// f_large + 2E of the target's can break the gap, E a rigorous bound on the rounding error of
+/// every realised score. Their offsets n are the near-returns of n·θ modulo 2π; they are
+/// enumerated, their realised scores evaluated exactly in F (the same arithmetic as the scan),
+/// and every other competitor is proven safe by the bound.
+///
+/// Soundness argument (the domain is chosen so that each step holds):
+///  1. Every realised score is within E of its ideal value: |Ŝ_{i,j} − C·S(i−k−j)| ≤ E for all
+///     i, j ≥ 0, where C is C in F and S(n) = w·cos(n·θ) (realised_score_error_bound: a
+///     forward error analysis in exact rationals with |round(x) − x| ≤ ε|x| + η for every x of
+///     magnitude ≤ max finite, applied to every rounding of the realisation, rotation and dot
+///     product; no intermediate can overflow, so no score is ±inf or NaN).
+///  2. Hence for a competitor at offset n ≠ 0, Ŝ_{i,i−k} − Ŝ_{i,j} ≥ C·(S(0) − S(n)) − 2E, which
+///     is ≥ f_large when S(n) ≤ T = S(0) − (f_large + 2E)/C: such a competitor never breaks the
+///     gap of any query. The other offsets (S(n) > T, or undecided) are the candidates.
+///  3. The candidates are found by a binary64 pre-filter on ||n·θ/2π|| with a proven error
+///     margin (over-inclusive), then decided exactly (CosineSum::compare).
+///  4. At a failing query the scan's witness (the largest competitor score, first j on ties)
+///     has a gap < f_large; every non-candidate has gap ≥ f_large, so a strictly smaller score:
+///     the witness is the largest candidate score, first j on ties. So N_max, the failing
+///     query, competitor, offset, gap and both scores equal the scan's.
+#include <gmpxx.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "proofs/fixed_offset_head.hpp"
+
+namespace ropesim::proofs {
+
+/// Default L_max of the candidate algorithm when the caller gives none: 10^7 (linear cost:
+/// realised keys of 10^7 positions, 160 MB of doubles; about a minute at fp64).
+inline constexpr std::uint64_t kFastRangeDefaultLength = 10'000'000;
+
+/// Why certified_range_fast does not apply to `head`, or std::nullopt when it does. The
+/// domain: one rotary block and head_dim 2 (single frequency, no unrotated pairs), weight
+/// w > 0, realisation r1 or r3 (cos and sin of the exact angle correctly rounded into F;
+/// rotation in F with THEORY §2.1's arithmetic), F a floating format whose values are
+/// doubles (Format::fits_double), the accumulator floating (wide-accumulator sums), no score
+/// scale, and no intermediate of the error analysis able to overflow (C small enough).
+/// Outside it (r2, pipelines, several frequencies, fixed point, p > 53) the scan is used.
+std::optional<std::string> fast_range_refusal(const FixedOffsetHead& head);
+
+/// E: a rigorous bound on |Ŝ_{i,j} − C·S(i−k−j)| over all positions i, j (exact rational),
+/// from the forward error analysis described above; std::nullopt outside the domain of
+/// fast_range_refusal. Per rounding into a floating format of precision p with smallest
+/// normal 2^emin: ε = 2^-p, η = 2^(emin−p) (nearest) or ε = 2^(1−p), η = 2^(emin−p+1)
+/// (directed), η = 2^emin without subnormals.
+std::optional<mpq_class> realised_score_error_bound(const FixedOffsetHead& head);
+
+/// The candidate offsets n, 1 ≤ n ≤ max_offset, for which S(n) > S(0) − (f_large + 2E)/C is
+/// not excluded (sorted increasing; S is even, so −n is a candidate iff n is). Cost
+/// O(max_offset) binary64 operations plus an exact decision per pre-filtered n. Throws
+/// InvalidArgument outside the domain.
+std::vector<std::uint64_t> candidate_offsets(const FixedOffsetHead& head, const mpq_class& E,
+                                             std::uint64_t max_offset);
+
+/// The certified range by the candidate algorithm (see the file comment): the same
+/// CertifiedRange as certified_range(head, options) — n_max, at_limit, the failure witness
+/// and scores — except that `smallest_passing_gap` is left unset, `algorithm` is
+/// "candidates" and `scores_evaluated` counts the scores actually evaluated. Cost: one
+/// realisation and two rotations per position up to min(N_max, max_length) + 2, plus one
+/// score per (query, active candidate offset). Memory: 16 bytes per position (keys as
+/// doubles). Throws InvalidArgument outside the domain (fast_range_refusal's reason) and
+/// unless 1 ≤ max_length ≤ kMaxScanLength.
+CertifiedRange certified_range_fast(const FixedOffsetHead& head, const ScanOptions& options = {});
+
+}  // namespace ropesim::proofs
