@@ -1,6 +1,7 @@
 #include "proofs/horizon.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <numbers>
 
@@ -9,6 +10,7 @@
 #include "numeric/error.hpp"
 #include "numeric/format_properties.hpp"
 #include "numeric/mpfr_util.hpp"
+#include "numeric/parallel.hpp"
 
 namespace ropesim::proofs {
 
@@ -133,21 +135,50 @@ HorizonReport horizon(const HorizonSpec& spec) {
     if (candidates.empty()) {
       throw InvalidArgument("C auto: no candidate C is finite in " + head.policy.format.name);
     }
-    std::optional<std::size_t> best;
-    CertifiedRange best_range;
-    FixedOffsetHead best_head;
-    for (std::size_t c = 0; c < candidates.size(); ++c) {
+    // Every candidate is independent; the threads take them in increasing order and skip
+    // those beyond a candidate already known to reach the scan limit (where the sequential
+    // search normally stops). Every candidate up to the first one at the limit is measured,
+    // and one the loop below still needs but was skipped is measured there, so the loop sees
+    // exactly what the one-thread search saw.
+    struct Tried {
+      FixedOffsetHead head;
+      CertifiedRange range;
+    };
+    auto measure = [&](std::size_t c) {
       FixedOffsetSpec hs = s.head;
       hs.C = to_rational(candidates[c].first);
       FixedOffsetHead h = make_fixed_offset_head(hs);
       CertifiedRange range = certified_range(h, options);
+      return Tried{std::move(h), std::move(range)};
+    };
+    std::vector<std::optional<Tried>> tried(candidates.size());
+    std::atomic<std::size_t> first_at_limit{candidates.size()};
+    numeric::parallel_for(
+        std::max(1u, s.threads), candidates.size(),
+        [&](std::size_t c) {
+          if (first_at_limit.load() < c) return;
+          tried[c] = measure(c);
+          if (tried[c]->range.at_limit) {
+            std::size_t seen = first_at_limit.load();
+            while (c < seen && !first_at_limit.compare_exchange_weak(seen, c)) {
+            }
+          }
+        },
+        [&](std::size_t done, std::size_t) {
+          if (s.progress) s.progress(done, candidates.size());
+        });
+    std::optional<std::size_t> best;
+    CertifiedRange best_range;
+    FixedOffsetHead best_head;
+    for (std::size_t c = 0; c < candidates.size(); ++c) {
+      if (!tried[c]) tried[c] = measure(c);
+      CertifiedRange& range = tried[c]->range;
       report.candidates.push_back(
           {candidates[c].first, candidates[c].second, range.n_max, range.at_limit});
-      if (s.progress) s.progress(c + 1, candidates.size());
       if (!best || range.n_max > best_range.n_max) {
         best = c;
         best_range = std::move(range);
-        best_head = std::move(h);
+        best_head = std::move(tried[c]->head);
       }
       if (best_range.at_limit) break;
     }
