@@ -135,30 +135,33 @@ HorizonReport horizon(const HorizonSpec& spec) {
     if (candidates.empty()) {
       throw InvalidArgument("C auto: no candidate C is finite in " + head.policy.format.name);
     }
-    // Every candidate is independent; the threads take them in increasing order and skip
-    // those beyond a candidate already known to reach the scan limit (where the sequential
-    // search normally stops). Every candidate up to the first one at the limit is measured,
-    // and one the loop below still needs but was skipped is measured there, so the loop sees
-    // exactly what the one-thread search saw.
+    // Every candidate is independent; the threads take them in increasing order. A candidate
+    // beyond one already known to reach the scan limit (where the sequential search normally
+    // stops) is skipped, or abandoned mid-scan, and its slot left empty. Every candidate up to
+    // the first one at the limit is measured in full, and one the loop below still needs but
+    // finds empty is measured there, so the loop sees exactly what the one-thread search saw.
     struct Tried {
       FixedOffsetHead head;
       CertifiedRange range;
     };
-    auto measure = [&](std::size_t c) {
+    std::vector<std::optional<Tried>> tried(candidates.size());
+    std::atomic<std::size_t> first_at_limit{candidates.size()};
+    auto try_candidate = [&](std::size_t c, bool may_abandon) -> std::optional<Tried> {
+      ScanOptions o = options;
+      if (may_abandon) o.abandon = [&first_at_limit, c] { return first_at_limit.load() < c; };
       FixedOffsetSpec hs = s.head;
       hs.C = to_rational(candidates[c].first);
       FixedOffsetHead h = make_fixed_offset_head(hs);
-      CertifiedRange range = certified_range(h, options);
+      CertifiedRange range = certified_range(h, o);
+      if (may_abandon && first_at_limit.load() < c) return std::nullopt;  // possibly incomplete
       return Tried{std::move(h), std::move(range)};
     };
-    std::vector<std::optional<Tried>> tried(candidates.size());
-    std::atomic<std::size_t> first_at_limit{candidates.size()};
     numeric::parallel_for(
         std::max(1u, s.threads), candidates.size(),
         [&](std::size_t c) {
           if (first_at_limit.load() < c) return;
-          tried[c] = measure(c);
-          if (tried[c]->range.at_limit) {
+          tried[c] = try_candidate(c, s.threads > 1);
+          if (tried[c] && tried[c]->range.at_limit) {
             std::size_t seen = first_at_limit.load();
             while (c < seen && !first_at_limit.compare_exchange_weak(seen, c)) {
             }
@@ -171,7 +174,7 @@ HorizonReport horizon(const HorizonSpec& spec) {
     CertifiedRange best_range;
     FixedOffsetHead best_head;
     for (std::size_t c = 0; c < candidates.size(); ++c) {
-      if (!tried[c]) tried[c] = measure(c);
+      if (!tried[c]) tried[c] = try_candidate(c, false);
       CertifiedRange& range = tried[c]->range;
       report.candidates.push_back(
           {candidates[c].first, candidates[c].second, range.n_max, range.at_limit});
