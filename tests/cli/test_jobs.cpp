@@ -82,8 +82,11 @@ TEST_CASE("table horizon: merged shards are the single run's file, byte for byte
     CHECK(merged == single);
   }
   // more shards than rows: the empty shards merge too
-  const auto [single, merged] = single_and_merged(kTable, "md", 6, "table6");
-  CHECK(merged == single);
+  for (const std::string ext : {"md", "json", "tex"}) {
+    INFO(ext);
+    const auto [single, merged] = single_and_merged(kTable, ext, 6, "table6");
+    CHECK(merged == single);
+  }
 }
 
 TEST_CASE("--shard I/N holds rows i with i mod N = I-1 and records the shard", "[cli][jobs]") {
