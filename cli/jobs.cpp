@@ -29,7 +29,7 @@ std::optional<std::uint64_t> small_decimal(const std::string& text) {
 }  // namespace
 
 Shard parse_shard(const std::string& text) {
-  const std::string accepted = "accepted: I/N with integers 1 <= I <= N <= 1000000, e.g. 2/4 (row i is in shard i mod N + 1)";
+  const std::string accepted = "accepted: I/N with integers 1 <= I <= N <= 1000000, e.g. 2/4 (shard I holds the I-th of N contiguous blocks of rows)";
   const std::size_t slash = text.find('/');
   const auto index = slash == std::string::npos ? std::nullopt : small_decimal(text.substr(0, slash));
   const auto count = slash == std::string::npos ? std::nullopt : small_decimal(text.substr(slash + 1));
@@ -46,14 +46,14 @@ Shard parse_shard(const std::string& text) {
 
 CLI::Option* add_shard_option(CLI::App* cmd, std::string& text) {
   return cmd->add_option("--shard", text,
-                         "Compute only shard I of N (I/N, 1 <= I <= N): the rows i with i mod N = I-1; "
-                         "join the files with ropesim merge");
+                         "Compute only shard I of N (I/N, 1 <= I <= N): rows [floor((I-1)T/N), floor(IT/N)) of the T "
+                         "rows; join the files with ropesim merge");
 }
 
 std::string shard_line(const ShardRecord& r) {
-  const std::string n = std::to_string(r.shard.count);
-  return "shard " + std::to_string(r.shard.index) + "/" + n + " of " + std::to_string(r.total_rows) +
-         " rows (row i, counted from 0, is in shard i mod " + n + " + 1; join the shards with ropesim merge)";
+  return "shard " + std::to_string(r.shard.index) + "/" + std::to_string(r.shard.count) + " of " +
+         std::to_string(r.total_rows) + " rows (rows [" + std::to_string(r.shard.first_row(r.total_rows)) + ", " +
+         std::to_string(r.shard.end_row(r.total_rows)) + ") of the table, counted from 0; join the shards with ropesim merge)";
 }
 
 std::optional<ShardRecord> parse_shard_line(const std::string& line) {

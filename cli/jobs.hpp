@@ -19,20 +19,28 @@ CLI::Option* add_jobs_option(CLI::App* cmd, unsigned& jobs);
 /// The thread count of `--jobs N` (numeric::resolve_threads: N, or every core for 0).
 unsigned jobs_threads(unsigned jobs);
 
-/// One of `count` parts of a table: row i (0-based, in the order of the full table) belongs to
-/// shard i mod count + 1 (round robin, so the expensive rows of a grid, which sit together,
-/// are spread over the shards). `index` is 1-based: shards are 1/N … N/N, as a Slurm array
-/// `--array=1-N` or GNU parallel's `{#}` number them.
+/// One of `count` parts of a table of T rows: shard I holds the contiguous rows
+/// [floor((I−1)·T/N), floor(I·T/N)) (0-based, in the order of the full table), so the shards
+/// differ by at most one row and the cells of a sweep that share work (the realisations and
+/// formats of one schedule, evaluated together by attention::census_many) mostly stay in one
+/// shard. `index` is 1-based: shards are 1/N … N/N, as a Slurm array `--array=1-N` or GNU
+/// parallel's `{#}` number them.
 struct Shard {
   std::uint64_t index = 1;  ///< I, in 1..count
   std::uint64_t count = 1;  ///< N ≥ 1
 
-  /// Does row `row` (0-based) belong to this shard?
-  bool owns(std::uint64_t row) const { return row % count == index - 1; }
-  /// How many of rows 0..total−1 belong to this shard.
-  std::uint64_t rows_of(std::uint64_t total) const {
-    return total >= index ? (total - index) / count + 1 : 0;
+  /// floor(part·T/N) without overflow (part ≤ N ≤ 10^6).
+  std::uint64_t boundary(std::uint64_t part, std::uint64_t total) const {
+    return part * (total / count) + part * (total % count) / count;
   }
+  /// The first row of this shard in a table of `total` rows.
+  std::uint64_t first_row(std::uint64_t total) const { return boundary(index - 1, total); }
+  /// One past its last row.
+  std::uint64_t end_row(std::uint64_t total) const { return boundary(index, total); }
+  /// Does row `row` (0-based) of a table of `total` rows belong to this shard?
+  bool owns(std::uint64_t row, std::uint64_t total) const { return first_row(total) <= row && row < end_row(total); }
+  /// How many of rows 0..total−1 belong to this shard.
+  std::uint64_t rows_of(std::uint64_t total) const { return end_row(total) - first_row(total); }
 };
 
 /// The largest N of `--shard I/N`.
@@ -53,7 +61,7 @@ struct ShardRecord {
 };
 
 /// The record's text, the same in CSV (after `# `), LaTeX (after `% `) and Markdown:
-/// "shard I/N of T rows (row i, counted from 0, is in shard i mod N + 1; join the shards with
+/// "shard I/N of T rows (rows [A, B) of the table, counted from 0; join the shards with
 /// ropesim merge)".
 std::string shard_line(const ShardRecord& record);
 

@@ -1,7 +1,7 @@
 // `ropesim merge FILE... --out FILE`: joins the files of a table run as shards
 // (`ropesim sweep|table horizon … --shard I/N --out …`) into the file one run would have
 // written, byte for byte: the same provenance (the command without --shard, writing to this
-// --out), the same header and the rows in table order (row i from shard i mod N + 1).
+// --out), the same header and the rows in table order (shard 1's rows, then shard 2's, …).
 // Reads CSV, Markdown, LaTeX and JSON exactly as render() (cli/table.cpp) writes them.
 #include <algorithm>
 #include <fstream>
@@ -352,7 +352,9 @@ Action add_merge_command(CLI::App& app) {
       merged["provenance"].erase("shard");
       merged["provenance"]["command"] = command;
       nlohmann::json rows = nlohmann::json::array();
-      for (std::uint64_t i = 0; i < total; ++i) rows.push_back(by_index.at(i % n + 1)->json["rows"][i / n]);
+      for (const auto& [index, shard] : by_index) {
+        for (const auto& row : shard->json["rows"]) rows.push_back(row);
+      }
       merged["rows"] = std::move(rows);
       text = merged.dump(2) + "\n";
     } else {
@@ -362,7 +364,9 @@ Action add_merge_command(CLI::App& app) {
         default: text = "Made by " + first.writer + ": `" + command + "`\n\n"; break;
       }
       text += first.header;
-      for (std::uint64_t i = 0; i < total; ++i) text += by_index.at(i % n + 1)->rows[i / n];
+      for (const auto& [index, shard] : by_index) {
+        for (const auto& row : shard->rows) text += row;
+      }
       text += first.footer;
     }
     write_file_atomically(o->out, text);

@@ -130,13 +130,13 @@ Action add_sweep_command(CLI::App& app) {
     const std::size_t cells_per_schedule = grid.formats.size() * grid.realisations.size();
     const std::uint64_t total_rows = grid.schedules.size() * cells_per_schedule;
     std::function<bool(std::size_t)> selected;
-    if (sharded) selected = [shard](std::size_t cell) { return shard.owns(cell); };
+    if (sharded) selected = [shard, total_rows](std::size_t cell) { return shard.owns(cell, total_rows); };
     {
       WorkEstimate total;
       for (std::size_t si = 0; si < grid.schedules.size(); ++si) {
         const auto& s = grid.schedules[si];
         std::size_t cells = 0;
-        for (std::size_t c = 0; c < cells_per_schedule; ++c) cells += shard.owns(si * cells_per_schedule + c) ? 1 : 0;
+        for (std::size_t c = 0; c < cells_per_schedule; ++c) cells += shard.owns(si * cells_per_schedule + c, total_rows) ? 1 : 0;
         const WorkEstimate e = attention::census_work(s, options, cells);
         total.what = e.what;
         total.units += e.units;

@@ -115,7 +115,7 @@ Action add_table_command(CLI::App& app) {
     if (sharded) {
       std::vector<proofs::HorizonSpec> mine;
       for (std::size_t i = 0; i < specs.size(); ++i) {
-        if (shard.owns(i)) mine.push_back(std::move(specs[i]));
+        if (shard.owns(i, total_rows)) mine.push_back(std::move(specs[i]));
       }
       specs = std::move(mine);
     }

@@ -1,5 +1,5 @@
 // Parallel and sharded runs (issue 8): --jobs N prints the bytes of --jobs 1; --shard I/N takes
-// rows i with i mod N = I-1; `ropesim merge` of all shards is byte for byte the single run's file;
+// the I-th of N contiguous blocks of rows; `ropesim merge` of all shards is byte for byte the single run's file;
 // bad shard specs and inconsistent shard sets are refused with one line and exit code 2.
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -89,30 +89,32 @@ TEST_CASE("table horizon: merged shards are the single run's file, byte for byte
   }
 }
 
-TEST_CASE("--shard I/N holds rows i with i mod N = I-1 and records the shard", "[cli][jobs]") {
+TEST_CASE("--shard I/N holds rows [floor((I-1)T/N), floor(IT/N)) and records the shard", "[cli][jobs]") {
   const std::string whole = temp_path("rr_whole.csv"), part = temp_path("rr_part.csv");
   REQUIRE(run(kSweep + " --out " + whole).code == 0);
   REQUIRE(run(kSweep + " --shard 2/3 --out " + part).code == 0);
   const auto all = lines_of(slurp(whole)), mine = lines_of(slurp(part));
-  // whole: provenance, header, 8 rows; part: provenance, shard record, header, rows 1, 4, 7
+  // T = 8, N = 3: shard 2 holds rows [floor(8/3), floor(16/3)) = [2, 5)
+  // whole: provenance, header, 8 rows; part: provenance, shard record, header, rows 2, 3, 4
   REQUIRE(all.size() == 10);
   REQUIRE(mine.size() == 6);
-  CHECK(mine[1] == "# shard 2/3 of 8 rows (row i, counted from 0, is in shard i mod 3 + 1; join the shards with "
+  CHECK(mine[1] == "# shard 2/3 of 8 rows (rows [2, 5) of the table, counted from 0; join the shards with "
                    "ropesim merge)");
   CHECK(mine[2] == all[1]);
-  CHECK(mine[3] == all[2 + 1]);
-  CHECK(mine[4] == all[2 + 4]);
-  CHECK(mine[5] == all[2 + 7]);
-  // and the rows are the census's: row 1 is single:g=1, r1, bf16
-  CHECK(mine[3].rfind("single:g=1,r1,bf16,", 0) == 0);
+  CHECK(mine[3] == all[2 + 2]);
+  CHECK(mine[4] == all[2 + 3]);
+  CHECK(mine[5] == all[2 + 4]);
+  // and the rows are the grid's (schedule, then realization, then format): row 2 is single:g=1, r2, fp16
+  CHECK(mine[3].rfind("single:g=1,r2,fp16,", 0) == 0);
+  CHECK(mine[5].rfind("\"conventional:base=10000,dim=8\",r1,fp16,", 0) == 0);
   const std::string json = temp_path("rr_part.json");
   REQUIRE(run(kSweep + " --shard 3/3 --out " + json).code == 0);
   const auto j = nlohmann::json::parse(slurp(json));
   CHECK(j["provenance"]["shard"] == nlohmann::json({{"index", 3}, {"count", 3}, {"rows", 8}}));
-  CHECK(j["rows"].size() == 2);  // rows 2 and 5
-  CHECK(j["rows"][1]["schedule"] == "conventional:base=10000,dim=8");
-  CHECK(j["rows"][1]["realization"] == "r1");
-  CHECK(j["rows"][1]["format"] == "bf16");
+  REQUIRE(j["rows"].size() == 3);  // rows [5, 8)
+  CHECK(j["rows"][0]["schedule"] == "conventional:base=10000,dim=8");
+  CHECK(j["rows"][0]["realization"] == "r1");
+  CHECK(j["rows"][0]["format"] == "bf16");
   for (const auto& f : {whole, part, json}) std::filesystem::remove(f);
 }
 
@@ -179,7 +181,7 @@ TEST_CASE("merge refuses inconsistent shard sets: one line, exit 2, no output fi
   refused(s1 + " " + path("four2.csv") + " " + s3, "is shard 2/4 of 8 rows", out);
   refused(s1 + " " + path("s2.json") + " " + s3, "is JSON but --out", out);
   refused(path("whole.csv"), "has no shard record", out);
-  refused(s1 + " " + s2 + " " + path("cut3.csv"), "has 1 rows, expected 2", out);
+  refused(s1 + " " + s2 + " " + path("cut3.csv"), "has 2 rows, expected 3", out);
   refused(s1 + " " + s2 + " " + path("absent.csv"), "cannot read", out);
   refused(path("s1.json") + " " + path("s2.json") + " " + path("s3.json"), "is JSON but --out", path("out.md"));
   // and the consistent set merges
