@@ -617,7 +617,7 @@ Model read_model(const json& spec, const ModelLoadOptions& options) {
   } else if (m.policy.summation == Summation::wide_accumulator) {
     bad("policy.accumulator", "missing (required with summation wide-accumulator), e.g. \"fp32\"");
   }
-  const Arithmetic f(m.policy);
+  const Arithmetic f = numeric::arithmetic(m.policy);
 
   if (const json* aj = optional_field(spec, "architecture")) {
     check_keys(*aj, "architecture", {"bos", "masking", "softmax", "layer_norm"});

@@ -30,32 +30,14 @@ std::string join(const std::vector<std::string>& items, std::string_view sep) {
 
 Value from_double(double d) { return Value::from_double_exact(d); }
 
+/// ±inf (or ±max in saturating formats) and NaN of F.
+Value special(const Arithmetic& f, double d) { return f.convert(from_double(d)); }
+
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
 // Enums
 // ---------------------------------------------------------------------------------------------
-
-std::string_view to_string(Summation summation) {
-  switch (summation) {
-    case Summation::sequential: return "sequential";
-    case Summation::pairwise: return "pairwise";
-    case Summation::wide_accumulator: return "wide-accumulator";
-    case Summation::exact: return "exact";
-  }
-  return "?";
-}
-
-Summation parse_summation(std::string_view text) {
-  if (text == "sequential") return Summation::sequential;
-  if (text == "pairwise") return Summation::pairwise;
-  if (text == "wide-accumulator" || text == "wide_accumulator" || text == "wide") {
-    return Summation::wide_accumulator;
-  }
-  if (text == "exact") return Summation::exact;
-  throw InvalidArgument("unknown summation '" + std::string(text) +
-                        "'; accepted: sequential, pairwise, wide-accumulator, exact");
-}
 
 std::string_view to_string(SoftmaxVariant variant) {
   switch (variant) {
@@ -96,108 +78,6 @@ Masking parse_masking(std::string_view text) {
   if (text == "non-strict" || text == "non_strict") return Masking::non_strict;
   throw InvalidArgument("unknown masking '" + std::string(text) +
                         "'; accepted: strict, non-strict");
-}
-
-// ---------------------------------------------------------------------------------------------
-// Policy and arithmetic
-// ---------------------------------------------------------------------------------------------
-
-const numeric::Engine& EvaluationPolicy::arithmetic_engine() const {
-  return engine ? *engine : numeric::default_engine();
-}
-
-const Format& EvaluationPolicy::running_format() const {
-  return summation == Summation::wide_accumulator ? accumulator : format;
-}
-
-Arithmetic::Arithmetic(const Format& format, Rounding rounding, const numeric::Engine& engine)
-    : format_(format), rounding_(rounding), engine_(&engine), binary64_(format, rounding) {
-  // NUMERIC §2: + − × ÷ √ through binary64 are innocuous where Binary64Rounding says so
-  // (binary64 itself, or p ≤ 25 inside binary64's normal range). Checked bit for bit against
-  // MPFR in the tests.
-  fast_ = binary64_.fast_arithmetic();
-  native_ = binary64_.is_binary64();
-}
-
-Arithmetic::Arithmetic(const EvaluationPolicy& policy)
-    : Arithmetic(policy.format, policy.rounding, policy.arithmetic_engine()) {}
-
-Value Arithmetic::add(const Value& a, const Value& b) const {
-  if (fast_ && !a.is_wide() && !b.is_wide()) {
-    return from_double(binary64_.add(a.narrow(), b.narrow()));
-  }
-  return engine_->add(format_, a, b, rounding_);
-}
-
-Value Arithmetic::sub(const Value& a, const Value& b) const {
-  if (fast_ && !a.is_wide() && !b.is_wide()) {
-    return from_double(binary64_.sub(a.narrow(), b.narrow()));
-  }
-  return engine_->sub(format_, a, b, rounding_);
-}
-
-Value Arithmetic::mul(const Value& a, const Value& b) const {
-  if (fast_ && !a.is_wide() && !b.is_wide()) {
-    return from_double(binary64_.mul(a.narrow(), b.narrow()));
-  }
-  return engine_->mul(format_, a, b, rounding_);
-}
-
-Value Arithmetic::div(const Value& a, const Value& b) const {
-  if (fast_ && !a.is_wide() && !b.is_wide()) {
-    return from_double(binary64_.div(a.narrow(), b.narrow()));
-  }
-  return engine_->div(format_, a, b, rounding_);
-}
-
-Value Arithmetic::sqrt(const Value& a) const {
-  if (fast_ && !a.is_wide()) return from_double(binary64_.sqrt(a.narrow()));
-  return engine_->sqrt(format_, a, rounding_);
-}
-
-Value Arithmetic::exp(const Value& a) const { return engine_->exp(format_, a, rounding_); }
-
-Value Arithmetic::negate(const Value& a) const { return numeric::negate(a); }
-
-Value Arithmetic::max(const Value& a, const Value& b) const {
-  if (a.is_nan()) return a;
-  if (b.is_nan()) return b;
-  const int c = numeric::compare(a, b);
-  if (c == 0) return a.sign_bit() ? b : a;  // max(-0, +0) = +0
-  return c > 0 ? a : b;
-}
-
-Value Arithmetic::relu(const Value& a) const {
-  if (a.is_nan()) return a;
-  return numeric::compare(a, zero()) > 0 ? a : zero();
-}
-
-Value Arithmetic::convert(const Value& a) const {
-  if (fast_ && !a.is_wide()) return from_double(binary64_.round(a.narrow()));
-  return engine_->convert(format_, a, rounding_);
-}
-
-Value Arithmetic::from_rational(const mpq_class& q) const {
-  if (fast_ && !native_) {
-    // Exact when q is a double; otherwise fall back to the engine (one rounding).
-    const double d = q.get_d();
-    if (std::isfinite(d) && mpq_class(d) == q) return from_double(binary64_.round(d));
-  }
-  return engine_->from_rational(format_, q, rounding_);
-}
-
-Value Arithmetic::zero() const { return Value(); }
-
-Value Arithmetic::one() const { return convert(from_double(1.0)); }
-
-mpq_class exact_rational(const Value& v) {
-  if (!v.is_finite()) {
-    throw InvalidArgument("exact_rational: " + v.to_decimal() + " is not a finite number");
-  }
-  if (!v.is_wide()) return mpq_class(v.narrow());
-  mpq_class q;
-  mpfr_get_q(q.get_mpq_t(), v.wide());
-  return q;
 }
 
 std::string exact_decimal(const Value& v) {
@@ -244,154 +124,6 @@ std::string exact_decimal(const Value& v) {
     }
   }
   return negative ? "-" + out : out;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Sums and dot products (THEORY §2.1)
-// ---------------------------------------------------------------------------------------------
-
-namespace {
-
-Value special(const Arithmetic& f, double d) { return f.convert(from_double(d)); }
-
-Value sequential_sum(std::span<const Value> t, const Arithmetic& f) {
-  if (t.empty()) return f.zero();
-  Value acc = t[0];
-  for (std::size_t k = 1; k < t.size(); ++k) acc = f.add(acc, t[k]);
-  return acc;
-}
-
-Value pairwise_sum(std::span<const Value> t, const Arithmetic& f) {
-  if (t.empty()) return f.zero();
-  if (t.size() == 1) return t[0];
-  const std::size_t m = t.size() / 2;
-  return f.add(pairwise_sum(t.subspan(0, m), f), pairwise_sum(t.subspan(m), f));
-}
-
-/// Exact Σ_k a_k·b_k (+ bias) rounded once into F, with IEEE special-value rules.
-class ExactAccumulator {
- public:
-  void add_product(const Value& a, const Value& b) {
-    if (a.is_nan() || b.is_nan()) {
-      nan_ = true;
-      return;
-    }
-    const bool negative = a.sign_bit() != b.sign_bit();
-    if (a.is_inf() || b.is_inf()) {
-      if (a.is_zero() || b.is_zero()) {
-        nan_ = true;
-      } else {
-        (negative ? minus_inf_ : plus_inf_) = true;
-      }
-      return;
-    }
-    any_ = true;
-    if (a.is_zero() || b.is_zero()) {
-      all_negative_zero_ = all_negative_zero_ && negative;
-      return;
-    }
-    all_negative_zero_ = false;
-    sum_ += exact_rational(a) * exact_rational(b);
-  }
-  void add_term(const Value& a) {
-    if (a.is_nan()) {
-      nan_ = true;
-      return;
-    }
-    if (a.is_inf()) {
-      (a.sign_bit() ? minus_inf_ : plus_inf_) = true;
-      return;
-    }
-    any_ = true;
-    if (a.is_zero()) {
-      all_negative_zero_ = all_negative_zero_ && a.sign_bit();
-      return;
-    }
-    all_negative_zero_ = false;
-    sum_ += exact_rational(a);
-  }
-  Value result(const Arithmetic& f) const {
-    if (nan_ || (plus_inf_ && minus_inf_)) return f.sub(special(f, HUGE_VAL), special(f, HUGE_VAL));
-    if (plus_inf_) return special(f, HUGE_VAL);
-    if (minus_inf_) return special(f, -HUGE_VAL);
-    if (sum_ == 0) {
-      const bool negative = (any_ && all_negative_zero_) || f.rounding() == Rounding::downward;
-      return negative ? from_double(-0.0) : f.zero();
-    }
-    return f.from_rational(sum_);
-  }
-
- private:
-  mpq_class sum_ = 0;
-  bool nan_ = false, plus_inf_ = false, minus_inf_ = false;
-  bool any_ = false, all_negative_zero_ = true;
-};
-
-/// Σ x_k·y_k (+ bias) under the policy; y empty means the terms are x themselves.
-Value accumulate_terms(std::span<const Value> x, std::span<const Value> y, const Value* bias,
-                 const EvaluationPolicy& policy) {
-  const Arithmetic f(policy);
-  const bool products = !y.empty() || x.empty();
-  switch (policy.summation) {
-    case Summation::sequential:
-    case Summation::pairwise: {
-      std::vector<Value> terms;
-      terms.reserve(x.size() + 1);
-      for (std::size_t k = 0; k < x.size(); ++k) terms.push_back(products ? f.mul(x[k], y[k]) : x[k]);
-      if (bias) terms.push_back(*bias);
-      return policy.summation == Summation::sequential ? sequential_sum(terms, f)
-                                                       : pairwise_sum(terms, f);
-    }
-    case Summation::wide_accumulator: {
-      const Arithmetic a(policy.accumulator, policy.rounding, policy.arithmetic_engine());
-      std::vector<Value> terms;
-      terms.reserve(x.size() + 1);
-      for (std::size_t k = 0; k < x.size(); ++k) {
-        terms.push_back(products ? a.mul(a.convert(x[k]), a.convert(y[k])) : a.convert(x[k]));
-      }
-      if (bias) terms.push_back(a.convert(*bias));
-      return f.convert(sequential_sum(terms, a));
-    }
-    case Summation::exact: {
-      ExactAccumulator acc;
-      for (std::size_t k = 0; k < x.size(); ++k) {
-        if (products) {
-          acc.add_product(x[k], y[k]);
-        } else {
-          acc.add_term(x[k]);
-        }
-      }
-      if (bias) acc.add_term(*bias);
-      return acc.result(f);
-    }
-  }
-  return f.zero();
-}
-
-void check_lengths(std::span<const Value> x, std::span<const Value> y, std::string_view what) {
-  if (x.size() != y.size()) {
-    throw InvalidArgument(std::string(what) + ": vectors of lengths " + std::to_string(x.size()) +
-                          " and " + std::to_string(y.size()) + " (they must be equal)");
-  }
-}
-
-}  // namespace
-
-Value sum(std::span<const Value> terms, const EvaluationPolicy& policy) {
-  return accumulate_terms(terms, {}, nullptr, policy);
-}
-
-Value dot(std::span<const Value> x, std::span<const Value> y, const EvaluationPolicy& policy) {
-  check_lengths(x, y, "dot");
-  if (x.empty()) return Value();
-  return accumulate_terms(x, y, nullptr, policy);
-}
-
-Value affine(std::span<const Value> x, std::span<const Value> y, const Value& bias,
-             const EvaluationPolicy& policy) {
-  check_lengths(x, y, "affine");
-  if (x.empty()) return accumulate_terms(std::span<const Value>(&bias, 1), {}, nullptr, policy);
-  return accumulate_terms(x, y, &bias, policy);
 }
 
 Matrix Matrix::zeros(std::size_t rows, std::size_t cols) {
@@ -453,7 +185,7 @@ void online_attention(std::span<const Value> scores, const std::vector<Value>* v
                       std::size_t value_dim, const EvaluationPolicy& policy,
                       std::vector<Value>& weights, std::vector<Value>* output) {
   check_online(policy);
-  const Arithmetic f(policy);
+  const Arithmetic f = numeric::arithmetic(policy);
   const Arithmetic r(policy.running_format(), policy.rounding, policy.arithmetic_engine());
   Value m = special(r, -HUGE_VAL);
   Value l = r.zero();
@@ -493,7 +225,7 @@ std::vector<Value> softmax(std::span<const Value> scores, const EvaluationPolicy
     online_attention(scores, nullptr, 0, policy, weights, nullptr);
     return weights;
   }
-  const Arithmetic f(policy);
+  const Arithmetic f = numeric::arithmetic(policy);
   std::vector<Value> e;
   e.reserve(scores.size());
   if (variant == SoftmaxVariant::stable) {
@@ -624,7 +356,7 @@ std::vector<Value> rotate(const AttentionHead& head, const HeadRotations& rotati
                           std::to_string(rotations.blocks.size()) + " blocks, expected " +
                           std::to_string(rotary_block_count(head)) + ")");
   }
-  const Arithmetic f(policy);
+  const Arithmetic f = numeric::arithmetic(policy);
   std::size_t offset = 0, global = 0;
   for (const auto& seg : head.rotary) {
     const std::size_t nb = seg.schedule.blocks.size();
@@ -689,12 +421,12 @@ Value head_score(const AttentionHead& head, std::span<const Value> q, std::span<
                  const EvaluationPolicy& policy) {
   const Value s = dot(q, k, policy);
   if (!head.scale) return s;
-  return Arithmetic(policy).mul(s, *head.scale);
+  return numeric::arithmetic(policy).mul(s, *head.scale);
 }
 
 std::vector<Value> feed_forward(const FeedForward& ffn, std::span<const Value> x,
                                 const EvaluationPolicy& policy) {
-  const Arithmetic f(policy);
+  const Arithmetic f = numeric::arithmetic(policy);
   std::vector<Value> h = matvec(ffn.w1, x, ffn.b1, policy);
   for (auto& v : h) v = f.relu(v);
   return matvec(ffn.w2, h, ffn.b2, policy);
@@ -710,7 +442,7 @@ std::vector<Value> layer_norm(const LayerNormParams& params, std::span<const Val
                           std::to_string(d));
   }
   if (d == 0) return {};
-  const Arithmetic f(policy);
+  const Arithmetic f = numeric::arithmetic(policy);
   const Value d_hat = f.from_rational(mpq_class(static_cast<unsigned long>(d)));
   const Value mean = f.div(sum(x, policy), d_hat);
   std::vector<Value> centred(d), squares(d);
@@ -943,7 +675,7 @@ NonFinite make_nf(std::string stage, std::optional<std::size_t> layer,
 RunResult run(const Model& model, std::string_view word, const RunOptions& options) {
   model.validate();
   const EvaluationPolicy& policy = model.policy;
-  const Arithmetic f(policy);
+  const Arithmetic f = numeric::arithmetic(policy);
   const std::vector<std::string> symbols = tokenize(model, word);
   RunResult result;
   const std::uint64_t first_position = model.options.bos ? 0 : 1;

@@ -33,136 +33,30 @@
 #include "numeric/engine.hpp"
 #include "numeric/format.hpp"
 #include "numeric/rounding.hpp"
+#include "numeric/summation.hpp"
 #include "numeric/value.hpp"
 
 namespace ropesim::attention {
 
 // ---------------------------------------------------------------------------------------------
-// Evaluation policy and arithmetic (THEORY §2.1)
+// Evaluation policy and arithmetic (THEORY §2.1): owned by numeric (numeric/summation.hpp,
+// numeric/arithmetic.hpp); the names are used here unqualified.
 // ---------------------------------------------------------------------------------------------
 
-/// How a sum of several terms (dot products, matrix-vector rows, softmax denominators, value
-/// aggregation, LayerNorm moments) is evaluated (THEORY §2.1).
-enum class Summation {
-  /// Left to right, each product rounded into F, each partial sum rounded into F (default).
-  sequential,
-  /// Each product rounded into F; then a balanced binary tree: sum(t[0..n)) =
-  /// sum(t[0..floor(n/2))) + sum(t[floor(n/2)..n)), every addition rounded into F.
-  pairwise,
-  /// Terms converted into the accumulator format A (exact when A ⊇ F), each product rounded
-  /// into A, sequential partial sums rounded into A, the result rounded once into F
-  /// (e.g. fp32 accumulate for bf16 storage).
-  wide_accumulator,
-  /// Every product and the whole sum exact (rational arithmetic), then one rounding into F.
-  exact,
-};
-/// "sequential", "pairwise", "wide-accumulator", "exact".
-std::string_view to_string(Summation summation);
-/// Parses the spellings of to_string (also "wide_accumulator", "wide"). Throws
-/// ropesim::InvalidArgument listing the accepted spellings.
-Summation parse_summation(std::string_view text);
-
-/// The numeric choices of a run (THEORY §2.1): the format F every stored value lives in, the
-/// rounding direction of every operation, the summation policy, the accumulator format A
-/// (used by Summation::wide_accumulator and by the online softmax's running sums) and the
-/// engine. The canonical default is fp32, round-to-nearest-even, sequential sums.
-struct EvaluationPolicy {
-  Format format = Format::fp32();
-  Rounding rounding = Rounding::nearest_even;
-  Summation summation = Summation::sequential;
-  /// A; used only when summation == wide_accumulator (and by SoftmaxVariant::online then).
-  Format accumulator = Format::fp32();
-  /// nullptr means numeric::default_engine(). Must outlive the policy.
-  const numeric::Engine* engine = nullptr;
-
-  /// The engine to use (never null).
-  const numeric::Engine& arithmetic_engine() const;
-  /// The format the online softmax keeps its running max/sum/output in: A under
-  /// wide_accumulator, F otherwise.
-  const Format& running_format() const;
-};
-
-/// The correctly rounded operations of one format under one rounding direction (THEORY §1):
-/// each result is the element of F the exact real result rounds to, with IEEE special values.
-/// Fast path (bit-identical, checked against the MPFR engine in tests): where
-/// numeric::Binary64Rounding::fast_arithmetic() holds (round-to-nearest-even; floating formats
-/// that fit a double, keep subnormals, overflow to ±inf, have NaN and no reserved codes; p ≤ 25
-/// with -400 ≤ emin, emax ≤ 400, or binary64 itself), + − × ÷ √ are computed in binary64 and
-/// rounded once into F — exact by innocuous double rounding (NUMERIC §2; Figueroa 1995, Roux
-/// 2014), native for binary64 itself. Everything else (exp, other modes, fixed point, wide
-/// formats) goes to the engine.
-/// Inputs of add/sub/mul/div/sqrt/exp must be elements of this format (or ±inf/NaN); use
-/// convert() for values of another format.
-class Arithmetic {
- public:
-  Arithmetic(const Format& format, Rounding rounding,
-             const numeric::Engine& engine = numeric::default_engine());
-  /// F, the policy's rounding and engine.
-  explicit Arithmetic(const EvaluationPolicy& policy);
-
-  const Format& format() const { return format_; }
-  Rounding rounding() const { return rounding_; }
-  const numeric::Engine& engine() const { return *engine_; }
-  /// True when + − × ÷ √ and conversions of doubles use the binary64 fast path.
-  bool fast() const { return fast_; }
-
-  Value add(const Value& a, const Value& b) const;
-  Value sub(const Value& a, const Value& b) const;
-  Value mul(const Value& a, const Value& b) const;
-  Value div(const Value& a, const Value& b) const;
-  Value sqrt(const Value& a) const;
-  /// e^a (exp(-inf) = +0, exp(+inf) = +inf, exp(NaN) = NaN).
-  Value exp(const Value& a) const;
-  /// -a (exact: flips the sign, also of zeros and infinities).
-  Value negate(const Value& a) const;
-  /// max(a, b) with NaN propagating (IEEE 754-2019 maximum); max(-0, +0) = +0.
-  Value max(const Value& a, const Value& b) const;
-  /// ReLU(a) = max(a, +0); NaN stays NaN.
-  Value relu(const Value& a) const;
-  /// A value of any format (or any exact double / MPFR value) rounded into this format.
-  Value convert(const Value& a) const;
-  /// The rational q rounded once into this format.
-  Value from_rational(const mpq_class& q) const;
-  /// The exact element 0 (+0) and 1 (1 rounded into F; 1 is exact in every floating format).
-  Value zero() const;
-  Value one() const;
-
- private:
-  Format format_;
-  Rounding rounding_;
-  const numeric::Engine* engine_;
-  numeric::Binary64Rounding binary64_;  // the fast path's rounding into F (NUMERIC §2)
-  bool fast_ = false;    // binary64_.fast_arithmetic()
-  bool native_ = false;  // binary64 itself
-};
-
-/// The exact rational value of a finite Value. Throws InvalidArgument for ±inf or NaN.
-mpq_class exact_rational(const Value& v);
+using numeric::Arithmetic;
+using numeric::EvaluationPolicy;
+using numeric::Summation;
+using numeric::affine;
+using numeric::dot;
+using numeric::exact_rational;
+using numeric::parse_summation;
+using numeric::sum;
+using numeric::to_string;
 
 /// The shortest exact decimal text of a finite Value (every binary value has one), e.g.
 /// "0.5", "-17.34375", "1.490116119384765625e-8"; "inf", "-inf", "nan" for special values,
 /// "-0" for negative zero. Parsing it back and rounding into F in any direction gives v.
 std::string exact_decimal(const Value& v);
-
-/// Σ_k terms[k] under the policy's summation (the terms are elements of F; with
-/// wide_accumulator they are converted into A). An empty sum is +0. IEEE special values
-/// propagate as in the chosen arithmetic (inf + -inf = NaN; under `exact`, any NaN gives NaN,
-/// infinities of one sign give that infinity, both signs give NaN).
-/// Source: THEORY §2.1 (sequential is the canonical default).
-Value sum(std::span<const Value> terms, const EvaluationPolicy& policy);
-
-/// The dot product Σ_k x[k]·y[k] under the policy (THEORY §2.1): sequential/pairwise round
-/// each product into F then sum; wide_accumulator rounds each product into A, sums in A and
-/// rounds once into F; exact computes everything exactly and rounds once into F. No fused
-/// multiply-add. x and y are elements of F. An empty dot product is +0.
-/// Throws InvalidArgument if the lengths differ.
-Value dot(std::span<const Value> x, std::span<const Value> y, const EvaluationPolicy& policy);
-
-/// Like dot(), with one more term `bias` appended after the products (product 1·bias, exact):
-/// Σ_k x[k]·y[k] + bias as one sum of n + 1 terms under the policy. Sequential gives
-/// rnd(dot(x, y) + bias); exact rounds once. Throws InvalidArgument if the lengths differ.
-Value affine(std::span<const Value> x, std::span<const Value> y, const Value& bias,
-             const EvaluationPolicy& policy);
 
 /// A dense row-major matrix of values of F: rows × cols.
 struct Matrix {

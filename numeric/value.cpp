@@ -8,6 +8,7 @@
 #include <functional>
 #include <limits>
 
+#include "numeric/error.hpp"
 #include "numeric/mpfr_util.hpp"
 
 namespace ropesim::numeric {
@@ -166,6 +167,16 @@ int compare(const Value& a, const Value& b) {
   mpfr_clear(x);
   mpfr_clear(y);
   return c < 0 ? -1 : (c > 0 ? 1 : 0);
+}
+
+mpq_class exact_rational(const Value& v) {
+  if (!v.is_finite()) {
+    throw InvalidArgument("exact_rational: " + v.to_decimal() + " is not a finite number");
+  }
+  if (!v.is_wide()) return mpq_class(v.narrow());
+  mpq_class q;
+  mpfr_get_q(q.get_mpq_t(), v.wide());
+  return q;
 }
 
 }  // namespace ropesim::numeric

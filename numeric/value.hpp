@@ -1,5 +1,6 @@
 #pragma once
 /// A value of a format F (THEORY §1), stored cheaply.
+#include <gmpxx.h>
 #include <mpfr.h>
 
 #include <cstdint>
@@ -71,6 +72,10 @@ class Value {
 /// (narrow stays narrow; wide keeps its precision). IEEE 754 negate; no rounding, throws
 /// nothing.
 Value negate(const Value& v);
+
+/// The exact rational value of a finite Value (every element of a binary format is a dyadic
+/// rational). Throws InvalidArgument for ±inf or NaN.
+mpq_class exact_rational(const Value& v);
 
 /// Real-number comparison (IEEE): NaN is unordered, -0 == +0.
 /// Returns -1, 0, +1, or 2 when unordered.

@@ -4,10 +4,10 @@
 #include <chrono>
 #include <cmath>
 
-#include "numeric/binary64_rounding.hpp"
 #include "numeric/engine.hpp"
 #include "numeric/error.hpp"
 #include "numeric/format_properties.hpp"
+#include "numeric/summation.hpp"
 
 namespace ropesim::proofs {
 
@@ -15,16 +15,6 @@ using numeric::Format;
 using numeric::Value;
 
 namespace {
-
-/// The binary64 kernel's rounding into a format under a rounding, when the kernel is exact
-/// for it: numeric::Binary64Rounding::fast_arithmetic() (binary64 itself, or p ≤ 25 inside
-/// binary64's normal range; NUMERIC §2), the same domain as attention::Arithmetic's fast path,
-/// so the kernel and the reference scores agree bit for bit.
-std::optional<numeric::Binary64Rounding> fast_round_for(const Format& f, numeric::Rounding r) {
-  numeric::Binary64Rounding rounding(f, r);
-  if (!rounding.fast_arithmetic()) return std::nullopt;
-  return rounding;
-}
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -138,50 +128,13 @@ struct RealisedScores::State {
   std::vector<Value> zero_input;
   std::uint64_t limit = 0;  // growth cap (0 = none)
 
-  // binary64 kernel
-  bool fast = false;
-  attention::Summation summation = attention::Summation::sequential;
-  // roundings into F and A (placeholders until the constructor enables the kernel)
-  numeric::Binary64Rounding round_f{Format::fp64(), numeric::Rounding::nearest_even};
-  numeric::Binary64Rounding round_a{Format::fp64(), numeric::Rounding::nearest_even};
+  // the binary64 kernel (numeric::Binary64Dot), when it applies
+  std::optional<numeric::Binary64Dot> kernel;
   std::size_t dim = 0;
   std::vector<double> qd, kd;  // positions × dim
 
   double fast_score(std::uint64_t i, std::uint64_t j) const {
-    const double* q = &qd[i * dim];
-    const double* k = &kd[j * dim];
-    switch (summation) {
-      case attention::Summation::sequential: {
-        double acc = round_f.mul(q[0], k[0]);
-        for (std::size_t c = 1; c < dim; ++c) acc = round_f.add(acc, round_f.mul(q[c], k[c]));
-        return acc;
-      }
-      case attention::Summation::pairwise: {
-        double terms[64];
-        std::vector<double> big;
-        double* t = terms;
-        if (dim > 64) {
-          big.resize(dim);
-          t = big.data();
-        }
-        for (std::size_t c = 0; c < dim; ++c) t[c] = round_f.mul(q[c], k[c]);
-        return pairwise(t, dim);
-      }
-      case attention::Summation::wide_accumulator: {
-        double acc = round_a.mul(round_a.round(q[0]), round_a.round(k[0]));
-        for (std::size_t c = 1; c < dim; ++c)
-          acc = round_a.add(acc, round_a.mul(round_a.round(q[c]), round_a.round(k[c])));
-        return round_f.round(acc);
-      }
-      case attention::Summation::exact:
-        break;
-    }
-    return 0;
-  }
-  double pairwise(const double* t, std::size_t n) const {
-    if (n == 1) return t[0];
-    const std::size_t m = n / 2;
-    return round_f.add(pairwise(t, m), pairwise(t + m, n - m));
+    return (*kernel)(&qd[i * dim], &kd[j * dim], dim);
   }
 };
 
@@ -192,19 +145,8 @@ RealisedScores::RealisedScores(const FixedOffsetHead& head, bool use_fast_kernel
   s.dim = head.head.head_dim;
   s.zero_input.assign(head.head.query.cols, Value());
   s.rotations.positions = 0;
-  s.summation = head.policy.summation;
-  if (use_fast_kernel && !head.head.scale && s.dim >= 1 &&
-      s.summation != attention::Summation::exact) {
-    const auto rf = fast_round_for(head.policy.format, head.policy.rounding);
-    std::optional<numeric::Binary64Rounding> ra = rf;
-    if (s.summation == attention::Summation::wide_accumulator) {
-      ra = fast_round_for(head.policy.accumulator, head.policy.rounding);
-    }
-    if (rf && ra) {
-      s.fast = true;
-      s.round_f = *rf;
-      s.round_a = *ra;
-    }
+  if (use_fast_kernel && !head.head.scale && s.dim >= 1) {
+    s.kernel = numeric::Binary64Dot::for_policy(head.policy);
   }
 }
 
@@ -212,7 +154,7 @@ RealisedScores::~RealisedScores() = default;
 
 std::uint64_t RealisedScores::positions() const { return state_->rotations.positions; }
 void RealisedScores::set_growth_limit(std::uint64_t positions) { state_->limit = positions; }
-bool RealisedScores::fast() const { return state_->fast; }
+bool RealisedScores::fast() const { return state_->kernel.has_value(); }
 
 void RealisedScores::ensure(std::uint64_t positions) {
   State& s = *state_;
@@ -233,7 +175,7 @@ void RealisedScores::ensure(std::uint64_t positions) {
   for (std::uint64_t p = have; p < target; ++p) {
     s.queries.push_back(attention::head_query(h.head, s.rotations, p, s.zero_input, h.policy));
     s.keys.push_back(attention::head_key(h.head, s.rotations, p, s.zero_input, h.policy));
-    if (s.fast) {
+    if (s.kernel) {
       for (const auto& v : s.queries.back()) s.qd.push_back(v.narrow());
       for (const auto& v : s.keys.back()) s.kd.push_back(v.narrow());
     }
@@ -241,7 +183,7 @@ void RealisedScores::ensure(std::uint64_t positions) {
 }
 
 Value RealisedScores::score(std::uint64_t i, std::uint64_t j) const {
-  if (state_->fast) return Value::from_double_exact(state_->fast_score(i, j));
+  if (state_->kernel) return Value::from_double_exact(state_->fast_score(i, j));
   return reference_score(i, j);
 }
 

@@ -188,7 +188,7 @@ struct MarginContext {
                 const ModWiring& w, const attention::EvaluationPolicy& p)
       : head(&h), m(m_), r(r_), policy(&p) {
     rotations = attention::realise_head(h, 2 * m, p);
-    const attention::Arithmetic f(p);
+    const attention::Arithmetic f = numeric::arithmetic(p);
     x_bos.assign(w.d_model, f.zero());
     x_top.assign(w.d_model, f.zero());
     x_bos[w.bos] = f.one();
@@ -286,7 +286,7 @@ ModAtomHead make_mod_atom_head(const ModAtomSpec& spec, const ModWiring& wiring)
   const Format& F = spec.policy.format;
   const Rounding rnd = spec.policy.rounding;
   const auto& engine = spec.policy.arithmetic_engine();
-  const attention::Arithmetic f(spec.policy);
+  const attention::Arithmetic f = numeric::arithmetic(spec.policy);
 
   ModAtomHead h;
   h.policy = spec.policy;
@@ -457,7 +457,7 @@ ModModel mod_model(const ModModelSpec& spec) {
                           ", got r = " + std::to_string(r));
   }
   const std::uint64_t a = spec.readout == ModReadout::length ? (r + 1) % m : r;
-  const attention::Arithmetic f(spec.atom.policy);
+  const attention::Arithmetic f = numeric::arithmetic(spec.atom.policy);
   const Value zero = f.zero(), one = f.one();
   constexpr std::size_t d = 6;
   // The first-position flag and the classifier use 1/2, 3/4, 4 (and ±1): they must be exact.

@@ -68,7 +68,7 @@ attention::Model offset_model(const FixedOffsetSpec& spec) {
   wiring.value_source = kA;
   wiring.output_target = kY;
   FixedOffsetHead y = make_fixed_offset_head(spec, wiring);
-  const attention::Arithmetic f(spec.policy);
+  const attention::Arithmetic f = numeric::arithmetic(spec.policy);
   const Value one = f.one(), zero = f.zero();
 
   attention::Model m;

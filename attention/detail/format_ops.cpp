@@ -17,14 +17,10 @@ bool same_double_bits(double a, double b) {
   return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b);
 }
 
-mpfr_prec_t value_precision(const Value& v) {
-  return v.is_wide() ? mpfr_get_prec(v.wide()) : 53;
-}
-
 }  // namespace
 
 FormatOps::FormatOps(const Format& f, Rounding r, const numeric::Engine& engine)
-    : f_(f), r_(r), engine_(engine), fast_(f, r) {
+    : f_(f), r_(r), engine_(engine), arithmetic_(f, r, engine), fast_(f, r) {
   max_finite_ = numeric::max_finite(f);
   max_finite_d_ = max_finite_.to_double();
   mpfr_init2(max_mp_, std::max<mpfr_prec_t>(f.precision + 8, 64));
@@ -44,18 +40,13 @@ bool FormatOps::at_max(const Value& v) const {
   return mpfr_cmpabs(v.wide(), max_mp_) == 0;
 }
 
-bool FormatOps::beyond_max(mpfr_srcptr x) const {
-  return mpfr_number_p(x) && mpfr_cmpabs(x, max_mp_) > 0;
-}
-
-Value FormatOps::finish(const Value& result, bool inputs_finite, mpfr_srcptr exact_away,
-                        std::uint8_t& flags) const {
+template <class Exact>
+Value FormatOps::flag(const Value& result, const Exact& exact_flags, std::uint8_t& flags) const {
   if (result.is_nan()) {
     flags |= kNaN;
-  } else if (result.is_inf()) {
-    if (inputs_finite) flags |= kOverflow;
-  } else if (exact_away != nullptr && beyond_max(exact_away)) {
-    flags |= kOverflow;  // clamped (saturating format or directed rounding)
+  } else if (result.is_inf() || at_max(result)) {
+    // the only results that can carry IEEE overflow; decided by numeric::Arithmetic
+    if (exact_flags().test(numeric::Flag::overflow)) flags |= kOverflow;
   }
   return result;
 }
@@ -64,34 +55,26 @@ Value FormatOps::nan() const { return Value::from_double_exact(std::numeric_limi
 
 Value FormatOps::from_uint(std::uint64_t i, std::uint8_t& flags) const {
   if (fast_.fast_rounding() && i < (std::uint64_t{1} << 53)) {
+    // round-to-nearest-even with infinities: ±inf is exactly the overflow
     const double r = fast_.round(static_cast<double>(i));
     if (std::isinf(r)) flags |= kOverflow;
     return Value::from_double_exact(r);
   }
-  const Value v = engine_.from_integer(f_, mpz_class(std::to_string(i)), r_);
-  if (at_max(v)) {
-    Mpfr x(70);
-    mpfr_set_uj(x, i, MPFR_RNDA);
-    return finish(v, true, x, flags);
-  }
-  return finish(v, true, nullptr, flags);
+  const mpz_class n(std::to_string(i));
+  const Value v = arithmetic_.from_integer(n);
+  return flag(v, [&] { return arithmetic_.flags_of(v, mpq_class(n)); }, flags);
 }
 
 Value FormatOps::from_rational(const mpq_class& q, std::uint8_t& flags) const {
-  const Value v = engine_.from_rational(f_, q, r_);
-  Mpfr x(std::max<mpfr_prec_t>(f_.precision + 8, 64));
-  mpfr_set_q(x, q.get_mpq_t(), MPFR_RNDA);
-  return finish(v, true, x, flags);
+  const Value v = arithmetic_.from_rational(q);
+  return flag(v, [&] { return arithmetic_.flags_of(v, q); }, flags);
 }
 
 Value FormatOps::round_real(const ExactReal& x, std::uint8_t& flags) const {
   if (auto q = x.as_rational()) return from_rational(*q, flags);
-  const Value v = engine_.round_real(f_, x.oracle(), r_);
-  Mpfr lo(f_.precision + 64), hi(f_.precision + 64);
-  x.enclose(lo, hi);
-  // overflow iff |x| > max; decided on the enclosure (x is never exactly ±max here)
-  mpfr_ptr far = mpfr_sgn(lo) >= 0 ? hi.get() : lo.get();
-  return finish(v, true, far, flags);
+  const numeric::RealApproximation oracle = x.oracle();
+  const Value v = arithmetic_.round_real(oracle);
+  return flag(v, [&] { return arithmetic_.flags_of(v, oracle); }, flags);
 }
 
 Value FormatOps::convert(const Value& v, std::uint8_t& flags) const {
@@ -101,95 +84,48 @@ Value FormatOps::convert(const Value& v, std::uint8_t& flags) const {
     if (std::isinf(r) && std::isfinite(v.narrow())) flags |= kOverflow;
     return Value::from_double_exact(r);
   }
-  const Value res = engine_.convert(f_, v, r_);
-  Mpfr x(std::max<mpfr_prec_t>(value_precision(v), 64));
-  v.to_mpfr(x);
-  return finish(res, v.is_finite(), x, flags);
+  const Value res = arithmetic_.convert(v);
+  return flag(res, [&] {
+    numeric::Flags f;
+    arithmetic_.convert(v, f);
+    return f;
+  }, flags);
 }
 
-namespace {
-enum class Op { mul, div, add, sub };
-}
-
-#define ROPESIM_FAST_OP(OPER)                                                          \
-  if (fast_.fast_arithmetic() && !a.is_wide() && !b.is_wide()) {                      \
-    const double r = fast_.round(a.narrow() OPER b.narrow());                         \
-    if (std::isnan(r)) flags |= kNaN;                                                 \
-    if (std::isinf(r) && std::isfinite(a.narrow()) && std::isfinite(b.narrow()))      \
-      flags |= kOverflow;                                                             \
-    return Value::from_double_exact(r);                                               \
+#define ROPESIM_FLAGGED_OP(NAME)                                                   \
+  Value FormatOps::NAME(const Value& a, const Value& b, std::uint8_t& flags) const { \
+    const Value r = arithmetic_.NAME(a, b);                                        \
+    return flag(r, [&] {                                                           \
+      numeric::Flags f;                                                            \
+      arithmetic_.NAME(a, b, f);                                                   \
+      return f;                                                                    \
+    }, flags);                                                                     \
   }
 
-Value FormatOps::mul(const Value& a, const Value& b, std::uint8_t& flags) const {
-  ROPESIM_FAST_OP(*)
-  const Value res = engine_.mul(f_, a, b, r_);
-  if (!res.is_finite()) return finish(res, a.is_finite() && b.is_finite(), nullptr, flags);
-  if (!at_max(res)) return res;
-  Mpfr x(value_precision(a) + value_precision(b)), y(value_precision(a)), z(value_precision(b));
-  a.to_mpfr(y);
-  b.to_mpfr(z);
-  mpfr_mul(x, y, z, MPFR_RNDA);  // exact
-  return finish(res, true, x, flags);
-}
+ROPESIM_FLAGGED_OP(mul)
+ROPESIM_FLAGGED_OP(div)
+ROPESIM_FLAGGED_OP(add)
+ROPESIM_FLAGGED_OP(sub)
 
-Value FormatOps::div(const Value& a, const Value& b, std::uint8_t& flags) const {
-  ROPESIM_FAST_OP(/)
-  const Value res = engine_.div(f_, a, b, r_);
-  if (!res.is_finite()) return finish(res, a.is_finite() && b.is_finite() && !b.is_zero(), nullptr, flags);
-  if (!at_max(res)) return res;
-  Mpfr x(f_.precision + 64), y(value_precision(a)), z(value_precision(b));
-  a.to_mpfr(y);
-  b.to_mpfr(z);
-  mpfr_div(x, y, z, MPFR_RNDA);
-  return finish(res, true, x, flags);
-}
-
-Value FormatOps::add(const Value& a, const Value& b, std::uint8_t& flags) const {
-  ROPESIM_FAST_OP(+)
-  const Value res = engine_.add(f_, a, b, r_);
-  if (!res.is_finite()) return finish(res, a.is_finite() && b.is_finite(), nullptr, flags);
-  if (!at_max(res)) return res;
-  Mpfr x(f_.precision + 64), y(value_precision(a)), z(value_precision(b));
-  a.to_mpfr(y);
-  b.to_mpfr(z);
-  mpfr_add(x, y, z, MPFR_RNDA);
-  return finish(res, true, x, flags);
-}
-
-Value FormatOps::sub(const Value& a, const Value& b, std::uint8_t& flags) const {
-  ROPESIM_FAST_OP(-)
-  const Value res = engine_.sub(f_, a, b, r_);
-  if (!res.is_finite()) return finish(res, a.is_finite() && b.is_finite(), nullptr, flags);
-  if (!at_max(res)) return res;
-  Mpfr x(f_.precision + 64), y(value_precision(a)), z(value_precision(b));
-  a.to_mpfr(y);
-  b.to_mpfr(z);
-  mpfr_sub(x, y, z, MPFR_RNDA);
-  return finish(res, true, x, flags);
-}
-
-#undef ROPESIM_FAST_OP
+#undef ROPESIM_FLAGGED_OP
 
 Value FormatOps::pow(const Value& a, const Value& b, std::uint8_t& flags) const {
-  const mpfr_prec_t pa = value_precision(a), pb = value_precision(b);
-  auto oracle = [a, b, pa, pb](mpfr_ptr y, mpfr_prec_t) -> std::uint64_t {
-    Mpfr x(pa), e(pb);
-    a.to_mpfr(x);
-    b.to_mpfr(e);
-    const int t = mpfr_pow(y, x, e, MPFR_RNDN);  // correctly rounded: error ≤ 1/2 ulp
-    return t == 0 ? 0 : 1;
-  };
-  if (!a.is_finite() || !b.is_finite() || a.is_zero() || a.sign_bit()) {
-    // not used by the pipelines (β > 0 finite); keep IEEE pow semantics via MPFR at 2p bits
-    Mpfr y(2 * f_.precision + 8);
-    oracle(y, 0);
-    const Value res = engine_.from_mpfr(f_, y, r_);
-    return finish(res, false, nullptr, flags);
-  }
-  const Value res = engine_.round_real(f_, oracle, r_);
-  Mpfr y(f_.precision + 64);
-  oracle(y, 0);
-  return finish(res, true, y, flags);
+  numeric::Flags f;
+  const Value r = arithmetic_.pow(a, b, f);
+  if (r.is_nan()) flags |= kNaN;
+  if (f.test(numeric::Flag::overflow)) flags |= kOverflow;
+  return r;
+}
+
+std::optional<bool> FormatOps::overflow_on(const Value& out, mpfr_srcptr lo, mpfr_srcptr hi) const {
+  if (!mpfr_number_p(lo) || !mpfr_number_p(hi)) return out.is_inf();
+  mpq_class ql, qh;
+  mpfr_get_q(ql.get_mpq_t(), lo);
+  mpfr_get_q(qh.get_mpq_t(), hi);
+  const bool l = arithmetic_.flags_of(out, ql).test(numeric::Flag::overflow);
+  const bool h = arithmetic_.flags_of(out, qh).test(numeric::Flag::overflow);
+  if (l != h) return std::nullopt;
+  return l;
 }
 
 std::optional<Value> FormatOps::round_interval(mpfr_srcptr lo, mpfr_srcptr hi,
@@ -220,8 +156,13 @@ std::optional<Value> FormatOps::round_interval(mpfr_srcptr lo, mpfr_srcptr hi,
     if (!l.same_bits(h)) return std::nullopt;
     out = l;
   }
-  if (out->is_inf()) flags |= kOverflow;
-  if (out->is_finite() && (beyond_max(lo) || beyond_max(hi))) flags |= kOverflow;
+  if (out->is_inf() || at_max(*out)) {
+    // overflow after rounding is monotone in |x| on each side of zero: equal flags at the ends
+    // decide it for every real in between
+    const std::optional<bool> overflow = overflow_on(*out, lo, hi);
+    if (!overflow) return std::nullopt;
+    if (*overflow) flags |= kOverflow;
+  }
   return out;
 }
 

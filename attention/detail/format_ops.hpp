@@ -1,12 +1,11 @@
 #pragma once
-/// Internal: correctly rounded operations into one format with overflow/NaN flags, with a
-/// fast path through binary64 where that is exact (NUMERIC §2: innocuous double rounding
-/// for p ≤ 25 with + − × ÷; a single rounding of an exact double otherwise).
+/// Internal: the realisations' view of numeric::Arithmetic — correctly rounded operations
+/// into one format with the two flags a realised rotation records (overflow, NaN), plus the
+/// interval decisions of the cos/sin rounder.
 ///
-/// The fast path and its domain are numeric::Binary64Rounding's (floating formats that fit a
-/// double, keep subnormals, overflow to ±inf, have NaN and no reserved codes, under
-/// round-to-nearest-even; + − × ÷ only for binary64 or p ≤ 25 with |emin|, |emax| ≤ 400);
-/// everything else goes through the numeric engine. Tests cross-check both paths bit for bit.
+/// The arithmetic and its fast paths are numeric::Arithmetic's; overflow is IEEE's "overflow
+/// after rounding" (numeric/flags.hpp), decided by Arithmetic only for the rare results at
+/// ±max finite or ±inf. Tests cross-check the paths bit for bit.
 #include <gmpxx.h>
 #include <mpfr.h>
 
@@ -15,6 +14,7 @@
 
 #include "attention/detail/dd_trig.hpp"
 #include "attention/exact_real.hpp"
+#include "numeric/arithmetic.hpp"
 #include "numeric/binary64_rounding.hpp"
 #include "numeric/engine.hpp"
 #include "numeric/format.hpp"
@@ -61,6 +61,7 @@ class FormatOps {
 
   /// If every real in [lo, hi] (lo ≤ hi, finite) rounds to the same element, that element;
   /// otherwise nullopt. Sets kOverflow when the interval lies beyond max finite.
+  /// Overflow is decided when lo and hi agree on it (otherwise nullopt: refine).
   std::optional<Value> round_interval(mpfr_srcptr lo, mpfr_srcptr hi, std::uint8_t& flags) const;
 
   /// Like round_interval for [y - e, y + e], y a double-double (e ≥ 0 a double). Only for
@@ -78,17 +79,21 @@ class FormatOps {
   std::uint8_t one_flags() const { return one_flags_; }
   const Value& zero() const { return zero_; }
 
-  const numeric::Engine& engine() const { return engine_; }
+  const numeric::Engine& engine() const { return arithmetic_.engine(); }
+  const numeric::Arithmetic& arithmetic() const { return arithmetic_; }
 
  private:
-  Value finish(const Value& result, bool inputs_finite, mpfr_srcptr exact_away,
-               std::uint8_t& flags) const;
-  bool beyond_max(mpfr_srcptr x) const;  // |x| > max finite
-  bool at_max(const Value& v) const;     // |v| == max finite
+  bool at_max(const Value& v) const;  // |v| == max finite
+  /// NaN → kNaN; ±inf or ±max → kOverflow when the exact result x overflows after rounding.
+  template <class Exact>
+  Value flag(const Value& result, const Exact& x, std::uint8_t& flags) const;
+  /// The overflow flag of `out` for every real in [lo, hi] (nullopt when they differ).
+  std::optional<bool> overflow_on(const Value& out, mpfr_srcptr lo, mpfr_srcptr hi) const;
 
   Format f_;
   Rounding r_;
   const numeric::Engine& engine_;
+  numeric::Arithmetic arithmetic_;
   numeric::Binary64Rounding fast_;
   double max_finite_d_ = 0;
   Value max_finite_;

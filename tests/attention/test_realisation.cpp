@@ -254,6 +254,23 @@ TEST_CASE("GPT-NeoX #1003: r2 at fp16, head dim 32, base 1e4, position 1857", "[
   REQUIRE(b.flags == 0);
 }
 
+TEST_CASE("r2 at saturating fp16 flags overflow after rounding: from 65520, not from 65505",
+          "[realisation][r2][flags]") {
+  // Saturating fp16 clamps i_hat to max = 65504 from i = 65505 on, but IEEE overflow is
+  // "after rounding": 65505..65519 round to 65504 with an unbounded exponent (no overflow),
+  // 65520 = max + ulp/2 is the tie that goes to the even 65536 (overflow). Before the flags
+  // moved into numeric::Arithmetic, every i > 65504 was flagged.
+  const Schedule s = parse_schedule("conventional:base=10000,dim=8");
+  const Realisation r = parse_realisation("r2", ropesim::numeric::parse_format("p=11,e=5,overflow=saturate"));
+  const auto v = realise_block(s, r, 1, 65500, 65530);
+  for (std::uint64_t j = 0; j < v.size(); ++j) {
+    const std::uint64_t i = 65500 + j;
+    INFO("i = " << i);
+    REQUIRE(v[j].cos.is_finite());
+    REQUIRE(((v[j].flags & flag_overflow) != 0) == (i >= 65520));
+  }
+}
+
 TEST_CASE("r2 at fp16 overflows from position 65520: i_hat = +inf, cos = NaN", "[realisation][r2]") {
   const Schedule s = parse_schedule("conventional:base=10000,dim=8");
   const Realisation r = parse_realisation("r2", Format::fp16());

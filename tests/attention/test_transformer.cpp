@@ -399,7 +399,7 @@ TEST_CASE("rotate agrees with realisation's apply_rotation (second implementatio
     head.head_dim = 8;
     head.rotary = {RotarySegment{sched, std::vector<std::optional<Realisation>>(4, r), r.layout}};
     const HeadRotations rot = realise_head(head, 40, p);
-    const Arithmetic a(p);
+    const Arithmetic a = ropesim::numeric::arithmetic(p);
     std::vector<Value> x;
     for (int k = 0; k < 8; ++k) x.push_back(a.convert(v(0.37 * (k + 1) - 1.1)));
     for (std::uint64_t pos : {0u, 1u, 7u, 39u}) {

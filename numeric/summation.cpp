@@ -1,0 +1,248 @@
+// Sums and dot products under a summation policy (THEORY §2.1). See summation.hpp.
+#include "numeric/summation.hpp"
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "numeric/error.hpp"
+
+namespace ropesim::numeric {
+
+namespace {
+Value from_double(double d) { return Value::from_double_exact(d); }
+}  // namespace
+
+std::string_view to_string(Summation summation) {
+  switch (summation) {
+    case Summation::sequential: return "sequential";
+    case Summation::pairwise: return "pairwise";
+    case Summation::wide_accumulator: return "wide-accumulator";
+    case Summation::exact: return "exact";
+  }
+  return "?";
+}
+
+Summation parse_summation(std::string_view text) {
+  if (text == "sequential") return Summation::sequential;
+  if (text == "pairwise") return Summation::pairwise;
+  if (text == "wide-accumulator" || text == "wide_accumulator" || text == "wide") {
+    return Summation::wide_accumulator;
+  }
+  if (text == "exact") return Summation::exact;
+  throw InvalidArgument("unknown summation '" + std::string(text) +
+                        "'; accepted: sequential, pairwise, wide-accumulator, exact");
+}
+
+const Engine& EvaluationPolicy::arithmetic_engine() const {
+  return engine ? *engine : default_engine();
+}
+
+const Format& EvaluationPolicy::running_format() const {
+  return summation == Summation::wide_accumulator ? accumulator : format;
+}
+
+Arithmetic arithmetic(const EvaluationPolicy& policy) {
+  return Arithmetic(policy.format, policy.rounding, policy.arithmetic_engine());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sums and dot products (THEORY §2.1)
+// ---------------------------------------------------------------------------------------------
+
+namespace {
+
+Value special(const Arithmetic& f, double d) { return f.convert(from_double(d)); }
+
+Value sequential_sum(std::span<const Value> t, const Arithmetic& f) {
+  if (t.empty()) return f.zero();
+  Value acc = t[0];
+  for (std::size_t k = 1; k < t.size(); ++k) acc = f.add(acc, t[k]);
+  return acc;
+}
+
+Value pairwise_sum(std::span<const Value> t, const Arithmetic& f) {
+  if (t.empty()) return f.zero();
+  if (t.size() == 1) return t[0];
+  const std::size_t m = t.size() / 2;
+  return f.add(pairwise_sum(t.subspan(0, m), f), pairwise_sum(t.subspan(m), f));
+}
+
+/// Exact Σ_k a_k·b_k (+ bias) rounded once into F, with IEEE special-value rules.
+class ExactAccumulator {
+ public:
+  void add_product(const Value& a, const Value& b) {
+    if (a.is_nan() || b.is_nan()) {
+      nan_ = true;
+      return;
+    }
+    const bool negative = a.sign_bit() != b.sign_bit();
+    if (a.is_inf() || b.is_inf()) {
+      if (a.is_zero() || b.is_zero()) {
+        nan_ = true;
+      } else {
+        (negative ? minus_inf_ : plus_inf_) = true;
+      }
+      return;
+    }
+    any_ = true;
+    if (a.is_zero() || b.is_zero()) {
+      all_negative_zero_ = all_negative_zero_ && negative;
+      return;
+    }
+    all_negative_zero_ = false;
+    sum_ += exact_rational(a) * exact_rational(b);
+  }
+  void add_term(const Value& a) {
+    if (a.is_nan()) {
+      nan_ = true;
+      return;
+    }
+    if (a.is_inf()) {
+      (a.sign_bit() ? minus_inf_ : plus_inf_) = true;
+      return;
+    }
+    any_ = true;
+    if (a.is_zero()) {
+      all_negative_zero_ = all_negative_zero_ && a.sign_bit();
+      return;
+    }
+    all_negative_zero_ = false;
+    sum_ += exact_rational(a);
+  }
+  Value result(const Arithmetic& f) const {
+    if (nan_ || (plus_inf_ && minus_inf_)) return f.sub(special(f, HUGE_VAL), special(f, HUGE_VAL));
+    if (plus_inf_) return special(f, HUGE_VAL);
+    if (minus_inf_) return special(f, -HUGE_VAL);
+    if (sum_ == 0) {
+      const bool negative = (any_ && all_negative_zero_) || f.rounding() == Rounding::downward;
+      return negative ? from_double(-0.0) : f.zero();
+    }
+    return f.from_rational(sum_);
+  }
+
+ private:
+  mpq_class sum_ = 0;
+  bool nan_ = false, plus_inf_ = false, minus_inf_ = false;
+  bool any_ = false, all_negative_zero_ = true;
+};
+
+/// Σ x_k·y_k (+ bias) under the policy; y empty means the terms are x themselves.
+Value accumulate_terms(std::span<const Value> x, std::span<const Value> y, const Value* bias,
+                 const EvaluationPolicy& policy) {
+  const Arithmetic f = arithmetic(policy);
+  const bool products = !y.empty() || x.empty();
+  switch (policy.summation) {
+    case Summation::sequential:
+    case Summation::pairwise: {
+      std::vector<Value> terms;
+      terms.reserve(x.size() + 1);
+      for (std::size_t k = 0; k < x.size(); ++k) terms.push_back(products ? f.mul(x[k], y[k]) : x[k]);
+      if (bias) terms.push_back(*bias);
+      return policy.summation == Summation::sequential ? sequential_sum(terms, f)
+                                                       : pairwise_sum(terms, f);
+    }
+    case Summation::wide_accumulator: {
+      const Arithmetic a(policy.accumulator, policy.rounding, policy.arithmetic_engine());
+      std::vector<Value> terms;
+      terms.reserve(x.size() + 1);
+      for (std::size_t k = 0; k < x.size(); ++k) {
+        terms.push_back(products ? a.mul(a.convert(x[k]), a.convert(y[k])) : a.convert(x[k]));
+      }
+      if (bias) terms.push_back(a.convert(*bias));
+      return f.convert(sequential_sum(terms, a));
+    }
+    case Summation::exact: {
+      ExactAccumulator acc;
+      for (std::size_t k = 0; k < x.size(); ++k) {
+        if (products) {
+          acc.add_product(x[k], y[k]);
+        } else {
+          acc.add_term(x[k]);
+        }
+      }
+      if (bias) acc.add_term(*bias);
+      return acc.result(f);
+    }
+  }
+  return f.zero();
+}
+
+void check_lengths(std::span<const Value> x, std::span<const Value> y, std::string_view what) {
+  if (x.size() != y.size()) {
+    throw InvalidArgument(std::string(what) + ": vectors of lengths " + std::to_string(x.size()) +
+                          " and " + std::to_string(y.size()) + " (they must be equal)");
+  }
+}
+
+}  // namespace
+
+Value sum(std::span<const Value> terms, const EvaluationPolicy& policy) {
+  return accumulate_terms(terms, {}, nullptr, policy);
+}
+
+Value dot(std::span<const Value> x, std::span<const Value> y, const EvaluationPolicy& policy) {
+  check_lengths(x, y, "dot");
+  if (x.empty()) return Value();
+  return accumulate_terms(x, y, nullptr, policy);
+}
+
+Value affine(std::span<const Value> x, std::span<const Value> y, const Value& bias,
+             const EvaluationPolicy& policy) {
+  check_lengths(x, y, "affine");
+  if (x.empty()) return accumulate_terms(std::span<const Value>(&bias, 1), {}, nullptr, policy);
+  return accumulate_terms(x, y, &bias, policy);
+}
+
+std::optional<Binary64Dot> Binary64Dot::for_policy(const EvaluationPolicy& policy) {
+  if (policy.summation == Summation::exact) return std::nullopt;
+  const Binary64Rounding f(policy.format, policy.rounding);
+  if (!f.fast_arithmetic()) return std::nullopt;
+  Binary64Rounding a = f;
+  if (policy.summation == Summation::wide_accumulator) {
+    a = Binary64Rounding(policy.accumulator, policy.rounding);
+    if (!a.fast_arithmetic()) return std::nullopt;
+  }
+  return Binary64Dot(policy.summation, f, a);
+}
+
+double Binary64Dot::operator()(const double* x, const double* y, std::size_t n) const {
+  switch (summation_) {
+    case Summation::sequential: {
+      double acc = round_f_.mul(x[0], y[0]);
+      for (std::size_t c = 1; c < n; ++c) acc = round_f_.add(acc, round_f_.mul(x[c], y[c]));
+      return acc;
+    }
+    case Summation::pairwise: {
+      double small[64] = {};
+      std::vector<double> big;
+      double* t = small;
+      if (n > 64) {
+        big.resize(n);
+        t = big.data();
+      }
+      for (std::size_t c = 0; c < n; ++c) t[c] = round_f_.mul(x[c], y[c]);
+      return pairwise(t, n);
+    }
+    case Summation::wide_accumulator: {
+      // elements of F are elements of A when A ⊇ F; round_a_.round makes the conversion
+      // explicit (exact then) as dot() does
+      double acc = round_a_.mul(round_a_.round(x[0]), round_a_.round(y[0]));
+      for (std::size_t c = 1; c < n; ++c) {
+        acc = round_a_.add(acc, round_a_.mul(round_a_.round(x[c]), round_a_.round(y[c])));
+      }
+      return round_f_.round(acc);
+    }
+    case Summation::exact:
+      break;
+  }
+  return 0;  // unreachable: for_policy refuses exact summation
+}
+
+double Binary64Dot::pairwise(const double* t, std::size_t n) const {
+  if (n == 1) return t[0];
+  const std::size_t m = n / 2;
+  return round_f_.add(pairwise(t, m), pairwise(t + m, n - m));
+}
+
+}  // namespace ropesim::numeric

@@ -1,0 +1,85 @@
+// numeric::Binary64Dot (the batched kernel of the certified-range scan) against numeric::dot()
+// (the reference: every step through numeric::Arithmetic) bit for bit, and the policy's refusals.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "numeric/arithmetic.hpp"
+#include "numeric/engine.hpp"
+#include "numeric/format.hpp"
+#include "numeric/summation.hpp"
+
+using ropesim::numeric::Arithmetic;
+using ropesim::numeric::Binary64Dot;
+using ropesim::numeric::EvaluationPolicy;
+using ropesim::numeric::Format;
+using ropesim::numeric::Rounding;
+using ropesim::numeric::Summation;
+using ropesim::numeric::Value;
+
+TEST_CASE("Binary64Dot equals dot() bit for bit on random vectors", "[numeric][summation]") {
+  std::mt19937_64 rng(20261130);
+  struct Case {
+    Format f, a;
+    Summation s;
+  };
+  const std::vector<Case> cases = {
+      {Format::fp16(), Format::fp16(), Summation::sequential},
+      {Format::fp16(), Format::fp16(), Summation::pairwise},
+      {Format::bf16(), Format::fp32(), Summation::wide_accumulator},
+      {Format::fp16(), Format::fp32(), Summation::wide_accumulator},
+      {Format::fp32(), Format::fp32(), Summation::sequential},
+      {Format::fp64(), Format::fp64(), Summation::pairwise},
+      {Format::custom(20, -100, 100), Format::custom(20, -100, 100), Summation::sequential},
+  };
+  std::size_t compared = 0;
+  for (const Case& c : cases) {
+    EvaluationPolicy policy;
+    policy.format = c.f;
+    policy.accumulator = c.a;
+    policy.summation = c.s;
+    policy.engine = &ropesim::numeric::mpfr_engine();
+    const auto kernel = Binary64Dot::for_policy(policy);
+    REQUIRE(kernel.has_value());
+    const Arithmetic f(c.f, Rounding::nearest_even, ropesim::numeric::mpfr_engine());
+    for (int trial = 0; trial < 200; ++trial) {
+      const std::size_t n = 1 + rng() % 90;
+      std::vector<Value> x, y;
+      std::vector<double> xd, yd;
+      for (std::size_t k = 0; k < n; ++k) {
+        // magnitudes over ±2^12 so that sums cancel, overflow (fp16) and hit ties
+        const double m = std::ldexp(static_cast<double>(rng() % 2048) - 1024.0, static_cast<int>(rng() % 25) - 12);
+        x.push_back(f.convert(Value::from_double_exact(m)));
+        const double m2 = std::ldexp(static_cast<double>(rng() % 2048) - 1024.0, static_cast<int>(rng() % 25) - 12);
+        y.push_back(f.convert(Value::from_double_exact(m2)));
+        xd.push_back(x.back().narrow());
+        yd.push_back(y.back().narrow());
+      }
+      const Value want = ropesim::numeric::dot(x, y, policy);
+      const double got = (*kernel)(xd.data(), yd.data(), n);
+      INFO(c.f.name << " " << ropesim::numeric::to_string(c.s) << " n=" << n);
+      REQUIRE(want.same_bits(Value::from_double_exact(got)));
+      ++compared;
+    }
+  }
+  CHECK(compared == 1400);
+}
+
+TEST_CASE("Binary64Dot refuses the policies it cannot do exactly", "[numeric][summation]") {
+  EvaluationPolicy policy;
+  policy.format = Format::fp16();
+  policy.summation = Summation::exact;
+  CHECK_FALSE(Binary64Dot::for_policy(policy).has_value());
+  policy.summation = Summation::sequential;
+  policy.rounding = Rounding::toward_zero;  // directed: no innocuous double rounding
+  CHECK_FALSE(Binary64Dot::for_policy(policy).has_value());
+  policy.rounding = Rounding::nearest_even;
+  policy.format = Format::custom(30, -100, 100);  // p > 25
+  CHECK_FALSE(Binary64Dot::for_policy(policy).has_value());
+  policy.format = Format::bf16();
+  policy.summation = Summation::wide_accumulator;
+  policy.accumulator = Format::fp8e4m3();  // saturating accumulator
+  CHECK_FALSE(Binary64Dot::for_policy(policy).has_value());
+}
