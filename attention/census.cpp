@@ -12,6 +12,7 @@
 #include "attention/detail/evaluator.hpp"
 #include "numeric/error.hpp"
 #include "numeric/mpfr_thread.hpp"
+#include "numeric/parallel.hpp"
 
 namespace ropesim::attention {
 
@@ -242,37 +243,6 @@ void check_options(const CensusOptions& o) {
   if (o.threads == 0) throw InvalidArgument("census: threads must be ≥ 1, got 0");
 }
 
-/// Runs `tasks` on up to `threads` threads (the caller's included); rethrows the first error.
-void parallel(unsigned threads, std::size_t tasks, const std::function<void(std::size_t)>& f) {
-  if (threads <= 1 || tasks <= 1) {
-    for (std::size_t t = 0; t < tasks; ++t) f(t);
-    return;
-  }
-  std::vector<std::exception_ptr> errors(tasks);
-  std::atomic<std::size_t> next{0};
-  auto worker = [&]() {
-    for (std::size_t t; (t = next.fetch_add(1)) < tasks;) {
-      try {
-        f(t);
-      } catch (...) {
-        errors[t] = std::current_exception();
-      }
-    }
-  };
-  std::vector<std::thread> pool;
-  for (unsigned k = 1; k < std::min<std::size_t>(threads, tasks); ++k) {
-    pool.emplace_back([&worker] {
-      const numeric::ThreadCacheRelease release;  // this thread's MPFR caches, at its end
-      worker();
-    });
-  }
-  worker();
-  for (auto& th : pool) th.join();
-  for (auto& e : errors) {
-    if (e) std::rethrow_exception(e);
-  }
-}
-
 }  // namespace
 
 std::vector<CensusResult> census_many(const Schedule& s,
@@ -342,7 +312,7 @@ std::vector<CensusResult> census_many(const Schedule& s,
   for (auto& e : errors) {
     if (e) std::rethrow_exception(e);
   }
-  parallel(threads, m, [&](std::size_t k) { members[k].finish(p_max); });
+  numeric::parallel_for(threads, m, [&](std::size_t k) { members[k].finish(p_max); });
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::vector<CensusResult> out;
@@ -367,7 +337,8 @@ SweepGrid default_sweep_grid() {
 }
 
 std::vector<CensusResult> sweep(const SweepGrid& grid, const CensusOptions& options,
-                                const CensusProgress& progress) {
+                                const CensusProgress& progress,
+                                const std::function<bool(std::size_t)>& selected) {
   check_options(options);
   // parse every cell first: a bad spec fails before any work
   std::vector<Realisation> all;
@@ -375,12 +346,19 @@ std::vector<CensusResult> sweep(const SweepGrid& grid, const CensusOptions& opti
     for (const auto& f : grid.formats) all.push_back(parse_realisation(spec, f, grid.rounding));
   }
   std::vector<CensusResult> out;
-  const std::size_t total = grid.schedules.size() * all.size();
-  for (const auto& s : grid.schedules) {
+  std::size_t total = 0;
+  for (std::size_t cell = 0; cell < grid.schedules.size() * all.size(); ++cell) {
+    total += !selected || selected(cell) ? 1 : 0;
+  }
+  for (std::size_t si = 0; si < grid.schedules.size(); ++si) {
+    const Schedule& s = grid.schedules[si];
     std::vector<Realisation> ok;
     std::vector<std::size_t> where;
+    std::vector<std::size_t> chosen;
     std::vector<CensusResult> cells(all.size());
     for (std::size_t k = 0; k < all.size(); ++k) {
+      if (selected && !selected(si * all.size() + k)) continue;
+      chosen.push_back(k);
       try {
         check_applicable(s, all[k]);
         ok.push_back(all[k]);
@@ -398,8 +376,8 @@ std::vector<CensusResult> sweep(const SweepGrid& grid, const CensusOptions& opti
       auto results = census_many(s, ok, options);
       for (std::size_t k = 0; k < ok.size(); ++k) cells[where[k]] = std::move(results[k]);
     }
-    for (auto& c : cells) {
-      out.push_back(std::move(c));
+    for (std::size_t k : chosen) {
+      out.push_back(std::move(cells[k]));
       if (progress) progress(out.size(), total, out.back());
     }
   }

@@ -125,12 +125,17 @@ struct SweepGrid {
 /// The default sweep grid: the 10 model presets × r1 r2 hf × bf16 fp16 fp32 fp64.
 SweepGrid default_sweep_grid();
 
-/// Runs the grid; cells in order schedule-major, then realisation, then format. Cells
-/// whose realisation does not apply carry `not_applicable` instead of throwing.
+/// Runs the grid; cells in order schedule-major, then realisation, then format: cell
+/// (s, r, f) has index (s·|realisations| + r)·|formats| + f. Cells whose realisation does not
+/// apply carry `not_applicable` instead of throwing. `selected` (if given) picks the cells to
+/// run by index (one shard of a sweep run as several jobs); the others are skipped and left
+/// out of the result, which keeps the grid order, and `progress` then counts selected cells.
+/// A cell's result (but for its `seconds`) does not depend on which other cells run with it.
 /// Deterministic: results do not depend on options.threads. Throws InvalidArgument for a bad
 /// realisation spec or options.
 std::vector<CensusResult> sweep(const SweepGrid& grid, const CensusOptions& options,
-                                const CensusProgress& progress = {});
+                                const CensusProgress& progress = {},
+                                const std::function<bool(std::size_t cell)>& selected = {});
 
 /// The result as JSON. `include_witnesses` adds the full witness list (P_max numbers).
 nlohmann::json to_json(const CensusResult& result, bool include_witnesses = false);

@@ -10,6 +10,7 @@
 #include "attention/transformer.hpp"
 #include "numeric/exact.hpp"
 #include "cli/commands.hpp"
+#include "cli/jobs.hpp"
 #include "cli/horizon_common.hpp"
 #include "numeric/engine.hpp"
 #include "numeric/error.hpp"
@@ -247,6 +248,7 @@ Action add_horizon_command(CLI::App& app) {
     bool json = false;
     bool simulate = false;
     bool quiet = false;
+    unsigned jobs = 0;
     std::string out;
     std::optional<std::uint64_t> simulate_length;
     proofs::SimulationOptions simulation;
@@ -264,6 +266,7 @@ Action add_horizon_command(CLI::App& app) {
   add_head_options(cmd, o->head);
   cmd->add_flag("--json", o->json, "Print JSON");
   cmd->add_flag("--quiet", o->quiet, "No progress on stderr");
+  add_jobs_option(cmd, o->jobs);
   cmd->add_option("--out", o->out, "Also write the report as a one-row table to FILE (.csv .md .json .tex)");
   cmd->add_flag(
       "--simulate", o->simulate,
@@ -294,6 +297,7 @@ Action add_horizon_command(CLI::App& app) {
       check_writable(o->out, "--out");
     }
     auto spec = horizon_spec(o->head);
+    spec.threads = jobs_threads(o->jobs);  // the candidates of --C auto
     const auto start = std::chrono::steady_clock::now();
     const bool show_progress = !o->quiet && stderr_is_tty();
     if (show_progress) {

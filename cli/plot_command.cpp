@@ -21,6 +21,7 @@
 #include "attention/realisation.hpp"
 #include "attention/schedule.hpp"
 #include "cli/commands.hpp"
+#include "cli/jobs.hpp"
 #include "cli/gnuplot.hpp"
 #include "cli/horizon_common.hpp"
 #include "cli/table.hpp"
@@ -300,7 +301,7 @@ CLI::App* add_plot_rotations(CLI::App* plot, std::function<int()>& action) {
   cmd->add_option("--rounding", o->rounding, "Rounding of every step")->capture_default_str();
   add_integer_option(cmd, "--positions", o->positions, "N: positions 0..N-1", 2, attention::kMaxCensusPositions)
       ->capture_default_str();
-  add_integer_option(cmd, "--threads", o->threads, "Worker threads (0 = all cores)", 0, 256);
+  add_jobs_option(cmd, o->threads);
   o->output.add_options(cmd);
   action = [cmd, o]() -> int {
     if (!cmd->parsed()) return -1;
@@ -323,7 +324,7 @@ CLI::App* add_plot_rotations(CLI::App* plot, std::function<int()>& action) {
     }
     attention::CensusOptions options;
     options.positions = o->positions;
-    options.threads = o->threads ? o->threads : std::max(1u, std::thread::hardware_concurrency());
+    options.threads = jobs_threads(o->threads);
     const auto start = std::chrono::steady_clock::now();
     attention::CensusProgress progress;
     if (stderr_is_tty()) {

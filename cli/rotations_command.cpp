@@ -7,6 +7,7 @@
 
 #include "attention/census.hpp"
 #include "cli/commands.hpp"
+#include "cli/jobs.hpp"
 #include "cli/table.hpp"
 #include "numeric/error.hpp"
 
@@ -119,7 +120,7 @@ Action add_rotations_command(CLI::App& app) {
   auto* positions = add_integer_option(cmd, "--positions", o->positions, "N: positions 0..N-1", 2, attention::kMaxCensusPositions)->capture_default_str();
   auto* position = add_integer_option(cmd, "--position", o->position, "Report the realised rotation at position I instead of a census", 0, INT64_MAX);
   auto* max_period = add_integer_option(cmd, "--max-period", o->max_period, "P_max for non-periodicity witnesses (default N/2)", 1, attention::kMaxCensusPositions);
-  auto* threads = add_integer_option(cmd, "--threads", o->threads, "Worker threads (0 = all cores)", 0, 256);
+  auto* threads = add_jobs_option(cmd, o->threads);
   cmd->add_flag("--json", o->json, "Print JSON (counts; the witness list with --witnesses)");
   cmd->add_flag("--allow-slow", o->allow_slow, "Run even when the estimate exceeds the default budget (10 min, 8 GiB)");
   cmd->add_flag("--witnesses", o->witnesses, "Include the witness of every candidate period P in --json (N/2 numbers)");
@@ -162,7 +163,6 @@ Action add_rotations_command(CLI::App& app) {
       }
       return 0;
     }
-    if (o->threads > 256) throw InvalidArgument("--threads: accepted 1..256 (0 = all cores), got " + std::to_string(o->threads));
     if (o->positions < 2) throw InvalidArgument("--positions: N must be at least 2, got " + std::to_string(o->positions));
     if (o->max_period && (*o->max_period < 1 || *o->max_period >= o->positions)) {
       throw InvalidArgument("--max-period: P_max must be in 1..N-1 = 1.." + std::to_string(o->positions - 1));
@@ -170,7 +170,7 @@ Action add_rotations_command(CLI::App& app) {
     attention::CensusOptions options;
     options.positions = o->positions;
     options.max_period = o->max_period;
-    options.threads = o->threads ? o->threads : std::max(1u, std::thread::hardware_concurrency());
+    options.threads = jobs_threads(o->threads);
     check_budget("--positions", attention::census_work(schedule, options), opt_in_budget(o->allow_slow));
     const auto result = attention::census(schedule, realisation, options);
     write_out(census_json(result, mode, true));

@@ -9,6 +9,7 @@
 
 #include "attention/census.hpp"
 #include "cli/commands.hpp"
+#include "cli/jobs.hpp"
 #include "cli/table.hpp"
 #include "numeric/error.hpp"
 
@@ -57,7 +58,8 @@ Table sweep_table(const std::vector<attention::CensusResult>& cells, const std::
 
 Action add_sweep_command(CLI::App& app) {
   struct Options {
-    std::string models, schedules, formats = "bf16,fp16,fp32,fp64", realisations = "r1,r2,hf", out, rounding = "nearest-even", columns;
+    std::string models, schedules, formats = "bf16,fp16,fp32,fp64", realisations = "r1,r2,hf", out, rounding = "nearest-even", columns,
+        shard;
     std::uint64_t positions = 65536;
     std::optional<std::uint64_t> max_period;
     unsigned threads = 0;
@@ -76,7 +78,8 @@ Action add_sweep_command(CLI::App& app) {
   cmd->add_option("--out", o->out, "Write the table to FILE (.csv .md .json .tex; every column)");
   cmd->add_flag("--json", o->json, "Print JSON (a list of objects, every column) instead of the table");
   cmd->add_option("--columns", o->columns, "Columns shown on the terminal: all, or a comma list (default: the main ones)");
-  add_integer_option(cmd, "--threads", o->threads, "Worker threads (0 = all cores)", 0, 256);
+  add_jobs_option(cmd, o->threads);
+  add_shard_option(cmd, o->shard);
   cmd->add_flag("--quiet", o->quiet, "No progress on stderr");
   cmd->add_flag("--allow-slow", o->allow_slow, "Run even when the estimate exceeds the default budget (10 min, 8 GiB)");
   return [cmd, o]() -> int {
@@ -86,7 +89,8 @@ Action add_sweep_command(CLI::App& app) {
       kind = output_kind_for(o->out, "--out");
       check_writable(o->out, "--out");
     }
-    if (o->threads > 256) throw InvalidArgument("--threads: accepted 1..256 (0 = all cores), got " + std::to_string(o->threads));
+    const bool sharded = cmd->count("--shard") > 0;
+    const Shard shard = sharded ? parse_shard(o->shard) : Shard{1, 1};  // 1/1: every row
     if (cmd->count("--models") > 0 && o->models.empty()) throw InvalidArgument("--models: empty list; accepted: all or preset names");
     if (cmd->count("--schedules") > 0 && split_list(o->schedules, ListKind::schedules).empty()) {
       throw InvalidArgument("--schedules: empty list; accepted: " + attention::schedule_spellings());
@@ -121,11 +125,19 @@ Action add_sweep_command(CLI::App& app) {
     attention::CensusOptions options;
     options.positions = o->positions;
     options.max_period = o->max_period;
-    options.threads = o->threads ? o->threads : std::max(1u, std::thread::hardware_concurrency());
+    options.threads = jobs_threads(o->threads);
+    // Row i of the table is grid cell i (attention::sweep's order); a shard runs its rows only.
+    const std::size_t cells_per_schedule = grid.formats.size() * grid.realisations.size();
+    const std::uint64_t total_rows = grid.schedules.size() * cells_per_schedule;
+    std::function<bool(std::size_t)> selected;
+    if (sharded) selected = [shard, total_rows](std::size_t cell) { return shard.owns(cell, total_rows); };
     {
       WorkEstimate total;
-      for (const auto& s : grid.schedules) {
-        const WorkEstimate e = attention::census_work(s, options, grid.formats.size() * grid.realisations.size());
+      for (std::size_t si = 0; si < grid.schedules.size(); ++si) {
+        const auto& s = grid.schedules[si];
+        std::size_t cells = 0;
+        for (std::size_t c = 0; c < cells_per_schedule; ++c) cells += shard.owns(si * cells_per_schedule + c, total_rows) ? 1 : 0;
+        const WorkEstimate e = attention::census_work(s, options, cells);
         total.what = e.what;
         total.units += e.units;
         total.units_per_second = e.units_per_second;
@@ -146,10 +158,12 @@ Action add_sweep_command(CLI::App& app) {
                   << "   " << std::flush;
       };
     }
-    const auto cells = attention::sweep(grid, options, progress);
+    const auto cells = attention::sweep(grid, options, progress, selected);
     if (show_progress) std::cerr << "\n";
     const Table table = sweep_table(cells, std::string(numeric::to_string(grid.rounding)));
-    if (kind) write_file_atomically(o->out, render(table, *kind));
+    std::optional<ShardRecord> record;
+    if (sharded) record = ShardRecord{shard, total_rows};
+    if (kind) write_file_atomically(o->out, render(table, *kind, record));
     if (o->json) {
       std::cout << table.to_json().dump(2) << "\n";
     } else {

@@ -188,7 +188,8 @@ std::string& recorded_command() {
   return command;
 }
 
-/// A shell word, quoted when it needs to be, so the recorded command can be pasted back.
+}  // namespace
+
 std::string shell_word(const std::string& word) {
   if (!word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
                                                "-_=.,:/+@%^") == std::string::npos) {
@@ -198,7 +199,6 @@ std::string shell_word(const std::string& word) {
   for (char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return quoted + "'";
 }
-}  // namespace
 
 void set_command_line(int argc, char** argv) {
   std::string command = "ropesim";
@@ -218,21 +218,26 @@ std::string provenance_line() {
          "); command: " + recorded_command();
 }
 
-std::string render(const Table& table, OutputKind kind) {
+std::string render(const Table& table, OutputKind kind, const std::optional<ShardRecord>& shard) {
   std::string line = provenance_line();
   for (char& c : line) {
     if (c == '\n' || c == '\r') c = ' ';
   }
+  const std::string shard_text = shard ? shard_line(*shard) : std::string();
   switch (kind) {
-    case OutputKind::csv: return "# " + line + "\n" + table.to_csv();
+    case OutputKind::csv: return "# " + line + "\n" + (shard ? "# " + shard_text + "\n" : "") + table.to_csv();
     case OutputKind::markdown:
       return "Made by ropesim " + std::string(ropesim::version()) + " (commit " + std::string(ropesim::source_commit()) +
-             "): `" + recorded_command() + "`\n\n" + table.to_markdown();
+             "): `" + recorded_command() + "`\n\n" + (shard ? shard_text + "\n\n" : "") + table.to_markdown();
     case OutputKind::json: {
       nlohmann::json j = {{"provenance", provenance()}, {"rows", table.to_json()}};
+      if (shard) {
+        j["provenance"]["shard"] = {
+            {"index", shard->shard.index}, {"count", shard->shard.count}, {"rows", shard->total_rows}};
+      }
       return j.dump(2) + "\n";
     }
-    case OutputKind::latex: return "% " + line + "\n" + table.to_latex();
+    case OutputKind::latex: return "% " + line + "\n" + (shard ? "% " + shard_text + "\n" : "") + table.to_latex();
   }
   return {};
 }

@@ -4,8 +4,11 @@
 // partial file (brief: "Bad input").
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "cli/jobs.hpp"
 
 namespace ropesim::cli {
 
@@ -43,7 +46,11 @@ OutputKind output_kind_for(const std::string& path, const std::string& flag);
 /// Renders `table` as a file of `kind`, with the provenance first: a comment line in CSV
 /// (`# ropesim …`) and LaTeX (`% …`), a "Made by ropesim …: `command`" line in Markdown; in JSON an object
 /// `{"provenance": {...}, "rows": [...]}`. (Terminal output stays clean: no provenance.)
-std::string render(const Table& table, OutputKind kind);
+/// With `shard` (a run with --shard; `table` holds that shard's rows) the provenance also
+/// records the shard: the line shard_line() after the provenance line (as a `#`/`%` comment in
+/// CSV/LaTeX, a paragraph in Markdown), and in JSON `provenance.shard` =
+/// {"index": I, "count": N, "rows": T}. `ropesim merge` reads it back.
+std::string render(const Table& table, OutputKind kind, const std::optional<ShardRecord>& shard = std::nullopt);
 
 /// Records the command line (argv) for provenance; called once by main.
 void set_command_line(int argc, char** argv);
@@ -61,6 +68,10 @@ void check_writable(const std::string& path, const std::string& flag);
 /// Writes `text` to `path` atomically (write `path.tmp.<pid>`, then rename). Throws
 /// ropesim::InvalidArgument if the directory is not writable.
 void write_file_atomically(const std::string& path, const std::string& text);
+
+/// `word` as one shell word: unchanged if it has only safe characters, else in single quotes
+/// (how the recorded command quotes each argument, so it can be pasted back).
+std::string shell_word(const std::string& word);
 
 /// One cell as text ("-" for null, shortest round-trip for numbers).
 std::string cell_text(const nlohmann::json& cell);

@@ -2,20 +2,24 @@
 // format × g × k × C × realization, each row a `ropesim horizon` report (THEORY §6).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/jobs.hpp"
 #include "cli/horizon_common.hpp"
 #include "numeric/error.hpp"
+#include "numeric/parallel.hpp"
 
 namespace ropesim::cli {
 
 Action add_table_command(CLI::App& app) {
   struct Options {
     std::string formats = "fp8e5m2,bf16,fp16,tf32,fp32", g = "1", k = "1,2,4,8", C = "auto",
-                realisations = "r1", schedules, out, columns;
+                realisations = "r1", schedules, out, columns, shard;
     HeadArguments head;
+    unsigned jobs = 0;
     bool quiet = false, json = false;
   };
   auto o = std::make_shared<Options>();
@@ -49,6 +53,8 @@ Action add_table_command(CLI::App& app) {
   cmd->add_flag("--json", o->json, "Print JSON (a list of objects, every column) instead of the table");
   cmd->add_option("--columns", o->columns, "Columns shown on the terminal: all, or a comma list (default: the main ones)");
   cmd->add_flag("--quiet", o->quiet, "No progress on stderr");
+  add_jobs_option(cmd, o->jobs);
+  add_shard_option(cmd, o->shard);
   return [cmd, o]() -> int {
     if (!cmd->parsed()) return -1;
     std::optional<OutputKind> kind;
@@ -56,6 +62,8 @@ Action add_table_command(CLI::App& app) {
       kind = output_kind_for(o->out, "--out");
       check_writable(o->out, "--out");
     }
+    const bool sharded = cmd->count("--shard") > 0;
+    const Shard shard = sharded ? parse_shard(o->shard) : Shard{1, 1};  // 1/1: every row
     // Validate every cell's arguments before measuring anything (bad input: no output).
     std::vector<proofs::HorizonSpec> specs;
     const auto formats = split_unique(o->formats, "--formats", ListKind::formats);
@@ -103,22 +111,36 @@ Action add_table_command(CLI::App& app) {
         }
       }
     }
+    // Row i is specs[i]; a shard measures its rows only. The rows run on the --jobs threads
+    // (each row's candidates C on the threads left over when there are fewer rows than
+    // threads) and are kept in table order.
+    const std::uint64_t total_rows = specs.size();
+    if (sharded) {
+      std::vector<proofs::HorizonSpec> mine;
+      for (std::size_t i = 0; i < specs.size(); ++i) {
+        if (shard.owns(i, total_rows)) mine.push_back(std::move(specs[i]));
+      }
+      specs = std::move(mine);
+    }
+    const unsigned threads = jobs_threads(o->jobs);
+    const unsigned row_threads = specs.empty() ? 1 : std::max<unsigned>(1, threads / static_cast<unsigned>(std::min<std::size_t>(threads, specs.size())));
+    for (auto& spec : specs) spec.threads = row_threads;
     const bool progress = !o->quiet && stderr_is_tty();
     const auto start = std::chrono::steady_clock::now();
-    std::vector<proofs::HorizonReport> reports;
-    for (std::size_t c = 0; c < specs.size(); ++c) {
-      reports.push_back(proofs::horizon(specs[c]));
-      if (progress) {
-        const double elapsed =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        std::cerr << "\r"
-                  << progress_line(c + 1, specs.size(), reports.back().format + " k=" + std::to_string(reports.back().k), elapsed)
-                  << "   " << std::flush;
-      }
-    }
+    std::vector<proofs::HorizonReport> reports(specs.size());
+    numeric::parallel_for(
+        threads, specs.size(), [&](std::size_t c) { reports[c] = proofs::horizon(specs[c]); },
+        [&](std::size_t done, std::size_t c) {
+          if (!progress) return;
+          const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+          std::cerr << "\r" << progress_line(done, specs.size(), reports[c].format + " k=" + std::to_string(reports[c].k), elapsed)
+                    << "   " << std::flush;
+        });
     if (progress) std::cerr << "\n";
     const Table t = horizon_table(reports);
-    if (kind) write_file_atomically(o->out, render(t, *kind));
+    std::optional<ShardRecord> record;
+    if (sharded) record = ShardRecord{shard, total_rows};
+    if (kind) write_file_atomically(o->out, render(t, *kind, record));
     if (o->json) {
       std::cout << t.to_json().dump(2) << "\n";
     } else {

@@ -252,6 +252,7 @@ CertifiedRange certified_range(const FixedOffsetHead& head, const ScanOptions& o
   };
   const std::uint64_t last = options.max_length + 1;
   for (std::uint64_t i = k + 1; i <= last; ++i) {
+    if (options.abandon && options.abandon()) break;  // incomplete: the caller discards it
     scores.ensure(i + 1);
     const std::uint64_t target = i - k;
     out.scores_evaluated += i;

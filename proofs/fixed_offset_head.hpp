@@ -18,6 +18,7 @@
 #include <gmpxx.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -153,6 +154,10 @@ struct ScanOptions {
   std::uint64_t max_length = 20000;
   /// Use the binary64 kernel where it is exact (false: reference path only).
   bool use_fast_kernel = true;
+  /// May be empty. Asked before each query; once it returns true the scan stops and its result
+  /// is incomplete, to be discarded (C = auto abandons a candidate its search no longer needs
+  /// when it tries several at once).
+  std::function<bool()> abandon;
 };
 
 /// Result of the quadratic scan (THEORY §6, RoPE-X eq. 10).

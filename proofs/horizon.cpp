@@ -1,6 +1,7 @@
 #include "proofs/horizon.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <numbers>
 
@@ -9,6 +10,7 @@
 #include "numeric/error.hpp"
 #include "numeric/format_properties.hpp"
 #include "numeric/mpfr_util.hpp"
+#include "numeric/parallel.hpp"
 
 namespace ropesim::proofs {
 
@@ -150,14 +152,15 @@ HorizonReport horizon(const HorizonSpec& spec) {
   options.use_fast_kernel = s.use_fast_kernel;
   // One head: the candidate algorithm where it applies to this C, else the scan (a C too large
   // for the error analysis; the scan's quick limit then caps L unless max_length was given).
-  auto measure = [&](const FixedOffsetHead& h) {
+  // (The candidate algorithm does not poll ScanOptions::abandon: it runs to the end.)
+  auto measure = [&](const FixedOffsetHead& h, const ScanOptions& with) {
     if (algorithm == RangeAlgorithm::candidates) {
-      if (!fast_range_refusal(h)) return certified_range_fast(h, options);
-      ScanOptions o = options;
+      if (!fast_range_refusal(h)) return certified_range_fast(h, with);
+      ScanOptions o = with;
       if (!s.max_length) o.max_length = std::min(max_length, scan_length_limit(h));
       return certified_range(h, o);
     }
-    return certified_range(h, options);
+    return certified_range(h, with);
   };
 
   HorizonReport report;
@@ -169,21 +172,53 @@ HorizonReport horizon(const HorizonSpec& spec) {
     if (candidates.empty()) {
       throw InvalidArgument("C auto: no candidate C is finite in " + head.policy.format.name);
     }
+    // Every candidate is independent; the threads take them in increasing order. A candidate
+    // beyond one already known to reach the scan limit (where the sequential search normally
+    // stops) is skipped, or abandoned mid-scan, and its slot left empty. Every candidate up to
+    // the first one at the limit is measured in full, and one the loop below still needs but
+    // finds empty is measured there, so the loop sees exactly what the one-thread search saw.
+    struct Tried {
+      FixedOffsetHead head;
+      CertifiedRange range;
+    };
+    std::vector<std::optional<Tried>> tried(candidates.size());
+    std::atomic<std::size_t> first_at_limit{candidates.size()};
+    auto try_candidate = [&](std::size_t c, bool may_abandon) -> std::optional<Tried> {
+      ScanOptions o = options;
+      if (may_abandon) o.abandon = [&first_at_limit, c] { return first_at_limit.load() < c; };
+      FixedOffsetSpec hs = s.head;
+      hs.C = exact_rational(candidates[c].first);
+      FixedOffsetHead h = make_fixed_offset_head(hs);
+      CertifiedRange range = measure(h, o);
+      if (may_abandon && first_at_limit.load() < c) return std::nullopt;  // possibly incomplete
+      return Tried{std::move(h), std::move(range)};
+    };
+    numeric::parallel_for(
+        std::max(1u, s.threads), candidates.size(),
+        [&](std::size_t c) {
+          if (first_at_limit.load() < c) return;
+          tried[c] = try_candidate(c, s.threads > 1);
+          if (tried[c] && tried[c]->range.at_limit) {
+            std::size_t seen = first_at_limit.load();
+            while (c < seen && !first_at_limit.compare_exchange_weak(seen, c)) {
+            }
+          }
+        },
+        [&](std::size_t done, std::size_t) {
+          if (s.progress) s.progress(done, candidates.size());
+        });
     std::optional<std::size_t> best;
     CertifiedRange best_range;
     FixedOffsetHead best_head;
     for (std::size_t c = 0; c < candidates.size(); ++c) {
-      FixedOffsetSpec hs = s.head;
-      hs.C = exact_rational(candidates[c].first);
-      FixedOffsetHead h = make_fixed_offset_head(hs);
-      CertifiedRange range = measure(h);
+      if (!tried[c]) tried[c] = try_candidate(c, false);
+      CertifiedRange& range = tried[c]->range;
       report.candidates.push_back(
           {candidates[c].first, candidates[c].second, range.n_max, range.at_limit});
-      if (s.progress) s.progress(c + 1, candidates.size());
       if (!best || range.n_max > best_range.n_max) {
         best = c;
         best_range = std::move(range);
-        best_head = std::move(h);
+        best_head = std::move(tried[c]->head);
       }
       if (best_range.at_limit) break;
     }
@@ -191,7 +226,7 @@ HorizonReport horizon(const HorizonSpec& spec) {
     report.range = std::move(best_range);
     report.C_source = candidates[*best].second;
   } else {
-    report.range = measure(head);
+    report.range = measure(head, options);
   }
 
   const Format& F = head.policy.format;

@@ -60,6 +60,10 @@ struct HorizonSpec {
   /// Called after each candidate C of C = auto with (tried, candidates), on the calling
   /// thread (for a progress display); may be empty.
   std::function<void(std::size_t, std::size_t)> progress;
+  /// Worker threads for the candidates of C = auto (numeric::parallel_for); ≥ 1. The report
+  /// does not depend on it: candidates are tried concurrently in increasing order and taken
+  /// in that order, so the candidates listed, the C chosen and N_max are those of one thread.
+  unsigned threads = 1;
 };
 
 /// One candidate C tried by C = auto.

@@ -16,15 +16,6 @@ namespace {
 
 __extension__ typedef unsigned __int128 u128;  // exact a·r mod m for 64-bit m
 
-/// The exact rational value of a finite Value.
-mpq_class to_rational(const Value& v) {
-  numeric::Mpfr x(v.is_wide() ? mpfr_get_prec(v.wide()) : 53);
-  v.to_mpfr(x);
-  mpq_class q;
-  mpfr_get_q(q.get_mpq_t(), x);
-  return q;
-}
-
 /// A binary64 value rounded from an exact rational (a Python float of a config value).
 Value python_float(const mpq_class& q) {
   numeric::Mpfr x(53);
@@ -331,7 +322,7 @@ class PipelineGroup final : public Group {
       scale_a_ = ang_.convert(theta_scale, fl);
     } else {
       // powf(theta_scale, k) of an fp32 value and an integer exponent: an exact rational
-      mpq_class q = to_rational(theta_scale);
+      mpq_class q = numeric::exact_rational(theta_scale);
       mpz_class num, den;
       mpz_pow_ui(num.get_mpz_t(), q.get_num_mpz_t(), b.frequency_index);
       mpz_pow_ui(den.get_mpz_t(), q.get_den_mpz_t(), b.frequency_index);

@@ -2,6 +2,8 @@
 // force re-computation on small N from directly realised values, and the 'done means' items.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include <map>
 #include <set>
 
@@ -203,4 +205,38 @@ TEST_CASE("sweep marks inapplicable cells", "[census][sweep]") {
   REQUIRE_FALSE(cells[1].not_applicable.empty());  // r3 on single:g=1
   REQUIRE(cells[3].period == std::optional<std::uint64_t>(3));
   REQUIRE(default_sweep_grid().schedules.size() == 10);
+}
+
+TEST_CASE("sweep with selected cells: those cells, in grid order, each as in the full sweep", "[census][sweep]") {
+  SweepGrid g;
+  g.schedules = {parse_schedule("single:g=1"), parse_schedule("periodic:m=3")};
+  g.realisations = {"r1", "r3"};
+  g.formats = {Format::bf16(), Format::fp16()};
+  const auto all = sweep(g, opts(300, 2));
+  REQUIRE(all.size() == 8);
+  // cell (s, r, f) = (s·2 + r)·2 + f: pick 1 = (single, r1, fp16), 2 = (single, r3, bf16: not
+  // applicable), 5 = (periodic:m=3, r1, fp16) and 6 = (periodic:m=3, r3, bf16)
+  const std::vector<std::size_t> pick = {1, 2, 5, 6};
+  std::size_t last_total = 0;
+  const auto some = sweep(
+      g, opts(300, 1), [&](std::size_t, std::size_t total, const CensusResult&) { last_total = total; },
+      [&](std::size_t cell) { return std::find(pick.begin(), pick.end(), cell) != pick.end(); });
+  CHECK(last_total == 4);
+  REQUIRE(some.size() == 4);
+  for (std::size_t k = 0; k < pick.size(); ++k) {
+    const auto& a = all[pick[k]];
+    const auto& b = some[k];
+    INFO(k);
+    CHECK(b.schedule == a.schedule);
+    CHECK(b.realisation == a.realisation);
+    CHECK(b.format.name == a.format.name);
+    CHECK(b.not_applicable == a.not_applicable);
+    CHECK(b.distinct_rotations == a.distinct_rotations);
+    CHECK(b.distinct_per_block == a.distinct_per_block);
+    CHECK(b.period == a.period);
+    CHECK(b.witnesses == a.witnesses);
+  }
+  CHECK(some[0].format.name == "fp16");
+  CHECK_FALSE(some[1].not_applicable.empty());  // r3 on an irrational schedule
+  CHECK(some[3].period == std::optional<std::uint64_t>(3));  // r3 of 2π/3: period 3 (THEORY §3)
 }

@@ -69,7 +69,7 @@ TEST_CASE("every integer flag is checked: sign, range, base, and the flag is nam
   expect_usage_error(big, "--positions");
   CHECK(big.err.find("accepted: an integer in 2..2147483648") != std::string::npos);
   expect_usage_error(run("sweep --schedules single:g=1 --formats fp16 --positions -3"), "--positions");
-  expect_usage_error(run("sweep --schedules single:g=1 --formats fp16 --threads 100000"), "--threads");
+  expect_usage_error(run("sweep --schedules single:g=1 --formats fp16 --threads 100000"), "--jobs");
   expect_usage_error(run("rotations --schedule single:g=1 --position -1"), "--position");
 }
 
@@ -232,7 +232,7 @@ TEST_CASE("silently accepted CLI input is refused", "[cli][hardening]") {
   expect_usage_error(run("table horizon --formats fp16 --out ''"), "--out");
   expect_usage_error(run("table horizon --formats fp16 --g 1 --schedules llama2-7b"), "--g");
   expect_usage_error(run("rotations --schedule single:g=1 --position 3 --max-period 4"), "--max-period");
-  expect_usage_error(run("rotations --schedule single:g=1 --position 3 --threads 2"), "--threads");
+  expect_usage_error(run("rotations --schedule single:g=1 --position 3 --threads 2"), "--jobs");
   expect_usage_error(run("sweep --models llama2-7b,llama2-7b --formats fp16 --positions 64"), "--models");
   expect_usage_error(run("sweep --schedules single:g=1 --formats fp16,fp16 --positions 64"), "--formats");
   // The same format under two spellings: p=11,e=5 is fp16.

@@ -2,6 +2,8 @@
 // hand-checked cases, a second implementation (mini_emulator.hpp), and the binary64 kernel
 // cross-checked bit for bit against the transformer's head_score.
 #include <catch2/catch.hpp>
+
+#include <tuple>
 #include <random>
 
 #include "attention/transformer.hpp"
@@ -268,4 +270,27 @@ TEST_CASE("multi-frequency head: equal weights over a schedule, same certified-r
   CHECK(ref.n_max == r.n_max);
   CHECK(ref.fail_competitor == r.fail_competitor);
   CHECK(ref.gap == r.gap);
+}
+
+TEST_CASE("C = auto on several threads gives the one-thread report", "[proofs][horizon]") {
+  // one search that ends on a candidate at the scan limit (later candidates are abandoned when
+  // tried concurrently), and one where no candidate reaches it (every candidate is used)
+  for (const auto& [schedule, format, max_length] :
+       {std::tuple<std::string, Format, std::uint64_t>{"conventional:base=10000,dim=8", Format::fp16(), 400},
+        std::tuple<std::string, Format, std::uint64_t>{"single:g=1", Format::bf16(), 2000}}) {
+    INFO(schedule);
+    proofs::HorizonSpec spec;
+    spec.head = spec_of(schedule, 1, 1, format);
+    spec.auto_C = true;
+    spec.max_length = max_length;
+    const auto one = proofs::horizon(spec);
+    const auto expected = proofs::to_json(one).dump();
+    for (unsigned threads : {2u, 3u}) {
+      spec.threads = threads;
+      std::size_t calls = 0;
+      spec.progress = [&](std::size_t, std::size_t) { ++calls; };
+      CHECK(proofs::to_json(proofs::horizon(spec)).dump() == expected);
+      CHECK(calls >= one.candidates.size());
+    }
+  }
 }

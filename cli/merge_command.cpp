@@ -1,0 +1,378 @@
+// `ropesim merge FILE... --out FILE`: joins the files of a table run as shards
+// (`ropesim sweep|table horizon … --shard I/N --out …`) into the file one run would have
+// written, byte for byte: the same provenance (the command without --shard, writing to this
+// --out), the same header and the rows in table order (shard 1's rows, then shard 2's, …).
+// Reads CSV, Markdown, LaTeX and JSON exactly as render() (cli/table.cpp) writes them.
+#include <algorithm>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <sstream>
+
+#include "cli/commands.hpp"
+#include "cli/jobs.hpp"
+#include "cli/table.hpp"
+#include "numeric/error.hpp"
+
+namespace ropesim::cli {
+
+namespace {
+
+const char* kind_name(OutputKind kind) {
+  switch (kind) {
+    case OutputKind::csv: return "CSV";
+    case OutputKind::markdown: return "Markdown";
+    case OutputKind::json: return "JSON";
+    case OutputKind::latex: return "LaTeX";
+  }
+  return "?";
+}
+
+/// One shard file, taken apart.
+struct ShardFile {
+  std::string path;
+  ShardRecord record;
+  std::string writer;   ///< "ropesim V (commit C)": the build that wrote it
+  std::string command;  ///< the recorded command
+  std::string header;   ///< everything between the provenance and the rows (columns)
+  std::string footer;   ///< everything after the rows
+  std::vector<std::string> rows;  ///< text rows, each with its line end (CSV, Markdown, LaTeX)
+  nlohmann::json json;            ///< the whole document (JSON)
+};
+
+[[noreturn]] void fail(const std::string& message) { throw InvalidArgument("merge: " + message); }
+
+std::string read_all(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail("cannot read '" + path + "'; accepted: files written by ropesim sweep or table with --shard I/N --out FILE");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+/// The lines of `text`, each with its '\n'; in CSV a line break inside a quoted cell does not
+/// end the record.
+std::vector<std::string> records(const std::string& text, bool csv_quotes) {
+  std::vector<std::string> out;
+  std::string current;
+  bool quoted = false;
+  for (char c : text) {
+    current += c;
+    if (csv_quotes && c == '"') quoted = !quoted;
+    if (c == '\n' && !quoted) {
+      out.push_back(std::move(current));
+      current.clear();
+    }
+  }
+  if (!current.empty()) out.push_back(std::move(current));
+  return out;
+}
+
+std::string without_newline(const std::string& line) {
+  return !line.empty() && line.back() == '\n' ? line.substr(0, line.size() - 1) : line;
+}
+
+/// Splits "ropesim V (commit C); command: CMD" into writer and command.
+bool split_provenance(const std::string& line, ShardFile& f) {
+  const std::size_t at = line.find("; command: ");
+  if (line.rfind("ropesim ", 0) != 0 || at == std::string::npos) return false;
+  f.writer = line.substr(0, at);
+  f.command = line.substr(at + 11);
+  return true;
+}
+
+std::string not_ours(const std::string& path, OutputKind kind, const std::string& what) {
+  return "'" + path + "' is not a " + kind_name(kind) + " table written by ropesim (" + what +
+         "); accepted: files written by ropesim sweep or table with --shard I/N --out FILE";
+}
+
+std::string no_shard(const std::string& path) {
+  return "'" + path + "' has no shard record (written without --shard?); accepted: the files of one run with --shard 1/N ... N/N";
+}
+
+ShardFile read_text_shard(const std::string& path, OutputKind kind) {
+  ShardFile f;
+  f.path = path;
+  const auto lines = records(read_all(path), kind == OutputKind::csv);
+  auto line = [&](std::size_t i) { return i < lines.size() ? without_newline(lines[i]) : std::string(); };
+  std::size_t first_row = 0, end_row = 0;
+  if (kind == OutputKind::csv || kind == OutputKind::latex) {
+    const std::string comment = kind == OutputKind::csv ? "# " : "% ";
+    if (line(0).rfind(comment, 0) != 0 || !split_provenance(line(0).substr(2), f)) {
+      throw InvalidArgument("merge: " + not_ours(path, kind, "line 1 is not its provenance"));
+    }
+    const auto record = line(1).rfind(comment, 0) == 0 ? parse_shard_line(line(1).substr(2)) : std::nullopt;
+    if (!record) fail(no_shard(path));
+    f.record = *record;
+    if (kind == OutputKind::csv) {
+      if (lines.size() < 3) fail(not_ours(path, kind, "no header line"));
+      f.header = lines[2];
+      first_row = 3;
+      end_row = lines.size();
+    } else {
+      // \begin{tabular}, \hline, header, \hline, rows, \hline, \end{tabular}
+      if (lines.size() < 8 || line(2).rfind("\\begin{tabular}{", 0) != 0 || line(3) != "\\hline" || line(5) != "\\hline" ||
+          line(lines.size() - 2) != "\\hline" || line(lines.size() - 1) != "\\end{tabular}") {
+        fail(not_ours(path, kind, "not a tabular of ropesim's layout"));
+      }
+      f.header = lines[2] + lines[3] + lines[4] + lines[5];
+      f.footer = lines[lines.size() - 2] + lines[lines.size() - 1];
+      first_row = 6;
+      end_row = lines.size() - 2;
+    }
+  } else {  // Markdown: "Made by ropesim V (commit C): `CMD`", "", shard line, "", header, rule, rows
+    const std::string made = line(0);
+    const std::size_t at = made.find("): `");
+    if (made.rfind("Made by ropesim ", 0) != 0 || at == std::string::npos || made.back() != '`') {
+      fail(not_ours(path, kind, "line 1 is not its provenance"));
+    }
+    f.writer = made.substr(8, at + 1 - 8);
+    f.command = made.substr(at + 4, made.size() - at - 5);
+    const auto record = line(1).empty() ? parse_shard_line(line(2)) : std::nullopt;
+    if (!record || !line(3).empty()) fail(no_shard(path));
+    f.record = *record;
+    if (lines.size() < 6 || line(4).rfind("|", 0) != 0 || line(5).rfind("|---|", 0) != 0) {
+      fail(not_ours(path, kind, "no table header"));
+    }
+    f.header = lines[4] + lines[5];
+    first_row = 6;
+    end_row = lines.size();
+  }
+  for (std::size_t i = first_row; i < end_row; ++i) {
+    if (lines[i].empty() || lines[i].back() != '\n') fail(not_ours(path, kind, "the last line is cut off"));
+    f.rows.push_back(lines[i]);
+  }
+  return f;
+}
+
+ShardFile read_json_shard(const std::string& path) {
+  ShardFile f;
+  f.path = path;
+  const std::string text = read_all(path);
+  try {
+    f.json = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception&) {
+    fail(not_ours(path, OutputKind::json, "not valid JSON"));
+  }
+  const auto& j = f.json;
+  if (!j.is_object() || j.size() != 2 || !j.contains("provenance") || !j.contains("rows") || !j["rows"].is_array() ||
+      !j["provenance"].is_object() || !j["provenance"].contains("command") || !j["provenance"]["command"].is_string()) {
+    fail(not_ours(path, OutputKind::json, "no provenance and rows"));
+  }
+  // Merging re-renders the rows: only a file that reads back to the same bytes merges exactly.
+  if (j.dump(2) + "\n" != text) fail(not_ours(path, OutputKind::json, "it does not read back to the same bytes; was it edited?"));
+  const auto& p = j["provenance"];
+  if (!p.contains("shard")) fail(no_shard(path));
+  const auto& s = p["shard"];
+  auto whole = [&](const char* key) {
+    if (!s.is_object() || !s.contains(key) || !s[key].is_number_unsigned()) fail(no_shard(path));
+    return s[key].get<std::uint64_t>();
+  };
+  f.record = ShardRecord{Shard{whole("index"), whole("count")}, whole("rows")};
+  if (s.size() != 3 || f.record.shard.count < 1 || f.record.shard.count > kMaxShards || f.record.shard.index < 1 ||
+      f.record.shard.index > f.record.shard.count) {
+    fail(no_shard(path));
+  }
+  f.command = p["command"].get<std::string>();
+  nlohmann::json writer = p;
+  writer.erase("shard");
+  writer.erase("command");
+  f.writer = writer.dump();
+  for (const auto& row : j["rows"]) {
+    if (!row.is_object()) fail(not_ours(path, OutputKind::json, "a row is not an object"));
+  }
+  // (no header to compare: rows are objects, and an empty shard has none; the command decides)
+  return f;
+}
+
+/// The words of a command as set_command_line() recorded it (shell_word quoting).
+std::vector<std::string> command_words(const std::string& command) {
+  std::vector<std::string> words;
+  std::string word;
+  bool in_word = false, quoted = false;
+  for (std::size_t i = 0; i < command.size(); ++i) {
+    const char c = command[i];
+    if (quoted) {
+      if (c == '\'') {
+        quoted = false;
+      } else {
+        word += c;
+      }
+    } else if (c == '\'') {
+      quoted = true;
+      in_word = true;
+    } else if (c == '\\' && i + 1 < command.size()) {
+      word += command[++i];
+      in_word = true;
+    } else if (c == ' ') {
+      if (in_word) words.push_back(word);
+      word.clear();
+      in_word = false;
+    } else {
+      word += c;
+      in_word = true;
+    }
+  }
+  if (in_word) words.push_back(word);
+  return words;
+}
+
+/// Options that may differ between the shards of one run: which shard, where it was written,
+/// threads, progress and the terminal view (files carry every column whatever --columns says).
+bool run_option(const std::string& word, bool& takes_value) {
+  for (const char* name : {"--shard", "--out", "--jobs", "--threads", "--columns"}) {
+    if (word == name) {
+      takes_value = true;
+      return true;
+    }
+    if (word.rfind(std::string(name) + "=", 0) == 0) {
+      takes_value = false;
+      return true;
+    }
+  }
+  takes_value = false;
+  return word == "--quiet" || word == "--json";
+}
+
+/// The command without the run options: what every shard of one run shares.
+std::string computation(const std::string& command) {
+  std::string out;
+  const auto words = command_words(command);
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    bool takes_value = false;
+    if (run_option(words[i], takes_value)) {
+      i += takes_value ? 1 : 0;
+      continue;
+    }
+    out += (out.empty() ? "" : " ") + shell_word(words[i]);
+  }
+  return out;
+}
+
+/// The command of the single run the merged file stands for: the first shard's command
+/// without --shard, with --out naming `out`.
+std::string single_run_command(const std::string& command, const std::string& out) {
+  const auto words = command_words(command);
+  std::string text;
+  auto add = [&](const std::string& w) { text += (text.empty() ? "" : " ") + w; };
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    const std::string& w = words[i];
+    if (w == "--shard") {
+      ++i;
+    } else if (w.rfind("--shard=", 0) == 0) {
+    } else if (w == "--out" && i + 1 < words.size()) {
+      add(shell_word(w));
+      add(shell_word(out));
+      ++i;
+    } else if (w.rfind("--out=", 0) == 0) {
+      add(shell_word("--out=" + out));
+    } else {
+      add(i == 0 ? w : shell_word(w));
+    }
+  }
+  return text;
+}
+
+}  // namespace
+
+Action add_merge_command(CLI::App& app) {
+  struct Options {
+    std::vector<std::string> files;
+    std::string out;
+  };
+  auto o = std::make_shared<Options>();
+  auto* cmd = app.add_subcommand(
+      "merge", "Join the shard files of a sweep or table run with --shard I/N into the file one run writes");
+  cmd->add_option("files", o->files, "The shard files (all N of one run, any order; .csv .md .json .tex)")->required();
+  cmd->add_option("--out", o->out, "The merged file (same kind as the shards)")->required();
+  return [cmd, o]() -> int {
+    if (!cmd->parsed()) return -1;
+    const OutputKind kind = output_kind_for(o->out, "--out");
+    check_writable(o->out, "--out");
+    std::vector<ShardFile> shards;
+    for (const auto& path : o->files) {
+      const OutputKind k = output_kind_for(path, "merge");
+      if (k != kind) {
+        fail("'" + path + "' is " + kind_name(k) + " but --out '" + o->out + "' is " + kind_name(kind) +
+             "; accepted: shards and --out of one kind (.csv .md .json .tex)");
+      }
+      shards.push_back(k == OutputKind::json ? read_json_shard(path) : read_text_shard(path, k));
+    }
+    const ShardFile& first = shards.front();
+    const std::uint64_t n = first.record.shard.count;
+    std::map<std::uint64_t, const ShardFile*> by_index;
+    for (const auto& f : shards) {
+      if (f.writer != first.writer) {
+        fail("'" + f.path + "' and '" + first.path + "' were written by different ropesim builds; accepted: the shards of one run");
+      }
+      if (computation(f.command) != computation(first.command)) {
+        fail("'" + f.path + "' and '" + first.path + "' come from different commands ('" + computation(f.command) + "' vs '" +
+             computation(first.command) + "'); accepted: the shards of one run, which differ only in --shard, --out, --jobs, "
+             "--quiet, --json and --columns");
+      }
+      if (f.record.shard.count != n || f.record.total_rows != first.record.total_rows) {
+        fail("'" + f.path + "' is shard " + std::to_string(f.record.shard.index) + "/" + std::to_string(f.record.shard.count) +
+             " of " + std::to_string(f.record.total_rows) + " rows but '" + first.path + "' is shard " +
+             std::to_string(first.record.shard.index) + "/" + std::to_string(n) + " of " +
+             std::to_string(first.record.total_rows) + " rows; accepted: the shards of one run");
+      }
+      if (f.header != first.header || f.footer != first.footer) {
+        fail("'" + f.path + "' and '" + first.path + "' have different columns; accepted: the shards of one run");
+      }
+      const auto [at, inserted] = by_index.emplace(f.record.shard.index, &f);
+      if (!inserted) {
+        fail("shard " + std::to_string(f.record.shard.index) + "/" + std::to_string(n) + " is given twice ('" + at->second->path +
+             "', '" + f.path + "'); accepted: each of the N shards once");
+      }
+      const std::uint64_t expected = f.record.shard.rows_of(f.record.total_rows);
+      const std::uint64_t rows = f.json.is_null() ? f.rows.size() : f.json["rows"].size();
+      if (rows != expected) {
+        fail("'" + f.path + "' (shard " + std::to_string(f.record.shard.index) + "/" + std::to_string(n) + " of " +
+             std::to_string(f.record.total_rows) + " rows) has " + std::to_string(rows) + " rows, expected " +
+             std::to_string(expected) + " (cut off or edited?)");
+      }
+    }
+    if (by_index.size() != n) {
+      std::string missing, given;
+      for (std::uint64_t i = 1; i <= n; ++i) {
+        if (!by_index.count(i)) {
+          if (missing.size() < 200) missing += (missing.empty() ? "" : " ") + std::to_string(i);
+        } else if (given.size() < 200) {
+          given += (given.empty() ? "" : " ") + std::to_string(i);
+        }
+      }
+      fail("shards missing of " + std::to_string(n) + ": " + missing + " (given: " + given +
+           "); accepted: all N shards of one run, each once");
+    }
+    const std::uint64_t total = first.record.total_rows;
+    const std::string command = single_run_command(first.command, o->out);
+    std::string text;
+    if (kind == OutputKind::json) {
+      nlohmann::json merged = first.json;
+      merged["provenance"].erase("shard");
+      merged["provenance"]["command"] = command;
+      nlohmann::json rows = nlohmann::json::array();
+      for (const auto& [index, shard] : by_index) {
+        for (const auto& row : shard->json["rows"]) rows.push_back(row);
+      }
+      merged["rows"] = std::move(rows);
+      text = merged.dump(2) + "\n";
+    } else {
+      switch (kind) {
+        case OutputKind::csv: text = "# " + first.writer + "; command: " + command + "\n"; break;
+        case OutputKind::latex: text = "% " + first.writer + "; command: " + command + "\n"; break;
+        default: text = "Made by " + first.writer + ": `" + command + "`\n\n"; break;
+      }
+      text += first.header;
+      for (const auto& [index, shard] : by_index) {
+        for (const auto& row : shard->rows) text += row;
+      }
+      text += first.footer;
+    }
+    write_file_atomically(o->out, text);
+    std::cout << "merged " << n << " shard" << (n == 1 ? "" : "s") << ", " << total << " rows, into " << o->out << "\n";
+    return 0;
+  };
+}
+
+}  // namespace ropesim::cli

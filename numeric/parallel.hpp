@@ -1,0 +1,35 @@
+#pragma once
+/// Independent tasks on worker threads with a deterministic outcome: the one thread pool of the
+/// library (the census's block workers, the candidates C of `C = auto`, the rows of
+/// `ropesim table horizon`). Results are written by the tasks into slots indexed by the task,
+/// so they never depend on the thread count or on which thread finished first.
+#include <cstddef>
+#include <functional>
+
+namespace ropesim::numeric {
+
+/// Runs task(0), ..., task(tasks − 1), each exactly once, on up to `threads` threads, and
+/// returns when all have finished.
+///
+/// - threads ≤ 1 or tasks ≤ 1: the tasks run on the calling thread, in order.
+/// - Otherwise min(threads, tasks) workers take the tasks in increasing order of index; the
+///   calling thread only waits and calls `finished(done, task)` after each task ends (in the
+///   order they end; `done` counts the finished tasks), so a progress display stays on the
+///   calling thread. Each worker holds a numeric::ThreadCacheRelease (MPFR's thread-local
+///   caches are freed when it ends); MPFR's exponent range is thread-local and starts at
+///   MPFR's defaults in every worker, which is what the engines expect (they set and restore
+///   it around each operation: numeric/mpfr_util.hpp, detail::ExponentRange).
+/// - Errors: once a task throws, no further task is started; when all running tasks have
+///   ended, the exception of the lowest-numbered failing task is rethrown. That is the error
+///   the sequential run would have thrown first (tasks are started in index order, so every
+///   task before it has run), whatever the thread count.
+/// `finished` must not throw (exceptions from it are ignored). The tasks must be safe to run
+/// concurrently (each writes its own slot).
+void parallel_for(unsigned threads, std::size_t tasks, const std::function<void(std::size_t)>& task,
+                  const std::function<void(std::size_t done, std::size_t task)>& finished = {});
+
+/// The thread count of `jobs`: `jobs` itself if ≥ 1, else every core the system reports
+/// (std::thread::hardware_concurrency, at least 1).
+unsigned resolve_threads(unsigned jobs);
+
+}  // namespace ropesim::numeric
