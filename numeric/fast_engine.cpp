@@ -148,7 +148,15 @@ double round_exact(const Target& t, double x, Rounding mode) {
   }
   double magnitude;
   bool overflow = e > t.emax;
-  if (!overflow) {
+  if (!overflow && mode == Rounding::nearest_even) {
+    // M = 1.5·2^(q+52): |x| < 2^(q+p) ≤ 2^(q+51), so |x| + M lies in (2^(q+52), 2^(q+53)) where
+    // binary64's spacing is 2^q: RN(|x| + M) − M is |x| rounded to a multiple of 2^q, ties to
+    // even (M/2^q = 3·2^51 is even), and the subtraction is exact (Binary64Rounding::round).
+    const int q = e >= t.emin ? e - t.precision + 1 : (t.subnormals ? t.emin - t.precision + 1 : t.emin);
+    const double m = std::bit_cast<double>((static_cast<std::uint64_t>(q + 52 + 1023) << 52) | (std::uint64_t{1} << 51));
+    magnitude = (std::fabs(x) + m) - m;
+    overflow = magnitude >= 2.0 * power_of_two(t.emax);
+  } else if (!overflow) {
     const int q = e >= t.emin ? e - t.precision + 1 : (t.subnormals ? t.emin - t.precision + 1 : t.emin);
     const int shift = q - (e - 52);  // ≥ 53 - p ≥ 28: bits of the significand below the quantum
     std::uint64_t kept = 0;
@@ -187,6 +195,27 @@ double round_exact(const Target& t, double x, Rounding mode) {
   return negative ? -magnitude : magnitude;
 }
 
+/// True when d is ±0, ±inf, NaN or an element of F. For elements a, b of F, one binary64
+/// operation (+ − × ÷ √) followed by round-to-nearest-even into F is the correctly rounded
+/// result (innocuous double rounding, 53 ≥ 2p + 2; Figueroa 1995, Roux 2014; the argument and
+/// its exponent conditions are in numeric/binary64_rounding.hpp), so the nearest-even path
+/// needs no error term. (Operands that are not elements of F — e.g. 26-bit doubles given to a
+/// bf16 operation — can create false ties and take the round-to-odd path.)
+bool in_format(const Target& t, double d) {
+  const std::uint64_t bits = std::bit_cast<std::uint64_t>(d);
+  const int biased = static_cast<int>((bits >> 52) & 0x7ff);
+  if (biased == 0x7ff || (bits & ~kSignMask) == 0) return true;
+  const int e = biased - 1023;
+  if (e > t.emax || std::fabs(d) > t.max_finite) return false;
+  int low_bits = 53 - t.precision;  // bits below the quantum, counted in d's 53-bit significand
+  if (e < t.emin) {
+    if (!t.subnormals) return false;
+    low_bits += t.emin - e;  // the quantum stays 2^(emin-p+1)
+    if (low_bits > 52) return false;  // below the smallest subnormal
+  }
+  return (bits & ((std::uint64_t{1} << low_bits) - 1)) == 0;
+}
+
 /// RO53 of the exact s + error where s is a non-zero normal double and `error_sign` the sign of
 /// (exact − s): s when exact or odd, else s's binary64 neighbour toward the exact value.
 double round_to_odd(double s, int error_sign) {
@@ -209,6 +238,7 @@ double zero_sum(double x, double y, Rounding mode) {
 /// round_F(a + b) for small operands.
 double add_small(const Target& t, double a, double b, Rounding mode) {
   const double s = a + b;
+  if (mode == Rounding::nearest_even && in_format(t, a) && in_format(t, b)) return round_exact(t, s, mode);
   if (!std::isfinite(s)) return round_exact(t, s, mode);
   if (s == 0) return zero_sum(a, b, mode);  // exact: non-zero sums are ≥ 2^-475
   const double bv = s - a;  // TwoSum (Knuth): s + e == a + b exactly
@@ -277,6 +307,7 @@ class FastEngine final : public Engine {
     if (!std::isfinite(q) || q == 0 || !std::isfinite(x) || !std::isfinite(y)) {
       return narrow(round_exact(t, q, r));  // x/0, 0/y, x/inf, inf/y, NaN: exact
     }
+    if (r == Rounding::nearest_even && in_format(t, x) && in_format(t, y)) return narrow(round_exact(t, q, r));
     const double residual = std::fma(-q, y, x);  // x − q·y exactly
     return narrow(round_exact(t, round_to_odd(q, sign_of(residual) * sign_of(y)), r));
   }
@@ -296,6 +327,7 @@ class FastEngine final : public Engine {
     const double x = a.narrow();
     const double s = std::sqrt(x);
     if (!std::isfinite(s) || s == 0) return narrow(round_exact(t, s, r));  // ±0, +inf, NaN
+    if (r == Rounding::nearest_even && in_format(t, x)) return narrow(round_exact(t, s, r));
     const double residual = std::fma(-s, s, x);  // x − s² exactly
     return narrow(round_exact(t, round_to_odd(s, sign_of(residual)), r));
   }
