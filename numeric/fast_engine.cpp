@@ -427,6 +427,61 @@ class FastEngine final : public Engine {
 
 }  // namespace
 
+namespace {
+
+/// One element of round_elementwise: the fast path when F and the operands allow it, else the
+/// MPFR engine.
+template <ElementwiseOperation op>
+double elementwise(const Target& t, const Format& f, double x, double y, Rounding r) {
+  if (t.fast && small_operand(x) && small_operand(y)) {
+    if constexpr (op == ElementwiseOperation::add) return add_small(t, x, y, r);
+    if constexpr (op == ElementwiseOperation::sub) return add_small(t, x, -y, r);
+    if constexpr (op == ElementwiseOperation::mul) return round_exact(t, x * y, r);
+    if constexpr (op == ElementwiseOperation::div) {
+      const double q = x / y;
+      if (!std::isfinite(q) || q == 0 || !std::isfinite(x) || !std::isfinite(y)) return round_exact(t, q, r);
+      if (r == Rounding::nearest_even && in_format(t, x) && in_format(t, y)) return round_exact(t, q, r);
+      return round_exact(t, round_to_odd(q, sign_of(std::fma(-q, y, x)) * sign_of(y)), r);
+    }
+  }
+  const Value a = Value::from_double_exact(x), b = Value::from_double_exact(y);
+  const Engine& e = mpfr_engine();
+  switch (op) {
+    case ElementwiseOperation::add: return e.add(f, a, b, r).narrow();
+    case ElementwiseOperation::sub: return e.sub(f, a, b, r).narrow();
+    case ElementwiseOperation::mul: return e.mul(f, a, b, r).narrow();
+    case ElementwiseOperation::div: return e.div(f, a, b, r).narrow();
+  }
+  return 0;
+}
+
+template <ElementwiseOperation op>
+void elementwise_loop(const Format& f, std::span<const double> a, std::span<const double> b, std::span<double> out,
+                      Rounding r) {
+  const Target t = target_of(f);
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = elementwise<op>(t, f, a[i], b[i], r);
+}
+
+}  // namespace
+
+void round_elementwise(const Format& f, ElementwiseOperation op, std::span<const double> a,
+                       std::span<const double> b, std::span<double> out, Rounding r) {
+  if (a.size() != b.size() || a.size() != out.size()) {
+    throw InvalidArgument("round_elementwise: the arrays have lengths " + std::to_string(a.size()) + ", " +
+                          std::to_string(b.size()) + " and " + std::to_string(out.size()) + "; they must be equal");
+  }
+  if (!f.fits_double()) {
+    throw InvalidArgument("round_elementwise: format " + f.name + " does not fit in a double (accepted: p <= 53 "
+                          "and binary64's exponent range)");
+  }
+  switch (op) {
+    case ElementwiseOperation::add: elementwise_loop<ElementwiseOperation::add>(f, a, b, out, r); break;
+    case ElementwiseOperation::sub: elementwise_loop<ElementwiseOperation::sub>(f, a, b, out, r); break;
+    case ElementwiseOperation::mul: elementwise_loop<ElementwiseOperation::mul>(f, a, b, out, r); break;
+    case ElementwiseOperation::div: elementwise_loop<ElementwiseOperation::div>(f, a, b, out, r); break;
+  }
+}
+
 const Engine& fast_engine() {
   static const FastEngine engine;
   return engine;

@@ -10,11 +10,23 @@
 /// that domain, for operands that are not small doubles, for fixed point, wide values and the
 /// conversions from integers, rationals, MPFR numbers and oracles, it calls `mpfr_engine()`.
 #include <cstdint>
+#include <span>
 #include <string_view>
 
 #include "numeric/engine.hpp"
 
 namespace ropesim::numeric {
+
+/// The elementwise operations of round_elementwise.
+enum class ElementwiseOperation { add, sub, mul, div };
+
+/// out[i] = round_F(a[i] ∘ b[i]) in direction r for arrays of values held in doubles (elements
+/// of F, ±0, ±inf or NaN; F any format that fits in a double): the same bits as calling
+/// fast_engine() (or mpfr_engine()) element by element, without the per-element Engine call
+/// and Value. This is the array form the benchmarks compare with a native double loop.
+/// Throws InvalidArgument when the spans differ in length or F does not fit in a double.
+void round_elementwise(const Format& f, ElementwiseOperation op, std::span<const double> a,
+                       std::span<const double> b, std::span<double> out, Rounding r);
 
 /// The fast exact engine (see the file comment). Thread-safe; stateless apart from the
 /// fallback counters.

@@ -441,3 +441,46 @@ TEST_CASE("engine_by_name: mpfr, fast, auto; anything else names the accepted va
   CHECK_THROWS_AS(ropesim::numeric::engine_by_name("gpu"), ropesim::InvalidArgument);
   CHECK_THROWS_WITH(ropesim::numeric::engine_by_name("gpu"), Catch::Contains("gpu") && Catch::Contains("mpfr, fast, auto"));
 }
+
+TEST_CASE("round_elementwise: arrays give the MPFR engine's bits element by element", "[fast_engine]") {
+  using ropesim::numeric::ElementwiseOperation;
+  const std::pair<ElementwiseOperation, Op> ops[] = {{ElementwiseOperation::add, Op::add},
+                                                     {ElementwiseOperation::sub, Op::sub},
+                                                     {ElementwiseOperation::mul, Op::mul},
+                                                     {ElementwiseOperation::div, Op::div}};
+  std::mt19937_64 rng(14);
+  for (const Format& f : {Format::fp8e4m3(), Format::fp8e5m2(), Format::fp32(), Format::fixed(3, 4)}) {
+    std::vector<double> a, b;
+    if (f.precision <= 7) {  // every pair of values
+      const std::vector<Value> xs = inputs_of(f);
+      for (const Value& x : xs) {
+        for (const Value& y : xs) {
+          a.push_back(x.narrow());
+          b.push_back(y.narrow());
+        }
+      }
+    } else {
+      for (int i = 0; i < 100000; ++i) {
+        a.push_back(random_element(f, rng));
+        b.push_back(random_element(f, rng));
+      }
+    }
+    std::vector<double> out(a.size());
+    Disagreements m;
+    for (const auto& [op, name] : ops) {
+      for (Rounding r : all_modes) {
+        ropesim::numeric::round_elementwise(f, op, a, b, out, r);
+        for (std::size_t i = 0; i < a.size(); ++i) {
+          const Value exact = apply(mpfr_engine(), name, f, Value::from_double_exact(a[i]), Value::from_double_exact(b[i]), r);
+          m.check(Value::from_double_exact(out[i]), exact, describe(op_name(name), f, a[i], b[i], r));
+        }
+      }
+    }
+    INFO(f.name);
+    m.report();
+  }
+  std::vector<double> two(2), three(3);
+  CHECK_THROWS_AS(ropesim::numeric::round_elementwise(Format::fp32(), ElementwiseOperation::add, two, two, three,
+                                                      Rounding::nearest_even),
+                  ropesim::InvalidArgument);
+}
