@@ -85,7 +85,7 @@ double mpfr_nan() {
 }
 
 /// True when d is ±0, ±inf, NaN or has ≤ 26 significant bits and |d| ∈ [2^-450, 2^410).
-bool small_operand(double d) {
+inline bool small_operand(double d) {
   const std::uint64_t bits = std::bit_cast<std::uint64_t>(d);
   const int biased = static_cast<int>((bits >> 52) & 0x7ff);
   if (biased == 0x7ff || (bits & ~kSignMask) == 0) return true;
@@ -103,6 +103,8 @@ struct Target {
   bool clamp = false;          // saturation or reserved codes: the max_finite check below
   double max_finite = 0;       // largest element of F
   double max_precision = 0;    // largest p-bit number below 2^(emax+1) (all codes)
+  double overflow_threshold = 0;  // 2^(emax+1)
+  int low_quantum = 0;         // exponent of the quantum below 2^emin: emin-p+1, or emin without subnormals
 };
 
 Target target_of(const Format& f) {
@@ -116,6 +118,8 @@ Target target_of(const Format& f) {
   t.subnormals = f.subnormals;
   t.has_infinity = f.has_infinity;
   t.clamp = !f.has_infinity || f.reserved_top_codes > 0;
+  t.overflow_threshold = 2.0 * power_of_two(f.emax);
+  t.low_quantum = f.subnormals ? f.emin - f.precision + 1 : f.emin;
   t.max_precision = (2.0 - power_of_two(1 - f.precision)) * power_of_two(f.emax);
   t.max_finite = (2.0 - static_cast<double>(1 + f.reserved_top_codes) * power_of_two(1 - f.precision)) *
                  power_of_two(f.emax);
@@ -201,7 +205,7 @@ double round_exact(const Target& t, double x, Rounding mode) {
 /// its exponent conditions are in numeric/binary64_rounding.hpp), so the nearest-even path
 /// needs no error term. (Operands that are not elements of F — e.g. 26-bit doubles given to a
 /// bf16 operation — can create false ties and take the round-to-odd path.)
-bool in_format(const Target& t, double d) {
+inline bool in_format(const Target& t, double d) {
   const std::uint64_t bits = std::bit_cast<std::uint64_t>(d);
   const int biased = static_cast<int>((bits >> 52) & 0x7ff);
   if (biased == 0x7ff || (bits & ~kSignMask) == 0) return true;
@@ -214,6 +218,22 @@ bool in_format(const Target& t, double d) {
     if (low_bits > 52) return false;  // below the smallest subnormal
   }
   return (bits & ((std::uint64_t{1} << low_bits) - 1)) == 0;
+}
+
+/// round_exact(t, x, nearest_even), inlined for the common case (x finite, non-zero, no
+/// overflow and no clamping: the magic-constant rounding of round_exact); the rest goes to
+/// round_exact.
+[[gnu::always_inline]] inline double round_nearest_even(const Target& t, double x) {
+  const std::uint64_t bits = std::bit_cast<std::uint64_t>(x);
+  const int e = static_cast<int>((bits >> 52) & 0x7ff) - 1023;  // -1023 for zeros and subnormal doubles
+  if (e > t.emax || x == 0) return round_exact(t, x, Rounding::nearest_even);  // inf, NaN, overflow, ±0
+  const int q = e >= t.emin ? e - t.precision + 1 : t.low_quantum;
+  const double m = std::bit_cast<double>((static_cast<std::uint64_t>(q + 52 + 1023) << 52) | (std::uint64_t{1} << 51));
+  const double magnitude = (std::fabs(x) + m) - m;
+  if (magnitude >= t.overflow_threshold || (t.clamp && magnitude > t.max_finite)) {
+    return round_exact(t, x, Rounding::nearest_even);
+  }
+  return std::copysign(magnitude, x);
 }
 
 /// RO53 of the exact s + error where s is a non-zero normal double and `error_sign` the sign of
@@ -236,9 +256,9 @@ double zero_sum(double x, double y, Rounding mode) {
 }
 
 /// round_F(a + b) for small operands.
-double add_small(const Target& t, double a, double b, Rounding mode) {
+[[gnu::always_inline]] inline double add_small(const Target& t, double a, double b, Rounding mode) {
   const double s = a + b;
-  if (mode == Rounding::nearest_even && in_format(t, a) && in_format(t, b)) return round_exact(t, s, mode);
+  if (mode == Rounding::nearest_even && in_format(t, a) && in_format(t, b)) return round_nearest_even(t, s);
   if (!std::isfinite(s)) return round_exact(t, s, mode);
   if (s == 0) return zero_sum(a, b, mode);  // exact: non-zero sums are ≥ 2^-475
   const double bv = s - a;  // TwoSum (Knuth): s + e == a + b exactly
@@ -297,7 +317,8 @@ class FastEngine final : public Engine {
   Value mul(const Format& f, const Value& a, const Value& b, Rounding r) const override {
     const Target t = target_of(f);
     if (!t.fast || !small(a) || !small(b)) return reference().mul(f, a, b, r);
-    return narrow(round_exact(t, a.narrow() * b.narrow(), r));  // exact (file comment)
+    const double product = a.narrow() * b.narrow();  // exact (file comment)
+    return narrow(r == Rounding::nearest_even ? round_nearest_even(t, product) : round_exact(t, product, r));
   }
   Value div(const Format& f, const Value& a, const Value& b, Rounding r) const override {
     const Target t = target_of(f);
@@ -307,7 +328,7 @@ class FastEngine final : public Engine {
     if (!std::isfinite(q) || q == 0 || !std::isfinite(x) || !std::isfinite(y)) {
       return narrow(round_exact(t, q, r));  // x/0, 0/y, x/inf, inf/y, NaN: exact
     }
-    if (r == Rounding::nearest_even && in_format(t, x) && in_format(t, y)) return narrow(round_exact(t, q, r));
+    if (r == Rounding::nearest_even && in_format(t, x) && in_format(t, y)) return narrow(round_nearest_even(t, q));
     const double residual = std::fma(-q, y, x);  // x − q·y exactly
     return narrow(round_exact(t, round_to_odd(q, sign_of(residual) * sign_of(y)), r));
   }
@@ -327,7 +348,7 @@ class FastEngine final : public Engine {
     const double x = a.narrow();
     const double s = std::sqrt(x);
     if (!std::isfinite(s) || s == 0) return narrow(round_exact(t, s, r));  // ±0, +inf, NaN
-    if (r == Rounding::nearest_even && in_format(t, x)) return narrow(round_exact(t, s, r));
+    if (r == Rounding::nearest_even && in_format(t, x)) return narrow(round_nearest_even(t, s));
     const double residual = std::fma(-s, s, x);  // x − s² exactly
     return narrow(round_exact(t, round_to_odd(s, sign_of(residual)), r));
   }
@@ -436,11 +457,13 @@ double elementwise(const Target& t, const Format& f, double x, double y, Roundin
   if (t.fast && small_operand(x) && small_operand(y)) {
     if constexpr (op == ElementwiseOperation::add) return add_small(t, x, y, r);
     if constexpr (op == ElementwiseOperation::sub) return add_small(t, x, -y, r);
-    if constexpr (op == ElementwiseOperation::mul) return round_exact(t, x * y, r);
+    if constexpr (op == ElementwiseOperation::mul) {
+      return r == Rounding::nearest_even ? round_nearest_even(t, x * y) : round_exact(t, x * y, r);
+    }
     if constexpr (op == ElementwiseOperation::div) {
       const double q = x / y;
       if (!std::isfinite(q) || q == 0 || !std::isfinite(x) || !std::isfinite(y)) return round_exact(t, q, r);
-      if (r == Rounding::nearest_even && in_format(t, x) && in_format(t, y)) return round_exact(t, q, r);
+      if (r == Rounding::nearest_even && in_format(t, x) && in_format(t, y)) return round_nearest_even(t, q);
       return round_exact(t, round_to_odd(q, sign_of(std::fma(-q, y, x)) * sign_of(y)), r);
     }
   }
