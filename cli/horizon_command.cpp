@@ -13,6 +13,7 @@
 #include "cli/jobs.hpp"
 #include "cli/horizon_common.hpp"
 #include "numeric/engine.hpp"
+#include "numeric/fast_engine.hpp"
 #include "numeric/error.hpp"
 #include "numeric/exact.hpp"
 #include "numeric/format_properties.hpp"
@@ -34,6 +35,7 @@ nlohmann::json number_cell(const std::optional<double>& d, int digits) {
 proofs::HorizonSpec horizon_spec(const HeadArguments& a) {
   proofs::HorizonSpec spec;
   auto& policy = spec.head.policy;
+  policy.engine = with_flag("--engine", [&] { return &numeric::engine_by_name(a.engine); });
   policy.rounding = with_flag("--rounding", [&] { return numeric::parse_rounding(a.rounding); });
   policy.summation =
       with_flag("--summation", [&] { return attention::parse_summation(a.summation); });
@@ -225,6 +227,8 @@ void add_head_options(CLI::App* cmd, HeadArguments& a) {
                   "r1 r2 r3 hf llamacpp-cpu llamacpp-cuda pipeline:...")
       ->capture_default_str();
   cmd->add_option("--rounding", a.rounding, "Rounding of every operation")->capture_default_str();
+  cmd->add_option("--engine", a.engine, "Arithmetic engine: mpfr fast auto (same bits, different speed)")
+      ->capture_default_str();
   cmd->add_option("--summation", a.summation,
                   "Dot products: sequential pairwise wide-accumulator exact")
       ->capture_default_str();

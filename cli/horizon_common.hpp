@@ -21,12 +21,13 @@ struct HeadArguments {
   std::string summation = "sequential";
   std::string accumulator = "fp32";
   std::string algorithm = "auto";           ///< --algorithm auto|candidates|scan
+  std::string engine = "auto";     ///< --engine: mpfr, fast or auto (same results, different speed)
   std::optional<std::uint64_t> max_length;  ///< --max-length
   bool allow_slow = false;                  ///< --allow-slow
 };
 
 /// Validates the arguments (each error names its flag) and returns the spec. Checks, in
-/// order: --rounding, --summation, --accumulator, --format, --g/--schedule, --k ≥ 1,
+/// order: --engine, --rounding, --summation, --accumulator, --format, --g/--schedule, --k ≥ 1,
 /// --realization (known and applicable), f_large(F) defined (--rounding), --C (auto or a
 /// positive decimal finite in F), --algorithm (auto|candidates|scan; candidates only where it
 /// applies), --max-length within the algorithm's quick limit unless --allow-slow (10^7 for the

@@ -13,6 +13,7 @@
 #include "attention/transformer.hpp"
 #include "cli/commands.hpp"
 #include "numeric/error.hpp"
+#include "numeric/fast_engine.hpp"
 
 namespace ropesim::cli {
 
@@ -124,7 +125,7 @@ std::optional<std::vector<std::uint64_t>> parse_positions(const std::string& tex
 
 Action add_run_command(CLI::App& app) {
   struct Options {
-    std::string model, input, positions, format, rounding;
+    std::string model, input, positions, format, rounding, engine = "auto";
     bool have_input = false, trace = false, json = false, allow_slow = false, allow_large = false;
   };
   auto o = std::make_shared<Options>();
@@ -138,6 +139,8 @@ Action add_run_command(CLI::App& app) {
   cmd->add_flag("--json", o->json, "Print JSON: accept (bool), output (the classifier value), output_exact, trace");
   cmd->add_option("--format", o->format, "Override the spec's format F (weights are re-rounded from the exact spec numbers)");
   cmd->add_option("--rounding", o->rounding, "Override the spec's rounding direction");
+  cmd->add_option("--engine", o->engine, "Arithmetic engine: mpfr fast auto (same bits, different speed)")
+      ->capture_default_str();
   cmd->add_flag("--allow-slow", o->allow_slow, "Run even when the estimated time exceeds the default budget (10 min)");
   cmd->add_flag("--allow-large", o->allow_large, "Load models with more than 2^24 numbers");
   return [cmd, o]() -> int {
@@ -146,7 +149,9 @@ Action add_run_command(CLI::App& app) {
     if (!o->format.empty()) load.format = with_flag("--format", [&] { return numeric::parse_format(o->format); });
     if (!o->rounding.empty()) load.rounding = with_flag("--rounding", [&] { return numeric::parse_rounding(o->rounding); });
     if (o->allow_large) load.max_parameters = SIZE_MAX;
-    const attention::Model model = attention::load_model(o->model, load);  // messages name the file
+    const numeric::Engine* engine = with_flag("--engine", [&] { return &numeric::engine_by_name(o->engine); });
+    attention::Model model = attention::load_model(o->model, load);  // messages name the file
+    model.policy.engine = engine;
     // Tokenise first so that a bad word is reported as --input.
     const auto symbols = with_flag("--input", [&] { return attention::tokenize(model, o->input); });
     const std::uint64_t eos = symbols.size() + 1;

@@ -38,6 +38,8 @@ Action add_table_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--rounding", o->head.rounding, "Rounding of every operation")
       ->capture_default_str();
+  cmd->add_option("--engine", o->head.engine, "Arithmetic engine: mpfr fast auto (same bits, different speed)")
+      ->capture_default_str();
   cmd->add_option("--summation", o->head.summation,
                   "Dot products: sequential pairwise wide-accumulator exact")
       ->capture_default_str();

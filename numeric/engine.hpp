@@ -68,7 +68,8 @@ class Engine {
 /// 2008). Thread-safe (MPFR's exponent range is thread-local; the engine restores it).
 const Engine& mpfr_engine();
 
-/// The engine used when the caller does not choose one.
+/// The engine used when the caller does not choose one: fast_engine() (numeric/fast_engine.hpp),
+/// which gives the same bits as mpfr_engine().
 const Engine& default_engine();
 
 /// Next element of F above / below v (IEEE nextUp/nextDown): next_up(max) = +inf when the

@@ -20,6 +20,7 @@
 
 #include "numeric/engine.hpp"
 #include "numeric/error.hpp"
+#include "numeric/fast_engine.hpp"
 #include "numeric/format_properties.hpp"
 #include "numeric/mpfr_util.hpp"
 
@@ -325,7 +326,9 @@ const Engine& mpfr_engine() {
   return engine;
 }
 
-const Engine& default_engine() { return mpfr_engine(); }
+// The fast engine (numeric/fast_engine.cpp) is bit-identical to this one by construction and
+// by test (tests/numeric/test_fast_engine.cpp), and much faster on p ≤ 25 formats.
+const Engine& default_engine() { return fast_engine(); }
 
 namespace {
 
