@@ -128,8 +128,6 @@ class Arithmetic {
   Binary64Rounding binary64_;  // the fast path's rounding into F (NUMERIC §2)
   bool fast_ = false;          // binary64_.fast_arithmetic()
   bool native_ = false;        // binary64 itself
-  double max_finite_ = 0;      // |max finite| when F fits a double, else 0
-  bool narrow_ = false;        // F fits a double
 };
 
 }  // namespace ropesim::numeric
