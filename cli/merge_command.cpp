@@ -4,10 +4,13 @@
 // --out), the same header and the rows in table order (shard 1's rows, then shard 2's, …).
 // Reads CSV, Markdown, LaTeX and JSON exactly as render() (cli/table.cpp) writes them.
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <sstream>
+#include <utility>
 
 #include "cli/commands.hpp"
 #include "cli/jobs.hpp"
@@ -249,7 +252,24 @@ std::string computation(const std::string& command) {
   return out;
 }
 
-/// The command of the single run the merged file stands for: the first shard's command
+/// The I/N the command line asked for with --shard (empty when absent), as two numbers.
+std::optional<std::pair<std::uint64_t, std::uint64_t>> requested_shard(const std::string& command) {
+  const auto words = command_words(command);
+  std::string value;
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    if (words[i] == "--shard" && i + 1 < words.size()) value = words[i + 1];
+    if (words[i].rfind("--shard=", 0) == 0) value = words[i].substr(8);
+  }
+  const std::size_t slash = value.find('/');
+  if (slash == std::string::npos) return std::nullopt;
+  try {
+    return std::make_pair(std::stoull(value.substr(0, slash)), std::stoull(value.substr(slash + 1)));
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+/// The command of the single run the merged file stands for: shard 1's command
 /// without --shard, with --out naming `out`.
 std::string single_run_command(const std::string& command, const std::string& out) {
   const auto words = command_words(command);
@@ -291,6 +311,11 @@ Action add_merge_command(CLI::App& app) {
     check_writable(o->out, "--out");
     std::vector<ShardFile> shards;
     for (const auto& path : o->files) {
+      std::error_code ec;
+      if (std::filesystem::exists(o->out, ec) && std::filesystem::equivalent(path, o->out, ec)) {
+        fail("--out '" + o->out + "' is one of the shard files ('" + path +
+             "'); accepted: a new file, so the shards stay to merge again");
+      }
       const OutputKind k = output_kind_for(path, "merge");
       if (k != kind) {
         fail("'" + path + "' is " + kind_name(k) + " but --out '" + o->out + "' is " + kind_name(kind) +
@@ -319,6 +344,11 @@ Action add_merge_command(CLI::App& app) {
       if (f.header != first.header || f.footer != first.footer) {
         fail("'" + f.path + "' and '" + first.path + "' have different columns; accepted: the shards of one run");
       }
+      const auto asked = requested_shard(f.command);
+      if (!asked || asked->first != f.record.shard.index || asked->second != f.record.shard.count) {
+        fail("'" + f.path + "' records shard " + std::to_string(f.record.shard.index) + "/" + std::to_string(n) +
+             " but its command line does not ask for it (edited?); accepted: shard files as ropesim wrote them");
+      }
       const auto [at, inserted] = by_index.emplace(f.record.shard.index, &f);
       if (!inserted) {
         fail("shard " + std::to_string(f.record.shard.index) + "/" + std::to_string(n) + " is given twice ('" + at->second->path +
@@ -345,10 +375,12 @@ Action add_merge_command(CLI::App& app) {
            "); accepted: all N shards of one run, each once");
     }
     const std::uint64_t total = first.record.total_rows;
-    const std::string command = single_run_command(first.command, o->out);
+    // provenance from shard 1 whatever the order of the files (the run options may differ)
+    const ShardFile& one = *by_index.at(1);
+    const std::string command = single_run_command(one.command, o->out);
     std::string text;
     if (kind == OutputKind::json) {
-      nlohmann::json merged = first.json;
+      nlohmann::json merged = one.json;
       merged["provenance"].erase("shard");
       merged["provenance"]["command"] = command;
       nlohmann::json rows = nlohmann::json::array();
@@ -359,9 +391,9 @@ Action add_merge_command(CLI::App& app) {
       text = merged.dump(2) + "\n";
     } else {
       switch (kind) {
-        case OutputKind::csv: text = "# " + first.writer + "; command: " + command + "\n"; break;
-        case OutputKind::latex: text = "% " + first.writer + "; command: " + command + "\n"; break;
-        default: text = "Made by " + first.writer + ": `" + command + "`\n\n"; break;
+        case OutputKind::csv: text = "# " + one.writer + "; command: " + command + "\n"; break;
+        case OutputKind::latex: text = "% " + one.writer + "; command: " + command + "\n"; break;
+        default: text = "Made by " + one.writer + ": `" + command + "`\n\n"; break;
       }
       text += first.header;
       for (const auto& [index, shard] : by_index) {

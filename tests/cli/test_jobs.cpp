@@ -184,11 +184,26 @@ TEST_CASE("merge refuses inconsistent shard sets: one line, exit 2, no output fi
   refused(s1 + " " + s2 + " " + path("cut3.csv"), "has 2 rows, expected 3", out);
   refused(s1 + " " + s2 + " " + path("absent.csv"), "cannot read", out);
   refused(path("s1.json") + " " + path("s2.json") + " " + path("s3.json"), "is JSON but --out", path("out.md"));
+  {
+    // shard 2 relabelled as shard 3 (both have 3 rows): its command line still says --shard 2/3
+    std::string text = slurp(path("s2.csv"));
+    const std::size_t at = text.find("shard 2/3 of 8 rows (rows [2, 5)");
+    REQUIRE(at != std::string::npos);
+    text.replace(at, 32, "shard 3/3 of 8 rows (rows [5, 8)");
+    std::ofstream(path("fake3.csv"), std::ios::binary) << text;
+  }
+  refused(s1 + " " + s2 + " " + path("fake3.csv"), "does not ask for it", out);
+  // --out naming one of the shards would destroy it
+  {
+    const std::string before = slurp(s1);
+    expect_usage_error(run("merge " + s1 + " " + s2 + " " + s3 + " --out " + s1), "is one of the shard files");
+    CHECK(slurp(s1) == before);
+  }
   // and the consistent set merges
   CHECK(run("merge " + s3 + " " + s1 + " " + s2 + " --out " + out).code == 0);
   CHECK(std::filesystem::exists(out));
   for (const auto& name : {"s1.csv", "s2.csv", "s3.csv", "s1.json", "s2.json", "s3.json", "four2.csv", "other2.csv",
-                           "whole.csv", "cut3.csv", "out.csv"}) {
+                           "whole.csv", "cut3.csv", "fake3.csv", "out.csv"}) {
     std::filesystem::remove(path(name));
   }
 }
