@@ -169,6 +169,13 @@ std::optional<bool> exact_root(double a, double r) {
   return std::fma(r, r, -a) == 0;
 }
 
+/// floor(log2 |r|) for a finite non-zero r (IEEE exponent), nullopt for zero.
+std::optional<long> binade_of(const Value& r) {
+  if (r.is_zero()) return std::nullopt;
+  if (!r.is_wide()) return static_cast<long>(std::ilogb(r.narrow()));
+  return static_cast<long>(mpfr_get_exp(r.wide())) - 1;  // MPFR significands lie in [1/2, 1)
+}
+
 mpfr_prec_t value_bits(const Format& f) {
   return f.is_fixed_point() ? f.integer_bits + f.fraction_bits : f.precision;
 }
@@ -189,8 +196,12 @@ Flags finish(const Format& f, Rounding mode, const Value& r, std::optional<bool>
   const bool inexact = known_exact ? !*known_exact : !exact().equals(r, value_bits(f));
   if (!inexact) return flags;
   flags |= Flag::inexact;
-  const Value m = max_finite(f);
-  const bool at_max = numeric::compare(r, m) == 0 || numeric::compare(r, negate(m)) == 0;
+  // Cheap exponent screens first (this runs for every inexact result): ±max lies in the top
+  // binade [2^emax, 2^(emax+1)) of a floating format, and tininess needs |r| ≤ 2^emin.
+  const std::optional<long> binade = binade_of(r);
+  const bool maybe_max = f.is_fixed_point() || (binade && *binade == f.emax);
+  const Value m = maybe_max ? max_finite(f) : Value();
+  const bool at_max = maybe_max && (numeric::compare(r, m) == 0 || numeric::compare(r, negate(m)) == 0);
   if (at_max) {
     // overflow after rounding: |x| rounded with an unbounded exponent range exceeds M.
     const ExactResult& e = exact();
@@ -222,6 +233,7 @@ Flags finish(const Format& f, Rounding mode, const Value& r, std::optional<bool>
     return flags;
   }
   if (f.is_fixed_point()) return flags;
+  if (binade && *binade > f.emin) return flags;  // |r| ≥ 2^(emin+1): not tiny after rounding
   const mpq_class t = power_of_two(f.emin);
   if (cmp(abs(exact_rational(r)), t) > 0) return flags;
   // tininess after rounding: |x| rounded to p bits with an unbounded exponent range < 2^emin

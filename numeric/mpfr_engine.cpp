@@ -20,7 +20,6 @@
 
 #include "numeric/engine.hpp"
 #include "numeric/error.hpp"
-#include "numeric/fast_engine.hpp"
 #include "numeric/format_properties.hpp"
 #include "numeric/mpfr_util.hpp"
 
@@ -325,10 +324,6 @@ const Engine& mpfr_engine() {
   static const MpfrEngine engine;
   return engine;
 }
-
-// The fast engine (numeric/fast_engine.cpp) is bit-identical to this one by construction and
-// by test (tests/numeric/test_fast_engine.cpp), and much faster on p ≤ 25 formats.
-const Engine& default_engine() { return fast_engine(); }
 
 namespace {
 

@@ -44,6 +44,6 @@ TEST_CASE("horizon and table horizon: the same bytes with every --engine", "[cli
 }
 
 TEST_CASE("--engine: an unknown engine is one line naming the accepted engines, exit 2", "[cli][engine]") {
-  cli_test::expect_usage_error(run("horizon --g 1 --k 1 --format fp16 --engine gpu"), "--engine: unknown engine 'gpu' (accepted: mpfr, fast, auto)");
+  cli_test::expect_usage_error(run("horizon --g 1 --k 1 --format fp16 --engine gpu"), "--engine: unknown engine 'gpu'; accepted: mpfr, fast, auto");
   cli_test::expect_usage_error(run("table horizon --formats fp16 --engine x"), "mpfr, fast, auto");
 }
