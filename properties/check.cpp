@@ -1,0 +1,169 @@
+#include "properties/check.hpp"
+
+#include <chrono>
+#include <iterator>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <rapidcheck.h>
+
+#include "numeric/error.hpp"
+#include "properties/theorems.hpp"
+
+namespace ropesim::properties {
+namespace {
+
+// Counts finished cases for the progress callback (RapidCheck calls it on this thread).
+class ProgressListener : public rc::detail::TestListener {
+ public:
+  ProgressListener(const std::string& name, int wanted, const CheckProgress& progress)
+      : name_(name), wanted_(wanted), progress_(progress) {}
+  void onTestCaseFinished(const rc::detail::CaseDescription& description) override {
+    if (description.result.type == rc::detail::CaseResult::Type::Success) ++done_;
+    if (progress_) progress_(name_, done_, wanted_);
+  }
+  void onShrinkTried(const rc::detail::CaseDescription&, bool) override {}
+  void onTestFinished(const rc::detail::TestMetadata&, const rc::detail::TestResult&) override {}
+
+ private:
+  std::string name_;
+  int wanted_;
+  int done_ = 0;
+  const CheckProgress& progress_;
+};
+
+// The replay token: RapidCheck's Reproduce (random state, size, shrink path) serialised by
+// RapidCheck itself, written as lowercase hex.
+std::string encode_replay(const rc::detail::Reproduce& reproduce) {
+  std::vector<std::uint8_t> bytes;
+  rc::detail::serialize(reproduce, std::back_inserter(bytes));
+  std::string out;
+  for (const auto b : bytes) out += fmt::format("{:02x}", b);
+  return out;
+}
+
+rc::detail::Reproduce decode_replay(const std::string& token) {
+  const auto bad = [&] {
+    return InvalidArgument(fmt::format(
+        "--replay: '{}' is not a replay token (the hex string printed with a failure)",
+        token.size() > 40 ? token.substr(0, 40) + "..." : token));
+  };
+  if (token.empty() || token.size() % 2 != 0) throw bad();
+  std::vector<std::uint8_t> bytes;
+  for (std::size_t i = 0; i < token.size(); i += 2) {
+    int value = 0;
+    for (std::size_t j = i; j < i + 2; ++j) {
+      const char c = token[j];
+      value *= 16;
+      if (c >= '0' && c <= '9') value += c - '0';
+      else if (c >= 'a' && c <= 'f') value += c - 'a' + 10;
+      else throw bad();
+    }
+    bytes.push_back(static_cast<std::uint8_t>(value));
+  }
+  rc::detail::Reproduce reproduce;
+  try {
+    const auto end = rc::detail::deserialize(bytes.begin(), bytes.end(), reproduce);
+    if (end != bytes.end()) throw bad();
+  } catch (const InvalidArgument&) {
+    throw;
+  } catch (const std::exception&) {
+    throw bad();
+  }
+  return reproduce;
+}
+
+std::string replay_command(const std::string& name, const CheckOptions& options,
+                           const std::string& token) {
+  std::string command = fmt::format("ropesim check --property {} --max-length {} --max-size {}",
+                                    name, options.max_length, options.max_size);
+  if (options.format) command += fmt::format(" --format {}", options.format->name);
+  command += fmt::format(" --replay {}", token);
+  return command;
+}
+
+}  // namespace
+
+std::span<const PropertyInfo> property_list() {
+  static const std::vector<PropertyInfo> list = [] {
+    std::vector<PropertyInfo> out;
+    for (const auto& theorem : theorems()) out.push_back(theorem.info);
+    return out;
+  }();
+  return list;
+}
+
+std::string property_names() {
+  std::vector<std::string> names;
+  for (const auto& p : property_list()) names.push_back(p.name);
+  return fmt::format("{}", fmt::join(names, ", "));
+}
+
+PropertyOutcome run_property(const std::string& name, const CheckOptions& options,
+                             const CheckProgress& progress) {
+  const Theorem* theorem = nullptr;
+  for (const auto& t : theorems()) {
+    if (t.info.name == name) theorem = &t;
+  }
+  if (theorem == nullptr) {
+    throw InvalidArgument(
+        fmt::format("unknown property '{}'; accepted: all, {}", name, property_names()));
+  }
+  return run_theorem(*theorem, options, progress);
+}
+
+PropertyOutcome run_theorem(const Theorem& theorem_ref, const CheckOptions& options,
+                            const CheckProgress& progress) {
+  const Theorem* theorem = &theorem_ref;
+  const std::string& name = theorem->info.name;
+  if (options.trials < 1) throw InvalidArgument("--trials must be at least 1");
+  if (options.max_length < 1) throw InvalidArgument("--max-length must be at least 1");
+  if (options.max_size < 1) throw InvalidArgument("--max-size must be at least 1");
+
+  rc::detail::TestParams params;
+  params.seed = options.seed;
+  params.maxSuccess = options.trials;
+  params.maxSize = options.max_size;
+  params.maxDiscardRatio = 10;
+  rc::detail::TestMetadata metadata;
+  metadata.id = name;
+  metadata.description = theorem->info.statement;
+  std::unordered_map<std::string, rc::detail::Reproduce> reproduce;
+  if (!options.replay.empty()) reproduce.emplace(name, decode_replay(options.replay));
+
+  ProgressListener listener(name, options.trials, progress);
+  const auto body = theorem->body;
+  const auto start = std::chrono::steady_clock::now();
+  const auto result = rc::detail::checkProperty(
+      rc::detail::toProperty([&options, body] { body(options); }), metadata, params, listener,
+      reproduce);
+  PropertyOutcome outcome;
+  outcome.name = name;
+  outcome.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  rc::detail::SuccessResult success;
+  rc::detail::FailureResult failure;
+  rc::detail::GaveUpResult gave_up;
+  rc::detail::Error error;
+  if (result.match(success)) {
+    outcome.passed = success.numSuccess;
+  } else if (result.match(failure)) {
+    outcome.passed = failure.numSuccess;
+    outcome.failed = true;
+    outcome.description = failure.description;
+    for (const auto& [type, value] : failure.counterExample) {
+      outcome.counterexample.push_back(fmt::format("{}: {}", type, value));
+    }
+    outcome.replay_command = replay_command(name, options, encode_replay(failure.reproduce));
+  } else if (result.match(gave_up)) {
+    outcome.passed = gave_up.numSuccess;
+    outcome.gave_up = true;
+    outcome.description = gave_up.description;
+  } else if (result.match(error)) {
+    outcome.failed = true;
+    outcome.description = error.description;
+  }
+  return outcome;
+}
+
+}  // namespace ropesim::properties

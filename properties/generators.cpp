@@ -1,0 +1,78 @@
+#include "properties/generators.hpp"
+
+#include <numeric>
+
+#include <fmt/format.h>
+
+namespace ropesim::properties {
+
+rc::Gen<numeric::Format> format_gen(int min_p, int max_p, const std::optional<numeric::Format>& fixed) {
+  if (fixed) return rc::gen::just(*fixed);
+  std::vector<numeric::Format> presets;
+  for (const auto& f : {numeric::Format::fp32(), numeric::Format::fp16(), numeric::Format::bf16(),
+                        numeric::Format::tf32(), numeric::Format::fp64(), numeric::Format::fp8e5m2(),
+                        numeric::Format::fp8e4m3()}) {
+    if (f.precision >= min_p && f.precision <= max_p) presets.push_back(f);
+  }
+  auto random = rc::gen::apply(
+      [](int p, int exponent_bits) { return numeric::Format::ieee(p, exponent_bits); },
+      rc::gen::inRange(min_p, max_p + 1), rc::gen::inRange(5, 12));
+  if (presets.empty()) return random;
+  // Presets first (they shrink to fp32), random formats about a third of the time.
+  return rc::gen::weightedOneOf<numeric::Format>(
+      {{2, rc::gen::elementOf(presets)}, {1, std::move(random)}});
+}
+
+rc::Gen<std::string> periodic_schedule_gen(int max_blocks, int max_modulus) {
+  const auto turn = rc::gen::mapcat(rc::gen::inRange(1, max_modulus + 1), [](int m) {
+    return rc::gen::map(rc::gen::inRange(0, m), [m](int a) {
+      // The smallest a' ≥ a coprime to m (a = 0 only for m = 1: θ = 0).
+      if (m == 1) return std::string("0/1");
+      int b = a == 0 ? 1 : a;
+      while (std::gcd(b, m) != 1) b = b % (m - 1) + 1;
+      return fmt::format("{}/{}", b, m);
+    });
+  });
+  return rc::gen::map(rc::gen::mapcat(rc::gen::inRange(1, max_blocks + 1),
+                                      [turn](int n) {
+                                        return rc::gen::container<std::vector<std::string>>(
+                                            static_cast<std::size_t>(n), turn);
+                                      }),
+                      [](const std::vector<std::string>& turns) {
+                        return fmt::format("periodic:{}", fmt::join(turns, ","));
+                      });
+}
+
+rc::Gen<std::string> irrational_schedule_gen() {
+  return rc::gen::oneOf(
+      rc::gen::just(std::string("single:g=1")),
+      rc::gen::map(rc::gen::pair(rc::gen::inRange(1, 50), rc::gen::inRange(1, 50)),
+                   [](const std::pair<int, int>& nd) {
+                     return fmt::format("single:g={}/{}", nd.first, nd.second);
+                   }),
+      rc::gen::map(rc::gen::pair(rc::gen::element(10000, 500000, 0), rc::gen::element(2, 4, 8)),
+                   [](const std::pair<int, int>& bd) {
+                     const int base = bd.first == 0 ? 257 : bd.first;
+                     return fmt::format("conventional:base={},dim={}", base, bd.second);
+                   }));
+}
+
+rc::Gen<std::string> word_gen(const std::string& alphabet, std::uint64_t min_length,
+                              std::uint64_t max_length) {
+  const auto letter = rc::gen::elementOf(alphabet);
+  return rc::gen::mapcat(
+      rc::gen::inRange<std::uint64_t>(min_length, max_length + 1), [letter](std::uint64_t n) {
+        return rc::gen::container<std::string>(static_cast<std::size_t>(n), letter);
+      });
+}
+
+std::uint64_t schedule_period(const attention::Schedule& schedule) {
+  std::uint64_t period = 1;
+  for (const auto& block : schedule.blocks) {
+    if (!block.turn) continue;
+    period = std::lcm(period, block.turn->m.get_ui());
+  }
+  return period;
+}
+
+}  // namespace ropesim::properties

@@ -1,0 +1,151 @@
+#include "properties/theorems.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <rapidcheck.h>
+
+#include "attention/census.hpp"
+#include "attention/realisation.hpp"
+#include "attention/schedule.hpp"
+#include "numeric/format_properties.hpp"
+#include "proofs/fixed_offset_head.hpp"
+#include "proofs/offset_simulation.hpp"
+#include "properties/generators.hpp"
+
+namespace ropesim::properties {
+namespace {
+
+using attention::RealisedRotation;
+
+// R̂_i = R̂_j bit for bit, block by block (the census's notion of equality, THEORY §3).
+bool same_rotation(const RealisedRotation& x, const RealisedRotation& y) {
+  if (x.blocks.size() != y.blocks.size()) return false;
+  for (std::size_t b = 0; b < x.blocks.size(); ++b) {
+    if (!x.blocks[b].cos.same_bits(y.blocks[b].cos) || !x.blocks[b].sin.same_bits(y.blocks[b].sin))
+      return false;
+  }
+  return true;
+}
+
+// Every witness the census reports for P = 1..limit is re-checked with attention::realise
+// (one position at a time, not the census's streamed blocks): R̂_{i+P} ≠ R̂_i.
+void check_witnesses(const attention::Schedule& s, const attention::Realisation& r,
+                     const attention::CensusResult& result, std::uint64_t limit) {
+  const std::uint64_t n = std::min<std::uint64_t>(limit, result.witnesses.size());
+  for (std::uint64_t P = 1; P <= n; ++P) {
+    const std::int64_t i = result.witnesses[P - 1];
+    RC_ASSERT(i >= 0);
+    const auto at = static_cast<std::uint64_t>(i);
+    RC_ASSERT(!same_rotation(attention::realise(s, r, at), attention::realise(s, r, at + P)));
+    // The witness is the smallest such i: every earlier i agrees (checked for small i only).
+    for (std::uint64_t j = 0; j < std::min<std::uint64_t>(at, 8); ++j) {
+      RC_ASSERT(same_rotation(attention::realise(s, r, j), attention::realise(s, r, j + P)));
+    }
+  }
+}
+
+// Def 2.1 / Prop 2.2: r3 of a rational schedule is periodic with period lcm(m_d) in every
+// format; r2 of the same schedule is reported correctly (a period that holds, or witnesses
+// that hold).
+void periodic_r3(const CheckOptions& options) {
+  const numeric::Format F = *format_gen(4, 53, options.format).as("format");
+  const std::string spec = *periodic_schedule_gen().as("schedule");
+  const attention::Schedule s = attention::parse_schedule(spec);
+  const std::uint64_t L = schedule_period(s);
+  attention::CensusOptions census_options;
+  census_options.positions = std::max<std::uint64_t>(4 * L + 2, 16);
+  const auto r3 = attention::parse_realisation("r3", F);
+  const auto result = attention::census(s, r3, census_options);
+  RC_ASSERT(result.period.has_value());
+  RC_ASSERT(L % *result.period == 0);
+  // Far from the census window: R̂_{i+L} = R̂_i.
+  const std::uint64_t i = *rc::gen::inRange<std::uint64_t>(0, 1000000).as("far position i");
+  RC_ASSERT(same_rotation(attention::realise(s, r3, i), attention::realise(s, r3, i + L)));
+  // And the minimal period is minimal: each smaller P has a verified witness.
+  check_witnesses(s, r3, result, *result.period - 1);
+
+  const auto r2 = attention::parse_realisation("r2", F);
+  const auto reported = attention::census(s, r2, census_options);
+  if (reported.period) {
+    const std::uint64_t P = *reported.period;
+    for (std::uint64_t j = 0; j + P < census_options.positions; j += std::max<std::uint64_t>(1, P / 2)) {
+      RC_ASSERT(same_rotation(attention::realise(s, r2, j), attention::realise(s, r2, j + P)));
+    }
+    check_witnesses(s, r2, reported, P - 1);
+  } else {
+    check_witnesses(s, r2, reported, 24);
+  }
+}
+
+// Prop 4.1: for an irrational rotation (g = 1, any rational g, base-derived θ_d) the census
+// finds a witness of non-periodicity for every candidate period up to the bound.
+void nonperiodic(const CheckOptions& options) {
+  const numeric::Format F = *format_gen(4, 53, options.format).as("format");
+  const std::string spec = *irrational_schedule_gen().as("schedule");
+  const std::string realisation = *rc::gen::element(std::string("r1"), std::string("r2")).as("realisation");
+  const attention::Schedule s = attention::parse_schedule(spec);
+  const auto r = attention::parse_realisation(realisation, F);
+  const std::uint64_t bound = std::min<std::uint64_t>(options.max_length, 256);
+  attention::CensusOptions census_options;
+  census_options.positions = 2 * bound + 2;
+  census_options.max_period = bound;
+  const auto result = attention::census(s, r, census_options);
+  RC_ASSERT(!result.period.has_value());
+  RC_ASSERT(result.witnesses.size() == bound);
+  for (const auto w : result.witnesses) RC_ASSERT(w >= 0);
+  check_witnesses(s, r, result, 24);
+}
+
+// Cor 4.1: for k ≤ L ≤ N_max^(k)(g, C, F) the Y^k transformer (C5 head + P^k gate)
+// L-simulates Y^k π_a: right at every position of every word of length ≤ L.
+void bounded_lookback(const CheckOptions& options) {
+  const numeric::Format F = *format_gen(8, 24, options.format).as("format");
+  const auto f_large = numeric::f_large(F);
+  RC_PRE(f_large.has_value());
+  const std::uint64_t k = *rc::gen::inRange<std::uint64_t>(1, 4).as("k");
+  // C ≥ 4·f_large: C·(1 − cos 1) ≥ 1.8·f_large, so the target beats its neighbours (N_max ≥ k).
+  const int scale = *rc::gen::inRange(2, 21).as("C = f_large * 2^j, j");
+  proofs::FixedOffsetSpec spec;
+  spec.k = k;
+  spec.C = numeric::exact_rational(*f_large) * (mpq_class(1) << scale);
+  // C must be finite in F (the head's biases are C·cos kg, C·sin kg rounded into F).
+  while (spec.C > numeric::exact_rational(numeric::max_finite(F)) / 2) spec.C /= 2;
+  spec.policy.format = F;
+  const std::uint64_t limit = std::min<std::uint64_t>(options.max_length, 2000);
+  proofs::ScanOptions scan;
+  scan.max_length = limit;
+  const auto range = proofs::certified_range(proofs::make_fixed_offset_head(spec), scan);
+  RC_PRE(range.n_max >= k);
+  const std::uint64_t L = *rc::gen::inRange<std::uint64_t>(k, range.n_max + 1).as("L");
+  proofs::SimulationOptions simulation;
+  simulation.exhaustive_length = 6;
+  simulation.random_max_length = std::min<std::uint64_t>(L, options.max_length);
+  simulation.random_words = 2;
+  simulation.seed = *rc::gen::inRange<std::uint64_t>(1, 1000).as("word seed");
+  const auto report = proofs::check_offset_simulation(spec, L, simulation);
+  if (report.first) {
+    RC_FAIL(fmt::format("N_max = {}, L = {}: word '{}' position {}: expected {}, got {}", range.n_max, L,
+                        report.first->word.size() > 60 ? report.first->word.substr(0, 60) + "..." : report.first->word,
+                        report.first->position, report.first->expected, report.first->got));
+  }
+}
+
+}  // namespace
+
+const std::vector<Theorem>& theorems() {
+  static const std::vector<Theorem> list = {
+      {{"periodic-r3", "RoPE-X Def 2.1, Prop 2.2 (THEORY §3, §5)",
+        "r3 of a rational schedule is periodic with period dividing lcm(m_d) in every format; r2 is reported with a verified period or verified witnesses"},
+       periodic_r3},
+      {{"nonperiodic", "RoPE-X Prop 4.1 (THEORY §3, §5)",
+        "an irrational rotation (g = 1, rational g, base-derived θ_d) has a verified non-periodicity witness for every candidate period up to the bound"},
+       nonperiodic},
+      {{"bounded-lookback", "RoPE-X Cor 4.1 (THEORY §5, §6)",
+        "for k ≤ L ≤ N_max^(k) the Y^k transformer is right at every position of every word of length ≤ L"},
+       bounded_lookback},
+  };
+  return list;
+}
+
+}  // namespace ropesim::properties
