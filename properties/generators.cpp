@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "logic/formula.hpp"
+
 namespace ropesim::properties {
 
 rc::Gen<numeric::Format> format_gen(int min_p, int max_p, const std::optional<numeric::Format>& fixed) {
@@ -64,6 +66,43 @@ rc::Gen<std::string> word_gen(const std::string& alphabet, std::uint64_t min_len
       rc::gen::inRange<std::uint64_t>(min_length, max_length + 1), [letter](std::uint64_t n) {
         return rc::gen::container<std::string>(static_cast<std::size_t>(n), letter);
       });
+}
+
+rc::Gen<std::string> formula_gen(const std::string& alphabet, FormulaFragment fragment, int max_nodes,
+                                 int max_modulus) {
+  return rc::gen::exec([=] {
+    ltl::Formula f;
+    std::vector<ltl::NodeId> ids;
+    const int count = *rc::gen::inRange(1, max_nodes + 1);
+    const auto pick = [&] { return ids[*rc::gen::inRange<std::size_t>(0, ids.size())]; };
+    const auto atom = [&] {
+      return f.symbol(std::string(1, alphabet[*rc::gen::inRange<std::size_t>(0, alphabet.size())]));
+    };
+    const int leaves = fragment == FormulaFragment::ltl_p_mod ? 3 : 2;
+    for (int i = 0; i < count; ++i) {
+      const int op = ids.empty() ? *rc::gen::inRange(0, leaves) : *rc::gen::inRange(0, 8);
+      ltl::NodeId id = 0;
+      switch (op) {
+        case 0: id = atom(); break;
+        case 1: id = f.top(); break;
+        case 2:
+          if (fragment == FormulaFragment::ltl_p_mod) {
+            const auto m = *rc::gen::inRange<std::uint64_t>(1, static_cast<std::uint64_t>(max_modulus) + 1);
+            id = f.modulo(m, *rc::gen::inRange<std::uint64_t>(0, m));
+          } else {
+            id = atom();
+          }
+          break;
+        case 3: id = f.negation(pick()); break;
+        case 4: id = f.conjunction(pick(), pick()); break;
+        case 5: id = f.disjunction(pick(), pick()); break;
+        default: id = f.past(pick()); break;
+      }
+      ids.push_back(id);
+    }
+    f.set_root(ids.back());
+    return ltl::to_string(f);
+  });
 }
 
 std::uint64_t schedule_period(const attention::Schedule& schedule) {

@@ -36,6 +36,19 @@ rc::Gen<std::string> irrational_schedule_gen();
 rc::Gen<std::string> word_gen(const std::string& alphabet, std::uint64_t min_length,
                               std::uint64_t max_length);
 
+/// Which operators formula_gen may use.
+enum class FormulaFragment {
+  ltl_p,      ///< atoms, true, ! & |, P (LTL[P], THEORY §4)
+  ltl_p_mod,  ///< the same plus mod(m, r) with m ≤ max_modulus (LTL[P,MOD])
+};
+
+/// A random formula of at most `max_nodes` DAG nodes over the letters of `alphabet`, printed
+/// in the logic's text syntax (ltl::to_string; parse it with ltl::parse). Each new node picks
+/// its operator and its operands among the nodes built so far, so subformulas are shared; the
+/// root is the last node. Moduli are in 1..max_modulus.
+rc::Gen<std::string> formula_gen(const std::string& alphabet, FormulaFragment fragment,
+                                 int max_nodes = 12, int max_modulus = 12);
+
 /// lcm of the moduli of a periodic schedule (its exact period, RoPE-X Prop 2.2).
 std::uint64_t schedule_period(const attention::Schedule& schedule);
 

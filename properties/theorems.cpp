@@ -8,6 +8,8 @@
 #include "attention/census.hpp"
 #include "attention/realisation.hpp"
 #include "attention/schedule.hpp"
+#include "logic/evaluate.hpp"
+#include "logic/formula.hpp"
 #include "numeric/format_properties.hpp"
 #include "proofs/fixed_offset_head.hpp"
 #include "proofs/offset_simulation.hpp"
@@ -131,10 +133,37 @@ void bounded_lookback(const CheckOptions& options) {
   }
 }
 
+// Prop 3.1: the binary predicate MOD_m^r(i, j) — j − i ≡ r (mod m), the relation a RoPE_P
+// head compares positions by — is ∨_a (MOD_m^a(i) ∧ MOD_m^{(a+r) mod m}(j)): unary MOD atoms
+// (evaluated by the logic module at both positions of one word) and Boolean logic suffice.
+void binary_mod(const CheckOptions& options) {
+  const std::uint64_t m = *rc::gen::inRange<std::uint64_t>(1, 13).as("m");
+  const std::uint64_t r = *rc::gen::inRange<std::uint64_t>(0, m).as("r");
+  const std::uint64_t top = std::max<std::uint64_t>(options.max_length, 1);
+  const std::uint64_t i = *rc::gen::inRange<std::uint64_t>(1, top + 1).as("i");
+  const std::uint64_t j = *rc::gen::inRange<std::uint64_t>(1, top + 1).as("j");
+  ltl::Formula f;
+  std::vector<ltl::NodeId> atoms;
+  for (std::uint64_t a = 0; a < m; ++a) atoms.push_back(f.modulo(m, a));
+  f.set_root(atoms.back());
+  // A word whose positions 1..N+1 include i and j (the letters do not matter to MOD).
+  const ltl::Word word(std::max(i, j), "a");
+  const ltl::Evaluation at = ltl::evaluate(f, word);
+  bool via_unary = false;
+  for (std::uint64_t a = 0; a < m; ++a) {
+    via_unary = via_unary || (at.holds(atoms[a], i) && at.holds(atoms[(a + r) % m], j));
+  }
+  const bool definition = ((j % m) + m - (i % m)) % m == r;
+  RC_ASSERT(via_unary == definition);
+}
+
 }  // namespace
 
 const std::vector<Theorem>& theorems() {
   static const std::vector<Theorem> list = {
+      {{"binary-mod", "RoPE-X Prop 3.1 (THEORY §5)",
+        "MOD_m^r(i, j) (j − i ≡ r mod m) equals the disjunction over a of MOD_m^a(i) ∧ MOD_m^{(a+r) mod m}(j)"},
+       binary_mod},
       {{"periodic-r3", "RoPE-X Def 2.1, Prop 2.2 (THEORY §3, §5)",
         "r3 of a rational schedule is periodic with period dividing lcm(m_d) in every format; r2 is reported with a verified period or verified witnesses"},
        periodic_r3},
