@@ -23,6 +23,7 @@ Action add_horizon_command(CLI::App& app);
 Action add_table_command(CLI::App& app);
 Action add_run_command(CLI::App& app);
 Action add_construct_command(CLI::App& app);
+Action add_compile_command(CLI::App& app);
 Action add_plot_command(CLI::App& app);
 Action add_merge_command(CLI::App& app);
 Action add_check_command(CLI::App& app);

@@ -137,7 +137,7 @@ Action add_construct_command(CLI::App& app) {
   mod->add_option("--readout", mo->readout,
                   "length: accept iff N = r (mod m); eos: accept iff MOD_m^r holds at N+1")
       ->capture_default_str();
-  mod->add_option("--out", mo->out, "Write the model spec (JSON) to this file");
+  mod->add_option("-o,--out", mo->out, "Write the model spec (JSON) to this file");
   mod->add_flag("--json", mo->json, "Print the construction report as JSON");
 
   auto* offset = cmd->add_subcommand(
@@ -153,7 +153,7 @@ Action add_construct_command(CLI::App& app) {
       ->capture_default_str();
   offset->add_option("--rounding", oo->head.rounding, "Rounding of every operation")
       ->capture_default_str();
-  offset->add_option("--out", oo->out, "Write the model spec (JSON) to this file");
+  offset->add_option("-o,--out", oo->out, "Write the model spec (JSON) to this file");
   offset->add_flag("--json", oo->json, "Print the construction report as JSON");
 
   return [cmd, mod, offset, mo, oo]() -> int {

@@ -62,7 +62,7 @@ Action add_formats_command(CLI::App& app) {
   cmd->add_flag("--json", *json, "Print JSON (a list of objects) instead of a table");
   cmd->add_option("--formats", *formats, "Formats to list (comma-separated; ';' when a spec has commas). Default: every preset");
   cmd->add_option("--rounding", *rounding, "Rounding mode for f_large and unit roundoff: nearest-even nearest-away toward-zero upward downward");
-  cmd->add_option("--out", *out, "Also write the table to FILE (.csv .md .json .tex; every column)");
+  cmd->add_option("-o,--out", *out, "Also write the table to FILE (.csv .md .json .tex; every column)");
   cmd->add_option("--columns", *columns, "Columns shown on the terminal: all, or a comma list (default: the main ones)");
   return [cmd, json, formats, rounding, out, columns]() -> int {
     if (!cmd->parsed()) return -1;

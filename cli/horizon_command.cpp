@@ -271,7 +271,7 @@ Action add_horizon_command(CLI::App& app) {
   cmd->add_flag("--json", o->json, "Print JSON");
   cmd->add_flag("--quiet", o->quiet, "No progress on stderr");
   add_jobs_option(cmd, o->jobs);
-  cmd->add_option("--out", o->out, "Also write the report as a one-row table to FILE (.csv .md .json .tex)");
+  cmd->add_option("-o,--out", o->out, "Also write the report as a one-row table to FILE (.csv .md .json .tex)");
   cmd->add_flag(
       "--simulate", o->simulate,
       "Also run the Y^k transformer on words over {a,b} and compare with Y^k pi_a (Cor 4.1)");

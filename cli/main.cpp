@@ -202,6 +202,7 @@ int main(int argc, char** argv) {
   actions.push_back(add_table_command(app));
   actions.push_back(add_run_command(app));
   actions.push_back(add_construct_command(app));
+  actions.push_back(add_compile_command(app));
   actions.push_back(add_plot_command(app));
   actions.push_back(add_merge_command(app));
   actions.push_back(add_check_command(app));

@@ -38,7 +38,7 @@ struct PlotOutput {
   PlotKind kind = PlotKind::svg;
 
   void add_options(CLI::App* cmd) {
-    cmd->add_option("--out", out, "Write the figure to FILE (.svg or .png; required)")->required();
+    cmd->add_option("-o,--out", out, "Write the figure to FILE (.svg or .png; required)")->required();
     cmd->add_option("--data", data, "Also write the plotted data to FILE.csv");
   }
   /// Checks both paths before anything is computed, and that gnuplot is there.

@@ -124,7 +124,7 @@ Action add_rotations_command(CLI::App& app) {
   cmd->add_flag("--json", o->json, "Print JSON (counts; the witness list with --witnesses)");
   cmd->add_flag("--allow-slow", o->allow_slow, "Run even when the estimate exceeds the default budget (10 min, 8 GiB)");
   cmd->add_flag("--witnesses", o->witnesses, "Include the witness of every candidate period P in --json (N/2 numbers)");
-  cmd->add_option("--out", o->out, "Also write the JSON (with provenance and the full witness list) to FILE.json");
+  cmd->add_option("-o,--out", o->out, "Also write the JSON (with provenance and the full witness list) to FILE.json");
   position->excludes(positions);
   position->excludes(max_period);  // --position reports one position: census options do not apply
   position->excludes(threads);

@@ -75,7 +75,7 @@ Action add_sweep_command(CLI::App& app) {
   add_integer_option(cmd, "--max-period", o->max_period, "P_max for witnesses (default N/2)", 1, attention::kMaxCensusPositions);
   cmd->add_option("--rounding", o->rounding, "Rounding of every step: nearest-even nearest-away toward-zero upward downward")
       ->capture_default_str();
-  cmd->add_option("--out", o->out, "Write the table to FILE (.csv .md .json .tex; every column)");
+  cmd->add_option("-o,--out", o->out, "Write the table to FILE (.csv .md .json .tex; every column)");
   cmd->add_flag("--json", o->json, "Print JSON (a list of objects, every column) instead of the table");
   cmd->add_option("--columns", o->columns, "Columns shown on the terminal: all, or a comma list (default: the main ones)");
   add_jobs_option(cmd, o->threads);

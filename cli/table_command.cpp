@@ -51,7 +51,7 @@ Action add_table_command(CLI::App& app) {
   add_integer_option(cmd, "--max-length", o->head.max_length,
                      "L_max of every scan (default: each head's quick limit)", 1, proofs::kMaxScanLength);
   cmd->add_flag("--allow-slow", o->head.allow_slow, "Allow --max-length beyond the quick limit");
-  cmd->add_option("--out", o->out, "Write the table to FILE (.csv .md .json .tex; every column)");
+  cmd->add_option("-o,--out", o->out, "Write the table to FILE (.csv .md .json .tex; every column)");
   cmd->add_flag("--json", o->json, "Print JSON (a list of objects, every column) instead of the table");
   cmd->add_option("--columns", o->columns, "Columns shown on the terminal: all, or a comma list (default: the main ones)");
   cmd->add_flag("--quiet", o->quiet, "No progress on stderr");

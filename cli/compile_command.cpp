@@ -1,0 +1,180 @@
+// `ropesim compile 'FORMULA' --alphabet ab --format F --out model.json [--explain] [--json]`:
+// compiles an LTL[P,MOD] formula into an F-transformer spec that `ropesim run` executes
+// (THEORY §7 C1, C4; proofs/compiler.hpp). Argument parsing and output only (STYLE): the
+// science is in proofs/.
+#include <fmt/format.h>
+
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "attention/model_spec.hpp"
+#include "cli/commands.hpp"
+#include "cli/table.hpp"
+#include "logic/formula.hpp"
+#include "numeric/error.hpp"
+#include "numeric/exact.hpp"
+#include "numeric/format.hpp"
+#include "numeric/rounding.hpp"
+#include "proofs/compiler.hpp"
+
+namespace ropesim::cli {
+
+namespace {
+
+/// The alphabet from `--alphabet`: single letters ("ab"), or symbols separated by commas
+/// ("a,b0,c"). Throws InvalidArgument naming the flag.
+std::vector<std::string> parse_alphabet(const std::string& text) {
+  std::vector<std::string> symbols;
+  if (text.find(',') != std::string::npos) {
+    std::string current;
+    for (char c : text + ",") {
+      if (c == ',') {
+        if (current.empty()) throw InvalidArgument("--alphabet: empty symbol in '" + text + "'");
+        symbols.push_back(current);
+        current.clear();
+      } else {
+        current += c;
+      }
+    }
+  } else {
+    for (char c : text) symbols.emplace_back(1, c);
+  }
+  if (symbols.empty()) throw InvalidArgument("--alphabet: give at least one symbol, e.g. --alphabet ab");
+  for (const auto& s : symbols) {
+    try {
+      ltl::Formula f;
+      (void)f.symbol(s);
+    } catch (const InvalidArgument&) {
+      throw InvalidArgument("--alphabet: '" + s +
+                            "' is not a symbol (a lowercase letter, then lowercase letters, digits or '_')");
+    }
+  }
+  return symbols;
+}
+
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + v[i];
+  return s;
+}
+
+/// The --explain text: per layer the heads and FFN gadgets by the coordinates they read and
+/// write, the constants in F, the P-head certificate and the MOD margins.
+std::string explain_text(const nlohmann::json& j) {
+  std::string s;
+  s += fmt::format("coordinates  {} (d_model {})\n", join(j["coordinates"].get<std::vector<std::string>>()),
+                   j["coordinates"].size());
+  s += fmt::format("f_large      {}\n", j["f_large"].get<std::string>());
+  std::size_t l = 0;
+  for (const auto& layer : j["layers"]) {
+    s += fmt::format("layer {}\n", l++);
+    for (const char* part : {"heads", "ffn"}) {
+      for (const auto& g : layer[part]) {
+        std::string constants;
+        for (const auto& [k, v] : g["constants"].items()) {
+          constants += fmt::format(" {}={}", k, v.is_string() ? v.get<std::string>() : v.dump());
+        }
+        s += fmt::format("  {:<5} {:<15} reads [{}] writes [{}]{}\n", std::string(part) == "heads" ? "head" : "ffn",
+                         g["kind"].get<std::string>(), join(g["reads"].get<std::vector<std::string>>()),
+                         join(g["writes"].get<std::vector<std::string>>()), constants);
+      }
+    }
+  }
+  if (!j["past_certificate"].is_null()) {
+    const auto& c = j["past_certificate"];
+    s += fmt::format(
+        "P heads      re-binarisation f1 = {}, f2 = {}; head outputs h in [{}, {}] re-binarise to exactly 1 for "
+        "every count of earlier psi positions {}\n",
+        c["f1"].get<std::string>(), c["f2"].get<std::string>(), c["min_output"].get<std::string>(),
+        c["max_output"].get<std::string>(),
+        c["certified_count"].is_null()
+            ? fmt::format("(every count: Z and h stop changing at count {})", c["stagnation_count"].dump())
+            : fmt::format("up to {} (checked)", c["certified_count"].dump()));
+  }
+  for (const auto& m : j["mod_heads"]) {
+    s += fmt::format("MOD_{}^{}     C = {}, min realised margin {} over {} residues (>= f_large)\n", m["m"].dump(),
+                     m["r"].dump(), m["C"].get<std::string>(), m["min_margin"].get<std::string>(),
+                     m["margins"].size());
+  }
+  return s;
+}
+
+}  // namespace
+
+Action add_compile_command(CLI::App& app) {
+  struct Options {
+    std::string formula;
+    std::string alphabet = "ab";
+    std::string format = "fp32";
+    std::string rounding = "nearest-even";
+    std::string out;
+    std::string certify = "10000";
+    bool explain = false;
+    bool json = false;
+  };
+  auto o = std::make_shared<Options>();
+  auto* cmd = app.add_subcommand(
+      "compile", "Compile an LTL[P,MOD] formula into an F-transformer spec for `ropesim run` (THEORY §7 C1, C4)");
+  cmd->add_option("formula", o->formula, "The formula, e.g. 'P(a & !P true)' or 'mod(2,1) & !P(mod(2,1) & !a | mod(2,0) & !b)'")
+      ->required();
+  cmd->add_option("--alphabet", o->alphabet, "Symbols: letters ('ab') or comma-separated ('a,b0')")
+      ->capture_default_str();
+  cmd->add_option("--format", o->format, "Number format F")->capture_default_str();
+  cmd->add_option("--rounding", o->rounding, "Rounding of every operation")->capture_default_str();
+  cmd->add_option("--certify", o->certify,
+                  "Counts of earlier psi positions the P-head certificate checks (1..1000000)")
+      ->capture_default_str();
+  cmd->add_option("-o,--out", o->out, "Write the model spec (JSON) to this file");
+  cmd->add_flag("--explain", o->explain,
+                "Print per layer which named coordinates each head and FFN reads and writes, the constants in F, "
+                "margins and certified lengths");
+  cmd->add_flag("--json", o->json, "Print the compiler's report as JSON");
+
+  return [cmd, o]() -> int {
+    if (!cmd->parsed()) return -1;
+    proofs::CompileOptions options;
+    options.policy.rounding = with_flag("--rounding", [&] { return numeric::parse_rounding(o->rounding); });
+    options.policy.format = with_flag("--format", [&] { return numeric::parse_format(o->format); });
+    {
+      const mpq_class q = with_flag("--certify", [&] { return numeric::parse_decimal_exact(o->certify, "--certify"); });
+      if (q.get_den() != 1 || q < 1 || q > 1000000) {
+        throw InvalidArgument("--certify: must be an integer in 1..1000000, got " + o->certify);
+      }
+      options.certify_limit = q.get_num().get_ui();
+    }
+    const std::vector<std::string> alphabet = parse_alphabet(o->alphabet);
+    const ltl::Formula formula = ltl::parse(o->formula);
+    if (!o->out.empty()) check_writable(o->out, "--out");
+    const proofs::CompiledModel compiled = proofs::compile(formula, alphabet, options);
+    const nlohmann::json report = proofs::to_json(compiled);
+    if (!o->out.empty()) {
+      nlohmann::json spec = attention::model_to_json(compiled.model);
+      spec["_construction"] = report;
+      spec["_provenance"] = provenance();
+      write_file_atomically(o->out, spec.dump(2) + "\n");
+    }
+    if (o->json) {
+      nlohmann::json j = report;
+      j["out"] = o->out.empty() ? nlohmann::json() : nlohmann::json(o->out);
+      std::cout << j.dump(2) << "\n";
+      return 0;
+    }
+    std::string s = fmt::format("compile    {} over {{{}}} in {} ({}): {} layers, d_model {}\n", compiled.formula,
+                                join(alphabet), options.policy.format.name,
+                                numeric::to_string(options.policy.rounding), compiled.model.layers.size(),
+                                compiled.model.d_model);
+    s += fmt::format("certified  every coordinate exactly 0/1 (0 at BOS) on every word of length {}\n",
+                     compiled.certified_length ? fmt::format("<= {}", *compiled.certified_length)
+                                               : std::string("(any length)"));
+    if (o->explain) s += explain_text(report);
+    if (!o->out.empty()) {
+      s += fmt::format("model      written to {} (run it: ropesim run {} --input WORD [--trace])\n", o->out, o->out);
+    }
+    std::cout << s;
+    return 0;
+  };
+}
+
+}  // namespace ropesim::cli

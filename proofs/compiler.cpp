@@ -1,0 +1,514 @@
+#include "proofs/compiler.hpp"
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <set>
+#include <unordered_set>
+
+#include "numeric/error.hpp"
+#include "numeric/format_properties.hpp"
+#include "proofs/gadgets.hpp"
+#include "proofs/horizon.hpp"  // dyadic_decimal
+
+namespace ropesim::proofs {
+
+using attention::exact_decimal;
+using attention::exact_rational;
+using ltl::NodeId;
+using ltl::Operator;
+using numeric::Value;
+
+namespace {
+
+/// The re-binarisation thresholds (THEORY §7 C1 Patch 2): f1 = 1/4, f2 = 1/2, f2 − f1 = 1/4 a
+/// power of two. For h in [1/2, 2) and p ≥ 3, h − 1/4 and h − 1/2 are exact in F (both are
+/// multiples of ulp(h)/2 … and lie within a binade of h, Sterbenz-style), so 4·(h − 1/4) −
+/// 4·(h − 1/2) = 1 exactly; h = 0 gives ReLU(−1/4) = ReLU(−1/2) = 0. The compiler does not rely
+/// on this argument: certify_past_head evaluates the realised FFN on every h the head outputs.
+const mpq_class kF1(1, 4);
+const mpq_class kF2(1, 2);
+
+std::string decimal(const Value& v) { return exact_decimal(v); }
+
+/// The constants the gadgets need exactly in F.
+void require_exact(const numeric::Arithmetic& a, const mpq_class& q, const std::string& what) {
+  const Value v = a.from_rational(q);
+  if (!v.is_finite() || exact_rational(v) != q) {
+    throw InvalidArgument("the compiler needs " + what + " = " + q.get_str() + " exactly in " + a.format().name +
+                          ", which rounds it to " + decimal(v));
+  }
+}
+
+Value f_large_or_refuse(const attention::EvaluationPolicy& policy) {
+  const auto fl = numeric::f_large(policy.format, policy.rounding);
+  if (!fl) {
+    throw InvalidArgument("f_large(" + policy.format.name + ") is undefined under rounding " +
+                          std::string(numeric::to_string(policy.rounding)) +
+                          ": no finite score lead makes softmax select exactly, so no P or MOD head "
+                          "works (THEORY §1); use nearest-even, toward-zero or downward");
+  }
+  return *fl;
+}
+
+std::string cache_key(const attention::EvaluationPolicy& p, const mpq_class& f1, const mpq_class& f2,
+                      std::uint64_t limit) {
+  return p.format.name + "|" + std::to_string(p.format.precision) + "|" +
+         std::string(numeric::to_string(p.rounding)) + "|" + f1.get_str() + "|" + f2.get_str() + "|" +
+         std::to_string(limit) + "|" + std::to_string(reinterpret_cast<std::uintptr_t>(&p.arithmetic_engine()));
+}
+
+}  // namespace
+
+PastCertificate certify_past_head(const attention::EvaluationPolicy& policy, const mpq_class& f1,
+                                  const mpq_class& f2, std::uint64_t limit) {
+  if (policy.summation != attention::Summation::sequential) {
+    throw InvalidArgument("the compiler certifies P heads under sequential summation only, got " +
+                          std::string(numeric::to_string(policy.summation)));
+  }
+  static std::mutex mutex;
+  static std::map<std::string, PastCertificate> cache;
+  const std::string key = cache_key(policy, f1, f2, limit);
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    const auto it = cache.find(key);
+    if (it != cache.end()) return it->second;
+  }
+  (void)f_large_or_refuse(policy);
+  const numeric::Arithmetic a = numeric::arithmetic(policy);
+  require_exact(a, f1, "the re-binarisation threshold f1");
+  require_exact(a, f2, "the re-binarisation threshold f2");
+  require_exact(a, 1 / (f2 - f1), "the re-binarisation scale 1/(f2 - f1)");
+
+  // The realised re-binarisation FFN on its own (the model's FFN row for a P coordinate adds
+  // only exact zeros to it: other inputs have weight 0 and other hidden units weight 0).
+  ResidualSpace mini;
+  mini.add("top");
+  mini.add("h");
+  mini.add("out");
+  const attention::FeedForward ffn = assemble_feed_forward(rebinarise_units("h", "out", f1, f2), mini, a);
+  const Value zero = a.zero(), one = a.one();
+  auto rebinarise = [&](const Value& h) {
+    const std::vector<Value> x = {one, h, zero};
+    return attention::feed_forward(ffn, x, policy)[2];
+  };
+
+  PastCertificate cert;
+  cert.limit = limit;
+  cert.f1 = a.from_rational(f1);
+  cert.f2 = a.from_rational(f2);
+  const Value at_zero = rebinarise(zero);
+  if (!at_zero.is_zero()) {
+    cert.first_failure = 0;
+    cert.certified_count = 0;
+    cert.min_output = cert.max_output = zero;
+    return cert;
+  }
+  std::unordered_set<std::uint64_t> good;  // bits of outputs h whose re-binarisation is 1
+  Value Z = zero, h = zero;
+  bool z_stagnant = false;
+  Value alpha = zero;
+  bool first = true;
+  for (std::uint64_t c = 1; c <= limit; ++c) {
+    const Value z_next = a.add(Z, one);
+    if (!z_stagnant && c > 1 && z_next.same_bits(Z)) z_stagnant = true;
+    Value h_next;
+    if (z_stagnant) {
+      // α_c = α_{c−1}: h(c) = round(h(c−1) + α).
+      h_next = a.add(h, alpha);
+    } else {
+      alpha = a.div(one, z_next);
+      h_next = zero;
+      for (std::uint64_t k = 0; k < c; ++k) h_next = a.add(h_next, alpha);
+    }
+    Z = z_next;
+    const bool h_stagnant = z_stagnant && h_next.same_bits(h);
+    h = h_next;
+    if (good.count(h.bits_key()) == 0) {
+      const Value r = rebinarise(h);
+      if (!(r.is_finite() && exact_rational(r) == 1)) {
+        cert.first_failure = c;
+        cert.certified_count = c - 1;
+        break;
+      }
+      good.insert(h.bits_key());
+    }
+    if (first || numeric::compare(h, cert.min_output) < 0) cert.min_output = h;
+    if (first || numeric::compare(h, cert.max_output) > 0) cert.max_output = h;
+    first = false;
+    if (h_stagnant) {
+      // Z and h no longer change: h(c') = h(c) for every c' ≥ c, already certified.
+      cert.stagnation_count = c;
+      cert.certified_count = std::nullopt;
+      break;
+    }
+    if (c == limit) cert.certified_count = limit;
+  }
+  if (first) cert.min_output = cert.max_output = zero;
+  const std::lock_guard<std::mutex> lock(mutex);
+  cache.emplace(key, cert);
+  return cert;
+}
+
+namespace {
+
+/// The layer schedule: which nodes get a head, and which Boolean nodes an FFN, per layer.
+struct Schedule {
+  std::vector<std::vector<NodeId>> heads;    // P and MOD (m ≥ 2) nodes
+  std::vector<std::vector<NodeId>> boolean;  // ¬ ∧ ∨ nodes
+};
+
+std::vector<bool> reachable(const ltl::Formula& f) {
+  std::vector<bool> r(f.size(), false);
+  r[f.root()] = true;
+  for (std::size_t i = f.size(); i-- > 0;) {
+    if (!r[i]) continue;
+    const ltl::Node& n = f.node(static_cast<NodeId>(i));
+    switch (n.op) {
+      case Operator::negation:
+      case Operator::past:
+      case Operator::yesterday:
+        r[n.left] = true;
+        break;
+      case Operator::conjunction:
+      case Operator::disjunction:
+      case Operator::since:
+        r[n.left] = true;
+        r[n.right] = true;
+        break;
+      default:
+        break;
+    }
+  }
+  return r;
+}
+
+bool is_leaf(const ltl::Node& n) {
+  return n.op == Operator::symbol || n.op == Operator::top || (n.op == Operator::modulo && n.m == 1);
+}
+
+Schedule schedule(const ltl::Formula& f, const std::vector<bool>& used) {
+  const std::size_t n = f.size();
+  std::vector<bool> ready(n, false), scheduled(n, false);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (used[i] && is_leaf(f.node(static_cast<NodeId>(i)))) ready[i] = scheduled[i] = true;
+  }
+  Schedule s;
+  while (!ready[f.root()]) {
+    std::vector<NodeId> heads, boolean;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (!used[i] || scheduled[i]) continue;
+      const ltl::Node& node = f.node(static_cast<NodeId>(i));
+      const auto id = static_cast<NodeId>(i);
+      switch (node.op) {
+        case Operator::modulo:
+          heads.push_back(id);
+          break;
+        case Operator::past:
+          if (ready[node.left]) heads.push_back(id);
+          break;
+        case Operator::negation:
+          if (ready[node.left]) boolean.push_back(id);
+          break;
+        case Operator::conjunction:
+        case Operator::disjunction:
+          if (ready[node.left] && ready[node.right]) boolean.push_back(id);
+          break;
+        default:
+          break;
+      }
+    }
+    if (heads.empty() && boolean.empty()) {
+      throw std::logic_error("compiler: the schedule made no progress (a node kind is not compiled)");
+    }
+    for (NodeId id : heads) scheduled[id] = true;
+    for (NodeId id : boolean) scheduled[id] = true;
+    for (NodeId id : heads) ready[id] = true;
+    for (NodeId id : boolean) ready[id] = true;
+    s.heads.push_back(std::move(heads));
+    s.boolean.push_back(std::move(boolean));
+  }
+  return s;
+}
+
+nlohmann::json certificate_json(const PastCertificate& c) {
+  nlohmann::json j;
+  j["f1"] = decimal(c.f1);
+  j["f2"] = decimal(c.f2);
+  j["certified_count"] = c.certified_count ? nlohmann::json(*c.certified_count) : nlohmann::json();
+  j["stagnation_count"] = c.stagnation_count ? nlohmann::json(*c.stagnation_count) : nlohmann::json();
+  j["min_output"] = decimal(c.min_output);
+  j["max_output"] = decimal(c.max_output);
+  j["first_failure"] = c.first_failure ? nlohmann::json(*c.first_failure) : nlohmann::json();
+  j["limit"] = c.limit;
+  return j;
+}
+
+CompiledModel compile_in(const ltl::Formula& formula, const std::vector<std::string>& alphabet,
+                         const CompileOptions& options) {
+  const attention::EvaluationPolicy& policy = options.policy;
+  if (alphabet.empty()) throw InvalidArgument("the alphabet is empty; give at least one symbol, e.g. --alphabet ab");
+  {
+    std::set<std::string> seen;
+    for (const auto& s : alphabet) {
+      if (!seen.insert(s).second) throw InvalidArgument("the alphabet lists '" + s + "' twice");
+    }
+  }
+  const std::vector<bool> used = reachable(formula);
+  for (std::size_t i = 0; i < formula.size(); ++i) {
+    if (!used[i]) continue;
+    const ltl::Node& n = formula.node(static_cast<NodeId>(i));
+    const std::string text = ltl::to_string(formula, static_cast<NodeId>(i));
+    if (n.op == Operator::since) {
+      throw InvalidArgument("cannot compile '" + text +
+                            "': S (since) is not in LTL[P,MOD], which RoPE_P transformers recognise "
+                            "(THEORY §5 T5); the compiler accepts atoms, true, mod(m,r), !, &, |, P");
+    }
+    if (n.op == Operator::yesterday) {
+      throw InvalidArgument("cannot compile '" + text +
+                            "': Y^k (the bounded C5 head) is not wired into the compiler yet; it "
+                            "accepts atoms, true, mod(m,r), !, &, |, P (use `ropesim construct "
+                            "offset` for Y^k a)");
+    }
+  }
+  if (policy.summation != attention::Summation::sequential) {
+    throw InvalidArgument("the compiler certifies its heads under sequential summation only, got " +
+                          std::string(numeric::to_string(policy.summation)));
+  }
+  const numeric::Arithmetic a = numeric::arithmetic(policy);
+  const Value f_large = f_large_or_refuse(policy);
+  for (const mpq_class& q : {mpq_class(1, 2), mpq_class(2), kF1, kF2, mpq_class(4)}) {
+    require_exact(a, q, "the gadget constant");
+  }
+
+  CompiledModel out;
+  out.formula = ltl::to_string(formula);
+  out.alphabet = alphabet;
+  out.f_large = f_large;
+  const Schedule plan = schedule(formula, used);
+
+  // The residual space.
+  ResidualSpace& space = out.space;
+  space.add("bos");
+  space.add("top");
+  for (const auto& s : alphabet) space.add("sym:" + s);
+  out.node_coordinates.assign(formula.size(), "");
+  bool has_mod = false;
+  for (std::size_t i = 0; i < formula.size(); ++i) {
+    if (!used[i]) continue;
+    const auto id = static_cast<NodeId>(i);
+    const ltl::Node& n = formula.node(id);
+    std::string name;
+    if (n.op == Operator::symbol) {
+      name = "sym:" + n.symbol;
+      if (!space.contains(name)) space.add(name);  // an atom outside the alphabet: 0 everywhere
+    } else if (is_leaf(n)) {
+      name = "top";
+    } else {
+      name = "f" + std::to_string(i) + ":" + ltl::to_string(formula, id);
+      space.add(name);
+      if (n.op == Operator::past || n.op == Operator::modulo) space.add("raw:" + std::to_string(i));
+      if (n.op == Operator::modulo) has_mod = true;
+    }
+    out.node_coordinates[i] = name;
+  }
+  if (has_mod) space.add("count");
+  const std::size_t d = space.size();
+  auto coordinate = [&](NodeId id) { return out.node_coordinates[id]; };
+  auto raw = [&](NodeId id) { return "raw:" + std::to_string(id); };
+
+  bool has_past = false;
+  for (const auto& layer : plan.heads) {
+    for (NodeId id : layer) has_past = has_past || formula.node(id).op == Operator::past;
+  }
+  if (has_past) {
+    PastCertificate cert = certify_past_head(policy, kF1, kF2, options.certify_limit);
+    if (cert.certified_count && *cert.certified_count == 0) {
+      throw InvalidArgument("P head refused in " + policy.format.name + ": the re-binarisation (f1 = 1/4, f2 = 1/2) of the head output" +
+                            std::string(cert.first_failure && *cert.first_failure > 0
+                                            ? " for one earlier position carrying psi"
+                                            : " at 0") +
+                            " is not exactly 1/0 (THEORY §7 C1 Patch 2)");
+    }
+    out.certified_length = cert.certified_count;
+    out.past = cert;
+  }
+
+  // The model.
+  attention::Model& model = out.model;
+  model.policy = policy;
+  model.d_model = d;
+  model.name = "compiled: " + out.formula;
+  model.description = "formula -> transformer (THEORY §7 C1, C4); residual coordinates: ";
+  for (std::size_t i = 0; i < d; ++i) model.description += (i ? ", " : "") + space.name(i);
+  model.embedding.alphabet = alphabet;
+  for (const auto& s : alphabet) {
+    ExactVector e = space.unit("top") + space.unit("sym:" + s);
+    model.embedding.symbols.push_back(round_once(e, a));
+  }
+  model.embedding.bos = round_once(space.unit("bos"), a);
+  model.embedding.eos = round_once(space.unit("top"), a);
+
+  for (std::size_t l = 0; l < plan.heads.size(); ++l) {
+    attention::Layer layer;
+    LayerDescription desc;
+    std::vector<HiddenUnit> units;
+    bool layer_has_mod = false;
+    for (NodeId id : plan.heads[l]) {
+      const ltl::Node& n = formula.node(id);
+      const std::string text = ltl::to_string(formula, id);
+      if (n.op == Operator::past) {
+        layer.heads.push_back(past_head(space, coordinate(n.left), raw(id), f_large, a, text));
+        desc.heads.push_back({"P", text, {coordinate(n.left)}, {raw(id)},
+                              {{"query_bias", "1"}, {"key_weight", decimal(f_large)}, {"value_weight", "1"}}});
+        auto u = rebinarise_units(raw(id), coordinate(id), kF1, kF2);
+        units.insert(units.end(), u.begin(), u.end());
+        desc.ffn.push_back({"rebinarise", text, {raw(id), "top"}, {coordinate(id)},
+                            {{"f1", decimal(out.past->f1)}, {"f2", decimal(out.past->f2)}, {"scale", "4"}}});
+      } else {  // modulo, m ≥ 2
+        layer_has_mod = true;
+        ModAtomSpec spec;
+        spec.m = n.m;
+        spec.r = n.r;
+        spec.policy = policy;
+        ModWiring wiring;
+        wiring.d_model = d;
+        wiring.bos = space.index("bos");
+        wiring.top = space.index("top");
+        wiring.output = space.index(raw(id));
+        ModAtomHead head = make_mod_atom_head(spec, wiring);
+        head.head.name = text;
+        layer.heads.push_back(head.head);
+        desc.heads.push_back({"MOD", text, {"bos", "top"}, {raw(id)},
+                              {{"C", decimal(head.C)}, {"f_large", decimal(head.f_large)},
+                               {"min_margin", dyadic_decimal(head.min_margin)}}});
+        const bool at_1 = mod_formula(n.m, n.r, 1);
+        auto u = first_position_units(raw(id), "count", coordinate(id), at_1);
+        units.insert(units.end(), u.begin(), u.end());
+        desc.ffn.push_back({"first-position", text, at_1 ? std::vector<std::string>{raw(id)}
+                                                          : std::vector<std::string>{raw(id), "count", "top"},
+                            {coordinate(id)}, {{"value_at_position_1", at_1 ? "1" : "0"}}});
+        out.mod_heads.push_back(std::move(head));
+      }
+    }
+    if (layer_has_mod) {
+      layer.heads.push_back(counting_head(space, "bos", "count", a));
+      desc.heads.push_back({"count", "", {"bos"}, {"count"}, {{"value_weight", "1"}}});
+    }
+    for (NodeId id : plan.boolean[l]) {
+      const ltl::Node& n = formula.node(id);
+      const std::string text = ltl::to_string(formula, id);
+      std::vector<HiddenUnit> u;
+      GadgetDescription g;
+      g.node = text;
+      g.writes = {coordinate(id)};
+      if (n.op == Operator::negation) {
+        u = negation_units(coordinate(n.left), coordinate(id));
+        g.kind = "not";
+        g.reads = {"top", coordinate(n.left)};
+      } else if (n.op == Operator::conjunction) {
+        u = conjunction_units(coordinate(n.left), coordinate(n.right), coordinate(id));
+        g.kind = "and";
+        g.reads = {coordinate(n.left), coordinate(n.right), "top"};
+      } else {
+        u = disjunction_units(coordinate(n.left), coordinate(n.right), coordinate(id));
+        g.kind = "or";
+        g.reads = {coordinate(n.left), coordinate(n.right), "top"};
+      }
+      units.insert(units.end(), u.begin(), u.end());
+      g.constants = nlohmann::json::object();
+      desc.ffn.push_back(std::move(g));
+    }
+    if (!units.empty()) layer.ffn = assemble_feed_forward(units, space, a);
+    model.layers.push_back(std::move(layer));
+    out.layers.push_back(std::move(desc));
+  }
+  // The root may be a leaf (an atom, true, mod(1,0)): no layer computes it.
+  ExactVector w = space.unit(coordinate(formula.root()));
+  model.classifier.weights = round_once(w, a);
+  model.classifier.bias = a.from_rational(mpq_class(-1, 2));
+  model.validate();
+  return out;
+}
+
+const char* const kPresets[] = {"fp8e4m3", "fp8e5m2", "bf16", "fp16", "tf32", "fp32", "fp64"};
+
+}  // namespace
+
+CompiledModel compile(const ltl::Formula& formula, const std::vector<std::string>& alphabet,
+                      const CompileOptions& options) {
+  try {
+    return compile_in(formula, alphabet, options);
+  } catch (const InvalidArgument& e) {
+    if (!options.suggest_format) throw;
+    const std::string message = e.what();
+    // Refusals that no format can fix are passed on unchanged.
+    if (message.find("cannot compile") == 0 || message.find("the alphabet") == 0 ||
+        message.find("sequential summation") != std::string::npos) {
+      throw;
+    }
+    CompileOptions trial = options;
+    trial.suggest_format = false;
+    for (const char* preset : kPresets) {
+      trial.policy.format = numeric::parse_format(preset);
+      if (trial.policy.format.name == options.policy.format.name) continue;
+      try {
+        (void)compile_in(formula, alphabet, trial);
+        throw InvalidArgument(message + "; the smallest preset format that compiles it is " + preset);
+      } catch (const InvalidArgument& inner) {
+        if (std::string(inner.what()).find("; the smallest preset format") != std::string::npos) throw;
+      }
+    }
+    throw InvalidArgument(message + "; no preset format compiles it under rounding " +
+                          std::string(numeric::to_string(options.policy.rounding)));
+  }
+}
+
+nlohmann::json to_json(const CompiledModel& c) {
+  nlohmann::json j;
+  j["formula"] = c.formula;
+  j["alphabet"] = c.alphabet;
+  j["format"] = c.model.policy.format.name;
+  j["rounding"] = std::string(numeric::to_string(c.model.policy.rounding));
+  j["f_large"] = decimal(c.f_large);
+  j["coordinates"] = c.space.names();
+  nlohmann::json nodes = nlohmann::json::array();
+  for (const auto& name : c.node_coordinates) {
+    if (!name.empty()) nodes.push_back(name);
+  }
+  j["subformula_coordinates"] = nodes;
+  auto gadget = [](const GadgetDescription& g) {
+    return nlohmann::json{{"kind", g.kind}, {"node", g.node}, {"reads", g.reads}, {"writes", g.writes},
+                          {"constants", g.constants.is_null() ? nlohmann::json::object() : g.constants}};
+  };
+  nlohmann::json layers = nlohmann::json::array();
+  for (const auto& l : c.layers) {
+    nlohmann::json heads = nlohmann::json::array(), ffn = nlohmann::json::array();
+    for (const auto& g : l.heads) heads.push_back(gadget(g));
+    for (const auto& g : l.ffn) ffn.push_back(gadget(g));
+    layers.push_back({{"heads", heads}, {"ffn", ffn}});
+  }
+  j["layers"] = layers;
+  j["past_certificate"] = c.past ? certificate_json(*c.past) : nlohmann::json();
+  nlohmann::json mods = nlohmann::json::array();
+  for (const auto& h : c.mod_heads) {
+    nlohmann::json margins = nlohmann::json::array();
+    for (const auto& rm : h.margins) {
+      margins.push_back({{"residue", rm.residue},
+                         {"bos_wins", rm.bos_wins},
+                         {"margin", rm.margin ? nlohmann::json(dyadic_decimal(*rm.margin)) : nlohmann::json()},
+                         {"passes", rm.passes}});
+    }
+    mods.push_back({{"m", h.m},
+                    {"r", h.r},
+                    {"C", decimal(h.C)},
+                    {"bound", h.bound.approximate},
+                    {"min_margin", dyadic_decimal(h.min_margin)},
+                    {"margins", margins}});
+  }
+  j["mod_heads"] = mods;
+  j["certified_length"] = c.certified_length ? nlohmann::json(*c.certified_length) : nlohmann::json();
+  return j;
+}
+
+}  // namespace ropesim::proofs

@@ -1,0 +1,134 @@
+#pragma once
+/// The formula → transformer compiler (THEORY §7 C1, C4; LC25 App B.3; RoPE-X App C.3): an
+/// LTL[P,MOD] formula becomes an F-transformer over a residual space with one named coordinate
+/// per subformula, built from the gadgets of proofs/gadgets.hpp, with every constant computed
+/// in F and every exactness claim checked on the realised (rounded) model.
+///
+/// Residual space: `bos` (1 at BOS only), `top` (⊤: 1 at every token but BOS), `sym:a` per
+/// alphabet symbol and formula atom, one coordinate per compiled subformula
+/// (`f<id>:<text>`; atoms use `sym:a`, ⊤ and mod(1,0) use `top`), `raw:<id>` for a head's
+/// output before re-binarisation / correction, and `count` (the counting head) when the formula
+/// has a MOD atom with m ≥ 2. Embeddings: BOS = e_bos, symbol a = e_top + e_sym:a, EOS = e_top.
+///
+/// Layers (ASAP schedule over the DAG): in each layer the attention sublayer holds a head for
+/// every Pψ / MOD node whose operand is ready, and the FFN re-binarises those heads (P), applies
+/// the first-position correction (MOD) and computes every Boolean node whose operands were
+/// ready when the layer began (one ReLU level). Classifier: root − 1/2 > 0 at EOS.
+///
+/// Exactness (THEORY §7 C1): every subformula coordinate is exactly 0 or 1 at every token and
+/// exactly 0 at BOS, for every word of length ≤ certified_length:
+///   - Boolean gadgets: integer sums of {0,1} values, exact in every binary format with p ≥ 2;
+///   - Pψ head: the scores are f_large·ψ_j, so the non-ψ keys get weight exactly 0 (definition
+///     of f_large) and the output h depends only on the number c of earlier ψ positions; the
+///     compiler computes h(c) in F for every c (certify_past_head) and evaluates the realised
+///     re-binarisation FFN on every distinct h, accepting a length only if all give exactly 1;
+///   - MOD head: the realised margins of every residue (make_mod_atom_head); the counting head
+///     gives exactly 1 at position 1 and ≤ 1/2 later (Z ≥ 2 under sequential summation).
+/// Not compiled (refused with one line): `S` (not in LTL[P,MOD]) and `Y^k` (C5, bounded; not
+/// wired into the compiler yet); summation policies other than sequential (the P-head
+/// certificate is derived for sequential sums); softmax variants other than stable.
+#include <gmpxx.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "attention/transformer.hpp"
+#include "logic/formula.hpp"
+#include "proofs/mod_atom.hpp"
+#include "proofs/residual_space.hpp"
+
+namespace ropesim::proofs {
+
+/// The realised behaviour of the Pψ head with re-binarisation in one policy (THEORY §7 C1
+/// Patches 1, 2). h(c) = output of the head when c earlier positions carry ψ (sequential sum of
+/// c copies of round_F(1/Z_c), Z_c the sequential sum of c ones).
+struct PastCertificate {
+  /// The thresholds of the re-binarisation (exact in F) and its scale 1/(f2 − f1).
+  numeric::Value f1, f2;
+  /// The largest count c_max ≤ limit such that for every 1 ≤ c ≤ c_max the realised
+  /// re-binarisation of h(c) is exactly 1 (and that of 0 is exactly 0); nullopt = every count
+  /// (Z and h both stopped changing below `limit`, so h(c) is constant from there on).
+  std::optional<std::uint64_t> certified_count;
+  /// The count where Z_c and then h(c) stopped changing (nullopt if not reached within limit).
+  std::optional<std::uint64_t> stagnation_count;
+  /// The smallest and largest h(c) over the certified counts.
+  numeric::Value min_output, max_output;
+  /// The first count whose re-binarised output is not 1 (nullopt if none up to limit).
+  std::optional<std::uint64_t> first_failure;
+  std::uint64_t limit = 0;  ///< counts checked: 1..limit (or until stagnation)
+};
+
+/// Computes the PastCertificate for `policy` with re-binarisation thresholds f1 < f2 (exact
+/// in F), checking counts 1..limit (stopping early once Z_c and h(c) are both constant).
+/// Time O(min(limit, stagnation)²) additions in F; results are cached per (policy, f1, f2,
+/// limit). Throws InvalidArgument if the summation is not sequential, f_large(F) is undefined,
+/// or f1, f2 are not exact in F. Source: THEORY §7 C1 (Patch 2), §1 (f_large).
+PastCertificate certify_past_head(const attention::EvaluationPolicy& policy, const mpq_class& f1,
+                                  const mpq_class& f2, std::uint64_t limit);
+
+/// What to compile.
+struct CompileOptions {
+  attention::EvaluationPolicy policy;  ///< F, rounding, summation (sequential only)
+  /// Counts checked by certify_past_head (the certified word length of P heads is at most
+  /// this unless h(c) provably stagnates first).
+  std::uint64_t certify_limit = 16384;
+  /// On refusal, search the presets (fp8e4m3, fp8e5m2, bf16, fp16, tf32, fp32, fp64) for the
+  /// smallest that compiles the formula, and name it in the message.
+  bool suggest_format = true;
+};
+
+/// One head or FFN of a compiled layer, described by the named coordinates it reads and writes.
+struct GadgetDescription {
+  std::string kind;    ///< "P", "MOD", "count", "not", "and", "or", "rebinarise", "first-position"
+  std::string node;    ///< the subformula it computes (empty for count)
+  std::vector<std::string> reads;
+  std::vector<std::string> writes;
+  nlohmann::json constants;  ///< exact decimal strings
+};
+
+/// A compiled layer.
+struct LayerDescription {
+  std::vector<GadgetDescription> heads;
+  std::vector<GadgetDescription> ffn;
+};
+
+/// The compiler's result.
+struct CompiledModel {
+  attention::Model model;
+  ResidualSpace space;
+  std::string formula;  ///< the formula's text (ltl::to_string)
+  std::vector<std::string> alphabet;
+  /// Per NodeId, the coordinate holding the subformula (empty for nodes the root does not reach).
+  std::vector<std::string> node_coordinates;
+  std::vector<LayerDescription> layers;
+  numeric::Value f_large;
+  /// Present when the formula has a P node.
+  std::optional<PastCertificate> past;
+  /// The C4 heads, in node order.
+  std::vector<ModAtomHead> mod_heads;
+  /// The word length up to which every coordinate is certified exact (nullopt = every length).
+  std::optional<std::uint64_t> certified_length;
+};
+
+/// Compiles `formula` over `alphabet` (symbols; formula atoms outside it are false everywhere)
+/// into an F-transformer under options.policy (see the file comment). Throws InvalidArgument
+/// with one line when: the alphabet is empty or repeats a symbol; the formula uses S or Y^k;
+/// the policy is not sequential; F lacks f_large (round-up) or one of the exact constants
+/// 1/4, 1/2, 4 of the gadgets; a MOD head fails its realised margins (make_mod_atom_head's
+/// message); the P head's re-binarisation fails at some count ≤ 1. With suggest_format the
+/// message ends with the smallest preset format that compiles the formula (or says none does).
+CompiledModel compile(const ltl::Formula& formula, const std::vector<std::string>& alphabet,
+                      const CompileOptions& options);
+
+/// The compiler's report (for --explain and the model file's "_construction"): formula,
+/// alphabet, format, rounding, f_large, coordinates (names in index order), node coordinates,
+/// layers (per head / FFN gadget: kind, node, reads, writes, constants), the P-head
+/// certificate, the MOD heads (m, r, C, min margin, per-residue margins) and the certified
+/// length (null = every length). Values are exact decimal strings. Does not print.
+nlohmann::json to_json(const CompiledModel& compiled);
+
+}  // namespace ropesim::proofs

@@ -1,0 +1,232 @@
+// The formula -> transformer compiler (THEORY §7 C1, C4; LC25 App B.3; RoPE-X App C.3).
+// Expectations are independent of the code under test: membership of (aa)*, (ab)*, aΣ* and
+// "N ≡ 0 (mod 3) and some b" by hand-written predicates on the word; every subformula
+// coordinate against the logic module's evaluator (logic/evaluate.hpp, a separate
+// implementation of THEORY §4); the P-head certificate against a native IEEE binary32 loop.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "logic/evaluate.hpp"
+#include "logic/formula.hpp"
+#include "numeric/error.hpp"
+#include "numeric/format.hpp"
+#include "proofs/compiler.hpp"
+
+using namespace ropesim;
+using numeric::Format;
+
+namespace {
+
+proofs::CompileOptions options_for(const Format& f, std::uint64_t limit = 10000) {
+  proofs::CompileOptions o;
+  o.policy.format = f;
+  o.certify_limit = limit;
+  return o;
+}
+
+bool all_words_of(std::size_t length, std::vector<std::string>& out) {
+  out.clear();
+  for (std::size_t n = 0; n <= length; ++n) {
+    for (std::size_t bits = 0; bits < (std::size_t{1} << n); ++bits) {
+      std::string w;
+      for (std::size_t k = 0; k < n; ++k) w += ((bits >> k) & 1) ? 'b' : 'a';
+      out.push_back(w);
+    }
+  }
+  return true;
+}
+
+// Hand-written membership predicates.
+bool in_aa_star(const std::string& w) { return w.size() % 2 == 0 && w.find('b') == std::string::npos; }
+bool in_ab_star(const std::string& w) {
+  if (w.size() % 2 != 0) return false;
+  for (std::size_t i = 0; i < w.size(); ++i) {
+    if (w[i] != (i % 2 == 0 ? 'a' : 'b')) return false;
+  }
+  return true;
+}
+bool in_a_sigma_star(const std::string& w) { return !w.empty() && w[0] == 'a'; }
+bool mod3_and_some_b(const std::string& w) { return w.size() % 3 == 0 && w.find('b') != std::string::npos; }
+
+struct Case {
+  const char* formula;
+  bool (*member)(const std::string&);
+};
+
+const Case kCases[] = {
+    {"mod(2,1) & !P(mod(2,1) & !a | mod(2,0) & !a)", in_aa_star},
+    {"mod(2,1) & !P(mod(2,1) & !a | mod(2,0) & !b)", in_ab_star},
+    {"P(a & !P true)", in_a_sigma_star},
+    {"mod(3,1) & P b", mod3_and_some_b},
+};
+
+std::string random_word(std::mt19937_64& rng, std::size_t n, double p_a) {
+  std::bernoulli_distribution coin(p_a);
+  std::string w;
+  for (std::size_t i = 0; i < n; ++i) w += coin(rng) ? 'a' : 'b';
+  return w;
+}
+
+}  // namespace
+
+TEST_CASE("compiled (aa)*, (ab)*, aΣ*, mod(3,1) & P b accept exactly their languages on every word up to length 10",
+          "[compiler]") {
+  std::vector<std::string> words;
+  all_words_of(10, words);
+  for (const Format& f : {Format::fp16(), Format::bf16(), Format::fp32()}) {
+    for (const Case& c : kCases) {
+      const ltl::Formula formula = ltl::parse(c.formula);
+      const proofs::CompiledModel compiled = proofs::compile(formula, {"a", "b"}, options_for(f));
+      CAPTURE(f.name, c.formula);
+      std::size_t accepted = 0;
+      for (const std::string& w : words) {
+        const bool expected = c.member(w);
+        const auto letters = ltl::letters(w);
+        REQUIRE(ltl::accepts(formula, letters) == expected);  // the formula is the language
+        const bool got = attention::run(compiled.model, w).accept;
+        if (got != expected) FAIL_CHECK("word '" << w << "': model " << got << ", language " << expected);
+        accepted += got;
+      }
+      CHECK(accepted > 0);
+      CHECK(accepted < words.size());
+    }
+  }
+}
+
+TEST_CASE("every subformula coordinate is exactly 0 or 1, 0 at BOS, and equals the logic's value", "[compiler]") {
+  std::vector<std::string> words;
+  all_words_of(6, words);
+  for (const Format& f : {Format::fp16(), Format::bf16(), Format::fp32()}) {
+    for (const Case& c : kCases) {
+      const ltl::Formula formula = ltl::parse(c.formula);
+      const proofs::CompiledModel compiled = proofs::compile(formula, {"a", "b"}, options_for(f));
+      CAPTURE(f.name, c.formula);
+      attention::RunOptions ro;
+      ro.trace_all = true;
+      for (const std::string& w : words) {
+        const attention::RunResult r = attention::run(compiled.model, w, ro);
+        const ltl::Evaluation truth = ltl::evaluate(formula, ltl::letters(w));
+        REQUIRE(!r.layers.empty());
+        const auto& last = r.layers.back();
+        for (std::size_t id = 0; id < formula.size(); ++id) {
+          const std::string& name = compiled.node_coordinates[id];
+          if (name.empty()) continue;
+          const std::size_t k = compiled.space.index(name);
+          for (const attention::PositionTrace& pt : last) {
+            const numeric::Value& v = pt.output[k];
+            const bool expected = truth.holds(static_cast<ltl::NodeId>(id), pt.position);
+            if (pt.position == 0) REQUIRE(v.is_zero());
+            INFO("word '" << w << "' position " << pt.position << " coordinate " << name);
+            REQUIRE(v.is_finite());
+            REQUIRE(attention::exact_rational(v) == (expected ? 1 : 0));
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("compiled models agree with the languages on random words of length 1000", "[compiler]") {
+  std::mt19937_64 rng(20261201);
+  for (const Format& f : {Format::fp16(), Format::bf16(), Format::fp32()}) {
+    for (const Case& c : kCases) {
+      const ltl::Formula formula = ltl::parse(c.formula);
+      const proofs::CompiledModel compiled = proofs::compile(formula, {"a", "b"}, options_for(f));
+      CAPTURE(f.name, c.formula);
+      std::vector<std::string> ws = {std::string(1000, 'a'), std::string(999, 'a'), random_word(rng, 1000, 0.5),
+                                     random_word(rng, 999, 0.99)};
+      std::string ab;
+      for (int i = 0; i < 500; ++i) ab += "ab";
+      ws.push_back(ab);
+      ws.push_back(ab + "a");
+      for (const auto& w : ws) {
+        CAPTURE(w.size());
+        CHECK(attention::run(compiled.model, w).accept == c.member(w));
+      }
+    }
+  }
+}
+
+TEST_CASE("the P-head certificate: fp16 and bf16 certify every length, fp32 the checked counts", "[compiler]") {
+  // fp16: the sequential sum of ones stops at 2048 (THEORY §1), bf16 at 256; then h(c) is a
+  // sum of equal terms that stops growing, so every count is certified.
+  attention::EvaluationPolicy p16;
+  p16.format = Format::fp16();
+  const auto c16 = proofs::certify_past_head(p16, mpq_class(1, 4), mpq_class(1, 2), 100000);
+  CHECK(!c16.certified_count);
+  REQUIRE(c16.stagnation_count);
+  CHECK(*c16.stagnation_count >= 2048);
+  attention::EvaluationPolicy pb;
+  pb.format = Format::bf16();
+  const auto cb = proofs::certify_past_head(pb, mpq_class(1, 4), mpq_class(1, 2), 100000);
+  CHECK(!cb.certified_count);
+  REQUIRE(cb.stagnation_count);
+  CHECK(*cb.stagnation_count >= 256);
+
+  // fp32 against native IEEE binary32 (round-to-nearest-even, -ffp-contract=off): h(c) is the
+  // float sum of c copies of 1.0f / float(c) (Z_c = c exactly below 2^24).
+  attention::EvaluationPolicy p32;
+  const std::uint64_t limit = 3000;
+  const auto c32 = proofs::certify_past_head(p32, mpq_class(1, 4), mpq_class(1, 2), limit);
+  REQUIRE(c32.certified_count);
+  CHECK(*c32.certified_count == limit);
+  volatile float lo = 2, hi = 0;
+  for (std::uint64_t c = 1; c <= limit; ++c) {
+    const volatile float alpha = 1.0f / static_cast<float>(c);
+    volatile float h = 0;
+    for (std::uint64_t k = 0; k < c; ++k) h = h + alpha;
+    if (h < lo) lo = h;
+    if (h > hi) hi = h;
+  }
+  CHECK(c32.min_output.to_double() == static_cast<double>(lo));
+  CHECK(c32.max_output.to_double() == static_cast<double>(hi));
+  CHECK(lo < 1.0f);  // the head output is not exactly 1: re-binarisation is needed
+}
+
+TEST_CASE("mod(97,0) is refused at fp8e4m3 naming the failure and the smallest preset; fp32 compiles it",
+          "[compiler]") {
+  const ltl::Formula formula = ltl::parse("mod(97,0) & P a");
+  std::string message;
+  try {
+    (void)proofs::compile(formula, {"a", "b"}, options_for(Format::fp8e4m3()));
+  } catch (const InvalidArgument& e) {
+    message = e.what();
+  }
+  INFO(message);
+  REQUIRE(!message.empty());
+  CHECK(message.find('\n') == std::string::npos);
+  CHECK(message.find("MOD_97^0") != std::string::npos);
+  CHECK(message.find("fp8e4m3") != std::string::npos);
+  CHECK(message.find("the smallest preset format that compiles it is ") != std::string::npos);
+  const proofs::CompiledModel ok = proofs::compile(formula, {"a", "b"}, options_for(Format::fp32()));
+  // N + 1 ≡ 0 (mod 97) and some a: words of length 96 with an a, not of length 95.
+  CHECK(attention::run(ok.model, std::string(96, 'a')).accept);
+  CHECK(!attention::run(ok.model, std::string(96, 'b')).accept);
+  CHECK(!attention::run(ok.model, std::string(95, 'a')).accept);
+  CHECK(attention::run(ok.model, std::string(192, 'b') + "a").accept);
+}
+
+TEST_CASE("the compiler refuses S and Y^k with one line", "[compiler]") {
+  for (const char* text : {"a S b", "Y a", "P(Y^2 b)"}) {
+    const ltl::Formula formula = ltl::parse(text);
+    CAPTURE(text);
+    CHECK_THROWS_AS(proofs::compile(formula, {"a", "b"}, options_for(Format::fp32())), InvalidArgument);
+  }
+  CHECK_THROWS_AS(proofs::compile(ltl::parse("a"), {}, options_for(Format::fp32())), InvalidArgument);
+  CHECK_THROWS_AS(proofs::compile(ltl::parse("a"), {"a", "a"}, options_for(Format::fp32())), InvalidArgument);
+}
+
+TEST_CASE("leaf roots and atoms outside the alphabet", "[compiler]") {
+  // `a` at N+1 is false (EOS is no symbol); `true` accepts everything; `!c` with c not in the
+  // alphabet accepts everything; mod(1,0) is ⊤.
+  const auto o = options_for(Format::fp16());
+  CHECK(!attention::run(proofs::compile(ltl::parse("a"), {"a", "b"}, o).model, "aa").accept);
+  CHECK(attention::run(proofs::compile(ltl::parse("true"), {"a", "b"}, o).model, "").accept);
+  CHECK(attention::run(proofs::compile(ltl::parse("!c"), {"a", "b"}, o).model, "ab").accept);
+  CHECK(attention::run(proofs::compile(ltl::parse("mod(1,0)"), {"a", "b"}, o).model, "b").accept);
+  CHECK(!attention::run(proofs::compile(ltl::parse("P c"), {"a", "b"}, o).model, "ab").accept);
+}
