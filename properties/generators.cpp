@@ -73,14 +73,16 @@ rc::Gen<std::string> formula_gen(const std::string& alphabet, FormulaFragment fr
   return rc::gen::exec([=] {
     ltl::Formula f;
     std::vector<ltl::NodeId> ids;
-    const int count = *rc::gen::inRange(1, max_nodes + 1);
+    // At least three nodes; after two leaves, mostly operators (P about a third of them), so
+    // the root — the last node — is rarely a bare atom.
+    const int count = *rc::gen::inRange(std::min(3, max_nodes), max_nodes + 1);
     const auto pick = [&] { return ids[*rc::gen::inRange<std::size_t>(0, ids.size())]; };
     const auto atom = [&] {
       return f.symbol(std::string(1, alphabet[*rc::gen::inRange<std::size_t>(0, alphabet.size())]));
     };
     const int leaves = fragment == FormulaFragment::ltl_p_mod ? 3 : 2;
     for (int i = 0; i < count; ++i) {
-      const int op = ids.empty() ? *rc::gen::inRange(0, leaves) : *rc::gen::inRange(0, 8);
+      const int op = ids.size() < 2 ? *rc::gen::inRange(0, leaves) : *rc::gen::inRange(0, 12);
       ltl::NodeId id = 0;
       switch (op) {
         case 0: id = atom(); break;
@@ -93,9 +95,11 @@ rc::Gen<std::string> formula_gen(const std::string& alphabet, FormulaFragment fr
             id = atom();
           }
           break;
-        case 3: id = f.negation(pick()); break;
-        case 4: id = f.conjunction(pick(), pick()); break;
-        case 5: id = f.disjunction(pick(), pick()); break;
+        case 3:
+        case 4: id = f.negation(pick()); break;
+        case 5:
+        case 6: id = f.conjunction(pick(), pick()); break;
+        case 7: id = f.disjunction(pick(), pick()); break;
         default: id = f.past(pick()); break;
       }
       ids.push_back(id);

@@ -11,6 +11,8 @@
 #include "logic/evaluate.hpp"
 #include "logic/formula.hpp"
 #include "numeric/format_properties.hpp"
+#include "attention/transformer.hpp"
+#include "proofs/compiler.hpp"
 #include "proofs/fixed_offset_head.hpp"
 #include "proofs/offset_simulation.hpp"
 #include "properties/generators.hpp"
@@ -157,10 +159,80 @@ void binary_mod(const CheckOptions& options) {
   RC_ASSERT(via_unary == definition);
 }
 
+// The compiled model agrees with the formula: acceptance on random words up to the tested
+// length (long ones included), and on one short word every subformula coordinate at every
+// position (0 at BOS, ltl::evaluate elsewhere).
+void check_compiled(const CheckOptions& options, FormulaFragment fragment) {
+  const std::string alphabet = *rc::gen::element(std::string("ab"), std::string("abc")).as("alphabet");
+  const std::string text = *formula_gen(alphabet, fragment).as("formula");
+  const numeric::Format F = *format_gen(4, 53, options.format).as("format");
+  const ltl::Formula formula = ltl::parse(text);
+  proofs::CompileOptions compile_options;
+  compile_options.policy.format = F;
+  compile_options.certify_limit = options.max_length + 2;
+  compile_options.suggest_format = false;
+  std::vector<std::string> symbols;
+  for (const char c : alphabet) symbols.emplace_back(1, c);
+  std::optional<proofs::CompiledModel> compiled;
+  try {
+    compiled = proofs::compile(formula, symbols, compile_options);
+  } catch (const InvalidArgument&) {
+    RC_DISCARD("F refused by the compiler");
+  }
+  if (fragment == FormulaFragment::ltl_p) {
+    // T1: LTL[P] needs no positional encoding at all.
+    for (const auto& layer : compiled->model.layers) {
+      for (const auto& head : layer.heads) RC_ASSERT(head.rotary.empty());
+    }
+  }
+  const std::uint64_t longest =
+      std::min<std::uint64_t>(options.max_length, compiled->certified_length.value_or(options.max_length));
+  RC_PRE(longest >= 1);
+  // A short word with every coordinate checked.
+  const std::string short_word = *word_gen(alphabet, 0, std::min<std::uint64_t>(longest, 8)).as("short word");
+  {
+    attention::RunOptions run_options;
+    run_options.trace_all = true;
+    const auto result = attention::run(compiled->model, short_word, run_options);
+    const auto truth = ltl::evaluate(formula, ltl::letters(short_word));
+    for (std::size_t t = 0; t < result.traced.size(); ++t) {
+      const std::uint64_t position = result.traced[t];
+      const auto& stream = result.layers.empty() ? result.traced_embeddings[t] : result.layers.back()[t].output;
+      for (ltl::NodeId id = 0; id < formula.size(); ++id) {
+        const std::string& name = compiled->node_coordinates[id];
+        if (name.empty()) continue;
+        const auto& value = stream[compiled->space.index(name)];
+        const bool expected = position != 0 && truth.holds(id, position);
+        RC_ASSERT(numeric::exact_rational(value) == (expected ? 1 : 0));
+      }
+    }
+    RC_ASSERT(result.accept == ltl::accepts(formula, ltl::letters(short_word)));
+  }
+  // Long words: acceptance (the formula read at N + 1).
+  for (int k = 0; k < 2; ++k) {
+    const std::string word = *word_gen(alphabet, 1, longest).as("long word");
+    const auto result = attention::run(compiled->model, word);
+    RC_ASSERT(result.accept == ltl::accepts(formula, ltl::letters(word)));
+  }
+}
+
+// Lemma 3.2 / T5 (lower bound): every LTL[P,MOD] formula compiles, in every format the
+// compiler accepts, to a RoPE_P transformer that accepts w iff the formula holds at N + 1.
+void compiler_mod(const CheckOptions& options) { check_compiled(options, FormulaFragment::ltl_p_mod); }
+
+// T1: the same for LTL[P] formulas, compiled without any positional encoding.
+void compiler_nope(const CheckOptions& options) { check_compiled(options, FormulaFragment::ltl_p); }
+
 }  // namespace
 
 const std::vector<Theorem>& theorems() {
   static const std::vector<Theorem> list = {
+      {{"compiler-mod", "RoPE-X Lemma 3.2 / Thm 3.1 lower bound (THEORY §5 T5, §7 C1, C4)",
+        "a compiled LTL[P,MOD] formula's RoPE_P transformer accepts w iff the formula holds at N+1, in every format the compiler accepts"},
+       compiler_mod},
+      {{"compiler-nope", "LC25 Thm 3.3 (THEORY §5 T1, §7 C1)",
+        "a compiled LTL[P] formula's transformer has no positional encoding and accepts w iff the formula holds at N+1"},
+       compiler_nope},
       {{"binary-mod", "RoPE-X Prop 3.1 (THEORY §5)",
         "MOD_m^r(i, j) (j − i ≡ r mod m) equals the disjunction over a of MOD_m^a(i) ∧ MOD_m^{(a+r) mod m}(j)"},
        binary_mod},
