@@ -176,8 +176,20 @@ void check_compiled(const CheckOptions& options, FormulaFragment fragment) {
   std::optional<proofs::CompiledModel> compiled;
   try {
     compiled = proofs::compile(formula, symbols, compile_options);
-  } catch (const InvalidArgument&) {
-    RC_DISCARD("F refused by the compiler");
+  } catch (const InvalidArgument& e) {
+    // A refusal is a finding unless the theory allows it: an LTL[P] formula needs only f_large
+    // and the exact constants of C1, which every binary format with p ≥ 8 has; an LTL[P,MOD]
+    // formula may be refused only for a MOD atom's realised margins (C4). Anything else would
+    // let a broken gadget hide behind discarded cases.
+    const std::string message = e.what();
+    bool has_mod = false;
+    for (const auto& node : formula.nodes()) has_mod = has_mod || (node.op == ltl::Operator::modulo && node.m >= 2);
+    if (fragment == FormulaFragment::ltl_p && F.precision >= 8) RC_FAIL("LTL[P] formula refused: " + message);
+    if (fragment == FormulaFragment::ltl_p_mod && (!has_mod || message.find("mod(") == std::string::npos) &&
+        F.precision >= 8) {
+      RC_FAIL("refused for a reason other than a MOD margin: " + message);
+    }
+    RC_DISCARD("F refused by the compiler (MOD margins, or p < 8)");
   }
   if (fragment == FormulaFragment::ltl_p) {
     // T1: LTL[P] needs no positional encoding at all.
