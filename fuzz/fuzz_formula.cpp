@@ -10,12 +10,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     try {
       f = ropesim::ltl::parse(text);
     } catch (const ropesim::ltl::ParseError& e) {
-      ropesim::fuzz::require(e.column() >= 1 && e.column() <= text.size() + 1, "column out of range");
+      ropesim::fuzz::require(e.column() >= 1 && e.column() <= text.size() + 1,
+                             "column out of range");
       throw;
     }
     const std::string printed = ropesim::ltl::to_string(f);
     const ropesim::ltl::Formula g = ropesim::ltl::parse(printed);
-    ropesim::fuzz::require(ropesim::ltl::to_string(g) == printed, "print/parse round trip: " + printed);
-    ropesim::fuzz::require(g.size() == f.size(), "reparsed formula has another node count: " + printed);
+    ropesim::fuzz::require(ropesim::ltl::to_string(g) == printed,
+                           "print/parse round trip: " + printed);
+    ropesim::fuzz::require(g.size() == f.size(),
+                           "reparsed formula has another node count: " + printed);
   });
 }

@@ -21,7 +21,6 @@ Word letters(std::string_view text);
 class Evaluation {
  public:
   Evaluation() = default;
-  Evaluation(std::size_t nodes, std::size_t length);
   /// Whether node `id` holds at `position` (0 = BOS: always false; 1..N the symbols; N+1 EOS).
   /// Throws InvalidArgument for an id or position out of range.
   bool holds(NodeId id, std::size_t position) const;
@@ -32,6 +31,7 @@ class Evaluation {
 
  private:
   friend Evaluation evaluate(const Formula& formula, std::span<const std::string> word);
+  Evaluation(std::size_t nodes, std::size_t length);
   std::size_t nodes_ = 0;
   std::size_t length_ = 0;
   std::vector<unsigned char> values_;  // values_[id * (N + 2) + position]

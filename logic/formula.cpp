@@ -9,7 +9,9 @@ namespace ropesim::ltl {
 
 namespace {
 
-bool is_keyword(std::string_view word) { return word == "true" || word == "false" || word == "mod"; }
+bool is_keyword(std::string_view word) {
+  return word == "true" || word == "false" || word == "mod";
+}
 
 bool is_atom(std::string_view atom) {
   if (atom.empty() || !(atom[0] >= 'a' && atom[0] <= 'z')) return false;
@@ -23,15 +25,24 @@ bool is_atom(std::string_view atom) {
 // canonical ids, so this is hash-consing).
 std::string key_of(const Node& n) {
   switch (n.op) {
-    case Operator::symbol: return "s" + n.symbol;
-    case Operator::top: return "t";
-    case Operator::negation: return "n" + std::to_string(n.left);
-    case Operator::conjunction: return "c" + std::to_string(n.left) + "," + std::to_string(n.right);
-    case Operator::disjunction: return "d" + std::to_string(n.left) + "," + std::to_string(n.right);
-    case Operator::past: return "p" + std::to_string(n.left);
-    case Operator::yesterday: return "y" + std::to_string(n.k) + "," + std::to_string(n.left);
-    case Operator::since: return "S" + std::to_string(n.left) + "," + std::to_string(n.right);
-    case Operator::modulo: return "m" + std::to_string(n.m) + "," + std::to_string(n.r);
+    case Operator::symbol:
+      return "s" + n.symbol;
+    case Operator::top:
+      return "t";
+    case Operator::negation:
+      return "n" + std::to_string(n.left);
+    case Operator::conjunction:
+      return "c" + std::to_string(n.left) + "," + std::to_string(n.right);
+    case Operator::disjunction:
+      return "d" + std::to_string(n.left) + "," + std::to_string(n.right);
+    case Operator::past:
+      return "p" + std::to_string(n.left);
+    case Operator::yesterday:
+      return "y" + std::to_string(n.k) + "," + std::to_string(n.left);
+    case Operator::since:
+      return "S" + std::to_string(n.left) + "," + std::to_string(n.right);
+    case Operator::modulo:
+      return "m" + std::to_string(n.m) + "," + std::to_string(n.r);
   }
   return "?";
 }
@@ -53,17 +64,19 @@ NodeId Formula::intern(Node node) {
 
 const Node& Formula::node(NodeId id) const {
   if (id >= nodes_.size()) {
-    throw InvalidArgument("formula: node id " + std::to_string(id) + " out of range (the formula has " +
-                          std::to_string(nodes_.size()) + " nodes)");
+    throw InvalidArgument("formula: node id " + std::to_string(id) +
+                          " out of range (the formula has " + std::to_string(nodes_.size()) +
+                          " nodes)");
   }
   return nodes_[id];
 }
 
 NodeId Formula::symbol(std::string_view atom) {
   if (!is_atom(atom)) {
-    throw InvalidArgument("formula: '" + std::string(atom) +
-                          "' is not an atom (a lowercase letter, then lowercase letters, digits or '_'; "
-                          "not true, false or mod)");
+    throw InvalidArgument(
+        "formula: '" + std::string(atom) +
+        "' is not an atom (a lowercase letter, then lowercase letters, digits or '_'; "
+        "not true, false or mod)");
   }
   Node n;
   n.op = Operator::symbol;
@@ -210,8 +223,9 @@ class Parser {
     char c = text_[pos_];
     if (std::islower(static_cast<unsigned char>(c))) {
       std::size_t end = pos_;
-      while (end < text_.size() && (std::islower(static_cast<unsigned char>(text_[end])) ||
-                                    std::isdigit(static_cast<unsigned char>(text_[end])) || text_[end] == '_')) {
+      while (end < text_.size() &&
+             (std::islower(static_cast<unsigned char>(text_[end])) ||
+              std::isdigit(static_cast<unsigned char>(text_[end])) || text_[end] == '_')) {
         ++end;
       }
       return "'" + std::string(text_.substr(pos_, end - pos_)) + "'";
@@ -220,7 +234,9 @@ class Parser {
     return "byte " + std::to_string(static_cast<unsigned>(static_cast<unsigned char>(c)));
   }
 
-  [[noreturn]] void fail(const std::string& expected) const { fail_at(pos_, "expected " + expected + ", found " + found()); }
+  [[noreturn]] void fail(const std::string& expected) const {
+    fail_at(pos_, "expected " + expected + ", found " + found());
+  }
 
   [[noreturn]] void fail_at(std::size_t pos, const std::string& what) const {
     throw ParseError("formula: column " + std::to_string(pos + 1) + ": " + what, pos + 1);
@@ -329,8 +345,8 @@ class Parser {
     }
     if (std::islower(static_cast<unsigned char>(c))) {
       std::size_t start = pos_;
-      while (std::islower(static_cast<unsigned char>(peek())) || std::isdigit(static_cast<unsigned char>(peek())) ||
-             peek() == '_') {
+      while (std::islower(static_cast<unsigned char>(peek())) ||
+             std::isdigit(static_cast<unsigned char>(peek())) || peek() == '_') {
         ++pos_;
       }
       std::string_view word = text_.substr(start, pos_ - start);
@@ -347,8 +363,8 @@ class Parser {
         std::size_t at = pos_;
         std::uint64_t r = number("a decimal remainder r");
         if (r >= m) {
-          fail_at(at, "expected a remainder 0 <= r < m = " + std::to_string(m) + " in mod(m,r), found " +
-                          std::to_string(r));
+          fail_at(at, "expected a remainder 0 <= r < m = " + std::to_string(m) +
+                          " in mod(m,r), found " + std::to_string(r));
         }
         expect(')', "')' closing mod(m,r)");
         return formula_.modulo(m, r);
@@ -362,10 +378,14 @@ class Parser {
 // Binding levels for printing: 0 '|', 1 '&', 2 'S', 3 unary and atoms.
 int level(const Node& n) {
   switch (n.op) {
-    case Operator::disjunction: return 0;
-    case Operator::conjunction: return 1;
-    case Operator::since: return 2;
-    default: return 3;
+    case Operator::disjunction:
+      return 0;
+    case Operator::conjunction:
+      return 1;
+    case Operator::since:
+      return 2;
+    default:
+      return 3;
   }
 }
 
@@ -373,13 +393,22 @@ std::string print(const Formula& f, NodeId id, int needed) {
   const Node& n = f.node(id);
   std::string text;
   switch (n.op) {
-    case Operator::symbol: text = n.symbol; break;
-    case Operator::top: text = "true"; break;
-    case Operator::modulo: text = "mod(" + std::to_string(n.m) + "," + std::to_string(n.r) + ")"; break;
-    case Operator::negation: text = "!" + print(f, n.left, 3); break;
+    case Operator::symbol:
+      text = n.symbol;
+      break;
+    case Operator::top:
+      text = "true";
+      break;
+    case Operator::modulo:
+      text = "mod(" + std::to_string(n.m) + "," + std::to_string(n.r) + ")";
+      break;
+    case Operator::negation:
+      text = "!" + print(f, n.left, 3);
+      break;
     case Operator::past:
     case Operator::yesterday: {
-      std::string head = n.op == Operator::past ? "P" : (n.k == 1 ? "Y" : "Y^" + std::to_string(n.k));
+      std::string head =
+          n.op == Operator::past ? "P" : (n.k == 1 ? "Y" : "Y^" + std::to_string(n.k));
       std::string operand = print(f, n.left, 3);
       text = head + (operand.front() == '(' ? "" : " ") + operand;
       break;

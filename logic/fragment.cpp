@@ -18,14 +18,17 @@ std::vector<bool> reachable(const Formula& formula) {
     switch (n.op) {
       case Operator::negation:
       case Operator::past:
-      case Operator::yesterday: live[n.left] = true; break;
+      case Operator::yesterday:
+        live[n.left] = true;
+        break;
       case Operator::conjunction:
       case Operator::disjunction:
       case Operator::since:
         live[n.left] = true;
         live[n.right] = true;
         break;
-      default: break;
+      default:
+        break;
     }
   }
   return live;
@@ -41,16 +44,26 @@ std::size_t nesting(const Formula& formula, bool temporal_only) {
     switch (n.op) {
       case Operator::symbol:
       case Operator::top:
-      case Operator::modulo: break;
-      case Operator::negation: own = temporal_only ? 0 : 1; below = d[n.left]; break;
+      case Operator::modulo:
+        break;
+      case Operator::negation:
+        own = temporal_only ? 0 : 1;
+        below = d[n.left];
+        break;
       case Operator::conjunction:
       case Operator::disjunction:
         own = temporal_only ? 0 : 1;
         below = std::max(d[n.left], d[n.right]);
         break;
       case Operator::past:
-      case Operator::yesterday: own = 1; below = d[n.left]; break;
-      case Operator::since: own = 1; below = std::max(d[n.left], d[n.right]); break;
+      case Operator::yesterday:
+        own = 1;
+        below = d[n.left];
+        break;
+      case Operator::since:
+        own = 1;
+        below = std::max(d[n.left], d[n.right]);
+        break;
     }
     d[id] = own + below;
   }
@@ -65,10 +78,17 @@ Fragment fragment(const Formula& formula) {
   for (std::size_t id = 0; id < formula.size(); ++id) {
     if (!live[id]) continue;
     switch (formula.node(static_cast<NodeId>(id)).op) {
-      case Operator::yesterday: uses_y = true; break;
-      case Operator::since: uses_s = true; break;
-      case Operator::modulo: uses_mod = true; break;
-      default: break;
+      case Operator::yesterday:
+        uses_y = true;
+        break;
+      case Operator::since:
+        uses_s = true;
+        break;
+      case Operator::modulo:
+        uses_mod = true;
+        break;
+      default:
+        break;
     }
   }
   if (uses_s) return uses_mod ? Fragment::ltl_mod : Fragment::ltl;
@@ -78,12 +98,18 @@ Fragment fragment(const Formula& formula) {
 
 std::string_view to_string(Fragment fragment) {
   switch (fragment) {
-    case Fragment::ltl_p: return "LTL[P]";
-    case Fragment::ltl_p_mod: return "LTL[P,MOD]";
-    case Fragment::ltl_p_y: return "LTL[P,Y]";
-    case Fragment::ltl_p_y_mod: return "LTL[P,Y,MOD]";
-    case Fragment::ltl: return "LTL";
-    case Fragment::ltl_mod: return "LTL[S,MOD]";
+    case Fragment::ltl_p:
+      return "LTL[P]";
+    case Fragment::ltl_p_mod:
+      return "LTL[P,MOD]";
+    case Fragment::ltl_p_y:
+      return "LTL[P,Y]";
+    case Fragment::ltl_p_y_mod:
+      return "LTL[P,Y,MOD]";
+    case Fragment::ltl:
+      return "LTL";
+    case Fragment::ltl_mod:
+      return "LTL[S,MOD]";
   }
   return "?";
 }
@@ -96,10 +122,13 @@ bool within(Fragment inner, Fragment outer) {
   auto temporal = [](Fragment f) {  // 0: P only, 1: P and Y, 2: S
     switch (f) {
       case Fragment::ltl_p:
-      case Fragment::ltl_p_mod: return 0;
+      case Fragment::ltl_p_mod:
+        return 0;
       case Fragment::ltl_p_y:
-      case Fragment::ltl_p_y_mod: return 1;
-      default: return 2;
+      case Fragment::ltl_p_y_mod:
+        return 1;
+      default:
+        return 2;
     }
   };
   return temporal(inner) <= temporal(outer) && (!has_mod(inner) || has_mod(outer));

@@ -13,8 +13,8 @@
 
 namespace ropesim::ltl {
 
-/// LTL[P] ⊂ LTL[P,MOD]; LTL[P] ⊂ LTL[P,Y] ⊂ LTL[P,Y,MOD]; LTL[P,Y] ⊂ LTL (= LTL[S], full past
-/// LTL: S expresses P and Y) ⊂ LTL[S,MOD].
+/// LTL[P] ⊂ LTL[P,MOD]; LTL[P] ⊂ LTL[P,Y] ⊂ LTL[P,Y,MOD]; LTL[P,Y] ⊂ LTL (= LTL[S], full
+/// past LTL: S expresses P and Y) ⊂ LTL[S,MOD].
 enum class Fragment { ltl_p, ltl_p_mod, ltl_p_y, ltl_p_y_mod, ltl, ltl_mod };
 
 /// The narrowest fragment by the operators used (Y^k counts as Y; a formula with no temporal

@@ -1,9 +1,9 @@
 // logic/evaluate: hand-computed truth tables for every operator, and agreement with a second,
 // naive evaluator written from the definitions (THEORY §4) on random formulas and words.
-#include <catch2/catch.hpp>
 #include <rapidcheck.h>
 #include <rapidcheck/catch.h>
 
+#include <catch2/catch.hpp>
 #include <map>
 #include <string>
 #include <utility>
@@ -42,15 +42,27 @@ class Naive {
     const std::size_t N = w_.size();
     bool value = false;
     switch (n.op) {
-      case Operator::symbol: value = i <= N && w_[i - 1] == n.symbol; break;
-      case Operator::top: value = true; break;
-      case Operator::negation: value = !holds(n.left, i); break;
-      case Operator::conjunction: value = holds(n.left, i) && holds(n.right, i); break;
-      case Operator::disjunction: value = holds(n.left, i) || holds(n.right, i); break;
+      case Operator::symbol:
+        value = i <= N && w_[i - 1] == n.symbol;
+        break;
+      case Operator::top:
+        value = true;
+        break;
+      case Operator::negation:
+        value = !holds(n.left, i);
+        break;
+      case Operator::conjunction:
+        value = holds(n.left, i) && holds(n.right, i);
+        break;
+      case Operator::disjunction:
+        value = holds(n.left, i) || holds(n.right, i);
+        break;
       case Operator::past:
         for (std::size_t j = 1; j < i; ++j) value = value || holds(n.left, j);
         break;
-      case Operator::yesterday: value = i > n.k && holds(n.left, i - n.k); break;
+      case Operator::yesterday:
+        value = i > n.k && holds(n.left, i - n.k);
+        break;
       case Operator::since:
         for (std::size_t j = 1; j < i; ++j) {
           if (!holds(n.right, j)) continue;
@@ -59,7 +71,9 @@ class Naive {
           value = value || between;
         }
         break;
-      case Operator::modulo: value = i % n.m == n.r; break;
+      case Operator::modulo:
+        value = i % n.m == n.r;
+        break;
     }
     memo_[key] = value;
     return value;
@@ -102,7 +116,7 @@ TEST_CASE("truth tables by hand on 'aba' (positions 0..4; 0 = BOS, 4 = EOS)", "[
   CHECK(table("Y^3 true", "aba") == "00001");
   CHECK(table("a S b", "aba") == "00011");
   CHECK(table("b S a", "aba") == "00111");
-  CHECK(table("true S a", "aba") == "00111");  // false at 1: no j < 1
+  CHECK(table("true S a", "aba") == "00111");   // false at 1: no j < 1
   CHECK(table("false S a", "aba") == "00101");  // = Y a
   CHECK(table("b S true", "aba") == "00111");
   CHECK(table("mod(2,0)", "aba") == "00101");

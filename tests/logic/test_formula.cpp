@@ -1,9 +1,9 @@
 // logic/formula: builders with hash-consing, the parser (precedence, errors with columns) and
 // the printer (round trip on random DAGs).
-#include <catch2/catch.hpp>
 #include <rapidcheck.h>
 #include <rapidcheck/catch.h>
 
+#include <catch2/catch.hpp>
 #include <functional>
 #include <map>
 #include <string>
@@ -21,15 +21,24 @@ namespace {
 std::string shape(const Formula& f, NodeId id) {
   const Node& n = f.node(id);
   switch (n.op) {
-    case Operator::symbol: return n.symbol;
-    case Operator::top: return "T";
-    case Operator::modulo: return "M" + std::to_string(n.m) + "_" + std::to_string(n.r);
-    case Operator::negation: return "(! " + shape(f, n.left) + ")";
-    case Operator::past: return "(P " + shape(f, n.left) + ")";
-    case Operator::yesterday: return "(Y" + std::to_string(n.k) + " " + shape(f, n.left) + ")";
-    case Operator::conjunction: return "(& " + shape(f, n.left) + " " + shape(f, n.right) + ")";
-    case Operator::disjunction: return "(| " + shape(f, n.left) + " " + shape(f, n.right) + ")";
-    case Operator::since: return "(S " + shape(f, n.left) + " " + shape(f, n.right) + ")";
+    case Operator::symbol:
+      return n.symbol;
+    case Operator::top:
+      return "T";
+    case Operator::modulo:
+      return "M" + std::to_string(n.m) + "_" + std::to_string(n.r);
+    case Operator::negation:
+      return "(! " + shape(f, n.left) + ")";
+    case Operator::past:
+      return "(P " + shape(f, n.left) + ")";
+    case Operator::yesterday:
+      return "(Y" + std::to_string(n.k) + " " + shape(f, n.left) + ")";
+    case Operator::conjunction:
+      return "(& " + shape(f, n.left) + " " + shape(f, n.right) + ")";
+    case Operator::disjunction:
+      return "(| " + shape(f, n.left) + " " + shape(f, n.right) + ")";
+    case Operator::since:
+      return "(S " + shape(f, n.left) + " " + shape(f, n.right) + ")";
   }
   return "?";
 }
@@ -66,11 +75,16 @@ std::size_t reachable_count(const Formula& f) {
     switch (n.op) {
       case Operator::negation:
       case Operator::past:
-      case Operator::yesterday: live[n.left] = true; break;
+      case Operator::yesterday:
+        live[n.left] = true;
+        break;
       case Operator::conjunction:
       case Operator::disjunction:
-      case Operator::since: live[n.left] = live[n.right] = true; break;
-      default: break;
+      case Operator::since:
+        live[n.left] = live[n.right] = true;
+        break;
+      default:
+        break;
     }
   }
   return count;
@@ -109,7 +123,8 @@ TEST_CASE("parse errors name the column and what was expected", "[logic][parse]"
   expect_error("a &", 4, "expected a formula");
   expect_error("(a | b", 7, "expected ')' or an operator");
   expect_error("P(a b)", 5, "expected ')' or an operator ('&', '|', 'S'), found 'b'");
-  expect_error("a b", 3, "expected an operator ('&', '|', 'S') or the end of the formula, found 'b'");
+  expect_error("a b", 3,
+               "expected an operator ('&', '|', 'S') or the end of the formula, found 'b'");
   expect_error("true false", 6, "found 'false'");
   expect_error("a)", 2, "found ')'");
   expect_error("#", 1, "found '#'");

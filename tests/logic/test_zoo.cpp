@@ -1,9 +1,8 @@
 // logic/zoo: every formula agrees with std::regex_match of its regular expression (an
 // independent implementation) on all short words, plus hand-listed members and non-members;
 // fragments and classes are consistent.
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <map>
 #include <regex>
 #include <string>
@@ -35,7 +34,8 @@ std::regex to_std_regex(const ZooLanguage& language) {
 }
 
 // Every word over `alphabet` of length 0..max_length.
-std::vector<std::string> all_words(const std::vector<std::string>& alphabet, std::size_t max_length) {
+std::vector<std::string> all_words(const std::vector<std::string>& alphabet,
+                                   std::size_t max_length) {
   std::vector<std::string> words{""};
   std::vector<std::string> layer{""};
   for (std::size_t length = 1; length <= max_length; ++length) {
@@ -67,11 +67,14 @@ const std::map<std::string, Examples>& hand_examples() {
       {"LT-1", {{"a", "ba", "bab"}, {"", "b", "bbb"}}},
       {"LT-2", {{"ab", "cab", "cabc"}, {"", "acb", "ba"}}},
       {"PT-2", {{"ab", "acb", "cacbc"}, {"", "ba", "bca", "aaa"}}},
-      {"LDP-1", {{"a", "da", "ca", "ab", "aa", "aba", "dadbd"}, {"", "d", "ba", "ac", "bda", "aca"}}},
-      {"LDP-2", {{"ac", "eac", "fafcf", "aacc", "abec"}, {"", "a", "c", "ca", "bac", "adc", "ace"}}},
+      {"LDP-1",
+       {{"a", "da", "ca", "ab", "aa", "aba", "dadbd"}, {"", "d", "ba", "ac", "bda", "aca"}}},
+      {"LDP-2",
+       {{"ac", "eac", "fafcf", "aacc", "abec"}, {"", "a", "c", "ca", "bac", "adc", "ace"}}},
       {"RDP-1", {{"a", "ca", "aab", "cadbd"}, {"", "d", "ba", "ac", "aba"}}},
-      {"DYCK-(1,2)", {{"", "ab", "aabb", "abab", "aababb", "aabbab"},
-                      {"a", "b", "ba", "aab", "abb", "aaabbb", "abba"}}},
+      {"DYCK-(1,2)",
+       {{"", "ab", "aabb", "abab", "aababb", "aabbab"},
+        {"a", "b", "ba", "aab", "abb", "aaabbb", "abba"}}},
   };
   return examples;
 }
@@ -93,7 +96,8 @@ TEST_CASE("zoo: every language is well formed", "[logic][zoo]") {
       Formula f = parse(language.formula);
       CHECK(to_string(parse(to_string(f))) == to_string(f));
       for (const std::string& symbol : f.symbols()) {
-        CHECK(std::find(language.alphabet.begin(), language.alphabet.end(), symbol) != language.alphabet.end());
+        CHECK(std::find(language.alphabet.begin(), language.alphabet.end(), symbol) !=
+              language.alphabet.end());
       }
       Fragment fr = fragment(f);
       if (language.language_class == "LTL[P]") CHECK(fr == Fragment::ltl_p);
@@ -106,10 +110,10 @@ TEST_CASE("zoo: every language is well formed", "[logic][zoo]") {
 
 TEST_CASE("zoo: the expected classes (THEORY §5, §8)", "[logic][zoo]") {
   const std::map<std::string, std::string> expected = {
-      {"(aa)*", "LTL[P,MOD]"}, {"(ab)*", "LTL[P,MOD]"}, {"a.*", "LTL[P]"},       {".*a", "none"},
-      {".*ab.*", "LTL[P]"},    {".*ab.*/abc", "none"},  {"PARITY", "none"},      {"FIRST", "LTL[P]"},
-      {"LAST", "none"},        {"LT-1", "LTL[P]"},      {"LT-2", "none"},        {"PT-2", "LTL[P]"},
-      {"LDP-1", "LTL[P]"},     {"LDP-2", "LTL[P]"},     {"RDP-1", "none"},       {"DYCK-(1,2)", "none"},
+      {"(aa)*", "LTL[P,MOD]"}, {"(ab)*", "LTL[P,MOD]"}, {"a.*", "LTL[P]"},  {".*a", "none"},
+      {".*ab.*", "LTL[P]"},    {".*ab.*/abc", "none"},  {"PARITY", "none"}, {"FIRST", "LTL[P]"},
+      {"LAST", "none"},        {"LT-1", "LTL[P]"},      {"LT-2", "none"},   {"PT-2", "LTL[P]"},
+      {"LDP-1", "LTL[P]"},     {"LDP-2", "LTL[P]"},     {"RDP-1", "none"},  {"DYCK-(1,2)", "none"},
   };
   for (const auto& [name, klass] : expected) {
     INFO(name);
