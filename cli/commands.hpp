@@ -25,6 +25,7 @@ Action add_run_command(CLI::App& app);
 Action add_construct_command(CLI::App& app);
 Action add_plot_command(CLI::App& app);
 Action add_merge_command(CLI::App& app);
+Action add_classify_command(CLI::App& app);
 
 /// What a list holds, which decides where a comma starts a new item.
 enum class ListKind {

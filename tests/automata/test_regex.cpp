@@ -122,6 +122,7 @@ TEST_CASE("regex: random expressions agree with std::regex", "[automata][regex][
   rc::prop("regex_to_dfa and std::regex_match accept the same words", [] {
     const std::string letters = *rc::gen::element(std::string("ab"), std::string("abc"));
     const std::string regex = draw_regex(letters, 4);
+    RC_TAG(letters);
     RC_LOG() << "regex " << regex << " over " << letters;
     std::string differing;
     const bool agree = agrees_with_std_regex(regex, letters, letters.size() == 2 ? 8 : 5, differing);
