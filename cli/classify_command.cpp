@@ -1,0 +1,124 @@
+// `ropesim classify`: the logic class of a regular language (THEORY §5 T2, T6): the size of
+// its minimal DFA and the narrowest of LTL[P], LTL[P,MOD] (with k) and none, each negative
+// answer with its witness. The language comes from one source: --regex (with --alphabet) or
+// --dfa FILE; further sources (--formula, --model) plug into `language_source` below.
+// Argument parsing and output only (STYLE): the science is in automata/.
+#include <fmt/format.h>
+
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include "automata/classes.hpp"
+#include "automata/dfa.hpp"
+#include "automata/export.hpp"
+#include "automata/regex.hpp"
+#include "cli/commands.hpp"
+#include "cli/table.hpp"
+#include "numeric/error.hpp"
+
+namespace ropesim::cli {
+
+namespace {
+
+struct ClassifyOptions {
+  std::string alphabet;
+  std::string regex;
+  std::string dfa_file;
+  std::string dot;
+  std::string out;
+  bool json = false;
+  std::uint64_t monoid_cap = automata::kDefaultMonoidCap;
+};
+
+/// The DFA of the one source given, and its description for the report ({"kind", "text"}).
+/// Throws InvalidArgument naming the flags when none or several are given.
+std::pair<automata::Dfa, nlohmann::json> language_source(const CLI::App& cmd, const ClassifyOptions& o) {
+  const bool regex = cmd.count("--regex") > 0, dfa = cmd.count("--dfa") > 0;
+  if (regex == dfa) {
+    throw InvalidArgument(std::string(regex ? "--regex and --dfa both given" : "no language given") +
+                          "; accepted: exactly one of --regex R (with --alphabet) or --dfa FILE");
+  }
+  std::optional<std::vector<std::string>> alphabet;
+  if (cmd.count("--alphabet") > 0) alphabet = with_flag("--alphabet", [&] { return automata::alphabet_from_letters(o.alphabet); });
+  if (regex) {
+    if (!alphabet) throw InvalidArgument("--regex needs --alphabet (the letters, e.g. --alphabet ab)");
+    try {
+      return {automata::regex_to_dfa(o.regex, *alphabet), {{"kind", "regex"}, {"text", o.regex}}};
+    } catch (const InvalidArgument& e) {  // "regex: ... at column N" → "--regex: ... at column N"
+      const std::string message = e.what();
+      throw InvalidArgument("--regex: " + (message.rfind("regex: ", 0) == 0 ? message.substr(7) : message));
+    }
+  }
+  automata::Dfa d = with_flag("--dfa", [&] { return automata::load_dfa(o.dfa_file); });
+  if (alphabet && *alphabet != d.alphabet()) {
+    throw InvalidArgument("--alphabet " + automata::alphabet_text(*alphabet) + " differs from the alphabet " +
+                          automata::alphabet_text(d.alphabet()) + " of --dfa " + o.dfa_file +
+                          "; accepted: the same letters in the same order, or no --alphabet");
+  }
+  return {std::move(d), {{"kind", "dfa"}, {"text", o.dfa_file}}};
+}
+
+std::string text_report(const automata::Classification& c, const nlohmann::json& source) {
+  using automata::LanguageClass;
+  std::string s;
+  s += fmt::format("source       {} {} over {}\n", source["kind"].get<std::string>(), source["text"].get<std::string>(),
+                   automata::alphabet_text(c.minimal.alphabet()));
+  s += fmt::format("minimal DFA  {} states\n", c.minimal.state_count());
+  s += fmt::format("class        {}", automata::to_string(c.language_class));
+  if (c.language_class == LanguageClass::ltl_p_mod) s += fmt::format(" (k = {}), not LTL[P]", *c.k);
+  if (c.language_class == LanguageClass::none) s += " (neither LTL[P] nor LTL[P,MOD])";
+  s += "\n";
+  if (c.language_class != LanguageClass::ltl_p) s += "witness      " + automata::witness_description(c) + "\n";
+  switch (c.monoid.r_trivial) {
+    case automata::Verdict::yes: s += fmt::format("monoid       {} elements, R-trivial\n", c.monoid.size); break;
+    case automata::Verdict::no: s += fmt::format("monoid       {} elements, not R-trivial\n", c.monoid.size); break;
+    case automata::Verdict::inconclusive: s += "monoid       beyond the cap (--monoid-cap): R-triviality inconclusive\n"; break;
+  }
+  s += "(THEORY §5: LTL[P] iff the minimal DFA is partially ordered (T2); LTL[P,MOD] iff every strongly connected "
+       "component with an internal edge is a simple cycle, k = lcm of the cycle lengths (T6)";
+  s += c.definition_checked ? "; cross-checked on A_k)\n" : "; A_k too large to cross-check)\n";
+  return s;
+}
+
+}  // namespace
+
+Action add_classify_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand("classify",
+                                 "Classify a regular language: minimal DFA size and LTL[P], LTL[P,MOD] (with k) or none, "
+                                 "with a witness (THEORY §5 T2, T6)");
+  auto o = std::make_shared<ClassifyOptions>();
+  cmd->add_option("--alphabet", o->alphabet, "The letters, one character each (e.g. ab); needed by --regex");
+  cmd->add_option("--regex", o->regex,
+                  "Regular expression: letters, . (any letter), | * + ? and parentheses; an empty alternative or () is ε");
+  cmd->add_option("--dfa", o->dfa_file, "A DFA file (JSON: alphabet, states, initial, accepting, transitions; docs/CLI.md)");
+  cmd->add_flag("--json", o->json, "Print JSON instead of text");
+  cmd->add_option("--dot", o->dot, "Also write the minimal DFA to FILE (Graphviz DOT)");
+  cmd->add_option("--out,-o", o->out, "Also write the JSON report (with provenance) to FILE");
+  add_integer_option(cmd, "--monoid-cap", o->monoid_cap,
+                     "Most transition-monoid elements computed for the R-triviality cross-check (default 20000)", 1,
+                     2000000);
+  return [cmd, o]() -> int {
+    if (!cmd->parsed()) return -1;
+    if (cmd->count("--dot") > 0) check_writable(o->dot, "--dot");
+    if (cmd->count("--out") > 0) check_writable(o->out, "--out");
+    const auto [dfa, source] = language_source(*cmd, *o);
+    const automata::Classification c = automata::classify(dfa, static_cast<std::size_t>(o->monoid_cap));
+    nlohmann::json report = {{"source", source}};
+    report.update(automata::to_json(c));
+    if (cmd->count("--dot") > 0) write_file_atomically(o->dot, "// " + provenance_line() + "\n" + automata::to_dot(c.minimal));
+    if (cmd->count("--out") > 0) {
+      nlohmann::json file = report;
+      file["provenance"] = provenance();
+      write_file_atomically(o->out, file.dump(2) + "\n");
+    }
+    if (o->json) {
+      std::cout << report.dump(2) << "\n";
+    } else {
+      std::cout << text_report(c, source);
+    }
+    return 0;
+  };
+}
+
+}  // namespace ropesim::cli
