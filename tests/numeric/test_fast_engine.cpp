@@ -195,7 +195,7 @@ void random_unary(const Format& f, std::size_t count, std::uint64_t seed) {
 
 }  // namespace
 
-TEST_CASE("fast engine: + − × ÷ of all fp8 pairs equal the MPFR engine's, five modes", "[fast_engine]") {
+TEST_CASE("fast engine: + − × ÷ of all fp8 pairs equal the MPFR engine's, five modes", "[fast_engine][exhaustive]") {
   for (const Format& f : {Format::fp8e4m3(), Format::fp8e5m2(), parse_format("fp8e5m2,overflow=saturate"),
                           parse_format("fp8e4m3,subnormals=off"), parse_format("fp8e5m2,subnormals=off")}) {
     const std::vector<Value> xs = inputs_of(f);
@@ -215,7 +215,7 @@ TEST_CASE("fast engine: + − × ÷ of all fp8 pairs equal the MPFR engine's, fi
   }
 }
 
-TEST_CASE("fast engine: fma of all fp8 pairs with fixed addends equals the MPFR engine's", "[fast_engine]") {
+TEST_CASE("fast engine: fma of all fp8 pairs with fixed addends equals the MPFR engine's", "[fast_engine][exhaustive]") {
   for (const Format& f : {Format::fp8e4m3(), Format::fp8e5m2(), parse_format("fp8e4m3,subnormals=off")}) {
     const std::vector<Value> xs = inputs_of(f);
     // zeros of both signs (the sign rules of exact zeros), the smallest subnormal (ties and
@@ -239,7 +239,7 @@ TEST_CASE("fast engine: fma of all fp8 pairs with fixed addends equals the MPFR 
   }
 }
 
-TEST_CASE("fast engine: sqrt exp log cos sin of every fp16, bf16 and fp8 value, five modes", "[fast_engine]") {
+TEST_CASE("fast engine: sqrt exp log cos sin of every fp16, bf16 and fp8 value, five modes", "[fast_engine][exhaustive]") {
   for (const Format& f : {Format::fp16(), Format::bf16(), Format::fp8e4m3(), Format::fp8e5m2(),
                           parse_format("fp16,subnormals=off"), parse_format("bf16,overflow=saturate")}) {
     Disagreements m;
