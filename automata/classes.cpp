@@ -18,9 +18,13 @@ namespace {
 
 /// Parallel edges merged (setS): the graph of "q has a transition to q'".
 using Graph = boost::adjacency_list<boost::setS, boost::vecS, boost::directedS>;
+/// The product Q × Z_k: parallel edges kept (vecS, a vector per vertex instead of a set; they
+/// change no component), so a million vertices cost tens of megabytes.
+using ProductGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS>;
 
 /// component[v] for every vertex of `g` (Boost.Graph strong_components).
-std::vector<std::size_t> component_numbers(const Graph& g) {
+template <class G>
+std::vector<std::size_t> component_numbers(const G& g) {
   std::vector<std::size_t> component(boost::num_vertices(g));
   boost::strong_components(g, boost::make_iterator_property_map(component.begin(), boost::get(boost::vertex_index, g)));
   return component;
@@ -154,7 +158,7 @@ PartialOrder k_automaton_partial_order(const Dfa& dfa, std::size_t k) {
                           std::to_string(kMaxProductStates) + " product states; accepted: smaller DFAs or k");
   }
   // Vertex q·k + i stands for (q, i mod k).
-  Graph g(n * k);
+  ProductGraph g(n * k);
   for (State q = 0; q < n; ++q) {
     for (std::size_t i = 0; i < k; ++i) {
       for (Letter a = 0; a < dfa.letter_count(); ++a) boost::add_edge(q * k + i, dfa.next(q, a) * k + (i + 1) % k, g);
@@ -267,7 +271,10 @@ std::string witness_description(const Classification& c) {
   if (c.not_ltl_p_mod) {
     const auto& w = *c.not_ltl_p_mod;
     std::string states;
-    for (State q : w.component) states += (states.empty() ? "" : ", ") + std::to_string(q);
+    for (std::size_t i = 0; i < w.component.size() && i < 16; ++i) {  // the JSON lists them all
+      states += (i ? ", " : "") + std::to_string(w.component[i]);
+    }
+    if (w.component.size() > 16) states += ", … (" + std::to_string(w.component.size()) + " states)";
     return "the strongly connected component {" + states + "} of the minimal DFA is not a simple cycle: from state " +
            std::to_string(w.state) + " the loops '" + word_text(d, w.first_loop) + "' and '" +
            word_text(d, w.second_loop) + "' go around it by two different routes, so no A_k is partially ordered";

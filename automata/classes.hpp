@@ -96,7 +96,7 @@ ComponentTest decide_ltl_p_mod_by_components(const Dfa& dfa);
 PartialOrder k_automaton_partial_order(const Dfa& dfa, std::size_t k);
 
 /// The most product states (|Q| · k) k_automaton_partial_order builds.
-inline constexpr std::size_t kMaxProductStates = std::size_t{1} << 25;
+inline constexpr std::size_t kMaxProductStates = std::size_t{1} << 21;
 
 /// The definition method of THEORY §5 T6.
 struct DefinitionTest {

@@ -29,13 +29,19 @@ class Dfa {
   Dfa(std::vector<std::string> alphabet, std::vector<std::vector<State>> transitions, State initial,
       std::vector<bool> accepting);
 
+  /// Σ: the symbols, letter i being alphabet()[i].
   const std::vector<std::string>& alphabet() const { return alphabet_; }
+  /// |Σ|.
   std::size_t letter_count() const { return alphabet_.size(); }
+  /// |Q| = n (states are 0..n−1).
   std::size_t state_count() const { return transitions_.size(); }
+  /// q0.
   State initial() const { return initial_; }
+  /// q ∈ F? Throws std::out_of_range for q ≥ n.
   bool accepting(State q) const { return accepting_.at(q); }
+  /// F as one flag per state.
   const std::vector<bool>& accepting_states() const { return accepting_; }
-  /// δ(q, a).
+  /// δ(q, a). Throws std::out_of_range for q ≥ n or a ≥ |Σ|.
   State next(State q, Letter a) const { return transitions_.at(q).at(a); }
   /// The table δ, one row per state (row q, column a = δ(q, a)).
   const std::vector<std::vector<State>>& transitions() const { return transitions_; }
@@ -56,6 +62,8 @@ class Dfa {
   /// spaces (the empty word is "").
   std::string text(const Word& w) const;
 
+  /// Same alphabet, table, initial and final states (not language equality: compare minimised
+  /// DFAs, or use equivalent(), for that).
   friend bool operator==(const Dfa&, const Dfa&) = default;
 
  private:

@@ -2,6 +2,7 @@
 
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/strong_components.hpp>
+#include <algorithm>
 #include <map>
 #include <queue>
 
@@ -9,6 +10,7 @@ namespace ropesim::automata {
 
 std::optional<TransitionMonoid> transition_monoid(const Dfa& dfa, std::size_t cap) {
   TransitionMonoid m;
+  cap = std::min(cap, std::max<std::size_t>(1, kMaxMonoidEntries / dfa.state_count()));
   std::map<std::vector<State>, std::size_t> index;
   std::vector<State> identity(dfa.state_count());
   for (State q = 0; q < dfa.state_count(); ++q) identity[q] = q;

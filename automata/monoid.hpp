@@ -22,8 +22,12 @@ struct TransitionMonoid {
   std::vector<std::vector<std::size_t>> right;
 };
 
+/// The most transformation entries (|M| · |Q|) transition_monoid stores, whatever the cap:
+/// about 2^22 entries (tens of megabytes with the index).
+inline constexpr std::size_t kMaxMonoidEntries = std::size_t{1} << 22;
+
 /// The transition monoid of `dfa` by breadth-first search over transformations, or nullopt if
-/// it has more than `cap` elements.
+/// it has more than `cap` elements or more than kMaxMonoidEntries / |Q|.
 std::optional<TransitionMonoid> transition_monoid(const Dfa& dfa, std::size_t cap);
 
 /// Three-valued answer of a check that may give up.
@@ -41,7 +45,7 @@ struct RTriviality {
 /// Decides R-triviality of the transition monoid of `dfa`: sM is the set of elements
 /// reachable from s in the right Cayley graph, so M is R-trivial iff that graph has no two
 /// distinct elements in one strongly connected component (Boost.Graph strong_components).
-/// Inconclusive (not a guess) when M has more than `cap` elements.
+/// Inconclusive (not a guess) when M has more than `cap` elements (or kMaxMonoidEntries / |Q|).
 RTriviality r_triviality(const Dfa& dfa, std::size_t cap);
 
 }  // namespace ropesim::automata

@@ -62,7 +62,7 @@ std::pair<automata::Dfa, nlohmann::json> language_source(const CLI::App& cmd, co
 std::string text_report(const automata::Classification& c, const nlohmann::json& source) {
   using automata::LanguageClass;
   std::string s;
-  s += fmt::format("source       {} {} over {}\n", source["kind"].get<std::string>(), source["text"].get<std::string>(),
+  s += fmt::format("source       {} '{}' over {}\n", source["kind"].get<std::string>(), source["text"].get<std::string>(),
                    automata::alphabet_text(c.minimal.alphabet()));
   s += fmt::format("minimal DFA  {} states\n", c.minimal.state_count());
   s += fmt::format("class        {}", automata::to_string(c.language_class));

@@ -176,7 +176,7 @@ TEST_CASE("deciders on random minimal DFAs", "[automata][classes][properties]") 
     const DefinitionTest definition = decide_ltl_p_mod_by_definition(m);
     RC_TAG(components.ltl_p_mod ? (partial_order(m).partially_ordered ? "LTL[P]" : "LTL[P,MOD]") : "none");
     RC_LOG() << "minimal states " << m.state_count() << ", component test " << components.ltl_p_mod << " (k "
-             << components.k << "), definition " << definition.ltl_p_mod << " (k " << definition.k << ")";
+             << components.k << "), definition " << definition.ltl_p_mod << " (k " << definition.k << ")\n";
     RC_ASSERT(components.ltl_p_mod == definition.ltl_p_mod);
     if (components.ltl_p_mod) RC_ASSERT(components.k == definition.k);  // simple cycle: length = period
     std::size_t all = 1;  // lcm(1..n): a multiple of every possible period, no periods needed
@@ -194,7 +194,7 @@ TEST_CASE("deciders on random minimal DFAs", "[automata][classes][properties]") 
     const RTriviality r = r_triviality(m, 5000);
     RC_TAG(r.r_trivial == Verdict::inconclusive ? "inconclusive" : (po.partially_ordered ? "PO" : "not PO"));
     if (r.r_trivial == Verdict::inconclusive) return;
-    RC_LOG() << "minimal states " << m.state_count() << ", monoid " << r.size << ", PO " << po.partially_ordered;
+    RC_LOG() << "minimal states " << m.state_count() << ", monoid " << r.size << ", PO " << po.partially_ordered << "\n";
     RC_ASSERT((r.r_trivial == Verdict::yes) == po.partially_ordered);
   });
   rc::prop("partial_order agrees with transitive closure and its witness is a cycle", [] {

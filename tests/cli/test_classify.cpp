@@ -43,6 +43,7 @@ TEST_CASE("classify --json: zoo languages", "[cli][classify]") {
 TEST_CASE("classify: text, --dfa, --dot and --out", "[cli][classify]") {
   const Run text = run("classify --alphabet ab --regex '(ab|ba)*'");
   REQUIRE(text.code == 0);
+  CHECK(text.out.find("source       regex '(ab|ba)*' over {a, b}") != std::string::npos);
   CHECK(text.out.find("minimal DFA  4 states") != std::string::npos);
   CHECK(text.out.find("class        none") != std::string::npos);
   CHECK(text.out.find("the loops 'ab' and 'ba'") != std::string::npos);
@@ -78,6 +79,10 @@ TEST_CASE("classify: bad input is one line, exit 2", "[cli][classify]") {
   expect_usage_error(run("classify --alphabet ab"), "no language given");
   expect_usage_error(run("classify --alphabet ab --regex a --dfa x.json"), "--regex and --dfa both given");
   expect_usage_error(run("classify --dfa /nonexistent/dfa.json"), "cannot read the DFA file");
+  const std::string ab = temp_path("classify_ab.json");
+  std::ofstream(ab) << R"({"alphabet": ["a", "b"], "states": 1, "initial": 0, "accepting": [], "transitions": [[0, 0]]})";
+  expect_usage_error(run("classify --dfa " + ab + " --alphabet ba"), "--alphabet {b, a} differs from the alphabet {a, b}");
+  std::filesystem::remove(ab);
   const std::string bad = temp_path("classify_bad.json");
   std::ofstream(bad) << R"({"alphabet": ["a"], "states": 1, "initial": 3, "accepting": [], "transitions": [[0]]})";
   expect_usage_error(run("classify --dfa " + bad), "'initial' is 3; accepted: a state number 0..0");
