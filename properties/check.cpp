@@ -73,6 +73,23 @@ rc::detail::Reproduce decode_replay(const std::string& token) {
   return reproduce;
 }
 
+// RapidCheck's failure text without the source expression of RC_FAIL (its message follows) and
+// with the file named from the repository root: "properties/theorems.cpp:187: message".
+std::string tidy_description(const std::string& text) {
+  std::vector<std::string> kept;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t end = std::min(text.find('\n', start), text.size());
+    std::string line = text.substr(start, end - start);
+    start = end + 1;
+    if (line.empty() || line.rfind("RC_FAIL(", 0) == 0) continue;
+    const std::size_t at = line.find("properties/");
+    if (kept.empty() && at != std::string::npos) line = line.substr(at);
+    kept.push_back(line);
+  }
+  return fmt::format("{}", fmt::join(kept, " "));
+}
+
 std::string replay_command(const std::string& name, const CheckOptions& options,
                            const std::string& token) {
   std::string command = fmt::format("ropesim check --property {} --max-length {} --max-size {}",
@@ -150,7 +167,7 @@ PropertyOutcome run_theorem(const Theorem& theorem_ref, const CheckOptions& opti
   } else if (result.match(failure)) {
     outcome.passed = failure.numSuccess;
     outcome.failed = true;
-    outcome.description = failure.description;
+    outcome.description = tidy_description(failure.description);
     for (const auto& [type, value] : failure.counterExample) {
       outcome.counterexample.push_back(fmt::format("{}: {}", type, value));
     }

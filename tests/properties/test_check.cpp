@@ -48,6 +48,20 @@ TEST_CASE("a failing property shrinks to the minimal counterexample and replays 
   CHECK(again.counterexample == outcome.counterexample);
 }
 
+TEST_CASE("a failure's description keeps RC_FAIL's message, not its source expression", "[check]") {
+  const Theorem failing{{"test-fail", "test", "RC_FAIL"}, [](const CheckOptions&) {
+                          const std::string w = *word_gen("ab", 0, 4).as("word");
+                          if (w.size() >= 2) RC_FAIL(std::string("too long: ") + w);
+                        }};
+  CheckOptions options;
+  const auto outcome = run_theorem(failing, options);
+  REQUIRE(outcome.failed);
+  CHECK(outcome.description.rfind("properties/test_check.cpp:", 0) == 0);
+  INFO(outcome.description);
+  CHECK(outcome.description.find(": too long: ") != std::string::npos);
+  CHECK(outcome.description.find("RC_FAIL(") == std::string::npos);
+}
+
 TEST_CASE("a true property passes the requested number of trials", "[check]") {
   const Theorem truth{{"test-true", "test", "length bound"}, [](const CheckOptions& o) {
                         const std::string w = *word_gen("ab", 0, o.max_length).as("word");
