@@ -235,6 +235,45 @@ void compiler_mod(const CheckOptions& options) { check_compiled(options, Formula
 // T1: the same for LTL[P] formulas, compiled without any positional encoding.
 void compiler_nope(const CheckOptions& options) { check_compiled(options, FormulaFragment::ltl_p); }
 
+// The compiled LTL[P] model of `text` over {a, b} in F, switched to LC25's no-BOS convention
+// (`w EOS`) with the given masking (THEORY §2). Its P heads need no BOS: with no earlier ψ
+// every key ties and every value is 0. nullopt when the compiler refuses F.
+std::optional<attention::Model> no_bos_model(const std::string& text, const numeric::Format& F,
+                                             attention::Masking masking, std::uint64_t certify_limit) {
+  proofs::CompileOptions compile_options;
+  compile_options.certify_limit = certify_limit;
+  compile_options.policy.format = F;
+  compile_options.suggest_format = false;
+  try {
+    attention::Model model = proofs::compile(ltl::parse(text), {"a", "b"}, compile_options).model;
+    model.options.bos = false;
+    model.options.masking = masking;
+    model.embedding.bos.clear();
+    return model;
+  } catch (const InvalidArgument&) {
+    return std::nullopt;
+  }
+}
+
+// Masking (THEORY §2; LC25 Thm F.4, proved without BOS), the strict half: strict masking
+// without BOS recognises bbΣ*: the compiled formula P(b ∧ ¬P⊤) ∧ P(b ∧ P⊤ ∧ ¬P P⊤)
+// ("w_1 = w_2 = b") accepts exactly the words that start with bb.
+// The non-strict half is not a property: its argument (every position of b^n holds the
+// representation of position 1, as each sees n identical keys and values) holds in exact
+// arithmetic but not under rounding — averaging 7 equal values with weights round_F(1/7) does
+// not give the value back in p = 8 (seen with `P b`, n = 7, p=8,e=5; docs/CLI.md).
+void masking_strict(const CheckOptions& options) {
+  const numeric::Format F = *format_gen(8, 53, options.format).as("format");
+  const auto strict = no_bos_model("P(b & !P true) & P(b & P true & !P P true)", F, attention::Masking::strict,
+                                   options.max_length + 2);
+  RC_ASSERT(strict.has_value());
+  for (int k = 0; k < 3; ++k) {
+    const std::string word = *word_gen("ab", 0, std::min<std::uint64_t>(options.max_length, 200)).as("word");
+    const bool in_language = word.size() >= 2 && word[0] == 'b' && word[1] == 'b';
+    RC_ASSERT(attention::run(*strict, word).accept == in_language);
+  }
+}
+
 }  // namespace
 
 const std::vector<Theorem>& theorems() {
@@ -245,6 +284,9 @@ const std::vector<Theorem>& theorems() {
       {{"compiler-nope", "LC25 Thm 3.3 (THEORY §5 T1, §7 C1)",
         "a compiled LTL[P] formula's transformer has no positional encoding and accepts w iff the formula holds at N+1"},
        compiler_nope},
+      {{"masking-strict", "LC25 Thm F.4, strict half (THEORY §2, no-BOS mode)",
+        "strict masking without BOS recognises bbΣ*: the compiled model accepts exactly the words starting with bb"},
+       masking_strict},
       {{"binary-mod", "RoPE-X Prop 3.1 (THEORY §5)",
         "MOD_m^r(i, j) (j − i ≡ r mod m) equals the disjunction over a of MOD_m^a(i) ∧ MOD_m^{(a+r) mod m}(j)"},
        binary_mod},
