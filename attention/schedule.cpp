@@ -392,16 +392,11 @@ Schedule parse_schedule(std::string_view spec) {
           // A value is an exact decimal or a fraction of two decimals (`g=1/4`): the spec a
           // schedule prints for a non-decimal rational must parse back (model spec round trip).
           const std::string& text = it->second;
-          const std::size_t slash = text.find('/');
-          mpq_class v;
-          if (slash == std::string::npos) {
-            v = numeric::parse_decimal_exact(text, key);
-          } else {
-            const mpq_class num = numeric::parse_decimal_exact(text.substr(0, slash), key);
-            const mpq_class den = numeric::parse_decimal_exact(text.substr(slash + 1), key);
-            if (den == 0) bad_spec(spec, std::string(key) + "=" + text + " divides by zero");
-            v = num / den;
+          if (text.find('/') != std::string::npos &&
+              numeric::parse_decimal_exact(text.substr(text.find('/') + 1), key) == 0) {
+            bad_spec(spec, std::string(key) + "=" + text + " divides by zero");
           }
+          const mpq_class v = numeric::parse_rational_exact(text, key);
           kv.erase(it);
           return v;
         }

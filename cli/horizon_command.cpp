@@ -49,7 +49,7 @@ proofs::HorizonSpec horizon_spec(const HeadArguments& a) {
       throw InvalidArgument("--schedule: '" + a.schedule + "' has no rotary block");
     }
   } else {
-    const mpq_class g = with_flag("--g", [&] { return numeric::parse_decimal_exact(a.g, "g"); });
+    const mpq_class g = with_flag("--g", [&] { return numeric::parse_rational_exact(a.g, "g"); });
     if (sgn(g) <= 0) throw InvalidArgument("--g: the frequency g must be positive, got " + a.g);
     spec.head.schedule = attention::single_schedule(g);
   }
@@ -79,7 +79,7 @@ proofs::HorizonSpec horizon_spec(const HeadArguments& a) {
   if (a.C == "auto") {
     spec.auto_C = true;
   } else {
-    spec.head.C = with_flag("--C", [&] { return numeric::parse_decimal_exact(a.C, "C"); });
+    spec.head.C = with_flag("--C", [&] { return numeric::parse_rational_exact(a.C, "C"); });
     if (sgn(spec.head.C) <= 0)
       throw InvalidArgument("--C: C must be positive (or 'auto'), got " + a.C);
     const auto rounded =
@@ -261,7 +261,7 @@ Action add_horizon_command(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "horizon",
       "Certified range N_max^(k) of the fixed-offset head Y^k (THEORY §6) and comparison columns");
-  cmd->add_option("--g", o->head.g, "Frequency g in radians per position (exact decimal)")
+  cmd->add_option("--g", o->head.g, "Frequency g in radians per position (exact decimal or fraction P/Q)")
       ->capture_default_str();
   cmd->add_option("--schedule", o->head.schedule,
                   "Multi-frequency head over a schedule or model preset (equal weights)");

@@ -28,7 +28,7 @@ Action add_table_command(CLI::App& app) {
   auto* cmd = table->add_subcommand(
       "horizon", "Certified ranges of the Y^k head over formats x g x k x C x realizations");
   cmd->add_option("--formats", o->formats, "Formats")->capture_default_str();
-  auto* g = cmd->add_option("--g", o->g, "Frequencies g (exact decimals)")->capture_default_str();
+  auto* g = cmd->add_option("--g", o->g, "Frequencies g (exact decimals or fractions P/Q)")->capture_default_str();
   cmd->add_option("--schedules", o->schedules,
                   "Multi-frequency heads over schedules/presets (instead of --g)")
       ->excludes(g);

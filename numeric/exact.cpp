@@ -65,4 +65,15 @@ double nearest_double(const mpq_class& q) {
   return d;
 }
 
+mpq_class parse_rational_exact(std::string_view text, std::string_view what) {
+  const std::size_t slash = text.find('/');
+  if (slash == std::string_view::npos) return parse_decimal_exact(text, what);
+  const mpq_class num = parse_decimal_exact(text.substr(0, slash), what);
+  const mpq_class den = parse_decimal_exact(text.substr(slash + 1), what);
+  if (den == 0) {
+    throw InvalidArgument(std::string(what) + " = " + std::string(text) + " divides by zero");
+  }
+  return num / den;
+}
+
 }  // namespace ropesim::numeric

@@ -554,3 +554,15 @@ TEST_CASE("construct offset writes the Y^k pi_a model that run decides", "[cli][
   expect_usage_error(run("construct offset --g 1 --k 1 --C 448 --format fp99 --out " + model), "--format");
   CHECK_FALSE(std::filesystem::exists(model));
 }
+
+TEST_CASE("horizon --g takes a fraction P/Q: the same head as --schedule single:g=P/Q", "[cli]") {
+  const Run by_g = run("horizon --g 1/3 --format fp16 --C 100 --json --quiet");
+  const Run by_schedule = run("horizon --schedule single:g=1/3 --format fp16 --C 100 --json --quiet");
+  REQUIRE(by_g.code == 0);
+  REQUIRE(by_schedule.code == 0);
+  const auto a = nlohmann::json::parse(by_g.out);
+  const auto b = nlohmann::json::parse(by_schedule.out);
+  CHECK(a["n_max"] == b["n_max"]);
+  CHECK(a["schedule"] == "single:g=1/3");
+  expect_usage_error(run("horizon --g 1/0 --format fp16"), "divides by zero");
+}
