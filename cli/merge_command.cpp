@@ -21,6 +21,29 @@ namespace ropesim::cli {
 
 namespace {
 
+// Where two command lines first differ, word by word: "'--formats fp16' vs '--formats bf16'"
+// (the differing word and the one before it, so a long command still shows its difference in
+// a one-line error), or which one has more words.
+std::string first_difference(const std::string& a, const std::string& b) {
+  std::vector<std::string> wa, wb;
+  for (std::string_view text : {std::string_view(a), std::string_view(b)}) {
+    auto& words = text.data() == a.data() ? wa : wb;
+    std::size_t i = 0;
+    while (i < text.size()) {
+      const std::size_t j = std::min(text.find(' ', i), text.size());
+      if (j > i) words.emplace_back(text.substr(i, j - i));
+      i = j + 1;
+    }
+  }
+  std::size_t k = 0;
+  while (k < wa.size() && k < wb.size() && wa[k] == wb[k]) ++k;
+  const auto around = [&](const std::vector<std::string>& w) {
+    if (k >= w.size()) return std::string("(nothing)");
+    return (k > 0 ? w[k - 1] + " " : std::string()) + w[k];
+  };
+  return "'" + around(wa) + "' vs '" + around(wb) + "'";
+}
+
 const char* kind_name(OutputKind kind) {
   switch (kind) {
     case OutputKind::csv: return "CSV";
@@ -331,8 +354,9 @@ Action add_merge_command(CLI::App& app) {
         fail("'" + f.path + "' and '" + first.path + "' were written by different ropesim builds; accepted: the shards of one run");
       }
       if (computation(f.command) != computation(first.command)) {
-        fail("'" + f.path + "' and '" + first.path + "' come from different commands ('" + computation(f.command) + "' vs '" +
-             computation(first.command) + "'); accepted: the shards of one run, which differ only in --shard, --out, --jobs, "
+        fail("'" + f.path + "' and '" + first.path + "' come from different commands (" +
+             first_difference(computation(f.command), computation(first.command)) +
+             "); accepted: the shards of one run, which differ only in --shard, --out, --jobs, "
              "--quiet, --json and --columns");
       }
       if (f.record.shard.count != n || f.record.total_rows != first.record.total_rows) {

@@ -178,6 +178,7 @@ TEST_CASE("merge refuses inconsistent shard sets: one line, exit 2, no output fi
   refused(s1 + " " + s2, "shards missing of 3: 3 (given: 1 2)", out);
   refused(s1 + " " + s2 + " " + s2 + " " + s3, "shard 2/3 is given twice", out);
   refused(s1 + " " + path("other2.csv") + " " + s3, "different commands", out);
+  refused(s1 + " " + path("other2.csv") + " " + s3, "('--positions 128' vs '--positions 256')", out);
   refused(s1 + " " + path("four2.csv") + " " + s3, "is shard 2/4 of 8 rows", out);
   refused(s1 + " " + path("s2.json") + " " + s3, "is JSON but --out", out);
   refused(path("whole.csv"), "has no shard record", out);
