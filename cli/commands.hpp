@@ -35,6 +35,8 @@ enum class ListKind {
   formats,    ///< `p=11,e=5,fp16`: an item starting with `p=` or without `=` is a new format
   schedules,  ///< `conventional:base=1e4,dim=128,single:g=1,periodic:m=2,3,12,phi-2`: an item
               ///< with `:`, or a name (letters, no `=`), is a new schedule
+  realisations,  ///< `r1,hf;pipeline:angle=fp16;cos_sin=fp32;r2`: every comma separates items,
+                 ///< and a `;` group `key=value` (no `:`) continues the `pipeline:` before it
 };
 
 /// Splits a list on ';' (always a separator) and on the commas that start a new item of

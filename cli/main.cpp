@@ -22,7 +22,8 @@ std::vector<std::string> split_list(const std::string& text, ListKind kind) {
   std::vector<std::string> items;
   auto starts_new = [kind](const std::string& piece) {
     switch (kind) {
-      case ListKind::plain: return true;
+      case ListKind::plain:
+      case ListKind::realisations: return true;
       case ListKind::formats: return piece.rfind("p=", 0) == 0 || piece.find('=') == std::string::npos;
       case ListKind::schedules:
         // A new spec has a kind (`single:`) or is a preset name; bare numbers such as the
@@ -43,7 +44,11 @@ std::vector<std::string> split_list(const std::string& text, ListKind kind) {
       const std::size_t comma = group.find(',', from);
       const std::string piece = group.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
       if (!piece.empty()) {
-        if (first_in_group || starts_new(piece) || items.empty()) {
+        if (kind == ListKind::realisations && first_in_group && !items.empty() &&
+            items.back().rfind("pipeline:", 0) == 0 && piece.find('=') != std::string::npos &&
+            piece.find(':') == std::string::npos) {
+          items.back() += ";" + piece;  // the next key of a multi-key pipeline spec
+        } else if (first_in_group || starts_new(piece) || items.empty()) {
           items.push_back(piece);
         } else {
           items.back() += "," + piece;

@@ -110,7 +110,7 @@ Action add_sweep_command(CLI::App& app) {
         throw InvalidArgument(std::string("--formats: ") + e.what());
       }
     }
-    for (const auto& spec : split_unique(o->realisations, "--realizations")) {
+    for (const auto& spec : split_unique(o->realisations, "--realizations", ListKind::realisations)) {
       try {
         (void)attention::parse_realisation(spec, numeric::Format::fp32());
       } catch (const InvalidArgument& e) {

@@ -73,7 +73,7 @@ Action add_table_command(CLI::App& app) {
     const auto schedules = split_unique(o->schedules, "--schedules", ListKind::schedules);
     const auto ks = split_unique(o->k, "--k");
     const auto Cs = split_unique(o->C, "--C");
-    const auto realisations = split_unique(o->realisations, "--realizations");
+    const auto realisations = split_unique(o->realisations, "--realizations", ListKind::realisations);
     if (formats.empty() || (gs.empty() && schedules.empty()) || ks.empty() || Cs.empty() ||
         realisations.empty()) {
       throw InvalidArgument(

@@ -566,3 +566,15 @@ TEST_CASE("horizon --g takes a fraction P/Q: the same head as --schedule single:
   CHECK(a["schedule"] == "single:g=1/3");
   expect_usage_error(run("horizon --g 1/0 --format fp16"), "divides by zero");
 }
+
+TEST_CASE("sweep: a multi-key pipeline listed between other realisations", "[cli]") {
+  const Run r = run("sweep --schedules single:g=1 --formats fp16 --positions 64 --quiet --json "
+                    "--realizations 'r1;pipeline:angle=fp16;cos_sin=fp32;r2'");
+  REQUIRE(r.code == 0);
+  const auto rows = nlohmann::json::parse(r.out);
+  REQUIRE(rows.size() == 3);
+  CHECK(rows[0]["realization"] == "r1");
+  // Both keys reached the one pipeline (the others keep hf's values: A = fp16 for the table).
+  CHECK(rows[1]["realization"].get<std::string>().find("angle=fp16;cos_sin=fp32;table=fp16") != std::string::npos);
+  CHECK(rows[2]["realization"] == "r2");
+}
