@@ -8,6 +8,46 @@
 
 namespace ropesim::proofs {
 
+namespace {
+
+/// The nodes of `f` below its root, copied into a fresh DAG (same structure, same root
+/// formula): the construction builds ψ_{=q} for every state, the formula keeps the ones used.
+ltl::Formula reachable_copy(const ltl::Formula& f) {
+  std::vector<bool> needed(f.size(), false);
+  needed[f.root()] = true;
+  for (std::size_t id = f.size(); id-- > 0;) {
+    if (!needed[id]) continue;
+    const ltl::Node& n = f.node(static_cast<ltl::NodeId>(id));
+    if (n.op == ltl::Operator::negation || n.op == ltl::Operator::past || n.op == ltl::Operator::yesterday) {
+      needed[n.left] = true;
+    } else if (n.op == ltl::Operator::conjunction || n.op == ltl::Operator::disjunction ||
+               n.op == ltl::Operator::since) {
+      needed[n.left] = needed[n.right] = true;
+    }
+  }
+  ltl::Formula out;
+  std::vector<ltl::NodeId> copy(f.size(), 0);
+  for (std::size_t id = 0; id < f.size(); ++id) {
+    if (!needed[id]) continue;
+    const ltl::Node& n = f.node(static_cast<ltl::NodeId>(id));
+    switch (n.op) {
+      case ltl::Operator::symbol: copy[id] = out.symbol(n.symbol); break;
+      case ltl::Operator::top: copy[id] = out.top(); break;
+      case ltl::Operator::negation: copy[id] = out.negation(copy[n.left]); break;
+      case ltl::Operator::conjunction: copy[id] = out.conjunction(copy[n.left], copy[n.right]); break;
+      case ltl::Operator::disjunction: copy[id] = out.disjunction(copy[n.left], copy[n.right]); break;
+      case ltl::Operator::past: copy[id] = out.past(copy[n.left]); break;
+      case ltl::Operator::yesterday: copy[id] = out.yesterday(copy[n.left], n.k); break;
+      case ltl::Operator::since: copy[id] = out.since(copy[n.left], copy[n.right]); break;
+      case ltl::Operator::modulo: copy[id] = out.modulo(n.m, n.r); break;
+    }
+  }
+  out.set_root(copy[f.root()]);
+  return out;
+}
+
+}  // namespace
+
 ltl::Formula po_dfa_formula(const automata::Dfa& dfa) {
   using automata::Letter;
   using automata::State;
@@ -72,7 +112,7 @@ ltl::Formula po_dfa_formula(const automata::Dfa& dfa) {
   for (State q = 0; q < n; ++q)
     if (dfa.accepting(q)) accept = disjoin(accept, equal[q]);
   f.set_root(accept);
-  return f;
+  return reachable_copy(f);
 }
 
 }  // namespace ropesim::proofs

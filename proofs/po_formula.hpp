@@ -14,7 +14,8 @@
 /// (q0 is never re-entered, so its ψ_{<q} is not needed.) Empty conjunctions are `true`, empty
 /// disjunctions `false` (= !true). The formula is built as a hash-consed DAG (ltl::Formula's
 /// builders): every ψ is one node, shared by all its uses; printed as a tree it can be
-/// exponentially longer (ltl::tree_size).
+/// exponentially longer (ltl::tree_size). The returned DAG holds only the nodes below the root
+/// (its size() is the formula's DAG size).
 #include "automata/dfa.hpp"
 #include "logic/formula.hpp"
 

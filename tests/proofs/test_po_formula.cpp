@@ -79,6 +79,9 @@ TEST_CASE("C3: small formulas derived by hand", "[po_formula]") {
   // ψ_{=0} = ¬P a; ψ_{<1} = P(ψ_{=0} ∧ a); 1 has no leaving letter, so ψ_{=1} = ψ_{<1}.
   const Dfa lt1 = automata::minimise(automata::regex_to_dfa(".*a.*", {"a", "b"}));
   CHECK(ltl::to_string(proofs::po_dfa_formula(lt1)) == "P(!P a & a)");
+  // Only the nodes below the root remain: a, P a, !P a, !P a & a, P(..) (b, true and the
+  // unused ψ are dropped).
+  CHECK(proofs::po_dfa_formula(lt1).size() == 5);
   // aΣ* over {a,b}: 0 -a-> 1 (final sink), 0 -b-> 2 (sink). ψ_{=0} = ¬P a ∧ ¬P b,
   // accept = ψ_{=1} = P(ψ_{=0} ∧ a).
   const Dfa first_a = automata::minimise(automata::regex_to_dfa("a.*", {"a", "b"}));
@@ -92,6 +95,8 @@ TEST_CASE("C3: small formulas derived by hand", "[po_formula]") {
   const Dfa ba = automata::minimise(automata::regex_to_dfa("b*a", {"a", "b"}));
   const ltl::Formula f = proofs::po_dfa_formula(ba);
   CHECK(ltl::to_string(f) == "P(!P a & a) & !P(P(!P a & a) & a) & !P(P(!P a & a) & b)");
+  // DAG: a, P a, !P a, !P a & a, ψ_{<1}, ψ_{<1} & a, P, !P, ∧, b, ψ_{<1} & b, P, !P, ∧.
+  CHECK(f.size() == 14);
   CHECK(ltl::accepts(f, ltl::letters("ba")));
   CHECK(ltl::accepts(f, ltl::letters("a")));
   CHECK(!ltl::accepts(f, ltl::letters("baa")));
