@@ -26,8 +26,11 @@ constexpr std::size_t kMaxMemoryBytes = std::size_t{1} << 30;
 /// node keeps its memory, and one step of the recurrences.
 class Reader {
  public:
-  Reader(const ltl::Formula& formula, const std::vector<std::string>& alphabet, std::size_t state_cap)
-      : formula_(formula), values_(formula.size(), 0), letter_of_(formula.size(), kNoLetter),
+  Reader(const ltl::Formula& formula, const std::vector<std::string>& alphabet,
+         std::size_t state_cap)
+      : formula_(formula),
+        values_(formula.size(), 0),
+        letter_of_(formula.size(), kNoLetter),
         offset_(formula.size(), 0) {
     // Only the nodes below the root matter (a DAG may hold others).
     std::vector<bool> needed(formula.size(), false);
@@ -62,8 +65,10 @@ class Reader {
           std::size_t a = 0;
           while (a < alphabet.size() && alphabet[a] != node.symbol) ++a;
           if (a == alphabet.size()) {
-            throw InvalidArgument("formula: atom '" + node.symbol + "' is not a letter of the alphabet " +
-                                  automata::alphabet_text(alphabet) + "; accepted: atoms among the alphabet's letters");
+            throw InvalidArgument("formula: atom '" + node.symbol +
+                                  "' is not a letter of the alphabet " +
+                                  automata::alphabet_text(alphabet) +
+                                  "; accepted: atoms among the alphabet's letters");
           }
           letter_of_[id] = a;
           break;
@@ -77,7 +82,8 @@ class Reader {
           bits += static_cast<std::size_t>(node.k);
           break;
         case Operator::modulo: {
-          // Every residue of i mod M is a reachable state, so M > cap is refused (before it overflows).
+          // Every residue of i mod M is a reachable state, so M > cap is refused (before it
+          // overflows).
           if (node.m > state_cap) throw too_large(state_cap);
           modulus = modulus / std::gcd(modulus, node.m) * node.m;  // ≤ cap · cap
           if (modulus > state_cap) throw too_large(state_cap);
@@ -103,15 +109,31 @@ class Reader {
       const ltl::Node& node = formula_.node(id);
       bool v = false;
       switch (node.op) {
-        case Operator::symbol: v = letter.has_value() && *letter == letter_of_[id]; break;
-        case Operator::top: v = true; break;
-        case Operator::negation: v = !values_[node.left]; break;
-        case Operator::conjunction: v = values_[node.left] && values_[node.right]; break;
-        case Operator::disjunction: v = values_[node.left] || values_[node.right]; break;
+        case Operator::symbol:
+          v = letter.has_value() && *letter == letter_of_[id];
+          break;
+        case Operator::top:
+          v = true;
+          break;
+        case Operator::negation:
+          v = !values_[node.left];
+          break;
+        case Operator::conjunction:
+          v = values_[node.left] && values_[node.right];
+          break;
+        case Operator::disjunction:
+          v = values_[node.left] || values_[node.right];
+          break;
         case Operator::past:
-        case Operator::since: v = bit(state, offset_[id]); break;
-        case Operator::yesterday: v = bit(state, offset_[id] + static_cast<std::size_t>(node.k) - 1); break;
-        case Operator::modulo: v = position % node.m == node.r; break;
+        case Operator::since:
+          v = bit(state, offset_[id]);
+          break;
+        case Operator::yesterday:
+          v = bit(state, offset_[id] + static_cast<std::size_t>(node.k) - 1);
+          break;
+        case Operator::modulo:
+          v = position % node.m == node.r;
+          break;
       }
       values_[id] = v;
     }
@@ -152,10 +174,11 @@ class Reader {
   }
 
   static InvalidArgument too_large(std::size_t cap) {
-    return InvalidArgument("formula automaton: more than " + std::to_string(cap) +
-                           " states (the memories of P, S, Y^k and the lcm of the moduli); accepted: formulas whose "
-                           "automaton has at most " +
-                           std::to_string(cap) + " states (smaller Y^k offsets and moduli)");
+    return InvalidArgument(
+        "formula automaton: more than " + std::to_string(cap) +
+        " states (the memories of P, S, Y^k and the lcm of the moduli); accepted: formulas whose "
+        "automaton has at most " +
+        std::to_string(cap) + " states (smaller Y^k offsets and moduli)");
   }
 
  private:
@@ -163,7 +186,8 @@ class Reader {
 
   static std::uint64_t counter(const std::string& state) {
     std::uint64_t c = 0;
-    for (std::size_t b = 0; b < sizeof c; ++b) c |= std::uint64_t{static_cast<unsigned char>(state[b])} << (8 * b);
+    for (std::size_t b = 0; b < sizeof c; ++b)
+      c |= std::uint64_t{static_cast<unsigned char>(state[b])} << (8 * b);
     return c;
   }
   static void set_counter(std::string& state, std::uint64_t c) {
@@ -175,8 +199,9 @@ class Reader {
   static void set_bit(std::string& state, std::size_t at, bool value) {
     auto& byte = state[sizeof(std::uint64_t) + at / 8];
     const auto mask = static_cast<unsigned char>(1U << (at % 8));
-    byte = static_cast<char>(value ? (static_cast<unsigned char>(byte) | mask)
-                                   : (static_cast<unsigned char>(byte) & static_cast<unsigned char>(~mask)));
+    byte = static_cast<char>(
+        value ? (static_cast<unsigned char>(byte) | mask)
+              : (static_cast<unsigned char>(byte) & static_cast<unsigned char>(~mask)));
   }
 
   const ltl::Formula& formula_;

@@ -18,7 +18,8 @@ ltl::Formula reachable_copy(const ltl::Formula& f) {
   for (std::size_t id = f.size(); id-- > 0;) {
     if (!needed[id]) continue;
     const ltl::Node& n = f.node(static_cast<ltl::NodeId>(id));
-    if (n.op == ltl::Operator::negation || n.op == ltl::Operator::past || n.op == ltl::Operator::yesterday) {
+    if (n.op == ltl::Operator::negation || n.op == ltl::Operator::past ||
+        n.op == ltl::Operator::yesterday) {
       needed[n.left] = true;
     } else if (n.op == ltl::Operator::conjunction || n.op == ltl::Operator::disjunction ||
                n.op == ltl::Operator::since) {
@@ -31,15 +32,33 @@ ltl::Formula reachable_copy(const ltl::Formula& f) {
     if (!needed[id]) continue;
     const ltl::Node& n = f.node(static_cast<ltl::NodeId>(id));
     switch (n.op) {
-      case ltl::Operator::symbol: copy[id] = out.symbol(n.symbol); break;
-      case ltl::Operator::top: copy[id] = out.top(); break;
-      case ltl::Operator::negation: copy[id] = out.negation(copy[n.left]); break;
-      case ltl::Operator::conjunction: copy[id] = out.conjunction(copy[n.left], copy[n.right]); break;
-      case ltl::Operator::disjunction: copy[id] = out.disjunction(copy[n.left], copy[n.right]); break;
-      case ltl::Operator::past: copy[id] = out.past(copy[n.left]); break;
-      case ltl::Operator::yesterday: copy[id] = out.yesterday(copy[n.left], n.k); break;
-      case ltl::Operator::since: copy[id] = out.since(copy[n.left], copy[n.right]); break;
-      case ltl::Operator::modulo: copy[id] = out.modulo(n.m, n.r); break;
+      case ltl::Operator::symbol:
+        copy[id] = out.symbol(n.symbol);
+        break;
+      case ltl::Operator::top:
+        copy[id] = out.top();
+        break;
+      case ltl::Operator::negation:
+        copy[id] = out.negation(copy[n.left]);
+        break;
+      case ltl::Operator::conjunction:
+        copy[id] = out.conjunction(copy[n.left], copy[n.right]);
+        break;
+      case ltl::Operator::disjunction:
+        copy[id] = out.disjunction(copy[n.left], copy[n.right]);
+        break;
+      case ltl::Operator::past:
+        copy[id] = out.past(copy[n.left]);
+        break;
+      case ltl::Operator::yesterday:
+        copy[id] = out.yesterday(copy[n.left], n.k);
+        break;
+      case ltl::Operator::since:
+        copy[id] = out.since(copy[n.left], copy[n.right]);
+        break;
+      case ltl::Operator::modulo:
+        copy[id] = out.modulo(n.m, n.r);
+        break;
     }
   }
   out.set_root(copy[f.root()]);
@@ -54,9 +73,11 @@ ltl::Formula po_dfa_formula(const automata::Dfa& dfa) {
   const automata::PartialOrder order = automata::partial_order(dfa);
   if (!order.partially_ordered) {
     const automata::TwoStateCycle& c = *order.witness;
-    throw InvalidArgument("C3: the DFA is not partially ordered: states " + std::to_string(c.p) + " and " +
-                          std::to_string(c.q) + " reach each other ('" + dfa.text(c.to) + "' and '" +
-                          dfa.text(c.back) + "'); accepted: a partially ordered DFA (minimal DFA of an LTL[P] language)");
+    throw InvalidArgument(
+        "C3: the DFA is not partially ordered: states " + std::to_string(c.p) + " and " +
+        std::to_string(c.q) + " reach each other ('" + dfa.text(c.to) + "' and '" +
+        dfa.text(c.back) +
+        "'); accepted: a partially ordered DFA (minimal DFA of an LTL[P] language)");
   }
   const std::size_t n = dfa.state_count();
   // A topological order of the transition graph without self-loops (Kahn's algorithm; it is
@@ -81,8 +102,12 @@ ltl::Formula po_dfa_formula(const automata::Dfa& dfa) {
   for (Letter a = 0; a < dfa.letter_count(); ++a) atom[a] = f.symbol(dfa.alphabet()[a]);
   const ltl::NodeId top = f.top();
   const ltl::NodeId bottom = f.negation(top);
-  auto conjoin = [&](ltl::NodeId acc, ltl::NodeId x) { return acc == top ? x : f.conjunction(acc, x); };
-  auto disjoin = [&](ltl::NodeId acc, ltl::NodeId x) { return acc == bottom ? x : f.disjunction(acc, x); };
+  auto conjoin = [&](ltl::NodeId acc, ltl::NodeId x) {
+    return acc == top ? x : f.conjunction(acc, x);
+  };
+  auto disjoin = [&](ltl::NodeId acc, ltl::NodeId x) {
+    return acc == bottom ? x : f.disjunction(acc, x);
+  };
 
   std::vector<ltl::NodeId> equal(n, bottom);  // ψ_{=q}
   for (const State q : topological) {
@@ -104,7 +129,8 @@ ltl::Formula po_dfa_formula(const automata::Dfa& dfa) {
     ltl::NodeId psi = entered;
     if (entered != bottom) {
       for (Letter a = 0; a < dfa.letter_count(); ++a)
-        if (dfa.next(q, a) != q) psi = conjoin(psi, f.negation(f.past(f.conjunction(entered, atom[a]))));
+        if (dfa.next(q, a) != q)
+          psi = conjoin(psi, f.negation(f.past(f.conjunction(entered, atom[a]))));
     }
     equal[q] = psi;
   }

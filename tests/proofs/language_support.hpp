@@ -15,7 +15,8 @@
 namespace language_test {
 
 /// The longest length L ≤ max_length with |Σ|^0 + … + |Σ|^L ≤ max_words.
-inline std::size_t affordable_length(std::size_t letters, std::size_t max_length, std::size_t max_words) {
+inline std::size_t affordable_length(std::size_t letters, std::size_t max_length,
+                                     std::size_t max_words) {
   std::size_t total = 1, layer = 1, length = 0;
   while (length < max_length) {
     layer *= letters;
@@ -29,7 +30,8 @@ inline std::size_t affordable_length(std::size_t letters, std::size_t max_length
 /// The first word (shortest, then in letter order) of length ≤ max_length on which the formula
 /// and the DFA disagree, as text with spaces between symbols; nullopt if they agree on all.
 inline std::optional<std::string> first_disagreement(const ropesim::ltl::Formula& formula,
-                                                     const ropesim::automata::Dfa& dfa, std::size_t max_length) {
+                                                     const ropesim::automata::Dfa& dfa,
+                                                     std::size_t max_length) {
   std::vector<ropesim::automata::Word> layer{{}};
   for (std::size_t length = 0; length <= max_length; ++length) {
     std::vector<ropesim::automata::Word> next;

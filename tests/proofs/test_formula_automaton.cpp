@@ -3,8 +3,9 @@
 // with every operator, and the zoo), and the zoo's regular expressions through
 // automata::regex_to_dfa (compared by automata::equivalent). Minimal state counts of small
 // formulas are derived by hand.
-#include <catch2/catch.hpp>
 #include <rapidcheck/catch.h>
+
+#include <catch2/catch.hpp>
 #include <string>
 #include <vector>
 
@@ -77,12 +78,14 @@ TEST_CASE("formula_dfa: refusals", "[formula_automaton]") {
   CHECK_THROWS_WITH(proofs::formula_dfa(ltl::parse("P c"), ab),
                     Catch::Contains("atom 'c' is not a letter of the alphabet {a, b}"));
   CHECK_THROWS_AS(proofs::formula_dfa(ltl::parse("Y^12 a"), ab, 1000), InvalidArgument);
-  CHECK_THROWS_WITH(proofs::formula_dfa(ltl::parse("mod(5000,1)"), ab, 1000), Catch::Contains("more than 1000 states"));
+  CHECK_THROWS_WITH(proofs::formula_dfa(ltl::parse("mod(5000,1)"), ab, 1000),
+                    Catch::Contains("more than 1000 states"));
   CHECK_THROWS_AS(proofs::formula_dfa(ltl::parse("Y^100000000 a"), ab), InvalidArgument);
   // Y^9 a keeps the last 9 letters' "is a" bits: 2^9 = 512 reachable states, all distinct
   // (the 9th letter from the end is a), so a cap of 512 is just enough and 511 is not.
   CHECK(proofs::formula_dfa(ltl::parse("Y^9 a"), ab, 512).state_count() == 512);
-  CHECK_THROWS_WITH(proofs::formula_dfa(ltl::parse("Y^9 a"), ab, 511), Catch::Contains("more than 511 states"));
+  CHECK_THROWS_WITH(proofs::formula_dfa(ltl::parse("Y^9 a"), ab, 511),
+                    Catch::Contains("more than 511 states"));
   CHECK(minimal_states("Y^9 a", ab) == 512);
 }
 
@@ -93,9 +96,11 @@ TEST_CASE("formula_dfa: the zoo formulas, against their regular expressions and 
     INFO(language.name);
     const ltl::Formula f = ltl::parse(language.formula);
     const automata::Dfa d = proofs::formula_dfa(f, language.alphabet);
-    const auto witness = automata::counterexample(d, automata::regex_to_dfa(language.regex, language.alphabet));
+    const auto witness =
+        automata::counterexample(d, automata::regex_to_dfa(language.regex, language.alphabet));
     CHECK(!witness.has_value());
-    const std::size_t length = language_test::affordable_length(language.alphabet.size(), 8, 200000);
+    const std::size_t length =
+        language_test::affordable_length(language.alphabet.size(), 8, 200000);
     CHECK(language_test::first_disagreement(f, d, length) == std::nullopt);
   }
 }

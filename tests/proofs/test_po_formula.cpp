@@ -5,10 +5,10 @@
 // (product BFS), and independently ltl::accepts (logic/evaluate.cpp) against Dfa::accepts on
 // every word up to length 8; the R-triviality side is automata::r_triviality (Cayley graph),
 // computed without C3; the small formulas are derived by hand from the construction.
-#include <catch2/catch.hpp>
 #include <rapidcheck/catch.h>
 
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -36,7 +36,8 @@ namespace {
 /// Only P, Booleans, atoms and ⊤ occur (LTL[P], THEORY §4).
 bool in_ltl_p(const ltl::Formula& f) {
   return std::all_of(f.nodes().begin(), f.nodes().end(), [](const ltl::Node& n) {
-    return n.op != ltl::Operator::yesterday && n.op != ltl::Operator::since && n.op != ltl::Operator::modulo;
+    return n.op != ltl::Operator::yesterday && n.op != ltl::Operator::since &&
+           n.op != ltl::Operator::modulo;
   });
 }
 
@@ -48,12 +49,14 @@ Dfa random_po_dfa() {
   const auto letters = *rc::gen::inRange<std::size_t>(2, 4);
   std::vector<std::size_t> name(n);
   std::iota(name.begin(), name.end(), 0);
-  for (std::size_t i = n; i > 1; --i) std::swap(name[i - 1], name[*rc::gen::inRange<std::size_t>(0, i)]);
+  for (std::size_t i = n; i > 1; --i)
+    std::swap(name[i - 1], name[*rc::gen::inRange<std::size_t>(0, i)]);
   std::vector<std::vector<State>> transitions(n, std::vector<State>(letters));
   for (std::size_t q = 0; q < n; ++q)
     for (std::size_t a = 0; a < letters; ++a)
-      transitions[name[q]][a] = name[*rc::gen::weightedElement<bool>({{1, true}, {1, false}}) ? q
-                                                                                              : *rc::gen::inRange(q, n)];
+      transitions[name[q]][a] =
+          name[*rc::gen::weightedElement<bool>({{1, true}, {1, false}}) ? q
+                                                                        : *rc::gen::inRange(q, n)];
   std::vector<bool> accepting(n);
   for (std::size_t q = 0; q < n; ++q) accepting[q] = *rc::gen::arbitrary<bool>();
   std::vector<std::string> alphabet;
@@ -67,9 +70,12 @@ void check_c3(const Dfa& dfa) {
   const ltl::Formula f = proofs::po_dfa_formula(dfa);
   RC_ASSERT(in_ltl_p(f));
   const auto witness = automata::counterexample(proofs::formula_dfa(f, dfa.alphabet()), dfa);
-  if (witness) RC_FAIL("C3 formula " + ltl::to_string(f) + " differs from the DFA on '" + dfa.text(*witness) + "'");
+  if (witness)
+    RC_FAIL("C3 formula " + ltl::to_string(f) + " differs from the DFA on '" + dfa.text(*witness) +
+            "'");
   const auto bad = language_test::first_disagreement(f, dfa, 8);
-  if (bad) RC_FAIL("C3 formula " + ltl::to_string(f) + ": ltl::accepts and the DFA disagree on " + *bad);
+  if (bad)
+    RC_FAIL("C3 formula " + ltl::to_string(f) + ": ltl::accepts and the DFA disagree on " + *bad);
 }
 
 }  // namespace
@@ -106,8 +112,9 @@ TEST_CASE("C3: small formulas derived by hand", "[po_formula]") {
 
 TEST_CASE("C3: refuses a DFA that is not partially ordered", "[po_formula]") {
   const Dfa parity({"a", "b"}, {{0, 1}, {1, 0}}, 0, {true, false});
-  CHECK_THROWS_WITH(proofs::po_dfa_formula(parity),
-                    Catch::Contains("not partially ordered: states 0 and 1 reach each other ('b' and 'b')"));
+  CHECK_THROWS_WITH(
+      proofs::po_dfa_formula(parity),
+      Catch::Contains("not partially ordered: states 0 and 1 reach each other ('b' and 'b')"));
 }
 
 TEST_CASE("C3: the zoo's LTL[P] languages", "[po_formula]") {
@@ -115,11 +122,13 @@ TEST_CASE("C3: the zoo's LTL[P] languages", "[po_formula]") {
   for (const auto& language : ltl::zoo()) {
     if (language.language_class != "LTL[P]") continue;
     INFO(language.name);
-    const Dfa minimal = automata::minimise(automata::regex_to_dfa(language.regex, language.alphabet));
+    const Dfa minimal =
+        automata::minimise(automata::regex_to_dfa(language.regex, language.alphabet));
     const ltl::Formula f = proofs::po_dfa_formula(minimal);
     CHECK(in_ltl_p(f));
     CHECK(automata::equivalent(proofs::formula_dfa(f, language.alphabet), minimal));
-    const std::size_t length = language_test::affordable_length(language.alphabet.size(), 8, 200000);
+    const std::size_t length =
+        language_test::affordable_length(language.alphabet.size(), 8, 200000);
     CHECK(language_test::first_disagreement(f, minimal, length) == std::nullopt);
     ++checked;
   }
@@ -135,7 +144,8 @@ TEST_CASE("C3: random partially ordered DFAs", "[po_formula]") {
   });
 }
 
-TEST_CASE("T2 on minimal DFAs: PO iff R-trivial iff C3's formula defines the language", "[po_formula][t2]") {
+TEST_CASE("T2 on minimal DFAs: PO iff R-trivial iff C3's formula defines the language",
+          "[po_formula][t2]") {
   rc::prop("random complete DFAs, 2-8 states, 2-3 letters, minimised", [] {
     const Dfa drawn = automata_test::draw_dfa(8);
     RC_PRE(drawn.state_count() >= 2);
@@ -157,7 +167,8 @@ TEST_CASE("T2: every zoo formula's DFA has the zoo's class", "[po_formula][t2]")
   for (const auto& language : ltl::zoo()) {
     if (language.formula.empty()) continue;
     INFO(language.name);
-    const auto c = automata::classify(proofs::formula_dfa(ltl::parse(language.formula), language.alphabet));
+    const auto c =
+        automata::classify(proofs::formula_dfa(ltl::parse(language.formula), language.alphabet));
     CHECK(automata::to_string(c.language_class) == language.language_class);
   }
 }
