@@ -26,6 +26,51 @@ namespace {
 const std::vector<std::string> ab{"a", "b"};
 const std::vector<std::string> abc{"a", "b", "c"};
 
+// A random formula whose root depends on most of its nodes: each new node takes the previous
+// one as an operand half of the time, and the temporal operators (P, Y^k, S) and mod are
+// frequent, so the automata are larger than random_formula's (whose roots are often shallow).
+ltl::Formula deep_formula() {
+  ltl::Formula f;
+  std::vector<ltl::NodeId> ids{f.symbol("a"), f.symbol("b"), f.symbol("c")};
+  const auto operand = [&] {
+    return *rc::gen::element(false, true) ? ids.back()
+                                          : ids[*rc::gen::inRange<std::size_t>(0, ids.size())];
+  };
+  const int count = *rc::gen::inRange(1, 25);
+  for (int i = 0; i < count; ++i) {
+    switch (*rc::gen::inRange(0, 9)) {
+      case 0:
+        ids.push_back(f.negation(operand()));
+        break;
+      case 1:
+        ids.push_back(f.conjunction(operand(), operand()));
+        break;
+      case 2:
+        ids.push_back(f.disjunction(operand(), operand()));
+        break;
+      case 3:
+      case 4:
+        ids.push_back(f.past(operand()));
+        break;
+      case 5:
+        ids.push_back(f.yesterday(operand(), *rc::gen::inRange<std::uint64_t>(1, 4)));
+        break;
+      case 6:
+      case 7:
+        ids.push_back(f.since(operand(), operand()));
+        break;
+      default: {
+        const auto m = *rc::gen::inRange<std::uint64_t>(2, 5);
+        ids.push_back(
+            f.conjunction(operand(), f.modulo(m, *rc::gen::inRange<std::uint64_t>(0, m))));
+        break;
+      }
+    }
+  }
+  f.set_root(ids.back());
+  return f;
+}
+
 std::size_t minimal_states(const std::string& text, const std::vector<std::string>& alphabet) {
   return automata::minimise(proofs::formula_dfa(ltl::parse(text), alphabet)).state_count();
 }
@@ -108,9 +153,11 @@ TEST_CASE("formula_dfa: the zoo formulas, against their regular expressions and 
 TEST_CASE("formula_dfa: random formulas agree with ltl::accepts on every word up to length 8",
           "[formula_automaton]") {
   rc::prop("formula_dfa(f) accepts w iff ltl::accepts(f, w)", [] {
-    const ltl::Formula f = testing::random_formula(14);
+    const ltl::Formula f =
+        *rc::gen::element(false, true) ? testing::random_formula(14) : deep_formula();
     const automata::Dfa d = proofs::formula_dfa(f, abc);
     RC_CLASSIFY(d.state_count() > 8, "more than 8 states");
+    RC_CLASSIFY(d.state_count() > 32, "more than 32 states");
     const auto bad = language_test::first_disagreement(f, d, 8);
     if (bad) RC_FAIL("formula " + ltl::to_string(f) + " and its DFA disagree on " + *bad);
   });
