@@ -1,6 +1,7 @@
 #include "proofs/po_formula.hpp"
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "automata/classes.hpp"
@@ -86,6 +87,12 @@ ltl::Formula po_dfa_formula(const automata::Dfa& dfa) {
   for (State q = 0; q < n; ++q)
     for (Letter a = 0; a < dfa.letter_count(); ++a)
       if (dfa.next(q, a) != q) ++indegree[dfa.next(q, a)];
+  // The transitions into each state from another one, by source state and then letter
+  // (O(|Q|·|Σ|) in all, so large DFAs cost linear time).
+  std::vector<std::vector<std::pair<State, Letter>>> predecessors(n);
+  for (State p = 0; p < n; ++p)
+    for (Letter a = 0; a < dfa.letter_count(); ++a)
+      if (dfa.next(p, a) != p) predecessors[dfa.next(p, a)].emplace_back(p, a);
   std::vector<State> topological;
   for (State q = 0; q < n; ++q)
     if (indegree[q] == 0) topological.push_back(q);
@@ -120,11 +127,9 @@ ltl::Formula po_dfa_formula(const automata::Dfa& dfa) {
     }
     // Every predecessor q' ≠ q comes earlier in the topological order, so ψ_{=q'} is built.
     ltl::NodeId entered = bottom;  // ψ_{<q}
-    for (State p = 0; p < n; ++p) {
-      if (p == q) continue;
+    for (const auto& [p, a] : predecessors[q]) {
       if (equal[p] == bottom) continue;  // p is never the current state (unreachable)
-      for (Letter a = 0; a < dfa.letter_count(); ++a)
-        if (dfa.next(p, a) == q) entered = disjoin(entered, f.past(conjoin(equal[p], atom[a])));
+      entered = disjoin(entered, f.past(conjoin(equal[p], atom[a])));
     }
     ltl::NodeId psi = entered;
     if (entered != bottom) {
