@@ -144,8 +144,10 @@ Classification classify(const Dfa& dfa, std::size_t monoid_cap = kDefaultMonoidC
 /// `witness` (null for LTL[P]; for LTL[P,MOD] the cycle that rules out LTL[P]: `kind`
 /// "two-state cycle", `states` [p, q], `words` [to, back]; for none the branching component:
 /// `kind` "branching component", `component`, `state`, `loops` [first, second]; both with a
-/// `description` sentence), `formula` (null), `transition_monoid` {`size` (null if beyond the
-/// cap), `r_trivial` (true/false/"inconclusive")}, `minimal_dfa` (export.hpp's JSON form).
+/// `description` sentence), `formula` (null here, automata/ has no logic: `ropesim classify`
+/// puts the C3 formula of an LTL[P] language there, proofs/po_formula.hpp), `transition_monoid`
+/// {`size` (null if beyond the cap), `r_trivial` (true/false/"inconclusive")}, `minimal_dfa`
+/// (export.hpp's JSON form).
 nlohmann::json to_json(const Classification& c);
 
 /// The witness's one-sentence description (as in the JSON), "" for LTL[P].

@@ -1,11 +1,13 @@
 // `ropesim classify`: the logic class of a regular language (THEORY §5 T2, T6): the size of
 // its minimal DFA and the narrowest of LTL[P], LTL[P,MOD] (with k) and none, each negative
-// answer with its witness. The language comes from one source: --regex (with --alphabet) or
-// --dfa FILE; further sources (--formula, --model) plug into `language_source` below.
+// answer with its witness. The language comes from one source: --regex or --formula (with
+// --alphabet) or --dfa FILE; further sources (--model) plug into `language_source` below. For
+// LTL[P] it also prints the C3 formula of the minimal DFA (THEORY §7 C3).
 // Argument parsing and output only (STYLE): the science is in automata/.
 #include <fmt/format.h>
 
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <string>
 
@@ -15,7 +17,10 @@
 #include "automata/regex.hpp"
 #include "cli/commands.hpp"
 #include "cli/table.hpp"
+#include "logic/formula.hpp"
 #include "numeric/error.hpp"
+#include "proofs/formula_automaton.hpp"
+#include "proofs/po_formula.hpp"
 
 namespace ropesim::cli {
 
@@ -25,6 +30,7 @@ struct ClassifyOptions {
   std::string alphabet;
   std::string regex;
   std::string dfa_file;
+  std::string formula;
   std::string dot;
   std::string out;
   bool json = false;
@@ -34,10 +40,13 @@ struct ClassifyOptions {
 /// The DFA of the one source given, and its description for the report ({"kind", "text"}).
 /// Throws InvalidArgument naming the flags when none or several are given.
 std::pair<automata::Dfa, nlohmann::json> language_source(const CLI::App& cmd, const ClassifyOptions& o) {
-  const bool regex = cmd.count("--regex") > 0, dfa = cmd.count("--dfa") > 0;
-  if (regex == dfa) {
-    throw InvalidArgument(std::string(regex ? "--regex and --dfa both given" : "no language given") +
-                          "; accepted: exactly one of --regex R (with --alphabet) or --dfa FILE");
+  const bool regex = cmd.count("--regex") > 0, dfa = cmd.count("--dfa") > 0, formula = cmd.count("--formula") > 0;
+  if (regex + dfa + formula != 1) {
+    std::string given;
+    for (const auto& [flag, on] : {std::pair{"--regex", regex}, {"--dfa", dfa}, {"--formula", formula}})
+      if (on) given += (given.empty() ? "" : " and ") + std::string(flag);
+    throw InvalidArgument((given.empty() ? "no language given" : given + (regex + dfa + formula == 2 ? " both given" : " given")) +
+                          "; accepted: exactly one of --regex R or --formula F (with --alphabet), or --dfa FILE");
   }
   std::optional<std::vector<std::string>> alphabet;
   if (cmd.count("--alphabet") > 0) alphabet = with_flag("--alphabet", [&] { return automata::alphabet_from_letters(o.alphabet); });
@@ -50,6 +59,15 @@ std::pair<automata::Dfa, nlohmann::json> language_source(const CLI::App& cmd, co
       throw InvalidArgument("--regex: " + (message.rfind("regex: ", 0) == 0 ? message.substr(7) : message));
     }
   }
+  if (formula) {
+    if (!alphabet) throw InvalidArgument("--formula needs --alphabet (the letters, e.g. --alphabet ab)");
+    try {
+      return {proofs::formula_dfa(ltl::parse(o.formula), *alphabet), {{"kind", "formula"}, {"text", o.formula}}};
+    } catch (const InvalidArgument& e) {  // "formula: column N: ..." → "--formula: column N: ..."
+      const std::string message = e.what();
+      throw InvalidArgument("--formula: " + (message.rfind("formula: ", 0) == 0 ? message.substr(9) : message));
+    }
+  }
   automata::Dfa d = with_flag("--dfa", [&] { return automata::load_dfa(o.dfa_file); });
   if (alphabet && *alphabet != d.alphabet()) {
     throw InvalidArgument("--alphabet " + automata::alphabet_text(*alphabet) + " differs from the alphabet " +
@@ -59,7 +77,44 @@ std::pair<automata::Dfa, nlohmann::json> language_source(const CLI::App& cmd, co
   return {std::move(d), {{"kind", "dfa"}, {"text", o.dfa_file}}};
 }
 
-std::string text_report(const automata::Classification& c, const nlohmann::json& source) {
+/// Longest formula the text report prints (characters); longer ones are summarised.
+constexpr std::size_t kTextFormulaChars = 2000;
+/// Largest tree (ltl::tree_size) the JSON report prints as text; larger ones give sizes only.
+constexpr std::uint64_t kJsonFormulaTree = 1000000;
+
+/// The report's `formula`: for LTL[P], the C3 formula of the minimal DFA (THEORY §7 C3,
+/// proofs/po_formula.hpp) as {construction, text (null if its tree has more than
+/// kJsonFormulaTree nodes), dag_nodes, tree_nodes (null at ≥ 2^64)}; null for other classes.
+nlohmann::json formula_json(const automata::Classification& c) {
+  if (c.language_class != automata::LanguageClass::ltl_p) return nullptr;
+  const ltl::Formula f = proofs::po_dfa_formula(c.minimal);
+  const std::uint64_t tree = ltl::tree_size(f);
+  nlohmann::json j = {{"construction", "C3: PODFA -> LTL[P] (LC25 Lemma C.1, THEORY §7)"},
+                      {"text", nullptr},
+                      {"dag_nodes", f.size()},
+                      {"tree_nodes", nullptr}};
+  if (tree != std::numeric_limits<std::uint64_t>::max()) j["tree_nodes"] = tree;
+  if (tree <= kJsonFormulaTree) j["text"] = ltl::to_string(f);
+  return j;
+}
+
+/// The `formula` line of the text report ("" when there is no formula).
+std::string formula_line(const nlohmann::json& formula) {
+  if (formula.is_null()) return "";
+  const auto dag = formula["dag_nodes"].get<std::uint64_t>();
+  if (formula["text"].is_string() && formula["text"].get<std::string>().size() <= kTextFormulaChars) {
+    return fmt::format("formula      {}   (C3, {} DAG nodes)\n", formula["text"].get<std::string>(), dag);
+  }
+  const std::string tree =
+      formula["tree_nodes"].is_null() ? "at least 2^64" : std::to_string(formula["tree_nodes"].get<std::uint64_t>());
+  return fmt::format("formula      C3 formula of {} DAG nodes ({} nodes as a tree): longer than {} characters, "
+                     "omitted from the text output ({})\n",
+                     dag, tree, kTextFormulaChars,
+                     formula["text"].is_string() ? "--json prints it" : "too large to print at all");
+}
+
+std::string text_report(const automata::Classification& c, const nlohmann::json& source,
+                        const nlohmann::json& formula) {
   using automata::LanguageClass;
   std::string s;
   s += fmt::format("source       {} '{}' over {}\n", source["kind"].get<std::string>(), source["text"].get<std::string>(),
@@ -70,6 +125,7 @@ std::string text_report(const automata::Classification& c, const nlohmann::json&
   if (c.language_class == LanguageClass::none) s += " (neither LTL[P] nor LTL[P,MOD])";
   s += "\n";
   if (c.language_class != LanguageClass::ltl_p) s += "witness      " + automata::witness_description(c) + "\n";
+  s += formula_line(formula);
   switch (c.monoid.r_trivial) {
     case automata::Verdict::yes: s += fmt::format("monoid       {} elements, R-trivial\n", c.monoid.size); break;
     case automata::Verdict::no: s += fmt::format("monoid       {} elements, not R-trivial\n", c.monoid.size); break;
@@ -91,6 +147,8 @@ Action add_classify_command(CLI::App& app) {
   cmd->add_option("--alphabet", o->alphabet, "The letters, one character each (e.g. ab); needed by --regex");
   cmd->add_option("--regex", o->regex,
                   "Regular expression: letters, . (any letter), | * + ? and parentheses; an empty alternative or () is ε");
+  cmd->add_option("--formula", o->formula,
+                  "A formula of LTL[P,MOD] and neighbours (P, Y^k, S, mod(m,r); docs/LOGIC.md), over --alphabet");
   cmd->add_option("--dfa", o->dfa_file, "A DFA file (JSON: alphabet, states, initial, accepting, transitions; docs/CLI.md)");
   cmd->add_flag("--json", o->json, "Print JSON instead of text");
   cmd->add_option("--dot", o->dot, "Also write the minimal DFA to FILE (Graphviz DOT)");
@@ -106,6 +164,7 @@ Action add_classify_command(CLI::App& app) {
     const automata::Classification c = automata::classify(dfa, static_cast<std::size_t>(o->monoid_cap));
     nlohmann::json report = {{"source", source}};
     report.update(automata::to_json(c));
+    report["formula"] = formula_json(c);
     if (cmd->count("--dot") > 0) write_file_atomically(o->dot, "// " + provenance_line() + "\n" + automata::to_dot(c.minimal));
     if (cmd->count("--out") > 0) {
       nlohmann::json file = report;
@@ -115,7 +174,7 @@ Action add_classify_command(CLI::App& app) {
     if (o->json) {
       std::cout << report.dump(2) << "\n";
     } else {
-      std::cout << text_report(c, source);
+      std::cout << text_report(c, source, report["formula"]);
     }
     return 0;
   };

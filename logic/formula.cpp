@@ -435,4 +435,31 @@ std::string to_string(const Formula& formula, NodeId id) { return print(formula,
 
 std::string to_string(const Formula& formula) { return to_string(formula, formula.root()); }
 
+std::uint64_t tree_size(const Formula& formula, NodeId id) {
+  formula.node(id);  // throws for a bad id
+  constexpr std::uint64_t kMax = std::numeric_limits<std::uint64_t>::max();
+  auto add = [](std::uint64_t x, std::uint64_t y) { return x > kMax - y ? kMax : x + y; };
+  std::vector<std::uint64_t> size(static_cast<std::size_t>(id) + 1, 1);  // children have smaller ids
+  for (NodeId k = 0; k <= id; ++k) {
+    const Node& n = formula.node(k);
+    switch (n.op) {
+      case Operator::negation:
+      case Operator::past:
+      case Operator::yesterday:
+        size[k] = add(1, size[n.left]);
+        break;
+      case Operator::conjunction:
+      case Operator::disjunction:
+      case Operator::since:
+        size[k] = add(1, add(size[n.left], size[n.right]));
+        break;
+      default:
+        break;
+    }
+  }
+  return size[id];
+}
+
+std::uint64_t tree_size(const Formula& formula) { return tree_size(formula, formula.root()); }
+
 }  // namespace ropesim::ltl

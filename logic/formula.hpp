@@ -106,4 +106,11 @@ Formula parse(std::string_view text);
 std::string to_string(const Formula& formula, NodeId id);
 std::string to_string(const Formula& formula);
 
+/// The number of nodes of the formula at `id` (or the root) written out as a tree, every shared
+/// subformula counted once per use (saturating at UINT64_MAX; O(|DAG|) time). to_string prints
+/// at least this many characters (every node prints at least one), so a DAG whose tree size is
+/// large should not be printed.
+std::uint64_t tree_size(const Formula& formula, NodeId id);
+std::uint64_t tree_size(const Formula& formula);
+
 }  // namespace ropesim::ltl

@@ -1,5 +1,7 @@
 #include "properties/generators.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <numeric>
 
 #include <fmt/format.h>
@@ -66,6 +68,35 @@ rc::Gen<std::string> word_gen(const std::string& alphabet, std::uint64_t min_len
       rc::gen::inRange<std::uint64_t>(min_length, max_length + 1), [letter](std::uint64_t n) {
         return rc::gen::container<std::string>(static_cast<std::size_t>(n), letter);
       });
+}
+
+rc::Gen<std::string> dfa_gen(int max_states, int max_letters) {
+  return rc::gen::exec([=] {
+    const auto n = *rc::gen::inRange<std::size_t>(2, static_cast<std::size_t>(max_states) + 1);
+    const auto letters = *rc::gen::inRange<std::size_t>(2, static_cast<std::size_t>(max_letters) + 1);
+    const bool ordered = *rc::gen::element(true, false);
+    std::vector<std::size_t> name(n);  // the state at rank r of the hidden order is name[r]
+    for (std::size_t r = 0; r < n; ++r) name[r] = r;
+    for (std::size_t i = n; i > 1; --i) std::swap(name[i - 1], name[*rc::gen::inRange<std::size_t>(0, i)]);
+    std::vector<std::vector<std::size_t>> transitions(n, std::vector<std::size_t>(letters));
+    for (std::size_t r = 0; r < n; ++r) {
+      for (std::size_t a = 0; a < letters; ++a) {
+        const bool stay = *rc::gen::element(true, false);
+        transitions[name[r]][a] = stay ? name[r] : name[*rc::gen::inRange<std::size_t>(ordered ? r : 0, n)];
+      }
+    }
+    std::vector<std::size_t> accepting;
+    for (std::size_t q = 0; q < n; ++q)
+      if (*rc::gen::element(false, true)) accepting.push_back(q);
+    std::vector<std::string> alphabet;
+    for (std::size_t a = 0; a < letters; ++a) alphabet.emplace_back(1, static_cast<char>('a' + a));
+    const nlohmann::json dfa = {{"alphabet", alphabet},
+                                {"states", n},
+                                {"initial", name[*rc::gen::inRange<std::size_t>(0, n)]},
+                                {"accepting", accepting},
+                                {"transitions", transitions}};
+    return dfa.dump();
+  });
 }
 
 rc::Gen<std::string> formula_gen(const std::string& alphabet, FormulaFragment fragment, int max_nodes,

@@ -49,6 +49,14 @@ enum class FormulaFragment {
 rc::Gen<std::string> formula_gen(const std::string& alphabet, FormulaFragment fragment,
                                  int max_nodes = 12, int max_modulus = 12);
 
+/// A complete DFA with 2..max_states states over the letters a, b, … (2..max_letters of them),
+/// as the JSON text of a `--dfa` file (automata/export.hpp; read it with automata::dfa_from_json).
+/// Half of the DFAs are partially ordered by construction (in a hidden order of the states,
+/// each transition stays or moves to a later state; the states are then shuffled and the
+/// initial state is any state), the other half have arbitrary transitions, so both sides of
+/// THEORY §5 T2 occur often. Shrinks towards fewer states and letters and simpler transitions.
+rc::Gen<std::string> dfa_gen(int max_states = 8, int max_letters = 3);
+
 /// lcm of the moduli of a periodic schedule (its exact period, RoPE-X Prop 2.2).
 std::uint64_t schedule_period(const attention::Schedule& schedule);
 

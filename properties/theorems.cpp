@@ -6,15 +6,22 @@
 #include <rapidcheck.h>
 
 #include "attention/census.hpp"
+#include "automata/classes.hpp"
+#include "automata/export.hpp"
+#include "automata/minimise.hpp"
+#include "automata/monoid.hpp"
 #include "attention/realisation.hpp"
 #include "attention/schedule.hpp"
 #include "logic/evaluate.hpp"
 #include "logic/formula.hpp"
+#include "logic/zoo.hpp"
 #include "numeric/format_properties.hpp"
 #include "attention/transformer.hpp"
 #include "proofs/compiler.hpp"
 #include "proofs/fixed_offset_head.hpp"
+#include "proofs/formula_automaton.hpp"
 #include "proofs/offset_simulation.hpp"
+#include "proofs/po_formula.hpp"
 #include "properties/generators.hpp"
 
 namespace ropesim::properties {
@@ -272,6 +279,47 @@ void masking_strict(const CheckOptions& options) {
     const bool in_language = word.size() >= 2 && word[0] == 'b' && word[1] == 'b';
     RC_ASSERT(attention::run(*strict, word).accept == in_language);
   }
+
+// T2 with C3 on minimal DFAs: partially ordered ⇔ R-trivial transition monoid ⇔ the C3
+// formula (LC25 Lemma C.1) defines the language. The C3 side is checked twice: its formula's
+// DFA (proofs/formula_automaton) is equivalent to the minimal DFA, and the logic's evaluator
+// agrees with the DFA on a random word. Also: a zoo formula's DFA has the zoo's class.
+void po_c3(const CheckOptions& options) {
+  const std::string text = *dfa_gen().as("DFA");
+  const automata::Dfa minimal = automata::minimise(automata::dfa_from_json(nlohmann::json::parse(text)));
+  const bool po = automata::partial_order(minimal).partially_ordered;
+  const automata::RTriviality monoid = automata::r_triviality(minimal, std::size_t{1} << 20);
+  RC_ASSERT(monoid.r_trivial != automata::Verdict::inconclusive);
+  RC_ASSERT((monoid.r_trivial == automata::Verdict::yes) == po);
+  std::string letters;
+  for (const auto& symbol : minimal.alphabet()) letters += symbol;
+  if (po) {
+    const ltl::Formula formula = proofs::po_dfa_formula(minimal);
+    for (const auto& node : formula.nodes()) {
+      RC_ASSERT(node.op != ltl::Operator::yesterday && node.op != ltl::Operator::since &&
+                node.op != ltl::Operator::modulo);  // LTL[P]
+    }
+    const auto printed = [&] {
+      return ltl::tree_size(formula) <= 2000 ? ltl::to_string(formula)
+                                             : fmt::format("({} DAG nodes)", formula.size());
+    };
+    const auto witness = automata::counterexample(proofs::formula_dfa(formula, minimal.alphabet()), minimal);
+    if (witness) {
+      RC_FAIL(fmt::format("the C3 formula {} and the minimal DFA differ on the word \"{}\"", printed(),
+                          minimal.text(*witness)));
+    }
+    const std::string word =
+        *word_gen(letters, 0, std::min<std::uint64_t>(options.max_length, 64)).as("word");
+    RC_ASSERT(ltl::accepts(formula, ltl::letters(word)) == minimal.accepts(minimal.word(word)));
+  } else {
+    RC_ASSERT_THROWS_AS(proofs::po_dfa_formula(minimal), InvalidArgument);
+  }
+  std::vector<std::string> named;
+  for (const auto& language : ltl::zoo())
+    if (!language.formula.empty()) named.push_back(language.name);
+  const ltl::ZooLanguage& language = ltl::zoo_language(*rc::gen::elementOf(named).as("zoo language"));
+  const auto c = automata::classify(proofs::formula_dfa(ltl::parse(language.formula), language.alphabet));
+  RC_ASSERT(automata::to_string(c.language_class) == language.language_class);
 }
 
 }  // namespace
@@ -299,6 +347,9 @@ const std::vector<Theorem>& theorems() {
       {{"bounded-lookback", "RoPE-X Cor 4.1 (THEORY §5, §6)",
         "for k ≤ L ≤ N_max^(k) the Y^k transformer is right at every position of every word of length ≤ L"},
        bounded_lookback},
+      {{"po-c3", "LC25 Thm 4.1, Lemma C.1 (THEORY §5 T2, §7 C3)",
+        "on minimal DFAs: partially ordered ⇔ R-trivial transition monoid ⇔ the C3 formula's language equals the DFA's; zoo formulas' DFAs have the zoo's class"},
+       po_c3},
   };
   return list;
 }

@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 #include <functional>
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -202,4 +203,23 @@ TEST_CASE("round trip: parse(to_string(f)) has f's structure", "[logic][print][p
     RC_ASSERT(to_string(g) == text);
     RC_ASSERT(g.size() == reachable_count(f));
   });
+}
+
+TEST_CASE("tree_size: the formula written as a tree", "[logic][tree_size]") {
+  // a & a: the DAG {a, &} is the tree & (a, a) of 3 nodes.
+  CHECK(tree_size(parse("a & a")) == 3);
+  // P(b & Y^2 a) | P(b & Y^2 a) & c: tree 1 + 5 + (1 + 5 + 1) = 13; DAG 8 nodes (a, b, Y^2 a,
+  // b & Y^2 a, P(..), c, P(..) & c, |).
+  const Formula g = parse("P(b & Y^2 a) | P(b & Y^2 a) & c");
+  CHECK(g.size() == 8);
+  CHECK(tree_size(g) == 13);
+  // x_0 = a, x_{k+1} = x_k & x_k: the tree has 2^(k+1) − 1 nodes; saturates beyond 2^64.
+  Formula f;
+  NodeId x = f.symbol("a");
+  for (int k = 1; k <= 20; ++k) x = f.conjunction(x, x);
+  CHECK(tree_size(f, x) == (std::uint64_t{1} << 21) - 1);
+  CHECK(to_string(f, f.node(f.node(x).left).left).size() >= tree_size(f, f.node(f.node(x).left).left));
+  for (int k = 21; k <= 70; ++k) x = f.conjunction(x, x);
+  CHECK(tree_size(f, x) == std::numeric_limits<std::uint64_t>::max());
+  CHECK_THROWS_AS(tree_size(f, 1000), ropesim::InvalidArgument);
 }
