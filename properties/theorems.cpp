@@ -279,6 +279,7 @@ void masking_strict(const CheckOptions& options) {
     const bool in_language = word.size() >= 2 && word[0] == 'b' && word[1] == 'b';
     RC_ASSERT(attention::run(*strict, word).accept == in_language);
   }
+}
 
 // T2 with C3 on minimal DFAs: partially ordered ⇔ R-trivial transition monoid ⇔ the C3
 // formula (LC25 Lemma C.1) defines the language. The C3 side is checked twice: its formula's
