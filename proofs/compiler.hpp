@@ -24,9 +24,13 @@
 ///     re-binarisation FFN on every distinct h, accepting a length only if all give exactly 1;
 ///   - MOD head: the realised margins of every residue (make_mod_atom_head); the counting head
 ///     gives exactly 1 at position 1 and ≤ 1/2 later (Z ≥ 2 under sequential summation).
-/// Not compiled (refused with one line): `S` (not in LTL[P,MOD]) and `Y^k` (C5, bounded; not
-/// wired into the compiler yet); summation policies other than sequential (the P-head
-/// certificate is derived for sequential sums); softmax variants other than stable.
+///   - Y^k ψ (C5, a BOUNDED operator): the fixed-offset head of proofs/fixed_offset_head.hpp
+///     (single:g=1, realisation r1, C = auto as `ropesim horizon` chooses it) reads ψ and
+///     writes raw:<id>; the gate P^k⊤ (k P heads, added to the DAG) switches it off at i ≤ k:
+///     out = ReLU(raw + 2·P^k⊤ − 2·⊤). Exact only for words of length ≤ N_max^(k) (the head's
+///     certified range, THEORY §6), which bounds certified_length.
+/// Not compiled (refused with one line): `S` (not in LTL[P,MOD]); summation policies other than
+/// sequential (the P-head certificate is derived for sequential sums).
 #include <gmpxx.h>
 
 #include <cstdint>
@@ -83,7 +87,8 @@ struct CompileOptions {
 
 /// One head or FFN of a compiled layer, described by the named coordinates it reads and writes.
 struct GadgetDescription {
-  std::string kind;    ///< "P", "MOD", "count", "not", "and", "or", "rebinarise", "first-position"
+  std::string kind;    ///< "P", "MOD", "Y^k", "count", "not", "and", "or", "rebinarise",
+                       ///< "first-position", "gate"
   std::string node;    ///< the subformula it computes (empty for count)
   std::vector<std::string> reads;
   std::vector<std::string> writes;
@@ -110,13 +115,23 @@ struct CompiledModel {
   std::optional<PastCertificate> past;
   /// The C4 heads, in node order.
   std::vector<ModAtomHead> mod_heads;
+  /// A bounded Y^k head (C5): its subformula, k, C and certified range N_max^(k).
+  struct BoundedHead {
+    std::string node;
+    std::uint64_t k = 1;
+    numeric::Value C;
+    std::uint64_t n_max = 0;
+    bool at_limit = false;  ///< the range scan stopped at its length limit (N_max ≥ n_max)
+  };
+  std::vector<BoundedHead> bounded_heads;
   /// The word length up to which every coordinate is certified exact (nullopt = every length).
   std::optional<std::uint64_t> certified_length;
 };
 
 /// Compiles `formula` over `alphabet` (symbols; formula atoms outside it are false everywhere)
 /// into an F-transformer under options.policy (see the file comment). Throws InvalidArgument
-/// with one line when: the alphabet is empty or repeats a symbol; the formula uses S or Y^k;
+/// with one line when: the alphabet is empty or repeats a symbol; the formula uses S; a Y^k
+/// head certifies no length ≥ k;
 /// the policy is not sequential; F lacks f_large (round-up) or one of the exact constants
 /// 1/4, 1/2, 4 of the gadgets; a MOD head fails its realised margins (make_mod_atom_head's
 /// message); the P head's re-binarisation fails at some count ≤ 1. With suggest_format the
@@ -127,7 +142,7 @@ CompiledModel compile(const ltl::Formula& formula, const std::vector<std::string
 /// The compiler's report (for --explain and the model file's "_construction"): formula,
 /// alphabet, format, rounding, f_large, coordinates (names in index order), node coordinates,
 /// layers (per head / FFN gadget: kind, node, reads, writes, constants), the P-head
-/// certificate, the MOD heads (m, r, C, min margin, per-residue margins) and the certified
+/// certificate, the bounded Y^k heads (node k C n_max at_limit), the MOD heads (m, r, C, min margin, per-residue margins) and the certified
 /// length (null = every length). Values are exact decimal strings. Does not print.
 nlohmann::json to_json(const CompiledModel& compiled);
 

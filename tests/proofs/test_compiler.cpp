@@ -5,7 +5,9 @@
 // implementation of THEORY §4); the P-head certificate against a native IEEE binary32 loop.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <chrono>
+#include <iterator>
 #include <random>
 #include <string>
 #include <vector>
@@ -51,6 +53,9 @@ bool in_ab_star(const std::string& w) {
 }
 bool in_a_sigma_star(const std::string& w) { return !w.empty() && w[0] == 'a'; }
 bool mod3_and_some_b(const std::string& w) { return w.size() % 3 == 0 && w.find('b') != std::string::npos; }
+bool contains_ab(const std::string& w) { return w.find("ab") != std::string::npos; }
+bool ends_with_a(const std::string& w) { return !w.empty() && w.back() == 'a'; }
+bool second_to_last_b(const std::string& w) { return w.size() >= 2 && w[w.size() - 2] == 'b'; }
 
 struct Case {
   const char* formula;
@@ -64,6 +69,13 @@ const Case kCases[] = {
     {"mod(3,1) & P b", mod3_and_some_b},
 };
 
+// Bounded (Y^k, C5): exact only up to the certified length N_max^(k) (≥ 10 in these formats).
+const Case kBoundedCases[] = {
+    {"P(b & Y a)", contains_ab},
+    {"Y a", ends_with_a},
+    {"Y^2 b", second_to_last_b},
+};
+
 std::string random_word(std::mt19937_64& rng, std::size_t n, double p_a) {
   std::bernoulli_distribution coin(p_a);
   std::string w;
@@ -73,15 +85,18 @@ std::string random_word(std::mt19937_64& rng, std::size_t n, double p_a) {
 
 }  // namespace
 
-TEST_CASE("compiled (aa)*, (ab)*, aΣ*, mod(3,1) & P b accept exactly their languages on every word up to length 10",
+TEST_CASE("compiled (aa)*, (ab)*, aΣ*, mod(3,1) & P b, Σ*abΣ*, Σ*a, Σ*bΣ accept exactly their languages on every word up to length 10",
           "[compiler]") {
   std::vector<std::string> words;
   all_words_of(10, words);
+  std::vector<Case> cases(std::begin(kCases), std::end(kCases));
+  cases.insert(cases.end(), std::begin(kBoundedCases), std::end(kBoundedCases));
   for (const Format& f : {Format::fp16(), Format::bf16(), Format::fp32()}) {
-    for (const Case& c : kCases) {
+    for (const Case& c : cases) {
       const ltl::Formula formula = ltl::parse(c.formula);
       const proofs::CompiledModel compiled = proofs::compile(formula, {"a", "b"}, options_for(f));
       CAPTURE(f.name, c.formula);
+      if (compiled.certified_length) REQUIRE(*compiled.certified_length >= 10);
       std::size_t accepted = 0;
       for (const std::string& w : words) {
         const bool expected = c.member(w);
@@ -100,8 +115,11 @@ TEST_CASE("compiled (aa)*, (ab)*, aΣ*, mod(3,1) & P b accept exactly their lang
 TEST_CASE("every subformula coordinate is exactly 0 or 1, 0 at BOS, and equals the logic's value", "[compiler]") {
   std::vector<std::string> words;
   all_words_of(6, words);
+  std::vector<Case> cases(std::begin(kCases), std::end(kCases));
+  cases.insert(cases.end(), std::begin(kBoundedCases), std::end(kBoundedCases));
+  cases.push_back({"Y^2 (a | mod(2,0)) & !P(b & Y b)", nullptr});
   for (const Format& f : {Format::fp16(), Format::bf16(), Format::fp32()}) {
-    for (const Case& c : kCases) {
+    for (const Case& c : cases) {
       const ltl::Formula formula = ltl::parse(c.formula);
       const proofs::CompiledModel compiled = proofs::compile(formula, {"a", "b"}, options_for(f));
       CAPTURE(f.name, c.formula);
@@ -210,8 +228,30 @@ TEST_CASE("mod(97,0) is refused at fp8e4m3 naming the failure and the smallest p
   CHECK(attention::run(ok.model, std::string(192, 'b') + "a").accept);
 }
 
-TEST_CASE("the compiler refuses S and Y^k with one line", "[compiler]") {
-  for (const char* text : {"a S b", "Y a", "P(Y^2 b)"}) {
+TEST_CASE("Y^k is a bounded operator: the certified length is the smallest N_max^(k)", "[compiler]") {
+  const auto compiled = proofs::compile(ltl::parse("Y a | Y^3 b"), {"a", "b"}, options_for(Format::fp16()));
+  REQUIRE(compiled.bounded_heads.size() == 2);
+  REQUIRE(compiled.certified_length);
+  CHECK(*compiled.certified_length ==
+        std::min(compiled.bounded_heads[0].n_max, compiled.bounded_heads[1].n_max));
+  // Y^3 needs the gate P^3 true: three P heads before the Y^3 head.
+  std::size_t p_heads = 0;
+  for (const auto& layer : compiled.layers) {
+    for (const auto& h : layer.heads) p_heads += h.kind == "P";
+  }
+  CHECK(p_heads == 3);
+  // Words at the certified length agree with the language.
+  const std::size_t L = *compiled.certified_length;
+  std::mt19937_64 rng(7);
+  for (int t = 0; t < 4; ++t) {
+    const std::string w = random_word(rng, L, 0.5);
+    const bool expected = (w.back() == 'a') || (w.size() >= 3 && w[w.size() - 3] == 'b');
+    CHECK(attention::run(compiled.model, w).accept == expected);
+  }
+}
+
+TEST_CASE("the compiler refuses S with one line", "[compiler]") {
+  for (const char* text : {"a S b", "P(a S Y b)"}) {
     const ltl::Formula formula = ltl::parse(text);
     CAPTURE(text);
     CHECK_THROWS_AS(proofs::compile(formula, {"a", "b"}, options_for(Format::fp32())), InvalidArgument);
