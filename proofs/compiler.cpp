@@ -359,8 +359,9 @@ CompiledModel compile_in(const ltl::Formula& input, const std::vector<std::strin
   model.policy = policy;
   model.d_model = d;
   model.name = "compiled: " + out.formula;
-  model.description = "formula -> transformer (THEORY §7 C1, C4); residual coordinates: ";
-  for (std::size_t i = 0; i < d; ++i) model.description += (i ? ", " : "") + space.name(i);
+  model.description = "formula -> transformer (THEORY §7 C1, C4, C5) by ropesim compile; the residual "
+                      "coordinates are named in `coordinates`";
+  model.coordinates = space.names();
   model.embedding.alphabet = alphabet;
   for (const auto& s : alphabet) {
     ExactVector e = space.unit("top") + space.unit("sym:" + s);

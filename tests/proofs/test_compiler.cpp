@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "attention/model_spec.hpp"
 #include "logic/evaluate.hpp"
 #include "logic/formula.hpp"
 #include "numeric/error.hpp"
@@ -269,4 +270,23 @@ TEST_CASE("leaf roots and atoms outside the alphabet", "[compiler]") {
   CHECK(attention::run(proofs::compile(ltl::parse("!c"), {"a", "b"}, o).model, "ab").accept);
   CHECK(attention::run(proofs::compile(ltl::parse("mod(1,0)"), {"a", "b"}, o).model, "b").accept);
   CHECK(!attention::run(proofs::compile(ltl::parse("P c"), {"a", "b"}, o).model, "ab").accept);
+}
+
+TEST_CASE("the model spec keeps the coordinate names; files without them still load", "[compiler]") {
+  const auto compiled = proofs::compile(ltl::parse("P(a & !P true)"), {"a", "b"}, options_for(Format::bf16()));
+  const nlohmann::json j = attention::model_to_json(compiled.model);
+  REQUIRE(j.contains("coordinates"));
+  CHECK(j["coordinates"][0] == "bos");
+  CHECK(j["coordinates"][1] == "top");
+  CHECK(j["coordinates"][2] == "sym:a");
+  const attention::Model back = attention::model_from_json(j);
+  CHECK(back.coordinates == compiled.space.names());
+  nlohmann::json old = j;
+  old.erase("coordinates");
+  const attention::Model unnamed = attention::model_from_json(old);
+  CHECK(unnamed.coordinates.empty());
+  CHECK(attention::run(unnamed, "ab").accept);
+  nlohmann::json wrong = j;
+  wrong["coordinates"].erase(0);
+  CHECK_THROWS_AS(attention::model_from_json(wrong), InvalidArgument);
 }
