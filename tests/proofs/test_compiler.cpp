@@ -290,3 +290,23 @@ TEST_CASE("the model spec keeps the coordinate names; files without them still l
   wrong["coordinates"].erase(0);
   CHECK_THROWS_AS(attention::model_from_json(wrong), InvalidArgument);
 }
+
+// Hidden (minutes): one word of length about 10^4 per formula and format (run it with
+// ./build/tests/test_proofs "[.long]"); attention::run is O(N²) per head.
+TEST_CASE("compiled models agree with the languages on words of length 10^4", "[.long][compiler]") {
+  std::mt19937_64 rng(10000);
+  std::string ab;
+  for (int i = 0; i < 5000; ++i) ab += "ab";
+  for (const Format& f : {Format::fp16(), Format::bf16(), Format::fp32()}) {
+    const std::string words[] = {std::string(10000, 'a'), ab, random_word(rng, 10000, 0.5),
+                                 random_word(rng, 9999, 0.9)};
+    for (std::size_t k = 0; k < 4; ++k) {
+      const Case& c = kCases[k];
+      const ltl::Formula formula = ltl::parse(c.formula);
+      const proofs::CompiledModel compiled = proofs::compile(formula, {"a", "b"}, options_for(f));
+      CAPTURE(f.name, c.formula, words[k].size());
+      if (compiled.certified_length) REQUIRE(*compiled.certified_length >= words[k].size());
+      CHECK(attention::run(compiled.model, words[k]).accept == c.member(words[k]));
+    }
+  }
+}
