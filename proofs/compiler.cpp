@@ -47,7 +47,7 @@ Value f_large_or_refuse(const attention::EvaluationPolicy& policy) {
     throw InvalidArgument("f_large(" + policy.format.name + ") is undefined under rounding " +
                           std::string(numeric::to_string(policy.rounding)) +
                           ": no finite score lead makes softmax select exactly, so no P or MOD head "
-                          "works (THEORY §1); use nearest-even, toward-zero or downward");
+                          "works (THEORY §1); use nearest-even, nearest-away, toward-zero or downward");
   }
   return *fl;
 }

@@ -21,7 +21,13 @@
 ///   - Pψ head: the scores are f_large·ψ_j, so the non-ψ keys get weight exactly 0 (definition
 ///     of f_large) and the output h depends only on the number c of earlier ψ positions; the
 ///     compiler computes h(c) in F for every c (certify_past_head) and evaluates the realised
-///     re-binarisation FFN on every distinct h, accepting a length only if all give exactly 1;
+///     re-binarisation FFN on every distinct h, accepting a length only if all give exactly 1.
+///     Patch 1 of C1 (also computing P(ψ ∧ Pψ) when every weight underflows) is not needed
+///     under sequential summation: Z_c stops growing at most at 2^p (THEORY §1), so the weight
+///     round_F(1/Z_c) ≥ 2^−p never underflows, and once Z_c and h(c) stop changing the
+///     certificate covers every length (fp16 and bf16 reach that point; fp32 and fp64 are
+///     certified up to the checked count). A failing count would lower certified_length (and
+///     refuse at count 1) rather than add the patch;
 ///   - MOD head: the realised margins of every residue (make_mod_atom_head); the counting head
 ///     gives exactly 1 at position 1 and ≤ 1/2 later (Z ≥ 2 under sequential summation).
 ///   - Y^k ψ (C5, a BOUNDED operator): the fixed-offset head of proofs/fixed_offset_head.hpp
@@ -79,7 +85,7 @@ struct CompileOptions {
   attention::EvaluationPolicy policy;  ///< F, rounding, summation (sequential only)
   /// Counts checked by certify_past_head (the certified word length of P heads is at most
   /// this unless h(c) provably stagnates first).
-  std::uint64_t certify_limit = 16384;
+  std::uint64_t certify_limit = 10000;
   /// On refusal, search the presets (fp8e4m3, fp8e5m2, bf16, fp16, tf32, fp32, fp64) for the
   /// smallest that compiles the formula, and name it in the message.
   bool suggest_format = true;

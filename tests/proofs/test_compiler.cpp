@@ -310,3 +310,31 @@ TEST_CASE("compiled models agree with the languages on words of length 10^4", "[
     }
   }
 }
+
+TEST_CASE("directed rounding: compiled (ab)* and aΣ* in fp16 are exact under toward-zero and downward", "[compiler]") {
+  std::vector<std::string> words;
+  all_words_of(8, words);
+  for (const numeric::Rounding r : {numeric::Rounding::toward_zero, numeric::Rounding::downward}) {
+    auto o = options_for(Format::fp16());
+    o.policy.rounding = r;
+    for (std::size_t k : {std::size_t{1}, std::size_t{2}}) {
+      const Case& c = kCases[k];
+      const proofs::CompiledModel compiled = proofs::compile(ltl::parse(c.formula), {"a", "b"}, o);
+      CAPTURE(numeric::to_string(r), c.formula);
+      for (const std::string& w : words) {
+        CAPTURE(w);
+        CHECK(attention::run(compiled.model, w).accept == c.member(w));
+      }
+    }
+  }
+  // Round-up has no f_large (THEORY §1): refused, and no preset helps.
+  auto up = options_for(Format::fp16());
+  up.policy.rounding = numeric::Rounding::upward;
+  try {
+    (void)proofs::compile(ltl::parse("P a"), {"a", "b"}, up);
+    FAIL("compiled under round-up");
+  } catch (const InvalidArgument& e) {
+    CHECK(std::string(e.what()).find("f_large(fp16) is undefined") != std::string::npos);
+    CHECK(std::string(e.what()).find("no preset format compiles it") != std::string::npos);
+  }
+}
