@@ -4,6 +4,7 @@
 // coordinate against the logic module's evaluator (logic/evaluate.hpp, a separate
 // implementation of THEORY §4); the P-head certificate against a native IEEE binary32 loop.
 #include <catch2/catch.hpp>
+#include <rapidcheck.h>
 
 #include <algorithm>
 #include <chrono>
@@ -337,4 +338,75 @@ TEST_CASE("directed rounding: compiled (ab)* and aΣ* in fp16 are exact under to
     CHECK(std::string(e.what()).find("f_large(fp16) is undefined") != std::string::npos);
     CHECK(std::string(e.what()).find("no preset format compiles it") != std::string::npos);
   }
+}
+
+namespace {
+
+// A random LTL[P,MOD,Y] formula (no S) of depth ≤ `depth`: operators at every inner node,
+// atoms a, b (the alphabet) and c (outside it), true and mod(m,r) at the leaves; equal
+// subformulas become one node (hash-consing), so the DAG shares them.
+ltl::NodeId random_node(ltl::Formula& f, int depth) {
+  const int op = depth == 0 ? *rc::gen::inRange(0, 3) : *rc::gen::inRange(3, 10);
+  switch (op) {
+    case 0: return f.symbol(std::string(1, static_cast<char>('a' + *rc::gen::inRange(0, 3))));
+    case 1: return f.top();
+    case 2: {
+      const auto m = *rc::gen::inRange<std::uint64_t>(1, 5);
+      return f.modulo(m, *rc::gen::inRange<std::uint64_t>(0, m));
+    }
+    case 3: return f.negation(random_node(f, depth - 1));
+    case 4: {
+      const auto x = random_node(f, depth - 1);
+      return f.conjunction(x, random_node(f, depth - 1));
+    }
+    case 5: {
+      const auto x = random_node(f, depth - 1);
+      return f.disjunction(x, random_node(f, depth - 1));
+    }
+    case 6:
+    case 7: return f.past(random_node(f, depth - 1));
+    case 8: return f.yesterday(random_node(f, depth - 1), *rc::gen::inRange<std::uint64_t>(1, 3));
+    default: return f.negation(f.past(random_node(f, depth - 1)));
+  }
+}
+
+ltl::Formula random_compilable_formula(int max_depth) {
+  ltl::Formula f;
+  f.set_root(random_node(f, *rc::gen::inRange(2, max_depth + 1)));
+  return f;
+}
+
+}  // namespace
+
+TEST_CASE("property: random formulas compile to models whose every subformula coordinate equals the logic's value",
+          "[compiler][property]") {
+  std::vector<std::string> words;
+  all_words_of(5, words);
+  const bool ok = rc::check("compiled coordinates == ltl::evaluate", [&] {
+    const ltl::Formula formula = random_compilable_formula(4);
+    const Format f = *rc::gen::element(Format::fp16(), Format::bf16(), Format::fp32());
+    const proofs::CompiledModel compiled = proofs::compile(formula, {"a", "b"}, options_for(f, 2000));
+    RC_TAG(f.name);
+    RC_TAG(compiled.bounded_heads.empty() ? "no Y" : "Y", compiled.mod_heads.empty() ? "no MOD" : "MOD",
+           compiled.past ? "P" : "no P");
+    attention::RunOptions ro;
+    ro.trace_all = true;
+    for (const std::string& w : words) {
+      const attention::RunResult r = attention::run(compiled.model, w, ro);
+      const ltl::Evaluation truth = ltl::evaluate(formula, ltl::letters(w));
+      RC_ASSERT(r.accept == ltl::accepts(formula, ltl::letters(w)));
+      if (r.layers.empty()) continue;  // a leaf root: no layer
+      for (std::size_t id = 0; id < formula.size(); ++id) {
+        const std::string& name = compiled.node_coordinates[id];
+        if (name.empty()) continue;
+        const std::size_t k = compiled.space.index(name);
+        for (const attention::PositionTrace& pt : r.layers.back()) {
+          const bool expected = truth.holds(static_cast<ltl::NodeId>(id), pt.position);
+          RC_ASSERT(pt.output[k].is_finite());
+          RC_ASSERT(attention::exact_rational(pt.output[k]) == (expected ? 1 : 0));
+        }
+      }
+    }
+  });
+  CHECK(ok);
 }
