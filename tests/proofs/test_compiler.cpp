@@ -294,7 +294,7 @@ TEST_CASE("the model spec keeps the coordinate names; files without them still l
 
 // Hidden (minutes): one word of length about 10^4 per formula and format (run it with
 // ./build/tests/test_proofs "[.long]"); attention::run is O(N²) per head.
-TEST_CASE("compiled models agree with the languages on words of length 10^4", "[.long][compiler]") {
+TEST_CASE("compiled models agree with the languages on words of length 10^4", "[.long]") {
   std::mt19937_64 rng(10000);
   std::string ab;
   for (int i = 0; i < 5000; ++i) ab += "ab";
