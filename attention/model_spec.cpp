@@ -586,7 +586,7 @@ void check_model_size(const json& spec, std::size_t d_model, const ModelLoadOpti
 
 Model read_model(const json& spec, const ModelLoadOptions& options) {
   check_keys(spec, "", {"ropesim_model", "name", "description", "policy", "architecture",
-                        "d_model", "alphabet", "embedding", "layers", "final_norm", "classifier"});
+                        "d_model", "coordinates", "alphabet", "embedding", "layers", "final_norm", "classifier"});
   const json& version = required_field(spec, "", "ropesim_model");
   if (!version.is_number_integer() || version.get<long long>() != model_spec_version) {
     bad("ropesim_model", "unsupported schema version " + version.dump() + "; accepted: " +
@@ -638,6 +638,12 @@ Model read_model(const json& spec, const ModelLoadOptions& options) {
 
   m.d_model = get_dimension(required_field(spec, "", "d_model"), "d_model");
   if (m.d_model == 0) bad("d_model", "must be at least 1");
+  if (const json* c = optional_field(spec, "coordinates")) {
+    if (!c->is_array()) bad("coordinates", "expected an array of d_model names, got " + type_text(*c));
+    for (std::size_t k = 0; k < c->size(); ++k) {
+      m.coordinates.push_back(get_string((*c)[k], "coordinates[" + std::to_string(k) + "]"));
+    }
+  }
   check_model_size(spec, m.d_model, options);
   const std::size_t d = m.d_model;
 
@@ -788,6 +794,7 @@ nlohmann::json model_to_json(const Model& model) {
                        {"softmax", std::string(to_string(model.options.softmax))},
                        {"layer_norm", std::string(to_string(model.options.norm_placement))}};
   j["d_model"] = model.d_model;
+  if (!model.coordinates.empty()) j["coordinates"] = model.coordinates;
   j["alphabet"] = model.embedding.alphabet;
   json emb;
   if (!model.embedding.bos.empty()) emb["bos"] = vector_json(model.embedding.bos);

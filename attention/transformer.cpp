@@ -505,6 +505,17 @@ bool is_symbol_char_safe(const std::string& s) {
 
 void Model::validate() const {
   if (d_model == 0) bad("d_model", "must be at least 1");
+  if (!coordinates.empty()) {
+    if (coordinates.size() != d_model) {
+      bad("coordinates", std::to_string(coordinates.size()) + " names for d_model = " + std::to_string(d_model));
+    }
+    std::set<std::string> names;
+    for (std::size_t k = 0; k < coordinates.size(); ++k) {
+      if (coordinates[k].empty() || !names.insert(coordinates[k]).second) {
+        bad("coordinates[" + std::to_string(k) + "]", "names must be non-empty and distinct, got '" + coordinates[k] + "'");
+      }
+    }
+  }
   if (options.softmax == SoftmaxVariant::online &&
       (policy.summation == Summation::pairwise || policy.summation == Summation::exact)) {
     bad("architecture.softmax", "online needs summation sequential or wide-accumulator (got " +

@@ -238,6 +238,10 @@ struct Model {
   std::vector<Layer> layers;
   std::optional<LayerNormParams> final_norm;  ///< applied to the residual stream at the end
   Classifier classifier;
+  /// Optional names of the residual coordinates (empty, or d_model distinct non-empty names),
+  /// e.g. `bos`, `top`, `f3:P(a & !P true)` from the compiler (proofs/compiler.hpp); traces
+  /// print coordinates by these names.
+  std::vector<std::string> coordinates;
 
   /// Checks every shape, realisation applicability (r3 needs rational blocks) and option
   /// combination. Throws InvalidArgument with one line naming the path, e.g.

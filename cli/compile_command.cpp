@@ -165,8 +165,8 @@ Action add_compile_command(CLI::App& app) {
                                 join(alphabet), options.policy.format.name,
                                 numeric::to_string(options.policy.rounding), compiled.model.layers.size(),
                                 compiled.model.d_model);
-    s += fmt::format("certified  every coordinate exactly 0/1 (0 at BOS) on every word of length {}\n",
-                     compiled.certified_length ? fmt::format("<= {}", *compiled.certified_length)
+    s += fmt::format("certified  every coordinate exactly 0/1 (0 at BOS) on every word {}\n",
+                     compiled.certified_length ? fmt::format("of length <= {}", *compiled.certified_length)
                                                : std::string("(any length)"));
     if (o->explain) s += explain_text(report);
     if (!o->out.empty()) {

@@ -32,6 +32,24 @@ std::string vector_text(const std::vector<numeric::Value>& v) {
   return s + "]";
 }
 
+/// A residual-stream vector: by name when the model names its coordinates (the non-zero ones,
+/// `name=value`; a compiled model's Boolean coordinates read as the subformulas that hold),
+/// else by index (vector_text).
+std::string residual_text(const attention::Model& model, const std::vector<numeric::Value>& v) {
+  if (model.coordinates.size() != v.size() || v.empty()) return vector_text(v);
+  std::string s;
+  std::size_t shown = 0, nonzero = 0;
+  for (std::size_t k = 0; k < v.size(); ++k) {
+    if (v[k].is_zero()) continue;
+    ++nonzero;
+    if (shown == 2 * max_shown) continue;
+    s += (shown++ ? ", " : "") + model.coordinates[k] + "=" + number(v[k]);
+  }
+  if (nonzero == 0) return "{} (all 0)";
+  if (nonzero > shown) s += fmt::format(", ... ({} more)", nonzero - shown);
+  return "{" + s + "} (others 0)";
+}
+
 template <class T, class F>
 std::string row_text(const std::vector<T>& v, F&& show) {
   if (v.empty()) return "(none)";
@@ -71,13 +89,13 @@ std::string run_text(const attention::Model& m, const attention::RunResult& r, c
   out += "\ntrace    positions " + row_text(r.traced, [](std::uint64_t p) { return std::to_string(p); }) + "\n";
   out += "embedding\n";
   for (std::size_t k = 0; k < r.traced.size(); ++k) {
-    out += fmt::format("  position {} {}  {}\n", r.traced[k], token_at(r.traced[k]), vector_text(r.traced_embeddings[k]));
+    out += fmt::format("  position {} {}  {}\n", r.traced[k], token_at(r.traced[k]), residual_text(m, r.traced_embeddings[k]));
   }
   for (std::size_t l = 0; l < r.layers.size(); ++l) {
     out += fmt::format("layer {}\n", l);
     for (const auto& pt : r.layers[l]) {
       out += fmt::format("  position {} {}\n", pt.position, pt.token);
-      out += fmt::format("    input            {}\n", vector_text(pt.input));
+      out += fmt::format("    input            {}\n", residual_text(m, pt.input));
       for (std::size_t h = 0; h < pt.heads.size(); ++h) {
         const auto& ht = pt.heads[h];
         out += fmt::format("    head {}{}\n", h, ht.name.empty() ? "" : " (" + ht.name + ")");
@@ -88,13 +106,13 @@ std::string run_text(const attention::Model& m, const attention::RunResult& r, c
         out += fmt::format("      output         {}{}\n", vector_text(ht.output),
                            ht.keys.empty() ? "  (no visible key: zero output)" : "");
       }
-      if (!pt.heads.empty()) out += fmt::format("    attention        {}\n", vector_text(pt.attention));
-      out += fmt::format("    after attention  {}\n", vector_text(pt.after_attention));
-      out += fmt::format("    ffn              {}\n", vector_text(pt.ffn));
-      out += fmt::format("    output           {}\n", vector_text(pt.output));
+      if (!pt.heads.empty()) out += fmt::format("    attention        {}\n", residual_text(m, pt.attention));
+      out += fmt::format("    after attention  {}\n", residual_text(m, pt.after_attention));
+      out += fmt::format("    ffn              {}\n", residual_text(m, pt.ffn));
+      out += fmt::format("    output           {}\n", residual_text(m, pt.output));
     }
   }
-  out += fmt::format("readout  {}\n", vector_text(r.readout));
+  out += fmt::format("readout  {}\n", residual_text(m, r.readout));
   return out;
 }
 

@@ -9,7 +9,8 @@
 #include "numeric/error.hpp"
 #include "numeric/format_properties.hpp"
 #include "proofs/gadgets.hpp"
-#include "proofs/horizon.hpp"  // dyadic_decimal
+#include "proofs/fixed_offset_head.hpp"
+#include "proofs/horizon.hpp"  // dyadic_decimal, horizon (C = auto of the Y^k head)
 
 namespace ropesim::proofs {
 
@@ -46,7 +47,7 @@ Value f_large_or_refuse(const attention::EvaluationPolicy& policy) {
     throw InvalidArgument("f_large(" + policy.format.name + ") is undefined under rounding " +
                           std::string(numeric::to_string(policy.rounding)) +
                           ": no finite score lead makes softmax select exactly, so no P or MOD head "
-                          "works (THEORY §1); use nearest-even, toward-zero or downward");
+                          "works (THEORY §1); use nearest-even, nearest-away, toward-zero or downward");
   }
   return *fl;
 }
@@ -187,7 +188,7 @@ bool is_leaf(const ltl::Node& n) {
   return n.op == Operator::symbol || n.op == Operator::top || (n.op == Operator::modulo && n.m == 1);
 }
 
-Schedule schedule(const ltl::Formula& f, const std::vector<bool>& used) {
+Schedule schedule(const ltl::Formula& f, const std::vector<bool>& used, const std::map<NodeId, NodeId>& gates) {
   const std::size_t n = f.size();
   std::vector<bool> ready(n, false), scheduled(n, false);
   for (std::size_t i = 0; i < n; ++i) {
@@ -206,6 +207,9 @@ Schedule schedule(const ltl::Formula& f, const std::vector<bool>& used) {
           break;
         case Operator::past:
           if (ready[node.left]) heads.push_back(id);
+          break;
+        case Operator::yesterday:
+          if (ready[node.left] && ready[gates.at(id)]) heads.push_back(id);
           break;
         case Operator::negation:
           if (ready[node.left]) boolean.push_back(id);
@@ -244,7 +248,7 @@ nlohmann::json certificate_json(const PastCertificate& c) {
   return j;
 }
 
-CompiledModel compile_in(const ltl::Formula& formula, const std::vector<std::string>& alphabet,
+CompiledModel compile_in(const ltl::Formula& input, const std::vector<std::string>& alphabet,
                          const CompileOptions& options) {
   const attention::EvaluationPolicy& policy = options.policy;
   if (alphabet.empty()) throw InvalidArgument("the alphabet is empty; give at least one symbol, e.g. --alphabet ab");
@@ -254,21 +258,15 @@ CompiledModel compile_in(const ltl::Formula& formula, const std::vector<std::str
       if (!seen.insert(s).second) throw InvalidArgument("the alphabet lists '" + s + "' twice");
     }
   }
-  const std::vector<bool> used = reachable(formula);
-  for (std::size_t i = 0; i < formula.size(); ++i) {
-    if (!used[i]) continue;
-    const ltl::Node& n = formula.node(static_cast<NodeId>(i));
-    const std::string text = ltl::to_string(formula, static_cast<NodeId>(i));
+  const std::vector<bool> used_input = reachable(input);
+  for (std::size_t i = 0; i < input.size(); ++i) {
+    if (!used_input[i]) continue;
+    const ltl::Node& n = input.node(static_cast<NodeId>(i));
+    const std::string text = ltl::to_string(input, static_cast<NodeId>(i));
     if (n.op == Operator::since) {
       throw InvalidArgument("cannot compile '" + text +
                             "': S (since) is not in LTL[P,MOD], which RoPE_P transformers recognise "
                             "(THEORY §5 T5); the compiler accepts atoms, true, mod(m,r), !, &, |, P");
-    }
-    if (n.op == Operator::yesterday) {
-      throw InvalidArgument("cannot compile '" + text +
-                            "': Y^k (the bounded C5 head) is not wired into the compiler yet; it "
-                            "accepts atoms, true, mod(m,r), !, &, |, P (use `ropesim construct "
-                            "offset` for Y^k a)");
     }
   }
   if (policy.summation != attention::Summation::sequential) {
@@ -281,11 +279,31 @@ CompiledModel compile_in(const ltl::Formula& formula, const std::vector<std::str
     require_exact(a, q, "the gadget constant");
   }
 
+  // The gate P^k⊤ of every Y^k node (RoPE-X App D), added to a copy of the DAG (ids of the
+  // input's nodes are unchanged: nodes are only appended).
+  ltl::Formula formula = input;
+  std::map<NodeId, NodeId> gates;
+  for (std::size_t i = 0; i < input.size(); ++i) {
+    const ltl::Node n = input.node(static_cast<NodeId>(i));
+    if (!used_input[i] || n.op != Operator::yesterday) continue;
+    NodeId g = formula.top();
+    for (std::uint64_t l = 0; l < n.k; ++l) g = formula.past(g);
+    gates[static_cast<NodeId>(i)] = g;
+  }
+  std::vector<bool> used = used_input;
+  used.resize(formula.size(), false);
+  for (const auto& [y, g] : gates) {
+    for (NodeId x = g;; x = formula.node(x).left) {
+      used[x] = true;
+      if (formula.node(x).op != Operator::past) break;
+    }
+  }
+
   CompiledModel out;
-  out.formula = ltl::to_string(formula);
+  out.formula = ltl::to_string(input);
   out.alphabet = alphabet;
   out.f_large = f_large;
-  const Schedule plan = schedule(formula, used);
+  const Schedule plan = schedule(formula, used, gates);
 
   // The residual space.
   ResidualSpace& space = out.space;
@@ -307,7 +325,9 @@ CompiledModel compile_in(const ltl::Formula& formula, const std::vector<std::str
     } else {
       name = "f" + std::to_string(i) + ":" + ltl::to_string(formula, id);
       space.add(name);
-      if (n.op == Operator::past || n.op == Operator::modulo) space.add("raw:" + std::to_string(i));
+      if (n.op == Operator::past || n.op == Operator::modulo || n.op == Operator::yesterday) {
+        space.add("raw:" + std::to_string(i));
+      }
       if (n.op == Operator::modulo) has_mod = true;
     }
     out.node_coordinates[i] = name;
@@ -330,7 +350,7 @@ CompiledModel compile_in(const ltl::Formula& formula, const std::vector<std::str
                                             : " at 0") +
                             " is not exactly 1/0 (THEORY §7 C1 Patch 2)");
     }
-    out.certified_length = cert.certified_count;
+    out.certified_length = cert.certified_count;  // Y^k heads (built later) may lower it
     out.past = cert;
   }
 
@@ -339,8 +359,9 @@ CompiledModel compile_in(const ltl::Formula& formula, const std::vector<std::str
   model.policy = policy;
   model.d_model = d;
   model.name = "compiled: " + out.formula;
-  model.description = "formula -> transformer (THEORY §7 C1, C4); residual coordinates: ";
-  for (std::size_t i = 0; i < d; ++i) model.description += (i ? ", " : "") + space.name(i);
+  model.description = "formula -> transformer (THEORY §7 C1, C4, C5) by ropesim compile; the residual "
+                      "coordinates are named in `coordinates`";
+  model.coordinates = space.names();
   model.embedding.alphabet = alphabet;
   for (const auto& s : alphabet) {
     ExactVector e = space.unit("top") + space.unit("sym:" + s);
@@ -365,6 +386,39 @@ CompiledModel compile_in(const ltl::Formula& formula, const std::vector<std::str
         units.insert(units.end(), u.begin(), u.end());
         desc.ffn.push_back({"rebinarise", text, {raw(id), "top"}, {coordinate(id)},
                             {{"f1", decimal(out.past->f1)}, {"f2", decimal(out.past->f2)}, {"scale", "4"}}});
+      } else if (n.op == Operator::yesterday) {
+        // C5 (THEORY §6, RoPE-X App D): the fixed-offset head with C = auto as `ropesim horizon`
+        // chooses it, and its certified range N_max^(k).
+        HorizonSpec hs;
+        hs.head.schedule = attention::single_schedule(1);
+        hs.head.k = n.k;
+        hs.head.realisation = "r1";
+        hs.head.policy = policy;
+        hs.auto_C = true;
+        const HorizonReport report = horizon(hs);
+        if (report.range.n_max < n.k) {
+          throw InvalidArgument("Y^" + std::to_string(n.k) + " head refused in " + policy.format.name +
+                                ": its certified range N_max^(" + std::to_string(n.k) + ") = " +
+                                std::to_string(report.range.n_max) + " < k (THEORY §6)");
+        }
+        FixedOffsetSpec fs = hs.head;
+        fs.C = exact_rational(report.C);
+        HeadWiring wiring;
+        wiring.d_model = d;
+        wiring.value_source = space.index(coordinate(n.left));
+        wiring.output_target = space.index(raw(id));
+        FixedOffsetHead head = make_fixed_offset_head(fs, wiring);
+        head.head.name = text;
+        layer.heads.push_back(head.head);
+        desc.heads.push_back({"Y^k", text, {coordinate(n.left)}, {raw(id)},
+                              {{"k", std::to_string(n.k)}, {"g", "1"}, {"realisation", "r1"},
+                               {"C", decimal(head.C)}, {"certified_range", std::to_string(report.range.n_max)}}});
+        const std::string gate = coordinate(gates.at(id));
+        units.push_back(HiddenUnit{{{raw(id), 1}, {gate, 2}, {"top", -2}}, {{coordinate(id), 1}}});
+        desc.ffn.push_back({"gate", text, {raw(id), gate, "top"}, {coordinate(id)}, nlohmann::json::object()});
+        out.bounded_heads.push_back({text, n.k, head.C, report.range.n_max, report.range.at_limit});
+        const std::uint64_t n_max = report.range.n_max;
+        if (!out.certified_length || n_max < *out.certified_length) out.certified_length = n_max;
       } else {  // modulo, m ≥ 2
         layer_has_mod = true;
         ModAtomSpec spec;
@@ -507,6 +561,11 @@ nlohmann::json to_json(const CompiledModel& c) {
                     {"margins", margins}});
   }
   j["mod_heads"] = mods;
+  nlohmann::json bounded = nlohmann::json::array();
+  for (const auto& b : c.bounded_heads) {
+    bounded.push_back({{"node", b.node}, {"k", b.k}, {"C", decimal(b.C)}, {"n_max", b.n_max}, {"at_limit", b.at_limit}});
+  }
+  j["bounded_heads"] = bounded;
   j["certified_length"] = c.certified_length ? nlohmann::json(*c.certified_length) : nlohmann::json();
   return j;
 }

@@ -21,12 +21,22 @@
 ///   - Pψ head: the scores are f_large·ψ_j, so the non-ψ keys get weight exactly 0 (definition
 ///     of f_large) and the output h depends only on the number c of earlier ψ positions; the
 ///     compiler computes h(c) in F for every c (certify_past_head) and evaluates the realised
-///     re-binarisation FFN on every distinct h, accepting a length only if all give exactly 1;
+///     re-binarisation FFN on every distinct h, accepting a length only if all give exactly 1.
+///     Patch 1 of C1 (also computing P(ψ ∧ Pψ) when every weight underflows) is not needed
+///     under sequential summation: Z_c stops growing at most at 2^p (THEORY §1), so the weight
+///     round_F(1/Z_c) ≥ 2^−p never underflows, and once Z_c and h(c) stop changing the
+///     certificate covers every length (fp16 and bf16 reach that point; fp32 and fp64 are
+///     certified up to the checked count). A failing count would lower certified_length (and
+///     refuse at count 1) rather than add the patch;
 ///   - MOD head: the realised margins of every residue (make_mod_atom_head); the counting head
 ///     gives exactly 1 at position 1 and ≤ 1/2 later (Z ≥ 2 under sequential summation).
-/// Not compiled (refused with one line): `S` (not in LTL[P,MOD]) and `Y^k` (C5, bounded; not
-/// wired into the compiler yet); summation policies other than sequential (the P-head
-/// certificate is derived for sequential sums); softmax variants other than stable.
+///   - Y^k ψ (C5, a BOUNDED operator): the fixed-offset head of proofs/fixed_offset_head.hpp
+///     (single:g=1, realisation r1, C = auto as `ropesim horizon` chooses it) reads ψ and
+///     writes raw:<id>; the gate P^k⊤ (k P heads, added to the DAG) switches it off at i ≤ k:
+///     out = ReLU(raw + 2·P^k⊤ − 2·⊤). Exact only for words of length ≤ N_max^(k) (the head's
+///     certified range, THEORY §6), which bounds certified_length.
+/// Not compiled (refused with one line): `S` (not in LTL[P,MOD]); summation policies other than
+/// sequential (the P-head certificate is derived for sequential sums).
 #include <gmpxx.h>
 
 #include <cstdint>
@@ -75,7 +85,7 @@ struct CompileOptions {
   attention::EvaluationPolicy policy;  ///< F, rounding, summation (sequential only)
   /// Counts checked by certify_past_head (the certified word length of P heads is at most
   /// this unless h(c) provably stagnates first).
-  std::uint64_t certify_limit = 16384;
+  std::uint64_t certify_limit = 10000;
   /// On refusal, search the presets (fp8e4m3, fp8e5m2, bf16, fp16, tf32, fp32, fp64) for the
   /// smallest that compiles the formula, and name it in the message.
   bool suggest_format = true;
@@ -83,7 +93,8 @@ struct CompileOptions {
 
 /// One head or FFN of a compiled layer, described by the named coordinates it reads and writes.
 struct GadgetDescription {
-  std::string kind;    ///< "P", "MOD", "count", "not", "and", "or", "rebinarise", "first-position"
+  std::string kind;    ///< "P", "MOD", "Y^k", "count", "not", "and", "or", "rebinarise",
+                       ///< "first-position", "gate"
   std::string node;    ///< the subformula it computes (empty for count)
   std::vector<std::string> reads;
   std::vector<std::string> writes;
@@ -110,13 +121,23 @@ struct CompiledModel {
   std::optional<PastCertificate> past;
   /// The C4 heads, in node order.
   std::vector<ModAtomHead> mod_heads;
+  /// A bounded Y^k head (C5): its subformula, k, C and certified range N_max^(k).
+  struct BoundedHead {
+    std::string node;
+    std::uint64_t k = 1;
+    numeric::Value C;
+    std::uint64_t n_max = 0;
+    bool at_limit = false;  ///< the range scan stopped at its length limit (N_max ≥ n_max)
+  };
+  std::vector<BoundedHead> bounded_heads;
   /// The word length up to which every coordinate is certified exact (nullopt = every length).
   std::optional<std::uint64_t> certified_length;
 };
 
 /// Compiles `formula` over `alphabet` (symbols; formula atoms outside it are false everywhere)
 /// into an F-transformer under options.policy (see the file comment). Throws InvalidArgument
-/// with one line when: the alphabet is empty or repeats a symbol; the formula uses S or Y^k;
+/// with one line when: the alphabet is empty or repeats a symbol; the formula uses S; a Y^k
+/// head certifies no length ≥ k;
 /// the policy is not sequential; F lacks f_large (round-up) or one of the exact constants
 /// 1/4, 1/2, 4 of the gadgets; a MOD head fails its realised margins (make_mod_atom_head's
 /// message); the P head's re-binarisation fails at some count ≤ 1. With suggest_format the
@@ -127,7 +148,7 @@ CompiledModel compile(const ltl::Formula& formula, const std::vector<std::string
 /// The compiler's report (for --explain and the model file's "_construction"): formula,
 /// alphabet, format, rounding, f_large, coordinates (names in index order), node coordinates,
 /// layers (per head / FFN gadget: kind, node, reads, writes, constants), the P-head
-/// certificate, the MOD heads (m, r, C, min margin, per-residue margins) and the certified
+/// certificate, the bounded Y^k heads (node k C n_max at_limit), the MOD heads (m, r, C, min margin, per-residue margins) and the certified
 /// length (null = every length). Values are exact decimal strings. Does not print.
 nlohmann::json to_json(const CompiledModel& compiled);
 

@@ -11,6 +11,8 @@
 #include "numeric/error.hpp"
 #include "numeric/format_properties.hpp"
 #include "proofs/exact_trig.hpp"
+#include "proofs/gadgets.hpp"
+#include "proofs/residual_space.hpp"
 #include "proofs/horizon.hpp"  // dyadic_decimal
 
 namespace ropesim::proofs {
@@ -488,14 +490,14 @@ ModModel mod_model(const ModModelSpec& spec) {
                    ? "N = " + std::to_string(r) + " (mod " + std::to_string(m) + ")"
                    : atom_name(m, r) + " at EOS";
 
+  // The named residual space (the compiler's gadgets read and write it; proofs/gadgets.hpp), in
+  // the order of the mod_*_coordinate constants.
+  ResidualSpace space;
+  for (const char* name : {"top", "bos", "mod_head", "count", "first", "out"}) space.add(name);
+  model.coordinates = space.names();
   if (m == 1) {
     attention::Layer layer;
-    attention::FeedForward ffn;
-    ffn.w1 = Matrix::zeros(1, d);
-    ffn.w1.at(0, mod_top_coordinate) = one;
-    ffn.w2 = Matrix::zeros(d, 1);
-    ffn.w2.at(mod_output_coordinate, 0) = one;
-    layer.ffn = std::move(ffn);
+    layer.ffn = assemble_feed_forward({HiddenUnit{{{"top", 1}}, {{"out", 1}}}}, space, f);
     model.layers.push_back(std::move(layer));
     model.description = "MOD_1^0 = top (THEORY §7 C4: m = 1 needs no attention); out = ReLU(top); " +
                         layout;
@@ -520,38 +522,20 @@ ModModel mod_model(const ModModelSpec& spec) {
     // Layer 1: the C4 head and the counting head; FFN: the first-position flag.
     attention::Layer layer1;
     layer1.heads.push_back(h.head);
-    attention::AttentionHead count;
+    attention::AttentionHead count = counting_head(space, "bos", "count", f);
     count.name = "count 1/#keys";
-    count.head_dim = 1;
-    count.value_dim = 1;
-    count.query = Matrix::zeros(1, d);
-    count.key = Matrix::zeros(1, d);
-    count.value = Matrix::zeros(1, d);
-    count.value.at(0, mod_bos_coordinate) = one;
-    count.output = Matrix::zeros(d, 1);
-    count.output.at(mod_count_coordinate, 0) = one;
     layer1.heads.push_back(std::move(count));
-    attention::FeedForward first;
-    first.w1 = Matrix::zeros(2, d);
-    first.w1.at(0, mod_count_coordinate) = one;
-    first.w1.at(1, mod_count_coordinate) = one;
-    first.b1 = {f.from_rational(mpq_class(-1, 2)), f.from_rational(mpq_class(-3, 4))};
-    first.w2 = Matrix::zeros(d, 2);
-    first.w2.at(mod_first_coordinate, 0) = f.from_rational(4);
-    first.w2.at(mod_first_coordinate, 1) = f.from_rational(-4);
-    layer1.ffn = std::move(first);
+    // first = 4·(ReLU(u − ⊤/2) − ReLU(u − 3⊤/4)): the re-binarisation gadget with f1 = 1/2,
+    // f2 = 3/4 (THEORY §7 C1 Patch 2); u = 1 at position 1, ≤ 1/2 later, 0 at BOS.
+    layer1.ffn = assemble_feed_forward(rebinarise_units("count", "first", mpq_class(1, 2), mpq_class(3, 4)), space, f);
     model.layers.push_back(std::move(layer1));
 
     // Layer 2: out = ReLU(head − first) unless position 1 satisfies the atom.
     const bool one_satisfies = 1 % m == a;
     attention::Layer layer2;
-    attention::FeedForward gate;
-    gate.w1 = Matrix::zeros(1, d);
-    gate.w1.at(0, mod_head_coordinate) = one;
-    if (!one_satisfies) gate.w1.at(0, mod_first_coordinate) = f.negate(one);
-    gate.w2 = Matrix::zeros(d, 1);
-    gate.w2.at(mod_output_coordinate, 0) = one;
-    layer2.ffn = std::move(gate);
+    HiddenUnit gate{{{"mod_head", 1}}, {{"out", 1}}};
+    if (!one_satisfies) gate.reads.emplace_back("first", -1);
+    layer2.ffn = assemble_feed_forward({gate}, space, f);
     model.layers.push_back(std::move(layer2));
 
     model.description =

@@ -210,6 +210,10 @@ inline constexpr std::size_t mod_top_coordinate = 0, mod_bos_coordinate = 1,
 ///   classifier  out − 1/2 > 0.
 /// m = 1: no heads; one FFN layer out = ReLU(⊤), so the model accepts every word (⊤).
 /// Embeddings: BOS = e_1, every symbol and EOS = e_0. Every coordinate is 0 at BOS.
+/// Built from the compiler's gadgets over a named residual space (proofs/gadgets.hpp): the
+/// counting head is counting_head, the first-position flag is rebinarise_units with
+/// f1 = 1/2, f2 = 3/4 (⊤ in place of a bias, so it is 0 at BOS by construction); the model
+/// names its coordinates `top bos mod_head count first out` (run --trace prints them).
 /// Throws like make_mod_atom_head (for the length readout the message names m, r and the atom
 /// residue), and if m < 1, r ≥ m, F does not hold 1/2, 3/4 and 4 exactly (e.g. fixed point
 /// with fewer than 2 fraction bits), or the alphabet is empty or has a bad symbol

@@ -5,6 +5,8 @@
 #include <random>
 
 #include "numeric/error.hpp"
+#include "proofs/gadgets.hpp"
+#include "proofs/residual_space.hpp"
 
 namespace ropesim::proofs {
 
@@ -13,46 +15,20 @@ using numeric::Value;
 
 namespace {
 
-constexpr std::size_t kA = 0, kB = 1, kTop = 2, kY = 3;
-std::size_t raw_p(std::uint64_t k, std::uint64_t l) {
-  (void)k;
-  return 4 + (l - 1);
-}  // r_l
-std::size_t bin_p(std::uint64_t k, std::uint64_t l) { return 4 + k + (l - 1); }  // p_l
+constexpr std::size_t kA = 0, kY = 3;
 
-/// NoPE head computing P(source) into `target`: score f_large·source_j (f_large where the
-/// source holds, 0 elsewhere and at BOS), value source_j [THEORY §7 C1].
-attention::AttentionHead p_head(std::size_t d_model, std::size_t source, std::size_t target,
-                                const Value& f_large, const Value& one, std::uint64_t l) {
-  attention::AttentionHead h;
-  h.name = "P" + std::to_string(l);
-  h.head_dim = 1;
-  h.value_dim = 1;
-  h.query = Matrix::zeros(1, d_model);
-  h.query_bias = {f_large};
-  h.key = Matrix::zeros(1, d_model);
-  h.key.at(0, source) = one;
-  h.value = Matrix::zeros(1, d_model);
-  h.value.at(0, source) = one;
-  h.output = Matrix::zeros(d_model, 1);
-  h.output.at(target, 0) = one;
-  return h;
+/// The named residual space of offset_model, in the index order of the file comment:
+/// sym:a, sym:b, top, y, raw:P^1..raw:P^k, P^1 top..P^k top, out.
+ResidualSpace offset_space(std::uint64_t k) {
+  ResidualSpace space;
+  for (const char* name : {"sym:a", "sym:b", "top", "y"}) space.add(name);
+  for (std::uint64_t l = 1; l <= k; ++l) space.add("raw:P^" + std::to_string(l) + " top");
+  for (std::uint64_t l = 1; l <= k; ++l) space.add("P^" + std::to_string(l) + " top");
+  space.add("out");
+  return space;
 }
 
-/// FFN writing (ReLU(x − 1/4) − ReLU(x − 1/2))·4 of coordinate `source` into `target`
-/// (THEORY §7 C1, Patch 2: 0 ↦ 0 and [1/2, 2) ↦ 1 exactly).
-attention::FeedForward binarise(std::size_t d_model, std::size_t source, std::size_t target,
-                                const attention::Arithmetic& f) {
-  attention::FeedForward ffn;
-  ffn.w1 = Matrix::zeros(2, d_model);
-  ffn.w1.at(0, source) = f.one();
-  ffn.w1.at(1, source) = f.one();
-  ffn.b1 = {f.from_rational(mpq_class(-1, 4)), f.from_rational(mpq_class(-1, 2))};
-  ffn.w2 = Matrix::zeros(d_model, 2);
-  ffn.w2.at(target, 0) = f.from_rational(4);
-  ffn.w2.at(target, 1) = f.from_rational(-4);
-  return ffn;
-}
+std::string gate_name(std::uint64_t l) { return "P^" + std::to_string(l) + " top"; }
 
 }  // namespace
 
@@ -70,8 +46,10 @@ attention::Model offset_model(const FixedOffsetSpec& spec) {
   FixedOffsetHead y = make_fixed_offset_head(spec, wiring);
   const attention::Arithmetic f = numeric::arithmetic(spec.policy);
   const Value one = f.one(), zero = f.zero();
+  const ResidualSpace space = offset_space(k);
 
   attention::Model m;
+  m.coordinates = space.names();
   m.name = "Y^" + std::to_string(k) + " pi_a";
   m.description = "Y^k head of RoPE-X App D on " + y.schedule.spec + " (C = " + y.C.to_decimal(9) +
                   ", realization " + y.realisation.name() +
@@ -80,32 +58,30 @@ attention::Model offset_model(const FixedOffsetSpec& spec) {
   m.d_model = d;
   m.embedding.alphabet = {"a", "b"};
   std::vector<Value> a(d, zero), b(d, zero), eos(d, zero), bos(d, zero);
-  a[kA] = one;
-  a[kTop] = one;
-  b[kB] = one;
-  b[kTop] = one;
-  eos[kTop] = one;
+  a[space.index("sym:a")] = one;
+  a[space.index("top")] = one;
+  b[space.index("sym:b")] = one;
+  b[space.index("top")] = one;
+  eos[space.index("top")] = one;
   m.embedding.symbols = {a, b};
   m.embedding.eos = eos;
   m.embedding.bos = bos;
 
+  // The gate P^k⊤ by the compiler's gadgets (proofs/gadgets.hpp): P heads (score f_large·ψ,
+  // value ψ) re-binarised by 4·(ReLU(r − ⊤/4) − ReLU(r − ⊤/2)), then
+  // out = ReLU(y + 2·P^k⊤ − 2·⊤).
   for (std::uint64_t l = 1; l <= k; ++l) {
     attention::Layer layer;
     if (l == 1) layer.heads.push_back(y.head);
-    const std::size_t source = l == 1 ? kTop : bin_p(k, l - 1);
-    layer.heads.push_back(p_head(d, source, raw_p(k, l), y.f_large, one, l));
-    layer.ffn = binarise(d, raw_p(k, l), bin_p(k, l), f);
+    const std::string source = l == 1 ? "top" : gate_name(l - 1);
+    layer.heads.push_back(past_head(space, source, "raw:" + gate_name(l), y.f_large, f, "P" + std::to_string(l)));
+    layer.ffn = assemble_feed_forward(rebinarise_units("raw:" + gate_name(l), gate_name(l), mpq_class(1, 4),
+                                                       mpq_class(1, 2)),
+                                      space, f);
     m.layers.push_back(std::move(layer));
   }
   attention::Layer gate;
-  attention::FeedForward ffn;
-  ffn.w1 = Matrix::zeros(1, d);
-  ffn.w1.at(0, kY) = one;
-  ffn.w1.at(0, bin_p(k, k)) = f.from_rational(2);
-  ffn.b1 = {f.from_rational(-2)};
-  ffn.w2 = Matrix::zeros(d, 1);
-  ffn.w2.at(offset_output_coordinate(k), 0) = one;
-  gate.ffn = std::move(ffn);
+  gate.ffn = assemble_feed_forward({HiddenUnit{{{"y", 1}, {gate_name(k), 2}, {"top", -2}}, {{"out", 1}}}}, space, f);
   m.layers.push_back(std::move(gate));
   m.classifier.weights.assign(d, zero);
   m.classifier.weights[offset_output_coordinate(k)] = one;

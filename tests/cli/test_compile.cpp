@@ -57,3 +57,15 @@ TEST_CASE("compile refusals: parse error, S, mod(97,0) at fp8e4m3 — one line, 
   CHECK(std::filesystem::exists(model));
   std::filesystem::remove(model);
 }
+
+TEST_CASE("run --trace on a compiled model prints residual coordinates by name", "[cli][compile]") {
+  const std::string model = temp_path("named.json");
+  REQUIRE(run("compile 'P(a & !P true)' --format fp16 -o " + model).code == 0);
+  const Run r = run("run " + model + " --input ab --positions eos");
+  REQUIRE(r.code == 0);
+  // At EOS of "ab": ⊤ holds, P true holds (layer 0 FFN), and the root P(a & !P true) holds.
+  CHECK(r.out.find("embedding\n  position 3 EOS  {top=1} (others 0)") != std::string::npos);
+  CHECK(r.out.find("f2:P true=1") != std::string::npos);
+  CHECK(r.out.find("P(a & !P true)=1") != std::string::npos);
+  std::filesystem::remove(model);
+}

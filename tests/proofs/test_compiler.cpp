@@ -4,12 +4,16 @@
 // coordinate against the logic module's evaluator (logic/evaluate.hpp, a separate
 // implementation of THEORY §4); the P-head certificate against a native IEEE binary32 loop.
 #include <catch2/catch.hpp>
+#include <rapidcheck.h>
 
+#include <algorithm>
 #include <chrono>
+#include <iterator>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "attention/model_spec.hpp"
 #include "logic/evaluate.hpp"
 #include "logic/formula.hpp"
 #include "numeric/error.hpp"
@@ -51,6 +55,9 @@ bool in_ab_star(const std::string& w) {
 }
 bool in_a_sigma_star(const std::string& w) { return !w.empty() && w[0] == 'a'; }
 bool mod3_and_some_b(const std::string& w) { return w.size() % 3 == 0 && w.find('b') != std::string::npos; }
+bool contains_ab(const std::string& w) { return w.find("ab") != std::string::npos; }
+bool ends_with_a(const std::string& w) { return !w.empty() && w.back() == 'a'; }
+bool second_to_last_b(const std::string& w) { return w.size() >= 2 && w[w.size() - 2] == 'b'; }
 
 struct Case {
   const char* formula;
@@ -64,6 +71,13 @@ const Case kCases[] = {
     {"mod(3,1) & P b", mod3_and_some_b},
 };
 
+// Bounded (Y^k, C5): exact only up to the certified length N_max^(k) (≥ 10 in these formats).
+const Case kBoundedCases[] = {
+    {"P(b & Y a)", contains_ab},
+    {"Y a", ends_with_a},
+    {"Y^2 b", second_to_last_b},
+};
+
 std::string random_word(std::mt19937_64& rng, std::size_t n, double p_a) {
   std::bernoulli_distribution coin(p_a);
   std::string w;
@@ -73,15 +87,18 @@ std::string random_word(std::mt19937_64& rng, std::size_t n, double p_a) {
 
 }  // namespace
 
-TEST_CASE("compiled (aa)*, (ab)*, aΣ*, mod(3,1) & P b accept exactly their languages on every word up to length 10",
+TEST_CASE("compiled (aa)*, (ab)*, aΣ*, mod(3,1) & P b, Σ*abΣ*, Σ*a, Σ*bΣ accept exactly their languages on every word up to length 10",
           "[compiler]") {
   std::vector<std::string> words;
   all_words_of(10, words);
+  std::vector<Case> cases(std::begin(kCases), std::end(kCases));
+  cases.insert(cases.end(), std::begin(kBoundedCases), std::end(kBoundedCases));
   for (const Format& f : {Format::fp16(), Format::bf16(), Format::fp32()}) {
-    for (const Case& c : kCases) {
+    for (const Case& c : cases) {
       const ltl::Formula formula = ltl::parse(c.formula);
       const proofs::CompiledModel compiled = proofs::compile(formula, {"a", "b"}, options_for(f));
       CAPTURE(f.name, c.formula);
+      if (compiled.certified_length) REQUIRE(*compiled.certified_length >= 10);
       std::size_t accepted = 0;
       for (const std::string& w : words) {
         const bool expected = c.member(w);
@@ -100,8 +117,11 @@ TEST_CASE("compiled (aa)*, (ab)*, aΣ*, mod(3,1) & P b accept exactly their lang
 TEST_CASE("every subformula coordinate is exactly 0 or 1, 0 at BOS, and equals the logic's value", "[compiler]") {
   std::vector<std::string> words;
   all_words_of(6, words);
+  std::vector<Case> cases(std::begin(kCases), std::end(kCases));
+  cases.insert(cases.end(), std::begin(kBoundedCases), std::end(kBoundedCases));
+  cases.push_back({"Y^2 (a | mod(2,0)) & !P(b & Y b)", nullptr});
   for (const Format& f : {Format::fp16(), Format::bf16(), Format::fp32()}) {
-    for (const Case& c : kCases) {
+    for (const Case& c : cases) {
       const ltl::Formula formula = ltl::parse(c.formula);
       const proofs::CompiledModel compiled = proofs::compile(formula, {"a", "b"}, options_for(f));
       CAPTURE(f.name, c.formula);
@@ -210,8 +230,30 @@ TEST_CASE("mod(97,0) is refused at fp8e4m3 naming the failure and the smallest p
   CHECK(attention::run(ok.model, std::string(192, 'b') + "a").accept);
 }
 
-TEST_CASE("the compiler refuses S and Y^k with one line", "[compiler]") {
-  for (const char* text : {"a S b", "Y a", "P(Y^2 b)"}) {
+TEST_CASE("Y^k is a bounded operator: the certified length is the smallest N_max^(k)", "[compiler]") {
+  const auto compiled = proofs::compile(ltl::parse("Y a | Y^3 b"), {"a", "b"}, options_for(Format::fp16()));
+  REQUIRE(compiled.bounded_heads.size() == 2);
+  REQUIRE(compiled.certified_length);
+  CHECK(*compiled.certified_length ==
+        std::min(compiled.bounded_heads[0].n_max, compiled.bounded_heads[1].n_max));
+  // Y^3 needs the gate P^3 true: three P heads before the Y^3 head.
+  std::size_t p_heads = 0;
+  for (const auto& layer : compiled.layers) {
+    for (const auto& h : layer.heads) p_heads += h.kind == "P";
+  }
+  CHECK(p_heads == 3);
+  // Words at the certified length agree with the language.
+  const std::size_t L = *compiled.certified_length;
+  std::mt19937_64 rng(7);
+  for (int t = 0; t < 4; ++t) {
+    const std::string w = random_word(rng, L, 0.5);
+    const bool expected = (w.back() == 'a') || (w.size() >= 3 && w[w.size() - 3] == 'b');
+    CHECK(attention::run(compiled.model, w).accept == expected);
+  }
+}
+
+TEST_CASE("the compiler refuses S with one line", "[compiler]") {
+  for (const char* text : {"a S b", "P(a S Y b)"}) {
     const ltl::Formula formula = ltl::parse(text);
     CAPTURE(text);
     CHECK_THROWS_AS(proofs::compile(formula, {"a", "b"}, options_for(Format::fp32())), InvalidArgument);
@@ -229,4 +271,142 @@ TEST_CASE("leaf roots and atoms outside the alphabet", "[compiler]") {
   CHECK(attention::run(proofs::compile(ltl::parse("!c"), {"a", "b"}, o).model, "ab").accept);
   CHECK(attention::run(proofs::compile(ltl::parse("mod(1,0)"), {"a", "b"}, o).model, "b").accept);
   CHECK(!attention::run(proofs::compile(ltl::parse("P c"), {"a", "b"}, o).model, "ab").accept);
+}
+
+TEST_CASE("the model spec keeps the coordinate names; files without them still load", "[compiler]") {
+  const auto compiled = proofs::compile(ltl::parse("P(a & !P true)"), {"a", "b"}, options_for(Format::bf16()));
+  const nlohmann::json j = attention::model_to_json(compiled.model);
+  REQUIRE(j.contains("coordinates"));
+  CHECK(j["coordinates"][0] == "bos");
+  CHECK(j["coordinates"][1] == "top");
+  CHECK(j["coordinates"][2] == "sym:a");
+  const attention::Model back = attention::model_from_json(j);
+  CHECK(back.coordinates == compiled.space.names());
+  nlohmann::json old = j;
+  old.erase("coordinates");
+  const attention::Model unnamed = attention::model_from_json(old);
+  CHECK(unnamed.coordinates.empty());
+  CHECK(attention::run(unnamed, "ab").accept);
+  nlohmann::json wrong = j;
+  wrong["coordinates"].erase(0);
+  CHECK_THROWS_AS(attention::model_from_json(wrong), InvalidArgument);
+}
+
+// Hidden (minutes): one word of length about 10^4 per formula and format (run it with
+// ./build/tests/test_proofs "[.long]"); attention::run is O(N²) per head.
+TEST_CASE("compiled models agree with the languages on words of length 10^4", "[.long]") {
+  std::mt19937_64 rng(10000);
+  std::string ab;
+  for (int i = 0; i < 5000; ++i) ab += "ab";
+  for (const Format& f : {Format::fp16(), Format::bf16(), Format::fp32()}) {
+    const std::string words[] = {std::string(10000, 'a'), ab, random_word(rng, 10000, 0.5),
+                                 random_word(rng, 9999, 0.9)};
+    for (std::size_t k = 0; k < 4; ++k) {
+      const Case& c = kCases[k];
+      const ltl::Formula formula = ltl::parse(c.formula);
+      const proofs::CompiledModel compiled = proofs::compile(formula, {"a", "b"}, options_for(f));
+      CAPTURE(f.name, c.formula, words[k].size());
+      if (compiled.certified_length) REQUIRE(*compiled.certified_length >= words[k].size());
+      CHECK(attention::run(compiled.model, words[k]).accept == c.member(words[k]));
+    }
+  }
+}
+
+TEST_CASE("directed rounding: compiled (ab)* and aΣ* in fp16 are exact under toward-zero and downward", "[compiler]") {
+  std::vector<std::string> words;
+  all_words_of(8, words);
+  for (const numeric::Rounding r : {numeric::Rounding::toward_zero, numeric::Rounding::downward}) {
+    auto o = options_for(Format::fp16());
+    o.policy.rounding = r;
+    for (std::size_t k : {std::size_t{1}, std::size_t{2}}) {
+      const Case& c = kCases[k];
+      const proofs::CompiledModel compiled = proofs::compile(ltl::parse(c.formula), {"a", "b"}, o);
+      CAPTURE(numeric::to_string(r), c.formula);
+      for (const std::string& w : words) {
+        CAPTURE(w);
+        CHECK(attention::run(compiled.model, w).accept == c.member(w));
+      }
+    }
+  }
+  // Round-up has no f_large (THEORY §1): refused, and no preset helps.
+  auto up = options_for(Format::fp16());
+  up.policy.rounding = numeric::Rounding::upward;
+  try {
+    (void)proofs::compile(ltl::parse("P a"), {"a", "b"}, up);
+    FAIL("compiled under round-up");
+  } catch (const InvalidArgument& e) {
+    CHECK(std::string(e.what()).find("f_large(fp16) is undefined") != std::string::npos);
+    CHECK(std::string(e.what()).find("no preset format compiles it") != std::string::npos);
+  }
+}
+
+namespace {
+
+// A random LTL[P,MOD,Y] formula (no S) of depth ≤ `depth`: operators at every inner node,
+// atoms a, b (the alphabet) and c (outside it), true and mod(m,r) at the leaves; equal
+// subformulas become one node (hash-consing), so the DAG shares them.
+ltl::NodeId random_node(ltl::Formula& f, int depth) {
+  const int op = depth == 0 ? *rc::gen::inRange(0, 3) : *rc::gen::inRange(3, 10);
+  switch (op) {
+    case 0: return f.symbol(std::string(1, static_cast<char>('a' + *rc::gen::inRange(0, 3))));
+    case 1: return f.top();
+    case 2: {
+      const auto m = *rc::gen::inRange<std::uint64_t>(1, 5);
+      return f.modulo(m, *rc::gen::inRange<std::uint64_t>(0, m));
+    }
+    case 3: return f.negation(random_node(f, depth - 1));
+    case 4: {
+      const auto x = random_node(f, depth - 1);
+      return f.conjunction(x, random_node(f, depth - 1));
+    }
+    case 5: {
+      const auto x = random_node(f, depth - 1);
+      return f.disjunction(x, random_node(f, depth - 1));
+    }
+    case 6:
+    case 7: return f.past(random_node(f, depth - 1));
+    case 8: return f.yesterday(random_node(f, depth - 1), *rc::gen::inRange<std::uint64_t>(1, 3));
+    default: return f.negation(f.past(random_node(f, depth - 1)));
+  }
+}
+
+ltl::Formula random_compilable_formula(int max_depth) {
+  ltl::Formula f;
+  f.set_root(random_node(f, *rc::gen::inRange(2, max_depth + 1)));
+  return f;
+}
+
+}  // namespace
+
+TEST_CASE("property: random formulas compile to models whose every subformula coordinate equals the logic's value",
+          "[compiler][property]") {
+  std::vector<std::string> words;
+  all_words_of(5, words);
+  const bool ok = rc::check("compiled coordinates == ltl::evaluate", [&] {
+    const ltl::Formula formula = random_compilable_formula(4);
+    const Format f = *rc::gen::element(Format::fp16(), Format::bf16(), Format::fp32());
+    const proofs::CompiledModel compiled = proofs::compile(formula, {"a", "b"}, options_for(f, 2000));
+    RC_TAG(f.name);
+    RC_TAG(compiled.bounded_heads.empty() ? "no Y" : "Y", compiled.mod_heads.empty() ? "no MOD" : "MOD",
+           compiled.past ? "P" : "no P");
+    attention::RunOptions ro;
+    ro.trace_all = true;
+    for (const std::string& w : words) {
+      const attention::RunResult r = attention::run(compiled.model, w, ro);
+      const ltl::Evaluation truth = ltl::evaluate(formula, ltl::letters(w));
+      RC_ASSERT(r.accept == ltl::accepts(formula, ltl::letters(w)));
+      if (r.layers.empty()) continue;  // a leaf root: no layer
+      for (std::size_t id = 0; id < formula.size(); ++id) {
+        const std::string& name = compiled.node_coordinates[id];
+        if (name.empty()) continue;
+        const std::size_t k = compiled.space.index(name);
+        for (const attention::PositionTrace& pt : r.layers.back()) {
+          const bool expected = truth.holds(static_cast<ltl::NodeId>(id), pt.position);
+          RC_ASSERT(pt.output[k].is_finite());
+          RC_ASSERT(attention::exact_rational(pt.output[k]) == (expected ? 1 : 0));
+        }
+      }
+    }
+  });
+  CHECK(ok);
 }
