@@ -274,6 +274,16 @@ Extraction extract_automaton(const MembershipOracle& oracle, const std::vector<s
   return result;
 }
 
+std::size_t default_exhaustive_length(std::size_t letters) {
+  std::size_t length = 0;
+  std::uint64_t words = 1;
+  while (length < 12 && words * letters <= 1024) {
+    words *= letters;
+    ++length;
+  }
+  return length;
+}
+
 MembershipOracle model_oracle(const attention::Model& model) {
   auto oracle = std::make_shared<attention::PrefixOracle>(model);
   return [oracle](const Word& w) { return oracle->run(std::span<const std::size_t>(w.data(), w.size())).accept; };

@@ -51,6 +51,11 @@ struct ExtractionOptions {
 /// The most words of length exhaustive_length an extraction asks (|Σ|^L).
 inline constexpr std::uint64_t kMaxExhaustiveWords = std::uint64_t{1} << 22;
 
+/// The default exhaustive length for `letters` letters (≥ 1): the largest L ≤ 12 with
+/// letters^L ≤ 1024 (2 letters: 10, 3: 6, 4: 5, 5: 4, 6: 3; 1 letter: 12), so that the
+/// exhaustive part asks about a thousand words.
+std::size_t default_exhaustive_length(std::size_t letters);
+
 /// The result of an extraction.
 struct Extraction {
   /// The learned DFA, minimal (automata::minimise; canonical numbering). When state_cap_hit it
