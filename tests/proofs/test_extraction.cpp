@@ -7,11 +7,13 @@
 // run() on every prefix of compiled models.
 #include <catch2/catch.hpp>
 
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "attention/prefix_oracle.hpp"
+#include "attention/random_model.hpp"
 #include "automata/classes.hpp"
 #include "automata/minimise.hpp"
 #include "automata/regex.hpp"
@@ -169,4 +171,72 @@ TEST_CASE("extraction recovers the minimal DFA of every zoo language in LTL[P,MO
     }
   }
   CHECK(extracted == 18);  // 9 zoo languages with a formula in LTL[P] or LTL[P,MOD], two formats
+}
+
+TEST_CASE("survey: classes of DFAs extracted from random RoPE_P and conventional RoPE models",
+          "[.survey][extraction]") {
+  // Not a correctness test (hidden tag): the figures for docs/PERFORMANCE.md and the report.
+  // The same shapes as the extract-rope-p property; RoPE_P (r3 tables, period ≤ 6) against
+  // conventional RoPE (base 10^4, r1).
+  for (const attention::RandomRotary rotary : {attention::RandomRotary::periodic, attention::RandomRotary::conventional}) {
+    std::mt19937_64 rng(2026);
+    std::map<std::string, int> classes;
+    std::map<std::size_t, int> sizes;
+    int capped = 0;
+    double seconds = 0;
+    const int models = 60;
+    for (int trial = 0; trial < models; ++trial) {
+      attention::RandomModelOptions shape;
+      const Format formats[] = {Format::fp16(), Format::bf16(), Format::fp32(), Format::fp8e4m3()};
+      shape.format = formats[rng() % 4];
+      shape.layers = 1 + rng() % 2;
+      shape.heads = 1 + rng() % 2;
+      shape.d_model = 2 + rng() % 3;
+      shape.head_dim = 2 * (1 + rng() % 2);
+      shape.rotary = rotary;
+      shape.max_period = 2 + rng() % 5;
+      shape.ffn = rng() % 2 == 1;
+      const std::uint64_t seed = rng() % 1000000;
+      const attention::Model m = attention::random_model(shape, seed);
+      proofs::ExtractionOptions o;
+      o.exhaustive_length = 8;
+      o.random_words = 10;
+      o.random_length = 40;
+      o.max_states = 64;
+      const proofs::Extraction e = proofs::extract_automaton(m, o);
+      seconds += e.seconds;
+      if (e.state_cap_hit) {
+        ++capped;
+        continue;
+      }
+      const automata::Classification c = automata::classify(e.dfa);
+      ++classes[std::string(automata::to_string(c.language_class))];
+      ++sizes[c.minimal.state_count()];
+      if (c.language_class == automata::LanguageClass::none) {
+        // The same model under larger bounds: does the extraction still say none?
+        proofs::ExtractionOptions big = o;
+        big.exhaustive_length = 12;
+        big.random_words = 50;
+        big.random_length = 100;
+        big.max_states = 512;
+        const proofs::Extraction e2 = proofs::extract_automaton(m, big);
+        WARN("  larger bounds (12, 50 x 100): " << (e2.state_cap_hit ? "cap hit, " : "") << e2.dfa.state_count()
+                                                << " states, equivalent to the first: "
+                                                << automata::equivalent(e2.dfa, e.dfa) << ", class "
+                                                << automata::to_string(automata::classify(e2.dfa).language_class));
+        WARN("outside LTL[P,MOD]: trial " << trial << ", " << shape.format.name << ", " << shape.layers << " layers, "
+                                          << shape.heads << " heads, d_model " << shape.d_model << ", head_dim "
+                                          << shape.head_dim << ", max period " << shape.max_period << ", ffn "
+                                          << shape.ffn << ", weight seed " << seed << ", "
+                                          << c.minimal.state_count() << " states; "
+                                          << automata::witness_description(c));
+      }
+    }
+    std::string text;
+    for (const auto& [k, n] : classes) text += k + ": " + std::to_string(n) + "  ";
+    std::string size_text;
+    for (const auto& [k, n] : sizes) size_text += std::to_string(k) + "->" + std::to_string(n) + " ";
+    WARN((rotary == attention::RandomRotary::periodic ? "RoPE_P" : "conventional") << ": " << models << " models, "
+         << capped << " hit the state cap; " << text << "; sizes " << size_text << "; " << seconds << " s");
+  }
 }
