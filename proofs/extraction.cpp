@@ -203,6 +203,46 @@ Word rivest_schapire_suffix(Teacher& teacher, const automata::Dfa& hypothesis, c
   return Word(w.begin() + static_cast<std::ptrdiff_t>(hi), w.end());
 }
 
+/// The equivalence test set: every word of length exhaustive_length (length-lexicographic;
+/// `exhaustive` = k^L of them), then random_words random words of length random_length.
+std::vector<TestWord> test_set(Teacher& teacher, std::size_t k, const ExtractionOptions& options,
+                               std::uint64_t exhaustive) {
+  std::vector<TestWord> tests;
+  Word w(options.exhaustive_length, 0);
+  for (std::uint64_t i = 0; i < exhaustive; ++i) {
+    std::uint64_t rest = i;
+    for (std::size_t p = options.exhaustive_length; p-- > 0;) {
+      w[p] = static_cast<automata::Letter>(rest % k);
+      rest /= k;
+    }
+    tests.push_back({w, teacher.ask_all(w, true)});
+  }
+  std::mt19937_64 rng(options.seed);
+  if (options.random_length > 0) {
+    for (std::size_t r = 0; r < options.random_words; ++r) {
+      Word u(options.random_length);
+      for (auto& a : u) a = static_cast<automata::Letter>(rng() % k);
+      tests.push_back({u, teacher.ask_all(u, true)});
+    }
+  }
+  return tests;
+}
+
+/// k^L, or throws InvalidArgument when it exceeds kMaxExhaustiveWords.
+std::uint64_t exhaustive_words(std::size_t k, std::size_t length) {
+  std::uint64_t exhaustive = 1;
+  for (std::size_t n = 0; n < length; ++n) {
+    exhaustive *= k;
+    if (exhaustive > kMaxExhaustiveWords) {
+      throw InvalidArgument("extraction: exhaustive length " + std::to_string(length) + " over " +
+                            std::to_string(k) + " letters needs more than " + std::to_string(kMaxExhaustiveWords) +
+                            " words; accepted: a length with |alphabet|^length <= " +
+                            std::to_string(kMaxExhaustiveWords));
+    }
+  }
+  return exhaustive;
+}
+
 }  // namespace
 
 Extraction extract_automaton(const MembershipOracle& oracle, const std::vector<std::string>& alphabet,
@@ -215,42 +255,13 @@ Extraction extract_automaton(const MembershipOracle& oracle, const std::vector<s
   }
   if (options.max_states == 0) throw InvalidArgument("extraction: max_states = 0; accepted: 1 or more");
   const std::size_t k = alphabet.size();
-  std::uint64_t exhaustive = 1;
-  for (std::size_t n = 0; n < options.exhaustive_length; ++n) {
-    exhaustive *= k;
-    if (exhaustive > kMaxExhaustiveWords) {
-      throw InvalidArgument("extraction: exhaustive length " + std::to_string(options.exhaustive_length) + " over " +
-                            std::to_string(k) + " letters needs more than " + std::to_string(kMaxExhaustiveWords) +
-                            " words; accepted: a length with |alphabet|^length <= " +
-                            std::to_string(kMaxExhaustiveWords));
-    }
-  }
+  const std::uint64_t exhaustive = exhaustive_words(k, options.exhaustive_length);
   Extraction result{automata::Dfa(alphabet, {std::vector<automata::State>(k, 0)}, 0, {false}), options};
   result.exhaustive_words = exhaustive;
   Teacher teacher(oracle, result);
 
-  // The equivalence test set: every word of length exhaustive_length (length-lexicographic),
-  // then the random words; answered once, compared with every hypothesis.
-  std::vector<TestWord> tests;
-  {
-    Word w(options.exhaustive_length, 0);
-    for (std::uint64_t i = 0; i < exhaustive; ++i) {
-      std::uint64_t rest = i;
-      for (std::size_t p = options.exhaustive_length; p-- > 0;) {
-        w[p] = static_cast<automata::Letter>(rest % k);
-        rest /= k;
-      }
-      tests.push_back({w, teacher.ask_all(w, true)});
-    }
-    std::mt19937_64 rng(options.seed);
-    if (options.random_length > 0) {
-      for (std::size_t r = 0; r < options.random_words; ++r) {
-        Word u(options.random_length);
-        for (auto& a : u) a = static_cast<automata::Letter>(rng() % k);
-        tests.push_back({u, teacher.ask_all(u, true)});
-      }
-    }
-  }
+  // The equivalence test set, answered once and compared with every hypothesis.
+  const std::vector<TestWord> tests = test_set(teacher, k, options, exhaustive);
 
   ObservationTable table(teacher, k);
   for (;;) {
@@ -272,6 +283,14 @@ Extraction extract_automaton(const MembershipOracle& oracle, const std::vector<s
   }
   result.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   return result;
+}
+
+std::optional<automata::Word> find_disagreement(const automata::Dfa& dfa, const MembershipOracle& oracle,
+                                                const ExtractionOptions& bounds) {
+  Extraction counts{dfa, bounds};
+  Teacher teacher(oracle, counts);
+  const std::size_t k = dfa.letter_count();
+  return find_counterexample(dfa, test_set(teacher, k, bounds, exhaustive_words(k, bounds.exhaustive_length)));
 }
 
 std::size_t default_exhaustive_length(std::size_t letters) {

@@ -23,6 +23,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -81,6 +82,14 @@ struct Extraction {
 /// prefixes. Source: THEORY §7; Angluin 1987; Rivest & Schapire 1993.
 Extraction extract_automaton(const MembershipOracle& oracle, const std::vector<std::string>& alphabet,
                              const ExtractionOptions& options);
+
+/// The shortest word on which `dfa` and the oracle disagree among the test words of `bounds`
+/// (every word of length ≤ exhaustive_length, random_words random words of length
+/// random_length drawn with `seed`; max_states unused), or nullopt. With bounds larger than
+/// an extraction's, or another seed, this checks that the extraction converged. Throws
+/// InvalidArgument as extract_automaton does for the bounds and the oracle.
+std::optional<automata::Word> find_disagreement(const automata::Dfa& dfa, const MembershipOracle& oracle,
+                                                const ExtractionOptions& bounds);
 
 /// The F-transformer as a membership oracle: attention::PrefixOracle over a copy of `model`
 /// (validated now; throws InvalidArgument as Model::validate does). Letter a is

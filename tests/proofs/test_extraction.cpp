@@ -107,6 +107,21 @@ TEST_CASE("L*: the state cap, bad bounds and a lying oracle are reported", "[ext
   CHECK_THROWS_AS(proofs::extract_automaton(dfa_oracle(target), {"a", "a"}, o), InvalidArgument);
 }
 
+TEST_CASE("find_disagreement: none for the exact DFA, the shortest word otherwise", "[extraction]") {
+  // (ab)* against (ab)*a?: they first differ on "a"
+  // (length 1, the only word of length ≤ 1 in one and not the other).
+  const automata::Dfa target = automata::regex_to_dfa("(ab)*", {"a", "b"});
+  const automata::Dfa other = automata::regex_to_dfa("(ab)*a?", {"a", "b"});
+  proofs::ExtractionOptions o;
+  o.exhaustive_length = 6;
+  o.random_words = 5;
+  o.random_length = 20;
+  CHECK_FALSE(proofs::find_disagreement(target, dfa_oracle(target), o).has_value());
+  const auto w = proofs::find_disagreement(other, dfa_oracle(target), o);
+  REQUIRE(w.has_value());
+  CHECK(*w == automata::Word{0});
+}
+
 TEST_CASE("L* asks each word at most once and shares prefixes", "[extraction]") {
   // LT-1 = .*a.* has 2 states. Equivalence set: the 2^4 words of length 4 and 3 random words
   // of length 10: 19 equivalence queries of 16·4 + 3·10 = 94 letters (counted by hand).
