@@ -170,8 +170,8 @@ TEST_CASE("extraction recovers the minimal DFA of every zoo language in LTL[P,MO
     for (const Format& f : {Format::fp16(), Format::fp32()}) {
       const proofs::CompiledModel c = proofs::compile(ltl::parse(z.formula), z.alphabet, options_for(f));
       proofs::ExtractionOptions o;
-      // About a thousand exhaustive words: length 10 over 2 letters, 6 over 3, 5 over 4 and 6.
-      o.exhaustive_length = z.alphabet.size() == 2 ? 10 : z.alphabet.size() == 3 ? 6 : 5;
+      // A few hundred exhaustive words: length 8 over 2 letters, 5 over 3, 4 over 4, 3 over 6.
+      o.exhaustive_length = z.alphabet.size() == 2 ? 8 : z.alphabet.size() == 3 ? 5 : z.alphabet.size() == 4 ? 4 : 3;
       o.random_words = 20;
       o.random_length = 40;
       if (c.certified_length) REQUIRE(*c.certified_length >= o.random_length);
