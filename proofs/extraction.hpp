@@ -17,9 +17,10 @@
 /// - Equivalence queries cannot be answered exactly for a black box; they are answered by
 ///   comparison with the oracle on every word of length ≤ exhaustive_length (the words of that
 ///   exact length, whose prefixes are all the shorter words) and on random_words random words
-///   of length random_length (all their prefixes compared). The result is therefore the
-///   minimal DFA that agrees with the oracle on those words and on every word L* asked; both
-///   bounds are part of the result.
+///   of length random_length (all their prefixes compared). The result is therefore a
+///   (minimised) DFA that agrees with the oracle on those words and on every word L* asked —
+///   the oracle's minimal DFA when that has no behaviour the bounds cannot see; both bounds
+///   are part of the result.
 #include <cstddef>
 #include <cstdint>
 #include <functional>
