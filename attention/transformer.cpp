@@ -598,6 +598,84 @@ void Model::validate() const {
 }
 
 // ---------------------------------------------------------------------------------------------
+// One token through one layer
+// ---------------------------------------------------------------------------------------------
+
+HeadStep head_step(const AttentionHead& head, std::span<const Value> query,
+                   std::span<const std::vector<Value>> keys,
+                   std::span<const std::vector<Value>> values, const EvaluationPolicy& policy,
+                   SoftmaxVariant variant) {
+  if (keys.size() != values.size()) {
+    throw InvalidArgument("head_step: " + std::to_string(keys.size()) + " keys but " +
+                          std::to_string(values.size()) + " value vectors");
+  }
+  HeadStep step;
+  step.scores.resize(keys.size());
+  for (std::size_t u = 0; u < keys.size(); ++u) step.scores[u] = head_score(head, query, keys[u], policy);
+  step.attention = attend(step.scores, values, head.value_dim, policy, variant);
+  return step;
+}
+
+std::vector<Value> attention_input(const Model& model, const Layer& layer,
+                                   std::span<const Value> x) {
+  if (model.options.norm_placement == NormPlacement::pre && layer.attention_norm) {
+    return layer_norm(*layer.attention_norm, x, model.policy);
+  }
+  return {x.begin(), x.end()};
+}
+
+Matrix stacked_output_matrix(const Layer& layer, std::size_t d_model) {
+  std::size_t total_value = 0;
+  for (const auto& head : layer.heads) total_value += head.value_dim;
+  Matrix out = Matrix::zeros(d_model, total_value);
+  std::size_t c0 = 0;
+  for (const auto& head : layer.heads) {
+    for (std::size_t r = 0; r < d_model; ++r) {
+      for (std::size_t c = 0; c < head.value_dim; ++c) out.at(r, c0 + c) = head.output.at(r, c);
+    }
+    c0 += head.value_dim;
+  }
+  return out;
+}
+
+SublayerStep attention_sublayer(const Model& model, const Layer& layer, const Matrix& stacked,
+                                std::span<const Value> x, std::span<const Value> concat) {
+  const Arithmetic f = numeric::arithmetic(model.policy);
+  SublayerStep step;
+  step.sublayer = matvec(stacked, concat, layer.attention_bias, model.policy);
+  step.residual.resize(model.d_model);
+  for (std::size_t r = 0; r < model.d_model; ++r) step.residual[r] = f.add(x[r], step.sublayer[r]);
+  if (model.options.norm_placement == NormPlacement::post && layer.attention_norm) {
+    step.residual = layer_norm(*layer.attention_norm, step.residual, model.policy);
+  }
+  return step;
+}
+
+SublayerStep ffn_sublayer(const Model& model, const Layer& layer, std::span<const Value> h) {
+  const Arithmetic f = numeric::arithmetic(model.policy);
+  const bool pre = model.options.norm_placement == NormPlacement::pre;
+  std::vector<Value> in(h.begin(), h.end());
+  if (pre && layer.ffn_norm) in = layer_norm(*layer.ffn_norm, in, model.policy);
+  SublayerStep step;
+  step.sublayer = feed_forward(*layer.ffn, in, model.policy);
+  step.residual.resize(model.d_model);
+  for (std::size_t r = 0; r < model.d_model; ++r) step.residual[r] = f.add(h[r], step.sublayer[r]);
+  if (!pre && layer.ffn_norm) step.residual = layer_norm(*layer.ffn_norm, step.residual, model.policy);
+  return step;
+}
+
+std::vector<Value> readout(const Model& model, std::span<const Value> x_eos) {
+  if (model.final_norm) return layer_norm(*model.final_norm, x_eos, model.policy);
+  return {x_eos.begin(), x_eos.end()};
+}
+
+Value classifier_output(const Model& model, std::span<const Value> readout) {
+  return affine(model.classifier.weights, readout, model.classifier.bias, model.policy);
+}
+
+bool accepts_output(const Value& y) { return numeric::compare(y, Value()) == 1; }
+
+// ---------------------------------------------------------------------------------------------
 // Running a model
 // ---------------------------------------------------------------------------------------------
 
@@ -686,7 +764,6 @@ NonFinite make_nf(std::string stage, std::optional<std::size_t> layer,
 RunResult run(const Model& model, std::string_view word, const RunOptions& options) {
   model.validate();
   const EvaluationPolicy& policy = model.policy;
-  const Arithmetic f = numeric::arithmetic(policy);
   const std::vector<std::string> symbols = tokenize(model, word);
   RunResult result;
   const std::uint64_t first_position = model.options.bos ? 0 : 1;
@@ -732,7 +809,6 @@ RunResult run(const Model& model, std::string_view word, const RunOptions& optio
   tracker.end_stage_group();
 
   const bool strict = model.options.masking == Masking::strict;
-  const bool pre = model.options.norm_placement == NormPlacement::pre;
   for (std::size_t l = 0; l < model.layers.size(); ++l) {
     const Layer& layer = model.layers[l];
     std::vector<PositionTrace> traces;
@@ -749,10 +825,8 @@ RunResult run(const Model& model, std::string_view word, const RunOptions& optio
     }
     std::vector<std::vector<Value>> h = x;
     if (!layer.heads.empty()) {
-      std::vector<std::vector<Value>> in = x;
-      if (pre && layer.attention_norm) {
-        for (auto& v : in) v = layer_norm(*layer.attention_norm, v, policy);
-      }
+      std::vector<std::vector<Value>> in(n_tokens);
+      for (std::size_t t = 0; t < n_tokens; ++t) in[t] = attention_input(model, layer, x[t]);
       // Head outputs per token, concatenated over heads.
       std::vector<std::vector<Value>> concat(n_tokens);
       for (std::size_t hi = 0; hi < layer.heads.size(); ++hi) {
@@ -766,11 +840,11 @@ RunResult run(const Model& model, std::string_view word, const RunOptions& optio
         }
         for (std::size_t t = 0; t < n_tokens; ++t) {
           const std::size_t visible = strict ? t : t + 1;
-          std::vector<Value> scores(visible);
-          for (std::size_t u = 0; u < visible; ++u) scores[u] = head_score(head, q[t], k[u], policy);
-          const AttentionOutput a =
-              attend(scores, std::span<const std::vector<Value>>(v.data(), visible), head.value_dim,
-                     policy, model.options.softmax);
+          HeadStep step = head_step(head, q[t], std::span<const std::vector<Value>>(k.data(), visible),
+                                    std::span<const std::vector<Value>>(v.data(), visible), policy,
+                                    model.options.softmax);
+          std::vector<Value>& scores = step.scores;
+          const AttentionOutput& a = step.attention;
           if (!all_finite(scores)) tracker.note(t, 1, hi, make_nf("scores", l, result.positions[t], hi));
           if (!all_finite(a.weights)) tracker.note(t, 2, hi, make_nf("weights", l, result.positions[t], hi));
           if (!all_finite(a.output)) tracker.note(t, 3, hi, make_nf("head output", l, result.positions[t], hi));
@@ -788,23 +862,11 @@ RunResult run(const Model& model, std::string_view word, const RunOptions& optio
         }
       }
       // Attention sublayer output: one sum per coordinate over all heads' output matrices.
-      std::size_t total_value = 0;
-      for (const auto& head : layer.heads) total_value += head.value_dim;
-      Matrix out = Matrix::zeros(model.d_model, total_value);
-      {
-        std::size_t c0 = 0;
-        for (const auto& head : layer.heads) {
-          for (std::size_t r = 0; r < model.d_model; ++r) {
-            for (std::size_t c = 0; c < head.value_dim; ++c) out.at(r, c0 + c) = head.output.at(r, c);
-          }
-          c0 += head.value_dim;
-        }
-      }
+      const Matrix out = stacked_output_matrix(layer, model.d_model);
       for (std::size_t t = 0; t < n_tokens; ++t) {
-        const std::vector<Value> a = matvec(out, concat[t], layer.attention_bias, policy);
-        std::vector<Value> sum_v(model.d_model);
-        for (std::size_t r = 0; r < model.d_model; ++r) sum_v[r] = f.add(x[t][r], a[r]);
-        if (!pre && layer.attention_norm) sum_v = layer_norm(*layer.attention_norm, sum_v, policy);
+        SublayerStep step = attention_sublayer(model, layer, out, x[t], concat[t]);
+        const std::vector<Value>& a = step.sublayer;
+        std::vector<Value>& sum_v = step.residual;
         if (!all_finite(a)) tracker.note(t, 4, 0, make_nf("attention", l, result.positions[t], std::nullopt));
         if (!all_finite(sum_v)) tracker.note(t, 5, 0, make_nf("after attention", l, result.positions[t], std::nullopt));
         if (trace_index[t] != SIZE_MAX) {
@@ -821,12 +883,9 @@ RunResult run(const Model& model, std::string_view word, const RunOptions& optio
     std::vector<std::vector<Value>> next = h;
     if (layer.ffn) {
       for (std::size_t t = 0; t < n_tokens; ++t) {
-        std::vector<Value> in = h[t];
-        if (pre && layer.ffn_norm) in = layer_norm(*layer.ffn_norm, in, policy);
-        const std::vector<Value> y = feed_forward(*layer.ffn, in, policy);
-        std::vector<Value> o(model.d_model);
-        for (std::size_t r = 0; r < model.d_model; ++r) o[r] = f.add(h[t][r], y[r]);
-        if (!pre && layer.ffn_norm) o = layer_norm(*layer.ffn_norm, o, policy);
+        SublayerStep step = ffn_sublayer(model, layer, h[t]);
+        const std::vector<Value>& y = step.sublayer;
+        std::vector<Value>& o = step.residual;
         if (!all_finite(y)) tracker.note(t, 6, 0, make_nf("ffn", l, result.positions[t], std::nullopt));
         if (trace_index[t] != SIZE_MAX) traces[trace_index[t]].ffn = y;
         next[t] = std::move(o);
@@ -840,19 +899,18 @@ RunResult run(const Model& model, std::string_view word, const RunOptions& optio
     x = std::move(next);
     result.layers.push_back(std::move(traces));
   }
-  result.readout = x.back();
-  if (model.final_norm) result.readout = layer_norm(*model.final_norm, result.readout, policy);
+  result.readout = readout(model, x.back());
   if (!all_finite(result.readout)) {
     tracker.note(0, 0, 0, make_nf("readout", std::nullopt, result.eos_position, std::nullopt));
   }
   tracker.end_stage_group();
-  result.output = affine(model.classifier.weights, result.readout, model.classifier.bias, policy);
+  result.output = classifier_output(model, result.readout);
   if (!result.output.is_finite()) {
     tracker.note(0, 0, 0, make_nf("classifier", std::nullopt, std::nullopt, std::nullopt));
   }
   tracker.end_stage_group();
   result.first_non_finite = tracker.first;
-  result.accept = numeric::compare(result.output, Value()) == 1;
+  result.accept = accepts_output(result.output);
   return result;
 }
 

@@ -315,6 +315,53 @@ std::vector<Value> layer_norm(const LayerNormParams& params, std::span<const Val
                               const EvaluationPolicy& policy);
 
 // ---------------------------------------------------------------------------------------------
+// One token through one layer (THEORY §2): the steps run() applies at every position, shared
+// with the prefix oracle (attention/prefix_oracle.hpp) so that both round identically.
+// ---------------------------------------------------------------------------------------------
+
+/// One query of one head: the scores Ŝ against the visible keys (head_score, in key order)
+/// and attend() over them. keys[j] has length head_dim, values[j] value_dim; keys and values
+/// have the same length (the visible keys). Throws InvalidArgument on a length mismatch.
+struct HeadStep {
+  std::vector<Value> scores;
+  AttentionOutput attention;
+};
+HeadStep head_step(const AttentionHead& head, std::span<const Value> query,
+                   std::span<const std::vector<Value>> keys,
+                   std::span<const std::vector<Value>> values, const EvaluationPolicy& policy,
+                   SoftmaxVariant variant);
+
+/// The attention sublayer's input at one token: LN1(x) under pre-LN when the layer has LN1,
+/// else x (THEORY §2).
+std::vector<Value> attention_input(const Model& model, const Layer& layer,
+                                   std::span<const Value> x);
+
+/// The layer's heads' output matrices side by side: d_model × Σ value_dim (head order).
+Matrix stacked_output_matrix(const Layer& layer, std::size_t d_model);
+
+/// A sublayer at one token: its output before the residual, and the residual stream after it
+/// (post-LN: normalised by the sublayer's LayerNorm when the layer has it).
+struct SublayerStep {
+  std::vector<Value> sublayer;
+  std::vector<Value> residual;
+};
+/// The attention sublayer at one token from the heads' outputs concatenated (head order):
+/// a = stacked·concat + attention_bias; residual = x + a, then LN1 under post-LN.
+/// `stacked` is stacked_output_matrix(layer, model.d_model).
+SublayerStep attention_sublayer(const Model& model, const Layer& layer, const Matrix& stacked,
+                                std::span<const Value> x, std::span<const Value> concat);
+/// The FFN sublayer at one token (layer.ffn must be set): y = FFN(h) (of LN2(h) under pre-LN);
+/// residual = h + y, then LN2 under post-LN.
+SublayerStep ffn_sublayer(const Model& model, const Layer& layer, std::span<const Value> h);
+
+/// The EOS representation fed to the classifier: final_norm(x) when the model has one, else x.
+std::vector<Value> readout(const Model& model, std::span<const Value> x_eos);
+/// The classifier value y = affine(weights, readout, bias) (THEORY §2).
+Value classifier_output(const Model& model, std::span<const Value> readout);
+/// y > 0 (NaN rejects).
+bool accepts_output(const Value& y);
+
+// ---------------------------------------------------------------------------------------------
 // Running a model
 // ---------------------------------------------------------------------------------------------
 

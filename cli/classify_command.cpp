@@ -1,8 +1,9 @@
 // `ropesim classify`: the logic class of a regular language (THEORY §5 T2, T6): the size of
 // its minimal DFA and the narrowest of LTL[P], LTL[P,MOD] (with k) and none, each negative
 // answer with its witness. The language comes from one source: --regex or --formula (with
-// --alphabet) or --dfa FILE; further sources (--model) plug into `language_source` below. For
-// LTL[P] it also prints the C3 formula of the minimal DFA (THEORY §7 C3).
+// --alphabet), --dfa FILE, or --model MODEL.json (the DFA extracted from the emulated
+// transformer by L*, proofs/extraction.hpp); further sources plug into `language_source` below.
+// For LTL[P] it also prints the C3 formula of the minimal DFA (THEORY §7 C3).
 // Argument parsing and output only (STYLE): the science is in automata/.
 #include <fmt/format.h>
 
@@ -15,6 +16,8 @@
 #include "automata/dfa.hpp"
 #include "automata/export.hpp"
 #include "automata/regex.hpp"
+#include "attention/model_spec.hpp"
+#include "proofs/extraction.hpp"
 #include "cli/commands.hpp"
 #include "cli/table.hpp"
 #include "logic/formula.hpp"
@@ -35,21 +38,58 @@ struct ClassifyOptions {
   std::string out;
   bool json = false;
   std::uint64_t monoid_cap = automata::kDefaultMonoidCap;
+  // --model: the extraction's bounds (proofs::ExtractionOptions).
+  std::string model_file;
+  std::uint64_t exhaustive_length = 0;  // unset: proofs::default_exhaustive_length
+  std::uint64_t random_words = 100;
+  std::uint64_t random_length = 100;
+  std::uint64_t seed = 1;
+  std::uint64_t max_states = 256;
 };
+
+/// The DFA extracted from --model by L* and the source description with the extraction's
+/// figures ("extraction": proofs::to_json). The alphabet is the model's; a different
+/// --alphabet is refused.
+std::pair<automata::Dfa, nlohmann::json> model_source(const CLI::App& cmd, const ClassifyOptions& o,
+                                                      const std::optional<std::vector<std::string>>& alphabet) {
+  const attention::Model model = with_flag("--model", [&] { return attention::load_model(o.model_file); });
+  if (alphabet && *alphabet != model.embedding.alphabet) {
+    throw InvalidArgument("--alphabet " + automata::alphabet_text(*alphabet) + " differs from the alphabet " +
+                          automata::alphabet_text(model.embedding.alphabet) + " of --model " + o.model_file +
+                          "; accepted: the same letters in the same order, or no --alphabet");
+  }
+  proofs::ExtractionOptions e;
+  e.exhaustive_length = cmd.count("--exhaustive-length") > 0
+                            ? static_cast<std::size_t>(o.exhaustive_length)
+                            : proofs::default_exhaustive_length(model.embedding.alphabet.size());
+  e.random_words = static_cast<std::size_t>(o.random_words);
+  e.random_length = static_cast<std::size_t>(o.random_length);
+  e.seed = o.seed;
+  e.max_states = static_cast<std::size_t>(o.max_states);
+  const proofs::Extraction x = with_flag("--exhaustive-length", [&] { return proofs::extract_automaton(model, e); });
+  return {x.dfa, {{"kind", "model"}, {"text", o.model_file}, {"extraction", proofs::to_json(x)}}};
+}
 
 /// The DFA of the one source given, and its description for the report ({"kind", "text"}).
 /// Throws InvalidArgument naming the flags when none or several are given.
 std::pair<automata::Dfa, nlohmann::json> language_source(const CLI::App& cmd, const ClassifyOptions& o) {
-  const bool regex = cmd.count("--regex") > 0, dfa = cmd.count("--dfa") > 0, formula = cmd.count("--formula") > 0;
-  if (regex + dfa + formula != 1) {
+  const bool regex = cmd.count("--regex") > 0, dfa = cmd.count("--dfa") > 0, formula = cmd.count("--formula") > 0,
+             model = cmd.count("--model") > 0;
+  const int sources = int{regex} + int{dfa} + int{formula} + int{model};
+  if (sources != 1) {
     std::string given;
-    for (const auto& [flag, on] : {std::pair{"--regex", regex}, {"--dfa", dfa}, {"--formula", formula}})
-      if (on) given += (given.empty() ? "" : " and ") + std::string(flag);
-    throw InvalidArgument((given.empty() ? "no language given" : given + (regex + dfa + formula == 2 ? " both given" : " given")) +
-                          "; accepted: exactly one of --regex R or --formula F (with --alphabet), or --dfa FILE");
+    for (const auto& [flag, on] : {std::pair{"--regex", regex}, std::pair{"--dfa", dfa}, std::pair{"--formula", formula},
+                                   std::pair{"--model", model}}) {
+      if (on) given += std::string(given.empty() ? "" : " and ") + flag;
+    }
+    throw InvalidArgument((sources == 0 ? std::string("no language given")
+                                        : given + (sources == 2 ? " both given" : " all given")) +
+                          "; accepted: exactly one of --regex R or --formula F (with --alphabet), --dfa FILE or "
+                          "--model MODEL.json");
   }
   std::optional<std::vector<std::string>> alphabet;
   if (cmd.count("--alphabet") > 0) alphabet = with_flag("--alphabet", [&] { return automata::alphabet_from_letters(o.alphabet); });
+  if (model) return model_source(cmd, o, alphabet);
   if (regex) {
     if (!alphabet) throw InvalidArgument("--regex needs --alphabet (the letters, e.g. --alphabet ab)");
     try {
@@ -119,6 +159,24 @@ std::string text_report(const automata::Classification& c, const nlohmann::json&
   std::string s;
   s += fmt::format("source       {} '{}' over {}\n", source["kind"].get<std::string>(), source["text"].get<std::string>(),
                    automata::alphabet_text(c.minimal.alphabet()));
+  if (source.contains("extraction")) {
+    const nlohmann::json& x = source["extraction"];
+    const nlohmann::json& b = x["bounds"];
+    const nlohmann::json& q = x["membership_queries"];
+    s += fmt::format("extraction   L* (Rivest-Schapire), {} equivalence rounds, {} counterexamples{}\n",
+                     x["equivalence_rounds"].get<std::size_t>(), x["counterexamples"].get<std::size_t>(),
+                     x["state_cap_hit"].get<bool>() ? "; STATE CAP HIT: not closed, an approximation" : "");
+    s += fmt::format("equivalence  every word of length <= {} ({} words of length {}) and {} random words of length {} "
+                     "(seed {})\n",
+                     b["exhaustive_length"].get<std::size_t>(), x["exhaustive_words"].get<std::uint64_t>(),
+                     b["exhaustive_length"].get<std::size_t>(), b["random_words"].get<std::size_t>(),
+                     b["random_length"].get<std::size_t>(), b["seed"].get<std::uint64_t>());
+    s += fmt::format("queries      {} words ({} symbols), each answering all its prefixes: {} for L*, {} for equivalence\n",
+                     q["total"]["words"].get<std::uint64_t>(), q["total"]["symbols"].get<std::uint64_t>(),
+                     q["learning"]["words"].get<std::uint64_t>(), q["equivalence"]["words"].get<std::uint64_t>());
+    s += fmt::format("time         {:.3f} s ({:.3f} s in the transformer)\n", x["seconds"].get<double>(),
+                     x["oracle_seconds"].get<double>());
+  }
   s += fmt::format("minimal DFA  {} states\n", c.minimal.state_count());
   s += fmt::format("class        {}", automata::to_string(c.language_class));
   if (c.language_class == LanguageClass::ltl_p_mod) s += fmt::format(" (k = {}), not LTL[P]", *c.k);
@@ -144,12 +202,26 @@ Action add_classify_command(CLI::App& app) {
                                  "Classify a regular language: minimal DFA size and LTL[P], LTL[P,MOD] (with k) or none, "
                                  "with a witness (THEORY §5 T2, T6)");
   auto o = std::make_shared<ClassifyOptions>();
-  cmd->add_option("--alphabet", o->alphabet, "The letters, one character each (e.g. ab); needed by --regex");
+  cmd->add_option("--alphabet", o->alphabet,
+                  "The letters, one character each (e.g. ab); needed by --regex; with --dfa/--model it must match");
   cmd->add_option("--regex", o->regex,
                   "Regular expression: letters, . (any letter), | * + ? and parentheses; an empty alternative or () is ε");
   cmd->add_option("--formula", o->formula,
                   "A formula of LTL[P,MOD] and neighbours (P, Y^k, S, mod(m,r); docs/LOGIC.md), over --alphabet");
   cmd->add_option("--dfa", o->dfa_file, "A DFA file (JSON: alphabet, states, initial, accepting, transitions; docs/CLI.md)");
+  cmd->add_option("--model", o->model_file,
+                  "A model file (docs/MODEL_SPEC.md): the language of the emulated transformer, extracted by L*");
+  add_integer_option(cmd, "--exhaustive-length", o->exhaustive_length,
+                     "--model: compare every word up to this length (default: the largest L <= 12 with |alphabet|^L "
+                     "<= 1024)",
+                     0, 64);
+  add_integer_option(cmd, "--random-words", o->random_words, "--model: random words compared (default 100)", 0,
+                     1000000);
+  add_integer_option(cmd, "--random-length", o->random_length, "--model: length of the random words (default 100)",
+                     0, 100000);
+  add_integer_option(cmd, "--seed", o->seed, "--model: seed of the random words (default 1)", 0,
+                     std::numeric_limits<std::uint64_t>::max());
+  add_integer_option(cmd, "--max-states", o->max_states, "--model: most states L* builds (default 256)", 1, 100000);
   cmd->add_flag("--json", o->json, "Print JSON instead of text");
   cmd->add_option("--dot", o->dot, "Also write the minimal DFA to FILE (Graphviz DOT)");
   cmd->add_option("--out,-o", o->out, "Also write the JSON report (with provenance) to FILE");

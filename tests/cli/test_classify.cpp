@@ -92,3 +92,37 @@ TEST_CASE("classify: bad input is one line, exit 2", "[cli][classify]") {
   expect_usage_error(r, "never closed");
   CHECK_FALSE(std::filesystem::exists(out));
 }
+
+TEST_CASE("classify --model: the DFA extracted from a compiled transformer", "[cli][classify][extraction]") {
+  // (ab)* compiled at fp16 (RoPE-X Prop 3.2): minimal DFA ε/even, after a, sink = 3 states,
+  // LTL[P,MOD] with k = 2 (the classify cases above).
+  const std::string model = temp_path("classify_model_ab.json");
+  REQUIRE(run("compile 'mod(2,1) & !P(mod(2,1) & !a | mod(2,0) & !b)' --alphabet ab --format fp16 -o " + model).code == 0);
+  const Run r = run("classify --model " + model + " --exhaustive-length 6 --random-words 5 --random-length 30 --json");
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["states"] == 3);
+  CHECK(j["class"] == "LTL[P,MOD]");
+  CHECK(j["k"] == 2);
+  CHECK(j["source"]["kind"] == "model");
+  const auto& x = j["source"]["extraction"];
+  CHECK(x["bounds"]["exhaustive_length"] == 6);
+  CHECK(x["bounds"]["random_words"] == 5);
+  CHECK(x["bounds"]["random_length"] == 30);
+  CHECK(x["exhaustive_words"] == 64);
+  // Equivalence words: 2^6 exhaustive + 5 random, 64·6 + 5·30 = 534 letters.
+  CHECK(x["membership_queries"]["equivalence"]["words"] == 69);
+  CHECK(x["membership_queries"]["equivalence"]["symbols"] == 534);
+  CHECK(x["state_cap_hit"] == false);
+  const Run text = run("classify --model " + model + " --exhaustive-length 4 --random-words 2 --random-length 10");
+  REQUIRE(text.code == 0);
+  CHECK(text.out.find("every word of length <= 4 (16 words of length 4) and 2 random words of length 10") !=
+        std::string::npos);
+  const Run other = run("classify --model " + model + " --alphabet ba");
+  CHECK(other.code == 2);
+  CHECK(other.err.find("differs from the alphabet {a, b} of --model") != std::string::npos);
+  CHECK(run("classify --model " + model + " --regex a --alphabet ab").code == 2);
+  CHECK(run("classify --model " + model + " --exhaustive-length 30").code == 2);
+  CHECK(run("classify --model /nonexistent/model.json").code == 2);
+}
