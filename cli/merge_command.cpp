@@ -256,8 +256,13 @@ bool run_option(const std::string& word, bool& takes_value) {
       return true;
     }
   }
+  // -o, the short form of --out: `-o FILE` or `-oFILE` (CLI11 accepts both).
+  if (word == "-o") {
+    takes_value = true;
+    return true;
+  }
   takes_value = false;
-  return word == "--quiet" || word == "--json";
+  return word.rfind("-o", 0) == 0 || word == "--quiet" || word == "--json";
 }
 
 /// The command without the run options: what every shard of one run shares.
@@ -309,6 +314,12 @@ std::string single_run_command(const std::string& command, const std::string& ou
       ++i;
     } else if (w.rfind("--out=", 0) == 0) {
       add(shell_word("--out=" + out));
+    } else if (w == "-o" && i + 1 < words.size()) {
+      add("-o");
+      add(shell_word(out));
+      ++i;
+    } else if (w.rfind("-o", 0) == 0 && w.size() > 2) {
+      add(shell_word("-o" + out));
     } else {
       add(i == 0 ? w : shell_word(w));
     }
@@ -327,7 +338,7 @@ Action add_merge_command(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "merge", "Join the shard files of a sweep or table run with --shard I/N into the file one run writes");
   cmd->add_option("files", o->files, "The shard files (all N of one run, any order; .csv .md .json .tex)")->required();
-  cmd->add_option("--out", o->out, "The merged file (same kind as the shards)")->required();
+  cmd->add_option("--out,-o", o->out, "The merged file (same kind as the shards)")->required();
   return [cmd, o]() -> int {
     if (!cmd->parsed()) return -1;
     const OutputKind kind = output_kind_for(o->out, "--out");

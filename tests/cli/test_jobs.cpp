@@ -208,3 +208,29 @@ TEST_CASE("merge refuses inconsistent shard sets: one line, exit 2, no output fi
     std::filesystem::remove(path(name));
   }
 }
+
+TEST_CASE("merge: shards written with -o merge, and merge takes -o", "[jobs]") {
+  auto path = [](const std::string& name) { return temp_path("mo_" + name); };
+  for (int i = 1; i <= 2; ++i) {
+    const Run r = run(kSweep + " --shard " + std::to_string(i) + "/2 -o " + path("s" + std::to_string(i) + ".csv"));
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+  }
+  const Run whole = run(kSweep + " -o " + path("whole.csv"));
+  REQUIRE(whole.code == 0);
+  const Run merged = run("merge " + path("s1.csv") + " " + path("s2.csv") + " -o " + path("merged.csv"));
+  INFO(merged.err);
+  REQUIRE(merged.code == 0);
+  // Same rows as the single run (the provenance lines name different commands).
+  auto rows = [](const std::string& file) {
+    std::ifstream in(file);
+    std::string line, text;
+    while (std::getline(in, line)) {
+      if (!line.empty() && line[0] != '#') text += line + "\n";
+    }
+    return text;
+  };
+  CHECK(rows(path("merged.csv")) == rows(path("whole.csv")));
+  CHECK_FALSE(rows(path("whole.csv")).empty());
+  for (const auto& name : {"s1.csv", "s2.csv", "whole.csv", "merged.csv"}) std::filesystem::remove(path(name));
+}
