@@ -5,10 +5,7 @@
 
 namespace ropesim::ltl {
 
-namespace {
-
-// Nodes reachable from the root (children have smaller ids, so one backward sweep suffices).
-std::vector<bool> reachable(const Formula& formula) {
+std::vector<bool> reachable_nodes(const Formula& formula) {
   std::vector<bool> live(formula.size(), false);
   if (formula.size() == 0) return live;
   live[formula.root()] = true;
@@ -33,6 +30,8 @@ std::vector<bool> reachable(const Formula& formula) {
   }
   return live;
 }
+
+namespace {
 
 std::size_t nesting(const Formula& formula, bool temporal_only) {
   if (formula.size() == 0) return 0;
@@ -73,7 +72,7 @@ std::size_t nesting(const Formula& formula, bool temporal_only) {
 }  // namespace
 
 Fragment fragment(const Formula& formula) {
-  auto live = reachable(formula);
+  auto live = reachable_nodes(formula);
   bool uses_y = false, uses_s = false, uses_mod = false;
   for (std::size_t id = 0; id < formula.size(); ++id) {
     if (!live[id]) continue;

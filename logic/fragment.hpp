@@ -8,10 +8,16 @@
 /// automata module's job (THEORY §5, T2 and T6).
 #include <cstddef>
 #include <string_view>
+#include <vector>
 
 #include "logic/formula.hpp"
 
 namespace ropesim::ltl {
+
+/// live[id] for every node of `formula`: whether the root reaches it (the nodes a compiler or
+/// an evaluator of the root needs). One backward sweep, O(|DAG|), since children have smaller
+/// ids than their parents. Empty for an empty formula. Throws nothing.
+std::vector<bool> reachable_nodes(const Formula& formula);
 
 /// LTL[P] ⊂ LTL[P,MOD]; LTL[P] ⊂ LTL[P,Y] ⊂ LTL[P,Y,MOD]; LTL[P,Y] ⊂ LTL (= LTL[S], full
 /// past LTL: S expresses P and Y) ⊂ LTL[S,MOD].

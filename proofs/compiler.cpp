@@ -6,6 +6,7 @@
 #include <set>
 #include <unordered_set>
 
+#include "logic/fragment.hpp"
 #include "numeric/error.hpp"
 #include "numeric/format_properties.hpp"
 #include "proofs/gadgets.hpp"
@@ -159,30 +160,6 @@ struct Schedule {
   std::vector<std::vector<NodeId>> boolean;  // ¬ ∧ ∨ nodes
 };
 
-std::vector<bool> reachable(const ltl::Formula& f) {
-  std::vector<bool> r(f.size(), false);
-  r[f.root()] = true;
-  for (std::size_t i = f.size(); i-- > 0;) {
-    if (!r[i]) continue;
-    const ltl::Node& n = f.node(static_cast<NodeId>(i));
-    switch (n.op) {
-      case Operator::negation:
-      case Operator::past:
-      case Operator::yesterday:
-        r[n.left] = true;
-        break;
-      case Operator::conjunction:
-      case Operator::disjunction:
-      case Operator::since:
-        r[n.left] = true;
-        r[n.right] = true;
-        break;
-      default:
-        break;
-    }
-  }
-  return r;
-}
 
 bool is_leaf(const ltl::Node& n) {
   return n.op == Operator::symbol || n.op == Operator::top || (n.op == Operator::modulo && n.m == 1);
@@ -258,7 +235,7 @@ CompiledModel compile_in(const ltl::Formula& input, const std::vector<std::strin
       if (!seen.insert(s).second) throw InvalidArgument("the alphabet lists '" + s + "' twice");
     }
   }
-  const std::vector<bool> used_input = reachable(input);
+  const std::vector<bool> used_input = ltl::reachable_nodes(input);
   for (std::size_t i = 0; i < input.size(); ++i) {
     if (!used_input[i]) continue;
     const ltl::Node& n = input.node(static_cast<NodeId>(i));
