@@ -22,12 +22,18 @@ namespace {
                         "; accepted: " + realisation_spellings());
 }
 
+StepFormat step(const Format& f) {
+  StepFormat s;
+  s.compute = f;
+  return s;
+}
+
 PipelineSteps hf_steps(const Format& a) {
   PipelineSteps s;
   s.name = "hf";
   s.recipe = AngleRecipe::product;
   s.table = a;
-  s.rotation = a;
+  s.rotation = step(a);
   s.output = a;
   s.arithmetic = RotationArithmetic::hf_eager;
   return s;
@@ -38,7 +44,7 @@ PipelineSteps llamacpp_steps(const Format& a, AngleRecipe recipe) {
   s.name = recipe == AngleRecipe::chained ? "llamacpp-cpu" : "llamacpp-cuda";
   s.recipe = recipe;
   s.table = Format::fp32();
-  s.rotation = Format::fp32();
+  s.rotation = step(Format::fp32());
   s.output = a;
   s.arithmetic = RotationArithmetic::theory;
   return s;
@@ -64,10 +70,18 @@ PairLayout parse_pair_layout(std::string_view text) {
 std::string_view to_string(AngleRecipe recipe) {
   switch (recipe) {
     case AngleRecipe::product: return "product";
+    case AngleRecipe::quotient: return "quotient";
     case AngleRecipe::chained: return "chained";
     case AngleRecipe::power: return "power";
   }
   return "?";
+}
+
+std::string StepFormat::spelling() const {
+  std::string out = compute.name;
+  if (store && *store != compute) out += ">" + store->name;
+  if (rounding) out += "@" + std::string(numeric::to_string(*rounding));
+  return out;
 }
 
 std::string Realisation::name() const {
@@ -78,12 +92,24 @@ std::string Realisation::name() const {
     case Kind::pipeline: break;
   }
   if (steps.name != "pipeline") return steps.name;
-  return "pipeline:inv_freq=" + steps.inv_freq.name + ";position=" + steps.position.name +
-         ";angle=" + steps.angle.name + ";cos_sin=" + steps.cos_sin.name +
-         ";table=" + steps.table.name + ";rotation=" + steps.rotation.name +
-         ";output=" + steps.output.name + ";recipe=" + std::string(to_string(steps.recipe)) +
-         ";arithmetic=" + std::string(arithmetic_name(steps.arithmetic)) +
-         ";layout=" + std::string(to_string(layout));
+  // The keys every pipeline had before per-step formats, in their old order; the newer keys
+  // only when they differ from what the old spelling implied, so old names are unchanged.
+  std::string out = "pipeline:inv_freq=" + steps.inv_freq.spelling() +
+                    ";position=" + steps.position.spelling() + ";angle=" + steps.angle.spelling() +
+                    ";cos_sin=" + steps.cos_sin.spelling() + ";table=" + steps.table.name +
+                    ";rotation=" + steps.rotation.spelling() + ";output=" + steps.output.name +
+                    ";recipe=" + std::string(to_string(steps.recipe)) +
+                    ";arithmetic=" + std::string(arithmetic_name(steps.arithmetic)) +
+                    ";layout=" + std::string(to_string(layout));
+  const StepFormat implied = step(steps.inv_freq.compute);
+  if (steps.exponent != implied) out += ";exponent=" + steps.exponent.spelling();
+  if (steps.power != implied) out += ";power=" + steps.power.spelling();
+  if (steps.base_exact) out += ";base=exact";
+  if (steps.base_format) out += ";base=" + steps.base_format->name;
+  if (steps.angle_operands) out += ";angle.operands=" + steps.angle_operands->name;
+  if (steps.attention_scaling != step(Format::fp32()))
+    out += ";attention_scaling=" + steps.attention_scaling.spelling();
+  return out;
 }
 
 const Format& Realisation::table_format() const {
@@ -92,10 +118,54 @@ const Format& Realisation::table_format() const {
 
 std::string realisation_spellings() {
   return "r1 | r2 | r3 | hf | llamacpp-cpu | llamacpp-cuda | "
-         "pipeline:KEY=VALUE;... (keys inv_freq position angle cos_sin table rotation output = "
-         "a format or A; recipe=product|chained|power; arithmetic=theory|hf_eager; "
-         "layout=adjacent|rotate_half)";
+         "pipeline:KEY=VALUE;... (steps exponent power inv_freq position angle cos_sin "
+         "attention_scaling rotation = COMPUTE[>STORE][@MODE]; table output = a format; a format "
+         "may be A; base=exact|FORMAT; angle.operands=FORMAT; recipe=product|quotient|chained|power; "
+         "arithmetic=theory|hf_eager; layout=adjacent|rotate_half)";
 }
+
+namespace {
+
+/// Parses the value of a step key: COMPUTE[>STORE][@MODE].
+StepFormat parse_step_format(std::string_view spec, const std::string& key, const std::string& value,
+                             const Format& activation, bool allow_store) {
+  StepFormat out;
+  std::string formats = value;
+  if (const auto at = value.find('@'); at != std::string::npos) {
+    formats = value.substr(0, at);
+    try {
+      out.rounding = numeric::parse_rounding(value.substr(at + 1));
+    } catch (const InvalidArgument& e) {
+      bad_realisation(spec, "step " + key + ": " + e.what());
+    }
+  }
+  auto format = [&](const std::string& text) -> Format {
+    if (text.empty()) {
+      bad_realisation(spec, "step " + key + " has no format (expected " +
+                                (allow_store ? "COMPUTE[>STORE][@MODE]" : "FORMAT or A") + ")");
+    }
+    if (text == "A") return activation;
+    try {
+      return numeric::parse_format(text);
+    } catch (const InvalidArgument& e) {
+      bad_realisation(spec, "step " + key + ": " + e.what());
+    }
+  };
+  if (const auto gt = formats.find('>'); gt != std::string::npos) {
+    if (!allow_store) {
+      bad_realisation(spec, "step " + key + " takes no storage format ('>'); " +
+                                (key == "rotation" ? "use output=FORMAT" : "give one format"));
+    }
+    out.compute = format(formats.substr(0, gt));
+    out.store = format(formats.substr(gt + 1));
+    if (*out.store == out.compute) out.store.reset();
+  } else {
+    out.compute = format(formats);
+  }
+  return out;
+}
+
+}  // namespace
 
 Realisation parse_realisation(std::string_view spec, const Format& format, Rounding rounding) {
   Realisation r;
@@ -130,27 +200,39 @@ Realisation parse_realisation(std::string_view spec, const Format& format, Round
     const auto eq = item.find('=');
     if (eq == std::string::npos) bad_realisation(spec, "expected KEY=VALUE, got '" + item + "'");
     const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
-    if (!seen.insert(key).second) bad_realisation(spec, "key " + key + " is given twice (each step has one format)");
-    auto fmt = [&]() -> Format {
-      if (value == "A") return format;
-      try {
-        return numeric::parse_format(value);
-      } catch (const InvalidArgument& e) {
-        bad_realisation(spec, "key " + key + ": " + e.what());
+    if (!seen.insert(key).second) {
+      bad_realisation(spec, "step " + key + " is given twice (each step has one format)");
+    }
+    auto plain = [&]() -> Format {
+      if (value.find_first_of(">@") != std::string::npos) {
+        bad_realisation(spec, "step " + key + " is a stored format: give one FORMAT or A, not '" +
+                                  value + "'");
       }
+      return parse_step_format(spec, key, value, format, false).compute;
     };
-    if (key == "inv_freq") r.steps.inv_freq = fmt();
-    else if (key == "position") r.steps.position = fmt();
-    else if (key == "angle") r.steps.angle = fmt();
-    else if (key == "cos_sin") r.steps.cos_sin = fmt();
-    else if (key == "table") r.steps.table = fmt();
-    else if (key == "rotation") r.steps.rotation = fmt();
-    else if (key == "output") r.steps.output = fmt();
-    else if (key == "recipe") {
+    auto stepf = [&](bool allow_store = true) {
+      return parse_step_format(spec, key, value, format, allow_store);
+    };
+    if (key == "exponent") r.steps.exponent = stepf();
+    else if (key == "power") r.steps.power = stepf();
+    else if (key == "inv_freq") r.steps.inv_freq = stepf();
+    else if (key == "position") r.steps.position = stepf();
+    else if (key == "angle") r.steps.angle = stepf();
+    else if (key == "cos_sin") r.steps.cos_sin = stepf();
+    else if (key == "attention_scaling") r.steps.attention_scaling = stepf();
+    else if (key == "rotation") r.steps.rotation = stepf(false);
+    else if (key == "table") r.steps.table = plain();
+    else if (key == "output") r.steps.output = plain();
+    else if (key == "angle.operands") r.steps.angle_operands = plain();
+    else if (key == "base") {
+      if (value == "exact") r.steps.base_exact = true;
+      else r.steps.base_format = plain();
+    } else if (key == "recipe") {
       if (value == "product") r.steps.recipe = AngleRecipe::product;
+      else if (value == "quotient") r.steps.recipe = AngleRecipe::quotient;
       else if (value == "chained") r.steps.recipe = AngleRecipe::chained;
       else if (value == "power") r.steps.recipe = AngleRecipe::power;
-      else bad_realisation(spec, "recipe '" + value + "' (accepted: product, chained, power)");
+      else bad_realisation(spec, "recipe '" + value + "' (accepted: product, quotient, chained, power)");
     } else if (key == "arithmetic") {
       if (value == "theory") r.steps.arithmetic = RotationArithmetic::theory;
       else if (value == "hf_eager") r.steps.arithmetic = RotationArithmetic::hf_eager;
@@ -162,8 +244,19 @@ Realisation parse_realisation(std::string_view spec, const Format& format, Round
         bad_realisation(spec, e.what());
       }
     } else {
-      bad_realisation(spec, "unknown key '" + key + "'");
+      bad_realisation(spec, "unknown step '" + key + "' (steps: exponent power inv_freq position "
+                            "angle cos_sin attention_scaling table rotation output; options: base "
+                            "angle.operands recipe arithmetic layout)");
     }
+  }
+  // The old spelling: inv_freq=X also meant the exponent and the power in X.
+  if (seen.count("inv_freq") != 0) {
+    if (seen.count("exponent") == 0) r.steps.exponent = step(r.steps.inv_freq.compute);
+    if (seen.count("power") == 0) r.steps.power = step(r.steps.inv_freq.compute);
+  }
+  if (r.steps.angle_operands && r.steps.recipe != AngleRecipe::product) {
+    bad_realisation(spec, "step angle.operands: only the product recipe's inv_freq ⊗ t is a GEMM "
+                          "(recipe=" + std::string(to_string(r.steps.recipe)) + " is elementwise)");
   }
   return r;
 }
@@ -207,9 +300,10 @@ RealisedRotation realise(const Schedule& s, const Realisation& r, std::uint64_t 
   rot.unrotated_pairs = s.unrotated_pairs;
   rot.rounding = r.rounding;
   if (r.kind == Realisation::Kind::pipeline) {
-    rot.rotation_format = r.steps.rotation;
+    rot.rotation_format = r.steps.rotation.compute;
     rot.output_format = r.steps.output;
     rot.arithmetic = r.steps.arithmetic;
+    rot.rounding = r.steps.rotation.rounding_or(r.rounding);
   } else {
     rot.rotation_format = r.format;
     rot.output_format = r.format;
@@ -345,6 +439,7 @@ PositionReport query_position(const Schedule& s, const Realisation& r, std::uint
     br.cos = p.cos;
     br.sin = p.sin;
     br.flags = p.flags;
+    br.constant_flags = ev.constant_flags(0);
     br.cos_error_ulps = error_ulps(rep.table_format, p.cos, c);
     br.sin_error_ulps = error_ulps(rep.table_format, p.sin, sn);
     rep.blocks.push_back(std::move(br));
@@ -376,6 +471,8 @@ nlohmann::json to_json(const PositionReport& report) {
     jb["sin_error_ulps"] = num(b.sin_error_ulps);
     jb["overflow"] = (b.flags & flag_overflow) != 0;
     jb["nan"] = (b.flags & flag_nan) != 0;
+    jb["constant_overflow"] = (b.constant_flags & flag_overflow) != 0;
+    jb["constant_nan"] = (b.constant_flags & flag_nan) != 0;
     blocks.push_back(jb);
   }
   j["blocks"] = blocks;

@@ -14,6 +14,7 @@
 /// per position; realised values are compared by bit pattern (numeric::Value::same_bits).
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -45,11 +46,12 @@ PairLayout parse_pair_layout(std::string_view text);
 
 /// How a pipeline forms the angle of block k at position i (NUMERIC §3).
 enum class AngleRecipe {
-  product,  ///< angle = angle_fmt(inv_freq_k · t), inv_freq from β^(2k/D) (hf)
-  chained,  ///< θ ← t; θ ← θ·theta_scale once per pair (llamacpp-cpu)
-  power,    ///< angle = t · powf(theta_scale, k) (llamacpp-cuda)
+  product,   ///< angle = inv_freq_k · t, inv_freq_k = 1/β̂^(2k/D) (Hugging Face, vLLM, Megatron)
+  quotient,  ///< angle = t / β̂^(2k/D): the "timescale" division, no reciprocal (JAX/T5X style)
+  chained,   ///< θ ← t; θ ← θ·theta_scale once per pair, theta_scale = β̂^(-2/D) (llamacpp-cpu)
+  power,     ///< angle = t · powf(theta_scale, k) (llamacpp-cuda)
 };
-/// "product" / "chained" / "power".
+/// "product" / "quotient" / "chained" / "power".
 std::string_view to_string(AngleRecipe recipe);
 
 /// How the realised rotation is applied to a vector (THEORY §2.1; NUMERIC §3).
@@ -62,18 +64,57 @@ enum class RotationArithmetic {
   hf_eager,
 };
 
-/// The format of every step of a framework pipeline (NUMERIC §3). Defaults are hf's.
+/// One operation of a pipeline as real code runs it: the exact result of the operation on
+/// its (already realised) inputs is rounded once into `compute` with `rounding`, then cast
+/// to `store` (a second rounding, when set and different). Real code computes in one format
+/// and stores in another (e.g. inv_freq computed in fp32 and kept as a bf16 buffer).
+struct StepFormat {
+  Format compute = Format::fp32();
+  std::optional<Format> store;       ///< unset: the result stays in `compute`
+  std::optional<Rounding> rounding;  ///< unset: the realisation's rounding
+  /// The format the step's result lives in: store if set, else compute.
+  const Format& stored() const { return store ? *store : compute; }
+  /// The rounding of this step under a realisation whose rounding is `fallback`.
+  Rounding rounding_or(Rounding fallback) const { return rounding ? *rounding : fallback; }
+  /// "fp32", "fp32>bf16", "bf16@toward-zero": the spelling parse_realisation reads.
+  std::string spelling() const;
+  bool operator==(const StepFormat&) const = default;
+};
+
+/// The named operations of a pipeline, in computation order (NUMERIC §3). D is the
+/// exponent dimension of the schedule, k the 0-based frequency index, i the position.
+///   exponent           e_k = 2k/D (2k and D converted to the step's format, then divided);
+///                      chained/power recipes: -2/D
+///   power              p_k = β̂^(e_k) (chained/power: theta_scale = β̂^(-2/D))
+///   inv_freq           1/p_k, then the schedule's rope scaling, in this step's compute format
+///                      (power recipe: powf(theta_scale, k))
+///   position           t = i rounded into the step's format
+///   angle              by the recipe (GEMM operands first rounded to angle_operands)
+///   cos_sin            cos and sin of the angle
+///   attention_scaling  cos·s and sin·s for a schedule attention factor s (YaRN mscale)
+///   table              the stored (cos, sin) cache: what the census compares
+///   rotation           arithmetic of the rotation applied to q/k
+///   output             where the rotated q/k are stored
+/// The first four per-block values (exponent, power, inv_freq and their flags) are the
+/// block's *constants*: they do not depend on the position.
 struct PipelineSteps {
-  std::string name = "pipeline";  ///< "hf", "llamacpp-cpu", "llamacpp-cuda" or "pipeline"
+  /// "hf", a framework preset name, or "pipeline" for a custom step list.
+  std::string name = "pipeline";
   AngleRecipe recipe = AngleRecipe::product;
-  Format inv_freq = Format::fp32();  ///< e_k, β^e_k, 1/p_k, llama3 scaling; theta_scale
-  Format position = Format::fp32();  ///< t = fmt(i)
-  Format angle = Format::fp32();     ///< the angle product / chain
-  Format cos_sin = Format::fp32();   ///< cos and sin of the angle
+  /// β̂: nullopt = the binary64 Python float of β converted into the power step's compute
+  /// format (PyTorch on CPU); base_exact = β itself (the power is then one correctly rounded
+  /// β^e); base_format = the Python float rounded into that format.
+  bool base_exact = false;
+  std::optional<Format> base_format;
+  StepFormat exponent, power, inv_freq, position, angle, cos_sin, attention_scaling;
+  /// GEMM operand format of the angle product: inv_freq (or theta_scale) and t are first
+  /// rounded to it, the product then accumulates in angle's compute format (TF32 matmul).
+  std::optional<Format> angle_operands;
   Format table = Format::fp32();     ///< stored (cos, sin) table: what the census compares
-  Format rotation = Format::fp32();  ///< arithmetic of the rotation
+  StepFormat rotation;               ///< arithmetic of the rotation (store: see output)
   Format output = Format::fp32();    ///< where rotated values are stored
   RotationArithmetic arithmetic = RotationArithmetic::hf_eager;
+  bool operator==(const PipelineSteps&) const = default;
 };
 
 /// A realisation: r1/r2/r3 in a format F, or a pipeline with activation format A.
@@ -96,16 +137,25 @@ struct Realisation {
 };
 
 /// Parses a realisation spec with format F (r1-r3) or activation format A (pipelines):
-///   r1 | r2 | r3 | hf | llamacpp-cpu | llamacpp-cuda |
-///   pipeline:KEY=VALUE;KEY=VALUE...  keys inv_freq position angle cos_sin table rotation
-///   output (formats; `A` means the activation format), recipe=product|chained|power,
-///   arithmetic=theory|hf_eager, layout=adjacent|rotate_half. Unset keys take hf's values
-///   (fp32 steps, table/rotation/output = A).
+///   r1 | r2 | r3 | hf | llamacpp-cpu | llamacpp-cuda | pipeline:KEY=VALUE;KEY=VALUE...
+/// Pipeline keys (NUMERIC §3; each at most once, else refused naming the key):
+///   exponent power inv_freq position angle cos_sin attention_scaling rotation
+///       = COMPUTE[>STORE][@MODE]: computed in COMPUTE, cast to STORE, rounded with MODE
+///         (numeric::parse_rounding spellings); a format may be `A` (the activation format).
+///         `rotation` takes no STORE (use output=).
+///   table, output = FORMAT or A
+///   base = exact | FORMAT          (unset: the Python float of β in power's compute format)
+///   angle.operands = FORMAT        (the angle product as a GEMM with rounded operands)
+///   recipe = product|quotient|chained|power, arithmetic = theory|hf_eager,
+///   layout = adjacent|rotate_half
+/// `inv_freq=X` also sets exponent's and power's compute format to X when those keys are
+/// absent (the spelling before per-step formats existed). Unset keys take hf's values
+/// (fp32 steps, table = rotation = output = A, product, hf_eager, rotate_half).
 /// The named pipelines are exactly the NUMERIC §3 step lists:
 ///   hf: all fp32 to cos/sin, table = rotation = output = A, hf_eager, rotate_half;
 ///   llamacpp-cpu: chained fp32, table = rotation = fp32, output = A, theory;
 ///   llamacpp-cuda: power fp32, table = rotation = fp32, output = A, theory.
-/// Throws InvalidArgument naming the bad spec and listing the accepted ones.
+/// Throws InvalidArgument naming the bad spec (and the step) and listing the accepted ones.
 Realisation parse_realisation(std::string_view spec, const Format& format,
                               Rounding rounding = Rounding::nearest_even);
 /// One line listing the accepted realisation spellings.
@@ -179,7 +229,10 @@ struct BlockReport {
   /// (realised - exact) / ulp_F(round_F(exact)) in the table format, ulp by
   /// numeric::ulp_exponent; NaN when the realised value is not finite.
   double cos_error_ulps = 0, sin_error_ulps = 0;
-  std::uint8_t flags = 0;
+  std::uint8_t flags = 0;           ///< RealisedFlag bits of the position's steps
+  /// RealisedFlag bits of the block's position-independent constants (a pipeline's exponent,
+  /// power, inv_freq / theta_scale), e.g. β^e overflowing fp16 so that inv_freq = 1/inf = 0.
+  std::uint8_t constant_flags = 0;
 };
 
 /// Everything about R̂_I at one position I: per block the exact angle, cos and sin next to

@@ -367,10 +367,11 @@ std::vector<Value> rotate(const AttentionHead& head, const HeadRotations& rotati
       const std::size_t i0 = offset + (seg.layout == PairLayout::adjacent ? 2 * d : d);
       const std::size_t i1 = offset + (seg.layout == PairLayout::adjacent ? 2 * d + 1 : d + nb);
       const bool pipeline = r->kind == Realisation::Kind::pipeline;
-      const Format& rot_format = pipeline ? r->steps.rotation : r->format;
+      const Format& rot_format = pipeline ? r->steps.rotation.compute : r->format;
       const Format& out_format = pipeline ? r->steps.output : r->format;
       const auto arithmetic = pipeline ? r->steps.arithmetic : RotationArithmetic::theory;
-      const Arithmetic a(rot_format, r->rounding, policy.arithmetic_engine());
+      const Rounding rot_rounding = pipeline ? r->steps.rotation.rounding_or(r->rounding) : r->rounding;
+      const Arithmetic a(rot_format, rot_rounding, policy.arithmetic_engine());
       const Value x0 = a.convert(x[i0]), x1 = a.convert(x[i1]);
       const Value c = a.convert(pair.cos), s = a.convert(pair.sin);
       Value y0, y1;

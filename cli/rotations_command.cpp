@@ -93,7 +93,8 @@ std::string position_text(const attention::PositionReport& report, numeric::Roun
     table.rows.push_back({b.block, fmt::format("{:.9g}", b.exact_angle), steps.empty() ? "-" : steps,
                           fmt::format("{:.9g}", b.exact_cos), b.cos.to_decimal(9), fmt::format("{:.3g}", b.cos_error_ulps),
                           fmt::format("{:.9g}", b.exact_sin), b.sin.to_decimal(9), fmt::format("{:.3g}", b.sin_error_ulps),
-                          flags_text(b.flags)});
+                          flags_text(b.flags) +
+                              (b.constant_flags ? " constants:" + flags_text(b.constant_flags) : "")});
   }
   return fmt::format("schedule {}  realization {}  table format {}  rounding {}  position {}\n", report.schedule,
                      report.realisation, report.table_format.name, numeric::to_string(rounding), report.position) +

@@ -7,21 +7,13 @@
 
 namespace {
 
-using ropesim::attention::PipelineSteps;
 using ropesim::attention::Realisation;
 using ropesim::numeric::Format;
 using ropesim::numeric::Rounding;
 
-bool same_steps(const PipelineSteps& a, const PipelineSteps& b) {
-  return a.name == b.name && a.recipe == b.recipe && a.inv_freq == b.inv_freq &&
-         a.position == b.position && a.angle == b.angle && a.cos_sin == b.cos_sin &&
-         a.table == b.table && a.rotation == b.rotation && a.output == b.output &&
-         a.arithmetic == b.arithmetic;
-}
-
 bool same(const Realisation& a, const Realisation& b) {
   return a.kind == b.kind && a.format == b.format && a.rounding == b.rounding &&
-         a.layout == b.layout && (a.kind != Realisation::Kind::pipeline || same_steps(a.steps, b.steps));
+         a.layout == b.layout && (a.kind != Realisation::Kind::pipeline || a.steps == b.steps);
 }
 
 }  // namespace

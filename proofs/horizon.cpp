@@ -255,7 +255,7 @@ HorizonReport horizon(const HorizonSpec& spec) {
   if (head.realisation.kind == attention::Realisation::Kind::r2)
     angle_format = &head.realisation.format;
   if (head.realisation.kind == attention::Realisation::Kind::pipeline)
-    angle_format = &head.realisation.steps.angle;
+    angle_format = &head.realisation.steps.angle.compute;
   if (angle_format && !angle_format->is_fixed_point())
     report.pm_ceiling = std::ldexp(1.0, angle_format->precision - 1);
   return report;

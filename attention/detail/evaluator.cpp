@@ -48,6 +48,8 @@ struct BlockEvaluator::Group {
   virtual std::size_t add(const Realisation& r) = 0;
   /// out[slot] for position i.
   virtual void compute(std::uint64_t i, RealisedPair* out, Steps* steps) = 0;
+  /// Flags raised by the position-independent constants (pipelines; 0 otherwise).
+  virtual std::uint8_t constant_flags() const { return 0; }
 };
 
 namespace {
@@ -210,8 +212,35 @@ class R2Group final : public Group {
   std::uint8_t theta_flags_ = 0;
 };
 
-/// Framework pipelines (NUMERIC §3): inv_freq / theta_scale per block, angle per position by
-/// the recipe, cos/sin in the cos_sin format, then one cast per table format.
+/// One pipeline step (realisation.hpp StepFormat): the arithmetic of its compute format and
+/// rounding, and the cast into its storage format when it has one.
+class StepOps {
+ public:
+  StepOps(const StepFormat& f, Rounding fallback, const numeric::Engine& engine)
+      : compute_(f.compute, f.rounding_or(fallback), engine) {
+    if (f.store) store_ = std::make_unique<FormatOps>(*f.store, f.rounding_or(fallback), engine);
+  }
+  /// The compute format's arithmetic.
+  const FormatOps& operator*() const { return compute_; }
+  const FormatOps* operator->() const { return &compute_; }
+  /// The step's result as stored: cast into the storage format, if any.
+  Value store(const Value& v, std::uint8_t& flags) const {
+    return store_ ? store_->convert(v, flags) : v;
+  }
+
+ private:
+  FormatOps compute_;
+  std::unique_ptr<FormatOps> store_;
+};
+
+/// Framework pipelines (NUMERIC §3; realisation.hpp PipelineSteps): per block the constants
+/// (exponent, power, inv_freq or theta_scale), per position t, the angle by the recipe and
+/// cos/sin, each step rounded into its compute format then cast to its storage format; then
+/// one cast per table format. A step's inputs are first converted to its compute format
+/// (PyTorch type promotion / autocast), except the angle's GEMM operands, which are rounded
+/// to angle_operands and multiplied exactly into the angle's compute format.
+/// Flags of the constants are kept apart from the per-position flags: they do not depend
+/// on the position (constant_flags()).
 class PipelineGroup final : public Group {
  public:
   PipelineGroup(const Schedule& s, const RotaryBlock& b, const Realisation& r,
@@ -219,61 +248,74 @@ class PipelineGroup final : public Group {
       : steps_(r.steps),
         rounding_(r.rounding),
         engine_(engine),
+        exponent_(r.steps.exponent, r.rounding, engine),
+        power_(r.steps.power, r.rounding, engine),
         inv_(r.steps.inv_freq, r.rounding, engine),
         pos_(r.steps.position, r.rounding, engine),
         ang_(r.steps.angle, r.rounding, engine),
         cs_(r.steps.cos_sin, r.rounding, engine),
-        cos_sin_(cs_) {
+        cos_sin_(*cs_) {
+    if (r.steps.angle_operands) {
+      operands_ = std::make_unique<FormatOps>(*r.steps.angle_operands, r.rounding, engine);
+    }
     constants(s, b);
   }
   std::size_t slots() const override { return tables_.size(); }
   bool matches(const Realisation& r) const override {
-    return r.kind == Realisation::Kind::pipeline && r.rounding == rounding_ &&
-           r.steps.recipe == steps_.recipe && r.steps.inv_freq == steps_.inv_freq &&
-           r.steps.position == steps_.position && r.steps.angle == steps_.angle &&
-           r.steps.cos_sin == steps_.cos_sin;
+    PipelineSteps a = r.steps, b = steps_;
+    a.name = b.name = "";
+    a.table = b.table = Format::fp32();
+    a.rotation = b.rotation = StepFormat{};
+    a.output = b.output = Format::fp32();
+    a.arithmetic = b.arithmetic = RotationArithmetic::theory;
+    return r.kind == Realisation::Kind::pipeline && r.rounding == rounding_ && a == b;
   }
   std::size_t add(const Realisation& r) override {
     return find_ops(tables_, r.steps.table, r.rounding, engine_);
   }
+  std::uint8_t constant_flags() const override { return const_flags_; }
   void compute(std::uint64_t i, RealisedPair* out, Steps* steps) override {
     RealisedPair c;
-    std::uint8_t fl = const_flags_;
-    if (!zero_angle_) {
-      add_step(steps, steps_.recipe == AngleRecipe::product ? "inv_freq" : "theta_scale", inv_freq_);
-    }
+    std::uint8_t fl = 0;
+    for (const auto& [name, v] : constant_steps_) add_step(steps, name.c_str(), v);
     if (zero_angle_) {
-      c.cos = cs_.one();
-      c.sin = cs_.zero();
-      c.flags = cs_.one_flags();
+      c.cos = cs_->one();
+      c.sin = cs_->zero();
+      c.flags = cs_->one_flags();
     } else {
-      const Value t = pos_.from_uint(i, fl);
+      const Value t = pos_.store(pos_->from_uint(i, fl), fl);
       add_step(steps, "t", t);
-      const Value ta = same_pos_ang_ ? t : ang_.convert(t, fl);
       Value angle;
       switch (steps_.recipe) {
         case AngleRecipe::product:
-          angle = ang_.mul(inv_a_, ta, fl);
+          angle = ang_->mul(factor_, operand(t, fl), fl);
+          break;
+        case AngleRecipe::quotient:
+          angle = ang_->div(operand(t, fl), factor_, fl);
           break;
         case AngleRecipe::chained:
-          angle = ta;
-          for (std::size_t k = 0; k < chain_; ++k) angle = ang_.mul(angle, scale_a_, fl);
+          angle = operand(t, fl);
+          for (std::size_t k = 0; k < chain_; ++k) angle = ang_->mul(angle, factor_, fl);
           break;
         case AngleRecipe::power:
-          angle = ang_.mul(ta, scale_a_, fl);
+          angle = ang_->mul(operand(t, fl), factor_, fl);
           break;
       }
+      angle = ang_.store(angle, fl);
       add_step(steps, "angle", angle);
-      const Value ac = same_ang_cs_ ? angle : cs_.convert(angle, fl);
+      const Value ac = angle_in_cs_ ? angle : cs_->convert(angle, fl);
       c = cos_sin_(ac);
+      c.cos = cs_.store(c.cos, c.flags);
+      c.sin = cs_.store(c.sin, c.flags);
     }
     c.flags |= fl;
     add_step(steps, "cos_fp", c.cos);
     add_step(steps, "sin_fp", c.sin);
+    const Format& cs_stored = steps_.cos_sin.stored();
     for (std::size_t k = 0; k < tables_.size(); ++k) {
       RealisedPair& o = out[k];
       o.flags = c.flags;
-      if (tables_[k]->format() == cs_.format() && tables_[k]->rounding() == rounding_) {
+      if (tables_[k]->format() == cs_stored && tables_[k]->rounding() == rounding_) {
         o.cos = c.cos;
         o.sin = c.sin;
       } else {
@@ -284,58 +326,99 @@ class PipelineGroup final : public Group {
   }
 
  private:
+  /// An input of the angle step: the GEMM operand rounding, or the conversion into the
+  /// angle's compute format.
+  Value operand(const Value& x, std::uint8_t& fl) const {
+    if (operands_) return operands_->convert(x, fl);
+    return ang_->format() == x_format_of_position() ? x : ang_->convert(x, fl);
+  }
+  const Format& x_format_of_position() const { return steps_.position.stored(); }
+
+  void constant(const char* name, const Value& v) { constant_steps_.emplace_back(name, v); }
+
+  /// β̂ for the power step (PipelineSteps::base_exact / base_format).
+  Value base_value(const Schedule& s, std::uint8_t& fl) const {
+    const Value python = python_float(*s.base);
+    if (steps_.base_format) return FormatOps(*steps_.base_format, rounding_, engine_).convert(python, fl);
+    return power_->convert(python, fl);
+  }
+  /// p = β̂^e, rounded into power's compute format, then stored.
+  Value power_of(const Schedule& s, const Value& e, std::uint8_t& fl) const {
+    if (steps_.base_exact && e.is_finite()) {
+      return power_.store(power_->round_real(ExactReal::power(*s.base, numeric::exact_rational(e)), fl), fl);
+    }
+    return power_.store(power_->pow(base_value(s, fl), e, fl), fl);
+  }
+
   void constants(const Schedule& s, const RotaryBlock& b) {
-    same_pos_ang_ = steps_.position == steps_.angle;
-    same_ang_cs_ = steps_.angle == steps_.cos_sin;
+    angle_in_cs_ = steps_.angle.stored() == steps_.cos_sin.compute;
     std::uint8_t& fl = const_flags_;
     if (b.dropped || b.theta.is_zero()) {
       zero_angle_ = true;  // p-RoPE dropped frequency / θ = 0: the table holds (1, 0)
       return;
     }
     const bool has_base = s.base.has_value() && s.exponent_dim.has_value();
-    if (steps_.recipe == AngleRecipe::product) {
-      Value inv;
+    const bool chain_or_power =
+        steps_.recipe == AngleRecipe::chained || steps_.recipe == AngleRecipe::power;
+    Value factor;
+    if (!chain_or_power) {
+      Value p;  // the power β̂^e (quotient) or inv_freq (product)
       if (!has_base) {
-        inv = inv_.round_real(b.theta, fl);  // no β: the exact angle rounded once
+        // no β: the exact per-position angle θ (product) or its reciprocal (quotient),
+        // rounded once
+        if (steps_.recipe == AngleRecipe::product) {
+          p = inv_.store(inv_->round_real(b.theta, fl), fl);
+          constant("inv_freq", p);
+        } else {
+          p = power_.store(power_->round_real(ExactReal::rational(1) / b.theta, fl), fl);
+          constant("power", p);
+        }
       } else {
         // hf: e = fp32(fp32(2k)/fp32(D)); p = fp32(β^e); inv_freq = fp32(1/p)
-        const Value two_k = inv_.from_uint(2 * b.frequency_index, fl);
-        const Value dim = inv_.from_uint(*s.exponent_dim, fl);
-        const Value e = inv_.div(two_k, dim, fl);
-        const Value beta = inv_.convert(python_float(*s.base), fl);
-        const Value p = inv_.pow(beta, e, fl);
-        inv = inv_.div(inv_.one(), p, fl);
-        if (s.llama3) inv = llama3(inv, *s.llama3);
+        const Value two_k = exponent_->from_uint(2 * b.frequency_index, fl);
+        const Value dim = exponent_->from_uint(*s.exponent_dim, fl);
+        const Value e = exponent_.store(exponent_->div(two_k, dim, fl), fl);
+        constant("exponent", e);
+        p = power_of(s, e, fl);
+        constant("power", p);
+        if (steps_.recipe == AngleRecipe::product) {
+          Value inv = inv_->div(inv_->one(), inv_->convert(p, fl), fl);
+          if (s.llama3) inv = llama3(inv, *s.llama3);
+          p = inv_.store(inv, fl);
+          constant("inv_freq", p);
+        }
       }
-      inv_freq_ = inv;
-      inv_a_ = ang_.convert(inv, fl);
-      return;
-    }
-    // llama.cpp: theta_scale = powf(β, -2.0f/n_dims)
-    const Value minus_two = inv_.convert(Value::from_double_exact(-2.0), fl);
-    const Value dim = inv_.from_uint(*s.exponent_dim, fl);
-    const Value beta = inv_.convert(python_float(*s.base), fl);
-    const Value theta_scale = inv_.pow(beta, inv_.div(minus_two, dim, fl), fl);
-    inv_freq_ = theta_scale;
-    if (steps_.recipe == AngleRecipe::chained) {
-      chain_ = b.frequency_index;
-      scale_a_ = ang_.convert(theta_scale, fl);
+      factor = p;
     } else {
-      // powf(theta_scale, k) of an fp32 value and an integer exponent: an exact rational
-      mpq_class q = numeric::exact_rational(theta_scale);
-      mpz_class num, den;
-      mpz_pow_ui(num.get_mpz_t(), q.get_num_mpz_t(), b.frequency_index);
-      mpz_pow_ui(den.get_mpz_t(), q.get_den_mpz_t(), b.frequency_index);
-      const Value pw = inv_.from_rational(mpq_class(num, den), fl);
-      scale_a_ = ang_.convert(pw, fl);
+      // llama.cpp: theta_scale = powf(β, -2.0f/n_dims)
+      const Value minus_two = exponent_->convert(Value::from_double_exact(-2.0), fl);
+      const Value dim = exponent_->from_uint(*s.exponent_dim, fl);
+      const Value e = exponent_.store(exponent_->div(minus_two, dim, fl), fl);
+      constant("exponent", e);
+      const Value theta_scale = power_of(s, e, fl);
+      constant("theta_scale", theta_scale);
+      if (steps_.recipe == AngleRecipe::chained) {
+        chain_ = b.frequency_index;
+        factor = theta_scale;
+      } else {
+        // powf(theta_scale, k) of a stored value and an integer exponent: an exact rational
+        mpq_class q = numeric::exact_rational(theta_scale);
+        mpz_class num, den;
+        mpz_pow_ui(num.get_mpz_t(), q.get_num_mpz_t(), b.frequency_index);
+        mpz_pow_ui(den.get_mpz_t(), q.get_den_mpz_t(), b.frequency_index);
+        factor = inv_.store(inv_->from_rational(mpq_class(num, den), fl), fl);
+        constant("inv_freq", factor);
+      }
     }
+    // The angle step's constant input: GEMM operand, or converted to the angle's format.
+    factor_ = operands_ ? operands_->convert(factor, fl) : ang_->convert(factor, fl);
   }
 
   /// Hugging Face _compute_llama3_parameters in the inv_freq format, each operation rounded
   /// in the order written (NUMERIC §3). Config numbers are Python floats.
   Value llama3(const Value& inv, const Llama3Scaling& l) {
     std::uint8_t& fl = const_flags_;
-    const FormatOps& f = inv_;
+    const FormatOps& f = *inv_;
     const Value two_pi = f.convert(python_float_pi2(), fl);
     const Value wavelen = f.div(two_pi, inv, fl);
     const Value factor = f.convert(python_float(l.factor), fl);
@@ -359,19 +442,17 @@ class PipelineGroup final : public Group {
   }
   static Value python_float_pi2() { return Value::from_double_exact(2 * 3.141592653589793); }
 
- public:
-  const Value& inv_freq() const { return inv_freq_; }
-
- private:
   PipelineSteps steps_;
   Rounding rounding_;
   const numeric::Engine& engine_;
-  FormatOps inv_, pos_, ang_, cs_;
+  StepOps exponent_, power_, inv_, pos_, ang_, cs_;
+  std::unique_ptr<FormatOps> operands_;
   CosSinOfValue cos_sin_;
   std::vector<std::unique_ptr<FormatOps>> tables_;
-  bool zero_angle_ = false, same_pos_ang_ = false, same_ang_cs_ = false;
+  bool zero_angle_ = false, angle_in_cs_ = false;
   std::uint8_t const_flags_ = 0;
-  Value inv_freq_, inv_a_, scale_a_;
+  Steps constant_steps_;
+  Value factor_;
   std::size_t chain_ = 0;
 };
 
@@ -429,6 +510,10 @@ void BlockEvaluator::evaluate(std::uint64_t begin, std::uint64_t end,
       out[m][k] = scratch_[offset[member_slot_[m].first] + member_slot_[m].second];
     }
   }
+}
+
+std::uint8_t BlockEvaluator::constant_flags(std::size_t member) const {
+  return groups_[member_slot_.at(member).first]->constant_flags();
 }
 
 RealisedPair BlockEvaluator::evaluate_one(std::size_t member, std::uint64_t position, Steps* steps) {

@@ -32,6 +32,9 @@ class BlockEvaluator {
   /// out[m][k] = realised pair of member m at position begin + k (out is resized).
   void evaluate(std::uint64_t begin, std::uint64_t end,
                 std::vector<std::vector<RealisedPair>>& out);
+  /// Flags raised by member m's position-independent constants (a pipeline's exponent,
+  /// power, inv_freq / theta_scale): reported apart, not in the per-position flags.
+  std::uint8_t constant_flags(std::size_t member) const;
   /// Member m at one position, with its intermediate steps.
   RealisedPair evaluate_one(std::size_t member, std::uint64_t position, Steps* steps);
 

@@ -365,9 +365,9 @@ TEST_CASE("llama.cpp pipelines equal float re-implementations", "[realisation][l
 
 TEST_CASE("pipeline specs", "[realisation]") {
   const Realisation p = parse_realisation("pipeline:angle=bf16;table=A;recipe=product", Format::fp16());
-  REQUIRE(p.steps.angle == Format::bf16());
+  REQUIRE(p.steps.angle.compute == Format::bf16());
   REQUIRE(p.steps.table == Format::fp16());
-  REQUIRE(p.steps.inv_freq == Format::fp32());
+  REQUIRE(p.steps.inv_freq.compute == Format::fp32());
   REQUIRE(p.name().rfind("pipeline:", 0) == 0);
   // a bf16 angle (transformers #29285): with θ_1 = 1, angle = bf16(1·1001) = 1000
   // (hand: bf16 spacing on [512, 1024) is 4)
