@@ -111,7 +111,8 @@ constexpr std::uint64_t kChunk = 4096;
 /// Evaluates block b for all members and interns the (cos, sin) bit patterns.
 void run_block(const Schedule& s, std::size_t b, const std::vector<Realisation>& members,
                std::uint64_t n, std::vector<BlockIds>& out) {
-  detail::BlockEvaluator ev(s, b, members, numeric::default_engine());
+  // engines differ in speed only: the first member's serves all
+  detail::BlockEvaluator ev(s, b, members, members.front().arithmetic_engine());
   const std::size_t m = members.size();
   // buffers keep their capacity across blocks (out is reused by the caller; the interners
   // are per thread): no allocation per block, so memory stays flat and fast
@@ -343,7 +344,10 @@ std::vector<CensusResult> sweep(const SweepGrid& grid, const CensusOptions& opti
   // parse every cell first: a bad spec fails before any work
   std::vector<Realisation> all;
   for (const auto& spec : grid.realisations) {
-    for (const auto& f : grid.formats) all.push_back(parse_realisation(spec, f, grid.rounding));
+    for (const auto& f : grid.formats) {
+      all.push_back(parse_realisation(spec, f, grid.rounding));
+      all.back().engine = grid.engine;
+    }
   }
   std::vector<CensusResult> out;
   std::size_t total = 0;

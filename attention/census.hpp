@@ -120,6 +120,8 @@ struct SweepGrid {
   std::vector<Format> formats;
   /// The rounding of every step of every realisation (THEORY §2.1; default nearest-even).
   numeric::Rounding rounding = numeric::Rounding::nearest_even;
+  /// The arithmetic engine of every realisation (Realisation::engine; nullptr = default).
+  const numeric::Engine* engine = nullptr;
 };
 
 /// The default sweep grid: the 10 model presets × r1 r2 hf × bf16 fp16 fp32 fp64.

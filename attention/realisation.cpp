@@ -311,7 +311,7 @@ RealisedRotation realise(const Schedule& s, const Realisation& r, std::uint64_t 
   }
   const std::vector<Realisation> members{r};
   for (std::size_t b = 0; b < s.blocks.size(); ++b) {
-    detail::BlockEvaluator ev(s, b, members, numeric::default_engine());
+    detail::BlockEvaluator ev(s, b, members, r.arithmetic_engine());
     rot.blocks.push_back(ev.evaluate_one(0, position, nullptr));
   }
   return rot;
@@ -326,7 +326,7 @@ std::vector<RealisedPair> realise_block(const Schedule& s, const Realisation& r,
                           std::to_string(begin));
   }
   const std::vector<Realisation> members{r};
-  detail::BlockEvaluator ev(s, block, members, numeric::default_engine());
+  detail::BlockEvaluator ev(s, block, members, r.arithmetic_engine());
   std::vector<std::vector<RealisedPair>> out;
   ev.evaluate(begin, end, out);
   return std::move(out[0]);
@@ -432,7 +432,7 @@ PositionReport query_position(const Schedule& s, const Realisation& r, std::uint
     br.exact_angle = mpfr_get_d(a, MPFR_RNDN);
     br.exact_cos = mpfr_get_d(c, MPFR_RNDN);
     br.exact_sin = mpfr_get_d(sn, MPFR_RNDN);
-    detail::BlockEvaluator ev(s, b, members, numeric::default_engine());
+    detail::BlockEvaluator ev(s, b, members, r.arithmetic_engine());
     detail::Steps steps;
     const RealisedPair p = ev.evaluate_one(0, position, &steps);
     br.steps = std::move(steps);

@@ -129,6 +129,14 @@ struct Realisation {
   PairLayout layout = PairLayout::adjacent;
   /// Pipelines only.
   PipelineSteps steps;
+  /// The arithmetic engine every step runs on (numeric/fast_engine.hpp engine_by_name:
+  /// mpfr, fast, auto); nullptr = numeric::default_engine(). Engines give the same bits,
+  /// only the speed differs (NUMERIC §2), so the engine is not part of name().
+  const numeric::Engine* engine = nullptr;
+  /// *engine, or numeric::default_engine() when unset.
+  const numeric::Engine& arithmetic_engine() const {
+    return engine ? *engine : numeric::default_engine();
+  }
 
   /// Spec-like name: "r1", "r2", "r3", "hf", "llamacpp-cpu", "llamacpp-cuda", "pipeline:...".
   std::string name() const;

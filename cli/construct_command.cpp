@@ -18,6 +18,7 @@
 #include "cli/table.hpp"
 #include "numeric/error.hpp"
 #include "numeric/exact.hpp"
+#include "numeric/fast_engine.hpp"
 #include "numeric/format_properties.hpp"
 #include "proofs/horizon.hpp"
 #include "proofs/mod_atom.hpp"
@@ -113,7 +114,8 @@ std::string mod_text(const proofs::ModModel& built, const proofs::ModModelSpec& 
 
 Action add_construct_command(CLI::App& app) {
   struct ModOptions {
-    std::string m, r, format = "fp32", C = "auto", rounding = "nearest-even", readout = "length", out;
+    std::string m, r, format = "fp32", C = "auto", rounding = "nearest-even", readout = "length", out,
+        engine = "auto";
     bool json = false;
   };
   struct OffsetOptions {
@@ -134,6 +136,8 @@ Action add_construct_command(CLI::App& app) {
   mod->add_option("--format", mo->format, "Number format F")->capture_default_str();
   mod->add_option("--C", mo->C, "Scale C (exact decimal) or 'auto'")->capture_default_str();
   mod->add_option("--rounding", mo->rounding, "Rounding of every operation")->capture_default_str();
+  mod->add_option("--engine", mo->engine, "Arithmetic engine: mpfr fast auto (same bits, different speed)")
+      ->capture_default_str();
   mod->add_option("--readout", mo->readout,
                   "length: accept iff N = r (mod m); eos: accept iff MOD_m^r holds at N+1")
       ->capture_default_str();
@@ -153,6 +157,8 @@ Action add_construct_command(CLI::App& app) {
       ->capture_default_str();
   offset->add_option("--rounding", oo->head.rounding, "Rounding of every operation")
       ->capture_default_str();
+  offset->add_option("--engine", oo->head.engine, "Arithmetic engine: mpfr fast auto (same bits, different speed)")
+      ->capture_default_str();
   offset->add_option("-o,--out", oo->out, "Write the model spec (JSON) to this file");
   offset->add_flag("--json", oo->json, "Print the construction report as JSON");
 
@@ -163,6 +169,7 @@ Action add_construct_command(CLI::App& app) {
       auto& policy = spec.atom.policy;
       policy.rounding = with_flag("--rounding", [&] { return numeric::parse_rounding(mo->rounding); });
       policy.format = with_flag("--format", [&] { return numeric::parse_format(mo->format); });
+      policy.engine = with_flag("--engine", [&] { return &numeric::engine_by_name(mo->engine); });
       // m ≤ 10000: the compiler checks every residue for every candidate C.
       spec.atom.m = parse_integer(mo->m, "--m", "the modulus m", 1, 10000);
       spec.atom.r = parse_integer(mo->r, "--r", "the residue r", 0, spec.atom.m - 1);

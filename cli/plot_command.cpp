@@ -27,6 +27,7 @@
 #include "cli/table.hpp"
 #include "numeric/error.hpp"
 #include "numeric/exact.hpp"
+#include "numeric/fast_engine.hpp"
 
 namespace ropesim::cli {
 
@@ -403,7 +404,7 @@ constexpr std::uint64_t kMaxErrorCells = std::uint64_t{1} << 20;
 
 CLI::App* add_plot_error(CLI::App* plot, std::function<int()>& action) {
   struct Options {
-    std::string schedule, realisation = "r1", format = "fp32", rounding = "nearest-even";
+    std::string schedule, realisation = "r1", format = "fp32", rounding = "nearest-even", engine = "auto";
     std::uint64_t positions = 2048;
     PlotOutput output;
   };
@@ -415,6 +416,8 @@ CLI::App* add_plot_error(CLI::App* plot, std::function<int()>& action) {
       ->capture_default_str();
   cmd->add_option("--format", o->format, "Number format F (r1-r3) or activation format (pipelines)")->capture_default_str();
   cmd->add_option("--rounding", o->rounding, "Rounding of every step")->capture_default_str();
+  cmd->add_option("--engine", o->engine, "Arithmetic engine: mpfr fast auto (same bits, different speed)")
+      ->capture_default_str();
   add_integer_option(cmd, "--positions", o->positions, "N: positions 0..N-1", 1, 1048576)->capture_default_str();
   o->output.add_options(cmd);
   action = [cmd, o]() -> int {
@@ -423,8 +426,10 @@ CLI::App* add_plot_error(CLI::App* plot, std::function<int()>& action) {
     const auto mode = with_flag("--rounding", [&] { return numeric::parse_rounding(o->rounding); });
     const auto format = with_flag("--format", [&] { return numeric::parse_format(o->format); });
     const auto schedule = with_flag("--schedule", [&] { return attention::parse_schedule(o->schedule); });
-    const auto realisation =
+    const numeric::Engine* engine = with_flag("--engine", [&] { return &numeric::engine_by_name(o->engine); });
+    auto realisation =
         with_flag("--realization", [&] { return attention::parse_realisation(o->realisation, format, mode); });
+    realisation.engine = engine;
     with_flag("--realization", [&] {
       attention::check_applicable(schedule, realisation);
       return 0;

@@ -10,6 +10,7 @@
 #include "cli/jobs.hpp"
 #include "cli/table.hpp"
 #include "numeric/error.hpp"
+#include "numeric/fast_engine.hpp"
 
 namespace ropesim::cli {
 
@@ -105,7 +106,7 @@ std::string position_text(const attention::PositionReport& report, numeric::Roun
 
 Action add_rotations_command(CLI::App& app) {
   struct Options {
-    std::string schedule, realisation = "r1", format = "fp32", rounding = "nearest-even";
+    std::string schedule, realisation = "r1", format = "fp32", rounding = "nearest-even", engine = "auto";
     std::uint64_t positions = 65536;
     std::optional<std::uint64_t> position, max_period;
     bool json = false, witnesses = false, allow_slow = false;
@@ -118,6 +119,8 @@ Action add_rotations_command(CLI::App& app) {
   cmd->add_option("--realization,--realisation", o->realisation, "r1 r2 r3 hf llamacpp-cpu llamacpp-cuda pipeline:...")->capture_default_str();
   cmd->add_option("--format", o->format, "Number format F (r1-r3) or activation format (pipelines)")->capture_default_str();
   cmd->add_option("--rounding", o->rounding, "Rounding of every step")->capture_default_str();
+  cmd->add_option("--engine", o->engine, "Arithmetic engine: mpfr fast auto (same bits, different speed)")
+      ->capture_default_str();
   auto* positions = add_integer_option(cmd, "--positions", o->positions, "N: positions 0..N-1", 2, attention::kMaxCensusPositions)->capture_default_str();
   auto* position = add_integer_option(cmd, "--position", o->position, "Report the realised rotation at position I instead of a census", 0, INT64_MAX);
   auto* max_period = add_integer_option(cmd, "--max-period", o->max_period, "P_max for non-periodicity witnesses (default N/2)", 1, attention::kMaxCensusPositions);
@@ -145,7 +148,9 @@ Action add_rotations_command(CLI::App& app) {
     const auto mode = with_flag("--rounding", [&] { return numeric::parse_rounding(o->rounding); });
     const auto format = with_flag("--format", [&] { return numeric::parse_format(o->format); });
     const auto schedule = with_flag("--schedule", [&] { return attention::parse_schedule(o->schedule); });
-    const auto realisation = with_flag("--realization", [&] { return attention::parse_realisation(o->realisation, format, mode); });
+    const numeric::Engine* engine = with_flag("--engine", [&] { return &numeric::engine_by_name(o->engine); });
+    auto realisation = with_flag("--realization", [&] { return attention::parse_realisation(o->realisation, format, mode); });
+    realisation.engine = engine;
     with_flag("--realization", [&] { attention::check_applicable(schedule, realisation); return 0; });
     if (o->position) {
       const auto report = attention::query_position(schedule, realisation, *o->position);

@@ -12,6 +12,7 @@
 #include "cli/jobs.hpp"
 #include "cli/table.hpp"
 #include "numeric/error.hpp"
+#include "numeric/fast_engine.hpp"
 
 namespace ropesim::cli {
 
@@ -59,7 +60,7 @@ Table sweep_table(const std::vector<attention::CensusResult>& cells, const std::
 Action add_sweep_command(CLI::App& app) {
   struct Options {
     std::string models, schedules, formats = "bf16,fp16,fp32,fp64", realisations = "r1,r2,hf", out, rounding = "nearest-even", columns,
-        shard;
+        shard, engine = "auto";
     std::uint64_t positions = 65536;
     std::optional<std::uint64_t> max_period;
     unsigned threads = 0;
@@ -74,6 +75,8 @@ Action add_sweep_command(CLI::App& app) {
   add_integer_option(cmd, "--positions", o->positions, "N: positions 0..N-1", 2, attention::kMaxCensusPositions)->capture_default_str();
   add_integer_option(cmd, "--max-period", o->max_period, "P_max for witnesses (default N/2)", 1, attention::kMaxCensusPositions);
   cmd->add_option("--rounding", o->rounding, "Rounding of every step: nearest-even nearest-away toward-zero upward downward")
+      ->capture_default_str();
+  cmd->add_option("--engine", o->engine, "Arithmetic engine: mpfr fast auto (same bits, different speed)")
       ->capture_default_str();
   cmd->add_option("-o,--out", o->out, "Write the table to FILE (.csv .md .json .tex; every column)");
   cmd->add_flag("--json", o->json, "Print JSON (a list of objects, every column) instead of the table");
@@ -102,6 +105,7 @@ Action add_sweep_command(CLI::App& app) {
 
     attention::SweepGrid grid;
     grid.rounding = with_flag("--rounding", [&] { return numeric::parse_rounding(o->rounding); });
+    grid.engine = with_flag("--engine", [&] { return &numeric::engine_by_name(o->engine); });
     grid.schedules = grid_schedules(o->models, o->schedules);
     for (const auto& spec : split_unique(o->formats, "--formats", ListKind::formats)) {
       try {
