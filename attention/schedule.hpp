@@ -121,7 +121,7 @@ struct RopeScaling {
 struct Schedule {
   /// Canonical spec string (parse_schedule(spec) gives the same schedule), or the preset name.
   std::string spec;
-  /// "conventional", "single", "periodic", "partial", "prope" or "preset".
+  /// "conventional", "single", "periodic", "partial", "prope", "preset" or "hf-config".
   std::string kind;
   std::vector<RotaryBlock> blocks;
   std::size_t unrotated_pairs = 0;
