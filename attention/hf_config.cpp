@@ -48,8 +48,8 @@ class ExactNumberSax {
   bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& e) {
     std::string what = e.what();
     if (what.size() > 160) what = what.substr(0, 160) + "...";
-    throw InvalidArgument(std::string(where_) + ": malformed JSON at byte " + std::to_string(position) +
-                          ": " + what);
+    throw InvalidArgument(std::string(where_) + ": malformed JSON at byte " +
+                          std::to_string(position) + ": " + what);
   }
 
  private:
@@ -113,8 +113,12 @@ const std::vector<TypeKeys>& type_keys() {
        {"factor"},
        {"attention_factor", "beta_fast", "beta_slow", "original_max_position_embeddings", "mscale",
         "mscale_all_dim", "truncate"}},
-      {"longrope", {"short_factor", "long_factor"}, {"attention_factor", "factor", "original_max_position_embeddings"}},
-      {"llama3", {"factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings"}, {}},
+      {"longrope",
+       {"short_factor", "long_factor"},
+       {"attention_factor", "factor", "original_max_position_embeddings"}},
+      {"llama3",
+       {"factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings"},
+       {}},
   };
   return keys;
 }
@@ -126,7 +130,9 @@ std::string join(const std::vector<std::string>& v) {
 }
 
 /// A value present and not null.
-bool has(const json& o, const char* key) { return o.is_object() && o.contains(key) && !o.at(key).is_null(); }
+bool has(const json& o, const char* key) {
+  return o.is_object() && o.contains(key) && !o.at(key).is_null();
+}
 
 std::optional<mpq_class> optional_number(const json& o, const char* key, std::string_view where) {
   if (!has(o, key)) return std::nullopt;
@@ -143,7 +149,8 @@ std::vector<mpq_class> number_list(const json& o, const char* key, std::string_v
 
 /// rope_scaling (or v5 rope_parameters, where rope_theta and partial_rotary_factor may sit
 /// beside the scaling keys: `extra` names them).
-std::optional<RopeScaling> read_rope_scaling(const json& r, std::string_view where, const char* name,
+std::optional<RopeScaling> read_rope_scaling(const json& r, std::string_view where,
+                                             const char* name,
                                              const std::vector<std::string>& extra) {
   if (!r.is_object()) refuse(where, std::string(name) + " must be an object or null");
   std::string type;
@@ -152,19 +159,23 @@ std::optional<RopeScaling> read_rope_scaling(const json& r, std::string_view whe
     if (!r.at(k).is_string()) refuse(where, std::string(name) + "." + k + " must be a string");
     const std::string t = r.at(k).get<std::string>();
     if (!type.empty() && t != type) {
-      refuse(where, std::string(name) + " has rope_type '" + type + "' and type '" + t + "'; give one");
+      refuse(where,
+             std::string(name) + " has rope_type '" + type + "' and type '" + t + "'; give one");
     }
     type = t;
   }
   std::vector<std::string> types;
   for (const auto& t : type_keys()) types.push_back(t.type);
   if (type.empty()) {
-    if (extra.empty()) refuse(where, std::string(name) + " has no rope_type (or type); accepted: " + join(types));
+    if (extra.empty())
+      refuse(where, std::string(name) + " has no rope_type (or type); accepted: " + join(types));
     type = "default";
   }
-  const auto it = std::find_if(type_keys().begin(), type_keys().end(), [&](const TypeKeys& t) { return t.type == type; });
+  const auto it = std::find_if(type_keys().begin(), type_keys().end(),
+                               [&](const TypeKeys& t) { return t.type == type; });
   if (it == type_keys().end()) {
-    refuse(where, "unknown " + std::string(name) + " type '" + type + "'; accepted: " + join(types));
+    refuse(where,
+           "unknown " + std::string(name) + " type '" + type + "'; accepted: " + join(types));
   }
   std::vector<std::string> accepted = {"rope_type", "type"};
   accepted.insert(accepted.end(), it->required.begin(), it->required.end());
@@ -172,16 +183,19 @@ std::optional<RopeScaling> read_rope_scaling(const json& r, std::string_view whe
   accepted.insert(accepted.end(), extra.begin(), extra.end());
   for (const auto& [key, value] : r.items()) {
     if (std::find(accepted.begin(), accepted.end(), key) == accepted.end()) {
-      refuse(where, "unknown key '" + key + "' in " + name + " of type " + type + "; accepted: " + join(accepted));
+      refuse(where, "unknown key '" + key + "' in " + name + " of type " + type +
+                        "; accepted: " + join(accepted));
     }
   }
   for (const auto& k : it->required) {
-    if (!has(r, k.c_str())) refuse(where, std::string(name) + " of type " + type + " needs '" + k + "'");
+    if (!has(r, k.c_str()))
+      refuse(where, std::string(name) + " of type " + type + " needs '" + k + "'");
   }
   RopeScaling s;
   s.type = type;
   s.factor = optional_number(r, "factor", where);
-  s.original_max_position_embeddings = optional_number(r, "original_max_position_embeddings", where);
+  s.original_max_position_embeddings =
+      optional_number(r, "original_max_position_embeddings", where);
   s.low_freq_factor = optional_number(r, "low_freq_factor", where);
   s.high_freq_factor = optional_number(r, "high_freq_factor", where);
   s.beta_fast = optional_number(r, "beta_fast", where);
@@ -190,7 +204,8 @@ std::optional<RopeScaling> read_rope_scaling(const json& r, std::string_view whe
   s.mscale_all_dim = optional_number(r, "mscale_all_dim", where);
   s.attention_factor = optional_number(r, "attention_factor", where);
   if (has(r, "truncate")) {
-    if (!r.at("truncate").is_boolean()) refuse(where, std::string(name) + ".truncate must be true or false");
+    if (!r.at("truncate").is_boolean())
+      refuse(where, std::string(name) + ".truncate must be true or false");
     s.truncate = r.at("truncate").get<bool>();
   }
   if (has(r, "short_factor")) s.short_factor = number_list(r, "short_factor", where);
@@ -209,9 +224,11 @@ std::optional<RopeScaling> read_rope_scaling(const json& r, std::string_view whe
     s.type = "mrope";
   }
   if (has(r, "mrope_interleaved")) {
-    if (!r.at("mrope_interleaved").is_boolean()) refuse(where, "mrope_interleaved must be true or false");
+    if (!r.at("mrope_interleaved").is_boolean())
+      refuse(where, "mrope_interleaved must be true or false");
     s.mrope_interleaved = r.at("mrope_interleaved").get<bool>();
-    if (s.mrope_interleaved && s.mrope_section.empty()) refuse(where, "mrope_interleaved needs an mrope_section");
+    if (s.mrope_interleaved && s.mrope_section.empty())
+      refuse(where, "mrope_interleaved needs an mrope_section");
   }
   if (s.type == "default") return std::nullopt;
   return s;
@@ -256,18 +273,24 @@ void set_attention_scaling(Schedule& s, double value, std::string text) {
 
 /// The YaRN attention factor as _compute_yarn_parameters computes it in Python floats.
 void yarn_attention_scaling(Schedule& s, const RopeScaling& r, const mpq_class& factor) {
-  if (r.attention_factor) return set_attention_scaling(s, python_float(*r.attention_factor), r.attention_factor->get_str());
+  if (r.attention_factor)
+    return set_attention_scaling(s, python_float(*r.attention_factor),
+                                 r.attention_factor->get_str());
   const double f = python_float(factor);
   // `if mscale and mscale_all_dim`: Python truthiness (absent or 0 is false)
   if (r.mscale && *r.mscale != 0 && r.mscale_all_dim && *r.mscale_all_dim != 0) {
-    const double v = PyFloat::div(get_mscale(f, python_float(*r.mscale)), get_mscale(f, python_float(*r.mscale_all_dim)));
-    return set_attention_scaling(s, v, "(" + mscale_text(factor, *r.mscale) + ")/(" + mscale_text(factor, *r.mscale_all_dim) + ")");
+    const double v = PyFloat::div(get_mscale(f, python_float(*r.mscale)),
+                                  get_mscale(f, python_float(*r.mscale_all_dim)));
+    return set_attention_scaling(s, v,
+                                 "(" + mscale_text(factor, *r.mscale) + ")/(" +
+                                     mscale_text(factor, *r.mscale_all_dim) + ")");
   }
   set_attention_scaling(s, get_mscale(f, 1.0), mscale_text(factor, 1));
 }
 
 std::int64_t to_int64(const mpz_class& z) {
-  if (!z.fits_slong_p()) throw InvalidArgument("yarn correction range out of range: " + z.get_str());
+  if (!z.fits_slong_p())
+    throw InvalidArgument("yarn correction range out of range: " + z.get_str());
   return z.get_si();
 }
 
@@ -307,7 +330,9 @@ HfRopeConfig hf_rope_config(const json& top, std::string_view where) {
       const json* j = find(k);
       if (!j) continue;
       const mpq_class x = exact_json_number(*j, where, k);
-      if (v && *v != x) refuse(where, std::string(first) + " and " + k + " disagree (" + v->get_str() + " vs " + x.get_str() + ")");
+      if (v && *v != x)
+        refuse(where, std::string(first) + " and " + k + " disagree (" + v->get_str() + " vs " +
+                          x.get_str() + ")");
       v = x;
       first = k;
     }
@@ -326,12 +351,14 @@ HfRopeConfig hf_rope_config(const json& top, std::string_view where) {
   std::optional<mpq_class> theta = number({"rope_theta", "rotary_emb_base"});
   std::optional<mpq_class> prf = number({"partial_rotary_factor", "rotary_pct"});
   if (params) {
-    c.rope_scaling = read_rope_scaling(*params, where, "rope_parameters", {"rope_theta", "partial_rotary_factor"});
+    c.rope_scaling = read_rope_scaling(*params, where, "rope_parameters",
+                                       {"rope_theta", "partial_rotary_factor"});
     for (const char* k : {"rope_theta", "partial_rotary_factor"}) {
       if (!has(*params, k)) continue;
       const mpq_class x = exact_json_number(params->at(k), where, k);
       std::optional<mpq_class>& slot = std::string(k) == "rope_theta" ? theta : prf;
-      if (slot && *slot != x) refuse(where, std::string(k) + " differs between the config and rope_parameters");
+      if (slot && *slot != x)
+        refuse(where, std::string(k) + " differs between the config and rope_parameters");
       slot = x;
     }
   } else if (scaling) {
@@ -373,20 +400,25 @@ Schedule hf_config_schedule(const std::string& path, std::uint64_t seq_len) {
     refuse("hf-config '" + path + "'", e.what());
   }
   s.kind = "hf-config";
-  s.spec = seq_len ? "hf-config[seq_len=" + std::to_string(seq_len) + "]:" + path : "hf-config:" + path;
+  s.spec =
+      seq_len ? "hf-config[seq_len=" + std::to_string(seq_len) + "]:" + path : "hf-config:" + path;
   return s;
 }
 
-std::pair<std::int64_t, std::int64_t> yarn_correction_range(const mpq_class& beta_fast, const mpq_class& beta_slow,
+std::pair<std::int64_t, std::int64_t> yarn_correction_range(const mpq_class& beta_fast,
+                                                            const mpq_class& beta_slow,
                                                             std::size_t dim, const mpq_class& base,
                                                             const mpq_class& L) {
   if (base <= 1) throw InvalidArgument("yarn needs rope_theta > 1, got " + base.get_str());
-  if (L <= 0) throw InvalidArgument("yarn needs original_max_position_embeddings > 0, got " + L.get_str());
+  if (L <= 0)
+    throw InvalidArgument("yarn needs original_max_position_embeddings > 0, got " + L.get_str());
   if (beta_fast <= 0 || beta_slow <= 0) {
-    throw InvalidArgument("yarn needs beta_fast > 0 and beta_slow > 0, got " + beta_fast.get_str() + ", " + beta_slow.get_str());
+    throw InvalidArgument("yarn needs beta_fast > 0 and beta_slow > 0, got " + beta_fast.get_str() +
+                          ", " + beta_slow.get_str());
   }
   // Encloses c(n) = dim·ln(L/(2πn)) / (2 ln β) in [lo, hi], every step rounded outward.
-  auto enclose = [&](const mpq_class& n, mpfr_prec_t p, numeric::Mpfr& lo, numeric::Mpfr& hi) -> bool {
+  auto enclose = [&](const mpq_class& n, mpfr_prec_t p, numeric::Mpfr& lo,
+                     numeric::Mpfr& hi) -> bool {
     numeric::Mpfr pl(p), ph(p), a(p), b(p), bl(p), bh(p);
     mpfr_const_pi(pl, MPFR_RNDD);
     mpfr_const_pi(ph, MPFR_RNDU);
@@ -422,26 +454,33 @@ std::pair<std::int64_t, std::int64_t> yarn_correction_range(const mpq_class& bet
       mpfr_get_z(zh.get_mpz_t(), hi, direction);
       if (zl == zh) return to_int64(zl);
     }
-    throw InvalidArgument("yarn correction range undecided at 65536 bits (beta " + n.get_str() + ")");
+    throw InvalidArgument("yarn correction range undecided at 65536 bits (beta " + n.get_str() +
+                          ")");
   };
   const std::int64_t low = std::max<std::int64_t>(decide(beta_fast, MPFR_RNDD), 0);
-  const std::int64_t high = std::min<std::int64_t>(decide(beta_slow, MPFR_RNDU), static_cast<std::int64_t>(dim) - 1);
+  const std::int64_t high =
+      std::min<std::int64_t>(decide(beta_slow, MPFR_RNDU), static_cast<std::int64_t>(dim) - 1);
   return {low, high};
 }
 
 Schedule config_schedule(const HfRopeConfig& c, std::uint64_t seq_len) {
   if (c.head_dim < 2 || c.head_dim % 2 != 0 || c.head_dim > 65536) {
-    throw InvalidArgument("head_dim must be an even integer in 2..65536, got " + std::to_string(c.head_dim));
+    throw InvalidArgument("head_dim must be an even integer in 2..65536, got " +
+                          std::to_string(c.head_dim));
   }
   if (c.partial_rotary_factor > 1) {
-    throw InvalidArgument("partial_rotary_factor must be in (0, 1], got " + c.partial_rotary_factor.get_str());
+    throw InvalidArgument("partial_rotary_factor must be in (0, 1], got " +
+                          c.partial_rotary_factor.get_str());
   }
-  Schedule s = c.partial_rotary_factor < 1 ? partial_schedule(c.rope_theta, c.head_dim, c.partial_rotary_factor)
-                                           : conventional_schedule(c.rope_theta, c.head_dim);
+  Schedule s = c.partial_rotary_factor < 1
+                   ? partial_schedule(c.rope_theta, c.head_dim, c.partial_rotary_factor)
+                   : conventional_schedule(c.rope_theta, c.head_dim);
   s.partial_rotary_factor = c.partial_rotary_factor;
   s.max_position_embeddings = c.max_position_embeddings;
   if (!c.rope_scaling) {
-    if (seq_len) throw InvalidArgument("seq_len applies to dynamic and longrope rope_scaling only; this config has none");
+    if (seq_len)
+      throw InvalidArgument(
+          "seq_len applies to dynamic and longrope rope_scaling only; this config has none");
     return s;
   }
   RopeScaling r = *c.rope_scaling;
@@ -458,7 +497,8 @@ Schedule config_schedule(const HfRopeConfig& c, std::uint64_t seq_len) {
     return *q;
   };
   if (seq_len && r.type != "dynamic" && r.type != "longrope") {
-    throw InvalidArgument("seq_len applies to dynamic and longrope rope_scaling only, not " + r.type);
+    throw InvalidArgument("seq_len applies to dynamic and longrope rope_scaling only, not " +
+                          r.type);
   }
   if (r.type == "linear") {
     // _compute_linear_scaling_rope_parameters: inv_freq /= factor
@@ -475,7 +515,8 @@ Schedule config_schedule(const HfRopeConfig& c, std::uint64_t seq_len) {
     const std::uint64_t L = std::max<std::uint64_t>(seq_len, *c.max_position_embeddings);
     r.seq_len = L;
     if (L > *c.max_position_embeddings) {
-      if (D < 4) throw InvalidArgument("dynamic rope scaling needs a rotary dimension ≥ 4 (D/(D-2))");
+      if (D < 4)
+        throw InvalidArgument("dynamic rope scaling needs a rotary dimension ≥ 4 (D/(D-2))");
       const mpq_class x = factor * mpq_class(mpz_class(std::to_string(L))) / L0 - (factor - 1);
       for (auto& b : s.blocks) {
         mpq_class e(-2 * static_cast<long>(b.frequency_index), static_cast<long>(D - 2));
@@ -488,10 +529,12 @@ Schedule config_schedule(const HfRopeConfig& c, std::uint64_t seq_len) {
     // _compute_yarn_parameters (truncate): θ'_k = θ_k·(ramp_k/factor + 1 - ramp_k)
     const mpq_class factor = positive(r.factor, "factor");
     if (!r.truncate) {
-      throw InvalidArgument("yarn with truncate=false has a ramp in ln(...) that is not an exact ropesim angle; "
-                            "accepted: truncate true (the default)");
+      throw InvalidArgument(
+          "yarn with truncate=false has a ramp in ln(...) that is not an exact ropesim angle; "
+          "accepted: truncate true (the default)");
     }
-    const mpq_class L = r.original_max_position_embeddings ? *r.original_max_position_embeddings : max_pos("yarn");
+    const mpq_class L =
+        r.original_max_position_embeddings ? *r.original_max_position_embeddings : max_pos("yarn");
     // `rope_scaling.get("beta_fast") or 32`: absent or 0 gives the default
     const mpq_class beta_fast = r.beta_fast && *r.beta_fast != 0 ? *r.beta_fast : mpq_class(32);
     const mpq_class beta_slow = r.beta_slow && *r.beta_slow != 0 ? *r.beta_slow : mpq_class(1);
@@ -511,9 +554,10 @@ Schedule config_schedule(const HfRopeConfig& c, std::uint64_t seq_len) {
   } else if (r.type == "longrope") {
     // _compute_longrope_parameters: θ_k / ext_k, ext = long_factor iff seq_len > L_orig
     if (r.short_factor.size() != half || r.long_factor.size() != half) {
-      throw InvalidArgument("longrope short_factor and long_factor need rotary_dim/2 = " + std::to_string(half) +
-                            " entries each, got " + std::to_string(r.short_factor.size()) + " and " +
-                            std::to_string(r.long_factor.size()));
+      throw InvalidArgument(
+          "longrope short_factor and long_factor need rotary_dim/2 = " + std::to_string(half) +
+          " entries each, got " + std::to_string(r.short_factor.size()) + " and " +
+          std::to_string(r.long_factor.size()));
     }
     mpq_class L0;
     if (r.original_max_position_embeddings) {
@@ -558,17 +602,20 @@ Schedule config_schedule(const HfRopeConfig& c, std::uint64_t seq_len) {
     // apply_interleaved_mrope: k ≡ 1 (mod 3), k < 3h reads height; k ≡ 2 (mod 3), k < 3w width.
     const auto& m = r.mrope_section;
     if (m[0] + m[1] + m[2] != half) {
-      throw InvalidArgument("mrope_section [" + std::to_string(m[0]) + ", " + std::to_string(m[1]) + ", " +
-                            std::to_string(m[2]) + "] must sum to rotary_dim/2 = " + std::to_string(half));
+      throw InvalidArgument("mrope_section [" + std::to_string(m[0]) + ", " + std::to_string(m[1]) +
+                            ", " + std::to_string(m[2]) +
+                            "] must sum to rotary_dim/2 = " + std::to_string(half));
     }
     for (auto& b : s.blocks) {
       const std::size_t k = b.frequency_index;
       if (r.mrope_interleaved) {
-        b.axis = (k % 3 == 1 && k < 3 * m[1]) ? PositionAxis::height
+        b.axis = (k % 3 == 1 && k < 3 * m[1])   ? PositionAxis::height
                  : (k % 3 == 2 && k < 3 * m[2]) ? PositionAxis::width
                                                 : PositionAxis::temporal;
       } else {
-        b.axis = k < m[0] ? PositionAxis::temporal : k < m[0] + m[1] ? PositionAxis::height : PositionAxis::width;
+        b.axis = k < m[0]          ? PositionAxis::temporal
+                 : k < m[0] + m[1] ? PositionAxis::height
+                                   : PositionAxis::width;
       }
     }
   }

@@ -4,11 +4,12 @@
 /// the rope_scaling types of transformers' src/transformers/modeling_rope_utils.py
 /// (`_compute_{default,linear_scaling,dynamic_ntk,yarn,longrope,llama3}_parameters`, v5
 /// semantics; Qwen2-VL's `mrope_section` from modeling_qwen2_vl.py
-/// `apply_multimodal_rotary_pos_emb`, Qwen3-VL's interleaved layout from `apply_interleaved_mrope`).
+/// `apply_multimodal_rotary_pos_emb`, Qwen3-VL's interleaved layout from
+/// `apply_interleaved_mrope`).
 #include <gmpxx.h>
-#include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -48,9 +49,8 @@ Schedule hf_config_schedule(const std::string& path, std::uint64_t seq_len = 0);
 /// `find_correction_range` with truncate). c(n) is never an integer (π is transcendental),
 /// so MPFR interval evaluation at growing precision decides floor and ceil; throws
 /// InvalidArgument if undecided at 65536 bits, or unless β > 1, L > 0, n > 0.
-std::pair<std::int64_t, std::int64_t> yarn_correction_range(const mpq_class& beta_fast,
-                                                            const mpq_class& beta_slow,
-                                                            std::size_t dim, const mpq_class& base,
-                                                            const mpq_class& original_max_position_embeddings);
+std::pair<std::int64_t, std::int64_t> yarn_correction_range(
+    const mpq_class& beta_fast, const mpq_class& beta_slow, std::size_t dim, const mpq_class& base,
+    const mpq_class& original_max_position_embeddings);
 
 }  // namespace ropesim::attention

@@ -46,8 +46,10 @@ Value llama3(const FormatOps& f, const Value& inv, const Llama3Scaling& l, std::
   const Value L = scalar(f, python_float(l.original_max_position_embeddings), fl);
   const Value lff = scalar(f, python_float(l.low_freq_factor), fl);
   // low/high wavelengths are Python floats, compared with the fp32 tensor in fp32
-  const double low_d = python_float(l.original_max_position_embeddings) / python_float(l.low_freq_factor);
-  const double high_d = python_float(l.original_max_position_embeddings) / python_float(l.high_freq_factor);
+  const double low_d =
+      python_float(l.original_max_position_embeddings) / python_float(l.low_freq_factor);
+  const double high_d =
+      python_float(l.original_max_position_embeddings) / python_float(l.high_freq_factor);
   const Value low = scalar(f, low_d, fl);
   const Value high = scalar(f, high_d, fl);
   if (numeric::compare(wavelen, low) == 1) return f.div(inv, factor, fl);
@@ -61,13 +63,14 @@ Value llama3(const FormatOps& f, const Value& inv, const Llama3Scaling& l, std::
 
 /// _compute_yarn_parameters: pos_freqs = p, inv_freq_extrapolation = 1/p (= inv),
 /// inv_freq_interpolation = 1/(factor·p), low/high from Python floats, the ramp in fp32.
-Value yarn(const FormatOps& f, const Value& inv, const Value& p, const Schedule& s, const RotaryBlock& b,
-           std::uint8_t& fl) {
+Value yarn(const FormatOps& f, const Value& inv, const Value& p, const Schedule& s,
+           const RotaryBlock& b, std::uint8_t& fl) {
   const RopeScaling& r = *s.rope_scaling;
   const double factor = python_float(*r.factor);
-  const double L = python_float(r.original_max_position_embeddings
-                                    ? *r.original_max_position_embeddings
-                                    : mpq_class(mpz_class(std::to_string(*s.max_position_embeddings))));
+  const double L =
+      python_float(r.original_max_position_embeddings
+                       ? *r.original_max_position_embeddings
+                       : mpq_class(mpz_class(std::to_string(*s.max_position_embeddings))));
   const double beta_fast = r.beta_fast && *r.beta_fast != 0 ? python_float(*r.beta_fast) : 32;
   const double beta_slow = r.beta_slow && *r.beta_slow != 0 ? python_float(*r.beta_slow) : 1;
   const std::size_t dim = *s.exponent_dim;
@@ -89,8 +92,8 @@ Value yarn(const FormatOps& f, const Value& inv, const Value& p, const Schedule&
 
 }  // namespace
 
-Value hf_scaled_inv_freq(const FormatOps& f, const Value& inv_freq, const Value& power, const Schedule& s,
-                         const RotaryBlock& b, std::uint8_t& flags) {
+Value hf_scaled_inv_freq(const FormatOps& f, const Value& inv_freq, const Value& power,
+                         const Schedule& s, const RotaryBlock& b, std::uint8_t& flags) {
   if (!s.rope_scaling) return inv_freq;
   const RopeScaling& r = *s.rope_scaling;
   const Value p = f.convert(power, flags);
@@ -106,10 +109,12 @@ Value hf_scaled_inv_freq(const FormatOps& f, const Value& inv_freq, const Value&
   }
   if (r.type == "dynamic") {
     if (s.max_position_embeddings && r.seq_len <= *s.max_position_embeddings) return inv_freq;
-    throw InvalidArgument("framework pipelines do not model dynamic rope scaling beyond max_position_embeddings "
-                          "(seq_len " + std::to_string(r.seq_len) +
-                          "; Hugging Face recomputes the base in Python floats); use r1, r2 or r3, or seq_len ≤ " +
-                          std::to_string(s.max_position_embeddings.value_or(0)));
+    throw InvalidArgument(
+        "framework pipelines do not model dynamic rope scaling beyond max_position_embeddings "
+        "(seq_len " +
+        std::to_string(r.seq_len) +
+        "; Hugging Face recomputes the base in Python floats); use r1, r2 or r3, or seq_len ≤ " +
+        std::to_string(s.max_position_embeddings.value_or(0)));
   }
   throw InvalidArgument("framework pipelines: unknown rope scaling type '" + r.type +
                         "'; accepted: linear, dynamic, yarn, longrope, llama3, mrope");

@@ -5,9 +5,9 @@
 // 39.6508807104171, DeepSeek-V3 10.47224081031803 / 22.51344063687727), and CPython's own
 // math.log/math.sqrt for the attention factors (the hex literals below); the framework
 // pipeline's inv_freq against native binary32 arithmetic as in test_realisation.cpp.
-#include <catch2/catch.hpp>
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -87,9 +87,11 @@ const char* kYarnSmall = R"({"head_dim": 16, "rope_theta": 10000, "max_position_
 
 }  // namespace
 
-TEST_CASE("hf-config linear: θ_k / factor, hidden_size / heads, default rope_theta", "[hf-config]") {
+TEST_CASE("hf-config linear: θ_k / factor, hidden_size / heads, default rope_theta",
+          "[hf-config]") {
   // D = 32/4 = 8, β = 10000 (absent): θ_k = 10^(-k) exactly; /2.5 by hand.
-  const Schedule s = hf("linear", R"({"hidden_size": 32, "num_attention_heads": 4, "vocab_size": 32000,
+  const Schedule s =
+      hf("linear", R"({"hidden_size": 32, "num_attention_heads": 4, "vocab_size": 32000,
     "architectures": ["LlamaForCausalLM"], "max_position_embeddings": 2048,
     "rope_scaling": {"type": "linear", "factor": 2.5}})");
   REQUIRE(s.kind == "hf-config");
@@ -117,8 +119,9 @@ TEST_CASE("hf-config dynamic: base·(f·L/L0 − (f − 1))^(D/(D−2)) at seq_l
   const Schedule longer = hf("dynamic", text, 4096);
   REQUIRE(rational_of(longer, 0) == 1);
   REQUIRE(rational_of(longer, 1) == mpq_class(1, 300));
-  REQUIRE(parse_schedule("hf-config[seq_len=4096]:" + write_config("dynamic", text)).blocks[1].theta.as_rational() ==
-          mpq_class(1, 300));
+  REQUIRE(parse_schedule("hf-config[seq_len=4096]:" + write_config("dynamic", text))
+              .blocks[1]
+              .theta.as_rational() == mpq_class(1, 300));
   // pipelines refuse the recomputed base
   REQUIRE_THROWS_WITH(query_position(longer, parse_realisation("hf", Format::bf16()), 3),
                       Catch::Contains("dynamic rope scaling beyond max_position_embeddings"));
@@ -131,9 +134,9 @@ TEST_CASE("hf-config yarn: correction range, ramp and θ·(ramp/f + 1 − ramp)"
   REQUIRE(s.rope_scaling->yarn_low == 2);
   REQUIRE(s.rope_scaling->yarn_high == 6);
   REQUIRE(rational_of(s, 0) == 1);
-  REQUIRE(rational_of(s, 2) == mpq_class(1, 10));                 // θ_2 = 10^4^(-1/4) · 1
-  REQUIRE(rational_of(s, 4) == mpq_class(9, 1600));               // θ_4 = 1/100 · 9/16
-  REQUIRE(rational_of(s, 6) == mpq_class(1, 8000));               // θ_6 = 1/1000 · 1/8
+  REQUIRE(rational_of(s, 2) == mpq_class(1, 10));    // θ_2 = 10^4^(-1/4) · 1
+  REQUIRE(rational_of(s, 4) == mpq_class(9, 1600));  // θ_4 = 1/100 · 9/16
+  REQUIRE(rational_of(s, 6) == mpq_class(1, 8000));  // θ_6 = 1/1000 · 1/8
   REQUIRE(same(s.blocks[3].theta, ExactReal::power(10000, mpq_class(-3, 8), mpq_class(25, 32))));
   REQUIRE(same(s.blocks[5].theta, ExactReal::power(10000, mpq_class(-5, 8), mpq_class(11, 32))));
   REQUIRE(same(s.blocks[7].theta, ExactReal::power(10000, mpq_class(-7, 8), mpq_class(1, 8))));
@@ -157,12 +160,14 @@ TEST_CASE("hf-config yarn: correction range, ramp and θ·(ramp/f + 1 − ramp)"
   // θ_0 (k < low) is extrapolated, θ_63 (k ≥ high) interpolated: 10^6^(-126/128)/4
   REQUIRE(rational_of(q, 0) == 1);
   REQUIRE(same(q.blocks[63].theta, ExactReal::power(1000000, mpq_class(-63, 64), mpq_class(1, 4))));
-  REQUIRE(yarn_correction_range(32, 1, 16, 10000, 2048) == std::pair<std::int64_t, std::int64_t>{2, 6});
+  REQUIRE(yarn_correction_range(32, 1, 16, 10000, 2048) ==
+          std::pair<std::int64_t, std::int64_t>{2, 6});
 }
 
 TEST_CASE("hf-config longrope: short/long factors by seq_len, attention factor", "[hf-config]") {
   // D = 4: θ = 1, 1/100. short [1, 2] → 1, 1/200; long [4, 8] → 1/4, 1/800.
-  const std::string text = R"({"head_dim": 4, "rope_theta": 10000, "max_position_embeddings": 131072,
+  const std::string text =
+      R"({"head_dim": 4, "rope_theta": 10000, "max_position_embeddings": 131072,
     "original_max_position_embeddings": 4096,
     "rope_scaling": {"type": "longrope", "short_factor": [1.0, 2.0], "long_factor": [4, 8]}})";
   const Schedule s = hf("longrope", text);
@@ -185,14 +190,19 @@ TEST_CASE("hf-config of a preset's config gives the preset's exact angles", "[hf
                      "original_max_position_embeddings": 8192, "rope_type": "llama3"}, "torch_dtype": "bfloat16"})");
   require_same_angles(l, parse_schedule("llama3.1-8b"));
   REQUIRE(l.llama3.has_value());
-  require_same_angles(hf("phi2", R"({"hidden_size": 2560, "num_attention_heads": 32, "partial_rotary_factor": 0.4,
-    "rope_theta": 10000.0, "max_position_embeddings": 2048})"), parse_schedule("phi-2"));
-  require_same_angles(hf("neox", R"({"hidden_size": 6144, "num_attention_heads": 64, "rotary_pct": 0.25,
-    "rotary_emb_base": 10000, "max_position_embeddings": 2048})"), parse_schedule("gpt-neox-20b"));
+  require_same_angles(
+      hf("phi2", R"({"hidden_size": 2560, "num_attention_heads": 32, "partial_rotary_factor": 0.4,
+    "rope_theta": 10000.0, "max_position_embeddings": 2048})"),
+      parse_schedule("phi-2"));
+  require_same_angles(
+      hf("neox", R"({"hidden_size": 6144, "num_attention_heads": 64, "rotary_pct": 0.25,
+    "rotary_emb_base": 10000, "max_position_embeddings": 2048})"),
+      parse_schedule("gpt-neox-20b"));
 }
 
 TEST_CASE("hf-config mrope: axes per block from mrope_section, nested text_config", "[hf-config]") {
-  const Schedule s = hf("qwen2vl", R"({"model_type": "qwen2_vl", "vision_config": {"depth": 32, "hidden_size": 1280},
+  const Schedule s = hf(
+      "qwen2vl", R"({"model_type": "qwen2_vl", "vision_config": {"depth": 32, "hidden_size": 1280},
     "text_config": {"hidden_size": 3584, "num_attention_heads": 28, "rope_theta": 1000000.0,
       "max_position_embeddings": 32768, "rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 24]}}})");
   require_same_angles(s, parse_schedule("conventional:base=1000000,dim=128"));
@@ -224,18 +234,22 @@ TEST_CASE("hf-config refusals: one line naming the file and the accepted values"
   };
   const Case cases[] = {
       {"bad_type", R"({"head_dim": 8, "rope_scaling": {"type": "ntk-by-parts", "factor": 2}})",
-       "unknown rope_scaling type 'ntk-by-parts'; accepted: default, mrope, linear, dynamic, yarn, longrope, llama3"},
+       "unknown rope_scaling type 'ntk-by-parts'; accepted: default, mrope, linear, dynamic, yarn, "
+       "longrope, llama3"},
       {"bad_key", R"({"head_dim": 8, "rope_scaling": {"type": "linear", "factor": 2, "fator": 3}})",
        "unknown key 'fator' in rope_scaling of type linear; accepted: rope_type, type, factor"},
       {"no_factor", R"({"head_dim": 8, "rope_scaling": {"rope_type": "yarn"}})", "needs 'factor'"},
       {"short_list", R"({"head_dim": 8, "max_position_embeddings": 10,
          "rope_scaling": {"type": "longrope", "short_factor": [1, 2, 3], "long_factor": [1, 2, 3, 4]}})",
        "need rotary_dim/2 = 4 entries each, got 3 and 4"},
-      {"mrope_sum", R"({"head_dim": 8, "rope_scaling": {"type": "mrope", "mrope_section": [1, 1, 1]}})",
+      {"mrope_sum",
+       R"({"head_dim": 8, "rope_scaling": {"type": "mrope", "mrope_section": [1, 1, 1]}})",
        "must sum to rotary_dim/2 = 4"},
-      {"no_dim", R"({"rope_theta": 10000})", "needs head_dim, or hidden_size and num_attention_heads"},
+      {"no_dim", R"({"rope_theta": 10000})",
+       "needs head_dim, or hidden_size and num_attention_heads"},
       {"malformed", R"({"head_dim": 8,)", "malformed JSON"},
-      {"truncate", R"({"head_dim": 8, "max_position_embeddings": 64, "rope_scaling": {"type": "yarn", "factor": 2, "truncate": false}})",
+      {"truncate",
+       R"({"head_dim": 8, "max_position_embeddings": 64, "rope_scaling": {"type": "yarn", "factor": 2, "truncate": false}})",
        "truncate=false"},
   };
   for (const auto& c : cases) {
@@ -247,13 +261,16 @@ TEST_CASE("hf-config refusals: one line naming the file and the accepted values"
     REQUIRE(e.find(c.message) != std::string::npos);
   }
   const std::string missing = error_of("hf-config:/nonexistent/config.json");
-  REQUIRE(missing == "hf-config '/nonexistent/config.json': cannot open the file (missing or unreadable)");
-  REQUIRE(error_of("hf-config[seq_len=x]:" + write_config("dynamic2", "{}")).find("seq_len") != std::string::npos);
-  REQUIRE(error_of("hf-config[seq_len=9]:" + write_config("plain", R"({"head_dim": 8})")).find("seq_len applies") !=
+  REQUIRE(missing ==
+          "hf-config '/nonexistent/config.json': cannot open the file (missing or unreadable)");
+  REQUIRE(error_of("hf-config[seq_len=x]:" + write_config("dynamic2", "{}")).find("seq_len") !=
           std::string::npos);
+  REQUIRE(error_of("hf-config[seq_len=9]:" + write_config("plain", R"({"head_dim": 8})"))
+              .find("seq_len applies") != std::string::npos);
 }
 
-TEST_CASE("hf pipeline rescales inv_freq as Hugging Face does, in fp32", "[hf-config][realisation]") {
+TEST_CASE("hf pipeline rescales inv_freq as Hugging Face does, in fp32",
+          "[hf-config][realisation]") {
   // Native binary32 re-implementation of _compute_yarn_parameters / linear / longrope.
   const auto hf_bf16 = parse_realisation("hf", Format::bf16());
   const Schedule y = hf("yarn", kYarnSmall);
@@ -269,9 +286,12 @@ TEST_CASE("hf pipeline rescales inv_freq as Hugging Face does, in fp32", "[hf-co
     INFO("k = " << k);
     REQUIRE(step(rep.blocks[k], "inv_freq")->to_double() == inv);
   }
-  const Schedule lin = hf("linear_p", R"({"head_dim": 16, "rope_theta": 10000, "rope_scaling": {"type": "linear", "factor": 3}})");
+  const Schedule lin = hf(
+      "linear_p",
+      R"({"head_dim": 16, "rope_theta": 10000, "rope_scaling": {"type": "linear", "factor": 3}})");
   const auto rl = query_position(lin, hf_bf16, 7);
-  const Schedule lr = hf("longrope_p", R"({"head_dim": 4, "rope_theta": 10000, "max_position_embeddings": 8192,
+  const Schedule lr =
+      hf("longrope_p", R"({"head_dim": 4, "rope_theta": 10000, "max_position_embeddings": 8192,
     "rope_scaling": {"type": "longrope", "short_factor": [1.1, 0.3], "long_factor": [1, 1], "original_max_position_embeddings": 4096}})");
   const auto rr = query_position(lr, hf_bf16, 7);
   for (int k = 0; k < 8; ++k) {
