@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <rapidcheck.h>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -303,4 +305,55 @@ TEST_CASE("hf pipeline rescales inv_freq as Hugging Face does, in fp32",
     const float p = pow_f(10000.0f, static_cast<float>(2 * k) / 4.0f);
     REQUIRE(step(rr.blocks[k], "inv_freq")->to_double() == 1.0f / (ext[k] * p));
   }
+}
+
+namespace {
+
+/// transformers' find_correction_dim in binary64 with glibc's log (a second implementation).
+double correction_dim_double(double n, int dim, double base, double L) {
+  return (dim * std::log(L / (n * 2 * 3.141592653589793))) / (2 * std::log(base));
+}
+
+}  // namespace
+
+TEST_CASE("yarn correction range and pipeline inv_freq over random configs", "[hf-config][property]") {
+  // The exact range (MPFR intervals) equals floor/ceil of the binary64 formula unless c(n) is
+  // within rounding error of an integer (not met with the fixed seed); the hf pipeline's
+  // inv_freq equals the binary32 re-implementation with that range.
+  const bool ok = rc::check("yarn range and inv_freq", [] {
+    const int D = 2 * *rc::gen::inRange(2, 33);
+    const int base = *rc::gen::inRange(2, 10000001);
+    const int L = *rc::gen::inRange(1, 1000001);
+    const int fast = *rc::gen::inRange(1, 65);
+    const int slow = *rc::gen::inRange(1, fast + 1);
+    const int factor = *rc::gen::inRange(2, 65);
+    const auto [low, high] = yarn_correction_range(fast, slow, D, base, L);
+    const double lo_d = std::max(std::floor(correction_dim_double(fast, D, base, L)), 0.0);
+    const double hi_d = std::min(std::ceil(correction_dim_double(slow, D, base, L)), D - 1.0);
+    RC_ASSERT(static_cast<double>(low) == lo_d);
+    RC_ASSERT(static_cast<double>(high) == hi_d);
+    HfRopeConfig c;
+    c.rope_theta = base;
+    c.head_dim = static_cast<std::size_t>(D);
+    c.max_position_embeddings = static_cast<std::uint64_t>(L);
+    RopeScaling r;
+    r.type = "yarn";
+    r.factor = factor;
+    r.beta_fast = fast;
+    r.beta_slow = slow;
+    c.rope_scaling = r;
+    const Schedule s = config_schedule(c);
+    const auto rep = query_position(s, parse_realisation("hf", Format::bf16()), 1);
+    const float span = static_cast<float>(lo_d == hi_d ? (hi_d + 0.001) - lo_d : hi_d - lo_d);
+    for (int k = 0; k < D / 2; ++k) {
+      const float p = pow_f(static_cast<float>(base), static_cast<float>(2 * k) / static_cast<float>(D));
+      float ramp = (static_cast<float>(k) - static_cast<float>(lo_d)) / span;
+      ramp = ramp < 0 ? 0.0f : ramp > 1 ? 1.0f : ramp;
+      const float ef = 1.0f - ramp;
+      const float inv =
+          (1.0f / (static_cast<float>(factor) * p)) * (1.0f - ef) + (1.0f / p) * ef;
+      RC_ASSERT(step(rep.blocks[k], "inv_freq")->to_double() == inv);
+    }
+  });
+  REQUIRE(ok);
 }
