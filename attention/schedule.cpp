@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "attention/detail/split.hpp"
+#include "attention/hf_config.hpp"
 #include "numeric/error.hpp"
 #include "numeric/exact.hpp"
 
@@ -18,118 +19,16 @@ extern const std::string_view embedded_models_json;
 
 namespace {
 
-/// JSON SAX handler that keeps floating-point literals as their source text (so that the
-/// presets' numbers are read exactly, never through double).
-class ExactNumberSax {
- public:
-  using json = nlohmann::json;
-  using number_integer_t = json::number_integer_t;
-  using number_unsigned_t = json::number_unsigned_t;
-  using number_float_t = json::number_float_t;
-  using string_t = json::string_t;
-  using binary_t = json::binary_t;
-
-  json root;
-
-  bool null() { return put(json(nullptr)); }
-  bool boolean(bool v) { return put(json(v)); }
-  bool number_integer(number_integer_t v) { return put(json(v)); }
-  bool number_unsigned(number_unsigned_t v) { return put(json(v)); }
-  bool number_float(number_float_t, const string_t& text) {
-    return put(json{{"$decimal", text}});
-  }
-  bool string(string_t& v) { return put(json(v)); }
-  bool binary(binary_t&) { return false; }
-  bool start_object(std::size_t) { return open(json::object()); }
-  bool key(string_t& k) {
-    key_ = k;
-    return true;
-  }
-  bool end_object() { return close(); }
-  bool start_array(std::size_t) { return open(json::array()); }
-  bool end_array() { return close(); }
-  bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& e) {
-    throw InvalidArgument("embedded models.json: parse error at byte " +
-                          std::to_string(position) + ": " + e.what());
-  }
-
- private:
-  std::vector<json*> stack_;
-  std::string key_;
-
-  json* insert(json v) {
-    if (stack_.empty()) {
-      root = std::move(v);
-      return &root;
-    }
-    json& top = *stack_.back();
-    if (top.is_array()) {
-      top.push_back(std::move(v));
-      return &top.back();
-    }
-    top[key_] = std::move(v);
-    return &top[key_];
-  }
-  bool put(json v) {
-    insert(std::move(v));
-    return true;
-  }
-  bool open(json v) {
-    stack_.push_back(insert(std::move(v)));
-    return true;
-  }
-  bool close() {
-    stack_.pop_back();
-    return true;
-  }
-};
-
-mpq_class exact_number(const nlohmann::json& j, std::string_view what) {
-  if (j.is_object() && j.contains("$decimal")) {
-    return numeric::parse_decimal_exact(j["$decimal"].get<std::string>(), what);
-  }
-  if (j.is_number_unsigned()) return mpq_class(mpz_class(std::to_string(j.get<std::uint64_t>())));
-  if (j.is_number_integer()) return mpq_class(mpz_class(std::to_string(j.get<std::int64_t>())));
-  throw InvalidArgument("embedded models.json: " + std::string(what) + " is not a number");
-}
-
-std::uint64_t exact_count(const nlohmann::json& j, std::string_view what) {
-  mpq_class q = exact_number(j, what);
-  if (q.get_den() != 1 || q < 0 || !q.get_num().fits_ulong_p()) {
-    throw InvalidArgument("embedded models.json: " + std::string(what) +
-                          " must be a non-negative integer, got " + q.get_str());
-  }
-  return q.get_num().get_ui();
-}
-
 std::vector<ModelPreset> load_presets() {
-  ExactNumberSax sax;
-  nlohmann::json::sax_parse(detail::embedded_models_json, &sax);
+  const std::string where = "embedded models.json";
+  const nlohmann::json root = parse_json_exact(detail::embedded_models_json, where);
   std::vector<ModelPreset> out;
-  for (const auto& m : sax.root.at("models")) {
+  for (const auto& m : root.at("models")) {
     ModelPreset p;
     p.name = m.at("name").get<std::string>();
-    p.rope_theta = exact_number(m.at("rope_theta"), "rope_theta");
-    p.head_dim = exact_count(m.at("head_dim"), "head_dim");
-    if (m.contains("partial_rotary_factor")) {
-      p.partial_rotary_factor = exact_number(m.at("partial_rotary_factor"), "partial_rotary_factor");
-    }
-    p.max_position_embeddings = exact_count(m.at("max_position_embeddings"), "max_position_embeddings");
-    if (m.contains("rope_scaling")) {
-      const auto& s = m.at("rope_scaling");
-      const std::string type = s.at("rope_type").get<std::string>();
-      if (type != "llama3") {
-        throw InvalidArgument("embedded models.json: model " + p.name + " has rope_type '" +
-                              type + "'; accepted: llama3");
-      }
-      Llama3Scaling l;
-      l.factor = exact_number(s.at("factor"), "factor");
-      l.low_freq_factor = exact_number(s.at("low_freq_factor"), "low_freq_factor");
-      l.high_freq_factor = exact_number(s.at("high_freq_factor"), "high_freq_factor");
-      l.original_max_position_embeddings =
-          exact_number(s.at("original_max_position_embeddings"), "original_max_position_embeddings");
-      p.llama3 = l;
-    }
+    if (m.contains("source")) p.source = m.at("source").get<std::string>();
+    // A preset is a config fragment: the keys and rope_scaling types of hf-config.
+    p.config = hf_rope_config(m, where + ": model " + p.name);
     out.push_back(std::move(p));
   }
   return out;
@@ -177,6 +76,15 @@ std::size_t checked_dim(const mpq_class& d, const char* what) {
 
 }  // namespace
 
+const char* to_string(PositionAxis axis) {
+  switch (axis) {
+    case PositionAxis::temporal: return "temporal";
+    case PositionAxis::height: return "height";
+    case PositionAxis::width: return "width";
+  }
+  return "temporal";
+}
+
 bool Schedule::is_rational() const {
   return std::all_of(blocks.begin(), blocks.end(), [](const RotaryBlock& b) { return b.turn.has_value(); });
 }
@@ -197,7 +105,7 @@ std::string_view models_json_text() { return detail::embedded_models_json; }
 std::string schedule_spellings() {
   return "conventional:base=B,dim=D | single:g=G (a decimal or a fraction P/Q) | periodic:m=M1,M2,... | "
          "periodic:A1/M1,A2/M2,... | partial:base=B,dim=D,factor=F | prope:base=B,dim=D,p=P | "
-         "a model preset (" + join(model_preset_names(), ", ") + ")";
+         "hf-config:PATH | hf-config[seq_len=N]:PATH | a model preset (" + join(model_preset_names(), ", ") + ")";
 }
 
 Schedule conventional_schedule(const mpq_class& base, std::size_t dim) {
@@ -332,19 +240,40 @@ Schedule apply_llama3_scaling(Schedule s, const Llama3Scaling& l) {
 Schedule preset_schedule(std::string_view name) {
   for (const auto& p : model_presets()) {
     if (p.name != name) continue;
-    Schedule s = p.partial_rotary_factor < 1
-                     ? partial_schedule(p.rope_theta, p.head_dim, p.partial_rotary_factor)
-                     : conventional_schedule(p.rope_theta, p.head_dim);
-    if (p.llama3) s = apply_llama3_scaling(std::move(s), *p.llama3);
+    Schedule s = config_schedule(p.config);
     s.kind = "preset";
     s.spec = p.name;
-    s.partial_rotary_factor = p.partial_rotary_factor;
-    s.max_position_embeddings = p.max_position_embeddings;
     return s;
   }
   throw InvalidArgument("unknown model preset '" + std::string(name) +
                         "'; accepted: " + join(model_preset_names(), ", "));
 }
+
+namespace {
+
+/// `hf-config:PATH` or `hf-config[seq_len=N]:PATH` (PATH: everything after the first ':').
+Schedule parse_hf_config_spec(std::string_view spec) {
+  const auto colon = spec.find(':');
+  const std::string_view head = spec.substr(0, colon);
+  const std::string path(spec.substr(colon + 1));
+  if (path.empty()) bad_spec(spec, "hf-config needs a path after ':'");
+  std::uint64_t seq_len = 0;
+  if (head != "hf-config") {
+    const std::string_view prefix = "hf-config[seq_len=";
+    if (head.substr(0, prefix.size()) != prefix || head.back() != ']') {
+      bad_spec(spec, "expected hf-config:PATH or hf-config[seq_len=N]:PATH");
+    }
+    const std::string n(head.substr(prefix.size(), head.size() - prefix.size() - 1));
+    const mpq_class q = numeric::parse_decimal_exact(n, "seq_len");
+    if (q.get_den() != 1 || q < 1 || !q.get_num().fits_ulong_p()) {
+      bad_spec(spec, "seq_len must be an integer ≥ 1, got '" + n + "'");
+    }
+    seq_len = q.get_num().get_ui();
+  }
+  return hf_config_schedule(path, seq_len);
+}
+
+}  // namespace
 
 Schedule parse_schedule(std::string_view spec) {
   const auto colon = spec.find(':');
@@ -357,6 +286,7 @@ Schedule parse_schedule(std::string_view spec) {
   const std::string kind(spec.substr(0, colon));
   const std::string_view rest = spec.substr(colon + 1);
   try {
+    if (kind.rfind("hf-config", 0) == 0) return parse_hf_config_spec(spec);
     if (kind == "periodic") {
       std::vector<RationalTurn> turns;
       if (rest.substr(0, 2) == "m=") {
@@ -435,6 +365,7 @@ Schedule parse_schedule(std::string_view spec) {
   } catch (const InvalidArgument& e) {
     const std::string what = e.what();
     if (what.rfind("bad schedule", 0) == 0) throw;
+    if (what.rfind("hf-config", 0) == 0) throw;  // already names the file
     bad_spec(spec, what);
   }
 }
@@ -462,6 +393,38 @@ nlohmann::json to_json(const Schedule& s) {
   } else {
     j["llama3"] = nullptr;
   }
+  if (s.rope_scaling) {
+    const RopeScaling& r = *s.rope_scaling;
+    nlohmann::json js;
+    js["type"] = r.type;
+    auto put = [&js](const char* key, const std::optional<mpq_class>& q) {
+      if (q) js[key] = q->get_str();
+    };
+    put("factor", r.factor);
+    put("original_max_position_embeddings", r.original_max_position_embeddings);
+    put("low_freq_factor", r.low_freq_factor);
+    put("high_freq_factor", r.high_freq_factor);
+    put("beta_fast", r.beta_fast);
+    put("beta_slow", r.beta_slow);
+    put("mscale", r.mscale);
+    put("mscale_all_dim", r.mscale_all_dim);
+    put("attention_factor", r.attention_factor);
+    if (r.type == "yarn") {
+      js["truncate"] = r.truncate;
+      js["correction_range"] = {r.yarn_low, r.yarn_high};
+    }
+    if (r.type == "dynamic" || r.type == "longrope") js["seq_len"] = r.seq_len;
+    if (r.type == "longrope") js["factors"] = r.long_factors ? "long_factor" : "short_factor";
+    if (r.type == "mrope") {
+      js["mrope_section"] = r.mrope_section;
+      js["mrope_interleaved"] = r.mrope_interleaved;
+    }
+    j["rope_scaling"] = js;
+  } else {
+    j["rope_scaling"] = nullptr;
+  }
+  j["attention_scaling"] = s.attention_scaling ? nlohmann::json(s.attention_scaling->get_str()) : nlohmann::json(nullptr);
+  j["attention_scaling_text"] = s.attention_scaling ? nlohmann::json(s.attention_scaling_text) : nlohmann::json(nullptr);
   j["max_position_embeddings"] = s.max_position_embeddings
                                      ? nlohmann::json(*s.max_position_embeddings)
                                      : nlohmann::json(nullptr);
@@ -474,6 +437,7 @@ nlohmann::json to_json(const Schedule& s) {
     jb["turn"] = b.turn ? nlohmann::json(b.turn->a.get_str() + "/" + b.turn->m.get_str())
                         : nlohmann::json(nullptr);
     jb["dropped"] = b.dropped;
+    if (b.axis) jb["axis"] = to_string(*b.axis);
     blocks.push_back(jb);
   }
   j["blocks"] = blocks;

@@ -13,6 +13,9 @@
 ///   prope:base=B,dim=D,p=P             θ_d = B^(-2(d-1)/D), d = 1..D/2, then θ = 0 for the
 ///                                      lowest-frequency D/2 - floor(P·D/2) blocks [RRWG]
 ///   <preset>                           a model of data/models.json (model_preset_names())
+///   hf-config:PATH                     a Hugging Face config.json (attention/hf_config.hpp)
+///   hf-config[seq_len=N]:PATH          the same at sequence length N (dynamic, longrope);
+///                                      PATH is everything after the first ':', verbatim
 /// Numbers (B, G, F, P) are parsed exactly as decimals (numeric::parse_decimal_exact).
 #include <gmpxx.h>
 #include <nlohmann/json.hpp>
@@ -38,6 +41,12 @@ struct RationalTurn {
   mpz_class m;
 };
 
+/// Position axes of multi-axis RoPE (Qwen2-VL's mrope_section: temporal, height, width).
+enum class PositionAxis { temporal, height, width };
+
+/// "temporal", "height" or "width".
+const char* to_string(PositionAxis axis);
+
 /// One rotary block (a pair of coordinates rotated by Rot(θ·i) at position i).
 struct RotaryBlock {
   /// 0-based block index (THEORY's θ_d has d = index + 1).
@@ -52,6 +61,10 @@ struct RotaryBlock {
   /// True for the blocks p-RoPE sets to θ = 0 [RRWG] (they are still rotary blocks: a
   /// realisation computes Rot(0·i)).
   bool dropped = false;
+  /// Multi-axis RoPE (MRoPE, Qwen2-VL): the position axis this block reads. Unset for
+  /// one-axis schedules. ropesim's positions are scalar for now: a text token has
+  /// t = h = w = i, so the angles do not depend on the axis (docs/HF_CONFIG.md).
+  std::optional<PositionAxis> axis;
 };
 
 /// llama3 frequency scaling (Hugging Face `rope_type: llama3`; NUMERIC §3), exact values.
@@ -62,13 +75,53 @@ struct Llama3Scaling {
   mpq_class original_max_position_embeddings;
 };
 
+/// A Hugging Face rope_scaling description (`rope_type` or `type` and its parameters), the
+/// numbers exact from their source text. Which keys each type reads, their defaults and
+/// formulas: docs/HF_CONFIG.md; the code followed is transformers
+/// src/transformers/modeling_rope_utils.py, `_compute_<type>_parameters` (v5 semantics:
+/// YaRN's `factor` is the config's even when original_max_position_embeddings is given,
+/// transformers issue 38224 / PR 40320).
+struct RopeScaling {
+  /// "linear", "dynamic", "yarn", "longrope", "llama3" or "mrope" (default RoPE has no
+  /// RopeScaling; "default" with an mrope_section is stored as "mrope").
+  std::string type;
+  /// linear, dynamic, yarn, llama3: the scaling factor; longrope: `factor`, or
+  /// max_position_embeddings / original_max_position_embeddings when absent.
+  std::optional<mpq_class> factor;
+  /// yarn, longrope, llama3 (required for llama3). Unset: max_position_embeddings.
+  std::optional<mpq_class> original_max_position_embeddings;
+  /// llama3 only.
+  std::optional<mpq_class> low_freq_factor, high_freq_factor;
+  /// yarn: beta_fast (default 32), beta_slow (default 1), mscale, mscale_all_dim; yarn and
+  /// longrope: attention_factor (overrides the computed one).
+  std::optional<mpq_class> beta_fast, beta_slow, mscale, mscale_all_dim, attention_factor;
+  /// yarn: floor/ceil the correction range (default true; false is refused, see HF_CONFIG.md).
+  bool truncate = true;
+  /// longrope: the rescale factors per frequency (length rotary_dim / 2 each).
+  std::vector<mpq_class> short_factor, long_factor;
+  /// mrope: frequencies per axis (temporal, height, width), summing to rotary_dim / 2;
+  /// interleaved (Qwen3-VL `mrope_interleaved`) or in sections (Qwen2-VL).
+  std::vector<std::size_t> mrope_section;
+  bool mrope_interleaved = false;
+
+  // --- resolved when the schedule is built ---
+  /// dynamic, longrope: the sequence length L the schedule is for (hf-config[seq_len=N];
+  /// default max_position_embeddings for dynamic, i.e. no change, and 0 = "at init" for
+  /// longrope, i.e. short_factor).
+  std::uint64_t seq_len = 0;
+  /// yarn: the correction range [low, high] after floor/ceil and clamping (exact).
+  std::int64_t yarn_low = 0, yarn_high = 0;
+  /// longrope: true when long_factor was chosen (seq_len > original_max_position_embeddings).
+  bool long_factors = false;
+};
+
 /// A RoPE schedule (THEORY §3): rotary blocks with exact angles and unrotated pairs.
 /// The vector has dimension 2·(blocks.size() + unrotated_pairs); rotary coordinates come
 /// first (both layouts), unrotated ones after.
 struct Schedule {
   /// Canonical spec string (parse_schedule(spec) gives the same schedule), or the preset name.
   std::string spec;
-  /// "conventional", "single", "periodic", "partial", "prope" or "preset".
+  /// "conventional", "single", "periodic", "partial", "prope", "preset" or "hf-config".
   std::string kind;
   std::vector<RotaryBlock> blocks;
   std::size_t unrotated_pairs = 0;
@@ -86,13 +139,21 @@ struct Schedule {
   std::optional<mpq_class> partial_rotary_factor;
   /// p-RoPE's p (prope).
   std::optional<mpq_class> prope_p;
-  /// llama3 scaling, applied exactly to `blocks[].theta` (presets that have it).
+  /// Hugging Face rope scaling, applied exactly to `blocks[].theta` (presets and hf-config
+  /// schedules that have one). Framework pipelines redo it in their formats
+  /// (attention/detail/hf_scaling.hpp).
+  std::optional<RopeScaling> rope_scaling;
+  /// The same parameters when rope_scaling->type is "llama3" (kept for the realisations'
+  /// llama.cpp check); unset otherwise.
   std::optional<Llama3Scaling> llama3;
-  /// The model's max_position_embeddings (presets).
+  /// The model's max_position_embeddings (presets, hf-config).
   std::optional<std::uint64_t> max_position_embeddings;
   /// The attention factor s that Hugging Face multiplies cos and sin by
   /// (`cos = emb.cos() * self.attention_scaling`: YaRN's mscale, longrope's factor): the
-  /// binary64 value HF computes, as an exact rational. Framework pipelines apply it in their
+  /// binary64 value HF computes, as an exact rational (YaRN: get_mscale, longrope:
+  /// sqrt(1 + ln f / ln L): each Python float operation rounded to nearest binary64 by MPFR,
+  /// which assumes CPython's math.log is correctly rounded, as glibc's log is in practice;
+  /// sqrt is correctly rounded by IEEE 754). Framework pipelines apply it in their
   /// attention_scaling step (realisation.hpp); r1, r2 and r3 realise the rotation alone and
   /// leave it out (it scales scores, it does not rotate). Unset: no factor (s = 1).
   std::optional<mpq_class> attention_scaling;
@@ -131,15 +192,35 @@ Schedule prope_schedule(const mpq_class& base, std::size_t dim, const mpq_class&
 /// θ' = (1 - smooth)·θ/factor + smooth·θ. Band decisions are exact comparisons.
 Schedule apply_llama3_scaling(Schedule s, const Llama3Scaling& scaling);
 
-/// A model of data/models.json, numbers parsed exactly from the JSON text.
-struct ModelPreset {
-  std::string name;
-  mpq_class rope_theta;
+/// A model's RoPE settings as Hugging Face's config.json has them (the keys ropesim reads,
+/// docs/HF_CONFIG.md), numbers exact from the JSON text. A preset of data/models.json is
+/// such a config fragment; hf-config schedules read one from a file (hf_config.hpp).
+struct HfRopeConfig {
+  /// rope_theta (Hugging Face's default 10000 when absent).
+  mpq_class rope_theta = 10000;
+  /// head_dim, else hidden_size / num_attention_heads.
   std::size_t head_dim = 0;
   mpq_class partial_rotary_factor = 1;
-  std::uint64_t max_position_embeddings = 0;
-  std::optional<Llama3Scaling> llama3;
+  std::optional<std::uint64_t> max_position_embeddings;
+  /// The top-level original_max_position_embeddings (Phi-3's longrope configs).
+  std::optional<std::uint64_t> original_max_position_embeddings;
+  std::optional<RopeScaling> rope_scaling;
 };
+
+/// A model of data/models.json.
+struct ModelPreset {
+  std::string name;
+  /// Where the numbers come from (the `source` field; may be empty).
+  std::string source;
+  HfRopeConfig config;
+};
+
+/// The schedule of a config (THEORY §3; docs/HF_CONFIG.md): rotary_dim = floor(head_dim ·
+/// partial_rotary_factor), θ_k = rope_theta^(-2k/rotary_dim), then the rope scaling exactly
+/// (attention_scaling set for yarn and longrope). `seq_len` (0 = unset) is the L of dynamic
+/// and longrope. kind and spec are left for the caller. Throws InvalidArgument (one line)
+/// for impossible parameters or an undecidable YaRN correction range.
+Schedule config_schedule(const HfRopeConfig& config, std::uint64_t seq_len = 0);
 
 /// The presets, in file order. The JSON is embedded in the binary at build time.
 const std::vector<ModelPreset>& model_presets();
@@ -147,8 +228,8 @@ const std::vector<ModelPreset>& model_presets();
 std::vector<std::string> model_preset_names();
 /// The embedded data/models.json text.
 std::string_view models_json_text();
-/// The schedule of a preset: partial rotary when partial_rotary_factor < 1, then llama3
-/// scaling where present. Throws InvalidArgument for an unknown name (listing the names).
+/// The schedule of a preset: config_schedule of its config fragment (partial rotary when
+/// partial_rotary_factor < 1, then its rope scaling). Throws InvalidArgument for an unknown name (listing the names).
 Schedule preset_schedule(std::string_view name);
 
 /// Metadata of a schedule as JSON (spec, kind, dims, base, scaling, and per block the exact

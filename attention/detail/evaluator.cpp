@@ -7,6 +7,7 @@
 
 #include "attention/detail/cos_sin.hpp"
 #include "attention/detail/format_ops.hpp"
+#include "attention/detail/hf_scaling.hpp"
 #include "numeric/error.hpp"
 #include "numeric/mpfr_util.hpp"
 
@@ -396,7 +397,7 @@ class PipelineGroup final : public Group {
         constant("power", p);
         if (steps_.recipe == AngleRecipe::product) {
           Value inv = inv_->div(inv_->one(), inv_->convert(p, fl), fl);
-          if (s.llama3) inv = llama3(inv, *s.llama3);
+          inv = hf_scaled_inv_freq(*inv_, inv, p, s, b, fl);  // the schedule's rope scaling
           p = inv_.store(inv, fl);
           constant("inv_freq", p);
         }
@@ -426,34 +427,6 @@ class PipelineGroup final : public Group {
     // The angle step's constant input: GEMM operand, or converted to the angle's format.
     factor_ = operands_ ? operands_->convert(factor, fl) : ang_->convert(factor, fl);
   }
-
-  /// Hugging Face _compute_llama3_parameters in the inv_freq format, each operation rounded
-  /// in the order written (NUMERIC §3). Config numbers are Python floats.
-  Value llama3(const Value& inv, const Llama3Scaling& l) {
-    std::uint8_t& fl = const_flags_;
-    const FormatOps& f = *inv_;
-    const Value two_pi = f.convert(python_float_pi2(), fl);
-    const Value wavelen = f.div(two_pi, inv, fl);
-    const Value factor = f.convert(python_float(l.factor), fl);
-    const Value L = f.convert(python_float(l.original_max_position_embeddings), fl);
-    const Value lff = f.convert(python_float(l.low_freq_factor), fl);
-    // low/high wavelengths are Python floats, compared with the fp32 tensor in fp32
-    const double low_d = python_float(l.original_max_position_embeddings).to_double() /
-                         python_float(l.low_freq_factor).to_double();
-    const double high_d = python_float(l.original_max_position_embeddings).to_double() /
-                          python_float(l.high_freq_factor).to_double();
-    const Value low = f.convert(Value::from_double_exact(low_d), fl);
-    const Value high = f.convert(Value::from_double_exact(high_d), fl);
-    if (numeric::compare(wavelen, low) == 1) return f.div(inv, factor, fl);
-    if (numeric::compare(wavelen, high) == -1) return inv;
-    const double span_d = python_float(l.high_freq_factor).to_double() -
-                          python_float(l.low_freq_factor).to_double();
-    const Value span = f.convert(Value::from_double_exact(span_d), fl);
-    const Value smooth = f.div(f.sub(f.div(L, wavelen, fl), lff, fl), span, fl);
-    const Value scaled = f.div(f.mul(f.sub(f.one(), smooth, fl), inv, fl), factor, fl);
-    return f.add(scaled, f.mul(smooth, inv, fl), fl);
-  }
-  static Value python_float_pi2() { return Value::from_double_exact(2 * 3.141592653589793); }
 
   PipelineSteps steps_;
   Rounding rounding_;

@@ -153,11 +153,13 @@ TEST_CASE("llama3 scaling matches a hand computation (llama3.1-8b)", "[schedule]
 
 TEST_CASE("model presets", "[schedule]") {
   const auto names = model_preset_names();
-  REQUIRE(names.size() == 10);
+  REQUIRE(names.size() == 13);
   REQUIRE(names.front() == "llama2-7b");
   std::size_t blocks = 0;
   for (const auto& n : names) blocks += parse_schedule(n).blocks.size();
-  REQUIRE(blocks == 572);  // 64·6 + 32 (llama3.2-1b) + 128 (gemma-7b) + 12 + 16 (hand)
+  // 64·6 + 32 (llama3.2-1b) + 128 (gemma-7b) + 12 + 16, then 64 (qwen2.5-7b-yarn), 32
+  // (deepseek-v3's 64-dim rotary head) and 64 (qwen2-vl-7b) (hand)
+  REQUIRE(blocks == 732);
   const Schedule neox = parse_schedule("gpt-neox-20b");
   REQUIRE(neox.blocks.size() == 12);       // 96 · 0.25 = 24 rotary dims
   REQUIRE(neox.unrotated_pairs == 36);
