@@ -10,6 +10,7 @@
 #include "attention/rotate.hpp"
 #include "numeric/engine.hpp"
 #include "numeric/error.hpp"
+#include "numeric/mpfr_util.hpp"
 
 using namespace ropesim::attention;
 using ropesim::InvalidArgument;
@@ -215,4 +216,26 @@ TEST_CASE("rotate: seeded vectors are multiples of 1/64 in [-1, 1], reproducible
   // 9981545732273789042 mod 129 = 86 → (86 - 64)/64 = 22/64
   const QueryKey standard = random_query_key(Format::fp32(), 5000, 5489);
   CHECK(standard.key[4999].to_double() == 22.0 / 64);
+}
+
+TEST_CASE("ExactBlockRotation agrees with query_position's reference at large positions", "[compare]") {
+  // query_position encloses θ·i afresh at 320 + magnitude bits (or reduces q·π exactly):
+  // an independent computation of the same reals; both rounded to the nearest double.
+  for (const char* spec : {"conventional:base=10000,dim=8", "periodic:1/7,3/1000003", "single:g=12345.678"}) {
+    const Schedule s = parse_schedule(spec);
+    const Realisation r = parse_realisation("r1", Format::fp32());
+    for (std::uint64_t i : {std::uint64_t{1}, std::uint64_t{1857}, std::uint64_t{1000000007},
+                            std::uint64_t{123456789012345678}, (std::uint64_t{1} << 63) - 1}) {
+      const PositionReport q = query_position(s, r, i);
+      for (std::size_t b = 0; b < s.blocks.size(); ++b) {
+        ExactBlockRotation exact(s.blocks[b]);
+        ropesim::numeric::Mpfr angle(200), c(200), sn(200);
+        exact.at(i, angle, c, sn);
+        INFO(spec << " i = " << i << " block " << b);
+        CHECK(mpfr_get_d(c, MPFR_RNDN) == q.blocks[b].exact_cos);
+        CHECK(mpfr_get_d(sn, MPFR_RNDN) == q.blocks[b].exact_sin);
+        CHECK(mpfr_get_d(angle, MPFR_RNDN) == q.blocks[b].exact_angle);
+      }
+    }
+  }
 }
