@@ -23,7 +23,8 @@ struct ExactBlockRotation::State {
   long theta_exponent = 0;
 };
 
-ExactBlockRotation::ExactBlockRotation(const RotaryBlock& block) : state_(std::make_unique<State>()) {
+ExactBlockRotation::ExactBlockRotation(const RotaryBlock& block)
+    : state_(std::make_unique<State>()) {
   if (block.turn) {
     state_->turn = block.turn;
   } else if (block.theta.is_zero()) {
@@ -110,9 +111,12 @@ constexpr mpfr_prec_t kWork = 256;  // working precision of the error arithmetic
 /// BlockReport::steps), or nullptr when it forms none.
 const char* angle_step(const Realisation& r) {
   switch (r.kind) {
-    case Realisation::Kind::r2: return "phi";
-    case Realisation::Kind::pipeline: return "angle";
-    default: return nullptr;
+    case Realisation::Kind::r2:
+      return "phi";
+    case Realisation::Kind::pipeline:
+      return "angle";
+    default:
+      return nullptr;
   }
 }
 
@@ -133,8 +137,8 @@ void observe(ErrorMaximum& m, double value, std::uint64_t position, std::size_t 
 void merge(ErrorMaximum& into, const ErrorMaximum& m) {
   if (!m.seen) return;
   if (!into.seen || m.value > into.value ||
-      (m.value == into.value && (m.position < into.position ||
-                                 (m.position == into.position && m.block < into.block)))) {
+      (m.value == into.value &&
+       (m.position < into.position || (m.position == into.position && m.block < into.block)))) {
     into = m;
   }
 }
@@ -178,33 +182,37 @@ std::optional<double> ulps(const Format& t, mpfr_srcptr x, mpfr_srcptr ref) {
 
 void check_options(const Schedule& s, const CompareOptions& o) {
   if (o.positions == 0 || o.positions > kMaxComparePositions) {
-    throw InvalidArgument("compare: positions N = " + std::to_string(o.positions) + "; accepted: 1.." +
-                          std::to_string(kMaxComparePositions));
+    throw InvalidArgument("compare: positions N = " + std::to_string(o.positions) +
+                          "; accepted: 1.." + std::to_string(kMaxComparePositions));
   }
   if (o.start > kMaxCompareLastPosition - (o.positions - 1)) {
-    throw InvalidArgument("compare: the last position S + N - 1 = " + std::to_string(o.start) + " + " +
-                          std::to_string(o.positions - 1) + " exceeds 2^63 - 1; accepted: S + N - 1 ≤ " +
+    throw InvalidArgument("compare: the last position S + N - 1 = " + std::to_string(o.start) +
+                          " + " + std::to_string(o.positions - 1) +
+                          " exceeds 2^63 - 1; accepted: S + N - 1 ≤ " +
                           std::to_string(kMaxCompareLastPosition));
   }
   std::set<std::size_t> seen;
   for (std::size_t b : o.blocks) {
     if (b >= s.blocks.size()) {
-      throw InvalidArgument("compare: block " + std::to_string(b) + " does not exist; '" + s.spec + "' has blocks 0.." +
+      throw InvalidArgument("compare: block " + std::to_string(b) + " does not exist; '" + s.spec +
+                            "' has blocks 0.." +
                             std::to_string(s.blocks.size() == 0 ? 0 : s.blocks.size() - 1));
     }
     if (!seen.insert(b).second) {
-      throw InvalidArgument("compare: block " + std::to_string(b) + " is listed twice; list each block once");
+      throw InvalidArgument("compare: block " + std::to_string(b) +
+                            " is listed twice; list each block once");
     }
   }
   if (s.blocks.empty()) {
-    throw InvalidArgument("compare: '" + s.spec + "' has no rotary block; accepted: a schedule with rotary blocks");
+    throw InvalidArgument("compare: '" + s.spec +
+                          "' has no rotary block; accepted: a schedule with rotary blocks");
   }
 }
 
 }  // namespace
 
-CompareResult compare(const Schedule& s, const Realisation& a, const std::optional<Realisation>& against,
-                      const CompareOptions& options) {
+CompareResult compare(const Schedule& s, const Realisation& a,
+                      const std::optional<Realisation>& against, const CompareOptions& options) {
   check_options(s, options);
   check_applicable(s, a);
   if (against) check_applicable(s, *against);
@@ -275,7 +283,8 @@ CompareResult compare(const Schedule& s, const Realisation& a, const std::option
       pa.sin.to_mpfr(xb);
       const bool cos_differs = record(st.cos, xa, ref_cos, i, b);
       const bool sin_differs = record(st.sin, xb, ref_sin, i, b);
-      if (against ? (!pa.cos.same_bits(pb.cos) || !pa.sin.same_bits(pb.sin)) : (cos_differs || sin_differs)) {
+      if (against ? (!pa.cos.same_bits(pb.cos) || !pa.sin.same_bits(pb.sin))
+                  : (cos_differs || sin_differs)) {
         ++st.differing;
       }
       if (const auto u = ulps(table, xa, ref_cos)) observe(st.ulps, *u, i, b);
@@ -300,7 +309,8 @@ CompareResult compare(const Schedule& s, const Realisation& a, const std::option
     all.entries += st.entries;
     all.differing += st.differing;
     all.nonfinite += st.nonfinite;
-    if (st.first_nonfinite && (!all.first_nonfinite || *st.first_nonfinite < *all.first_nonfinite)) {
+    if (st.first_nonfinite &&
+        (!all.first_nonfinite || *st.first_nonfinite < *all.first_nonfinite)) {
       all.first_nonfinite = st.first_nonfinite;
     }
     if (st.angle) {
@@ -316,8 +326,8 @@ CompareResult compare(const Schedule& s, const Realisation& a, const std::option
 WorkEstimate compare_work(const Schedule& s, const CompareOptions& options, bool against_exact) {
   WorkEstimate e;
   e.what = "compared (position, block) entries";
-  const double blocks = static_cast<double>(options.blocks.empty() ? std::max<std::size_t>(1, s.blocks.size())
-                                                                   : options.blocks.size());
+  const double blocks = static_cast<double>(
+      options.blocks.empty() ? std::max<std::size_t>(1, s.blocks.size()) : options.blocks.size());
   e.units = static_cast<double>(options.positions) * blocks;
   e.units_per_second = against_exact ? 1e5 : 4e5;
   e.bytes = 1e6;
@@ -347,7 +357,8 @@ nlohmann::json stats_json(const CompareStats& st) {
   j["entries"] = st.entries;
   j["differing"] = st.differing;
   j["nonfinite"] = st.nonfinite;
-  j["first_nonfinite"] = st.first_nonfinite ? nlohmann::json(*st.first_nonfinite) : nlohmann::json(nullptr);
+  j["first_nonfinite"] =
+      st.first_nonfinite ? nlohmann::json(*st.first_nonfinite) : nlohmann::json(nullptr);
   return j;
 }
 
@@ -359,7 +370,8 @@ nlohmann::json to_json(const CompareResult& r) {
   j["realization"] = r.realisation;
   j["against"] = r.against;
   j["table_format"] = r.table_format.name;
-  j["against_table_format"] = r.against_table_format ? nlohmann::json(r.against_table_format->name) : nlohmann::json(nullptr);
+  j["against_table_format"] = r.against_table_format ? nlohmann::json(r.against_table_format->name)
+                                                     : nlohmann::json(nullptr);
   j["start"] = r.start;
   j["positions"] = r.positions;
   nlohmann::json blocks = nlohmann::json::array();

@@ -16,11 +16,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "attention/realisation.hpp"
 #include "attention/schedule.hpp"
@@ -60,18 +59,18 @@ class ExactBlockRotation {
 
 /// Options of a comparison.
 struct CompareOptions {
-  std::uint64_t start = 0;       ///< S: the first position (0-based, BOS = 0)
-  std::uint64_t positions = 1;   ///< N ≥ 1: positions S..S+N-1
+  std::uint64_t start = 0;      ///< S: the first position (0-based, BOS = 0)
+  std::uint64_t positions = 1;  ///< N ≥ 1: positions S..S+N-1
   /// 0-based block indices (each < the schedule's block count, each once); empty = all.
   std::vector<std::size_t> blocks;
 };
 
 /// One maximum: its value and where it is first attained (smallest position, then block).
 struct ErrorMaximum {
-  double value = 0;            ///< ≥ 0; +inf for a relative error against an exact 0
+  double value = 0;  ///< ≥ 0; +inf for a relative error against an exact 0
   std::uint64_t position = 0;
   std::size_t block = 0;
-  bool seen = false;           ///< false: no entry contributed (value 0)
+  bool seen = false;  ///< false: no entry contributed (value 0)
 };
 
 /// Largest |realised - reference| and |realised - reference| / |reference| of one quantity.
@@ -90,7 +89,7 @@ struct CompareStats {
   /// Largest |realised - reference| / ulp_T(round_T(reference)) over cos and sin, T = A's
   /// table format (numeric::ulp_exponent; round to nearest-even).
   ErrorMaximum ulps;
-  std::uint64_t entries = 0;     ///< (position, block) entries compared
+  std::uint64_t entries = 0;  ///< (position, block) entries compared
   /// Entries whose (cos, sin) differ: by bit pattern against B (numeric::Value::same_bits),
   /// by value against the exact rotation (a non-zero error in cos or sin).
   std::uint64_t differing = 0;
@@ -108,13 +107,13 @@ struct BlockComparison {
 
 /// The result of compare(): per block (in the order asked) and overall.
 struct CompareResult {
-  std::string schedule;            ///< Schedule::spec
-  std::string realisation;         ///< A's name()
-  std::string against;             ///< B's name(), or "exact"
-  Format table_format;             ///< A's table format (ulps are of this format)
+  std::string schedule;                        ///< Schedule::spec
+  std::string realisation;                     ///< A's name()
+  std::string against;                         ///< B's name(), or "exact"
+  Format table_format;                         ///< A's table format (ulps are of this format)
   std::optional<Format> against_table_format;  ///< B's (unset against exact)
-  std::uint64_t start = 0;         ///< S
-  std::uint64_t positions = 0;     ///< N
+  std::uint64_t start = 0;                     ///< S
+  std::uint64_t positions = 0;                 ///< N
   std::vector<BlockComparison> blocks;
   CompareStats overall;
 };
@@ -125,8 +124,8 @@ struct CompareResult {
 /// Throws InvalidArgument for N = 0 or N > kMaxComparePositions, S + N - 1 >
 /// kMaxCompareLastPosition, a block index out of range or repeated, or a realisation that
 /// does not apply (check_applicable).
-CompareResult compare(const Schedule& s, const Realisation& a, const std::optional<Realisation>& against,
-                      const CompareOptions& options);
+CompareResult compare(const Schedule& s, const Realisation& a,
+                      const std::optional<Realisation>& against, const CompareOptions& options);
 
 /// The work of compare(), in compared (position, block) entries, for check_budget: rates
 /// measured on this machine kind, one thread (about 4·10^5 entries/s against a realisation,

@@ -39,18 +39,19 @@ std::pair<std::size_t, std::size_t> pair_of(PairLayout layout, std::size_t d, st
 namespace {
 
 /// exact_score at kScorePrecision bits into `sum`.
-void exact_score_into(const Schedule& s, PairLayout layout, std::span<const Value> q, std::span<const Value> k,
-                      std::uint64_t offset, mpfr_ptr sum) {
+void exact_score_into(const Schedule& s, PairLayout layout, std::span<const Value> q,
+                      std::span<const Value> k, std::uint64_t offset, mpfr_ptr sum) {
   const std::size_t dim = s.dimension();
   if (q.size() != dim || k.size() != dim) {
-    throw InvalidArgument("exact_score: q has " + std::to_string(q.size()) + " and k " + std::to_string(k.size()) +
-                          " coordinates; '" + s.spec + "' needs " + std::to_string(dim));
+    throw InvalidArgument("exact_score: q has " + std::to_string(q.size()) + " and k " +
+                          std::to_string(k.size()) + " coordinates; '" + s.spec + "' needs " +
+                          std::to_string(dim));
   }
   const std::size_t nb = s.blocks.size();
-  Mpfr term(kScorePrecision), dot(kScorePrecision), cross(kScorePrecision),
-      t(kScorePrecision), angle(ExactBlockRotation::kPrecision), c(ExactBlockRotation::kPrecision),
-      sn(ExactBlockRotation::kPrecision), q0(kScorePrecision), q1(kScorePrecision), k0(kScorePrecision),
-      k1(kScorePrecision);
+  Mpfr term(kScorePrecision), dot(kScorePrecision), cross(kScorePrecision), t(kScorePrecision),
+      angle(ExactBlockRotation::kPrecision), c(ExactBlockRotation::kPrecision),
+      sn(ExactBlockRotation::kPrecision), q0(kScorePrecision), q1(kScorePrecision),
+      k0(kScorePrecision), k1(kScorePrecision);
   mpfr_set_zero(sum, 1);
   for (std::size_t d = 0; d < nb; ++d) {
     const auto [i0, i1] = pair_of(layout, d, nb);
@@ -82,8 +83,8 @@ void exact_score_into(const Schedule& s, PairLayout layout, std::span<const Valu
 
 }  // namespace
 
-double exact_score(const Schedule& s, PairLayout layout, std::span<const Value> q, std::span<const Value> k,
-                   std::uint64_t offset) {
+double exact_score(const Schedule& s, PairLayout layout, std::span<const Value> q,
+                   std::span<const Value> k, std::uint64_t offset) {
   Mpfr sum(kScorePrecision);
   exact_score_into(s, layout, q, k, offset, sum);
   return mpfr_get_d(sum, MPFR_RNDN);
@@ -91,23 +92,26 @@ double exact_score(const Schedule& s, PairLayout layout, std::span<const Value> 
 
 RotateResult rotate_scores(const Schedule& s, const Realisation& r, std::span<const Value> q,
                            std::span<const Value> k, std::uint64_t offset,
-                           const std::vector<std::uint64_t>& positions, numeric::Summation summation) {
+                           const std::vector<std::uint64_t>& positions,
+                           numeric::Summation summation) {
   check_applicable(s, r);
   const std::size_t dim = s.dimension();
   if (q.size() != dim || k.size() != dim) {
-    throw InvalidArgument("rotate: q has " + std::to_string(q.size()) + " and k " + std::to_string(k.size()) +
-                          " coordinates; '" + s.spec + "' has dimension " + std::to_string(dim) +
+    throw InvalidArgument("rotate: q has " + std::to_string(q.size()) + " and k " +
+                          std::to_string(k.size()) + " coordinates; '" + s.spec +
+                          "' has dimension " + std::to_string(dim) +
                           "; accepted: " + std::to_string(dim) + " values each");
   }
   if (positions.empty() || positions.size() > kMaxRotatePositions) {
-    throw InvalidArgument("rotate: " + std::to_string(positions.size()) + " query positions; accepted: 1.." +
-                          std::to_string(kMaxRotatePositions));
+    throw InvalidArgument("rotate: " + std::to_string(positions.size()) +
+                          " query positions; accepted: 1.." + std::to_string(kMaxRotatePositions));
   }
   constexpr std::uint64_t max_position = (std::uint64_t{1} << 63) - 1;
   for (std::uint64_t p : positions) {
     if (p < offset || p > max_position) {
-      throw InvalidArgument("rotate: query position " + std::to_string(p) + " with offset " + std::to_string(offset) +
-                            " has no key position p - n ≥ 0; accepted: " + std::to_string(offset) + " ≤ p ≤ 2^63 - 1");
+      throw InvalidArgument("rotate: query position " + std::to_string(p) + " with offset " +
+                            std::to_string(offset) + " has no key position p - n ≥ 0; accepted: " +
+                            std::to_string(offset) + " ≤ p ≤ 2^63 - 1");
     }
   }
   const numeric::Engine& engine = r.arithmetic_engine();

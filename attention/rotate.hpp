@@ -5,11 +5,10 @@
 /// computes both for a list of query positions p at one offset n.
 #include <cstddef>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <span>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "attention/realisation.hpp"
 #include "attention/schedule.hpp"
@@ -41,13 +40,13 @@ QueryKey random_query_key(const Format& f, std::size_t dimension, std::uint64_t 
 /// the unrotated coordinates u ≥ D_r, with cos and sin from ExactBlockRotation (compare.hpp),
 /// summed at 384 bits: the nearest double of a value within 2^-170·Σ|terms| of the exact one.
 /// E.g. q = k = e_1 on single:g=G: cos(nG). Throws InvalidArgument on a length mismatch.
-double exact_score(const Schedule& s, PairLayout layout, std::span<const Value> q, std::span<const Value> k,
-                   std::uint64_t offset);
+double exact_score(const Schedule& s, PairLayout layout, std::span<const Value> q,
+                   std::span<const Value> k, std::uint64_t offset);
 
 /// The realised and exact score at one query position.
 struct ScoreAtPosition {
-  std::uint64_t position = 0;       ///< p (query)
-  std::uint64_t key_position = 0;   ///< p - n (key)
+  std::uint64_t position = 0;        ///< p (query)
+  std::uint64_t key_position = 0;    ///< p - n (key)
   std::vector<Value> rotated_query;  ///< R̂_p q, in F (apply_rotation, then into F)
   std::vector<Value> rotated_key;    ///< R̂_{p-n} k, in F
   Value score;                       ///< ⟨R̂_p q, R̂_{p-n} k⟩ in F by the summation policy
@@ -58,14 +57,14 @@ struct ScoreAtPosition {
 
 /// The result of rotate_scores.
 struct RotateResult {
-  std::string schedule;         ///< Schedule::spec
-  std::string realisation;      ///< Realisation::name()
-  Format format;                ///< F: q, k, the rotated vectors and the score
+  std::string schedule;     ///< Schedule::spec
+  std::string realisation;  ///< Realisation::name()
+  Format format;            ///< F: q, k, the rotated vectors and the score
   numeric::Summation summation = numeric::Summation::sequential;
   PairLayout layout = PairLayout::adjacent;
   std::vector<Value> query, key;
-  std::uint64_t offset = 0;     ///< n
-  double exact = 0;             ///< qᵀ R_{-n} k (exact_score), the same for every p
+  std::uint64_t offset = 0;             ///< n
+  double exact = 0;                     ///< qᵀ R_{-n} k (exact_score), the same for every p
   std::vector<ScoreAtPosition> scores;  ///< in the order of the positions asked
   /// max - min of the finite realised scores over the positions (0 for one position): how
   /// far the realised score drifts with p at fixed n; exactly it would be 0.
