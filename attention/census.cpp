@@ -110,7 +110,7 @@ constexpr std::uint64_t kChunk = 4096;
 
 /// Evaluates block b for all members and interns the (cos, sin) bit patterns.
 void run_block(const Schedule& s, std::size_t b, const std::vector<Realisation>& members,
-               std::uint64_t n, std::vector<BlockIds>& out) {
+               std::uint64_t start, std::uint64_t n, std::vector<BlockIds>& out) {
   // engines differ in speed only: the first member's serves all
   detail::BlockEvaluator ev(s, b, members, members.front().arithmetic_engine());
   const std::size_t m = members.size();
@@ -132,7 +132,7 @@ void run_block(const Schedule& s, std::size_t b, const std::vector<Realisation>&
   std::vector<std::vector<RealisedPair>> values;
   for (std::uint64_t begin = 0; begin < n; begin += kChunk) {
     const std::uint64_t end = std::min(n, begin + kChunk);
-    ev.evaluate(begin, end, values);
+    ev.evaluate(start + begin, start + end, values);
     for (std::size_t k = 0; k < m; ++k) {
       auto& ids = out[k].ids;
       auto& fl = out[k].flags;
@@ -191,16 +191,33 @@ struct Member {
 
   void finish(std::uint64_t p_max) {
     CensusResult& r = result;
+    const std::uint64_t s0 = r.start;  // ids are indexed from 0; positions are s0 + index
     const std::size_t n = global.size();
     std::uint32_t distinct = 0;
     for (std::size_t i = 0; i < n; ++i) distinct = std::max(distinct, global[i] + 1);
     r.distinct_rotations = distinct;
-    // ids are in order of first appearance, so the first repeat is the first j with id ≠ j
+    // ids are in order of first appearance: id k first occurs at the k-th new index, so the
+    // first repeat is the first j with id ≠ j, and the largest class is the smallest id of
+    // the largest count (its first index is then the smallest among equal-size classes)
     for (std::size_t j = 0; j < n; ++j) {
       if (global[j] != j) {
-        r.first_repeat = FirstRepeat{global[j], j};
+        // the earlier index of id global[j] is its first occurrence, which is global[j]
+        r.first_repeat = FirstRepeat{s0 + global[j], s0 + j};
         break;
       }
+    }
+    {
+      std::vector<std::uint32_t> count(distinct, 0);
+      std::vector<std::uint64_t> first(distinct, 0);
+      for (std::size_t i = n; i-- > 0;) {
+        ++count[global[i]];
+        first[global[i]] = i;
+      }
+      std::uint32_t best = 0;
+      for (std::uint32_t k = 1; k < distinct; ++k) {
+        if (count[k] > count[best]) best = k;
+      }
+      if (distinct > 0) r.largest_class = LargestClass{count[best], s0 + first[best]};
     }
     std::vector<std::uint32_t> z;
     z_function(global, z);
@@ -211,21 +228,21 @@ struct Member {
     std::int64_t best = -1;
     for (std::uint64_t p = 1; p <= upto; ++p) {
       if (z[p] < n - p) {
-        r.witnesses[p - 1] = z[p];
+        r.witnesses[p - 1] = static_cast<std::int64_t>(s0 + z[p]);
         if (static_cast<std::int64_t>(z[p]) > best) {
           best = z[p];
           r.largest_witness_period = p;
-          r.largest_witness_position = z[p];
+          r.largest_witness_position = s0 + z[p];
         }
       }
     }
     for (std::size_t i = 0; i < n; ++i) {
       if (flags[i] & flag_overflow) {
-        if (!r.overflow.first) r.overflow.first = i;
+        if (!r.overflow.first) r.overflow.first = s0 + i;
         ++r.overflow.count;
       }
       if (flags[i] & flag_nan) {
-        if (!r.nan.first) r.nan.first = i;
+        if (!r.nan.first) r.nan.first = s0 + i;
         ++r.nan.count;
       }
     }
@@ -236,6 +253,11 @@ void check_options(const CensusOptions& o) {
   if (o.positions == 0 || o.positions > kMaxCensusPositions) {
     throw InvalidArgument("census: positions N = " + std::to_string(o.positions) +
                           "; accepted: 1..2147483648");
+  }
+  if (o.start > kMaxCensusLastPosition - (o.positions - 1)) {
+    throw InvalidArgument("census: the last position S + N - 1 = " + std::to_string(o.start) + " + " +
+                          std::to_string(o.positions - 1) + " exceeds 2^63 - 1; accepted: S + N - 1 ≤ " +
+                          std::to_string(kMaxCensusLastPosition));
   }
   if (o.max_period && (*o.max_period >= o.positions)) {
     throw InvalidArgument("census: max period " + std::to_string(*o.max_period) +
@@ -265,6 +287,7 @@ std::vector<CensusResult> census_many(const Schedule& s,
     r.format = realisations[k].format;
     r.table_format = realisations[k].table_format();
     r.positions = n;
+    r.start = options.start;
   }
   const std::size_t nb = s.blocks.size();
   const unsigned threads = options.threads;
@@ -284,7 +307,7 @@ std::vector<CensusResult> census_many(const Schedule& s,
       const std::size_t count = std::min<std::size_t>(threads, nb - b0);
       if (t < count && !failed) {
         try {
-          run_block(s, b0 + t, realisations, n, window[t]);
+          run_block(s, b0 + t, realisations, options.start, n, window[t]);
         } catch (...) {
           errors[t] = std::current_exception();
           failed = true;
@@ -373,6 +396,7 @@ std::vector<CensusResult> sweep(const SweepGrid& grid, const CensusOptions& opti
         cells[k].format = all[k].format;
         cells[k].table_format = all[k].table_format();
         cells[k].positions = options.positions;
+        cells[k].start = options.start;
         cells[k].not_applicable = e.what();
       }
     }
@@ -397,11 +421,13 @@ nlohmann::json to_json(const CensusResult& r, bool include_witnesses) {
   j["format"] = r.format.name;
   j["table_format"] = r.table_format.name;
   j["positions"] = r.positions;
+  if (r.start != 0) j["start"] = r.start;
   if (!r.not_applicable.empty()) {
     j["not_applicable"] = r.not_applicable;
     return j;
   }
   j["distinct_rotations"] = r.distinct_rotations;
+  j["largest_class"] = {{"size", r.largest_class.size}, {"position", r.largest_class.position}};
   j["distinct_per_block"] = r.distinct_per_block;
   json periods = json::array();
   for (const auto& p : r.period_per_block) periods.push_back(opt(p));

@@ -1,7 +1,9 @@
 #pragma once
 /// The rotation census (THEORY §3, "component-periodic" and Prop 4.1): over positions
-/// 0..N-1, how many distinct realised rotations R̂_i occur, when the first one repeats, and
-/// whether i ↦ R̂_i is periodic — or, if not, a witness position for every candidate period.
+/// S..S+N-1 (S = 0 unless CensusOptions::start says otherwise), how many distinct realised
+/// rotations R̂_i occur, how many positions the largest class of equal rotations holds, when
+/// the first one repeats, and whether i ↦ R̂_i is periodic on that window — or, if not, a
+/// witness position for every candidate period.
 ///
 /// Realised rotations are compared by the bit patterns of their (cos, sin) entries in the
 /// table format (numeric::Value::same_bits; NaN equals NaN of the same pattern). Memory is
@@ -25,11 +27,18 @@ namespace ropesim::attention {
 
 /// The largest census length N accepted (2^31 positions).
 inline constexpr std::uint64_t kMaxCensusPositions = std::uint64_t{1} << 31;
+/// The largest last position S + N - 1 of a census (2^63 - 1, the range of --position).
+inline constexpr std::uint64_t kMaxCensusLastPosition = (std::uint64_t{1} << 63) - 1;
 
 /// Options of a census.
 struct CensusOptions {
-  /// N: positions 0..N-1 are realised. Must be ≥ 1.
+  /// N: positions S..S+N-1 are realised. Must be ≥ 1.
   std::uint64_t positions = 65536;
+  /// S: the first position of the window (0-based, BOS = 0). Every position the result
+  /// reports (first repeat, witnesses, largest class, first overflow/NaN) is absolute, and
+  /// periods and witnesses are about the window S..S+N-1 only: R̂_{i+P} = R̂_i is checked for
+  /// S ≤ i < S+N-P. S + N - 1 must be ≤ kMaxCensusLastPosition.
+  std::uint64_t start = 0;
   /// P_max: witnesses are sought for P = 1..P_max. Default (nullopt) N/2; must be ≤ N - 1.
   std::optional<std::uint64_t> max_period;
   /// Worker threads (std::thread) over blocks; results do not depend on it. ≥ 1.
@@ -42,35 +51,51 @@ struct FlagSummary {
   std::optional<std::uint64_t> first;       ///< smallest flagged position
 };
 
-/// The smallest j with R̂_j = R̂_i for some i < j, and that i.
+/// The smallest j with R̂_j = R̂_i for some i < j (both in the census window), and that i.
 struct FirstRepeat {
   std::uint64_t earlier = 0;  ///< i
   std::uint64_t later = 0;    ///< j
 };
 
-/// Result of one census: schedule × realisation × N.
+/// The most positions that share one realised rotation (a class of the equivalence
+/// i ~ j ⟺ R̂_i = R̂_j on the census window).
+struct LargestClass {
+  std::uint64_t size = 0;      ///< how many positions the class holds (1: all distinct)
+  /// The smallest position of the class; among classes of equal size, the one whose
+  /// smallest position comes first.
+  std::uint64_t position = 0;
+};
+
+/// Result of one census: schedule × realisation × window S..S+N-1.
 struct CensusResult {
   std::string schedule;       ///< Schedule::spec
   std::string realisation;    ///< Realisation::name()
   Format format;              ///< the realisation's format (F, or activation A)
   Format table_format;        ///< the format of the compared (cos, sin) entries
-  std::uint64_t positions = 0;
+  std::uint64_t positions = 0;  ///< N
+  std::uint64_t start = 0;      ///< S
 
-  /// Number of distinct R̂_i over 0..N-1.
+  /// Number of distinct R̂_i over S..S+N-1.
   std::uint64_t distinct_rotations = 0;
+  /// The largest class of positions with one realised rotation. E.g. r2 at bf16 on
+  /// single:g=1 over 65536..65792: bf16 has 8 significant bits, so its ulp on [2^16, 2^17) is
+  /// 512 and î = round(i) is 65536 for i ≤ 65792 (65792 is the midpoint to 66048 and ties to
+  /// the even significand 1.0000000·2^16); θ̂ = 1, so φ = 65536 at all 257 positions: one class
+  /// of size 257 (from 65793 to 66303, î = 66048).
+  LargestClass largest_class;
   /// Per block: number of distinct realised (cos, sin) pairs.
   std::vector<std::uint64_t> distinct_per_block;
-  /// Per block: its smallest period P ≤ N/2 (R̂^(d)_{i+P} = R̂^(d)_i for all i < N-P), if
-  /// any (component periodicity, THEORY §3 Def 2.1, observed on 0..N-1).
+  /// Per block: its smallest period P ≤ N/2 (R̂^(d)_{i+P} = R̂^(d)_i for all S ≤ i < S+N-P),
+  /// if any (component periodicity, THEORY §3 Def 2.1, observed on S..S+N-1).
   std::vector<std::optional<std::uint64_t>> period_per_block;
 
   std::optional<FirstRepeat> first_repeat;
-  /// The smallest P ≤ N/2 with R̂_{i+P} = R̂_i for all i < N - P; nullopt = non-periodic on
-  /// 0..N-1 up to N/2.
+  /// The smallest P ≤ N/2 with R̂_{i+P} = R̂_i for all S ≤ i < S+N-P; nullopt = non-periodic
+  /// on S..S+N-1 up to N/2.
   std::optional<std::uint64_t> period;
   /// P_max used for witnesses.
   std::uint64_t max_period = 0;
-  /// witnesses[P-1] = the smallest i with R̂_{i+P} ≠ R̂_i (i + P < N), for P = 1..P_max when
+  /// witnesses[P-1] = the smallest i ≥ S with R̂_{i+P} ≠ R̂_i (i + P < S+N), for P = 1..P_max when
   /// non-periodic, for P = 1..period-1 when periodic; -1 when P has no witness (only possible
   /// for P > N/2). Together: the non-periodicity certificate of THEORY §3 Prop 4.1.
   std::vector<std::int64_t> witnesses;
@@ -93,9 +118,10 @@ struct CensusResult {
 /// calling thread only.
 using CensusProgress = std::function<void(std::size_t, std::size_t, const CensusResult&)>;
 
-/// Census of one schedule × realisation over positions 0..N-1.
-/// Throws InvalidArgument if N = 0, P_max ≥ N, threads = 0, or the realisation does not
-/// apply (check_applicable).
+/// Census of one schedule × realisation over positions S..S+N-1 (options.start, positions).
+/// Throws InvalidArgument if N = 0, N > kMaxCensusPositions, S + N - 1 >
+/// kMaxCensusLastPosition, P_max ≥ N, threads = 0, or the realisation does not apply
+/// (check_applicable).
 CensusResult census(const Schedule& s, const Realisation& r, const CensusOptions& options);
 
 /// The work of `cells` censuses of schedule `s` over options.positions positions, in
@@ -140,6 +166,7 @@ std::vector<CensusResult> sweep(const SweepGrid& grid, const CensusOptions& opti
                                 const std::function<bool(std::size_t cell)>& selected = {});
 
 /// The result as JSON. `include_witnesses` adds the full witness list (P_max numbers).
+/// "start" is present only when S ≠ 0; "largest_class" is {"size", "position"}.
 nlohmann::json to_json(const CensusResult& result, bool include_witnesses = false);
 
 }  // namespace ropesim::attention

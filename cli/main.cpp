@@ -202,6 +202,8 @@ int main(int argc, char** argv) {
   std::vector<Action> actions;
   actions.push_back(add_formats_command(app));
   actions.push_back(add_rotations_command(app));
+  actions.push_back(add_compare_command(app));
+  actions.push_back(add_rotate_command(app));
   actions.push_back(add_sweep_command(app));
   actions.push_back(add_horizon_command(app));
   actions.push_back(add_table_command(app));

@@ -24,7 +24,10 @@ nlohmann::json census_json(const attention::CensusResult& r, numeric::Rounding r
   j["table_format"] = r.table_format.name;
   j["rounding"] = std::string(numeric::to_string(rounding));
   j["positions"] = r.positions;
+  if (r.start != 0) j["start"] = r.start;
   j["distinct"] = r.distinct_rotations;
+  j["largest_class"] = r.largest_class.size;
+  j["largest_class_position"] = r.largest_class.position;
   j["distinct_per_block"] = r.distinct_per_block;
   j["first_repeat"] = r.first_repeat ? nlohmann::json::array({r.first_repeat->earlier, r.first_repeat->later})
                                      : nlohmann::json(nullptr);
@@ -46,10 +49,13 @@ nlohmann::json census_json(const attention::CensusResult& r, numeric::Rounding r
 
 std::string census_text(const attention::CensusResult& r, numeric::Rounding rounding) {
   std::string out;
-  out += fmt::format("schedule      {}\nrealization   {} (table format {})\nformat        {}\nrounding      {}\npositions     0..{}\n",
+  const std::uint64_t last = r.start + (r.positions - 1);
+  out += fmt::format("schedule      {}\nrealization   {} (table format {})\nformat        {}\nrounding      {}\npositions     {}..{}\n",
                      r.schedule, r.realisation, r.table_format.name, r.format.name, numeric::to_string(rounding),
-                     r.positions - 1);
+                     r.start, last);
   out += fmt::format("distinct      {} realised rotations\n", r.distinct_rotations);
+  out += fmt::format("largest class {} positions share one rotation (the smallest is {})\n", r.largest_class.size,
+                     r.largest_class.position);
   std::string per_block;
   for (std::size_t d = 0; d < r.distinct_per_block.size() && d < 16; ++d) {
     per_block += fmt::format("{}{}", d ? " " : "", r.distinct_per_block[d]);
@@ -59,12 +65,16 @@ std::string census_text(const attention::CensusResult& r, numeric::Rounding roun
   out += r.first_repeat ? fmt::format("first repeat  R^_{} = R^_{}\n", r.first_repeat->later, r.first_repeat->earlier)
                         : std::string("first repeat  none\n");
   if (r.period) {
-    out += fmt::format("verdict       periodic with period {} (smallest P <= N/2 with R^_(i+P) = R^_i for all i < N-P)\n", *r.period);
+    out += r.start == 0
+               ? fmt::format("verdict       periodic with period {} (smallest P <= N/2 with R^_(i+P) = R^_i for all i < N-P)\n",
+                             *r.period)
+               : fmt::format("verdict       periodic with period {} (smallest P <= N/2 with R^_(i+P) = R^_i for all S <= i < S+N-P)\n",
+                             *r.period);
   } else {
     std::uint64_t witnessed = 0;
     for (auto w : r.witnesses) witnessed += w >= 0 ? 1 : 0;
-    out += fmt::format("verdict       non-periodic on 0..{}: a witness i with R^_(i+P) != R^_i for {} of P = 1..{}\n",
-                       r.positions - 1, witnessed, r.max_period);
+    out += fmt::format("verdict       non-periodic on {}..{}: a witness i with R^_(i+P) != R^_i for {} of P = 1..{}\n",
+                       r.start, last, witnessed, r.max_period);
     if (r.largest_witness_position) {
       out += fmt::format("              largest witness i = {} (for P = {})\n", *r.largest_witness_position,
                          *r.largest_witness_period);
@@ -107,7 +117,7 @@ std::string position_text(const attention::PositionReport& report, numeric::Roun
 Action add_rotations_command(CLI::App& app) {
   struct Options {
     std::string schedule, realisation = "r1", format = "fp32", rounding = "nearest-even", engine = "auto";
-    std::uint64_t positions = 65536;
+    std::uint64_t positions = 65536, start = 0;
     std::optional<std::uint64_t> position, max_period;
     bool json = false, witnesses = false, allow_slow = false;
     unsigned threads = 0;
@@ -122,6 +132,7 @@ Action add_rotations_command(CLI::App& app) {
   cmd->add_option("--engine", o->engine, "Arithmetic engine: mpfr fast auto (same bits, different speed)")
       ->capture_default_str();
   auto* positions = add_integer_option(cmd, "--positions", o->positions, "N: positions 0..N-1", 2, attention::kMaxCensusPositions)->capture_default_str();
+  auto* start = add_integer_option(cmd, "--start", o->start, "S: the census covers positions S..S+N-1 (periods and witnesses are about that window)", 0, INT64_MAX);
   auto* position = add_integer_option(cmd, "--position", o->position, "Report the realised rotation at position I instead of a census", 0, INT64_MAX);
   auto* max_period = add_integer_option(cmd, "--max-period", o->max_period, "P_max for non-periodicity witnesses (default N/2)", 1, attention::kMaxCensusPositions);
   auto* threads = add_jobs_option(cmd, o->threads);
@@ -130,6 +141,7 @@ Action add_rotations_command(CLI::App& app) {
   cmd->add_flag("--witnesses", o->witnesses, "Include the witness of every candidate period P in --json (N/2 numbers)");
   cmd->add_option("-o,--out", o->out, "Also write the JSON (with provenance and the full witness list) to FILE.json");
   position->excludes(positions);
+  position->excludes(start);
   position->excludes(max_period);  // --position reports one position: census options do not apply
   position->excludes(threads);
   return [cmd, o]() -> int {
@@ -175,6 +187,12 @@ Action add_rotations_command(CLI::App& app) {
     }
     attention::CensusOptions options;
     options.positions = o->positions;
+    options.start = o->start;
+    if (o->start > attention::kMaxCensusLastPosition - (o->positions - 1)) {
+      throw InvalidArgument("--start: the last position S + N - 1 = " + std::to_string(o->start) + " + " +
+                            std::to_string(o->positions - 1) + " exceeds 2^63 - 1; accepted: S <= " +
+                            std::to_string(attention::kMaxCensusLastPosition - (o->positions - 1)));
+    }
     options.max_period = o->max_period;
     options.threads = jobs_threads(o->threads);
     check_budget("--positions", attention::census_work(schedule, options), opt_in_budget(o->allow_slow));

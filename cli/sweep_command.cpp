@@ -22,14 +22,15 @@ nlohmann::json or_null(const std::optional<std::uint64_t>& v) { return v ? nlohm
 
 Table sweep_table(const std::vector<attention::CensusResult>& cells, const std::string& rounding) {
   Table t;
-  t.terminal_columns = {"schedule", "realization", "format", "distinct", "first_repeat", "period",
+  t.terminal_columns = {"schedule", "realization", "format", "distinct", "largest_class", "first_repeat", "period",
                         "witnessed", "max_witness", "first_overflow", "first_nan"};
-  t.columns = {"schedule", "realization", "format", "rounding", "positions", "distinct", "first_repeat", "periodic", "period",
+  t.columns = {"schedule", "realization", "format", "rounding", "positions", "distinct", "largest_class",
+               "largest_class_position", "first_repeat", "periodic", "period",
                "witnessed", "max_period", "max_witness", "max_witness_period", "blocks", "periodic_blocks", "min_block_distinct",
                "overflow_positions", "first_overflow", "nan_positions", "first_nan", "note"};
   for (const auto& r : cells) {
     if (!r.not_applicable.empty()) {
-      t.rows.push_back({r.schedule, r.realisation, r.format.name, rounding, r.positions, nullptr, nullptr, nullptr, nullptr,
+      t.rows.push_back({r.schedule, r.realisation, r.format.name, rounding, r.positions, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
                         nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
                         nullptr, r.not_applicable});
       continue;
@@ -45,7 +46,8 @@ Table sweep_table(const std::vector<attention::CensusResult>& cells, const std::
     }
     const nlohmann::json repeat = r.first_repeat ? nlohmann::json::array({r.first_repeat->earlier, r.first_repeat->later})
                                                  : nlohmann::json(nullptr);
-    t.rows.push_back({r.schedule, r.realisation, r.format.name, rounding, r.positions, r.distinct_rotations, repeat,
+    t.rows.push_back({r.schedule, r.realisation, r.format.name, rounding, r.positions, r.distinct_rotations,
+                      r.largest_class.size, r.largest_class.position, repeat,
                       r.period.has_value(), or_null(r.period),
                       r.period ? nlohmann::json(nullptr) : nlohmann::json(witnessed), r.max_period,
                       or_null(r.largest_witness_position), or_null(r.largest_witness_period),

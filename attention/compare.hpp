@@ -1,0 +1,143 @@
+#pragma once
+/// Measuring the damage of a realisation (THEORY §3; NUMERIC §3–4): two realisations of one
+/// schedule, or one realisation against the exact rotation R_i = blockdiag(Rot(θ_d·i)),
+/// compared entry by entry over positions S..S+N-1 × a set of blocks.
+///
+/// For every (position i, block d) the realised (cos, sin) of realisation A is compared with
+/// the reference: realisation B's realised (cos, sin), or cos θ_d·i and sin θ_d·i computed by
+/// ExactBlockRotation far beyond a double. Reported per block and overall: the largest
+/// absolute and relative error of cos and of sin, of the angle where both sides form one
+/// (r2's φ and a pipeline's `angle` step; against exact the exact angle θ_d·i; r1 and r3
+/// form no angle), the largest error in ulps of A's table format, how many entries differ,
+/// and where every maximum is (position, block). The GPT-NeoX #1003 table (NUMERIC §4) is
+/// `compare` of r2 at fp16 against the exact rotation.
+#include <mpfr.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "attention/realisation.hpp"
+#include "attention/schedule.hpp"
+#include "numeric/budget.hpp"
+
+namespace ropesim::attention {
+
+/// The largest N of a comparison (2^31 positions, as the census).
+inline constexpr std::uint64_t kMaxComparePositions = std::uint64_t{1} << 31;
+/// The largest last position S + N - 1 of a comparison (2^63 - 1, as rotations --position).
+inline constexpr std::uint64_t kMaxCompareLastPosition = (std::uint64_t{1} << 63) - 1;
+
+/// cos θi, sin θi and θi of one rotary block at any position i, accurate far beyond a
+/// double: every result is within 2^-150 of the exact real (absolute; the angle relative
+/// to its magnitude). This is the reference of query_position (realisation.hpp), made fast
+/// for many positions: θ is enclosed once (detail::ThetaEnclosure, refined as i grows) and
+/// θ·i is formed at 200 + bits(i) + exponent(θ) bits before MPFR's correctly rounded sin_cos.
+/// Rational blocks θ = 2πa/m are reduced exactly (r = a·i mod m, then cospi/sinpi of 2r/m),
+/// and their rational values (cos, sin ∈ {0, ±1/2, ±1}: Niven's theorem, angles kπ/6) are set
+/// exactly, so that sin 2π·i is exactly 0 and an exactly realised entry has error 0.
+class ExactBlockRotation {
+ public:
+  /// Precision in bits of the results (angle, cos, sin).
+  static constexpr mpfr_prec_t kPrecision = 192;
+  explicit ExactBlockRotation(const RotaryBlock& block);
+  ~ExactBlockRotation();
+  ExactBlockRotation(const ExactBlockRotation&) = delete;
+  ExactBlockRotation& operator=(const ExactBlockRotation&) = delete;
+  /// Sets angle, cos, sin (any precisions; rounded to nearest into them) to θ·i, cos θ·i,
+  /// sin θ·i.
+  void at(std::uint64_t i, mpfr_ptr angle, mpfr_ptr cos, mpfr_ptr sin);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+/// Options of a comparison.
+struct CompareOptions {
+  std::uint64_t start = 0;      ///< S: the first position (0-based, BOS = 0)
+  std::uint64_t positions = 1;  ///< N ≥ 1: positions S..S+N-1
+  /// 0-based block indices (each < the schedule's block count, each once); empty = all.
+  std::vector<std::size_t> blocks;
+};
+
+/// One maximum: its value and where it is first attained (smallest position, then block).
+struct ErrorMaximum {
+  double value = 0;  ///< ≥ 0; +inf for a relative error against an exact 0
+  std::uint64_t position = 0;
+  std::size_t block = 0;
+  bool seen = false;  ///< false: no entry contributed (value 0)
+};
+
+/// Largest |realised - reference| and |realised - reference| / |reference| of one quantity.
+/// The relative error is 0 where both are 0 and +inf where only the reference is 0.
+struct ErrorPair {
+  ErrorMaximum absolute;
+  ErrorMaximum relative;
+};
+
+/// The statistics of a set of (position, block) entries.
+struct CompareStats {
+  ErrorPair cos, sin;
+  /// The angle's errors; nullopt where a side forms no angle (r1, r3; dropped θ = 0 blocks of
+  /// a pipeline), reported "n/a".
+  std::optional<ErrorPair> angle;
+  /// Largest |realised - reference| / ulp_T(round_T(reference)) over cos and sin, T = A's
+  /// table format (numeric::ulp_exponent; round to nearest-even).
+  ErrorMaximum ulps;
+  std::uint64_t entries = 0;  ///< (position, block) entries compared
+  /// Entries whose (cos, sin) differ: by bit pattern against B (numeric::Value::same_bits),
+  /// by value against the exact rotation (a non-zero error in cos or sin).
+  std::uint64_t differing = 0;
+  /// Entries where a side's cos or sin is ±inf or NaN (overflow, cos(inf)): counted here
+  /// (and as differing unless the bit patterns agree) and left out of the maxima.
+  std::uint64_t nonfinite = 0;
+  std::optional<std::uint64_t> first_nonfinite;  ///< its smallest position
+};
+
+/// One block's statistics.
+struct BlockComparison {
+  std::size_t block = 0;
+  CompareStats stats;
+};
+
+/// The result of compare(): per block (in the order asked) and overall.
+struct CompareResult {
+  std::string schedule;                        ///< Schedule::spec
+  std::string realisation;                     ///< A's name()
+  std::string against;                         ///< B's name(), or "exact"
+  Format table_format;                         ///< A's table format (ulps are of this format)
+  std::optional<Format> against_table_format;  ///< B's (unset against exact)
+  std::uint64_t start = 0;                     ///< S
+  std::uint64_t positions = 0;                 ///< N
+  std::vector<BlockComparison> blocks;
+  CompareStats overall;
+};
+
+/// Compares realisation `a` with `against` (nullopt = the exact rotation) on schedule `s` over
+/// options.positions positions from options.start and options.blocks. Cost: one realised
+/// pair per side per entry, plus one 192-bit sin_cos per entry against exact.
+/// Throws InvalidArgument for N = 0 or N > kMaxComparePositions, S + N - 1 >
+/// kMaxCompareLastPosition, a block index out of range or repeated, or a realisation that
+/// does not apply (check_applicable).
+CompareResult compare(const Schedule& s, const Realisation& a,
+                      const std::optional<Realisation>& against, const CompareOptions& options);
+
+/// The work of compare(), in compared (position, block) entries, for check_budget: rates
+/// measured on this machine kind, one thread (about 4·10^5 entries/s against a realisation,
+/// 10^5 against exact). Memory O(blocks).
+WorkEstimate compare_work(const Schedule& s, const CompareOptions& options, bool against_exact);
+
+/// The result as JSON: {"schedule", "realization", "against", "table_format",
+/// "against_table_format" (null against exact), "start", "positions", "blocks": [{"block",
+/// "cos", "sin", "angle", "ulps", "entries", "differing", "nonfinite", "first_nonfinite"}],
+/// "overall": {...}}; "cos"/"sin"/"angle" are {"absolute": M, "relative": M} with M =
+/// {"value", "position", "block"} ("value" is the string "inf" when infinite; "angle" is null
+/// when n/a). Does not print.
+nlohmann::json to_json(const CompareResult& result);
+
+}  // namespace ropesim::attention
