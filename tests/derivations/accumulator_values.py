@@ -155,5 +155,38 @@ def softmax_fp32(scores):
     return [round_to(t / z, "fp32", "rne") for t in e]
 
 
+def issue_case(terms=4096, keys=8, seed=20261201):
+    """attention::run_accumulation_case: needle k_0 = q, bf16 coordinates |x| in [2^-5, 2^-1)."""
+    print(f"== issue 9 case: {terms} terms, {keys} keys, seed {seed}")
+    g = Lcg(seed)
+
+    def draw():
+        x = g.next()
+        m = 128 + (x >> 57)
+        e = ((x >> 40) % 4) - 5
+        s = -1 if (x >> 39) & 1 else 1
+        return s * Fraction(m) * Fraction(2) ** (e - 7)
+
+    q = [draw() for _ in range(terms)]
+    ks = [q] + [[draw() for _ in range(terms)] for _ in range(keys - 1)]
+    c = round_to(1 / round_to(Fraction(math.isqrt(terms)), "fp32", "rne"), "fp32", "rne")
+    assert math.isqrt(terms) ** 2 == terms, "the script handles square term counts only"
+    print("exact dots:", [float(sum(x * y for x, y in zip(q, k))) for k in ks])
+    rows = {}
+    for name, acc in [("p=11,e=8", lambda k: dot_narrow(q, k, "p=11,e=8", "rne")),
+                      ("p=11,e=8/128>fp32", lambda k: dot_promoted(q, k, "p=11,e=8", "rne", 128, "fp32", "rne")),
+                      ("fp32", lambda k: dot_narrow(q, k, "fp32", "rne"))]:
+        scores = [round_to(round_to(acc(k), "fp32", "rne") * c, "fp32", "rne") for k in ks]
+        weights = softmax_fp32(scores)
+        rows[name] = weights
+        print(name, "scores", [hexf(x) for x in scores])
+        print(name, "weights", [hexf(x) for x in weights])
+    first = rows["p=11,e=8"]
+    for name, w in rows.items():
+        print(f"max |dw| {name} vs p=11,e=8: {max(abs(float(a - b)) for a, b in zip(w, first)):.6g}",
+              f"needle weight {float(w[0]):.9g}")
+
+
 if __name__ == "__main__":
     accumulator_cases()
+    issue_case()
