@@ -11,6 +11,7 @@
 
 #include "attention/mixed_attention.hpp"
 #include "attention/model_spec.hpp"
+#include "attention/random_model.hpp"
 #include "numeric/error.hpp"
 
 using namespace ropesim::attention;
@@ -126,6 +127,40 @@ TEST_CASE("an empty formats block computes what the head without it computes", "
       CHECK(a.dump() == b.dump());
     }
   }
+}
+
+TEST_CASE("an empty formats block equals the old path on random models", "[attention][mixed]") {
+  // Random fp16/bf16 models (attention/random_model.hpp, fixed seeds) whose weights k/4 make
+  // soft weights and inexact sums: the stable and no-max-subtraction softmax, strict and
+  // non-strict masking, LayerNorms; every head gets "formats": {}.
+  std::size_t compared = 0;
+  for (std::uint64_t seed = 1; seed <= 24; ++seed) {
+    RandomModelOptions o;
+    o.format = seed % 2 ? Format::fp16() : Format::bf16();
+    o.layers = 1 + seed % 2;
+    o.heads = 1 + seed % 3;
+    o.rotary = seed % 3 == 0 ? RandomRotary::conventional : RandomRotary::periodic;
+    o.options.masking = seed % 4 < 2 ? Masking::strict : Masking::non_strict;
+    o.options.softmax = seed % 5 == 0 ? SoftmaxVariant::no_max_subtraction : SoftmaxVariant::stable;
+    if (seed % 6 == 1) o.norms = NormPlacement::post;
+    const Model plain = random_model(o, seed);
+    Model mixed = plain;
+    for (auto& layer : mixed.layers) {
+      for (auto& head : layer.heads) head.formats = HeadFormats{};
+    }
+    for (const char* word : {"ab", "abbab", "bbbbbbba"}) {
+      RunOptions ro;
+      ro.trace_all = true;
+      const json a = to_json(run(plain, word, ro), word);
+      json b = to_json(run(mixed, word, ro), word);
+      b.erase("first_overflow");
+      b.erase("first_invalid");
+      INFO("seed " << seed << " word " << word);
+      CHECK(a.dump() == b.dump());
+      ++compared;
+    }
+  }
+  CHECK(compared == 72);
 }
 
 TEST_CASE("absent formats: the spec and the run output keep their old shape", "[attention][mixed]") {
