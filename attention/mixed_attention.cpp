@@ -184,13 +184,11 @@ MixedHeadStep mixed_head_step(const AttentionHead& head, const HeadFormats& form
   Value z = e[0];
   for (std::size_t j = 1; j < e.size(); ++j) z = sm.add(z, e[j], flags[softmax_sum]);
   out.weights.reserve(e.size());
+  const numeric::Arithmetic p(formats.probabilities.value_or(sm_format), policy.rounding, engine);
   for (const Value& t : e) {
     Value alpha = sm.div(t, z, flags[softmax_division]);
     // 5. probabilities cast before the P·V product
-    if (formats.probabilities) {
-      const numeric::Arithmetic p(*formats.probabilities, policy.rounding, engine);
-      alpha = p.convert(alpha, flags[probability_store]);
-    }
+    if (formats.probabilities) alpha = p.convert(alpha, flags[probability_store]);
     out.weights.push_back(alpha);
   }
 

@@ -900,7 +900,11 @@ RunResult run(const Model& model, std::string_view word, const RunOptions& optio
           }
           std::vector<Value>& scores = step.scores;
           const AttentionOutput& a = step.attention;
-          if (!all_finite(scores)) tracker.note(t, 1, hi, make_nf("scores", l, result.positions[t], hi));
+          // the masked scores of a mixed-format head are -inf by design: only the visible ones count
+          const std::span<const Value> checked(scores.data(), std::min(scores.size(), visible));
+          if (!std::all_of(checked.begin(), checked.end(), [](const Value& x) { return x.is_finite(); })) {
+            tracker.note(t, 1, hi, make_nf("scores", l, result.positions[t], hi));
+          }
           if (!all_finite(a.weights)) tracker.note(t, 2, hi, make_nf("weights", l, result.positions[t], hi));
           if (!all_finite(a.output)) tracker.note(t, 3, hi, make_nf("head output", l, result.positions[t], hi));
           concat[t].insert(concat[t].end(), a.output.begin(), a.output.end());

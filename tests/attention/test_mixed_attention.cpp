@@ -266,6 +266,19 @@ TEST_CASE("an additive mask keeps the masked keys in the softmax", "[attention][
   CHECK(ri.first_invalid->step == "softmax subtraction");
   CHECK(ri.first_invalid->position == 0);
   CHECK(head_at(ri, 0).weights.at(0).is_nan());
+  // The -inf scores of masked keys are by design: the first non-finite value is the NaN weight
+  // of the fully masked BOS row, not a masked score.
+  REQUIRE(ri.first_non_finite);
+  CHECK(ri.first_non_finite->stage == "weights");
+  CHECK(ri.first_non_finite->position == 0);
+  // With non-strict masking no row is fully masked: nothing is non-finite or invalid.
+  const Model ns = parse_model(spec("fp32", R"({"mask": "-inf"})", head, R"({"masking": "non-strict"})"));
+  const RunResult rn = run_eos(ns, "aa");
+  CHECK_FALSE(rn.first_non_finite);
+  CHECK_FALSE(rn.first_invalid);
+  CHECK(head_at(rn, 1).scores.at(2).is_inf());
+  CHECK(d(head_at(rn, 1).weights.at(0)) == 0.5);
+  CHECK(d(head_at(rn, 1).weights.at(2)) == 0);
 }
 
 TEST_CASE("formats blocks round trip through model_to_json", "[attention][mixed]") {
