@@ -82,6 +82,34 @@ TEST_CASE("accumulate_dot: a truncating accumulator drops what nearest-even roun
   CHECK(accumulate_dot(c, d, model(Format::fp16(), Rounding::toward_zero)).to_double() == -(1 + std::ldexp(1, -9)));
 }
 
+TEST_CASE("accumulate_dot: a product is rounded once from the exact value (fused multiplier)", "[numeric][accumulator]") {
+  // Hand: a = b = 1 + 2^-12 (an fp32 value, not in fp16). The exact product
+  // 1 + 2^-11 + 2^-24 lies just above the midpoint 1 + 2^-11 of fp16's neighbours 1 and
+  // 1 + 2^-10, so it rounds to 1 + 2^-10. Converting the inputs into fp16 first would give
+  // 1 · 1 = 1 (1 + 2^-12 is below half an ulp of 1).
+  const std::vector<Value> a = {v(1 + std::ldexp(1, -12))};
+  CHECK(accumulate_dot(a, a, model(Format::fp16(), Rounding::nearest_even)).to_double() == 1 + std::ldexp(1, -10));
+  CHECK(accumulate_dot(a, a, model(Format::fp16(), Rounding::toward_zero)).to_double() == 1);
+}
+
+TEST_CASE("accumulate_dot: one chunk of promotion is the narrow sum converted into W", "[numeric][accumulator]") {
+  // Property: with K ≥ n there is one chunk, so the promoted result is rnd_W(narrow result);
+  // with A = fp16 ⊆ W = fp32 the conversion is exact and the two are equal as numbers.
+  rc::prop("K >= n: promoted = narrow", [] {
+    const auto n = *rc::gen::inRange<std::size_t>(1, 60);
+    const auto k = *rc::gen::inRange<std::size_t>(n, 200);
+    const auto ints = *rc::gen::container<std::vector<int>>(2 * n, rc::gen::inRange(-2048, 2048));
+    std::vector<Value> x, y;
+    for (std::size_t i = 0; i < n; ++i) {
+      x.push_back(v(std::ldexp(ints[i], -4)));
+      y.push_back(v(std::ldexp(ints[n + i], -6)));
+    }
+    const Value narrow = accumulate_dot(x, y, model(Format::fp16(), Rounding::toward_zero));
+    const Value promoted = accumulate_dot(x, y, model(Format::fp16(), Rounding::toward_zero, k));
+    RC_ASSERT(promoted.same_bits(narrow));
+  });
+}
+
 TEST_CASE("accumulate_dot matches the exact-fraction second implementation", "[numeric][accumulator]") {
   // tests/derivations/accumulator_values.py, LCG seed 20261201, 300 bf16 terms per vector,
   // exponent spread 8. Exact sum 0x1.128e50b8p+8.
@@ -159,11 +187,13 @@ TEST_CASE("accumulate_dot narrow in F with nearest-even equals dot() under seque
   rc::prop("narrow fp16 accumulate = sequential dot", [] {
     const auto n = *rc::gen::inRange<std::size_t>(1, 40);
     const auto ints = *rc::gen::container<std::vector<int>>(2 * n, rc::gen::inRange(-2048, 2048));
-    const auto shift = *rc::gen::inRange(-12, 6);
+    // |ints| < 2^11 and exponents keep every coordinate an element of fp16 (|x| ≤ 2047·2^4,
+    // |y| ≤ 2047·2^2, both multiples of 2^-18)
+    const auto shift = *rc::gen::inRange(-12, 5);
     std::vector<Value> x, y;
     for (std::size_t k = 0; k < n; ++k) {
       x.push_back(v(std::ldexp(ints[k], shift)));
-      y.push_back(v(std::ldexp(ints[n + k], -shift / 2)));
+      y.push_back(v(std::ldexp(ints[n + k], -shift / 2 - 4)));
     }
     ropesim::numeric::EvaluationPolicy policy;
     policy.format = Format::fp16();
