@@ -206,9 +206,7 @@ MixedHeadStep mixed_head_step(const AttentionHead& head, const HeadFormats& form
   return out;
 }
 
-void check_head_formats(const HeadFormats& formats, const EvaluationPolicy& policy,
-                        SoftmaxVariant variant, const std::string& path) {
-  (void)policy;
+void check_head_formats(const HeadFormats& formats, SoftmaxVariant variant, const std::string& path) {
   if (variant == SoftmaxVariant::online) {
     throw InvalidArgument(path + ": per-tensor formats are modelled with the stable and "
                                  "no-max-subtraction softmax only (architecture.softmax is online)");

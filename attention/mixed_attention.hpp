@@ -57,11 +57,11 @@ MixedHeadStep mixed_head_step(const AttentionHead& head, const HeadFormats& form
                               std::span<const std::vector<Value>> values, std::size_t unmasked,
                               const EvaluationPolicy& policy, SoftmaxVariant variant);
 
-/// Checks a head's formats block against the policy and the model's softmax variant; throws
-/// InvalidArgument with one line naming `path` (e.g. "layers[0].heads[1].formats.key.scale:
-/// must be positive and finite, got -1") and what is accepted.
-void check_head_formats(const HeadFormats& formats, const EvaluationPolicy& policy,
-                        SoftmaxVariant variant, const std::string& path);
+/// Checks a head's formats block (positive finite scales, promotion intervals ≥ 1, a mask
+/// that is a number) and that the model's softmax variant is modelled; throws InvalidArgument
+/// with one line naming `path` (e.g. "layers[0].heads[1].formats.key.scale: must be positive
+/// and finite, got -1") and what is accepted.
+void check_head_formats(const HeadFormats& formats, SoftmaxVariant variant, const std::string& path);
 
 // ---------------------------------------------------------------------------------------------
 // Issue 9's case: a 4096-term dot product in an 11-bit accumulator versus promotion into fp32

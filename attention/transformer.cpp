@@ -557,7 +557,7 @@ void Model::validate() const {
       check_vector(head.query_bias, head.head_dim, true, hp + ".query_bias");
       check_vector(head.key_bias, head.head_dim, true, hp + ".key_bias");
       check_vector(head.value_bias, head.value_dim, true, hp + ".value_bias");
-      if (head.formats) check_head_formats(*head.formats, policy, options.softmax, hp + ".formats");
+      if (head.formats) check_head_formats(*head.formats, options.softmax, hp + ".formats");
       if (!head.rotary.empty()) {
         std::size_t dim = 0;
         for (std::size_t s = 0; s < head.rotary.size(); ++s) {

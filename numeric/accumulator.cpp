@@ -34,10 +34,18 @@ void parse_format_with_rounding(std::string_view text, Format& format, Rounding&
 /// rnd_A(a·b): the exact product rounded once into A (flags raised into `flags` when given).
 Value product(const Value& a, const Value& b, const Arithmetic& acc, Flags* flags) {
   if (!a.is_finite() || !b.is_finite() || a.is_zero() || b.is_zero()) {
-    // Special values and zeros: the IEEE product of the (exact) doubles, then into A.
-    const double p = a.to_double() * b.to_double();
-    if (std::isnan(p) && !a.is_nan() && !b.is_nan() && flags) *flags |= Flag::invalid;  // 0·∞
-    return acc.convert(Value::from_double_exact(p));
+    // Special values and zeros (IEEE 754 multiplication): NaN propagates quietly; 0·∞ is
+    // invalid; otherwise ±∞ or ±0 with the sign the exclusive or of the operands' signs.
+    if (a.is_nan() || b.is_nan()) return acc.convert(Value::from_double_exact(std::nan("")));
+    const bool negative = a.sign_bit() != b.sign_bit();
+    if (a.is_inf() || b.is_inf()) {
+      if (a.is_zero() || b.is_zero()) {
+        if (flags) *flags |= Flag::invalid;
+        return acc.convert(Value::from_double_exact(std::nan("")));
+      }
+      return acc.convert(Value::from_double_exact(negative ? -HUGE_VAL : HUGE_VAL));
+    }
+    return acc.convert(Value::from_double_exact(negative ? -0.0 : 0.0));
   }
   if (!a.is_wide() && !b.is_wide()) {
     const double x = a.narrow(), y = b.narrow();

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "numeric/accumulator.hpp"
+#include "numeric/arithmetic.hpp"
 #include "numeric/error.hpp"
 #include "numeric/format.hpp"
 #include "numeric/summation.hpp"
@@ -174,6 +175,24 @@ TEST_CASE("accumulate_dot: overflow in the accumulator is flagged; saturation un
   Flags inv2;
   CHECK(accumulate_dot(z, inf, model(Format::fp32(), Rounding::nearest_even), ropesim::numeric::default_engine(), &inv2).is_nan());
   CHECK(inv2.test(Flag::invalid));
+  // Signs of special products (IEEE 754): (-0)·3 = -0, (-2)·inf = -inf.
+  const std::vector<Value> m0 = {v(-0.0)}, three = {v(3)}, m2 = {v(-2)};
+  const Value zero = accumulate_dot(m0, three, model(Format::fp16(), Rounding::nearest_even));
+  CHECK((zero.is_zero() && zero.sign_bit()));
+  const Value minus_inf = accumulate_dot(m2, inf, model(Format::fp16(), Rounding::nearest_even));
+  CHECK((minus_inf.is_inf() && minus_inf.sign_bit()));
+  // A finite value beyond a double's range times 0 is 0, not NaN: 2^5000 in p=11 with a wide
+  // exponent range (a wide Value), times +0.
+  const Format wide = Format::custom(11, -20000, 20000);
+  const ropesim::numeric::Arithmetic w(wide, Rounding::nearest_even);
+  mpz_class two_5000 = 1;
+  two_5000 <<= 5000;
+  const std::vector<Value> huge = {w.from_integer(two_5000)};
+  REQUIRE(huge[0].is_wide());
+  Flags wide_flags;
+  const Value product = accumulate_dot(huge, z, model(wide, Rounding::nearest_even), ropesim::numeric::default_engine(), &wide_flags);
+  CHECK((product.is_zero() && !product.sign_bit()));
+  CHECK_FALSE(wide_flags.test(Flag::invalid));
   // No flags on an exact small sum.
   Flags none;
   accumulate_dot(one, one, model(Format::fp16(), Rounding::nearest_even), ropesim::numeric::default_engine(), &none);
