@@ -61,12 +61,24 @@ struct HeadFormats {
   std::optional<numeric::AccumulatorModel> value_accumulator;  ///< the α·v accumulation
   std::optional<numeric::Format> output;                       ///< O
 
-  const numeric::Format& query_format(const numeric::EvaluationPolicy& p) const { return query.format ? *query.format : p.format; }
-  const numeric::Format& key_format(const numeric::EvaluationPolicy& p) const { return key.format ? *key.format : p.format; }
-  const numeric::Format& value_format(const numeric::EvaluationPolicy& p) const { return value.format ? *value.format : p.format; }
-  const numeric::Format& scores_format(const numeric::EvaluationPolicy& p) const { return scores ? *scores : p.format; }
-  const numeric::Format& softmax_format(const numeric::EvaluationPolicy& p) const { return softmax ? *softmax : scores_format(p); }
-  const numeric::Format& output_format(const numeric::EvaluationPolicy& p) const { return output ? *output : p.format; }
+  const numeric::Format& query_format(const numeric::EvaluationPolicy& p) const {
+    return query.format ? *query.format : p.format;
+  }
+  const numeric::Format& key_format(const numeric::EvaluationPolicy& p) const {
+    return key.format ? *key.format : p.format;
+  }
+  const numeric::Format& value_format(const numeric::EvaluationPolicy& p) const {
+    return value.format ? *value.format : p.format;
+  }
+  const numeric::Format& scores_format(const numeric::EvaluationPolicy& p) const {
+    return scores ? *scores : p.format;
+  }
+  const numeric::Format& softmax_format(const numeric::EvaluationPolicy& p) const {
+    return softmax ? *softmax : scores_format(p);
+  }
+  const numeric::Format& output_format(const numeric::EvaluationPolicy& p) const {
+    return output ? *output : p.format;
+  }
   numeric::AccumulatorModel score_accumulator_model(const numeric::EvaluationPolicy& p) const;
   numeric::AccumulatorModel value_accumulator_model(const numeric::EvaluationPolicy& p) const;
 };

@@ -32,11 +32,14 @@ AccumulatorModel HeadFormats::value_accumulator_model(const EvaluationPolicy& p)
 }
 
 const std::vector<std::string>& mixed_head_steps() {
-  static const std::vector<std::string> steps = {
-      "query store",         "key store",          "value store",        "q·k accumulation",
-      "score store",         "score dequantisation", "score scale",      "mask",
-      "softmax subtraction", "softmax exp",        "softmax sum",        "softmax division",
-      "probability store",   "value accumulation", "value dequantisation", "output store"};
+  static const std::vector<std::string> steps = {"query store",          "key store",
+                                                 "value store",          "q·k accumulation",
+                                                 "score store",          "score dequantisation",
+                                                 "score scale",          "mask",
+                                                 "softmax subtraction",  "softmax exp",
+                                                 "softmax sum",          "softmax division",
+                                                 "probability store",    "value accumulation",
+                                                 "value dequantisation", "output store"};
   return steps;
 }
 
@@ -81,14 +84,16 @@ std::vector<Value> store_tensor(std::span<const Value> x, const Format& format,
       // ±inf / scale = ±inf, NaN stays NaN, ±0 / scale = ±0 (scale > 0)
       out.push_back(s.convert(v, flags));
     } else {
-      out.push_back(s.from_rational(numeric::exact_rational(v) / numeric::exact_rational(*scale), flags));
+      out.push_back(
+          s.from_rational(numeric::exact_rational(v) / numeric::exact_rational(*scale), flags));
     }
   }
   return out;
 }
 
 MixedHeadStep mixed_head_step(const AttentionHead& head, const HeadFormats& formats,
-                              std::span<const Value> query, std::span<const std::vector<Value>> keys,
+                              std::span<const Value> query,
+                              std::span<const std::vector<Value>> keys,
                               std::span<const std::vector<Value>> values, std::size_t unmasked,
                               const EvaluationPolicy& policy, SoftmaxVariant variant) {
   if (keys.size() != values.size()) {
@@ -100,8 +105,9 @@ MixedHeadStep mixed_head_step(const AttentionHead& head, const HeadFormats& form
     throw InvalidArgument("mixed_head_step: masked keys need an additive mask (formats.mask)");
   }
   if (variant == SoftmaxVariant::online) {
-    throw InvalidArgument("mixed_head_step: the online softmax is not modelled with per-tensor formats; "
-                          "accepted: stable, no-max-subtraction");
+    throw InvalidArgument(
+        "mixed_head_step: the online softmax is not modelled with per-tensor formats; "
+        "accepted: stable, no-max-subtraction");
   }
   const numeric::Engine& engine = policy.arithmetic_engine();
   const numeric::Arithmetic f = numeric::arithmetic(policy);
@@ -113,20 +119,30 @@ MixedHeadStep mixed_head_step(const AttentionHead& head, const HeadFormats& form
   const AccumulatorModel score_acc = formats.score_accumulator_model(policy);
   const AccumulatorModel value_acc = formats.value_accumulator_model(policy);
   // W, the value accumulator's result format, with the rounding of its last step
-  const numeric::Arithmetic w(value_acc.result_format(),
-                              value_acc.promotion ? value_acc.promotion->rounding : value_acc.rounding, engine);
+  const numeric::Arithmetic w(
+      value_acc.result_format(),
+      value_acc.promotion ? value_acc.promotion->rounding : value_acc.rounding, engine);
 
   MixedHeadStep out;
   const auto& names = mixed_head_steps();
   std::vector<Flags> flags(names.size());
   auto record = [&] {
     const std::string formats_of[] = {
-        formats.query_format(policy).name, formats.key_format(policy).name,
-        formats.value_format(policy).name, score_acc.result_format().name, s_format.name,
-        s_format.name, s_format.name, s_format.name, sm_format.name, sm_format.name,
-        sm_format.name, sm_format.name,
+        formats.query_format(policy).name,
+        formats.key_format(policy).name,
+        formats.value_format(policy).name,
+        score_acc.result_format().name,
+        s_format.name,
+        s_format.name,
+        s_format.name,
+        s_format.name,
+        sm_format.name,
+        sm_format.name,
+        sm_format.name,
+        sm_format.name,
         formats.probabilities ? formats.probabilities->name : sm_format.name,
-        value_acc.result_format().name, value_acc.result_format().name,
+        value_acc.result_format().name,
+        value_acc.result_format().name,
         formats.output_format(policy).name};
     for (std::size_t k = accumulation; k < names.size(); ++k) {
       out.steps.push_back({names[k], formats_of[k], flags[k]});
@@ -140,8 +156,9 @@ MixedHeadStep mixed_head_step(const AttentionHead& head, const HeadFormats& form
   }
   for (const auto& v : values) {
     if (v.size() != head.value_dim) {
-      throw InvalidArgument("mixed_head_step: a value vector has length " + std::to_string(v.size()) +
-                            ", expected " + std::to_string(head.value_dim));
+      throw InvalidArgument("mixed_head_step: a value vector has length " +
+                            std::to_string(v.size()) + ", expected " +
+                            std::to_string(head.value_dim));
     }
   }
   if (keys.empty()) {
@@ -159,7 +176,8 @@ MixedHeadStep mixed_head_step(const AttentionHead& head, const HeadFormats& form
   }
   out.scores.reserve(keys.size());
   for (std::size_t j = 0; j < keys.size(); ++j) {
-    const Value a = numeric::accumulate_dot(query, keys[j], score_acc, engine, &flags[accumulation]);
+    const Value a =
+        numeric::accumulate_dot(query, keys[j], score_acc, engine, &flags[accumulation]);
     Value score = s.convert(a, flags[score_store]);
     if (dequant) score = product(score, *dequant, s, flags[score_dequantisation]);
     if (head.scale) score = product(score, *head.scale, s, flags[score_scale]);
@@ -170,7 +188,8 @@ MixedHeadStep mixed_head_step(const AttentionHead& head, const HeadFormats& form
 
   // 4. softmax in Σ
   std::vector<Value> x(out.scores.size());
-  for (std::size_t j = 0; j < x.size(); ++j) x[j] = sm.convert(out.scores[j], flags[softmax_subtraction]);
+  for (std::size_t j = 0; j < x.size(); ++j)
+    x[j] = sm.convert(out.scores[j], flags[softmax_subtraction]);
   std::vector<Value> e(x.size());
   if (variant == SoftmaxVariant::stable) {
     Value m = x[0];
@@ -197,7 +216,8 @@ MixedHeadStep mixed_head_step(const AttentionHead& head, const HeadFormats& form
   out.output.reserve(head.value_dim);
   for (std::size_t d = 0; d < head.value_dim; ++d) {
     for (std::size_t j = 0; j < values.size(); ++j) column[j] = values[j][d];
-    Value v = numeric::accumulate_dot(out.weights, column, value_acc, engine, &flags[value_accumulation]);
+    Value v =
+        numeric::accumulate_dot(out.weights, column, value_acc, engine, &flags[value_accumulation]);
     if (formats.value.scale) v = product(v, *formats.value.scale, w, flags[value_dequantisation]);
     v = o.convert(v, flags[output_store]);
     out.output.push_back(f.convert(v, flags[output_store]));
@@ -206,10 +226,12 @@ MixedHeadStep mixed_head_step(const AttentionHead& head, const HeadFormats& form
   return out;
 }
 
-void check_head_formats(const HeadFormats& formats, SoftmaxVariant variant, const std::string& path) {
+void check_head_formats(const HeadFormats& formats, SoftmaxVariant variant,
+                        const std::string& path) {
   if (variant == SoftmaxVariant::online) {
-    throw InvalidArgument(path + ": per-tensor formats are modelled with the stable and "
-                                 "no-max-subtraction softmax only (architecture.softmax is online)");
+    throw InvalidArgument(path +
+                          ": per-tensor formats are modelled with the stable and "
+                          "no-max-subtraction softmax only (architecture.softmax is online)");
   }
   const std::pair<const char*, const TensorFormat*> tensors[] = {
       {"query", &formats.query}, {"key", &formats.key}, {"value", &formats.value}};
@@ -254,10 +276,12 @@ struct Lcg {
 
 AccumulationResult run_accumulation_case(const AccumulationCase& c, const numeric::Engine& engine) {
   if (c.terms < 1 || c.terms > 1'000'000) {
-    throw InvalidArgument("accumulation case: terms must be between 1 and 1000000, got " + std::to_string(c.terms));
+    throw InvalidArgument("accumulation case: terms must be between 1 and 1000000, got " +
+                          std::to_string(c.terms));
   }
   if (c.keys < 1 || c.keys > 4096) {
-    throw InvalidArgument("accumulation case: keys must be between 1 and 4096, got " + std::to_string(c.keys));
+    throw InvalidArgument("accumulation case: keys must be between 1 and 4096, got " +
+                          std::to_string(c.keys));
   }
   if (c.accumulators.empty()) throw InvalidArgument("accumulation case: no accumulator to compare");
   Lcg g{c.seed};
@@ -278,12 +302,14 @@ AccumulationResult run_accumulation_case(const AccumulationCase& c, const numeri
   AttentionHead head;
   head.head_dim = c.terms;
   head.value_dim = 0;
-  head.scale = f.div(f.one(), f.sqrt(f.from_integer(mpz_class(static_cast<unsigned long>(c.terms)))));
+  head.scale =
+      f.div(f.one(), f.sqrt(f.from_integer(mpz_class(static_cast<unsigned long>(c.terms)))));
 
   AccumulationResult result;
   for (const auto& k : keys) {
     mpq_class exact = 0;
-    for (std::size_t i = 0; i < c.terms; ++i) exact += numeric::exact_rational(q[i]) * numeric::exact_rational(k[i]);
+    for (std::size_t i = 0; i < c.terms; ++i)
+      exact += numeric::exact_rational(q[i]) * numeric::exact_rational(k[i]);
     result.exact_dots.push_back(exact);
   }
   for (const auto& acc : c.accumulators) {

@@ -21,8 +21,8 @@ namespace ropesim::attention {
 /// One step of a mixed-format head and the IEEE flags (numeric/flags.hpp) its roundings raised,
 /// accumulated over every key and coordinate of one query (or of one token, for the stores).
 struct StepFlags {
-  std::string step;         ///< e.g. "q·k accumulation", "softmax exp" (mixed_head_steps order)
-  std::string format;       ///< the format the step rounds into
+  std::string step;    ///< e.g. "q·k accumulation", "softmax exp" (mixed_head_steps order)
+  std::string format;  ///< the format the step rounds into
   numeric::Flags flags;
 };
 
@@ -40,9 +40,9 @@ std::vector<Value> store_tensor(std::span<const Value> x, const numeric::Format&
 
 /// One query of a mixed-format head: scores, weights, output and per-step flags.
 struct MixedHeadStep {
-  std::vector<Value> scores;   ///< S per key (elements of S, after scale and mask)
-  std::vector<Value> weights;  ///< α̃ per key (elements of P, or of Σ)
-  std::vector<Value> output;   ///< the head output o (value_dim, elements of F)
+  std::vector<Value> scores;     ///< S per key (elements of S, after scale and mask)
+  std::vector<Value> weights;    ///< α̃ per key (elements of P, or of Σ)
+  std::vector<Value> output;     ///< the head output o (value_dim, elements of F)
   std::vector<StepFlags> steps;  ///< steps 4…16 of mixed_head_steps() (scores onwards)
 };
 
@@ -53,7 +53,8 @@ struct MixedHeadStep {
 /// no-max-subtraction. Throws InvalidArgument on a length mismatch, on masked keys without a
 /// mask, or for the online softmax.
 MixedHeadStep mixed_head_step(const AttentionHead& head, const HeadFormats& formats,
-                              std::span<const Value> query, std::span<const std::vector<Value>> keys,
+                              std::span<const Value> query,
+                              std::span<const std::vector<Value>> keys,
                               std::span<const std::vector<Value>> values, std::size_t unmasked,
                               const EvaluationPolicy& policy, SoftmaxVariant variant);
 
@@ -61,7 +62,8 @@ MixedHeadStep mixed_head_step(const AttentionHead& head, const HeadFormats& form
 /// that is a number) and that the model's softmax variant is modelled; throws InvalidArgument
 /// with one line naming `path` (e.g. "layers[0].heads[1].formats.key.scale: must be positive
 /// and finite, got -1") and what is accepted.
-void check_head_formats(const HeadFormats& formats, SoftmaxVariant variant, const std::string& path);
+void check_head_formats(const HeadFormats& formats, SoftmaxVariant variant,
+                        const std::string& path);
 
 // ---------------------------------------------------------------------------------------------
 // Issue 9's case: a 4096-term dot product in an 11-bit accumulator versus promotion into fp32

@@ -26,7 +26,8 @@ constexpr std::size_t max_shown_keys = 32;
 
 std::string number(const numeric::Value& v) { return v.to_decimal(9); }
 
-double max_weight_difference(const attention::AccumulationRow& a, const attention::AccumulationRow& b) {
+double max_weight_difference(const attention::AccumulationRow& a,
+                             const attention::AccumulationRow& b) {
   double d = 0;
   for (std::size_t j = 0; j < a.weights.size(); ++j) {
     d = std::max(d, std::fabs(a.weights[j].to_double() - b.weights[j].to_double()));
@@ -45,21 +46,25 @@ Action add_accumulate_command(CLI::App& app) {
     bool json = false;
   };
   auto o = std::make_shared<Options>();
-  auto* cmd = app.add_subcommand(
-      "accumulate",
-      "Softmax weights of one query over keys whose q·k scores are accumulated by different accumulator models");
-  add_integer_option(cmd, "--terms", o->terms, "Terms per dot product (head dimension)", 1, 1'000'000)
+  auto* cmd = app.add_subcommand("accumulate",
+                                 "Softmax weights of one query over keys whose q·k scores are "
+                                 "accumulated by different accumulator models");
+  add_integer_option(cmd, "--terms", o->terms, "Terms per dot product (head dimension)", 1,
+                     1'000'000)
       ->capture_default_str();
-  add_integer_option(cmd, "--keys", o->keys, "Keys (key 0 is the needle, k_0 = q)", 1, 4096)->capture_default_str();
+  add_integer_option(cmd, "--keys", o->keys, "Keys (key 0 is the needle, k_0 = q)", 1, 4096)
+      ->capture_default_str();
   add_integer_option(cmd, "--seed", o->seed, "Seed of the LCG that draws the bf16 coordinates", 0,
                      UINT64_MAX)
       ->capture_default_str();
   cmd->add_option("--accumulator", o->accumulators,
                   "An accumulator model, repeatable: FORMAT[@ROUNDING][/K>WIDE[@ROUNDING]] "
                   "(default: p=11,e=8; p=11,e=8/128>fp32; fp32)");
-  cmd->add_option("--engine", o->engine, "Arithmetic engine: mpfr fast auto (same bits, different speed)")
+  cmd->add_option("--engine", o->engine,
+                  "Arithmetic engine: mpfr fast auto (same bits, different speed)")
       ->capture_default_str();
-  cmd->add_flag("--json", o->json, "Print JSON: exact dot products, and per accumulator the scores and weights");
+  cmd->add_flag("--json", o->json,
+                "Print JSON: exact dot products, and per accumulator the scores and weights");
   return [cmd, o]() -> int {
     if (!cmd->parsed()) return -1;
     attention::AccumulationCase c;
@@ -67,11 +72,14 @@ Action add_accumulate_command(CLI::App& app) {
     c.keys = o->keys;
     c.seed = o->seed;
     const std::vector<std::string> spellings =
-        o->accumulators.empty() ? std::vector<std::string>{"p=11,e=8", "p=11,e=8/128>fp32", "fp32"} : o->accumulators;
+        o->accumulators.empty() ? std::vector<std::string>{"p=11,e=8", "p=11,e=8/128>fp32", "fp32"}
+                                : o->accumulators;
     for (const auto& s : spellings) {
-      c.accumulators.push_back(with_flag("--accumulator", [&] { return numeric::parse_accumulator_model(s); }));
+      c.accumulators.push_back(
+          with_flag("--accumulator", [&] { return numeric::parse_accumulator_model(s); }));
     }
-    const numeric::Engine* engine = with_flag("--engine", [&] { return &numeric::engine_by_name(o->engine); });
+    const numeric::Engine* engine =
+        with_flag("--engine", [&] { return &numeric::engine_by_name(o->engine); });
     const attention::AccumulationResult r = attention::run_accumulation_case(c, *engine);
     if (o->json) {
       nlohmann::json j;
@@ -86,10 +94,11 @@ Action add_accumulate_command(CLI::App& app) {
         nlohmann::json scores = nlohmann::json::array(), weights = nlohmann::json::array();
         for (const auto& v : row.scores) scores.push_back(attention::exact_decimal(v));
         for (const auto& v : row.weights) weights.push_back(attention::exact_decimal(v));
-        rows.push_back({{"accumulator", numeric::to_string(row.accumulator)},
-                        {"scores", scores},
-                        {"weights", weights},
-                        {"max_weight_difference_from_first", max_weight_difference(row, r.rows.front())}});
+        rows.push_back(
+            {{"accumulator", numeric::to_string(row.accumulator)},
+             {"scores", scores},
+             {"weights", weights},
+             {"max_weight_difference_from_first", max_weight_difference(row, r.rows.front())}});
       }
       j["rows"] = rows;
       std::cout << j.dump(2) << "\n";
@@ -101,17 +110,20 @@ Action add_accumulate_command(CLI::App& app) {
         c.terms, c.seed, c.keys, c.terms);
     for (const auto& row : r.rows) {
       out += fmt::format("\naccumulator {}\n", numeric::to_string(row.accumulator));
-      out += fmt::format("  {:>4}  {:>18}  {:>16}  {:>16}\n", "key", "exact q·k", "score", "weight");
+      out +=
+          fmt::format("  {:>4}  {:>18}  {:>16}  {:>16}\n", "key", "exact q·k", "score", "weight");
       for (std::size_t j = 0; j < row.scores.size() && j < max_shown_keys; ++j) {
-        out += fmt::format("  {:>4}  {:>18.10g}  {:>16}  {:>16}\n", j, r.exact_dots[j].get_d(), number(row.scores[j]),
-                           number(row.weights[j]));
+        out += fmt::format("  {:>4}  {:>18.10g}  {:>16}  {:>16}\n", j, r.exact_dots[j].get_d(),
+                           number(row.scores[j]), number(row.weights[j]));
       }
-      if (row.scores.size() > max_shown_keys) out += fmt::format("  ... ({} more keys)\n", row.scores.size() - max_shown_keys);
+      if (row.scores.size() > max_shown_keys)
+        out += fmt::format("  ... ({} more keys)\n", row.scores.size() - max_shown_keys);
     }
     out += "\n";
     for (std::size_t k = 1; k < r.rows.size(); ++k) {
-      out += fmt::format("max |weight difference| {} vs {}: {:.6g}\n", numeric::to_string(r.rows[k].accumulator),
-                         numeric::to_string(r.rows[0].accumulator), max_weight_difference(r.rows[k], r.rows[0]));
+      out += fmt::format(
+          "max |weight difference| {} vs {}: {:.6g}\n", numeric::to_string(r.rows[k].accumulator),
+          numeric::to_string(r.rows[0].accumulator), max_weight_difference(r.rows[k], r.rows[0]));
     }
     std::cout << out;
     return 0;

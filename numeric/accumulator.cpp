@@ -28,7 +28,8 @@ std::string format_with_rounding(const Format& format, Rounding rounding) {
 void parse_format_with_rounding(std::string_view text, Format& format, Rounding& rounding) {
   const std::size_t at = text.find('@');
   format = parse_format(text.substr(0, at));
-  rounding = at == std::string_view::npos ? Rounding::nearest_even : parse_rounding(text.substr(at + 1));
+  rounding =
+      at == std::string_view::npos ? Rounding::nearest_even : parse_rounding(text.substr(at + 1));
 }
 
 /// rnd_A(a·b): the exact product rounded once into A (flags raised into `flags` when given).
@@ -92,7 +93,8 @@ AccumulatorModel parse_accumulator_model(std::string_view text) {
   const std::size_t gt = rest.find('>');
   const std::string_view k = rest.substr(0, gt);
   if (gt == std::string_view::npos || k.empty() || k.size() > 9 ||
-      k.find_first_not_of("0123456789") != std::string_view::npos || std::stoul(std::string(k)) == 0) {
+      k.find_first_not_of("0123456789") != std::string_view::npos ||
+      std::stoul(std::string(k)) == 0) {
     throw InvalidArgument("accumulator '" + std::string(text) +
                           "': the promotion needs /K>WIDE with an integer 1 ≤ K ≤ 999999999; " +
                           accepted_form);
@@ -121,7 +123,8 @@ Value accumulate_dot(std::span<const Value> a, std::span<const Value> b,
   if (!model.promotion) {
     if (a.empty()) return acc.zero();
     Value s = product(a[0], b[0], acc, flags);
-    for (std::size_t k = 1; k < a.size(); ++k) s = add(acc, s, product(a[k], b[k], acc, flags), flags);
+    for (std::size_t k = 1; k < a.size(); ++k)
+      s = add(acc, s, product(a[k], b[k], acc, flags), flags);
     return s;
   }
   const Arithmetic wide(model.promotion->format, model.promotion->rounding, engine);
@@ -130,7 +133,8 @@ Value accumulate_dot(std::span<const Value> a, std::span<const Value> b,
   for (std::size_t start = 0; start < a.size(); start += interval) {
     const std::size_t end = std::min(a.size(), start + interval);
     Value t = product(a[start], b[start], acc, flags);  // the A accumulator starts afresh
-    for (std::size_t k = start + 1; k < end; ++k) t = add(acc, t, product(a[k], b[k], acc, flags), flags);
+    for (std::size_t k = start + 1; k < end; ++k)
+      t = add(acc, t, product(a[k], b[k], acc, flags), flags);
     const Value promoted = convert(wide, t, flags);
     total = start == 0 ? promoted : add(wide, total, promoted, flags);
   }

@@ -4,7 +4,6 @@
 // implementation of an empty block, the step reports of pytorch #60939, and one-line refusals
 // naming the JSON path.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <string>
 #include <vector>
@@ -15,19 +14,20 @@
 #include "numeric/error.hpp"
 
 using namespace ropesim::attention;
+using nlohmann::json;
 using ropesim::InvalidArgument;
 using ropesim::numeric::Format;
 using ropesim::numeric::Value;
-using nlohmann::json;
 
 namespace {
 
 /// d_model 1, every token embeds as [1]; one head with q = query_bias, k = key·x, v = value·x
 /// and output 1; the classifier reads the residual. `formats` is the head's formats block (or
 /// "" for none); `extra` more head fields.
-std::string spec(const std::string& format, const std::string& formats, const std::string& head_fields,
-                 const std::string& architecture = "{}") {
-  return R"({"ropesim_model": 1, "policy": {"format": ")" + format + R"("}, "architecture": )" + architecture +
+std::string spec(const std::string& format, const std::string& formats,
+                 const std::string& head_fields, const std::string& architecture = "{}") {
+  return R"({"ropesim_model": 1, "policy": {"format": ")" + format + R"("}, "architecture": )" +
+         architecture +
          R"(, "d_model": 1, "alphabet": ["a"],
     "embedding": {"bos": [1], "eos": [1], "symbols": {"a": [1]}},
     "layers": [{"heads": [{"head_dim": 1, "value_dim": 1, "output": [[1]], )" +
@@ -62,7 +62,8 @@ std::string refusal(const std::string& text) {
 
 }  // namespace
 
-TEST_CASE("issue 9: 4096 terms in an 11-bit accumulator versus promotion into fp32 every 128", "[attention][mixed]") {
+TEST_CASE("issue 9: 4096 terms in an 11-bit accumulator versus promotion into fp32 every 128",
+          "[attention][mixed]") {
   // Every expected bit pattern below is printed by tests/derivations/accumulator_values.py
   // (issue_case: exact fractions for the accumulators, mpmath exp at 200 bits, no ropesim code).
   AccumulationCase c;
@@ -73,17 +74,19 @@ TEST_CASE("issue 9: 4096 terms in an 11-bit accumulator versus promotion into fp
   REQUIRE(r.rows.size() == 3);
   CHECK(r.exact_dots[0].get_d() == Approx(199.10161978006363).epsilon(1e-15));
   const std::vector<std::vector<double>> scores = {
-      {0x1.68cp+1, 0x1.e14p-6, 0x1.a3p-6, -0x1.2ecp-4, 0x1.89p-5, -0x1.278p-5, -0x1.0c4p-5, 0x1.798p-6},
-      {0x1.8e54p+1, 0x1.e77dp-6, 0x1.a0b8p-6, -0x1.3008p-4, 0x1.8c92p-5, -0x1.2b0b8p-5, -0x1.0abe4p-5, 0x1.785cp-6},
-      {0x1.8e33cp+1, 0x1.e774a4p-6, 0x1.a1a5fp-6, -0x1.305632p-4, 0x1.8c506p-5, -0x1.2b1108p-5, -0x1.0bcbe4p-5,
-       0x1.79c898p-6}};
+      {0x1.68cp+1, 0x1.e14p-6, 0x1.a3p-6, -0x1.2ecp-4, 0x1.89p-5, -0x1.278p-5, -0x1.0c4p-5,
+       0x1.798p-6},
+      {0x1.8e54p+1, 0x1.e77dp-6, 0x1.a0b8p-6, -0x1.3008p-4, 0x1.8c92p-5, -0x1.2b0b8p-5,
+       -0x1.0abe4p-5, 0x1.785cp-6},
+      {0x1.8e33cp+1, 0x1.e774a4p-6, 0x1.a1a5fp-6, -0x1.305632p-4, 0x1.8c506p-5, -0x1.2b1108p-5,
+       -0x1.0bcbe4p-5, 0x1.79c898p-6}};
   const std::vector<std::vector<double>> weights = {
-      {0x1.6940f8p-1, 0x1.6360e2p-5, 0x1.6207ep-5, 0x1.40812ap-5, 0x1.6a0ceep-5, 0x1.4cdd8cp-5, 0x1.4df97ap-5,
-       0x1.61229ap-5},
-      {0x1.8680cap-1, 0x1.1e8772p-5, 0x1.1d4b4ap-5, 0x1.023b7ap-5, 0x1.23ecb4p-5, 0x1.0c28dp-5, 0x1.0d380ap-5,
-       0x1.1c979ap-5},
-      {0x1.8669b8p-1, 0x1.1ebe96p-5, 0x1.1d867cp-5, 0x1.02685ep-5, 0x1.2422bp-5, 0x1.0c5c5ep-5, 0x1.0d631ap-5,
-       0x1.1cd4dcp-5}};
+      {0x1.6940f8p-1, 0x1.6360e2p-5, 0x1.6207ep-5, 0x1.40812ap-5, 0x1.6a0ceep-5, 0x1.4cdd8cp-5,
+       0x1.4df97ap-5, 0x1.61229ap-5},
+      {0x1.8680cap-1, 0x1.1e8772p-5, 0x1.1d4b4ap-5, 0x1.023b7ap-5, 0x1.23ecb4p-5, 0x1.0c28dp-5,
+       0x1.0d380ap-5, 0x1.1c979ap-5},
+      {0x1.8669b8p-1, 0x1.1ebe96p-5, 0x1.1d867cp-5, 0x1.02685ep-5, 0x1.2422bp-5, 0x1.0c5c5ep-5,
+       0x1.0d631ap-5, 0x1.1cd4dcp-5}};
   for (std::size_t row = 0; row < 3; ++row) {
     INFO(to_string(r.rows[row].accumulator));
     REQUIRE(r.rows[row].weights.size() == 8);
@@ -99,7 +102,8 @@ TEST_CASE("issue 9: 4096 terms in an 11-bit accumulator versus promotion into fp
   CHECK(d(r.rows[1].weights[0]) == Approx(0.762701333).epsilon(1e-8));
 }
 
-TEST_CASE("an empty formats block computes what the head without it computes", "[attention][mixed]") {
+TEST_CASE("an empty formats block computes what the head without it computes",
+          "[attention][mixed]") {
   // Second implementation: the old path (head_step under the sequential policy). Every example
   // model's heads get "formats": {} and must give the same trace, bit for bit.
   for (const char* file : {"mod_m2_r1_fp16.json", "offset_g1_k2_fp16.json"}) {
@@ -163,7 +167,8 @@ TEST_CASE("an empty formats block equals the old path on random models", "[atten
   CHECK(compared == 72);
 }
 
-TEST_CASE("absent formats: the spec and the run output keep their old shape", "[attention][mixed]") {
+TEST_CASE("absent formats: the spec and the run output keep their old shape",
+          "[attention][mixed]") {
   const Model m = load_model(std::string(ROPESIM_SOURCE_DIR) + "/examples/offset_g1_k2_fp16.json");
   const json saved = model_to_json(m);
   CHECK(saved.dump().find("formats") == std::string::npos);
@@ -172,7 +177,8 @@ TEST_CASE("absent formats: the spec and the run output keep their old shape", "[
   CHECK_FALSE(run_json.contains("first_invalid"));
 }
 
-TEST_CASE("pytorch #60939: q·k overflows fp16, the softmax subtraction is invalid", "[attention][mixed]") {
+TEST_CASE("pytorch #60939: q·k overflows fp16, the softmax subtraction is invalid",
+          "[attention][mixed]") {
   // q = 256 (query_bias), k = 256 (key weight): q·k = 65536 ≥ 65520 = max + ulp/2 overflows
   // fp16 to +inf; stable softmax M = inf, inf − inf = NaN (invalid), weights NaN.
   const std::string head = R"("query_bias": [256], "key": [[256]], "value": [[1]])";
@@ -202,13 +208,15 @@ TEST_CASE("pytorch #60939: q·k overflows fp16, the softmax subtraction is inval
   CHECK(j["first_invalid"]["step"] == "softmax subtraction");
 }
 
-TEST_CASE("fp8 per-tensor scales: x_stored = rnd(x / scale), the score dequantised once", "[attention][mixed]") {
+TEST_CASE("fp8 per-tensor scales: x_stored = rnd(x / scale), the score dequantised once",
+          "[attention][mixed]") {
   // Hand: q = 0.3 in fp32 = 0.300000011920928955078125; q / (1/64) = 19.2000007629… lies in
   // [16, 32) where E4M3 (p = 4) has spacing 2: stored 20. k = 1, scale 1: stored 1.
   // acc = 20 (fp32), dequantisation rnd(1/64 · 1) = 1/64, score 20/64 = 0.3125.
   const std::string head = R"("query_bias": [0.3], "key": [[1]], "value": [[1]])";
   const Model m = parse_model(spec("fp32", R"({"query": {"format": "fp8e4m3", "scale": "1/64"},
-      "key": {"format": "fp8e4m3", "scale": 1}, "scores": "fp32"})", head));
+      "key": {"format": "fp8e4m3", "scale": 1}, "scores": "fp32"})",
+                                   head));
   const RunResult r = run_eos(m, "a");
   CHECK(d(head_at(r, 1).query.at(0)) == 20);
   CHECK(d(head_at(r, 1).scores.at(0)) == 0.3125);
@@ -236,7 +244,8 @@ TEST_CASE("probabilities cast to bf16 and the output stored in bf16", "[attentio
   REQUIRE(h.weights.size() == 3);
   CHECK(d(h.weights[0]) == 0.333984375);
   CHECK(d(h.output.at(0)) == 3.005859375);
-  const Model stored = parse_model(spec("fp32", R"({"probabilities": "bf16", "output": "bf16"})", head));
+  const Model stored =
+      parse_model(spec("fp32", R"({"probabilities": "bf16", "output": "bf16"})", head));
   CHECK(d(head_at(run_eos(stored, "aa"), 3).output.at(0)) == 3);
 }
 
@@ -272,7 +281,8 @@ TEST_CASE("an additive mask keeps the masked keys in the softmax", "[attention][
   CHECK(ri.first_non_finite->stage == "weights");
   CHECK(ri.first_non_finite->position == 0);
   // With non-strict masking no row is fully masked: nothing is non-finite or invalid.
-  const Model ns = parse_model(spec("fp32", R"({"mask": "-inf"})", head, R"({"masking": "non-strict"})"));
+  const Model ns =
+      parse_model(spec("fp32", R"({"mask": "-inf"})", head, R"({"masking": "non-strict"})"));
   const RunResult rn = run_eos(ns, "aa");
   CHECK_FALSE(rn.first_non_finite);
   CHECK_FALSE(rn.first_invalid);
@@ -286,7 +296,8 @@ TEST_CASE("formats blocks round trip through model_to_json", "[attention][mixed]
       "value": {"scale": 0.5}, "scores": "fp32",
       "score_accumulator": "p=11,e=8@toward-zero/128>fp32", "mask": -10000, "softmax": "fp32",
       "probabilities": "bf16", "value_accumulator": {"format": "fp32"}, "output": "bf16"})";
-  const Model m = parse_model(spec("bf16", block, R"("query_bias": [0.5], "key": [[1]], "value": [[1]])"));
+  const Model m =
+      parse_model(spec("bf16", block, R"("query_bias": [0.5], "key": [[1]], "value": [[1]])"));
   const json once = model_to_json(m);
   const json twice = model_to_json(model_from_json(once));
   CHECK(once.dump() == twice.dump());
@@ -298,7 +309,8 @@ TEST_CASE("formats blocks round trip through model_to_json", "[attention][mixed]
   CHECK(to_json(run(m, "a"), "a").dump() == to_json(run(model_from_json(once), "a"), "a").dump());
 }
 
-TEST_CASE("malformed formats fields are refused with one line naming the JSON path", "[attention][mixed]") {
+TEST_CASE("malformed formats fields are refused with one line naming the JSON path",
+          "[attention][mixed]") {
   const std::string head = R"("query_bias": [0], "key": [[1]], "value": [[1]])";
   struct Case {
     const char* block;
@@ -306,7 +318,8 @@ TEST_CASE("malformed formats fields are refused with one line naming the JSON pa
   };
   const std::vector<Case> cases = {
       {R"({"qury": "bf16"})", "layers[0].heads[0].formats.qury: unknown field"},
-      {R"({"key": {"format": "fp8e4m3", "scale": -1}})", "layers[0].heads[0].formats.key.scale: must be positive"},
+      {R"({"key": {"format": "fp8e4m3", "scale": -1}})",
+       "layers[0].heads[0].formats.key.scale: must be positive"},
       {R"({"key": {"scale": 0}})", "layers[0].heads[0].formats.key.scale: must be positive"},
       {R"({"scores": "fp99"})", "layers[0].heads[0].formats.scores: "},
       {R"({"scores": 16})", "layers[0].heads[0].formats.scores: expected a string"},
@@ -314,7 +327,8 @@ TEST_CASE("malformed formats fields are refused with one line naming the JSON pa
        "layers[0].heads[0].formats.score_accumulator.promote_every: must be between 1"},
       {R"({"score_accumulator": {"format": "fp16", "promote_every": 128}})",
        "layers[0].heads[0].formats.score_accumulator.promote_to: missing"},
-      {R"({"score_accumulator": "fp16/0>fp32"})", "layers[0].heads[0].formats.score_accumulator: accumulator"},
+      {R"({"score_accumulator": "fp16/0>fp32"})",
+       "layers[0].heads[0].formats.score_accumulator: accumulator"},
       {R"({"value_accumulator": {"format": "fp32", "rounding": "sideways"}})",
        "layers[0].heads[0].formats.value_accumulator.rounding: "},
       {R"({"mask": "nan"})", "layers[0].heads[0].formats.mask: "},
@@ -329,5 +343,6 @@ TEST_CASE("malformed formats fields are refused with one line naming the JSON pa
   }
   // The online softmax is not modelled with per-tensor formats.
   const std::string online = refusal(spec("fp32", "{}", head, R"({"softmax": "online"})"));
-  CHECK(online.rfind("layers[0].heads[0].formats: per-tensor formats are modelled with the stable", 0) == 0);
+  CHECK(online.rfind("layers[0].heads[0].formats: per-tensor formats are modelled with the stable",
+                     0) == 0);
 }

@@ -1,7 +1,6 @@
 // `ropesim run` on mixed-format heads (which step overflowed, pytorch #60939) and
 // `ropesim accumulate` (issue 9's case; values from tests/derivations/accumulator_values.py).
 #include <nlohmann/json.hpp>
-
 #include <string>
 
 #include "cli_support.hpp"
@@ -12,11 +11,14 @@ namespace {
 const std::string examples = std::string(ROPESIM_SOURCE_DIR) + "/examples/";
 }
 
-TEST_CASE("run names the step that overflowed and the step that made the NaN", "[cli][run][mixed]") {
+TEST_CASE("run names the step that overflowed and the step that made the NaN",
+          "[cli][run][mixed]") {
   Run r = run("run " + examples + "mixed_fp16_overflow.json --input ab");
   REQUIRE(r.code == 0);
-  CHECK(r.out.find("overflow first at layer 0, position 2, head 0: q·k accumulation (fp16)\n") != std::string::npos);
-  CHECK(r.out.find("invalid  first at layer 0, position 2, head 0: softmax subtraction (fp16)\n") != std::string::npos);
+  CHECK(r.out.find("overflow first at layer 0, position 2, head 0: q·k accumulation (fp16)\n") !=
+        std::string::npos);
+  CHECK(r.out.find("invalid  first at layer 0, position 2, head 0: softmax subtraction (fp16)\n") !=
+        std::string::npos);
   CHECK(r.out.find("verdict  reject") != std::string::npos);
   r = run("run " + examples + "mixed_fp16_overflow.json --input bb");
   CHECK(r.out.find("overflow none\ninvalid  none\n") != std::string::npos);
@@ -33,7 +35,8 @@ TEST_CASE("run names the step that overflowed and the step that made the NaN", "
   CHECK(r.out.find("verdict  accept") != std::string::npos);
 }
 
-TEST_CASE("a malformed formats block: one line naming the file and the JSON path, exit 2", "[cli][run][mixed]") {
+TEST_CASE("a malformed formats block: one line naming the file and the JSON path, exit 2",
+          "[cli][run][mixed]") {
   const std::string path = temp_path("mixed_bad.json");
   {
     std::ofstream out(path);
@@ -43,16 +46,19 @@ TEST_CASE("a malformed formats block: one line naming the file and the JSON path
                              "formats": {"score_accumulator": {"format": "fp16", "promote_every": 0, "promote_to": "fp32"}}}]}],
       "classifier": {"weights": [1]}})";
   }
-  expect_usage_error(run("run " + path + " --input a"),
-                     "layers[0].heads[0].formats.score_accumulator.promote_every: must be between 1 and");
+  expect_usage_error(
+      run("run " + path + " --input a"),
+      "layers[0].heads[0].formats.score_accumulator.promote_every: must be between 1 and");
   std::filesystem::remove(path);
 }
 
-TEST_CASE("accumulate: issue 9's weights, 11 bits against promotion every 128 into fp32", "[cli][mixed]") {
+TEST_CASE("accumulate: issue 9's weights, 11 bits against promotion every 128 into fp32",
+          "[cli][mixed]") {
   Run r = run("accumulate");
   REQUIRE(r.code == 0);
   // accumulator_values.py: max |Δα| 0.0571275 (promoted) and 0.0569515 (fp32) against 11 bits.
-  CHECK(r.out.find("max |weight difference| p=11,e=8/128>fp32 vs p=11,e=8: 0.0571275\n") != std::string::npos);
+  CHECK(r.out.find("max |weight difference| p=11,e=8/128>fp32 vs p=11,e=8: 0.0571275\n") !=
+        std::string::npos);
   CHECK(r.out.find("max |weight difference| fp32 vs p=11,e=8: 0.0569515\n") != std::string::npos);
   r = run("accumulate --json --accumulator p=11,e=8 --accumulator \"p=11,e=8/128>fp32\"");
   REQUIRE(r.code == 0);
