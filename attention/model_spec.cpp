@@ -481,10 +481,111 @@ RotarySegment get_segment(const json& j, const std::string& path, const Evaluati
   return seg;
 }
 
+Format get_format(const json& j, const std::string& path) {
+  const std::string text = get_string(j, path);
+  return with_path(path, [&] { return numeric::parse_format(text); });
+}
+
+Rounding get_rounding(const json& j, const std::string& path) {
+  const std::string text = get_string(j, path);
+  return with_path(path, [&] { return numeric::parse_rounding(text); });
+}
+
+/// An accumulator model: its compact spelling ("p=11,e=8@toward-zero/128>fp32") or
+/// {"format", "rounding", "promote_every", "promote_to", "promote_rounding"}.
+numeric::AccumulatorModel get_accumulator(const json& j, const std::string& path) {
+  if (j.is_string()) {
+    const std::string text = j.get<std::string>();
+    return with_path(path, [&] { return numeric::parse_accumulator_model(text); });
+  }
+  if (!j.is_object()) {
+    bad(path, "expected an accumulator: a string like \"p=11,e=8@toward-zero/128>fp32\" or "
+              "{\"format\", \"rounding\", \"promote_every\", \"promote_to\", \"promote_rounding\"}, got " +
+                  type_text(j));
+  }
+  check_keys(j, path, {"format", "rounding", "promote_every", "promote_to", "promote_rounding"});
+  numeric::AccumulatorModel m;
+  m.format = get_format(required_field(j, path, "format"), child(path, "format"));
+  if (const json* r = optional_field(j, "rounding")) m.rounding = get_rounding(*r, child(path, "rounding"));
+  const json* every = optional_field(j, "promote_every");
+  const json* to = optional_field(j, "promote_to");
+  if (!every && !to) {
+    if (optional_field(j, "promote_rounding")) {
+      bad(child(path, "promote_rounding"), "given without promote_every and promote_to");
+    }
+    return m;
+  }
+  if (!every) bad(child(path, "promote_every"), "missing (required with promote_to): the number K of products per promotion");
+  if (!to) bad(child(path, "promote_to"), "missing (required with promote_every): the wide format, e.g. \"fp32\"");
+  numeric::Promotion promotion;
+  promotion.interval = get_size(*every, child(path, "promote_every"));
+  if (promotion.interval == 0 || promotion.interval > max_dimension) {
+    bad(child(path, "promote_every"), "must be between 1 and " + std::to_string(max_dimension) + ", got " +
+                                          std::to_string(promotion.interval));
+  }
+  promotion.format = get_format(*to, child(path, "promote_to"));
+  if (const json* r = optional_field(j, "promote_rounding")) {
+    promotion.rounding = get_rounding(*r, child(path, "promote_rounding"));
+  }
+  m.promotion = promotion;
+  return m;
+}
+
+/// A tensor's storage: a format string, or {"format" (optional), "scale" (optional)}.
+TensorFormat get_tensor_format(const json& j, const std::string& path, const EvaluationPolicy& policy) {
+  TensorFormat t;
+  if (j.is_string()) {
+    t.format = get_format(j, path);
+    return t;
+  }
+  if (!j.is_object()) {
+    bad(path, "expected a format string like \"bf16\" or {\"format\": \"fp8e4m3\", \"scale\": number}, got " +
+                  type_text(j));
+  }
+  check_keys(j, path, {"format", "scale"});
+  if (const json* f = optional_field(j, "format")) t.format = get_format(*f, child(path, "format"));
+  if (const json* sj = optional_field(j, "scale")) {
+    // per-tensor scales are fp32 numbers, rounded with the policy's rounding
+    const Arithmetic fp32(Format::fp32(), policy.rounding, policy.arithmetic_engine());
+    const Value scale = get_value(*sj, child(path, "scale"), fp32);
+    if (!scale.is_finite() || scale.is_zero() || scale.sign_bit()) {
+      bad(child(path, "scale"), "must be positive and finite (x_stored = round(x / scale)), got " +
+                                    exact_decimal(scale));
+    }
+    t.scale = scale;
+  }
+  return t;
+}
+
+/// A head's per-tensor formats block (attention/head_formats.hpp).
+HeadFormats get_head_formats(const json& j, const std::string& path, const EvaluationPolicy& policy) {
+  check_keys(j, path, {"query", "key", "value", "scores", "score_accumulator", "mask", "softmax",
+                       "probabilities", "value_accumulator", "output"});
+  HeadFormats h;
+  if (const json* x = optional_field(j, "query")) h.query = get_tensor_format(*x, child(path, "query"), policy);
+  if (const json* x = optional_field(j, "key")) h.key = get_tensor_format(*x, child(path, "key"), policy);
+  if (const json* x = optional_field(j, "value")) h.value = get_tensor_format(*x, child(path, "value"), policy);
+  if (const json* x = optional_field(j, "scores")) h.scores = get_format(*x, child(path, "scores"));
+  if (const json* x = optional_field(j, "score_accumulator")) {
+    h.score_accumulator = get_accumulator(*x, child(path, "score_accumulator"));
+  }
+  if (const json* x = optional_field(j, "mask")) {
+    const Arithmetic s(h.scores_format(policy), policy.rounding, policy.arithmetic_engine());
+    h.mask = get_value(*x, child(path, "mask"), s);
+  }
+  if (const json* x = optional_field(j, "softmax")) h.softmax = get_format(*x, child(path, "softmax"));
+  if (const json* x = optional_field(j, "probabilities")) h.probabilities = get_format(*x, child(path, "probabilities"));
+  if (const json* x = optional_field(j, "value_accumulator")) {
+    h.value_accumulator = get_accumulator(*x, child(path, "value_accumulator"));
+  }
+  if (const json* x = optional_field(j, "output")) h.output = get_format(*x, child(path, "output"));
+  return h;
+}
+
 AttentionHead get_head(const json& j, const std::string& path, std::size_t d,
                        const EvaluationPolicy& policy, const Arithmetic& f) {
   check_keys(j, path, {"name", "head_dim", "value_dim", "query", "query_bias", "key", "key_bias",
-                       "value", "value_bias", "output", "scale", "rope"});
+                       "value", "value_bias", "output", "scale", "rope", "formats"});
   AttentionHead h;
   if (const json* n = optional_field(j, "name")) h.name = get_string(*n, child(path, "name"));
   h.head_dim = get_dimension(required_field(j, path, "head_dim"), child(path, "head_dim"));
@@ -499,6 +600,9 @@ AttentionHead get_head(const json& j, const std::string& path, std::size_t d,
   h.value_bias = optional_vector(j, path, "value_bias", h.value_dim, f);
   if (const json* s = optional_field(j, "scale"); s && !s->is_null()) {
     h.scale = get_value(*s, child(path, "scale"), f);
+  }
+  if (const json* x = optional_field(j, "formats"); x && !x->is_null()) {
+    h.formats = get_head_formats(*x, child(path, "formats"), policy);
   }
   if (const json* r = optional_field(j, "rope"); r && !r->is_null()) {
     const std::string rp = child(path, "rope");
@@ -724,6 +828,41 @@ json norm_json(const LayerNormParams& n) {
   return j;
 }
 
+json accumulator_json(const numeric::AccumulatorModel& m) {
+  json j;
+  j["format"] = m.format.name;
+  j["rounding"] = std::string(numeric::to_string(m.rounding));
+  if (m.promotion) {
+    j["promote_every"] = m.promotion->interval;
+    j["promote_to"] = m.promotion->format.name;
+    j["promote_rounding"] = std::string(numeric::to_string(m.promotion->rounding));
+  }
+  return j;
+}
+
+json tensor_format_json(const TensorFormat& t) {
+  json j = json::object();
+  if (t.format) j["format"] = t.format->name;
+  if (t.scale) j["scale"] = exact_decimal(*t.scale);
+  return j;
+}
+
+/// The fields the spec gave, and nothing else (head_formats.hpp keeps them as optionals).
+json head_formats_json(const HeadFormats& h) {
+  json j = json::object();
+  if (h.query.format || h.query.scale) j["query"] = tensor_format_json(h.query);
+  if (h.key.format || h.key.scale) j["key"] = tensor_format_json(h.key);
+  if (h.value.format || h.value.scale) j["value"] = tensor_format_json(h.value);
+  if (h.scores) j["scores"] = h.scores->name;
+  if (h.score_accumulator) j["score_accumulator"] = accumulator_json(*h.score_accumulator);
+  if (h.mask) j["mask"] = exact_decimal(*h.mask);
+  if (h.softmax) j["softmax"] = h.softmax->name;
+  if (h.probabilities) j["probabilities"] = h.probabilities->name;
+  if (h.value_accumulator) j["value_accumulator"] = accumulator_json(*h.value_accumulator);
+  if (h.output) j["output"] = h.output->name;
+  return j;
+}
+
 json segment_json(const RotarySegment& seg, const EvaluationPolicy& policy) {
   json j;
   if (seg.schedule.kind == "unrotated" && seg.schedule.blocks.empty()) {
@@ -828,6 +967,7 @@ nlohmann::json model_to_json(const Model& model) {
           for (const auto& seg : h.rotary) rope.push_back(segment_json(seg, model.policy));
           hj["rope"] = rope;
         }
+        if (h.formats) hj["formats"] = head_formats_json(*h.formats);
         heads.push_back(hj);
       }
       lj["heads"] = heads;

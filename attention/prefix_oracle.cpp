@@ -11,6 +11,15 @@ namespace ropesim::attention {
 
 PrefixOracle::PrefixOracle(Model model) : model_(std::move(model)) {
   model_.validate();
+  for (std::size_t l = 0; l < model_.layers.size(); ++l) {
+    for (std::size_t h = 0; h < model_.layers[l].heads.size(); ++h) {
+      if (model_.layers[l].heads[h].formats) {
+        throw InvalidArgument("layers[" + std::to_string(l) + "].heads[" + std::to_string(h) +
+                              "].formats: per-tensor formats are simulated by run() only; the prefix "
+                              "oracle needs heads without a formats block");
+      }
+    }
+  }
   rotations_.resize(model_.layers.size());
   for (std::size_t l = 0; l < model_.layers.size(); ++l) {
     stacked_.push_back(stacked_output_matrix(model_.layers[l], model_.d_model));

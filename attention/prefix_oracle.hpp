@@ -38,6 +38,8 @@ struct PrefixRun {
 class PrefixOracle {
  public:
   /// Validates `model` (Model::validate; throws InvalidArgument as it does) and keeps a copy.
+  /// Throws InvalidArgument naming the head for a head with per-tensor formats
+  /// (AttentionHead::formats: simulated by run() only).
   explicit PrefixOracle(Model model);
 
   const Model& model() const { return model_; }

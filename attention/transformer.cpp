@@ -12,6 +12,7 @@
 #include <tuple>
 #include <utility>
 
+#include "attention/mixed_attention.hpp"
 #include "numeric/error.hpp"
 #include "numeric/format_properties.hpp"
 
@@ -556,6 +557,7 @@ void Model::validate() const {
       check_vector(head.query_bias, head.head_dim, true, hp + ".query_bias");
       check_vector(head.key_bias, head.head_dim, true, hp + ".key_bias");
       check_vector(head.value_bias, head.value_dim, true, hp + ".value_bias");
+      if (head.formats) check_head_formats(*head.formats, options.softmax, hp + ".formats");
       if (!head.rotary.empty()) {
         std::size_t dim = 0;
         for (std::size_t s = 0; s < head.rotary.size(); ++s) {
@@ -760,6 +762,27 @@ NonFinite make_nf(std::string stage, std::optional<std::size_t> layer,
   return nf;
 }
 
+/// The first step of a mixed-format head that raised overflow / invalid, in the order
+/// (layer, head, position, step) of StepException.
+struct StepFlagTracker {
+  std::optional<StepException> first_overflow, first_invalid;
+  std::optional<std::tuple<std::size_t, std::size_t, std::size_t, std::size_t>> overflow_key, invalid_key;
+
+  void note(std::size_t layer, std::size_t head, std::size_t t, std::uint64_t position, std::size_t step,
+            const std::string& name, const std::string& format, numeric::Flags flags) {
+    const auto key = std::make_tuple(layer, head, t, step);
+    auto keep = [&](std::optional<StepException>& slot, auto& slot_key) {
+      if (slot_key && !(key < *slot_key)) return;
+      slot_key = key;
+      slot = StepException{"layer " + std::to_string(layer) + ", position " + std::to_string(position) +
+                               ", head " + std::to_string(head),
+                           name, format, layer, position, head};
+    };
+    if (flags.test(numeric::Flag::overflow)) keep(first_overflow, overflow_key);
+    if (flags.test(numeric::Flag::invalid)) keep(first_invalid, invalid_key);
+  }
+};
+
 }  // namespace
 
 RunResult run(const Model& model, std::string_view word, const RunOptions& options) {
@@ -804,6 +827,10 @@ RunResult run(const Model& model, std::string_view word, const RunOptions& optio
   }
 
   NonFiniteTracker tracker;
+  StepFlagTracker steps;
+  for (const Layer& layer : model.layers) {
+    for (const AttentionHead& head : layer.heads) result.step_flags = result.step_flags || head.formats.has_value();
+  }
   for (std::size_t t = 0; t < n_tokens; ++t) {
     if (!all_finite(x[t])) tracker.note(t, 0, 0, make_nf("embedding", std::nullopt, result.positions[t], std::nullopt));
   }
@@ -838,15 +865,46 @@ RunResult run(const Model& model, std::string_view word, const RunOptions& optio
           q[t] = head_query(head, rot, result.positions[t], in[t], policy);
           k[t] = head_key(head, rot, result.positions[t], in[t], policy);
           v[t] = head_value(head, in[t], policy);
+          if (head.formats) {  // 1. the stores of the mixed-format head (head_formats.hpp)
+            const HeadFormats& hf = *head.formats;
+            numeric::Flags fq, fk, fv;
+            q[t] = store_tensor(q[t], hf.query_format(policy), hf.query.scale, policy, fq);
+            k[t] = store_tensor(k[t], hf.key_format(policy), hf.key.scale, policy, fk);
+            v[t] = store_tensor(v[t], hf.value_format(policy), hf.value.scale, policy, fv);
+            steps.note(l, hi, t, result.positions[t], 0, "query store", hf.query_format(policy).name, fq);
+            steps.note(l, hi, t, result.positions[t], 1, "key store", hf.key_format(policy).name, fk);
+            steps.note(l, hi, t, result.positions[t], 2, "value store", hf.value_format(policy).name, fv);
+          }
         }
         for (std::size_t t = 0; t < n_tokens; ++t) {
           const std::size_t visible = strict ? t : t + 1;
-          HeadStep step = head_step(head, q[t], std::span<const std::vector<Value>>(k.data(), visible),
-                                    std::span<const std::vector<Value>>(v.data(), visible), policy,
-                                    model.options.softmax);
+          HeadStep step;
+          std::size_t included = visible;
+          if (head.formats) {
+            // With an additive mask every key stays in the softmax (the masked ones shifted by it).
+            included = head.formats->mask ? n_tokens : visible;
+            MixedHeadStep mixed = mixed_head_step(
+                head, *head.formats, q[t], std::span<const std::vector<Value>>(k.data(), included),
+                std::span<const std::vector<Value>>(v.data(), included), visible, policy, model.options.softmax);
+            for (std::size_t s = 0; s < mixed.steps.size(); ++s) {
+              steps.note(l, hi, t, result.positions[t], 3 + s, mixed.steps[s].step, mixed.steps[s].format,
+                         mixed.steps[s].flags);
+            }
+            step.scores = std::move(mixed.scores);
+            step.attention.weights = std::move(mixed.weights);
+            step.attention.output = std::move(mixed.output);
+          } else {
+            step = head_step(head, q[t], std::span<const std::vector<Value>>(k.data(), visible),
+                             std::span<const std::vector<Value>>(v.data(), visible), policy,
+                             model.options.softmax);
+          }
           std::vector<Value>& scores = step.scores;
           const AttentionOutput& a = step.attention;
-          if (!all_finite(scores)) tracker.note(t, 1, hi, make_nf("scores", l, result.positions[t], hi));
+          // the masked scores of a mixed-format head are -inf by design: only the visible ones count
+          const std::span<const Value> checked(scores.data(), std::min(scores.size(), visible));
+          if (!std::all_of(checked.begin(), checked.end(), [](const Value& x) { return x.is_finite(); })) {
+            tracker.note(t, 1, hi, make_nf("scores", l, result.positions[t], hi));
+          }
           if (!all_finite(a.weights)) tracker.note(t, 2, hi, make_nf("weights", l, result.positions[t], hi));
           if (!all_finite(a.output)) tracker.note(t, 3, hi, make_nf("head output", l, result.positions[t], hi));
           concat[t].insert(concat[t].end(), a.output.begin(), a.output.end());
@@ -854,7 +912,7 @@ RunResult run(const Model& model, std::string_view word, const RunOptions& optio
             HeadTrace ht;
             ht.name = head.name;
             ht.query = q[t];
-            for (std::size_t u = 0; u < visible; ++u) ht.keys.push_back(result.positions[u]);
+            for (std::size_t u = 0; u < included; ++u) ht.keys.push_back(result.positions[u]);
             ht.scores = std::move(scores);
             ht.weights = a.weights;
             ht.output = a.output;
@@ -911,6 +969,8 @@ RunResult run(const Model& model, std::string_view word, const RunOptions& optio
   }
   tracker.end_stage_group();
   result.first_non_finite = tracker.first;
+  result.first_overflow = steps.first_overflow;
+  result.first_invalid = steps.first_invalid;
   result.accept = accepts_output(result.output);
   return result;
 }
@@ -948,6 +1008,15 @@ nlohmann::json to_json(const RunResult& result, std::string_view word) {
     j["first_non_finite"] = n;
   } else {
     j["first_non_finite"] = nullptr;
+  }
+  if (result.step_flags) {
+    auto step_json = [](const std::optional<StepException>& e) {
+      if (!e) return nlohmann::json(nullptr);
+      return nlohmann::json{{"where", e->where}, {"step", e->step}, {"format", e->format},
+                            {"layer", e->layer}, {"position", e->position}, {"head", e->head}};
+    };
+    j["first_overflow"] = step_json(result.first_overflow);
+    j["first_invalid"] = step_json(result.first_invalid);
   }
   if (!result.traced.empty()) {
     nlohmann::json trace;

@@ -26,6 +26,7 @@
 #include <gmpxx.h>
 #include <nlohmann/json.hpp>
 
+#include "attention/head_formats.hpp"
 #include "attention/realisation.hpp"
 #include "attention/schedule.hpp"
 #include "numeric/budget.hpp"
@@ -158,6 +159,10 @@ struct AttentionHead {
   std::vector<RotarySegment> rotary;
   /// Score scale (e.g. round_F(1/sqrt(head_dim))); unset = folded into the weights (THEORY §2.1).
   std::optional<Value> scale;
+  /// Per-tensor formats (mixed-format attention, attention/head_formats.hpp); unset = every
+  /// step in F under the policy, exactly as before. run() evaluates a head with formats by
+  /// attention/mixed_attention.hpp and reports which step raised overflow or invalid.
+  std::optional<HeadFormats> formats;
 };
 
 /// FFN(h) = W2·ReLU(W1·h + b1) + b2 (THEORY §2). Shapes: w1 hidden × d_model, b1 hidden,
@@ -412,6 +417,18 @@ struct NonFinite {
   std::optional<std::size_t> head;       ///< head index, for head stages
 };
 
+/// The first step of a mixed-format head (AttentionHead::formats) that raised an IEEE flag:
+/// evaluation order is layer, head, position, then the step order of mixed_head_steps()
+/// (the stores of the token at that position first).
+struct StepException {
+  std::string where;   ///< e.g. "layer 0, position 3, head 0"
+  std::string step;    ///< e.g. "q·k accumulation" (attention/mixed_attention.hpp)
+  std::string format;  ///< the format the step rounds into, e.g. "fp16"
+  std::size_t layer = 0;
+  std::uint64_t position = 0;
+  std::size_t head = 0;
+};
+
 /// Result of a run.
 struct RunResult {
   std::vector<std::string> tokens;      ///< per token: "BOS", symbols, "EOS"
@@ -421,6 +438,12 @@ struct RunResult {
   Value output;                         ///< classifier value y
   bool accept = false;                  ///< y > 0
   std::optional<NonFinite> first_non_finite;
+  /// True when some head has per-tensor formats: then first_overflow / first_invalid say which
+  /// step of those heads first raised the IEEE overflow / invalid flag (pytorch #60939: the
+  /// q·k accumulation overflows fp16, then the softmax subtraction inf − inf is invalid).
+  bool step_flags = false;
+  std::optional<StepException> first_overflow;
+  std::optional<StepException> first_invalid;
   /// Traced positions (sorted) and, per layer, one PositionTrace per traced position.
   std::vector<std::uint64_t> traced;
   std::vector<std::vector<Value>> traced_embeddings;  ///< per traced position
@@ -442,7 +465,9 @@ WorkEstimate run_work(const Model& model, std::uint64_t symbols);
 /// The run as JSON (docs/MODEL_SPEC.md, "Run output"): "input", "tokens", "positions",
 /// "accept" (bool), "output" (the classifier value: a number when finite, else "inf", "-inf"
 /// or "nan"), "output_exact" (exact decimal text), "first_non_finite" (object or null) and,
-/// when positions were traced, "trace". Values inside the trace are exact decimal strings
+/// when positions were traced, "trace"; for models with mixed-format heads (step_flags) also
+/// "first_overflow" and "first_invalid" (objects {"where", "step", "format", "layer",
+/// "position", "head"} or null). Values inside the trace are exact decimal strings
 /// (exact_decimal). Does not print.
 nlohmann::json to_json(const RunResult& result, std::string_view word);
 

@@ -30,6 +30,7 @@ Action add_check_command(CLI::App& app);
 Action add_classify_command(CLI::App& app);
 Action add_compare_command(CLI::App& app);
 Action add_rotate_command(CLI::App& app);
+Action add_accumulate_command(CLI::App& app);
 
 /// What a list holds, which decides where a comma starts a new item.
 enum class ListKind {

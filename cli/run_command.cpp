@@ -85,6 +85,13 @@ std::string run_text(const attention::Model& m, const attention::RunResult& r, c
                      r.positions.back());
   out += fmt::format("output   {} (exact {})\n", number(r.output), attention::exact_decimal(r.output));
   if (r.first_non_finite) out += fmt::format("nonfinite first at {}\n", r.first_non_finite->where);
+  if (r.step_flags) {  // a model with mixed-format heads: which step raised the flag
+    auto step = [](const std::optional<attention::StepException>& e) {
+      return e ? fmt::format("first at {}: {} ({})", e->where, e->step, e->format) : std::string("none");
+    };
+    out += fmt::format("overflow {}\n", step(r.first_overflow));
+    out += fmt::format("invalid  {}\n", step(r.first_invalid));
+  }
   out += fmt::format("verdict  {}\n", r.accept ? "accept" : "reject");
   if (r.traced.empty()) return out;
 
