@@ -90,6 +90,14 @@ struct Schedule {
   std::optional<Llama3Scaling> llama3;
   /// The model's max_position_embeddings (presets).
   std::optional<std::uint64_t> max_position_embeddings;
+  /// The attention factor s that Hugging Face multiplies cos and sin by
+  /// (`cos = emb.cos() * self.attention_scaling`: YaRN's mscale, longrope's factor): the
+  /// binary64 value HF computes, as an exact rational. Framework pipelines apply it in their
+  /// attention_scaling step (realisation.hpp); r1, r2 and r3 realise the rotation alone and
+  /// leave it out (it scales scores, it does not rotate). Unset: no factor (s = 1).
+  std::optional<mpq_class> attention_scaling;
+  /// The exact expression of that factor, e.g. "0.1*ln(4)+1" (reports only).
+  std::string attention_scaling_text;
 
   /// 2·(blocks.size() + unrotated_pairs).
   std::size_t dimension() const { return 2 * (blocks.size() + unrotated_pairs); }

@@ -76,7 +76,12 @@ std::string run_text(const attention::Model& m, const attention::RunResult& r, c
   std::string tokens;
   for (std::size_t k = 0; k < r.tokens.size() && k < 2 * max_shown; ++k) tokens += (k ? " " : "") + r.tokens[k];
   if (r.tokens.size() > 2 * max_shown) tokens += fmt::format(" ... ({} more)", r.tokens.size() - 2 * max_shown);
-  out += fmt::format("input    \"{}\" -> {} at positions {}..{}\n", word, tokens, r.positions.front(),
+  // a long word is shown by its first characters and its length (the tokens follow)
+  constexpr std::size_t max_word = 80;
+  const std::string shown_word = word.size() <= max_word
+                                     ? "\"" + word + "\""
+                                     : fmt::format("\"{}...\" ({} characters)", word.substr(0, max_word), word.size());
+  out += fmt::format("input    {} -> {} at positions {}..{}\n", shown_word, tokens, r.positions.front(),
                      r.positions.back());
   out += fmt::format("output   {} (exact {})\n", number(r.output), attention::exact_decimal(r.output));
   if (r.first_non_finite) out += fmt::format("nonfinite first at {}\n", r.first_non_finite->where);

@@ -254,6 +254,7 @@ class PipelineGroup final : public Group {
         pos_(r.steps.position, r.rounding, engine),
         ang_(r.steps.angle, r.rounding, engine),
         cs_(r.steps.cos_sin, r.rounding, engine),
+        scaling_(r.steps.attention_scaling, r.rounding, engine),
         cos_sin_(*cs_) {
     if (r.steps.angle_operands) {
       operands_ = std::make_unique<FormatOps>(*r.steps.angle_operands, r.rounding, engine);
@@ -311,7 +312,14 @@ class PipelineGroup final : public Group {
     c.flags |= fl;
     add_step(steps, "cos_fp", c.cos);
     add_step(steps, "sin_fp", c.sin);
-    const Format& cs_stored = steps_.cos_sin.stored();
+    if (scale_) {
+      // Hugging Face: cos = emb.cos() * attention_scaling, sin likewise (then the table cast)
+      c.cos = scaling_.store(scaling_->mul(scaling_->convert(c.cos, c.flags), *scale_, c.flags), c.flags);
+      c.sin = scaling_.store(scaling_->mul(scaling_->convert(c.sin, c.flags), *scale_, c.flags), c.flags);
+      add_step(steps, "cos_scaled", c.cos);
+      add_step(steps, "sin_scaled", c.sin);
+    }
+    const Format& cs_stored = scale_ ? steps_.attention_scaling.stored() : steps_.cos_sin.stored();
     for (std::size_t k = 0; k < tables_.size(); ++k) {
       RealisedPair& o = out[k];
       o.flags = c.flags;
@@ -353,6 +361,11 @@ class PipelineGroup final : public Group {
   void constants(const Schedule& s, const RotaryBlock& b) {
     angle_in_cs_ = steps_.angle.stored() == steps_.cos_sin.compute;
     std::uint8_t& fl = const_flags_;
+    if (s.attention_scaling) {
+      // the Python float s as the scalar operand of the fp32 tensor product
+      scale_ = scaling_->from_rational(*s.attention_scaling, fl);
+      constant("attention_scaling", *scale_);
+    }
     if (b.dropped || b.theta.is_zero()) {
       zero_angle_ = true;  // p-RoPE dropped frequency / θ = 0: the table holds (1, 0)
       return;
@@ -445,8 +458,9 @@ class PipelineGroup final : public Group {
   PipelineSteps steps_;
   Rounding rounding_;
   const numeric::Engine& engine_;
-  StepOps exponent_, power_, inv_, pos_, ang_, cs_;
+  StepOps exponent_, power_, inv_, pos_, ang_, cs_, scaling_;
   std::unique_ptr<FormatOps> operands_;
+  std::optional<Value> scale_;
   CosSinOfValue cos_sin_;
   std::vector<std::unique_ptr<FormatOps>> tables_;
   bool zero_angle_ = false, angle_in_cs_ = false;

@@ -167,3 +167,22 @@ TEST_CASE("bad pipeline specs are refused naming the step", "[pipeline-steps]") 
   REQUIRE_THAT(refusal("pipeline:angle=fp33"), Catch::Contains("step angle"));
   REQUIRE_THAT(refusal("pipeline:angle"), Catch::Contains("expected KEY=VALUE"));
 }
+
+TEST_CASE("the attention factor scales the table (YaRN's mscale)", "[pipeline-steps]") {
+  // cos = emb.cos() * attention_scaling in fp32 (Hugging Face), here s = 1.5 set by hand.
+  // Position 1, block 0 (θ = 1): fp32(cos 1) = 0.540302276611328125 (python3
+  // struct-packed math.cos(1.0); correctly rounded since cos 1 is far from an fp32 tie);
+  // ×1.5 = 0.8104534149169921875, which fp32 holds exactly (424911/2^19); sin: fp32(sin 1) =
+  // 0.8414709568023681640625, ×1.5 = 1.26220643520355224609375, exact as well (python3).
+  Schedule s = parse_schedule("conventional:base=10000,dim=4");
+  s.attention_scaling = mpq_class(3, 2);
+  const auto rep = query_position(s, parse_realisation("hf", Format::fp32()), 1);
+  REQUIRE(step_value(rep.blocks[0], "attention_scaling") == 1.5);
+  REQUIRE(step_value(rep.blocks[0], "cos_fp") == 0.540302276611328125);
+  REQUIRE(rep.blocks[0].cos.to_double() == 0.8104534149169921875);
+  REQUIRE(rep.blocks[0].sin.to_double() == 1.26220643520355224609375);
+  // position 0: (1, 0) scaled to (1.5, 0); r1 leaves the factor out
+  const auto zero = query_position(s, parse_realisation("hf", Format::fp32()), 0);
+  REQUIRE(zero.blocks[1].cos.to_double() == 1.5);
+  REQUIRE(query_position(s, parse_realisation("r1", Format::fp32()), 0).blocks[1].cos.to_double() == 1);
+}
