@@ -229,3 +229,27 @@ TEST_CASE("issue 9's fp16 inv_freq: what PyTorch's model.half() gives instead",
     REQUIRE(b.constant_flags == 0);
   }
 }
+
+TEST_CASE("megatron's eager arithmetic shows under upward rounding", "[framework-presets]") {
+  // With nearest rounding hf_eager and theory in the same format agree (rnd(-a) = -rnd(a)),
+  // so the arithmetic Megatron's preset names is only visible with a directed rounding. All
+  // steps upward (bf16, β = 1e4, D = 128, position 2008, block 1): inv_freq = 7264235/2^23,
+  // angle = 14244711/8192, table cos = -249/16384, sin = -255/256. x0 = 73/512, x1 = -33/8:
+  // eager y0 = up(up(x0·c) + up(-x1·s)) = -131/32, where theory gives up(up(c·x0) - up(s·x1))
+  // = -33/8; y1 = -161/2048 in both.
+  const Schedule s = parse_schedule("conventional:base=10000,dim=128");
+  const Realisation r =
+      parse_realisation(framework_preset("megatron").spec, Format::bf16(), Rounding::upward);
+  const auto b = query_position(s, r, 2008).blocks[1];
+  REQUIRE(step_value(b, "inv_freq") == 7264235.0 / 8388608);
+  REQUIRE(step_value(b, "angle") == 14244711.0 / 8192);
+  REQUIRE(b.cos.to_double() == -249.0 / 16384);
+  REQUIRE(b.sin.to_double() == -255.0 / 256);
+  const RealisedRotation rot = realise(s, r, 2008);
+  std::vector<Value> x(128, Value::from_double_exact(0));
+  x[1] = Value::from_double_exact(73.0 / 512);
+  x[65] = Value::from_double_exact(-33.0 / 8);
+  const auto y = apply_rotation(rot, x, r.layout);
+  REQUIRE(y[1].to_double() == -131.0 / 32);
+  REQUIRE(y[65].to_double() == -161.0 / 2048);
+}

@@ -31,8 +31,9 @@ def fraction_of(x):
     return Fraction(m) * (Fraction(2) ** e) if e >= 0 else Fraction(m, 2 ** (-e))
 
 
-def rnd(fmt, x):
-    """x (Fraction or mpf) rounded to nearest-even in fmt; returns a Fraction or +-inf."""
+def rnd(fmt, x, mode="nearest"):
+    """x (Fraction or mpf) rounded into fmt, nearest-even or "upward" (toward +inf); returns a
+    Fraction or +-inf (nearest: IEEE overflow to inf; upward: not needed beyond max, refused)."""
     p, emin, emax = FORMATS[fmt]
     approx = not isinstance(x, (Fraction, int))
     q = fraction_of(x) if approx else Fraction(x)
@@ -50,12 +51,20 @@ def rnd(fmt, x):
     n = a / quantum
     fl = n.numerator // n.denominator
     frac = n - fl
-    if approx and abs(frac - Fraction(1, 2)) < Fraction(1, 2 ** 200) * n:
-        raise ValueError("too close to a rounding boundary")
-    if frac > Fraction(1, 2) or (frac == Fraction(1, 2) and fl % 2 == 1):
-        fl += 1
+    if mode == "nearest":
+        if approx and abs(frac - Fraction(1, 2)) < Fraction(1, 2 ** 200) * n:
+            raise ValueError("too close to a rounding boundary")
+        if frac > Fraction(1, 2) or (frac == Fraction(1, 2) and fl % 2 == 1):
+            fl += 1
+    else:  # upward: magnitude up for positive x, down (truncate) for negative x
+        if approx and (frac < Fraction(1, 2 ** 200) * n or 1 - frac < Fraction(1, 2 ** 200) * n):
+            raise ValueError("too close to a rounding boundary")
+        if frac != 0 and sign > 0:
+            fl += 1
     r = fl * quantum
     if r >= (2 - Fraction(1, 2 ** (p - 1))) * Fraction(2) ** emax:  # beyond max finite
+        if mode != "nearest":
+            raise ValueError("upward overflow not needed here")
         return sign * INF
     return sign * r
 
@@ -201,3 +210,23 @@ for style in ("base exact", "base fp16 (Python float converted)", "fp32 then sto
             zero_blocks.append(k)
     print(f"  {style}: block 1 inv_freq = {float(block1)!r}; zero blocks {zero_blocks[:1]}..{zero_blocks[-1:]}"
           f" ({len(zero_blocks)} blocks)")
+
+section("megatron vs a theory rotation under upward rounding (bf16, base 1e4, D 128, position 2008, block 1)")
+# With nearest rounding hf_eager and theory give the same values (rnd(-a) = -rnd(a) and the
+# sums commute); upward rounding tells them apart. Every step rounds upward.
+U = "upward"
+e = rnd("fp32", Fraction(2, 128), U)
+p = rnd("fp32", mpmath.power(mpmath.mpf(10000), mp(e)), U)
+inv = rnd("fp32", 1 / p, U)
+angle = rnd("fp32", inv * 2008, U)
+c = rnd("bf16", rnd("fp32", mpmath.cos(mp(angle)), U), U)
+sn = rnd("bf16", rnd("fp32", mpmath.sin(mp(angle)), U), U)
+x0, x1 = Fraction(73, 512), Fraction(-33, 8)
+show("inv_freq", inv)
+show("angle", angle)
+show("cos bf16", c)
+show("sin bf16", sn)
+show("eager y0", rnd("bf16", rnd("bf16", x0 * c, U) + rnd("bf16", -x1 * sn, U), U))
+show("eager y1", rnd("bf16", rnd("bf16", x1 * c, U) + rnd("bf16", x0 * sn, U), U))
+show("theory y0", rnd("bf16", rnd("bf16", c * x0, U) - rnd("bf16", sn * x1, U), U))
+show("theory y1", rnd("bf16", rnd("bf16", sn * x0, U) + rnd("bf16", c * x1, U), U))
