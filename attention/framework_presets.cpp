@@ -1,9 +1,9 @@
 #include "attention/framework_presets.hpp"
 
+#include <fmt/format.h>
+
 #include <array>
 #include <string>
-
-#include <fmt/format.h>
 
 #include "numeric/error.hpp"
 
@@ -13,12 +13,13 @@ namespace {
 
 // The spellings shared by most presets: every step up to cos/sin in fp32 (PyTorch's
 // `.float()` buffers, fp32 arange, autocast off; llama.cpp's float variables).
-#define ROPESIM_FP32_STEPS                                                                   \
+#define ROPESIM_FP32_STEPS                                                                 \
   "pipeline:exponent=fp32;power=fp32;inv_freq=fp32;position=fp32;angle=fp32;cos_sin=fp32;" \
   "attention_scaling=fp32;"
 
 /// Cache in the activation format, q·cos + rotate_half(q)·sin in A (three roundings).
-#define ROPESIM_EAGER_IN_A "table=A;rotation=A;output=A;recipe=product;arithmetic=hf_eager;layout=rotate_half"
+#define ROPESIM_EAGER_IN_A \
+  "table=A;rotation=A;output=A;recipe=product;arithmetic=hf_eager;layout=rotate_half"
 /// Cache in A, the kernel computes in fp32 and stores once.
 #define ROPESIM_KERNEL_FROM_A_CACHE \
   "table=A;rotation=fp32;output=A;recipe=product;arithmetic=theory;layout=rotate_half"
@@ -26,32 +27,30 @@ namespace {
 #define ROPESIM_KERNEL_FP32_TABLE \
   "table=fp32;rotation=fp32;output=A;arithmetic=theory;layout=rotate_half"
 
-#define ROPESIM_HF_SOURCES                                                                        \
-  "huggingface/transformers@0044e3b3facff1a1ad60b235c69d5b45beae75a4:"                            \
-  "src/transformers/modeling_rope_utils.py:29-67 (inv_freq = 1.0 / (base ** (arange(int64)."      \
-  "float() / dim))); "                                                                            \
-  "huggingface/transformers@002272831fba584eb30dca9729c1be456836960a:"                            \
-  "src/transformers/models/llama/modeling_llama.py:95-144 (inv_freq buffer; autocast off, inv_freq @ position_ids " \
+#define ROPESIM_HF_SOURCES                                                                         \
+  "huggingface/transformers@0044e3b3facff1a1ad60b235c69d5b45beae75a4:"                             \
+  "src/transformers/modeling_rope_utils.py:29-67 (inv_freq = 1.0 / (base ** (arange(int64)."       \
+  "float() / dim))); "                                                                             \
+  "huggingface/transformers@002272831fba584eb30dca9729c1be456836960a:"                             \
+  "src/transformers/models/llama/modeling_llama.py:95-144 (inv_freq buffer; autocast off, "        \
+  "inv_freq @ position_ids "                                                                       \
   "in fp32, cos/sin, .to(x.dtype)), 176-207 (rotate_half; q_embed = q*cos + rotate_half(q)*sin); " \
-  "pytorch/pytorch@?:aten/src/ATen/native/Pow.cpp TORCH_IMPL_FUNC(pow_Scalar_out) "               \
+  "pytorch/pytorch@?:aten/src/ATen/native/Pow.cpp TORCH_IMPL_FUNC(pow_Scalar_out) "                \
   "(wrapped_scalar_tensor(base, exp.device()): the Python base becomes a tensor converted to "     \
   "the exponent's dtype)"
 
-#define ROPESIM_CUDA_EXPONENT_SOURCES                                                          \
-  "pytorch/pytorch@?:aten/src/ATen/native/cuda/BinaryDivTrueKernel.cu div_true_kernel_cuda "   \
-  "(CPU-scalar divisor: a * (1/b) in opmath); "                                                \
-  "pytorch/pytorch@037fdb4463564e052f3a218c7fc0eb794324d7e1:aten/src/ATen/native/cuda/"        \
+#define ROPESIM_CUDA_EXPONENT_SOURCES                                                        \
+  "pytorch/pytorch@?:aten/src/ATen/native/cuda/BinaryDivTrueKernel.cu div_true_kernel_cuda " \
+  "(CPU-scalar divisor: a * (1/b) in opmath); "                                              \
+  "pytorch/pytorch@037fdb4463564e052f3a218c7fc0eb794324d7e1:aten/src/ATen/native/cuda/"      \
   "PowKernel.cu pow_tensor_tensor_kernel (pow_(scalar_t base, scalar_t exp))"
 
 const std::array<FrameworkPreset, 13> kPresets{{
-    {"hf",
-     ROPESIM_FP32_STEPS ROPESIM_EAGER_IN_A,
+    {"hf", ROPESIM_FP32_STEPS ROPESIM_EAGER_IN_A,
      "Hugging Face transformers default RoPE as NUMERIC §3 'hf' writes it: the built-in name, "
      "the same step list as hf-cpu",
-     ROPESIM_HF_SOURCES,
-     "See hf-cpu."},
-    {"hf-cpu",
-     ROPESIM_FP32_STEPS ROPESIM_EAGER_IN_A,
+     ROPESIM_HF_SOURCES, "See hf-cpu."},
+    {"hf-cpu", ROPESIM_FP32_STEPS ROPESIM_EAGER_IN_A,
      "Hugging Face eager on CPU: fp32 inv_freq = 1/β^(2k/D), fp32 t, fp32 inv_freq @ t (autocast "
      "off), fp32 cos/sin cast to the activation dtype, q·cos + rotate_half(q)·sin in that dtype",
      ROPESIM_HF_SOURCES,
@@ -61,8 +60,7 @@ const std::array<FrameworkPreset, 13> kPresets{{
      "models exactly. The Python base is converted to fp32 before pow (base unset; exact for "
      "1e4, 5e5, 1e6). rope_scaling other than llama3 (yarn, longrope, dynamic) is not modelled "
      "by the schedule."},
-    {"hf-cuda",
-     ROPESIM_FP32_STEPS ROPESIM_EAGER_IN_A,
+    {"hf-cuda", ROPESIM_FP32_STEPS ROPESIM_EAGER_IN_A,
      "Hugging Face eager with inv_freq, the matmul and cos/sin on a CUDA device, TF32 off "
      "(PyTorch's default): the same step list as hf-cpu",
      ROPESIM_HF_SOURCES "; " ROPESIM_CUDA_EXPONENT_SOURCES,
@@ -76,8 +74,7 @@ const std::array<FrameworkPreset, 13> kPresets{{
      "'reciprocal-multiply'; (2) CUDA powf/cosf/sinf are not correctly rounded (CUDA "
      "Programming Guide, maximum ulp error tables). When the model is built on CPU and moved to "
      "the GPU, inv_freq is hf-cpu's."},
-    {"hf-cuda-tf32",
-     ROPESIM_FP32_STEPS ROPESIM_EAGER_IN_A ";angle.operands=tf32",
+    {"hf-cuda-tf32", ROPESIM_FP32_STEPS ROPESIM_EAGER_IN_A ";angle.operands=tf32",
      "hf-cuda with TF32 matmuls allowed (torch.backends.cuda.matmul.allow_tf32 or "
      "set_float32_matmul_precision('high')): inv_freq and t rounded to TF32 before the product "
      "(transformers #48428)",
@@ -85,8 +82,7 @@ const std::array<FrameworkPreset, 13> kPresets{{
      "As hf-cuda. The fp32 → TF32 operand conversion is modelled with the run's rounding "
      "(nearest-even by default); whether a given cuBLAS kernel rounds or truncates the operands "
      "was not verified. Positions above 2048 lose their low bits (t = 4097 → 4096)."},
-    {"vllm",
-     ROPESIM_FP32_STEPS ROPESIM_KERNEL_FROM_A_CACHE,
+    {"vllm", ROPESIM_FP32_STEPS ROPESIM_KERNEL_FROM_A_CACHE,
      "vLLM RotaryEmbedding: fp32 inv_freq and t on the GPU, einsum outer product (elementwise), "
      "fp32 cos/sin, cos_sin_cache cast to the model dtype; the CUDA kernel reads cache and q/k "
      "as float, rotates in fp32 and stores once",
@@ -138,8 +134,7 @@ const std::array<FrameworkPreset, 13> kPresets{{
      "large positions real CUDA values differ by much more than an ulp; modelling this needs "
      "a cos_sin (and power) libm model, e.g. a step value 'fp32-cuda-fast'. Same layout remark "
      "as llamacpp-cpu."},
-    {"megatron",
-     ROPESIM_FP32_STEPS ROPESIM_EAGER_IN_A,
+    {"megatron", ROPESIM_FP32_STEPS ROPESIM_EAGER_IN_A,
      "Megatron-Core unfused RoPE (apply_rope_fusion=False): fp32 inv_freq on the GPU, fp32 "
      "positions, torch.outer (elementwise), cos/sin in fp32 times mscale, .to(t.dtype), then "
      "t·cos + rotate_half(t)·sin in that dtype",
@@ -154,8 +149,7 @@ const std::array<FrameworkPreset, 13> kPresets{{
      "computes inv_freq on CPU instead: hf-cpu's values). rotary_interleaved=True pairs "
      "adjacent coordinates (layout=adjacent). mscale != 1 is the attention_scaling step (fp32, "
      "before the cast)."},
-    {"megatron-fused",
-     ROPESIM_FP32_STEPS "recipe=product;" ROPESIM_KERNEL_FP32_TABLE,
+    {"megatron-fused", ROPESIM_FP32_STEPS "recipe=product;" ROPESIM_KERNEL_FP32_TABLE,
      "Megatron-Core with apply_rope_fusion=True: Megatron's fp32 freqs handed to "
      "TransformerEngine's fused kernel (see te-fused)",
      "NVIDIA/Megatron-LM@d98e8a64ddf34856e74b24714e3bedb2f5a39553:"
@@ -164,8 +158,7 @@ const std::array<FrameworkPreset, 13> kPresets{{
      "NVIDIA/TransformerEngine@d0067d0da6cb01811b8072a7d304f0e00344ce2b:"
      "transformer_engine/common/fused_rope/fused_rope.cu:38-76",
      "As te-fused; Megatron refuses mscale != 1 on this path."},
-    {"te-fused",
-     ROPESIM_FP32_STEPS "recipe=product;" ROPESIM_KERNEL_FP32_TABLE,
+    {"te-fused", ROPESIM_FP32_STEPS "recipe=product;" ROPESIM_KERNEL_FP32_TABLE,
      "TransformerEngine fused RoPE: fp32 freqs (RotaryPositionEmbedding, autocast off, einsum "
      "outer product), sincosf in fp32 into shared memory, v_src·cos + v_src_rotate·sin in "
      "float, one store to the tensor type",
@@ -180,8 +173,7 @@ const std::array<FrameworkPreset, 13> kPresets{{
      "v_src_rotate*v_sin to fma(v_src, v_cos, rnd(v_src_rotate·v_sin)) by default: two "
      "roundings before the store, ropesim three (needs a rotation arithmetic 'fma'). CUDA "
      "sincosf is not correctly rounded. inv_freq on the GPU: hf-cuda's exponent remark."},
-    {"flash-attn",
-     ROPESIM_FP32_STEPS ROPESIM_KERNEL_FROM_A_CACHE,
+    {"flash-attn", ROPESIM_FP32_STEPS ROPESIM_KERNEL_FROM_A_CACHE,
      "FlashAttention RotaryEmbedding: fp32 inv_freq and t, torch.outer (not einsum, which "
      "autocast would run in bf16), fp32 cos/sin cast to the qkv dtype; the Triton kernel loads "
      "cos/sin/x as fp32, rotates in fp32 and stores once",
@@ -194,8 +186,7 @@ const std::array<FrameworkPreset, 13> kPresets{{
      "where ropesim rounds three times (needs a rotation arithmetic 'fma'). CUDA libm and "
      "hf-cuda's exponent remark apply. XPos (scale_base) is not modelled; interleaved=True is "
      "layout=adjacent."},
-    {"mlx",
-     ROPESIM_FP32_STEPS "recipe=product;" ROPESIM_KERNEL_FP32_TABLE,
+    {"mlx", ROPESIM_FP32_STEPS "recipe=product;" ROPESIM_KERNEL_FP32_TABLE,
      "MLX mx.fast.rope / nn.RoPE (Metal): inv_freq = exp2(-d·log2 β) with d = k/(D/2) in fp32, "
      "θ = (scale·pos)·inv_freq in fp32, metal::fast::cos/sin in registers, rotation in fp32 "
      "stored once — nearest pipeline: the fp32 product recipe",
@@ -212,8 +203,7 @@ const std::array<FrameworkPreset, 13> kPresets{{
      "recipe 'exp2' (inv_freq = exp2(−rnd(e·rnd(log2 β)))) would express it. "
      "metal::fast::cos/sin and exp2 under Metal's default fast math are not correctly rounded. "
      "traditional=True is layout=adjacent; with the freqs argument inv_freq = 1/freqs."},
-    {"jax",
-     ROPESIM_FP32_STEPS ROPESIM_KERNEL_FP32_TABLE ";recipe=quotient",
+    {"jax", ROPESIM_FP32_STEPS ROPESIM_KERNEL_FP32_TABLE ";recipe=quotient",
      "JAX, Gemma's apply_rope: timescale = β^((2/D)·k) in fp32, angle = position / timescale "
      "(no reciprocal), fp32 sin/cos, rotation in fp32 (bf16 × fp32 promotes to fp32), one cast "
      "to the input dtype",

@@ -5,7 +5,6 @@
 // tests/derivations/framework_preset_values.py (exact rationals and 400-bit mpmath, each
 // step rounded to nearest-even in its format; the fractions below are its output).
 #include <catch2/catch.hpp>
-
 #include <string>
 
 #include "attention/framework_presets.hpp"
@@ -54,8 +53,9 @@ std::pair<double, double> rotate_pair(const std::string& name, const std::string
 
 TEST_CASE("every framework preset parses in every activation format", "[framework-presets]") {
   const std::vector<std::string_view> expected{
-      "hf",       "hf-cpu",         "hf-cuda",  "hf-cuda-tf32", "vllm",       "llamacpp-cpu",
-      "llamacpp-cuda", "megatron", "megatron-fused", "te-fused", "flash-attn", "mlx", "jax"};
+      "hf",           "hf-cpu",        "hf-cuda",  "hf-cuda-tf32",   "vllm",
+      "llamacpp-cpu", "llamacpp-cuda", "megatron", "megatron-fused", "te-fused",
+      "flash-attn",   "mlx",           "jax"};
   REQUIRE(framework_preset_names() == expected);
   for (const auto& p : framework_presets()) {
     INFO(p.name);
@@ -197,8 +197,7 @@ TEST_CASE("llama.cpp: chained product on CPU, powf(theta_scale, k) on CUDA",
   REQUIRE(cuda.sin.to_double() == 1842649.0 / 2097152);
 }
 
-TEST_CASE("jax (Gemma): the angle is position / timescale, no reciprocal",
-          "[framework-presets]") {
+TEST_CASE("jax (Gemma): the angle is position / timescale, no reciprocal", "[framework-presets]") {
   // β = 1e4, D = 256, position 3000, block 9: e = 18/256 = 9/128; timescale = fp32(10000^e)
   // = 16030235/2^23; angle = fp32(3000/timescale) = 12860599/8192 (the product recipe gives
   // 1607575/1024); cos 2610545/2^22, sin -13131483/2^24, kept in fp32.
@@ -220,7 +219,8 @@ TEST_CASE("issue 9's fp16 inv_freq: what PyTorch's model.half() gives instead",
   // overflows (base exact: blocks 52–63 are 0) or the fp16 base is inf (all blocks but 0
   // are 0; tests/attention/test_pipeline_steps.cpp).
   const Schedule s = parse_schedule("conventional:base=1000000,dim=128");
-  const auto rep = query_position(s, parse_realisation("pipeline:inv_freq=fp32>fp16", Format::fp16()), 1);
+  const auto rep =
+      query_position(s, parse_realisation("pipeline:inv_freq=fp32>fp16", Format::fp16()), 1);
   REQUIRE(step_value(rep.blocks[1], "inv_freq") == 0.8056640625);
   REQUIRE(step_value(rep.blocks[63], "inv_freq") == 21.0 / 16777216);
   for (const auto& b : rep.blocks) {
