@@ -35,8 +35,8 @@ struct FrameworkPreset {
 };
 
 /// Every framework preset, in table order: hf, hf-cpu, hf-cuda, hf-cuda-tf32, vllm,
-/// llamacpp-cpu, llamacpp-cuda, megatron, megatron-fused, te-fused, flash-attn, mlx, jax.
-/// `hf`, `llamacpp-cpu` and `llamacpp-cuda` mean what parse_realisation's built-in names of
+/// vllm-native, llamacpp-cpu, llamacpp-cuda, megatron, megatron-fused, te-fused, flash-attn, mlx,
+/// jax. `hf`, `llamacpp-cpu` and `llamacpp-cuda` mean what parse_realisation's built-in names of
 /// the same spelling mean (the NUMERIC §3 step lists).
 std::span<const FrameworkPreset> framework_presets();
 

@@ -53,9 +53,9 @@ std::pair<double, double> rotate_pair(const std::string& name, const std::string
 
 TEST_CASE("every framework preset parses in every activation format", "[framework-presets]") {
   const std::vector<std::string_view> expected{
-      "hf",           "hf-cpu",        "hf-cuda",  "hf-cuda-tf32",   "vllm",
-      "llamacpp-cpu", "llamacpp-cuda", "megatron", "megatron-fused", "te-fused",
-      "flash-attn",   "mlx",           "jax"};
+      "hf",          "hf-cpu",       "hf-cuda",       "hf-cuda-tf32", "vllm",
+      "vllm-native", "llamacpp-cpu", "llamacpp-cuda", "megatron",     "megatron-fused",
+      "te-fused",    "flash-attn",   "mlx",           "jax"};
   REQUIRE(framework_preset_names() == expected);
   for (const auto& p : framework_presets()) {
     INFO(p.name);
@@ -156,6 +156,10 @@ TEST_CASE("vllm: fp16 cache, rotation in fp32 stored once", "[framework-presets]
   const auto eager = rotate_pair("hf-cpu", schedule, Format::fp16(), 2008, 1, x0, x1);
   REQUIRE(eager.first == -249.0 / 64);
   REQUIRE(eager.second == -689.0 / 8192);
+  // forward_native rotates in fp16: rnd(rnd(x1·c) + rnd(x0·s)) in fp16, the eager value
+  const auto native = rotate_pair("vllm-native", schedule, Format::fp16(), 2008, 1, x0, x1);
+  REQUIRE(native.first == -249.0 / 64);
+  REQUIRE(native.second == -689.0 / 8192);
 }
 
 TEST_CASE("megatron (unfused) rotates in bf16, te-fused in fp32 from an fp32 table",
