@@ -45,7 +45,7 @@ namespace {
   "pytorch/pytorch@037fdb4463564e052f3a218c7fc0eb794324d7e1:aten/src/ATen/native/cuda/"      \
   "PowKernel.cu pow_tensor_tensor_kernel (pow_(scalar_t base, scalar_t exp))"
 
-const std::array<FrameworkPreset, 13> kPresets{{
+const std::array<FrameworkPreset, 14> kPresets{{
     {"hf", ROPESIM_FP32_STEPS ROPESIM_EAGER_IN_A,
      "Hugging Face transformers default RoPE as NUMERIC §3 'hf' writes it: the built-in name, "
      "the same step list as hf-cpu",
@@ -100,6 +100,19 @@ const std::array<FrameworkPreset, 13> kPresets{{
      "three times (arithmetic=theory); a rotation arithmetic 'fma' would express it. "
      "forward_native (CPU and other platforms) rotates in the model dtype instead "
      "(rotation=A, arithmetic=theory)."},
+    {"vllm-native",
+     ROPESIM_FP32_STEPS
+     "table=A;rotation=A;output=A;recipe=product;arithmetic=theory;layout=rotate_half",
+     "vLLM RotaryEmbedding.forward_native (platforms without the CUDA kernel): vllm's cache, "
+     "then x1·cos − x2·sin and x2·cos + x1·sin in the model dtype",
+     "vllm-project/vllm@04458da08417899fc04046216c986d28abeb85af:"
+     "vllm/model_executor/layers/rotary_embedding/base.py:41-60 (the cache, as vllm); "
+     "vllm-project/vllm@002d181a55a03803d7d69547846630069d2378b8:"
+     "vllm/model_executor/layers/rotary_embedding/common.py:35-53 (apply_rotary_emb_torch: "
+     "cos.to(x.dtype); o1 = x1 * cos - x2 * sin; o2 = x2 * cos + x1 * sin)",
+     "As vllm for the cache (on whatever device runs it: CPU builds compute the exponent by "
+     "true division). With nearest rounding arithmetic=theory in A gives the same values as "
+     "hf_eager in A; they differ only under directed rounding."},
     {"llamacpp-cpu",
      ROPESIM_FP32_STEPS
      "table=fp32;rotation=fp32;output=A;recipe=chained;arithmetic=theory;layout=rotate_half",
