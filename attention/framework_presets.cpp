@@ -27,16 +27,16 @@ namespace {
 #define ROPESIM_KERNEL_FP32_TABLE \
   "table=fp32;rotation=fp32;output=A;arithmetic=theory;layout=rotate_half"
 
-#define ROPESIM_HF_SOURCES                                                                         \
-  "huggingface/transformers@0044e3b3facff1a1ad60b235c69d5b45beae75a4:"                             \
-  "src/transformers/modeling_rope_utils.py:29-67 (inv_freq = 1.0 / (base ** (arange(int64)."       \
-  "float() / dim))); "                                                                             \
-  "huggingface/transformers@002272831fba584eb30dca9729c1be456836960a:"                             \
-  "src/transformers/models/llama/modeling_llama.py:95-144 (inv_freq buffer; autocast off, "        \
-  "inv_freq @ position_ids "                                                                       \
-  "in fp32, cos/sin, .to(x.dtype)), 176-207 (rotate_half; q_embed = q*cos + rotate_half(q)*sin); " \
-  "pytorch/pytorch@?:aten/src/ATen/native/Pow.cpp TORCH_IMPL_FUNC(pow_Scalar_out) "                \
-  "(wrapped_scalar_tensor(base, exp.device()): the Python base becomes a tensor converted to "     \
+#define ROPESIM_HF_SOURCES                                                                     \
+  "huggingface/transformers@0044e3b3facff1a1ad60b235c69d5b45beae75a4:"                         \
+  "src/transformers/modeling_rope_utils.py:29-67 (inv_freq = 1.0 / (base ** "                  \
+  "(arange(int64).float() / dim))); "                                                          \
+  "huggingface/transformers@002272831fba584eb30dca9729c1be456836960a:"                         \
+  "src/transformers/models/llama/modeling_llama.py:95-144 (inv_freq buffer; autocast off; "    \
+  "inv_freq @ position_ids in fp32; cos/sin; .to(x.dtype)), 176-207 (rotate_half; "            \
+  "q_embed = q*cos + rotate_half(q)*sin); "                                                    \
+  "pytorch/pytorch@?:aten/src/ATen/native/Pow.cpp TORCH_IMPL_FUNC(pow_Scalar_out) "            \
+  "(wrapped_scalar_tensor(base, exp.device()): the Python base becomes a tensor converted to " \
   "the exponent's dtype)"
 
 #define ROPESIM_CUDA_EXPONENT_SOURCES                                                        \
