@@ -28,6 +28,8 @@ Action add_plot_command(CLI::App& app);
 Action add_merge_command(CLI::App& app);
 Action add_check_command(CLI::App& app);
 Action add_classify_command(CLI::App& app);
+/// `ropesim table bounds` under the `table` subcommand (cli/table_bounds_command.cpp).
+Action add_table_bounds_command(CLI::App* table);
 
 /// What a list holds, which decides where a comma starts a new item.
 enum class ListKind {
