@@ -185,7 +185,15 @@ BaseCheck check_base_realised(const attention::Schedule& schedule,
     return false;
   };
   for (const std::uint64_t m : hints) {
-    if (m <= length && scan(m, m + 1)) return out;
+    if (m > length) continue;
+    ++out.evaluated;
+    const numeric::Value sum = realised_context_sum(schedule, realisation, m);
+    if (sum.is_nan() || (!sum.is_zero() && sum.sign_bit())) {
+      out.verdict = BaseVerdict::fails;
+      out.witness = m;
+      out.witness_is_nan = sum.is_nan();
+      return out;
+    }
   }
   // Chunks grow from 256 positions (witnesses of small bases come early) to 8192.
   std::uint64_t chunk = 256;
@@ -194,6 +202,16 @@ BaseCheck check_base_realised(const attention::Schedule& schedule,
   }
   out.verdict = BaseVerdict::passes;
   return out;
+}
+
+numeric::Value realised_context_sum(const attention::Schedule& schedule,
+                                    const attention::Realisation& realisation, std::uint64_t m) {
+  const numeric::Arithmetic F(realisation.table_format(), numeric::Rounding::nearest_even,
+                              realisation.arithmetic_engine());
+  const attention::RealisedRotation rotation = attention::realise(schedule, realisation, m);
+  numeric::Value s = rotation.blocks.at(0).cos;
+  for (std::size_t d = 1; d < rotation.blocks.size(); ++d) s = F.add(s, rotation.blocks[d].cos);
+  return s;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -244,9 +262,11 @@ std::vector<BaseBound> base_context_bounds(const std::vector<std::uint64_t>& len
       if (hints.size() > 16) hints.pop_back();
     }
     if (row.base && row.index > 0 && rejected_index == row.index - 1) {
+      // The smallest witness for the table: the base rechecked from m = 0 without hints.
       row.rejected_base = base_grid_value(*rejected_index);
-      row.rejected_witness = rejected_witness;
-      row.rejected_witness_is_nan = rejected_is_nan;
+      const BaseCheck first = check(*row.rejected_base, L, {});
+      row.rejected_witness = first.witness ? first.witness : rejected_witness;
+      row.rejected_witness_is_nan = first.witness ? first.witness_is_nan : rejected_is_nan;
     }
     // Grid exhausted: the next lengths start past the end (no candidate, no base).
     start = first_undecided ? *first_undecided : (row.base ? row.index : last_index + 1);

@@ -95,14 +95,20 @@ BaseCheck check_base_realised(const attention::Schedule& schedule,
                               const attention::Realisation& realisation, std::uint64_t length,
                               std::span<const std::uint64_t> hints = {});
 
+/// B_m at finite precision at one position m: the sum of check_base_realised (realised cosines
+/// of every block, attention::realise, summed in the table format F sequentially in block
+/// order, round-to-nearest-even). Throws InvalidArgument if the realisation does not apply.
+numeric::Value realised_context_sum(const attention::Schedule& schedule,
+                                    const attention::Realisation& realisation, std::uint64_t m);
+
 /// The bound for one context length.
 struct BaseBound {
   std::uint64_t length = 0;          ///< L
   std::optional<mpz_class> base;     ///< the smallest grid base that passes; nullopt: none
                                      ///< up to the last grid index searched
   std::uint64_t index = 0;           ///< its grid index (or the last index searched)
-  /// The grid base just below the answer and a witness m that rejects it (when the search
-  /// reached it; the first row starts at `first_index`).
+  /// The grid base just below the answer and the smallest m ≤ L that rejects it (when the
+  /// search reached it: not for an answer at `first_index`).
   std::optional<mpz_class> rejected_base;
   std::optional<std::uint64_t> rejected_witness;
   bool rejected_witness_is_nan = false;
