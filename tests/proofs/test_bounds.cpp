@@ -72,19 +72,20 @@ TEST_CASE("the rigorous grid search on D = 8 matches an mpmath scan of the same 
   // python3 + mpmath, mp.dps = 50: for each L the first grid base (10, 11, …, 99, 100, 110, …)
   // with B_m ≥ 0 for all m ≤ L, and the first m rejecting the grid base below it:
   //   L = 20: 1200 (1100 fails at m = 16); L = 50: 3900 (3800 at m = 22);
-  //   L = 100: 16000 (15000 at m = 97).
+  //   L = 100: 16000 (15000 at m = 97); and 1200 still passes for L = 21 (it fails at m = 22),
+  //   so L = 21 keeps 1200 (the search for 21 must start at 20's answer, not after it).
   const auto rows = proofs::base_context_bounds(
-      {20, 50, 100},
+      {20, 21, 50, 100},
       [](const mpz_class& b, std::uint64_t L, std::span<const std::uint64_t> hints) {
         return proofs::check_base_exact(proofs::base_context_sum(mpq_class(b), 8), L, hints);
       },
       0);
-  REQUIRE(rows.size() == 3);
+  REQUIRE(rows.size() == 4);
   const struct {
     std::uint64_t L;
     long base, below, witness;
-  } expected[] = {{20, 1200, 1100, 16}, {50, 3900, 3800, 22}, {100, 16000, 15000, 97}};
-  for (std::size_t i = 0; i < 3; ++i) {
+  } expected[] = {{20, 1200, 1100, 16}, {21, 1200, 1100, 16}, {50, 3900, 3800, 22}, {100, 16000, 15000, 97}};
+  for (std::size_t i = 0; i < 4; ++i) {
     INFO("L = " << expected[i].L);
     CHECK(rows[i].length == expected[i].L);
     REQUIRE(rows[i].base);
