@@ -69,14 +69,26 @@ nlohmann::json bound_cell(const proofs::BaseBound& row) {
   return "none <= 9.9e19";
 }
 
+/// The paper's base for L (D = 128) checked exactly: "passes" or "fails at m=…".
+nlohmann::json paper_check_cell(const std::string& paper, std::uint64_t L, unsigned threads) {
+  // "4.3e3" → 43·10^2
+  const mpz_class mantissa(std::string{paper[0], paper[2]});
+  mpz_class power;
+  mpz_ui_pow_ui(power.get_mpz_t(), 10, std::stoul(paper.substr(4)) - 1);
+  const auto c = proofs::check_base_exact(proofs::base_context_sum(mpq_class(mantissa * power), 128), L, {}, threads);
+  if (c.verdict == proofs::BaseVerdict::fails) return fmt::format("fails at m={}", *c.witness);
+  return proofs::to_string(c.verdict);
+}
+
 Table base_context_table(const std::vector<std::uint64_t>& lengths, std::size_t dim,
+                         const std::vector<nlohmann::json>& paper_checks,
                          const std::vector<proofs::BaseBound>& exact,
                          const std::vector<std::string>& format_names,
                          const std::vector<std::vector<proofs::BaseBound>>& finite,
                          std::uint64_t finite_max_length, const std::string& realisation) {
   Table t;
-  t.columns = {"L", "paper", "exact", "exact_below_fails_at", "candidates", "refined"};
-  t.terminal_columns = {"L", "paper", "exact", "exact_below_fails_at"};
+  t.columns = {"L", "paper", "paper_exact_check", "exact", "exact_below_fails_at", "candidates", "refined"};
+  t.terminal_columns = {"L", "paper", "paper_exact_check", "exact", "exact_below_fails_at"};
   for (const auto& f : format_names) {
     t.columns.push_back(realisation + "_" + f);
     t.columns.push_back(realisation + "_" + f + "_below_fails_at");
@@ -85,7 +97,7 @@ Table base_context_table(const std::vector<std::uint64_t>& lengths, std::size_t 
   for (std::size_t i = 0; i < lengths.size(); ++i) {
     const auto paper = dim == 128 ? proofs::paper_base_bound(lengths[i]) : std::nullopt;
     std::vector<nlohmann::json> row{lengths[i], paper ? nlohmann::json(*paper) : nlohmann::json(nullptr),
-                                    bound_cell(exact[i]), rejection_cell(exact[i]),
+                                    paper_checks[i], bound_cell(exact[i]), rejection_cell(exact[i]),
                                     exact[i].candidates, exact[i].refined};
     for (std::size_t f = 0; f < format_names.size(); ++f) {
       if (lengths[i] > finite_max_length || i >= finite[f].size()) {
@@ -200,6 +212,11 @@ Action add_table_bounds_command(CLI::App* table) {
             return proofs::check_base_exact(proofs::base_context_sum(mpq_class(b), dim), L, hints, threads);
           },
           first);
+      std::vector<nlohmann::json> paper_checks;
+      for (const auto L : lengths) {
+        const auto paper = dim == 128 ? proofs::paper_base_bound(L) : std::nullopt;
+        paper_checks.push_back(paper ? paper_check_cell(*paper, L, threads) : nlohmann::json(nullptr));
+      }
       std::vector<std::uint64_t> finite_lengths;
       for (const auto L : lengths) {
         if (L <= o->finite_max_length) finite_lengths.push_back(L);
@@ -217,7 +234,7 @@ Action add_table_bounds_command(CLI::App* table) {
         });
       }
       if (progress) std::cerr << "\n";
-      t = base_context_table(lengths, dim, exact, format_names, finite, o->finite_max_length,
+      t = base_context_table(lengths, dim, paper_checks, exact, format_names, finite, o->finite_max_length,
                              realisations.front().name());
     } else {
       std::vector<std::string> names;
