@@ -3,6 +3,7 @@
 // runs the searches and lays out the rows.
 //   --kind base-context   Men et al. 2024 (arXiv 2405.14591), Table 1
 //   --kind critical-dim   Liu et al. 2023 (arXiv 2310.05209), critical dimension d_extra
+//   --kind semantic-drift Barbero et al. 2024 (arXiv 2410.06205), low-frequency channels
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -16,6 +17,7 @@
 #include "cli/jobs.hpp"
 #include "cli/table.hpp"
 #include "numeric/error.hpp"
+#include "numeric/exact.hpp"
 #include "numeric/format.hpp"
 #include "numeric/parallel.hpp"
 #include "proofs/bounds.hpp"
@@ -120,6 +122,71 @@ nlohmann::json census_cell(const attention::CensusResult& r) {
   return fmt::format("distinct < {}", r.positions);
 }
 
+/// The presets of --presets ("all" = every preset), each checked.
+std::vector<std::string> preset_names(const std::string& presets) {
+  if (presets == "all") return attention::model_preset_names();
+  auto names = split_unique(presets, "--presets");
+  for (const auto& n : names) (void)with_flag("--presets", [&] { return attention::preset_schedule(n); });
+  return names;
+}
+
+/// "m" or "> N".
+nlohmann::json drift_cell(const proofs::DriftResult& r) {
+  if (r.length && r.nan) return fmt::format("{} (NaN)", *r.length);
+  if (r.length) return *r.length;
+  return fmt::format("> {}", r.max_length);
+}
+
+/// --kind semantic-drift: per preset, the preset's schedule and p-RoPE at each p.
+Table semantic_drift_table(const std::vector<std::string>& names, const std::string& p_text,
+                           const std::string& realisation_text, const std::vector<numeric::Format>& formats,
+                           const mpq_class& tolerance, std::uint64_t max_length, bool progress) {
+  if (tolerance <= 0 || tolerance >= 1) {
+    throw InvalidArgument("--tolerance: must lie strictly between 0 and 1 (got " + tolerance.get_str() + ")");
+  }
+  std::vector<std::pair<std::string, mpq_class>> ps;
+  for (const auto& p : split_unique(p_text, "--p")) {
+    const mpq_class value = with_flag("--p", [&] { return numeric::parse_rational_exact(p, "p"); });
+    if (value < 0 || value > 1) throw InvalidArgument("--p: p-RoPE's p must lie in [0, 1] (got " + p + ")");
+    ps.emplace_back(p, value);
+  }
+  Table t;
+  t.columns = {"preset", "p", "channels", "exact"};
+  t.terminal_columns = t.columns;
+  std::vector<std::string> specs = split_unique(realisation_text, "--realizations", ListKind::realisations);
+  std::vector<attention::Realisation> realisations;
+  for (const auto& spec : specs) {
+    for (const auto& f : formats) {
+      realisations.push_back(with_flag("--realizations", [&] { return attention::parse_realisation(spec, f); }));
+      t.columns.push_back(realisations.back().name() + "_" + f.name);
+      t.terminal_columns.push_back(t.columns.back());
+    }
+  }
+  const auto& presets = attention::model_presets();
+  for (const auto& name : names) {
+    const auto p = std::find_if(presets.begin(), presets.end(), [&](const auto& m) { return m.name == name; });
+    const attention::Schedule preset = attention::preset_schedule(name);
+    std::vector<std::pair<std::string, attention::Schedule>> rows{{"none", preset}};
+    for (const auto& [text, value] : ps) {
+      rows.emplace_back(text, attention::prope_schedule(p->rope_theta, preset.rotary_dim, value));
+    }
+    // The channels of the preset (the lowest-frequency quarter); p-RoPE has the same blocks.
+    const auto channels = proofs::semantic_channels(preset);
+    for (const auto& [label, s] : rows) {
+      if (progress) std::cerr << "\rdrift " << name << " p=" << label << "   " << std::flush;
+      std::vector<nlohmann::json> row{name, label,
+                                      fmt::format("{}..{}", channels.front(), channels.back()),
+                                      drift_cell(proofs::semantic_drift_exact(s, channels, tolerance, max_length))};
+      for (const auto& r : realisations) {
+        row.push_back(drift_cell(proofs::semantic_drift_realised(s, channels, r, tolerance, max_length)));
+      }
+      t.rows.push_back(std::move(row));
+    }
+  }
+  if (progress) std::cerr << "\n";
+  return t;
+}
+
 }  // namespace
 
 Action add_table_bounds_command(CLI::App* table) {
@@ -127,7 +194,8 @@ Action add_table_bounds_command(CLI::App* table) {
     std::string kind, lengths = "1K,2K,4K,8K,16K,32K,64K,128K,256K,512K,1M", formats = "bf16,fp16,fp32",
                 realisation = "hf", realisations = "r1,r2", presets = "all", out, columns;
     std::size_t dim = 128;
-    std::uint64_t finite_max_length = 8192, positions = 65536, from = 10;
+    std::uint64_t finite_max_length = 8192, positions = 65536, from = 10, max_length = 65536;
+    std::string tolerance = "0.01", p_values = "0.25,0.75";
     unsigned jobs = 0;
     bool json = false, quiet = false;
   };
@@ -136,7 +204,8 @@ Action add_table_bounds_command(CLI::App* table) {
       "bounds", "Bounds from the RoPE literature, exact and in finite formats (docs/BOUNDS.md)");
   cmd->add_option("--kind", o->kind,
                   "base-context (Men et al. 2024: smallest base with B_m >= 0 for m <= L) or "
-                  "critical-dim (Liu et al. 2023: d_extra, T_extra per preset)")
+                  "critical-dim (Liu et al. 2023: d_extra, T_extra per preset) or semantic-drift "
+                  "(Barbero et al. 2024: first m where the low-frequency channels move q.k by more than --tolerance)")
       ->required();
   add_integer_option(cmd, "--dim", o->dim, "base-context: head dimension D (even)", 2, 4096)
       ->capture_default_str();
@@ -162,6 +231,13 @@ Action add_table_bounds_command(CLI::App* table) {
                      "critical-dim: positions 0..N-1 of the census of the critical block", 2,
                      std::uint64_t{1} << 24)
       ->capture_default_str();
+  cmd->add_option("--tolerance", o->tolerance, "semantic-drift: relative tolerance (exact decimal or P/Q, in (0, 1))")
+      ->capture_default_str();
+  cmd->add_option("--p", o->p_values, "semantic-drift: p-RoPE values p (rows besides the preset itself)")
+      ->capture_default_str();
+  add_integer_option(cmd, "--max-length", o->max_length, "semantic-drift: positions scanned (1..2^24)", 1,
+                     std::uint64_t{1} << 24)
+      ->capture_default_str();
   cmd->add_option("-o,--out", o->out, "Write the table to FILE (.csv .md .json .tex; every column)");
   cmd->add_flag("--json", o->json, "Print JSON (a list of objects, every column) instead of the table");
   cmd->add_option("--columns", o->columns, "Columns shown on the terminal: all, or a comma list (default: the main ones)");
@@ -169,8 +245,9 @@ Action add_table_bounds_command(CLI::App* table) {
   add_jobs_option(cmd, o->jobs);
   return [cmd, o]() -> int {
     if (!cmd->parsed()) return -1;
-    if (o->kind != "base-context" && o->kind != "critical-dim") {
-      throw InvalidArgument("--kind: '" + o->kind + "' is not a bounds table; accepted: base-context, critical-dim");
+    if (o->kind != "base-context" && o->kind != "critical-dim" && o->kind != "semantic-drift") {
+      throw InvalidArgument("--kind: '" + o->kind +
+                            "' is not a bounds table; accepted: base-context, critical-dim, semantic-drift");
     }
     std::optional<OutputKind> kind;
     if (cmd->count("--out") > 0) {
@@ -236,14 +313,12 @@ Action add_table_bounds_command(CLI::App* table) {
       if (progress) std::cerr << "\n";
       t = base_context_table(lengths, dim, paper_checks, exact, format_names, finite, o->finite_max_length,
                              realisations.front().name());
+    } else if (o->kind == "semantic-drift") {
+      t = semantic_drift_table(preset_names(o->presets), o->p_values, o->realisations, formats,
+                               with_flag("--tolerance", [&] { return numeric::parse_rational_exact(o->tolerance, "tolerance"); }),
+                               o->max_length, progress);
     } else {
-      std::vector<std::string> names;
-      if (o->presets == "all") {
-        names = attention::model_preset_names();
-      } else {
-        names = split_unique(o->presets, "--presets");
-        for (const auto& n : names) (void)with_flag("--presets", [&] { return attention::preset_schedule(n); });
-      }
+      const auto names = preset_names(o->presets);
       const auto realisation_specs = split_unique(o->realisations, "--realizations", ListKind::realisations);
       t.columns = {"preset", "base", "d", "T_train", "T_train_source", "x", "d_extra", "block",
                    "T_extra", "block_period"};

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <stdexcept>
 
 #include "numeric/arithmetic.hpp"
@@ -359,6 +360,100 @@ attention::Schedule restrict_to_block(const attention::Schedule& s, std::size_t 
   r.unrotated_pairs = 0;
   r.spec = s.spec + "[block " + std::to_string(block) + "]";
   return r;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Semantic drift
+
+std::vector<std::size_t> semantic_channels(const attention::Schedule& s) {
+  const std::size_t R = s.blocks.size();
+  const std::size_t n = (R + 3) / 4;
+  std::vector<std::size_t> out;
+  for (std::size_t i = R - n; i < R; ++i) out.push_back(i);
+  return out;
+}
+
+namespace {
+
+void check_drift_arguments(const attention::Schedule& s, const std::vector<std::size_t>& channels,
+                           const mpq_class& tolerance) {
+  if (tolerance <= 0 || tolerance >= 1) {
+    throw InvalidArgument("semantic drift: the tolerance must lie strictly between 0 and 1 (got " +
+                          tolerance.get_str() + ")");
+  }
+  if (channels.empty()) throw InvalidArgument("semantic drift: no channel blocks");
+  for (const auto c : channels) {
+    if (c >= s.blocks.size()) {
+      throw InvalidArgument("semantic drift: block " + std::to_string(c) + " is not a block of " + s.spec);
+    }
+  }
+}
+
+}  // namespace
+
+DriftResult semantic_drift_exact(const attention::Schedule& s, const std::vector<std::size_t>& channels,
+                                 const mpq_class& tolerance, std::uint64_t max_length) {
+  check_drift_arguments(s, channels, tolerance);
+  CosineSum sum;
+  for (const auto c : channels) {
+    sum.blocks.emplace_back(s.blocks[c]);
+    sum.weights.emplace_back(1);
+  }
+  const mpq_class threshold = (1 - tolerance) * static_cast<unsigned long>(channels.size());
+  const double t = threshold.get_d();
+  DriftResult out;
+  out.max_length = max_length;
+  for (std::uint64_t m = 1; m <= max_length; ++m) {
+    double bound = 0;
+    const double approx = sum.approximate(static_cast<std::int64_t>(m), &bound);
+    // t is the double nearest the threshold: widen by its error (≤ 2^-53·|t|) too.
+    const double margin = bound + std::abs(t) * 0x1p-52;
+    if (approx - margin >= t) continue;
+    bool drifted = approx + margin < t;
+    if (!drifted) {
+      bool undecided = false;
+      const int c = sum.compare(static_cast<std::int64_t>(m), threshold, 4096, &undecided);
+      if (undecided) {
+        throw std::runtime_error("semantic drift: S(" + std::to_string(m) + ") undecided at 4096 bits");
+      }
+      drifted = c < 0;
+    }
+    if (drifted) {
+      out.length = m;
+      return out;
+    }
+  }
+  return out;
+}
+
+DriftResult semantic_drift_realised(const attention::Schedule& s, const std::vector<std::size_t>& channels,
+                                    const attention::Realisation& realisation,
+                                    const mpq_class& tolerance, std::uint64_t max_length) {
+  check_drift_arguments(s, channels, tolerance);
+  attention::check_applicable(s, realisation);
+  const numeric::Arithmetic F(realisation.table_format(), numeric::Rounding::nearest_even,
+                              realisation.arithmetic_engine());
+  const mpq_class threshold = (1 - tolerance) * static_cast<unsigned long>(channels.size());
+  DriftResult out;
+  out.max_length = max_length;
+  std::uint64_t chunk = 256;
+  for (std::uint64_t begin = 1; begin <= max_length;
+       begin += chunk, chunk = std::min<std::uint64_t>(2 * chunk, 8192)) {
+    const std::uint64_t end = std::min<std::uint64_t>(begin + chunk, max_length + 1);
+    std::vector<std::vector<attention::RealisedPair>> pairs;
+    for (const auto c : channels) pairs.push_back(attention::realise_block(s, realisation, c, begin, end));
+    for (std::uint64_t m = begin; m < end; ++m) {
+      const std::size_t k = static_cast<std::size_t>(m - begin);
+      numeric::Value sum = pairs[0][k].cos;
+      for (std::size_t j = 1; j < pairs.size(); ++j) sum = F.add(sum, pairs[j][k].cos);
+      if (sum.is_nan() || (sum.is_finite() ? numeric::exact_rational(sum) < threshold : sum.sign_bit())) {
+        out.length = m;
+        out.nan = sum.is_nan();
+        return out;
+      }
+    }
+  }
+  return out;
 }
 
 }  // namespace ropesim::proofs

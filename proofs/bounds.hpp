@@ -173,4 +173,37 @@ CriticalDimension critical_dimension(const mpq_class& base, std::size_t dim,
 /// of one frequency under any realisation. Throws InvalidArgument for a block out of range.
 attention::Schedule restrict_to_block(const attention::Schedule& s, std::size_t block);
 
+// ---------------------------------------------------------------------------------------------
+// Semantic drift of the low-frequency channels [Barbero et al. 2024]
+// ---------------------------------------------------------------------------------------------
+
+/// The low-frequency "semantic" channels of a schedule: the last ⌈R/4⌉ of its R rotary blocks
+/// (the lowest frequencies; exactly the blocks p-RoPE with p = 0.75 sets to θ = 0 [Barbero et
+/// al. 2024, "Round and Round We Go", arXiv 2410.06205]). 0-based block indices, ascending.
+std::vector<std::size_t> semantic_channels(const attention::Schedule& s);
+
+/// The drift of the score q·R_m k for q = k = the unit first coordinate of every channel block
+/// (score S(m) = Σ_{i ∈ channels} cos(m·θ_i), S(0) = |channels|): the smallest m ≤ max_length
+/// with S(m) < (1 - tolerance)·|channels|, i.e. the smallest context length at which the
+/// channels move the score by more than `tolerance` of its value at m = 0.
+struct DriftResult {
+  std::optional<std::uint64_t> length;  ///< that m; nullopt: none up to max_length
+  std::uint64_t max_length = 0;
+  bool nan = false;                     ///< finite precision: S(length) is NaN
+};
+
+/// Exact drift: each m decided by CosineSum::approximate's proven bound, refined with MPFR
+/// (CosineSum::compare) near the threshold. Throws InvalidArgument unless 0 < tolerance < 1
+/// and channels index blocks of `s`; std::runtime_error if a position is undecided at 4096
+/// bits.
+DriftResult semantic_drift_exact(const attention::Schedule& s, const std::vector<std::size_t>& channels,
+                                 const mpq_class& tolerance, std::uint64_t max_length);
+
+/// Drift at finite precision: S(m) = the realised cosines of the channel blocks (attention::
+/// realise_block; table format F) summed in F in block order, round-to-nearest-even; drift
+/// when S(m) < (1 - tolerance)·|channels| exactly, or S(m) is NaN.
+DriftResult semantic_drift_realised(const attention::Schedule& s, const std::vector<std::size_t>& channels,
+                                    const attention::Realisation& realisation,
+                                    const mpq_class& tolerance, std::uint64_t max_length);
+
 }  // namespace ropesim::proofs

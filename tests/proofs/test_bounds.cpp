@@ -178,3 +178,29 @@ TEST_CASE("restrict_to_block keeps one block of a preset", "[bounds]") {
   CHECK(one.unrotated_pairs == 0);
   CHECK_THROWS_AS(proofs::restrict_to_block(s, 64), InvalidArgument);
 }
+
+TEST_CASE("semantic drift of the lowest channel, exact and in bf16", "[bounds]") {
+  // conventional:base=100,dim=8: 4 blocks, channels = the last ⌈4/4⌉ = 1 block, θ_3 =
+  // 100^(-3/4) = 0.0316228. Tolerance 0.012: drift when cos(m·θ_3) < 0.988. mpmath (50 digits):
+  //   cos(4θ) = 0.992010660979, cos(5θ) = 0.987526019975 < 0.988  → exact drift at m = 5;
+  //   r1 in bf16 (ulp 2^-8 on [1/2, 1)): round(cos 5θ) = 253/256 = 0.98828125 ≥ 0.988,
+  //   round(cos 6θ) = 251/256 = 0.98046875 < 0.988  → bf16 drift at m = 6.
+  const auto s = attention::conventional_schedule(mpq_class(100), 8);
+  const auto channels = proofs::semantic_channels(s);
+  REQUIRE(channels == std::vector<std::size_t>{3});
+  const mpq_class tolerance(12, 1000);
+  const auto exact = proofs::semantic_drift_exact(s, channels, tolerance, 100);
+  REQUIRE(exact.length);
+  CHECK(*exact.length == 5);
+  const auto bf16 = proofs::semantic_drift_realised(
+      s, channels, attention::parse_realisation("r1", numeric::Format::bf16()), tolerance, 100);
+  REQUIRE(bf16.length);
+  CHECK(*bf16.length == 6);
+  CHECK(!bf16.nan);
+  // p-RoPE p = 0.75 sets that block to θ = 0: cos 0 = 1, no drift at any length
+  const auto prope = attention::prope_schedule(mpq_class(100), 8, mpq_class(3, 4));
+  CHECK(!proofs::semantic_drift_exact(prope, channels, tolerance, 1000).length);
+  // 128 blocks: the last 32 are the channels
+  CHECK(proofs::semantic_channels(attention::conventional_schedule(mpq_class(10000), 256)).front() == 96);
+  CHECK_THROWS_AS(proofs::semantic_drift_exact(s, channels, mpq_class(1), 10), InvalidArgument);
+}
