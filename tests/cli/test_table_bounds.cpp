@@ -80,3 +80,25 @@ TEST_CASE("table bounds refuses bad input with one line and no file", "[cli][bou
   expect_usage_error(run("table bounds --kind critical-dim --formats fp99"), "--formats");
   expect_usage_error(run("table bounds --kind base-context --realization r9"), "--realization");
 }
+
+TEST_CASE("table bounds --kind semantic-drift on llama2-7b", "[cli][bounds]") {
+  // Channels: blocks 48..63 (the last quarter of 64), S(m) = Σ_{i=48}^{63} cos(m·10^4^(-2i/128)),
+  // drift when S(m) < 0.99·16. python3 + mpmath: exact first m = 285; r1 in bf16 (each cos
+  // rounded to 8 bits, summed in bf16 in block order, with fractions): 316. p-RoPE p = 0.75
+  // sets these blocks to θ = 0: no drift.
+  const Run r = run("table bounds --kind semantic-drift --presets llama2-7b --p 0.75 --formats bf16 "
+                    "--realizations r1 --max-length 1000 --json");
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const auto rows = nlohmann::json::parse(r.out);
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0]["p"] == "none");
+  CHECK(rows[0]["channels"] == "48..63");
+  CHECK(rows[0]["exact"] == 285);
+  CHECK(rows[0]["r1_bf16"] == 316);
+  CHECK(rows[1]["p"] == "0.75");
+  CHECK(rows[1]["exact"] == "> 1000");
+  CHECK(rows[1]["r1_bf16"] == "> 1000");
+  expect_usage_error(run("table bounds --kind semantic-drift --tolerance 1.5"), "--tolerance");
+  expect_usage_error(run("table bounds --kind semantic-drift --p 2"), "--p");
+}
