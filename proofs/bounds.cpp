@@ -282,7 +282,10 @@ std::optional<std::string> paper_base_bound(std::uint64_t length) {
   static const char* const table[] = {"4.3e3", "1.6e4", "2.7e4", "8.4e4", "3.1e5", "6.4e5",
                                       "2.1e6", "7.8e6", "3.6e7", "6.4e7", "5.1e8"};
   for (int k = 0; k <= 10; ++k) {
-    if (length == (std::uint64_t{1} << (10 + k))) return std::string(table[k]);
+    // "K" read as 1024 or as 1000 (1M: 2^20 or 10^6)
+    const std::uint64_t binary = std::uint64_t{1} << (10 + k);
+    const std::uint64_t decimal = k == 10 ? 1000000 : (std::uint64_t{1000} << k);
+    if (length == binary || length == decimal) return std::string(table[k]);
   }
   return std::nullopt;
 }

@@ -62,8 +62,9 @@ std::string to_string(BaseVerdict verdict);
 /// One candidate base checked for m = 0..L.
 struct BaseCheck {
   BaseVerdict verdict = BaseVerdict::passes;
-  /// A position m ≤ L with B_m < 0 (fails). Not necessarily the smallest: positions that
-  /// rejected earlier candidates are tried first (any witness proves the rejection).
+  /// A position m ≤ L with B_m < 0 (fails): the smallest one when the check had no hints;
+  /// with hints (positions that rejected earlier candidates, tried first) possibly another
+  /// (any witness proves the rejection).
   std::optional<std::uint64_t> witness;
   /// Finite-precision checks only: the witness's sum is NaN (not ≥ 0), not a negative number.
   bool witness_is_nan = false;
@@ -80,8 +81,10 @@ struct BaseCheck {
 /// error bound of CosineSum::approximate (B ≥ bound: nonnegative; B ≤ -bound: negative, a
 /// witness); the rest are decided by CosineSum::compare (MPFR enclosures refined up to 4096
 /// bits). `hints` are positions tried first (witnesses of earlier candidates); the scan then
-/// runs m = 0, 1, …, L and stops at the first witness. Threads split the positions in chunks
-/// (`threads` ≥ 1; the verdict does not depend on it, the witness may).
+/// runs m = 0, 1, …, L and stops at the first witness (without hints: the smallest witness).
+/// `threads` ≥ 1 split the positions in chunks of 2^14, taken in waves; the witness is the first
+/// one in scan order, so neither the verdict nor the witness depends on the thread count.
+/// Throws InvalidArgument if threads = 0.
 BaseCheck check_base_exact(const CosineSum& sum, std::uint64_t length,
                            std::span<const std::uint64_t> hints = {}, unsigned threads = 1);
 
@@ -137,8 +140,8 @@ std::vector<BaseBound> base_context_bounds(const std::vector<std::uint64_t>& len
                                            std::uint64_t last_index = kMaxBaseGridIndex);
 
 /// The lower bounds of the base printed in Men et al. 2024, Table 1 (D = 128), for
-/// L = 1K, 2K, …, 1M (L = 2^10 … 2^20): the paper's numbers as text ("4.3e3", …), or nullopt
-/// for other lengths.
+/// L = 1K, 2K, …, 1M, with K read as 1024 (L = 2^10 … 2^20) or as 1000 (L = 1000·2^k, and
+/// 1M = 10^6): the paper's numbers as text ("4.3e3", …), or nullopt for other lengths.
 std::optional<std::string> paper_base_bound(std::uint64_t length);
 
 // ---------------------------------------------------------------------------------------------

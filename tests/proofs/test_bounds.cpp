@@ -204,3 +204,14 @@ TEST_CASE("semantic drift of the lowest channel, exact and in bf16", "[bounds]")
   CHECK(proofs::semantic_channels(attention::conventional_schedule(mpq_class(10000), 256)).front() == 96);
   CHECK_THROWS_AS(proofs::semantic_drift_exact(s, channels, mpq_class(1), 10), InvalidArgument);
 }
+
+TEST_CASE("the paper's Table 1 values, K read as 1024 or 1000", "[bounds]") {
+  // Men et al. 2024, Table 1: 1K 4.3e3, 4K 2.7e4, 1M 5.1e8
+  CHECK(proofs::paper_base_bound(1024) == std::optional<std::string>("4.3e3"));
+  CHECK(proofs::paper_base_bound(1000) == std::optional<std::string>("4.3e3"));
+  CHECK(proofs::paper_base_bound(4000) == std::optional<std::string>("2.7e4"));
+  CHECK(proofs::paper_base_bound(1048576) == std::optional<std::string>("5.1e8"));
+  CHECK(proofs::paper_base_bound(1000000) == std::optional<std::string>("5.1e8"));
+  CHECK(!proofs::paper_base_bound(1024000));
+  CHECK(!proofs::paper_base_bound(3000));
+}
