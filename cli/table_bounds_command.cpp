@@ -223,9 +223,9 @@ Action add_table_bounds_command(CLI::App* table) {
                      "base-context: finite-precision columns for L up to this (longer rows: '-')", 0,
                      kMaxContextLength)
       ->capture_default_str();
-  cmd->add_option("--presets", o->presets, "critical-dim: model presets, or 'all'")->capture_default_str();
+  cmd->add_option("--presets", o->presets, "critical-dim, semantic-drift: model presets, or 'all'")->capture_default_str();
   cmd->add_option("--realizations,--realisations", o->realisations,
-                  "critical-dim: realisations of the census columns")
+                  "critical-dim and semantic-drift: realisations of the finite-precision columns")
       ->capture_default_str();
   add_integer_option(cmd, "--positions", o->positions,
                      "critical-dim: positions 0..N-1 of the census of the critical block", 2,
