@@ -337,15 +337,13 @@ Action add_table_bounds_command(CLI::App* table) {
         const auto p = std::find_if(presets.begin(), presets.end(), [&](const auto& m) { return m.name == name; });
         const attention::Schedule s = attention::preset_schedule(name);
         const std::size_t d = s.exponent_dim ? *s.exponent_dim : s.rotary_dim;
-        const bool scaled = p->llama3.has_value();
-        const std::uint64_t T = scaled ? p->llama3->original_max_position_embeddings.get_num().get_ui()
-                                       : p->max_position_embeddings;
+        const auto [T, source] = proofs::training_length(*p);
         const auto c = proofs::critical_dimension(p->rope_theta, d, T);
         std::vector<nlohmann::json> row{name,
                                         p->rope_theta.get_str(),
                                         d,
                                         T,
-                                        scaled ? "original_max_position_embeddings" : "max_position_embeddings",
+                                        source,
                                         fmt::format("{:.6f}", c.ratio),
                                         c.d_extra,
                                         c.block ? nlohmann::json(*c.block) : nlohmann::json(nullptr),

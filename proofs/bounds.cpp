@@ -352,6 +352,14 @@ CriticalDimension critical_dimension(const mpq_class& base, std::size_t dim,
   return c;
 }
 
+TrainingLength training_length(const attention::ModelPreset& preset) {
+  if (preset.llama3) {
+    return {preset.llama3->original_max_position_embeddings.get_num().get_ui(),
+            "original_max_position_embeddings"};
+  }
+  return {preset.max_position_embeddings, "max_position_embeddings"};
+}
+
 attention::Schedule restrict_to_block(const attention::Schedule& s, std::size_t block) {
   if (block >= s.blocks.size()) {
     throw InvalidArgument("restrict_to_block: block " + std::to_string(block) + " of " + s.spec +

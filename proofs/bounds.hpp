@@ -170,6 +170,15 @@ struct CriticalDimension {
 CriticalDimension critical_dimension(const mpq_class& base, std::size_t dim,
                                      std::uint64_t train_length);
 
+/// T_train of a model preset for the critical dimension, and where it comes from:
+/// `original_max_position_embeddings` for presets with llama3 scaling (the length the unscaled
+/// rope_theta was trained at), `max_position_embeddings` otherwise.
+struct TrainingLength {
+  std::uint64_t length = 0;
+  std::string source;  ///< "max_position_embeddings" or "original_max_position_embeddings"
+};
+TrainingLength training_length(const attention::ModelPreset& preset);
+
 /// The schedule `s` restricted to its block `block` (0-based): the one rotary block as the
 /// model computes it (its exact θ, frequency index and the schedule's base, exponent
 /// dimension and scaling metadata), no unrotated pairs, spec "<spec>[block k]". For a census

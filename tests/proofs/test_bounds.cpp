@@ -215,3 +215,19 @@ TEST_CASE("the paper's Table 1 values, K read as 1024 or 1000", "[bounds]") {
   CHECK(!proofs::paper_base_bound(1024000));
   CHECK(!proofs::paper_base_bound(3000));
 }
+
+TEST_CASE("T_train of the presets", "[bounds]") {
+  // data/models.json: llama2-7b max_position_embeddings 4096; llama3.1-8b has llama3 scaling
+  // with original_max_position_embeddings 8192 (max_position_embeddings 131072).
+  for (const auto& p : attention::model_presets()) {
+    const auto t = proofs::training_length(p);
+    if (p.name == "llama2-7b") {
+      CHECK(t.length == 4096);
+      CHECK(t.source == "max_position_embeddings");
+    }
+    if (p.name == "llama3.1-8b") {
+      CHECK(t.length == 8192);
+      CHECK(t.source == "original_max_position_embeddings");
+    }
+  }
+}
