@@ -1,6 +1,6 @@
 // proofs/bounds: the base-of-RoPE context bound [Men et al. 2024] and the critical dimension
 // [Liu et al. 2023]. Expected values are independent of the code under test: by hand, or from
-// python3 + mpmath at 50 digits (the script is quoted next to each value).
+// python3 + mpmath at 50 digits (tests/derivations/bounds_values.py prints every one of them).
 #include <catch2/catch.hpp>
 #include <mpfr.h>
 
