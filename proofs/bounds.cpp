@@ -59,9 +59,12 @@ CosineSum base_context_sum(const mpq_class& base, std::size_t dim) {
 
 std::string to_string(BaseVerdict verdict) {
   switch (verdict) {
-    case BaseVerdict::passes: return "passes";
-    case BaseVerdict::fails: return "fails";
-    case BaseVerdict::undecided: return "undecided";
+    case BaseVerdict::passes:
+      return "passes";
+    case BaseVerdict::fails:
+      return "fails";
+    case BaseVerdict::undecided:
+      return "undecided";
   }
   return "?";
 }
@@ -198,7 +201,8 @@ BaseCheck check_base_realised(const attention::Schedule& schedule,
   }
   // Chunks grow from 256 positions (witnesses of small bases come early) to 8192.
   std::uint64_t chunk = 256;
-  for (std::uint64_t begin = 0; begin <= length; begin += chunk, chunk = std::min<std::uint64_t>(2 * chunk, 8192)) {
+  for (std::uint64_t begin = 0; begin <= length;
+       begin += chunk, chunk = std::min<std::uint64_t>(2 * chunk, 8192)) {
     if (scan(begin, std::min<std::uint64_t>(begin + chunk, length + 1))) return out;
   }
   out.verdict = BaseVerdict::passes;
@@ -395,14 +399,16 @@ void check_drift_arguments(const attention::Schedule& s, const std::vector<std::
   if (channels.empty()) throw InvalidArgument("semantic drift: no channel blocks");
   for (const auto c : channels) {
     if (c >= s.blocks.size()) {
-      throw InvalidArgument("semantic drift: block " + std::to_string(c) + " is not a block of " + s.spec);
+      throw InvalidArgument("semantic drift: block " + std::to_string(c) + " is not a block of " +
+                            s.spec);
     }
   }
 }
 
 }  // namespace
 
-DriftResult semantic_drift_exact(const attention::Schedule& s, const std::vector<std::size_t>& channels,
+DriftResult semantic_drift_exact(const attention::Schedule& s,
+                                 const std::vector<std::size_t>& channels,
                                  const mpq_class& tolerance, std::uint64_t max_length) {
   check_drift_arguments(s, channels, tolerance);
   CosineSum sum;
@@ -425,7 +431,8 @@ DriftResult semantic_drift_exact(const attention::Schedule& s, const std::vector
       bool undecided = false;
       const int c = sum.compare(static_cast<std::int64_t>(m), threshold, 4096, &undecided);
       if (undecided) {
-        throw std::runtime_error("semantic drift: S(" + std::to_string(m) + ") undecided at 4096 bits");
+        throw std::runtime_error("semantic drift: S(" + std::to_string(m) +
+                                 ") undecided at 4096 bits");
       }
       drifted = c < 0;
     }
@@ -437,7 +444,8 @@ DriftResult semantic_drift_exact(const attention::Schedule& s, const std::vector
   return out;
 }
 
-DriftResult semantic_drift_realised(const attention::Schedule& s, const std::vector<std::size_t>& channels,
+DriftResult semantic_drift_realised(const attention::Schedule& s,
+                                    const std::vector<std::size_t>& channels,
                                     const attention::Realisation& realisation,
                                     const mpq_class& tolerance, std::uint64_t max_length) {
   check_drift_arguments(s, channels, tolerance);
@@ -452,12 +460,14 @@ DriftResult semantic_drift_realised(const attention::Schedule& s, const std::vec
        begin += chunk, chunk = std::min<std::uint64_t>(2 * chunk, 8192)) {
     const std::uint64_t end = std::min<std::uint64_t>(begin + chunk, max_length + 1);
     std::vector<std::vector<attention::RealisedPair>> pairs;
-    for (const auto c : channels) pairs.push_back(attention::realise_block(s, realisation, c, begin, end));
+    for (const auto c : channels)
+      pairs.push_back(attention::realise_block(s, realisation, c, begin, end));
     for (std::uint64_t m = begin; m < end; ++m) {
       const std::size_t k = static_cast<std::size_t>(m - begin);
       numeric::Value sum = pairs[0][k].cos;
       for (std::size_t j = 1; j < pairs.size(); ++j) sum = F.add(sum, pairs[j][k].cos);
-      if (sum.is_nan() || (sum.is_finite() ? numeric::exact_rational(sum) < threshold : sum.sign_bit())) {
+      if (sum.is_nan() ||
+          (sum.is_finite() ? numeric::exact_rational(sum) < threshold : sum.sign_bit())) {
         out.length = m;
         out.nan = sum.is_nan();
         return out;

@@ -11,8 +11,8 @@
 ///    grid of candidate bases (base_grid_value) and every candidate is decided for all
 ///    m ≤ L (check_base_exact), see base_context_bounds for exactly what is proven.
 ///  * Critical dimension for extrapolation [Liu et al. 2023, "Scaling Laws of RoPE-based
-///    Extrapolation", arXiv 2310.05209, the "critical dimension for extrapolation"]: d_extra = 2⌈(d/2)·log_b(T_train/2π)⌉
-///    and T_extra = 2π·b^(d_extra/d) (critical_dimension).
+///    Extrapolation", arXiv 2310.05209, the "critical dimension for extrapolation"]: d_extra =
+///    2⌈(d/2)·log_b(T_train/2π)⌉ and T_extra = 2π·b^(d_extra/d) (critical_dimension).
 #include <gmpxx.h>
 
 #include <cstddef>
@@ -106,10 +106,10 @@ numeric::Value realised_context_sum(const attention::Schedule& schedule,
 
 /// The bound for one context length.
 struct BaseBound {
-  std::uint64_t length = 0;          ///< L
-  std::optional<mpz_class> base;     ///< the smallest grid base that passes; nullopt: none
-                                     ///< up to the last grid index searched
-  std::uint64_t index = 0;           ///< its grid index (or the last index searched)
+  std::uint64_t length = 0;       ///< L
+  std::optional<mpz_class> base;  ///< the smallest grid base that passes; nullopt: none
+                                  ///< up to the last grid index searched
+  std::uint64_t index = 0;        ///< its grid index (or the last index searched)
   /// The grid base just below the answer and the smallest m ≤ L that rejects it (when the
   /// search reached it: not for an answer at `first_index`).
   std::optional<mpz_class> rejected_base;
@@ -151,10 +151,10 @@ std::optional<std::string> paper_base_bound(std::uint64_t length);
 /// d_extra and T_extra for base b, rotary dimension d and training length T_train.
 struct CriticalDimension {
   mpq_class base;
-  std::size_t dim = 0;              ///< d, the rotary dimension (exponent dimension)
-  std::uint64_t train_length = 0;   ///< T_train
-  double ratio = 0;                 ///< (d/2)·log_b(T_train/2π), nearest double (display)
-  std::uint64_t d_extra = 0;        ///< 2⌈(d/2)·log_b(T_train/2π)⌉ (decided exactly)
+  std::size_t dim = 0;             ///< d, the rotary dimension (exponent dimension)
+  std::uint64_t train_length = 0;  ///< T_train
+  double ratio = 0;                ///< (d/2)·log_b(T_train/2π), nearest double (display)
+  std::uint64_t d_extra = 0;       ///< 2⌈(d/2)·log_b(T_train/2π)⌉ (decided exactly)
   /// The 0-based block d_extra/2: the first block whose period 2π·b^(2k/d) is ≥ T_train
   /// (nullopt when d_extra ≥ d: every block completes a period within T_train).
   std::optional<std::size_t> block;
@@ -201,20 +201,22 @@ std::vector<std::size_t> semantic_channels(const attention::Schedule& s);
 struct DriftResult {
   std::optional<std::uint64_t> length;  ///< that m; nullopt: none up to max_length
   std::uint64_t max_length = 0;
-  bool nan = false;                     ///< finite precision: S(length) is NaN
+  bool nan = false;  ///< finite precision: S(length) is NaN
 };
 
 /// Exact drift: each m decided by CosineSum::approximate's proven bound, refined with MPFR
 /// (CosineSum::compare) near the threshold. Throws InvalidArgument unless 0 < tolerance < 1
 /// and channels index blocks of `s`; std::runtime_error if a position is undecided at 4096
 /// bits.
-DriftResult semantic_drift_exact(const attention::Schedule& s, const std::vector<std::size_t>& channels,
+DriftResult semantic_drift_exact(const attention::Schedule& s,
+                                 const std::vector<std::size_t>& channels,
                                  const mpq_class& tolerance, std::uint64_t max_length);
 
 /// Drift at finite precision: S(m) = the realised cosines of the channel blocks (attention::
 /// realise_block; table format F) summed in F in block order, round-to-nearest-even; drift
 /// when S(m) < (1 - tolerance)·|channels| exactly, or S(m) is NaN.
-DriftResult semantic_drift_realised(const attention::Schedule& s, const std::vector<std::size_t>& channels,
+DriftResult semantic_drift_realised(const attention::Schedule& s,
+                                    const std::vector<std::size_t>& channels,
                                     const attention::Realisation& realisation,
                                     const mpq_class& tolerance, std::uint64_t max_length);
 

@@ -1,10 +1,9 @@
 // `ropesim table bounds` (docs/BOUNDS.md): a row per preset for --kind critical-dim, the
 // base-context search on a small case, and bad input refused with one line, exit 2, no file.
 #include <catch2/catch.hpp>
-#include <nlohmann/json.hpp>
-
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 
@@ -18,8 +17,8 @@ TEST_CASE("table bounds --kind critical-dim: a row per preset", "[cli][bounds]")
   REQUIRE(r.code == 0);
   const auto rows = nlohmann::json::parse(r.out);
   // data/models.json has these 10 presets, in this order
-  const char* const presets[] = {"llama2-7b",   "codellama-7b", "llama3-8b", "llama3.1-8b",
-                                 "llama3.2-1b", "mistral-7b",   "qwen2-7b",  "gemma-7b",
+  const char* const presets[] = {"llama2-7b",    "codellama-7b", "llama3-8b", "llama3.1-8b",
+                                 "llama3.2-1b",  "mistral-7b",   "qwen2-7b",  "gemma-7b",
                                  "gpt-neox-20b", "phi-2"};
   REQUIRE(rows.size() == 10);
   for (std::size_t i = 0; i < 10; ++i) CHECK(rows[i]["preset"] == presets[i]);
@@ -50,8 +49,10 @@ TEST_CASE("table bounds --kind base-context on a small case", "[cli][bounds]") {
   // D = 8: the mpmath scan of the grid gives 1200 for L = 20 (1100 fails at m = 16), 3900 for
   // L = 50 (3800 at m = 22); r1 in bf16: 1200, 3800 (3700 at m = 22) (tests/proofs/test_bounds).
   const std::string out = temp_path("bounds.csv");
-  const Run r = run("table bounds --kind base-context --dim 8 --lengths 20,50 --formats bf16 "
-                    "--realization r1 --quiet --json --out " + out);
+  const Run r =
+      run("table bounds --kind base-context --dim 8 --lengths 20,50 --formats bf16 "
+          "--realization r1 --quiet --json --out " +
+          out);
   INFO(r.err);
   REQUIRE(r.code == 0);
   const auto rows = nlohmann::json::parse(r.out);
@@ -71,7 +72,9 @@ TEST_CASE("table bounds --kind base-context on a small case", "[cli][bounds]") {
 
 TEST_CASE("table bounds refuses bad input with one line and no file", "[cli][bounds]") {
   const std::string out = temp_path("bounds_bad.md");
-  expect_usage_error(run("table bounds --kind critical --out " + out), "--kind: 'critical' is not a bounds table; accepted: base-context, critical-dim");
+  expect_usage_error(
+      run("table bounds --kind critical --out " + out),
+      "--kind: 'critical' is not a bounds table; accepted: base-context, critical-dim");
   CHECK(!std::filesystem::exists(out));
   expect_usage_error(run("table bounds --kind base-context --lengths 1K,0"), "--lengths");
   expect_usage_error(run("table bounds --kind base-context --lengths 2K,1K"), "increasing");
@@ -86,8 +89,9 @@ TEST_CASE("table bounds --kind semantic-drift on llama2-7b", "[cli][bounds]") {
   // drift when S(m) < 0.99·16. python3 + mpmath: exact first m = 285; r1 in bf16 (each cos
   // rounded to 8 bits, summed in bf16 in block order, with fractions): 316. p-RoPE p = 0.75
   // sets these blocks to θ = 0: no drift.
-  const Run r = run("table bounds --kind semantic-drift --presets llama2-7b --p 0.75 --formats bf16 "
-                    "--realizations r1 --max-length 1000 --json");
+  const Run r =
+      run("table bounds --kind semantic-drift --presets llama2-7b --p 0.75 --formats bf16 "
+          "--realizations r1 --max-length 1000 --json");
   INFO(r.err);
   REQUIRE(r.code == 0);
   const auto rows = nlohmann::json::parse(r.out);

@@ -1,8 +1,9 @@
 // proofs/bounds: the base-of-RoPE context bound [Men et al. 2024] and the critical dimension
 // [Liu et al. 2023]. Expected values are independent of the code under test: by hand, or from
 // python3 + mpmath at 50 digits (tests/derivations/bounds_values.py prints every one of them).
-#include <catch2/catch.hpp>
 #include <mpfr.h>
+
+#include <catch2/catch.hpp>
 
 #include "attention/realisation.hpp"
 #include "attention/schedule.hpp"
@@ -84,7 +85,8 @@ TEST_CASE("the rigorous grid search on D = 8 matches an mpmath scan of the same 
   const struct {
     std::uint64_t L;
     long base, below, witness;
-  } expected[] = {{20, 1200, 1100, 16}, {21, 1200, 1100, 16}, {50, 3900, 3800, 22}, {100, 16000, 15000, 97}};
+  } expected[] = {
+      {20, 1200, 1100, 16}, {21, 1200, 1100, 16}, {50, 3900, 3800, 22}, {100, 16000, 15000, 97}};
   for (std::size_t i = 0; i < 4; ++i) {
     INFO("L = " << expected[i].L);
     CHECK(rows[i].length == expected[i].L);
@@ -124,7 +126,8 @@ TEST_CASE("finite precision moves the bound: D = 8 in bf16 and fp16 (r1)", "[bou
     return proofs::base_context_bounds(
         {10, 20, 50},
         [&](const mpz_class& b, std::uint64_t L, std::span<const std::uint64_t> hints) {
-          return proofs::check_base_realised(attention::conventional_schedule(mpq_class(b), 8), r, L, hints);
+          return proofs::check_base_realised(attention::conventional_schedule(mpq_class(b), 8), r,
+                                             L, hints);
         },
         0);
   };
@@ -201,7 +204,9 @@ TEST_CASE("semantic drift of the lowest channel, exact and in bf16", "[bounds]")
   const auto prope = attention::prope_schedule(mpq_class(100), 8, mpq_class(3, 4));
   CHECK(!proofs::semantic_drift_exact(prope, channels, tolerance, 1000).length);
   // 128 blocks: the last 32 are the channels
-  CHECK(proofs::semantic_channels(attention::conventional_schedule(mpq_class(10000), 256)).front() == 96);
+  CHECK(
+      proofs::semantic_channels(attention::conventional_schedule(mpq_class(10000), 256)).front() ==
+      96);
   CHECK_THROWS_AS(proofs::semantic_drift_exact(s, channels, mpq_class(1), 10), InvalidArgument);
 }
 
