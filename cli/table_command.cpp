@@ -1,5 +1,6 @@
 // `ropesim table horizon`: the bound table users cite (docs/tables/horizon.md): one row per
 // format × g × k × C × realization, each row a `ropesim horizon` report (THEORY §6).
+// `ropesim table bounds` is in table_bounds_command.cpp.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -57,8 +58,9 @@ Action add_table_command(CLI::App& app) {
   cmd->add_flag("--quiet", o->quiet, "No progress on stderr");
   add_jobs_option(cmd, o->jobs);
   add_shard_option(cmd, o->shard);
-  return [cmd, o]() -> int {
-    if (!cmd->parsed()) return -1;
+  const Action bounds = add_table_bounds_command(table);
+  return [cmd, o, bounds]() -> int {
+    if (!cmd->parsed()) return bounds();
     std::optional<OutputKind> kind;
     if (cmd->count("--out") > 0) {
       kind = output_kind_for(o->out, "--out");

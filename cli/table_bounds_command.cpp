@@ -1,0 +1,422 @@
+// `ropesim table bounds`: bounds from the RoPE literature, exactly and at finite precision
+// (docs/BOUNDS.md). The science lives in proofs/bounds.hpp; this file parses the arguments,
+// runs the searches and lays out the rows.
+//   --kind base-context   Men et al. 2024 (arXiv 2405.14591), Table 1
+//   --kind critical-dim   Liu et al. 2023 (arXiv 2310.05209), critical dimension d_extra
+//   --kind semantic-drift Barbero et al. 2024 (arXiv 2410.06205), low-frequency channels
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <iostream>
+
+#include "attention/census.hpp"
+#include "attention/realisation.hpp"
+#include "attention/schedule.hpp"
+#include "cli/commands.hpp"
+#include "cli/jobs.hpp"
+#include "cli/table.hpp"
+#include "numeric/error.hpp"
+#include "numeric/exact.hpp"
+#include "numeric/format.hpp"
+#include "numeric/parallel.hpp"
+#include "proofs/bounds.hpp"
+
+namespace ropesim::cli {
+
+namespace {
+
+constexpr std::uint64_t kMaxContextLength = std::uint64_t{1} << 24;
+
+/// "1024", "1K" (= 1024), "1M" (= 2^20): a context length in 1..2^24.
+std::uint64_t parse_length(const std::string& text) {
+  std::string digits = text;
+  std::uint64_t unit = 1;
+  if (!digits.empty() && (digits.back() == 'K' || digits.back() == 'k')) {
+    unit = 1024;
+    digits.pop_back();
+  } else if (!digits.empty() && (digits.back() == 'M' || digits.back() == 'm')) {
+    unit = 1024 * 1024;
+    digits.pop_back();
+  }
+  const bool ok =
+      !digits.empty() && digits.size() <= 8 &&
+      std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
+  const std::uint64_t value = ok ? std::stoull(digits) * unit : 0;
+  if (!ok || value == 0 || value > kMaxContextLength) {
+    throw InvalidArgument(
+        "--lengths: '" + text +
+        "' is not a context length (an integer 1..16777216, or NK = N*1024, NM = N*2^20)");
+  }
+  return value;
+}
+
+/// A grid base as the paper prints it: 4300 → "4.3e3", 10 → "1.0e1".
+std::string base_text(const mpz_class& b) {
+  const std::string digits = b.get_str();
+  return fmt::format("{}.{}e{}", digits[0], digits[1], digits.size() - 1);
+}
+
+/// "4.2e3 @ m=3989" (the grid base below the answer and a witness), "NaN" marked.
+nlohmann::json rejection_cell(const proofs::BaseBound& row) {
+  if (!row.rejected_base || !row.rejected_witness) return nullptr;
+  return fmt::format("{} @ m={}{}", base_text(*row.rejected_base), *row.rejected_witness,
+                     row.rejected_witness_is_nan ? " (NaN)" : "");
+}
+
+/// The result of one base-context search (a column group).
+nlohmann::json bound_cell(const proofs::BaseBound& row) {
+  if (row.base) {
+    if (row.undecided.empty()) return base_text(*row.base);
+    return base_text(*row.base) + " (" + std::to_string(row.undecided.size()) + " undecided below)";
+  }
+  return "none <= 9.9e19";
+}
+
+/// The paper's base for L (D = 128) checked exactly: "passes" or "fails at m=…".
+nlohmann::json paper_check_cell(const std::string& paper, std::uint64_t L, unsigned threads) {
+  // "4.3e3" → 43·10^2
+  const mpz_class mantissa(std::string{paper[0], paper[2]});
+  mpz_class power;
+  mpz_ui_pow_ui(power.get_mpz_t(), 10, std::stoul(paper.substr(4)) - 1);
+  const auto c = proofs::check_base_exact(
+      proofs::base_context_sum(mpq_class(mantissa * power), 128), L, {}, threads);
+  if (c.verdict == proofs::BaseVerdict::fails) return fmt::format("fails at m={}", *c.witness);
+  return proofs::to_string(c.verdict);
+}
+
+Table base_context_table(const std::vector<std::uint64_t>& lengths, std::size_t dim,
+                         const std::vector<nlohmann::json>& paper_checks,
+                         const std::vector<proofs::BaseBound>& exact,
+                         const std::vector<std::string>& format_names,
+                         const std::vector<std::vector<proofs::BaseBound>>& finite,
+                         std::uint64_t finite_max_length, const std::string& realisation) {
+  Table t;
+  t.columns = {"L",          "paper",  "paper_exact_check", "exact", "exact_below_fails_at",
+               "candidates", "refined"};
+  t.terminal_columns = {"L", "paper", "paper_exact_check", "exact", "exact_below_fails_at"};
+  for (const auto& f : format_names) {
+    t.columns.push_back(realisation + "_" + f);
+    t.columns.push_back(realisation + "_" + f + "_below_fails_at");
+    t.terminal_columns.push_back(realisation + "_" + f);
+  }
+  for (std::size_t i = 0; i < lengths.size(); ++i) {
+    const auto paper = dim == 128 ? proofs::paper_base_bound(lengths[i]) : std::nullopt;
+    std::vector<nlohmann::json> row{lengths[i],
+                                    paper ? nlohmann::json(*paper) : nlohmann::json(nullptr),
+                                    paper_checks[i],
+                                    bound_cell(exact[i]),
+                                    rejection_cell(exact[i]),
+                                    exact[i].candidates,
+                                    exact[i].refined};
+    for (std::size_t f = 0; f < format_names.size(); ++f) {
+      if (lengths[i] > finite_max_length || i >= finite[f].size()) {
+        row.emplace_back(nullptr);
+        row.emplace_back(nullptr);
+      } else {
+        row.push_back(bound_cell(finite[f][i]));
+        row.push_back(rejection_cell(finite[f][i]));
+      }
+    }
+    t.rows.push_back(std::move(row));
+  }
+  return t;
+}
+
+/// One census cell: "period P", "repeat j=i", or "none < N".
+nlohmann::json census_cell(const attention::CensusResult& r) {
+  if (r.period) return fmt::format("period {}", *r.period);
+  if (r.first_repeat)
+    return fmt::format("repeat {}={}", r.first_repeat->later, r.first_repeat->earlier);
+  return fmt::format("distinct < {}", r.positions);
+}
+
+/// The presets of --presets ("all" = every preset), each checked.
+std::vector<std::string> preset_names(const std::string& presets) {
+  if (presets == "all") return attention::model_preset_names();
+  auto names = split_unique(presets, "--presets");
+  for (const auto& n : names)
+    (void)with_flag("--presets", [&] { return attention::preset_schedule(n); });
+  return names;
+}
+
+/// "m" or "> N".
+nlohmann::json drift_cell(const proofs::DriftResult& r) {
+  if (r.length && r.nan) return fmt::format("{} (NaN)", *r.length);
+  if (r.length) return *r.length;
+  return fmt::format("> {}", r.max_length);
+}
+
+/// --kind semantic-drift: per preset, the preset's schedule and p-RoPE at each p.
+Table semantic_drift_table(const std::vector<std::string>& names, const std::string& p_text,
+                           const std::string& realisation_text,
+                           const std::vector<numeric::Format>& formats, const mpq_class& tolerance,
+                           std::uint64_t max_length, bool progress) {
+  if (tolerance <= 0 || tolerance >= 1) {
+    throw InvalidArgument("--tolerance: must lie strictly between 0 and 1 (got " +
+                          tolerance.get_str() + ")");
+  }
+  std::vector<std::pair<std::string, mpq_class>> ps;
+  for (const auto& p : split_unique(p_text, "--p")) {
+    const mpq_class value = with_flag("--p", [&] { return numeric::parse_rational_exact(p, "p"); });
+    if (value < 0 || value > 1)
+      throw InvalidArgument("--p: p-RoPE's p must lie in [0, 1] (got " + p + ")");
+    ps.emplace_back(p, value);
+  }
+  Table t;
+  t.columns = {"preset", "p", "channels", "exact"};
+  t.terminal_columns = t.columns;
+  std::vector<std::string> specs =
+      split_unique(realisation_text, "--realizations", ListKind::realisations);
+  std::vector<attention::Realisation> realisations;
+  for (const auto& spec : specs) {
+    for (const auto& f : formats) {
+      realisations.push_back(
+          with_flag("--realizations", [&] { return attention::parse_realisation(spec, f); }));
+      t.columns.push_back(realisations.back().name() + "_" + f.name);
+      t.terminal_columns.push_back(t.columns.back());
+    }
+  }
+  const auto& presets = attention::model_presets();
+  for (const auto& name : names) {
+    const auto p =
+        std::find_if(presets.begin(), presets.end(), [&](const auto& m) { return m.name == name; });
+    const attention::Schedule preset = attention::preset_schedule(name);
+    std::vector<std::pair<std::string, attention::Schedule>> rows{{"none", preset}};
+    for (const auto& [text, value] : ps) {
+      rows.emplace_back(text, attention::prope_schedule(p->rope_theta, preset.rotary_dim, value));
+    }
+    // The channels of the preset (the lowest-frequency quarter); p-RoPE has the same blocks.
+    const auto channels = proofs::semantic_channels(preset);
+    for (const auto& [label, s] : rows) {
+      if (progress) std::cerr << "\rdrift " << name << " p=" << label << "   " << std::flush;
+      std::vector<nlohmann::json> row{
+          name, label, fmt::format("{}..{}", channels.front(), channels.back()),
+          drift_cell(proofs::semantic_drift_exact(s, channels, tolerance, max_length))};
+      for (const auto& r : realisations) {
+        row.push_back(
+            drift_cell(proofs::semantic_drift_realised(s, channels, r, tolerance, max_length)));
+      }
+      t.rows.push_back(std::move(row));
+    }
+  }
+  if (progress) std::cerr << "\n";
+  return t;
+}
+
+}  // namespace
+
+Action add_table_bounds_command(CLI::App* table) {
+  struct Options {
+    std::string kind, lengths = "1K,2K,4K,8K,16K,32K,64K,128K,256K,512K,1M",
+                      formats = "bf16,fp16,fp32", realisation = "hf", realisations = "r1,r2",
+                      presets = "all", out, columns;
+    std::size_t dim = 128;
+    std::uint64_t finite_max_length = 8192, positions = 65536, from = 10, max_length = 65536;
+    std::string tolerance = "0.01", p_values = "0.25,0.75";
+    unsigned jobs = 0;
+    bool json = false, quiet = false;
+  };
+  auto o = std::make_shared<Options>();
+  auto* cmd = table->add_subcommand(
+      "bounds", "Bounds from the RoPE literature, exact and in finite formats (docs/BOUNDS.md)");
+  cmd->add_option("--kind", o->kind,
+                  "base-context (Men et al. 2024: smallest base with B_m >= 0 for m <= L) or "
+                  "critical-dim (Liu et al. 2023: d_extra, T_extra per preset) or semantic-drift "
+                  "(Barbero et al. 2024: first m where the low-frequency channels move q.k by more "
+                  "than --tolerance)")
+      ->required();
+  add_integer_option(cmd, "--dim", o->dim, "base-context: head dimension D (even)", 2, 4096)
+      ->capture_default_str();
+  cmd->add_option("--lengths", o->lengths,
+                  "base-context: context lengths L (N, NK = N*1024, NM = N*2^20)")
+      ->capture_default_str();
+  add_integer_option(cmd, "--from", o->from,
+                     "base-context: the search starts at the smallest grid base >= this", 10,
+                     9900000000000000000ULL)
+      ->capture_default_str();
+  cmd->add_option("--formats", o->formats, "Formats of the finite-precision columns")
+      ->capture_default_str();
+  cmd->add_option("--realization,--realisation", o->realisation,
+                  "base-context: the realisation whose cosines are summed in each format")
+      ->capture_default_str();
+  add_integer_option(cmd, "--finite-max-length", o->finite_max_length,
+                     "base-context: finite-precision columns for L up to this (longer rows: '-')",
+                     0, kMaxContextLength)
+      ->capture_default_str();
+  cmd->add_option("--presets", o->presets, "critical-dim, semantic-drift: model presets, or 'all'")
+      ->capture_default_str();
+  cmd->add_option("--realizations,--realisations", o->realisations,
+                  "critical-dim and semantic-drift: realisations of the finite-precision columns")
+      ->capture_default_str();
+  add_integer_option(cmd, "--positions", o->positions,
+                     "critical-dim: positions 0..N-1 of the census of the critical block", 2,
+                     std::uint64_t{1} << 24)
+      ->capture_default_str();
+  cmd->add_option("--tolerance", o->tolerance,
+                  "semantic-drift: relative tolerance (exact decimal or P/Q, in (0, 1))")
+      ->capture_default_str();
+  cmd->add_option("--p", o->p_values,
+                  "semantic-drift: p-RoPE values p (rows besides the preset itself)")
+      ->capture_default_str();
+  add_integer_option(cmd, "--max-length", o->max_length,
+                     "semantic-drift: positions scanned (1..2^24)", 1, std::uint64_t{1} << 24)
+      ->capture_default_str();
+  cmd->add_option("-o,--out", o->out,
+                  "Write the table to FILE (.csv .md .json .tex; every column)");
+  cmd->add_flag("--json", o->json,
+                "Print JSON (a list of objects, every column) instead of the table");
+  cmd->add_option("--columns", o->columns,
+                  "Columns shown on the terminal: all, or a comma list (default: the main ones)");
+  cmd->add_flag("--quiet", o->quiet, "No progress on stderr");
+  add_jobs_option(cmd, o->jobs);
+  return [cmd, o]() -> int {
+    if (!cmd->parsed()) return -1;
+    if (o->kind != "base-context" && o->kind != "critical-dim" && o->kind != "semantic-drift") {
+      throw InvalidArgument(
+          "--kind: '" + o->kind +
+          "' is not a bounds table; accepted: base-context, critical-dim, semantic-drift");
+    }
+    std::optional<OutputKind> kind;
+    if (cmd->count("--out") > 0) {
+      kind = output_kind_for(o->out, "--out");
+      check_writable(o->out, "--out");
+    }
+    // Validate every argument before computing anything (bad input: no output).
+    const auto format_names = split_unique(o->formats, "--formats", ListKind::formats);
+    std::vector<numeric::Format> formats;
+    for (const auto& f : format_names) {
+      formats.push_back(with_flag("--formats", [&] { return numeric::parse_format(f); }));
+    }
+    const bool progress = !o->quiet && stderr_is_tty();
+    const unsigned threads = jobs_threads(o->jobs);
+    Table t;
+    if (o->kind == "base-context") {
+      if (o->dim % 2 != 0)
+        throw InvalidArgument("--dim: the head dimension must be even (got " +
+                              std::to_string(o->dim) + ")");
+      std::vector<std::uint64_t> lengths;
+      for (const auto& item : split_unique(o->lengths, "--lengths"))
+        lengths.push_back(parse_length(item));
+      if (lengths.empty()) throw InvalidArgument("--lengths: no context length given");
+      if (!std::is_sorted(lengths.begin(), lengths.end()) ||
+          std::adjacent_find(lengths.begin(), lengths.end()) != lengths.end()) {
+        throw InvalidArgument("--lengths: give the context lengths in increasing order, each once");
+      }
+      std::vector<attention::Realisation> realisations;
+      for (const auto& f : formats) {
+        realisations.push_back(with_flag(
+            "--realization", [&] { return attention::parse_realisation(o->realisation, f); }));
+      }
+      const std::uint64_t first = proofs::base_grid_index_at_least(mpq_class(mpz_class(o->from)));
+      const std::size_t dim = o->dim;
+      auto note = [&](const std::string& what) {
+        if (progress) std::cerr << "\r" << what << "   " << std::flush;
+      };
+      note("exact");
+      const auto exact = proofs::base_context_bounds(
+          lengths,
+          [&](const mpz_class& b, std::uint64_t L, std::span<const std::uint64_t> hints) {
+            note(fmt::format("exact L={} b={}", L, base_text(b)));
+            return proofs::check_base_exact(proofs::base_context_sum(mpq_class(b), dim), L, hints,
+                                            threads);
+          },
+          first);
+      std::vector<nlohmann::json> paper_checks;
+      for (const auto L : lengths) {
+        const auto paper = dim == 128 ? proofs::paper_base_bound(L) : std::nullopt;
+        paper_checks.push_back(paper ? paper_check_cell(*paper, L, threads)
+                                     : nlohmann::json(nullptr));
+      }
+      std::vector<std::uint64_t> finite_lengths;
+      for (const auto L : lengths) {
+        if (L <= o->finite_max_length) finite_lengths.push_back(L);
+      }
+      std::vector<std::vector<proofs::BaseBound>> finite(formats.size());
+      if (!finite_lengths.empty()) {
+        numeric::parallel_for(threads, formats.size(), [&](std::size_t f) {
+          finite[f] = proofs::base_context_bounds(
+              finite_lengths,
+              [&](const mpz_class& b, std::uint64_t L, std::span<const std::uint64_t> hints) {
+                const auto s = attention::conventional_schedule(mpq_class(b), dim);
+                return proofs::check_base_realised(s, realisations[f], L, hints);
+              },
+              first);
+        });
+      }
+      if (progress) std::cerr << "\n";
+      t = base_context_table(lengths, dim, paper_checks, exact, format_names, finite,
+                             o->finite_max_length, realisations.front().name());
+    } else if (o->kind == "semantic-drift") {
+      t = semantic_drift_table(
+          preset_names(o->presets), o->p_values, o->realisations, formats,
+          with_flag("--tolerance",
+                    [&] { return numeric::parse_rational_exact(o->tolerance, "tolerance"); }),
+          o->max_length, progress);
+    } else {
+      const auto names = preset_names(o->presets);
+      const auto realisation_specs =
+          split_unique(o->realisations, "--realizations", ListKind::realisations);
+      t.columns = {"preset", "base",    "d",     "T_train", "T_train_source",
+                   "x",      "d_extra", "block", "T_extra", "block_period"};
+      t.terminal_columns = {"preset", "base", "d", "T_train", "d_extra", "T_extra"};
+      std::vector<attention::Realisation> realisations;
+      for (const auto& spec : realisation_specs) {
+        for (const auto& f : formats) {
+          realisations.push_back(
+              with_flag("--realizations", [&] { return attention::parse_realisation(spec, f); }));
+          const std::string column = realisations.back().name() + "_" + f.name;
+          t.columns.push_back(column);
+          t.terminal_columns.push_back(column);
+        }
+      }
+      for (const auto& name : names) {
+        const auto& presets = attention::model_presets();
+        const auto p = std::find_if(presets.begin(), presets.end(),
+                                    [&](const auto& m) { return m.name == name; });
+        const attention::Schedule s = attention::preset_schedule(name);
+        const std::size_t d = s.exponent_dim ? *s.exponent_dim : s.rotary_dim;
+        const auto [T, source] = proofs::training_length(*p);
+        const auto c = proofs::critical_dimension(p->rope_theta, d, T);
+        std::vector<nlohmann::json> row{
+            name,
+            p->rope_theta.get_str(),
+            d,
+            T,
+            source,
+            fmt::format("{:.6f}", c.ratio),
+            c.d_extra,
+            c.block ? nlohmann::json(*c.block) : nlohmann::json(nullptr),
+            fmt::format("{:.6g}", c.t_extra.to_double())};
+        if (!c.block) {
+          row.emplace_back(nullptr);
+          for (std::size_t k = 0; k < realisations.size(); ++k) row.emplace_back(nullptr);
+          t.rows.push_back(std::move(row));
+          continue;
+        }
+        // The block as the model computes it (llama3 scaling applied: its period is the
+        // scaled one, shown as block_period).
+        const double theta = s.blocks[*c.block].theta.to_double();
+        row.push_back(fmt::format("{:.6g}", 2 * 3.14159265358979323846 / theta));
+        if (progress) std::cerr << "\rcensus " << name << "   " << std::flush;
+        attention::CensusOptions options;
+        options.positions = o->positions;
+        options.threads = threads;
+        const auto results =
+            attention::census_many(proofs::restrict_to_block(s, *c.block), realisations, options);
+        for (const auto& r : results) row.push_back(census_cell(r));
+        t.rows.push_back(std::move(row));
+      }
+      if (progress) std::cerr << "\n";
+    }
+    if (kind) write_file_atomically(o->out, render(t, *kind));
+    if (o->json) {
+      std::cout << t.to_json().dump(2) << "\n";
+    } else {
+      std::cout << t.for_terminal(o->columns).to_text();
+    }
+    return 0;
+  };
+}
+
+}  // namespace ropesim::cli
