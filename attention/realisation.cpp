@@ -7,6 +7,7 @@
 #include "attention/detail/evaluator.hpp"
 #include "attention/detail/format_ops.hpp"
 #include "attention/detail/split.hpp"
+#include "attention/framework_presets.hpp"
 #include "numeric/error.hpp"
 #include "numeric/mpfr_util.hpp"
 
@@ -117,7 +118,11 @@ const Format& Realisation::table_format() const {
 }
 
 std::string realisation_spellings() {
-  return "r1 | r2 | r3 | hf | llamacpp-cpu | llamacpp-cuda | "
+  std::string presets;
+  for (const auto name : framework_preset_names()) {
+    if (name != "hf" && name != "llamacpp-cpu" && name != "llamacpp-cuda") presets += std::string(name) + " | ";
+  }
+  return "r1 | r2 | r3 | hf | llamacpp-cpu | llamacpp-cuda | " + presets +
          "pipeline:KEY=VALUE;... (steps exponent power inv_freq position angle cos_sin "
          "attention_scaling rotation = COMPUTE[>STORE][@MODE]; table output = a format; a format "
          "may be A; base=exact|FORMAT; angle.operands=FORMAT; recipe=product|quotient|chained|power; "
@@ -190,6 +195,12 @@ Realisation parse_realisation(std::string_view spec, const Format& format, Round
   if (spec == "llamacpp-cuda") {
     r.steps = llamacpp_steps(format, AngleRecipe::power);
     return r;
+  }
+  if (const FrameworkPreset* preset = find_framework_preset(spec)) {
+    // a framework preset is its cited step list (attention/framework_presets.hpp)
+    Realisation p = parse_realisation(preset->spec, format, rounding);
+    p.steps.name = std::string(preset->name);
+    return p;
   }
   if (spec.substr(0, 9) != "pipeline:") bad_realisation(spec, "unknown realisation");
   r.steps = hf_steps(format);
@@ -279,10 +290,13 @@ void check_applicable(const Schedule& s, const Realisation& r) {
                             "schedule; '" + s.spec + "' has none; accepted: conventional, "
                             "partial, prope or a model preset without llama3 scaling");
     }
-    if (s.llama3) {
-      throw InvalidArgument("realisation " + r.name() + ": llama.cpp's llama3 rope_freqs factors "
-                            "are not modelled for '" + s.spec + "'; accepted: r1, r2, r3, hf, "
-                            "or a schedule without llama3 scaling");
+    if (s.rope_scaling && s.rope_scaling->type != "mrope") {
+      // the framework rescaling is modelled on inv_freq (product recipe) only
+      throw InvalidArgument("realisation " + r.name() + ": the " + s.rope_scaling->type +
+                            " rope scaling of '" + s.spec + "' is modelled for the product recipe "
+                            "only (recipe=" + std::string(to_string(r.steps.recipe)) +
+                            " has no inv_freq step to rescale); accepted: r1, r2, r3, hf, a "
+                            "product-recipe pipeline, or a schedule without rope scaling");
     }
   }
 }

@@ -184,7 +184,7 @@ Table semantic_drift_table(const std::vector<std::string>& names, const std::str
     const attention::Schedule preset = attention::preset_schedule(name);
     std::vector<std::pair<std::string, attention::Schedule>> rows{{"none", preset}};
     for (const auto& [text, value] : ps) {
-      rows.emplace_back(text, attention::prope_schedule(p->rope_theta, preset.rotary_dim, value));
+      rows.emplace_back(text, attention::prope_schedule(p->config.rope_theta, preset.rotary_dim, value));
     }
     // The channels of the preset (the lowest-frequency quarter); p-RoPE has the same blocks.
     const auto channels = proofs::semantic_channels(preset);
@@ -377,10 +377,10 @@ Action add_table_bounds_command(CLI::App* table) {
         const attention::Schedule s = attention::preset_schedule(name);
         const std::size_t d = s.exponent_dim ? *s.exponent_dim : s.rotary_dim;
         const auto [T, source] = proofs::training_length(*p);
-        const auto c = proofs::critical_dimension(p->rope_theta, d, T);
+        const auto c = proofs::critical_dimension(p->config.rope_theta, d, T);
         std::vector<nlohmann::json> row{
             name,
-            p->rope_theta.get_str(),
+            p->config.rope_theta.get_str(),
             d,
             T,
             source,

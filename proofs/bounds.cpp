@@ -357,11 +357,18 @@ CriticalDimension critical_dimension(const mpq_class& base, std::size_t dim,
 }
 
 TrainingLength training_length(const attention::ModelPreset& preset) {
-  if (preset.llama3) {
-    return {preset.llama3->original_max_position_embeddings.get_num().get_ui(),
-            "original_max_position_embeddings"};
+  const attention::HfRopeConfig& c = preset.config;
+  // scaled models were trained at the original length (rope_scaling's, else the top-level key)
+  if (c.rope_scaling && c.rope_scaling->type != "mrope") {
+    if (c.rope_scaling->original_max_position_embeddings) {
+      return {c.rope_scaling->original_max_position_embeddings->get_num().get_ui(),
+              "original_max_position_embeddings"};
+    }
+    if (c.original_max_position_embeddings) {
+      return {*c.original_max_position_embeddings, "original_max_position_embeddings"};
+    }
   }
-  return {preset.max_position_embeddings, "max_position_embeddings"};
+  return {c.max_position_embeddings.value_or(0), "max_position_embeddings"};
 }
 
 attention::Schedule restrict_to_block(const attention::Schedule& s, std::size_t block) {
