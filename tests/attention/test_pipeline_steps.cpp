@@ -44,7 +44,7 @@ std::string refusal(const std::string& spec) {
 
 }  // namespace
 
-TEST_CASE("inv_freq in fp16 with the base kept exact (CUDA style)", "[pipeline-steps]") {
+TEST_CASE("inv_freq in fp16 with the base kept exact (issue 9: \"CUDA style\"; PyTorch itself converts the base, docs/FRAMEWORKS.md)", "[pipeline-steps]") {
   // base 10^6, D = 128. Block 1: e = fp16(2/128) = 2^-6 exactly; p = fp16(10^(6/64)) with
   // 10^0.09375 = 1.24093..., fp16 spacing 2^-10 on [1, 2): 1270.7 → 1271·2^-10 = 1.2412109375;
   // 1/p = 0.805665... spacing 2^-11 on [0.5, 1): 1649.99 → 1650·2^-11 = 0.8056640625.

@@ -16,12 +16,17 @@ TEST_CASE("table bounds --kind critical-dim: a row per preset", "[cli][bounds]")
   INFO(r.err);
   REQUIRE(r.code == 0);
   const auto rows = nlohmann::json::parse(r.out);
-  // data/models.json has these 10 presets, in this order
-  const char* const presets[] = {"llama2-7b",    "codellama-7b", "llama3-8b", "llama3.1-8b",
-                                 "llama3.2-1b",  "mistral-7b",   "qwen2-7b",  "gemma-7b",
-                                 "gpt-neox-20b", "phi-2"};
-  REQUIRE(rows.size() == 10);
-  for (std::size_t i = 0; i < 10; ++i) CHECK(rows[i]["preset"] == presets[i]);
+  // data/models.json has these 13 presets, in this order
+  const char* const presets[] = {"llama2-7b",    "codellama-7b", "llama3-8b",       "llama3.1-8b",
+                                 "llama3.2-1b",  "mistral-7b",   "qwen2-7b",        "gemma-7b",
+                                 "gpt-neox-20b", "phi-2",        "qwen2.5-7b-yarn", "deepseek-v3",
+                                 "qwen2-vl-7b"};
+  REQUIRE(rows.size() == 13);
+  for (std::size_t i = 0; i < 13; ++i) CHECK(rows[i]["preset"] == presets[i]);
+  // deepseek-v3 is yarn-scaled: T_train = rope_scaling's original_max_position_embeddings 4096,
+  // d = 64 (qk_rope_head_dim), d_extra = 2⌈32·ln(4096/2π)/ln 10^4⌉ = 2⌈22.51⌉ = 46 (by hand)
+  CHECK(rows[11]["T_train"] == 4096);
+  CHECK(rows[11]["d_extra"] == 46);
   // LLaMA2: d_extra = 2⌈64·ln(4096/2π)/ln 10^4⌉ = 2⌈45.03⌉ = 92 (by hand; Liu et al. 2023: 92)
   CHECK(rows[0]["d_extra"] == 92);
   CHECK(rows[0]["block"] == 46);
@@ -42,7 +47,7 @@ TEST_CASE("table bounds --kind critical-dim: a row per preset", "[cli][bounds]")
   // text: a header and one line per preset
   const Run text = run("table bounds --kind critical-dim --positions 512");
   REQUIRE(text.code == 0);
-  CHECK(lines(text.out) == 11);
+  CHECK(lines(text.out) == 14);
 }
 
 TEST_CASE("table bounds --kind base-context on a small case", "[cli][bounds]") {
