@@ -51,13 +51,6 @@ std::vector<std::uint64_t> parse_positions(const std::string& text) {
   return out;
 }
 
-std::string flags_text(std::uint8_t flags) {
-  std::string s;
-  if (flags & attention::flag_overflow) s += "overflow";
-  if (flags & attention::flag_nan) s += s.empty() ? "NaN" : ",NaN";
-  return s.empty() ? "-" : s;
-}
-
 }  // namespace
 
 Action add_rotate_command(CLI::App& app) {

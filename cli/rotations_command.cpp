@@ -87,13 +87,6 @@ std::string census_text(const attention::CensusResult& r, numeric::Rounding roun
   return out;
 }
 
-std::string flags_text(std::uint8_t flags) {
-  std::string s;
-  if (flags & attention::flag_overflow) s += "overflow";
-  if (flags & attention::flag_nan) s += s.empty() ? "NaN" : ",NaN";
-  return s.empty() ? "-" : s;
-}
-
 std::string position_text(const attention::PositionReport& report, numeric::Rounding rounding) {
   Table table;
   table.columns = {"block", "exact angle", "steps", "cos exact", "cos realised", "cos err ulp", "sin exact",

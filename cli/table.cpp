@@ -1,5 +1,7 @@
 #include "cli/table.hpp"
 
+#include "attention/realisation.hpp"
+
 #include "numeric/version.hpp"
 
 #include <fmt/format.h>
@@ -278,6 +280,13 @@ void write_file_atomically(const std::string& path, const std::string& text) {
     std::remove(temporary.c_str());
     throw InvalidArgument("--out: cannot rename into '" + path + "': " + error.message());
   }
+}
+
+std::string flags_text(std::uint8_t flags) {
+  std::string s;
+  if (flags & attention::flag_overflow) s += "overflow";
+  if (flags & attention::flag_nan) s += s.empty() ? "NaN" : ",NaN";
+  return s.empty() ? "-" : s;
 }
 
 }  // namespace ropesim::cli

@@ -4,6 +4,7 @@
 // partial file (brief: "Bad input").
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -75,5 +76,9 @@ std::string shell_word(const std::string& word);
 
 /// One cell as text ("-" for null, shortest round-trip for numbers).
 std::string cell_text(const nlohmann::json& cell);
+
+/// The realised-value flags (attention::RealisedFlag bits) as text: "overflow", "NaN",
+/// "overflow,NaN", or "-" for none (rotations --position, rotate).
+std::string flags_text(std::uint8_t flags);
 
 }  // namespace ropesim::cli
