@@ -113,6 +113,7 @@ Action add_compile_command(CLI::App& app) {
     std::string certify = "10000";
     bool explain = false;
     bool json = false;
+    bool layer_norm = false;
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand(
@@ -131,6 +132,9 @@ Action add_compile_command(CLI::App& app) {
                 "Print per layer which named coordinates each head and FFN reads and writes, the constants in F, "
                 "margins and certified lengths");
   cmd->add_flag("--json", o->json, "Print the compiler's report as JSON");
+  cmd->add_flag("--layer-norm", o->layer_norm,
+                "Post-LN model with the LayerNorm mirror (THEORY §7 C1): every coordinate gets a mirror 1 - x, "
+                "head outputs are scaled by 2^-p, and the compiler checks in F that every LayerNorm is exact");
 
   return [cmd, o]() -> int {
     if (!cmd->parsed()) return -1;
@@ -144,6 +148,7 @@ Action add_compile_command(CLI::App& app) {
       }
       options.certify_limit = q.get_num().get_ui();
     }
+    options.layer_norm = o->layer_norm;
     const std::vector<std::string> alphabet = parse_alphabet(o->alphabet);
     const ltl::Formula formula = ltl::parse(o->formula);
     if (!o->out.empty()) check_writable(o->out, "--out");
@@ -165,6 +170,13 @@ Action add_compile_command(CLI::App& app) {
                                 join(alphabet), options.policy.format.name,
                                 numeric::to_string(options.policy.rounding), compiled.model.layers.size(),
                                 compiled.model.d_model);
+    if (compiled.layer_norm) {
+      s += fmt::format("layernorm  post-LN, eps 0, gain = bias = 1/2; {} coordinate/mirror pairs ({} padding), {} raw "
+                       "coordinates scaled by {} (gain = bias = {}): every LayerNorm checked exact in {}\n",
+                       compiled.layer_norm->pairs, compiled.layer_norm->padding, compiled.layer_norm->raw,
+                       attention::exact_decimal(compiled.layer_norm->raw_scale),
+                       attention::exact_decimal(compiled.layer_norm->raw_gain), options.policy.format.name);
+    }
     s += fmt::format("certified  every coordinate exactly 0/1 (0 at BOS) on every word {}\n",
                      compiled.certified_length ? fmt::format("of length <= {}", *compiled.certified_length)
                                                : std::string("(any length)"));

@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "logic/fragment.hpp"
+#include "numeric/engine.hpp"
 #include "numeric/error.hpp"
 #include "numeric/format_properties.hpp"
 #include "proofs/gadgets.hpp"
@@ -225,6 +226,249 @@ nlohmann::json certificate_json(const PastCertificate& c) {
   return j;
 }
 
+/// The head-output range of one raw coordinate before the LayerNorm mirror's scaling: the
+/// attention output o lies in [lo, hi] (lo = hi for exact outputs); `want` is what LN1 must make
+/// of every r = round_F(ε·o): exactly 1, exactly 0, or a value in [0, 1/2] (the count head
+/// after position 1, read only through `raw + 2·count − 2·⊤ ≤ 0` and reset).
+struct RawOutputRange {
+  std::string coordinate;
+  Value lo, hi;
+  enum class Want { one, zero, at_most_half } want;
+};
+
+/// Turns the compiled model into its post-LN form with the LayerNorm mirror (see
+/// LayerNormMirror in compiler.hpp), checking every step of the construction in F. Throws
+/// InvalidArgument with one line naming the failing check.
+void add_layer_norm_mirror(CompiledModel& out, const std::vector<RawOutputRange>& ranges,
+                           const numeric::Arithmetic& a) {
+  const numeric::Format& F = a.format();
+  const std::string where = "LayerNorm mirror refused in " + F.name + ": ";
+  if (F.is_fixed_point()) throw InvalidArgument(where + "it needs a floating-point format (ε = 2^-p)");
+  const int p = F.precision;
+  const mpq_class eps_q = mpq_class(1) / (mpz_class(1) << p);
+  const mpq_class gain_q(mpz_class(1) << (p - 1));
+  require_exact(a, eps_q, "the LayerNorm mirror's raw scale 2^-p");
+  require_exact(a, gain_q, "the LayerNorm mirror's raw gain 2^(p-1)");
+  const Value eps = a.from_rational(eps_q), gain = a.from_rational(gain_q);
+  const Value half = a.from_rational(mpq_class(1, 2));
+
+  auto is_raw = [](const std::string& n) { return n == "count" || n.rfind("raw:", 0) == 0; };
+  const std::vector<std::string> old_names = out.space.names();
+  std::vector<std::string> plain, raw;
+  for (const auto& n : old_names) (is_raw(n) ? raw : plain).push_back(n);
+
+  // The images LN1 gives the head outputs, and the centred values (r − 1/2) they pass through.
+  std::vector<Value> centred;
+  Value r_max = a.zero();
+  for (const RawOutputRange& g : ranges) {
+    const Value r_lo = a.mul(eps, g.lo), r_hi = a.mul(eps, g.hi);
+    if (exact_rational(r_hi) > exact_rational(r_max)) r_max = r_hi;
+    const Value c_hi = a.sub(r_hi, half);
+    Value c = a.sub(r_lo, half);
+    for (int steps = 0;; ++steps) {
+      if (steps > 64) {
+        throw InvalidArgument(where + "the output range of " + g.coordinate + " spans more than 64 values of F after scaling");
+      }
+      centred.push_back(c);
+      const Value y = a.add(a.mul(a.div(c, half), gain), gain);
+      const mpq_class yq = exact_rational(y);
+      const bool ok = g.want == RawOutputRange::Want::one    ? yq == 1
+                      : g.want == RawOutputRange::Want::zero ? yq == 0
+                                                              : (yq >= 0 && yq <= mpq_class(1, 2));
+      if (!y.is_finite() || !ok) {
+        throw InvalidArgument(where + "LN1 maps " + g.coordinate + " = 2^-p*" + exact_decimal(g.lo) +
+                              (exact_rational(g.lo) == exact_rational(g.hi) ? "" : ".." + exact_decimal(g.hi)) +
+                              " to " + exact_decimal(y) + ", not " +
+                              (g.want == RawOutputRange::Want::one ? "1" : g.want == RawOutputRange::Want::zero ? "0" : "a value in [0, 1/2]"));
+      }
+      if (exact_rational(c) >= exact_rational(c_hi)) break;
+      c = numeric::next_up(F, c);
+    }
+  }
+
+  // K pairs before the raw coordinates: pad until every raw value is absorbed by the mean's
+  // partial sum K and every rounded square adds exactly 1/4 to the variance's partial sum.
+  std::size_t padding = 0;
+  for (;; ++padding) {
+    const std::size_t K = plain.size() + padding;
+    std::string failure;
+    const Value k_value = a.from_rational(mpq_class(static_cast<unsigned long>(K)));
+    if (exact_rational(a.add(k_value, r_max)) != K) failure = "round(K + r) != K for the largest raw value";
+    for (std::size_t j = 0; failure.empty() && j < raw.size(); ++j) {
+      mpq_class v_q = mpq_class(static_cast<unsigned long>(K)) / 2 + mpq_class(static_cast<unsigned long>(j)) / 4;
+      v_q.canonicalize();
+      const Value v = a.from_rational(v_q);
+      if (exact_rational(v) != v_q) failure = "the variance's partial sum " + v_q.get_str() + " is not exact";
+      for (const Value& c : centred) {
+        if (!failure.empty()) break;
+        if (exact_rational(a.add(v, a.mul(c, c))) != v_q + mpq_class(1, 4)) {
+          failure = "a rounded square (r - 1/2)^2 does not add exactly 1/4 to the variance";
+        }
+      }
+    }
+    if (failure.empty()) break;
+    if (padding == 16) throw InvalidArgument(where + failure + " (K = " + std::to_string(K) + " pairs)");
+  }
+
+  // The new residual space: pairs first, then raw coordinates with constant mirrors.
+  std::vector<std::string> names;
+  std::vector<std::string> pads;
+  for (std::size_t k = 0; k < padding; ++k) pads.push_back("pad:" + std::to_string(k));
+  for (const auto& n : plain) names.push_back(n);
+  for (const auto& n : pads) names.push_back(n);
+  for (const auto& n : plain) names.push_back("mirror:" + n);
+  for (const auto& n : pads) names.push_back("mirror:" + n);
+  for (const auto& n : raw) names.push_back(n);
+  for (const auto& n : raw) names.push_back("mirror:" + n);
+  const std::size_t d = names.size();
+  if (mpz_class(static_cast<unsigned long>(d)) > (mpz_class(1) << p)) {
+    throw InvalidArgument(where + "d_model " + std::to_string(d) + " > 2^p = " + mpz_class(mpz_class(1) << p).get_str() +
+                          ", so LN's sums of 0/1 and 1/4 are not exact");
+  }
+  ResidualSpace space;
+  for (const auto& n : names) space.add(n);
+  std::vector<std::size_t> to(old_names.size());  // old index -> new index
+  for (std::size_t i = 0; i < old_names.size(); ++i) to[i] = space.index(old_names[i]);
+  auto mirror_of = [&](std::size_t old_index) -> std::optional<std::size_t> {
+    if (is_raw(old_names[old_index])) return std::nullopt;
+    return space.index("mirror:" + old_names[old_index]);
+  };
+  const Value one = a.one(), zero = a.zero();
+
+  auto embed = [&](const std::vector<Value>& x) {
+    std::vector<Value> y(d, zero);
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      const mpq_class q = exact_rational(x[i]);
+      if (q != 0 && q != 1) throw InvalidArgument(where + "an embedding entry of " + old_names[i] + " is not 0/1");
+      y[to[i]] = x[i];
+      if (auto m = mirror_of(i)) y[*m] = q == 1 ? zero : one;
+    }
+    for (const auto& n : pads) y[space.index("mirror:" + n)] = one;
+    for (const auto& n : raw) y[space.index("mirror:" + n)] = one;
+    return y;
+  };
+  attention::Model& model = out.model;
+  for (auto& e : model.embedding.symbols) e = embed(e);
+  model.embedding.bos = embed(model.embedding.bos);
+  model.embedding.eos = embed(model.embedding.eos);
+
+  auto columns = [&](const attention::Matrix& m) {  // reads the residual: permute columns
+    attention::Matrix r = attention::Matrix::zeros(m.rows, d);
+    for (std::size_t i = 0; i < m.rows; ++i)
+      for (std::size_t j = 0; j < m.cols; ++j) r.at(i, to[j]) = m.at(i, j);
+    return r;
+  };
+  for (auto& layer : model.layers) {
+    std::set<std::size_t> written_raw;  // new indices
+    for (auto& head : layer.heads) {
+      head.query = columns(head.query);
+      head.key = columns(head.key);
+      head.value = columns(head.value);
+      attention::Matrix o = attention::Matrix::zeros(d, head.output.cols);
+      for (std::size_t i = 0; i < head.output.rows; ++i) {
+        for (std::size_t j = 0; j < head.output.cols; ++j) {
+          const Value& w = head.output.at(i, j);
+          if (w.is_zero()) continue;
+          if (!is_raw(old_names[i]) || exact_rational(w) != 1) {
+            throw InvalidArgument(where + "head '" + head.name + "' writes " + old_names[i] +
+                                  " with weight " + exact_decimal(w) + " (the mirror needs weight 1 into a raw coordinate)");
+          }
+          o.at(to[i], j) = eps;
+          written_raw.insert(to[i]);
+        }
+      }
+      head.output = std::move(o);
+    }
+    if (!layer.attention_bias.empty()) {
+      std::vector<Value> b(d, zero);
+      for (std::size_t i = 0; i < layer.attention_bias.size(); ++i) {
+        if (!layer.attention_bias[i].is_zero()) throw InvalidArgument(where + "an attention bias is not 0");
+      }
+      layer.attention_bias = b;
+    }
+    if (layer.ffn) {
+      attention::FeedForward& f = *layer.ffn;
+      const std::size_t hidden = f.w1.rows, extra = written_raw.size();
+      attention::Matrix w1 = attention::Matrix::zeros(hidden + extra, d);
+      attention::Matrix w2 = attention::Matrix::zeros(d, hidden + extra);
+      for (std::size_t u = 0; u < hidden; ++u)
+        for (std::size_t j = 0; j < f.w1.cols; ++j) w1.at(u, to[j]) = f.w1.at(u, j);
+      for (std::size_t i = 0; i < f.w2.rows; ++i) {
+        for (std::size_t u = 0; u < hidden; ++u) {
+          const Value& w = f.w2.at(i, u);
+          w2.at(to[i], u) = w;
+          if (auto m = mirror_of(i)) w2.at(*m, u) = a.negate(w);  // mirror' = 1 − x' exactly
+        }
+      }
+      std::size_t u = hidden;
+      for (std::size_t r : written_raw) {  // reset: raw + (−ReLU(raw)) = 0
+        w1.at(u, r) = one;
+        w2.at(r, u) = a.negate(one);
+        ++u;
+      }
+      f.w1 = std::move(w1);
+      f.w2 = std::move(w2);
+      if (!f.b1.empty() || !f.b2.empty()) throw InvalidArgument(where + "a feed-forward sublayer has biases");
+    } else if (!written_raw.empty()) {
+      throw InvalidArgument(where + "a layer writes raw coordinates but has no feed-forward sublayer to reset them");
+    }
+    {  // the description: the mirror writes and the resets of this layer's FFN
+      LayerDescription& desc = out.layers[static_cast<std::size_t>(&layer - model.layers.data())];
+      std::vector<std::string> mirrored, reset;
+      for (const auto& g : desc.ffn) {
+        for (const auto& w : g.writes) mirrored.push_back("mirror:" + w);
+      }
+      for (std::size_t r : written_raw) reset.push_back(names[r]);
+      if (!mirrored.empty()) desc.ffn.push_back({"mirror", "", {}, mirrored, {{"weight", "-1 x the coordinate's"}}});
+      if (!reset.empty()) desc.ffn.push_back({"reset", "", reset, reset, {{"unit", "-ReLU(raw)"}}});
+    }
+    attention::LayerNormParams ln;
+    ln.gain.assign(d, half);
+    ln.bias.assign(d, half);
+    for (const auto& n : raw) {
+      ln.gain[space.index(n)] = gain;
+      ln.bias[space.index(n)] = gain;
+    }
+    ln.epsilon = zero;
+    if (!layer.heads.empty()) layer.attention_norm = ln;
+    if (layer.ffn) layer.ffn_norm = ln;
+  }
+  {
+    std::vector<Value> w(d, zero);
+    for (std::size_t i = 0; i < model.classifier.weights.size(); ++i) w[to[i]] = model.classifier.weights[i];
+    model.classifier.weights = w;
+  }
+  model.options.norm_placement = attention::NormPlacement::post;
+  model.d_model = d;
+  model.coordinates = names;
+  out.space = std::move(space);
+
+  // End to end: LN is exactly the identity on every embedding (all 0/1 with mirrors).
+  for (const auto& layer : model.layers) {
+    const auto& ln = layer.attention_norm ? layer.attention_norm : layer.ffn_norm;
+    if (!ln) continue;
+    std::vector<const std::vector<Value>*> xs = {&model.embedding.bos, &model.embedding.eos};
+    for (const auto& e : model.embedding.symbols) xs.push_back(&e);
+    for (const auto* x : xs) {
+      const std::vector<Value> y = attention::layer_norm(*ln, *x, model.policy);
+      for (std::size_t i = 0; i < d; ++i) {
+        if (exact_rational(y[i]) != exact_rational((*x)[i])) {
+          throw InvalidArgument(where + "LN of an embedding changes " + names[i] + " (" + exact_decimal((*x)[i]) +
+                                " -> " + exact_decimal(y[i]) + ")");
+        }
+      }
+    }
+    break;
+  }
+  LayerNormMirror info;
+  info.raw_scale = eps;
+  info.raw_gain = gain;
+  info.pairs = plain.size() + padding;
+  info.padding = padding;
+  info.raw = raw.size();
+  out.layer_norm = info;
+}
+
 CompiledModel compile_in(const ltl::Formula& input, const std::vector<std::string>& alphabet,
                          const CompileOptions& options) {
   const attention::EvaluationPolicy& policy = options.policy;
@@ -347,6 +591,11 @@ CompiledModel compile_in(const ltl::Formula& input, const std::vector<std::strin
   model.embedding.bos = round_once(space.unit("bos"), a);
   model.embedding.eos = round_once(space.unit("top"), a);
 
+  std::vector<RawOutputRange> raw_ranges;  // for the LayerNorm mirror
+  auto exact_output = [&](const std::string& coordinate) {
+    raw_ranges.push_back({coordinate, a.zero(), a.zero(), RawOutputRange::Want::zero});
+    raw_ranges.push_back({coordinate, a.one(), a.one(), RawOutputRange::Want::one});
+  };
   for (std::size_t l = 0; l < plan.heads.size(); ++l) {
     attention::Layer layer;
     LayerDescription desc;
@@ -361,6 +610,8 @@ CompiledModel compile_in(const ltl::Formula& input, const std::vector<std::strin
                               {{"query_bias", "1"}, {"key_weight", decimal(f_large)}, {"value_weight", "1"}}});
         auto u = rebinarise_units(raw(id), coordinate(id), kF1, kF2);
         units.insert(units.end(), u.begin(), u.end());
+        raw_ranges.push_back({raw(id), a.zero(), a.zero(), RawOutputRange::Want::zero});
+        raw_ranges.push_back({raw(id), out.past->min_output, out.past->max_output, RawOutputRange::Want::one});
         desc.ffn.push_back({"rebinarise", text, {raw(id), "top"}, {coordinate(id)},
                             {{"f1", decimal(out.past->f1)}, {"f2", decimal(out.past->f2)}, {"scale", "4"}}});
       } else if (n.op == Operator::yesterday) {
@@ -390,6 +641,7 @@ CompiledModel compile_in(const ltl::Formula& input, const std::vector<std::strin
         desc.heads.push_back({"Y^k", text, {coordinate(n.left)}, {raw(id)},
                               {{"k", std::to_string(n.k)}, {"g", "1"}, {"realisation", "r1"},
                                {"C", decimal(head.C)}, {"certified_range", std::to_string(report.range.n_max)}}});
+        exact_output(raw(id));
         const std::string gate = coordinate(gates.at(id));
         units.push_back(HiddenUnit{{{raw(id), 1}, {gate, 2}, {"top", -2}}, {{coordinate(id), 1}}});
         desc.ffn.push_back({"gate", text, {raw(id), gate, "top"}, {coordinate(id)}, nlohmann::json::object()});
@@ -413,6 +665,7 @@ CompiledModel compile_in(const ltl::Formula& input, const std::vector<std::strin
         desc.heads.push_back({"MOD", text, {"bos", "top"}, {raw(id)},
                               {{"C", decimal(head.C)}, {"f_large", decimal(head.f_large)},
                                {"min_margin", dyadic_decimal(head.min_margin)}}});
+        exact_output(raw(id));
         const bool at_1 = mod_formula(n.m, n.r, 1);
         auto u = first_position_units(raw(id), "count", coordinate(id), at_1);
         units.insert(units.end(), u.begin(), u.end());
@@ -424,6 +677,8 @@ CompiledModel compile_in(const ltl::Formula& input, const std::vector<std::strin
     }
     if (layer_has_mod) {
       layer.heads.push_back(counting_head(space, "bos", "count", a));
+      raw_ranges.push_back({"count", a.one(), a.one(), RawOutputRange::Want::one});  // position 1
+      raw_ranges.push_back({"count", a.zero(), a.from_rational(mpq_class(1, 2)), RawOutputRange::Want::at_most_half});
       desc.heads.push_back({"count", "", {"bos"}, {"count"}, {{"value_weight", "1"}}});
     }
     for (NodeId id : plan.boolean[l]) {
@@ -458,6 +713,7 @@ CompiledModel compile_in(const ltl::Formula& input, const std::vector<std::strin
   ExactVector w = space.unit(coordinate(formula.root()));
   model.classifier.weights = round_once(w, a);
   model.classifier.bias = a.from_rational(mpq_class(-1, 2));
+  if (options.layer_norm) add_layer_norm_mirror(out, raw_ranges, a);
   model.validate();
   return out;
 }
@@ -498,6 +754,18 @@ CompiledModel compile(const ltl::Formula& formula, const std::vector<std::string
 nlohmann::json to_json(const CompiledModel& c) {
   nlohmann::json j;
   j["formula"] = c.formula;
+  if (c.layer_norm) {
+    j["layer_norm"] = {{"placement", "post"},
+                       {"mirror", true},
+                       {"epsilon", "0"},
+                       {"raw_scale", decimal(c.layer_norm->raw_scale)},
+                       {"raw_gain", decimal(c.layer_norm->raw_gain)},
+                       {"pairs", c.layer_norm->pairs},
+                       {"padding", c.layer_norm->padding},
+                       {"raw_coordinates", c.layer_norm->raw}};
+  } else {
+    j["layer_norm"] = nullptr;
+  }
   j["alphabet"] = c.alphabet;
   j["format"] = c.model.policy.format.name;
   j["rounding"] = std::string(numeric::to_string(c.model.policy.rounding));

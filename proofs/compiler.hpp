@@ -89,6 +89,36 @@ struct CompileOptions {
   /// On refusal, search the presets (fp8e4m3, fp8e5m2, bf16, fp16, tf32, fp32, fp64) for the
   /// smallest that compiles the formula, and name it in the message.
   bool suggest_format = true;
+  /// Post-LN with the LayerNorm mirror (THEORY §2 post-LN, §7 C1 "add a mirror 1 − x for every
+  /// coordinate so LN can be the identity"): see LayerNormMirror. Off: no LayerNorm.
+  bool layer_norm = false;
+};
+
+/// The LayerNorm mirror of a compiled model (THEORY §7 C1; LC25 App B.3), as ropesim builds and
+/// certifies it in F. Every coordinate x holding 0/1 gets a mirror `mirror:x` = 1 − x, so a
+/// vector of such pairs has mean exactly 1/2 and variance exactly 1/4, and LN with ε = 0, γ = β =
+/// 1/2 is exactly the identity (sums of 0/1 and of 1/4 are exact while d ≤ 2^p).
+/// Head outputs are not 0/1 (a P head gives h(c) ≈ 1), so they are written SCALED into their
+/// `raw:` / `count` coordinates: r = round_F(ε·h) with ε = 2^−p, and these coordinates come last,
+/// after every pair (and `pad:k` pairs if needed), with a constant mirror 1. In post-LN
+/// LN1(A(H) + H):
+///   - the partial sum before a raw coordinate is the integer K of pairs, and round_F(K + r) = K
+///     (absorbed), so μ = 1/2 exactly; likewise each rounded square (r − 1/2)² adds exactly 1/4
+///     to the variance sum, so σ = 1/2 exactly and every 0/1 coordinate passes unchanged;
+///   - a raw coordinate maps to round(round(round((r − 1/2)/σ)·γ_r) + β_r) with γ_r = β_r =
+///     2^(p−1): r ∈ (0.75, 1.25)·2^−p gives exactly 1, r = 0 gives 0, and a count output
+///     round_F(ε/Z), Z ≥ 2, gives 0 or 1/2;
+///   - the FFN of the layer reads these exact values, writes each new coordinate's mirror
+///     (−Δ) and resets the raw coordinates to 0 (a unit −ReLU(raw)), so LN2 is the identity.
+/// The compiler does not rely on this argument alone: it checks every step of it in F (the
+/// absorptions, the images of the head-output ranges, LN of the embeddings) and refuses with one
+/// line naming the failing check when F cannot give it (e.g. d_model > 2^p in fp8).
+struct LayerNormMirror {
+  numeric::Value raw_scale;  ///< ε = 2^−p
+  numeric::Value raw_gain;   ///< γ_r = β_r = 2^(p−1)
+  std::size_t pairs = 0;     ///< K: coordinate/mirror pairs before the raw coordinates
+  std::size_t padding = 0;   ///< `pad:k` pairs added so that the absorptions hold
+  std::size_t raw = 0;       ///< raw coordinates (each with a constant mirror)
 };
 
 /// One head or FFN of a compiled layer, described by the named coordinates it reads and writes.
@@ -132,6 +162,8 @@ struct CompiledModel {
   std::vector<BoundedHead> bounded_heads;
   /// The word length up to which every coordinate is certified exact (nullopt = every length).
   std::optional<std::uint64_t> certified_length;
+  /// Present when compiled with CompileOptions::layer_norm.
+  std::optional<LayerNormMirror> layer_norm;
 };
 
 /// Compiles `formula` over `alphabet` (symbols; formula atoms outside it are false everywhere)
@@ -139,7 +171,8 @@ struct CompiledModel {
 /// with one line when: the alphabet is empty or repeats a symbol; the formula uses S; a Y^k
 /// head certifies no length ≥ k;
 /// the policy is not sequential; F lacks f_large (round-up) or one of the exact constants
-/// 1/4, 1/2, 4 of the gadgets; a MOD head fails its realised margins (make_mod_atom_head's
+/// 1/4, 1/2, 4 of the gadgets; with layer_norm, a check of the LayerNorm mirror fails (F is
+/// fixed point, d_model > 2^p, an absorption or a head-output image fails: the message names it); a MOD head fails its realised margins (make_mod_atom_head's
 /// message); the P head's re-binarisation fails at some count ≤ 1. With suggest_format the
 /// message ends with the smallest preset format that compiles the formula (or says none does).
 CompiledModel compile(const ltl::Formula& formula, const std::vector<std::string>& alphabet,

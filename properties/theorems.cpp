@@ -175,11 +175,14 @@ void check_compiled(const CheckOptions& options, FormulaFragment fragment) {
   const std::string alphabet = *rc::gen::element(std::string("ab"), std::string("abc")).as("alphabet");
   const std::string text = *formula_gen(alphabet, fragment).as("formula");
   const numeric::Format F = *format_gen(4, 53, options.format).as("format");
+  // Post-LN with the LayerNorm mirror (THEORY §7 C1) or no LayerNorm.
+  const bool layer_norm = *rc::gen::arbitrary<bool>().as("layer norm");
   const ltl::Formula formula = ltl::parse(text);
   proofs::CompileOptions compile_options;
   compile_options.policy.format = F;
   compile_options.certify_limit = options.max_length + 2;
   compile_options.suggest_format = false;
+  compile_options.layer_norm = layer_norm;
   std::vector<std::string> symbols;
   for (const char c : alphabet) symbols.emplace_back(1, c);
   std::optional<proofs::CompiledModel> compiled;
@@ -193,6 +196,11 @@ void check_compiled(const CheckOptions& options, FormulaFragment fragment) {
     const std::string message = e.what();
     bool has_mod = false;
     for (const auto& node : formula.nodes()) has_mod = has_mod || (node.op == ltl::Operator::modulo && node.m >= 2);
+    // The LayerNorm mirror needs d_model ≤ 2^p and raw outputs absorbed by the mean's partial
+    // sums: p ≥ 8 gives both for the generated formulas (d_model ≤ 2^8).
+    if (layer_norm && message.find("LayerNorm mirror") != std::string::npos && F.precision >= 8) {
+      RC_FAIL("LayerNorm mirror refused: " + message);
+    }
     if (fragment == FormulaFragment::ltl_p && F.precision >= 8) RC_FAIL("LTL[P] formula refused: " + message);
     if (fragment == FormulaFragment::ltl_p_mod && (!has_mod || message.find("mod(") == std::string::npos) &&
         F.precision >= 8) {
@@ -225,6 +233,10 @@ void check_compiled(const CheckOptions& options, FormulaFragment fragment) {
         const auto& value = stream[compiled->space.index(name)];
         const bool expected = position != 0 && truth.holds(id, position);
         RC_ASSERT(numeric::exact_rational(value) == (expected ? 1 : 0));
+        if (layer_norm && compiled->space.contains("mirror:" + name)) {
+          const auto& mirror = stream[compiled->space.index("mirror:" + name)];
+          RC_ASSERT(numeric::exact_rational(mirror) == (expected ? 0 : 1));
+        }
       }
     }
     RC_ASSERT(result.accept == ltl::accepts(formula, ltl::letters(short_word)));
