@@ -306,6 +306,12 @@ void add_layer_norm_mirror(CompiledModel& out, const std::vector<RawOutputRange>
         }
       }
     }
+    const mpz_class d_model = 2 * mpz_class(static_cast<unsigned long>(K + raw.size()));
+    if (d_model > (mpz_class(1) << p)) {
+      throw InvalidArgument(where + "d_model " + d_model.get_str() + " > 2^p = " +
+                            mpz_class(mpz_class(1) << p).get_str() + ", so LN's sums of 0/1 and 1/4 are not exact" +
+                            (failure.empty() ? std::string() : " (and " + failure + ")"));
+    }
     if (failure.empty()) break;
     if (padding == 16) throw InvalidArgument(where + failure + " (K = " + std::to_string(K) + " pairs)");
   }

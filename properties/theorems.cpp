@@ -298,6 +298,51 @@ void masking_strict(const CheckOptions& options) {
   }
 }
 
+// Masking (THEORY §2; LC25 Thm F.4, proved without BOS), the step of the non-strict half that
+// holds in F. Without BOS and without positional encoding, under non-strict masking, position 2
+// of a word b·b·u sees two keys that both hold position 1's representation: its scores tie, the
+// weights are round_F(1/2) = 1/2 and the output is round(v/2) + round(v/2) = v (halving is exact
+// for normal v), so position 2 holds position 1's representation after every layer, for every
+// model: no readout of position 2 tells "b" from "bb". Checked on random NoPE models (weights
+// k/4, 1–3 layers, optional FFN and LayerNorm) in random formats. What does NOT carry over to F
+// is the exact-arithmetic step to every position of b^n: averaging n ≥ 3 equal values with
+// weights round_F(1/n) need not return the value (p=8,e=5, n = 7: 0.9921875; docs/CLI.md), and
+// ropesim's EOS readout sees one key more for bb than for b.
+void masking_nonstrict(const CheckOptions& options) {
+  attention::RandomModelOptions shape;
+  shape.format = *format_gen(4, 53, options.format).as("format");
+  shape.layers = *rc::gen::inRange<std::size_t>(1, 4).as("layers");
+  shape.heads = *rc::gen::inRange<std::size_t>(1, 3).as("heads per layer");
+  shape.d_model = *rc::gen::inRange<std::size_t>(2, 7).as("d_model");
+  shape.head_dim = 2 * *rc::gen::inRange<std::size_t>(1, 3).as("head_dim / 2");
+  shape.rotary = attention::RandomRotary::none;
+  shape.ffn = *rc::gen::arbitrary<bool>().as("ffn");
+  const int norms = *rc::gen::inRange(0, 3).as("norms (0 none, 1 post, 2 pre)");
+  if (norms == 1) shape.norms = attention::NormPlacement::post;
+  if (norms == 2) shape.norms = attention::NormPlacement::pre;
+  shape.options.bos = false;
+  shape.options.masking = attention::Masking::non_strict;
+  const std::uint64_t seed = *rc::gen::inRange<std::uint64_t>(0, 1000000).as("weight seed");
+  const attention::Model model = attention::random_model(shape, seed);
+  const std::string word =
+      "bb" + *word_gen("ab", 0, std::min<std::uint64_t>(options.max_length, 40)).as("suffix u of bbu");
+  attention::RunOptions run_options;
+  run_options.trace_positions = {1, 2};
+  const attention::RunResult result = attention::run(model, word, run_options);
+  RC_ASSERT(result.traced.size() == 2u);
+  for (std::size_t l = 0; l < result.layers.size(); ++l) {
+    const auto& first = result.layers[l][0].output;
+    const auto& second = result.layers[l][1].output;
+    RC_ASSERT(first.size() == second.size());
+    for (std::size_t k = 0; k < first.size(); ++k) {
+      if (first[k].bits_key() != second[k].bits_key()) {
+        RC_FAIL("layer " + std::to_string(l) + " coordinate " + std::to_string(k) + ": position 1 holds " +
+                attention::exact_decimal(first[k]) + ", position 2 " + attention::exact_decimal(second[k]));
+      }
+    }
+  }
+}
+
 // T2 with C3 on minimal DFAs: partially ordered ⇔ R-trivial transition monoid ⇔ the C3
 // formula (LC25 Lemma C.1) defines the language. The C3 side is checked twice: its formula's
 // DFA (proofs/formula_automaton) is equivalent to the minimal DFA, and the logic's evaluator
@@ -475,6 +520,9 @@ const std::vector<Theorem>& theorems() {
       {{"masking-strict", "LC25 Thm F.4, strict half (THEORY §2, no-BOS mode)",
         "strict masking without BOS recognises bbΣ*: the compiled model accepts exactly the words starting with bb"},
        masking_strict},
+      {{"masking-nonstrict", "LC25 Thm F.4, non-strict half: the stutter step in F (THEORY §2, no-BOS mode)",
+        "non-strict masking without BOS or positions: position 2 of b·b·u holds position 1's representation after every layer"},
+       masking_nonstrict},
       {{"binary-mod", "RoPE-X Prop 3.1 (THEORY §5)",
         "MOD_m^r(i, j) (j − i ≡ r mod m) equals the disjunction over a of MOD_m^a(i) ∧ MOD_m^{(a+r) mod m}(j)"},
        binary_mod},
