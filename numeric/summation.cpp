@@ -133,7 +133,26 @@ Value accumulate_terms(std::span<const Value> x, std::span<const Value> y, const
   const Arithmetic f = arithmetic(policy);
   const bool products = !y.empty() || x.empty();
   switch (policy.summation) {
-    case Summation::sequential:
+    case Summation::sequential: {
+      // Left to right, each product and each partial sum rounded (THEORY §2.1), without a
+      // terms buffer. A term that is a zero (a product with a zero factor and a finite other
+      // factor, or a zero summand) leaves a non-zero, non-NaN partial sum unchanged (x + ±0 = x
+      // exactly, in every rounding mode), so it is skipped; with a zero partial sum the addition
+      // is made (the sign of a zero sum depends on it).
+      auto zero_term = [&](std::size_t k) {
+        if (!products) return x[k].is_zero();
+        return (x[k].is_zero() && y[k].is_finite()) || (y[k].is_zero() && x[k].is_finite());
+      };
+      auto term = [&](std::size_t k) { return products ? f.mul(x[k], y[k]) : x[k]; };
+      if (x.empty()) return bias ? *bias : f.zero();
+      Value acc = term(0);
+      for (std::size_t k = 1; k < x.size(); ++k) {
+        if (zero_term(k) && !acc.is_zero() && !acc.is_nan()) continue;
+        acc = f.add(acc, term(k));
+      }
+      if (bias) acc = f.add(acc, *bias);
+      return acc;
+    }
     case Summation::pairwise: {
       std::vector<Value> terms;
       terms.reserve(x.size() + 1);
