@@ -357,7 +357,8 @@ Action add_table_bounds_command(CLI::App* table) {
   cmd->add_option("--presets", o->presets, "critical-dim, semantic-drift: model presets, or 'all'")
       ->capture_default_str();
   cmd->add_option("--realizations,--realisations", o->realisations,
-                  "critical-dim and semantic-drift: realisations of the finite-precision columns")
+                  "critical-dim, semantic-drift, positional-head, no-decay: realisations of the "
+                  "finite-precision columns")
       ->capture_default_str();
   add_integer_option(cmd, "--positions", o->positions,
                      "critical-dim: positions 0..N-1 of the census of the critical block", 2,
@@ -370,7 +371,7 @@ Action add_table_bounds_command(CLI::App* table) {
                   "semantic-drift: p-RoPE values p (rows besides the preset itself)")
       ->capture_default_str();
   add_integer_option(cmd, "--max-length", o->max_length,
-                     "semantic-drift: positions scanned (1..2^24)", 1, std::uint64_t{1} << 24)
+                     "semantic-drift: positions scanned; no-decay: the largest record distance (1..2^24)", 1, std::uint64_t{1} << 24)
       ->capture_default_str();
   cmd->add_option("--k", o->offsets, "positional-head: offsets k >= 1 (1 = previous token)")
       ->capture_default_str();
