@@ -59,6 +59,9 @@ struct NopeCheck {
   /// weight exactly 1 on j = n − 1, so its outputs on w and w' are ψ = 1 and 0 and a read-out
   /// at 1/2 separates them with margin 1/2 on each side; a NoPE head's differ by ≤ bound.
   mpq_class margin = mpq_class(1, 2);
+
+  /// The check's verdict: no weight was subnormal and every difference is within the bound.
+  bool bound_holds() const { return underflows == 0 && max_difference <= bound; }
 };
 
 /// The NoPE head on the previous-token task, in F. Alphabet {a, b, c} one-hot in d = 4 (with

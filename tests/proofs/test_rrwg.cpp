@@ -86,6 +86,7 @@ TEST_CASE("a NoPE head with ordered sums differs by at most the summation bound"
     CHECK(r.bound == mpq_class(c.bound));
     CHECK(r.underflows == 0);
     CHECK(r.max_difference <= r.bound);
+    CHECK(r.bound_holds());
     CHECK(r.bound < r.margin);  // far below the 1/2 a read-out of ψ ∈ {0, 1} needs
   }
   // The order does matter in F: with sequential sums some pairs differ (bf16, seed 1).
