@@ -191,7 +191,8 @@ Table semantic_drift_table(const std::vector<std::string>& names, const std::str
     const attention::Schedule preset = attention::preset_schedule(name);
     std::vector<std::pair<std::string, attention::Schedule>> rows{{"none", preset}};
     for (const auto& [text, value] : ps) {
-      rows.emplace_back(text, attention::prope_schedule(p->config.rope_theta, preset.rotary_dim, value));
+      rows.emplace_back(text,
+                        attention::prope_schedule(p->config.rope_theta, preset.rotary_dim, value));
     }
     // The channels of the preset (the lowest-frequency quarter); p-RoPE has the same blocks.
     const auto channels = proofs::semantic_channels(preset);
@@ -211,22 +212,21 @@ Table semantic_drift_table(const std::vector<std::string>& names, const std::str
   return t;
 }
 
-
 /// --kind positional-head: the previous-token head on θ_1 = 1 per format × realisation × k.
 Table positional_head_table(const std::vector<numeric::Format>& formats,
                             const std::vector<std::string>& realisations,
                             const std::vector<std::uint64_t>& offsets, bool progress) {
   Table t;
-  t.columns = {"format",     "realization", "k",           "C",           "C_source",
-               "f_large",    "n_max",       "fail_query",  "fail_offset", "delta_bound",
-               "tie_distance"};
-  t.terminal_columns = {"format", "realization", "k", "C", "n_max", "fail_query", "delta_bound",
-                        "tie_distance"};
+  t.columns = {"format", "realization", "k",           "C",           "C_source",    "f_large",
+               "n_max",  "fail_query",  "fail_offset", "delta_bound", "tie_distance"};
+  t.terminal_columns = {"format", "realization", "k",           "C",
+                        "n_max",  "fail_query",  "delta_bound", "tie_distance"};
   for (const auto& f : formats) {
     for (const auto& r : realisations) {
       for (const auto k : offsets) {
-        if (progress) std::cerr << "\rpositional head " << f.name << " " << r << " k=" << k
-                                << "   " << std::flush;
+        if (progress)
+          std::cerr << "\rpositional head " << f.name << " " << r << " k=" << k << "   "
+                    << std::flush;
         const auto report = proofs::previous_token_head(f, r, k);
         const auto j = proofs::to_json(report);
         t.rows.push_back({f.name, j["realization"], k, j["C"], report.C_source, j["f_large"],
@@ -241,11 +241,11 @@ Table positional_head_table(const std::vector<numeric::Format>& formats,
 
 /// --kind nope-previous-token: the NoPE check per format × summation.
 Table nope_table(const std::vector<numeric::Format>& formats,
-                 const std::vector<std::string>& summations, std::size_t length,
-                 std::size_t trials, std::uint64_t seed) {
+                 const std::vector<std::string>& summations, std::size_t length, std::size_t trials,
+                 std::uint64_t seed) {
   Table t;
-  t.columns = {"format", "summation", "n",     "pairs",      "identical", "max_difference",
-               "bound",  "bound_holds", "margin", "underflows"};
+  t.columns = {"format",         "summation", "n",           "pairs",  "identical",
+               "max_difference", "bound",     "bound_holds", "margin", "underflows"};
   t.terminal_columns = t.columns;
   for (const auto& f : formats) {
     for (const auto& text : summations) {
@@ -256,11 +256,11 @@ Table nope_table(const std::vector<numeric::Format>& formats,
       spec.length = length;
       spec.trials = trials;
       spec.seed = seed;
-      const auto c = with_flag("--summations", [&] { return proofs::nope_previous_token_check(spec); });
+      const auto c =
+          with_flag("--summations", [&] { return proofs::nope_previous_token_check(spec); });
       t.rows.push_back({f.name, std::string(numeric::to_string(spec.policy.summation)), length,
                         c.pairs, c.identical, proofs::dyadic_decimal(c.max_difference),
-                        fmt::format("{:.3e}", c.bound.get_d()),
-                        c.bound_holds(), c.margin.get_str(),
+                        fmt::format("{:.3e}", c.bound.get_d()), c.bound_holds(), c.margin.get_str(),
                         c.underflows});
     }
   }
@@ -327,14 +327,15 @@ Action add_table_bounds_command(CLI::App* table) {
   auto o = std::make_shared<Options>();
   auto* cmd = table->add_subcommand(
       "bounds", "Bounds from the RoPE literature, exact and in finite formats (docs/BOUNDS.md)");
-  cmd->add_option("--kind", o->kind,
-                  "base-context (Men et al. 2024: smallest base with B_m >= 0 for m <= L) or "
-                  "critical-dim (Liu et al. 2023: d_extra, T_extra per preset) or semantic-drift "
-                  "(Barbero et al. 2024: first m where the low-frequency channels move q.k by more "
-                  "than --tolerance) or positional-head (Barbero et al. 2024 (i): previous-token head "
-                  "on theta_1 = 1, certified range) or nope-previous-token (the NoPE head on "
-                  "permuted prefixes) or no-decay (Barbero et al. 2024 (iii): q.k at the record "
-                  "distances, exact and realised)")
+  cmd->add_option(
+         "--kind", o->kind,
+         "base-context (Men et al. 2024: smallest base with B_m >= 0 for m <= L) or "
+         "critical-dim (Liu et al. 2023: d_extra, T_extra per preset) or semantic-drift "
+         "(Barbero et al. 2024: first m where the low-frequency channels move q.k by more "
+         "than --tolerance) or positional-head (Barbero et al. 2024 (i): previous-token head "
+         "on theta_1 = 1, certified range) or nope-previous-token (the NoPE head on "
+         "permuted prefixes) or no-decay (Barbero et al. 2024 (iii): q.k at the record "
+         "distances, exact and realised)")
       ->required();
   add_integer_option(cmd, "--dim", o->dim, "base-context: head dimension D (even)", 2, 4096)
       ->capture_default_str();
@@ -370,8 +371,10 @@ Action add_table_bounds_command(CLI::App* table) {
   cmd->add_option("--p", o->p_values,
                   "semantic-drift: p-RoPE values p (rows besides the preset itself)")
       ->capture_default_str();
-  add_integer_option(cmd, "--max-length", o->max_length,
-                     "semantic-drift: positions scanned; no-decay: the largest record distance (1..2^24)", 1, std::uint64_t{1} << 24)
+  add_integer_option(
+      cmd, "--max-length", o->max_length,
+      "semantic-drift: positions scanned; no-decay: the largest record distance (1..2^24)", 1,
+      std::uint64_t{1} << 24)
       ->capture_default_str();
   cmd->add_option("--k", o->offsets, "positional-head: offsets k >= 1 (1 = previous token)")
       ->capture_default_str();
@@ -404,8 +407,7 @@ Action add_table_bounds_command(CLI::App* table) {
   return [cmd, o]() -> int {
     if (!cmd->parsed()) return -1;
     if (o->kind != "base-context" && o->kind != "critical-dim" && o->kind != "semantic-drift" &&
-        o->kind != "positional-head" && o->kind != "nope-previous-token" &&
-        o->kind != "no-decay") {
+        o->kind != "positional-head" && o->kind != "nope-previous-token" && o->kind != "no-decay") {
       throw InvalidArgument("--kind: '" + o->kind +
                             "' is not a bounds table; accepted: base-context, critical-dim, "
                             "semantic-drift, positional-head, nope-previous-token, no-decay");
@@ -483,9 +485,9 @@ Action add_table_bounds_command(CLI::App* table) {
     } else if (o->kind == "positional-head") {
       std::vector<std::uint64_t> offsets;
       for (const auto& item : split_unique(o->offsets, "--k")) {
-        const bool digits = !item.empty() && item.size() <= 9 &&
-                            std::all_of(item.begin(), item.end(),
-                                        [](char c) { return c >= '0' && c <= '9'; });
+        const bool digits =
+            !item.empty() && item.size() <= 9 &&
+            std::all_of(item.begin(), item.end(), [](char c) { return c >= '0' && c <= '9'; });
         if (!digits || std::stoull(item) == 0)
           throw InvalidArgument("--k: '" + item + "' is not an offset (an integer 1..999999999)");
         offsets.push_back(std::stoull(item));
@@ -501,7 +503,8 @@ Action add_table_bounds_command(CLI::App* table) {
         (void)with_flag("--summations", [&] { return numeric::parse_summation(text); });
       t = nope_table(formats, summations, o->nope_length, o->trials, o->seed);
     } else if (o->kind == "no-decay") {
-      const auto s = with_flag("--schedule", [&] { return attention::parse_schedule(o->schedule); });
+      const auto s =
+          with_flag("--schedule", [&] { return attention::parse_schedule(o->schedule); });
       t = no_decay_table(s, formats,
                          split_unique(o->realisations, "--realizations", ListKind::realisations),
                          o->max_length, o->key_position);

@@ -28,12 +28,12 @@ numeric::Value realised_alignment_score(const attention::Schedule& s,
   // q = k = (1, 0) on every rotary block, 0 on the unrotated pairs.
   std::vector<numeric::Value> unit(s.dimension(), f.from_rational(0));
   for (std::size_t b = 0; b < s.blocks.size(); ++b) unit[2 * b] = f.from_rational(1);
-  const auto q = attention::apply_rotation(attention::realise(s, realisation, query_position),
-                                           unit, attention::PairLayout::adjacent,
-                                           policy.arithmetic_engine());
-  const auto k = attention::apply_rotation(attention::realise(s, realisation, key_position),
-                                           unit, attention::PairLayout::adjacent,
-                                           policy.arithmetic_engine());
+  const auto q =
+      attention::apply_rotation(attention::realise(s, realisation, query_position), unit,
+                                attention::PairLayout::adjacent, policy.arithmetic_engine());
+  const auto k =
+      attention::apply_rotation(attention::realise(s, realisation, key_position), unit,
+                                attention::PairLayout::adjacent, policy.arithmetic_engine());
   return numeric::dot(q, k, policy);
 }
 

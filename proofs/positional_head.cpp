@@ -66,7 +66,8 @@ NopeCheck nope_previous_token_check(const NopeCheckSpec& spec) {
   const std::size_t n = spec.length, N = n;  // keys: BOS (0) and x_1..x_{n-1}
   const mpq_class u = [&] {
     mpq_class v = 1;
-    mpz_mul_2exp(v.get_den_mpz_t(), v.get_den_mpz_t(), static_cast<mp_bitcnt_t>(policy.format.precision));
+    mpz_mul_2exp(v.get_den_mpz_t(), v.get_den_mpz_t(),
+                 static_cast<mp_bitcnt_t>(policy.format.precision));
     return v;
   }();
   std::size_t m = 1;
@@ -87,8 +88,8 @@ NopeCheck nope_previous_token_check(const NopeCheckSpec& spec) {
     scores.push_back(numeric::dot(Qcol[static_cast<std::size_t>(query)], Kcol[3], policy));
     values.push_back({zero});
     for (int x : word) {
-      scores.push_back(
-          numeric::dot(Qcol[static_cast<std::size_t>(query)], Kcol[static_cast<std::size_t>(x)], policy));
+      scores.push_back(numeric::dot(Qcol[static_cast<std::size_t>(query)],
+                                    Kcol[static_cast<std::size_t>(x)], policy));
       values.push_back({x == 0 ? one : zero});
     }
     const auto a = attention::attend(scores, values, 1, policy, attention::SoftmaxVariant::stable);

@@ -39,22 +39,22 @@ HorizonReport previous_token_head(const numeric::Format& F, const std::string& r
 struct NopeCheckSpec {
   /// F, rounding (nearest-even only) and summation (sequential, pairwise or exact).
   numeric::EvaluationPolicy policy;
-  std::uint64_t seed = 1;   ///< the head's weights and the words (deterministic)
-  std::size_t trials = 200; ///< word pairs (≥ 1)
-  std::size_t length = 16;  ///< query position n (≥ 3): prefix x_1..x_{n-1}, query x_n
+  std::uint64_t seed = 1;    ///< the head's weights and the words (deterministic)
+  std::size_t trials = 200;  ///< word pairs (≥ 1)
+  std::size_t length = 16;   ///< query position n (≥ 3): prefix x_1..x_{n-1}, query x_n
 };
 
 /// The result: over `pairs` word pairs (w, w') whose prefixes are permutations of each other,
 /// w ending in a (ψ = 1 at n − 1) and w' not (ψ = 0), the NoPE head's outputs o, o' at n.
 struct NopeCheck {
   std::size_t pairs = 0;
-  std::size_t identical = 0;       ///< pairs with o and o' bit for bit equal
-  mpq_class max_difference = 0;    ///< max |o − o'| (exact)
+  std::size_t identical = 0;     ///< pairs with o and o' bit for bit equal
+  mpq_class max_difference = 0;  ///< max |o − o'| (exact)
   /// The a-priori bound B on |o − o'| (exact; see nope_previous_token_check); it holds for
   /// the pairs where no attention weight is subnormal (`underflows` counts the others).
   mpq_class bound = 0;
   std::size_t underflows = 0;
-  std::size_t keys = 0;            ///< N = n keys per query (BOS and x_1..x_{n-1})
+  std::size_t keys = 0;  ///< N = n keys per query (BOS and x_1..x_{n-1})
   /// The margin the task needs: inside its certified range the previous-token head puts
   /// weight exactly 1 on j = n − 1, so its outputs on w and w' are ψ = 1 and 0 and a read-out
   /// at 1/2 separates them with margin 1/2 on each side; a NoPE head's differ by ≤ bound.

@@ -118,8 +118,10 @@ TEST_CASE("table bounds --kind positional-head: the previous-token head on theta
   // (tests/derivations/rrwg_values.py), so the query i = 45 (711) meets a tied competitor at
   // offset 44 (710) and N_max = 43 (709); tests/proofs/test_rrwg.cpp derives it in full.
   const std::string out = temp_path("positional.md");
-  const Run r = run("table bounds --kind positional-head --formats fp16,fp32 --realizations r1 "
-                    "--quiet --json --out " + out);
+  const Run r =
+      run("table bounds --kind positional-head --formats fp16,fp32 --realizations r1 "
+          "--quiet --json --out " +
+          out);
   INFO(r.err);
   REQUIRE(r.code == 0);
   const auto rows = nlohmann::json::parse(r.out);
@@ -165,8 +167,9 @@ TEST_CASE("table bounds --kind no-decay: cos n at the record distances", "[cli][
   // q = k = (1, 0) on θ = 1, key at 0: S(n) = cos n; records n ≤ 1000: 1, 6, 19, 25, 44, 333,
   // 710. r1: round_F(cos n); fp32 at 44: 16774587/2^24 = 0.9998432993888855; fp16 at 710: 1;
   // r2 in bf16 at 333: round(333) = 332 and round_bf16(cos 332) = 0.53125 (rrwg_values.py).
-  const Run r = run("table bounds --kind no-decay --max-length 1000 --formats bf16,fp16,fp32 "
-                    "--json");
+  const Run r =
+      run("table bounds --kind no-decay --max-length 1000 --formats bf16,fp16,fp32 "
+          "--json");
   INFO(r.err);
   REQUIRE(r.code == 0);
   const auto rows = nlohmann::json::parse(r.out);

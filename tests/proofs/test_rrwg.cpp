@@ -13,8 +13,7 @@
 
 using namespace ropesim;
 
-TEST_CASE("the previous-token head on theta_1 = 1 stops before the first tie distance",
-          "[rrwg]") {
+TEST_CASE("the previous-token head on theta_1 = 1 stops before the first tie distance", "[rrwg]") {
   // A competitor at offset n ties with the target once round_F(cos n) = 1. At the record
   // distances 1, 6, 19, 25, 44, 333, 710 this first happens at n = 44 in bf16 and fp16
   // (1 − cos 44 = 1.567e-4 < 2^-12 = 2.44e-4, half fp16's spacing below 1) and at n = 710 in
@@ -22,9 +21,9 @@ TEST_CASE("the previous-token head on theta_1 = 1 stops before the first tie dis
   // i = k + 44 + 1 = 45 (resp. 711) sees the key j = 0 at offset 44 (710), so N_max ≤ 43
   // (709). C = auto reaches that cap: e.g. fp16 needs C·δ_43 ≥ f_large with δ_43 = 1 − cos 25
   // = 8.797e-3 and f_large = 17.34375, i.e. C ≥ 1972 (rrwg_values.py).
-  for (const auto& [format, n_max] : {std::pair{numeric::Format::bf16(), 43},
-                                      std::pair{numeric::Format::fp16(), 43},
-                                      std::pair{numeric::Format::fp32(), 709}}) {
+  for (const auto& [format, n_max] :
+       {std::pair{numeric::Format::bf16(), 43}, std::pair{numeric::Format::fp16(), 43},
+        std::pair{numeric::Format::fp32(), 709}}) {
     for (const char* realisation : {"r1", "r2"}) {
       INFO(format.name << " " << realisation);
       const auto report = proofs::previous_token_head(format, realisation, 1);
@@ -40,12 +39,12 @@ TEST_CASE("the previous-token head on theta_1 = 1 stops before the first tie dis
   CHECK_THROWS_AS(proofs::previous_token_head(numeric::Format::fp16(), "r1", 0), InvalidArgument);
 }
 
-TEST_CASE("a NoPE head cannot read the previous token: exact sums give equal outputs",
-          "[rrwg]") {
+TEST_CASE("a NoPE head cannot read the previous token: exact sums give equal outputs", "[rrwg]") {
   // Exact arithmetic: the output is a function of the key multiset (the prefixes are
   // permutations) — in F with exact summation each sum is rounded once from the same exact
   // value, so o and o' are bit for bit equal for every pair.
-  for (const auto& format : {numeric::Format::bf16(), numeric::Format::fp16(), numeric::Format::fp32()}) {
+  for (const auto& format :
+       {numeric::Format::bf16(), numeric::Format::fp16(), numeric::Format::fp32()}) {
     proofs::NopeCheckSpec spec;
     spec.policy.format = format;
     spec.policy.summation = numeric::Summation::exact;
@@ -112,8 +111,8 @@ TEST_CASE("no decay: cos n on theta_1 = 1, exact and realised", "[rrwg]") {
   auto score = [&](const numeric::Format& F, const char* r, std::uint64_t i, std::uint64_t j) {
     numeric::EvaluationPolicy policy;
     policy.format = F;
-    return numeric::exact_rational(proofs::realised_alignment_score(
-        s, attention::parse_realisation(r, F), i, j, policy));
+    return numeric::exact_rational(
+        proofs::realised_alignment_score(s, attention::parse_realisation(r, F), i, j, policy));
   };
   CHECK(score(numeric::Format::fp32(), "r1", 44, 0) == mpq_class(16774587, 16777216));
   CHECK(score(numeric::Format::fp32(), "r1", 710, 0) == 1);
