@@ -4,11 +4,15 @@
 //   --kind base-context   Men et al. 2024 (arXiv 2405.14591), Table 1
 //   --kind critical-dim   Liu et al. 2023 (arXiv 2310.05209), critical dimension d_extra
 //   --kind semantic-drift Barbero et al. 2024 (arXiv 2410.06205), low-frequency channels
+//   --kind positional-head      Barbero et al. 2024 (i): previous-token head on θ_1 = 1
+//   --kind nope-previous-token  Barbero et al. 2024 (i): what a NoPE head sees of the prefix order
+//   --kind no-decay             Barbero et al. 2024 (iii): a q, k whose score does not decay
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <chrono>
 #include <iostream>
+#include <limits>
 
 #include "attention/census.hpp"
 #include "attention/realisation.hpp"
@@ -21,6 +25,9 @@
 #include "numeric/format.hpp"
 #include "numeric/parallel.hpp"
 #include "proofs/bounds.hpp"
+#include "proofs/no_decay.hpp"
+#include "proofs/positional_head.hpp"
+#include "proofs/records.hpp"
 
 namespace ropesim::cli {
 
@@ -184,7 +191,8 @@ Table semantic_drift_table(const std::vector<std::string>& names, const std::str
     const attention::Schedule preset = attention::preset_schedule(name);
     std::vector<std::pair<std::string, attention::Schedule>> rows{{"none", preset}};
     for (const auto& [text, value] : ps) {
-      rows.emplace_back(text, attention::prope_schedule(p->config.rope_theta, preset.rotary_dim, value));
+      rows.emplace_back(text,
+                        attention::prope_schedule(p->config.rope_theta, preset.rotary_dim, value));
     }
     // The channels of the preset (the lowest-frequency quarter); p-RoPE has the same blocks.
     const auto channels = proofs::semantic_channels(preset);
@@ -204,6 +212,103 @@ Table semantic_drift_table(const std::vector<std::string>& names, const std::str
   return t;
 }
 
+/// --kind positional-head: the previous-token head on θ_1 = 1 per format × realisation × k.
+Table positional_head_table(const std::vector<numeric::Format>& formats,
+                            const std::vector<std::string>& realisations,
+                            const std::vector<std::uint64_t>& offsets, bool progress) {
+  Table t;
+  t.columns = {"format", "realization", "k",           "C",           "C_source",    "f_large",
+               "n_max",  "fail_query",  "fail_offset", "delta_bound", "tie_distance"};
+  t.terminal_columns = {"format", "realization", "k",           "C",
+                        "n_max",  "fail_query",  "delta_bound", "tie_distance"};
+  for (const auto& f : formats) {
+    for (const auto& r : realisations) {
+      for (const auto k : offsets) {
+        if (progress)
+          std::cerr << "\rpositional head " << f.name << " " << r << " k=" << k << "   "
+                    << std::flush;
+        const auto report = proofs::previous_token_head(f, r, k);
+        const auto j = proofs::to_json(report);
+        t.rows.push_back({f.name, j["realization"], k, j["C"], report.C_source, j["f_large"],
+                          j["n_max"], j["fail_query"], j["offset"], j["delta_bound"],
+                          j["tie_distance"]});
+      }
+    }
+  }
+  if (progress) std::cerr << "\n";
+  return t;
+}
+
+/// --kind nope-previous-token: the NoPE check per format × summation.
+Table nope_table(const std::vector<numeric::Format>& formats,
+                 const std::vector<std::string>& summations, std::size_t length, std::size_t trials,
+                 std::uint64_t seed) {
+  Table t;
+  t.columns = {"format",         "summation", "n",           "pairs",  "identical",
+               "max_difference", "bound",     "bound_holds", "margin", "underflows"};
+  t.terminal_columns = t.columns;
+  for (const auto& f : formats) {
+    for (const auto& text : summations) {
+      proofs::NopeCheckSpec spec;
+      spec.policy.format = f;
+      spec.policy.summation =
+          with_flag("--summations", [&] { return numeric::parse_summation(text); });
+      spec.length = length;
+      spec.trials = trials;
+      spec.seed = seed;
+      const auto c =
+          with_flag("--summations", [&] { return proofs::nope_previous_token_check(spec); });
+      t.rows.push_back({f.name, std::string(numeric::to_string(spec.policy.summation)), length,
+                        c.pairs, c.identical, proofs::dyadic_decimal(c.max_difference),
+                        fmt::format("{:.3e}", c.bound.get_d()), c.bound_holds(), c.margin.get_str(),
+                        c.underflows});
+    }
+  }
+  return t;
+}
+
+/// --kind no-decay: the exact score S(n) and the realised ones at every record distance.
+Table no_decay_table(const attention::Schedule& s, const std::vector<numeric::Format>& formats,
+                     const std::vector<std::string>& realisation_specs, std::uint64_t max_length,
+                     std::uint64_t key_position) {
+  const auto sum = proofs::alignment_sum(s);
+  std::vector<std::uint64_t> distances{0};
+  for (const auto& r : proofs::record_distances(sum, static_cast<std::int64_t>(max_length)))
+    distances.push_back(static_cast<std::uint64_t>(r.n));
+  Table t;
+  t.columns = {"n", "exact"};
+  std::vector<attention::Realisation> realisations;
+  std::vector<numeric::EvaluationPolicy> policies;
+  for (const auto& spec : realisation_specs) {
+    for (const auto& f : formats) {
+      realisations.push_back(
+          with_flag("--realizations", [&] { return attention::parse_realisation(spec, f); }));
+      attention::check_applicable(s, realisations.back());
+      numeric::EvaluationPolicy policy;
+      policy.format = f;
+      policies.push_back(policy);
+      t.columns.push_back(realisations.back().name() + "_" + f.name);
+    }
+  }
+  t.terminal_columns = t.columns;
+  for (const auto n : distances) {
+    double error = 0;
+    const double exact = sum.approximate(static_cast<std::int64_t>(n), &error);
+    std::vector<nlohmann::json> row{n, fmt::format("{:.12f}", exact)};
+    for (std::size_t r = 0; r < realisations.size(); ++r) {
+      const auto v = proofs::realised_alignment_score(s, realisations[r], key_position + n,
+                                                      key_position, policies[r]);
+      if (v.is_finite()) {
+        row.push_back(v.to_double());
+      } else {
+        row.push_back(v.is_nan() ? "NaN" : (v.to_double() > 0 ? "inf" : "-inf"));
+      }
+    }
+    t.rows.push_back(std::move(row));
+  }
+  return t;
+}
+
 }  // namespace
 
 Action add_table_bounds_command(CLI::App* table) {
@@ -214,17 +319,23 @@ Action add_table_bounds_command(CLI::App* table) {
     std::size_t dim = 128;
     std::uint64_t finite_max_length = 8192, positions = 65536, from = 10, max_length = 65536;
     std::string tolerance = "0.01", p_values = "0.25,0.75";
+    std::string offsets = "1", summations = "sequential,pairwise,exact", schedule = "single:g=1";
+    std::uint64_t nope_length = 16, trials = 200, seed = 1, key_position = 0;
     unsigned jobs = 0;
     bool json = false, quiet = false;
   };
   auto o = std::make_shared<Options>();
   auto* cmd = table->add_subcommand(
       "bounds", "Bounds from the RoPE literature, exact and in finite formats (docs/BOUNDS.md)");
-  cmd->add_option("--kind", o->kind,
-                  "base-context (Men et al. 2024: smallest base with B_m >= 0 for m <= L) or "
-                  "critical-dim (Liu et al. 2023: d_extra, T_extra per preset) or semantic-drift "
-                  "(Barbero et al. 2024: first m where the low-frequency channels move q.k by more "
-                  "than --tolerance)")
+  cmd->add_option(
+         "--kind", o->kind,
+         "base-context (Men et al. 2024: smallest base with B_m >= 0 for m <= L) or "
+         "critical-dim (Liu et al. 2023: d_extra, T_extra per preset) or semantic-drift "
+         "(Barbero et al. 2024: first m where the low-frequency channels move q.k by more "
+         "than --tolerance) or positional-head (Barbero et al. 2024 (i): previous-token head "
+         "on theta_1 = 1, certified range) or nope-previous-token (the NoPE head on "
+         "permuted prefixes) or no-decay (Barbero et al. 2024 (iii): q.k at the record "
+         "distances, exact and realised)")
       ->required();
   add_integer_option(cmd, "--dim", o->dim, "base-context: head dimension D (even)", 2, 4096)
       ->capture_default_str();
@@ -247,7 +358,8 @@ Action add_table_bounds_command(CLI::App* table) {
   cmd->add_option("--presets", o->presets, "critical-dim, semantic-drift: model presets, or 'all'")
       ->capture_default_str();
   cmd->add_option("--realizations,--realisations", o->realisations,
-                  "critical-dim and semantic-drift: realisations of the finite-precision columns")
+                  "critical-dim, semantic-drift, positional-head, no-decay: realisations of the "
+                  "finite-precision columns")
       ->capture_default_str();
   add_integer_option(cmd, "--positions", o->positions,
                      "critical-dim: positions 0..N-1 of the census of the critical block", 2,
@@ -259,8 +371,30 @@ Action add_table_bounds_command(CLI::App* table) {
   cmd->add_option("--p", o->p_values,
                   "semantic-drift: p-RoPE values p (rows besides the preset itself)")
       ->capture_default_str();
-  add_integer_option(cmd, "--max-length", o->max_length,
-                     "semantic-drift: positions scanned (1..2^24)", 1, std::uint64_t{1} << 24)
+  add_integer_option(
+      cmd, "--max-length", o->max_length,
+      "semantic-drift: positions scanned; no-decay: the largest record distance (1..2^24)", 1,
+      std::uint64_t{1} << 24)
+      ->capture_default_str();
+  cmd->add_option("--k", o->offsets, "positional-head: offsets k >= 1 (1 = previous token)")
+      ->capture_default_str();
+  cmd->add_option("--summations", o->summations,
+                  "nope-previous-token: summation policies (sequential, pairwise, exact)")
+      ->capture_default_str();
+  add_integer_option(cmd, "--length", o->nope_length,
+                     "nope-previous-token: the query position n (prefix of n-1 letters)", 3, 4096)
+      ->capture_default_str();
+  add_integer_option(cmd, "--trials", o->trials, "nope-previous-token: word pairs per row", 1,
+                     1000000)
+      ->capture_default_str();
+  add_integer_option(cmd, "--seed", o->seed, "nope-previous-token: seed of the head and the words",
+                     0, std::numeric_limits<std::uint64_t>::max())
+      ->capture_default_str();
+  cmd->add_option("--schedule", o->schedule, "no-decay: the schedule of q and k")
+      ->capture_default_str();
+  add_integer_option(cmd, "--key-position", o->key_position,
+                     "no-decay: the key's position j (the query sits at j + n)", 0,
+                     std::uint64_t{1} << 40)
       ->capture_default_str();
   cmd->add_option("-o,--out", o->out,
                   "Write the table to FILE (.csv .md .json .tex; every column)");
@@ -272,10 +406,11 @@ Action add_table_bounds_command(CLI::App* table) {
   add_jobs_option(cmd, o->jobs);
   return [cmd, o]() -> int {
     if (!cmd->parsed()) return -1;
-    if (o->kind != "base-context" && o->kind != "critical-dim" && o->kind != "semantic-drift") {
-      throw InvalidArgument(
-          "--kind: '" + o->kind +
-          "' is not a bounds table; accepted: base-context, critical-dim, semantic-drift");
+    if (o->kind != "base-context" && o->kind != "critical-dim" && o->kind != "semantic-drift" &&
+        o->kind != "positional-head" && o->kind != "nope-previous-token" && o->kind != "no-decay") {
+      throw InvalidArgument("--kind: '" + o->kind +
+                            "' is not a bounds table; accepted: base-context, critical-dim, "
+                            "semantic-drift, positional-head, nope-previous-token, no-decay");
     }
     std::optional<OutputKind> kind;
     if (cmd->count("--out") > 0) {
@@ -347,6 +482,32 @@ Action add_table_bounds_command(CLI::App* table) {
       if (progress) std::cerr << "\n";
       t = base_context_table(lengths, dim, paper_checks, exact, format_names, finite,
                              o->finite_max_length, realisations.front().name());
+    } else if (o->kind == "positional-head") {
+      std::vector<std::uint64_t> offsets;
+      for (const auto& item : split_unique(o->offsets, "--k")) {
+        const bool digits =
+            !item.empty() && item.size() <= 9 &&
+            std::all_of(item.begin(), item.end(), [](char c) { return c >= '0' && c <= '9'; });
+        if (!digits || std::stoull(item) == 0)
+          throw InvalidArgument("--k: '" + item + "' is not an offset (an integer 1..999999999)");
+        offsets.push_back(std::stoull(item));
+      }
+      const auto specs = split_unique(o->realisations, "--realizations", ListKind::realisations);
+      for (const auto& spec : specs)
+        for (const auto& f : formats)
+          (void)with_flag("--realizations", [&] { return attention::parse_realisation(spec, f); });
+      t = positional_head_table(formats, specs, offsets, progress);
+    } else if (o->kind == "nope-previous-token") {
+      const auto summations = split_unique(o->summations, "--summations");
+      for (const auto& text : summations)
+        (void)with_flag("--summations", [&] { return numeric::parse_summation(text); });
+      t = nope_table(formats, summations, o->nope_length, o->trials, o->seed);
+    } else if (o->kind == "no-decay") {
+      const auto s =
+          with_flag("--schedule", [&] { return attention::parse_schedule(o->schedule); });
+      t = no_decay_table(s, formats,
+                         split_unique(o->realisations, "--realizations", ListKind::realisations),
+                         o->max_length, o->key_position);
     } else if (o->kind == "semantic-drift") {
       t = semantic_drift_table(
           preset_names(o->presets), o->p_values, o->realisations, formats,

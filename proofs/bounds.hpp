@@ -142,6 +142,9 @@ std::vector<BaseBound> base_context_bounds(const std::vector<std::uint64_t>& len
 /// The lower bounds of the base printed in Men et al. 2024, Table 1 (D = 128), for
 /// L = 1K, 2K, …, 1M, with K read as 1024 (L = 2^10 … 2^20) or as 1000 (L = 1000·2^k, and
 /// 1M = 10^6): the paper's numbers as text ("4.3e3", …), or nullopt for other lengths.
+/// Source of the numbers: the paper's row ("b*(原文)") as printed by J. Su, kexue.fm/archives/
+/// 10122 (29 May 2024), which reproduces Table 1; docs/BOUNDS.md §1 explains which of them
+/// satisfy the paper's own criterion and why the others may not.
 std::optional<std::string> paper_base_bound(std::uint64_t length);
 
 // ---------------------------------------------------------------------------------------------

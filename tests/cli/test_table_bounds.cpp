@@ -111,3 +111,74 @@ TEST_CASE("table bounds --kind semantic-drift on llama2-7b", "[cli][bounds]") {
   expect_usage_error(run("table bounds --kind semantic-drift --tolerance 1.5"), "--tolerance");
   expect_usage_error(run("table bounds --kind semantic-drift --p 2"), "--p");
 }
+
+TEST_CASE("table bounds --kind positional-head: the previous-token head on theta_1 = 1",
+          "[cli][bounds]") {
+  // The first record distance with round_F(cos n) = 1 is 44 in fp16 and 710 in fp32
+  // (tests/derivations/rrwg_values.py), so the query i = 45 (711) meets a tied competitor at
+  // offset 44 (710) and N_max = 43 (709); tests/proofs/test_rrwg.cpp derives it in full.
+  const std::string out = temp_path("positional.md");
+  const Run r =
+      run("table bounds --kind positional-head --formats fp16,fp32 --realizations r1 "
+          "--quiet --json --out " +
+          out);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const auto rows = nlohmann::json::parse(r.out);
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0]["format"] == "fp16");
+  CHECK(rows[0]["k"] == 1);
+  CHECK(rows[0]["n_max"] == 43);
+  CHECK(rows[0]["fail_offset"] == 44);
+  CHECK(rows[0]["tie_distance"] == 44);
+  CHECK(rows[1]["n_max"] == 709);
+  CHECK(rows[1]["tie_distance"] == 710);
+  CHECK(std::filesystem::exists(out));
+  std::filesystem::remove(out);
+  expect_usage_error(run("table bounds --kind positional-head --k 0"), "--k");
+  expect_usage_error(run("table bounds --kind positional-head --realizations r7"),
+                     "--realizations");
+}
+
+TEST_CASE("table bounds --kind nope-previous-token: exact sums equal, ordered sums bounded",
+          "[cli][bounds]") {
+  // B for fp16, n = 16 keys: u = 2^-11, γ_15 (sequential) → 64520417/2116026368 = 3.049e-02;
+  // exact summation: every pair bit for bit equal (rrwg_values.py; test_rrwg.cpp).
+  const Run r = run("table bounds --kind nope-previous-token --formats fp16 --trials 50 --json");
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const auto rows = nlohmann::json::parse(r.out);
+  REQUIRE(rows.size() == 3);
+  CHECK(rows[0]["summation"] == "sequential");
+  CHECK(rows[0]["bound"] == "3.049e-02");
+  CHECK(rows[0]["bound_holds"] == true);
+  CHECK(rows[2]["summation"] == "exact");
+  CHECK(rows[2]["identical"] == 50);
+  CHECK(rows[2]["max_difference"] == "0");
+  const std::string out = temp_path("nope_bad.csv");
+  expect_usage_error(
+      run("table bounds --kind nope-previous-token --summations wide-accumulator --out " + out),
+      "--summations");
+  CHECK(!std::filesystem::exists(out));
+  expect_usage_error(run("table bounds --kind nope-previous-token --length 2"), "--length");
+}
+
+TEST_CASE("table bounds --kind no-decay: cos n at the record distances", "[cli][bounds]") {
+  // q = k = (1, 0) on θ = 1, key at 0: S(n) = cos n; records n ≤ 1000: 1, 6, 19, 25, 44, 333,
+  // 710. r1: round_F(cos n); fp32 at 44: 16774587/2^24 = 0.9998432993888855; fp16 at 710: 1;
+  // r2 in bf16 at 333: round(333) = 332 and round_bf16(cos 332) = 0.53125 (rrwg_values.py).
+  const Run r =
+      run("table bounds --kind no-decay --max-length 1000 --formats bf16,fp16,fp32 "
+          "--json");
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const auto rows = nlohmann::json::parse(r.out);
+  REQUIRE(rows.size() == 8);
+  const int distances[] = {0, 1, 6, 19, 25, 44, 333, 710};
+  for (std::size_t i = 0; i < 8; ++i) CHECK(rows[i]["n"] == distances[i]);
+  CHECK(rows[5]["exact"] == "0.999843308648");
+  CHECK(rows[5]["r1_fp32"] == 0.9998432993888855);
+  CHECK(rows[7]["r1_fp16"] == 1.0);
+  CHECK(rows[6]["r2_bf16"] == 0.53125);
+  expect_usage_error(run("table bounds --kind no-decay --schedule nonsense:x=1"), "--schedule");
+}

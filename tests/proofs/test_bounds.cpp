@@ -211,7 +211,9 @@ TEST_CASE("semantic drift of the lowest channel, exact and in bf16", "[bounds]")
 }
 
 TEST_CASE("the paper's Table 1 values, K read as 1024 or 1000", "[bounds]") {
-  // Men et al. 2024, Table 1: 1K 4.3e3, 4K 2.7e4, 1M 5.1e8
+  // Men et al. 2024, Table 1: 1K 4.3e3, 4K 2.7e4, 1M 5.1e8 (the paper's row as printed by
+  // J. Su,
+  // kexue.fm/archives/10122: 4.3e3 1.6e4 2.7e4 8.4e4 3.1e5 6.4e5 2.1e6 7.8e6 3.6e7 6.4e7 5.1e8)
   CHECK(proofs::paper_base_bound(1024) == std::optional<std::string>("4.3e3"));
   CHECK(proofs::paper_base_bound(1000) == std::optional<std::string>("4.3e3"));
   CHECK(proofs::paper_base_bound(4000) == std::optional<std::string>("2.7e4"));
@@ -219,6 +221,13 @@ TEST_CASE("the paper's Table 1 values, K read as 1024 or 1000", "[bounds]") {
   CHECK(proofs::paper_base_bound(1000000) == std::optional<std::string>("5.1e8"));
   CHECK(!proofs::paper_base_bound(1024000));
   CHECK(!proofs::paper_base_bound(3000));
+  // All eleven, against Su's printed copy of the row (L = 1024·2^k):
+  const char* const row[] = {"4.3e3", "1.6e4", "2.7e4", "8.4e4", "3.1e5", "6.4e5",
+                             "2.1e6", "7.8e6", "3.6e7", "6.4e7", "5.1e8"};
+  for (int k = 0; k < 11; ++k) {
+    INFO("L = 1024 * 2^" << k);
+    CHECK(proofs::paper_base_bound(std::uint64_t{1024} << k) == std::optional<std::string>(row[k]));
+  }
 }
 
 TEST_CASE("T_train of the presets", "[bounds]") {

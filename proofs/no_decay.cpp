@@ -1,0 +1,40 @@
+// Item (iii) of [RRWG]: a q, k whose RoPE score does not decay with distance (see the header).
+#include "proofs/no_decay.hpp"
+
+#include "numeric/error.hpp"
+
+namespace ropesim::proofs {
+
+CosineSum alignment_sum(const attention::Schedule& s) {
+  if (s.blocks.empty())
+    throw InvalidArgument("no-decay: the schedule '" + s.spec + "' has no rotary block");
+  CosineSum sum;
+  for (const auto& block : s.blocks) {
+    sum.blocks.emplace_back(block);
+    sum.weights.emplace_back(1);
+  }
+  return sum;
+}
+
+numeric::Value realised_alignment_score(const attention::Schedule& s,
+                                        const attention::Realisation& realisation,
+                                        std::uint64_t query_position, std::uint64_t key_position,
+                                        const numeric::EvaluationPolicy& policy) {
+  if (!(realisation.format == policy.format)) {
+    throw InvalidArgument("no-decay: the realisation's format " + realisation.format.name +
+                          " differs from the policy's " + policy.format.name);
+  }
+  const numeric::Arithmetic f = numeric::arithmetic(policy);
+  // q = k = (1, 0) on every rotary block, 0 on the unrotated pairs.
+  std::vector<numeric::Value> unit(s.dimension(), f.from_rational(0));
+  for (std::size_t b = 0; b < s.blocks.size(); ++b) unit[2 * b] = f.from_rational(1);
+  const auto q =
+      attention::apply_rotation(attention::realise(s, realisation, query_position), unit,
+                                attention::PairLayout::adjacent, policy.arithmetic_engine());
+  const auto k =
+      attention::apply_rotation(attention::realise(s, realisation, key_position), unit,
+                                attention::PairLayout::adjacent, policy.arithmetic_engine());
+  return numeric::dot(q, k, policy);
+}
+
+}  // namespace ropesim::proofs
