@@ -32,7 +32,8 @@ TEST_CASE("rotations --position shows the tiled position of resonance-table", "[
                     "--format fp32 --position 7 --json");
   REQUIRE(a.code == 0);
   const auto j = nlohmann::json::parse(a.out);
-  CHECK(j["blocks"][0]["steps"]["t"]["decimal"].get<std::string>().rfind("1", 0) == 0);
+  CHECK(j["blocks"][0]["steps"]["t"]["decimal"] == "1");
+  CHECK(j["blocks"][1]["steps"]["t"]["decimal"] == "7");  // λ = 628: 7 mod 628 = 7
   CHECK(j["realization"] == "resonance-table");
 }
 
