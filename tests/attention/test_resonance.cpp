@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "attention/census.hpp"
+#include "attention/compare.hpp"
 #include "attention/realisation.hpp"
 #include "attention/schedule.hpp"
 #include "numeric/error.hpp"
@@ -229,4 +230,19 @@ TEST_CASE("census: angles formed in a format (r2, hf) are not periodic, with wit
       CHECK(c.period_per_block[1] != std::optional<std::uint64_t>(628));
     }
   }
+}
+
+TEST_CASE("compare: resonance-table's tabulated angle is measured against 2π(i mod λ)/λ",
+          "[resonance][compare]") {
+  // dim 4, fp32: entry t of block d is fp32(fp32(t)·r), r = fp32(fp32(1/λ)·fp32(2π)) with
+  // relative error ≤ 3·2^-24 (three roundings), t < λ: |angle - 2πt/λ| ≤ 2π·3·2^-24 + ulp(angle)/2
+  // ≤ 1.2e-6 + 2^-22 < 1e-5. Against θ·i (the unreduced angle) the error would be ≈ 2π·⌊i/λ⌋.
+  CompareOptions o;
+  o.positions = 4096;
+  const CompareResult c = compare(parse_schedule("resonance:base=10000,dim=4"),
+                                  parse_realisation("resonance-table", Format::fp32()),
+                                  std::nullopt, o);
+  REQUIRE(c.overall.angle);
+  CHECK(c.overall.angle->absolute.value < 1e-5);
+  CHECK(c.overall.angle->absolute.value > 0);
 }

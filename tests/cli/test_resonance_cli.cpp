@@ -19,11 +19,21 @@ TEST_CASE("rotations: resonance is periodic under resonance-table and r3, not un
       const auto j = nlohmann::json::parse(a.out);
       CHECK(j["periodic"] == true);
       CHECK(j["period"] == 1884);
+      CHECK(j["period_per_block"] == nlohmann::json::array({6, 628}));
     }
     const Run b = run(head + " --format " + format + " --realization r2");
     REQUIRE(b.code == 0);
-    CHECK(nlohmann::json::parse(b.out)["periodic"] == false);
+    const auto jb = nlohmann::json::parse(b.out);
+    CHECK(jb["periodic"] == false);
+    CHECK(jb["period_per_block"] == nlohmann::json::array({nullptr, nullptr}));
   }
+}
+
+TEST_CASE("rotations text shows the block periods", "[cli][resonance]") {
+  const Run a = run("rotations --schedule resonance:base=10000,dim=4 --realization resonance-table "
+                    "--format bf16 --positions 4096");
+  REQUIRE(a.code == 0);
+  CHECK(a.out.find("block periods 6 628\n") != std::string::npos);
 }
 
 TEST_CASE("rotations --position shows the tiled position of resonance-table", "[cli][resonance]") {
