@@ -259,6 +259,19 @@ CompareResult compare(const Schedule& s, const Realisation& a,
         pb = ev.evaluate_one(1, i, b_angle ? &steps_b : nullptr);
       } else {
         exact->at(i, ref_angle, ref_cos, ref_sin);
+        if (a.kind == Realisation::Kind::pipeline && a.steps.resonance && s.blocks[b].turn) {
+          // resonance-table forms the angle of entry t = i mod λ of a tabulated block
+          // (realisation.hpp ResonanceTable): its exact angle is 2π·t/λ, not θ·i.
+          const RationalTurn& turn = *s.blocks[b].turn;
+          const auto& seq_len = a.steps.resonance->seq_len;
+          if (turn.m.fits_ulong_p() && (!seq_len || turn.m.get_ui() <= *seq_len)) {
+            const mpq_class reduced(mpz_class(2 * (i % turn.m.get_ui())), turn.m);
+            Mpfr q(kWork);
+            mpfr_const_pi(ref_angle, MPFR_RNDN);
+            mpfr_set_q(q, reduced.get_mpq_t(), MPFR_RNDN);
+            mpfr_mul(ref_angle, ref_angle, q, MPFR_RNDN);
+          }
+        }
       }
       const Value* va = find_step(steps_a, a_angle);
       const Value* vb = against ? find_step(steps_b, b_angle) : nullptr;

@@ -9,6 +9,7 @@
 #include "attention/detail/split.hpp"
 #include "attention/framework_presets.hpp"
 #include "numeric/error.hpp"
+#include "numeric/exact.hpp"
 #include "numeric/mpfr_util.hpp"
 
 namespace ropesim::attention {
@@ -122,7 +123,8 @@ std::string realisation_spellings() {
   for (const auto name : framework_preset_names()) {
     if (name != "hf" && name != "llamacpp-cpu" && name != "llamacpp-cuda") presets += std::string(name) + " | ";
   }
-  return "r1 | r2 | r3 | hf | llamacpp-cpu | llamacpp-cuda | " + presets +
+  return "r1 | r2 | r3 | hf | llamacpp-cpu | llamacpp-cuda | resonance-table | "
+         "resonance-table[seq_len=L] | " + presets +
          "pipeline:KEY=VALUE;... (steps exponent power inv_freq position angle cos_sin "
          "attention_scaling rotation = COMPUTE[>STORE][@MODE]; table output = a format; a format "
          "may be A; base=exact|FORMAT; angle.operands=FORMAT; recipe=product|quotient|chained|power; "
@@ -194,6 +196,32 @@ Realisation parse_realisation(std::string_view spec, const Format& format, Round
   }
   if (spec == "llamacpp-cuda") {
     r.steps = llamacpp_steps(format, AngleRecipe::power);
+    return r;
+  }
+  if (spec.substr(0, 15) == "resonance-table") {
+    // Resonance RoPE's reference cache (realisation.hpp ResonanceTable): hf's fp32 steps
+    r.steps = hf_steps(format);
+    r.steps.resonance = ResonanceTable{};
+    r.steps.name = "resonance-table";
+    const std::string_view rest = spec.substr(15);
+    if (!rest.empty()) {
+      const std::string_view prefix = "[seq_len=";
+      if (rest.substr(0, prefix.size()) != prefix || rest.back() != ']') {
+        bad_realisation(spec, "expected resonance-table or resonance-table[seq_len=L]");
+      }
+      const std::string n(rest.substr(prefix.size(), rest.size() - prefix.size() - 1));
+      mpq_class q;
+      try {
+        q = numeric::parse_decimal_exact(n, "seq_len");
+      } catch (const InvalidArgument&) {
+        bad_realisation(spec, "seq_len must be an integer ≥ 1, got '" + n + "'");
+      }
+      if (q.get_den() != 1 || q < 1 || !q.get_num().fits_ulong_p()) {
+        bad_realisation(spec, "seq_len must be an integer ≥ 1, got '" + n + "'");
+      }
+      r.steps.resonance->seq_len = q.get_num().get_ui();
+      r.steps.name += "[seq_len=" + q.get_num().get_str() + "]";
+    }
     return r;
   }
   if (const FrameworkPreset* preset = find_framework_preset(spec)) {
@@ -281,6 +309,19 @@ void check_applicable(const Schedule& s, const Realisation& r) {
                               b.theta.to_string() +
                               ", not a rational multiple of 2π; accepted: periodic:... "
                               "schedules, or use r1/r2");
+      }
+    }
+  }
+  if (r.kind == Realisation::Kind::pipeline && r.steps.resonance) {
+    for (const auto& b : s.blocks) {
+      const bool wavelength = b.turn && (b.turn->a == 1 || b.turn->m == 1) &&
+                              b.turn->m <= (std::uint64_t{1} << 24);
+      if (!wavelength) {
+        throw InvalidArgument("realisation " + r.name() + " tabulates one period of θ = 2π/λ "
+                              "(integer λ ≤ 2^24); block " + std::to_string(b.index) + " of '" +
+                              s.spec + "' has θ = " + b.theta.to_string() +
+                              "; accepted: resonance:..., resonance-yarn:... or periodic:m=... "
+                              "schedules");
       }
     }
   }

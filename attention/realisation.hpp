@@ -8,6 +8,8 @@
 ///   r3        periodic table T_d(r) = round_F(Rot(2π a_d r/m_d)), R̂_i = T_d(i mod m_d)
 ///             (rational schedules only)                                      [RoPE-X eq. 7]
 ///   hf, llamacpp-cpu, llamacpp-cuda, pipeline:...   framework step lists of NUMERIC §3
+///   resonance-table[seq_len=L]   Resonance RoPE's reference cache (ResonanceTable): one
+///             period tabulated in fp32 and tiled for blocks with λ_d ≤ L     [arXiv 2403.00071]
 ///
 /// Every rounding is correctly rounded (numeric engine semantics: the exact result rounded
 /// once into the step's format). Overflow and NaN are part of the simulation and are flagged
@@ -81,6 +83,29 @@ struct StepFormat {
   bool operator==(const StepFormat&) const = default;
 };
 
+/// Resonance RoPE's reference realisation [arXiv 2403.00071; sheryc/resonance_rope
+/// llama_finetuning/scaled_rope/LlamaYaRNScaledResonanceRotaryEmbedding.py and
+/// src/models/components/positional_embedding/rotary_resonance.py, `resonance_register` and
+/// `compute_freqs`], for a schedule whose blocks are θ = 2π/λ_d (RationalTurn {1, λ_d}):
+///   r_inv_freq_d = fp32(fp32(1/λ_d)·fp32(2π))   (`2 * math.pi / r_wavelengths` is PyTorch's
+///                                                __rtruediv__ = reciprocal() * other, fp32)
+///   block with λ_d ≤ L (`seq_len >= r_wavelengths[i]`): t = i mod λ_d (the period
+///     `arange(r_wavelengths[i])` tiled by `repeat`); otherwise t = i (`arange(seq_len)`)
+///   angle = fp32(fp32(t)·r_inv_freq_d); cos, sin in fp32 (`emb.cos()`); times the schedule's
+///   attention factor in fp32 when it has one (Resonance-YaRN's mscale, `emb.cos() *
+///   self.mscale`); then cast to the activation format A (`.to(dtype=x.dtype)`).
+/// The wavelengths are the schedule's exact λ_d; the reference computes them in fp32
+/// (`torch.round(2π/inv_freq)` with inv_freq in fp32), which agrees with the exact λ_d
+/// unless 2π·β^(2k/D) lies within fp32 error of a half-integer (checked for the schedules
+/// of docs/variants/RESONANCE.md by tests/derivations/resonance_wavelengths.py).
+/// The cache is the one built for length L; the reference rebuilds it when a longer
+/// sequence arrives (forward: `seq_len > max_seq_len_cached`), which is the realisation with
+/// a larger L. Unset L: every block tabulated (any L ≥ max λ_d).
+struct ResonanceTable {
+  std::optional<std::uint64_t> seq_len;
+  bool operator==(const ResonanceTable&) const = default;
+};
+
 /// The named operations of a pipeline, in computation order (NUMERIC §3). D is the
 /// exponent dimension of the schedule, k the 0-based frequency index, i the position.
 ///   exponent           e_k = 2k/D (2k and D converted to the step's format, then divided);
@@ -114,6 +139,9 @@ struct PipelineSteps {
   StepFormat rotation;               ///< arithmetic of the rotation (store: see output)
   Format output = Format::fp32();    ///< where rotated values are stored
   RotationArithmetic arithmetic = RotationArithmetic::hf_eager;
+  /// Set for the Resonance RoPE reference realisation (`resonance-table`): the angle's
+  /// position t is i mod λ_d for tabulated blocks, and inv_freq is r_inv_freq_d.
+  std::optional<ResonanceTable> resonance;
   bool operator==(const PipelineSteps&) const = default;
 };
 
@@ -146,6 +174,9 @@ struct Realisation {
 
 /// Parses a realisation spec with format F (r1-r3) or activation format A (pipelines):
 ///   r1 | r2 | r3 | hf | llamacpp-cpu | llamacpp-cuda | pipeline:KEY=VALUE;KEY=VALUE...
+///   | resonance-table | resonance-table[seq_len=L]   (ResonanceTable; L an integer ≥ 1: the
+///     hf step list with ResonanceTable set: fp32 steps, table = rotation = output = A,
+///     hf_eager, rotate_half)
 /// Pipeline keys (NUMERIC §3; each at most once, else refused naming the key):
 ///   exponent power inv_freq position angle cos_sin attention_scaling rotation
 ///       = COMPUTE[>STORE][@MODE]: computed in COMPUTE, cast to STORE, rounded with MODE
@@ -170,7 +201,8 @@ Realisation parse_realisation(std::string_view spec, const Format& format,
 std::string realisation_spellings();
 
 /// Checks that `r` can realise `s`, else throws InvalidArgument naming the block/field:
-/// r3 needs every block rational (θ = 2πa/m); llamacpp-* need a base-β schedule without
+/// r3 needs every block rational (θ = 2πa/m); resonance-table needs every block θ = 2π/λ
+/// (turn 1/λ, or 0/1) with λ ≤ 2^24 (fp32's `arange(λ)` exact); llamacpp-* need a base-β schedule without
 /// llama3 scaling (llama.cpp's rope_freqs factors are not modelled).
 void check_applicable(const Schedule& s, const Realisation& r);
 

@@ -8,6 +8,7 @@
 #include "attention/hf_config.hpp"
 #include "numeric/error.hpp"
 #include "numeric/exact.hpp"
+#include "numeric/mpfr_util.hpp"
 
 namespace ropesim::attention {
 
@@ -105,6 +106,7 @@ std::string_view models_json_text() { return detail::embedded_models_json; }
 std::string schedule_spellings() {
   return "conventional:base=B,dim=D | single:g=G (a decimal or a fraction P/Q) | periodic:m=M1,M2,... | "
          "periodic:A1/M1,A2/M2,... | partial:base=B,dim=D,factor=F | prope:base=B,dim=D,p=P | "
+         "resonance:base=B,dim=D | resonance-yarn:base=B,dim=D,factor=S,original=L[,beta_fast=A,beta_slow=C] | "
          "hf-config:PATH | hf-config[seq_len=N]:PATH | a model preset (" + join(model_preset_names(), ", ") + ")";
 }
 
@@ -201,6 +203,92 @@ Schedule prope_schedule(const mpq_class& base, std::size_t dim, const mpq_class&
     s.blocks[k].dropped = true;
   }
   s.prope_p = p;
+  return s;
+}
+
+namespace {
+
+/// round(q) for a rational q, ties to even (torch.round, IEEE roundTiesToEven).
+mpz_class round_half_even(const mpq_class& q) {
+  mpz_class f;
+  mpz_fdiv_q(f.get_mpz_t(), q.get_num_mpz_t(), q.get_den_mpz_t());  // floor
+  const mpq_class frac = q - mpq_class(f);
+  if (frac > mpq_class(1, 2)) return f + 1;
+  if (frac < mpq_class(1, 2)) return f;
+  return f % 2 == 0 ? f : f + 1;
+}
+
+}  // namespace
+
+mpz_class resonance_wavelength(const ExactReal& theta) {
+  if (theta.sign() <= 0) {
+    throw InvalidArgument("resonance: the wavelength 2π/θ needs θ > 0, got θ = " + theta.to_string());
+  }
+  if (const auto q = theta.as_pi_multiple()) return round_half_even(2 / *q);  // θ = qπ: 2π/θ = 2/q
+  // 2π/θ is transcendental here (see the header), so it is never a half-integer and the
+  // enclosure of x + 1/2 eventually lies strictly between two integers.
+  const ExactReal x = ExactReal::pi_times(2) / theta;
+  for (mpfr_prec_t p = 64; p <= 65536; p *= 2) {
+    numeric::Mpfr lo(p), hi(p);
+    x.enclose(lo, hi);
+    mpfr_add_d(lo, lo, 0.5, MPFR_RNDD);
+    mpfr_add_d(hi, hi, 0.5, MPFR_RNDU);
+    mpz_class zl, zh;
+    mpfr_get_z(zl.get_mpz_t(), lo, MPFR_RNDD);
+    mpfr_get_z(zh.get_mpz_t(), hi, MPFR_RNDD);
+    if (zl == zh) return zl;
+  }
+  throw std::runtime_error("resonance: round(2π/θ) undecided at 65536 bits for θ = " +
+                           theta.to_string());
+}
+
+Schedule apply_resonance(Schedule s) {
+  for (auto& b : s.blocks) {
+    if (b.theta.is_zero()) continue;  // λ = ∞: the block stays θ = 0 (see the header)
+    const mpz_class lambda = resonance_wavelength(b.theta);
+    if (lambda == 0) {
+      throw InvalidArgument("resonance: block " + std::to_string(b.index) + " has θ = " +
+                            b.theta.to_string() + " > 4π, so round(2π/θ) = 0 is no wavelength; "
+                            "accepted: schedules with every θ ≤ 4π (base ≥ 1)");
+    }
+    b.theta = ExactReal::pi_times(mpq_class(2) / mpq_class(lambda));
+    b.turn = lambda == 1 ? RationalTurn{0, 1} : RationalTurn{1, lambda};
+  }
+  // θ̃ is no power of β: framework pipelines form inv_freq from θ̃ itself (Schedule::base).
+  s.base.reset();
+  s.exponent_dim.reset();
+  return s;
+}
+
+Schedule resonance_schedule(const mpq_class& base, std::size_t dim) {
+  Schedule s = apply_resonance(conventional_schedule(base, dim));
+  s.kind = "resonance";
+  s.spec = "resonance:base=" + text_of(base) + ",dim=" + std::to_string(dim);
+  return s;
+}
+
+Schedule resonance_yarn_schedule(const mpq_class& base, std::size_t dim, const mpq_class& factor,
+                                 const mpq_class& original,
+                                 const std::optional<mpq_class>& beta_fast,
+                                 const std::optional<mpq_class>& beta_slow) {
+  HfRopeConfig c;
+  c.rope_theta = base;
+  c.head_dim = dim;
+  RopeScaling r;
+  r.type = "yarn";
+  r.factor = factor;
+  r.original_max_position_embeddings = original;
+  r.beta_fast = beta_fast;
+  r.beta_slow = beta_slow;
+  c.rope_scaling = r;
+  // The exact YaRN angles (config_schedule, attention/hf_config.cpp), then the rounding: the
+  // reference's order (`yarn()` blends inv_freq, then `resonance_register(inv_freq)`).
+  Schedule s = apply_resonance(config_schedule(c));
+  s.kind = "resonance-yarn";
+  s.spec = "resonance-yarn:base=" + text_of(base) + ",dim=" + std::to_string(dim) +
+           ",factor=" + text_of(factor) + ",original=" + text_of(original);
+  if (beta_fast) s.spec += ",beta_fast=" + text_of(*beta_fast);
+  if (beta_slow) s.spec += ",beta_slow=" + text_of(*beta_slow);
   return s;
 }
 
@@ -333,6 +421,12 @@ Schedule parse_schedule(std::string_view spec) {
       }
       bad_spec(spec, std::string("missing ") + key + "=");
     };
+    auto take_optional = [&](const char* key) -> std::optional<mpq_class> {
+      for (const auto& item : kv) {
+        if (item.first == key) return take(key);
+      }
+      return std::nullopt;
+    };
     auto done = [&]() {
       if (!kv.empty()) bad_spec(spec, "unexpected key '" + kv.front().first + "'");
     };
@@ -358,6 +452,20 @@ Schedule parse_schedule(std::string_view spec) {
       mpq_class p = take("p");
       done();
       s = prope_schedule(base, dim, p);
+    } else if (kind == "resonance") {
+      mpq_class base = take("base");
+      std::size_t dim = checked_dim(take("dim"), "dim");
+      done();
+      s = resonance_schedule(base, dim);
+    } else if (kind == "resonance-yarn") {
+      mpq_class base = take("base");
+      std::size_t dim = checked_dim(take("dim"), "dim");
+      mpq_class factor = take("factor");
+      mpq_class original = take("original");
+      const auto beta_fast = take_optional("beta_fast");
+      const auto beta_slow = take_optional("beta_slow");
+      done();
+      s = resonance_yarn_schedule(base, dim, factor, original, beta_fast, beta_slow);
     } else {
       bad_spec(spec, "unknown kind '" + kind + "'");
     }

@@ -12,6 +12,17 @@
 ///                                      (Hugging Face partial_rotary_factor; THEORY §3)
 ///   prope:base=B,dim=D,p=P             θ_d = B^(-2(d-1)/D), d = 1..D/2, then θ = 0 for the
 ///                                      lowest-frequency D/2 - floor(P·D/2) blocks [RRWG]
+///   resonance:base=B,dim=D             Resonance RoPE [arXiv 2403.00071; reference code
+///                                      sheryc/resonance_rope `resonance_register`]:
+///                                      λ_d = round(2π·B^(2(d-1)/D)), θ̃_d = 2π/λ_d, every block
+///                                      rational (RationalTurn{1, λ_d}); resonance_schedule()
+///   resonance-yarn:base=B,dim=D,factor=S,original=L[,beta_fast=A,beta_slow=C]
+///                                      Resonance on top of YaRN, as the paper's code does
+///                                      (sheryc/resonance_rope LlamaYaRNScaledResonanceRotary-
+///                                      Embedding.py `yarn`): the exact YaRN angles of
+///                                      config_schedule (rope_type yarn, factor S,
+///                                      original_max_position_embeddings L, beta_fast A default
+///                                      32, beta_slow C default 1), then each wavelength rounded
 ///   <preset>                           a model of data/models.json (model_preset_names())
 ///   hf-config:PATH                     a Hugging Face config.json (attention/hf_config.hpp)
 ///   hf-config[seq_len=N]:PATH          the same at sequence length N (dynamic, longrope);
@@ -121,13 +132,16 @@ struct RopeScaling {
 struct Schedule {
   /// Canonical spec string (parse_schedule(spec) gives the same schedule), or the preset name.
   std::string spec;
-  /// "conventional", "single", "periodic", "partial", "prope", "preset" or "hf-config".
+  /// "conventional", "single", "periodic", "partial", "prope", "resonance", "resonance-yarn",
+  /// "preset" or "hf-config".
   std::string kind;
   std::vector<RotaryBlock> blocks;
   std::size_t unrotated_pairs = 0;
 
   // --- metadata used by the framework pipelines (NUMERIC §3) ---
-  /// β when θ_d = β^(-2(d-1)/exponent_dim) (conventional, partial, prope, presets).
+  /// β when θ_d = β^(-2(d-1)/exponent_dim) (conventional, partial, prope, presets). Unset
+  /// for resonance schedules: their angles 2π/λ_d are not powers of β, so a framework
+  /// pipeline forms inv_freq from the exact θ̃_d (one rounding), not from β.
   std::optional<mpq_class> base;
   /// The D in that exponent: dim (conventional, prope), rotary_dim (partial, presets).
   std::optional<std::size_t> exponent_dim;
@@ -186,6 +200,36 @@ Schedule partial_schedule(const mpq_class& base, std::size_t dim, const mpq_clas
 /// p-RoPE [RRWG]: conventional over dim, then θ = 0 for the last dim/2 - floor(p·dim/2)
 /// blocks (the lowest frequencies). Throws InvalidArgument unless 0 ≤ p ≤ 1.
 Schedule prope_schedule(const mpq_class& base, std::size_t dim, const mpq_class& p);
+/// Resonance RoPE's wavelength of an angle θ > 0 [arXiv 2403.00071; reference code
+/// sheryc/resonance_rope README and rotary_resonance.py `torch.round(2 * math.pi / inv_freq)`]: λ = round(2π/θ), the nearest integer, decided
+/// rigorously: 2π/θ is enclosed by MPFR interval arithmetic (numeric::ExactReal::enclose) at
+/// 64, 128, ... bits until floor(x + 1/2) is the same at both ends. A tie x = n + 1/2 cannot
+/// occur for the angles ropesim builds: θ = q·β^e with q, β, e rational is algebraic, so 2π/θ
+/// is transcendental (π is), never a half-integer; for θ = 2πa/m, 2π/θ = m/a is rational and
+/// its rounding is exact (ties to even, as torch.round). Throws InvalidArgument if θ ≤ 0, and
+/// std::runtime_error if still undecided at 65536 bits (impossible by the argument above).
+mpz_class resonance_wavelength(const ExactReal& theta);
+/// Resonance RoPE [arXiv 2403.00071]: every block's θ_d replaced by θ̃_d = 2π/λ_d with
+/// λ_d = resonance_wavelength(θ_d), turn = {1, λ_d} (λ_d = 1 gives θ̃ = 2π ≡ 0, turn {0, 1});
+/// θ = 0 blocks (p-RoPE's dropped ones) stay 0 (λ = ∞: the reference's 2π/0 = inf rounds to
+/// inf and 2π/inf = 0). The schedule becomes rational (RoPE_P, THEORY §3 Def 2.1, Prop 2.2).
+/// base and exponent_dim are cleared (see Schedule::base); rope_scaling and attention_scaling
+/// are kept. Throws InvalidArgument if some λ_d = 0 (θ_d > 4π: no integer wavelength).
+Schedule apply_resonance(Schedule s);
+/// `resonance:base=B,dim=D`: apply_resonance(conventional_schedule(base, dim)). Throws
+/// InvalidArgument like conventional_schedule and apply_resonance.
+Schedule resonance_schedule(const mpq_class& base, std::size_t dim);
+/// `resonance-yarn:...`: the YaRN schedule of config_schedule (rope_theta = base, head_dim =
+/// dim, rope_scaling yarn with `factor`, `original` as original_max_position_embeddings and
+/// the betas; unset betas take transformers' and the reference's defaults 32 and 1), then
+/// apply_resonance — the order of the reference (`yarn()` blends inv_freq, then
+/// `resonance_register(inv_freq)` rounds the blended wavelengths). attention_scaling is YaRN's
+/// mscale 0.1·ln(S) + 1 (reference `get_mscale(scale) * attn_factor`, attn_factor 1). Throws
+/// InvalidArgument for impossible YaRN parameters (base ≤ 1, S ≤ 0, L ≤ 0, betas ≤ 0).
+Schedule resonance_yarn_schedule(const mpq_class& base, std::size_t dim, const mpq_class& factor,
+                                 const mpq_class& original,
+                                 const std::optional<mpq_class>& beta_fast = std::nullopt,
+                                 const std::optional<mpq_class>& beta_slow = std::nullopt);
 /// Applies llama3 scaling exactly to every block of `s` (NUMERIC §3 formula with the exact
 /// angle): wavelen = 2π/θ; low = L/low_ff; high = L/high_ff; wavelen > low → θ/factor;
 /// wavelen < high → θ; otherwise smooth = (L/wavelen - low_ff)/(high_ff - low_ff) and

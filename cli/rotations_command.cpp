@@ -29,6 +29,9 @@ nlohmann::json census_json(const attention::CensusResult& r, numeric::Rounding r
   j["largest_class"] = r.largest_class.size;
   j["largest_class_position"] = r.largest_class.position;
   j["distinct_per_block"] = r.distinct_per_block;
+  nlohmann::json periods = nlohmann::json::array();
+  for (const auto& p : r.period_per_block) periods.push_back(p ? nlohmann::json(*p) : nlohmann::json(nullptr));
+  j["period_per_block"] = periods;
   j["first_repeat"] = r.first_repeat ? nlohmann::json::array({r.first_repeat->earlier, r.first_repeat->later})
                                      : nlohmann::json(nullptr);
   j["periodic"] = r.period.has_value();
@@ -62,6 +65,14 @@ std::string census_text(const attention::CensusResult& r, numeric::Rounding roun
   }
   if (r.distinct_per_block.size() > 16) per_block += fmt::format(" ... ({} blocks)", r.distinct_per_block.size());
   out += fmt::format("per block     {}\n", per_block);
+  // each block's own smallest period P ≤ N/2 (component periodicity, THEORY §3 Def 2.1), '-' if none
+  std::string block_periods;
+  for (std::size_t d = 0; d < r.period_per_block.size() && d < 16; ++d) {
+    const auto& p = r.period_per_block[d];
+    block_periods += fmt::format("{}{}", d ? " " : "", p ? std::to_string(*p) : std::string("-"));
+  }
+  if (r.period_per_block.size() > 16) block_periods += fmt::format(" ... ({} blocks)", r.period_per_block.size());
+  out += fmt::format("block periods {}\n", block_periods);
   out += r.first_repeat ? fmt::format("first repeat  R^_{} = R^_{}\n", r.first_repeat->later, r.first_repeat->earlier)
                         : std::string("first repeat  none\n");
   if (r.period) {

@@ -285,7 +285,9 @@ class PipelineGroup final : public Group {
       c.sin = cs_->zero();
       c.flags = cs_->one_flags();
     } else {
-      const Value t = pos_.store(pos_->from_uint(i, fl), fl);
+      // Resonance table: a tabulated block reads entry i mod λ of its one-period table
+      const std::uint64_t t_index = tile_ != 0 ? i % tile_ : i;
+      const Value t = pos_.store(pos_->from_uint(t_index, fl), fl);
       add_step(steps, "t", t);
       Value angle;
       switch (steps_.recipe) {
@@ -371,6 +373,7 @@ class PipelineGroup final : public Group {
       zero_angle_ = true;  // p-RoPE dropped frequency / θ = 0: the table holds (1, 0)
       return;
     }
+    if (steps_.resonance) return resonance_constants(b);
     const bool has_base = s.base.has_value() && s.exponent_dim.has_value();
     const bool chain_or_power =
         steps_.recipe == AngleRecipe::chained || steps_.recipe == AngleRecipe::power;
@@ -428,6 +431,25 @@ class PipelineGroup final : public Group {
     factor_ = operands_ ? operands_->convert(factor, fl) : ang_->convert(factor, fl);
   }
 
+  /// Resonance RoPE's reference (realisation.hpp ResonanceTable; sheryc/resonance_rope
+  /// `resonance_register`, `compute_freqs`): λ = the block's wavelength (check_applicable
+  /// guarantees θ = 2π/λ); r_inv_freq = fp32(fp32(1/λ)·fp32(2π)) in inv_freq's format (PyTorch
+  /// `2 * math.pi / r_wavelengths` is reciprocal() * other); the block is tabulated (tile_ = λ)
+  /// when λ ≤ seq_len or seq_len is unset.
+  void resonance_constants(const RotaryBlock& b) {
+    std::uint8_t& fl = const_flags_;
+    const std::uint64_t lambda = b.turn->m.get_ui();
+    const Value wavelength = inv_->from_uint(lambda, fl);
+    constant("wavelength", wavelength);
+    const Value reciprocal = inv_->div(inv_->one(), wavelength, fl);
+    const Value two_pi = inv_->round_real(ExactReal::pi_times(2), fl);
+    const Value r_inv_freq = inv_.store(inv_->mul(reciprocal, two_pi, fl), fl);
+    constant("inv_freq", r_inv_freq);
+    const auto& seq_len = steps_.resonance->seq_len;
+    if (!seq_len || lambda <= *seq_len) tile_ = lambda;
+    factor_ = operands_ ? operands_->convert(r_inv_freq, fl) : ang_->convert(r_inv_freq, fl);
+  }
+
   PipelineSteps steps_;
   Rounding rounding_;
   const numeric::Engine& engine_;
@@ -441,6 +463,7 @@ class PipelineGroup final : public Group {
   Steps constant_steps_;
   Value factor_;
   std::size_t chain_ = 0;
+  std::uint64_t tile_ = 0;  ///< Resonance table: λ of a tabulated block, 0 = not tabulated
 };
 
 }  // namespace
