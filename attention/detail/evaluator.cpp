@@ -17,13 +17,6 @@ namespace {
 
 __extension__ typedef unsigned __int128 u128;  // exact a·r mod m for 64-bit m
 
-/// A binary64 value rounded from an exact rational (a Python float of a config value).
-Value python_float(const mpq_class& q) {
-  numeric::Mpfr x(53);
-  mpfr_set_q(x, q.get_mpq_t(), MPFR_RNDN);
-  return Value::from_double_exact(mpfr_get_d(x, MPFR_RNDN));
-}
-
 void add_step(Steps* steps, const char* name, const Value& v) {
   if (steps != nullptr) steps->emplace_back(name, v);
 }
@@ -347,7 +340,7 @@ class PipelineGroup final : public Group {
 
   /// β̂ for the power step (PipelineSteps::base_exact / base_format).
   Value base_value(const Schedule& s, std::uint8_t& fl) const {
-    const Value python = python_float(*s.base);
+    const Value python = Value::from_double_exact(numeric::python_float(*s.base));
     if (steps_.base_format) return FormatOps(*steps_.base_format, rounding_, engine_).convert(python, fl);
     return power_->convert(python, fl);
   }
