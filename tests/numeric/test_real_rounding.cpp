@@ -202,6 +202,25 @@ TEST_CASE("RealRounding::interval decides only what every point agrees on (by ha
   REQUIRE_FALSE(f.any());
 }
 
+TEST_CASE("RealRounding::double_double honours the error bound e (by hand)", "[real_rounding]") {
+  Flags f;
+  const RealRounding d(Format::fp64(), Rounding::nearest_even, mpfr_engine());
+  REQUIRE(d.fast_double_double());
+  // [1 − 2^-60, 1 + 2^-60] rounds to 1 everywhere (half-gaps 2^-54 below, 2^-53 above)
+  REQUIRE(d.double_double({1.0, 0.0}, 0x1p-60, f)->to_double() == 1.0);
+  // [1 − 2^-40, 1 + 2^-40] holds thousands of doubles: undecided
+  REQUIRE_FALSE(d.double_double({1.0, 0.0}, 0x1p-40, f).has_value());
+  // y = 1 + 2^-54 (lo a quarter ulp) with e = 2^-54: reaches the midpoint 1 + 2^-53 — undecided
+  REQUIRE_FALSE(d.double_double({1.0, 0x1p-54}, 0x1p-54, f).has_value());
+  const RealRounding h(Format::fp16(), Rounding::nearest_even, mpfr_engine());
+  REQUIRE(h.fast_double_double());
+  // fp16: 1.25 ± 2^-30 → 1.25; the tie 1 + 2^-11 ± 2^-30 straddles it (→ 1 and 1 + 2^-10)
+  REQUIRE(h.double_double({1.25, 0.0}, 0x1p-30, f)->to_double() == 1.25);
+  REQUIRE_FALSE(h.double_double({1.0 + 0x1p-11, 0.0}, 0x1p-30, f).has_value());
+  REQUIRE_FALSE(h.double_double({1.0 + 0x1p-12, 0.0}, 0x1p-10, f).has_value());
+  REQUIRE_FALSE(f.any());
+}
+
 TEST_CASE("round_scaled: K times an exact or enclosed real (by hand)", "[real_rounding]") {
   const Arithmetic F(Format::fp16(), Rounding::nearest_even, mpfr_engine());
   const Enclosure sqrt2 = [](mpfr_ptr lo, mpfr_ptr hi) {
