@@ -409,6 +409,16 @@ ModReadout parse_mod_readout(std::string_view text) {
 // The whole model
 // ---------------------------------------------------------------------------------------------
 
+void require_mod_f_large(const ModModelSpec& spec, const std::string& rounding_name) {
+  const auto& policy = spec.atom.policy;
+  if (spec.atom.m > 1 && !numeric::f_large(policy.format, policy.rounding)) {
+    throw InvalidArgument("f_large(" + policy.format.name + ") is undefined under rounding " +
+                          rounding_name +
+                          " (no finite lead makes softmax select exactly; THEORY §1); use "
+                          "nearest-even, nearest-away, toward-zero or downward");
+  }
+}
+
 ModModel mod_model(const ModModelSpec& spec) {
   const std::uint64_t m = spec.atom.m, r = spec.atom.r;
   if (m < 1) throw InvalidArgument("the modulus m must be at least 1, got 0");
