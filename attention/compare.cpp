@@ -5,7 +5,7 @@
 #include <limits>
 #include <set>
 
-#include "attention/detail/cos_sin.hpp"
+#include "numeric/real_rounding.hpp"
 #include "attention/detail/evaluator.hpp"
 #include "numeric/error.hpp"
 #include "numeric/mpfr_util.hpp"
@@ -19,7 +19,7 @@ using numeric::Mpfr;
 
 struct ExactBlockRotation::State {
   std::optional<RationalTurn> turn;
-  std::unique_ptr<detail::ThetaEnclosure> theta;  // irrational blocks
+  std::unique_ptr<numeric::AngleEnclosure> theta;  // irrational blocks
   long theta_exponent = 0;
 };
 
@@ -30,7 +30,7 @@ ExactBlockRotation::ExactBlockRotation(const RotaryBlock& block)
   } else if (block.theta.is_zero()) {
     state_->turn = RationalTurn{0, 1};
   } else {
-    state_->theta = std::make_unique<detail::ThetaEnclosure>(block.theta);
+    state_->theta = std::make_unique<numeric::AngleEnclosure>(block.theta);
     const mpfr_srcptr mid = state_->theta->mid();
     state_->theta_exponent = mpfr_regular_p(mid) ? std::max<long>(0, mpfr_get_exp(mid)) : 0;
   }

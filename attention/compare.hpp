@@ -36,7 +36,7 @@ inline constexpr std::uint64_t kMaxCompareLastPosition = (std::uint64_t{1} << 63
 /// cos θi, sin θi and θi of one rotary block at any position i, accurate far beyond a
 /// double: every result is within 2^-150 of the exact real (absolute; the angle relative
 /// to its magnitude). This is the reference of query_position (realisation.hpp), made fast
-/// for many positions: θ is enclosed once (detail::ThetaEnclosure, refined as i grows) and
+/// for many positions: θ is enclosed once (numeric::AngleEnclosure, refined as i grows) and
 /// θ·i is formed at 200 + bits(i) + exponent(θ) bits before MPFR's correctly rounded sin_cos.
 /// Rational blocks θ = 2πa/m are reduced exactly (r = a·i mod m, then cospi/sinpi of 2r/m),
 /// and their rational values (cos, sin ∈ {0, ±1/2, ±1}: Niven's theorem, angles kπ/6) are set

@@ -234,8 +234,7 @@ std::optional<RopeScaling> read_rope_scaling(const json& r, std::string_view whe
   return s;
 }
 
-/// Nearest binary64 (a Python float of the exact value).
-double python_float(const mpq_class& q) { return numeric::nearest_double(q); }
+using numeric::python_float;
 
 /// Python float arithmetic, each operation correctly rounded to binary64 (MPFR, RNDN).
 class PyFloat {

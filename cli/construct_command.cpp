@@ -174,12 +174,10 @@ Action add_construct_command(CLI::App& app) {
       spec.atom.m = parse_integer(mo->m, "--m", "the modulus m", 1, 10000);
       spec.atom.r = parse_integer(mo->r, "--r", "the residue r", 0, spec.atom.m - 1);
       spec.readout = with_flag("--readout", [&] { return proofs::parse_mod_readout(mo->readout); });
-      if (spec.atom.m > 1 && !numeric::f_large(policy.format, policy.rounding)) {
-        throw InvalidArgument("--rounding: f_large(" + policy.format.name +
-                              ") is undefined under rounding " + mo->rounding +
-                              " (no finite lead makes softmax select exactly; THEORY §1); use "
-                              "nearest-even, nearest-away, toward-zero or downward");
-      }
+      with_flag("--rounding", [&] {
+        proofs::require_mod_f_large(spec, mo->rounding);
+        return 0;
+      });
       if (mo->C != "auto") {
         const mpq_class C = with_flag("--C", [&] { return numeric::parse_decimal_exact(mo->C, "C"); });
         if (sgn(C) <= 0) throw InvalidArgument("--C: C must be positive (or 'auto'), got " + mo->C);

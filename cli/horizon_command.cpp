@@ -66,15 +66,11 @@ proofs::HorizonSpec horizon_spec(const HeadArguments& a) {
     attention::check_applicable(spec.head.schedule, realisation);
     return 0;
   });
-  if (!numeric::f_large(policy.format, policy.rounding)) {
-    if (policy.rounding == numeric::Rounding::upward) {
-      throw InvalidArgument("--rounding: f_large(" + policy.format.name + ") is undefined under rounding " + a.rounding +
-                            " (exp(-f) never rounds up to 0; THEORY §1); use nearest-even, nearest-away, "
-                            "toward-zero or downward");
-    }
-    throw InvalidArgument("--format: f_large(" + policy.format.name + ") is undefined: exp(-max) does not round to 0 in " +
-                          policy.format.name + " (its range is too small for stable softmax to select exactly; "
-                          "THEORY §1); use a format with a wider range, e.g. fp16, bf16, fp32");
+  try {
+    proofs::require_f_large(policy.format, policy.rounding, a.rounding);
+  } catch (const proofs::FLargeUndefined& e) {
+    const char* flag = e.cause() == proofs::FLargeCause::rounding ? "--rounding: " : "--format: ";
+    throw InvalidArgument(flag + std::string(e.what()));
   }
   if (a.C == "auto") {
     spec.auto_C = true;
@@ -98,28 +94,9 @@ proofs::HorizonSpec horizon_spec(const HeadArguments& a) {
   const auto head = with_flag("--C", [&] { return proofs::make_fixed_offset_head(probe); });
   const auto algorithm = with_flag(
       "--algorithm", [&] { return proofs::resolve_range_algorithm(spec.algorithm, head); });
-  const bool candidates = algorithm == proofs::RangeAlgorithm::candidates;
-  const std::uint64_t limit = proofs::default_max_length(algorithm, head);
-  if (a.max_length) {
-    if (*a.max_length < 1) throw InvalidArgument("--max-length: L must be at least 1");
-    if (*a.max_length > limit && !a.allow_slow) {
-      const double n = static_cast<double>(*a.max_length) + 2;
-      if (candidates) {
-        throw InvalidArgument(fmt::format(
-            "--max-length: L = {} is beyond the candidate algorithm's quick limit {} (it keeps 16 "
-            "bytes per position: {:.3g} GB); pass --allow-slow to run it anyway",
-            *a.max_length, limit, n * 16 / 1e9));
-      }
-      throw InvalidArgument(
-          fmt::format("--max-length: L = {} is beyond what the quadratic scan does in the time a "
-                      "user would wait for this head "
-                      "(limit {}, up to N^2/2 = {:.3g} scores); pass --allow-slow to run it anyway",
-                      *a.max_length, limit, n * n / 2));
-    }
-    spec.max_length = *a.max_length;
-  } else {
-    spec.max_length = limit;
-  }
+  spec.max_length = with_flag("--max-length", [&] {
+    return proofs::horizon_max_length(algorithm, head, a.max_length, a.allow_slow);
+  });
   return spec;
 }
 

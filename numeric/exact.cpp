@@ -65,6 +65,8 @@ double nearest_double(const mpq_class& q) {
   return d;
 }
 
+double python_float(const mpq_class& q) { return nearest_double(q); }
+
 mpq_class parse_rational_exact(std::string_view text, std::string_view what) {
   const std::size_t slash = text.find('/');
   if (slash == std::string_view::npos) return parse_decimal_exact(text, what);

@@ -18,4 +18,12 @@ mpq_class parse_rational_exact(std::string_view text, std::string_view what = "n
 /// The double nearest to q (ties to even), for display: gmp's get_d truncates (0.1 → 0.0999…).
 double nearest_double(const mpq_class& q);
 
+/// A number of a model config (rope_theta, a rope_scaling factor, ...) as the binary64 Python
+/// float that Hugging Face code computes with: the double nearest to q, ties to even
+/// (= nearest_double; Python's float() of the JSON number, IEEE 754 roundTiesToEven into
+/// binary64, NUMERIC §3 "what real code runs"). |q| beyond binary64's range gives ±inf (Python
+/// raises OverflowError there); below 2^-1022 q is rounded to 53 bits first, then to the
+/// subnormal grid (config numbers are never that small). Never throws.
+double python_float(const mpq_class& q);
+
 }  // namespace ropesim::numeric

@@ -2,6 +2,7 @@
 
 #include "numeric/arithmetic.hpp"
 #include "numeric/exact_real.hpp"
+#include "numeric/real_rounding.hpp"
 
 #include <cmath>
 #include <limits>
@@ -215,26 +216,18 @@ double CosineSum::approximate(std::int64_t n, double* error_bound) const {
 numeric::Value round_scaled_trig(const numeric::Format& f, numeric::Rounding r,
                                  const BlockAngle& angle, std::int64_t n, bool sine,
                                  const mpq_class& K, const numeric::Engine& engine) {
-  const numeric::Arithmetic F(f, r, engine);
-  if (sgn(K) == 0) return F.from_rational(mpq_class(0));
-  if (const auto exact = sine ? angle.exact_sin(n) : angle.exact_cos(n)) {
-    return F.from_rational(K * *exact);
-  }
-  // irrational (Lindemann: cos/sin of a non-zero algebraic multiple... see BlockAngle)
+  // rational values (Niven) exactly; otherwise irrational (Lindemann, see BlockAngle)
   const BlockAngle a = angle;
-  const mpq_class k = K;
-  return F.round_real(numeric::enclosure_oracle(
-      [a, k, n, sine](mpfr_ptr lo, mpfr_ptr hi) {
-        const mpfr_prec_t W = mpfr_get_prec(lo) + 16;
-        Mpfr tlo(W), thi(W);
+  return numeric::round_scaled(
+      numeric::Arithmetic(f, r, engine), K, sine ? angle.exact_sin(n) : angle.exact_cos(n),
+      [a, n, sine](mpfr_ptr lo, mpfr_ptr hi) {
         if (sine) {
-          a.enclose_sin(n, tlo, thi);
+          a.enclose_sin(n, lo, hi);
         } else {
-          a.enclose_cos(n, tlo, thi);
+          a.enclose_cos(n, lo, hi);
         }
-        numeric::interval_mul_q(lo, hi, tlo, thi, k);  // k ≠ 0; outward at lo's precision
       },
-      std::string(sine ? "K*sin" : "K*cos") + "(n*theta) at n = " + std::to_string(n)));
+      std::string(sine ? "K*sin" : "K*cos") + "(n*theta) at n = " + std::to_string(n));
 }
 
 }  // namespace ropesim::proofs

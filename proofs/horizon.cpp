@@ -1,5 +1,7 @@
 #include "proofs/horizon.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -138,6 +140,46 @@ RangeAlgorithm resolve_range_algorithm(RangeAlgorithm algorithm, const FixedOffs
 std::uint64_t default_max_length(RangeAlgorithm resolved, const FixedOffsetHead& head) {
   return resolved == RangeAlgorithm::candidates ? kFastRangeDefaultLength
                                                 : scan_length_limit(head);
+}
+
+numeric::Value require_f_large(const numeric::Format& format, numeric::Rounding rounding,
+                               const std::string& rounding_name) {
+  if (const auto fl = numeric::f_large(format, rounding)) return *fl;
+  if (rounding == numeric::Rounding::upward) {
+    throw FLargeUndefined(
+        FLargeCause::rounding,
+        "f_large(" + format.name + ") is undefined under rounding " + rounding_name +
+            " (exp(-f) never rounds up to 0; THEORY §1); use nearest-even, nearest-away, "
+            "toward-zero or downward");
+  }
+  throw FLargeUndefined(
+      FLargeCause::format,
+      "f_large(" + format.name + ") is undefined: exp(-max) does not round to 0 in " +
+          format.name +
+          " (its range is too small for stable softmax to select exactly; THEORY §1); use a "
+          "format with a wider range, e.g. fp16, bf16, fp32");
+}
+
+std::uint64_t horizon_max_length(RangeAlgorithm resolved, const FixedOffsetHead& head,
+                                 std::optional<std::uint64_t> requested, bool allow_slow) {
+  const std::uint64_t limit = default_max_length(resolved, head);
+  if (!requested) return limit;
+  if (*requested < 1) throw InvalidArgument("L must be at least 1");
+  if (*requested > limit && !allow_slow) {
+    const double n = static_cast<double>(*requested) + 2;
+    if (resolved == RangeAlgorithm::candidates) {
+      throw InvalidArgument(fmt::format(
+          "L = {} is beyond the candidate algorithm's quick limit {} (it keeps 16 bytes per "
+          "position: {:.3g} GB); pass --allow-slow to run it anyway",
+          *requested, limit, n * 16 / 1e9));
+    }
+    throw InvalidArgument(
+        fmt::format("L = {} is beyond what the quadratic scan does in the time a user would "
+                    "wait for this head (limit {}, up to N^2/2 = {:.3g} scores); pass "
+                    "--allow-slow to run it anyway",
+                    *requested, limit, n * n / 2));
+  }
+  return *requested;
 }
 
 HorizonReport horizon(const HorizonSpec& spec) {

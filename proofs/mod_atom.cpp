@@ -10,6 +10,7 @@
 #include "attention/schedule.hpp"
 #include "numeric/error.hpp"
 #include "numeric/format_properties.hpp"
+#include "numeric/real_rounding.hpp"
 #include "proofs/exact_trig.hpp"
 #include "proofs/gadgets.hpp"
 #include "proofs/residual_space.hpp"
@@ -52,55 +53,12 @@ int compare_cos(const CosineSum& c, const mpq_class& t) {
   return s;
 }
 
-/// round_F(x) for a real x > 0 that is not a rational (so never exactly on a rounding
-/// boundary), given `sign_minus(t)` = sign(x − t) exactly for rationals t and a double
-/// approximation. Returns nullopt when x > max finite of F (the caller decides what that
-/// means). Walks from the approximation to the two neighbours lo < x < hi of F by exact
-/// comparisons, then applies the rounding direction (midpoint compared exactly for nearest).
-std::optional<Value> round_irrational(const Format& F, Rounding r, double approximation,
-                                      const std::function<int(const mpq_class&)>& sign_minus,
-                                      const numeric::Engine& engine) {
-  const Value max = numeric::max_finite(F);
-  if (sign_minus(exact_of(max)) > 0) return std::nullopt;
-  Value lo = engine.from_rational(F, mpq_class(approximation), Rounding::nearest_even);
-  if (!lo.is_finite()) lo = max;
-  while (sign_minus(exact_of(lo)) < 0) lo = numeric::next_down(F, lo);
-  for (;;) {
-    const Value up = numeric::next_up(F, lo);
-    if (!up.is_finite() || numeric::compare(up, max) > 0) break;
-    if (sign_minus(exact_of(up)) >= 0) {
-      lo = up;
-    } else {
-      break;
-    }
-  }
-  const int at_lo = sign_minus(exact_of(lo));
-  if (at_lo == 0) return lo;  // only for rational x; kept for safety
-  const Value hi = numeric::next_up(F, lo);
-  switch (r) {
-    case Rounding::downward:
-    case Rounding::toward_zero:
-      return lo;  // x > 0
-    case Rounding::upward:
-      return hi;
-    case Rounding::nearest_even:
-    case Rounding::nearest_away: {
-      const mpq_class mid = (exact_of(lo) + exact_of(hi)) / 2;
-      const int s = sign_minus(mid);
-      if (s < 0) return lo;
-      if (s > 0) return hi;
-      return engine.from_rational(F, mid, r);  // a tie: only for rational x
-    }
-  }
-  return lo;
-}
-
 /// round_F(b_m), b_m = (1 + cos 2π/m)/2 = 1 − δ_m/2 (THEORY §7 C4).
 Value round_b(const CosineSum& c, std::uint64_t m, const Format& F, Rounding r,
               const numeric::Engine& engine) {
   if (const auto e = c.exact(1)) return engine.from_rational(F, (1 + *e) / 2, r);
   const double approx = std::pow(std::cos(std::numbers::pi / static_cast<double>(m)), 2);
-  const auto v = round_irrational(
+  const auto v = numeric::round_by_comparison(
       F, r, approx, [&](const mpq_class& t) { return compare_cos(c, 2 * t - 1); }, engine);
   return *v;  // b_m ∈ (0, 1]: always finite
 }
@@ -155,7 +113,7 @@ ModScaleBound mod_scale_bound(std::uint64_t m, const Format& F, Rounding roundin
     return out;
   }
   // x = 2f/(1 − c) > t (t > 0) ⟺ c > 1 − 2f/t.
-  const auto v = round_irrational(
+  const auto v = numeric::round_by_comparison(
       F, Rounding::upward, out.approximate,
       [&](const mpq_class& t) {
         if (sgn(t) <= 0) return 1;
@@ -450,6 +408,16 @@ ModReadout parse_mod_readout(std::string_view text) {
 // ---------------------------------------------------------------------------------------------
 // The whole model
 // ---------------------------------------------------------------------------------------------
+
+void require_mod_f_large(const ModModelSpec& spec, const std::string& rounding_name) {
+  const auto& policy = spec.atom.policy;
+  if (spec.atom.m > 1 && !numeric::f_large(policy.format, policy.rounding)) {
+    throw InvalidArgument("f_large(" + policy.format.name + ") is undefined under rounding " +
+                          rounding_name +
+                          " (no finite lead makes softmax select exactly; THEORY §1); use "
+                          "nearest-even, nearest-away, toward-zero or downward");
+  }
+}
 
 ModModel mod_model(const ModModelSpec& spec) {
   const std::uint64_t m = spec.atom.m, r = spec.atom.r;

@@ -220,6 +220,14 @@ inline constexpr std::size_t mod_top_coordinate = 0, mod_bos_coordinate = 1,
 /// (attention::Model::validate()).
 ModModel mod_model(const ModModelSpec& spec);
 
+/// Checks, before mod_model builds anything, that the MOD_m^r model of `spec` has an f_large
+/// (THEORY §1, §7 C4): for m ≥ 2 the head needs a finite score lead f_large(F) under the
+/// policy's rounding (m = 1 is ⊤ and needs none). Throws InvalidArgument with one line
+/// "f_large(F) is undefined under rounding R (no finite lead makes softmax select exactly;
+/// THEORY §1); use nearest-even, nearest-away, toward-zero or downward" (`rounding_name` is
+/// the spelling of R echoed); returns normally otherwise.
+void require_mod_f_large(const ModModelSpec& spec, const std::string& rounding_name);
+
 /// The report of a construction as JSON: `m r atom_residue readout format rounding f_large C
 /// C_auto bound` (`bound`: `rounded_up approximate exact finite`), `query_bias` [cos, sin],
 /// `b`, `key_weight`, `table` [[cos, sin], ...], `margins` [{`residue bos_wins bos_score

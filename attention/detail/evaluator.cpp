@@ -5,10 +5,11 @@
 #include <optional>
 #include <unordered_map>
 
-#include "attention/detail/cos_sin.hpp"
 #include "attention/detail/format_ops.hpp"
 #include "attention/detail/hf_scaling.hpp"
 #include "numeric/error.hpp"
+#include "numeric/exact.hpp"
+#include "numeric/real_rounding.hpp"
 #include "numeric/mpfr_util.hpp"
 
 namespace ropesim::attention::detail {
@@ -16,13 +17,6 @@ namespace ropesim::attention::detail {
 namespace {
 
 __extension__ typedef unsigned __int128 u128;  // exact a·r mod m for 64-bit m
-
-/// A binary64 value rounded from an exact rational (a Python float of a config value).
-Value python_float(const mpq_class& q) {
-  numeric::Mpfr x(53);
-  mpfr_set_q(x, q.get_mpq_t(), MPFR_RNDN);
-  return Value::from_double_exact(mpfr_get_d(x, MPFR_RNDN));
-}
 
 void add_step(Steps* steps, const char* name, const Value& v) {
   if (steps != nullptr) steps->emplace_back(name, v);
@@ -37,6 +31,46 @@ std::size_t find_ops(std::vector<std::unique_ptr<FormatOps>>& list, const Format
   list.push_back(std::make_unique<FormatOps>(f, r, engine));
   return list.size() - 1;
 }
+
+/// numeric::CosSinRounder (the one rounding of cos/sin of exact angles, numeric/real_rounding.hpp)
+/// over FormatOps targets, writing RealisedPair: components set, overflow OR-ed in as kOverflow.
+class PairRounder {
+ public:
+  explicit PairRounder(const std::vector<const FormatOps*>& targets)
+      : rounder_(reals(targets)), buffer_(targets.size()) {}
+
+  void of_value(const Value& a, RealisedPair* out) {
+    clear_flags();
+    rounder_.of_value(a, buffer_.data());
+    copy(out, true, true);
+  }
+  void of_product(numeric::AngleEnclosure& theta, std::uint64_t i, RealisedPair* out,
+                  bool want_cos = true, bool want_sin = true) {
+    clear_flags();
+    rounder_.of_product(theta, i, buffer_.data(), want_cos, want_sin);
+    copy(out, want_cos, want_sin);
+  }
+
+ private:
+  static std::vector<const numeric::RealRounding*> reals(const std::vector<const FormatOps*>& t) {
+    std::vector<const numeric::RealRounding*> r;
+    for (const auto* o : t) r.push_back(&o->real());
+    return r;
+  }
+  void clear_flags() {
+    for (auto& b : buffer_) b.flags = numeric::Flags();
+  }
+  void copy(RealisedPair* out, bool want_cos, bool want_sin) {
+    for (std::size_t k = 0; k < buffer_.size(); ++k) {
+      if (want_cos) out[k].cos = std::move(buffer_[k].cos);
+      if (want_sin) out[k].sin = std::move(buffer_[k].sin);
+      if (buffer_[k].flags.test(numeric::Flag::overflow)) out[k].flags |= kOverflow;
+    }
+  }
+
+  numeric::CosSinRounder rounder_;
+  std::vector<numeric::RoundedCosSin> buffer_;
+};
 
 }  // namespace
 
@@ -118,13 +152,13 @@ class R1Group final : public Group {
     if (rounder_) return;
     std::vector<const FormatOps*> t;
     for (const auto& o : targets_) t.push_back(o.get());
-    rounder_ = std::make_unique<CosSinRounder>(t);
+    rounder_ = std::make_unique<PairRounder>(t);
     if (block_.turn && block_.turn->m.fits_ulong_p() && block_.turn->m < mpz_class("18446744073709551615")) {
       m_ = block_.turn->m.get_ui();
       a_ = mpz_class(block_.turn->a % block_.turn->m).get_ui();
-      unit_ = std::make_unique<ThetaEnclosure>(ExactReal::pi_times(mpq_class(2, m_)));
+      unit_ = std::make_unique<numeric::AngleEnclosure>(ExactReal::pi_times(mpq_class(2, m_)));
     } else if (!block_.theta.is_zero()) {
-      theta_ = std::make_unique<ThetaEnclosure>(block_.theta);
+      theta_ = std::make_unique<numeric::AngleEnclosure>(block_.theta);
     }
   }
   void set_exact(RealisedPair* out, int) {
@@ -138,8 +172,8 @@ class R1Group final : public Group {
   const RotaryBlock& block_;
   const numeric::Engine& engine_;
   std::vector<std::unique_ptr<FormatOps>> targets_;
-  std::unique_ptr<CosSinRounder> rounder_;
-  std::unique_ptr<ThetaEnclosure> theta_, unit_;
+  std::unique_ptr<PairRounder> rounder_;
+  std::unique_ptr<numeric::AngleEnclosure> theta_, unit_;
   std::uint64_t m_ = 0, a_ = 0;
   std::unordered_map<std::uint64_t, std::vector<RealisedPair>> memo_;
 };
@@ -176,7 +210,7 @@ class CosSinOfValue {
 
  private:
   const FormatOps& ops_;
-  CosSinRounder rounder_;
+  PairRounder rounder_;
   bool use_memo_;
   std::unordered_map<std::uint64_t, RealisedPair> memo_;
 };
@@ -349,7 +383,7 @@ class PipelineGroup final : public Group {
 
   /// β̂ for the power step (PipelineSteps::base_exact / base_format).
   Value base_value(const Schedule& s, std::uint8_t& fl) const {
-    const Value python = python_float(*s.base);
+    const Value python = Value::from_double_exact(numeric::python_float(*s.base));
     if (steps_.base_format) return FormatOps(*steps_.base_format, rounding_, engine_).convert(python, fl);
     return power_->convert(python, fl);
   }

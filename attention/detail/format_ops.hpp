@@ -1,7 +1,8 @@
 #pragma once
 /// Internal: the realisations' view of numeric::Arithmetic — correctly rounded operations
-/// into one format with the two flags a realised rotation records (overflow, NaN), plus the
-/// interval decisions of the cos/sin rounder.
+/// into one format with the two flags a realised rotation records (overflow, NaN). Exact reals
+/// (rationals, ExactReal, cos/sin of exact angles) are rounded by numeric::RealRounding
+/// (numeric/real_rounding.hpp), which real() exposes to the cos/sin rounder.
 ///
 /// The arithmetic and its fast paths are numeric::Arithmetic's; overflow is IEEE's "overflow
 /// after rounding" (numeric/flags.hpp), decided by Arithmetic only for the rare results at
@@ -12,12 +13,12 @@
 #include <cstdint>
 #include <optional>
 
-#include "attention/detail/dd_trig.hpp"
 #include "numeric/exact_real.hpp"
 #include "numeric/arithmetic.hpp"
 #include "numeric/binary64_rounding.hpp"
 #include "numeric/engine.hpp"
 #include "numeric/format.hpp"
+#include "numeric/real_rounding.hpp"
 #include "numeric/value.hpp"
 
 namespace ropesim::attention::detail {
@@ -60,18 +61,8 @@ class FormatOps {
   /// a^b correctly rounded (pow), a > 0.
   Value pow(const Value& a, const Value& b, std::uint8_t& flags) const;
 
-  /// If every real in [lo, hi] (lo ≤ hi, finite) rounds to the same element, that element;
-  /// otherwise nullopt. Sets kOverflow when the interval lies beyond max finite.
-  /// Overflow is decided when lo and hi agree on it (otherwise nullopt: refine).
-  std::optional<Value> round_interval(mpfr_srcptr lo, mpfr_srcptr hi, std::uint8_t& flags) const;
-
-  /// Like round_interval for [y - e, y + e], y a double-double (e ≥ 0 a double). Only for
-  /// fast_dd_decision() formats.
-  std::optional<Value> round_dd(const DoubleDouble& y, double e, std::uint8_t& flags) const;
-  /// True when round_dd applies (fast_round() and binary64 or p ≤ 40).
-  bool fast_dd_decision() const {
-    return fast_.fast_rounding() && (fast_.is_binary64() || f_.precision <= 40);
-  }
+  /// The rounding of exact reals into this format (numeric/real_rounding.hpp).
+  const numeric::RealRounding& real() const { return real_; }
 
   /// A NaN of this format (NaNs compare equal by bits).
   Value nan() const;
@@ -88,14 +79,13 @@ class FormatOps {
   /// NaN → kNaN; ±inf or ±max → kOverflow when the exact result x overflows after rounding.
   template <class Exact>
   Value flag(const Value& result, const Exact& x, std::uint8_t& flags) const;
-  /// The overflow flag of `out` for every real in [lo, hi] (nullopt when they differ).
-  std::optional<bool> overflow_on(const Value& out, mpfr_srcptr lo, mpfr_srcptr hi) const;
 
   Format f_;
   Rounding r_;
   const numeric::Engine& engine_;
   numeric::Arithmetic arithmetic_;
   numeric::Binary64Rounding fast_;
+  numeric::RealRounding real_;
   double max_finite_d_ = 0;
   Value max_finite_;
   mpfr_t max_mp_;  // |max finite| exactly

@@ -13,8 +13,7 @@ namespace ropesim::attention::detail {
 
 namespace {
 
-/// The Python float (binary64, nearest) of an exact config number.
-double python_float(const mpq_class& q) { return numeric::nearest_double(q); }
+using numeric::python_float;
 
 /// A Python float as a tensor operand: converted into the tensor's format `f`.
 Value scalar(const FormatOps& f, double x, std::uint8_t& flags) {

@@ -7,7 +7,6 @@
 #include <cmath>
 #include <random>
 
-#include "attention/detail/cos_sin.hpp"
 #include "attention/detail/format_ops.hpp"
 #include "attention/realisation.hpp"
 #include "numeric/error.hpp"
@@ -113,49 +112,8 @@ TEST_CASE("fast binary64 path equals the reference engine bit for bit", "[realis
   REQUIRE(fl == detail::kOverflow);
 }
 
-TEST_CASE("double-double cos/sin step equals the MPFR Ziv path bit for bit", "[realisation][fast]") {
-  std::vector<std::unique_ptr<detail::FormatOps>> ops;
-  std::vector<const detail::FormatOps*> targets;
-  for (const Format& f : {Format::fp64(), Format::fp32(), Format::tf32(), Format::fp16(), Format::bf16()}) {
-    ops.push_back(std::make_unique<detail::FormatOps>(f, Rounding::nearest_even, mpfr_engine()));
-    targets.push_back(ops.back().get());
-  }
-  detail::CosSinRounder fast(targets, true), slow(targets, false);
-  std::vector<RealisedPair> a(targets.size()), b(targets.size());
-  auto check = [&]() {
-    for (std::size_t k = 0; k < targets.size(); ++k) {
-      INFO(targets[k]->format().name);
-      REQUIRE(same(a[k].cos, b[k].cos));
-      REQUIRE(same(a[k].sin, b[k].sin));
-      REQUIRE(a[k].flags == b[k].flags);
-    }
-  };
-  std::mt19937_64 rng(99);
-  std::uniform_real_distribution<double> mant(-2.0, 2.0);
-  std::uniform_int_distribution<int> ex(-30, 26);
-  for (int t = 0; t < 60000; ++t) {
-    const double x = std::ldexp(mant(rng), ex(rng));
-    if (x == 0) continue;
-    INFO(x);
-    fast.of_value(dbl(x), a.data());
-    slow.of_value(dbl(x), b.data());
-    check();
-  }
-  // products θ·i with θ = 10000^(-k/64) (llama2-7b's schedule) and 500000^(-k/64)/8
-  for (int k : {0, 1, 13, 40, 63}) {
-    detail::ThetaEnclosure th(ExactReal::power(10000, mpq_class(-k, 64)));
-    detail::ThetaEnclosure tl(ExactReal::power(500000, mpq_class(-k, 64), mpq_class(1, 8)));
-    for (std::uint64_t i = 1; i < 200000; i += 1 + i / 50) {
-      INFO("k = " << k << " i = " << i);
-      fast.of_product(th, i, a.data());
-      slow.of_product(th, i, b.data());
-      check();
-      fast.of_product(tl, i, a.data());
-      slow.of_product(tl, i, b.data());
-      check();
-    }
-  }
-}
+// The double-double cos/sin step against the MPFR Ziv path: tests/numeric/test_real_rounding.cpp
+// (numeric::CosSinRounder, issue 8).
 
 TEST_CASE("r1 equals direct 300-bit MPFR rounded once (single:g=1, conventional)", "[realisation][r1]") {
   const Schedule g1 = parse_schedule("single:g=1");

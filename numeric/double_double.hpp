@@ -1,7 +1,7 @@
 #pragma once
-/// Internal: cos and sin in double-double arithmetic with a stated absolute error bound, the
-/// fast first step of the Ziv loop in cos_sin.cpp (NUMERIC §2; CORE-MATH habit of keeping the
-/// error argument next to the code).
+/// cos and sin in double-double arithmetic with a stated absolute error bound: the fast first
+/// step of the Ziv loop of numeric::CosSinRounder (numeric/real_rounding.hpp; NUMERIC §2;
+/// CORE-MATH habit of keeping the error argument next to the code).
 ///
 /// Error-free transformations (Dekker / Knuth TwoSum, FMA-based TwoProd) are exact under
 /// binary64 round-to-nearest, which ropesim never changes; -ffp-contract=off keeps the
@@ -21,23 +21,28 @@
 /// input angle (cos and sin are 1-Lipschitz). Tests cross-check against MPFR bit for bit.
 #include <cstdint>
 
-namespace ropesim::attention::detail {
+namespace ropesim::numeric {
 
+/// An unevaluated sum hi + lo of two doubles (|lo| ≤ ulp(hi)/2 after normalisation), the
+/// value the fast path carries (about 106 bits).
 struct DoubleDouble {
   double hi = 0, lo = 0;
 };
 
-/// Absolute error bound of dd_cos_sin besides the input angle's own error.
+/// Absolute error bound of dd_cos_sin besides the input angle's own error (the argument
+/// above: < 2^-95 proven, stated with margin).
 constexpr double kDoubleDoubleTrigError = 0x1p-72;
 
 /// Largest |xh| accepted by dd_cos_sin.
 constexpr double kDoubleDoubleTrigMaxArgument = 0x1p28;
 
-/// cos and sin of x = x.hi + x.lo (|x.hi| < 2^28, x.lo ≤ ulp(x.hi)). Returns false (and
-/// leaves c, s unspecified) when the argument is out of range or not finite.
+/// cos and sin of x = x.hi + x.lo radians (|x.hi| < 2^28, |x.lo| ≤ ulp(x.hi)), each within
+/// kDoubleDoubleTrigError absolutely. Returns false (and leaves c, s unspecified) when the
+/// argument is out of range or not finite; never throws.
 bool dd_cos_sin(DoubleDouble x, DoubleDouble& c, DoubleDouble& s);
 
-/// x = (θh + θl) · i as a double-double (i < 2^53): relative error ≤ 7u² < 2^-103.
+/// x = (θh + θl) · i as a double-double (i < 2^53, exactly a double): relative error
+/// ≤ 7u² < 2^-103 (JMP 2017 Alg. 11/12). Never throws.
 DoubleDouble dd_mul_uint(DoubleDouble theta, std::uint64_t i);
 
-}  // namespace ropesim::attention::detail
+}  // namespace ropesim::numeric

@@ -1,4 +1,4 @@
-#include "attention/detail/dd_trig.hpp"
+#include "numeric/double_double.hpp"
 
 #include <mpfr.h>
 
@@ -7,7 +7,7 @@
 
 #include "numeric/mpfr_util.hpp"
 
-namespace ropesim::attention::detail {
+namespace ropesim::numeric {
 
 namespace {
 
@@ -52,7 +52,7 @@ struct Constants {
   double two_over_pi;
   std::array<DD, 34> inv_factorial;  // 1/n! as double-double
   Constants() {
-    numeric::Mpfr x(400), t(400);
+    Mpfr x(400), t(400);
     mpfr_const_pi(x, MPFR_RNDN);
     mpfr_div_2ui(x, x, 1, MPFR_RNDN);
     double* parts[3] = {&c1, &c2, &c3};
@@ -115,4 +115,4 @@ bool dd_cos_sin(DoubleDouble x, DoubleDouble& c, DoubleDouble& s) {
   return true;
 }
 
-}  // namespace ropesim::attention::detail
+}  // namespace ropesim::numeric
