@@ -460,6 +460,15 @@ std::vector<RealisedPair> realise_block(const Schedule& s, const Realisation& r,
     throw InvalidArgument("realise_block: end " + std::to_string(end) + " < begin " +
                           std::to_string(begin));
   }
+  if (block < s.blocks.size() && s.blocks[block].axis_angles.size() > 1) {
+    // a block mixing axes, on the diagonal (i, ..., i): per position, its angle per axis
+    std::vector<RealisedPair> out;
+    out.reserve(end - begin);
+    for (std::uint64_t i = begin; i < end; ++i) {
+      out.push_back(detail::evaluate_mixed(s.blocks[block], r, position_tuple(s, i), s.position_axes, nullptr));
+    }
+    return out;
+  }
   const std::vector<Realisation> members{r};
   detail::BlockEvaluator ev(s, block, members, r.arithmetic_engine());
   std::vector<std::vector<RealisedPair>> out;

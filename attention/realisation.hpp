@@ -235,7 +235,9 @@ RealisedRotation realise(const Schedule& s, const Realisation& r, std::uint64_t 
 /// check_position().
 RealisedRotation realise(const Schedule& s, const Realisation& r, const PositionTuple& position);
 
-/// Streams one block over positions [begin, end): out[k] = realised pair at begin + k.
+/// Streams one block over positions [begin, end): out[k] = realised pair at begin + k (on a
+/// multi-axis schedule the tuples (i, ..., i); a block mixing axes is then realised per
+/// position by detail::evaluate_mixed).
 /// `block` is a 0-based index into s.blocks. Throws InvalidArgument if not applicable or the
 /// block index is out of range. Cost: per-block constants once, then per position.
 std::vector<RealisedPair> realise_block(const Schedule& s, const Realisation& r,

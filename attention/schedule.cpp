@@ -106,7 +106,7 @@ std::string schedule_spellings() {
   return "conventional:base=B,dim=D | single:g=G (a decimal or a fraction P/Q) | periodic:m=M1,M2,... | "
          "periodic:A1/M1,A2/M2,... | partial:base=B,dim=D,factor=F | prope:base=B,dim=D,p=P | "
          "axial2d:base=B,dim=D | mrope:base=B,dim=D,sections=T,H,W | hirope:base=B,dim=D,levels=L[,split=S1,...] | "
-         "liere:axes=K,blocks=A|B|..;.. (a/m turns or decimals) | "
+         "liere:axes=K,blocks=A|B|...,... (per block K angles: a/m turns or decimals) | "
          "hf-config:PATH | hf-config[seq_len=N]:PATH | a model preset (" + join(model_preset_names(), ", ") + ")";
 }
 
@@ -365,7 +365,7 @@ Schedule liere_schedule(std::size_t axes, const std::vector<LieReBlock>& blocks)
       }
       b.axis_angles.push_back(std::move(term));
     }
-    s.spec += (k ? ";" : "") + text;
+    s.spec += (k ? "," : "") + text;
     // the diagonal angle Σ_a θ_{d,a} (scalar position i = the tuple (i, ..., i))
     if (turns) {
       b.theta = turn_sum == 0 ? ExactReal() : ExactReal::pi_times(2 * turn_sum);
@@ -381,6 +381,42 @@ Schedule liere_schedule(std::size_t axes, const std::vector<LieReBlock>& blocks)
   }
   finish(s);
   return s;
+}
+
+Schedule along_axis(const Schedule& s, std::size_t axis) {
+  if (!s.is_multi_axis()) {
+    throw InvalidArgument("schedule '" + s.spec + "' has scalar positions; accepted: a multi-axis schedule");
+  }
+  if (axis >= s.position_axes.size()) {
+    throw InvalidArgument("axis index " + std::to_string(axis) + " out of range 0.." +
+                          std::to_string(s.position_axes.size() - 1) + " of '" + s.spec + "'");
+  }
+  Schedule out = s;
+  out.spec = s.spec + "@axis=" + s.position_axes[axis];
+  out.position_axes.clear();
+  out.blocks.clear();
+  std::size_t dropped = 0;
+  for (const RotaryBlock& b : s.blocks) {
+    const auto term = std::find_if(b.axis_angles.begin(), b.axis_angles.end(),
+                                   [&](const AxisAngle& t) { return t.axis == axis; });
+    if (term == b.axis_angles.end()) {
+      ++dropped;
+      continue;
+    }
+    RotaryBlock kept = b;
+    kept.index = out.blocks.size();
+    kept.theta = term->theta;
+    kept.turn = term->turn;
+    kept.axis_angles.clear();
+    out.blocks.push_back(std::move(kept));
+  }
+  if (out.blocks.empty()) {
+    throw InvalidArgument("no block of '" + s.spec + "' reads axis " + s.position_axes[axis]);
+  }
+  out.unrotated_pairs = s.unrotated_pairs + dropped;
+  out.rotary_dim = 2 * out.blocks.size();
+  out.head_dim = out.dimension();
+  return out;
 }
 
 Schedule apply_llama3_scaling(Schedule s, const Llama3Scaling& l) {
@@ -493,8 +529,10 @@ Schedule parse_schedule(std::string_view spec) {
     for (const auto& item : split(rest, ',')) {
       auto eq = item.find('=');
       if (eq == std::string::npos) {
-        // list values (mrope sections=T,H,W; hirope split=S1,S2,...) continue after a comma
-        if (!kv.empty() && (kv.back().first == "sections" || kv.back().first == "split")) {
+        // list values (mrope sections=T,H,W; hirope split=S1,S2,...; liere blocks=T1,T2,...)
+        // continue after a comma
+        if (!kv.empty() && (kv.back().first == "sections" || kv.back().first == "split" ||
+                            kv.back().first == "blocks")) {
           kv.back().second += "," + item;
           continue;
         }
@@ -593,7 +631,7 @@ Schedule parse_schedule(std::string_view spec) {
       const std::string text = take_text("blocks");
       done();
       std::vector<LieReBlock> blocks;
-      for (const auto& item : split(text, ';')) {
+      for (const auto& item : split(text, ',')) {
         LieReBlock b;
         for (const auto& angle : split(item, '|')) {
           if (const auto slash = angle.find('/'); slash != std::string::npos) {

@@ -28,7 +28,7 @@
 ///                                      frequencies) read level 1 (the token index), the next
 ///                                      S2 level 2 (e.g. the function index), ...; default:
 ///                                      equal splits [HiRoPE, arXiv 2403.19115 §3.2]
-///   liere:axes=K,blocks=T1;T2;...      commuting generators as one rotation block each: Ti =
+///   liere:axes=K,blocks=T1,T2,...      commuting generators as one rotation block each: Ti =
 ///                                      K angles θ_{i,1}|...|θ_{i,K}, each a turn a/m (θ =
 ///                                      2πa/m) or an exact decimal in radians, one kind per
 ///                                      block; θ of block i at p = Σ_a θ_{i,a}·p_a [LieRE,
@@ -264,6 +264,18 @@ struct LieReBlock {
 /// are all turns or all rationals (so Σ θ_{d,a} p_a is a rational multiple of π or a
 /// rational, and its cos/sin are decided exactly).
 Schedule liere_schedule(std::size_t axes, const std::vector<LieReBlock>& blocks);
+
+/// The one-axis schedule that a multi-axis schedule `s` is along axis `axis` with every other
+/// coordinate 0: R_{i·e_a} block by block. A block with a term θ_{d,a} keeps its place and
+/// frequency_index with θ = θ_{d,a} (a block mixing axes: its other terms vanish at 0); a
+/// block without one is the identity at every i·e_a (in r1, r2, r3 and every pipeline the
+/// angle is exactly 0) and becomes an unrotated pair (so rotary coordinates are re-indexed:
+/// the kept blocks first, schedule.hpp layout). For r1/r3, and r2 of one-axis blocks, the
+/// realised values equal realise(s, r, i·e_a); r2 of a mixed block gives rnd(θ̂_a·î) + 0,
+/// the same value. Used by the horizon along one axis (proofs/horizon.hpp, `horizon --axis`).
+/// spec: "<spec>@axis=<name>". Throws InvalidArgument if `s` is one-axis, the axis is out of
+/// range, or no block reads the axis.
+Schedule along_axis(const Schedule& s, std::size_t axis);
 
 /// Applies llama3 scaling exactly to every block of `s` (NUMERIC §3 formula with the exact
 /// angle): wavelen = 2π/θ; low = L/low_ff; high = L/high_ff; wavelen > low → θ/factor;

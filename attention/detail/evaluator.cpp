@@ -454,6 +454,17 @@ BlockEvaluator::BlockEvaluator(const Schedule& s, std::size_t block,
                           std::to_string(s.blocks.size()) + " of " + s.spec);
   }
   const RotaryBlock& b = s.blocks[block];
+  if (b.axis_angles.size() > 1) {
+    // θ here would be the diagonal Σ_a θ_{d,a}: exact for r1/r3, but r2 and pipelines form the
+    // angle per axis (evaluate_mixed), so they must not stream this block by scalar position
+    for (const auto& r : members) {
+      if (r.kind == Realisation::Kind::r2 || r.kind == Realisation::Kind::pipeline) {
+        throw InvalidArgument("block " + std::to_string(block) + " of '" + s.spec + "' mixes position axes: " +
+                              r.name() + " forms its angle per axis; accepted: realise it at a tuple "
+                              "(realise, query_position, census) or use r1/r3");
+      }
+    }
+  }
   for (const auto& r : members) {
     std::size_t g = groups_.size();
     for (std::size_t k = 0; k < groups_.size(); ++k) {
