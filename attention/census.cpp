@@ -6,6 +6,7 @@
 #include <chrono>
 #include <exception>
 #include <map>
+#include <memory>
 #include <thread>
 #include <unordered_map>
 
@@ -108,11 +109,70 @@ struct BlockIds {
 
 constexpr std::uint64_t kChunk = 4096;
 
+/// How a block's realised pairs are produced along the census line (census.hpp
+/// CensusOptions::axis): streamed at scalar positions S.. (one-axis schedules, and blocks
+/// reading the line's moving axis or the diagonal), constant (a block reading an axis that
+/// stays at `at`), or per tuple (blocks mixing axes).
+class LineSource {
+ public:
+  LineSource(const Schedule& s, std::size_t b, const std::vector<Realisation>& members,
+             const CensusOptions& options)
+      : s_(s), b_(b), members_(members), options_(options) {
+    const RotaryBlock& block = s.blocks[b];
+    mixed_ = s.is_multi_axis() && block.axis_angles.size() > 1;
+    if (mixed_) return;
+    ev_ = std::make_unique<detail::BlockEvaluator>(s, b, members, members.front().arithmetic_engine());
+    if (!s.is_multi_axis()) return;
+    if (block.axis_angles.empty() ||
+        (options.axis && block.axis_angles.front().axis != *options.axis)) {
+      // reads an axis fixed at `at` (or none: θ = 0, realised at 0 as realise() does): one
+      // value for the whole window
+      const std::uint64_t q = block.axis_angles.empty() || options.at.empty()
+                                  ? 0
+                                  : options.at[block.axis_angles.front().axis];
+      ev_->evaluate(q, q + 1, constant_);
+      is_constant_ = true;
+    }
+  }
+  /// values[m][k] = member m's pair at window index begin + k (absolute S + begin + k).
+  void evaluate(std::uint64_t begin, std::uint64_t end, std::vector<std::vector<RealisedPair>>& values) {
+    const std::uint64_t start = options_.start;
+    if (is_constant_) {
+      values.resize(members_.size());
+      for (std::size_t m = 0; m < members_.size(); ++m) values[m].assign(end - begin, constant_[m][0]);
+      return;
+    }
+    if (!mixed_) return ev_->evaluate(start + begin, start + end, values);
+    values.resize(members_.size());
+    PositionTuple p = options_.at.empty() ? PositionTuple(s_.position_axes.size(), 0) : options_.at;
+    for (std::size_t m = 0; m < members_.size(); ++m) values[m].resize(end - begin);
+    for (std::uint64_t i = begin; i < end; ++i) {
+      if (options_.axis) {
+        p[*options_.axis] = start + i;
+      } else {
+        std::fill(p.begin(), p.end(), start + i);
+      }
+      for (std::size_t m = 0; m < members_.size(); ++m) {
+        values[m][i - begin] = detail::evaluate_mixed(s_.blocks[b_], members_[m], p, s_.position_axes, nullptr);
+      }
+    }
+  }
+
+ private:
+  const Schedule& s_;
+  std::size_t b_;
+  const std::vector<Realisation>& members_;
+  const CensusOptions& options_;
+  std::unique_ptr<detail::BlockEvaluator> ev_;  // unset for a block mixing axes
+  bool mixed_ = false, is_constant_ = false;
+  std::vector<std::vector<RealisedPair>> constant_;
+};
+
 /// Evaluates block b for all members and interns the (cos, sin) bit patterns.
 void run_block(const Schedule& s, std::size_t b, const std::vector<Realisation>& members,
-               std::uint64_t start, std::uint64_t n, std::vector<BlockIds>& out) {
+               const CensusOptions& options, std::uint64_t n, std::vector<BlockIds>& out) {
   // engines differ in speed only: the first member's serves all
-  detail::BlockEvaluator ev(s, b, members, members.front().arithmetic_engine());
+  LineSource ev(s, b, members, options);
   const std::size_t m = members.size();
   // buffers keep their capacity across blocks (out is reused by the caller; the interners
   // are per thread): no allocation per block, so memory stays flat and fast
@@ -132,7 +192,7 @@ void run_block(const Schedule& s, std::size_t b, const std::vector<Realisation>&
   std::vector<std::vector<RealisedPair>> values;
   for (std::uint64_t begin = 0; begin < n; begin += kChunk) {
     const std::uint64_t end = std::min(n, begin + kChunk);
-    ev.evaluate(start + begin, start + end, values);
+    ev.evaluate(begin, end, values);
     for (std::size_t k = 0; k < m; ++k) {
       auto& ids = out[k].ids;
       auto& fl = out[k].flags;
@@ -266,12 +326,43 @@ void check_options(const CensusOptions& o) {
   if (o.threads == 0) throw InvalidArgument("census: threads must be ≥ 1, got 0");
 }
 
+/// The census line fits the schedule: an axis only on a multi-axis schedule, `at` with one
+/// coordinate per axis and only with an axis.
+void check_line(const Schedule& s, const CensusOptions& o) {
+  if (!s.is_multi_axis()) {
+    if (o.axis || !o.at.empty()) {
+      throw InvalidArgument("census: schedule '" + s.spec + "' has scalar positions; accepted: no axis "
+                            "and no --at for it (axes belong to axial2d, mrope, hirope, liere)");
+    }
+    return;
+  }
+  const std::size_t k = s.position_axes.size();
+  std::string names;
+  for (std::size_t a = 0; a < k; ++a) names += (a ? ", " : "") + s.position_axes[a];
+  if (o.axis && *o.axis >= k) {
+    throw InvalidArgument("census: axis index " + std::to_string(*o.axis) + " out of range; accepted: " + names);
+  }
+  if (!o.at.empty() && !o.axis) {
+    throw InvalidArgument("census: fixed coordinates (at) need an axis to run along; accepted: one of " + names);
+  }
+  if (!o.at.empty() && o.at.size() != k) {
+    throw InvalidArgument("census: at has " + std::to_string(o.at.size()) + " coordinates; accepted: " +
+                          std::to_string(k) + " (" + names + ")");
+  }
+  for (const auto c : o.at) {
+    if (c > kMaxCensusLastPosition) {
+      throw InvalidArgument("census: at coordinates must be ≤ 2^63 - 1");
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<CensusResult> census_many(const Schedule& s,
                                       const std::vector<Realisation>& realisations,
                                       const CensusOptions& options) {
   check_options(options);
+  check_line(s, options);
   for (const auto& r : realisations) check_applicable(s, r);
   const auto start = std::chrono::steady_clock::now();
   const std::uint64_t n = options.positions;
@@ -288,6 +379,11 @@ std::vector<CensusResult> census_many(const Schedule& s,
     r.table_format = realisations[k].table_format();
     r.positions = n;
     r.start = options.start;
+    if (s.is_multi_axis()) {
+      r.axis = options.axis ? s.position_axes[*options.axis] : "diagonal";
+      r.at = options.at.empty() ? PositionTuple(s.position_axes.size(), 0) : options.at;
+      if (options.axis) r.at[*options.axis] = 0;
+    }
   }
   const std::size_t nb = s.blocks.size();
   const unsigned threads = options.threads;
@@ -307,7 +403,7 @@ std::vector<CensusResult> census_many(const Schedule& s,
       const std::size_t count = std::min<std::size_t>(threads, nb - b0);
       if (t < count && !failed) {
         try {
-          run_block(s, b0 + t, realisations, options.start, n, window[t]);
+          run_block(s, b0 + t, realisations, options, n, window[t]);
         } catch (...) {
           errors[t] = std::current_exception();
           failed = true;
@@ -422,6 +518,10 @@ nlohmann::json to_json(const CensusResult& r, bool include_witnesses) {
   j["table_format"] = r.table_format.name;
   j["positions"] = r.positions;
   if (r.start != 0) j["start"] = r.start;
+  if (!r.axis.empty()) {
+    j["axis"] = r.axis;
+    j["at"] = r.at;
+  }
   if (!r.not_applicable.empty()) {
     j["not_applicable"] = r.not_applicable;
     return j;

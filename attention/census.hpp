@@ -43,6 +43,17 @@ struct CensusOptions {
   std::optional<std::uint64_t> max_period;
   /// Worker threads (std::thread) over blocks; results do not depend on it. ≥ 1.
   unsigned threads = 1;
+  /// Multi-axis schedules (Schedule::position_axes): the axis a the window runs along, as an
+  /// index into position_axes. The census then realises the tuples p = at + (i - at_a)·e_a
+  /// for i = S..S+N-1 (p_a = i, the other coordinates fixed at `at`), and every position it
+  /// reports (periods, witnesses, first repeat) is that coordinate i. Unset: the diagonal
+  /// (i, ..., i), which is what a scalar position means on a multi-axis schedule (for a
+  /// schedule whose blocks each read one axis, the same result as the one-axis census of
+  /// its angles). Must be unset on a one-axis schedule.
+  std::optional<std::size_t> axis;
+  /// With `axis`: the fixed coordinates (k entries, entry `axis` ignored); empty = all 0.
+  /// Must be empty without `axis`.
+  PositionTuple at;
 };
 
 /// Positions with a flag (overflow or NaN in some block).
@@ -74,6 +85,12 @@ struct CensusResult {
   Format table_format;        ///< the format of the compared (cos, sin) entries
   std::uint64_t positions = 0;  ///< N
   std::uint64_t start = 0;      ///< S
+  /// Multi-axis schedules: the axis name the window ran along, or "diagonal"; empty on
+  /// one-axis schedules.
+  std::string axis;
+  /// Multi-axis schedules: the fixed coordinates (entry of the window's axis set to 0; all 0
+  /// for the diagonal); empty on one-axis schedules.
+  PositionTuple at;
 
   /// Number of distinct R̂_i over S..S+N-1.
   std::uint64_t distinct_rotations = 0;
@@ -118,10 +135,14 @@ struct CensusResult {
 /// calling thread only.
 using CensusProgress = std::function<void(std::size_t, std::size_t, const CensusResult&)>;
 
-/// Census of one schedule × realisation over positions S..S+N-1 (options.start, positions).
-/// Throws InvalidArgument if N = 0, N > kMaxCensusPositions, S + N - 1 >
-/// kMaxCensusLastPosition, P_max ≥ N, threads = 0, or the realisation does not apply
-/// (check_applicable).
+/// Census of one schedule × realisation over positions S..S+N-1 (options.start, positions);
+/// on a multi-axis schedule along options.axis with the others at options.at (or along the
+/// diagonal). Along axis a the period found is the smallest m with R̂(p + m·e_a) = R̂(p)
+/// over the window: for a schedule of exact turns realised by r1/r3, lcm over the blocks
+/// that read a of m_{d,a}/gcd(a_{d,a}, m_{d,a}) (docs/variants/MULTI_AXIS.md, the period
+/// lattice). Throws InvalidArgument if N = 0, N > kMaxCensusPositions, S + N - 1 >
+/// kMaxCensusLastPosition, P_max ≥ N, threads = 0, the axis or `at` do not fit the schedule
+/// (naming its axes), or the realisation does not apply (check_applicable).
 CensusResult census(const Schedule& s, const Realisation& r, const CensusOptions& options);
 
 /// The work of `cells` censuses of schedule `s` over options.positions positions, in
@@ -166,7 +187,8 @@ std::vector<CensusResult> sweep(const SweepGrid& grid, const CensusOptions& opti
                                 const std::function<bool(std::size_t cell)>& selected = {});
 
 /// The result as JSON. `include_witnesses` adds the full witness list (P_max numbers).
-/// "start" is present only when S ≠ 0; "largest_class" is {"size", "position"}.
+/// "start" is present only when S ≠ 0; "largest_class" is {"size", "position"}; "axis"
+/// (a name or "diagonal") and "at" only for multi-axis schedules.
 nlohmann::json to_json(const CensusResult& result, bool include_witnesses = false);
 
 }  // namespace ropesim::attention

@@ -1,5 +1,6 @@
 #include "attention/realisation.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <set>
@@ -325,6 +326,25 @@ void check_applicable(const Schedule& s, const Realisation& r) {
       }
     }
   }
+  if (s.is_multi_axis()) {
+    for (const auto& b : s.blocks) {
+      if (r.kind == Realisation::Kind::r3) {
+        for (const auto& t : b.axis_angles) {
+          if (!t.turn) {
+            throw InvalidArgument("r3 (periodic table) needs every θ_{d,a} of the form 2πa/m; block " +
+                                  std::to_string(b.index) + " of '" + s.spec + "' reads axis " +
+                                  s.position_axes[t.axis] + " with θ = " + t.theta.to_string() +
+                                  "; accepted: turns a/m, or use r1/r2");
+          }
+        }
+      }
+      if (r.kind == Realisation::Kind::pipeline && b.axis_angles.size() > 1) {
+        throw InvalidArgument("realisation " + r.name() + ": block " + std::to_string(b.index) + " of '" +
+                              s.spec + "' mixes position axes (no framework step list is modelled "
+                              "for it); accepted: r1, r2, r3");
+      }
+    }
+  }
   if (r.kind == Realisation::Kind::pipeline && r.steps.recipe != AngleRecipe::product) {
     if (!s.base || !s.exponent_dim) {
       throw InvalidArgument("realisation " + r.name() + " (theta_scale = β^(-2/D)) needs a base-β "
@@ -348,10 +368,82 @@ std::uint8_t RealisedRotation::flags() const {
   return f;
 }
 
-RealisedRotation realise(const Schedule& s, const Realisation& r, std::uint64_t position) {
-  check_applicable(s, r);
+PositionTuple position_tuple(const Schedule& s, std::uint64_t i) {
+  return PositionTuple(s.is_multi_axis() ? s.position_axes.size() : 1, i);
+}
+
+void check_position(const Schedule& s, const PositionTuple& p) {
+  const std::size_t k = s.is_multi_axis() ? s.position_axes.size() : 1;
+  if (p.size() != k) {
+    std::string names = "one scalar position";
+    if (s.is_multi_axis()) {
+      names = "(";
+      for (std::size_t a = 0; a < k; ++a) names += (a ? "," : "") + s.position_axes[a];
+      names += ") or one scalar i = (i, ..., i)";
+    }
+    throw InvalidArgument("position " + to_string(p) + " has " + std::to_string(p.size()) +
+                          " coordinates, schedule '" + s.spec + "' takes " + std::to_string(k) +
+                          "; accepted: " + names);
+  }
+  for (const auto c : p) {
+    if (c > (std::uint64_t{1} << 63) - 1) {
+      throw InvalidArgument("position " + to_string(p) + ": coordinates must be ≤ 2^63 - 1");
+    }
+  }
+}
+
+PositionTuple parse_position_tuple(std::string_view text) {
+  std::string_view body = text;
+  const auto bad = [&]() {
+    throw InvalidArgument("bad position '" + std::string(text) +
+                          "'; accepted: i, (t,h,w) or t,h,w with integers 0..2^63-1");
+  };
+  if (!body.empty() && body.front() == '(') {
+    if (body.back() != ')') bad();
+    body = body.substr(1, body.size() - 2);
+  }
+  PositionTuple out;
+  for (std::string item : split(body, ',')) {
+    while (!item.empty() && item.front() == ' ') item.erase(item.begin());
+    if (item.empty() || item.find_first_not_of("0123456789") != std::string::npos || item.size() > 19) bad();
+    const mpz_class v(item);
+    if (v > mpz_class("9223372036854775807")) bad();
+    out.push_back(std::stoull(item));
+  }
+  if (out.empty()) bad();
+  return out;
+}
+
+std::string to_string(const PositionTuple& p) {
+  if (p.size() == 1) return std::to_string(p[0]);
+  std::string out = "(";
+  for (std::size_t a = 0; a < p.size(); ++a) out += (a ? "," : "") + std::to_string(p[a]);
+  return out + ")";
+}
+
+namespace {
+
+/// Block b of `s` at the tuple p (multi-axis schedules): one-axis blocks by the one-axis
+/// evaluator at p_a (a block with no term has θ = 0 and is realised at 0), mixed blocks by
+/// detail::evaluate_mixed. `constant_flags` receives the pipeline constants' flags.
+RealisedPair realise_block_at(const Schedule& s, const Realisation& r, std::size_t b, const PositionTuple& p,
+                              detail::Steps* steps, std::uint8_t* constant_flags) {
+  const RotaryBlock& block = s.blocks[b];
+  if (block.axis_angles.size() > 1) {
+    if (constant_flags != nullptr) *constant_flags = 0;
+    return detail::evaluate_mixed(block, r, p, s.position_axes, steps);
+  }
+  const std::uint64_t q = block.axis_angles.empty() ? 0 : p[block.axis_angles.front().axis];
+  const std::vector<Realisation> members{r};
+  detail::BlockEvaluator ev(s, b, members, r.arithmetic_engine());
+  const RealisedPair out = ev.evaluate_one(0, q, steps);
+  if (constant_flags != nullptr) *constant_flags = ev.constant_flags(0);
+  return out;
+}
+
+/// The fields of a realised rotation that do not depend on the position.
+RealisedRotation rotation_frame(const Schedule& s, const Realisation& r) {
   RealisedRotation rot;
-  rot.position = position;
   rot.unrotated_pairs = s.unrotated_pairs;
   rot.rounding = r.rounding;
   if (r.kind == Realisation::Kind::pipeline) {
@@ -364,10 +456,39 @@ RealisedRotation realise(const Schedule& s, const Realisation& r, std::uint64_t 
     rot.output_format = r.format;
     rot.arithmetic = RotationArithmetic::theory;
   }
+  return rot;
+}
+
+}  // namespace
+
+RealisedRotation realise(const Schedule& s, const Realisation& r, std::uint64_t position) {
+  if (s.is_multi_axis()) {
+    RealisedRotation rot = realise(s, r, position_tuple(s, position));
+    rot.position = position;
+    return rot;
+  }
+  check_applicable(s, r);
+  RealisedRotation rot = rotation_frame(s, r);
+  rot.position = position;
   const std::vector<Realisation> members{r};
   for (std::size_t b = 0; b < s.blocks.size(); ++b) {
     detail::BlockEvaluator ev(s, b, members, r.arithmetic_engine());
     rot.blocks.push_back(ev.evaluate_one(0, position, nullptr));
+  }
+  return rot;
+}
+
+RealisedRotation realise(const Schedule& s, const Realisation& r, const PositionTuple& position) {
+  check_position(s, position);
+  if (!s.is_multi_axis()) return realise(s, r, position.front());
+  check_applicable(s, r);
+  RealisedRotation rot = rotation_frame(s, r);
+  rot.tuple = position;
+  const bool diagonal = std::all_of(position.begin(), position.end(),
+                                    [&](std::uint64_t c) { return c == position.front(); });
+  rot.position = diagonal ? position.front() : 0;
+  for (std::size_t b = 0; b < s.blocks.size(); ++b) {
+    rot.blocks.push_back(realise_block_at(s, r, b, position, nullptr, nullptr));
   }
   return rot;
 }
@@ -379,6 +500,15 @@ std::vector<RealisedPair> realise_block(const Schedule& s, const Realisation& r,
   if (end < begin) {
     throw InvalidArgument("realise_block: end " + std::to_string(end) + " < begin " +
                           std::to_string(begin));
+  }
+  if (block < s.blocks.size() && s.blocks[block].axis_angles.size() > 1) {
+    // a block mixing axes, on the diagonal (i, ..., i): per position, its angle per axis
+    std::vector<RealisedPair> out;
+    out.reserve(end - begin);
+    for (std::uint64_t i = begin; i < end; ++i) {
+      out.push_back(detail::evaluate_mixed(s.blocks[block], r, position_tuple(s, i), s.position_axes, nullptr));
+    }
+    return out;
   }
   const std::vector<Realisation> members{r};
   detail::BlockEvaluator ev(s, block, members, r.arithmetic_engine());
@@ -441,18 +571,49 @@ std::string decimal(const Value& v) { return v.to_decimal(17); }
 }  // namespace
 
 PositionReport query_position(const Schedule& s, const Realisation& r, std::uint64_t position) {
+  if (s.is_multi_axis()) {
+    PositionReport rep = query_position(s, r, position_tuple(s, position));
+    rep.position = position;
+    return rep;
+  }
+  return query_position(s, r, PositionTuple{position});
+}
+
+PositionReport query_position(const Schedule& s, const Realisation& r, const PositionTuple& tuple) {
+  check_position(s, tuple);
   check_applicable(s, r);
+  const bool multi = s.is_multi_axis();
+  const std::uint64_t position = tuple.front();
   PositionReport rep;
   rep.schedule = s.spec;
   rep.realisation = r.name();
   rep.table_format = r.table_format();
   rep.position = position;
+  if (multi) {
+    rep.tuple = tuple;
+    rep.axes = s.position_axes;
+  }
   const std::vector<Realisation> members{r};
   for (std::size_t b = 0; b < s.blocks.size(); ++b) {
     BlockReport br;
     br.block = b;
-    const ExactReal angle = ExactReal::rational(mpq_class(mpz_class(std::to_string(position)))) *
-                            s.blocks[b].theta;
+    // θ_d·i, or on a multi-axis schedule Σ_a θ_{d,a}·p_a (turns summed as one multiple of π)
+    ExactReal angle;
+    if (!multi) {
+      angle = ExactReal::rational(mpq_class(mpz_class(std::to_string(position)))) * s.blocks[b].theta;
+    } else {
+      std::optional<mpq_class> pi_sum = mpq_class(0), rational_sum = mpq_class(0);
+      for (const auto& t : s.blocks[b].axis_angles) {
+        const mpq_class p(mpz_class(std::to_string(tuple[t.axis])));
+        const auto pi_q = t.theta.as_pi_multiple();
+        const auto q = t.theta.as_rational();
+        if (pi_q && pi_sum) *pi_sum += *pi_q * p; else pi_sum.reset();
+        if (q && rational_sum) *rational_sum += *q * p; else rational_sum.reset();
+        angle = angle + ExactReal::rational(p) * t.theta;
+      }
+      if (pi_sum) angle = *pi_sum == 0 ? ExactReal() : ExactReal::pi_times(*pi_sum);
+      else if (rational_sum) angle = ExactReal::rational(*rational_sum);
+    }
     br.exact_angle_text = angle.to_string();
     // The reference cos/sin, accurate to far below a double's ulp: for an angle q·π the
     // argument is reduced exactly (q mod 2, so sin 6π is exactly 0); otherwise the enclosure
@@ -487,14 +648,19 @@ PositionReport query_position(const Schedule& s, const Realisation& r, std::uint
     br.exact_angle = mpfr_get_d(a, MPFR_RNDN);
     br.exact_cos = mpfr_get_d(c, MPFR_RNDN);
     br.exact_sin = mpfr_get_d(sn, MPFR_RNDN);
-    detail::BlockEvaluator ev(s, b, members, r.arithmetic_engine());
     detail::Steps steps;
-    const RealisedPair p = ev.evaluate_one(0, position, &steps);
+    RealisedPair p;
+    if (multi) {
+      p = realise_block_at(s, r, b, tuple, &steps, &br.constant_flags);
+    } else {
+      detail::BlockEvaluator ev(s, b, members, r.arithmetic_engine());
+      p = ev.evaluate_one(0, position, &steps);
+      br.constant_flags = ev.constant_flags(0);
+    }
     br.steps = std::move(steps);
     br.cos = p.cos;
     br.sin = p.sin;
     br.flags = p.flags;
-    br.constant_flags = ev.constant_flags(0);
     br.cos_error_ulps = error_ulps(rep.table_format, p.cos, c);
     br.sin_error_ulps = error_ulps(rep.table_format, p.sin, sn);
     rep.blocks.push_back(std::move(br));
@@ -507,7 +673,12 @@ nlohmann::json to_json(const PositionReport& report) {
   j["schedule"] = report.schedule;
   j["realization"] = report.realisation;
   j["table_format"] = report.table_format.name;
-  j["position"] = report.position;
+  if (report.tuple.empty()) {
+    j["position"] = report.position;
+  } else {
+    j["position"] = report.tuple;
+    j["position_axes"] = report.axes;
+  }
   nlohmann::json blocks = nlohmann::json::array();
   for (const auto& b : report.blocks) {
     nlohmann::json jb;

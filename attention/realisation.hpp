@@ -201,10 +201,17 @@ Realisation parse_realisation(std::string_view spec, const Format& format,
 std::string realisation_spellings();
 
 /// Checks that `r` can realise `s`, else throws InvalidArgument naming the block/field:
-/// r3 needs every block rational (θ = 2πa/m); resonance-table needs every block θ = 2π/λ
-/// (turn 1/λ, or 0/1) with λ ≤ 2^24 (fp32's `arange(λ)` exact); llamacpp-* need a base-β schedule without
-/// llama3 scaling (llama.cpp's rope_freqs factors are not modelled).
+/// r3 needs every block rational (θ = 2πa/m; on a multi-axis schedule every θ_{d,a});
+/// resonance-table needs every block θ = 2π/λ (turn 1/λ, or 0/1) with λ ≤ 2^24 (fp32's
+/// `arange(λ)` exact); llamacpp-* need a base-β schedule without llama3 scaling (llama.cpp's
+/// rope_freqs factors are not modelled); pipelines need every block of a multi-axis schedule
+/// to read one axis (a block mixing axes, LieRE / RoPE-Mixed, has no framework step list
+/// modelled).
 void check_applicable(const Schedule& s, const Realisation& r);
+
+/// A position of a multi-axis schedule: the tuple p = (p_1, ..., p_k), one 0-based
+/// coordinate per Schedule::position_axes entry (docs/variants/MULTI_AXIS.md).
+using PositionTuple = std::vector<std::uint64_t>;
 
 /// Per-position flags of a realised value (bit mask).
 enum RealisedFlag : std::uint8_t {
@@ -222,7 +229,10 @@ struct RealisedPair {
 /// The realised rotation R̂_i at one position: one pair per rotary block (unrotated pairs
 /// are the identity and are not stored), plus how it is applied.
 struct RealisedRotation {
+  /// The scalar position (0 when realised at a tuple that is not a diagonal (i, ..., i)).
   std::uint64_t position = 0;
+  /// Multi-axis schedules: the tuple realised; empty on one-axis schedules.
+  PositionTuple tuple;
   std::vector<RealisedPair> blocks;
   std::size_t unrotated_pairs = 0;
   Format rotation_format = Format::fp32();  ///< arithmetic format of apply_rotation
@@ -233,11 +243,34 @@ struct RealisedRotation {
   std::uint8_t flags() const;
 };
 
-/// R̂_i for one position i (0-based). Throws InvalidArgument if !applicable (see
-/// check_applicable).
-RealisedRotation realise(const Schedule& s, const Realisation& r, std::uint64_t position);
+/// The tuple a scalar position i means on `s`: (i, ..., i) on a multi-axis schedule — as
+/// Qwen2-VL gives a text token t = h = w = i (arXiv 2409.12191 §2.1) — and (i) on a one-axis
+/// schedule. Throws nothing.
+PositionTuple position_tuple(const Schedule& s, std::uint64_t i);
+/// Checks that p is a position of `s`: k = position_axes.size() coordinates on a multi-axis
+/// schedule, exactly one on a one-axis schedule, each ≤ 2^63 - 1. Throws InvalidArgument
+/// (one line naming the axes).
+void check_position(const Schedule& s, const PositionTuple& p);
+/// Parses a position: "i", "(t,h,w)" or "t,h,w" (non-negative integers ≤ 2^63 - 1, exact,
+/// spaces allowed after commas). Throws InvalidArgument naming the accepted forms.
+PositionTuple parse_position_tuple(std::string_view text);
+/// "i" for one coordinate, "(t,h,w)" for several.
+std::string to_string(const PositionTuple& p);
 
-/// Streams one block over positions [begin, end): out[k] = realised pair at begin + k.
+/// R̂_i for one position i (0-based); on a multi-axis schedule the tuple (i, ..., i)
+/// (position_tuple). Throws InvalidArgument if !applicable (see check_applicable).
+RealisedRotation realise(const Schedule& s, const Realisation& r, std::uint64_t position);
+/// R̂_p at a tuple p (check_position): block d rotates by Σ_a θ_{d,a}·p_a [THEORY §3 with
+/// schedule.hpp AxisAngle]. A block reading one axis a is realised exactly as the one-axis
+/// block at the scalar position p_a (every realisation and pipeline step unchanged); a block
+/// mixing axes (LieRE, RoPE-Mixed) by detail::evaluate_mixed (r1, r2, r3 only). On a
+/// one-axis schedule p = (i) is realise(s, r, i). Throws InvalidArgument like realise() and
+/// check_position().
+RealisedRotation realise(const Schedule& s, const Realisation& r, const PositionTuple& position);
+
+/// Streams one block over positions [begin, end): out[k] = realised pair at begin + k (on a
+/// multi-axis schedule the tuples (i, ..., i); a block mixing axes is then realised per
+/// position by detail::evaluate_mixed).
 /// `block` is a 0-based index into s.blocks. Throws InvalidArgument if not applicable or the
 /// block index is out of range. Cost: per-block constants once, then per position.
 std::vector<RealisedPair> realise_block(const Schedule& s, const Realisation& r,
@@ -284,11 +317,21 @@ struct PositionReport {
   std::string realisation;
   Format table_format;
   std::uint64_t position = 0;
+  /// Multi-axis schedules: the tuple reported (a scalar position i is (i, ..., i)); empty
+  /// on one-axis schedules.
+  PositionTuple tuple;
+  /// Multi-axis schedules: the axis names (Schedule::position_axes).
+  std::vector<std::string> axes;
   std::vector<BlockReport> blocks;
 };
 
-/// Builds the report of position `position`. Throws InvalidArgument like realise().
+/// Builds the report of position `position` (on a multi-axis schedule the tuple (i, ..., i)).
+/// Throws InvalidArgument like realise().
 PositionReport query_position(const Schedule& s, const Realisation& r, std::uint64_t position);
+/// The report at a tuple p (check_position): exact angle Σ_a θ_{d,a}·p_a per block, the
+/// realised values as realise(s, r, p) gives them, r2's steps per axis for mixed blocks
+/// (detail::evaluate_mixed). Throws InvalidArgument like realise().
+PositionReport query_position(const Schedule& s, const Realisation& r, const PositionTuple& position);
 
 /// The report as JSON (values as decimal and hex strings). Does not print.
 nlohmann::json to_json(const PositionReport& report);

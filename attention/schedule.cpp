@@ -107,6 +107,8 @@ std::string schedule_spellings() {
   return "conventional:base=B,dim=D | single:g=G (a decimal or a fraction P/Q) | periodic:m=M1,M2,... | "
          "periodic:A1/M1,A2/M2,... | partial:base=B,dim=D,factor=F | prope:base=B,dim=D,p=P | "
          "resonance:base=B,dim=D | resonance-yarn:base=B,dim=D,factor=S,original=L[,beta_fast=A,beta_slow=C] | "
+         "axial2d:base=B,dim=D | mrope:base=B,dim=D,sections=T,H,W | hirope:base=B,dim=D,levels=L[,split=S1,...] | "
+         "liere:axes=K,blocks=A|B|...,... (per block K angles: a/m turns or decimals) | "
          "hf-config:PATH | hf-config[seq_len=N]:PATH | a model preset (" + join(model_preset_names(), ", ") + ")";
 }
 
@@ -206,6 +208,49 @@ Schedule prope_schedule(const mpq_class& base, std::size_t dim, const mpq_class&
   return s;
 }
 
+std::size_t Schedule::axis_index(std::string_view name) const {
+  if (position_axes.empty()) {
+    throw InvalidArgument("schedule '" + spec + "' has scalar positions (one axis); accepted: no axis "
+                          "for it, or a multi-axis schedule (axial2d, mrope, hirope, liere)");
+  }
+  std::string names;
+  for (std::size_t a = 0; a < position_axes.size(); ++a) {
+    if (position_axes[a] == name || std::to_string(a) == name) return a;
+    names += (a ? ", " : "") + position_axes[a];
+  }
+  throw InvalidArgument("unknown position axis '" + std::string(name) + "' of '" + spec +
+                        "'; accepted: " + names + " (or the index 0.." +
+                        std::to_string(position_axes.size() - 1) + ")");
+}
+
+namespace {
+
+/// Makes `s` a multi-axis schedule whose block k reads axis reads[k] alone: axis_angles =
+/// {(reads[k], θ_k, turn_k)}; θ and turn stay the block's (the diagonal angle of one term).
+void read_axes(Schedule& s, std::vector<std::string> axes, const std::vector<std::size_t>& reads) {
+  s.position_axes = std::move(axes);
+  for (std::size_t k = 0; k < s.blocks.size(); ++k) {
+    RotaryBlock& b = s.blocks[k];
+    if (b.theta.is_zero()) continue;
+    b.axis_angles.push_back(AxisAngle{reads[k], b.theta, b.turn});
+  }
+}
+
+/// Section sizes → the axis of each block, in order.
+std::vector<std::size_t> axes_of_sections(const std::vector<std::size_t>& sections) {
+  std::vector<std::size_t> reads;
+  for (std::size_t a = 0; a < sections.size(); ++a) reads.insert(reads.end(), sections[a], a);
+  return reads;
+}
+
+std::string joined_sizes(const std::vector<std::size_t>& v) {
+  std::string out;
+  for (std::size_t k = 0; k < v.size(); ++k) out += (k ? "," : "") + std::to_string(v[k]);
+  return out;
+}
+
+}  // namespace
+
 namespace {
 
 /// round(q) for a rational q, ties to even (torch.round, IEEE roundTiesToEven).
@@ -290,6 +335,176 @@ Schedule resonance_yarn_schedule(const mpq_class& base, std::size_t dim, const m
   if (beta_fast) s.spec += ",beta_fast=" + text_of(*beta_fast);
   if (beta_slow) s.spec += ",beta_slow=" + text_of(*beta_slow);
   return s;
+}
+
+Schedule axial2d_schedule(const mpq_class& base, std::size_t dim) {
+  if (dim < 4 || dim % 4 != 0) {
+    throw InvalidArgument("axial2d: dim must be a multiple of 4 (dim/4 frequencies per axis), got " +
+                          std::to_string(dim));
+  }
+  // θ_k = β^(-4k/dim) = β^(-2k/(dim/2)): the conventional schedule over dim/2, once per axis
+  const Schedule half = conventional_schedule(base, dim / 2);
+  Schedule s;
+  s.kind = "axial2d";
+  s.spec = "axial2d:base=" + text_of(base) + ",dim=" + std::to_string(dim);
+  std::vector<std::size_t> reads;
+  for (std::size_t axis = 0; axis < 2; ++axis) {
+    for (const RotaryBlock& h : half.blocks) {
+      RotaryBlock b = block(s.blocks.size(), h.theta);
+      b.frequency_index = h.index;  // inv_freq_k = β^(-2k/(dim/2)), k = 0..dim/4-1
+      s.blocks.push_back(std::move(b));
+      reads.push_back(axis);
+    }
+  }
+  s.base = base;
+  s.exponent_dim = dim / 2;
+  finish(s);
+  read_axes(s, {"x", "y"}, reads);
+  return s;
+}
+
+Schedule mrope_schedule(const mpq_class& base, std::size_t dim, const std::vector<std::size_t>& sections) {
+  if (sections.size() != 3) {
+    throw InvalidArgument("mrope: sections must be three sizes T,H,W, got " + std::to_string(sections.size()));
+  }
+  Schedule s = conventional_schedule(base, dim);
+  if (sections[0] + sections[1] + sections[2] != s.blocks.size()) {
+    throw InvalidArgument("mrope: sections " + joined_sizes(sections) + " must sum to dim/2 = " +
+                          std::to_string(s.blocks.size()));
+  }
+  s.kind = "mrope";
+  s.spec = "mrope:base=" + text_of(base) + ",dim=" + std::to_string(dim) + ",sections=" + joined_sizes(sections);
+  read_axes(s, {"t", "h", "w"}, axes_of_sections(sections));
+  return s;
+}
+
+Schedule hirope_schedule(const mpq_class& base, std::size_t dim, std::size_t levels,
+                         const std::vector<std::size_t>& split) {
+  if (levels < 2 || levels > 8) {
+    throw InvalidArgument("hirope: levels must be in 2..8, got " + std::to_string(levels));
+  }
+  Schedule s = conventional_schedule(base, dim);
+  const std::size_t nb = s.blocks.size();
+  std::vector<std::size_t> sizes = split;
+  const bool given = !split.empty();
+  if (!given) {
+    // dim/2 divided as equally as possible, the remainder to the last (coarsest) levels
+    for (std::size_t l = 0; l < levels; ++l) sizes.push_back(nb / levels + (l >= levels - nb % levels ? 1 : 0));
+  }
+  std::size_t total = 0;
+  for (auto v : sizes) total += v;
+  if (sizes.size() != levels || total != nb) {
+    throw InvalidArgument("hirope: split " + joined_sizes(sizes) + " must have " + std::to_string(levels) +
+                          " sizes summing to dim/2 = " + std::to_string(nb));
+  }
+  s.kind = "hirope";
+  s.spec = "hirope:base=" + text_of(base) + ",dim=" + std::to_string(dim) + ",levels=" + std::to_string(levels) +
+           (given ? ",split=" + joined_sizes(sizes) : "");
+  std::vector<std::string> axes;
+  for (std::size_t l = 1; l <= levels; ++l) axes.push_back("level" + std::to_string(l));
+  read_axes(s, axes, axes_of_sections(sizes));
+  return s;
+}
+
+Schedule liere_schedule(std::size_t axes, const std::vector<LieReBlock>& blocks) {
+  if (axes < 1 || axes > 8) throw InvalidArgument("liere: axes must be in 1..8, got " + std::to_string(axes));
+  if (blocks.empty()) throw InvalidArgument("liere: needs at least one block");
+  Schedule s;
+  s.kind = "liere";
+  s.spec = "liere:axes=" + std::to_string(axes) + ",blocks=";
+  for (std::size_t a = 1; a <= axes; ++a) s.position_axes.push_back("p" + std::to_string(a));
+  for (std::size_t k = 0; k < blocks.size(); ++k) {
+    const auto& angles = blocks[k].angles;
+    if (angles.size() != axes) {
+      throw InvalidArgument("liere: block " + std::to_string(k) + " has " + std::to_string(angles.size()) +
+                            " angles, the schedule has " + std::to_string(axes) + " axes");
+    }
+    const bool turns = std::holds_alternative<RationalTurn>(angles.front());
+    RotaryBlock b;
+    b.index = k;
+    b.frequency_index = k;
+    mpq_class turn_sum = 0, radian_sum = 0;
+    std::string text;
+    for (std::size_t a = 0; a < axes; ++a) {
+      if (std::holds_alternative<RationalTurn>(angles[a]) != turns) {
+        throw InvalidArgument("liere: block " + std::to_string(k) + " mixes turns a/m and radians; "
+                              "accepted: all angles of a block turns, or all decimals");
+      }
+      AxisAngle term;
+      term.axis = a;
+      if (turns) {
+        const RationalTurn& t = std::get<RationalTurn>(angles[a]);
+        if (t.m < 1) throw InvalidArgument("liere: m must be ≥ 1, got " + t.m.get_str());
+        mpq_class frac(t.a, t.m);
+        frac.canonicalize();
+        text += (a ? "|" : "") + t.a.get_str() + "/" + t.m.get_str();
+        if (frac == 0) continue;
+        mpz_class r = frac.get_num() % frac.get_den();
+        if (r < 0) r += frac.get_den();
+        term.theta = ExactReal::pi_times(2 * frac);
+        term.turn = RationalTurn{r, frac.get_den()};
+        turn_sum += frac;
+      } else {
+        const mpq_class& q = std::get<mpq_class>(angles[a]);
+        text += (a ? "|" : "") + text_of(q);
+        if (q == 0) continue;
+        term.theta = ExactReal::rational(q);
+        radian_sum += q;
+      }
+      b.axis_angles.push_back(std::move(term));
+    }
+    s.spec += (k ? "," : "") + text;
+    // the diagonal angle Σ_a θ_{d,a} (scalar position i = the tuple (i, ..., i))
+    if (turns) {
+      b.theta = turn_sum == 0 ? ExactReal() : ExactReal::pi_times(2 * turn_sum);
+      mpq_class frac = turn_sum;
+      mpz_class r = frac.get_num() % frac.get_den();
+      if (r < 0) r += frac.get_den();
+      b.turn = RationalTurn{r, frac.get_den()};
+    } else {
+      b.theta = radian_sum == 0 ? ExactReal() : ExactReal::rational(radian_sum);
+      if (radian_sum == 0) b.turn = RationalTurn{0, 1};
+    }
+    s.blocks.push_back(std::move(b));
+  }
+  finish(s);
+  return s;
+}
+
+Schedule along_axis(const Schedule& s, std::size_t axis) {
+  if (!s.is_multi_axis()) {
+    throw InvalidArgument("schedule '" + s.spec + "' has scalar positions; accepted: a multi-axis schedule");
+  }
+  if (axis >= s.position_axes.size()) {
+    throw InvalidArgument("axis index " + std::to_string(axis) + " out of range 0.." +
+                          std::to_string(s.position_axes.size() - 1) + " of '" + s.spec + "'");
+  }
+  Schedule out = s;
+  out.spec = s.spec + "@axis=" + s.position_axes[axis];
+  out.position_axes.clear();
+  out.blocks.clear();
+  std::size_t dropped = 0;
+  for (const RotaryBlock& b : s.blocks) {
+    const auto term = std::find_if(b.axis_angles.begin(), b.axis_angles.end(),
+                                   [&](const AxisAngle& t) { return t.axis == axis; });
+    if (term == b.axis_angles.end()) {
+      ++dropped;
+      continue;
+    }
+    RotaryBlock kept = b;
+    kept.index = out.blocks.size();
+    kept.theta = term->theta;
+    kept.turn = term->turn;
+    kept.axis_angles.clear();
+    out.blocks.push_back(std::move(kept));
+  }
+  if (out.blocks.empty()) {
+    throw InvalidArgument("no block of '" + s.spec + "' reads axis " + s.position_axes[axis]);
+  }
+  out.unrotated_pairs = s.unrotated_pairs + dropped;
+  out.rotary_dim = 2 * out.blocks.size();
+  out.head_dim = out.dimension();
+  return out;
 }
 
 Schedule apply_llama3_scaling(Schedule s, const Llama3Scaling& l) {
@@ -401,9 +616,39 @@ Schedule parse_schedule(std::string_view spec) {
     std::vector<std::pair<std::string, std::string>> kv;
     for (const auto& item : split(rest, ',')) {
       auto eq = item.find('=');
-      if (eq == std::string::npos) bad_spec(spec, "expected key=value, got '" + item + "'");
+      if (eq == std::string::npos) {
+        // list values (mrope sections=T,H,W; hirope split=S1,S2,...; liere blocks=T1,T2,...)
+        // continue after a comma
+        if (!kv.empty() && (kv.back().first == "sections" || kv.back().first == "split" ||
+                            kv.back().first == "blocks")) {
+          kv.back().second += "," + item;
+          continue;
+        }
+        bad_spec(spec, "expected key=value, got '" + item + "'");
+      }
       kv.emplace_back(item.substr(0, eq), item.substr(eq + 1));
     }
+    auto take_text = [&](const char* key) -> std::string {
+      for (auto it = kv.begin(); it != kv.end(); ++it) {
+        if (it->first == key) {
+          std::string v = it->second;
+          kv.erase(it);
+          return v;
+        }
+      }
+      bad_spec(spec, std::string("missing ") + key + "=");
+    };
+    auto sizes = [&](const char* key, const std::string& text) {
+      std::vector<std::size_t> out;
+      for (const auto& item : split(text, ',')) {
+        const mpq_class v = numeric::parse_decimal_exact(item, key);
+        if (v.get_den() != 1 || v < 0 || v > 32768) {
+          bad_spec(spec, std::string(key) + " must list integers in 0..32768, got '" + item + "'");
+        }
+        out.push_back(v.get_num().get_ui());
+      }
+      return out;
+    };
     auto take = [&](const char* key) -> mpq_class {
       for (auto it = kv.begin(); it != kv.end(); ++it) {
         if (it->first == key) {
@@ -466,6 +711,51 @@ Schedule parse_schedule(std::string_view spec) {
       const auto beta_slow = take_optional("beta_slow");
       done();
       s = resonance_yarn_schedule(base, dim, factor, original, beta_fast, beta_slow);
+    } else if (kind == "axial2d") {
+      mpq_class base = take("base");
+      std::size_t dim = checked_dim(take("dim"), "dim");
+      done();
+      s = axial2d_schedule(base, dim);
+    } else if (kind == "mrope") {
+      mpq_class base = take("base");
+      std::size_t dim = checked_dim(take("dim"), "dim");
+      const std::vector<std::size_t> sections = sizes("sections", take_text("sections"));
+      done();
+      s = mrope_schedule(base, dim, sections);
+    } else if (kind == "hirope") {
+      mpq_class base = take("base");
+      std::size_t dim = checked_dim(take("dim"), "dim");
+      const mpq_class levels = take("levels");
+      if (levels.get_den() != 1 || levels < 2 || levels > 8) bad_spec(spec, "levels must be an integer in 2..8");
+      std::vector<std::size_t> split_sizes;
+      if (std::any_of(kv.begin(), kv.end(), [](const auto& p) { return p.first == "split"; })) {
+        split_sizes = sizes("split", take_text("split"));
+      }
+      done();
+      s = hirope_schedule(base, dim, levels.get_num().get_ui(), split_sizes);
+    } else if (kind == "liere") {
+      const mpq_class axes = take("axes");
+      if (axes.get_den() != 1 || axes < 1 || axes > 8) bad_spec(spec, "axes must be an integer in 1..8");
+      const std::string text = take_text("blocks");
+      done();
+      std::vector<LieReBlock> blocks;
+      for (const auto& item : split(text, ',')) {
+        LieReBlock b;
+        for (const auto& angle : split(item, '|')) {
+          if (const auto slash = angle.find('/'); slash != std::string::npos) {
+            const mpq_class a = numeric::parse_decimal_exact(angle.substr(0, slash), "a");
+            const mpq_class m = numeric::parse_decimal_exact(angle.substr(slash + 1), "m");
+            if (a.get_den() != 1 || m.get_den() != 1 || m < 1) {
+              bad_spec(spec, "a turn a/m needs integers with m ≥ 1, got '" + angle + "'");
+            }
+            b.angles.emplace_back(RationalTurn{a.get_num(), m.get_num()});
+          } else {
+            b.angles.emplace_back(numeric::parse_decimal_exact(angle, "angle"));
+          }
+        }
+        blocks.push_back(std::move(b));
+      }
+      s = liere_schedule(axes.get_num().get_ui(), blocks);
     } else {
       bad_spec(spec, "unknown kind '" + kind + "'");
     }
@@ -546,9 +836,22 @@ nlohmann::json to_json(const Schedule& s) {
                         : nlohmann::json(nullptr);
     jb["dropped"] = b.dropped;
     if (b.axis) jb["axis"] = to_string(*b.axis);
+    if (s.is_multi_axis()) {
+      // θ_{d,a} per axis read (theta above is Σ_a θ_{d,a}, the diagonal angle)
+      nlohmann::json terms = nlohmann::json::array();
+      for (const auto& t : b.axis_angles) {
+        terms.push_back({{"axis", s.position_axes[t.axis]},
+                         {"theta", t.theta.to_string()},
+                         {"theta_double", t.theta.to_double()},
+                         {"turn", t.turn ? nlohmann::json(t.turn->a.get_str() + "/" + t.turn->m.get_str())
+                                         : nlohmann::json(nullptr)}});
+      }
+      jb["axis_angles"] = terms;
+    }
     blocks.push_back(jb);
   }
   j["blocks"] = blocks;
+  if (s.is_multi_axis()) j["position_axes"] = s.position_axes;
   return j;
 }
 

@@ -27,6 +27,24 @@
 ///   hf-config:PATH                     a Hugging Face config.json (attention/hf_config.hpp)
 ///   hf-config[seq_len=N]:PATH          the same at sequence length N (dynamic, longrope);
 ///                                      PATH is everything after the first ':', verbatim
+/// Multi-axis schedules (positions are tuples p = (p_1..p_k); docs/variants/MULTI_AXIS.md):
+///   axial2d:base=B,dim=D               θ_k = B^(-4k/D), k = 0..D/4-1, blocks 0..D/4-1 read
+///                                      x, blocks D/4..D/2-1 read y [RoPE-ViT, arXiv
+///                                      2403.13298 "RoPE-Axial"; its code compute_axial_cis]
+///   mrope:base=B,dim=D,sections=T,H,W  conventional θ_k over D; the first T blocks read t,
+///                                      the next H read h, the last W read w (T+H+W = D/2)
+///                                      [Qwen2-VL, arXiv 2409.12191 §2.1 M-RoPE]
+///   hirope:base=B,dim=D,levels=L[,split=S1,...,SL]
+///                                      conventional θ_k over D; the first S1 blocks (highest
+///                                      frequencies) read level 1 (the token index), the next
+///                                      S2 level 2 (e.g. the function index), ...; default:
+///                                      equal splits [HiRoPE, arXiv 2403.19115 §3.2]
+///   liere:axes=K,blocks=T1,T2,...      commuting generators as one rotation block each: Ti =
+///                                      K angles θ_{i,1}|...|θ_{i,K}, each a turn a/m (θ =
+///                                      2πa/m) or an exact decimal in radians, one kind per
+///                                      block; θ of block i at p = Σ_a θ_{i,a}·p_a [LieRE,
+///                                      arXiv 2406.10322 eq. R(p) = exp(Σ p_a A_a) with
+///                                      commuting A_a; RoPE-Mixed, arXiv 2403.13298]
 /// Numbers (B, G, F, P) are parsed exactly as decimals (numeric::parse_decimal_exact).
 #include <gmpxx.h>
 #include <nlohmann/json.hpp>
@@ -36,6 +54,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "numeric/exact_real.hpp"
@@ -58,6 +77,16 @@ enum class PositionAxis { temporal, height, width };
 /// "temporal", "height" or "width".
 const char* to_string(PositionAxis axis);
 
+/// One term θ_{d,a}·p_a of a multi-axis block's angle: the angle per unit step along axis a.
+struct AxisAngle {
+  /// 0-based index into Schedule::position_axes.
+  std::size_t axis = 0;
+  /// θ_{d,a}, exact, radians per unit step along the axis.
+  ExactReal theta;
+  /// Set when θ_{d,a} = 2πa/m (a turn, reduced as RationalTurn).
+  std::optional<RationalTurn> turn;
+};
+
 /// One rotary block (a pair of coordinates rotated by Rot(θ·i) at position i).
 struct RotaryBlock {
   /// 0-based block index (THEORY's θ_d has d = index + 1).
@@ -72,10 +101,18 @@ struct RotaryBlock {
   /// True for the blocks p-RoPE sets to θ = 0 [RRWG] (they are still rotary blocks: a
   /// realisation computes Rot(0·i)).
   bool dropped = false;
-  /// Multi-axis RoPE (MRoPE, Qwen2-VL): the position axis this block reads. Unset for
-  /// one-axis schedules. ropesim's positions are scalar for now: a text token has
-  /// t = h = w = i, so the angles do not depend on the axis (docs/HF_CONFIG.md).
+  /// Multi-axis RoPE (MRoPE, Qwen2-VL) read from a Hugging Face config: the position axis
+  /// this block reads. Unset for one-axis schedules. hf-config and preset schedules keep
+  /// scalar positions: a text token has t = h = w = i, so the angles do not depend on the
+  /// axis (docs/HF_CONFIG.md). The `mrope:` spelling makes a multi-axis schedule instead.
   std::optional<PositionAxis> axis;
+  /// Multi-axis schedules (Schedule::position_axes non-empty): the nonzero terms of the
+  /// block's angle Σ_a θ_{d,a}·p_a, in increasing axis order (empty: θ = 0 at every tuple).
+  /// One term for axial 2-D, MRoPE and HiRoPE blocks; several for LieRE / RoPE-Mixed. On
+  /// such a schedule `theta` (and `turn`) is Σ_a θ_{d,a}, the angle per step along the
+  /// diagonal (i, ..., i), which is what a scalar position i means there. Empty on one-axis
+  /// schedules.
+  std::vector<AxisAngle> axis_angles;
 };
 
 /// llama3 frequency scaling (Hugging Face `rope_type: llama3`; NUMERIC §3), exact values.
@@ -133,7 +170,7 @@ struct Schedule {
   /// Canonical spec string (parse_schedule(spec) gives the same schedule), or the preset name.
   std::string spec;
   /// "conventional", "single", "periodic", "partial", "prope", "resonance", "resonance-yarn",
-  /// "preset" or "hf-config".
+  /// "preset", "hf-config", "axial2d", "mrope", "hirope" or "liere".
   std::string kind;
   std::vector<RotaryBlock> blocks;
   std::size_t unrotated_pairs = 0;
@@ -174,8 +211,17 @@ struct Schedule {
   /// The exact expression of that factor, e.g. "0.1*ln(4)+1" (reports only).
   std::string attention_scaling_text;
 
+  /// Multi-axis schedules: the names of the position axes, in tuple order (e.g. "x", "y";
+  /// "t", "h", "w"; "level1", "level2"). Empty: positions are scalar (one axis).
+  std::vector<std::string> position_axes;
+
   /// 2·(blocks.size() + unrotated_pairs).
   std::size_t dimension() const { return 2 * (blocks.size() + unrotated_pairs); }
+  /// True when positions are tuples (position_axes non-empty).
+  bool is_multi_axis() const { return !position_axes.empty(); }
+  /// The index of the axis named `name` or written as its 0-based index ("0", "1", ...).
+  /// Throws InvalidArgument naming the accepted axes (or saying the schedule has one axis).
+  std::size_t axis_index(std::string_view name) const;
   /// True iff every block has a RationalTurn (the schedule is in RoPE_P under R1/R3).
   bool is_rational() const;
 };
@@ -230,6 +276,50 @@ Schedule resonance_yarn_schedule(const mpq_class& base, std::size_t dim, const m
                                  const mpq_class& original,
                                  const std::optional<mpq_class>& beta_fast = std::nullopt,
                                  const std::optional<mpq_class>& beta_slow = std::nullopt);
+/// Axial 2-D RoPE [RoPE-ViT, arXiv 2403.13298 "RoPE-Axial"]: axes ("x", "y"); θ_k =
+/// β^(-4k/dim) = β^(-2k/(dim/2)), k = 0..dim/4-1; block k reads x, block dim/4 + k reads y
+/// with the same θ_k (the layout of the paper's compute_axial_cis: cat(x part, y part)).
+/// exponent_dim = dim/2, frequency_index = k. Throws InvalidArgument unless β > 0 and dim
+/// is a multiple of 4, ≥ 4.
+Schedule axial2d_schedule(const mpq_class& base, std::size_t dim);
+/// MRoPE [Qwen2-VL, arXiv 2409.12191 §2.1]: axes ("t", "h", "w"); the conventional θ_k over
+/// dim; blocks in sections (the first sections[0] read t, the next sections[1] h, the rest
+/// w), as Hugging Face's mrope_section without interleaving. Throws InvalidArgument unless
+/// the three sections sum to dim/2.
+Schedule mrope_schedule(const mpq_class& base, std::size_t dim, const std::vector<std::size_t>& sections);
+/// HiRoPE [arXiv 2403.19115 §3.2]: axes ("level1", ..., "levelL"), level 1 the finest (token
+/// index); the conventional θ_k over dim; the first split[0] blocks (highest frequencies)
+/// read level 1, the next split[1] level 2, ... Empty `split`: dim/2 divided as equally as
+/// possible, the remainder to the last levels. Throws InvalidArgument unless 2 ≤ levels ≤ 8,
+/// the split has `levels` entries and sums to dim/2.
+Schedule hirope_schedule(const mpq_class& base, std::size_t dim, std::size_t levels,
+                         const std::vector<std::size_t>& split = {});
+/// One LieRE block with commuting generators: θ_{d,a} per axis, each a turn a/m or an exact
+/// rational (radians); a zero angle is a turn 0/1 or a rational 0.
+struct LieReBlock {
+  std::vector<std::variant<RationalTurn, mpq_class>> angles;
+};
+/// LieRE restricted to commuting generators [arXiv 2406.10322; "RoPE-Mixed", arXiv 2403.13298]:
+/// commuting skew-symmetric generators A_a are simultaneously block-diagonal (in a
+/// common orthonormal basis) with 2×2 blocks θ_{d,a}·J, so exp(Σ_a p_a A_a) = blockdiag
+/// Rot(Σ_a θ_{d,a} p_a); this schedule is that block form. Axes "p1".."pK". Throws
+/// InvalidArgument unless 1 ≤ axes ≤ 8, every block has `axes` angles, and a block's angles
+/// are all turns or all rationals (so Σ θ_{d,a} p_a is a rational multiple of π or a
+/// rational, and its cos/sin are decided exactly).
+Schedule liere_schedule(std::size_t axes, const std::vector<LieReBlock>& blocks);
+
+/// The one-axis schedule that a multi-axis schedule `s` is along axis `axis` with every other
+/// coordinate 0: R_{i·e_a} block by block. A block with a term θ_{d,a} keeps its place and
+/// frequency_index with θ = θ_{d,a} (a block mixing axes: its other terms vanish at 0); a
+/// block without one is the identity at every i·e_a (in r1, r2, r3 and every pipeline the
+/// angle is exactly 0) and becomes an unrotated pair (so rotary coordinates are re-indexed:
+/// the kept blocks first, schedule.hpp layout). For r1/r3, and r2 of one-axis blocks, the
+/// realised values equal realise(s, r, i·e_a); r2 of a mixed block gives rnd(θ̂_a·î) + 0,
+/// the same value. Used by the horizon along one axis (proofs/horizon.hpp, `horizon --axis`).
+/// spec: "<spec>@axis=<name>". Throws InvalidArgument if `s` is one-axis, the axis is out of
+/// range, or no block reads the axis.
+Schedule along_axis(const Schedule& s, std::size_t axis);
+
 /// Applies llama3 scaling exactly to every block of `s` (NUMERIC §3 formula with the exact
 /// angle): wavelen = 2π/θ; low = L/low_ff; high = L/high_ff; wavelen > low → θ/factor;
 /// wavelen < high → θ; otherwise smooth = (L/wavelen - low_ff)/(high_ff - low_ff) and

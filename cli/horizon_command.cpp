@@ -45,6 +45,19 @@ proofs::HorizonSpec horizon_spec(const HeadArguments& a) {
   if (!a.schedule.empty()) {
     spec.head.schedule =
         with_flag("--schedule", [&] { return attention::parse_schedule(a.schedule); });
+    if (spec.head.schedule.is_multi_axis()) {
+      // the fixed-offset head Y^k along one axis, the other coordinates 0
+      if (a.axis.empty()) {
+        std::string names;
+        for (const auto& n : spec.head.schedule.position_axes) names += (names.empty() ? "" : ", ") + n;
+        throw InvalidArgument("--axis: '" + a.schedule + "' has tuple positions; accepted: one of " + names);
+      }
+      spec.head.schedule = with_flag("--axis", [&] {
+        return attention::along_axis(spec.head.schedule, spec.head.schedule.axis_index(a.axis));
+      });
+    } else if (!a.axis.empty()) {
+      throw InvalidArgument("--axis: '" + a.schedule + "' has scalar positions; accepted: no --axis for it");
+    }
     if (spec.head.schedule.blocks.empty()) {
       throw InvalidArgument("--schedule: '" + a.schedule + "' has no rotary block");
     }
@@ -242,6 +255,8 @@ Action add_horizon_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--schedule", o->head.schedule,
                   "Multi-frequency head over a schedule or model preset (equal weights)");
+  cmd->add_option("--axis", o->head.axis,
+                  "Multi-axis schedules: the head along this axis (name or index), the other coordinates 0");
   cmd->add_option("--k", o->head.k, "Offset k >= 1")->capture_default_str();
   cmd->add_option("--C", o->head.C, "Scale C (exact decimal) or 'auto'")->capture_default_str();
   add_head_options(cmd, o->head);

@@ -13,6 +13,9 @@ namespace ropesim::cli {
 struct HeadArguments {
   std::string g = "1";             ///< --g (exact decimal); ignored when schedule is set
   std::string schedule;            ///< --schedule (multi-frequency head)
+  /// --axis: a multi-axis schedule's head along this axis, the others at 0
+  /// (attention::along_axis); required for a multi-axis --schedule.
+  std::string axis;
   std::string k = "1";             ///< --k
   std::string C = "auto";          ///< --C: exact decimal or "auto"
   std::string format = "fp32";     ///< --format

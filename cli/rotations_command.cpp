@@ -25,6 +25,10 @@ nlohmann::json census_json(const attention::CensusResult& r, numeric::Rounding r
   j["rounding"] = std::string(numeric::to_string(rounding));
   j["positions"] = r.positions;
   if (r.start != 0) j["start"] = r.start;
+  if (!r.axis.empty()) {
+    j["axis"] = r.axis;
+    j["at"] = r.at;
+  }
   j["distinct"] = r.distinct_rotations;
   j["largest_class"] = r.largest_class.size;
   j["largest_class_position"] = r.largest_class.position;
@@ -56,6 +60,11 @@ std::string census_text(const attention::CensusResult& r, numeric::Rounding roun
   out += fmt::format("schedule      {}\nrealization   {} (table format {})\nformat        {}\nrounding      {}\npositions     {}..{}\n",
                      r.schedule, r.realisation, r.table_format.name, r.format.name, numeric::to_string(rounding),
                      r.start, last);
+  if (!r.axis.empty()) {
+    out += r.axis == "diagonal" ? std::string("axis          diagonal (i,...,i)\n")
+                                : fmt::format("axis          {} (positions are this coordinate; the others at {})\n",
+                                              r.axis, attention::to_string(r.at));
+  }
   out += fmt::format("distinct      {} realised rotations\n", r.distinct_rotations);
   out += fmt::format("largest class {} positions share one rotation (the smallest is {})\n", r.largest_class.size,
                      r.largest_class.position);
@@ -112,7 +121,8 @@ std::string position_text(const attention::PositionReport& report, numeric::Roun
                               (b.constant_flags ? " constants:" + flags_text(b.constant_flags) : "")});
   }
   return fmt::format("schedule {}  realization {}  table format {}  rounding {}  position {}\n", report.schedule,
-                     report.realisation, report.table_format.name, numeric::to_string(rounding), report.position) +
+                     report.realisation, report.table_format.name, numeric::to_string(rounding),
+                     report.tuple.empty() ? std::to_string(report.position) : attention::to_string(report.tuple)) +
          table.to_text();
 }
 
@@ -122,7 +132,8 @@ Action add_rotations_command(CLI::App& app) {
   struct Options {
     std::string schedule, realisation = "r1", format = "fp32", rounding = "nearest-even", engine = "auto";
     std::uint64_t positions = 65536, start = 0;
-    std::optional<std::uint64_t> position, max_period;
+    std::optional<std::uint64_t> max_period;
+    std::optional<std::string> position, axis, at;
     bool json = false, witnesses = false, allow_slow = false;
     unsigned threads = 0;
     std::string out;
@@ -137,7 +148,14 @@ Action add_rotations_command(CLI::App& app) {
       ->capture_default_str();
   auto* positions = add_integer_option(cmd, "--positions", o->positions, "N: positions 0..N-1", 2, attention::kMaxCensusPositions)->capture_default_str();
   auto* start = add_integer_option(cmd, "--start", o->start, "S: the census covers positions S..S+N-1 (periods and witnesses are about that window)", 0, INT64_MAX);
-  auto* position = add_integer_option(cmd, "--position", o->position, "Report the realised rotation at position I instead of a census", 0, INT64_MAX);
+  auto* position = cmd->add_option("--position", o->position,
+                                   "Report the realised rotation at position I, or at the tuple (t,h,w) / t,h,w of a "
+                                   "multi-axis schedule (a scalar I there is (I,...,I)), instead of a census");
+  auto* axis = cmd->add_option("--axis", o->axis,
+                               "Multi-axis schedules: run the census along this axis (a name, e.g. x, t, level2, "
+                               "or its index); default: the diagonal (i,...,i)");
+  auto* at = cmd->add_option("--at", o->at, "With --axis: the fixed coordinates of the other axes, a tuple (default all 0)");
+  at->needs(axis);
   auto* max_period = add_integer_option(cmd, "--max-period", o->max_period, "P_max for non-periodicity witnesses (default N/2)", 1, attention::kMaxCensusPositions);
   auto* threads = add_jobs_option(cmd, o->threads);
   cmd->add_flag("--json", o->json, "Print JSON (counts; the witness list with --witnesses)");
@@ -148,6 +166,8 @@ Action add_rotations_command(CLI::App& app) {
   position->excludes(start);
   position->excludes(max_period);  // --position reports one position: census options do not apply
   position->excludes(threads);
+  position->excludes(axis);
+  position->excludes(at);
   return [cmd, o]() -> int {
     if (!cmd->parsed()) return -1;
     if (cmd->count("--out") > 0) {
@@ -169,7 +189,12 @@ Action add_rotations_command(CLI::App& app) {
     realisation.engine = engine;
     with_flag("--realization", [&] { attention::check_applicable(schedule, realisation); return 0; });
     if (o->position) {
-      const auto report = attention::query_position(schedule, realisation, *o->position);
+      const attention::PositionTuple tuple =
+          with_flag("--position", [&] { return attention::parse_position_tuple(*o->position); });
+      const auto report = with_flag("--position", [&] {
+        return tuple.size() == 1 ? attention::query_position(schedule, realisation, tuple.front())
+                                 : attention::query_position(schedule, realisation, tuple);
+      });
       if (o->json) {
         nlohmann::json j = attention::to_json(report);
         j["format"] = format.name;
@@ -198,6 +223,8 @@ Action add_rotations_command(CLI::App& app) {
                             std::to_string(attention::kMaxCensusLastPosition - (o->positions - 1)));
     }
     options.max_period = o->max_period;
+    if (o->axis) options.axis = with_flag("--axis", [&] { return schedule.axis_index(*o->axis); });
+    if (o->at) options.at = with_flag("--at", [&] { return attention::parse_position_tuple(*o->at); });
     options.threads = jobs_threads(o->threads);
     check_budget("--positions", attention::census_work(schedule, options), opt_in_budget(o->allow_slow));
     const auto result = attention::census(schedule, realisation, options);

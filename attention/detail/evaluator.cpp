@@ -2,6 +2,7 @@
 
 #include <gmpxx.h>
 
+#include <algorithm>
 #include <optional>
 #include <unordered_map>
 
@@ -510,6 +511,17 @@ BlockEvaluator::BlockEvaluator(const Schedule& s, std::size_t block,
                           std::to_string(s.blocks.size()) + " of " + s.spec);
   }
   const RotaryBlock& b = s.blocks[block];
+  if (b.axis_angles.size() > 1) {
+    // θ here would be the diagonal Σ_a θ_{d,a}: exact for r1/r3, but r2 and pipelines form the
+    // angle per axis (evaluate_mixed), so they must not stream this block by scalar position
+    for (const auto& r : members) {
+      if (r.kind == Realisation::Kind::r2 || r.kind == Realisation::Kind::pipeline) {
+        throw InvalidArgument("block " + std::to_string(block) + " of '" + s.spec + "' mixes position axes: " +
+                              r.name() + " forms its angle per axis; accepted: realise it at a tuple "
+                              "(realise, query_position, census) or use r1/r3");
+      }
+    }
+  }
   for (const auto& r : members) {
     std::size_t g = groups_.size();
     for (std::size_t k = 0; k < groups_.size(); ++k) {
@@ -565,6 +577,69 @@ RealisedPair BlockEvaluator::evaluate_one(std::size_t member, std::uint64_t posi
   scratch_.resize(groups_[g]->slots());
   groups_[g]->compute(position, scratch_.data(), steps);
   return scratch_[slot];
+}
+
+RealisedPair evaluate_mixed(const RotaryBlock& block, const Realisation& r,
+                            const std::vector<std::uint64_t>& position,
+                            const std::vector<std::string>& axes, Steps* steps) {
+  const numeric::Engine& engine = r.arithmetic_engine();
+  if (r.kind == Realisation::Kind::r2) {
+    const FormatOps ops(r.format, r.rounding, engine);
+    std::uint8_t fl = 0;
+    std::optional<Value> phi;
+    for (const AxisAngle& t : block.axis_angles) {
+      const Value theta_hat = ops.round_real(t.theta, fl);
+      const Value p_hat = ops.from_uint(position.at(t.axis), fl);
+      const Value term = ops.mul(theta_hat, p_hat, fl);
+      add_step(steps, ("theta_hat_" + axes.at(t.axis)).c_str(), theta_hat);
+      add_step(steps, ("p_hat_" + axes.at(t.axis)).c_str(), p_hat);
+      phi = phi ? ops.add(*phi, term, fl) : term;
+    }
+    if (!phi) phi = ops.zero();
+    add_step(steps, "phi", *phi);
+    CosSinOfValue cos_sin(ops);
+    RealisedPair out = cos_sin(*phi);
+    out.flags |= fl;
+    return out;
+  }
+  if (r.kind == Realisation::Kind::pipeline) {
+    throw InvalidArgument("realisation " + r.name() + ": block " + std::to_string(block.index) +
+                          " mixes position axes; accepted: r1, r2, r3");
+  }
+  // r1 / r3: one block with the exact angle, realised at position 1
+  RotaryBlock at;
+  at.index = block.index;
+  const bool turns = !block.axis_angles.empty() &&
+                     std::all_of(block.axis_angles.begin(), block.axis_angles.end(),
+                                 [](const AxisAngle& t) { return t.turn.has_value(); });
+  if (turns) {
+    mpq_class sum = 0;  // Σ_a a_a·p_a/m_a, reduced mod 1 below
+    for (const AxisAngle& t : block.axis_angles) {
+      sum += mpq_class(t.turn->a * mpz_class(std::to_string(position.at(t.axis))), t.turn->m);
+    }
+    sum.canonicalize();
+    mpz_class residue = sum.get_num() % sum.get_den();
+    if (residue < 0) residue += sum.get_den();
+    const mpq_class frac(residue, sum.get_den());
+    at.turn = RationalTurn{residue, sum.get_den()};
+    at.theta = residue == 0 ? ExactReal() : ExactReal::pi_times(2 * frac);
+  } else {
+    mpq_class angle = 0;  // Σ_a θ_{d,a}·p_a, exactly (the θ_{d,a} are rationals here)
+    for (const AxisAngle& t : block.axis_angles) {
+      const auto q = t.theta.as_rational();
+      if (!q) {
+        throw InvalidArgument("block " + std::to_string(block.index) + " mixes turns and radians; "
+                              "accepted: all angles of a block turns a/m, or all decimals");
+      }
+      angle += *q * mpq_class(mpz_class(std::to_string(position.at(t.axis))));
+    }
+    at.theta = angle == 0 ? ExactReal() : ExactReal::rational(angle);
+  }
+  R1Group group(at, engine);
+  group.add(r);
+  RealisedPair out;
+  group.compute(1, &out, steps);
+  return out;
 }
 
 }  // namespace ropesim::attention::detail

@@ -47,4 +47,16 @@ class BlockEvaluator {
   std::vector<RealisedPair> scratch_;
 };
 
+/// The realised pair of a block whose angle mixes axes (LieRE / RoPE-Mixed: several
+/// schedule.hpp AxisAngle terms) at the tuple p, for r1, r2 or r3 (pipelines are refused by
+/// check_applicable). r1/r3: the exact angle Σ_a θ_{d,a}·p_a (turns reduced exactly mod 1:
+/// 2π·frac(Σ_a a_a p_a / m_a), so r1 = r3 = the table T_d at that residue), cos and sin
+/// correctly rounded once. r2: φ = rnd(... rnd(rnd(θ̂_1·p̂_1) + rnd(θ̂_2·p̂_2)) ...), the
+/// terms in axis order, θ̂_a = rnd(θ_{d,a}), p̂_a = rnd(p_a), as RoPE-Mixed's code forms
+/// freqs_x + freqs_y (arXiv 2403.13298, compute_mixed_cis); then rnd(cos φ), rnd(sin φ).
+/// Steps (r2): "theta_hat_<axis>", "p_hat_<axis>", "phi". `axes` names the axes.
+RealisedPair evaluate_mixed(const RotaryBlock& block, const Realisation& r,
+                            const std::vector<std::uint64_t>& position,
+                            const std::vector<std::string>& axes, Steps* steps);
+
 }  // namespace ropesim::attention::detail
