@@ -223,3 +223,26 @@ TEST_CASE("HoPE/FoPE claims at finite precision: dropped blocks have period 1, k
   CHECK(all.period == 1u);
   CHECK(all.distinct_rotations == 1u);
 }
+
+TEST_CASE("r2 at fp16: a dropped block stops being position-independent at i >= 65520", "[census][hope]") {
+  // fp16's largest finite value is 65504; i ≥ 65520 (the midpoint to 2^16, which ties to the
+  // even significand 2^16 and overflows) rounds to î = +inf. A dropped block has θ̂ = 0, and
+  // φ = round(0·inf) = NaN (IEEE 754 invalid operation), so cos φ = sin φ = NaN: the block has
+  // two realised values, (1, 0) below 65520 and NaN from there, and no period on 0..65535.
+  // On 0..65519 it has period 1 (the test above, and this census on a shorter window).
+  const Schedule s = parse_schedule("hope:base=10000,dim=8,train_len=100");
+  const Realisation r2 = parse_realisation("r2", Format::fp16());
+  const CensusResult full = census(s, r2, window(65536));
+  CHECK(full.distinct_per_block[2] == 2u);
+  CHECK(full.distinct_per_block[3] == 2u);
+  CHECK_FALSE(full.period_per_block[2].has_value());
+  CHECK(full.nan.count == 16u);
+  CHECK(full.nan.first == 65520u);
+  const CensusResult below = census(s, r2, window(65520));
+  CHECK(below.period_per_block[2] == 1u);
+  CHECK(below.nan.count == 0u);
+  // hf forms the angle in fp32 and no angle at all for a dropped block: (1, 0) everywhere
+  const CensusResult hf = census(s, parse_realisation("hf", Format::fp16()), window(65536));
+  CHECK(hf.period_per_block[2] == 1u);
+  CHECK(hf.nan.count == 0u);
+}

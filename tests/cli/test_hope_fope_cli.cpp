@@ -16,7 +16,7 @@ TEST_CASE("rotations census of hope and fope: dropped blocks one rotation, kept 
   // (θ = 1, 1/10; θ/2π irrational) give 2048 distinct fp32 pairs at i = 0..2047 under r1
   // (two positions share round(cos θi), round(sin θi) only if θ(i - j) is within ~2^-23 of a
   // multiple of 2π; the best approximation below 2048, 710 - 113·2π ≈ 6e-5, is far from it).
-  for (const std::string spec : {"hope:base=10000,dim=8,train_len=100", "fope:base=10000,dim=8,train_len=100,sigma=0.05,seed=3"}) {
+  for (const std::string spec : {"hope:base=10000,dim=8,train_len=100", "fope:base=10000,dim=8,train_len=100,sigma=1/20,seed=3"}) {
     INFO(spec);
     const Run r = run("rotations --schedule " + spec + " --realization r1 --format fp32 --positions 2048 --json");
     REQUIRE(r.code == 0);
