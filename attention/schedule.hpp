@@ -16,13 +16,14 @@
 ///                                      θ_d = B^(-2(d-1)/D), then θ = 0 for every block whose
 ///                                      wavelength 2π/θ_d exceeds T (θ_d·T < 2π, decided
 ///                                      exactly), and for the K lowest-frequency blocks left
-///                                      (default 0) [HoPE, arXiv 2410.21216 §4; docs/variants/HOPE_FOPE.md]
+///                                      (default 0) [HoPE, arXiv 2410.21216, method;
+///                                      docs/variants/HOPE_FOPE.md]
 ///   fope:base=B,dim=D,train_len=T[,sigma=S,seed=N]
 ///                                      the D/2 frequency components θ_k = B^(-2k/D), the
 ///                                      under-trained ones (2π/θ_k > T) clipped to θ = 0; the
 ///                                      Fourier coefficients a_{k,m} = [k=m] + S·z_{k,m} are
 ///                                      not rotations and live apart (fope_coefficient;
-///                                      S default 3/10, N default 0) [FoPE, arXiv 2412.17739 §4]
+///                                      S default 3/10, N default 0) [FoPE, arXiv 2412.17739, method]
 ///   <preset>                           a model of data/models.json (model_preset_names())
 ///   hf-config:PATH                     a Hugging Face config.json (attention/hf_config.hpp)
 ///   hf-config[seq_len=N]:PATH          the same at sequence length N (dynamic, longrope);
@@ -212,15 +213,15 @@ Schedule prope_schedule(const mpq_class& base, std::size_t dim, const mpq_class&
 /// block does not complete one period within the length (θ = 0 counts as an infinite
 /// wavelength). Decided exactly (ExactReal comparison with π; θ·length = 2π cannot happen for
 /// the algebraic θ = B^q of base-B schedules, so the comparison always terminates).
-/// [HoPE arXiv 2410.21216 §4; FoPE arXiv 2412.17739 §4, the floor frequency 2π/N]
+/// [HoPE arXiv 2410.21216, method; FoPE arXiv 2412.17739, method, the floor frequency 2π/N]
 bool wavelength_exceeds(const ExactReal& theta, std::uint64_t length);
-/// HoPE [arXiv 2410.21216 §4]: conventional over dim (θ_d = base^(-2(d-1)/dim)), then θ = 0
+/// HoPE [arXiv 2410.21216, method]: conventional over dim (θ_d = base^(-2(d-1)/dim)), then θ = 0
 /// (dropped) for every block with wavelength_exceeds(θ_d, train_len), then for the
 /// `activated` lowest-frequency blocks still rotating. Throws InvalidArgument unless base > 0,
 /// dim is even ≥ 2, train_len ≥ 1 and activated ≤ the number of blocks left rotating.
 Schedule hope_schedule(const mpq_class& base, std::size_t dim, std::uint64_t train_len,
                        std::size_t activated = 0);
-/// FoPE [arXiv 2412.17739 §4]: one rotary block per frequency component θ_k = base^(-2k/dim),
+/// FoPE [arXiv 2412.17739, method]: one rotary block per frequency component θ_k = base^(-2k/dim),
 /// k = 0..dim/2-1 (the RoPE frequencies every FoPE dimension draws from), with θ = 0 (dropped,
 /// "clipped") for every component with wavelength_exceeds(θ_k, train_len), i.e. below the
 /// floor frequency 2π/train_len. The census of a FoPE schedule is the census of these
@@ -231,9 +232,10 @@ Schedule fope_schedule(const mpq_class& base, std::size_t dim, std::uint64_t tra
                        const mpq_class& sigma, std::uint64_t seed);
 /// FoPE's Fourier coefficient a_{k,m} of frequency component k in dimension m (both 0-based,
 /// < dim/2), exactly: [k = m] + σ·z_{k,m}, z_{k,m} a standard normal sample fixed by the seed
-/// (FoPE §4: each dimension keeps its own frequency and adds the others with coefficients
-/// drawn from N(0, σ²)). z_{k,m} is the binary64 Box–Muller value sqrt(-2 ln u1)·cos(2π u2)
-/// with u1 = (x_{2j} >> 11 + 1)/2^53, u2 = (x_{2j+1} >> 11)/2^53, j = k·(dim/2) + m, x_n the
+/// (FoPE arXiv 2412.17739, method; docs/variants/HOPE_FOPE.md: each dimension keeps its own
+/// frequency and adds the others with coefficients drawn from N(0, σ²)). z_{k,m} is the
+/// binary64 Box–Muller value sqrt(-2 ln u1)·cos(2π u2) with u1 = ((x_{2j} >> 11) + 1)/2^53,
+/// u2 = (x_{2j+1} >> 11)/2^53, j = k·(dim/2) + m, x_n the
 /// n-th output of SplitMix64 seeded with `seed` (x_n = mix(seed + (n+1)·0x9E3779B97F4A7C15)),
 /// every operation rounded to nearest binary64 by MPFR: the same bits on every platform.
 /// Throws InvalidArgument if `s` is not a fope schedule or k, m ≥ dim/2.
