@@ -1,5 +1,7 @@
 #include "attention/schedule.hpp"
 
+#include <mpfr.h>
+
 #include <algorithm>
 #include <mutex>
 #include <sstream>
@@ -109,6 +111,8 @@ std::string schedule_spellings() {
          "resonance:base=B,dim=D | resonance-yarn:base=B,dim=D,factor=S,original=L[,beta_fast=A,beta_slow=C] | "
          "axial2d:base=B,dim=D | mrope:base=B,dim=D,sections=T,H,W | hirope:base=B,dim=D,levels=L[,split=S1,...] | "
          "liere:axes=K,blocks=A|B|...,... (per block K angles: a/m turns or decimals) | "
+         "hope:base=B,dim=D,train_len=T[,activated=K] | "
+         "fope:base=B,dim=D,train_len=T[,sigma=S,seed=N] | "
          "hf-config:PATH | hf-config[seq_len=N]:PATH | a model preset (" + join(model_preset_names(), ", ") + ")";
 }
 
@@ -223,6 +227,13 @@ std::size_t Schedule::axis_index(std::string_view name) const {
                         std::to_string(position_axes.size() - 1) + ")");
 }
 
+bool wavelength_exceeds(const ExactReal& theta, std::uint64_t length) {
+  if (theta.is_zero()) return true;
+  // 2π/θ > T  ⟺  θ·T < 2π  (θ > 0, T > 0)
+  const ExactReal theta_length = ExactReal::rational(mpq_class(mpz_class(length))) * theta;
+  return compare(theta_length, ExactReal::pi_times(2)) < 0;
+}
+
 namespace {
 
 /// Makes `s` a multi-axis schedule whose block k reads axis reads[k] alone: axis_angles =
@@ -247,6 +258,17 @@ std::string joined_sizes(const std::vector<std::size_t>& v) {
   std::string out;
   for (std::size_t k = 0; k < v.size(); ++k) out += (k ? "," : "") + std::to_string(v[k]);
   return out;
+}
+
+void check_train_len(std::uint64_t train_len) {
+  if (train_len < 1) throw InvalidArgument("train_len must be an integer ≥ 1, got 0");
+}
+
+/// Sets block k to θ = 0 (dropped).
+void drop_block(RotaryBlock& b) {
+  b.theta = ExactReal();
+  b.turn = RationalTurn{0, 1};
+  b.dropped = true;
 }
 
 }  // namespace
@@ -507,6 +529,107 @@ Schedule along_axis(const Schedule& s, std::size_t axis) {
   return out;
 }
 
+Schedule hope_schedule(const mpq_class& base, std::size_t dim, std::uint64_t train_len,
+                       std::size_t activated) {
+  check_train_len(train_len);
+  Schedule s = conventional_schedule(base, dim);
+  s.kind = "hope";
+  s.spec = "hope:base=" + text_of(base) + ",dim=" + std::to_string(dim) +
+           ",train_len=" + std::to_string(train_len);
+  if (activated > 0) s.spec += ",activated=" + std::to_string(activated);
+  // θ_d decreases with d, so the blocks that complete a period within T come first.
+  std::size_t kept = 0;
+  for (auto& b : s.blocks) {
+    if (wavelength_exceeds(b.theta, train_len)) {
+      drop_block(b);
+    } else {
+      ++kept;
+    }
+  }
+  if (activated > kept) {
+    throw InvalidArgument("hope: activated=" + std::to_string(activated) + " exceeds the " +
+                          std::to_string(kept) + " blocks whose wavelength fits in train_len=" +
+                          std::to_string(train_len));
+  }
+  for (std::size_t k = kept - activated; k < kept; ++k) drop_block(s.blocks[k]);
+  s.train_len = train_len;
+  s.hope_activated = activated;
+  return s;
+}
+
+Schedule fope_schedule(const mpq_class& base, std::size_t dim, std::uint64_t train_len,
+                       const mpq_class& sigma, std::uint64_t seed) {
+  check_train_len(train_len);
+  if (sigma < 0) throw InvalidArgument("fope sigma must be ≥ 0, got " + sigma.get_str());
+  Schedule s = conventional_schedule(base, dim);
+  s.kind = "fope";
+  s.spec = "fope:base=" + text_of(base) + ",dim=" + std::to_string(dim) + ",train_len=" +
+           std::to_string(train_len) + ",sigma=" + text_of(sigma) + ",seed=" + std::to_string(seed);
+  // FoPE clips the components below the floor frequency 2π/T to zero frequency.
+  for (auto& b : s.blocks) {
+    if (wavelength_exceeds(b.theta, train_len)) drop_block(b);
+  }
+  s.train_len = train_len;
+  s.fope_sigma = sigma;
+  s.fope_seed = seed;
+  return s;
+}
+
+namespace {
+
+/// SplitMix64 output n (0-based) of the generator seeded with `seed` (Steele, Lea, Flood,
+/// "Fast splittable pseudorandom number generators", OOPSLA 2014; Vigna's reference code).
+std::uint64_t splitmix64(std::uint64_t seed, std::uint64_t n) {
+  std::uint64_t z = seed + (n + 1) * 0x9E3779B97F4A7C15ULL;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+
+/// Box–Muller z = sqrt(-2 ln u1)·cos(2π u2), each operation rounded to nearest binary64 by
+/// MPFR (correctly rounded: the same bits everywhere), returned exactly.
+mpq_class box_muller(std::uint64_t x1, std::uint64_t x2) {
+  mpfr_t u1, u2, a, b;
+  mpfr_inits2(53, u1, u2, a, b, static_cast<mpfr_ptr>(nullptr));
+  // u1 in (0, 1], u2 in [0, 1): 53-bit integers over 2^53, exact in binary64
+  static_assert(sizeof(unsigned long) == 8, "53-bit integers are set through unsigned long");
+  mpfr_set_ui(u1, static_cast<unsigned long>((x1 >> 11) + 1), MPFR_RNDN);  // ≤ 2^53: exact
+  mpfr_div_2ui(u1, u1, 53, MPFR_RNDN);
+  mpfr_set_ui(u2, static_cast<unsigned long>(x2 >> 11), MPFR_RNDN);
+  mpfr_div_2ui(u2, u2, 53, MPFR_RNDN);
+  mpfr_log(a, u1, MPFR_RNDN);         // ln u1 ≤ 0
+  mpfr_mul_si(a, a, -2, MPFR_RNDN);   // exact (a power of two)
+  mpfr_sqrt(a, a, MPFR_RNDN);
+  mpfr_const_pi(b, MPFR_RNDN);
+  mpfr_mul_2ui(b, b, 1, MPFR_RNDN);   // 2π rounded, doubling exact
+  mpfr_mul(b, b, u2, MPFR_RNDN);
+  mpfr_cos(b, b, MPFR_RNDN);
+  mpfr_mul(a, a, b, MPFR_RNDN);
+  mpq_class z;
+  mpfr_get_q(z.get_mpq_t(), a);
+  mpfr_clears(u1, u2, a, b, static_cast<mpfr_ptr>(nullptr));
+  return z;
+}
+
+}  // namespace
+
+mpq_class fope_coefficient(const Schedule& s, std::size_t component, std::size_t dimension) {
+  if (s.kind != "fope" || !s.fope_sigma || !s.fope_seed) {
+    throw InvalidArgument("fope_coefficient needs a fope schedule, got '" + s.spec + "'");
+  }
+  const std::size_t n = s.blocks.size();
+  if (component >= n || dimension >= n) {
+    throw InvalidArgument("fope_coefficient: component " + std::to_string(component) +
+                          " and dimension " + std::to_string(dimension) + " must be < " +
+                          std::to_string(n));
+  }
+  const std::uint64_t j = static_cast<std::uint64_t>(component) * n + dimension;
+  const mpq_class z = box_muller(splitmix64(*s.fope_seed, 2 * j), splitmix64(*s.fope_seed, 2 * j + 1));
+  mpq_class a = *s.fope_sigma * z;
+  if (component == dimension) a += 1;
+  return a;
+}
+
 Schedule apply_llama3_scaling(Schedule s, const Llama3Scaling& l) {
   if (l.factor <= 0 || l.high_freq_factor == l.low_freq_factor ||
       l.original_max_position_embeddings <= 0 || l.low_freq_factor <= 0 ||
@@ -756,6 +879,40 @@ Schedule parse_schedule(std::string_view spec) {
         blocks.push_back(std::move(b));
       }
       s = liere_schedule(axes.get_num().get_ui(), blocks);
+    } else if (kind == "hope" || kind == "fope") {
+      // base, dim and train_len required; the optional keys of each kind after them
+      const char* accepted = kind == "hope" ? "base, dim, train_len, activated"
+                                            : "base, dim, train_len, sigma, seed";
+      auto integer = [&](const char* key, const mpq_class& v, const mpq_class& least) {
+        if (v.get_den() != 1 || v < least || !v.get_num().fits_ulong_p()) {
+          bad_spec(spec, std::string(key) + " must be an integer ≥ " + least.get_str() +
+                             ", got " + v.get_str());
+        }
+        return static_cast<std::uint64_t>(v.get_num().get_ui());
+      };
+      auto has = [&](const char* key) {
+        return std::any_of(kv.begin(), kv.end(), [&](const auto& p) { return p.first == key; });
+      };
+      for (const auto& [key, value] : kv) {
+        (void)value;
+        const std::string keys = std::string(", ") + accepted + ",";
+        if (keys.find(", " + key + ",") == std::string::npos) {
+          bad_spec(spec, "unexpected key '" + key + "' (" + kind + " accepts " + accepted + ")");
+        }
+      }
+      mpq_class base = take("base");
+      std::size_t dim = checked_dim(take("dim"), "dim");
+      const std::uint64_t train_len = integer("train_len", take("train_len"), 1);
+      if (kind == "hope") {
+        const std::uint64_t activated = has("activated") ? integer("activated", take("activated"), 0) : 0;
+        done();
+        s = hope_schedule(base, dim, train_len, activated);
+      } else {
+        const mpq_class sigma = has("sigma") ? take("sigma") : mpq_class(3, 10);
+        const std::uint64_t seed = has("seed") ? integer("seed", take("seed"), 0) : 0;
+        done();
+        s = fope_schedule(base, dim, train_len, sigma, seed);
+      }
     } else {
       bad_spec(spec, "unknown kind '" + kind + "'");
     }
@@ -782,6 +939,17 @@ nlohmann::json to_json(const Schedule& s) {
                                    ? nlohmann::json(s.partial_rotary_factor->get_str())
                                    : nlohmann::json(nullptr);
   j["prope_p"] = s.prope_p ? nlohmann::json(s.prope_p->get_str()) : nlohmann::json(nullptr);
+  if (s.train_len) j["train_len"] = *s.train_len;
+  if (s.hope_activated) j["hope_activated"] = *s.hope_activated;
+  if (s.fope_sigma && s.fope_seed) {
+    std::size_t clipped = 0;
+    for (const auto& b : s.blocks) clipped += b.dropped;
+    j["fope"] = {{"sigma", s.fope_sigma->get_str()},
+                 {"seed", *s.fope_seed},
+                 {"clipped", clipped},
+                 {"coefficients", "a[k][m] = [k=m] + sigma*z[k][m], z: SplitMix64 + Box-Muller "
+                                  "in binary64 (attention/schedule.hpp fope_coefficient)"}};
+  }
   if (s.llama3) {
     j["llama3"] = {{"factor", s.llama3->factor.get_str()},
                    {"low_freq_factor", s.llama3->low_freq_factor.get_str()},

@@ -23,6 +23,18 @@
 ///                                      config_schedule (rope_type yarn, factor S,
 ///                                      original_max_position_embeddings L, beta_fast A default
 ///                                      32, beta_slow C default 1), then each wavelength rounded
+///   hope:base=B,dim=D,train_len=T[,activated=K]
+///                                      θ_d = B^(-2(d-1)/D), then θ = 0 for every block whose
+///                                      wavelength 2π/θ_d exceeds T (θ_d·T < 2π, decided
+///                                      exactly), and for the K lowest-frequency blocks left
+///                                      (default 0) [HoPE, arXiv 2410.21216, method;
+///                                      docs/variants/HOPE_FOPE.md]
+///   fope:base=B,dim=D,train_len=T[,sigma=S,seed=N]
+///                                      the D/2 frequency components θ_k = B^(-2k/D), the
+///                                      under-trained ones (2π/θ_k > T) clipped to θ = 0; the
+///                                      Fourier coefficients a_{k,m} = [k=m] + S·z_{k,m} are
+///                                      not rotations and live apart (fope_coefficient;
+///                                      S default 3/10, N default 0) [FoPE, arXiv 2412.17739, method]
 ///   <preset>                           a model of data/models.json (model_preset_names())
 ///   hf-config:PATH                     a Hugging Face config.json (attention/hf_config.hpp)
 ///   hf-config[seq_len=N]:PATH          the same at sequence length N (dynamic, longrope);
@@ -45,7 +57,8 @@
 ///                                      block; θ of block i at p = Σ_a θ_{i,a}·p_a [LieRE,
 ///                                      arXiv 2406.10322 eq. R(p) = exp(Σ p_a A_a) with
 ///                                      commuting A_a; RoPE-Mixed, arXiv 2403.13298]
-/// Numbers (B, G, F, P) are parsed exactly as decimals (numeric::parse_decimal_exact).
+/// Numbers (B, G, F, P, S) are parsed exactly as decimals (numeric::parse_decimal_exact);
+/// D, T, K and N must be integers.
 #include <gmpxx.h>
 #include <nlohmann/json.hpp>
 
@@ -98,8 +111,9 @@ struct RotaryBlock {
   /// Frequency index used by framework pipelines: inv_freq_k = β^(-2k/exponent_dim), k =
   /// 0-based (NUMERIC §3). Equal to `index` for conventional, partial and p-RoPE schedules.
   std::size_t frequency_index = 0;
-  /// True for the blocks p-RoPE sets to θ = 0 [RRWG] (they are still rotary blocks: a
-  /// realisation computes Rot(0·i)).
+  /// True for the blocks p-RoPE sets to θ = 0 [RRWG], HoPE replaces by position-independent
+  /// ones and FoPE clips to zero frequency (they are still rotary blocks: a realisation
+  /// computes Rot(0·i)).
   bool dropped = false;
   /// Multi-axis RoPE (MRoPE, Qwen2-VL) read from a Hugging Face config: the position axis
   /// this block reads. Unset for one-axis schedules. hf-config and preset schedules keep
@@ -169,18 +183,18 @@ struct RopeScaling {
 struct Schedule {
   /// Canonical spec string (parse_schedule(spec) gives the same schedule), or the preset name.
   std::string spec;
-  /// "conventional", "single", "periodic", "partial", "prope", "resonance", "resonance-yarn",
-  /// "preset", "hf-config", "axial2d", "mrope", "hirope" or "liere".
+  /// "conventional", "single", "periodic", "partial", "prope", "hope", "fope", "resonance",
+  /// "resonance-yarn", "preset", "hf-config", "axial2d", "mrope", "hirope" or "liere".
   std::string kind;
   std::vector<RotaryBlock> blocks;
   std::size_t unrotated_pairs = 0;
 
   // --- metadata used by the framework pipelines (NUMERIC §3) ---
-  /// β when θ_d = β^(-2(d-1)/exponent_dim) (conventional, partial, prope, presets). Unset
-  /// for resonance schedules: their angles 2π/λ_d are not powers of β, so a framework
+  /// β when θ_d = β^(-2(d-1)/exponent_dim) (conventional, partial, prope, hope, fope, presets).
+  /// Unset for resonance schedules: their angles 2π/λ_d are not powers of β, so a framework
   /// pipeline forms inv_freq from the exact θ̃_d (one rounding), not from β.
   std::optional<mpq_class> base;
-  /// The D in that exponent: dim (conventional, prope), rotary_dim (partial, presets).
+  /// The D in that exponent: dim (conventional, prope, hope, fope), rotary_dim (partial, presets).
   std::optional<std::size_t> exponent_dim;
   /// Head dimension 2·(blocks + unrotated pairs).
   std::size_t head_dim = 0;
@@ -190,6 +204,14 @@ struct Schedule {
   std::optional<mpq_class> partial_rotary_factor;
   /// p-RoPE's p (prope).
   std::optional<mpq_class> prope_p;
+  /// The training length T (tokens) of HoPE and FoPE: blocks whose wavelength 2π/θ exceeds T
+  /// do not complete one period in training and are dropped (hope, fope).
+  std::optional<std::uint64_t> train_len;
+  /// HoPE's extra "activated" blocks dropped after the wavelength rule (hope).
+  std::optional<std::size_t> hope_activated;
+  /// FoPE's coefficient spread σ and seed (fope; see fope_coefficient).
+  std::optional<mpq_class> fope_sigma;
+  std::optional<std::uint64_t> fope_seed;
   /// Hugging Face rope scaling, applied exactly to `blocks[].theta` (presets and hf-config
   /// schedules that have one). Framework pipelines redo it in their formats
   /// (attention/detail/hf_scaling.hpp).
@@ -320,6 +342,37 @@ Schedule liere_schedule(std::size_t axes, const std::vector<LieReBlock>& blocks)
 /// range, or no block reads the axis.
 Schedule along_axis(const Schedule& s, std::size_t axis);
 
+/// True iff the wavelength 2π/θ of a block exceeds `length` tokens, i.e. θ·length < 2π: the
+/// block does not complete one period within the length (θ = 0 counts as an infinite
+/// wavelength). Decided exactly (ExactReal comparison with π; θ·length = 2π cannot happen for
+/// the algebraic θ = B^q of base-B schedules, so the comparison always terminates).
+/// [HoPE arXiv 2410.21216, method; FoPE arXiv 2412.17739, method, the floor frequency 2π/N]
+bool wavelength_exceeds(const ExactReal& theta, std::uint64_t length);
+/// HoPE [arXiv 2410.21216, method]: conventional over dim (θ_d = base^(-2(d-1)/dim)), then θ = 0
+/// (dropped) for every block with wavelength_exceeds(θ_d, train_len), then for the
+/// `activated` lowest-frequency blocks still rotating. Throws InvalidArgument unless base > 0,
+/// dim is even ≥ 2, train_len ≥ 1 and activated ≤ the number of blocks left rotating.
+Schedule hope_schedule(const mpq_class& base, std::size_t dim, std::uint64_t train_len,
+                       std::size_t activated = 0);
+/// FoPE [arXiv 2412.17739, method]: one rotary block per frequency component θ_k = base^(-2k/dim),
+/// k = 0..dim/2-1 (the RoPE frequencies every FoPE dimension draws from), with θ = 0 (dropped,
+/// "clipped") for every component with wavelength_exceeds(θ_k, train_len), i.e. below the
+/// floor frequency 2π/train_len. The census of a FoPE schedule is the census of these
+/// components; FoPE's dimension m is Σ_k a_{k,m}·Rot(θ_k i) (fope_coefficient), periodic with
+/// period P whenever every component is (docs/variants/HOPE_FOPE.md). Throws InvalidArgument
+/// unless base > 0, dim even ≥ 2, train_len ≥ 1, sigma ≥ 0.
+Schedule fope_schedule(const mpq_class& base, std::size_t dim, std::uint64_t train_len,
+                       const mpq_class& sigma, std::uint64_t seed);
+/// FoPE's Fourier coefficient a_{k,m} of frequency component k in dimension m (both 0-based,
+/// < dim/2), exactly: [k = m] + σ·z_{k,m}, z_{k,m} a standard normal sample fixed by the seed
+/// (FoPE arXiv 2412.17739, method; docs/variants/HOPE_FOPE.md: each dimension keeps its own
+/// frequency and adds the others with coefficients drawn from N(0, σ²)). z_{k,m} is the
+/// binary64 Box–Muller value sqrt(-2 ln u1)·cos(2π u2) with u1 = ((x_{2j} >> 11) + 1)/2^53,
+/// u2 = (x_{2j+1} >> 11)/2^53, j = k·(dim/2) + m, x_n the
+/// n-th output of SplitMix64 seeded with `seed` (x_n = mix(seed + (n+1)·0x9E3779B97F4A7C15)),
+/// every operation rounded to nearest binary64 by MPFR: the same bits on every platform.
+/// Throws InvalidArgument if `s` is not a fope schedule or k, m ≥ dim/2.
+mpq_class fope_coefficient(const Schedule& s, std::size_t component, std::size_t dimension);
 /// Applies llama3 scaling exactly to every block of `s` (NUMERIC §3 formula with the exact
 /// angle): wavelen = 2π/θ; low = L/low_ff; high = L/high_ff; wavelen > low → θ/factor;
 /// wavelen < high → θ; otherwise smooth = (L/wavelen - low_ff)/(high_ff - low_ff) and
@@ -367,7 +420,9 @@ std::string_view models_json_text();
 Schedule preset_schedule(std::string_view name);
 
 /// Metadata of a schedule as JSON (spec, kind, dims, base, scaling, and per block the exact
-/// angle text, its double value and the turn a/m when rational). For reports; does not print.
+/// angle text, its double value and the turn a/m when rational). HoPE and FoPE schedules add
+/// "train_len", "hope_activated" (hope) and "fope" {sigma, seed, clipped, coefficients: the
+/// rule} (the keys are absent for other kinds). For reports; does not print.
 nlohmann::json to_json(const Schedule& s);
 
 }  // namespace ropesim::attention
