@@ -137,15 +137,30 @@ std::string Table::to_csv() const {
   return out;
 }
 
+namespace {
+
+/// A Markdown table cell: `|` written as `\|` so that a schedule such as
+/// `liere:axes=2,blocks=1/4|1/6` stays one cell.
+std::string markdown_cell(const std::string& text) {
+  std::string out;
+  for (char ch : text) {
+    if (ch == '|') out += '\\';
+    out += ch;
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string Table::to_markdown() const {
   std::string out = "|";
-  for (const auto& c : columns) out += " " + c + " |";
+  for (const auto& c : columns) out += " " + markdown_cell(c) + " |";
   out += "\n|";
   for (std::size_t c = 0; c < columns.size(); ++c) out += "---|";
   out += "\n";
   for (const auto& row : rows) {
     out += "|";
-    for (const auto& cell : row) out += " " + cell_text(cell) + " |";
+    for (const auto& cell : row) out += " " + markdown_cell(cell_text(cell)) + " |";
     out += "\n";
   }
   return out;
