@@ -82,7 +82,6 @@ class FormatOps {
 
   Format f_;
   Rounding r_;
-  const numeric::Engine& engine_;
   numeric::Arithmetic arithmetic_;
   numeric::Binary64Rounding fast_;
   numeric::RealRounding real_;
