@@ -14,6 +14,33 @@
 
 namespace language_test {
 
+/// Every word over {a, b} of length 0..length, shortest first (2^(length+1) − 1 words).
+inline std::vector<std::string> ab_words_up_to(std::size_t length) {
+  std::vector<std::string> out;
+  for (std::size_t n = 0; n <= length; ++n) {
+    for (std::size_t bits = 0; bits < (std::size_t{1} << n); ++bits) {
+      std::string w;
+      for (std::size_t k = 0; k < n; ++k) w += ((bits >> k) & 1) ? 'b' : 'a';
+      out.push_back(w);
+    }
+  }
+  return out;
+}
+
+// Membership by hand-written predicates, independent of the logic and the compiler.
+inline bool in_aa_star(const std::string& w) { return w.size() % 2 == 0 && w.find('b') == std::string::npos; }
+inline bool in_ab_star(const std::string& w) {
+  if (w.size() % 2 != 0) return false;
+  for (std::size_t i = 0; i < w.size(); ++i) {
+    if (w[i] != (i % 2 == 0 ? 'a' : 'b')) return false;
+  }
+  return true;
+}
+inline bool in_a_sigma_star(const std::string& w) { return !w.empty() && w[0] == 'a'; }
+inline bool mod3_and_some_b(const std::string& w) { return w.size() % 3 == 0 && w.find('b') != std::string::npos; }
+inline bool contains_ab(const std::string& w) { return w.find("ab") != std::string::npos; }
+
+
 /// The longest length L ≤ max_length with |Σ|^0 + … + |Σ|^L ≤ max_words.
 inline std::size_t affordable_length(std::size_t letters, std::size_t max_length,
                                      std::size_t max_words) {

@@ -19,9 +19,11 @@
 #include "numeric/error.hpp"
 #include "numeric/format.hpp"
 #include "proofs/compiler.hpp"
+#include "language_support.hpp"
 
 using namespace ropesim;
 using numeric::Format;
+using namespace language_test;
 
 namespace {
 
@@ -32,30 +34,6 @@ proofs::CompileOptions options_for(const Format& f, std::uint64_t limit = 10000)
   return o;
 }
 
-bool all_words_of(std::size_t length, std::vector<std::string>& out) {
-  out.clear();
-  for (std::size_t n = 0; n <= length; ++n) {
-    for (std::size_t bits = 0; bits < (std::size_t{1} << n); ++bits) {
-      std::string w;
-      for (std::size_t k = 0; k < n; ++k) w += ((bits >> k) & 1) ? 'b' : 'a';
-      out.push_back(w);
-    }
-  }
-  return true;
-}
-
-// Hand-written membership predicates.
-bool in_aa_star(const std::string& w) { return w.size() % 2 == 0 && w.find('b') == std::string::npos; }
-bool in_ab_star(const std::string& w) {
-  if (w.size() % 2 != 0) return false;
-  for (std::size_t i = 0; i < w.size(); ++i) {
-    if (w[i] != (i % 2 == 0 ? 'a' : 'b')) return false;
-  }
-  return true;
-}
-bool in_a_sigma_star(const std::string& w) { return !w.empty() && w[0] == 'a'; }
-bool mod3_and_some_b(const std::string& w) { return w.size() % 3 == 0 && w.find('b') != std::string::npos; }
-bool contains_ab(const std::string& w) { return w.find("ab") != std::string::npos; }
 bool ends_with_a(const std::string& w) { return !w.empty() && w.back() == 'a'; }
 bool second_to_last_b(const std::string& w) { return w.size() >= 2 && w[w.size() - 2] == 'b'; }
 
@@ -90,7 +68,7 @@ std::string random_word(std::mt19937_64& rng, std::size_t n, double p_a) {
 TEST_CASE("compiled (aa)*, (ab)*, aΣ*, mod(3,1) & P b, Σ*abΣ*, Σ*a, Σ*bΣ accept exactly their languages on every word up to length 10",
           "[compiler]") {
   std::vector<std::string> words;
-  all_words_of(10, words);
+  words = ab_words_up_to(10);
   std::vector<Case> cases(std::begin(kCases), std::end(kCases));
   cases.insert(cases.end(), std::begin(kBoundedCases), std::end(kBoundedCases));
   for (const Format& f : {Format::fp16(), Format::bf16(), Format::fp32()}) {
@@ -116,7 +94,7 @@ TEST_CASE("compiled (aa)*, (ab)*, aΣ*, mod(3,1) & P b, Σ*abΣ*, Σ*a, Σ*bΣ a
 
 TEST_CASE("every subformula coordinate is exactly 0 or 1, 0 at BOS, and equals the logic's value", "[compiler]") {
   std::vector<std::string> words;
-  all_words_of(6, words);
+  words = ab_words_up_to(6);
   std::vector<Case> cases(std::begin(kCases), std::end(kCases));
   cases.insert(cases.end(), std::begin(kBoundedCases), std::end(kBoundedCases));
   cases.push_back({"Y^2 (a | mod(2,0)) & !P(b & Y b)", nullptr});
@@ -314,7 +292,7 @@ TEST_CASE("compiled models agree with the languages on words of length 10^4", "[
 
 TEST_CASE("directed rounding: compiled (ab)* and aΣ* in fp16 are exact under toward-zero and downward", "[compiler]") {
   std::vector<std::string> words;
-  all_words_of(8, words);
+  words = ab_words_up_to(8);
   for (const numeric::Rounding r : {numeric::Rounding::toward_zero, numeric::Rounding::downward}) {
     auto o = options_for(Format::fp16());
     o.policy.rounding = r;
@@ -381,7 +359,7 @@ ltl::Formula random_compilable_formula(int max_depth) {
 TEST_CASE("property: random formulas compile to models whose every subformula coordinate equals the logic's value",
           "[compiler][property]") {
   std::vector<std::string> words;
-  all_words_of(5, words);
+  words = ab_words_up_to(5);
   const bool ok = rc::check("compiled coordinates == ltl::evaluate", [&] {
     const ltl::Formula formula = random_compilable_formula(4);
     const Format f = *rc::gen::element(Format::fp16(), Format::bf16(), Format::fp32());

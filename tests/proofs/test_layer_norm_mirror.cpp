@@ -16,9 +16,11 @@
 #include "numeric/error.hpp"
 #include "numeric/format.hpp"
 #include "proofs/compiler.hpp"
+#include "language_support.hpp"
 
 using namespace ropesim;
 using numeric::Format;
+using namespace language_test;
 
 namespace {
 
@@ -29,30 +31,6 @@ proofs::CompileOptions ln_options(const Format& f, bool layer_norm = true) {
   o.layer_norm = layer_norm;
   return o;
 }
-
-std::vector<std::string> words_up_to(std::size_t length) {
-  std::vector<std::string> out;
-  for (std::size_t n = 0; n <= length; ++n) {
-    for (std::size_t bits = 0; bits < (std::size_t{1} << n); ++bits) {
-      std::string w;
-      for (std::size_t k = 0; k < n; ++k) w += ((bits >> k) & 1) ? 'b' : 'a';
-      out.push_back(w);
-    }
-  }
-  return out;
-}
-
-bool in_aa_star(const std::string& w) { return w.size() % 2 == 0 && w.find('b') == std::string::npos; }
-bool in_ab_star(const std::string& w) {
-  if (w.size() % 2 != 0) return false;
-  for (std::size_t i = 0; i < w.size(); ++i) {
-    if (w[i] != (i % 2 == 0 ? 'a' : 'b')) return false;
-  }
-  return true;
-}
-bool in_a_sigma_star(const std::string& w) { return !w.empty() && w[0] == 'a'; }
-bool mod3_and_some_b(const std::string& w) { return w.size() % 3 == 0 && w.find('b') != std::string::npos; }
-bool contains_ab(const std::string& w) { return w.find("ab") != std::string::npos; }
 
 struct Case {
   const char* formula;
@@ -103,7 +81,7 @@ TEST_CASE("LayerNorm mirror: the constants by hand and LN in every layer", "[com
 
 TEST_CASE("LayerNorm mirror: compiled languages are exact on every word up to length 6 and every coordinate",
           "[compiler][layer-norm]") {
-  const std::vector<std::string> words = words_up_to(6);
+  const std::vector<std::string> words = ab_words_up_to(6);
   for (const Format& f : {Format::fp16(), Format::bf16(), Format::fp32()}) {
     for (const Case& c : kCases) {
       const ltl::Formula formula = ltl::parse(c.formula);
