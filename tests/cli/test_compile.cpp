@@ -69,3 +69,35 @@ TEST_CASE("run --trace on a compiled model prints residual coordinates by name",
   CHECK(r.out.find("P(a & !P true)=1") != std::string::npos);
   std::filesystem::remove(model);
 }
+
+TEST_CASE("compile --layer-norm: a post-LN model with mirrors that run executes; a refusal writes no file",
+          "[cli][compile][layer-norm]") {
+  const std::string model = temp_path("ab_star_ln.json");
+  // (ab)* in fp16 with the LayerNorm mirror: 14 pairs (bos top sym:a sym:b + 10 subformula
+  // coordinates, by hand from the formula's DAG) and 4 raw coordinates (two MOD heads, the P
+  // head, count); ε = 2^-11 = 0.00048828125, γ_r = 2^10 = 1024.
+  Run r = run("compile 'mod(2,1) & !P(mod(2,1) & !a | mod(2,0) & !b)' --alphabet ab --format fp16 --layer-norm --json -o " +
+              model);
+  REQUIRE(r.code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["layer_norm"]["pairs"] == 14);
+  CHECK(j["layer_norm"]["raw_coordinates"] == 4);
+  CHECK(j["layer_norm"]["raw_scale"] == "0.00048828125");
+  CHECK(j["layer_norm"]["raw_gain"] == "1024");
+  for (const auto& [word, accept] : std::vector<std::pair<std::string, bool>>{
+           {"", true}, {"ab", true}, {"abab", true}, {"a", false}, {"abba", false}, {"ba", false}}) {
+    const Run w = run("run " + model + " --input '" + word + "' --json");
+    REQUIRE(w.code == 0);
+    CAPTURE(word);
+    CHECK(nlohmann::json::parse(w.out)["accept"] == accept);
+  }
+  std::filesystem::remove(model);
+  // fp8e4m3 has p = 4: d_model 20 > 2^4, so LN's sums are not exact; one line, exit 2, no file.
+  expect_usage_error(run("compile 'mod(3,1) & P b' --format fp8e4m3 --layer-norm -o " + model),
+                     "d_model 20 > 2^p = 16");
+  CHECK(!std::filesystem::exists(model));
+  // Without --layer-norm the report says so.
+  r = run("compile 'P b' --format fp16 --json");
+  REQUIRE(r.code == 0);
+  CHECK(nlohmann::json::parse(r.out)["layer_norm"].is_null());
+}
