@@ -211,7 +211,7 @@ TEST_CASE("fixed:3.4 + - * / sqrt over all operands, five modes",
 }
 
 TEST_CASE("fp16, bf16, tf32 and variants: random operands, five modes",
-          "[numeric][reference]") {
+          "[numeric][reference][bulk]") {
   const Format formats[] = {Format::fp16(),
                             Format::bf16(),
                             Format::tf32(),
@@ -276,7 +276,7 @@ std::vector<Number> wide_sample(const Format& f, std::size_t n, std::uint64_t se
 }  // namespace
 
 TEST_CASE("wide formats (binary128-like p = 113, p = 64): random operands, five modes",
-          "[numeric][reference][wide]") {
+          "[numeric][reference][wide][bulk]") {
   const Format formats[] = {Format::custom(113, -16382, 16383), Format::custom(64, -16382, 16383),
                             parse_format("p=80,emin=-2000,emax=2000,subnormals=off")};
   std::uint64_t seed = 0x113;
@@ -469,7 +469,7 @@ TEST_CASE("exp log cos sin of every bf16 value, five modes, vs 400-bit Boost",
 }
 
 TEST_CASE("exp log cos sin of fp32 and fp64 samples, five modes, vs 400-bit Boost",
-          "[numeric][reference][transcendental]") {
+          "[numeric][reference][transcendental][bulk]") {
   {
     OperandGenerator gen(24, 8, 0xe32);
     std::vector<Number> inputs;

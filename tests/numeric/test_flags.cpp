@@ -237,7 +237,7 @@ Flags reference_flags(const Format& f, Rounding r, const mpq_class& x, const Val
 }  // namespace
 
 TEST_CASE("flags of + − × ÷ on every pair of fp8 values agree with IEEE's definitions",
-          "[numeric][flags]") {
+          "[numeric][flags][bulk]") {
   for (const Format& f : {Format::fp8e4m3(), Format::fp8e5m2()}) {
     std::vector<Value> values;
     ropesim::numeric::for_each_finite_value(f, [&](const Value& x) { values.push_back(x); });

@@ -66,7 +66,7 @@ std::string random_word(std::mt19937_64& rng, std::size_t n, double p_a) {
 }  // namespace
 
 TEST_CASE("compiled (aa)*, (ab)*, aΣ*, mod(3,1) & P b, Σ*abΣ*, Σ*a, Σ*bΣ accept exactly their languages on every word up to length 10",
-          "[compiler]") {
+          "[compiler][bulk]") {
   std::vector<std::string> words;
   words = ab_words_up_to(10);
   std::vector<Case> cases(std::begin(kCases), std::end(kCases));
@@ -128,7 +128,7 @@ TEST_CASE("every subformula coordinate is exactly 0 or 1, 0 at BOS, and equals t
   }
 }
 
-TEST_CASE("compiled models agree with the languages on random words of length 1000", "[compiler]") {
+TEST_CASE("compiled models agree with the languages on random words of length 1000", "[compiler][bulk]") {
   std::mt19937_64 rng(20261201);
   for (const Format& f : {Format::fp16(), Format::bf16(), Format::fp32()}) {
     for (const Case& c : kCases) {

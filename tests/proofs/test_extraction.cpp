@@ -162,7 +162,7 @@ TEST_CASE("prefix oracle equals run() on every prefix of compiled zoo models", "
 }
 
 TEST_CASE("extraction recovers the minimal DFA of every zoo language in LTL[P,MOD] from its compiled transformer",
-          "[extraction][zoo]") {
+          "[extraction][zoo][bulk]") {
   std::size_t extracted = 0;
   for (const ltl::ZooLanguage& z : ltl::zoo()) {
     if (z.formula.empty() || z.language_class == "none") continue;

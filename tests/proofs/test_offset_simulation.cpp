@@ -104,7 +104,7 @@ void check_presets(std::uint64_t exhaustive, std::uint64_t random_max) {
 }  // namespace
 
 TEST_CASE("L-simulation passes for L ≤ N_max on every preset format, k = 1 and 2 (Cor 4.1)",
-          "[proofs][simulation]") {
+          "[proofs][simulation][bulk]") {
   check_presets(10, 300);
 }
 
