@@ -15,6 +15,7 @@
 #include <catch2/catch.hpp>
 #include <rapidcheck/catch.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -132,16 +133,49 @@ double special(const Format& f, std::mt19937_64& rng) {
   }
 }
 
-/// Arrays of 3 full blocks and a partial block of odd length: block 0 and 2 clean, block 1 and
-/// the tail clean but for one operand no kernel accepts and `specials` special operands at
-/// random places.
+/// A pair of elements of F whose result lies at the bottom of F's range: below 2^emin (F's
+/// subnormals, or the gap without them) or just above it, through products and quotients of
+/// small elements by elements near 1 and sums of elements near 2^emin of either sign.
+std::pair<double, double> low_pair(const Format& f, ElementwiseOperation op, std::mt19937_64& rng) {
+  const double sign_x = (rng() & 1) ? -1.0 : 1.0, sign_y = (rng() & 1) ? -1.0 : 1.0;
+  const int near_one = std::clamp(static_cast<int>(rng() % 2) - 1, f.emin, f.emax);
+  const double x = sign_x * element(f, f.emin + static_cast<int>(rng() % 2), rng);
+  switch (op) {
+    case ElementwiseOperation::mul: return {x, sign_y * element(f, near_one, rng)};
+    case ElementwiseOperation::div: return {x, sign_y * element(f, std::min(f.emax, near_one + 1), rng)};
+    default: return {x, sign_y * element(f, f.emin + static_cast<int>(rng() % 2), rng)};
+  }
+}
+
+/// A pair whose result lies near max finite: the largest binade with a small addend, or
+/// products and quotients by elements near 1 (some overflow, most do not).
+std::pair<double, double> high_pair(const Format& f, ElementwiseOperation op, std::mt19937_64& rng) {
+  const double sign = (rng() & 1) ? -1.0 : 1.0;
+  const double x = sign * element(f, f.emax, rng);
+  const int small = std::max(f.emin, f.emax - f.precision - 1 + static_cast<int>(rng() % 3));
+  switch (op) {
+    case ElementwiseOperation::add: return {x, sign * element(f, small, rng)};
+    case ElementwiseOperation::sub: return {x, -sign * element(f, small, rng)};
+    case ElementwiseOperation::mul: return {x, element(f, std::clamp(-1, f.emin, f.emax), rng)};
+    case ElementwiseOperation::div: return {x, element(f, std::clamp(0, f.emin, f.emax), rng)};
+  }
+  return {x, x};
+}
+
+/// Arrays of 5 full blocks and a partial block of odd length: block 0 and 4 clean pairs, block
+/// 2 low_pairs and block 3 high_pairs (each accepted by the kernel or not, depending on the
+/// mode and format), block 1 and the tail clean but for one operand no kernel accepts and
+/// `specials` special operands at random places.
 void layout(const Format& f, ElementwiseOperation op, std::mt19937_64& rng, int specials, std::vector<double>& a,
             std::vector<double>& b) {
-  const std::size_t n = 3 * kBlock + 37;
+  const std::size_t n = 5 * kBlock + 37;
   a.resize(n);
   b.resize(n);
-  for (std::size_t i = 0; i < n; ++i) std::tie(a[i], b[i]) = clean_pair(f, op, rng);
-  for (std::size_t start : {kBlock, 3 * kBlock}) {
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t block = i / kBlock;
+    std::tie(a[i], b[i]) = block == 2 ? low_pair(f, op, rng) : block == 3 ? high_pair(f, op, rng) : clean_pair(f, op, rng);
+  }
+  for (std::size_t start : {kBlock, 5 * kBlock}) {
     const std::size_t length = std::min(kBlock, n - start);
     // one value no kernel accepts (NaN, ±inf or a 53-bit double), then random specials
     const double refused[] = {std::nan(""), HUGE_VAL, -HUGE_VAL, 1.0 + std::ldexp(1.0, -52)};
