@@ -162,20 +162,45 @@ std::pair<double, double> high_pair(const Format& f, ElementwiseOperation op, st
   return {x, x};
 }
 
-/// Arrays of 5 full blocks and a partial block of odd length: block 0 and 4 clean pairs, block
+/// A pair with an operand that is not in F's normal range but has no bits below F's quantum
+/// (the kernel must refuse it): for + and −, x = 2^(emin−p) (half F's smallest subnormal, a
+/// midpoint) and y = ±2^(emin−p−60): binary64 rounds x + y to the midpoint x, so computing in
+/// binary64 first would round to 0 where the exact sum rounds away from it under nearest
+/// modes; for × and ÷, an F subnormal (or 2^(emin−p)) and an element near 1.
+std::pair<double, double> tiny_pair(const Format& f, ElementwiseOperation op, std::mt19937_64& rng) {
+  const double sign = (rng() & 1) ? -1.0 : 1.0;
+  const double x = sign * std::ldexp(1.0, f.emin - f.precision);
+  const double y = ((rng() & 1) ? -1.0 : 1.0) * std::ldexp(1.0, f.emin - f.precision - 60);
+  switch (op) {
+    case ElementwiseOperation::add:
+    case ElementwiseOperation::sub: return {x, y};
+    case ElementwiseOperation::mul:
+    case ElementwiseOperation::div: {
+      const double small = f.subnormals && (rng() & 1) ? element(f, f.emin - 1, rng) : x;
+      return {small, element(f, std::clamp(0, f.emin, f.emax), rng)};
+    }
+  }
+  return {x, y};
+}
+
+/// Arrays of 6 full blocks and a partial block of odd length: block 0 and 5 clean pairs, block
 /// 2 low_pairs and block 3 high_pairs (each accepted by the kernel or not, depending on the
-/// mode and format), block 1 and the tail clean but for one operand no kernel accepts and
-/// `specials` special operands at random places.
+/// mode and format), block 4 clean with a few tiny_pairs, block 1 and the tail clean but for
+/// one operand no kernel accepts and `specials` special operands at random places.
 void layout(const Format& f, ElementwiseOperation op, std::mt19937_64& rng, int specials, std::vector<double>& a,
             std::vector<double>& b) {
-  const std::size_t n = 5 * kBlock + 37;
+  const std::size_t n = 6 * kBlock + 37;
   a.resize(n);
   b.resize(n);
   for (std::size_t i = 0; i < n; ++i) {
     const std::size_t block = i / kBlock;
     std::tie(a[i], b[i]) = block == 2 ? low_pair(f, op, rng) : block == 3 ? high_pair(f, op, rng) : clean_pair(f, op, rng);
   }
-  for (std::size_t start : {kBlock, 5 * kBlock}) {
+  for (int k = 0; k < 4; ++k) {
+    const std::size_t i = 4 * kBlock + rng() % kBlock;
+    std::tie(a[i], b[i]) = tiny_pair(f, op, rng);
+  }
+  for (std::size_t start : {kBlock, 6 * kBlock}) {
     const std::size_t length = std::min(kBlock, n - start);
     // one value no kernel accepts (NaN, ±inf or a 53-bit double), then random specials
     const double refused[] = {std::nan(""), HUGE_VAL, -HUGE_VAL, 1.0 + std::ldexp(1.0, -52)};
