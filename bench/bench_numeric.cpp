@@ -20,7 +20,7 @@
 //    round-to-nearest bit-manipulation re-rounding of the kind CPFloat uses), inline, no
 //    Engine call;
 //  * the second table: fast[] for + − × ÷ in each of the five rounding modes against the same
-//    native loop (division has no block kernel outside nearest-even: scalar path).
+//    native loop.
 #include <fmt/format.h>
 #include <mpfr.h>
 

@@ -586,16 +586,25 @@ double elementwise(const Target& t, const Format& f, double x, double y, Roundin
 // 2^(q+51)); the sign is OR-ed back. r = ±0 gives ±0 (r's sign is IEEE's). This is
 // round_nearest_even without its branches.
 //
-// Nearest-away and directed modes, + − ×: o = RO53(a ∘ b) (file comment): the product is
+// Nearest-away and directed modes, + − × ÷: o = RO53(a ∘ b) (file comment): the product is
 // exact; for ± with s = RN53(a ± b) and TwoSum's exact error e, RZ53 is s − 1 step (in
 // magnitude bits) when e ≠ 0 has the sign opposite to s, else s, and o = RZ53 | (e ≠ 0) (the
-// odd one of the two neighbours, or s when exact). Exact zero sums (sign rules of IEEE 754
-// §6.3) are flagged. With |o| ≥ 2^emin, F's quantum is 2^(53−p) steps of o's significand:
-// toward zero clears the low 53 − p bits; away from zero (upward for o > 0, downward for
-// o < 0) adds one quantum when those bits were not all zero (a carry into the exponent field
-// gives the next binade's power of two, as it should); nearest-away adds half a quantum and
-// clears them. Division in these modes is left to the scalar path (its exact residual needs
-// an fma, which baseline x86-64 has only as a libm call).
+// odd one of the two neighbours, or s when exact). Exact zero sums get IEEE 754 §6.3's sign
+// (zero_sum): +0 unless both operands are −0 — what RN hardware gives — except under
+// downward, where it is −0 unless both are +0; there s is computed as −((−a) + (−b)), the same
+// value for non-zero sums and the downward sign for zero ones. For ÷, q = RN53(a/b) and the
+// sign of the remainder r = a − q·b (exact and a double, file comment) without an fma
+// (baseline x86-64 has it only as a slow libm call): q = q_hi + q_lo with q_hi = q cut to its
+// top 26 bits and q_lo = q − q_hi (exact, ≤ 27 bits); q_hi·b (26 + 25 bits) and q_lo·b
+// (27 + 25 bits) are exact (Dekker's splitting, Handbook of FP Arithmetic §4.4.2; no underflow:
+// |q_lo·b| ≥ ulp(q)·quantum(b) ≥ |a|·2^-78 ≥ 2^-502); a − q_hi·b is exact by Sterbenz's lemma
+// (q_hi·b = a·(1 + δ), |δ| < 2^-24), and RN of (a − q_hi·b) − q_lo·b is the exact remainder
+// (a double) — in any case of its sign. a/b − q = r/b, so q is above the exact quotient in
+// magnitude iff r ≠ 0 has the sign opposite to a. With |o| ≥ 2^emin, F's quantum is 2^(53−p)
+// steps of o's significand: toward zero clears the low 53 − p bits; away from zero (upward
+// for o > 0, downward for o < 0) adds one quantum when those bits were not all zero (a carry
+// into the exponent field gives the next binade's power of two, as it should); nearest-away
+// adds half a quantum and clears them.
 
 constexpr std::size_t kBlock = 256;
 constexpr std::uint64_t kExponentMask = std::uint64_t{0x7ff} << 52;
@@ -647,6 +656,7 @@ struct KernelConstants {
   Bits exponent{};           // the exponent field
   Bits minus_one{};          // all ones: adding it subtracts 1
   Doubles min_normal{};      // 2^emin
+  Bits split_mask{};         // clears the low 27 bits of a double's significand
 };
 
 KernelConstants kernel_constants(const Target& t) {
@@ -664,6 +674,7 @@ KernelConstants kernel_constants(const Target& t) {
   c.exponent = splat_bits(kExponentMask);
   c.minus_one = splat_bits(~std::uint64_t{0});
   c.min_normal = splat(t.min_normal);
+  c.split_mask = splat_bits(~((std::uint64_t{1} << 27) - 1));
   return c;
 }
 
@@ -745,11 +756,12 @@ bool nearest_even_block(const KernelConstants& constants, const double* a, const
   return checks.passed(c);
 }
 
-/// Nearest-away and directed kernel for + − × over n ≤ kBlock elements, n a multiple of
+/// Nearest-away and directed kernel for + − × ÷ over n ≤ kBlock elements, n a multiple of
 /// kLanes; false when the block must be recomputed.
 template <ElementwiseOperation op, Rounding mode>
 bool directed_block(const KernelConstants& constants, const double* a, const double* b, double* out, std::size_t n) {
-  static_assert(op != ElementwiseOperation::div && mode != Rounding::nearest_even);
+  static_assert(mode != Rounding::nearest_even);
+  constexpr bool sum = op == ElementwiseOperation::add || op == ElementwiseOperation::sub;
   const KernelConstants c = constants;
   BlockChecks checks;
   for (std::size_t i = 0; i < n; i += kLanes) {
@@ -757,15 +769,30 @@ bool directed_block(const KernelConstants& constants, const double* a, const dou
     const Doubles y = op == ElementwiseOperation::sub ? -load(b + i) : load(b + i);
     checks.operand(c, x);
     checks.operand(c, y);
-    const Doubles s = op == ElementwiseOperation::mul ? x * y : x + y;
+    Doubles s;  // RN53 of the exact result (with IEEE's sign for exact zero sums in `mode`)
+    if constexpr (op == ElementwiseOperation::mul) {
+      s = x * y;
+    } else if constexpr (op == ElementwiseOperation::div) {
+      s = x / y;
+    } else if constexpr (mode == Rounding::downward) {
+      s = -((-x) + (-y));
+    } else {
+      s = x + y;
+    }
     Bits odd = bits_of(s);  // RO53 of the exact result
-    if constexpr (op != ElementwiseOperation::mul) {
+    if constexpr (sum) {
       const Doubles bv = s - x;  // TwoSum (Knuth): s + e == x + y exactly
       const Doubles e = (x - (s - bv)) + (y - bv);
       const Bits inexact = mask_of(e != c.zero);
       const Bits toward_zero = (mask_of(s > c.zero) ^ mask_of(e > c.zero)) & inexact;  // e ≠ 0 opposite to s
       odd = (odd + toward_zero) | (inexact & splat_bits(1));  // + all-ones = − 1
-      checks.ok &= mask_of(s != c.zero);  // exact zero sum: IEEE's sign rule in the scalar path
+    } else if constexpr (op == ElementwiseOperation::div) {
+      const Doubles high = doubles_of(bits_of(s) & c.split_mask);  // s's top 26 bits
+      const Doubles low = s - high;
+      const Doubles remainder = (x - high * y) - low * y;  // x − s·y (sign exact; see above)
+      const Bits inexact = mask_of(remainder != c.zero);
+      const Bits toward_zero = (mask_of(remainder > c.zero) ^ mask_of(x > c.zero)) & inexact;
+      odd = (odd + toward_zero) | (inexact & splat_bits(1));
     }
     const Bits sign = odd & c.sign;
     const Bits magnitude_bits = odd & c.magnitude;
@@ -793,19 +820,14 @@ using BlockKernel = bool (*)(const KernelConstants&, const double*, const double
 /// The kernel for (op, r), or nullptr when the scalar path does everything.
 template <ElementwiseOperation op>
 BlockKernel<op> kernel_for(Rounding r, bool subnormals) {
-  if (r == Rounding::nearest_even) return subnormals ? &nearest_even_block<op, true> : &nearest_even_block<op, false>;
-  if constexpr (op == ElementwiseOperation::div) {
-    return nullptr;
-  } else {
-    switch (r) {
-      case Rounding::nearest_away: return &directed_block<op, Rounding::nearest_away>;
-      case Rounding::toward_zero: return &directed_block<op, Rounding::toward_zero>;
-      case Rounding::upward: return &directed_block<op, Rounding::upward>;
-      case Rounding::downward: return &directed_block<op, Rounding::downward>;
-      case Rounding::nearest_even: break;
-    }
-    return nullptr;
+  switch (r) {
+    case Rounding::nearest_even: return subnormals ? &nearest_even_block<op, true> : &nearest_even_block<op, false>;
+    case Rounding::nearest_away: return &directed_block<op, Rounding::nearest_away>;
+    case Rounding::toward_zero: return &directed_block<op, Rounding::toward_zero>;
+    case Rounding::upward: return &directed_block<op, Rounding::upward>;
+    case Rounding::downward: return &directed_block<op, Rounding::downward>;
   }
+  return nullptr;
 }
 
 std::atomic<std::uint64_t> kernel_blocks{0};

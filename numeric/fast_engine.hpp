@@ -26,11 +26,11 @@ enum class ElementwiseOperation { add, sub, mul, div };
 /// and Value. This is the array form the benchmarks compare with a native double loop.
 /// For fast formats (see the file comment) the arrays are processed in blocks of 256 by a
 /// branch-free kernel (round-to-nearest-even: innocuous double rounding then a magic-constant
-/// re-rounding; nearest-away and directed modes for + − ×: a round-to-odd binary64 value then
-/// bit masks; NUMERIC §2, argued in fast_engine.cpp); a block holding any element outside the
-/// kernel's domain (operands not in F or subnormal, results below F's normal range or beyond
-/// max finite, ±inf, NaN, exact zero sums in directed modes) is recomputed element by element
-/// by the scalar path. `out` may be the same array as `a` or `b`. Throws InvalidArgument when
+/// re-rounding; nearest-away and directed modes: a round-to-odd binary64 value then bit masks;
+/// NUMERIC §2, argued in fast_engine.cpp); a block holding any element outside the kernel's
+/// domain (operands not in F or subnormal, results below F's normal range — except under
+/// nearest-even with subnormals — or beyond max finite, ±inf, NaN) is recomputed element by
+/// element by the scalar path. `out` may be the same array as `a` or `b`. Throws InvalidArgument when
 /// the spans differ in length, out overlaps a or b otherwise, or F does not fit in a double.
 void round_elementwise(const Format& f, ElementwiseOperation op, std::span<const double> a,
                        std::span<const double> b, std::span<double> out, Rounding r);
