@@ -42,9 +42,12 @@
 // source states about 0.52 ulp; sin and cos are IBM's Accurate Mathematical Library with an
 // exact Payne–Hanek reduction for large arguments. We allow 8 ulps, a safety factor of 8,
 // because glibc's table is measured, not proved; the exhaustive fp16/bf16 and 2·10^6 random
-// fp32 comparisons with MPFR in the tests found no disagreement. Rounding test: if round_F(lo) and round_F(hi)
-// are the same element, every real in [lo, hi] — the exact result among them — rounds to it
-// (rounding is monotone). Else MPFR decides (Ziv's second step) and the fallback is counted.
+// fp32 comparisons with MPFR in the tests found no disagreement. Rounding test: first from
+// y's bits (rounding_test_from_bits: when y lies in F's normal range and [lo, hi] holds no
+// element — directed modes — or midpoint — nearest modes — of F, the result is round_F(y));
+// otherwise, if round_F(lo) and round_F(hi) are the same element, every real in [lo, hi] — the
+// exact result among them — rounds to it (rounding is monotone). Else MPFR decides (Ziv's
+// second step) and the fallback is counted.
 // Exact cases never reach the test: exp(0) = 1, log(1) = +0, cos(0) = 1, sin(±0) = ±0, and
 // the infinities, NaN, log of zero and negatives. For other x the values are transcendental
 // (Lindemann), so never a rounding boundary. Tiny arguments are decided by Taylor bounds: for
@@ -53,6 +56,11 @@
 // cos x lies in (1 − 2^-53, 1), so RO53(cos x) = 1 − 2^-53. exp far outside F's range
 // (|x| > 600) is replaced by a double in the same rounding cell ((0, 2^-865) or
 // (2^865, ∞) contain no boundary of F).
+//
+// Arrays. round_elementwise runs + − × ÷ in blocks through branch-free kernels (argued at
+// "Array kernels" below) and redoes any block they refuse with the scalar path;
+// round_elementwise_unary runs the transcendental path above per element with the counters
+// summed locally and added once per call.
 #include "numeric/fast_engine.hpp"
 
 #include <algorithm>
