@@ -467,3 +467,14 @@ TEST_CASE("round_elementwise_unary: formats outside the fast domain go to the MP
   ropesim::numeric::round_elementwise_unary(Format::fp32(), UnaryFunction::exp, half, y, Rounding::nearest_even);
   CHECK(y[0] == static_cast<double>(1.64872127070012814684865f));
 }
+
+TEST_CASE("round_elementwise: 40 layouts per operation and mode in fp32, bf16, fp16 and fp8e4m3", "[fast_arrays][.long]") {
+  std::mt19937_64 rng(10);
+  for (const Format& f : {Format::fp32(), Format::bf16(), Format::fp16(), Format::fp8e4m3()}) {
+    INFO(f.name);
+    std::vector<std::string> first;
+    const std::size_t mismatches = compare_arrays(f, rng, 40, first, nullptr);
+    for (const auto& line : first) UNSCOPED_INFO(line);
+    CHECK(mismatches == 0);
+  }
+}
