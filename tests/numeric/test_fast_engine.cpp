@@ -262,7 +262,7 @@ TEST_CASE("fast engine: sqrt exp log cos sin of every fp16, bf16 and fp8 value, 
   }
 }
 
-TEST_CASE("fast engine: 10^6 random fp32 operands per operation", "[fast_engine]") {
+TEST_CASE("fast engine: 10^6 random fp32 operands per operation", "[fast_engine][bulk]") {
   random_binary(Format::fp32(), 1000000, 8);
 }
 
@@ -442,7 +442,7 @@ TEST_CASE("engine_by_name: mpfr, fast, auto; anything else names the accepted va
   CHECK_THROWS_WITH(ropesim::numeric::engine_by_name("gpu"), Catch::Contains("gpu") && Catch::Contains("mpfr, fast, auto"));
 }
 
-TEST_CASE("round_elementwise: arrays give the MPFR engine's bits element by element", "[fast_engine]") {
+TEST_CASE("round_elementwise: arrays give the MPFR engine's bits element by element", "[fast_engine][bulk]") {
   using ropesim::numeric::ElementwiseOperation;
   const std::pair<ElementwiseOperation, Op> ops[] = {{ElementwiseOperation::add, Op::add},
                                                      {ElementwiseOperation::sub, Op::sub},
