@@ -464,8 +464,7 @@ std::vector<CensusResult> sweep(const SweepGrid& grid, const CensusOptions& opti
   std::vector<Realisation> all;
   for (const auto& spec : grid.realisations) {
     for (const auto& f : grid.formats) {
-      all.push_back(parse_realisation(spec, f, grid.rounding));
-      all.back().engine = grid.engine;
+      all.push_back(parse_realisation(spec, numeric::FormatBinding{f, grid.rounding, grid.engine}));
     }
   }
   std::vector<CensusResult> out;

@@ -412,10 +412,10 @@ LayerNormParams get_norm(const json& j, const std::string& path, std::size_t d, 
 }
 
 std::optional<Realisation> get_realisation(const std::string& spec, const std::string& path,
-                                           const Format& format, Rounding rounding) {
+                                           const numeric::FormatBinding& binding) {
   if (spec == "none") return std::nullopt;
   try {
-    return parse_realisation(spec, format, rounding);
+    return parse_realisation(spec, binding);
   } catch (const InvalidArgument& e) {
     bad(path, std::string(e.what()) + "; or none (unrotated)");
   }
@@ -443,9 +443,11 @@ RotarySegment get_segment(const json& j, const std::string& path, const Evaluati
   }
   const json& rj = required_field(j, path, rkey);
   const std::string rp = child(path, rkey);
+  // the segment's format (default F) with the policy's rounding and engine
+  const numeric::FormatBinding binding{format, policy.rounding, policy.engine};
   const std::size_t nb = seg.schedule.blocks.size();
   if (rj.is_string()) {
-    const auto r = get_realisation(rj.get<std::string>(), rp, format, policy.rounding);
+    const auto r = get_realisation(rj.get<std::string>(), rp, binding);
     seg.realisations.assign(nb, r);
   } else if (rj.is_array()) {
     if (rj.size() != nb) {
@@ -453,7 +455,7 @@ RotarySegment get_segment(const json& j, const std::string& path, const Evaluati
                   seg.schedule.spec + "', got " + std::to_string(rj.size()));
     }
     for (std::size_t b = 0; b < nb; ++b) {
-      seg.realisations.push_back(get_realisation(get_string(rj[b], index(rp, b)), index(rp, b), format, policy.rounding));
+      seg.realisations.push_back(get_realisation(get_string(rj[b], index(rp, b)), index(rp, b), binding));
     }
   } else {
     bad(rp, "expected a realisation (r1, r2, r3, hf, llamacpp-cpu, llamacpp-cuda, pipeline:..., none) or an array of one per block, got " + type_text(rj));
@@ -711,6 +713,7 @@ Model read_model(const json& spec, const ModelLoadOptions& options) {
   }
   if (options.format) m.policy.format = *options.format;
   if (options.rounding) m.policy.rounding = *options.rounding;
+  m.policy.engine = options.engine;
   if (const json* s = optional_field(pj, "summation")) {
     const std::string ss = get_string(*s, "policy.summation");
     m.policy.summation = with_path("policy.summation", [&] { return parse_summation(ss); });

@@ -28,6 +28,9 @@ inline constexpr int model_spec_version = 1;
 struct ModelLoadOptions {
   std::optional<Format> format;      ///< replaces policy.format
   std::optional<Rounding> rounding;  ///< replaces policy.rounding
+  /// policy.engine (nullptr = numeric::default_engine()); the realisations are parsed with it
+  /// too, so one engine runs the whole model. Engines give the same bits (NUMERIC §2).
+  const numeric::Engine* engine = nullptr;
   /// The most numbers (matrix and vector entries) a spec may declare: larger models are
   /// refused before allocation with the estimate (default 2^24, a few hundred MiB). SIZE_MAX
   /// lifts it; the hard limits per dimension (10^6) and per matrix (10^7 entries) remain.

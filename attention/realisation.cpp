@@ -176,9 +176,13 @@ StepFormat parse_step_format(std::string_view spec, const std::string& key, cons
 }  // namespace
 
 Realisation parse_realisation(std::string_view spec, const Format& format, Rounding rounding) {
+  return parse_realisation(spec, numeric::FormatBinding{format, rounding, nullptr});
+}
+
+Realisation parse_realisation(std::string_view spec, const numeric::FormatBinding& binding) {
+  const Format& format = binding.format;
   Realisation r;
-  r.format = format;
-  r.rounding = rounding;
+  static_cast<numeric::FormatBinding&>(r) = binding;
   if (spec == "r1" || spec == "r2" || spec == "r3") {
     r.kind = spec == "r1" ? Realisation::Kind::r1
                           : (spec == "r2" ? Realisation::Kind::r2 : Realisation::Kind::r3);
@@ -227,7 +231,7 @@ Realisation parse_realisation(std::string_view spec, const Format& format, Round
   }
   if (const FrameworkPreset* preset = find_framework_preset(spec)) {
     // a framework preset is its cited step list (attention/framework_presets.hpp)
-    Realisation p = parse_realisation(preset->spec, format, rounding);
+    Realisation p = parse_realisation(preset->spec, binding);
     p.steps.name = std::string(preset->name);
     return p;
   }

@@ -27,6 +27,7 @@
 #include "attention/schedule.hpp"
 #include "numeric/engine.hpp"
 #include "numeric/format.hpp"
+#include "numeric/format_binding.hpp"
 #include "numeric/rounding.hpp"
 #include "numeric/value.hpp"
 
@@ -145,26 +146,20 @@ struct PipelineSteps {
   bool operator==(const PipelineSteps&) const = default;
 };
 
-/// A realisation: r1/r2/r3 in a format F, or a pipeline with activation format A.
-struct Realisation {
+/// A realisation: r1/r2/r3 in a format F, or a pipeline with activation format A. Its
+/// numeric::FormatBinding base holds F (r1-r3: every step; pipelines: the activation format A),
+/// the rounding direction of every step (THEORY §2.1 default: nearest-even) and the engine
+/// every step runs on (nullptr = numeric::default_engine(); engines give the same bits, only
+/// the speed differs, NUMERIC §2, so the engine is not part of name()). Parse it from a run's
+/// binding (parse_realisation(spec, binding)) so that F, the rounding and the engine travel
+/// together.
+struct Realisation : numeric::FormatBinding {
   enum class Kind { r1, r2, r3, pipeline };
   Kind kind = Kind::r1;
-  /// F for r1-r3 (every step); the activation format A for pipelines.
-  Format format = Format::fp32();
-  /// Rounding direction of every step (THEORY §2.1 default: nearest-even).
-  Rounding rounding = Rounding::nearest_even;
   /// Layout used by apply_rotation: adjacent for r1-r3, rotate_half for pipelines.
   PairLayout layout = PairLayout::adjacent;
   /// Pipelines only.
   PipelineSteps steps;
-  /// The arithmetic engine every step runs on (numeric/fast_engine.hpp engine_by_name:
-  /// mpfr, fast, auto); nullptr = numeric::default_engine(). Engines give the same bits,
-  /// only the speed differs (NUMERIC §2), so the engine is not part of name().
-  const numeric::Engine* engine = nullptr;
-  /// *engine, or numeric::default_engine() when unset.
-  const numeric::Engine& arithmetic_engine() const {
-    return engine ? *engine : numeric::default_engine();
-  }
 
   /// Spec-like name: "r1", "r2", "r3", "hf", "llamacpp-cpu", "llamacpp-cuda", "pipeline:...".
   std::string name() const;
@@ -195,6 +190,9 @@ struct Realisation {
 ///   llamacpp-cpu: chained fp32, table = rotation = fp32, output = A, theory;
 ///   llamacpp-cuda: power fp32, table = rotation = fp32, output = A, theory.
 /// Throws InvalidArgument naming the bad spec (and the step) and listing the accepted ones.
+/// F, the rounding and the engine of the result are `binding`'s (the FormatBinding base).
+Realisation parse_realisation(std::string_view spec, const numeric::FormatBinding& binding);
+/// parse_realisation(spec, {format, rounding}) on numeric::default_engine().
 Realisation parse_realisation(std::string_view spec, const Format& format,
                               Rounding rounding = Rounding::nearest_even);
 /// One line listing the accepted realisation spellings.

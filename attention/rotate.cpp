@@ -128,10 +128,8 @@ RotateResult rotate_scores(const Schedule& s, const Realisation& r, std::span<co
   exact_score_into(s, r.layout, q, k, offset, exact);
   out.exact = mpfr_get_d(exact, MPFR_RNDN);
   numeric::EvaluationPolicy policy;
-  policy.format = r.format;
-  policy.rounding = r.rounding;
+  static_cast<numeric::FormatBinding&>(policy) = r;  // the realisation's F, rounding, engine
   policy.summation = summation;
-  policy.engine = &engine;
   bool any = false;
   for (std::uint64_t p : positions) {
     ScoreAtPosition row;

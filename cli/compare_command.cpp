@@ -161,13 +161,13 @@ Action add_compare_command(CLI::App& app) {
                                     : with_flag("--against-format", [&] { return numeric::parse_format(o->against_format); });
     const auto schedule = with_flag("--schedule", [&] { return attention::parse_schedule(o->schedule); });
     const numeric::Engine* engine = with_flag("--engine", [&] { return &numeric::engine_by_name(o->engine); });
-    auto a = with_flag("--realization", [&] { return attention::parse_realisation(o->realisation, format, mode); });
-    a.engine = engine;
+    const numeric::FormatBinding binding{format, mode, engine};
+    auto a = with_flag("--realization", [&] { return attention::parse_realisation(o->realisation, binding); });
     with_flag("--realization", [&] { attention::check_applicable(schedule, a); return 0; });
     std::optional<attention::Realisation> b;
     if (o->against != "exact") {
-      b = with_flag("--against", [&] { return attention::parse_realisation(o->against, against_format, mode); });
-      b->engine = engine;
+      const numeric::FormatBinding against{against_format, mode, engine};
+      b = with_flag("--against", [&] { return attention::parse_realisation(o->against, against); });
       with_flag("--against", [&] { attention::check_applicable(schedule, *b); return 0; });
     } else if (!o->against_format.empty()) {
       throw InvalidArgument("--against-format: the exact rotation has no format; accepted: --against-format with --against B");

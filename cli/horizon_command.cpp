@@ -73,7 +73,7 @@ proofs::HorizonSpec horizon_spec(const HeadArguments& a) {
   spec.head.k = k.get_num().get_ui();
   spec.head.realisation = a.realisation;
   const auto realisation = with_flag("--realization", [&] {
-    return attention::parse_realisation(a.realisation, policy.format, policy.rounding);
+    return attention::parse_realisation(a.realisation, policy);
   });
   with_flag("--realization", [&] {
     attention::check_applicable(spec.head.schedule, realisation);
@@ -91,13 +91,7 @@ proofs::HorizonSpec horizon_spec(const HeadArguments& a) {
     spec.head.C = with_flag("--C", [&] { return numeric::parse_rational_exact(a.C, "C"); });
     if (sgn(spec.head.C) <= 0)
       throw InvalidArgument("--C: C must be positive (or 'auto'), got " + a.C);
-    const auto rounded =
-        policy.arithmetic_engine().from_rational(policy.format, spec.head.C, policy.rounding);
-    if (!rounded.is_finite()) {
-      throw InvalidArgument("--C: C = " + a.C + " is not finite in " + policy.format.name +
-                            " (largest finite " + numeric::max_finite(policy.format).to_decimal(9) +
-                            "); accepted: a positive decimal or 'auto'");
-    }
+    with_flag("--C", [&] { return proofs::require_finite_scale(spec.head.C, policy, a.C); });
   }
   spec.algorithm =
       with_flag("--algorithm", [&] { return proofs::parse_range_algorithm(a.algorithm); });

@@ -428,8 +428,9 @@ CLI::App* add_plot_error(CLI::App* plot, std::function<int()>& action) {
     const auto schedule = with_flag("--schedule", [&] { return attention::parse_schedule(o->schedule); });
     const numeric::Engine* engine = with_flag("--engine", [&] { return &numeric::engine_by_name(o->engine); });
     auto realisation =
-        with_flag("--realization", [&] { return attention::parse_realisation(o->realisation, format, mode); });
-    realisation.engine = engine;
+        with_flag("--realization", [&] {
+          return attention::parse_realisation(o->realisation, numeric::FormatBinding{format, mode, engine});
+        });
     with_flag("--realization", [&] {
       attention::check_applicable(schedule, realisation);
       return 0;

@@ -104,8 +104,8 @@ Action add_rotate_command(CLI::App& app) {
     const auto summation = with_flag("--summation", [&] { return numeric::parse_summation(o->summation); });
     const auto schedule = with_flag("--schedule", [&] { return attention::parse_schedule(o->schedule); });
     const numeric::Engine* engine = with_flag("--engine", [&] { return &numeric::engine_by_name(o->engine); });
-    auto r = with_flag("--realization", [&] { return attention::parse_realisation(o->realisation, format, mode); });
-    r.engine = engine;
+    const numeric::FormatBinding binding{format, mode, engine};
+    auto r = with_flag("--realization", [&] { return attention::parse_realisation(o->realisation, binding); });
     with_flag("--realization", [&] { attention::check_applicable(schedule, r); return 0; });
     attention::QueryKey qk;
     if (o->seed) {

@@ -185,8 +185,8 @@ Action add_rotations_command(CLI::App& app) {
     const auto format = with_flag("--format", [&] { return numeric::parse_format(o->format); });
     const auto schedule = with_flag("--schedule", [&] { return attention::parse_schedule(o->schedule); });
     const numeric::Engine* engine = with_flag("--engine", [&] { return &numeric::engine_by_name(o->engine); });
-    auto realisation = with_flag("--realization", [&] { return attention::parse_realisation(o->realisation, format, mode); });
-    realisation.engine = engine;
+    const numeric::FormatBinding binding{format, mode, engine};
+    auto realisation = with_flag("--realization", [&] { return attention::parse_realisation(o->realisation, binding); });
     with_flag("--realization", [&] { attention::check_applicable(schedule, realisation); return 0; });
     if (o->position) {
       const attention::PositionTuple tuple =

@@ -66,6 +66,9 @@ class RealRounding {
   Rounding rounding() const { return arithmetic_.rounding(); }
   const Engine& engine() const { return arithmetic_.engine(); }
   const Arithmetic& arithmetic() const { return arithmetic_; }
+  /// The binary64 fast path's rounding into F (numeric/binary64_rounding.hpp; NUMERIC §2),
+  /// bound to the same F and rounding direction.
+  const Binary64Rounding& binary64() const { return binary64_; }
   /// F's precision p in bits (hidden bit included).
   int precision() const { return format().precision; }
 

@@ -34,16 +34,12 @@ Summation parse_summation(std::string_view text) {
                         "'; accepted: sequential, pairwise, wide-accumulator, exact");
 }
 
-const Engine& EvaluationPolicy::arithmetic_engine() const {
-  return engine ? *engine : default_engine();
-}
-
 const Format& EvaluationPolicy::running_format() const {
   return summation == Summation::wide_accumulator ? accumulator : format;
 }
 
 Arithmetic arithmetic(const EvaluationPolicy& policy) {
-  return Arithmetic(policy.format, policy.rounding, policy.arithmetic_engine());
+  return policy.arithmetic();
 }
 
 // ---------------------------------------------------------------------------------------------

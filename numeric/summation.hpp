@@ -10,6 +10,7 @@
 #include "numeric/arithmetic.hpp"
 #include "numeric/engine.hpp"
 #include "numeric/format.hpp"
+#include "numeric/format_binding.hpp"
 #include "numeric/rounding.hpp"
 #include "numeric/value.hpp"
 
@@ -36,27 +37,22 @@ std::string_view to_string(Summation summation);
 /// ropesim::InvalidArgument listing the accepted spellings.
 Summation parse_summation(std::string_view text);
 
-/// The numeric choices of a run (THEORY §2.1): the format F every stored value lives in, the
-/// rounding direction of every operation, the summation policy, the accumulator format A
-/// (used by Summation::wide_accumulator and by the online softmax's running sums) and the
-/// engine. The canonical default is fp32, round-to-nearest-even, sequential sums.
-struct EvaluationPolicy {
-  Format format = Format::fp32();
-  Rounding rounding = Rounding::nearest_even;
+/// The numeric choices of a run (THEORY §2.1): F, the rounding direction of every operation and
+/// the engine (the FormatBinding base: format, rounding, engine, arithmetic_engine(),
+/// arithmetic()), the summation policy and the accumulator format A (used by
+/// Summation::wide_accumulator and by the online softmax's running sums). The canonical default
+/// is fp32, round-to-nearest-even, sequential sums.
+struct EvaluationPolicy : FormatBinding {
   Summation summation = Summation::sequential;
   /// A; used only when summation == wide_accumulator (and by SoftmaxVariant::online then).
   Format accumulator = Format::fp32();
-  /// nullptr means default_engine(). Must outlive the policy.
-  const Engine* engine = nullptr;
 
-  /// The engine to use (never null).
-  const Engine& arithmetic_engine() const;
   /// The format the online softmax keeps its running max/sum/output in: A under
   /// wide_accumulator, F otherwise.
   const Format& running_format() const;
 };
 
-/// The arithmetic of F under the policy (F, its rounding and engine).
+/// The arithmetic of F under the policy (F, its rounding and engine): policy.arithmetic().
 Arithmetic arithmetic(const EvaluationPolicy& policy);
 
 /// Σ_k terms[k] under the policy's summation (the terms are elements of F; with

@@ -28,6 +28,18 @@ mpq_class exact_of(const Value& v) { return attention::exact_rational(v); }
 // Construction (THEORY §6; RoPE-X App D)
 // ---------------------------------------------------------------------------------------------
 
+numeric::Value require_finite_scale(const mpq_class& C, const numeric::FormatBinding& binding,
+                                    const std::string& C_text) {
+  const numeric::Value rounded =
+      binding.arithmetic_engine().from_rational(binding.format, C, binding.rounding);
+  if (!rounded.is_finite()) {
+    throw InvalidArgument("C = " + C_text + " is not finite in " + binding.format.name +
+                          " (largest finite " + numeric::max_finite(binding.format).to_decimal(9) +
+                          "); accepted: a positive decimal or 'auto'");
+  }
+  return rounded;
+}
+
 FixedOffsetHead make_fixed_offset_head(const FixedOffsetSpec& spec, const HeadWiring& wiring) {
   if (spec.k < 1)
     throw InvalidArgument("the offset k must be at least 1, got " + std::to_string(spec.k));
@@ -53,7 +65,9 @@ FixedOffsetHead make_fixed_offset_head(const FixedOffsetSpec& spec, const HeadWi
   }
   h.f_large = *fl;
   h.f_large_exact = exact_of(*fl);
-  h.realisation = attention::parse_realisation(spec.realisation, F, r);
+  // parsed from the policy's FormatBinding: the head's realisation has the policy's F,
+  // rounding and engine by construction (no second copy to keep in step)
+  h.realisation = attention::parse_realisation(spec.realisation, spec.policy);
   attention::check_applicable(spec.schedule, h.realisation);
 
   std::vector<mpq_class> weights = spec.weights;

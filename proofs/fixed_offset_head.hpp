@@ -48,7 +48,8 @@ struct FixedOffsetSpec {
   mpq_class C = 1;
   /// The offset k ≥ 1.
   std::uint64_t k = 1;
-  /// Realisation spec (attention::parse_realisation), with F = policy.format.
+  /// Realisation spec (attention::parse_realisation), parsed with the policy's F, rounding
+  /// and engine (its FormatBinding).
   std::string realisation = "r1";
   /// F, rounding, summation (THEORY §2.1). Default: fp32, nearest-even, sequential.
   attention::EvaluationPolicy policy;
@@ -66,7 +67,9 @@ struct HeadWiring {
 struct FixedOffsetHead {
   attention::AttentionHead head;  ///< Q = K = 0, biases as above, V selects ψ, 1 value dim
   attention::EvaluationPolicy policy;
-  attention::Realisation realisation;  ///< parsed with F = policy.format
+  /// Parsed from policy's FormatBinding (attention::parse_realisation(spec, policy)), so its
+  /// F, rounding and engine are the policy's by construction.
+  attention::Realisation realisation;
   attention::Schedule schedule;
   std::uint64_t k = 1;
   numeric::Value C;        ///< C rounded into F (finite, > 0)
@@ -82,6 +85,15 @@ struct FixedOffsetHead {
 /// unknown or does not apply to the schedule; the schedule has no rotary block; the weights
 /// do not match the blocks; the wiring is out of range.
 FixedOffsetHead make_fixed_offset_head(const FixedOffsetSpec& spec, const HeadWiring& wiring = {});
+
+/// round_F(C), the scale C (exact rational > 0) rounded once into `binding`'s F under its
+/// rounding (THEORY §6: the head's scale is an element of F), when that is finite. Throws
+/// ropesim::InvalidArgument otherwise, with the one line "C = <C_text> is not finite in <F>
+/// (largest finite <max F, 9 digits>); accepted: a positive decimal or 'auto'" (C_text is the
+/// user's spelling of C; 'auto' is HorizonSpec::auto_C). A saturating F (fp8e4m3) rounds every
+/// C to a finite value and never refuses.
+numeric::Value require_finite_scale(const mpq_class& C, const numeric::FormatBinding& binding,
+                                    const std::string& C_text);
 
 /// The binary64 score kernel: Ŝ = q·k under the head's policy, computed by
 /// numeric::Binary64Dot (binary64 and re-rounding into F and A, bit for bit the value of

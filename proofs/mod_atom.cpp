@@ -301,7 +301,7 @@ ModAtomHead make_mod_atom_head(const ModAtomSpec& spec, const ModWiring& wiring)
   a.key_bias.assign(4, zero);
   attention::RotarySegment rotary;
   rotary.schedule = schedule;
-  rotary.realisations = {attention::parse_realisation("r3", F, rnd)};
+  rotary.realisations = {attention::parse_realisation("r3", spec.policy)};
   rotary.layout = attention::PairLayout::adjacent;
   a.rotary.push_back(std::move(rotary));
   attention::RotarySegment unrotated;

@@ -16,7 +16,13 @@ using numeric::Mpfr;
 }  // namespace
 
 FormatOps::FormatOps(const Format& f, Rounding r, const numeric::Engine& engine)
-    : f_(f), r_(r), arithmetic_(f, r, engine), fast_(f, r), real_(f, r, engine) {
+    : FormatOps(numeric::FormatBinding{f, r, &engine}) {}
+
+FormatOps::FormatOps(const numeric::FormatBinding& binding)
+    : real_(binding.format, binding.rounding, binding.arithmetic_engine()),
+      arithmetic_(real_.arithmetic()),
+      fast_(real_.binary64()) {
+  const Format& f = real_.format();
   max_finite_ = numeric::max_finite(f);
   max_finite_d_ = max_finite_.to_double();
   mpfr_init2(max_mp_, std::max<mpfr_prec_t>(f.precision + 8, 64));

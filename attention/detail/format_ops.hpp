@@ -18,6 +18,7 @@
 #include "numeric/binary64_rounding.hpp"
 #include "numeric/engine.hpp"
 #include "numeric/format.hpp"
+#include "numeric/format_binding.hpp"
 #include "numeric/real_rounding.hpp"
 #include "numeric/value.hpp"
 
@@ -31,12 +32,17 @@ using numeric::ExactReal;
 constexpr std::uint8_t kOverflow = 1;
 constexpr std::uint8_t kNaN = 2;
 
+/// Holds one numeric::RealRounding bound to (F, rounding, engine) and works through its
+/// Arithmetic and Binary64Rounding: one arithmetic object per format, not one per use.
 class FormatOps {
  public:
+  /// F, the rounding direction and the engine of `binding` (the engine must outlive this).
+  explicit FormatOps(const numeric::FormatBinding& binding);
+  /// FormatOps({f, r, &engine}).
   FormatOps(const Format& f, Rounding r, const numeric::Engine& engine);
 
-  const Format& format() const { return f_; }
-  Rounding rounding() const { return r_; }
+  const Format& format() const { return real_.format(); }
+  Rounding rounding() const { return real_.rounding(); }
   /// True when conversions of doubles use the fast rounding (Binary64Rounding::fast_rounding).
   bool fast_round() const { return fast_.fast_rounding(); }
   /// True when + − × ÷ of two elements go through binary64 exactly (p ≤ 25) or natively (fp64)
@@ -44,7 +50,7 @@ class FormatOps {
   bool fast_arith() const { return fast_.fast_arithmetic(); }
   /// The format is binary64 itself (under round-to-nearest-even).
   bool is_binary64() const { return fast_.is_binary64(); }
-  int precision() const { return f_.precision; }
+  int precision() const { return format().precision; }
 
   /// round_F(x) of an exact double x (fast_round() only).
   double round_double(double x) const { return fast_.round(x); }
@@ -71,8 +77,9 @@ class FormatOps {
   std::uint8_t one_flags() const { return one_flags_; }
   const Value& zero() const { return zero_; }
 
-  const numeric::Engine& engine() const { return arithmetic_.engine(); }
-  const numeric::Arithmetic& arithmetic() const { return arithmetic_; }
+  const numeric::Engine& engine() const { return real_.engine(); }
+  /// F's arithmetic: the one inside real() (numeric::RealRounding::arithmetic).
+  const numeric::Arithmetic& arithmetic() const { return real_.arithmetic(); }
 
  private:
   bool at_max(const Value& v) const;  // |v| == max finite
@@ -80,11 +87,10 @@ class FormatOps {
   template <class Exact>
   Value flag(const Value& result, const Exact& x, std::uint8_t& flags) const;
 
-  Format f_;
-  Rounding r_;
-  numeric::Arithmetic arithmetic_;
-  numeric::Binary64Rounding fast_;
   numeric::RealRounding real_;
+  // real_'s Arithmetic and binary64 fast rounding (references into real_, declared after it)
+  const numeric::Arithmetic& arithmetic_;
+  const numeric::Binary64Rounding& fast_;
   double max_finite_d_ = 0;
   Value max_finite_;
   mpfr_t max_mp_;  // |max finite| exactly

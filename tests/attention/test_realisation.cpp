@@ -112,6 +112,24 @@ TEST_CASE("fast binary64 path equals the reference engine bit for bit", "[realis
   REQUIRE(fl == detail::kOverflow);
 }
 
+TEST_CASE("FormatOps: one arithmetic, RealRounding's, bound to the binding", "[realisation][format_binding]") {
+  // built from a FormatBinding: F, rounding and engine are the binding's, and the Arithmetic
+  // and binary64 rounding FormatOps works through are the ones inside its RealRounding
+  const ropesim::numeric::FormatBinding binding{Format::bf16(), Rounding::toward_zero, &mpfr_engine()};
+  const detail::FormatOps ops(binding);
+  CHECK(ops.format() == Format::bf16());
+  CHECK(ops.rounding() == Rounding::toward_zero);
+  CHECK(&ops.engine() == &mpfr_engine());
+  CHECK(&ops.arithmetic() == &ops.real().arithmetic());
+  CHECK(ops.fast_round() == ops.real().binary64().fast_rounding());
+  // hand: bf16 has p = 8, spacing 2 in [256, 512); 259 is the midpoint of 258 and 260:
+  // toward zero gives 258 (nearest-even would give 260, whose last significand bit is 0)
+  std::uint8_t fl = 0;
+  CHECK(ops.from_uint(259, fl).to_double() == 258.0);
+  CHECK(ops.convert(dbl(-259.0), fl).to_double() == -258.0);
+  CHECK(fl == 0);
+}
+
 // The double-double cos/sin step against the MPFR Ziv path: tests/numeric/test_real_rounding.cpp
 // (numeric::CosSinRounder, issue 8).
 

@@ -63,6 +63,28 @@ TEST_CASE("bad input: one line, exit 2, naming the flag and accepted values", "[
   expect_usage_error(run("nonexistent-command"), "ropesim");
 }
 
+TEST_CASE("horizon, construct offset, table horizon: C not finite in F is one line, exit 2", "[cli][format_binding]") {
+  // decided by proofs::require_finite_scale; hand: fp16's max finite is 65504 and 65520 =
+  // 65504 + ulp/2 rounds to +inf under nearest-even; bf16's max is (2 - 2^-7)·2^127
+  const std::string fp16 =
+      "ropesim: error: --C: C = 65520 is not finite in fp16 (largest finite 65504); accepted: a "
+      "positive decimal or 'auto'\n";
+  for (const char* command : {"horizon --format fp16 --C 65520 --quiet",
+                              "construct offset --format fp16 --C 65520"}) {
+    const cli_test::Run r = run(command);
+    INFO(command);
+    CHECK(r.code == 2);
+    CHECK(r.err == fp16);
+    CHECK(r.out.empty());
+  }
+  CHECK(run("horizon --format fp16 --C 65519 --quiet").code == 0);  // rounds to 65504
+  const cli_test::Run table = run("table horizon --formats bf16 --k 1 --C 1e400 --quiet");
+  CHECK(table.code == 2);
+  CHECK(table.err ==
+        "ropesim: error: --C: C = 1e400 is not finite in bf16 (largest finite 3.38953139e+38); "
+        "accepted: a positive decimal or 'auto'\n");
+}
+
 TEST_CASE("bad input leaves no output file", "[cli]") {
   const std::string bad_ext = temp_path("table.xyz");
   expect_usage_error(run("sweep --models phi-2 --positions 16 --out " + bad_ext), ".csv");
