@@ -127,11 +127,12 @@ std::pair<mpq_class, bool> error_analysis(const FixedOffsetHead& head) {
   const bool wide = policy.summation == attention::Summation::wide_accumulator;
   const RoundingModel A = wide ? *rounding_model(policy.accumulator, policy.rounding) : F;
   Propagation P;
-  // matvec(Q = 0, x = 0, b): zero products (exactly 0 in every mode) plus the bias, summed
-  // under the policy: the bias rounded once into F (sequential, pairwise, exact), or into the
-  // accumulator, summed there and stored into F (wide accumulator).
+  // matvec(Q = 0, x = 0, b): zero products (exactly 0 in every mode) plus the bias, an
+  // element of F, summed under the policy: exact (0 + b = b) for sequential, pairwise and
+  // exact sums; under the wide accumulator b is converted into A, summed there and stored
+  // into F (each step taken as a rounding: A need not contain F).
   auto bias_path = [&](const Err& b) {
-    if (!wide) return P.round(b, F);
+    if (!wide) return b;
     return P.round(P.round(P.round(b, A), A), F);
   };
   // r1 / r3: cos and sin of the exact angle (r3: of 2π·a·(i mod m)/m, the same real)
@@ -157,9 +158,10 @@ std::pair<mpq_class, bool> error_analysis(const FixedOffsetHead& head) {
     const mpq_class Cw = head.C_exact * abs(head.ideal.weights[d]);
     // query bias: round_F(C·w·cos kθ), round_F(−C·w·sin kθ) from the exact reals
     const Err a0 = bias_path(P.round({Cw, 0}, F)), a1 = bias_path(P.round({Cw, 0}, F));
-    const Err k0 = bias_path({1, 0}), k1 = bias_path({0, 0});
     const auto [q0, q1] = rotate(a0, a1);
-    const auto [kk0, kk1] = rotate(k0, k1);
+    // the key bias (1, 0) passes the matvec exactly (1 is in every floating A and F) and its
+    // rotation is (rnd(ĉ·1 − rnd(ŝ·0)), rnd(rnd(ŝ·1) + rnd(ĉ·0))) = (ĉ, ŝ) exactly
+    const Err kk0 = c, kk1 = s;
     const auto [c0, c1] = block_coordinates(head, d);
     switch (policy.summation) {
       case attention::Summation::sequential:
