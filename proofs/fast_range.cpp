@@ -235,7 +235,19 @@ std::optional<std::string> fast_range_refusal(const FixedOffsetHead& head) {
 
 std::uint64_t fast_range_length_limit(const FixedOffsetHead& head) {
   const std::uint64_t D = std::max<std::uint64_t>(2, head.head.head_dim);
-  return kFastRangeDefaultLength * 2 / D;
+  const std::uint64_t memory_limit = kFastRangeDefaultLength * 2 / D;
+  const bool one_frequency = head.ideal.blocks.size() == 1 && sgn(head.ideal.weights.at(0)) > 0;
+  if (one_frequency || fast_range_refusal(head)) return memory_limit;
+  // several frequencies: a candidate density ρ costs about ρ·L²/2 scores, as many as the
+  // scan's quick limit Ls allows (Ls²/2) at L = Ls/sqrt(ρ)
+  const std::uint64_t probe = std::min<std::uint64_t>(memory_limit, 250'000);
+  const auto E = realised_score_error_bound(head);
+  const auto found = candidate_offsets(head, *E, probe).size();
+  if (found == 0) return memory_limit;
+  const double rho = static_cast<double>(found) / static_cast<double>(probe);
+  const double scan_limit = static_cast<double>(scan_length_limit(head));
+  const double L = std::max(scan_limit, std::floor(scan_limit / std::sqrt(rho)));
+  return std::min(memory_limit, static_cast<std::uint64_t>(L));
 }
 
 std::optional<mpq_class> realised_score_error_bound(const FixedOffsetHead& head) {

@@ -49,7 +49,12 @@ inline constexpr std::uint64_t kFastRangeDefaultLength = 10'000'000;
 
 /// The candidate algorithm's quick limit for `head`: kFastRangeDefaultLength · 2/head_dim,
 /// so that the realised keys (head_dim doubles per position) stay within 160 MB (10^7 for
-/// head_dim 2, 156250 for the 64 pairs of llama2-7b).
+/// head_dim 2, 156250 for the 64 pairs of llama2-7b). For several frequencies (or w ≤ 0) it
+/// is lowered where the candidates are dense: with ρ the fraction of candidate offsets among
+/// the first min(limit, 250000), the work is about ρ·L²/2 scores, capped as the scan's:
+/// L ≤ max(Ls, Ls/sqrt(ρ)), Ls = scan_length_limit(head) (large E, e.g. fp16 with many
+/// blocks and a large C, makes almost every offset a candidate: then L = Ls, as the scan).
+/// Cost: the candidate pre-filter over the probe (O(B) binary64 operations per offset).
 std::uint64_t fast_range_length_limit(const FixedOffsetHead& head);
 
 /// Why certified_range_fast does not apply to `head`, or std::nullopt when it does. The
