@@ -126,7 +126,9 @@ int main(int argc, char** argv) {
 
   // 0c. Multi-frequency heads (several rotary blocks, equal weights): the candidate algorithm's
   //     filtered scan of S(n) against the quadratic scan, same head, same L_max.
-  fmt::print("\ncandidate algorithm vs quadratic scan, multi-frequency heads (r1, k = 1, equal weights)\n");
+  fmt::print(
+      "\ncandidate algorithm vs quadratic scan, multi-frequency heads (r1, k = 1, equal "
+      "weights)\n");
   fmt::print("{:<30} {:<6} {:>10} {:>7} {:>10} {:>10} {:>10} {:>10} {:>8} {:>10}\n", "schedule",
              "format", "C", "L_max", "N_max", "scan s", "fast s", "scan/fast", "offsets", "E");
   struct BlockRow {
@@ -135,12 +137,13 @@ int main(int argc, char** argv) {
     mpq_class C;
     std::uint64_t L;
   };
-  for (const BlockRow& row : {BlockRow{"llama2-7b", Format::fp32(), 16384, 2500},
-                              BlockRow{"llama2-7b", Format::fp64(), 1048576, 2500},
-                              BlockRow{"llama2-7b", Format::fp16(), 2000, 2500},
-                              BlockRow{"conventional:base=100,dim=8", Format::fp32(), 2000, 5000},
-                              BlockRow{"conventional:base=100,dim=8", Format::fp32(), 8000, 10000},
-                              BlockRow{"conventional:base=100,dim=8", Format::fp64(), 8000, 10000}}) {
+  for (const BlockRow& row :
+       {BlockRow{"llama2-7b", Format::fp32(), 16384, 2500},
+        BlockRow{"llama2-7b", Format::fp64(), 1048576, 2500},
+        BlockRow{"llama2-7b", Format::fp16(), 2000, 2500},
+        BlockRow{"conventional:base=100,dim=8", Format::fp32(), 2000, 5000},
+        BlockRow{"conventional:base=100,dim=8", Format::fp32(), 8000, 10000},
+        BlockRow{"conventional:base=100,dim=8", Format::fp64(), 8000, 10000}}) {
     ropesim::proofs::FixedOffsetSpec spec;
     spec.schedule = ropesim::attention::parse_schedule(row.schedule);
     spec.C = row.C;
@@ -155,11 +158,12 @@ int main(int argc, char** argv) {
       fmt::print("MISMATCH: scan N_max {} vs candidates {}\n", scan.n_max, fast.n_max);
       return 1;
     }
-    fmt::print("{:<30} {:<6} {:>10.6g} {:>7} {:>10} {:>10.3f} {:>10.4f} {:>10.1f} {:>8} {:>10.3g}\n",
-               row.schedule, row.f.name, h.C.to_double(), row.L,
-               (scan.at_limit ? ">=" : "") + std::to_string(scan.n_max), scan.seconds,
-               fast.seconds, scan.seconds / fast.seconds, fast.candidate_offsets,
-               fast.error_bound ? fast.error_bound->get_d() : 0.0);
+    fmt::print(
+        "{:<30} {:<6} {:>10.6g} {:>7} {:>10} {:>10.3f} {:>10.4f} {:>10.1f} {:>8} {:>10.3g}\n",
+        row.schedule, row.f.name, h.C.to_double(), row.L,
+        (scan.at_limit ? ">=" : "") + std::to_string(scan.n_max), scan.seconds, fast.seconds,
+        scan.seconds / fast.seconds, fast.candidate_offsets,
+        fast.error_bound ? fast.error_bound->get_d() : 0.0);
   }
 
   // 0b. fp64 with N_max in the millions (C = the C = auto candidate "record n=1980127"),

@@ -108,8 +108,7 @@ std::optional<std::string> structural_refusal(const FixedOffsetHead& head) {
 
 /// The coordinates (c0, c1) of rotary block d in a head of B blocks (attention's pair
 /// layout: adjacent (2d, 2d+1), rotate-half (d, d+B); unrotated pairs come after).
-std::pair<std::size_t, std::size_t> block_coordinates(const FixedOffsetHead& head,
-                                                      std::size_t d) {
+std::pair<std::size_t, std::size_t> block_coordinates(const FixedOffsetHead& head, std::size_t d) {
   const std::size_t B = head.ideal.blocks.size();
   if (head.realisation.layout == attention::PairLayout::adjacent) return {2 * d, 2 * d + 1};
   return {d, d + B};

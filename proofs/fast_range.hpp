@@ -91,8 +91,9 @@ std::vector<std::uint64_t> candidate_offsets(const FixedOffsetHead& head, const 
 /// "candidates" and `scores_evaluated` counts the scores actually evaluated. Cost: one
 /// realisation and two rotations per block and position up to min(N_max, max_length) + 2,
 /// O(B) binary64 operations per offset (candidate_offsets), plus one score per (query,
-/// active candidate offset). Memory: 8·head_dim bytes per position (keys as doubles). Throws InvalidArgument outside the domain (fast_range_refusal's reason) and
-/// unless 1 ≤ max_length ≤ kMaxScanLength.
+/// active candidate offset). Memory: 8·head_dim bytes per position (keys as doubles). Throws
+/// InvalidArgument outside the domain (fast_range_refusal's reason) and unless
+/// 1 ≤ max_length ≤ kMaxScanLength.
 CertifiedRange certified_range_fast(const FixedOffsetHead& head, const ScanOptions& options = {});
 
 }  // namespace ropesim::proofs

