@@ -516,7 +516,7 @@ CertifiedRange certified_range_fast(const FixedOffsetHead& head, const ScanOptio
       const std::uint64_t target = i - k;
       const Value t = score(q, target);
       finite_or_throw(t);
-      // Defence in depth: the target's realised score must lie within E of C·w (step 1 of the
+      // Defence in depth: the target's realised score must lie within E of C·S(0) (step 1 of the
       // soundness argument, checked on every query; the slack covers the doubles here).
       if (!(std::fabs(t.narrow() - target_ideal) <= target_slack))
         throw std::logic_error(
