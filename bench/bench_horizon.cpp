@@ -1,8 +1,8 @@
 // Cost of the certified range (THEORY §6, RoPE-X eq. 10): the quadratic scan's realised scores
 // per second next to a native-double score evaluation measured in the same run and the naive
 // count N²/2; then the candidate algorithm (proofs/fast_range.hpp) against the scan on the same
-// heads (time ratio, identical N_max checked), and the fp64 case with N_max in the millions
-// (docs/PERFORMANCE.md).
+// heads (time ratio, identical N_max checked; one frequency, then multi-frequency heads such as
+// llama2-7b's 64 blocks), and the fp64 case with N_max in the millions (docs/PERFORMANCE.md).
 //
 //   build/bench/bench_horizon [--length L] [--skip-scan-rates]
 //                              (default L = 20000: the scan's quick limit)
@@ -122,6 +122,48 @@ int main(int argc, char** argv) {
                row.f.name, row.k, h.C.to_double(), row.L,
                (scan.at_limit ? ">=" : "") + std::to_string(scan.n_max), scan.seconds,
                fast.seconds, scan.seconds / fast.seconds, fast.candidate_offsets);
+  }
+
+  // 0c. Multi-frequency heads (several rotary blocks, equal weights): the candidate algorithm's
+  //     filtered scan of S(n) against the quadratic scan, same head, same L_max.
+  fmt::print(
+      "\ncandidate algorithm vs quadratic scan, multi-frequency heads (r1, k = 1, equal "
+      "weights)\n");
+  fmt::print("{:<30} {:<6} {:>10} {:>7} {:>10} {:>10} {:>10} {:>10} {:>8} {:>10}\n", "schedule",
+             "format", "C", "L_max", "N_max", "scan s", "fast s", "scan/fast", "offsets", "E");
+  struct BlockRow {
+    const char* schedule;
+    Format f;
+    mpq_class C;
+    std::uint64_t L;
+  };
+  for (const BlockRow& row :
+       {BlockRow{"llama2-7b", Format::fp32(), 16384, 2500},
+        BlockRow{"llama2-7b", Format::fp64(), 1048576, 2500},
+        BlockRow{"llama2-7b", Format::fp16(), 2000, 2500},
+        BlockRow{"conventional:base=100,dim=8", Format::fp32(), 2000, 5000},
+        BlockRow{"conventional:base=100,dim=8", Format::fp32(), 8000, 10000},
+        BlockRow{"conventional:base=100,dim=8", Format::fp64(), 8000, 10000}}) {
+    ropesim::proofs::FixedOffsetSpec spec;
+    spec.schedule = ropesim::attention::parse_schedule(row.schedule);
+    spec.C = row.C;
+    spec.policy.format = row.f;
+    const auto h = ropesim::proofs::make_fixed_offset_head(spec);
+    ropesim::proofs::ScanOptions o;
+    o.max_length = row.L;
+    const auto scan = ropesim::proofs::certified_range(h, o);
+    const auto fast = ropesim::proofs::certified_range_fast(h, o);
+    if (scan.n_max != fast.n_max || scan.fail_competitor != fast.fail_competitor ||
+        scan.gap != fast.gap) {
+      fmt::print("MISMATCH: scan N_max {} vs candidates {}\n", scan.n_max, fast.n_max);
+      return 1;
+    }
+    fmt::print(
+        "{:<30} {:<6} {:>10.6g} {:>7} {:>10} {:>10.3f} {:>10.4f} {:>10.1f} {:>8} {:>10.3g}\n",
+        row.schedule, row.f.name, h.C.to_double(), row.L,
+        (scan.at_limit ? ">=" : "") + std::to_string(scan.n_max), scan.seconds, fast.seconds,
+        scan.seconds / fast.seconds, fast.candidate_offsets,
+        fast.error_bound ? fast.error_bound->get_d() : 0.0);
   }
 
   // 0b. fp64 with N_max in the millions (C = the C = auto candidate "record n=1980127"),

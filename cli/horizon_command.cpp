@@ -220,11 +220,14 @@ void add_head_options(CLI::App* cmd, HeadArguments& a) {
                   "Accumulator format for --summation wide-accumulator")
       ->capture_default_str();
   cmd->add_option("--algorithm", a.algorithm,
-                  "Certified range by auto, candidates (near-return offsets and an error bound; "
-                  "one frequency, r1/r3) or scan (quadratic; for cross-checks)")
+                  "Certified range by auto, candidates (offsets whose ideal score comes within "
+                  "an error bound of the target's; any schedule, r1/r3) or scan (quadratic; r2, "
+                  "pipelines, cross-checks)")
       ->capture_default_str();
   add_integer_option(cmd, "--max-length", a.max_length,
-                     "L_max (default: the algorithm's quick limit, 10^7 candidates, about 2*10^4 scan)", 1, proofs::kMaxScanLength);
+                     "L_max (default: the algorithm's quick limit: candidates 2*10^7/head_dim, "
+                     "scan about 2*10^4/sqrt(pairs))",
+                     1, proofs::kMaxScanLength);
   cmd->add_flag("--allow-slow", a.allow_slow, "Allow --max-length beyond the quick limit");
 }
 

@@ -33,8 +33,8 @@ struct HeadArguments {
 /// order: --engine, --rounding, --summation, --accumulator, --format, --g/--schedule, --k ≥ 1,
 /// --realization (known and applicable), f_large(F) defined (--rounding), --C (auto or a
 /// positive decimal finite in F), --algorithm (auto|candidates|scan; candidates only where it
-/// applies), --max-length within the algorithm's quick limit unless --allow-slow (10^7 for the
-/// candidate algorithm, scan_length_limit for the scan).
+/// applies), --max-length within the algorithm's quick limit unless --allow-slow
+/// (fast_range_length_limit for the candidate algorithm, scan_length_limit for the scan).
 proofs::HorizonSpec horizon_spec(const HeadArguments& a);
 
 /// The horizon table (one row per report) with the columns of docs/tables/horizon.md.

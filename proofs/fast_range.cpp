@@ -86,13 +86,10 @@ bool lead_at_least(double t, double m, double f) {
 
 std::optional<std::string> structural_refusal(const FixedOffsetHead& head) {
   using Kind = attention::Realisation::Kind;
-  if (head.ideal.blocks.size() != 1 || head.head.head_dim != 2)
-    return "the head has " + std::to_string(head.ideal.blocks.size()) +
-           " rotary blocks and head_dim " + std::to_string(head.head.head_dim) +
-           " (the candidate algorithm needs one frequency and head_dim 2)";
   if (head.realisation.kind != Kind::r1 && head.realisation.kind != Kind::r3)
     return "realisation " + head.realisation.name() +
-           " forms its angle in a format (the candidate algorithm's error bound covers r1 and r3)";
+           " forms its angle in F, so its error grows with the position and no "
+           "position-independent bound E exists (the candidate algorithm covers r1 and r3)";
   if (!(head.realisation.format == head.policy.format))
     return "the realisation's format differs from the policy's";
   const Format& F = head.policy.format;
@@ -102,29 +99,41 @@ std::optional<std::string> structural_refusal(const FixedOffsetHead& head) {
       head.policy.accumulator.is_fixed_point())
     return "accumulator " + head.policy.accumulator.name + " is fixed point";
   if (head.head.scale) return "the head scales its scores";
-  if (sgn(head.ideal.weights.at(0)) <= 0) return "the block weight is not positive";
+  if (head.head.head_dim != head.schedule.dimension() ||
+      head.ideal.blocks.size() != head.schedule.blocks.size())
+    return "the head's dimension does not match its schedule";
   if (!numeric::f_large(F, head.policy.rounding)) return "f_large is undefined";
   return std::nullopt;
 }
 
+/// The coordinates (c0, c1) of rotary block d in a head of B blocks (attention's pair
+/// layout: adjacent (2d, 2d+1), rotate-half (d, d+B); unrotated pairs come after).
+std::pair<std::size_t, std::size_t> block_coordinates(const FixedOffsetHead& head, std::size_t d) {
+  const std::size_t B = head.ideal.blocks.size();
+  if (head.realisation.layout == attention::PairLayout::adjacent) return {2 * d, 2 * d + 1};
+  return {d, d + B};
+}
+
 /// The bound and whether an intermediate could overflow (structural domain assumed).
+/// The score is Σ_c q_c·k_c over the head's D coordinates; a coordinate outside the rotary
+/// blocks (an unrotated pair) holds 0 in both q and k, its product is exactly 0 and so is
+/// every addition of 0 (x + 0 = x in every rounding mode), so only the 2B block products
+/// are rounded; the summation order (sequential left to right, pairwise's tree over all D
+/// terms, the accumulator's sequential sums) is followed exactly, zeros included.
 std::pair<mpq_class, bool> error_analysis(const FixedOffsetHead& head) {
   const auto& policy = head.policy;
   const RoundingModel F = *rounding_model(policy.format, policy.rounding);
   const bool wide = policy.summation == attention::Summation::wide_accumulator;
   const RoundingModel A = wide ? *rounding_model(policy.accumulator, policy.rounding) : F;
   Propagation P;
-  // matvec(Q = 0, x = 0, b): zero products (exactly 0 in every mode) plus the bias, summed
-  // under the policy: the bias rounded once into F (sequential, pairwise, exact), or into the
-  // accumulator, summed there and stored into F (wide accumulator).
+  // matvec(Q = 0, x = 0, b): zero products (exactly 0 in every mode) plus the bias, an
+  // element of F, summed under the policy: exact (0 + b = b) for sequential, pairwise and
+  // exact sums; under the wide accumulator b is converted into A, summed there and stored
+  // into F (each step taken as a rounding: A need not contain F).
   auto bias_path = [&](const Err& b) {
-    if (!wide) return P.round(b, F);
+    if (!wide) return b;
     return P.round(P.round(P.round(b, A), A), F);
   };
-  const mpq_class Cw = head.C_exact * head.ideal.weights[0];
-  // query bias: round_F(C·w·cos kθ), round_F(−C·w·sin kθ) from the exact reals
-  const Err a0 = bias_path(P.round({Cw, 0}, F)), a1 = bias_path(P.round({Cw, 0}, F));
-  const Err k0 = bias_path({1, 0}), k1 = bias_path({0, 0});
   // r1 / r3: cos and sin of the exact angle (r3: of 2π·a·(i mod m)/m, the same real)
   // correctly rounded into F
   const Err c = P.round({1, 0}, F), s = P.round({1, 0}, F);
@@ -138,27 +147,79 @@ std::pair<mpq_class, bool> error_analysis(const FixedOffsetHead& head) {
                            F);
     return std::make_pair(y0, y1);
   };
-  const auto [q0, q1] = rotate(a0, a1);
-  const auto [kk0, kk1] = rotate(k0, k1);
-  Err score;
+  // the D products q_c·k_c (zero outside the rotary blocks), as computed under the policy:
+  // rounded into F (sequential, pairwise), into A from operands converted into A (wide), or
+  // exact (exact summation)
+  const std::size_t D = head.head.head_dim;
+  std::vector<Err> terms(D, Err{0, 0});
+  std::vector<bool> zero(D, true);
+  for (std::size_t d = 0; d < head.ideal.blocks.size(); ++d) {
+    const mpq_class Cw = head.C_exact * abs(head.ideal.weights[d]);
+    // query bias: round_F(C·w·cos kθ), round_F(−C·w·sin kθ) from the exact reals
+    const Err a0 = bias_path(P.round({Cw, 0}, F)), a1 = bias_path(P.round({Cw, 0}, F));
+    const auto [q0, q1] = rotate(a0, a1);
+    // the key bias (1, 0) passes the matvec exactly (1 is in every floating A and F) and its
+    // rotation is (rnd(ĉ·1 − rnd(ŝ·0)), rnd(rnd(ŝ·1) + rnd(ĉ·0))) = (ĉ, ŝ) exactly
+    const Err kk0 = c, kk1 = s;
+    const auto [c0, c1] = block_coordinates(head, d);
+    switch (policy.summation) {
+      case attention::Summation::sequential:
+      case attention::Summation::pairwise:
+        terms[c0] = P.round(Propagation::mul(q0, kk0), F);
+        terms[c1] = P.round(Propagation::mul(q1, kk1), F);
+        break;
+      case attention::Summation::wide_accumulator:
+        terms[c0] = P.round(Propagation::mul(P.round(q0, A), P.round(kk0, A)), A);
+        terms[c1] = P.round(Propagation::mul(P.round(q1, A), P.round(kk1, A)), A);
+        break;
+      case attention::Summation::exact:
+        terms[c0] = Propagation::mul(q0, kk0);
+        terms[c1] = Propagation::mul(q1, kk1);
+        break;
+    }
+    zero[c0] = zero[c1] = false;
+  }
+  // one addition: exact when a side is the exact 0 of a zero coordinate (or a sum of them)
+  struct Partial {
+    Err e;
+    bool zero;
+  };
+  auto add = [&](const Partial& x, const Partial& y, const RoundingModel& into) -> Partial {
+    if (x.zero) return y;
+    if (y.zero) return x;
+    return {P.round(Propagation::add(x.e, y.e), into), false};
+  };
+  auto sequential = [&](const RoundingModel& into) {
+    Partial acc{{0, 0}, true};
+    for (std::size_t t = 0; t < D; ++t) acc = add(acc, {terms[t], zero[t]}, into);
+    return acc;
+  };
+  // sum(t[lo..hi)) = sum(t[lo..lo+⌊n/2⌋)) + sum(t[lo+⌊n/2⌋..hi)) (numeric/summation.hpp)
+  auto pairwise = [&](auto&& self, std::size_t lo, std::size_t hi) -> Partial {
+    if (hi - lo == 1) return {terms[lo], zero[lo]};
+    const std::size_t mid = lo + (hi - lo) / 2;
+    return add(self(self, lo, mid), self(self, mid, hi), F);
+  };
+  Partial score;
   switch (policy.summation) {
     case attention::Summation::sequential:
-    case attention::Summation::pairwise:  // two terms: the same single addition
-      score = P.round(Propagation::add(P.round(Propagation::mul(q0, kk0), F),
-                                       P.round(Propagation::mul(q1, kk1), F)),
-                      F);
+      score = sequential(F);
       break;
-    case attention::Summation::wide_accumulator: {
-      const Err t0 = P.round(Propagation::mul(P.round(q0, A), P.round(kk0, A)), A);
-      const Err t1 = P.round(Propagation::mul(P.round(q1, A), P.round(kk1, A)), A);
-      score = P.round(P.round(Propagation::add(t0, t1), A), F);
+    case attention::Summation::pairwise:
+      score = pairwise(pairwise, 0, D);
+      break;
+    case attention::Summation::wide_accumulator:
+      score = sequential(A);
+      score.e = P.round(score.e, F);
+      break;
+    case attention::Summation::exact: {
+      Err total{0, 0};
+      for (std::size_t t = 0; t < D; ++t) total = Propagation::add(total, terms[t]);
+      score = {P.round(total, F), false};
       break;
     }
-    case attention::Summation::exact:
-      score = P.round(Propagation::add(Propagation::mul(q0, kk0), Propagation::mul(q1, kk1)), F);
-      break;
   }
-  return {score.D, P.overflow};
+  return {score.e.D, P.overflow};
 }
 
 }  // namespace
@@ -169,6 +230,23 @@ std::optional<std::string> fast_range_refusal(const FixedOffsetHead& head) {
     return "C = " + head.C.to_decimal(9) + " is so large that an intermediate of a score could "
            "overflow in " + head.policy.format.name;
   return std::nullopt;
+}
+
+std::uint64_t fast_range_length_limit(const FixedOffsetHead& head) {
+  const std::uint64_t D = std::max<std::uint64_t>(2, head.head.head_dim);
+  const std::uint64_t memory_limit = kFastRangeDefaultLength * 2 / D;
+  const bool one_frequency = head.ideal.blocks.size() == 1 && sgn(head.ideal.weights.at(0)) > 0;
+  if (one_frequency || fast_range_refusal(head)) return memory_limit;
+  // several frequencies: a candidate density ρ costs about ρ·L²/2 scores, as many as the
+  // scan's quick limit Ls allows (Ls²/2) at L = Ls/sqrt(ρ)
+  const std::uint64_t probe = std::min<std::uint64_t>(memory_limit, 250'000);
+  const auto E = realised_score_error_bound(head);
+  const auto found = candidate_offsets(head, *E, probe).size();
+  if (found == 0) return memory_limit;
+  const double rho = static_cast<double>(found) / static_cast<double>(probe);
+  const double scan_limit = static_cast<double>(scan_length_limit(head));
+  const double L = std::max(scan_limit, std::floor(scan_limit / std::sqrt(rho)));
+  return std::min(memory_limit, static_cast<std::uint64_t>(L));
 }
 
 std::optional<mpq_class> realised_score_error_bound(const FixedOffsetHead& head) {
@@ -182,12 +260,92 @@ namespace {
 
 /// Enumerates the candidate offsets n = 1, 2, … in increasing order, on demand (a failing
 /// query usually comes long before max_length, and near the threshold every n may be one).
+/// One block with w > 0: the near-returns of n·θ/2π (a pre-filter on ||n·θ/2π||). Otherwise
+/// (several blocks, any weights): a filtered scan of S(n) in binary64 with a proven margin
+/// (see filtered_candidate).
 class CandidateEnumerator {
  public:
   CandidateEnumerator(const FixedOffsetHead& head, const mpq_class& E) : S_(head.ideal) {
+    T_ = S_.weight_sum() - (head.f_large_exact + 2 * E) / head.C_exact;
+    if (S_.blocks.size() == 1 && sgn(S_.weights[0]) > 0) {
+      init_near_returns();
+    } else {
+      init_filtered_sum();
+    }
+  }
+
+  /// Appends the candidates n in (done(), upto] to `out`, increasing.
+  void extend(std::uint64_t upto, std::vector<std::uint64_t>& out) {
+    for (std::uint64_t n = done_ + 1; n <= upto; ++n) {
+      if (all_ || (filtered_ ? filtered_candidate(n) : candidate(n))) out.push_back(n);
+    }
+    done_ = std::max(done_, upto);
+  }
+  std::uint64_t done() const { return done_; }
+
+ private:
+  /// The filtered scan for several frequencies. S̃(n) = Σ_d ŵ_d ⊗ cos(n ⊗ θ̂_d), summed left
+  /// to right in binary64 (u = 2^-53), with ŵ_d = w_d to double (|ŵ_d − w_d| ≤ 2u|w_d|) and
+  /// θ̂_d the double nearest θ_d's enclosure, |θ̂_d − θ_d| ≤ e_d (from the enclosure, rounded
+  /// up). Per block: the argument n ⊗ θ̂_d errs by ≤ n·e_d + u·n·|θ̂_d| from n·θ_d, cos is
+  /// 1-Lipschitz, and the libm cos is taken to err by ≤ 2^-50 absolute (4 ulps at 1; glibc
+  /// documents ≤ 1 ulp, with exact argument reduction; CosineSum::approximate assumes the
+  /// same). The weights' doubles add 2u·W, the B products and B − 1 additions ≤ (B+1)·u·W
+  /// (W = Σ|w_d|, |cos| ≤ 1). So
+  ///   |S̃(n) − S(n)| ≤ margin(n) = W·(2^-50 + (B+3)·u) + n·Σ_d |w_d|·(e_d + u·|θ̂_d|),
+  /// evaluated here with a factor 2 of slack (which also covers the rounding of the margin's
+  /// own evaluation and of T to double). Offsets with S̃(n) ≤ T̂ − margin are safe, those
+  /// with S̃(n) > T̂ + margin are candidates, the rest are decided by CosineSum::compare.
+  void init_filtered_sum() {
+    filtered_ = true;
+    constexpr double u = 0x1p-53;
+    double W = 0, slope = 0;
+    constexpr mpfr_prec_t P = 256;
+    Mpfr lo(P), hi(P), err(P);
+    for (std::size_t d = 0; d < S_.blocks.size(); ++d) {
+      const double w = S_.weights[d].get_d();
+      S_.blocks[d].theta().enclose(lo, hi);
+      mpfr_add(err, lo, hi, MPFR_RNDN);
+      mpfr_div_2ui(err, err, 1, MPFR_RNDN);
+      const double theta = mpfr_get_d(err, MPFR_RNDN);
+      // e_d = max(hi − θ̂, θ̂ − lo), rounded up
+      mpfr_sub_d(err, hi, theta, MPFR_RNDU);
+      double e = mpfr_get_d(err, MPFR_RNDU);
+      mpfr_d_sub(err, theta, lo, MPFR_RNDU);
+      e = std::max(e, mpfr_get_d(err, MPFR_RNDU));
+      weights_d_.push_back(w);
+      theta_d_.push_back(theta);
+      W += std::fabs(w);
+      slope += std::fabs(w) * (e + u * std::fabs(theta));
+    }
+    const double B = static_cast<double>(S_.blocks.size());
+    // (B·2^-1000 covers weights too small for a normal double)
+    margin0_ = 2 * (W * (0x1p-50 + (B + 3) * u) + std::fabs(numeric::nearest_double(T_)) * u +
+                    B * 0x1p-1000);
+    margin1_ = 2 * slope;
+    T_d_ = numeric::nearest_double(T_);
+    // nothing is excluded when T < −W ≤ min S (every offset is a candidate)
+    mpq_class W_exact = 0;
+    for (const auto& w : S_.weights) W_exact += abs(w);
+    if (T_ < -W_exact) all_ = true;
+  }
+
+  bool filtered_candidate(std::uint64_t n) const {
+    const double nd = static_cast<double>(n);  // exact: n < 2^53
+    double s = 0;
+    for (std::size_t d = 0; d < theta_d_.size(); ++d)
+      s += weights_d_[d] * std::cos(nd * theta_d_[d]);
+    const double margin = margin0_ + nd * margin1_;
+    if (s <= T_d_ - margin) return false;  // S(n) ≤ T: safe
+    if (s > T_d_ + margin) return true;    // S(n) > T
+    bool undecided = false;
+    const int c = S_.compare(static_cast<std::int64_t>(n), T_, 4096, &undecided);
+    return c > 0 || undecided;
+  }
+
+  void init_near_returns() {
     const mpq_class w = S_.weights[0];
     // safe iff S(n) ≤ T; as a cosine: cos(nθ) ≤ τ = T/w
-    T_ = w - (head.f_large_exact + 2 * E) / head.C_exact;
     const mpq_class tau = T_ / w;
     if (tau <= -1) {  // nothing is excluded
       all_ = true;
@@ -234,16 +392,6 @@ class CandidateEnumerator {
     err_a_ = mpfr_get_d(err, MPFR_RNDU);
   }
 
-  /// Appends the candidates n in (done(), upto] to `out`, increasing.
-  void extend(std::uint64_t upto, std::vector<std::uint64_t>& out) {
-    for (std::uint64_t n = done_ + 1; n <= upto; ++n) {
-      if (all_ || candidate(n)) out.push_back(n);
-    }
-    done_ = std::max(done_, upto);
-  }
-  std::uint64_t done() const { return done_; }
-
- private:
   bool candidate(std::uint64_t n) const {
     // n·α = n·ah + n·al + n·δ; n·ah = ph + pl exactly (FMA); ph − rint(ph) is exact.
     const double nd = static_cast<double>(n);  // exact: n < 2^53
@@ -267,6 +415,10 @@ class CandidateEnumerator {
   const CosineSum& S_;
   mpq_class T_;
   bool all_ = false;
+  // the filtered scan (several frequencies)
+  bool filtered_ = false;
+  std::vector<double> weights_d_, theta_d_;
+  double margin0_ = 0, margin1_ = 0, T_d_ = 0;
   double r_up_ = 0.5, r_lo_ = 0, ah_ = 0, al_ = 0, err_a_ = 0;
   std::uint64_t done_ = 0;
 };
@@ -312,54 +464,63 @@ CertifiedRange certified_range_fast(const FixedOffsetHead& head, const ScanOptio
   const double f_double = head.f_large.to_double();  // exact: F fits a double
   const mpq_class& f = head.f_large_exact;
   const std::vector<Value> zero_input(head.head.query.cols, Value());
-  std::vector<double> keys;  // 2 per position
+  const std::size_t D = head.head.head_dim;
+  const std::size_t B = head.ideal.blocks.size();
+  std::vector<double> keys;  // D per position
   std::vector<double> queries;
-  // positions are realised in chunks growing from 64 to 65536 (a failing query often comes
-  // early; later chunks amortise the realisation's per-call setup)
+  // positions are realised in chunks growing from 64 to 65536 / (D/2) (a failing query often
+  // comes early; later chunks amortise the realisation's per-call setup)
   std::uint64_t chunk = 64;
+  const std::uint64_t max_chunk = std::max<std::uint64_t>(64, 131072 / D);
+  std::vector<Value> qv(D), kv(D);
   auto score = [&](const double* q, std::uint64_t j) -> Value {
-    const double* kj = &keys[2 * j];
-    if (kernel) return Value::from_double_exact(kernel->dot(q, kj, 2));
-    const std::vector<Value> qv{Value::from_double_exact(q[0]), Value::from_double_exact(q[1])};
-    const std::vector<Value> kv{Value::from_double_exact(kj[0]), Value::from_double_exact(kj[1])};
+    const double* kj = &keys[D * j];
+    if (kernel) return Value::from_double_exact(kernel->dot(q, kj, D));
+    for (std::size_t c = 0; c < D; ++c) {
+      qv[c] = Value::from_double_exact(q[c]);
+      kv[c] = Value::from_double_exact(kj[c]);
+    }
     return attention::head_score(head.head, qv, kv, head.policy);
   };
   auto finite_or_throw = [](const Value& v) {
     if (!v.is_finite())
       throw std::logic_error("certified_range_fast: a score is not finite inside the domain");
   };
-  const double target_ideal = numeric::nearest_double(head.C_exact * head.ideal.weights[0]);
+  const double target_ideal = numeric::nearest_double(head.C_exact * head.ideal.weight_sum());
   const double target_slack =
       numeric::nearest_double(E) * (1 + 0x1p-40) + std::fabs(target_ideal) * 0x1p-50;
   attention::HeadRotations one;
   one.positions = 1;
-  one.blocks.resize(1);
+  one.blocks.resize(B);
   bool failed = false;
   std::uint64_t last_query = 0;
+  std::vector<std::vector<attention::RealisedPair>> pairs(B);
   for (std::uint64_t begin = 0, end = 0; begin <= last && !failed;
-       begin = end, chunk = std::min<std::uint64_t>(2 * chunk, 65536)) {
+       begin = end, chunk = std::min<std::uint64_t>(2 * chunk, max_chunk)) {
     end = std::min(last + 1, begin + chunk);
-    const auto pairs = attention::realise_block(head.schedule, head.realisation, 0, begin, end);
-    queries.assign(2 * (end - begin), 0.0);
+    for (std::size_t b = 0; b < B; ++b)
+      pairs[b] = attention::realise_block(head.schedule, head.realisation, b, begin, end);
+    queries.assign(D * (end - begin), 0.0);
     for (std::uint64_t p = begin; p < end; ++p) {
-      one.blocks[0].assign(1, pairs[p - begin]);
+      for (std::size_t b = 0; b < B; ++b) one.blocks[b].assign(1, pairs[b][p - begin]);
       const auto q = attention::head_query(head.head, one, 0, zero_input, head.policy);
       const auto key = attention::head_key(head.head, one, 0, zero_input, head.policy);
-      queries[2 * (p - begin)] = q[0].narrow();
-      queries[2 * (p - begin) + 1] = q[1].narrow();
-      keys.push_back(key[0].narrow());
-      keys.push_back(key[1].narrow());
+      for (std::size_t c = 0; c < D; ++c) {
+        queries[D * (p - begin) + c] = q[c].narrow();
+        keys.push_back(key[c].narrow());
+      }
     }
     if (end - 1 > k) enumerate.extend(end - 1 - k, positive);
     for (std::uint64_t i = std::max(begin, k + 1); i < end; ++i) {
-      const double* q = &queries[2 * (i - begin)];
+      const double* q = &queries[D * (i - begin)];
       const std::uint64_t target = i - k;
       const Value t = score(q, target);
       finite_or_throw(t);
-      // Defence in depth: the target's realised score must lie within E of C·w (step 1 of the
+      // Defence in depth: the target's realised score must lie within E of C·S(0) (step 1 of the
       // soundness argument, checked on every query; the slack covers the doubles here).
       if (!(std::fabs(t.narrow() - target_ideal) <= target_slack))
-        throw std::logic_error("certified_range_fast: a target score is farther than E from C·w");
+        throw std::logic_error(
+            "certified_range_fast: a target score is farther than E from C·S(0)");
       ++out.scores_evaluated;
       Value m;
       std::uint64_t arg = 0;

@@ -2,25 +2,35 @@
 /// The certified range N_max^(k) of a fixed-offset head without the quadratic scan
 /// (THEORY §6, RoPE-X eq. 10; issue 8): only competitors whose ideal score comes within
 /// f_large + 2E of the target's can break the gap, E a rigorous bound on the rounding error of
-/// every realised score. Their offsets n are the near-returns of n·θ modulo 2π; they are
-/// enumerated, their realised scores evaluated exactly in F (the same arithmetic as the scan),
-/// and every other competitor is proven safe by the bound.
+/// every realised score. Their offsets n are the near-returns of n·θ modulo 2π (one frequency)
+/// or the offsets where S(n) comes close to S(0) (several frequencies); they are enumerated,
+/// their realised scores evaluated exactly in F (the same arithmetic as the scan), and every
+/// other competitor is proven safe by the bound.
 ///
 /// Soundness argument (the domain is chosen so that each step holds):
 ///  1. Every realised score is within E of its ideal value: |Ŝ_{i,j} − C·S(i−k−j)| ≤ E for all
-///     i, j ≥ 0, where C is C in F and S(n) = w·cos(n·θ) (realised_score_error_bound: a
-///     forward error analysis in exact rationals with |round(x) − x| ≤ ε|x| + η for every x of
-///     magnitude ≤ max finite, applied to every rounding of the realisation, rotation and dot
-///     product; no intermediate can overflow, so no score is ±inf or NaN).
+///     i, j ≥ 0, where C is C in F and S(n) = Σ_d w_d·cos(n·θ_d) over the B rotary blocks
+///     (realised_score_error_bound: a forward error analysis in exact rationals with
+///     |round(x) − x| ≤ ε|x| + η for every x of magnitude ≤ max finite, applied to every
+///     rounding of the realisation, rotation and dot product, the latter in the policy's own
+///     summation order over all head_dim terms; unrotated pairs are zero in q and k and add
+///     exactly 0; no intermediate can overflow, so no score is ±inf or NaN). The bound holds
+///     for every position because r1 and r3 round cos and sin of the exact angle once: r2 and
+///     pipelines form the angle in F, whose error grows with the position, so they keep the
+///     scan.
 ///  2. Hence for a competitor at offset n ≠ 0, Ŝ_{i,i−k} − Ŝ_{i,j} ≥ C·(S(0) − S(n)) − 2E, which
 ///     is ≥ f_large when S(n) ≤ T = S(0) − (f_large + 2E)/C: such a competitor never breaks the
 ///     gap of any query. The other offsets (S(n) > T, or undecided) are the candidates.
-///  3. The candidates are found by a binary64 pre-filter on ||n·θ/2π|| with a proven error
-///     margin (over-inclusive), then decided exactly (CosineSum::compare).
+///  3. The candidates are found by a binary64 pre-filter with a proven error margin
+///     (over-inclusive) — on ||n·θ/2π|| for one block with w > 0, on S(n) itself (a filtered
+///     scan, O(B) per offset) otherwise — then decided exactly (CosineSum::compare).
 ///  4. At a failing query the scan's witness (the largest competitor score, first j on ties)
 ///     has a gap < f_large; every non-candidate has gap ≥ f_large, so a strictly smaller score:
 ///     the witness is the largest candidate score, first j on ties. So N_max, the failing
 ///     query, competitor, offset, gap and both scores equal the scan's.
+/// When E is large (e.g. fp16 with 64 blocks) almost every offset is a candidate and the
+/// work approaches the scan's (never more than it, plus the O(B) filter per offset); the
+/// result is the same either way, so there is no separate fall-back.
 #include <gmpxx.h>
 
 #include <cstdint>
@@ -32,17 +42,29 @@
 
 namespace ropesim::proofs {
 
-/// Default L_max of the candidate algorithm when the caller gives none: 10^7 (linear cost:
-/// realised keys of 10^7 positions, 160 MB of doubles; about a minute at fp64).
+/// Default L_max of the candidate algorithm for one rotary block when the caller gives none:
+/// 10^7 (linear cost: realised keys of 10^7 positions, 160 MB of doubles; about a minute at
+/// fp64).
 inline constexpr std::uint64_t kFastRangeDefaultLength = 10'000'000;
 
+/// The candidate algorithm's quick limit for `head`: kFastRangeDefaultLength · 2/head_dim,
+/// so that the realised keys (head_dim doubles per position) stay within 160 MB (10^7 for
+/// head_dim 2, 156250 for the 64 pairs of llama2-7b). For several frequencies (or w ≤ 0) it
+/// is lowered where the candidates are dense: with ρ the fraction of candidate offsets among
+/// the first min(limit, 250000), the work is about ρ·L²/2 scores, capped as the scan's:
+/// L ≤ max(Ls, Ls/sqrt(ρ)), Ls = scan_length_limit(head) (large E, e.g. fp16 with many
+/// blocks and a large C, makes almost every offset a candidate: then L = Ls, as the scan).
+/// Cost: the candidate pre-filter over the probe (O(B) binary64 operations per offset).
+std::uint64_t fast_range_length_limit(const FixedOffsetHead& head);
+
 /// Why certified_range_fast does not apply to `head`, or std::nullopt when it does. The
-/// domain: one rotary block and head_dim 2 (single frequency, no unrotated pairs), weight
-/// w > 0, realisation r1 or r3 (cos and sin of the exact angle correctly rounded into F;
-/// rotation in F with THEORY §2.1's arithmetic), F a floating format whose values are
-/// doubles (Format::fits_double), the accumulator floating (wide-accumulator sums), no score
-/// scale, and no intermediate of the error analysis able to overflow (C small enough).
-/// Outside it (r2, pipelines, several frequencies, fixed point, p > 53) the scan is used.
+/// domain: any schedule (one or several rotary blocks, unrotated pairs as zero coordinates,
+/// any weights w_d), realisation r1 or r3 (cos and sin of the exact angle correctly rounded
+/// into F; rotation in F with THEORY §2.1's arithmetic), F a floating format whose values are
+/// doubles (Format::fits_double), sequential / pairwise / wide-accumulator (floating A) /
+/// exact summation, no score scale, and no intermediate of the error analysis able to
+/// overflow (C small enough). Outside it (r2 and pipelines, whose angle error grows with the
+/// position; fixed point; p > 53) the scan is used.
 std::optional<std::string> fast_range_refusal(const FixedOffsetHead& head);
 
 /// E: a rigorous bound on |Ŝ_{i,j} − C·S(i−k−j)| over all positions i, j (exact rational),
@@ -54,8 +76,12 @@ std::optional<mpq_class> realised_score_error_bound(const FixedOffsetHead& head)
 
 /// The candidate offsets n, 1 ≤ n ≤ max_offset, for which S(n) > S(0) − (f_large + 2E)/C is
 /// not excluded (sorted increasing; S is even, so −n is a candidate iff n is). Cost
-/// O(max_offset) binary64 operations plus an exact decision per pre-filtered n. Throws
-/// InvalidArgument outside the domain.
+/// O(B·max_offset) binary64 operations (B rotary blocks) plus an exact decision per n
+/// within the pre-filter's margin (one block with w > 0: ||n·θ/2π|| against arccos of the
+/// threshold; otherwise S(n) evaluated in binary64 with |S̃(n) − S(n)| ≤ 2·(W·(2^-50 +
+/// (B+3)·2^-53) + n·Σ_d |w_d|·(e_d + 2^-53·|θ̂_d|)), W = Σ|w_d|, e_d the error of θ_d's
+/// double θ̂_d, assuming the libm cos errs by ≤ 2^-50). Throws InvalidArgument outside the
+/// domain.
 std::vector<std::uint64_t> candidate_offsets(const FixedOffsetHead& head, const mpq_class& E,
                                              std::uint64_t max_offset);
 
@@ -63,10 +89,11 @@ std::vector<std::uint64_t> candidate_offsets(const FixedOffsetHead& head, const 
 /// CertifiedRange as certified_range(head, options) — n_max, at_limit, the failure witness
 /// and scores — except that `smallest_passing_gap` is left unset, `algorithm` is
 /// "candidates" and `scores_evaluated` counts the scores actually evaluated. Cost: one
-/// realisation and two rotations per position up to min(N_max, max_length) + 2, plus one
-/// score per (query, active candidate offset). Memory: 16 bytes per position (keys as
-/// doubles). Throws InvalidArgument outside the domain (fast_range_refusal's reason) and
-/// unless 1 ≤ max_length ≤ kMaxScanLength.
+/// realisation and two rotations per block and position up to min(N_max, max_length) + 2,
+/// O(B) binary64 operations per offset (candidate_offsets), plus one score per (query,
+/// active candidate offset). Memory: 8·head_dim bytes per position (keys as doubles). Throws
+/// InvalidArgument outside the domain (fast_range_refusal's reason) and unless
+/// 1 ≤ max_length ≤ kMaxScanLength.
 CertifiedRange certified_range_fast(const FixedOffsetHead& head, const ScanOptions& options = {});
 
 }  // namespace ropesim::proofs

@@ -138,7 +138,7 @@ RangeAlgorithm resolve_range_algorithm(RangeAlgorithm algorithm, const FixedOffs
 }
 
 std::uint64_t default_max_length(RangeAlgorithm resolved, const FixedOffsetHead& head) {
-  return resolved == RangeAlgorithm::candidates ? kFastRangeDefaultLength
+  return resolved == RangeAlgorithm::candidates ? fast_range_length_limit(head)
                                                 : scan_length_limit(head);
 }
 
@@ -169,9 +169,10 @@ std::uint64_t horizon_max_length(RangeAlgorithm resolved, const FixedOffsetHead&
     const double n = static_cast<double>(*requested) + 2;
     if (resolved == RangeAlgorithm::candidates) {
       throw InvalidArgument(fmt::format(
-          "L = {} is beyond the candidate algorithm's quick limit {} (it keeps 16 bytes per "
+          "L = {} is beyond the candidate algorithm's quick limit {} (it keeps {} bytes per "
           "position: {:.3g} GB); pass --allow-slow to run it anyway",
-          *requested, limit, n * 16 / 1e9));
+          *requested, limit, 8 * head.head.head_dim,
+          n * 8 * static_cast<double>(head.head.head_dim) / 1e9));
     }
     throw InvalidArgument(
         fmt::format("L = {} is beyond what the quadratic scan does in the time a user would "

@@ -37,8 +37,8 @@ RangeAlgorithm parse_range_algorithm(const std::string& text);
 /// Throws InvalidArgument when `candidates` is forced on a head outside its domain.
 RangeAlgorithm resolve_range_algorithm(RangeAlgorithm algorithm, const FixedOffsetHead& head);
 
-/// The default L_max for a head under an algorithm: kFastRangeDefaultLength for the candidate
-/// algorithm, scan_length_limit(head) for the scan.
+/// The default L_max for a head under an algorithm: fast_range_length_limit(head) for the
+/// candidate algorithm, scan_length_limit(head) for the scan.
 std::uint64_t default_max_length(RangeAlgorithm resolved, const FixedOffsetHead& head);
 
 /// The input that makes f_large(F) undefined (THEORY §1).
@@ -71,9 +71,10 @@ numeric::Value require_f_large(const numeric::Format& format, numeric::Rounding 
 
 /// The L_max of one horizon run (THEORY §6): `requested` when given, else
 /// default_max_length(resolved, head). A requested L beyond that quick limit is refused unless
-/// `allow_slow` (the candidate algorithm keeps 16 bytes per position; the quadratic scan does
-/// up to N²/2 scores). Throws InvalidArgument with one line: "L must be at least 1" (L = 0);
-/// "L = … is beyond the candidate algorithm's quick limit … (it keeps 16 bytes per position:
+/// `allow_slow` (the candidate algorithm keeps 8·head_dim bytes per position; the quadratic
+/// scan does up to N²/2 scores). Throws InvalidArgument with one line: "L must be at least 1"
+/// (L = 0); "L = … is beyond the candidate algorithm's quick limit … (it keeps 8·head_dim
+/// bytes per position:
 /// … GB); pass --allow-slow to run it anyway"; "L = … is beyond what the quadratic scan does
 /// in the time a user would wait for this head (limit …, up to N^2/2 = … scores); pass
 /// --allow-slow to run it anyway" (N = L + 2).

@@ -1,0 +1,300 @@
+// The candidate algorithm on multi-frequency heads (proofs/fast_range.hpp; issue 8): several
+// rotary blocks with weights w_d, unrotated pairs as zero coordinates. Equal to the quadratic
+// scan (RapidCheck over random schedules of 2–8 blocks, weights, C, k, formats, roundings,
+// summations, r1/r3; fixed seed from tests/main.cpp), its error bound E checked against exact
+// enclosures of the ideal scores, and a two-block head whose candidates and failure are
+// derived by hand.
+#include <rapidcheck.h>
+
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "numeric/error.hpp"
+#include "numeric/exact.hpp"
+#include "numeric/format_properties.hpp"
+#include "numeric/mpfr_util.hpp"
+#include "proofs/fast_range.hpp"
+#include "proofs/horizon.hpp"
+
+using namespace ropesim;
+using numeric::Format;
+using numeric::Rounding;
+
+namespace {
+
+proofs::FixedOffsetSpec spec_of(const std::string& schedule, const mpq_class& C, std::uint64_t k,
+                                const Format& f, const std::string& realisation = "r1",
+                                Rounding r = Rounding::nearest_even,
+                                attention::Summation sum = attention::Summation::sequential) {
+  proofs::FixedOffsetSpec s;
+  s.schedule = attention::parse_schedule(schedule);
+  s.C = C;
+  s.k = k;
+  s.realisation = realisation;
+  s.policy.format = f;
+  s.policy.rounding = r;
+  s.policy.summation = sum;
+  return s;
+}
+
+proofs::ScanOptions up_to(std::uint64_t L, bool kernel = true) {
+  proofs::ScanOptions o;
+  o.max_length = L;
+  o.use_fast_kernel = kernel;
+  return o;
+}
+
+bool same_value(const std::optional<numeric::Value>& a, const std::optional<numeric::Value>& b) {
+  if (a.has_value() != b.has_value()) return false;
+  return !a || a->same_bits(*b);
+}
+
+Format random_format() {
+  switch (*rc::gen::inRange(0, 6)) {
+    case 0:
+      return Format::fp16();
+    case 1:
+      return Format::bf16();
+    case 2:
+      return Format::fp32();
+    case 3:
+      return Format::fp64();
+    default:
+      return Format::ieee(*rc::gen::inRange(3, 30), *rc::gen::inRange(5, 9));
+  }
+}
+
+/// A random schedule of 2–8 rotary blocks and whether r3 applies (rational turns): random
+/// turns a/m, a conventional schedule with a random base, or a partial one whose other half
+/// of the pairs is unrotated.
+std::pair<std::string, bool> random_schedule() {
+  const int B = *rc::gen::inRange(2, 9);
+  const int base = *rc::gen::inRange(2, 20000);
+  switch (*rc::gen::inRange(0, 3)) {
+    case 0: {
+      std::string s = "periodic:";
+      for (int d = 0; d < B; ++d) {
+        const int m = *rc::gen::inRange(3, 200);
+        s += (d ? "," : "") + std::to_string(*rc::gen::inRange(1, m)) + "/" + std::to_string(m);
+      }
+      return {s, true};
+    }
+    case 1:
+      return {"conventional:base=" + std::to_string(base) + ",dim=" + std::to_string(2 * B), false};
+    default:
+      return {
+          "partial:base=" + std::to_string(base) + ",dim=" + std::to_string(4 * B) + ",factor=0.5",
+          false};
+  }
+}
+
+/// Random weights w_d = a/8, a ∈ [−8, 16] (some zero or negative), or none (equal 1/B).
+std::vector<mpq_class> random_weights(std::size_t B) {
+  std::vector<mpq_class> w;
+  if (*rc::gen::inRange(0, 3) == 0) return w;
+  for (std::size_t d = 0; d < B; ++d) w.emplace_back(*rc::gen::inRange(-8, 17), 8);
+  return w;
+}
+
+}  // namespace
+
+TEST_CASE("multi-block candidate algorithm = quadratic scan (N_max, witness, scores)",
+          "[proofs][fast_range][fast_range_blocks][property]") {
+  const bool ok = rc::check("fast == scan, several blocks", [] {
+    const Format F = random_format();
+    const Rounding r = *rc::gen::element(Rounding::nearest_even, Rounding::nearest_away,
+                                         Rounding::toward_zero, Rounding::downward);
+    const auto sum =
+        *rc::gen::element(attention::Summation::sequential, attention::Summation::pairwise,
+                          attention::Summation::wide_accumulator, attention::Summation::exact);
+    RC_PRE(numeric::f_large(F, r).has_value());
+    const auto [schedule, rational] = random_schedule();
+    const std::string realisation =
+        rational ? *rc::gen::element(std::string("r1"), std::string("r3")) : "r1";
+    const std::uint64_t k = *rc::gen::inRange(1, 7);
+    // C = f_large · 2^s · (1 + m/64): from too small to lead at all up to large
+    const auto fl = numeric::exact_rational(*numeric::f_large(F, r));
+    const int s = *rc::gen::inRange(-1, std::min(F.precision + 6, 40));
+    mpq_class C = fl * (1 + mpq_class(*rc::gen::inRange(0, 64), 64));
+    C *= s >= 0 ? mpq_class(mpz_class(1) << s) : mpq_class(1, 2);
+    RC_PRE(C < numeric::exact_rational(numeric::max_finite(F)));
+    auto spec = spec_of(schedule, C, k, F, realisation, r, sum);
+    spec.weights = random_weights(spec.schedule.blocks.size());
+    spec.policy.accumulator = *rc::gen::element(Format::fp32(), Format::fp16(), Format::fp64());
+    proofs::FixedOffsetHead head;
+    try {
+      head = proofs::make_fixed_offset_head(spec);
+    } catch (const InvalidArgument&) {
+      RC_DISCARD("head not constructible");
+    }
+    RC_PRE(!proofs::fast_range_refusal(head).has_value());
+    const std::uint64_t L = *rc::gen::inRange(1, 120);
+    const bool kernel = *rc::gen::arbitrary<bool>();
+    const auto scan = proofs::certified_range(head, up_to(L, kernel));
+    const auto fast = proofs::certified_range_fast(head, up_to(L, kernel));
+    RC_TAG(scan.at_limit ? "at limit" : "fails",
+           fast.scores_evaluated < scan.scores_evaluated ? "pruned" : "no offset excluded");
+    RC_ASSERT(scan.n_max == fast.n_max);
+    RC_ASSERT(scan.at_limit == fast.at_limit);
+    RC_ASSERT(scan.fail_query == fast.fail_query);
+    RC_ASSERT(scan.fail_competitor == fast.fail_competitor);
+    RC_ASSERT(scan.fail_offset == fast.fail_offset);
+    RC_ASSERT(scan.gap == fast.gap);
+    RC_ASSERT(same_value(scan.target_score, fast.target_score));
+    RC_ASSERT(same_value(scan.competitor_score, fast.competitor_score));
+    RC_ASSERT(fast.scores_evaluated <= scan.scores_evaluated);
+  });
+  CHECK(ok);
+}
+
+TEST_CASE("multi-block error bound E holds for every sampled realised score (exact enclosures)",
+          "[proofs][fast_range][fast_range_blocks][property]") {
+  const bool ok = rc::check("|S_hat - C S(n)| <= E, several blocks", [] {
+    const Format F = random_format();
+    const Rounding r =
+        *rc::gen::element(Rounding::nearest_even, Rounding::toward_zero, Rounding::downward);
+    RC_PRE(numeric::f_large(F, r).has_value());
+    const auto sum =
+        *rc::gen::element(attention::Summation::sequential, attention::Summation::pairwise,
+                          attention::Summation::wide_accumulator, attention::Summation::exact);
+    const int e = *rc::gen::inRange(0, std::min(F.precision + 8, 60));
+    const mpq_class C =
+        mpq_class(mpz_class(1) << e) * (1 + mpq_class(*rc::gen::inRange(0, 64), 64));
+    RC_PRE(C < numeric::exact_rational(numeric::max_finite(F)) / 64);
+    const auto [schedule, rational] = random_schedule();
+    const std::string realisation =
+        rational ? *rc::gen::element(std::string("r1"), std::string("r3")) : "r1";
+    auto spec = spec_of(schedule, C, *rc::gen::inRange(1, 5), F, realisation, r, sum);
+    spec.weights = random_weights(spec.schedule.blocks.size());
+    spec.policy.accumulator = *rc::gen::element(Format::fp32(), Format::fp16(), Format::fp64());
+    proofs::FixedOffsetHead head;
+    try {
+      head = proofs::make_fixed_offset_head(spec);
+    } catch (const InvalidArgument&) {
+      RC_DISCARD("head not constructible");
+    }
+    const auto E = proofs::realised_score_error_bound(head);
+    RC_PRE(E.has_value());  // a C too large for the accumulator is refused, not bounded
+    proofs::RealisedScores scores(head, false);
+    const std::uint64_t P = 16;
+    scores.ensure(P);
+    numeric::Mpfr lo(200), hi(200), c(200), d(200), diff(200);
+    mpfr_set_q(c, head.C_exact.get_mpq_t(), MPFR_RNDN);  // exact: C is in F
+    const double Ed = numeric::nearest_double(*E) * (1 + 1e-12);
+    // offsets n = i − k − j, each enclosed once; every (i, j) of that offset checked
+    const auto k = static_cast<std::int64_t>(head.k);
+    for (std::int64_t n = -k - static_cast<std::int64_t>(P) + 1; n < static_cast<std::int64_t>(P);
+         ++n) {
+      head.ideal.enclose(n, lo, hi);
+      // the realised score lies within E of C·[lo, hi] (checked with directed rounding)
+      mpfr_mul(hi, hi, c, MPFR_RNDU);
+      mpfr_mul(lo, lo, c, MPFR_RNDD);
+      for (std::uint64_t j = 0; j < P; ++j) {
+        const std::int64_t i = n + k + static_cast<std::int64_t>(j);
+        if (i < 0 || i >= static_cast<std::int64_t>(P)) continue;
+        const auto s = scores.reference_score(static_cast<std::uint64_t>(i), j);
+        RC_ASSERT(s.is_finite());
+        s.to_mpfr(d);
+        mpfr_sub(diff, d, hi, MPFR_RNDD);  // ≥ −E required: s − C·S ≥ s − C·hi
+        RC_ASSERT(mpfr_get_d(diff, MPFR_RNDD) >= -Ed);
+        mpfr_sub(diff, d, lo, MPFR_RNDU);  // ≤ E required
+        RC_ASSERT(mpfr_get_d(diff, MPFR_RNDU) <= Ed);
+      }
+    }
+  });
+  CHECK(ok);
+}
+
+TEST_CASE("two blocks θ = π/2, π/3 with w = 1/2: candidates and failure by hand",
+          "[proofs][fast_range][fast_range_blocks]") {
+  // S(n) = (cos(nπ/2) + cos(nπ/3))/2 has period 12: S(0) = 1, S(6) = 0, S(n) = −1/2 for
+  // n ≡ 3, 9, −3/4 for n ≡ 2, 10 and 1/4 for n ≡ 1, 4, 5, 7, 8, 11 (mod 12).
+  // f_large(fp32) is just above 150·ln 2 = 103.97 (exp(−f) below half of 2^-149 rounds to 0).
+  for (const char* realisation : {"r1", "r3"}) {
+    INFO(realisation);
+    const auto head = proofs::make_fixed_offset_head(
+        spec_of("periodic:1/4,1/6", 256, 1, Format::fp32(), realisation));
+    REQUIRE(head.f_large.to_double() > 103.9);
+    REQUIRE(head.f_large.to_double() < 104.0);
+    const mpq_class E = *proofs::realised_score_error_bound(head);
+    REQUIRE(E < mpq_class(1, 1000));  // fp32: a few units of 2^-24·C = 1.5·10^-5
+    // C = 256: T = 1 − (f_large + 2E)/256 ≈ 0.594 > 1/4, so only S(n) = 1 (n ≡ 0 mod 12)
+    CHECK(proofs::candidate_offsets(head, E, 40) == std::vector<std::uint64_t>{12, 24, 36});
+    // every query up to i = 12 leads by ≥ 256·3/4 = 192 > f_large; query i = 13 meets j = 0
+    // at offset 12, whose realised rotation equals the target's (cos and sin of 12·θ_d + θ_d
+    // and θ_d are the same reals), so the gap is exactly 0 and N_max = 13 − 2 = 11
+    const auto fast = proofs::certified_range_fast(head, up_to(100));
+    CHECK(fast.algorithm == "candidates");
+    CHECK(fast.n_max == 11);
+    CHECK_FALSE(fast.at_limit);
+    CHECK(fast.fail_query == 13u);
+    CHECK(fast.fail_competitor == 0u);
+    CHECK(fast.fail_offset == 12);
+    CHECK(fast.gap == mpq_class(0));
+    REQUIRE(fast.target_score.has_value());
+    CHECK(std::fabs(fast.target_score->to_double() - 256) < 0.01);
+    CHECK(fast.candidate_offsets == 1);
+  }
+  // C = 128: T = 1 − (f_large + 2E)/128 ≈ 0.188 < 1/4, so S(n) = 1/4 are candidates too, and
+  // query i = 2 (k = 1) against j = 0 at offset 1 leads by 128·3/4 = 96 < f_large: N_max = 0
+  const auto head =
+      proofs::make_fixed_offset_head(spec_of("periodic:1/4,1/6", 128, 1, Format::fp32()));
+  const mpq_class E = *proofs::realised_score_error_bound(head);
+  CHECK(proofs::candidate_offsets(head, E, 13) ==
+        std::vector<std::uint64_t>{1, 4, 5, 7, 8, 11, 12, 13});
+  const auto fast = proofs::certified_range_fast(head, up_to(100));
+  CHECK(fast.n_max == 0);
+  CHECK(fast.fail_query == 2u);
+  CHECK(fast.fail_competitor == 0u);
+  CHECK(fast.fail_offset == 1);
+}
+
+TEST_CASE("llama2-7b schedule (64 blocks): candidates = scan in every format",
+          "[proofs][fast_range][fast_range_blocks]") {
+  for (const Format& F : {Format::fp16(), Format::bf16(), Format::fp32(), Format::fp64()}) {
+    INFO(F.name);
+    const auto fl = numeric::exact_rational(*numeric::f_large(F, Rounding::nearest_even));
+    // C = 4·f_large: the target leads every offset whose S(n) ≤ 3/4 (with room for E)
+    const auto head = proofs::make_fixed_offset_head(spec_of("llama2-7b", 4 * fl, 2, F));
+    REQUIRE(head.head.head_dim == 128);
+    REQUIRE_FALSE(proofs::fast_range_refusal(head).has_value());
+    const auto scan = proofs::certified_range(head, up_to(150));
+    const auto fast = proofs::certified_range_fast(head, up_to(150));
+    CHECK(fast.algorithm == "candidates");
+    CHECK(scan.n_max == fast.n_max);
+    CHECK(scan.at_limit == fast.at_limit);
+    CHECK(scan.fail_query == fast.fail_query);
+    CHECK(scan.fail_competitor == fast.fail_competitor);
+    CHECK(scan.gap == fast.gap);
+    CHECK(fast.scores_evaluated <= scan.scores_evaluated);
+  }
+  // r2 forms the angle in F: refused with the reason
+  const auto r2 =
+      proofs::make_fixed_offset_head(spec_of("llama2-7b", 512, 1, Format::fp32(), "r2"));
+  const auto why = proofs::fast_range_refusal(r2);
+  REQUIRE(why.has_value());
+  CHECK(why->find("no position-independent bound E") != std::string::npos);
+  // the quick limit: 1.6·10^8 bytes of keys / (8·128 bytes per position)
+  CHECK(proofs::fast_range_length_limit(r2) == 156250);
+}
+
+TEST_CASE(
+    "quick limit of several frequencies: 160 MB of keys, or the scan's when candidates "
+    "are dense",
+    "[proofs][fast_range][fast_range_blocks]") {
+  // fp32, C = 4·f_large on llama2-7b: candidates are rare → 2·10^7/128 = 156250
+  const auto fl =
+      numeric::exact_rational(*numeric::f_large(Format::fp32(), Rounding::nearest_even));
+  const auto sparse =
+      proofs::make_fixed_offset_head(spec_of("llama2-7b", 4 * fl, 1, Format::fp32()));
+  CHECK(proofs::fast_range_length_limit(sparse) == 156250);
+  // p = 4: E is so large that every offset is a candidate (ρ = 1) and the limit is the
+  // scan's, 2·10^4/sqrt(8) = 7071 for 8 blocks with the binary64 kernel
+  const Format tiny = Format::ieee(4, 6);
+  const auto fl4 = numeric::exact_rational(*numeric::f_large(tiny, Rounding::nearest_even));
+  const auto dense =
+      proofs::make_fixed_offset_head(spec_of("conventional:base=10000,dim=16", 4 * fl4, 1, tiny));
+  REQUIRE_FALSE(proofs::fast_range_refusal(dense).has_value());
+  CHECK(proofs::scan_length_limit(dense) == 7071);
+  CHECK(proofs::fast_range_length_limit(dense) == 7071);
+}
