@@ -200,7 +200,7 @@ TEST_CASE("candidate offsets = exact brute force over n (no binary64 pre-filter)
 }
 
 TEST_CASE("fp64, g = 1, k = 1: N_max in the millions is the continued-fraction record bound",
-          "[proofs][fast_range]") {
+          "[proofs][fast_range][bulk]") {
   // C = f_large/δ_1980127 · (1 + 1/16) rounded up into fp64 (the C = auto candidate "record
   // n=1980127"). In exact arithmetic C·δ_L ≥ f_large holds up to the next convergent
   // denominator of 1/2π, 2292816, and fp64's rounding error (E ≈ 2.6) is far below the
