@@ -257,6 +257,27 @@ TEST_CASE("horizon --algorithm: candidates where they apply, the scan on request
   CHECK(nlohmann::json::parse(r2.out)["algorithm"] == "scan");
 }
 
+TEST_CASE("horizon on a two-block head: candidates and scan agree with the hand values", "[cli][horizon]") {
+  // S(n) = (cos(nπ/2) + cos(nπ/3))/2 (periodic:1/4,1/6, equal weights) has period 12 and
+  // S(n) ≤ 1/4 for n ≢ 0 (mod 12). With C = 256 in fp32 every query up to i = 12 leads by
+  // ≥ 256·3/4 = 192 > f_large ≈ 103.97; query i = 13 (k = 1) meets j = 0 at offset 12, whose
+  // realised rotation equals the target's: gap exactly 0, N_max = 13 − 2 = 11.
+  for (const char* algorithm : {"auto", "scan"}) {
+    INFO(algorithm);
+    const Run r = run(std::string("horizon --schedule periodic:1/4,1/6 --k 1 --C 256 --format fp32 --json --algorithm ") +
+                      algorithm);
+    REQUIRE(r.code == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    CHECK(j["algorithm"] == (std::string(algorithm) == "auto" ? "candidates" : "scan"));
+    CHECK(j["blocks"] == 2);
+    CHECK(j["n_max"] == 11);
+    CHECK(j["fail_query"] == 13);
+    CHECK(j["fail_competitor"] == 0);
+    CHECK(j["offset"] == 12);
+    CHECK(j["gap_exact"] == "0");
+  }
+}
+
 TEST_CASE("horizon --C auto reports the chosen C and its candidates", "[cli][horizon]") {
   const Run r = run("horizon --g 1 --k 1 --C auto --format bf16 --json");
   REQUIRE(r.code == 0);
