@@ -278,6 +278,10 @@ Action add_horizon_command(CLI::App& app) {
       ->capture_default_str();
   return [cmd, o]() -> int {
     if (!cmd->parsed()) return -1;
+    if (cmd->count("--schedule") > 0 && o->head.schedule.empty()) {
+      // an empty --schedule is a bad spec (refused as by the other commands), not "no schedule"
+      with_flag("--schedule", [] { return attention::parse_schedule(""); });
+    }
     if (!o->head.schedule.empty() && cmd->count("--g") > 0) {
       throw InvalidArgument(
           "--g: give either --g (one frequency) or --schedule (several), not both");

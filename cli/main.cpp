@@ -258,6 +258,12 @@ int main(int argc, char** argv) {
         message += "; commands: " + commands;
       }
     }
+    // CLI11's "At Most 1 required but received N": an option given more than once.
+    if (const auto at = message.find(": At Most 1 required but received "); at != std::string::npos) {
+      message = message.substr(0, at) + ": given " +
+                message.substr(at + std::string(": At Most 1 required but received ").size()) +
+                " times; accepted: once";
+    }
     std::cerr << "ropesim: error: " << one_line(message) << " (see " << "ropesim --help)\n";
     return 2;
   }

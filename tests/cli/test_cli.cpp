@@ -278,6 +278,17 @@ TEST_CASE("horizon on a two-block head: candidates and scan agree with the hand 
   }
 }
 
+TEST_CASE("horizon: an empty --schedule and an option given twice are refused in one line", "[cli][horizon]") {
+  // Found by a differential probe: --schedule "" ran single:g=1 and wrote the file.
+  const std::string out = temp_path("empty_schedule.json");
+  std::filesystem::remove(out);
+  const Run empty = run("horizon --schedule '' --k 1 --C 10 --format fp16 --out " + out);
+  expect_usage_error(empty, "--schedule: bad schedule '': unknown schedule or preset name; accepted: ");
+  CHECK_FALSE(std::filesystem::exists(out));
+  expect_usage_error(run("horizon --schedule llama2-7b --schedule llama2-7b --C 10"),
+                     "--schedule: given 2 times; accepted: once");
+}
+
 TEST_CASE("horizon --C auto reports the chosen C and its candidates", "[cli][horizon]") {
   const Run r = run("horizon --g 1 --k 1 --C auto --format bf16 --json");
   REQUIRE(r.code == 0);
