@@ -15,39 +15,17 @@
 #include "numeric/mpfr_util.hpp"
 #include "proofs/fast_range.hpp"
 #include "proofs/horizon.hpp"
+#include "tests/proofs/fast_range_support.hpp"
 
 using namespace ropesim;
 using numeric::Format;
 using numeric::Rounding;
 
+using fast_range_test::require_same;
+using fast_range_test::spec_of;
+using fast_range_test::up_to;
+
 namespace {
-
-proofs::FixedOffsetSpec spec_of(const std::string& schedule, const mpq_class& C, std::uint64_t k,
-                                const Format& f, const std::string& realisation = "r1",
-                                Rounding r = Rounding::nearest_even,
-                                attention::Summation sum = attention::Summation::sequential) {
-  proofs::FixedOffsetSpec s;
-  s.schedule = attention::parse_schedule(schedule);
-  s.C = C;
-  s.k = k;
-  s.realisation = realisation;
-  s.policy.format = f;
-  s.policy.rounding = r;
-  s.policy.summation = sum;
-  return s;
-}
-
-proofs::ScanOptions up_to(std::uint64_t L, bool kernel = true) {
-  proofs::ScanOptions o;
-  o.max_length = L;
-  o.use_fast_kernel = kernel;
-  return o;
-}
-
-bool same_value(const std::optional<numeric::Value>& a, const std::optional<numeric::Value>& b) {
-  if (a.has_value() != b.has_value()) return false;
-  return !a || a->same_bits(*b);
-}
 
 Format random_format() {
   switch (*rc::gen::inRange(0, 6)) {
@@ -134,14 +112,7 @@ TEST_CASE("multi-block candidate algorithm = quadratic scan (N_max, witness, sco
     const auto fast = proofs::certified_range_fast(head, up_to(L, kernel));
     RC_TAG(scan.at_limit ? "at limit" : "fails",
            fast.scores_evaluated < scan.scores_evaluated ? "pruned" : "no offset excluded");
-    RC_ASSERT(scan.n_max == fast.n_max);
-    RC_ASSERT(scan.at_limit == fast.at_limit);
-    RC_ASSERT(scan.fail_query == fast.fail_query);
-    RC_ASSERT(scan.fail_competitor == fast.fail_competitor);
-    RC_ASSERT(scan.fail_offset == fast.fail_offset);
-    RC_ASSERT(scan.gap == fast.gap);
-    RC_ASSERT(same_value(scan.target_score, fast.target_score));
-    RC_ASSERT(same_value(scan.competitor_score, fast.competitor_score));
+    require_same(scan, fast);
     RC_ASSERT(fast.scores_evaluated <= scan.scores_evaluated);
   });
   CHECK(ok);
