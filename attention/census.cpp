@@ -41,7 +41,7 @@ class Interner {
     count_ = 0;
   }
   std::uint32_t intern(const Key& k) {
-    std::size_t h = Hash{}(k) & mask_;
+    std::size_t h = Hash{}(k)&mask_;
     while (ids_[h] != kEmpty) {
       if (keys_[h] == k) return ids_[h];
       h = (h + 1) & mask_;
@@ -65,7 +65,9 @@ struct PairKey {
   bool operator==(const PairKey&) const = default;
 };
 struct PairHash {
-  std::size_t operator()(const PairKey& k) const { return mix(k.c ^ mix(k.s + 0x9e3779b97f4a7c15ULL)); }
+  std::size_t operator()(const PairKey& k) const {
+    return mix(k.c ^ mix(k.s + 0x9e3779b97f4a7c15ULL));
+  }
 };
 struct U64Hash {
   std::size_t operator()(std::uint64_t k) const { return mix(k); }
@@ -121,7 +123,8 @@ class LineSource {
     const RotaryBlock& block = s.blocks[b];
     mixed_ = s.is_multi_axis() && block.axis_angles.size() > 1;
     if (mixed_) return;
-    ev_ = std::make_unique<detail::BlockEvaluator>(s, b, members, members.front().arithmetic_engine());
+    ev_ = std::make_unique<detail::BlockEvaluator>(s, b, members,
+                                                   members.front().arithmetic_engine());
     if (!s.is_multi_axis()) return;
     if (block.axis_angles.empty() ||
         (options.axis && block.axis_angles.front().axis != *options.axis)) {
@@ -135,11 +138,13 @@ class LineSource {
     }
   }
   /// values[m][k] = member m's pair at window index begin + k (absolute S + begin + k).
-  void evaluate(std::uint64_t begin, std::uint64_t end, std::vector<std::vector<RealisedPair>>& values) {
+  void evaluate(std::uint64_t begin, std::uint64_t end,
+                std::vector<std::vector<RealisedPair>>& values) {
     const std::uint64_t start = options_.start;
     if (is_constant_) {
       values.resize(members_.size());
-      for (std::size_t m = 0; m < members_.size(); ++m) values[m].assign(end - begin, constant_[m][0]);
+      for (std::size_t m = 0; m < members_.size(); ++m)
+        values[m].assign(end - begin, constant_[m][0]);
       return;
     }
     if (!mixed_) return ev_->evaluate(start + begin, start + end, values);
@@ -153,7 +158,8 @@ class LineSource {
         std::fill(p.begin(), p.end(), start + i);
       }
       for (std::size_t m = 0; m < members_.size(); ++m) {
-        values[m][i - begin] = detail::evaluate_mixed(s_.blocks[b_], members_[m], p, s_.position_axes, nullptr);
+        values[m][i - begin] =
+            detail::evaluate_mixed(s_.blocks[b_], members_[m], p, s_.position_axes, nullptr);
       }
     }
   }
@@ -315,8 +321,9 @@ void check_options(const CensusOptions& o) {
                           "; accepted: 1..2147483648");
   }
   if (o.start > kMaxCensusLastPosition - (o.positions - 1)) {
-    throw InvalidArgument("census: the last position S + N - 1 = " + std::to_string(o.start) + " + " +
-                          std::to_string(o.positions - 1) + " exceeds 2^63 - 1; accepted: S + N - 1 ≤ " +
+    throw InvalidArgument("census: the last position S + N - 1 = " + std::to_string(o.start) +
+                          " + " + std::to_string(o.positions - 1) +
+                          " exceeds 2^63 - 1; accepted: S + N - 1 ≤ " +
                           std::to_string(kMaxCensusLastPosition));
   }
   if (o.max_period && (*o.max_period >= o.positions)) {
@@ -331,7 +338,8 @@ void check_options(const CensusOptions& o) {
 void check_line(const Schedule& s, const CensusOptions& o) {
   if (!s.is_multi_axis()) {
     if (o.axis || !o.at.empty()) {
-      throw InvalidArgument("census: schedule '" + s.spec + "' has scalar positions; accepted: no axis "
+      throw InvalidArgument("census: schedule '" + s.spec +
+                            "' has scalar positions; accepted: no axis "
                             "and no --at for it (axes belong to axial2d, mrope, hirope, liere)");
     }
     return;
@@ -340,14 +348,16 @@ void check_line(const Schedule& s, const CensusOptions& o) {
   std::string names;
   for (std::size_t a = 0; a < k; ++a) names += (a ? ", " : "") + s.position_axes[a];
   if (o.axis && *o.axis >= k) {
-    throw InvalidArgument("census: axis index " + std::to_string(*o.axis) + " out of range; accepted: " + names);
+    throw InvalidArgument("census: axis index " + std::to_string(*o.axis) +
+                          " out of range; accepted: " + names);
   }
   if (!o.at.empty() && !o.axis) {
-    throw InvalidArgument("census: fixed coordinates (at) need an axis to run along; accepted: one of " + names);
+    throw InvalidArgument(
+        "census: fixed coordinates (at) need an axis to run along; accepted: one of " + names);
   }
   if (!o.at.empty() && o.at.size() != k) {
-    throw InvalidArgument("census: at has " + std::to_string(o.at.size()) + " coordinates; accepted: " +
-                          std::to_string(k) + " (" + names + ")");
+    throw InvalidArgument("census: at has " + std::to_string(o.at.size()) +
+                          " coordinates; accepted: " + std::to_string(k) + " (" + names + ")");
   }
   for (const auto c : o.at) {
     if (c > kMaxCensusLastPosition) {
@@ -531,15 +541,14 @@ nlohmann::json to_json(const CensusResult& r, bool include_witnesses) {
   json periods = json::array();
   for (const auto& p : r.period_per_block) periods.push_back(opt(p));
   j["period_per_block"] = periods;
-  j["first_repeat"] = r.first_repeat ? json{{"earlier", r.first_repeat->earlier},
-                                            {"later", r.first_repeat->later}}
-                                     : json(nullptr);
+  j["first_repeat"] =
+      r.first_repeat ? json{{"earlier", r.first_repeat->earlier}, {"later", r.first_repeat->later}}
+                     : json(nullptr);
   j["period"] = opt(r.period);
   j["max_period"] = r.max_period;
-  j["largest_witness"] = r.largest_witness_period
-                             ? json{{"period", *r.largest_witness_period},
-                                    {"position", *r.largest_witness_position}}
-                             : json(nullptr);
+  j["largest_witness"] = r.largest_witness_period ? json{{"period", *r.largest_witness_period},
+                                                         {"position", *r.largest_witness_position}}
+                                                  : json(nullptr);
   std::uint64_t with = 0;
   for (auto w : r.witnesses) with += w >= 0;
   j["periods_with_witness"] = with;

@@ -13,15 +13,14 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
-#include "numeric/budget.hpp"
 #include "attention/realisation.hpp"
 #include "attention/schedule.hpp"
+#include "numeric/budget.hpp"
 
 namespace ropesim::attention {
 
@@ -58,8 +57,8 @@ struct CensusOptions {
 
 /// Positions with a flag (overflow or NaN in some block).
 struct FlagSummary {
-  std::uint64_t count = 0;                  ///< positions flagged
-  std::optional<std::uint64_t> first;       ///< smallest flagged position
+  std::uint64_t count = 0;             ///< positions flagged
+  std::optional<std::uint64_t> first;  ///< smallest flagged position
 };
 
 /// The smallest j with R̂_j = R̂_i for some i < j (both in the census window), and that i.
@@ -71,7 +70,7 @@ struct FirstRepeat {
 /// The most positions that share one realised rotation (a class of the equivalence
 /// i ~ j ⟺ R̂_i = R̂_j on the census window).
 struct LargestClass {
-  std::uint64_t size = 0;      ///< how many positions the class holds (1: all distinct)
+  std::uint64_t size = 0;  ///< how many positions the class holds (1: all distinct)
   /// The smallest position of the class; among classes of equal size, the one whose
   /// smallest position comes first.
   std::uint64_t position = 0;
@@ -79,10 +78,10 @@ struct LargestClass {
 
 /// Result of one census: schedule × realisation × window S..S+N-1.
 struct CensusResult {
-  std::string schedule;       ///< Schedule::spec
-  std::string realisation;    ///< Realisation::name()
-  Format format;              ///< the realisation's format (F, or activation A)
-  Format table_format;        ///< the format of the compared (cos, sin) entries
+  std::string schedule;         ///< Schedule::spec
+  std::string realisation;      ///< Realisation::name()
+  Format format;                ///< the realisation's format (F, or activation A)
+  Format table_format;          ///< the format of the compared (cos, sin) entries
   std::uint64_t positions = 0;  ///< N
   std::uint64_t start = 0;      ///< S
   /// Multi-axis schedules: the axis name the window ran along, or "diagonal"; empty on

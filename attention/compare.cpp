@@ -5,10 +5,10 @@
 #include <limits>
 #include <set>
 
-#include "numeric/real_rounding.hpp"
 #include "attention/detail/evaluator.hpp"
 #include "numeric/error.hpp"
 #include "numeric/mpfr_util.hpp"
+#include "numeric/real_rounding.hpp"
 
 namespace ropesim::attention {
 

@@ -7,9 +7,9 @@
 /// the reference: realisation B's realised (cos, sin), or cos θ_d·i and sin θ_d·i computed by
 /// ExactBlockRotation far beyond a double. Reported per block and overall: the largest
 /// absolute and relative error of cos and of sin, of the angle where both sides form one
-/// (r2's φ and a pipeline's `angle` step; against exact the exact angle θ_d·i, or 2π·(i mod λ_d)/λ_d
-/// for a tabulated block of resonance-table, whose angle is that of entry i mod λ_d; r1 and r3
-/// form no angle), the largest error in ulps of A's table format, how many entries differ,
+/// (r2's φ and a pipeline's `angle` step; against exact the exact angle θ_d·i, or 2π·(i mod
+/// λ_d)/λ_d for a tabulated block of resonance-table, whose angle is that of entry i mod λ_d; r1
+/// and r3 form no angle), the largest error in ulps of A's table format, how many entries differ,
 /// and where every maximum is (position, block). The GPT-NeoX #1003 table (NUMERIC §4) is
 /// `compare` of r2 at fp16 against the exact rotation.
 #include <mpfr.h>

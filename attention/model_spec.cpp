@@ -1,19 +1,19 @@
 // Model spec files, schema version 1 (docs/MODEL_SPEC.md). See model_spec.hpp.
 #include "attention/model_spec.hpp"
 
+#include <fmt/format.h>
+#include <unistd.h>
+
 #include <cctype>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <cstring>
+#include <fstream>
 #include <initializer_list>
 #include <map>
 #include <set>
 #include <sstream>
 #include <system_error>
-#include <unistd.h>
-
-#include <fmt/format.h>
 
 #include "numeric/error.hpp"
 #include "numeric/exact.hpp"
@@ -170,7 +170,8 @@ json parse_exact(std::string_view text) {
 // ---------------------------------------------------------------------------------------------
 
 constexpr const char* number_forms =
-    "a JSON number, a decimal string like \"-2.5e-3\", a fraction like \"1/3\", or \"inf\"/\"-inf\"";
+    "a JSON number, a decimal string like \"-2.5e-3\", a fraction like \"1/3\", or "
+    "\"inf\"/\"-inf\"";
 
 [[noreturn]] void bad(const std::string& path, const std::string& problem) {
   throw InvalidArgument(path + ": " + problem);
@@ -191,11 +192,13 @@ std::string index(const std::string& path, std::size_t k) {
 }
 
 void check_object(const json& j, const std::string& path) {
-  if (!j.is_object()) bad(path.empty() ? "model spec" : path, "expected a JSON object, got " + type_text(j));
+  if (!j.is_object())
+    bad(path.empty() ? "model spec" : path, "expected a JSON object, got " + type_text(j));
 }
 
 /// Rejects keys not in `allowed` (keys starting with '_' and "comment" are ignored).
-void check_keys(const json& j, const std::string& path, std::initializer_list<const char*> allowed) {
+void check_keys(const json& j, const std::string& path,
+                std::initializer_list<const char*> allowed) {
   check_object(j, path);
   for (auto it = j.begin(); it != j.end(); ++it) {
     const std::string& k = it.key();
@@ -223,7 +226,8 @@ const json& required_field(const json& j, const std::string& path, const char* k
 
 std::size_t get_size(const json& j, const std::string& path) {
   if (j.is_number_unsigned()) return j.get<std::size_t>();
-  if (j.is_number_integer() && j.get<long long>() >= 0) return static_cast<std::size_t>(j.get<long long>());
+  if (j.is_number_integer() && j.get<long long>() >= 0)
+    return static_cast<std::size_t>(j.get<long long>());
   bad(path, "expected a non-negative integer, got " + type_text(j));
 }
 
@@ -245,8 +249,8 @@ std::size_t get_dimension(const json& j, const std::string& path) {
 
 void check_matrix_size(const std::string& path, std::size_t rows, std::size_t cols) {
   if (cols != 0 && rows > max_matrix_entries / cols) {
-    bad(path, "a " + std::to_string(rows) + " x " + std::to_string(cols) + " matrix has more than " +
-                  std::to_string(max_matrix_entries) + " entries");
+    bad(path, "a " + std::to_string(rows) + " x " + std::to_string(cols) +
+                  " matrix has more than " + std::to_string(max_matrix_entries) + " entries");
   }
 }
 
@@ -282,14 +286,16 @@ Value get_value(const json& j, const std::string& path, const Arithmetic& f) {
   }
   if (j.is_number_float()) {  // only via model_from_json: the exact double
     const double d = j.get<double>();
-    if (std::isnan(d)) bad(path, std::string("NaN is not an element of F; expected ") + number_forms);
+    if (std::isnan(d))
+      bad(path, std::string("NaN is not an element of F; expected ") + number_forms);
     if (std::isinf(d)) return f.convert(Value::from_double_exact(d));
     if (d == 0 && std::signbit(d)) return f.negate(f.zero());
     return f.from_rational(mpq_class(d));
   }
   if (!j.is_string()) bad(path, std::string("expected ") + number_forms + ", got " + type_text(j));
   std::string text = j.get<std::string>();
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.erase(text.begin());
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())))
+    text.erase(text.begin());
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
   if (text == "inf" || text == "+inf" || text == "infinity" || text == "+infinity") {
     return f.convert(Value::from_double_exact(HUGE_VAL));
@@ -318,7 +324,9 @@ Value get_value(const json& j, const std::string& path, const Arithmetic& f) {
 std::vector<Value> get_vector(const json& j, const std::string& path, std::size_t n,
                               const Arithmetic& f) {
   if (j.is_string() && j.get<std::string>() == "zeros") return std::vector<Value>(n, f.zero());
-  if (!j.is_array()) bad(path, "expected an array of " + std::to_string(n) + " numbers or \"zeros\", got " + type_text(j));
+  if (!j.is_array())
+    bad(path,
+        "expected an array of " + std::to_string(n) + " numbers or \"zeros\", got " + type_text(j));
   if (j.size() != n) {
     bad(path, "expected " + std::to_string(n) + " numbers, got " + std::to_string(j.size()));
   }
@@ -350,40 +358,49 @@ Matrix get_matrix(const json& j, const std::string& path, std::size_t rows, std:
       return m;
     }
     bad(path, "unknown matrix '" + s + "'; accepted: an array of " + std::to_string(rows) +
-                  " rows of " + std::to_string(cols) + " numbers, \"zeros\", \"identity\", or {\"sparse\": [[row, col, value], ...]}");
+                  " rows of " + std::to_string(cols) +
+                  " numbers, \"zeros\", \"identity\", or {\"sparse\": [[row, col, value], ...]}");
   }
   if (j.is_object()) {
     check_keys(j, path, {"sparse"});
     const json& entries = required_field(j, path, "sparse");
     const std::string sp = child(path, "sparse");
-    if (!entries.is_array()) bad(sp, "expected an array of [row, col, value], got " + type_text(entries));
+    if (!entries.is_array())
+      bad(sp, "expected an array of [row, col, value], got " + type_text(entries));
     std::map<std::pair<std::size_t, std::size_t>, std::size_t> given;  // (row, col) -> entry index
     for (std::size_t k = 0; k < entries.size(); ++k) {
       const json& e = entries[k];
       const std::string ep = index(sp, k);
-      if (!e.is_array() || e.size() != 3) bad(ep, "expected [row, col, value], got " + type_text(e));
+      if (!e.is_array() || e.size() != 3)
+        bad(ep, "expected [row, col, value], got " + type_text(e));
       const std::size_t r = get_size(e[0], index(ep, 0));
       const std::size_t c = get_size(e[1], index(ep, 1));
       if (r >= rows || c >= cols) {
-        bad(ep, "entry (" + std::to_string(r) + ", " + std::to_string(c) + ") outside the " + shape + " matrix");
+        bad(ep, "entry (" + std::to_string(r) + ", " + std::to_string(c) + ") outside the " +
+                    shape + " matrix");
       }
       if (const auto [it, fresh] = given.emplace(std::make_pair(r, c), k); !fresh) {
-        bad(ep, "entry (" + std::to_string(r) + ", " + std::to_string(c) + ") is given twice (also at " +
-                    index(sp, it->second) + "); each entry once");
+        bad(ep, "entry (" + std::to_string(r) + ", " + std::to_string(c) +
+                    ") is given twice (also at " + index(sp, it->second) + "); each entry once");
       }
       m.at(r, c) = get_value(e[2], index(ep, 2), f);
     }
     return m;
   }
   if (!j.is_array()) {
-    bad(path, "expected a " + shape + " matrix (array of rows, \"zeros\", \"identity\" or {\"sparse\": ...}), got " + type_text(j));
+    bad(path, "expected a " + shape +
+                  " matrix (array of rows, \"zeros\", \"identity\" or {\"sparse\": ...}), got " +
+                  type_text(j));
   }
-  if (j.size() != rows) bad(path, "expected " + shape + ": " + std::to_string(rows) + " rows, got " + std::to_string(j.size()));
+  if (j.size() != rows)
+    bad(path, "expected " + shape + ": " + std::to_string(rows) + " rows, got " +
+                  std::to_string(j.size()));
   for (std::size_t r = 0; r < rows; ++r) {
     const json& row = j[r];
     const std::string rp = index(path, r);
     if (!row.is_array() || row.size() != cols) {
-      bad(rp, "expected a row of " + std::to_string(cols) + " numbers (matrix " + shape + "), got " +
+      bad(rp, "expected a row of " + std::to_string(cols) + " numbers (matrix " + shape +
+                  "), got " +
                   (row.is_array() ? std::to_string(row.size()) + " numbers" : type_text(row)));
     }
     for (std::size_t c = 0; c < cols; ++c) m.at(r, c) = get_value(row[c], index(rp, c), f);
@@ -401,13 +418,15 @@ Matrix optional_matrix(const json& parent, const std::string& path, const char* 
   return get_matrix(*j, child(path, key), rows, cols, f);
 }
 
-LayerNormParams get_norm(const json& j, const std::string& path, std::size_t d, const Arithmetic& f) {
+LayerNormParams get_norm(const json& j, const std::string& path, std::size_t d,
+                         const Arithmetic& f) {
   check_keys(j, path, {"gain", "bias", "epsilon"});
   LayerNormParams n;
   n.gain = optional_vector(j, path, "gain", d, f);
   n.bias = optional_vector(j, path, "bias", d, f);
   const json* eps = optional_field(j, "epsilon");
-  n.epsilon = eps ? get_value(*eps, child(path, "epsilon"), f) : f.from_rational(mpq_class(1, 100000));
+  n.epsilon =
+      eps ? get_value(*eps, child(path, "epsilon"), f) : f.from_rational(mpq_class(1, 100000));
   return n;
 }
 
@@ -426,7 +445,8 @@ RotarySegment get_segment(const json& j, const std::string& path, const Evaluati
   RotarySegment seg;
   if (optional_field(j, "unrotated_pairs")) {
     check_keys(j, path, {"unrotated_pairs"});
-    seg.schedule = unrotated_schedule(get_dimension(j["unrotated_pairs"], child(path, "unrotated_pairs")));
+    seg.schedule =
+        unrotated_schedule(get_dimension(j["unrotated_pairs"], child(path, "unrotated_pairs")));
     return seg;
   }
   check_keys(j, path, {"schedule", "realisation", "realization", "layout", "format"});
@@ -455,10 +475,14 @@ RotarySegment get_segment(const json& j, const std::string& path, const Evaluati
                   seg.schedule.spec + "', got " + std::to_string(rj.size()));
     }
     for (std::size_t b = 0; b < nb; ++b) {
-      seg.realisations.push_back(get_realisation(get_string(rj[b], index(rp, b)), index(rp, b), binding));
+      seg.realisations.push_back(
+          get_realisation(get_string(rj[b], index(rp, b)), index(rp, b), binding));
     }
   } else {
-    bad(rp, "expected a realisation (r1, r2, r3, hf, llamacpp-cpu, llamacpp-cuda, pipeline:..., none) or an array of one per block, got " + type_text(rj));
+    bad(rp,
+        "expected a realisation (r1, r2, r3, hf, llamacpp-cpu, llamacpp-cuda, pipeline:..., none) "
+        "or an array of one per block, got " +
+            type_text(rj));
   }
   seg.layout = PairLayout::adjacent;
   for (const auto& r : seg.realisations) {
@@ -501,14 +525,17 @@ numeric::AccumulatorModel get_accumulator(const json& j, const std::string& path
     return with_path(path, [&] { return numeric::parse_accumulator_model(text); });
   }
   if (!j.is_object()) {
-    bad(path, "expected an accumulator: a string like \"p=11,e=8@toward-zero/128>fp32\" or "
-              "{\"format\", \"rounding\", \"promote_every\", \"promote_to\", \"promote_rounding\"}, got " +
-                  type_text(j));
+    bad(path,
+        "expected an accumulator: a string like \"p=11,e=8@toward-zero/128>fp32\" or "
+        "{\"format\", \"rounding\", \"promote_every\", \"promote_to\", \"promote_rounding\"}, "
+        "got " +
+            type_text(j));
   }
   check_keys(j, path, {"format", "rounding", "promote_every", "promote_to", "promote_rounding"});
   numeric::AccumulatorModel m;
   m.format = get_format(required_field(j, path, "format"), child(path, "format"));
-  if (const json* r = optional_field(j, "rounding")) m.rounding = get_rounding(*r, child(path, "rounding"));
+  if (const json* r = optional_field(j, "rounding"))
+    m.rounding = get_rounding(*r, child(path, "rounding"));
   const json* every = optional_field(j, "promote_every");
   const json* to = optional_field(j, "promote_to");
   if (!every && !to) {
@@ -517,13 +544,17 @@ numeric::AccumulatorModel get_accumulator(const json& j, const std::string& path
     }
     return m;
   }
-  if (!every) bad(child(path, "promote_every"), "missing (required with promote_to): the number K of products per promotion");
-  if (!to) bad(child(path, "promote_to"), "missing (required with promote_every): the wide format, e.g. \"fp32\"");
+  if (!every)
+    bad(child(path, "promote_every"),
+        "missing (required with promote_to): the number K of products per promotion");
+  if (!to)
+    bad(child(path, "promote_to"),
+        "missing (required with promote_every): the wide format, e.g. \"fp32\"");
   numeric::Promotion promotion;
   promotion.interval = get_size(*every, child(path, "promote_every"));
   if (promotion.interval == 0 || promotion.interval > max_dimension) {
-    bad(child(path, "promote_every"), "must be between 1 and " + std::to_string(max_dimension) + ", got " +
-                                          std::to_string(promotion.interval));
+    bad(child(path, "promote_every"), "must be between 1 and " + std::to_string(max_dimension) +
+                                          ", got " + std::to_string(promotion.interval));
   }
   promotion.format = get_format(*to, child(path, "promote_to"));
   if (const json* r = optional_field(j, "promote_rounding")) {
@@ -534,15 +565,18 @@ numeric::AccumulatorModel get_accumulator(const json& j, const std::string& path
 }
 
 /// A tensor's storage: a format string, or {"format" (optional), "scale" (optional)}.
-TensorFormat get_tensor_format(const json& j, const std::string& path, const EvaluationPolicy& policy) {
+TensorFormat get_tensor_format(const json& j, const std::string& path,
+                               const EvaluationPolicy& policy) {
   TensorFormat t;
   if (j.is_string()) {
     t.format = get_format(j, path);
     return t;
   }
   if (!j.is_object()) {
-    bad(path, "expected a format string like \"bf16\" or {\"format\": \"fp8e4m3\", \"scale\": number}, got " +
-                  type_text(j));
+    bad(path,
+        "expected a format string like \"bf16\" or {\"format\": \"fp8e4m3\", \"scale\": number}, "
+        "got " +
+            type_text(j));
   }
   check_keys(j, path, {"format", "scale"});
   if (const json* f = optional_field(j, "format")) t.format = get_format(*f, child(path, "format"));
@@ -551,8 +585,8 @@ TensorFormat get_tensor_format(const json& j, const std::string& path, const Eva
     const Arithmetic fp32(Format::fp32(), policy.rounding, policy.arithmetic_engine());
     const Value scale = get_value(*sj, child(path, "scale"), fp32);
     if (!scale.is_finite() || scale.is_zero() || scale.sign_bit()) {
-      bad(child(path, "scale"), "must be positive and finite (x_stored = round(x / scale)), got " +
-                                    exact_decimal(scale));
+      bad(child(path, "scale"),
+          "must be positive and finite (x_stored = round(x / scale)), got " + exact_decimal(scale));
     }
     t.scale = scale;
   }
@@ -560,13 +594,18 @@ TensorFormat get_tensor_format(const json& j, const std::string& path, const Eva
 }
 
 /// A head's per-tensor formats block (attention/head_formats.hpp).
-HeadFormats get_head_formats(const json& j, const std::string& path, const EvaluationPolicy& policy) {
-  check_keys(j, path, {"query", "key", "value", "scores", "score_accumulator", "mask", "softmax",
-                       "probabilities", "value_accumulator", "output"});
+HeadFormats get_head_formats(const json& j, const std::string& path,
+                             const EvaluationPolicy& policy) {
+  check_keys(j, path,
+             {"query", "key", "value", "scores", "score_accumulator", "mask", "softmax",
+              "probabilities", "value_accumulator", "output"});
   HeadFormats h;
-  if (const json* x = optional_field(j, "query")) h.query = get_tensor_format(*x, child(path, "query"), policy);
-  if (const json* x = optional_field(j, "key")) h.key = get_tensor_format(*x, child(path, "key"), policy);
-  if (const json* x = optional_field(j, "value")) h.value = get_tensor_format(*x, child(path, "value"), policy);
+  if (const json* x = optional_field(j, "query"))
+    h.query = get_tensor_format(*x, child(path, "query"), policy);
+  if (const json* x = optional_field(j, "key"))
+    h.key = get_tensor_format(*x, child(path, "key"), policy);
+  if (const json* x = optional_field(j, "value"))
+    h.value = get_tensor_format(*x, child(path, "value"), policy);
   if (const json* x = optional_field(j, "scores")) h.scores = get_format(*x, child(path, "scores"));
   if (const json* x = optional_field(j, "score_accumulator")) {
     h.score_accumulator = get_accumulator(*x, child(path, "score_accumulator"));
@@ -575,8 +614,10 @@ HeadFormats get_head_formats(const json& j, const std::string& path, const Evalu
     const Arithmetic s(h.scores_format(policy), policy.rounding, policy.arithmetic_engine());
     h.mask = get_value(*x, child(path, "mask"), s);
   }
-  if (const json* x = optional_field(j, "softmax")) h.softmax = get_format(*x, child(path, "softmax"));
-  if (const json* x = optional_field(j, "probabilities")) h.probabilities = get_format(*x, child(path, "probabilities"));
+  if (const json* x = optional_field(j, "softmax"))
+    h.softmax = get_format(*x, child(path, "softmax"));
+  if (const json* x = optional_field(j, "probabilities"))
+    h.probabilities = get_format(*x, child(path, "probabilities"));
   if (const json* x = optional_field(j, "value_accumulator")) {
     h.value_accumulator = get_accumulator(*x, child(path, "value_accumulator"));
   }
@@ -586,8 +627,9 @@ HeadFormats get_head_formats(const json& j, const std::string& path, const Evalu
 
 AttentionHead get_head(const json& j, const std::string& path, std::size_t d,
                        const EvaluationPolicy& policy, const Arithmetic& f) {
-  check_keys(j, path, {"name", "head_dim", "value_dim", "query", "query_bias", "key", "key_bias",
-                       "value", "value_bias", "output", "scale", "rope", "formats"});
+  check_keys(j, path,
+             {"name", "head_dim", "value_dim", "query", "query_bias", "key", "key_bias", "value",
+              "value_bias", "output", "scale", "rope", "formats"});
   AttentionHead h;
   if (const json* n = optional_field(j, "name")) h.name = get_string(*n, child(path, "name"));
   h.head_dim = get_dimension(required_field(j, path, "head_dim"), child(path, "head_dim"));
@@ -596,7 +638,8 @@ AttentionHead get_head(const json& j, const std::string& path, std::size_t d,
   h.query = optional_matrix(j, path, "query", h.head_dim, d, f);
   h.key = optional_matrix(j, path, "key", h.head_dim, d, f);
   h.value = optional_matrix(j, path, "value", h.value_dim, d, f);
-  h.output = get_matrix(required_field(j, path, "output"), child(path, "output"), d, h.value_dim, f);
+  h.output =
+      get_matrix(required_field(j, path, "output"), child(path, "output"), d, h.value_dim, f);
   h.query_bias = optional_vector(j, path, "query_bias", h.head_dim, f);
   h.key_bias = optional_vector(j, path, "key_bias", h.head_dim, f);
   h.value_bias = optional_vector(j, path, "value_bias", h.value_dim, f);
@@ -608,14 +651,19 @@ AttentionHead get_head(const json& j, const std::string& path, std::size_t d,
   }
   if (const json* r = optional_field(j, "rope"); r && !r->is_null()) {
     const std::string rp = child(path, "rope");
-    if (!r->is_array()) bad(rp, "expected an array of segments ({\"schedule\", \"realisation\"} or {\"unrotated_pairs\"}), got " + type_text(*r));
+    if (!r->is_array())
+      bad(rp,
+          "expected an array of segments ({\"schedule\", \"realisation\"} or "
+          "{\"unrotated_pairs\"}), got " +
+              type_text(*r));
     std::size_t dim = 0;
     for (std::size_t k = 0; k < r->size(); ++k) {
       h.rotary.push_back(get_segment((*r)[k], index(rp, k), policy));
       dim += h.rotary.back().dimension();
     }
     if (!h.rotary.empty() && dim != h.head_dim) {
-      bad(rp, "segments cover " + std::to_string(dim) + " coordinates, head_dim is " + std::to_string(h.head_dim));
+      bad(rp, "segments cover " + std::to_string(dim) + " coordinates, head_dim is " +
+                  std::to_string(h.head_dim));
     }
   }
   return h;
@@ -628,7 +676,8 @@ Layer get_layer(const json& j, const std::string& path, std::size_t d,
   if (const json* hs = optional_field(j, "heads")) {
     const std::string hp = child(path, "heads");
     if (!hs->is_array()) bad(hp, "expected an array of heads, got " + type_text(*hs));
-    for (std::size_t k = 0; k < hs->size(); ++k) layer.heads.push_back(get_head((*hs)[k], index(hp, k), d, policy, f));
+    for (std::size_t k = 0; k < hs->size(); ++k)
+      layer.heads.push_back(get_head((*hs)[k], index(hp, k), d, policy, f));
   }
   layer.attention_bias = optional_vector(j, path, "attention_bias", d, f);
   if (const json* n = optional_field(j, "attention_norm"); n && !n->is_null()) {
@@ -640,7 +689,8 @@ Layer get_layer(const json& j, const std::string& path, std::size_t d,
   if (const json* fj = optional_field(j, "ffn"); fj && !fj->is_null()) {
     const std::string fp = child(path, "ffn");
     check_keys(*fj, fp, {"hidden", "w1", "b1", "w2", "b2"});
-    const std::size_t hidden = get_dimension(required_field(*fj, fp, "hidden"), child(fp, "hidden"));
+    const std::size_t hidden =
+        get_dimension(required_field(*fj, fp, "hidden"), child(fp, "hidden"));
     FeedForward ffn;
     ffn.w1 = get_matrix(required_field(*fj, fp, "w1"), child(fp, "w1"), hidden, d, f);
     ffn.b1 = optional_vector(*fj, fp, "b1", hidden, f);
@@ -658,12 +708,14 @@ void check_model_size(const json& spec, std::size_t d_model, const ModelLoadOpti
   if (options.max_parameters == SIZE_MAX) return;  // lifted: the per-dimension limits still apply
   auto size_of = [](const json* j) -> double {
     if (j && j->is_number_unsigned()) return static_cast<double>(j->get<std::uint64_t>());
-    if (j && j->is_number_integer() && j->get<long long>() > 0) return static_cast<double>(j->get<long long>());
+    if (j && j->is_number_integer() && j->get<long long>() > 0)
+      return static_cast<double>(j->get<long long>());
     return 0;
   };
   const double d = static_cast<double>(d_model);
   double total = d * 3;  // BOS, EOS, classifier
-  if (const json* a = optional_field(spec, "alphabet"); a && a->is_array()) total += d * static_cast<double>(a->size());
+  if (const json* a = optional_field(spec, "alphabet"); a && a->is_array())
+    total += d * static_cast<double>(a->size());
   if (const json* layers = optional_field(spec, "layers"); layers && layers->is_array()) {
     for (const json& layer : *layers) {
       if (!layer.is_object()) continue;
@@ -671,7 +723,8 @@ void check_model_size(const json& spec, std::size_t d_model, const ModelLoadOpti
       if (const json* heads = optional_field(layer, "heads"); heads && heads->is_array()) {
         for (const json& h : *heads) {
           if (!h.is_object()) continue;
-          const double hd = size_of(optional_field(h, "head_dim")), vd = size_of(optional_field(h, "value_dim"));
+          const double hd = size_of(optional_field(h, "head_dim")),
+                       vd = size_of(optional_field(h, "value_dim"));
           total += 2 * hd * (d + 1) + vd * (2 * d + 1);
         }
       }
@@ -681,26 +734,30 @@ void check_model_size(const json& spec, std::size_t d_model, const ModelLoadOpti
     }
   }
   if (total > static_cast<double>(options.max_parameters)) {
-    throw InvalidArgument(fmt::format(
-        "model spec: the model holds about {:.3g} numbers (d_model {}, with every head's head_dim/value_dim "
-        "and ffn.hidden), more than the limit of {} (about {:.1f} GiB in memory); reduce the dimensions or "
-        "raise the limit (ropesim run --allow-large)",
-        total, d_model, options.max_parameters,
-        static_cast<double>(options.max_parameters) * sizeof(Value) / 1073741824.0));
+    throw InvalidArgument(
+        fmt::format("model spec: the model holds about {:.3g} numbers (d_model {}, with every "
+                    "head's head_dim/value_dim "
+                    "and ffn.hidden), more than the limit of {} (about {:.1f} GiB in memory); "
+                    "reduce the dimensions or "
+                    "raise the limit (ropesim run --allow-large)",
+                    total, d_model, options.max_parameters,
+                    static_cast<double>(options.max_parameters) * sizeof(Value) / 1073741824.0));
   }
 }
 
 Model read_model(const json& spec, const ModelLoadOptions& options) {
-  check_keys(spec, "", {"ropesim_model", "name", "description", "policy", "architecture",
-                        "d_model", "coordinates", "alphabet", "embedding", "layers", "final_norm", "classifier"});
+  check_keys(spec, "",
+             {"ropesim_model", "name", "description", "policy", "architecture", "d_model",
+              "coordinates", "alphabet", "embedding", "layers", "final_norm", "classifier"});
   const json& version = required_field(spec, "", "ropesim_model");
   if (!version.is_number_integer() || version.get<long long>() != model_spec_version) {
-    bad("ropesim_model", "unsupported schema version " + version.dump() + "; accepted: " +
-                             std::to_string(model_spec_version));
+    bad("ropesim_model", "unsupported schema version " + version.dump() +
+                             "; accepted: " + std::to_string(model_spec_version));
   }
   Model m;
   if (const json* n = optional_field(spec, "name")) m.name = get_string(*n, "name");
-  if (const json* n = optional_field(spec, "description")) m.description = get_string(*n, "description");
+  if (const json* n = optional_field(spec, "description"))
+    m.description = get_string(*n, "description");
 
   // Policy first: every number below is rounded into its F.
   const json& pj = required_field(spec, "", "policy");
@@ -720,7 +777,8 @@ Model read_model(const json& spec, const ModelLoadOptions& options) {
   }
   if (const json* a = optional_field(pj, "accumulator")) {
     const std::string as = get_string(*a, "policy.accumulator");
-    m.policy.accumulator = with_path("policy.accumulator", [&] { return numeric::parse_format(as); });
+    m.policy.accumulator =
+        with_path("policy.accumulator", [&] { return numeric::parse_format(as); });
   } else if (m.policy.summation == Summation::wide_accumulator) {
     bad("policy.accumulator", "missing (required with summation wide-accumulator), e.g. \"fp32\"");
   }
@@ -728,25 +786,29 @@ Model read_model(const json& spec, const ModelLoadOptions& options) {
 
   if (const json* aj = optional_field(spec, "architecture")) {
     check_keys(*aj, "architecture", {"bos", "masking", "softmax", "layer_norm"});
-    if (const json* b = optional_field(*aj, "bos")) m.options.bos = get_bool(*b, "architecture.bos");
+    if (const json* b = optional_field(*aj, "bos"))
+      m.options.bos = get_bool(*b, "architecture.bos");
     if (const json* x = optional_field(*aj, "masking")) {
       const std::string s = get_string(*x, "architecture.masking");
       m.options.masking = with_path("architecture.masking", [&] { return parse_masking(s); });
     }
     if (const json* x = optional_field(*aj, "softmax")) {
       const std::string s = get_string(*x, "architecture.softmax");
-      m.options.softmax = with_path("architecture.softmax", [&] { return parse_softmax_variant(s); });
+      m.options.softmax =
+          with_path("architecture.softmax", [&] { return parse_softmax_variant(s); });
     }
     if (const json* x = optional_field(*aj, "layer_norm")) {
       const std::string s = get_string(*x, "architecture.layer_norm");
-      m.options.norm_placement = with_path("architecture.layer_norm", [&] { return parse_norm_placement(s); });
+      m.options.norm_placement =
+          with_path("architecture.layer_norm", [&] { return parse_norm_placement(s); });
     }
   }
 
   m.d_model = get_dimension(required_field(spec, "", "d_model"), "d_model");
   if (m.d_model == 0) bad("d_model", "must be at least 1");
   if (const json* c = optional_field(spec, "coordinates")) {
-    if (!c->is_array()) bad("coordinates", "expected an array of d_model names, got " + type_text(*c));
+    if (!c->is_array())
+      bad("coordinates", "expected an array of d_model names, got " + type_text(*c));
     for (std::size_t k = 0; k < c->size(); ++k) {
       m.coordinates.push_back(get_string((*c)[k], "coordinates[" + std::to_string(k) + "]"));
     }
@@ -755,13 +817,16 @@ Model read_model(const json& spec, const ModelLoadOptions& options) {
   const std::size_t d = m.d_model;
 
   const json& alphabet = required_field(spec, "", "alphabet");
-  if (!alphabet.is_array()) bad("alphabet", "expected an array of symbols (strings), got " + type_text(alphabet));
+  if (!alphabet.is_array())
+    bad("alphabet", "expected an array of symbols (strings), got " + type_text(alphabet));
   if (alphabet.empty()) bad("alphabet", "empty; a model reads words over at least one symbol");
   for (std::size_t k = 0; k < alphabet.size(); ++k) {
     const std::string a = get_string(alphabet[k], index("alphabet", k));
     if (a.empty()) bad(index("alphabet", k), "an empty symbol; symbols are non-empty strings");
     for (std::size_t e = 0; e < k; ++e) {
-      if (m.embedding.alphabet[e] == a) bad(index("alphabet", k), "symbol '" + a + "' is listed twice (also at alphabet[" + std::to_string(e) + "])");
+      if (m.embedding.alphabet[e] == a)
+        bad(index("alphabet", k),
+            "symbol '" + a + "' is listed twice (also at alphabet[" + std::to_string(e) + "])");
     }
     m.embedding.alphabet.push_back(a);
   }
@@ -771,8 +836,9 @@ Model read_model(const json& spec, const ModelLoadOptions& options) {
   if (m.options.bos) {
     m.embedding.bos = get_vector(required_field(ej, "embedding", "bos"), "embedding.bos", d, f);
   } else if (const json* b = optional_field(ej, "bos"); b && !b->is_null()) {
-    bad("embedding.bos", "given, but architecture.bos is false (the input has no BOS position); "
-                         "remove embedding.bos or set architecture.bos to true");
+    bad("embedding.bos",
+        "given, but architecture.bos is false (the input has no BOS position); "
+        "remove embedding.bos or set architecture.bos to true");
   }
   m.embedding.eos = get_vector(required_field(ej, "embedding", "eos"), "embedding.eos", d, f);
   const json& sj = required_field(ej, "embedding", "symbols");
@@ -784,21 +850,25 @@ Model read_model(const json& spec, const ModelLoadOptions& options) {
   }
   for (const auto& a : m.embedding.alphabet) {
     const auto it = sj.find(a);
-    if (it == sj.end()) bad("embedding.symbols." + a, "missing (every alphabet symbol needs a vector)");
+    if (it == sj.end())
+      bad("embedding.symbols." + a, "missing (every alphabet symbol needs a vector)");
     m.embedding.symbols.push_back(get_vector(*it, "embedding.symbols." + a, d, f));
   }
 
   if (const json* lj = optional_field(spec, "layers")) {
     if (!lj->is_array()) bad("layers", "expected an array of layers, got " + type_text(*lj));
-    for (std::size_t k = 0; k < lj->size(); ++k) m.layers.push_back(get_layer((*lj)[k], index("layers", k), d, m.policy, f));
+    for (std::size_t k = 0; k < lj->size(); ++k)
+      m.layers.push_back(get_layer((*lj)[k], index("layers", k), d, m.policy, f));
   }
   if (const json* n = optional_field(spec, "final_norm"); n && !n->is_null()) {
     m.final_norm = get_norm(*n, "final_norm", d, f);
   }
   const json& cj = required_field(spec, "", "classifier");
   check_keys(cj, "classifier", {"weights", "bias"});
-  m.classifier.weights = get_vector(required_field(cj, "classifier", "weights"), "classifier.weights", d, f);
-  if (const json* b = optional_field(cj, "bias")) m.classifier.bias = get_value(*b, "classifier.bias", f);
+  m.classifier.weights =
+      get_vector(required_field(cj, "classifier", "weights"), "classifier.weights", d, f);
+  if (const json* b = optional_field(cj, "bias"))
+    m.classifier.bias = get_value(*b, "classifier.bias", f);
   m.validate();
   return m;
 }
@@ -880,7 +950,8 @@ json segment_json(const RotarySegment& seg, const EvaluationPolicy& policy) {
     if (r && !(r->format == policy.format)) {
       if (format && !(*format == r->format)) {
         throw InvalidArgument("model_to_json: a rope segment mixes realisations of formats " +
-                              format->name + " and " + r->format.name + "; schema v1 stores one format per segment");
+                              format->name + " and " + r->format.name +
+                              "; schema v1 stores one format per segment");
       }
       format = r->format;
     }
@@ -929,7 +1000,8 @@ nlohmann::json model_to_json(const Model& model) {
   policy["format"] = model.policy.format.name;
   policy["rounding"] = std::string(numeric::to_string(model.policy.rounding));
   policy["summation"] = std::string(to_string(model.policy.summation));
-  if (model.policy.summation == Summation::wide_accumulator) policy["accumulator"] = model.policy.accumulator.name;
+  if (model.policy.summation == Summation::wide_accumulator)
+    policy["accumulator"] = model.policy.accumulator.name;
   j["policy"] = policy;
   j["architecture"] = {{"bos", model.options.bos},
                        {"masking", std::string(to_string(model.options.masking))},
@@ -1014,7 +1086,8 @@ void save_model(const Model& model, const std::filesystem::path& path) {
   std::filesystem::rename(tmp, path, ec);
   if (ec) {
     std::filesystem::remove(tmp, ec);
-    throw InvalidArgument(path.string() + ": cannot write the model spec file (" + ec.message() + ")");
+    throw InvalidArgument(path.string() + ": cannot write the model spec file (" + ec.message() +
+                          ")");
   }
 }
 

@@ -11,11 +11,10 @@
 /// with one line naming the JSON path (e.g. `layers[0].heads[1].query[2][0]`) and what is
 /// accepted there.
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 #include "attention/transformer.hpp"
 

@@ -14,9 +14,10 @@ PrefixOracle::PrefixOracle(Model model) : model_(std::move(model)) {
   for (std::size_t l = 0; l < model_.layers.size(); ++l) {
     for (std::size_t h = 0; h < model_.layers[l].heads.size(); ++h) {
       if (model_.layers[l].heads[h].formats) {
-        throw InvalidArgument("layers[" + std::to_string(l) + "].heads[" + std::to_string(h) +
-                              "].formats: per-tensor formats are simulated by run() only; the prefix "
-                              "oracle needs heads without a formats block");
+        throw InvalidArgument(
+            "layers[" + std::to_string(l) + "].heads[" + std::to_string(h) +
+            "].formats: per-tensor formats are simulated by run() only; the prefix "
+            "oracle needs heads without a formats block");
       }
     }
   }
@@ -44,7 +45,8 @@ PrefixRun PrefixOracle::run(std::string_view word) const {
   std::vector<std::size_t> letters;
   letters.reserve(symbols.size());
   for (const auto& s : symbols) {
-    letters.push_back(static_cast<std::size_t>(std::find(alphabet.begin(), alphabet.end(), s) - alphabet.begin()));
+    letters.push_back(static_cast<std::size_t>(std::find(alphabet.begin(), alphabet.end(), s) -
+                                               alphabet.begin()));
   }
   return run(letters);
 }
@@ -55,8 +57,8 @@ PrefixRun PrefixOracle::run(std::span<const std::size_t> letters) const {
   const std::size_t alphabet_size = model.embedding.alphabet.size();
   for (std::size_t a : letters) {
     if (a >= alphabet_size) {
-      throw InvalidArgument("prefix oracle: letter index " + std::to_string(a) + " is not below the alphabet size " +
-                            std::to_string(alphabet_size));
+      throw InvalidArgument("prefix oracle: letter index " + std::to_string(a) +
+                            " is not below the alphabet size " + std::to_string(alphabet_size));
     }
   }
   const std::size_t n_symbols = letters.size();
@@ -73,7 +75,8 @@ PrefixRun PrefixOracle::run(std::span<const std::size_t> letters) const {
   const std::size_t n_tokens = x.size();
   // keys[l][h][t], values[l][h][t]: one spare slot at the end (index n_tokens) lets a
   // non-strict EOS query see itself right after the visible prefix without copying.
-  std::vector<std::vector<std::vector<std::vector<Value>>>> keys(model.layers.size()), values(model.layers.size());
+  std::vector<std::vector<std::vector<std::vector<Value>>>> keys(model.layers.size()),
+      values(model.layers.size());
   for (std::size_t l = 0; l < model.layers.size(); ++l) {
     const Layer& layer = model.layers[l];
     keys[l].resize(layer.heads.size());
@@ -97,10 +100,12 @@ PrefixRun PrefixOracle::run(std::span<const std::size_t> letters) const {
         }
         for (std::size_t t = 0; t < n_tokens; ++t) {
           const std::size_t visible = strict ? t : t + 1;
-          const HeadStep step = head_step(head, q[t], std::span<const std::vector<Value>>(k.data(), visible),
-                                          std::span<const std::vector<Value>>(v.data(), visible), policy,
-                                          model.options.softmax);
-          concat[t].insert(concat[t].end(), step.attention.output.begin(), step.attention.output.end());
+          const HeadStep step =
+              head_step(head, q[t], std::span<const std::vector<Value>>(k.data(), visible),
+                        std::span<const std::vector<Value>>(v.data(), visible), policy,
+                        model.options.softmax);
+          concat[t].insert(concat[t].end(), step.attention.output.begin(),
+                           step.attention.output.end());
         }
       }
       for (std::size_t t = 0; t < n_tokens; ++t) {
@@ -144,9 +149,10 @@ PrefixRun PrefixOracle::run(std::span<const std::size_t> letters) const {
             std::swap(v[prefix_tokens], v_eos);
             visible = prefix_tokens + 1;
           }
-          const HeadStep step = head_step(head, q, std::span<const std::vector<Value>>(k.data(), visible),
-                                          std::span<const std::vector<Value>>(v.data(), visible), policy,
-                                          model.options.softmax);
+          const HeadStep step =
+              head_step(head, q, std::span<const std::vector<Value>>(k.data(), visible),
+                        std::span<const std::vector<Value>>(v.data(), visible), policy,
+                        model.options.softmax);
           if (!strict) {
             std::swap(k[prefix_tokens], k_eos);
             std::swap(v[prefix_tokens], v_eos);

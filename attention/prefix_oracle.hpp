@@ -52,10 +52,11 @@ class PrefixOracle {
   PrefixRun run(std::string_view word) const;
 
  private:
-  const HeadRotations& rotations(std::size_t layer, std::size_t head, std::uint64_t positions) const;
+  const HeadRotations& rotations(std::size_t layer, std::size_t head,
+                                 std::uint64_t positions) const;
 
   Model model_;
-  std::vector<Matrix> stacked_;  ///< stacked_output_matrix per layer
+  std::vector<Matrix> stacked_;                                ///< stacked_output_matrix per layer
   mutable std::vector<std::vector<HeadRotations>> rotations_;  ///< [layer][head]
 };
 

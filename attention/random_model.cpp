@@ -13,14 +13,17 @@ namespace {
 void check_range(std::string_view name, std::size_t value, std::size_t low, std::size_t high) {
   if (value < low || value > high) {
     throw InvalidArgument("random model: " + std::string(name) + " = " + std::to_string(value) +
-                          " is out of range; accepted: " + std::to_string(low) + ".." + std::to_string(high));
+                          " is out of range; accepted: " + std::to_string(low) + ".." +
+                          std::to_string(high));
   }
 }
 
 struct Draw {
   std::mt19937_64 rng;
   /// k/4 for k uniform in [-8, 8].
-  Value weight() { return Value::from_double_exact(static_cast<double>(static_cast<int>(rng() % 17) - 8) / 4); }
+  Value weight() {
+    return Value::from_double_exact(static_cast<double>(static_cast<int>(rng() % 17) - 8) / 4);
+  }
   std::vector<Value> vector(std::size_t n) {
     std::vector<Value> out(n);
     for (auto& x : out) x = weight();
@@ -98,7 +101,8 @@ Model random_model(const RandomModelOptions& options, std::uint64_t seed) {
         head.rotary.push_back(std::move(segment));
       } else if (options.rotary == RandomRotary::conventional) {
         RotarySegment segment;
-        segment.schedule = parse_schedule("conventional:base=10000,dim=" + std::to_string(options.head_dim));
+        segment.schedule =
+            parse_schedule("conventional:base=10000,dim=" + std::to_string(options.head_dim));
         segment.realisations.assign(blocks, parse_realisation("r1", f));
         head.rotary.push_back(std::move(segment));
       }

@@ -30,10 +30,10 @@ struct RandomModelOptions {
   std::size_t d_model = 4;        ///< 1..64
   std::size_t head_dim = 4;       ///< even, 2..64 (value_dim = head_dim)
   RandomRotary rotary = RandomRotary::periodic;
-  std::uint64_t max_period = 6;   ///< for periodic: largest table period m, ≥ 2
-  bool ffn = true;                ///< an FFN (hidden width d_model) in every layer
+  std::uint64_t max_period = 6;        ///< for periodic: largest table period m, ≥ 2
+  bool ffn = true;                     ///< an FFN (hidden width d_model) in every layer
   std::optional<NormPlacement> norms;  ///< LayerNorms (ε = 1/4) at this placement; none if unset
-  ModelOptions options;           ///< BOS, masking, softmax variant (norm placement from `norms`)
+  ModelOptions options;  ///< BOS, masking, softmax variant (norm placement from `norms`)
 };
 
 /// A random model of the given shape; every weight, bias and embedding entry is k/4 for an

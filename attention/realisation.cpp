@@ -72,10 +72,14 @@ PairLayout parse_pair_layout(std::string_view text) {
 
 std::string_view to_string(AngleRecipe recipe) {
   switch (recipe) {
-    case AngleRecipe::product: return "product";
-    case AngleRecipe::quotient: return "quotient";
-    case AngleRecipe::chained: return "chained";
-    case AngleRecipe::power: return "power";
+    case AngleRecipe::product:
+      return "product";
+    case AngleRecipe::quotient:
+      return "quotient";
+    case AngleRecipe::chained:
+      return "chained";
+    case AngleRecipe::power:
+      return "power";
   }
   return "?";
 }
@@ -89,10 +93,14 @@ std::string StepFormat::spelling() const {
 
 std::string Realisation::name() const {
   switch (kind) {
-    case Kind::r1: return "r1";
-    case Kind::r2: return "r2";
-    case Kind::r3: return "r3";
-    case Kind::pipeline: break;
+    case Kind::r1:
+      return "r1";
+    case Kind::r2:
+      return "r2";
+    case Kind::r3:
+      return "r3";
+    case Kind::pipeline:
+      break;
   }
   if (steps.name != "pipeline") return steps.name;
   // The keys every pipeline had before per-step formats, in their old order; the newer keys
@@ -122,21 +130,24 @@ const Format& Realisation::table_format() const {
 std::string realisation_spellings() {
   std::string presets;
   for (const auto name : framework_preset_names()) {
-    if (name != "hf" && name != "llamacpp-cpu" && name != "llamacpp-cuda") presets += std::string(name) + " | ";
+    if (name != "hf" && name != "llamacpp-cpu" && name != "llamacpp-cuda")
+      presets += std::string(name) + " | ";
   }
   return "r1 | r2 | r3 | hf | llamacpp-cpu | llamacpp-cuda | resonance-table | "
-         "resonance-table[seq_len=L] | " + presets +
+         "resonance-table[seq_len=L] | " +
+         presets +
          "pipeline:KEY=VALUE;... (steps exponent power inv_freq position angle cos_sin "
          "attention_scaling rotation = COMPUTE[>STORE][@MODE]; table output = a format; a format "
-         "may be A; base=exact|FORMAT; angle.operands=FORMAT; recipe=product|quotient|chained|power; "
+         "may be A; base=exact|FORMAT; angle.operands=FORMAT; "
+         "recipe=product|quotient|chained|power; "
          "arithmetic=theory|hf_eager; layout=adjacent|rotate_half)";
 }
 
 namespace {
 
 /// Parses the value of a step key: COMPUTE[>STORE][@MODE].
-StepFormat parse_step_format(std::string_view spec, const std::string& key, const std::string& value,
-                             const Format& activation, bool allow_store) {
+StepFormat parse_step_format(std::string_view spec, const std::string& key,
+                             const std::string& value, const Format& activation, bool allow_store) {
   StepFormat out;
   std::string formats = value;
   if (const auto at = value.find('@'); at != std::string::npos) {
@@ -249,38 +260,60 @@ Realisation parse_realisation(std::string_view spec, const numeric::FormatBindin
     }
     auto plain = [&]() -> Format {
       if (value.find_first_of(">@") != std::string::npos) {
-        bad_realisation(spec, "step " + key + " is a stored format: give one FORMAT or A, not '" +
-                                  value + "'");
+        bad_realisation(
+            spec, "step " + key + " is a stored format: give one FORMAT or A, not '" + value + "'");
       }
       return parse_step_format(spec, key, value, format, false).compute;
     };
     auto stepf = [&](bool allow_store = true) {
       return parse_step_format(spec, key, value, format, allow_store);
     };
-    if (key == "exponent") r.steps.exponent = stepf();
-    else if (key == "power") r.steps.power = stepf();
-    else if (key == "inv_freq") r.steps.inv_freq = stepf();
-    else if (key == "position") r.steps.position = stepf();
-    else if (key == "angle") r.steps.angle = stepf();
-    else if (key == "cos_sin") r.steps.cos_sin = stepf();
-    else if (key == "attention_scaling") r.steps.attention_scaling = stepf();
-    else if (key == "rotation") r.steps.rotation = stepf(false);
-    else if (key == "table") r.steps.table = plain();
-    else if (key == "output") r.steps.output = plain();
-    else if (key == "angle.operands") r.steps.angle_operands = plain();
+    if (key == "exponent")
+      r.steps.exponent = stepf();
+    else if (key == "power")
+      r.steps.power = stepf();
+    else if (key == "inv_freq")
+      r.steps.inv_freq = stepf();
+    else if (key == "position")
+      r.steps.position = stepf();
+    else if (key == "angle")
+      r.steps.angle = stepf();
+    else if (key == "cos_sin")
+      r.steps.cos_sin = stepf();
+    else if (key == "attention_scaling")
+      r.steps.attention_scaling = stepf();
+    else if (key == "rotation")
+      r.steps.rotation = stepf(false);
+    else if (key == "table")
+      r.steps.table = plain();
+    else if (key == "output")
+      r.steps.output = plain();
+    else if (key == "angle.operands")
+      r.steps.angle_operands = plain();
     else if (key == "base") {
-      if (value == "exact") r.steps.base_exact = true;
-      else r.steps.base_format = plain();
+      if (value == "exact")
+        r.steps.base_exact = true;
+      else
+        r.steps.base_format = plain();
     } else if (key == "recipe") {
-      if (value == "product") r.steps.recipe = AngleRecipe::product;
-      else if (value == "quotient") r.steps.recipe = AngleRecipe::quotient;
-      else if (value == "chained") r.steps.recipe = AngleRecipe::chained;
-      else if (value == "power") r.steps.recipe = AngleRecipe::power;
-      else bad_realisation(spec, "recipe '" + value + "' (accepted: product, quotient, chained, power)");
+      if (value == "product")
+        r.steps.recipe = AngleRecipe::product;
+      else if (value == "quotient")
+        r.steps.recipe = AngleRecipe::quotient;
+      else if (value == "chained")
+        r.steps.recipe = AngleRecipe::chained;
+      else if (value == "power")
+        r.steps.recipe = AngleRecipe::power;
+      else
+        bad_realisation(spec,
+                        "recipe '" + value + "' (accepted: product, quotient, chained, power)");
     } else if (key == "arithmetic") {
-      if (value == "theory") r.steps.arithmetic = RotationArithmetic::theory;
-      else if (value == "hf_eager") r.steps.arithmetic = RotationArithmetic::hf_eager;
-      else bad_realisation(spec, "arithmetic '" + value + "' (accepted: theory, hf_eager)");
+      if (value == "theory")
+        r.steps.arithmetic = RotationArithmetic::theory;
+      else if (value == "hf_eager")
+        r.steps.arithmetic = RotationArithmetic::hf_eager;
+      else
+        bad_realisation(spec, "arithmetic '" + value + "' (accepted: theory, hf_eager)");
     } else if (key == "layout") {
       try {
         r.layout = parse_pair_layout(value);
@@ -288,9 +321,11 @@ Realisation parse_realisation(std::string_view spec, const numeric::FormatBindin
         bad_realisation(spec, e.what());
       }
     } else {
-      bad_realisation(spec, "unknown step '" + key + "' (steps: exponent power inv_freq position "
-                            "angle cos_sin attention_scaling table rotation output; options: base "
-                            "angle.operands recipe arithmetic layout)");
+      bad_realisation(spec,
+                      "unknown step '" + key +
+                          "' (steps: exponent power inv_freq position "
+                          "angle cos_sin attention_scaling table rotation output; options: base "
+                          "angle.operands recipe arithmetic layout)");
     }
   }
   // The old spelling: inv_freq=X also meant the exponent and the power in X.
@@ -299,8 +334,10 @@ Realisation parse_realisation(std::string_view spec, const numeric::FormatBindin
     if (seen.count("power") == 0) r.steps.power = step(r.steps.inv_freq.compute);
   }
   if (r.steps.angle_operands && r.steps.recipe != AngleRecipe::product) {
-    bad_realisation(spec, "step angle.operands: only the product recipe's inv_freq ⊗ t is a GEMM "
-                          "(recipe=" + std::string(to_string(r.steps.recipe)) + " is elementwise)");
+    bad_realisation(spec,
+                    "step angle.operands: only the product recipe's inv_freq ⊗ t is a GEMM "
+                    "(recipe=" +
+                        std::string(to_string(r.steps.recipe)) + " is elementwise)");
   }
   return r;
 }
@@ -310,8 +347,8 @@ void check_applicable(const Schedule& s, const Realisation& r) {
     for (const auto& b : s.blocks) {
       if (!b.turn) {
         throw InvalidArgument("r3 (periodic table) needs every angle of the form 2πa/m; block " +
-                              std::to_string(b.index) + " of '" + s.spec + "' has θ = " +
-                              b.theta.to_string() +
+                              std::to_string(b.index) + " of '" + s.spec +
+                              "' has θ = " + b.theta.to_string() +
                               ", not a rational multiple of 2π; accepted: periodic:... "
                               "schedules, or use r1/r2");
       }
@@ -319,12 +356,14 @@ void check_applicable(const Schedule& s, const Realisation& r) {
   }
   if (r.kind == Realisation::Kind::pipeline && r.steps.resonance) {
     for (const auto& b : s.blocks) {
-      const bool wavelength = b.turn && (b.turn->a == 1 || b.turn->m == 1) &&
-                              b.turn->m <= (std::uint64_t{1} << 24);
+      const bool wavelength =
+          b.turn && (b.turn->a == 1 || b.turn->m == 1) && b.turn->m <= (std::uint64_t{1} << 24);
       if (!wavelength) {
-        throw InvalidArgument("realisation " + r.name() + " tabulates one period of θ = 2π/λ "
-                              "(integer λ ≤ 2^24); block " + std::to_string(b.index) + " of '" +
-                              s.spec + "' has θ = " + b.theta.to_string() +
+        throw InvalidArgument("realisation " + r.name() +
+                              " tabulates one period of θ = 2π/λ "
+                              "(integer λ ≤ 2^24); block " +
+                              std::to_string(b.index) + " of '" + s.spec +
+                              "' has θ = " + b.theta.to_string() +
                               "; accepted: resonance:..., resonance-yarn:... or periodic:m=... "
                               "schedules");
       }
@@ -335,31 +374,38 @@ void check_applicable(const Schedule& s, const Realisation& r) {
       if (r.kind == Realisation::Kind::r3) {
         for (const auto& t : b.axis_angles) {
           if (!t.turn) {
-            throw InvalidArgument("r3 (periodic table) needs every θ_{d,a} of the form 2πa/m; block " +
-                                  std::to_string(b.index) + " of '" + s.spec + "' reads axis " +
-                                  s.position_axes[t.axis] + " with θ = " + t.theta.to_string() +
-                                  "; accepted: turns a/m, or use r1/r2");
+            throw InvalidArgument(
+                "r3 (periodic table) needs every θ_{d,a} of the form 2πa/m; block " +
+                std::to_string(b.index) + " of '" + s.spec + "' reads axis " +
+                s.position_axes[t.axis] + " with θ = " + t.theta.to_string() +
+                "; accepted: turns a/m, or use r1/r2");
           }
         }
       }
       if (r.kind == Realisation::Kind::pipeline && b.axis_angles.size() > 1) {
-        throw InvalidArgument("realisation " + r.name() + ": block " + std::to_string(b.index) + " of '" +
-                              s.spec + "' mixes position axes (no framework step list is modelled "
+        throw InvalidArgument("realisation " + r.name() + ": block " + std::to_string(b.index) +
+                              " of '" + s.spec +
+                              "' mixes position axes (no framework step list is modelled "
                               "for it); accepted: r1, r2, r3");
       }
     }
   }
   if (r.kind == Realisation::Kind::pipeline && r.steps.recipe != AngleRecipe::product) {
     if (!s.base || !s.exponent_dim) {
-      throw InvalidArgument("realisation " + r.name() + " (theta_scale = β^(-2/D)) needs a base-β "
-                            "schedule; '" + s.spec + "' has none; accepted: conventional, "
+      throw InvalidArgument("realisation " + r.name() +
+                            " (theta_scale = β^(-2/D)) needs a base-β "
+                            "schedule; '" +
+                            s.spec +
+                            "' has none; accepted: conventional, "
                             "partial, prope or a model preset without llama3 scaling");
     }
     if (s.rope_scaling && s.rope_scaling->type != "mrope") {
       // the framework rescaling is modelled on inv_freq (product recipe) only
       throw InvalidArgument("realisation " + r.name() + ": the " + s.rope_scaling->type +
-                            " rope scaling of '" + s.spec + "' is modelled for the product recipe "
-                            "only (recipe=" + std::string(to_string(r.steps.recipe)) +
+                            " rope scaling of '" + s.spec +
+                            "' is modelled for the product recipe "
+                            "only (recipe=" +
+                            std::string(to_string(r.steps.recipe)) +
                             " has no inv_freq step to rescale); accepted: r1, r2, r3, hf, a "
                             "product-recipe pipeline, or a schedule without rope scaling");
     }
@@ -409,7 +455,9 @@ PositionTuple parse_position_tuple(std::string_view text) {
   PositionTuple out;
   for (std::string item : split(body, ',')) {
     while (!item.empty() && item.front() == ' ') item.erase(item.begin());
-    if (item.empty() || item.find_first_not_of("0123456789") != std::string::npos || item.size() > 19) bad();
+    if (item.empty() || item.find_first_not_of("0123456789") != std::string::npos ||
+        item.size() > 19)
+      bad();
     const mpz_class v(item);
     if (v > mpz_class("9223372036854775807")) bad();
     out.push_back(std::stoull(item));
@@ -430,8 +478,9 @@ namespace {
 /// Block b of `s` at the tuple p (multi-axis schedules): one-axis blocks by the one-axis
 /// evaluator at p_a (a block with no term has θ = 0 and is realised at 0), mixed blocks by
 /// detail::evaluate_mixed. `constant_flags` receives the pipeline constants' flags.
-RealisedPair realise_block_at(const Schedule& s, const Realisation& r, std::size_t b, const PositionTuple& p,
-                              detail::Steps* steps, std::uint8_t* constant_flags) {
+RealisedPair realise_block_at(const Schedule& s, const Realisation& r, std::size_t b,
+                              const PositionTuple& p, detail::Steps* steps,
+                              std::uint8_t* constant_flags) {
   const RotaryBlock& block = s.blocks[b];
   if (block.axis_angles.size() > 1) {
     if (constant_flags != nullptr) *constant_flags = 0;
@@ -497,9 +546,8 @@ RealisedRotation realise(const Schedule& s, const Realisation& r, const Position
   return rot;
 }
 
-std::vector<RealisedPair> realise_block(const Schedule& s, const Realisation& r,
-                                        std::size_t block, std::uint64_t begin,
-                                        std::uint64_t end) {
+std::vector<RealisedPair> realise_block(const Schedule& s, const Realisation& r, std::size_t block,
+                                        std::uint64_t begin, std::uint64_t end) {
   check_applicable(s, r);
   if (end < begin) {
     throw InvalidArgument("realise_block: end " + std::to_string(end) + " < begin " +
@@ -510,7 +558,8 @@ std::vector<RealisedPair> realise_block(const Schedule& s, const Realisation& r,
     std::vector<RealisedPair> out;
     out.reserve(end - begin);
     for (std::uint64_t i = begin; i < end; ++i) {
-      out.push_back(detail::evaluate_mixed(s.blocks[block], r, position_tuple(s, i), s.position_axes, nullptr));
+      out.push_back(detail::evaluate_mixed(s.blocks[block], r, position_tuple(s, i),
+                                           s.position_axes, nullptr));
     }
     return out;
   }
@@ -604,19 +653,28 @@ PositionReport query_position(const Schedule& s, const Realisation& r, const Pos
     // θ_d·i, or on a multi-axis schedule Σ_a θ_{d,a}·p_a (turns summed as one multiple of π)
     ExactReal angle;
     if (!multi) {
-      angle = ExactReal::rational(mpq_class(mpz_class(std::to_string(position)))) * s.blocks[b].theta;
+      angle =
+          ExactReal::rational(mpq_class(mpz_class(std::to_string(position)))) * s.blocks[b].theta;
     } else {
       std::optional<mpq_class> pi_sum = mpq_class(0), rational_sum = mpq_class(0);
       for (const auto& t : s.blocks[b].axis_angles) {
         const mpq_class p(mpz_class(std::to_string(tuple[t.axis])));
         const auto pi_q = t.theta.as_pi_multiple();
         const auto q = t.theta.as_rational();
-        if (pi_q && pi_sum) *pi_sum += *pi_q * p; else pi_sum.reset();
-        if (q && rational_sum) *rational_sum += *q * p; else rational_sum.reset();
+        if (pi_q && pi_sum)
+          *pi_sum += *pi_q * p;
+        else
+          pi_sum.reset();
+        if (q && rational_sum)
+          *rational_sum += *q * p;
+        else
+          rational_sum.reset();
         angle = angle + ExactReal::rational(p) * t.theta;
       }
-      if (pi_sum) angle = *pi_sum == 0 ? ExactReal() : ExactReal::pi_times(*pi_sum);
-      else if (rational_sum) angle = ExactReal::rational(*rational_sum);
+      if (pi_sum)
+        angle = *pi_sum == 0 ? ExactReal() : ExactReal::pi_times(*pi_sum);
+      else if (rational_sum)
+        angle = ExactReal::rational(*rational_sum);
     }
     br.exact_angle_text = angle.to_string();
     // The reference cos/sin, accurate to far below a double's ulp: for an angle q·π the
@@ -627,7 +685,8 @@ PositionReport query_position(const Schedule& s, const Realisation& r, const Pos
     Mpfr a(320);
     if (const auto q = angle.as_pi_multiple()) {
       mpz_class two_floor;
-      mpz_fdiv_q(two_floor.get_mpz_t(), q->get_num_mpz_t(), mpz_class(2 * q->get_den()).get_mpz_t());
+      mpz_fdiv_q(two_floor.get_mpz_t(), q->get_num_mpz_t(),
+                 mpz_class(2 * q->get_den()).get_mpz_t());
       const mpq_class reduced = *q - mpq_class(2 * two_floor);  // in [0, 2)
       Mpfr t(320);
       mpfr_set_q(t, reduced.get_mpq_t(), MPFR_RNDN);
@@ -692,11 +751,14 @@ nlohmann::json to_json(const PositionReport& report) {
     jb["exact_cos"] = b.exact_cos;
     jb["exact_sin"] = b.exact_sin;
     nlohmann::json steps = nlohmann::json::object();
-    for (const auto& [name, v] : b.steps) steps[name] = {{"decimal", decimal(v)}, {"hex", v.to_hex()}};
+    for (const auto& [name, v] : b.steps)
+      steps[name] = {{"decimal", decimal(v)}, {"hex", v.to_hex()}};
     jb["steps"] = steps;
     jb["cos"] = {{"decimal", decimal(b.cos)}, {"hex", b.cos.to_hex()}};
     jb["sin"] = {{"decimal", decimal(b.sin)}, {"hex", b.sin.to_hex()}};
-    auto num = [](double d) { return std::isfinite(d) ? nlohmann::json(d) : nlohmann::json(nullptr); };
+    auto num = [](double d) {
+      return std::isfinite(d) ? nlohmann::json(d) : nlohmann::json(nullptr);
+    };
     jb["cos_error_ulps"] = num(b.cos_error_ulps);
     jb["sin_error_ulps"] = num(b.sin_error_ulps);
     jb["overflow"] = (b.flags & flag_overflow) != 0;

@@ -16,13 +16,12 @@
 /// per position; realised values are compared by bit pattern (numeric::Value::same_bits).
 #include <cstddef>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "attention/schedule.hpp"
 #include "numeric/engine.hpp"
@@ -51,8 +50,8 @@ PairLayout parse_pair_layout(std::string_view text);
 enum class AngleRecipe {
   product,   ///< angle = inv_freq_k · t, inv_freq_k = 1/β̂^(2k/D) (Hugging Face, vLLM, Megatron)
   quotient,  ///< angle = t / β̂^(2k/D): the "timescale" division, no reciprocal (JAX/T5X style)
-  chained,   ///< θ ← t; θ ← θ·theta_scale once per pair, theta_scale = β̂^(-2/D) (llamacpp-cpu)
-  power,     ///< angle = t · powf(theta_scale, k) (llamacpp-cuda)
+  chained,  ///< θ ← t; θ ← θ·theta_scale once per pair, theta_scale = β̂^(-2/D) (llamacpp-cpu)
+  power,  ///< angle = t · powf(theta_scale, k) (llamacpp-cuda)
 };
 /// "product" / "quotient" / "chained" / "power".
 std::string_view to_string(AngleRecipe recipe);
@@ -136,9 +135,9 @@ struct PipelineSteps {
   /// GEMM operand format of the angle product: inv_freq (or theta_scale) and t are first
   /// rounded to it, the product then accumulates in angle's compute format (TF32 matmul).
   std::optional<Format> angle_operands;
-  Format table = Format::fp32();     ///< stored (cos, sin) table: what the census compares
-  StepFormat rotation;               ///< arithmetic of the rotation (store: see output)
-  Format output = Format::fp32();    ///< where rotated values are stored
+  Format table = Format::fp32();   ///< stored (cos, sin) table: what the census compares
+  StepFormat rotation;             ///< arithmetic of the rotation (store: see output)
+  Format output = Format::fp32();  ///< where rotated values are stored
   RotationArithmetic arithmetic = RotationArithmetic::hf_eager;
   /// Set for the Resonance RoPE reference realisation (`resonance-table`): the angle's
   /// position t is i mod λ_d for tabulated blocks, and inv_freq is r_inv_freq_d.
@@ -271,9 +270,8 @@ RealisedRotation realise(const Schedule& s, const Realisation& r, const Position
 /// position by detail::evaluate_mixed).
 /// `block` is a 0-based index into s.blocks. Throws InvalidArgument if not applicable or the
 /// block index is out of range. Cost: per-block constants once, then per position.
-std::vector<RealisedPair> realise_block(const Schedule& s, const Realisation& r,
-                                        std::size_t block, std::uint64_t begin,
-                                        std::uint64_t end);
+std::vector<RealisedPair> realise_block(const Schedule& s, const Realisation& r, std::size_t block,
+                                        std::uint64_t begin, std::uint64_t end);
 
 /// Applies R̂_i to x (length rot.blocks.size()·2 + 2·unrotated_pairs, values of the
 /// activation format) with `layout`: each rotary pair with the arithmetic of `rot` (THEORY §2.1
@@ -296,11 +294,11 @@ struct BlockReport {
   /// cast). r1/r3 form no angle in F: no steps. Dropped (θ = 0) pipeline blocks: only
   /// "cos_fp"/"sin_fp".
   std::vector<std::pair<std::string, Value>> steps;
-  Value cos, sin;                       ///< realised, table format
+  Value cos, sin;  ///< realised, table format
   /// (realised - exact) / ulp_F(round_F(exact)) in the table format, ulp by
   /// numeric::ulp_exponent; NaN when the realised value is not finite.
   double cos_error_ulps = 0, sin_error_ulps = 0;
-  std::uint8_t flags = 0;           ///< RealisedFlag bits of the position's steps
+  std::uint8_t flags = 0;  ///< RealisedFlag bits of the position's steps
   /// RealisedFlag bits of the block's position-independent constants (a pipeline's exponent,
   /// power, inv_freq / theta_scale), e.g. β^e overflowing fp16 so that inv_freq = 1/inf = 0.
   std::uint8_t constant_flags = 0;
@@ -329,7 +327,8 @@ PositionReport query_position(const Schedule& s, const Realisation& r, std::uint
 /// The report at a tuple p (check_position): exact angle Σ_a θ_{d,a}·p_a per block, the
 /// realised values as realise(s, r, p) gives them, r2's steps per axis for mixed blocks
 /// (detail::evaluate_mixed). Throws InvalidArgument like realise().
-PositionReport query_position(const Schedule& s, const Realisation& r, const PositionTuple& position);
+PositionReport query_position(const Schedule& s, const Realisation& r,
+                              const PositionTuple& position);
 
 /// The report as JSON (values as decimal and hex strings). Does not print.
 nlohmann::json to_json(const PositionReport& report);

@@ -81,15 +81,19 @@ std::size_t checked_dim(const mpq_class& d, const char* what) {
 
 const char* to_string(PositionAxis axis) {
   switch (axis) {
-    case PositionAxis::temporal: return "temporal";
-    case PositionAxis::height: return "height";
-    case PositionAxis::width: return "width";
+    case PositionAxis::temporal:
+      return "temporal";
+    case PositionAxis::height:
+      return "height";
+    case PositionAxis::width:
+      return "width";
   }
   return "temporal";
 }
 
 bool Schedule::is_rational() const {
-  return std::all_of(blocks.begin(), blocks.end(), [](const RotaryBlock& b) { return b.turn.has_value(); });
+  return std::all_of(blocks.begin(), blocks.end(),
+                     [](const RotaryBlock& b) { return b.turn.has_value(); });
 }
 
 const std::vector<ModelPreset>& model_presets() {
@@ -106,14 +110,18 @@ std::vector<std::string> model_preset_names() {
 std::string_view models_json_text() { return detail::embedded_models_json; }
 
 std::string schedule_spellings() {
-  return "conventional:base=B,dim=D | single:g=G (a decimal or a fraction P/Q) | periodic:m=M1,M2,... | "
+  return "conventional:base=B,dim=D | single:g=G (a decimal or a fraction P/Q) | "
+         "periodic:m=M1,M2,... | "
          "periodic:A1/M1,A2/M2,... | partial:base=B,dim=D,factor=F | prope:base=B,dim=D,p=P | "
-         "resonance:base=B,dim=D | resonance-yarn:base=B,dim=D,factor=S,original=L[,beta_fast=A,beta_slow=C] | "
-         "axial2d:base=B,dim=D | mrope:base=B,dim=D,sections=T,H,W | hirope:base=B,dim=D,levels=L[,split=S1,...] | "
+         "resonance:base=B,dim=D | "
+         "resonance-yarn:base=B,dim=D,factor=S,original=L[,beta_fast=A,beta_slow=C] | "
+         "axial2d:base=B,dim=D | mrope:base=B,dim=D,sections=T,H,W | "
+         "hirope:base=B,dim=D,levels=L[,split=S1,...] | "
          "liere:axes=K,blocks=A|B|...,... (per block K angles: a/m turns or decimals) | "
          "hope:base=B,dim=D,train_len=T[,activated=K] | "
          "fope:base=B,dim=D,train_len=T[,sigma=S,seed=N] | "
-         "hf-config:PATH | hf-config[seq_len=N]:PATH | a model preset (" + join(model_preset_names(), ", ") + ")";
+         "hf-config:PATH | hf-config[seq_len=N]:PATH | a model preset (" +
+         join(model_preset_names(), ", ") + ")";
 }
 
 Schedule conventional_schedule(const mpq_class& base, std::size_t dim) {
@@ -180,9 +188,8 @@ Schedule partial_schedule(const mpq_class& base, std::size_t dim, const mpq_clas
   mpq_class rd = factor * static_cast<long>(dim);
   mpz_class rotary = rd.get_num() / rd.get_den();  // floor, as Hugging Face's int(dim·factor)
   if (rotary < 2 || rotary % 2 != 0) {
-    throw InvalidArgument("partial rotary: floor(dim·factor) = floor(" + std::to_string(dim) +
-                          "·" + factor.get_str() + ") = " + rotary.get_str() +
-                          " must be even and ≥ 2");
+    throw InvalidArgument("partial rotary: floor(dim·factor) = floor(" + std::to_string(dim) + "·" +
+                          factor.get_str() + ") = " + rotary.get_str() + " must be even and ≥ 2");
   }
   const std::size_t rotary_dim = rotary.get_ui();
   Schedule s = conventional_schedule(base, rotary_dim);
@@ -214,7 +221,8 @@ Schedule prope_schedule(const mpq_class& base, std::size_t dim, const mpq_class&
 
 std::size_t Schedule::axis_index(std::string_view name) const {
   if (position_axes.empty()) {
-    throw InvalidArgument("schedule '" + spec + "' has scalar positions (one axis); accepted: no axis "
+    throw InvalidArgument("schedule '" + spec +
+                          "' has scalar positions (one axis); accepted: no axis "
                           "for it, or a multi-axis schedule (axial2d, mrope, hirope, liere)");
   }
   std::string names;
@@ -289,7 +297,8 @@ mpz_class round_half_even(const mpq_class& q) {
 
 mpz_class resonance_wavelength(const ExactReal& theta) {
   if (theta.sign() <= 0) {
-    throw InvalidArgument("resonance: the wavelength 2π/θ needs θ > 0, got θ = " + theta.to_string());
+    throw InvalidArgument("resonance: the wavelength 2π/θ needs θ > 0, got θ = " +
+                          theta.to_string());
   }
   if (const auto q = theta.as_pi_multiple()) return round_half_even(2 / *q);  // θ = qπ: 2π/θ = 2/q
   // 2π/θ is transcendental here (see the header), so it is never a half-integer and the
@@ -314,8 +323,9 @@ Schedule apply_resonance(Schedule s) {
     if (b.theta.is_zero()) continue;  // λ = ∞: the block stays θ = 0 (see the header)
     const mpz_class lambda = resonance_wavelength(b.theta);
     if (lambda == 0) {
-      throw InvalidArgument("resonance: block " + std::to_string(b.index) + " has θ = " +
-                            b.theta.to_string() + " > 4π, so round(2π/θ) = 0 is no wavelength; "
+      throw InvalidArgument("resonance: block " + std::to_string(b.index) +
+                            " has θ = " + b.theta.to_string() +
+                            " > 4π, so round(2π/θ) = 0 is no wavelength; "
                             "accepted: schedules with every θ ≤ 4π (base ≥ 1)");
     }
     b.theta = ExactReal::pi_times(mpq_class(2) / mpq_class(lambda));
@@ -361,8 +371,9 @@ Schedule resonance_yarn_schedule(const mpq_class& base, std::size_t dim, const m
 
 Schedule axial2d_schedule(const mpq_class& base, std::size_t dim) {
   if (dim < 4 || dim % 4 != 0) {
-    throw InvalidArgument("axial2d: dim must be a multiple of 4 (dim/4 frequencies per axis), got " +
-                          std::to_string(dim));
+    throw InvalidArgument(
+        "axial2d: dim must be a multiple of 4 (dim/4 frequencies per axis), got " +
+        std::to_string(dim));
   }
   // θ_k = β^(-4k/dim) = β^(-2k/(dim/2)): the conventional schedule over dim/2, once per axis
   const Schedule half = conventional_schedule(base, dim / 2);
@@ -385,17 +396,20 @@ Schedule axial2d_schedule(const mpq_class& base, std::size_t dim) {
   return s;
 }
 
-Schedule mrope_schedule(const mpq_class& base, std::size_t dim, const std::vector<std::size_t>& sections) {
+Schedule mrope_schedule(const mpq_class& base, std::size_t dim,
+                        const std::vector<std::size_t>& sections) {
   if (sections.size() != 3) {
-    throw InvalidArgument("mrope: sections must be three sizes T,H,W, got " + std::to_string(sections.size()));
+    throw InvalidArgument("mrope: sections must be three sizes T,H,W, got " +
+                          std::to_string(sections.size()));
   }
   Schedule s = conventional_schedule(base, dim);
   if (sections[0] + sections[1] + sections[2] != s.blocks.size()) {
-    throw InvalidArgument("mrope: sections " + joined_sizes(sections) + " must sum to dim/2 = " +
-                          std::to_string(s.blocks.size()));
+    throw InvalidArgument("mrope: sections " + joined_sizes(sections) +
+                          " must sum to dim/2 = " + std::to_string(s.blocks.size()));
   }
   s.kind = "mrope";
-  s.spec = "mrope:base=" + text_of(base) + ",dim=" + std::to_string(dim) + ",sections=" + joined_sizes(sections);
+  s.spec = "mrope:base=" + text_of(base) + ",dim=" + std::to_string(dim) +
+           ",sections=" + joined_sizes(sections);
   read_axes(s, {"t", "h", "w"}, axes_of_sections(sections));
   return s;
 }
@@ -411,17 +425,19 @@ Schedule hirope_schedule(const mpq_class& base, std::size_t dim, std::size_t lev
   const bool given = !split.empty();
   if (!given) {
     // dim/2 divided as equally as possible, the remainder to the last (coarsest) levels
-    for (std::size_t l = 0; l < levels; ++l) sizes.push_back(nb / levels + (l >= levels - nb % levels ? 1 : 0));
+    for (std::size_t l = 0; l < levels; ++l)
+      sizes.push_back(nb / levels + (l >= levels - nb % levels ? 1 : 0));
   }
   std::size_t total = 0;
   for (auto v : sizes) total += v;
   if (sizes.size() != levels || total != nb) {
-    throw InvalidArgument("hirope: split " + joined_sizes(sizes) + " must have " + std::to_string(levels) +
+    throw InvalidArgument("hirope: split " + joined_sizes(sizes) + " must have " +
+                          std::to_string(levels) +
                           " sizes summing to dim/2 = " + std::to_string(nb));
   }
   s.kind = "hirope";
-  s.spec = "hirope:base=" + text_of(base) + ",dim=" + std::to_string(dim) + ",levels=" + std::to_string(levels) +
-           (given ? ",split=" + joined_sizes(sizes) : "");
+  s.spec = "hirope:base=" + text_of(base) + ",dim=" + std::to_string(dim) +
+           ",levels=" + std::to_string(levels) + (given ? ",split=" + joined_sizes(sizes) : "");
   std::vector<std::string> axes;
   for (std::size_t l = 1; l <= levels; ++l) axes.push_back("level" + std::to_string(l));
   read_axes(s, axes, axes_of_sections(sizes));
@@ -429,7 +445,8 @@ Schedule hirope_schedule(const mpq_class& base, std::size_t dim, std::size_t lev
 }
 
 Schedule liere_schedule(std::size_t axes, const std::vector<LieReBlock>& blocks) {
-  if (axes < 1 || axes > 8) throw InvalidArgument("liere: axes must be in 1..8, got " + std::to_string(axes));
+  if (axes < 1 || axes > 8)
+    throw InvalidArgument("liere: axes must be in 1..8, got " + std::to_string(axes));
   if (blocks.empty()) throw InvalidArgument("liere: needs at least one block");
   Schedule s;
   s.kind = "liere";
@@ -438,8 +455,9 @@ Schedule liere_schedule(std::size_t axes, const std::vector<LieReBlock>& blocks)
   for (std::size_t k = 0; k < blocks.size(); ++k) {
     const auto& angles = blocks[k].angles;
     if (angles.size() != axes) {
-      throw InvalidArgument("liere: block " + std::to_string(k) + " has " + std::to_string(angles.size()) +
-                            " angles, the schedule has " + std::to_string(axes) + " axes");
+      throw InvalidArgument("liere: block " + std::to_string(k) + " has " +
+                            std::to_string(angles.size()) + " angles, the schedule has " +
+                            std::to_string(axes) + " axes");
     }
     const bool turns = std::holds_alternative<RationalTurn>(angles.front());
     RotaryBlock b;
@@ -449,7 +467,8 @@ Schedule liere_schedule(std::size_t axes, const std::vector<LieReBlock>& blocks)
     std::string text;
     for (std::size_t a = 0; a < axes; ++a) {
       if (std::holds_alternative<RationalTurn>(angles[a]) != turns) {
-        throw InvalidArgument("liere: block " + std::to_string(k) + " mixes turns a/m and radians; "
+        throw InvalidArgument("liere: block " + std::to_string(k) +
+                              " mixes turns a/m and radians; "
                               "accepted: all angles of a block turns, or all decimals");
       }
       AxisAngle term;
@@ -495,7 +514,8 @@ Schedule liere_schedule(std::size_t axes, const std::vector<LieReBlock>& blocks)
 
 Schedule along_axis(const Schedule& s, std::size_t axis) {
   if (!s.is_multi_axis()) {
-    throw InvalidArgument("schedule '" + s.spec + "' has scalar positions; accepted: a multi-axis schedule");
+    throw InvalidArgument("schedule '" + s.spec +
+                          "' has scalar positions; accepted: a multi-axis schedule");
   }
   if (axis >= s.position_axes.size()) {
     throw InvalidArgument("axis index " + std::to_string(axis) + " out of range 0.." +
@@ -547,9 +567,9 @@ Schedule hope_schedule(const mpq_class& base, std::size_t dim, std::uint64_t tra
     }
   }
   if (activated > kept) {
-    throw InvalidArgument("hope: activated=" + std::to_string(activated) + " exceeds the " +
-                          std::to_string(kept) + " blocks whose wavelength fits in train_len=" +
-                          std::to_string(train_len));
+    throw InvalidArgument(
+        "hope: activated=" + std::to_string(activated) + " exceeds the " + std::to_string(kept) +
+        " blocks whose wavelength fits in train_len=" + std::to_string(train_len));
   }
   for (std::size_t k = kept - activated; k < kept; ++k) drop_block(s.blocks[k]);
   s.train_len = train_len;
@@ -563,8 +583,9 @@ Schedule fope_schedule(const mpq_class& base, std::size_t dim, std::uint64_t tra
   if (sigma < 0) throw InvalidArgument("fope sigma must be ≥ 0, got " + sigma.get_str());
   Schedule s = conventional_schedule(base, dim);
   s.kind = "fope";
-  s.spec = "fope:base=" + text_of(base) + ",dim=" + std::to_string(dim) + ",train_len=" +
-           std::to_string(train_len) + ",sigma=" + text_of(sigma) + ",seed=" + std::to_string(seed);
+  s.spec = "fope:base=" + text_of(base) + ",dim=" + std::to_string(dim) +
+           ",train_len=" + std::to_string(train_len) + ",sigma=" + text_of(sigma) +
+           ",seed=" + std::to_string(seed);
   // FoPE clips the components below the floor frequency 2π/T to zero frequency.
   for (auto& b : s.blocks) {
     if (wavelength_exceeds(b.theta, train_len)) drop_block(b);
@@ -597,11 +618,11 @@ mpq_class box_muller(std::uint64_t x1, std::uint64_t x2) {
   mpfr_div_2ui(u1, u1, 53, MPFR_RNDN);
   mpfr_set_ui(u2, static_cast<unsigned long>(x2 >> 11), MPFR_RNDN);
   mpfr_div_2ui(u2, u2, 53, MPFR_RNDN);
-  mpfr_log(a, u1, MPFR_RNDN);         // ln u1 ≤ 0
-  mpfr_mul_si(a, a, -2, MPFR_RNDN);   // exact (a power of two)
+  mpfr_log(a, u1, MPFR_RNDN);        // ln u1 ≤ 0
+  mpfr_mul_si(a, a, -2, MPFR_RNDN);  // exact (a power of two)
   mpfr_sqrt(a, a, MPFR_RNDN);
   mpfr_const_pi(b, MPFR_RNDN);
-  mpfr_mul_2ui(b, b, 1, MPFR_RNDN);   // 2π rounded, doubling exact
+  mpfr_mul_2ui(b, b, 1, MPFR_RNDN);  // 2π rounded, doubling exact
   mpfr_mul(b, b, u2, MPFR_RNDN);
   mpfr_cos(b, b, MPFR_RNDN);
   mpfr_mul(a, a, b, MPFR_RNDN);
@@ -624,7 +645,8 @@ mpq_class fope_coefficient(const Schedule& s, std::size_t component, std::size_t
                           std::to_string(n));
   }
   const std::uint64_t j = static_cast<std::uint64_t>(component) * n + dimension;
-  const mpq_class z = box_muller(splitmix64(*s.fope_seed, 2 * j), splitmix64(*s.fope_seed, 2 * j + 1));
+  const mpq_class z =
+      box_muller(splitmix64(*s.fope_seed, 2 * j), splitmix64(*s.fope_seed, 2 * j + 1));
   mpq_class a = *s.fope_sigma * z;
   if (component == dimension) a += 1;
   return a;
@@ -718,7 +740,8 @@ Schedule parse_schedule(std::string_view spec) {
       if (rest.substr(0, 2) == "m=") {
         for (const auto& item : split(rest.substr(2), ',')) {
           mpq_class m = numeric::parse_decimal_exact(item, "m");
-          if (m.get_den() != 1 || m < 1) bad_spec(spec, "m must be an integer ≥ 1, got '" + item + "'");
+          if (m.get_den() != 1 || m < 1)
+            bad_spec(spec, "m must be an integer ≥ 1, got '" + item + "'");
           turns.push_back({1, m.get_num()});
         }
       } else {
@@ -849,7 +872,8 @@ Schedule parse_schedule(std::string_view spec) {
       mpq_class base = take("base");
       std::size_t dim = checked_dim(take("dim"), "dim");
       const mpq_class levels = take("levels");
-      if (levels.get_den() != 1 || levels < 2 || levels > 8) bad_spec(spec, "levels must be an integer in 2..8");
+      if (levels.get_den() != 1 || levels < 2 || levels > 8)
+        bad_spec(spec, "levels must be an integer in 2..8");
       std::vector<std::size_t> split_sizes;
       if (std::any_of(kv.begin(), kv.end(), [](const auto& p) { return p.first == "split"; })) {
         split_sizes = sizes("split", take_text("split"));
@@ -858,7 +882,8 @@ Schedule parse_schedule(std::string_view spec) {
       s = hirope_schedule(base, dim, levels.get_num().get_ui(), split_sizes);
     } else if (kind == "liere") {
       const mpq_class axes = take("axes");
-      if (axes.get_den() != 1 || axes < 1 || axes > 8) bad_spec(spec, "axes must be an integer in 1..8");
+      if (axes.get_den() != 1 || axes < 1 || axes > 8)
+        bad_spec(spec, "axes must be an integer in 1..8");
       const std::string text = take_text("blocks");
       done();
       std::vector<LieReBlock> blocks;
@@ -881,12 +906,12 @@ Schedule parse_schedule(std::string_view spec) {
       s = liere_schedule(axes.get_num().get_ui(), blocks);
     } else if (kind == "hope" || kind == "fope") {
       // base, dim and train_len required; the optional keys of each kind after them
-      const char* accepted = kind == "hope" ? "base, dim, train_len, activated"
-                                            : "base, dim, train_len, sigma, seed";
+      const char* accepted =
+          kind == "hope" ? "base, dim, train_len, activated" : "base, dim, train_len, sigma, seed";
       auto integer = [&](const char* key, const mpq_class& v, const mpq_class& least) {
         if (v.get_den() != 1 || v < least || !v.get_num().fits_ulong_p()) {
-          bad_spec(spec, std::string(key) + " must be an integer ≥ " + least.get_str() +
-                             ", got " + v.get_str());
+          bad_spec(spec, std::string(key) + " must be an integer ≥ " + least.get_str() + ", got " +
+                             v.get_str());
         }
         return static_cast<std::uint64_t>(v.get_num().get_ui());
       };
@@ -904,7 +929,8 @@ Schedule parse_schedule(std::string_view spec) {
       std::size_t dim = checked_dim(take("dim"), "dim");
       const std::uint64_t train_len = integer("train_len", take("train_len"), 1);
       if (kind == "hope") {
-        const std::uint64_t activated = has("activated") ? integer("activated", take("activated"), 0) : 0;
+        const std::uint64_t activated =
+            has("activated") ? integer("activated", take("activated"), 0) : 0;
         done();
         s = hope_schedule(base, dim, train_len, activated);
       } else {
@@ -947,15 +973,16 @@ nlohmann::json to_json(const Schedule& s) {
     j["fope"] = {{"sigma", s.fope_sigma->get_str()},
                  {"seed", *s.fope_seed},
                  {"clipped", clipped},
-                 {"coefficients", "a[k][m] = [k=m] + sigma*z[k][m], z: SplitMix64 + Box-Muller "
-                                  "in binary64 (attention/schedule.hpp fope_coefficient)"}};
+                 {"coefficients",
+                  "a[k][m] = [k=m] + sigma*z[k][m], z: SplitMix64 + Box-Muller "
+                  "in binary64 (attention/schedule.hpp fope_coefficient)"}};
   }
   if (s.llama3) {
-    j["llama3"] = {{"factor", s.llama3->factor.get_str()},
-                   {"low_freq_factor", s.llama3->low_freq_factor.get_str()},
-                   {"high_freq_factor", s.llama3->high_freq_factor.get_str()},
-                   {"original_max_position_embeddings",
-                    s.llama3->original_max_position_embeddings.get_str()}};
+    j["llama3"] = {
+        {"factor", s.llama3->factor.get_str()},
+        {"low_freq_factor", s.llama3->low_freq_factor.get_str()},
+        {"high_freq_factor", s.llama3->high_freq_factor.get_str()},
+        {"original_max_position_embeddings", s.llama3->original_max_position_embeddings.get_str()}};
   } else {
     j["llama3"] = nullptr;
   }
@@ -989,8 +1016,10 @@ nlohmann::json to_json(const Schedule& s) {
   } else {
     j["rope_scaling"] = nullptr;
   }
-  j["attention_scaling"] = s.attention_scaling ? nlohmann::json(s.attention_scaling->get_str()) : nlohmann::json(nullptr);
-  j["attention_scaling_text"] = s.attention_scaling ? nlohmann::json(s.attention_scaling_text) : nlohmann::json(nullptr);
+  j["attention_scaling"] = s.attention_scaling ? nlohmann::json(s.attention_scaling->get_str())
+                                               : nlohmann::json(nullptr);
+  j["attention_scaling_text"] =
+      s.attention_scaling ? nlohmann::json(s.attention_scaling_text) : nlohmann::json(nullptr);
   j["max_position_embeddings"] = s.max_position_embeddings
                                      ? nlohmann::json(*s.max_position_embeddings)
                                      : nlohmann::json(nullptr);
@@ -1008,11 +1037,12 @@ nlohmann::json to_json(const Schedule& s) {
       // θ_{d,a} per axis read (theta above is Σ_a θ_{d,a}, the diagonal angle)
       nlohmann::json terms = nlohmann::json::array();
       for (const auto& t : b.axis_angles) {
-        terms.push_back({{"axis", s.position_axes[t.axis]},
-                         {"theta", t.theta.to_string()},
-                         {"theta_double", t.theta.to_double()},
-                         {"turn", t.turn ? nlohmann::json(t.turn->a.get_str() + "/" + t.turn->m.get_str())
-                                         : nlohmann::json(nullptr)}});
+        terms.push_back(
+            {{"axis", s.position_axes[t.axis]},
+             {"theta", t.theta.to_string()},
+             {"theta_double", t.theta.to_double()},
+             {"turn", t.turn ? nlohmann::json(t.turn->a.get_str() + "/" + t.turn->m.get_str())
+                             : nlohmann::json(nullptr)}});
       }
       jb["axis_angles"] = terms;
     }

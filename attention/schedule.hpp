@@ -34,7 +34,8 @@
 ///                                      under-trained ones (2π/θ_k > T) clipped to θ = 0; the
 ///                                      Fourier coefficients a_{k,m} = [k=m] + S·z_{k,m} are
 ///                                      not rotations and live apart (fope_coefficient;
-///                                      S default 3/10, N default 0) [FoPE, arXiv 2412.17739, method]
+///                                      S default 3/10, N default 0) [FoPE, arXiv 2412.17739,
+///                                      method]
 ///   <preset>                           a model of data/models.json (model_preset_names())
 ///   hf-config:PATH                     a Hugging Face config.json (attention/hf_config.hpp)
 ///   hf-config[seq_len=N]:PATH          the same at sequence length N (dynamic, longrope);
@@ -60,10 +61,10 @@
 /// Numbers (B, G, F, P, S) are parsed exactly as decimals (numeric::parse_decimal_exact);
 /// D, T, K and N must be integers.
 #include <gmpxx.h>
-#include <nlohmann/json.hpp>
 
 #include <cstddef>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -269,13 +270,14 @@ Schedule partial_schedule(const mpq_class& base, std::size_t dim, const mpq_clas
 /// blocks (the lowest frequencies). Throws InvalidArgument unless 0 ≤ p ≤ 1.
 Schedule prope_schedule(const mpq_class& base, std::size_t dim, const mpq_class& p);
 /// Resonance RoPE's wavelength of an angle θ > 0 [arXiv 2403.00071; reference code
-/// sheryc/resonance_rope README and rotary_resonance.py `torch.round(2 * math.pi / inv_freq)`]: λ = round(2π/θ), the nearest integer, decided
-/// rigorously: 2π/θ is enclosed by MPFR interval arithmetic (numeric::ExactReal::enclose) at
-/// 64, 128, ... bits until floor(x + 1/2) is the same at both ends. A tie x = n + 1/2 cannot
-/// occur for the angles ropesim builds: θ = q·β^e with q, β, e rational is algebraic, so 2π/θ
-/// is transcendental (π is), never a half-integer; for θ = 2πa/m, 2π/θ = m/a is rational and
-/// its rounding is exact (ties to even, as torch.round). Throws InvalidArgument if θ ≤ 0, and
-/// std::runtime_error if still undecided at 65536 bits (impossible by the argument above).
+/// sheryc/resonance_rope README and rotary_resonance.py `torch.round(2 * math.pi / inv_freq)`]: λ =
+/// round(2π/θ), the nearest integer, decided rigorously: 2π/θ is enclosed by MPFR interval
+/// arithmetic (numeric::ExactReal::enclose) at 64, 128, ... bits until floor(x + 1/2) is the same
+/// at both ends. A tie x = n + 1/2 cannot occur for the angles ropesim builds: θ = q·β^e with q, β,
+/// e rational is algebraic, so 2π/θ is transcendental (π is), never a half-integer; for θ = 2πa/m,
+/// 2π/θ = m/a is rational and its rounding is exact (ties to even, as torch.round). Throws
+/// InvalidArgument if θ ≤ 0, and std::runtime_error if still undecided at 65536 bits (impossible by
+/// the argument above).
 mpz_class resonance_wavelength(const ExactReal& theta);
 /// Resonance RoPE [arXiv 2403.00071]: every block's θ_d replaced by θ̃_d = 2π/λ_d with
 /// λ_d = resonance_wavelength(θ_d), turn = {1, λ_d} (λ_d = 1 gives θ̃ = 2π ≡ 0, turn {0, 1});
@@ -308,7 +310,8 @@ Schedule axial2d_schedule(const mpq_class& base, std::size_t dim);
 /// dim; blocks in sections (the first sections[0] read t, the next sections[1] h, the rest
 /// w), as Hugging Face's mrope_section without interleaving. Throws InvalidArgument unless
 /// the three sections sum to dim/2.
-Schedule mrope_schedule(const mpq_class& base, std::size_t dim, const std::vector<std::size_t>& sections);
+Schedule mrope_schedule(const mpq_class& base, std::size_t dim,
+                        const std::vector<std::size_t>& sections);
 /// HiRoPE [arXiv 2403.19115 §3.2]: axes ("level1", ..., "levelL"), level 1 the finest (token
 /// index); the conventional θ_k over dim; the first split[0] blocks (highest frequencies)
 /// read level 1, the next split[1] level 2, ... Empty `split`: dim/2 divided as equally as
@@ -416,7 +419,8 @@ std::vector<std::string> model_preset_names();
 /// The embedded data/models.json text.
 std::string_view models_json_text();
 /// The schedule of a preset: config_schedule of its config fragment (partial rotary when
-/// partial_rotary_factor < 1, then its rope scaling). Throws InvalidArgument for an unknown name (listing the names).
+/// partial_rotary_factor < 1, then its rope scaling). Throws InvalidArgument for an unknown name
+/// (listing the names).
 Schedule preset_schedule(std::string_view name);
 
 /// Metadata of a schedule as JSON (spec, kind, dims, base, scaling, and per block the exact

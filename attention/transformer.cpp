@@ -1,17 +1,16 @@
 // The F-transformer (THEORY §2, §2.1). See transformer.hpp for the contracts.
 #include "attention/transformer.hpp"
 
-#include <array>
-#include <bit>
-#include <optional>
-
 #include <mpfr.h>
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <set>
 #include <tuple>
 #include <utility>
@@ -46,9 +45,12 @@ Value special(const Arithmetic& f, double d) { return f.convert(from_double(d));
 
 std::string_view to_string(SoftmaxVariant variant) {
   switch (variant) {
-    case SoftmaxVariant::stable: return "stable";
-    case SoftmaxVariant::no_max_subtraction: return "no-max-subtraction";
-    case SoftmaxVariant::online: return "online";
+    case SoftmaxVariant::stable:
+      return "stable";
+    case SoftmaxVariant::no_max_subtraction:
+      return "no-max-subtraction";
+    case SoftmaxVariant::online:
+      return "online";
   }
   return "?";
 }
@@ -289,7 +291,8 @@ namespace {
 /// NaN operand).
 std::optional<AttentionOutput> attend_binary64(std::span<const Value> scores,
                                                std::span<const std::vector<Value>> values,
-                                               std::size_t value_dim, const EvaluationPolicy& policy,
+                                               std::size_t value_dim,
+                                               const EvaluationPolicy& policy,
                                                SoftmaxVariant variant) {
   if (variant == SoftmaxVariant::online) return std::nullopt;
   const auto kernel = numeric::Binary64Dot::for_policy(policy);
@@ -397,7 +400,8 @@ AttentionOutput attend(std::span<const Value> scores, std::span<const std::vecto
     online_attention(scores, values.data(), value_dim, policy, out.weights, &out.output);
     return out;
   }
-  if (auto fast = attend_binary64(scores, values, value_dim, policy, variant)) return std::move(*fast);
+  if (auto fast = attend_binary64(scores, values, value_dim, policy, variant))
+    return std::move(*fast);
   out.weights = softmax(scores, policy, variant);
   std::vector<Value> column(values.size());
   out.output.reserve(value_dim);
@@ -477,8 +481,8 @@ std::vector<Value> rotate(const AttentionHead& head, const HeadRotations& rotati
   if (head.rotary.empty()) return y;
   if (position >= rotations.positions) {
     throw InvalidArgument("rotate: position " + std::to_string(position) +
-                          " not realised (positions 0.." +
-                          std::to_string(rotations.positions) + " exclusive)");
+                          " not realised (positions 0.." + std::to_string(rotations.positions) +
+                          " exclusive)");
   }
   if (rotations.blocks.size() != rotary_block_count(head)) {
     throw InvalidArgument("rotate: rotations of another head (" +
@@ -499,7 +503,8 @@ std::vector<Value> rotate(const AttentionHead& head, const HeadRotations& rotati
       const Format& rot_format = pipeline ? r->steps.rotation.compute : r->format;
       const Format& out_format = pipeline ? r->steps.output : r->format;
       const auto arithmetic = pipeline ? r->steps.arithmetic : RotationArithmetic::theory;
-      const Rounding rot_rounding = pipeline ? r->steps.rotation.rounding_or(r->rounding) : r->rounding;
+      const Rounding rot_rounding =
+          pipeline ? r->steps.rotation.rounding_or(r->rounding) : r->rounding;
       const Arithmetic a(rot_format, rot_rounding, policy.arithmetic_engine());
       const Value x0 = a.convert(x[i0]), x1 = a.convert(x[i1]);
       const Value c = a.convert(pair.cos), s = a.convert(pair.sin);
@@ -637,12 +642,14 @@ void Model::validate() const {
   if (d_model == 0) bad("d_model", "must be at least 1");
   if (!coordinates.empty()) {
     if (coordinates.size() != d_model) {
-      bad("coordinates", std::to_string(coordinates.size()) + " names for d_model = " + std::to_string(d_model));
+      bad("coordinates",
+          std::to_string(coordinates.size()) + " names for d_model = " + std::to_string(d_model));
     }
     std::set<std::string> names;
     for (std::size_t k = 0; k < coordinates.size(); ++k) {
       if (coordinates[k].empty() || !names.insert(coordinates[k]).second) {
-        bad("coordinates[" + std::to_string(k) + "]", "names must be non-empty and distinct, got '" + coordinates[k] + "'");
+        bad("coordinates[" + std::to_string(k) + "]",
+            "names must be non-empty and distinct, got '" + coordinates[k] + "'");
       }
     }
   }
@@ -661,8 +668,10 @@ void Model::validate() const {
     if (!is_symbol_char_safe(a)) {
       bad("alphabet[" + std::to_string(k) + "]", "symbols must be non-empty without whitespace");
     }
-    if (a == "BOS" || a == "EOS") bad("alphabet[" + std::to_string(k) + "]", "'" + a + "' is reserved");
-    if (!seen.insert(a).second) bad("alphabet[" + std::to_string(k) + "]", "duplicate symbol '" + a + "'");
+    if (a == "BOS" || a == "EOS")
+      bad("alphabet[" + std::to_string(k) + "]", "'" + a + "' is reserved");
+    if (!seen.insert(a).second)
+      bad("alphabet[" + std::to_string(k) + "]", "duplicate symbol '" + a + "'");
     check_vector(embedding.symbols[k], d_model, false, "embedding.symbols." + a);
   }
   if (options.bos) {
@@ -708,8 +717,8 @@ void Model::validate() const {
           dim += seg.dimension();
         }
         if (dim != head.head_dim) {
-          bad(hp + ".rope", "segments cover " + std::to_string(dim) +
-                                " coordinates, head_dim is " + std::to_string(head.head_dim));
+          bad(hp + ".rope", "segments cover " + std::to_string(dim) + " coordinates, head_dim is " +
+                                std::to_string(head.head_dim));
         }
       }
     }
@@ -747,7 +756,8 @@ HeadStep head_step(const AttentionHead& head, std::span<const Value> query,
   // general path.
   const auto kernel = query.empty() ? std::nullopt : numeric::Binary64Dot::for_policy(policy);
   std::vector<double> q;
-  bool fast = kernel.has_value() && (!head.scale || (!head.scale->is_wide() && std::isfinite(head.scale->narrow())));
+  bool fast = kernel.has_value() &&
+              (!head.scale || (!head.scale->is_wide() && std::isfinite(head.scale->narrow())));
   for (std::size_t i = 0; fast && i < query.size(); ++i) {
     fast = !query[i].is_wide() && std::isfinite(query[i].narrow());
     q.push_back(query[i].narrow());
@@ -820,7 +830,8 @@ SublayerStep ffn_sublayer(const Model& model, const Layer& layer, std::span<cons
   step.sublayer = feed_forward(*layer.ffn, in, model.policy);
   step.residual.resize(model.d_model);
   for (std::size_t r = 0; r < model.d_model; ++r) step.residual[r] = f.add(h[r], step.sublayer[r]);
-  if (!pre && layer.ffn_norm) step.residual = layer_norm(*layer.ffn_norm, step.residual, model.policy);
+  if (!pre && layer.ffn_norm)
+    step.residual = layer_norm(*layer.ffn_norm, step.residual, model.policy);
   return step;
 }
 
@@ -841,8 +852,8 @@ bool accepts_output(const Value& y) { return numeric::compare(y, Value()) == 1; 
 
 std::vector<std::string> tokenize(const Model& model, std::string_view word) {
   std::vector<std::string> pieces;
-  const bool spaced = std::any_of(word.begin(), word.end(),
-                                  [](char c) { return std::isspace(static_cast<unsigned char>(c)); });
+  const bool spaced = std::any_of(
+      word.begin(), word.end(), [](char c) { return std::isspace(static_cast<unsigned char>(c)); });
   if (spaced) {
     std::size_t k = 0;
     while (k < word.size()) {
@@ -857,7 +868,11 @@ std::vector<std::string> tokenize(const Model& model, std::string_view word) {
     std::size_t k = 0;
     while (k < word.size()) {
       const unsigned char c = static_cast<unsigned char>(word[k]);
-      std::size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 1;
+      std::size_t len = c < 0x80           ? 1
+                        : (c >> 5) == 0x6  ? 2
+                        : (c >> 4) == 0xE  ? 3
+                        : (c >> 3) == 0x1E ? 4
+                                           : 1;
       len = std::min(len, word.size() - k);
       pieces.emplace_back(word.substr(k, len));
       k += len;
@@ -923,17 +938,23 @@ NonFinite make_nf(std::string stage, std::optional<std::size_t> layer,
 /// (layer, head, position, step) of StepException.
 struct StepFlagTracker {
   std::optional<StepException> first_overflow, first_invalid;
-  std::optional<std::tuple<std::size_t, std::size_t, std::size_t, std::size_t>> overflow_key, invalid_key;
+  std::optional<std::tuple<std::size_t, std::size_t, std::size_t, std::size_t>> overflow_key,
+      invalid_key;
 
-  void note(std::size_t layer, std::size_t head, std::size_t t, std::uint64_t position, std::size_t step,
-            const std::string& name, const std::string& format, numeric::Flags flags) {
+  void note(std::size_t layer, std::size_t head, std::size_t t, std::uint64_t position,
+            std::size_t step, const std::string& name, const std::string& format,
+            numeric::Flags flags) {
     const auto key = std::make_tuple(layer, head, t, step);
     auto keep = [&](std::optional<StepException>& slot, auto& slot_key) {
       if (slot_key && !(key < *slot_key)) return;
       slot_key = key;
-      slot = StepException{"layer " + std::to_string(layer) + ", position " + std::to_string(position) +
-                               ", head " + std::to_string(head),
-                           name, format, layer, position, head};
+      slot = StepException{"layer " + std::to_string(layer) + ", position " +
+                               std::to_string(position) + ", head " + std::to_string(head),
+                           name,
+                           format,
+                           layer,
+                           position,
+                           head};
     };
     if (flags.test(numeric::Flag::overflow)) keep(first_overflow, overflow_key);
     if (flags.test(numeric::Flag::invalid)) keep(first_invalid, invalid_key);
@@ -956,7 +977,8 @@ RunResult run(const Model& model, std::string_view word, const RunOptions& optio
   for (const auto& s : symbols) {
     result.tokens.push_back(s);
     const auto it = std::find(model.embedding.alphabet.begin(), model.embedding.alphabet.end(), s);
-    x.push_back(model.embedding.symbols[static_cast<std::size_t>(it - model.embedding.alphabet.begin())]);
+    x.push_back(
+        model.embedding.symbols[static_cast<std::size_t>(it - model.embedding.alphabet.begin())]);
   }
   result.tokens.push_back("EOS");
   x.push_back(model.embedding.eos);
@@ -969,10 +991,10 @@ RunResult run(const Model& model, std::string_view word, const RunOptions& optio
   std::vector<bool> traced(n_tokens, options.trace_all);
   for (std::uint64_t p : options.trace_positions) {
     if (p < first_position || p > result.eos_position) {
-      throw InvalidArgument("trace position " + std::to_string(p) + " does not exist; positions are " +
-                            std::to_string(first_position) + ".." +
-                            std::to_string(result.eos_position) +
-                            (model.options.bos ? " (BOS at 0, EOS at N+1)" : " (no BOS; EOS at N+1)"));
+      throw InvalidArgument(
+          "trace position " + std::to_string(p) + " does not exist; positions are " +
+          std::to_string(first_position) + ".." + std::to_string(result.eos_position) +
+          (model.options.bos ? " (BOS at 0, EOS at N+1)" : " (no BOS; EOS at N+1)"));
     }
     traced[static_cast<std::size_t>(p - first_position)] = true;
   }
@@ -986,10 +1008,12 @@ RunResult run(const Model& model, std::string_view word, const RunOptions& optio
   NonFiniteTracker tracker;
   StepFlagTracker steps;
   for (const Layer& layer : model.layers) {
-    for (const AttentionHead& head : layer.heads) result.step_flags = result.step_flags || head.formats.has_value();
+    for (const AttentionHead& head : layer.heads)
+      result.step_flags = result.step_flags || head.formats.has_value();
   }
   for (std::size_t t = 0; t < n_tokens; ++t) {
-    if (!all_finite(x[t])) tracker.note(t, 0, 0, make_nf("embedding", std::nullopt, result.positions[t], std::nullopt));
+    if (!all_finite(x[t]))
+      tracker.note(t, 0, 0, make_nf("embedding", std::nullopt, result.positions[t], std::nullopt));
   }
   tracker.end_stage_group();
 
@@ -1028,9 +1052,12 @@ RunResult run(const Model& model, std::string_view word, const RunOptions& optio
             q[t] = store_tensor(q[t], hf.query_format(policy), hf.query.scale, policy, fq);
             k[t] = store_tensor(k[t], hf.key_format(policy), hf.key.scale, policy, fk);
             v[t] = store_tensor(v[t], hf.value_format(policy), hf.value.scale, policy, fv);
-            steps.note(l, hi, t, result.positions[t], 0, "query store", hf.query_format(policy).name, fq);
-            steps.note(l, hi, t, result.positions[t], 1, "key store", hf.key_format(policy).name, fk);
-            steps.note(l, hi, t, result.positions[t], 2, "value store", hf.value_format(policy).name, fv);
+            steps.note(l, hi, t, result.positions[t], 0, "query store",
+                       hf.query_format(policy).name, fq);
+            steps.note(l, hi, t, result.positions[t], 1, "key store", hf.key_format(policy).name,
+                       fk);
+            steps.note(l, hi, t, result.positions[t], 2, "value store",
+                       hf.value_format(policy).name, fv);
           }
         }
         for (std::size_t t = 0; t < n_tokens; ++t) {
@@ -1042,10 +1069,11 @@ RunResult run(const Model& model, std::string_view word, const RunOptions& optio
             included = head.formats->mask ? n_tokens : visible;
             MixedHeadStep mixed = mixed_head_step(
                 head, *head.formats, q[t], std::span<const std::vector<Value>>(k.data(), included),
-                std::span<const std::vector<Value>>(v.data(), included), visible, policy, model.options.softmax);
+                std::span<const std::vector<Value>>(v.data(), included), visible, policy,
+                model.options.softmax);
             for (std::size_t s = 0; s < mixed.steps.size(); ++s) {
-              steps.note(l, hi, t, result.positions[t], 3 + s, mixed.steps[s].step, mixed.steps[s].format,
-                         mixed.steps[s].flags);
+              steps.note(l, hi, t, result.positions[t], 3 + s, mixed.steps[s].step,
+                         mixed.steps[s].format, mixed.steps[s].flags);
             }
             step.scores = std::move(mixed.scores);
             step.attention.weights = std::move(mixed.weights);
@@ -1057,13 +1085,17 @@ RunResult run(const Model& model, std::string_view word, const RunOptions& optio
           }
           std::vector<Value>& scores = step.scores;
           const AttentionOutput& a = step.attention;
-          // the masked scores of a mixed-format head are -inf by design: only the visible ones count
+          // the masked scores of a mixed-format head are -inf by design: only the visible ones
+          // count
           const std::span<const Value> checked(scores.data(), std::min(scores.size(), visible));
-          if (!std::all_of(checked.begin(), checked.end(), [](const Value& x) { return x.is_finite(); })) {
+          if (!std::all_of(checked.begin(), checked.end(),
+                           [](const Value& x) { return x.is_finite(); })) {
             tracker.note(t, 1, hi, make_nf("scores", l, result.positions[t], hi));
           }
-          if (!all_finite(a.weights)) tracker.note(t, 2, hi, make_nf("weights", l, result.positions[t], hi));
-          if (!all_finite(a.output)) tracker.note(t, 3, hi, make_nf("head output", l, result.positions[t], hi));
+          if (!all_finite(a.weights))
+            tracker.note(t, 2, hi, make_nf("weights", l, result.positions[t], hi));
+          if (!all_finite(a.output))
+            tracker.note(t, 3, hi, make_nf("head output", l, result.positions[t], hi));
           concat[t].insert(concat[t].end(), a.output.begin(), a.output.end());
           if (trace_index[t] != SIZE_MAX) {
             HeadTrace ht;
@@ -1083,8 +1115,10 @@ RunResult run(const Model& model, std::string_view word, const RunOptions& optio
         SublayerStep step = attention_sublayer(model, layer, out, x[t], concat[t]);
         const std::vector<Value>& a = step.sublayer;
         std::vector<Value>& sum_v = step.residual;
-        if (!all_finite(a)) tracker.note(t, 4, 0, make_nf("attention", l, result.positions[t], std::nullopt));
-        if (!all_finite(sum_v)) tracker.note(t, 5, 0, make_nf("after attention", l, result.positions[t], std::nullopt));
+        if (!all_finite(a))
+          tracker.note(t, 4, 0, make_nf("attention", l, result.positions[t], std::nullopt));
+        if (!all_finite(sum_v))
+          tracker.note(t, 5, 0, make_nf("after attention", l, result.positions[t], std::nullopt));
         if (trace_index[t] != SIZE_MAX) {
           traces[trace_index[t]].attention = a;
           traces[trace_index[t]].after_attention = sum_v;
@@ -1102,13 +1136,15 @@ RunResult run(const Model& model, std::string_view word, const RunOptions& optio
         SublayerStep step = ffn_sublayer(model, layer, h[t]);
         const std::vector<Value>& y = step.sublayer;
         std::vector<Value>& o = step.residual;
-        if (!all_finite(y)) tracker.note(t, 6, 0, make_nf("ffn", l, result.positions[t], std::nullopt));
+        if (!all_finite(y))
+          tracker.note(t, 6, 0, make_nf("ffn", l, result.positions[t], std::nullopt));
         if (trace_index[t] != SIZE_MAX) traces[trace_index[t]].ffn = y;
         next[t] = std::move(o);
       }
     }
     for (std::size_t t = 0; t < n_tokens; ++t) {
-      if (!all_finite(next[t])) tracker.note(t, 7, 0, make_nf("output", l, result.positions[t], std::nullopt));
+      if (!all_finite(next[t]))
+        tracker.note(t, 7, 0, make_nf("output", l, result.positions[t], std::nullopt));
       if (trace_index[t] != SIZE_MAX) traces[trace_index[t]].output = next[t];
     }
     tracker.end_stage_group();
@@ -1169,7 +1205,7 @@ nlohmann::json to_json(const RunResult& result, std::string_view word) {
   if (result.step_flags) {
     auto step_json = [](const std::optional<StepException>& e) {
       if (!e) return nlohmann::json(nullptr);
-      return nlohmann::json{{"where", e->where}, {"step", e->step}, {"format", e->format},
+      return nlohmann::json{{"where", e->where}, {"step", e->step},         {"format", e->format},
                             {"layer", e->layer}, {"position", e->position}, {"head", e->head}};
     };
     j["first_overflow"] = step_json(result.first_overflow);
@@ -1180,7 +1216,8 @@ nlohmann::json to_json(const RunResult& result, std::string_view word) {
     trace["positions"] = result.traced;
     nlohmann::json emb = nlohmann::json::array();
     for (std::size_t k = 0; k < result.traced.size(); ++k) {
-      emb.push_back({{"position", result.traced[k]}, {"vector", values_json(result.traced_embeddings[k])}});
+      emb.push_back(
+          {{"position", result.traced[k]}, {"vector", values_json(result.traced_embeddings[k])}});
     }
     trace["embeddings"] = emb;
     nlohmann::json layers = nlohmann::json::array();

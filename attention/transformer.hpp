@@ -15,22 +15,22 @@
 /// never 0/0 = NaN (THEORY §2).
 ///
 /// Nothing here prints; the CLI (`ropesim run`) prints.
+#include <gmpxx.h>
+
 #include <cstddef>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include <gmpxx.h>
-#include <nlohmann/json.hpp>
-
 #include "attention/head_formats.hpp"
 #include "attention/realisation.hpp"
 #include "attention/schedule.hpp"
-#include "numeric/budget.hpp"
 #include "numeric/binary64_rounding.hpp"
+#include "numeric/budget.hpp"
 #include "numeric/engine.hpp"
 #include "numeric/format.hpp"
 #include "numeric/rounding.hpp"
@@ -44,14 +44,14 @@ namespace ropesim::attention {
 // numeric/arithmetic.hpp); the names are used here unqualified.
 // ---------------------------------------------------------------------------------------------
 
-using numeric::Arithmetic;
-using numeric::EvaluationPolicy;
-using numeric::Summation;
 using numeric::affine;
+using numeric::Arithmetic;
 using numeric::dot;
+using numeric::EvaluationPolicy;
 using numeric::exact_rational;
 using numeric::parse_summation;
 using numeric::sum;
+using numeric::Summation;
 using numeric::to_string;
 
 /// The shortest exact decimal text of a finite Value (every binary value has one), e.g.
@@ -385,36 +385,36 @@ struct RunOptions {
 /// The trace of one head at one query position.
 struct HeadTrace {
   std::string name;
-  std::vector<Value> query;                ///< q_p (rotated)
-  std::vector<std::uint64_t> keys;         ///< visible key positions, increasing
-  std::vector<Value> scores;               ///< Ŝ_{p,q} per visible key
-  std::vector<Value> weights;              ///< α_{p,q} per visible key
-  std::vector<Value> output;               ///< the head's output o_p (value_dim)
+  std::vector<Value> query;         ///< q_p (rotated)
+  std::vector<std::uint64_t> keys;  ///< visible key positions, increasing
+  std::vector<Value> scores;        ///< Ŝ_{p,q} per visible key
+  std::vector<Value> weights;       ///< α_{p,q} per visible key
+  std::vector<Value> output;        ///< the head's output o_p (value_dim)
 };
 
 /// The trace of one position in one layer.
 struct PositionTrace {
   std::uint64_t position = 0;
-  std::string token;                 ///< "BOS", "EOS" or the symbol
-  std::vector<Value> input;          ///< residual stream entering the layer
-  std::vector<HeadTrace> heads;      ///< empty when the layer has no heads
-  std::vector<Value> attention;      ///< attention sublayer output (before the residual)
+  std::string token;                   ///< "BOS", "EOS" or the symbol
+  std::vector<Value> input;            ///< residual stream entering the layer
+  std::vector<HeadTrace> heads;        ///< empty when the layer has no heads
+  std::vector<Value> attention;        ///< attention sublayer output (before the residual)
   std::vector<Value> after_attention;  ///< residual stream after the attention sublayer
-  std::vector<Value> ffn;            ///< FFN output (before the residual); empty without FFN
-  std::vector<Value> output;         ///< residual stream leaving the layer
+  std::vector<Value> ffn;              ///< FFN output (before the residual); empty without FFN
+  std::vector<Value> output;           ///< residual stream leaving the layer
 };
 
 /// Where a NaN or an infinity first appeared: embeddings first, then layer by layer (within a
 /// layer: position by position, and at one position in the order head scores, head weights,
 /// head output, attention, after attention, FFN, output), then the readout and classifier.
 struct NonFinite {
-  std::string where;                     ///< e.g. "layer 0, position 3, head 0 weights"
-  std::string stage;                     ///< "embedding", "scores", "weights", "head output",
-                                         ///< "attention", "after attention", "ffn", "output",
-                                         ///< "readout", "classifier"
-  std::optional<std::size_t> layer;      ///< 0-based layer, when inside a layer
-  std::optional<std::uint64_t> position; ///< position, when at one position
-  std::optional<std::size_t> head;       ///< head index, for head stages
+  std::string where;                      ///< e.g. "layer 0, position 3, head 0 weights"
+  std::string stage;                      ///< "embedding", "scores", "weights", "head output",
+                                          ///< "attention", "after attention", "ffn", "output",
+                                          ///< "readout", "classifier"
+  std::optional<std::size_t> layer;       ///< 0-based layer, when inside a layer
+  std::optional<std::uint64_t> position;  ///< position, when at one position
+  std::optional<std::size_t> head;        ///< head index, for head stages
 };
 
 /// The first step of a mixed-format head (AttentionHead::formats) that raised an IEEE flag:
@@ -431,12 +431,12 @@ struct StepException {
 
 /// Result of a run.
 struct RunResult {
-  std::vector<std::string> tokens;      ///< per token: "BOS", symbols, "EOS"
+  std::vector<std::string> tokens;       ///< per token: "BOS", symbols, "EOS"
   std::vector<std::uint64_t> positions;  ///< position of each token
-  std::uint64_t eos_position = 0;       ///< N + 1
-  std::vector<Value> readout;           ///< the EOS representation fed to the classifier
-  Value output;                         ///< classifier value y
-  bool accept = false;                  ///< y > 0
+  std::uint64_t eos_position = 0;        ///< N + 1
+  std::vector<Value> readout;            ///< the EOS representation fed to the classifier
+  Value output;                          ///< classifier value y
+  bool accept = false;                   ///< y > 0
   std::optional<NonFinite> first_non_finite;
   /// True when some head has per-tensor formats: then first_overflow / first_invalid say which
   /// step of those heads first raised the IEEE overflow / invalid flag (pytorch #60939: the

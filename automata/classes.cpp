@@ -1,11 +1,11 @@
 #include "automata/classes.hpp"
 
+#include <algorithm>
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/strong_components.hpp>
 #include <map>
 #include <numeric>
 #include <queue>
-#include <algorithm>
 #include <stdexcept>
 
 #include "automata/export.hpp"
@@ -26,7 +26,8 @@ using ProductGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::dire
 template <class G>
 std::vector<std::size_t> component_numbers(const G& g) {
   std::vector<std::size_t> component(boost::num_vertices(g));
-  boost::strong_components(g, boost::make_iterator_property_map(component.begin(), boost::get(boost::vertex_index, g)));
+  boost::strong_components(
+      g, boost::make_iterator_property_map(component.begin(), boost::get(boost::vertex_index, g)));
   return component;
 }
 
@@ -52,7 +53,8 @@ std::size_t component_period(const Dfa& dfa, const std::vector<State>& states) {
       const State r = dfa.next(q, a);
       if (!inside(r)) continue;
       const long difference = static_cast<long>(level.at(q)) + 1 - static_cast<long>(level.at(r));
-      period = std::gcd(period, static_cast<std::size_t>(difference < 0 ? -difference : difference));
+      period =
+          std::gcd(period, static_cast<std::size_t>(difference < 0 ? -difference : difference));
     }
   }
   return period;
@@ -70,7 +72,8 @@ std::vector<Component> strongly_connected_components(const Dfa& dfa) {
   const std::vector<std::size_t> number = component_numbers(g);
   std::map<std::size_t, std::size_t> position;  // Boost's component number → index in the result
   std::vector<Component> out;
-  for (State q = 0; q < dfa.state_count(); ++q) {  // ascending q: components ordered by smallest state
+  for (State q = 0; q < dfa.state_count();
+       ++q) {  // ascending q: components ordered by smallest state
     const auto [it, inserted] = position.emplace(number[q], out.size());
     if (inserted) out.emplace_back();
     out[it->second].states.push_back(q);
@@ -154,14 +157,16 @@ PartialOrder k_automaton_partial_order(const Dfa& dfa, std::size_t k) {
   const std::size_t n = dfa.state_count();
   if (k == 0) throw InvalidArgument("k-automaton: k = 0; accepted: k ≥ 1");
   if (k > kMaxProductStates / n) {
-    throw InvalidArgument("k-automaton: |Q| · k = " + std::to_string(n) + " · " + std::to_string(k) + " exceeds " +
-                          std::to_string(kMaxProductStates) + " product states; accepted: smaller DFAs or k");
+    throw InvalidArgument("k-automaton: |Q| · k = " + std::to_string(n) + " · " +
+                          std::to_string(k) + " exceeds " + std::to_string(kMaxProductStates) +
+                          " product states; accepted: smaller DFAs or k");
   }
   // Vertex q·k + i stands for (q, i mod k).
   ProductGraph g(n * k);
   for (State q = 0; q < n; ++q) {
     for (std::size_t i = 0; i < k; ++i) {
-      for (Letter a = 0; a < dfa.letter_count(); ++a) boost::add_edge(q * k + i, dfa.next(q, a) * k + (i + 1) % k, g);
+      for (Letter a = 0; a < dfa.letter_count(); ++a)
+        boost::add_edge(q * k + i, dfa.next(q, a) * k + (i + 1) % k, g);
     }
   }
   const std::vector<std::size_t> number = component_numbers(g);
@@ -211,8 +216,8 @@ DefinitionTest decide_ltl_p_mod_by_definition(const Dfa& dfa) {
     }
     result.k = std::lcm(result.k, c.period);
     if (result.k > kMaxProductStates) {
-      throw InvalidArgument("k-automaton: k = lcm of the periods exceeds " + std::to_string(kMaxProductStates) +
-                            "; accepted: smaller DFAs");
+      throw InvalidArgument("k-automaton: k = lcm of the periods exceeds " +
+                            std::to_string(kMaxProductStates) + "; accepted: smaller DFAs");
     }
   }
   PartialOrder po = k_automaton_partial_order(dfa, result.k);
@@ -223,15 +228,19 @@ DefinitionTest decide_ltl_p_mod_by_definition(const Dfa& dfa) {
 
 std::string_view to_string(LanguageClass c) {
   switch (c) {
-    case LanguageClass::ltl_p: return "LTL[P]";
-    case LanguageClass::ltl_p_mod: return "LTL[P,MOD]";
-    case LanguageClass::none: return "none";
+    case LanguageClass::ltl_p:
+      return "LTL[P]";
+    case LanguageClass::ltl_p_mod:
+      return "LTL[P,MOD]";
+    case LanguageClass::none:
+      return "none";
   }
   return "none";
 }
 
 Classification classify(const Dfa& dfa, std::size_t monoid_cap) {
-  Classification c{minimise(dfa), LanguageClass::none, std::nullopt, std::nullopt, std::nullopt, {}, false};
+  Classification c{minimise(dfa), LanguageClass::none, std::nullopt, std::nullopt, std::nullopt, {},
+                   false};
   const PartialOrder po = partial_order(c.minimal);
   ComponentTest components = decide_ltl_p_mod_by_components(c.minimal);
   if (po.partially_ordered) {
@@ -247,7 +256,8 @@ Classification classify(const Dfa& dfa, std::size_t monoid_cap) {
     }
   }
   if (po.partially_ordered && !components.ltl_p_mod) {
-    throw std::logic_error("classify: a partially ordered DFA failed the LTL[P,MOD] component test");
+    throw std::logic_error(
+        "classify: a partially ordered DFA failed the LTL[P,MOD] component test");
   }
   try {
     const DefinitionTest definition = decide_ltl_p_mod_by_definition(c.minimal);
@@ -260,8 +270,10 @@ Classification classify(const Dfa& dfa, std::size_t monoid_cap) {
     c.definition_checked = false;  // |Q| · k too large for the product; the component test stands
   }
   c.monoid = r_triviality(c.minimal, monoid_cap);
-  if (c.monoid.r_trivial != Verdict::inconclusive && (c.monoid.r_trivial == Verdict::yes) != po.partially_ordered) {
-    throw std::logic_error("classify: R-triviality of the transition monoid disagrees with partial order (T2)");
+  if (c.monoid.r_trivial != Verdict::inconclusive &&
+      (c.monoid.r_trivial == Verdict::yes) != po.partially_ordered) {
+    throw std::logic_error(
+        "classify: R-triviality of the transition monoid disagrees with partial order (T2)");
   }
   return c;
 }
@@ -274,16 +286,19 @@ std::string witness_description(const Classification& c) {
     for (std::size_t i = 0; i < w.component.size() && i < 16; ++i) {  // the JSON lists them all
       states += (i ? ", " : "") + std::to_string(w.component[i]);
     }
-    if (w.component.size() > 16) states += ", … (" + std::to_string(w.component.size()) + " states)";
-    return "the strongly connected component {" + states + "} of the minimal DFA is not a simple cycle: from state " +
-           std::to_string(w.state) + " the loops '" + word_text(d, w.first_loop) + "' and '" +
-           word_text(d, w.second_loop) + "' go around it by two different routes, so no A_k is partially ordered";
+    if (w.component.size() > 16)
+      states += ", … (" + std::to_string(w.component.size()) + " states)";
+    return "the strongly connected component {" + states +
+           "} of the minimal DFA is not a simple cycle: from state " + std::to_string(w.state) +
+           " the loops '" + word_text(d, w.first_loop) + "' and '" + word_text(d, w.second_loop) +
+           "' go around it by two different routes, so no A_k is partially ordered";
   }
   if (c.not_ltl_p) {
     const auto& w = *c.not_ltl_p;
-    return "states " + std::to_string(w.p) + " and " + std::to_string(w.q) + " of the minimal DFA lie on one cycle ('" +
-           word_text(d, w.to) + "' leads from " + std::to_string(w.p) + " to " + std::to_string(w.q) + ", '" +
-           word_text(d, w.back) + "' back), so it is not partially ordered";
+    return "states " + std::to_string(w.p) + " and " + std::to_string(w.q) +
+           " of the minimal DFA lie on one cycle ('" + word_text(d, w.to) + "' leads from " +
+           std::to_string(w.p) + " to " + std::to_string(w.q) + ", '" + word_text(d, w.back) +
+           "' back), so it is not partially ordered";
   }
   return "";
 }
@@ -313,7 +328,8 @@ nlohmann::json to_json(const Classification& c) {
           {"witness", witness},
           {"formula", nullptr},
           {"transition_monoid",
-           {{"size", c.monoid.r_trivial == Verdict::inconclusive ? nlohmann::json(nullptr) : nlohmann::json(c.monoid.size)},
+           {{"size", c.monoid.r_trivial == Verdict::inconclusive ? nlohmann::json(nullptr)
+                                                                 : nlohmann::json(c.monoid.size)},
             {"r_trivial", r_trivial}}},
           {"definition_checked", c.definition_checked},
           {"minimal_dfa", automata::to_json(d)}};

@@ -22,7 +22,7 @@ namespace ropesim::automata {
 
 /// A strongly connected component of the transition graph.
 struct Component {
-  std::vector<State> states;     ///< ascending
+  std::vector<State> states;       ///< ascending
   bool has_internal_edge = false;  ///< some δ(q, a) = q' with q, q' both in the component
   /// The period: gcd of the lengths of the cycles inside the component (0 if it has no
   /// internal edge), computed from breadth-first levels (gcd of level(q) + 1 − level(q') over
@@ -125,12 +125,12 @@ inline constexpr std::size_t kDefaultMonoidCap = 20000;
 
 /// The class of a regular language with its evidence.
 struct Classification {
-  Dfa minimal;                      ///< the minimal DFA (canonical numbering, minimise.hpp)
+  Dfa minimal;  ///< the minimal DFA (canonical numbering, minimise.hpp)
   LanguageClass language_class = LanguageClass::none;  ///< the narrowest class that holds
-  std::optional<std::size_t> k;     ///< 1 for LTL[P]; lcm of the cycle lengths for LTL[P,MOD]
-  std::optional<TwoStateCycle> not_ltl_p;              ///< when not LTL[P]
-  std::optional<BranchingComponent> not_ltl_p_mod;     ///< when not LTL[P,MOD]
-  RTriviality monoid;                ///< T2's algebraic side, a cross-check of LTL[P]
+  std::optional<std::size_t> k;  ///< 1 for LTL[P]; lcm of the cycle lengths for LTL[P,MOD]
+  std::optional<TwoStateCycle> not_ltl_p;           ///< when not LTL[P]
+  std::optional<BranchingComponent> not_ltl_p_mod;  ///< when not LTL[P,MOD]
+  RTriviality monoid;               ///< T2's algebraic side, a cross-check of LTL[P]
   bool definition_checked = false;  ///< the A_k definition was run and agreed (false: too large)
 };
 

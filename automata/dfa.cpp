@@ -13,40 +13,49 @@ std::string alphabet_text(const std::vector<std::string>& alphabet) {
   return out + "}";
 }
 
-Dfa::Dfa(std::vector<std::string> alphabet, std::vector<std::vector<State>> transitions, State initial,
-         std::vector<bool> accepting)
-    : alphabet_(std::move(alphabet)), transitions_(std::move(transitions)), initial_(initial),
+Dfa::Dfa(std::vector<std::string> alphabet, std::vector<std::vector<State>> transitions,
+         State initial, std::vector<bool> accepting)
+    : alphabet_(std::move(alphabet)),
+      transitions_(std::move(transitions)),
+      initial_(initial),
       accepting_(std::move(accepting)) {
-  if (alphabet_.empty()) throw InvalidArgument("DFA: the alphabet is empty; accepted: at least one symbol");
+  if (alphabet_.empty())
+    throw InvalidArgument("DFA: the alphabet is empty; accepted: at least one symbol");
   std::set<std::string> seen;
   for (const auto& symbol : alphabet_) {
-    if (symbol.empty()) throw InvalidArgument("DFA: an alphabet symbol is empty; accepted: non-empty distinct symbols");
+    if (symbol.empty())
+      throw InvalidArgument(
+          "DFA: an alphabet symbol is empty; accepted: non-empty distinct symbols");
     if (!seen.insert(symbol).second) {
-      throw InvalidArgument("DFA: symbol '" + symbol + "' is listed twice in the alphabet; list each once");
+      throw InvalidArgument("DFA: symbol '" + symbol +
+                            "' is listed twice in the alphabet; list each once");
     }
   }
   const std::size_t n = transitions_.size();
   if (n == 0) throw InvalidArgument("DFA: no states; accepted: at least one state");
   for (std::size_t q = 0; q < n; ++q) {
     if (transitions_[q].size() != alphabet_.size()) {
-      throw InvalidArgument("DFA: state " + std::to_string(q) + " has " + std::to_string(transitions_[q].size()) +
-                            " transitions; accepted: exactly one per letter (" + std::to_string(alphabet_.size()) + ")");
+      throw InvalidArgument("DFA: state " + std::to_string(q) + " has " +
+                            std::to_string(transitions_[q].size()) +
+                            " transitions; accepted: exactly one per letter (" +
+                            std::to_string(alphabet_.size()) + ")");
     }
     for (std::size_t a = 0; a < alphabet_.size(); ++a) {
       if (transitions_[q][a] >= n) {
-        throw InvalidArgument("DFA: transition from state " + std::to_string(q) + " on '" + alphabet_[a] +
-                              "' goes to state " + std::to_string(transitions_[q][a]) + "; accepted: 0.." +
+        throw InvalidArgument("DFA: transition from state " + std::to_string(q) + " on '" +
+                              alphabet_[a] + "' goes to state " +
+                              std::to_string(transitions_[q][a]) + "; accepted: 0.." +
                               std::to_string(n - 1));
       }
     }
   }
   if (initial_ >= n) {
-    throw InvalidArgument("DFA: initial state " + std::to_string(initial_) + " does not exist; accepted: 0.." +
-                          std::to_string(n - 1));
+    throw InvalidArgument("DFA: initial state " + std::to_string(initial_) +
+                          " does not exist; accepted: 0.." + std::to_string(n - 1));
   }
   if (accepting_.size() != n) {
-    throw InvalidArgument("DFA: " + std::to_string(accepting_.size()) + " accepting flags for " + std::to_string(n) +
-                          " states; accepted: one per state");
+    throw InvalidArgument("DFA: " + std::to_string(accepting_.size()) + " accepting flags for " +
+                          std::to_string(n) + " states; accepted: one per state");
   }
 }
 
@@ -64,7 +73,8 @@ State Dfa::run(State q, const Word& w) const {
 Letter Dfa::letter(const std::string& symbol) const {
   const auto it = std::find(alphabet_.begin(), alphabet_.end(), symbol);
   if (it == alphabet_.end()) {
-    throw InvalidArgument("'" + symbol + "' is not a letter of the alphabet; accepted: " + alphabet_text(alphabet_));
+    throw InvalidArgument(
+        "'" + symbol + "' is not a letter of the alphabet; accepted: " + alphabet_text(alphabet_));
   }
   return static_cast<Letter>(it - alphabet_.begin());
 }
@@ -77,24 +87,29 @@ Word Dfa::word(const std::string& text) const {
 }
 
 std::string Dfa::text(const Word& w) const {
-  const bool single = std::all_of(alphabet_.begin(), alphabet_.end(), [](const std::string& s) { return s.size() == 1; });
+  const bool single = std::all_of(alphabet_.begin(), alphabet_.end(),
+                                  [](const std::string& s) { return s.size() == 1; });
   std::string out;
-  for (std::size_t i = 0; i < w.size(); ++i) out += (single || i == 0 ? "" : " ") + alphabet_.at(w[i]);
+  for (std::size_t i = 0; i < w.size(); ++i)
+    out += (single || i == 0 ? "" : " ") + alphabet_.at(w[i]);
   return out;
 }
 
 std::vector<std::string> alphabet_from_letters(const std::string& letters) {
   const std::string reserved = "|*+?().\\ \t\n\r";
-  if (letters.empty()) throw InvalidArgument("the alphabet is empty; accepted: one or more distinct letters, e.g. ab");
+  if (letters.empty())
+    throw InvalidArgument("the alphabet is empty; accepted: one or more distinct letters, e.g. ab");
   std::vector<std::string> out;
   for (char c : letters) {
     if (reserved.find(c) != std::string::npos) {
-      throw InvalidArgument(std::string("'") + c +
-                            "' cannot be a letter (the regular-expression syntax reserves | * + ? ( ) . and blanks); "
-                            "accepted: other single characters, e.g. ab");
+      throw InvalidArgument(
+          std::string("'") + c +
+          "' cannot be a letter (the regular-expression syntax reserves | * + ? ( ) . and blanks); "
+          "accepted: other single characters, e.g. ab");
     }
     if (std::find(out.begin(), out.end(), std::string(1, c)) != out.end()) {
-      throw InvalidArgument(std::string("letter '") + c + "' is listed twice in the alphabet; list each once");
+      throw InvalidArgument(std::string("letter '") + c +
+                            "' is listed twice in the alphabet; list each once");
     }
     out.emplace_back(1, c);
   }

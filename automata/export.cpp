@@ -22,14 +22,16 @@ std::string dot_quoted(const std::string& s) {
 }
 
 const nlohmann::json& member(const nlohmann::json& json, const char* key, const char* accepted) {
-  if (!json.contains(key)) throw InvalidArgument(std::string("DFA JSON: missing key '") + key + "'; accepted: " + accepted);
+  if (!json.contains(key))
+    throw InvalidArgument(std::string("DFA JSON: missing key '") + key +
+                          "'; accepted: " + accepted);
   return json.at(key);
 }
 
 std::size_t state_number(const nlohmann::json& value, const std::string& where, std::size_t limit) {
   if (!value.is_number_unsigned() || value.get<std::uint64_t>() >= limit) {
-    throw InvalidArgument("DFA JSON: " + where + " is " + value.dump() + "; accepted: a state number 0.." +
-                          std::to_string(limit - 1));
+    throw InvalidArgument("DFA JSON: " + where + " is " + value.dump() +
+                          "; accepted: a state number 0.." + std::to_string(limit - 1));
   }
   return static_cast<std::size_t>(value.get<std::uint64_t>());
 }
@@ -39,7 +41,8 @@ std::size_t state_number(const nlohmann::json& value, const std::string& where, 
 std::string to_dot(const Dfa& dfa) {
   std::string out = "digraph DFA {\n  rankdir=LR;\n  start [shape=point];\n";
   for (State q = 0; q < dfa.state_count(); ++q) {
-    out += "  " + std::to_string(q) + " [shape=" + (dfa.accepting(q) ? "doublecircle" : "circle") + "];\n";
+    out += "  " + std::to_string(q) + " [shape=" + (dfa.accepting(q) ? "doublecircle" : "circle") +
+           "];\n";
   }
   out += "  start -> " + std::to_string(dfa.initial()) + ";\n";
   for (State q = 0; q < dfa.state_count(); ++q) {
@@ -49,7 +52,8 @@ std::string to_dot(const Dfa& dfa) {
       label += (label.empty() ? "" : ",") + dfa.alphabet()[a];
     }
     for (const auto& [target, label] : labels) {
-      out += "  " + std::to_string(q) + " -> " + std::to_string(target) + " [label=" + dot_quoted(label) + "];\n";
+      out += "  " + std::to_string(q) + " -> " + std::to_string(target) +
+             " [label=" + dot_quoted(label) + "];\n";
     }
   }
   return out + "}\n";
@@ -68,46 +72,58 @@ nlohmann::json to_json(const Dfa& dfa) {
 }
 
 Dfa dfa_from_json(const nlohmann::json& json) {
-  if (!json.is_object()) throw InvalidArgument("DFA JSON: the top level is not an object; accepted: {\"alphabet\": ..., \"states\": ..., \"initial\": ..., \"accepting\": ..., \"transitions\": ...}");
+  if (!json.is_object())
+    throw InvalidArgument(
+        "DFA JSON: the top level is not an object; accepted: {\"alphabet\": ..., \"states\": ..., "
+        "\"initial\": ..., \"accepting\": ..., \"transitions\": ...}");
   const auto& alphabet_json = member(json, "alphabet", "a list of distinct non-empty strings");
-  if (!alphabet_json.is_array()) throw InvalidArgument("DFA JSON: 'alphabet' is not a list; accepted: a list of distinct non-empty strings");
+  if (!alphabet_json.is_array())
+    throw InvalidArgument(
+        "DFA JSON: 'alphabet' is not a list; accepted: a list of distinct non-empty strings");
   std::vector<std::string> alphabet;
   for (const auto& symbol : alphabet_json) {
     if (!symbol.is_string()) {
-      throw InvalidArgument("DFA JSON: alphabet symbol " + symbol.dump() + " is not a string; accepted: non-empty strings");
+      throw InvalidArgument("DFA JSON: alphabet symbol " + symbol.dump() +
+                            " is not a string; accepted: non-empty strings");
     }
     alphabet.push_back(symbol.get<std::string>());
   }
   const auto& states_json = member(json, "states", "the number of states, an integer ≥ 1");
   if (!states_json.is_number_unsigned() || states_json.get<std::uint64_t>() < 1 ||
       states_json.get<std::uint64_t>() > 1000000) {
-    throw InvalidArgument("DFA JSON: 'states' is " + states_json.dump() + "; accepted: an integer in 1..1000000");
+    throw InvalidArgument("DFA JSON: 'states' is " + states_json.dump() +
+                          "; accepted: an integer in 1..1000000");
   }
   const auto n = static_cast<std::size_t>(states_json.get<std::uint64_t>());
   const State initial = state_number(member(json, "initial", "a state number"), "'initial'", n);
   const auto& accepting_json = member(json, "accepting", "a list of state numbers");
-  if (!accepting_json.is_array()) throw InvalidArgument("DFA JSON: 'accepting' is not a list; accepted: a list of state numbers");
+  if (!accepting_json.is_array())
+    throw InvalidArgument("DFA JSON: 'accepting' is not a list; accepted: a list of state numbers");
   std::vector<bool> accepting(n, false);
   for (const auto& q_json : accepting_json) {
     const State q = state_number(q_json, "an accepting state", n);
     if (accepting[q]) {
-      throw InvalidArgument("DFA JSON: accepting state " + std::to_string(q) + " is listed twice; list each once");
+      throw InvalidArgument("DFA JSON: accepting state " + std::to_string(q) +
+                            " is listed twice; list each once");
     }
     accepting[q] = true;
   }
   const auto& rows = member(json, "transitions", "one list per state of one target per letter");
   if (!rows.is_array() || rows.size() != n) {
-    throw InvalidArgument("DFA JSON: 'transitions' must be a list of " + std::to_string(n) +
-                          " rows (one per state); accepted: one list of one target per letter per state");
+    throw InvalidArgument(
+        "DFA JSON: 'transitions' must be a list of " + std::to_string(n) +
+        " rows (one per state); accepted: one list of one target per letter per state");
   }
   std::vector<std::vector<State>> transitions(n);
   for (std::size_t q = 0; q < n; ++q) {
     if (!rows[q].is_array() || rows[q].size() != alphabet.size()) {
-      throw InvalidArgument("DFA JSON: transitions row " + std::to_string(q) + " is " + rows[q].dump() +
-                            "; accepted: a list of " + std::to_string(alphabet.size()) + " state numbers (one per letter)");
+      throw InvalidArgument("DFA JSON: transitions row " + std::to_string(q) + " is " +
+                            rows[q].dump() + "; accepted: a list of " +
+                            std::to_string(alphabet.size()) + " state numbers (one per letter)");
     }
     for (std::size_t a = 0; a < alphabet.size(); ++a) {
-      transitions[q].push_back(state_number(rows[q][a], "transitions[" + std::to_string(q) + "][" + std::to_string(a) + "]", n));
+      transitions[q].push_back(state_number(
+          rows[q][a], "transitions[" + std::to_string(q) + "][" + std::to_string(a) + "]", n));
     }
   }
   return Dfa(std::move(alphabet), std::move(transitions), initial, std::move(accepting));
@@ -127,7 +143,8 @@ Dfa load_dfa(const std::string& path) {
     json = nlohmann::json::parse(text.str());
   } catch (const nlohmann::json::parse_error& e) {
     throw InvalidArgument(path + ": not JSON (byte " + std::to_string(e.byte) +
-                          "); accepted: a DFA file {\"alphabet\", \"states\", \"initial\", \"accepting\", \"transitions\"}");
+                          "); accepted: a DFA file {\"alphabet\", \"states\", \"initial\", "
+                          "\"accepting\", \"transitions\"}");
   }
   try {
     return dfa_from_json(json);

@@ -7,7 +7,6 @@
 /// `transitions[q][i]` = δ(q, alphabet[i]); states are 0..states−1; `accepting` lists the final
 /// states (each once, any order). Other keys are ignored.
 #include <nlohmann/json.hpp>
-
 #include <string>
 
 #include "automata/dfa.hpp"

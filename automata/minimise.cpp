@@ -21,7 +21,7 @@ Dfa renumber_quotient(const Dfa& dfa, const std::vector<std::size_t>& block) {
     if (representative[block[q]] == kNone) representative[block[q]] = q;
   }
   std::vector<std::size_t> order(blocks, kNone);  // block → canonical number
-  std::vector<std::size_t> by_number;              // canonical number → block
+  std::vector<std::size_t> by_number;             // canonical number → block
   std::queue<std::size_t> pending;
   order[block[dfa.initial()]] = 0;
   by_number.push_back(block[dfa.initial()]);
@@ -38,12 +38,14 @@ Dfa renumber_quotient(const Dfa& dfa, const std::vector<std::size_t>& block) {
       }
     }
   }
-  std::vector<std::vector<State>> transitions(by_number.size(), std::vector<State>(dfa.letter_count()));
+  std::vector<std::vector<State>> transitions(by_number.size(),
+                                              std::vector<State>(dfa.letter_count()));
   std::vector<bool> accepting(by_number.size());
   for (std::size_t i = 0; i < by_number.size(); ++i) {
     const State q = representative[by_number[i]];
     accepting[i] = dfa.accepting(q);
-    for (Letter a = 0; a < dfa.letter_count(); ++a) transitions[i][a] = order[block[dfa.next(q, a)]];
+    for (Letter a = 0; a < dfa.letter_count(); ++a)
+      transitions[i][a] = order[block[dfa.next(q, a)]];
   }
   return Dfa(dfa.alphabet(), std::move(transitions), 0, std::move(accepting));
 }
@@ -121,8 +123,9 @@ Dfa minimise(const Dfa& input) {
 
 std::optional<Word> counterexample(const Dfa& a, const Dfa& b) {
   if (a.alphabet() != b.alphabet()) {
-    throw InvalidArgument("cannot compare DFAs over different alphabets " + alphabet_text(a.alphabet()) + " and " +
-                          alphabet_text(b.alphabet()) + "; accepted: the same symbols in the same order");
+    throw InvalidArgument("cannot compare DFAs over different alphabets " +
+                          alphabet_text(a.alphabet()) + " and " + alphabet_text(b.alphabet()) +
+                          "; accepted: the same symbols in the same order");
   }
   const std::size_t nb = b.state_count();
   constexpr std::size_t kNone = static_cast<std::size_t>(-1);

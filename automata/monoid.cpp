@@ -1,8 +1,8 @@
 #include "automata/monoid.hpp"
 
+#include <algorithm>
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/strong_components.hpp>
-#include <algorithm>
 #include <map>
 #include <queue>
 
@@ -77,14 +77,16 @@ RTriviality r_triviality(const Dfa& dfa, std::size_t cap) {
     for (std::size_t t : m->right[s]) boost::add_edge(s, t, g);
   }
   std::vector<std::size_t> component(m->elements.size());
-  boost::strong_components(g, boost::make_iterator_property_map(component.begin(), boost::get(boost::vertex_index, g)));
+  boost::strong_components(
+      g, boost::make_iterator_property_map(component.begin(), boost::get(boost::vertex_index, g)));
   std::map<std::size_t, std::size_t> first_in;  // component → its first element
   for (std::size_t s = 0; s < m->elements.size(); ++s) {
     const auto [it, inserted] = first_in.emplace(component[s], s);
     if (!inserted) {
       const std::size_t t = it->second;
       result.r_trivial = Verdict::no;
-      result.witness = std::vector<Word>{m->words[t], m->words[s], cayley_path(*m, t, s), cayley_path(*m, s, t)};
+      result.witness =
+          std::vector<Word>{m->words[t], m->words[s], cayley_path(*m, t, s), cayley_path(*m, s, t)};
       return result;
     }
   }

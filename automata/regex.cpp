@@ -38,7 +38,8 @@ class Parser {
   Fragment parse() {
     const Fragment f = alternative(0);
     if (pos_ < text_.size()) {  // only an unmatched ')' stops an alternative early
-      throw InvalidArgument("regex: unmatched ')' at column " + std::to_string(pos_ + 1) + " of '" + text_ + "'");
+      throw InvalidArgument("regex: unmatched ')' at column " + std::to_string(pos_ + 1) + " of '" +
+                            text_ + "'");
     }
     return f;
   }
@@ -52,8 +53,9 @@ class Parser {
 
   Fragment alternative(int depth) {
     if (depth > kMaxDepth) {
-      throw InvalidArgument("regex: parentheses nested deeper than " + std::to_string(kMaxDepth) + " levels at column " +
-                            std::to_string(pos_ + 1) + "; accepted: at most " + std::to_string(kMaxDepth));
+      throw InvalidArgument("regex: parentheses nested deeper than " + std::to_string(kMaxDepth) +
+                            " levels at column " + std::to_string(pos_ + 1) +
+                            "; accepted: at most " + std::to_string(kMaxDepth));
     }
     Fragment f = sequence(depth);
     while (pos_ < text_.size() && text_[pos_] == '|') {
@@ -80,11 +82,12 @@ class Parser {
 
   Fragment repetition(int depth) {
     Fragment f = atom(depth);
-    while (pos_ < text_.size() && (text_[pos_] == '*' || text_[pos_] == '+' || text_[pos_] == '?')) {
+    while (pos_ < text_.size() &&
+           (text_[pos_] == '*' || text_[pos_] == '+' || text_[pos_] == '?')) {
       const char op = text_[pos_++];
       const std::size_t s = nfa_.add_state(), t = nfa_.add_state();
       nfa_.epsilon[s].push_back(f.start);
-      if (op != '+') nfa_.epsilon[s].push_back(t);        // * and ?: zero times
+      if (op != '+') nfa_.epsilon[s].push_back(t);               // * and ?: zero times
       if (op != '?') nfa_.epsilon[f.accept].push_back(f.start);  // * and +: again
       nfa_.epsilon[f.accept].push_back(t);
       f = {s, t};
@@ -103,7 +106,8 @@ class Parser {
       ++pos_;
       const Fragment f = alternative(depth + 1);
       if (pos_ >= text_.size()) {
-        throw InvalidArgument("regex: '(' at column " + std::to_string(column) + " is never closed; add ')'");
+        throw InvalidArgument("regex: '(' at column " + std::to_string(column) +
+                              " is never closed; add ')'");
       }
       ++pos_;  // ')'
       return f;
@@ -115,8 +119,9 @@ class Parser {
       Letter a = 0;
       while (a < alphabet_.size() && alphabet_[a] != std::string(1, c)) ++a;
       if (a == alphabet_.size()) {
-        throw InvalidArgument(std::string("regex: '") + c + "' at column " + std::to_string(column) +
-                              " is not a letter of the alphabet " + alphabet_text(alphabet_) +
+        throw InvalidArgument(std::string("regex: '") + c + "' at column " +
+                              std::to_string(column) + " is not a letter of the alphabet " +
+                              alphabet_text(alphabet_) +
                               "; accepted: letters, '.', '|', '*', '+', '?', '(' and ')'");
       }
       nfa_.edges[s].push_back({a, t});
@@ -162,13 +167,16 @@ std::vector<std::size_t> closure(const Nfa& nfa, std::vector<std::size_t> states
 
 Dfa regex_to_dfa(const std::string& regex, const std::vector<std::string>& alphabet) {
   for (const auto& symbol : alphabet) {
-    if (symbol.size() != 1 || std::string("|*+?().\\ \t\n\r").find(symbol[0]) != std::string::npos) {
-      throw InvalidArgument("regex: alphabet symbol '" + symbol +
-                            "' is not a single non-reserved character; accepted: single characters other than "
-                            "| * + ? ( ) . and blanks");
+    if (symbol.size() != 1 ||
+        std::string("|*+?().\\ \t\n\r").find(symbol[0]) != std::string::npos) {
+      throw InvalidArgument(
+          "regex: alphabet symbol '" + symbol +
+          "' is not a single non-reserved character; accepted: single characters other than "
+          "| * + ? ( ) . and blanks");
     }
   }
-  if (alphabet.empty()) throw InvalidArgument("regex: the alphabet is empty; accepted: at least one letter");
+  if (alphabet.empty())
+    throw InvalidArgument("regex: the alphabet is empty; accepted: at least one letter");
   Nfa nfa;
   const Fragment f = Parser(regex, alphabet, nfa).parse();
 
@@ -182,7 +190,8 @@ Dfa regex_to_dfa(const std::string& regex, const std::vector<std::string>& alpha
     const auto [it, inserted] = index.emplace(subset, subsets.size());
     if (inserted) {
       if (subsets.size() >= kMaxSubsetStates) {
-        throw InvalidArgument("regex: the subset construction exceeds " + std::to_string(kMaxSubsetStates) +
+        throw InvalidArgument("regex: the subset construction exceeds " +
+                              std::to_string(kMaxSubsetStates) +
                               " DFA states; accepted: smaller expressions");
       }
       subsets.push_back(std::move(subset));

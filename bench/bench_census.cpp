@@ -9,13 +9,12 @@
 //   build/bench/bench_census [--preset NAME] [--positions N] [--only-threads]
 //   build/bench/bench_census --preset llama2-7b --positions 16777216 --only-threads   (2^24)
 #include <fmt/format.h>
+#include <sys/resource.h>
 
 #include <chrono>
 #include <cmath>
 #include <cstring>
 #include <string>
-
-#include <sys/resource.h>
 
 #include "attention/census.hpp"
 
@@ -65,10 +64,13 @@ void threads_section(const attention::Schedule& s, std::uint64_t positions, doub
     const auto result = attention::census(s, r, options);
     seconds[t - 1] = seconds_since(start);
     distinct[t - 1] = result.distinct_rotations;
-    fmt::print("  {} thread(s): {:.3f} s, {:.3g} pairs/s, {:.1f} x native; distinct {}; peak RSS {:.0f} MiB "
-               "({:.1f} bytes per position above the start)\n",
-               t, seconds[t - 1], pairs / seconds[t - 1], seconds[t - 1] / native, result.distinct_rotations,
-               peak_rss_mib(), (peak_rss_mib() - before) * 1048576.0 / static_cast<double>(positions));
+    fmt::print(
+        "  {} thread(s): {:.3f} s, {:.3g} pairs/s, {:.1f} x native; distinct {}; peak RSS {:.0f} "
+        "MiB "
+        "({:.1f} bytes per position above the start)\n",
+        t, seconds[t - 1], pairs / seconds[t - 1], seconds[t - 1] / native,
+        result.distinct_rotations, peak_rss_mib(),
+        (peak_rss_mib() - before) * 1048576.0 / static_cast<double>(positions));
   }
   fmt::print("  speed-up 2 threads / 1 thread: {:.2f}; counts {}\n", seconds[0] / seconds[1],
              distinct[0] == distinct[1] ? "equal" : "DIFFER");
@@ -90,14 +92,16 @@ int main(int argc, char** argv) {
   const attention::Schedule s = attention::preset_schedule(preset);
   const double pairs = static_cast<double>(positions) * static_cast<double>(s.blocks.size());
   const double native = native_seconds(s, positions);
-  fmt::print("census of {} ({} blocks) over N = {}: {:.3g} (position, block) pairs; one thread\n", preset,
-             s.blocks.size(), positions, pairs);
-  fmt::print("native double cos+sin of the same angles: {:.3f} s ({:.3g} pairs/s)\n", native, pairs / native);
+  fmt::print("census of {} ({} blocks) over N = {}: {:.3g} (position, block) pairs; one thread\n",
+             preset, s.blocks.size(), positions, pairs);
+  fmt::print("native double cos+sin of the same angles: {:.3f} s ({:.3g} pairs/s)\n", native,
+             pairs / native);
   if (only_threads) {
     threads_section(s, positions, native);
     return 0;
   }
-  fmt::print("{:<6} {:<6} {:>10} {:>14} {:>16}\n", "real.", "format", "seconds", "pairs/s", "time / native");
+  fmt::print("{:<6} {:<6} {:>10} {:>14} {:>16}\n", "real.", "format", "seconds", "pairs/s",
+             "time / native");
   attention::CensusOptions options;
   options.positions = positions;
   options.threads = 1;
@@ -107,19 +111,22 @@ int main(int argc, char** argv) {
       const auto start = Clock::now();
       const auto result = attention::census(s, r, options);
       const double t = seconds_since(start);
-      fmt::print("{:<6} {:<6} {:>10.3f} {:>14.3g} {:>16.1f}   (distinct {})\n", realisation, format.name, t, pairs / t,
-                 t / native, result.distinct_rotations);
+      fmt::print("{:<6} {:<6} {:>10.3f} {:>14.3g} {:>16.1f}   (distinct {})\n", realisation,
+                 format.name, t, pairs / t, t / native, result.distinct_rotations);
     }
   }
   attention::SweepGrid grid;
   grid.schedules = {s};
   grid.realisations = {"r1", "r2", "hf"};
-  grid.formats = {numeric::Format::bf16(), numeric::Format::fp16(), numeric::Format::fp32(), numeric::Format::fp64()};
+  grid.formats = {numeric::Format::bf16(), numeric::Format::fp16(), numeric::Format::fp32(),
+                  numeric::Format::fp64()};
   const auto start = Clock::now();
   (void)attention::sweep(grid, options);
   const double t = seconds_since(start);
-  fmt::print("sweep of {} x r1 r2 hf x bf16 fp16 fp32 fp64 (12 cells, shared work): {:.2f} s = {:.1f} x native for one table\n",
-             preset, t, t / native);
+  fmt::print(
+      "sweep of {} x r1 r2 hf x bf16 fp16 fp32 fp64 (12 cells, shared work): {:.2f} s = {:.1f} x "
+      "native for one table\n",
+      preset, t, t / native);
   threads_section(s, positions, native);
   return 0;
 }

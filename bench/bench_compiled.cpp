@@ -43,7 +43,8 @@ std::vector<double> doubles(const attention::Matrix& m) {
 }
 
 /// y = M·x for a rows × cols row-major matrix.
-void matvec(const std::vector<double>& m, std::size_t rows, std::size_t cols, const double* x, double* y) {
+void matvec(const std::vector<double>& m, std::size_t rows, std::size_t cols, const double* x,
+            double* y) {
   for (std::size_t r = 0; r < rows; ++r) {
     double s = 0;
     for (std::size_t c = 0; c < cols; ++c) s += m[r * cols + c] * x[c];
@@ -91,8 +92,10 @@ double native_forward(const attention::Model& model, std::size_t n) {
       const auto w1 = doubles(layer.ffn->w1), w2 = doubles(layer.ffn->w2);
       const std::size_t hidden = layer.ffn->w1.rows;
       std::vector<double> b1(hidden, 0.0), b2(d, 0.0);  // empty bias vectors mean 0
-      for (std::size_t r = 0; r < layer.ffn->b1.size() && r < hidden; ++r) b1[r] = layer.ffn->b1[r].to_double();
-      for (std::size_t c = 0; c < layer.ffn->b2.size() && c < d; ++c) b2[c] = layer.ffn->b2[c].to_double();
+      for (std::size_t r = 0; r < layer.ffn->b1.size() && r < hidden; ++r)
+        b1[r] = layer.ffn->b1[r].to_double();
+      for (std::size_t c = 0; c < layer.ffn->b2.size() && c < d; ++c)
+        b2[c] = layer.ffn->b2[c].to_double();
       std::vector<double> a(hidden), out(d);
       for (std::size_t i = 0; i < n; ++i) {
         matvec(w1, hidden, d, &next[i * d], a.data());
@@ -132,13 +135,16 @@ int main(int argc, char** argv) {
     }
     if (std::strcmp(argv[i], "--format") == 0) format_name = argv[i + 1];
   }
-  const std::vector<std::string> formulas = {"P(a & !P b)", "mod(2,1) & !P(mod(2,1) & !a | mod(2,0) & !b)"};
+  const std::vector<std::string> formulas = {"P(a & !P b)",
+                                             "mod(2,1) & !P(mod(2,1) & !a | mod(2,0) & !b)"};
   proofs::CompileOptions options;
   options.policy.format = numeric::parse_format(format_name);
-  fmt::print("compiled-transformer throughput, format {}, one thread; words uniform over {{a, b}} (mt19937 seed 1)\n",
-             format_name);
-  fmt::print("{:<48} {:>7} {:>6} {:>10} {:>14} {:>12} {:>14}\n", "formula", "length", "layers", "seconds",
-             "positions/s", "native s", "time / native");
+  fmt::print(
+      "compiled-transformer throughput, format {}, one thread; words uniform over {{a, b}} "
+      "(mt19937 seed 1)\n",
+      format_name);
+  fmt::print("{:<48} {:>7} {:>6} {:>10} {:>14} {:>12} {:>14}\n", "formula", "length", "layers",
+             "seconds", "positions/s", "native s", "time / native");
   for (const auto& text : formulas) {
     const auto compiled = proofs::compile(ltl::parse(text), {"a", "b"}, options);
     for (const std::size_t n : lengths) {
@@ -150,9 +156,9 @@ int main(int argc, char** argv) {
       volatile double sink = native_forward(compiled.model, n + 2);
       (void)sink;
       const double native = seconds_since(native_start);
-      fmt::print("{:<48} {:>7} {:>6} {:>10.3f} {:>14.4g} {:>12.4f} {:>14.1f}   (output {})\n", text, n,
-                 compiled.model.layers.size(), t, static_cast<double>(n + 2) / t, native, t / native,
-                 result.output.to_double());
+      fmt::print("{:<48} {:>7} {:>6} {:>10.3f} {:>14.4g} {:>12.4f} {:>14.1f}   (output {})\n", text,
+                 n, compiled.model.layers.size(), t, static_cast<double>(n + 2) / t, native,
+                 t / native, result.output.to_double());
     }
   }
   return 0;

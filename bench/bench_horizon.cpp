@@ -120,8 +120,8 @@ int main(int argc, char** argv) {
     }
     fmt::print("{:<6} {:>3} {:>22.12g} {:>8} {:>10} {:>12.4f} {:>12.4f} {:>10.1f} {:>10}\n",
                row.f.name, row.k, h.C.to_double(), row.L,
-               (scan.at_limit ? ">=" : "") + std::to_string(scan.n_max), scan.seconds,
-               fast.seconds, scan.seconds / fast.seconds, fast.candidate_offsets);
+               (scan.at_limit ? ">=" : "") + std::to_string(scan.n_max), scan.seconds, fast.seconds,
+               scan.seconds / fast.seconds, fast.candidate_offsets);
   }
 
   // 0c. Multi-frequency heads (several rotary blocks, equal weights): the candidate algorithm's
@@ -177,11 +177,12 @@ int main(int argc, char** argv) {
     ropesim::proofs::ScanOptions o;
     o.max_length = 3'000'000;
     const auto fast = ropesim::proofs::certified_range_fast(h, o);
-    fmt::print("\nfp64, g = 1, k = 1, C = {:.12g}: N_max = {} (fails at i = {}, offset {}) in {:.2f} s, "
-               "{} scores, {} candidate offsets, E = {:.4g}\n",
-               h.C.to_double(), fast.n_max, fast.fail_query.value_or(0), fast.fail_offset.value_or(0),
-               fast.seconds, fast.scores_evaluated, fast.candidate_offsets,
-               fast.error_bound ? fast.error_bound->get_d() : 0.0);
+    fmt::print(
+        "\nfp64, g = 1, k = 1, C = {:.12g}: N_max = {} (fails at i = {}, offset {}) in {:.2f} s, "
+        "{} scores, {} candidate offsets, E = {:.4g}\n",
+        h.C.to_double(), fast.n_max, fast.fail_query.value_or(0), fast.fail_offset.value_or(0),
+        fast.seconds, fast.scores_evaluated, fast.candidate_offsets,
+        fast.error_bound ? fast.error_bound->get_d() : 0.0);
   }
   if (!scan_rates) return 0;
   fmt::print("\n");

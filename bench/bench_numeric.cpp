@@ -97,16 +97,19 @@ std::string optional(double v, double scale, const char* format = "{:.2f}") {
 }
 
 void header() {
-  fmt::print("{:<6} {:<5} {:>8} {:>8} {:>9} {:>9} {:>7} {:>7} {:>9} {:>9} {:>10} {:>11} {:>10}\n", "format", "op",
-             "fast ns", "fast[]", "mpfr-eng", "mpfr-dir", "double", "mask", "dir/fast", "fast/dbl", "fast[]/dbl",
-             "fast[]/mask", "fallback");
+  fmt::print("{:<6} {:<5} {:>8} {:>8} {:>9} {:>9} {:>7} {:>7} {:>9} {:>9} {:>10} {:>11} {:>10}\n",
+             "format", "op", "fast ns", "fast[]", "mpfr-eng", "mpfr-dir", "double", "mask",
+             "dir/fast", "fast/dbl", "fast[]/dbl", "fast[]/mask", "fallback");
 }
 
-void row(const Format& f, const char* op, double fast, double array, double engine, double direct, double native,
-         double mask, const std::string& fallbacks) {
-  fmt::print("{:<6} {:<5} {:>8.1f} {:>8} {:>9.1f} {:>9.1f} {:>7.2f} {:>7} {:>9.1f} {:>9.1f} {:>10} {:>11} {:>10}\n",
-             f.name, op, fast, optional(array, 1), engine, direct, native, optional(mask, 1), direct / fast,
-             fast / native, optional(array, native), mask > 0 ? optional(array, mask) : std::string("-"), fallbacks);
+void row(const Format& f, const char* op, double fast, double array, double engine, double direct,
+         double native, double mask, const std::string& fallbacks) {
+  fmt::print(
+      "{:<6} {:<5} {:>8.1f} {:>8} {:>9.1f} {:>9.1f} {:>7.2f} {:>7} {:>9.1f} {:>9.1f} {:>10} {:>11} "
+      "{:>10}\n",
+      f.name, op, fast, optional(array, 1), engine, direct, native, optional(mask, 1),
+      direct / fast, fast / native, optional(array, native),
+      mask > 0 ? optional(array, mask) : std::string("-"), fallbacks);
 }
 
 /// fast[] ns per element for + − × ÷ in each rounding mode, and the native loop's, per format
@@ -118,12 +121,12 @@ struct ModeRow {
 };
 std::vector<ModeRow> mode_rows;
 
-constexpr Rounding kModes[] = {Rounding::nearest_even, Rounding::nearest_away, Rounding::toward_zero, Rounding::upward,
-                               Rounding::downward};
+constexpr Rounding kModes[] = {Rounding::nearest_even, Rounding::nearest_away,
+                               Rounding::toward_zero, Rounding::upward, Rounding::downward};
 
 template <class Native>
-void binary(const Format& f, const char* op, const Inputs& in, EngineBinary method, ElementwiseOperation array_op,
-            MpfrBinary direct_op, Native native) {
+void binary(const Format& f, const char* op, const Inputs& in, EngineBinary method,
+            ElementwiseOperation array_op, MpfrBinary direct_op, Native native) {
   const std::size_t n = in.a.size();
   std::vector<Value> out(n);
   std::vector<double> dout(n);
@@ -174,8 +177,8 @@ void binary(const Format& f, const char* op, const Inputs& in, EngineBinary meth
   row(f, op, fast, array, engine, direct, native_ns, mask, "-");
 }
 
-void unary(const Format& f, const char* op, const Inputs& in, EngineUnary method, MpfrUnary direct_op,
-           double (*native)(double), const UnaryFunction* array_fn) {
+void unary(const Format& f, const char* op, const Inputs& in, EngineUnary method,
+           MpfrUnary direct_op, double (*native)(double), const UnaryFunction* array_fn) {
   const std::size_t n = in.a.size();
   std::vector<Value> out(n);
   std::vector<double> dout(n);
@@ -213,7 +216,8 @@ void unary(const Format& f, const char* op, const Inputs& in, EngineUnary method
     checksum += dout[n / 2];
   });
   row(f, op, fast, array, engine, direct, native_ns, 0,
-      fmt::format("{}/{}", after.fallbacks - before.fallbacks, after.evaluations - before.evaluations));
+      fmt::format("{}/{}", after.fallbacks - before.fallbacks,
+                  after.evaluations - before.evaluations));
 }
 
 double native_sqrt(double x) { return std::sqrt(x); }
@@ -230,23 +234,35 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--count") == 0) count = std::stoul(argv[i + 1]);
     if (std::strcmp(argv[i], "--passes") == 0) passes = std::max(1, std::stoi(argv[i + 1]));
   }
-  fmt::print("{} operands per operation, round-to-nearest-even, ns per element; ratios from this run\n", count);
-  fmt::print("inputs: + − × ÷ √ in [-1000, 1000] (√: |a|), exp in [-10, 10], log in (0, 1000], cos/sin in [0, 65536)\n");
-  fmt::print("fallback = transcendental calls the fast engine passed to MPFR / calls that took its binary64 path\n");
-  fmt::print("(Engine calls and fast[] together); each figure is the fastest of {} passes\n\n", passes);
+  fmt::print(
+      "{} operands per operation, round-to-nearest-even, ns per element; ratios from this run\n",
+      count);
+  fmt::print(
+      "inputs: + − × ÷ √ in [-1000, 1000] (√: |a|), exp in [-10, 10], log in (0, 1000], cos/sin in "
+      "[0, 65536)\n");
+  fmt::print(
+      "fallback = transcendental calls the fast engine passed to MPFR / calls that took its "
+      "binary64 path\n");
+  fmt::print("(Engine calls and fast[] together); each figure is the fastest of {} passes\n\n",
+             passes);
   header();
   const auto blocks_before = ropesim::numeric::fast_engine_counters();
   for (const Format& f : {Format::fp32(), Format::bf16(), Format::fp16()}) {
-    const double range = f.emax >= 15 && f.precision == 11 ? 200.0 : 1000.0;  // fp16: keep a ⊙ b finite
+    const double range =
+        f.emax >= 15 && f.precision == 11 ? 200.0 : 1000.0;  // fp16: keep a ⊙ b finite
     const Inputs arith = draw(f, count, -range, range, 1);
-    binary(f, "add", arith, &Engine::add, ElementwiseOperation::add, mpfr_add, [](double a, double b) { return a + b; });
-    binary(f, "sub", arith, &Engine::sub, ElementwiseOperation::sub, mpfr_sub, [](double a, double b) { return a - b; });
-    binary(f, "mul", arith, &Engine::mul, ElementwiseOperation::mul, mpfr_mul, [](double a, double b) { return a * b; });
-    binary(f, "div", arith, &Engine::div, ElementwiseOperation::div, mpfr_div, [](double a, double b) { return a / b; });
+    binary(f, "add", arith, &Engine::add, ElementwiseOperation::add, mpfr_add,
+           [](double a, double b) { return a + b; });
+    binary(f, "sub", arith, &Engine::sub, ElementwiseOperation::sub, mpfr_sub,
+           [](double a, double b) { return a - b; });
+    binary(f, "mul", arith, &Engine::mul, ElementwiseOperation::mul, mpfr_mul,
+           [](double a, double b) { return a * b; });
+    binary(f, "div", arith, &Engine::div, ElementwiseOperation::div, mpfr_div,
+           [](double a, double b) { return a / b; });
     const Inputs positive = draw(f, count, 1e-3, range, 2);
     unary(f, "sqrt", positive, &Engine::sqrt, mpfr_sqrt, native_sqrt, nullptr);
-    const UnaryFunction exp_fn = UnaryFunction::exp, log_fn = UnaryFunction::log, cos_fn = UnaryFunction::cos,
-                        sin_fn = UnaryFunction::sin;
+    const UnaryFunction exp_fn = UnaryFunction::exp, log_fn = UnaryFunction::log,
+                        cos_fn = UnaryFunction::cos, sin_fn = UnaryFunction::sin;
     unary(f, "log", positive, &Engine::log, mpfr_log, native_log, &log_fn);
     const Inputs exponents = draw(f, count, -10, 10, 3);
     unary(f, "exp", exponents, &Engine::exp, mpfr_exp, native_exp, &exp_fn);
@@ -255,12 +271,15 @@ int main(int argc, char** argv) {
     unary(f, "sin", angles, &Engine::sin, mpfr_sin, native_sin, &sin_fn);
   }
   const auto blocks_after = ropesim::numeric::fast_engine_counters();
-  fmt::print("\nfast[] (round_elementwise) in each rounding mode, ns per element and (ratio to the native double loop);\n"
-             "blocks of 256 taken by the branch-free kernel / by the scalar path in all fast[] runs above: {} / {}\n\n",
-             blocks_after.kernel_blocks - blocks_before.kernel_blocks,
-             blocks_after.scalar_blocks - blocks_before.scalar_blocks);
-  fmt::print("{:<6} {:<5} {:>7} {:>13} {:>13} {:>13} {:>13} {:>13}\n", "format", "op", "double", "RNE", "RNA", "RZ", "RU",
-             "RD");
+  fmt::print(
+      "\nfast[] (round_elementwise) in each rounding mode, ns per element and (ratio to the native "
+      "double loop);\n"
+      "blocks of 256 taken by the branch-free kernel / by the scalar path in all fast[] runs "
+      "above: {} / {}\n\n",
+      blocks_after.kernel_blocks - blocks_before.kernel_blocks,
+      blocks_after.scalar_blocks - blocks_before.scalar_blocks);
+  fmt::print("{:<6} {:<5} {:>7} {:>13} {:>13} {:>13} {:>13} {:>13}\n", "format", "op", "double",
+             "RNE", "RNA", "RZ", "RU", "RD");
   for (const ModeRow& m : mode_rows) {
     fmt::print("{:<6} {:<5} {:>7.2f}", m.format, m.op, m.native);
     for (double ns : m.ns) fmt::print(" {:>13}", fmt::format("{:.2f} ({:.1f})", ns, ns / m.native));

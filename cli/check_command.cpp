@@ -5,7 +5,6 @@
 #include <chrono>
 #include <iostream>
 #include <memory>
-
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
@@ -31,19 +30,26 @@ struct CheckFlags {
 }  // namespace
 
 Action add_check_command(CLI::App& app) {
-  auto* cmd = app.add_subcommand(
-      "check", "Check the theorems (THEORY §5) as RapidCheck properties: exit 0 if all pass, 1 if any fails");
+  auto* cmd = app.add_subcommand("check",
+                                 "Check the theorems (THEORY §5) as RapidCheck properties: exit 0 "
+                                 "if all pass, 1 if any fails");
   auto o = std::make_shared<CheckFlags>();
-  cmd->add_option("--property", o->property, "Property to run: all (default) or one of: " + properties::property_names());
-  add_integer_option(cmd, "--trials", o->trials, "Successful trials required per property (default 100)", 1, 100000000);
-  add_integer_option(cmd, "--seed", o->seed, "RapidCheck seed (default 20261201); the same seed gives the same cases", 0,
+  cmd->add_option("--property", o->property,
+                  "Property to run: all (default) or one of: " + properties::property_names());
+  add_integer_option(cmd, "--trials", o->trials,
+                     "Successful trials required per property (default 100)", 1, 100000000);
+  add_integer_option(cmd, "--seed", o->seed,
+                     "RapidCheck seed (default 20261201); the same seed gives the same cases", 0,
                      UINT64_MAX);
-  add_integer_option(cmd, "--max-length", o->max_length, "Longest generated word / scanned length (default 1000)", 1,
-                     100000000);
-  add_integer_option(cmd, "--max-size", o->max_size, "RapidCheck's largest size for formulas and schedules (default 100)",
-                     1, 100000);
-  cmd->add_option("--format", o->format, "Use only this format in every property that generates formats");
-  cmd->add_option("--replay", o->replay, "Replay one failing case: the token of a failure's replay command");
+  add_integer_option(cmd, "--max-length", o->max_length,
+                     "Longest generated word / scanned length (default 1000)", 1, 100000000);
+  add_integer_option(cmd, "--max-size", o->max_size,
+                     "RapidCheck's largest size for formulas and schedules (default 100)", 1,
+                     100000);
+  cmd->add_option("--format", o->format,
+                  "Use only this format in every property that generates formats");
+  cmd->add_option("--replay", o->replay,
+                  "Replay one failing case: the token of a failure's replay command");
   cmd->add_flag("--json", o->json, "Print JSON (one object per property and the totals)");
   cmd->add_flag("--quiet", o->quiet, "No progress on stderr");
   return [cmd, o]() -> int {
@@ -54,17 +60,20 @@ Action add_check_command(CLI::App& app) {
     options.max_length = o->max_length;
     options.max_size = o->max_size;
     options.replay = o->replay;
-    if (!o->format.empty()) options.format = with_flag("--format", [&] { return numeric::parse_format(o->format); });
+    if (!o->format.empty())
+      options.format = with_flag("--format", [&] { return numeric::parse_format(o->format); });
     std::vector<std::string> names;
     if (o->property == "all") {
-      if (!o->replay.empty()) throw InvalidArgument("--replay needs --property NAME (the property that failed)");
+      if (!o->replay.empty())
+        throw InvalidArgument("--replay needs --property NAME (the property that failed)");
       for (const auto& info : properties::property_list()) names.push_back(info.name);
     } else {
       bool known = false;
-      for (const auto& info : properties::property_list()) known = known || info.name == o->property;
+      for (const auto& info : properties::property_list())
+        known = known || info.name == o->property;
       if (!known) {
-        throw InvalidArgument(fmt::format("--property: unknown property '{}'; accepted: all, {}", o->property,
-                                          properties::property_names()));
+        throw InvalidArgument(fmt::format("--property: unknown property '{}'; accepted: all, {}",
+                                          o->property, properties::property_names()));
       }
       names.push_back(o->property);
     }
@@ -76,12 +85,16 @@ Action add_check_command(CLI::App& app) {
       properties::CheckProgress progress;
       if (show_progress) {
         progress = [&](const std::string& what, int done, int total) {
-          const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-          std::cerr << "\r" << progress_line(static_cast<std::size_t>(done), static_cast<std::size_t>(total), what, elapsed)
+          const double elapsed =
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+          std::cerr << "\r"
+                    << progress_line(static_cast<std::size_t>(done),
+                                     static_cast<std::size_t>(total), what, elapsed)
                     << std::flush;
         };
       }
-      const auto outcome = with_flag("--replay", [&] { return properties::run_property(name, options, progress); });
+      const auto outcome =
+          with_flag("--replay", [&] { return properties::run_property(name, options, progress); });
       if (show_progress) std::cerr << "\r\033[K" << std::flush;
       const bool ok = !outcome.failed && !outcome.gave_up;
       (ok ? passed : failed) += 1;
@@ -100,16 +113,19 @@ Action add_check_command(CLI::App& app) {
                           {"replay", outcome.replay_command}});
         continue;
       }
-      std::cout << fmt::format("{:<18} {} passed, {} failed{}  [{}]\n", name, outcome.passed, outcome.failed ? 1 : 0,
-                               outcome.gave_up ? " (gave up)" : "", source);
+      std::cout << fmt::format("{:<18} {} passed, {} failed{}  [{}]\n", name, outcome.passed,
+                               outcome.failed ? 1 : 0, outcome.gave_up ? " (gave up)" : "", source);
       if (!ok) {
         std::cout << "  " << one_line(outcome.description) << "\n";
         for (const auto& line : outcome.counterexample) std::cout << "  " << one_line(line) << "\n";
-        if (!outcome.replay_command.empty()) std::cout << "  replay: " << outcome.replay_command << "\n";
+        if (!outcome.replay_command.empty())
+          std::cout << "  replay: " << outcome.replay_command << "\n";
       }
     }
     if (o->json) {
-      std::cout << nlohmann::json{{"properties", report}, {"passed", passed}, {"failed", failed}}.dump(2) << "\n";
+      std::cout
+          << nlohmann::json{{"properties", report}, {"passed", passed}, {"failed", failed}}.dump(2)
+          << "\n";
     } else {
       std::cout << fmt::format("overall: {} passed, {} failed\n", passed, failed);
     }

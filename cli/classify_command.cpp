@@ -12,16 +12,16 @@
 #include <memory>
 #include <string>
 
+#include "attention/model_spec.hpp"
 #include "automata/classes.hpp"
 #include "automata/dfa.hpp"
 #include "automata/export.hpp"
 #include "automata/regex.hpp"
-#include "attention/model_spec.hpp"
-#include "proofs/extraction.hpp"
 #include "cli/commands.hpp"
 #include "cli/table.hpp"
 #include "logic/formula.hpp"
 #include "numeric/error.hpp"
+#include "proofs/extraction.hpp"
 #include "proofs/formula_automaton.hpp"
 #include "proofs/po_formula.hpp"
 
@@ -50,13 +50,16 @@ struct ClassifyOptions {
 /// The DFA extracted from --model by L* and the source description with the extraction's
 /// figures ("extraction": proofs::to_json). The alphabet is the model's; a different
 /// --alphabet is refused.
-std::pair<automata::Dfa, nlohmann::json> model_source(const CLI::App& cmd, const ClassifyOptions& o,
-                                                      const std::optional<std::vector<std::string>>& alphabet) {
-  const attention::Model model = with_flag("--model", [&] { return attention::load_model(o.model_file); });
+std::pair<automata::Dfa, nlohmann::json> model_source(
+    const CLI::App& cmd, const ClassifyOptions& o,
+    const std::optional<std::vector<std::string>>& alphabet) {
+  const attention::Model model =
+      with_flag("--model", [&] { return attention::load_model(o.model_file); });
   if (alphabet && *alphabet != model.embedding.alphabet) {
-    throw InvalidArgument("--alphabet " + automata::alphabet_text(*alphabet) + " differs from the alphabet " +
-                          automata::alphabet_text(model.embedding.alphabet) + " of --model " + o.model_file +
-                          "; accepted: the same letters in the same order, or no --alphabet");
+    throw InvalidArgument(
+        "--alphabet " + automata::alphabet_text(*alphabet) + " differs from the alphabet " +
+        automata::alphabet_text(model.embedding.alphabet) + " of --model " + o.model_file +
+        "; accepted: the same letters in the same order, or no --alphabet");
   }
   proofs::ExtractionOptions e;
   e.exhaustive_length = cmd.count("--exhaustive-length") > 0
@@ -66,52 +69,62 @@ std::pair<automata::Dfa, nlohmann::json> model_source(const CLI::App& cmd, const
   e.random_length = static_cast<std::size_t>(o.random_length);
   e.seed = o.seed;
   e.max_states = static_cast<std::size_t>(o.max_states);
-  const proofs::Extraction x = with_flag("--exhaustive-length", [&] { return proofs::extract_automaton(model, e); });
+  const proofs::Extraction x =
+      with_flag("--exhaustive-length", [&] { return proofs::extract_automaton(model, e); });
   return {x.dfa, {{"kind", "model"}, {"text", o.model_file}, {"extraction", proofs::to_json(x)}}};
 }
 
 /// The DFA of the one source given, and its description for the report ({"kind", "text"}).
 /// Throws InvalidArgument naming the flags when none or several are given.
-std::pair<automata::Dfa, nlohmann::json> language_source(const CLI::App& cmd, const ClassifyOptions& o) {
-  const bool regex = cmd.count("--regex") > 0, dfa = cmd.count("--dfa") > 0, formula = cmd.count("--formula") > 0,
-             model = cmd.count("--model") > 0;
+std::pair<automata::Dfa, nlohmann::json> language_source(const CLI::App& cmd,
+                                                         const ClassifyOptions& o) {
+  const bool regex = cmd.count("--regex") > 0, dfa = cmd.count("--dfa") > 0,
+             formula = cmd.count("--formula") > 0, model = cmd.count("--model") > 0;
   const int sources = int{regex} + int{dfa} + int{formula} + int{model};
   if (sources != 1) {
     std::string given;
-    for (const auto& [flag, on] : {std::pair{"--regex", regex}, std::pair{"--dfa", dfa}, std::pair{"--formula", formula},
-                                   std::pair{"--model", model}}) {
+    for (const auto& [flag, on] : {std::pair{"--regex", regex}, std::pair{"--dfa", dfa},
+                                   std::pair{"--formula", formula}, std::pair{"--model", model}}) {
       if (on) given += std::string(given.empty() ? "" : " and ") + flag;
     }
-    throw InvalidArgument((sources == 0 ? std::string("no language given")
-                                        : given + (sources == 2 ? " both given" : " all given")) +
-                          "; accepted: exactly one of --regex R or --formula F (with --alphabet), --dfa FILE or "
-                          "--model MODEL.json");
+    throw InvalidArgument(
+        (sources == 0 ? std::string("no language given")
+                      : given + (sources == 2 ? " both given" : " all given")) +
+        "; accepted: exactly one of --regex R or --formula F (with --alphabet), --dfa FILE or "
+        "--model MODEL.json");
   }
   std::optional<std::vector<std::string>> alphabet;
-  if (cmd.count("--alphabet") > 0) alphabet = with_flag("--alphabet", [&] { return automata::alphabet_from_letters(o.alphabet); });
+  if (cmd.count("--alphabet") > 0)
+    alphabet = with_flag("--alphabet", [&] { return automata::alphabet_from_letters(o.alphabet); });
   if (model) return model_source(cmd, o, alphabet);
   if (regex) {
-    if (!alphabet) throw InvalidArgument("--regex needs --alphabet (the letters, e.g. --alphabet ab)");
+    if (!alphabet)
+      throw InvalidArgument("--regex needs --alphabet (the letters, e.g. --alphabet ab)");
     try {
       return {automata::regex_to_dfa(o.regex, *alphabet), {{"kind", "regex"}, {"text", o.regex}}};
     } catch (const InvalidArgument& e) {  // "regex: ... at column N" → "--regex: ... at column N"
       const std::string message = e.what();
-      throw InvalidArgument("--regex: " + (message.rfind("regex: ", 0) == 0 ? message.substr(7) : message));
+      throw InvalidArgument("--regex: " +
+                            (message.rfind("regex: ", 0) == 0 ? message.substr(7) : message));
     }
   }
   if (formula) {
-    if (!alphabet) throw InvalidArgument("--formula needs --alphabet (the letters, e.g. --alphabet ab)");
+    if (!alphabet)
+      throw InvalidArgument("--formula needs --alphabet (the letters, e.g. --alphabet ab)");
     try {
-      return {proofs::formula_dfa(ltl::parse(o.formula), *alphabet), {{"kind", "formula"}, {"text", o.formula}}};
+      return {proofs::formula_dfa(ltl::parse(o.formula), *alphabet),
+              {{"kind", "formula"}, {"text", o.formula}}};
     } catch (const InvalidArgument& e) {  // "formula: column N: ..." → "--formula: column N: ..."
       const std::string message = e.what();
-      throw InvalidArgument("--formula: " + (message.rfind("formula: ", 0) == 0 ? message.substr(9) : message));
+      throw InvalidArgument("--formula: " +
+                            (message.rfind("formula: ", 0) == 0 ? message.substr(9) : message));
     }
   }
   automata::Dfa d = with_flag("--dfa", [&] { return automata::load_dfa(o.dfa_file); });
   if (alphabet && *alphabet != d.alphabet()) {
-    throw InvalidArgument("--alphabet " + automata::alphabet_text(*alphabet) + " differs from the alphabet " +
-                          automata::alphabet_text(d.alphabet()) + " of --dfa " + o.dfa_file +
+    throw InvalidArgument("--alphabet " + automata::alphabet_text(*alphabet) +
+                          " differs from the alphabet " + automata::alphabet_text(d.alphabet()) +
+                          " of --dfa " + o.dfa_file +
                           "; accepted: the same letters in the same order, or no --alphabet");
   }
   return {std::move(d), {{"kind", "dfa"}, {"text", o.dfa_file}}};
@@ -142,54 +155,73 @@ nlohmann::json formula_json(const automata::Classification& c) {
 std::string formula_line(const nlohmann::json& formula) {
   if (formula.is_null()) return "";
   const auto dag = formula["dag_nodes"].get<std::uint64_t>();
-  if (formula["text"].is_string() && formula["text"].get<std::string>().size() <= kTextFormulaChars) {
-    return fmt::format("formula      {}   (C3, {} DAG nodes)\n", formula["text"].get<std::string>(), dag);
+  if (formula["text"].is_string() &&
+      formula["text"].get<std::string>().size() <= kTextFormulaChars) {
+    return fmt::format("formula      {}   (C3, {} DAG nodes)\n", formula["text"].get<std::string>(),
+                       dag);
   }
-  const std::string tree =
-      formula["tree_nodes"].is_null() ? "at least 2^64" : std::to_string(formula["tree_nodes"].get<std::uint64_t>());
-  return fmt::format("formula      C3 formula of {} DAG nodes ({} nodes as a tree): longer than {} characters, "
-                     "omitted from the text output ({})\n",
-                     dag, tree, kTextFormulaChars,
-                     formula["text"].is_string() ? "--json prints it" : "too large to print at all");
+  const std::string tree = formula["tree_nodes"].is_null()
+                               ? "at least 2^64"
+                               : std::to_string(formula["tree_nodes"].get<std::uint64_t>());
+  return fmt::format(
+      "formula      C3 formula of {} DAG nodes ({} nodes as a tree): longer than {} characters, "
+      "omitted from the text output ({})\n",
+      dag, tree, kTextFormulaChars,
+      formula["text"].is_string() ? "--json prints it" : "too large to print at all");
 }
 
 std::string text_report(const automata::Classification& c, const nlohmann::json& source,
                         const nlohmann::json& formula) {
   using automata::LanguageClass;
   std::string s;
-  s += fmt::format("source       {} '{}' over {}\n", source["kind"].get<std::string>(), source["text"].get<std::string>(),
-                   automata::alphabet_text(c.minimal.alphabet()));
+  s +=
+      fmt::format("source       {} '{}' over {}\n", source["kind"].get<std::string>(),
+                  source["text"].get<std::string>(), automata::alphabet_text(c.minimal.alphabet()));
   if (source.contains("extraction")) {
     const nlohmann::json& x = source["extraction"];
     const nlohmann::json& b = x["bounds"];
     const nlohmann::json& q = x["membership_queries"];
-    s += fmt::format("extraction   L* (Rivest-Schapire), {} equivalence rounds, {} counterexamples{}\n",
-                     x["equivalence_rounds"].get<std::size_t>(), x["counterexamples"].get<std::size_t>(),
-                     x["state_cap_hit"].get<bool>() ? "; STATE CAP HIT: not closed, an approximation" : "");
-    s += fmt::format("equivalence  every word of length <= {} ({} words of length {}) and {} random words of length {} "
-                     "(seed {})\n",
-                     b["exhaustive_length"].get<std::size_t>(), x["exhaustive_words"].get<std::uint64_t>(),
-                     b["exhaustive_length"].get<std::size_t>(), b["random_words"].get<std::size_t>(),
-                     b["random_length"].get<std::size_t>(), b["seed"].get<std::uint64_t>());
-    s += fmt::format("queries      {} words ({} symbols), each answering all its prefixes: {} for L*, {} for equivalence\n",
-                     q["total"]["words"].get<std::uint64_t>(), q["total"]["symbols"].get<std::uint64_t>(),
-                     q["learning"]["words"].get<std::uint64_t>(), q["equivalence"]["words"].get<std::uint64_t>());
-    s += fmt::format("time         {:.3f} s ({:.3f} s in the transformer)\n", x["seconds"].get<double>(),
-                     x["oracle_seconds"].get<double>());
+    s += fmt::format(
+        "extraction   L* (Rivest-Schapire), {} equivalence rounds, {} counterexamples{}\n",
+        x["equivalence_rounds"].get<std::size_t>(), x["counterexamples"].get<std::size_t>(),
+        x["state_cap_hit"].get<bool>() ? "; STATE CAP HIT: not closed, an approximation" : "");
+    s += fmt::format(
+        "equivalence  every word of length <= {} ({} words of length {}) and {} random words of "
+        "length {} "
+        "(seed {})\n",
+        b["exhaustive_length"].get<std::size_t>(), x["exhaustive_words"].get<std::uint64_t>(),
+        b["exhaustive_length"].get<std::size_t>(), b["random_words"].get<std::size_t>(),
+        b["random_length"].get<std::size_t>(), b["seed"].get<std::uint64_t>());
+    s += fmt::format(
+        "queries      {} words ({} symbols), each answering all its prefixes: {} for L*, {} for "
+        "equivalence\n",
+        q["total"]["words"].get<std::uint64_t>(), q["total"]["symbols"].get<std::uint64_t>(),
+        q["learning"]["words"].get<std::uint64_t>(),
+        q["equivalence"]["words"].get<std::uint64_t>());
+    s += fmt::format("time         {:.3f} s ({:.3f} s in the transformer)\n",
+                     x["seconds"].get<double>(), x["oracle_seconds"].get<double>());
   }
   s += fmt::format("minimal DFA  {} states\n", c.minimal.state_count());
   s += fmt::format("class        {}", automata::to_string(c.language_class));
   if (c.language_class == LanguageClass::ltl_p_mod) s += fmt::format(" (k = {}), not LTL[P]", *c.k);
   if (c.language_class == LanguageClass::none) s += " (neither LTL[P] nor LTL[P,MOD])";
   s += "\n";
-  if (c.language_class != LanguageClass::ltl_p) s += "witness      " + automata::witness_description(c) + "\n";
+  if (c.language_class != LanguageClass::ltl_p)
+    s += "witness      " + automata::witness_description(c) + "\n";
   s += formula_line(formula);
   switch (c.monoid.r_trivial) {
-    case automata::Verdict::yes: s += fmt::format("monoid       {} elements, R-trivial\n", c.monoid.size); break;
-    case automata::Verdict::no: s += fmt::format("monoid       {} elements, not R-trivial\n", c.monoid.size); break;
-    case automata::Verdict::inconclusive: s += "monoid       beyond the cap (--monoid-cap): R-triviality inconclusive\n"; break;
+    case automata::Verdict::yes:
+      s += fmt::format("monoid       {} elements, R-trivial\n", c.monoid.size);
+      break;
+    case automata::Verdict::no:
+      s += fmt::format("monoid       {} elements, not R-trivial\n", c.monoid.size);
+      break;
+    case automata::Verdict::inconclusive:
+      s += "monoid       beyond the cap (--monoid-cap): R-triviality inconclusive\n";
+      break;
   }
-  s += "(THEORY §5: LTL[P] iff the minimal DFA is partially ordered (T2); LTL[P,MOD] iff every strongly connected "
+  s += "(THEORY §5: LTL[P] iff the minimal DFA is partially ordered (T2); LTL[P,MOD] iff every "
+       "strongly connected "
        "component with an internal edge is a simple cycle, k = lcm of the cycle lengths (T6)";
   s += c.definition_checked ? "; cross-checked on A_k)\n" : "; A_k too large to cross-check)\n";
   return s;
@@ -198,46 +230,58 @@ std::string text_report(const automata::Classification& c, const nlohmann::json&
 }  // namespace
 
 Action add_classify_command(CLI::App& app) {
-  auto* cmd = app.add_subcommand("classify",
-                                 "Classify a regular language: minimal DFA size and LTL[P], LTL[P,MOD] (with k) or none, "
-                                 "with a witness (THEORY §5 T2, T6)");
+  auto* cmd = app.add_subcommand(
+      "classify",
+      "Classify a regular language: minimal DFA size and LTL[P], LTL[P,MOD] (with k) or none, "
+      "with a witness (THEORY §5 T2, T6)");
   auto o = std::make_shared<ClassifyOptions>();
   cmd->add_option("--alphabet", o->alphabet,
-                  "The letters, one character each (e.g. ab); needed by --regex; with --dfa/--model it must match");
+                  "The letters, one character each (e.g. ab); needed by --regex; with "
+                  "--dfa/--model it must match");
   cmd->add_option("--regex", o->regex,
-                  "Regular expression: letters, . (any letter), | * + ? and parentheses; an empty alternative or () is ε");
+                  "Regular expression: letters, . (any letter), | * + ? and parentheses; an empty "
+                  "alternative or () is ε");
   cmd->add_option("--formula", o->formula,
-                  "A formula of LTL[P,MOD] and neighbours (P, Y^k, S, mod(m,r); docs/LOGIC.md), over --alphabet");
-  cmd->add_option("--dfa", o->dfa_file, "A DFA file (JSON: alphabet, states, initial, accepting, transitions; docs/CLI.md)");
+                  "A formula of LTL[P,MOD] and neighbours (P, Y^k, S, mod(m,r); docs/LOGIC.md), "
+                  "over --alphabet");
+  cmd->add_option(
+      "--dfa", o->dfa_file,
+      "A DFA file (JSON: alphabet, states, initial, accepting, transitions; docs/CLI.md)");
   cmd->add_option("--model", o->model_file,
-                  "A model file (docs/MODEL_SPEC.md): the language of the emulated transformer, extracted by L*");
+                  "A model file (docs/MODEL_SPEC.md): the language of the emulated transformer, "
+                  "extracted by L*");
   add_integer_option(cmd, "--exhaustive-length", o->exhaustive_length,
-                     "--model: compare every word up to this length (default: the largest L <= 12 with |alphabet|^L "
+                     "--model: compare every word up to this length (default: the largest L <= 12 "
+                     "with |alphabet|^L "
                      "<= 1024)",
                      0, 64);
-  add_integer_option(cmd, "--random-words", o->random_words, "--model: random words compared (default 100)", 0,
-                     1000000);
-  add_integer_option(cmd, "--random-length", o->random_length, "--model: length of the random words (default 100)",
-                     0, 100000);
+  add_integer_option(cmd, "--random-words", o->random_words,
+                     "--model: random words compared (default 100)", 0, 1000000);
+  add_integer_option(cmd, "--random-length", o->random_length,
+                     "--model: length of the random words (default 100)", 0, 100000);
   add_integer_option(cmd, "--seed", o->seed, "--model: seed of the random words (default 1)", 0,
                      std::numeric_limits<std::uint64_t>::max());
-  add_integer_option(cmd, "--max-states", o->max_states, "--model: most states L* builds (default 256)", 1, 100000);
+  add_integer_option(cmd, "--max-states", o->max_states,
+                     "--model: most states L* builds (default 256)", 1, 100000);
   cmd->add_flag("--json", o->json, "Print JSON instead of text");
   cmd->add_option("--dot", o->dot, "Also write the minimal DFA to FILE (Graphviz DOT)");
   cmd->add_option("--out,-o", o->out, "Also write the JSON report (with provenance) to FILE");
-  add_integer_option(cmd, "--monoid-cap", o->monoid_cap,
-                     "Most transition-monoid elements computed for the R-triviality cross-check (default 20000)", 1,
-                     2000000);
+  add_integer_option(
+      cmd, "--monoid-cap", o->monoid_cap,
+      "Most transition-monoid elements computed for the R-triviality cross-check (default 20000)",
+      1, 2000000);
   return [cmd, o]() -> int {
     if (!cmd->parsed()) return -1;
     if (cmd->count("--dot") > 0) check_writable(o->dot, "--dot");
     if (cmd->count("--out") > 0) check_writable(o->out, "--out");
     const auto [dfa, source] = language_source(*cmd, *o);
-    const automata::Classification c = automata::classify(dfa, static_cast<std::size_t>(o->monoid_cap));
+    const automata::Classification c =
+        automata::classify(dfa, static_cast<std::size_t>(o->monoid_cap));
     nlohmann::json report = {{"source", source}};
     report.update(automata::to_json(c));
     report["formula"] = formula_json(c);
-    if (cmd->count("--dot") > 0) write_file_atomically(o->dot, "// " + provenance_line() + "\n" + automata::to_dot(c.minimal));
+    if (cmd->count("--dot") > 0)
+      write_file_atomically(o->dot, "// " + provenance_line() + "\n" + automata::to_dot(c.minimal));
     if (cmd->count("--out") > 0) {
       nlohmann::json file = report;
       file["provenance"] = provenance();

@@ -3,7 +3,6 @@
 // to run after parsing; actions print to stdout/stderr and throw ropesim::InvalidArgument for
 // bad input (main maps it to one line on stderr and exit code 2).
 #include <CLI/CLI.hpp>
-
 #include <functional>
 #include <string>
 #include <vector>
@@ -36,10 +35,10 @@ Action add_table_bounds_command(CLI::App* table);
 
 /// What a list holds, which decides where a comma starts a new item.
 enum class ListKind {
-  plain,      ///< every comma separates items (model names, realisations)
-  formats,    ///< `p=11,e=5,fp16`: an item starting with `p=` or without `=` is a new format
-  schedules,  ///< `conventional:base=1e4,dim=128,single:g=1,periodic:m=2,3,12,phi-2`: an item
-              ///< with `:`, or a name (letters, no `=`), is a new schedule
+  plain,         ///< every comma separates items (model names, realisations)
+  formats,       ///< `p=11,e=5,fp16`: an item starting with `p=` or without `=` is a new format
+  schedules,     ///< `conventional:base=1e4,dim=128,single:g=1,periodic:m=2,3,12,phi-2`: an item
+                 ///< with `:`, or a name (letters, no `=`), is a new schedule
   realisations,  ///< `r1,hf;pipeline:angle=fp16;cos_sin=fp32;r2`: every comma separates items,
                  ///< and a `;` group `key=value` (no `:`) continues the `pipeline:` before it
 };
@@ -76,8 +75,8 @@ CLI::Validator integer_in(std::uint64_t lo, std::uint64_t hi);
 
 /// Registers an integer option checked by `integer_in(lo, hi)`.
 template <class T>
-CLI::Option* add_integer_option(CLI::App* cmd, const std::string& name, T& target, const std::string& help,
-                                std::uint64_t lo, std::uint64_t hi) {
+CLI::Option* add_integer_option(CLI::App* cmd, const std::string& name, T& target,
+                                const std::string& help, std::uint64_t lo, std::uint64_t hi) {
   return cmd->add_option(name, target, help)->transform(integer_in(lo, hi));
 }
 
@@ -98,12 +97,14 @@ void add_spellings_to_help(CLI::App& app);
 
 /// One progress line for stderr: "[done/total] what  elapsed, rate/s, about T left" (the rate
 /// and time left once something is done). Callers print it with '\r' only on a terminal.
-std::string progress_line(std::size_t done, std::size_t total, const std::string& what, double elapsed_seconds);
+std::string progress_line(std::size_t done, std::size_t total, const std::string& what,
+                          double elapsed_seconds);
 
 /// The schedules of a census grid from --models (preset names or "all") and --schedules
 /// (specs): every preset when neither is given. Throws InvalidArgument naming the flag for an
 /// unknown preset, a bad spec, or an item listed twice.
-std::vector<attention::Schedule> grid_schedules(const std::string& models, const std::string& schedules);
+std::vector<attention::Schedule> grid_schedules(const std::string& models,
+                                                const std::string& schedules);
 
 /// True if stderr is a terminal (progress display).
 bool stderr_is_tty();

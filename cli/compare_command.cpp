@@ -15,24 +15,31 @@ namespace ropesim::cli {
 
 namespace {
 
-std::string number_text(double v) { return std::isfinite(v) ? fmt::format("{:.4g}", v) : std::string("inf"); }
+std::string number_text(double v) {
+  return std::isfinite(v) ? fmt::format("{:.4g}", v) : std::string("inf");
+}
 
-nlohmann::json number_cell(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json("inf"); }
+nlohmann::json number_cell(double v) {
+  return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json("inf");
+}
 
 /// Per block and overall rows. `text`: short decimal strings for the terminal; otherwise
 /// full-precision numbers and the (position, block) of every maximum (CSV, Markdown, LaTeX).
 Table compare_table(const attention::CompareResult& r, bool text) {
   Table t;
   if (text) {
-    t.columns = {"block", "cos abs", "cos rel", "sin abs", "sin rel", "angle abs", "angle rel", "max ulps", "differing"};
+    t.columns = {"block",     "cos abs",   "cos rel",  "sin abs",  "sin rel",
+                 "angle abs", "angle rel", "max ulps", "differing"};
   } else {
     t.columns = {"block", "entries", "differing", "nonfinite"};
     for (const char* q : {"cos", "sin", "angle"}) {
       for (const char* kind : {"abs", "rel"}) {
-        for (const char* suffix : {"", "_position", "_block"}) t.columns.push_back(fmt::format("{}_{}{}", q, kind, suffix));
+        for (const char* suffix : {"", "_position", "_block"})
+          t.columns.push_back(fmt::format("{}_{}{}", q, kind, suffix));
       }
     }
-    for (const char* suffix : {"ulps", "ulps_position", "ulps_block"}) t.columns.emplace_back(suffix);
+    for (const char* suffix : {"ulps", "ulps_position", "ulps_block"})
+      t.columns.emplace_back(suffix);
   }
   auto row = [&](const nlohmann::json& label, const attention::CompareStats& st) {
     std::vector<nlohmann::json> cells{label};
@@ -75,17 +82,22 @@ Table compare_table(const attention::CompareResult& r, bool text) {
 }
 
 std::string at(const attention::ErrorMaximum& m) {
-  return m.seen ? fmt::format("{} at (position {}, block {})", number_text(m.value), m.position, m.block) : "0";
+  return m.seen ? fmt::format("{} at (position {}, block {})", number_text(m.value), m.position,
+                              m.block)
+                : "0";
 }
 
 std::string compare_text(const attention::CompareResult& r, const std::string& rounding) {
   std::string out;
   out += fmt::format("schedule     {}\n", r.schedule);
-  out += fmt::format("realization  {} (table format {}, rounding {})\n", r.realisation, r.table_format.name, rounding);
+  out += fmt::format("realization  {} (table format {}, rounding {})\n", r.realisation,
+                     r.table_format.name, rounding);
   out += r.against_table_format
-             ? fmt::format("against      {} (table format {})\n", r.against, r.against_table_format->name)
+             ? fmt::format("against      {} (table format {})\n", r.against,
+                           r.against_table_format->name)
              : std::string("against      the exact rotation (cos, sin of θ_d·i within 2^-150)\n");
-  out += fmt::format("positions    {}..{}, {} blocks\n", r.start, r.start + (r.positions - 1), r.blocks.size());
+  out += fmt::format("positions    {}..{}, {} blocks\n", r.start, r.start + (r.positions - 1),
+                     r.blocks.size());
   Table t = compare_table(r, true);
   constexpr std::size_t kShownBlocks = 64;  // the terminal shows at most 64 block rows, then "all"
   if (t.rows.size() > kShownBlocks + 1) {
@@ -97,11 +109,14 @@ std::string compare_text(const attention::CompareResult& r, const std::string& r
     out += t.to_text();
   }
   const auto& o = r.overall;
-  out += fmt::format("summary      max |cos error| {}; max |sin error| {}; ", at(o.cos.absolute), at(o.sin.absolute));
-  out += o.angle ? fmt::format("max |angle error| {}; ", at(o.angle->absolute)) : std::string("angle n/a; ");
-  out += fmt::format("max error in ulps of {} {}; {} of {} entries differ", r.table_format.name, at(o.ulps), o.differing,
-                     o.entries);
-  if (o.nonfinite > 0) out += fmt::format("; {} non-finite (first at position {})", o.nonfinite, *o.first_nonfinite);
+  out += fmt::format("summary      max |cos error| {}; max |sin error| {}; ", at(o.cos.absolute),
+                     at(o.sin.absolute));
+  out += o.angle ? fmt::format("max |angle error| {}; ", at(o.angle->absolute))
+                 : std::string("angle n/a; ");
+  out += fmt::format("max error in ulps of {} {}; {} of {} entries differ", r.table_format.name,
+                     at(o.ulps), o.differing, o.entries);
+  if (o.nonfinite > 0)
+    out += fmt::format("; {} non-finite (first at position {})", o.nonfinite, *o.first_nonfinite);
   out += "\n";
   return out;
 }
@@ -109,12 +124,15 @@ std::string compare_text(const attention::CompareResult& r, const std::string& r
 std::vector<std::size_t> parse_blocks(const std::string& text) {
   std::vector<std::size_t> out;
   for (const auto& item : split_list(text)) {
-    if (item.empty() || item.size() > 9 || item.find_first_not_of("0123456789") != std::string::npos) {
-      throw InvalidArgument("--blocks: '" + item + "' is not a block index; accepted: 0-based block indices, e.g. 0,1,31");
+    if (item.empty() || item.size() > 9 ||
+        item.find_first_not_of("0123456789") != std::string::npos) {
+      throw InvalidArgument("--blocks: '" + item +
+                            "' is not a block index; accepted: 0-based block indices, e.g. 0,1,31");
     }
     out.push_back(static_cast<std::size_t>(std::stoul(item)));
   }
-  if (out.empty()) throw InvalidArgument("--blocks: empty list; accepted: 0-based block indices, e.g. 0,1,31");
+  if (out.empty())
+    throw InvalidArgument("--blocks: empty list; accepted: 0-based block indices, e.g. 0,1,31");
   return out;
 }
 
@@ -122,31 +140,41 @@ std::vector<std::size_t> parse_blocks(const std::string& text) {
 
 Action add_compare_command(CLI::App& app) {
   struct Options {
-    std::string schedule, realisation, against = "exact", format = "fp32", against_format, rounding = "nearest-even",
-        engine = "auto", blocks, out;
+    std::string schedule, realisation, against = "exact", format = "fp32", against_format,
+                                       rounding = "nearest-even", engine = "auto", blocks, out;
     std::uint64_t positions = 0, start = 0;
     bool json = false, csv = false, allow_slow = false;
   };
   auto o = std::make_shared<Options>();
-  auto* cmd = app.add_subcommand("compare", "Errors of a realization against another or against the exact rotation, "
-                                            "over positions x blocks");
+  auto* cmd =
+      app.add_subcommand("compare",
+                         "Errors of a realization against another or against the exact rotation, "
+                         "over positions x blocks");
   cmd->add_option("--schedule", o->schedule, "Schedule spec or model preset")->required();
-  cmd->add_option("--realization,--realisation", o->realisation, "Realization A (r1 r2 r3 hf llamacpp-cpu llamacpp-cuda pipeline:...)")
+  cmd->add_option("--realization,--realisation", o->realisation,
+                  "Realization A (r1 r2 r3 hf llamacpp-cpu llamacpp-cuda pipeline:...)")
       ->required();
-  cmd->add_option("--against", o->against, "Realization B, or 'exact' (the exact rotation)")->capture_default_str();
-  cmd->add_option("--format", o->format, "Number format F (r1-r3) or activation format (pipelines) of A (and of B)")
+  cmd->add_option("--against", o->against, "Realization B, or 'exact' (the exact rotation)")
+      ->capture_default_str();
+  cmd->add_option("--format", o->format,
+                  "Number format F (r1-r3) or activation format (pipelines) of A (and of B)")
       ->capture_default_str();
   cmd->add_option("--against-format", o->against_format, "Format of B (default: --format)");
   cmd->add_option("--rounding", o->rounding, "Rounding of every step")->capture_default_str();
-  cmd->add_option("--engine", o->engine, "Arithmetic engine: mpfr fast auto (same bits, different speed)")->capture_default_str();
-  add_integer_option(cmd, "--positions", o->positions, "N: positions S..S+N-1", 1, attention::kMaxComparePositions)->required();
+  cmd->add_option("--engine", o->engine,
+                  "Arithmetic engine: mpfr fast auto (same bits, different speed)")
+      ->capture_default_str();
+  add_integer_option(cmd, "--positions", o->positions, "N: positions S..S+N-1", 1,
+                     attention::kMaxComparePositions)
+      ->required();
   add_integer_option(cmd, "--start", o->start, "S: the first position (default 0)", 0, INT64_MAX);
   cmd->add_option("--blocks", o->blocks, "0-based block indices (comma list; default all)");
   auto* json = cmd->add_flag("--json", o->json, "Print JSON");
   auto* csv = cmd->add_flag("--csv", o->csv, "Print CSV (every block, where every maximum is)");
   json->excludes(csv);
   cmd->add_option("-o,--out", o->out, "Also write FILE (.json .csv .md .tex)");
-  cmd->add_flag("--allow-slow", o->allow_slow, "Run even when the estimate exceeds the default budget (10 min)");
+  cmd->add_flag("--allow-slow", o->allow_slow,
+                "Run even when the estimate exceeds the default budget (10 min)");
   return [cmd, o]() -> int {
     if (!cmd->parsed()) return -1;
     std::optional<OutputKind> kind;
@@ -156,33 +184,48 @@ Action add_compare_command(CLI::App& app) {
     }
     const auto mode = with_flag("--rounding", [&] { return numeric::parse_rounding(o->rounding); });
     const auto format = with_flag("--format", [&] { return numeric::parse_format(o->format); });
-    const auto against_format = o->against_format.empty()
-                                    ? format
-                                    : with_flag("--against-format", [&] { return numeric::parse_format(o->against_format); });
-    const auto schedule = with_flag("--schedule", [&] { return attention::parse_schedule(o->schedule); });
-    const numeric::Engine* engine = with_flag("--engine", [&] { return &numeric::engine_by_name(o->engine); });
+    const auto against_format =
+        o->against_format.empty() ? format : with_flag("--against-format", [&] {
+          return numeric::parse_format(o->against_format);
+        });
+    const auto schedule =
+        with_flag("--schedule", [&] { return attention::parse_schedule(o->schedule); });
+    const numeric::Engine* engine =
+        with_flag("--engine", [&] { return &numeric::engine_by_name(o->engine); });
     const numeric::FormatBinding binding{format, mode, engine};
-    auto a = with_flag("--realization", [&] { return attention::parse_realisation(o->realisation, binding); });
-    with_flag("--realization", [&] { attention::check_applicable(schedule, a); return 0; });
+    auto a = with_flag("--realization",
+                       [&] { return attention::parse_realisation(o->realisation, binding); });
+    with_flag("--realization", [&] {
+      attention::check_applicable(schedule, a);
+      return 0;
+    });
     std::optional<attention::Realisation> b;
     if (o->against != "exact") {
       const numeric::FormatBinding against{against_format, mode, engine};
       b = with_flag("--against", [&] { return attention::parse_realisation(o->against, against); });
-      with_flag("--against", [&] { attention::check_applicable(schedule, *b); return 0; });
+      with_flag("--against", [&] {
+        attention::check_applicable(schedule, *b);
+        return 0;
+      });
     } else if (!o->against_format.empty()) {
-      throw InvalidArgument("--against-format: the exact rotation has no format; accepted: --against-format with --against B");
+      throw InvalidArgument(
+          "--against-format: the exact rotation has no format; accepted: --against-format with "
+          "--against B");
     }
     attention::CompareOptions options;
     options.positions = o->positions;
     options.start = o->start;
     if (o->start > attention::kMaxCompareLastPosition - (o->positions - 1)) {
-      throw InvalidArgument("--start: the last position S + N - 1 = " + std::to_string(o->start) + " + " +
-                            std::to_string(o->positions - 1) + " exceeds 2^63 - 1; accepted: S <= " +
-                            std::to_string(attention::kMaxCompareLastPosition - (o->positions - 1)));
+      throw InvalidArgument(
+          "--start: the last position S + N - 1 = " + std::to_string(o->start) + " + " +
+          std::to_string(o->positions - 1) + " exceeds 2^63 - 1; accepted: S <= " +
+          std::to_string(attention::kMaxCompareLastPosition - (o->positions - 1)));
     }
     if (cmd->count("--blocks") > 0) options.blocks = parse_blocks(o->blocks);
-    check_budget("--positions", attention::compare_work(schedule, options, !b), opt_in_budget(o->allow_slow));
-    const auto result = with_flag("--blocks", [&] { return attention::compare(schedule, a, b, options); });
+    check_budget("--positions", attention::compare_work(schedule, options, !b),
+                 opt_in_budget(o->allow_slow));
+    const auto result =
+        with_flag("--blocks", [&] { return attention::compare(schedule, a, b, options); });
     nlohmann::json j = attention::to_json(result);
     j["rounding"] = std::string(numeric::to_string(mode));
     if (kind) {

@@ -41,14 +41,16 @@ std::vector<std::string> parse_alphabet(const std::string& text) {
   } else {
     for (char c : text) symbols.emplace_back(1, c);
   }
-  if (symbols.empty()) throw InvalidArgument("--alphabet: give at least one symbol, e.g. --alphabet ab");
+  if (symbols.empty())
+    throw InvalidArgument("--alphabet: give at least one symbol, e.g. --alphabet ab");
   for (const auto& s : symbols) {
     try {
       ltl::Formula f;
       (void)f.symbol(s);
     } catch (const InvalidArgument&) {
-      throw InvalidArgument("--alphabet: '" + s +
-                            "' is not a symbol (a lowercase letter, then lowercase letters, digits or '_')");
+      throw InvalidArgument(
+          "--alphabet: '" + s +
+          "' is not a symbol (a lowercase letter, then lowercase letters, digits or '_')");
     }
   }
   return symbols;
@@ -64,8 +66,8 @@ std::string join(const std::vector<std::string>& v) {
 /// write, the constants in F, the P-head certificate and the MOD margins.
 std::string explain_text(const nlohmann::json& j) {
   std::string s;
-  s += fmt::format("coordinates  {} (d_model {})\n", join(j["coordinates"].get<std::vector<std::string>>()),
-                   j["coordinates"].size());
+  s += fmt::format("coordinates  {} (d_model {})\n",
+                   join(j["coordinates"].get<std::vector<std::string>>()), j["coordinates"].size());
   s += fmt::format("f_large      {}\n", j["f_large"].get<std::string>());
   std::size_t l = 0;
   for (const auto& layer : j["layers"]) {
@@ -76,27 +78,31 @@ std::string explain_text(const nlohmann::json& j) {
         for (const auto& [k, v] : g["constants"].items()) {
           constants += fmt::format(" {}={}", k, v.is_string() ? v.get<std::string>() : v.dump());
         }
-        s += fmt::format("  {:<5} {:<15} reads [{}] writes [{}]{}\n", std::string(part) == "heads" ? "head" : "ffn",
-                         g["kind"].get<std::string>(), join(g["reads"].get<std::vector<std::string>>()),
-                         join(g["writes"].get<std::vector<std::string>>()), constants);
+        s +=
+            fmt::format("  {:<5} {:<15} reads [{}] writes [{}]{}\n",
+                        std::string(part) == "heads" ? "head" : "ffn", g["kind"].get<std::string>(),
+                        join(g["reads"].get<std::vector<std::string>>()),
+                        join(g["writes"].get<std::vector<std::string>>()), constants);
       }
     }
   }
   if (!j["past_certificate"].is_null()) {
     const auto& c = j["past_certificate"];
     s += fmt::format(
-        "P heads      re-binarisation f1 = {}, f2 = {}; head outputs h in [{}, {}] re-binarise to exactly 1 for "
+        "P heads      re-binarisation f1 = {}, f2 = {}; head outputs h in [{}, {}] re-binarise to "
+        "exactly 1 for "
         "every count of earlier psi positions {}\n",
         c["f1"].get<std::string>(), c["f2"].get<std::string>(), c["min_output"].get<std::string>(),
         c["max_output"].get<std::string>(),
         c["certified_count"].is_null()
-            ? fmt::format("(every count: Z and h stop changing at count {})", c["stagnation_count"].dump())
+            ? fmt::format("(every count: Z and h stop changing at count {})",
+                          c["stagnation_count"].dump())
             : fmt::format("up to {} (checked)", c["certified_count"].dump()));
   }
   for (const auto& m : j["mod_heads"]) {
-    s += fmt::format("MOD_{}^{}     C = {}, min realised margin {} over {} residues (>= f_large)\n", m["m"].dump(),
-                     m["r"].dump(), m["C"].get<std::string>(), m["min_margin"].get<std::string>(),
-                     m["margins"].size());
+    s += fmt::format("MOD_{}^{}     C = {}, min realised margin {} over {} residues (>= f_large)\n",
+                     m["m"].dump(), m["r"].dump(), m["C"].get<std::string>(),
+                     m["min_margin"].get<std::string>(), m["margins"].size());
   }
   return s;
 }
@@ -116,9 +122,12 @@ Action add_compile_command(CLI::App& app) {
     bool layer_norm = false;
   };
   auto o = std::make_shared<Options>();
-  auto* cmd = app.add_subcommand(
-      "compile", "Compile an LTL[P,MOD] formula into an F-transformer spec for `ropesim run` (THEORY §7 C1, C4)");
-  cmd->add_option("formula", o->formula, "The formula, e.g. 'P(a & !P true)' or 'mod(2,1) & !P(mod(2,1) & !a | mod(2,0) & !b)'")
+  auto* cmd = app.add_subcommand("compile",
+                                 "Compile an LTL[P,MOD] formula into an F-transformer spec for "
+                                 "`ropesim run` (THEORY §7 C1, C4)");
+  cmd->add_option(
+         "formula", o->formula,
+         "The formula, e.g. 'P(a & !P true)' or 'mod(2,1) & !P(mod(2,1) & !a | mod(2,0) & !b)'")
       ->required();
   cmd->add_option("--alphabet", o->alphabet, "Symbols: letters ('ab') or comma-separated ('a,b0')")
       ->capture_default_str();
@@ -129,20 +138,25 @@ Action add_compile_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("-o,--out", o->out, "Write the model spec (JSON) to this file");
   cmd->add_flag("--explain", o->explain,
-                "Print per layer which named coordinates each head and FFN reads and writes, the constants in F, "
+                "Print per layer which named coordinates each head and FFN reads and writes, the "
+                "constants in F, "
                 "margins and certified lengths");
   cmd->add_flag("--json", o->json, "Print the compiler's report as JSON");
   cmd->add_flag("--layer-norm", o->layer_norm,
-                "Post-LN model with the LayerNorm mirror (THEORY §7 C1): every coordinate gets a mirror 1 - x, "
-                "head outputs are scaled by 2^-p, and the compiler checks in F that every LayerNorm is exact");
+                "Post-LN model with the LayerNorm mirror (THEORY §7 C1): every coordinate gets a "
+                "mirror 1 - x, "
+                "head outputs are scaled by 2^-p, and the compiler checks in F that every "
+                "LayerNorm is exact");
 
   return [cmd, o]() -> int {
     if (!cmd->parsed()) return -1;
     proofs::CompileOptions options;
-    options.policy.rounding = with_flag("--rounding", [&] { return numeric::parse_rounding(o->rounding); });
+    options.policy.rounding =
+        with_flag("--rounding", [&] { return numeric::parse_rounding(o->rounding); });
     options.policy.format = with_flag("--format", [&] { return numeric::parse_format(o->format); });
     {
-      const mpq_class q = with_flag("--certify", [&] { return numeric::parse_decimal_exact(o->certify, "--certify"); });
+      const mpq_class q = with_flag(
+          "--certify", [&] { return numeric::parse_decimal_exact(o->certify, "--certify"); });
       if (q.get_den() != 1 || q < 1 || q > 1000000) {
         throw InvalidArgument("--certify: must be an integer in 1..1000000, got " + o->certify);
       }
@@ -166,23 +180,27 @@ Action add_compile_command(CLI::App& app) {
       std::cout << j.dump(2) << "\n";
       return 0;
     }
-    std::string s = fmt::format("compile    {} over {{{}}} in {} ({}): {} layers, d_model {}\n", compiled.formula,
-                                join(alphabet), options.policy.format.name,
-                                numeric::to_string(options.policy.rounding), compiled.model.layers.size(),
-                                compiled.model.d_model);
+    std::string s = fmt::format("compile    {} over {{{}}} in {} ({}): {} layers, d_model {}\n",
+                                compiled.formula, join(alphabet), options.policy.format.name,
+                                numeric::to_string(options.policy.rounding),
+                                compiled.model.layers.size(), compiled.model.d_model);
     if (compiled.layer_norm) {
-      s += fmt::format("layernorm  post-LN, eps 0, gain = bias = 1/2; {} coordinate/mirror pairs ({} padding), {} raw "
-                       "coordinates scaled by {} (gain = bias = {}): every LayerNorm checked exact in {}\n",
-                       compiled.layer_norm->pairs, compiled.layer_norm->padding, compiled.layer_norm->raw,
-                       attention::exact_decimal(compiled.layer_norm->raw_scale),
-                       attention::exact_decimal(compiled.layer_norm->raw_gain), options.policy.format.name);
+      s += fmt::format(
+          "layernorm  post-LN, eps 0, gain = bias = 1/2; {} coordinate/mirror pairs ({} padding), "
+          "{} raw "
+          "coordinates scaled by {} (gain = bias = {}): every LayerNorm checked exact in {}\n",
+          compiled.layer_norm->pairs, compiled.layer_norm->padding, compiled.layer_norm->raw,
+          attention::exact_decimal(compiled.layer_norm->raw_scale),
+          attention::exact_decimal(compiled.layer_norm->raw_gain), options.policy.format.name);
     }
     s += fmt::format("certified  every coordinate exactly 0/1 (0 at BOS) on every word {}\n",
-                     compiled.certified_length ? fmt::format("of length <= {}", *compiled.certified_length)
-                                               : std::string("(any length)"));
+                     compiled.certified_length
+                         ? fmt::format("of length <= {}", *compiled.certified_length)
+                         : std::string("(any length)"));
     if (o->explain) s += explain_text(report);
     if (!o->out.empty()) {
-      s += fmt::format("model      written to {} (run it: ropesim run {} --input WORD [--trace])\n", o->out, o->out);
+      s += fmt::format("model      written to {} (run it: ropesim run {} --input WORD [--trace])\n",
+                       o->out, o->out);
     }
     std::cout << s;
     return 0;

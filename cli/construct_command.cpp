@@ -33,11 +33,12 @@ std::string number(const numeric::Value& v) { return fmt::format("{:.9g}", v.to_
 
 /// An integer flag given as text (so that "-1", "2.5" and "x" get our one-line error);
 /// throws InvalidArgument naming `flag` unless lo <= value <= hi.
-std::uint64_t parse_integer(const std::string& text, const std::string& flag, const std::string& what,
-                            std::uint64_t lo, std::uint64_t hi) {
+std::uint64_t parse_integer(const std::string& text, const std::string& flag,
+                            const std::string& what, std::uint64_t lo, std::uint64_t hi) {
   const mpq_class q = with_flag(flag, [&] { return numeric::parse_decimal_exact(text, what); });
   if (q.get_den() != 1 || q < mpq_class(lo) || q > mpq_class(hi)) {
-    throw InvalidArgument(fmt::format("{}: {} must be an integer in {}..{}, got {}", flag, what, lo, hi, text));
+    throw InvalidArgument(
+        fmt::format("{}: {} must be an integer in {}..{}, got {}", flag, what, lo, hi, text));
   }
   return q.get_num().get_ui();
 }
@@ -57,28 +58,32 @@ std::string mod_text(const proofs::ModModel& built, const proofs::ModModelSpec& 
                      const std::string& out) {
   const auto& p = spec.atom.policy;
   std::string s;
-  s += fmt::format("construct  {}: {} in {} ({})\n", built.model.name,
-                   spec.readout == proofs::ModReadout::length
-                       ? fmt::format("the atom MOD_{}^{} read at EOS = N+1", spec.atom.m,
-                                     built.atom_residue)
-                       : std::string("the atom read at EOS = N+1"),
-                   p.format.name, numeric::to_string(p.rounding));
+  s += fmt::format(
+      "construct  {}: {} in {} ({})\n", built.model.name,
+      spec.readout == proofs::ModReadout::length
+          ? fmt::format("the atom MOD_{}^{} read at EOS = N+1", spec.atom.m, built.atom_residue)
+          : std::string("the atom read at EOS = N+1"),
+      p.format.name, numeric::to_string(p.rounding));
   if (!built.atom) {
     s += "head       none: MOD_1^0 is top (THEORY §7 C4), the model accepts every word\n";
   } else {
     const auto& h = *built.atom;
-    s += fmt::format("source     THEORY §7 C4, RoPE-X App C.3: r3 table of periodic 1/{}, one unrotated pair\n",
-                     h.m);
+    s += fmt::format(
+        "source     THEORY §7 C4, RoPE-X App C.3: r3 table of periodic 1/{}, one unrotated pair\n",
+        h.m);
     s += fmt::format("f_large    {}\n", number(h.f_large));
-    s += fmt::format("bound      2*f_large/delta_m ~ {:.8g} ({}), rounded up into F: {}\n", h.bound.approximate,
-                     h.bound.exact ? "exactly " + proofs::dyadic_decimal(*h.bound.exact) : std::string("irrational"),
+    s += fmt::format("bound      2*f_large/delta_m ~ {:.8g} ({}), rounded up into F: {}\n",
+                     h.bound.approximate,
+                     h.bound.exact ? "exactly " + proofs::dyadic_decimal(*h.bound.exact)
+                                   : std::string("irrational"),
                      number(h.bound.rounded_up));
-    s += fmt::format("C          {}{}\n", number(h.C),
-                     h.auto_C ? fmt::format("  (auto: candidate {} from the bound, step x(1+1/16) rounded up)",
-                                            h.candidates.size())
-                              : std::string("  (given)"));
-    s += fmt::format("query bias ({}, {}, 1, 0)   b_m = {}   key weight C*b_m = {}\n", number(h.query_cos),
-                     number(h.query_sin), number(h.b), number(h.key_weight));
+    s += fmt::format(
+        "C          {}{}\n", number(h.C),
+        h.auto_C ? fmt::format("  (auto: candidate {} from the bound, step x(1+1/16) rounded up)",
+                               h.candidates.size())
+                 : std::string("  (given)"));
+    s += fmt::format("query bias ({}, {}, 1, 0)   b_m = {}   key weight C*b_m = {}\n",
+                     number(h.query_cos), number(h.query_sin), number(h.b), number(h.key_weight));
     s += "residue  winner  BOS score      other score    margin (exact)       >= f_large\n";
     // At most 24 rows in text (JSON has every residue); the smallest lead is always shown.
     constexpr std::size_t shown = 24;
@@ -90,22 +95,25 @@ std::string mod_text(const proofs::ModModel& built, const proofs::ModModelSpec& 
       }
     }
     auto row = [&](const proofs::ResidueMargin& rm) {
-      s += fmt::format("{:<8} {:<7} {:<14} {:<14} {:<20} {}\n", rm.residue, rm.bos_wins ? "BOS" : "other",
-                       number(rm.bos_score), number(rm.bos_wins ? rm.other_max : rm.other_min),
+      s += fmt::format("{:<8} {:<7} {:<14} {:<14} {:<20} {}\n", rm.residue,
+                       rm.bos_wins ? "BOS" : "other", number(rm.bos_score),
+                       number(rm.bos_wins ? rm.other_max : rm.other_min),
                        rm.margin ? proofs::dyadic_decimal(*rm.margin) : std::string("not finite"),
                        rm.passes ? "yes" : "no");
     };
     for (std::size_t k = 0; k < h.margins.size() && k < shown; ++k) row(h.margins[k]);
     if (h.margins.size() > shown) {
-      s += fmt::format("...      ({} more residues; --json lists all){}\n", h.margins.size() - shown,
-                       smallest >= shown ? "; the smallest lead:" : "");
+      s += fmt::format("...      ({} more residues; --json lists all){}\n",
+                       h.margins.size() - shown, smallest >= shown ? "; the smallest lead:" : "");
       if (smallest >= shown) row(h.margins[smallest]);
     }
-    s += fmt::format("margin     smallest {} >= f_large {}: softmax selects exactly in every residue\n",
-                     proofs::dyadic_decimal(h.min_margin), number(h.f_large));
+    s += fmt::format(
+        "margin     smallest {} >= f_large {}: softmax selects exactly in every residue\n",
+        proofs::dyadic_decimal(h.min_margin), number(h.f_large));
   }
   if (!out.empty()) {
-    s += fmt::format("model      written to {} (explain it: ropesim run {} --input WORD --trace)\n", out, out);
+    s += fmt::format("model      written to {} (explain it: ropesim run {} --input WORD --trace)\n",
+                     out, out);
   }
   return s;
 }
@@ -114,8 +122,8 @@ std::string mod_text(const proofs::ModModel& built, const proofs::ModModelSpec& 
 
 Action add_construct_command(CLI::App& app) {
   struct ModOptions {
-    std::string m, r, format = "fp32", C = "auto", rounding = "nearest-even", readout = "length", out,
-        engine = "auto";
+    std::string m, r, format = "fp32", C = "auto", rounding = "nearest-even", readout = "length",
+                      out, engine = "auto";
     bool json = false;
   };
   struct OffsetOptions {
@@ -136,7 +144,8 @@ Action add_construct_command(CLI::App& app) {
   mod->add_option("--format", mo->format, "Number format F")->capture_default_str();
   mod->add_option("--C", mo->C, "Scale C (exact decimal) or 'auto'")->capture_default_str();
   mod->add_option("--rounding", mo->rounding, "Rounding of every operation")->capture_default_str();
-  mod->add_option("--engine", mo->engine, "Arithmetic engine: mpfr fast auto (same bits, different speed)")
+  mod->add_option("--engine", mo->engine,
+                  "Arithmetic engine: mpfr fast auto (same bits, different speed)")
       ->capture_default_str();
   mod->add_option("--readout", mo->readout,
                   "length: accept iff N = r (mod m); eos: accept iff MOD_m^r holds at N+1")
@@ -144,20 +153,23 @@ Action add_construct_command(CLI::App& app) {
   mod->add_option("-o,--out", mo->out, "Write the model spec (JSON) to this file");
   mod->add_flag("--json", mo->json, "Print the construction report as JSON");
 
-  auto* offset = cmd->add_subcommand(
-      "offset", "The Y^k pi_a transformer (THEORY §6-§7 C5, RoPE-X App D)");
+  auto* offset =
+      cmd->add_subcommand("offset", "The Y^k pi_a transformer (THEORY §6-§7 C5, RoPE-X App D)");
   offset->add_option("--g", oo->head.g, "Frequency g in radians per position (exact decimal)")
       ->capture_default_str();
   offset->add_option("--k", oo->head.k, "Offset k >= 1")->capture_default_str();
   offset->add_option("--C", oo->head.C, "Scale C (exact decimal) or 'auto' (the horizon's choice)")
       ->capture_default_str();
   offset->add_option("--format", oo->head.format, "Number format F")->capture_default_str();
-  offset->add_option("--realization,--realisation", oo->head.realisation,
-                     "r1 r2 r3 hf llamacpp-cpu llamacpp-cuda pipeline:...")
+  offset
+      ->add_option("--realization,--realisation", oo->head.realisation,
+                   "r1 r2 r3 hf llamacpp-cpu llamacpp-cuda pipeline:...")
       ->capture_default_str();
   offset->add_option("--rounding", oo->head.rounding, "Rounding of every operation")
       ->capture_default_str();
-  offset->add_option("--engine", oo->head.engine, "Arithmetic engine: mpfr fast auto (same bits, different speed)")
+  offset
+      ->add_option("--engine", oo->head.engine,
+                   "Arithmetic engine: mpfr fast auto (same bits, different speed)")
       ->capture_default_str();
   offset->add_option("-o,--out", oo->out, "Write the model spec (JSON) to this file");
   offset->add_flag("--json", oo->json, "Print the construction report as JSON");
@@ -167,7 +179,8 @@ Action add_construct_command(CLI::App& app) {
     if (mod->parsed()) {
       proofs::ModModelSpec spec;
       auto& policy = spec.atom.policy;
-      policy.rounding = with_flag("--rounding", [&] { return numeric::parse_rounding(mo->rounding); });
+      policy.rounding =
+          with_flag("--rounding", [&] { return numeric::parse_rounding(mo->rounding); });
       policy.format = with_flag("--format", [&] { return numeric::parse_format(mo->format); });
       policy.engine = with_flag("--engine", [&] { return &numeric::engine_by_name(mo->engine); });
       // m ≤ 10000: the compiler checks every residue for every candidate C.
@@ -179,7 +192,8 @@ Action add_construct_command(CLI::App& app) {
         return 0;
       });
       if (mo->C != "auto") {
-        const mpq_class C = with_flag("--C", [&] { return numeric::parse_decimal_exact(mo->C, "C"); });
+        const mpq_class C =
+            with_flag("--C", [&] { return numeric::parse_decimal_exact(mo->C, "C"); });
         if (sgn(C) <= 0) throw InvalidArgument("--C: C must be positive (or 'auto'), got " + mo->C);
         spec.atom.C = C;
       }
@@ -187,7 +201,8 @@ Action add_construct_command(CLI::App& app) {
       // What remains to fail is C: not finite in F, or F refused (with C = auto that is about F,
       // --format; with a given C, about --C).
       const std::string refusal_flag = spec.atom.C ? "--C" : "--format";
-      const proofs::ModModel built = with_flag(refusal_flag, [&] { return proofs::mod_model(spec); });
+      const proofs::ModModel built =
+          with_flag(refusal_flag, [&] { return proofs::mod_model(spec); });
       const nlohmann::json report = proofs::to_json(built, spec);
       if (!mo->out.empty()) write_model(mo->out, built.model, report);
       if (mo->json) {
@@ -212,17 +227,18 @@ Action add_construct_command(CLI::App& app) {
         j["out"] = oo->out.empty() ? nlohmann::json() : nlohmann::json(oo->out);
         std::cout << j.dump(2) << "\n";
       } else {
-        std::string s = fmt::format(
-            "construct  {}: {} layers, d_model {} (THEORY §6-§7 C5, RoPE-X App D)\n", model.name,
-            model.layers.size(), model.d_model);
+        std::string s =
+            fmt::format("construct  {}: {} layers, d_model {} (THEORY §6-§7 C5, RoPE-X App D)\n",
+                        model.name, model.layers.size(), model.d_model);
         s += horizon_text(report);
         s += fmt::format(
             "simulates  Y^{} pi_a at every position of every word of length L for k <= L <= N_max "
             "(Cor 4.1)\n",
             report.k);
         if (!oo->out.empty()) {
-          s += fmt::format("model      written to {} (explain it: ropesim run {} --input WORD --trace)\n",
-                           oo->out, oo->out);
+          s += fmt::format(
+              "model      written to {} (explain it: ropesim run {} --input WORD --trace)\n",
+              oo->out, oo->out);
         }
         std::cout << s;
       }

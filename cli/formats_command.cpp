@@ -53,17 +53,25 @@ std::string n_max_display(const mpz_class& n) {
 }  // namespace
 
 Action add_formats_command(CLI::App& app) {
-  auto* cmd = app.add_subcommand("formats", "List number formats: p, exponent range, max, min positive, unit roundoff, f_large, N_max");
+  auto* cmd = app.add_subcommand(
+      "formats",
+      "List number formats: p, exponent range, max, min positive, unit roundoff, f_large, N_max");
   auto json = std::make_shared<bool>(false);
   auto formats = std::make_shared<std::string>();
   auto rounding = std::make_shared<std::string>("nearest-even");
   auto out = std::make_shared<std::string>();
   auto columns = std::make_shared<std::string>();
   cmd->add_flag("--json", *json, "Print JSON (a list of objects) instead of a table");
-  cmd->add_option("--formats", *formats, "Formats to list (comma-separated; ';' when a spec has commas). Default: every preset");
-  cmd->add_option("--rounding", *rounding, "Rounding mode for f_large and unit roundoff: nearest-even nearest-away toward-zero upward downward");
-  cmd->add_option("-o,--out", *out, "Also write the table to FILE (.csv .md .json .tex; every column)");
-  cmd->add_option("--columns", *columns, "Columns shown on the terminal: all, or a comma list (default: the main ones)");
+  cmd->add_option(
+      "--formats", *formats,
+      "Formats to list (comma-separated; ';' when a spec has commas). Default: every preset");
+  cmd->add_option("--rounding", *rounding,
+                  "Rounding mode for f_large and unit roundoff: nearest-even nearest-away "
+                  "toward-zero upward downward");
+  cmd->add_option("-o,--out", *out,
+                  "Also write the table to FILE (.csv .md .json .tex; every column)");
+  cmd->add_option("--columns", *columns,
+                  "Columns shown on the terminal: all, or a comma list (default: the main ones)");
   return [cmd, json, formats, rounding, out, columns]() -> int {
     if (!cmd->parsed()) return -1;
     numeric::Rounding mode;
@@ -74,7 +82,8 @@ Action add_formats_command(CLI::App& app) {
     }
     std::vector<numeric::Format> list;
     const std::vector<std::string> names =
-        formats->empty() ? numeric::preset_format_names() : split_unique(*formats, "--formats", ListKind::formats);
+        formats->empty() ? numeric::preset_format_names()
+                         : split_unique(*formats, "--formats", ListKind::formats);
     for (const auto& name : names) {
       try {
         list.push_back(numeric::parse_format(name));
@@ -92,31 +101,36 @@ Action add_formats_command(CLI::App& app) {
     }
 
     Table table;
-    table.columns = {"name", "p", "emin", "emax", "max", "min_positive", "unit_roundoff", "f_large", "n_max",
-                     "subnormals", "overflow", "rounding"};
-    table.terminal_columns = {"name", "p", "emin", "emax", "max", "min_positive", "f_large", "n_max", "overflow"};
+    table.columns = {"name",          "p",       "emin",  "emax",       "max",      "min_positive",
+                     "unit_roundoff", "f_large", "n_max", "subnormals", "overflow", "rounding"};
+    table.terminal_columns = {"name",         "p",       "emin",  "emax",    "max",
+                              "min_positive", "f_large", "n_max", "overflow"};
     for (const auto& f : list) {
       const auto fl = numeric::f_large(f, mode);
       const bool fixed = f.is_fixed_point();
-      table.rows.push_back({f.name, f.precision, fixed ? nlohmann::json(nullptr) : nlohmann::json(f.emin),
-                            fixed ? nlohmann::json(nullptr) : nlohmann::json(f.emax),
-                            value_cell(f, numeric::max_finite(f)), value_cell(f, numeric::min_positive(f)),
-                            unit_roundoff_cell(f, mode),
-                            fl ? value_cell(f, *fl) : nlohmann::json(nullptr), n_max_cell(numeric::n_max(f)),
-                            // THEORY §1: formats without infinities saturate, an extension of F.
-                            f.subnormals, f.has_infinity ? "inf" : "saturate", std::string(numeric::to_string(mode))});
+      table.rows.push_back(
+          {f.name, f.precision, fixed ? nlohmann::json(nullptr) : nlohmann::json(f.emin),
+           fixed ? nlohmann::json(nullptr) : nlohmann::json(f.emax),
+           value_cell(f, numeric::max_finite(f)), value_cell(f, numeric::min_positive(f)),
+           unit_roundoff_cell(f, mode), fl ? value_cell(f, *fl) : nlohmann::json(nullptr),
+           n_max_cell(numeric::n_max(f)),
+           // THEORY §1: formats without infinities saturate, an extension of F.
+           f.subnormals, f.has_infinity ? "inf" : "saturate",
+           std::string(numeric::to_string(mode))});
     }
     if (kind) write_file_atomically(*out, render(table, *kind));
     if (*json) {
       std::cout << table.to_json().dump(2) << "\n";
     } else {
       Table display = table;
-      for (std::size_t i = 0; i < list.size(); ++i) display.rows[i][8] = n_max_display(numeric::n_max(list[i]));
+      for (std::size_t i = 0; i < list.size(); ++i)
+        display.rows[i][8] = n_max_display(numeric::n_max(list[i]));
       std::cout << display.for_terminal(*columns).to_text();
-      std::cout << fmt::format("rounding: {}; f_large = smallest positive f in F with round(exp(-f)) = 0 (THEORY §1; "
-                               "'-' = none exists); N_max = floor(min(1, max) / min positive) [LC25 Prop B.6]; "
-                               "overflow 'saturate' = no infinities (an extension of THEORY's F)\n",
-                               numeric::to_string(mode));
+      std::cout << fmt::format(
+          "rounding: {}; f_large = smallest positive f in F with round(exp(-f)) = 0 (THEORY §1; "
+          "'-' = none exists); N_max = floor(min(1, max) / min positive) [LC25 Prop B.6]; "
+          "overflow 'saturate' = no infinities (an extension of THEORY's F)\n",
+          numeric::to_string(mode));
     }
     return 0;
   };

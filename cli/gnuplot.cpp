@@ -1,6 +1,7 @@
 #include "cli/gnuplot.hpp"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -11,7 +12,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fmt/format.h>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -25,11 +25,13 @@ extern char** environ;
 namespace ropesim::cli {
 
 PlotKind plot_kind_for(const std::string& path, const std::string& flag) {
-  if (path.empty()) throw InvalidArgument(flag + ": empty file name; accepted: a path ending in .svg .png");
+  if (path.empty())
+    throw InvalidArgument(flag + ": empty file name; accepted: a path ending in .svg .png");
   const std::string ext = std::filesystem::path(path).extension().string();
   if (ext == ".svg") return PlotKind::svg;
   if (ext == ".png") return PlotKind::png;
-  throw InvalidArgument(flag + ": unknown figure extension '" + ext + "' in '" + path + "'; accepted: .svg .png");
+  throw InvalidArgument(flag + ": unknown figure extension '" + ext + "' in '" + path +
+                        "'; accepted: .svg .png");
 }
 
 std::string gnuplot_quote(std::string_view text) {
@@ -56,7 +58,8 @@ std::string gnuplot_quote(std::string_view text) {
 
 std::string gnuplot_lines(const std::vector<std::string>& lines) {
   std::string out;
-  for (std::size_t i = 0; i < lines.size(); ++i) out += (i ? "." + std::string("\"\\n\"") + "." : "") + gnuplot_quote(lines[i]);
+  for (std::size_t i = 0; i < lines.size(); ++i)
+    out += (i ? "." + std::string("\"\\n\"") + "." : "") + gnuplot_quote(lines[i]);
   return out.empty() ? gnuplot_quote("") : out;
 }
 
@@ -74,11 +77,13 @@ std::string find_gnuplot() {
   std::size_t start = 0;
   for (;;) {
     const std::size_t colon = dirs.find(':', start);
-    std::string dir = dirs.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
+    std::string dir =
+        dirs.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
     if (dir.empty()) dir = ".";
     const std::string candidate = dir + "/gnuplot";
     struct stat st {};
-    if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(candidate.c_str(), X_OK) == 0) {
+    if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+        ::access(candidate.c_str(), X_OK) == 0) {
       return candidate;
     }
     if (colon == std::string::npos) break;
@@ -89,11 +94,14 @@ std::string find_gnuplot() {
 
 /// A new empty temporary file; returns its path.
 std::string temporary_file(const char* stem) {
-  std::string pattern = (std::filesystem::temp_directory_path() / (std::string(stem) + "XXXXXX")).string();
+  std::string pattern =
+      (std::filesystem::temp_directory_path() / (std::string(stem) + "XXXXXX")).string();
   std::vector<char> buffer(pattern.begin(), pattern.end());
   buffer.push_back('\0');
   const int fd = ::mkstemp(buffer.data());
-  if (fd < 0) throw std::runtime_error("cannot create a temporary file in " + std::filesystem::temp_directory_path().string());
+  if (fd < 0)
+    throw std::runtime_error("cannot create a temporary file in " +
+                             std::filesystem::temp_directory_path().string());
   ::close(fd);
   return std::string(buffer.data());
 }
@@ -109,16 +117,20 @@ std::string read_text(const std::string& path) {
 
 void require_gnuplot() {
   if (find_gnuplot().empty()) {
-    throw InvalidArgument("plot: gnuplot is not installed (not found on PATH); install it with: apt-get install gnuplot-nox");
+    throw InvalidArgument(
+        "plot: gnuplot is not installed (not found on PATH); install it with: apt-get install "
+        "gnuplot-nox");
   }
 }
 
-std::string gnuplot_terminal(PlotKind kind, const std::string& temporary_path, int width, int height) {
+std::string gnuplot_terminal(PlotKind kind, const std::string& temporary_path, int width,
+                             int height) {
   std::string out;
   switch (kind) {
     case PlotKind::svg:
-      out += fmt::format("set terminal svg size {},{} dynamic noenhanced font 'sans,13' background '#ffffff'\n", width,
-                         height);
+      out += fmt::format(
+          "set terminal svg size {},{} dynamic noenhanced font 'sans,13' background '#ffffff'\n",
+          width, height);
       break;
     case PlotKind::png:
       out += fmt::format(
@@ -135,7 +147,8 @@ std::string gnuplot_terminal(PlotKind kind, const std::string& temporary_path, i
   return out;
 }
 
-void draw_with_gnuplot(const std::string& body, PlotKind kind, const std::string& out_path, int width, int height) {
+void draw_with_gnuplot(const std::string& body, PlotKind kind, const std::string& out_path,
+                       int width, int height) {
   const std::string gnuplot = find_gnuplot();
   if (gnuplot.empty()) require_gnuplot();
   const std::string temporary = out_path + ".tmp." + std::to_string(::getpid());
@@ -163,8 +176,10 @@ void draw_with_gnuplot(const std::string& body, PlotKind kind, const std::string
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log_path.c_str(), O_WRONLY | O_APPEND, 0);
-  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, log_path.c_str(), O_WRONLY | O_APPEND, 0);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log_path.c_str(), O_WRONLY | O_APPEND,
+                                   0);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, log_path.c_str(), O_WRONLY | O_APPEND,
+                                   0);
   std::string arg0 = "gnuplot";
   std::string arg1 = script_path;
   char* argv[] = {arg0.data(), arg1.data(), nullptr};
@@ -180,16 +195,19 @@ void draw_with_gnuplot(const std::string& body, PlotKind kind, const std::string
   cleanup();
   std::error_code ec;
   const bool ok = spawned == 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
-                  std::filesystem::exists(temporary, ec) && std::filesystem::file_size(temporary, ec) > 0;
+                  std::filesystem::exists(temporary, ec) &&
+                  std::filesystem::file_size(temporary, ec) > 0;
   if (!ok) {
     std::remove(temporary.c_str());
     std::string first;
     std::istringstream lines(log);
     for (std::string line; std::getline(lines, line);) {
-      if (line.find_first_not_of(" \t^") != std::string::npos) first = line;  // the message follows the caret
+      if (line.find_first_not_of(" \t^") != std::string::npos)
+        first = line;  // the message follows the caret
       if (line.find("line ") != std::string::npos && !first.empty()) break;
     }
-    throw std::runtime_error("gnuplot failed" + (spawned != 0 ? std::string(" to start") : std::string()) +
+    throw std::runtime_error("gnuplot failed" +
+                             (spawned != 0 ? std::string(" to start") : std::string()) +
                              (first.empty() ? std::string() : ": " + first));
   }
   std::filesystem::rename(temporary, out_path, ec);

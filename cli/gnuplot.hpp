@@ -40,7 +40,8 @@ void require_gnuplot();
 /// The terminal and output lines for `kind` writing to `temporary_path`, `width` × `height`
 /// pixels, white background, labels not enhanced (see gnuplot_quote). PNG prefers pngcairo and
 /// falls back to gd's png when cairo is missing.
-std::string gnuplot_terminal(PlotKind kind, const std::string& temporary_path, int width, int height);
+std::string gnuplot_terminal(PlotKind kind, const std::string& temporary_path, int width,
+                             int height);
 
 /// Runs gnuplot on `body` (the script after the terminal lines) to draw `out_path` of `kind`
 /// at `width` × `height`. The script goes to a temporary file and gnuplot is started without a
@@ -48,6 +49,7 @@ std::string gnuplot_terminal(PlotKind kind, const std::string& temporary_path, i
 /// succeeded and wrote a non-empty file. A footnote with cli::provenance_line() is added at the
 /// bottom of the figure. Throws std::runtime_error with gnuplot's first error line otherwise
 /// (no file is left behind).
-void draw_with_gnuplot(const std::string& body, PlotKind kind, const std::string& out_path, int width, int height);
+void draw_with_gnuplot(const std::string& body, PlotKind kind, const std::string& out_path,
+                       int width, int height);
 
 }  // namespace ropesim::cli

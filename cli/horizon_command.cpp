@@ -8,14 +8,13 @@
 #include <iostream>
 
 #include "attention/transformer.hpp"
-#include "numeric/exact.hpp"
 #include "cli/commands.hpp"
-#include "cli/jobs.hpp"
 #include "cli/horizon_common.hpp"
+#include "cli/jobs.hpp"
 #include "numeric/engine.hpp"
-#include "numeric/fast_engine.hpp"
 #include "numeric/error.hpp"
 #include "numeric/exact.hpp"
+#include "numeric/fast_engine.hpp"
 #include "numeric/format_properties.hpp"
 #include "proofs/offset_simulation.hpp"
 
@@ -49,14 +48,17 @@ proofs::HorizonSpec horizon_spec(const HeadArguments& a) {
       // the fixed-offset head Y^k along one axis, the other coordinates 0
       if (a.axis.empty()) {
         std::string names;
-        for (const auto& n : spec.head.schedule.position_axes) names += (names.empty() ? "" : ", ") + n;
-        throw InvalidArgument("--axis: '" + a.schedule + "' has tuple positions; accepted: one of " + names);
+        for (const auto& n : spec.head.schedule.position_axes)
+          names += (names.empty() ? "" : ", ") + n;
+        throw InvalidArgument("--axis: '" + a.schedule +
+                              "' has tuple positions; accepted: one of " + names);
       }
       spec.head.schedule = with_flag("--axis", [&] {
         return attention::along_axis(spec.head.schedule, spec.head.schedule.axis_index(a.axis));
       });
     } else if (!a.axis.empty()) {
-      throw InvalidArgument("--axis: '" + a.schedule + "' has scalar positions; accepted: no --axis for it");
+      throw InvalidArgument("--axis: '" + a.schedule +
+                            "' has scalar positions; accepted: no --axis for it");
     }
     if (spec.head.schedule.blocks.empty()) {
       throw InvalidArgument("--schedule: '" + a.schedule + "' has no rotary block");
@@ -72,9 +74,8 @@ proofs::HorizonSpec horizon_spec(const HeadArguments& a) {
   }
   spec.head.k = k.get_num().get_ui();
   spec.head.realisation = a.realisation;
-  const auto realisation = with_flag("--realization", [&] {
-    return attention::parse_realisation(a.realisation, policy);
-  });
+  const auto realisation = with_flag(
+      "--realization", [&] { return attention::parse_realisation(a.realisation, policy); });
   with_flag("--realization", [&] {
     attention::check_applicable(spec.head.schedule, realisation);
     return 0;
@@ -115,15 +116,16 @@ Table horizon_table(const std::vector<proofs::HorizonReport>& reports) {
                "offset",       "gap",        "delta_bound",
                "tie_distance", "heuristic",  "tie_cap",
                "pm_ceiling"};
-  t.terminal_columns = {"format", "g", "k", "realization", "C", "f_large", "n_max", "fail_competitor",
-                        "gap", "delta_bound", "tie_distance", "heuristic"};
+  t.terminal_columns = {
+      "format",          "g",   "k",           "realization",  "C",        "f_large", "n_max",
+      "fail_competitor", "gap", "delta_bound", "tie_distance", "heuristic"};
   for (const auto& r : reports) {
     auto at_limit = [](std::uint64_t v, bool limit) -> nlohmann::json {
       if (limit) return ">=" + std::to_string(v);
       return v;
     };
-    nlohmann::json g =
-        r.g ? nlohmann::json(fmt::format("{}", numeric::nearest_double(*r.g))) : nlohmann::json(r.schedule);
+    nlohmann::json g = r.g ? nlohmann::json(fmt::format("{}", numeric::nearest_double(*r.g)))
+                           : nlohmann::json(r.schedule);
     nlohmann::json tie = nullptr;
     if (r.tie_distance)
       tie = r.tie_distance->at_limit ? nlohmann::json(">" + std::to_string(r.tie_distance->value))
@@ -211,7 +213,8 @@ void add_head_options(CLI::App* cmd, HeadArguments& a) {
                   "r1 r2 r3 hf llamacpp-cpu llamacpp-cuda pipeline:...")
       ->capture_default_str();
   cmd->add_option("--rounding", a.rounding, "Rounding of every operation")->capture_default_str();
-  cmd->add_option("--engine", a.engine, "Arithmetic engine: mpfr fast auto (same bits, different speed)")
+  cmd->add_option("--engine", a.engine,
+                  "Arithmetic engine: mpfr fast auto (same bits, different speed)")
       ->capture_default_str();
   cmd->add_option("--summation", a.summation,
                   "Dot products: sequential pairwise wide-accumulator exact")
@@ -248,19 +251,22 @@ Action add_horizon_command(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "horizon",
       "Certified range N_max^(k) of the fixed-offset head Y^k (THEORY §6) and comparison columns");
-  cmd->add_option("--g", o->head.g, "Frequency g in radians per position (exact decimal or fraction P/Q)")
+  cmd->add_option("--g", o->head.g,
+                  "Frequency g in radians per position (exact decimal or fraction P/Q)")
       ->capture_default_str();
   cmd->add_option("--schedule", o->head.schedule,
                   "Multi-frequency head over a schedule or model preset (equal weights)");
-  cmd->add_option("--axis", o->head.axis,
-                  "Multi-axis schedules: the head along this axis (name or index), the other coordinates 0");
+  cmd->add_option(
+      "--axis", o->head.axis,
+      "Multi-axis schedules: the head along this axis (name or index), the other coordinates 0");
   cmd->add_option("--k", o->head.k, "Offset k >= 1")->capture_default_str();
   cmd->add_option("--C", o->head.C, "Scale C (exact decimal) or 'auto'")->capture_default_str();
   add_head_options(cmd, o->head);
   cmd->add_flag("--json", o->json, "Print JSON");
   cmd->add_flag("--quiet", o->quiet, "No progress on stderr");
   add_jobs_option(cmd, o->jobs);
-  cmd->add_option("-o,--out", o->out, "Also write the report as a one-row table to FILE (.csv .md .json .tex)");
+  cmd->add_option("-o,--out", o->out,
+                  "Also write the report as a one-row table to FILE (.csv .md .json .tex)");
   cmd->add_flag(
       "--simulate", o->simulate,
       "Also run the Y^k transformer on words over {a,b} and compare with Y^k pi_a (Cor 4.1)");
@@ -269,10 +275,11 @@ Action add_horizon_command(CLI::App& app) {
   add_integer_option(cmd, "--exhaustive-length", o->simulation.exhaustive_length,
                      "Every word up to this length", 0, 40)
       ->capture_default_str();
-  add_integer_option(cmd, "--random-words", o->simulation.random_words, "Random words", 0, UINT32_MAX)
+  add_integer_option(cmd, "--random-words", o->simulation.random_words, "Random words", 0,
+                     UINT32_MAX)
       ->capture_default_str();
-  add_integer_option(cmd, "--random-max-length", o->simulation.random_max_length, "Longest random word",
-                     1, proofs::kMaxScanLength)
+  add_integer_option(cmd, "--random-max-length", o->simulation.random_max_length,
+                     "Longest random word", 1, proofs::kMaxScanLength)
       ->capture_default_str();
   add_integer_option(cmd, "--seed", o->simulation.seed, "Seed of the random words", 0, UINT64_MAX)
       ->capture_default_str();
@@ -299,15 +306,18 @@ Action add_horizon_command(CLI::App& app) {
     const bool show_progress = !o->quiet && stderr_is_tty();
     if (show_progress) {
       spec.progress = [start](std::size_t done, std::size_t total) {
-        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        std::cerr << "\r" << progress_line(done, total, "candidates C", elapsed) << "   " << std::flush;
+        const double elapsed =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        std::cerr << "\r" << progress_line(done, total, "candidates C", elapsed) << "   "
+                  << std::flush;
       };
     }
     if (o->simulate || o->simulate_length) {
       // The simulation's cost at its longest possible L, checked before the scan runs.
       const std::uint64_t L = o->simulate_length ? *o->simulate_length : spec.max_length;
       check_budget(cmd->count("--random-words") ? "--random-words" : "--simulate",
-                   proofs::offset_simulation_work(spec.head, L, o->simulation), opt_in_budget(o->head.allow_slow));
+                   proofs::offset_simulation_work(spec.head, L, o->simulation),
+                   opt_in_budget(o->head.allow_slow));
     }
     const auto report = proofs::horizon(spec);
     if (show_progress && report.auto_C) std::cerr << "\n";

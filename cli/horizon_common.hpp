@@ -11,8 +11,8 @@ namespace ropesim::cli {
 
 /// The flags that describe one head.
 struct HeadArguments {
-  std::string g = "1";             ///< --g (exact decimal); ignored when schedule is set
-  std::string schedule;            ///< --schedule (multi-frequency head)
+  std::string g = "1";   ///< --g (exact decimal); ignored when schedule is set
+  std::string schedule;  ///< --schedule (multi-frequency head)
   /// --axis: a multi-axis schedule's head along this axis, the others at 0
   /// (attention::along_axis); required for a multi-axis --schedule.
   std::string axis;
@@ -23,7 +23,7 @@ struct HeadArguments {
   std::string rounding = "nearest-even";
   std::string summation = "sequential";
   std::string accumulator = "fp32";
-  std::string algorithm = "auto";           ///< --algorithm auto|candidates|scan
+  std::string algorithm = "auto";  ///< --algorithm auto|candidates|scan
   std::string engine = "auto";     ///< --engine: mpfr, fast or auto (same results, different speed)
   std::optional<std::uint64_t> max_length;  ///< --max-length
   bool allow_slow = false;                  ///< --allow-slow

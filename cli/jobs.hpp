@@ -4,7 +4,6 @@
 // sweep can run as a cluster job array; `ropesim merge` (cli/merge_command.cpp) joins the
 // parts into the file one run would have written.
 #include <CLI/CLI.hpp>
-
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -38,7 +37,9 @@ struct Shard {
   /// One past its last row.
   std::uint64_t end_row(std::uint64_t total) const { return boundary(index, total); }
   /// Does row `row` (0-based) of a table of `total` rows belong to this shard?
-  bool owns(std::uint64_t row, std::uint64_t total) const { return first_row(total) <= row && row < end_row(total); }
+  bool owns(std::uint64_t row, std::uint64_t total) const {
+    return first_row(total) <= row && row < end_row(total);
+  }
   /// How many of rows 0..total−1 belong to this shard.
   std::uint64_t rows_of(std::uint64_t total) const { return end_row(total) - first_row(total); }
 };

@@ -1,20 +1,20 @@
 // The ropesim executable: argument parsing and output only (STYLE: no science in cli/).
-#include <CLI/CLI.hpp>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
-#include <cstdio>
 #include <cctype>
+#include <cstdio>
 #include <iostream>
 #include <new>
 
-#include "cli/commands.hpp"
-#include "numeric/error.hpp"
 #include "attention/realisation.hpp"
 #include "attention/schedule.hpp"
+#include "cli/commands.hpp"
+#include "cli/table.hpp"
+#include "numeric/error.hpp"
 #include "numeric/format.hpp"
 #include "numeric/version.hpp"
-#include "cli/table.hpp"
 
 namespace ropesim::cli {
 
@@ -23,26 +23,31 @@ std::vector<std::string> split_list(const std::string& text, ListKind kind) {
   auto starts_new = [kind](const std::string& piece) {
     switch (kind) {
       case ListKind::plain:
-      case ListKind::realisations: return true;
-      case ListKind::formats: return piece.rfind("p=", 0) == 0 || piece.find('=') == std::string::npos;
+      case ListKind::realisations:
+        return true;
+      case ListKind::formats:
+        return piece.rfind("p=", 0) == 0 || piece.find('=') == std::string::npos;
       case ListKind::schedules:
         // A new spec has a kind (`single:`) or is a preset name; bare numbers such as the
         // `3` of `periodic:m=2,3,12` or the `1/3` of `periodic:1/2,1/3` continue the last one.
         return piece.find(':') != std::string::npos ||
                (piece.find('=') == std::string::npos &&
-                std::any_of(piece.begin(), piece.end(), [](unsigned char c) { return std::isalpha(c) != 0; }));
+                std::any_of(piece.begin(), piece.end(),
+                            [](unsigned char c) { return std::isalpha(c) != 0; }));
     }
     return true;
   };
   std::size_t start = 0;
   for (;;) {
     const std::size_t end = text.find(';', start);
-    const std::string group = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    const std::string group =
+        text.substr(start, end == std::string::npos ? std::string::npos : end - start);
     bool first_in_group = true;
     std::size_t from = 0;
     for (;;) {
       const std::size_t comma = group.find(',', from);
-      const std::string piece = group.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
+      const std::string piece =
+          group.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
       if (!piece.empty()) {
         if (kind == ListKind::realisations && first_in_group && !items.empty() &&
             items.back().rfind("pipeline:", 0) == 0 && piece.find('=') != std::string::npos &&
@@ -69,7 +74,8 @@ CLI::Validator integer_in(std::uint64_t lo, std::uint64_t hi) {
   return CLI::Validator(
       [lo, hi, range](std::string& text) -> std::string {
         const std::string accepted = "accepted: an integer in " + range + " (decimal digits only)";
-        if (text.empty() || !std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isdigit(c) != 0; })) {
+        if (text.empty() || !std::all_of(text.begin(), text.end(),
+                                         [](unsigned char c) { return std::isdigit(c) != 0; })) {
           return "'" + text + "' is not an integer; " + accepted;
         }
         const std::size_t first = std::min(text.find_first_not_of('0'), text.size() - 1);
@@ -83,14 +89,16 @@ CLI::Validator integer_in(std::uint64_t lo, std::uint64_t hi) {
           value = value * 10 + digit;
         }
         if (overflow || value < lo || value > hi) {
-          return (too_long ? "'" + text.substr(0, 24) + "...'" : "'" + text + "'") + " is out of range; " + accepted;
+          return (too_long ? "'" + text.substr(0, 24) + "...'" : "'" + text + "'") +
+                 " is out of range; " + accepted;
         }
         return {};
       },
       "INT in " + range, "integer_in");
 }
 
-std::vector<std::string> split_unique(const std::string& text, const std::string& flag, ListKind kind) {
+std::vector<std::string> split_unique(const std::string& text, const std::string& flag,
+                                      ListKind kind) {
   std::vector<std::string> items = split_list(text, kind);
   if (kind == ListKind::formats) {  // precision and exponent ranges: p=4..53,e=11
     std::vector<std::string> expanded;
@@ -113,7 +121,8 @@ std::vector<std::string> split_unique(const std::string& text, const std::string
   }
   for (std::size_t i = 0; i < items.size(); ++i) {
     for (std::size_t j = 0; j < i; ++j) {
-      if (items[i] == items[j]) throw InvalidArgument(flag + ": '" + items[i] + "' is listed twice; list each once");
+      if (items[i] == items[j])
+        throw InvalidArgument(flag + ": '" + items[i] + "' is listed twice; list each once");
     }
   }
   return items;
@@ -129,7 +138,8 @@ std::string one_line(std::string_view message) {
     if (c == '\'') {
       const std::size_t close = message.find('\'', i + 1);
       if (close != std::string_view::npos && close - i - 1 > 80) {
-        out += "'" + std::string(message.substr(i + 1, 60)) + "...' (" + std::to_string(close - i - 1) + " characters)";
+        out += "'" + std::string(message.substr(i + 1, 60)) + "...' (" +
+               std::to_string(close - i - 1) + " characters)";
         i = close + 1;
         continue;
       }
@@ -142,10 +152,12 @@ std::string one_line(std::string_view message) {
 }
 
 void add_spellings_to_help(CLI::App& app) {
-  const std::string formats = "Accepted: " + numeric::format_spellings() + "; lists take ranges such as p=4..53,e=11.";
+  const std::string formats =
+      "Accepted: " + numeric::format_spellings() + "; lists take ranges such as p=4..53,e=11.";
   const std::string schedules = "Accepted: " + attention::schedule_spellings() + ".";
   const std::string realisations = "Accepted: " + attention::realisation_spellings() + ".";
-  const std::string roundings = "Accepted: nearest-even nearest-away toward-zero upward downward (rne rna rz ru rd).";
+  const std::string roundings =
+      "Accepted: nearest-even nearest-away toward-zero upward downward (rne rna rz ru rd).";
   for (CLI::App* sub : app.get_subcommands({})) {
     for (CLI::Option* option : sub->get_options()) {
       const std::string name = option->get_name();
@@ -160,7 +172,8 @@ void add_spellings_to_help(CLI::App& app) {
   }
 }
 
-std::string progress_line(std::size_t done, std::size_t total, const std::string& what, double elapsed) {
+std::string progress_line(std::size_t done, std::size_t total, const std::string& what,
+                          double elapsed) {
   std::string line = "[" + std::to_string(done) + "/" + std::to_string(total) + "] " + what + "  " +
                      ropesim::duration_text(elapsed);
   if (done > 0 && elapsed > 0) {
@@ -168,12 +181,15 @@ std::string progress_line(std::size_t done, std::size_t total, const std::string
     char buffer[64];
     std::snprintf(buffer, sizeof buffer, ", %.3g/s", rate);
     line += buffer;
-    if (done < total) line += ", about " + ropesim::duration_text(static_cast<double>(total - done) / rate) + " left";
+    if (done < total)
+      line +=
+          ", about " + ropesim::duration_text(static_cast<double>(total - done) / rate) + " left";
   }
   return line;
 }
 
-std::vector<attention::Schedule> grid_schedules(const std::string& models, const std::string& schedules) {
+std::vector<attention::Schedule> grid_schedules(const std::string& models,
+                                                const std::string& schedules) {
   std::vector<std::string> names;
   if (models == "all" || (models.empty() && schedules.empty())) {
     names = attention::model_preset_names();
@@ -181,7 +197,8 @@ std::vector<attention::Schedule> grid_schedules(const std::string& models, const
     names = split_unique(models, "--models");
   }
   std::vector<attention::Schedule> out;
-  for (const auto& name : names) out.push_back(with_flag("--models", [&] { return attention::preset_schedule(name); }));
+  for (const auto& name : names)
+    out.push_back(with_flag("--models", [&] { return attention::preset_schedule(name); }));
   for (const auto& spec : split_unique(schedules, "--schedules", ListKind::schedules)) {
     out.push_back(with_flag("--schedules", [&] { return attention::parse_schedule(spec); }));
   }
@@ -198,7 +215,7 @@ int main(int argc, char** argv) {
   CLI::App app{"ropesim: exact finite-precision simulation of RoPE transformers (see README.md)"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "ropesim " + std::string(ropesim::version()) + " (commit " +
-                                       std::string(ropesim::source_commit()) + ")");
+                                        std::string(ropesim::source_commit()) + ")");
   std::vector<Action> actions;
   actions.push_back(add_formats_command(app));
   actions.push_back(add_rotations_command(app));
@@ -226,7 +243,8 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     std::string message = e.what();
-    if (message.find("subcommand is required") != std::string::npos || message.find("were not expected") != std::string::npos) {
+    if (message.find("subcommand is required") != std::string::npos ||
+        message.find("were not expected") != std::string::npos) {
       // The deepest command given: its sub-commands are the accepted words.
       const CLI::App* level = &app;
       std::string path = "ropesim";
@@ -242,12 +260,14 @@ int main(int argc, char** argv) {
         }
       }
       std::string commands;
-      for (const auto* sub : level->get_subcommands({})) commands += (commands.empty() ? "" : " ") + sub->get_name();
+      for (const auto* sub : level->get_subcommands({}))
+        commands += (commands.empty() ? "" : " ") + sub->get_name();
       if (level != &app && !commands.empty()) {
         message = "'" + path + "' needs a sub-command; accepted: " + commands;
       } else if (level == &app) {
         bool unknown = argc > 1;
-        for (const auto* sub : app.get_subcommands({})) unknown = unknown && sub->get_name() != argv[1];
+        for (const auto* sub : app.get_subcommands({}))
+          unknown = unknown && sub->get_name() != argv[1];
         if (unknown && argv[1][0] == '-') {
           message = std::string("unknown option '") + argv[1] + "' before a command";
         } else if (unknown) {
@@ -259,12 +279,14 @@ int main(int argc, char** argv) {
       }
     }
     // CLI11's "At Most 1 required but received N": an option given more than once.
-    if (const auto at = message.find(": At Most 1 required but received "); at != std::string::npos) {
+    if (const auto at = message.find(": At Most 1 required but received ");
+        at != std::string::npos) {
       message = message.substr(0, at) + ": given " +
                 message.substr(at + std::string(": At Most 1 required but received ").size()) +
                 " times; accepted: once";
     }
-    std::cerr << "ropesim: error: " << one_line(message) << " (see " << "ropesim --help)\n";
+    std::cerr << "ropesim: error: " << one_line(message) << " (see "
+              << "ropesim --help)\n";
     return 2;
   }
   try {
@@ -276,7 +298,8 @@ int main(int argc, char** argv) {
     std::cerr << "ropesim: error: " << one_line(e.what()) << "\n";
     return 2;
   } catch (const std::bad_alloc&) {
-    std::cerr << "ropesim: error: not enough memory for the requested sizes (positions, model dimensions); "
+    std::cerr << "ropesim: error: not enough memory for the requested sizes (positions, model "
+                 "dimensions); "
                  "reduce them\n";
     return 2;
   } catch (const std::exception& e) {

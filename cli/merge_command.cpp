@@ -46,10 +46,14 @@ std::string first_difference(const std::string& a, const std::string& b) {
 
 const char* kind_name(OutputKind kind) {
   switch (kind) {
-    case OutputKind::csv: return "CSV";
-    case OutputKind::markdown: return "Markdown";
-    case OutputKind::json: return "JSON";
-    case OutputKind::latex: return "LaTeX";
+    case OutputKind::csv:
+      return "CSV";
+    case OutputKind::markdown:
+      return "Markdown";
+    case OutputKind::json:
+      return "JSON";
+    case OutputKind::latex:
+      return "LaTeX";
   }
   return "?";
 }
@@ -58,10 +62,10 @@ const char* kind_name(OutputKind kind) {
 struct ShardFile {
   std::string path;
   ShardRecord record;
-  std::string writer;   ///< "ropesim V (commit C)": the build that wrote it
-  std::string command;  ///< the recorded command
-  std::string header;   ///< everything between the provenance and the rows (columns)
-  std::string footer;   ///< everything after the rows
+  std::string writer;             ///< "ropesim V (commit C)": the build that wrote it
+  std::string command;            ///< the recorded command
+  std::string header;             ///< everything between the provenance and the rows (columns)
+  std::string footer;             ///< everything after the rows
   std::vector<std::string> rows;  ///< text rows, each with its line end (CSV, Markdown, LaTeX)
   nlohmann::json json;            ///< the whole document (JSON)
 };
@@ -70,7 +74,9 @@ struct ShardFile {
 
 std::string read_all(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) fail("cannot read '" + path + "'; accepted: files written by ropesim sweep or table with --shard I/N --out FILE");
+  if (!in)
+    fail("cannot read '" + path +
+         "'; accepted: files written by ropesim sweep or table with --shard I/N --out FILE");
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
@@ -113,21 +119,26 @@ std::string not_ours(const std::string& path, OutputKind kind, const std::string
 }
 
 std::string no_shard(const std::string& path) {
-  return "'" + path + "' has no shard record (written without --shard?); accepted: the files of one run with --shard 1/N ... N/N";
+  return "'" + path +
+         "' has no shard record (written without --shard?); accepted: the files of one run with "
+         "--shard 1/N ... N/N";
 }
 
 ShardFile read_text_shard(const std::string& path, OutputKind kind) {
   ShardFile f;
   f.path = path;
   const auto lines = records(read_all(path), kind == OutputKind::csv);
-  auto line = [&](std::size_t i) { return i < lines.size() ? without_newline(lines[i]) : std::string(); };
+  auto line = [&](std::size_t i) {
+    return i < lines.size() ? without_newline(lines[i]) : std::string();
+  };
   std::size_t first_row = 0, end_row = 0;
   if (kind == OutputKind::csv || kind == OutputKind::latex) {
     const std::string comment = kind == OutputKind::csv ? "# " : "% ";
     if (line(0).rfind(comment, 0) != 0 || !split_provenance(line(0).substr(2), f)) {
       throw InvalidArgument("merge: " + not_ours(path, kind, "line 1 is not its provenance"));
     }
-    const auto record = line(1).rfind(comment, 0) == 0 ? parse_shard_line(line(1).substr(2)) : std::nullopt;
+    const auto record =
+        line(1).rfind(comment, 0) == 0 ? parse_shard_line(line(1).substr(2)) : std::nullopt;
     if (!record) fail(no_shard(path));
     f.record = *record;
     if (kind == OutputKind::csv) {
@@ -137,8 +148,9 @@ ShardFile read_text_shard(const std::string& path, OutputKind kind) {
       end_row = lines.size();
     } else {
       // \begin{tabular}, \hline, header, \hline, rows, \hline, \end{tabular}
-      if (lines.size() < 8 || line(2).rfind("\\begin{tabular}{", 0) != 0 || line(3) != "\\hline" || line(5) != "\\hline" ||
-          line(lines.size() - 2) != "\\hline" || line(lines.size() - 1) != "\\end{tabular}") {
+      if (lines.size() < 8 || line(2).rfind("\\begin{tabular}{", 0) != 0 || line(3) != "\\hline" ||
+          line(5) != "\\hline" || line(lines.size() - 2) != "\\hline" ||
+          line(lines.size() - 1) != "\\end{tabular}") {
         fail(not_ours(path, kind, "not a tabular of ropesim's layout"));
       }
       f.header = lines[2] + lines[3] + lines[4] + lines[5];
@@ -146,7 +158,8 @@ ShardFile read_text_shard(const std::string& path, OutputKind kind) {
       first_row = 6;
       end_row = lines.size() - 2;
     }
-  } else {  // Markdown: "Made by ropesim V (commit C): `CMD`", "", shard line, "", header, rule, rows
+  } else {  // Markdown: "Made by ropesim V (commit C): `CMD`", "", shard line, "", header, rule,
+            // rows
     const std::string made = line(0);
     const std::size_t at = made.find("): `");
     if (made.rfind("Made by ropesim ", 0) != 0 || at == std::string::npos || made.back() != '`') {
@@ -165,7 +178,8 @@ ShardFile read_text_shard(const std::string& path, OutputKind kind) {
     end_row = lines.size();
   }
   for (std::size_t i = first_row; i < end_row; ++i) {
-    if (lines[i].empty() || lines[i].back() != '\n') fail(not_ours(path, kind, "the last line is cut off"));
+    if (lines[i].empty() || lines[i].back() != '\n')
+      fail(not_ours(path, kind, "the last line is cut off"));
     f.rows.push_back(lines[i]);
   }
   return f;
@@ -181,12 +195,15 @@ ShardFile read_json_shard(const std::string& path) {
     fail(not_ours(path, OutputKind::json, "not valid JSON"));
   }
   const auto& j = f.json;
-  if (!j.is_object() || j.size() != 2 || !j.contains("provenance") || !j.contains("rows") || !j["rows"].is_array() ||
-      !j["provenance"].is_object() || !j["provenance"].contains("command") || !j["provenance"]["command"].is_string()) {
+  if (!j.is_object() || j.size() != 2 || !j.contains("provenance") || !j.contains("rows") ||
+      !j["rows"].is_array() || !j["provenance"].is_object() ||
+      !j["provenance"].contains("command") || !j["provenance"]["command"].is_string()) {
     fail(not_ours(path, OutputKind::json, "no provenance and rows"));
   }
   // Merging re-renders the rows: only a file that reads back to the same bytes merges exactly.
-  if (j.dump(2) + "\n" != text) fail(not_ours(path, OutputKind::json, "it does not read back to the same bytes; was it edited?"));
+  if (j.dump(2) + "\n" != text)
+    fail(not_ours(path, OutputKind::json,
+                  "it does not read back to the same bytes; was it edited?"));
   const auto& p = j["provenance"];
   if (!p.contains("shard")) fail(no_shard(path));
   const auto& s = p["shard"];
@@ -195,8 +212,8 @@ ShardFile read_json_shard(const std::string& path) {
     return s[key].get<std::uint64_t>();
   };
   f.record = ShardRecord{Shard{whole("index"), whole("count")}, whole("rows")};
-  if (s.size() != 3 || f.record.shard.count < 1 || f.record.shard.count > kMaxShards || f.record.shard.index < 1 ||
-      f.record.shard.index > f.record.shard.count) {
+  if (s.size() != 3 || f.record.shard.count < 1 || f.record.shard.count > kMaxShards ||
+      f.record.shard.index < 1 || f.record.shard.index > f.record.shard.count) {
     fail(no_shard(path));
   }
   f.command = p["command"].get<std::string>();
@@ -291,7 +308,8 @@ std::optional<std::pair<std::uint64_t, std::uint64_t>> requested_shard(const std
   const std::size_t slash = value.find('/');
   if (slash == std::string::npos) return std::nullopt;
   try {
-    return std::make_pair(std::stoull(value.substr(0, slash)), std::stoull(value.substr(slash + 1)));
+    return std::make_pair(std::stoull(value.substr(0, slash)),
+                          std::stoull(value.substr(slash + 1)));
   } catch (const std::exception&) {
     return std::nullopt;
   }
@@ -336,8 +354,11 @@ Action add_merge_command(CLI::App& app) {
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand(
-      "merge", "Join the shard files of a sweep or table run with --shard I/N into the file one run writes");
-  cmd->add_option("files", o->files, "The shard files (all N of one run, any order; .csv .md .json .tex)")->required();
+      "merge",
+      "Join the shard files of a sweep or table run with --shard I/N into the file one run writes");
+  cmd->add_option("files", o->files,
+                  "The shard files (all N of one run, any order; .csv .md .json .tex)")
+      ->required();
   cmd->add_option("--out,-o", o->out, "The merged file (same kind as the shards)")->required();
   return [cmd, o]() -> int {
     if (!cmd->parsed()) return -1;
@@ -352,8 +373,8 @@ Action add_merge_command(CLI::App& app) {
       }
       const OutputKind k = output_kind_for(path, "merge");
       if (k != kind) {
-        fail("'" + path + "' is " + kind_name(k) + " but --out '" + o->out + "' is " + kind_name(kind) +
-             "; accepted: shards and --out of one kind (.csv .md .json .tex)");
+        fail("'" + path + "' is " + kind_name(k) + " but --out '" + o->out + "' is " +
+             kind_name(kind) + "; accepted: shards and --out of one kind (.csv .md .json .tex)");
       }
       shards.push_back(k == OutputKind::json ? read_json_shard(path) : read_text_shard(path, k));
     }
@@ -362,7 +383,8 @@ Action add_merge_command(CLI::App& app) {
     std::map<std::uint64_t, const ShardFile*> by_index;
     for (const auto& f : shards) {
       if (f.writer != first.writer) {
-        fail("'" + f.path + "' and '" + first.path + "' were written by different ropesim builds; accepted: the shards of one run");
+        fail("'" + f.path + "' and '" + first.path +
+             "' were written by different ropesim builds; accepted: the shards of one run");
       }
       if (computation(f.command) != computation(first.command)) {
         fail("'" + f.path + "' and '" + first.path + "' come from different commands (" +
@@ -371,30 +393,36 @@ Action add_merge_command(CLI::App& app) {
              "--quiet, --json and --columns");
       }
       if (f.record.shard.count != n || f.record.total_rows != first.record.total_rows) {
-        fail("'" + f.path + "' is shard " + std::to_string(f.record.shard.index) + "/" + std::to_string(f.record.shard.count) +
-             " of " + std::to_string(f.record.total_rows) + " rows but '" + first.path + "' is shard " +
-             std::to_string(first.record.shard.index) + "/" + std::to_string(n) + " of " +
-             std::to_string(first.record.total_rows) + " rows; accepted: the shards of one run");
+        fail("'" + f.path + "' is shard " + std::to_string(f.record.shard.index) + "/" +
+             std::to_string(f.record.shard.count) + " of " + std::to_string(f.record.total_rows) +
+             " rows but '" + first.path + "' is shard " + std::to_string(first.record.shard.index) +
+             "/" + std::to_string(n) + " of " + std::to_string(first.record.total_rows) +
+             " rows; accepted: the shards of one run");
       }
       if (f.header != first.header || f.footer != first.footer) {
-        fail("'" + f.path + "' and '" + first.path + "' have different columns; accepted: the shards of one run");
+        fail("'" + f.path + "' and '" + first.path +
+             "' have different columns; accepted: the shards of one run");
       }
       const auto asked = requested_shard(f.command);
       if (!asked || asked->first != f.record.shard.index || asked->second != f.record.shard.count) {
-        fail("'" + f.path + "' records shard " + std::to_string(f.record.shard.index) + "/" + std::to_string(n) +
-             " but its command line does not ask for it (edited?); accepted: shard files as ropesim wrote them");
+        fail("'" + f.path + "' records shard " + std::to_string(f.record.shard.index) + "/" +
+             std::to_string(n) +
+             " but its command line does not ask for it (edited?); accepted: shard files as "
+             "ropesim wrote them");
       }
       const auto [at, inserted] = by_index.emplace(f.record.shard.index, &f);
       if (!inserted) {
-        fail("shard " + std::to_string(f.record.shard.index) + "/" + std::to_string(n) + " is given twice ('" + at->second->path +
-             "', '" + f.path + "'); accepted: each of the N shards once");
+        fail("shard " + std::to_string(f.record.shard.index) + "/" + std::to_string(n) +
+             " is given twice ('" + at->second->path + "', '" + f.path +
+             "'); accepted: each of the N shards once");
       }
       const std::uint64_t expected = f.record.shard.rows_of(f.record.total_rows);
       const std::uint64_t rows = f.json.is_null() ? f.rows.size() : f.json["rows"].size();
       if (rows != expected) {
-        fail("'" + f.path + "' (shard " + std::to_string(f.record.shard.index) + "/" + std::to_string(n) + " of " +
-             std::to_string(f.record.total_rows) + " rows) has " + std::to_string(rows) + " rows, expected " +
-             std::to_string(expected) + " (cut off or edited?)");
+        fail("'" + f.path + "' (shard " + std::to_string(f.record.shard.index) + "/" +
+             std::to_string(n) + " of " + std::to_string(f.record.total_rows) + " rows) has " +
+             std::to_string(rows) + " rows, expected " + std::to_string(expected) +
+             " (cut off or edited?)");
       }
     }
     if (by_index.size() != n) {
@@ -426,9 +454,15 @@ Action add_merge_command(CLI::App& app) {
       text = merged.dump(2) + "\n";
     } else {
       switch (kind) {
-        case OutputKind::csv: text = "# " + one.writer + "; command: " + command + "\n"; break;
-        case OutputKind::latex: text = "% " + one.writer + "; command: " + command + "\n"; break;
-        default: text = "Made by " + one.writer + ": `" + command + "`\n\n"; break;
+        case OutputKind::csv:
+          text = "# " + one.writer + "; command: " + command + "\n";
+          break;
+        case OutputKind::latex:
+          text = "% " + one.writer + "; command: " + command + "\n";
+          break;
+        default:
+          text = "Made by " + one.writer + ": `" + command + "`\n\n";
+          break;
       }
       text += first.header;
       for (const auto& [index, shard] : by_index) {
@@ -437,7 +471,8 @@ Action add_merge_command(CLI::App& app) {
       text += first.footer;
     }
     write_file_atomically(o->out, text);
-    std::cout << "merged " << n << " shard" << (n == 1 ? "" : "s") << ", " << total << " rows, into " << o->out << "\n";
+    std::cout << "merged " << n << " shard" << (n == 1 ? "" : "s") << ", " << total
+              << " rows, into " << o->out << "\n";
     return 0;
   };
 }

@@ -12,8 +12,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <iostream>
 #include <filesystem>
+#include <iostream>
 #include <map>
 #include <thread>
 
@@ -21,9 +21,9 @@
 #include "attention/realisation.hpp"
 #include "attention/schedule.hpp"
 #include "cli/commands.hpp"
-#include "cli/jobs.hpp"
 #include "cli/gnuplot.hpp"
 #include "cli/horizon_common.hpp"
+#include "cli/jobs.hpp"
 #include "cli/table.hpp"
 #include "numeric/error.hpp"
 #include "numeric/exact.hpp"
@@ -39,7 +39,8 @@ struct PlotOutput {
   PlotKind kind = PlotKind::svg;
 
   void add_options(CLI::App* cmd) {
-    cmd->add_option("-o,--out", out, "Write the figure to FILE (.svg or .png; required)")->required();
+    cmd->add_option("-o,--out", out, "Write the figure to FILE (.svg or .png; required)")
+        ->required();
     cmd->add_option("--data", data, "Also write the plotted data to FILE.csv");
   }
   /// Checks both paths before anything is computed, and that gnuplot is there.
@@ -48,8 +49,9 @@ struct PlotOutput {
     check_writable(out, "--out");
     if (cmd->count("--data") > 0) {
       if (data.empty() || std::filesystem::path(data).extension() != ".csv") {
-        throw InvalidArgument("--data: the plotted data is written as CSV; accepted: a path ending in .csv, got '" +
-                              data + "'");
+        throw InvalidArgument(
+            "--data: the plotted data is written as CSV; accepted: a path ending in .csv, got '" +
+            data + "'");
       }
       check_writable(data, "--data");
       if (std::filesystem::absolute(data) == std::filesystem::absolute(out)) {
@@ -83,9 +85,9 @@ std::string rows_block(const std::string& name, const std::vector<std::vector<st
 }
 
 /// Line colours, one per k (or per model): distinguishable, dark enough on white.
-const std::vector<std::string> kColours = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e",
-                                           "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22",
-                                           "#393b79", "#637939"};
+const std::vector<std::string> kColours = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd",
+                                           "#ff7f0e", "#8c564b", "#e377c2", "#17becf",
+                                           "#7f7f7f", "#bcbd22", "#393b79", "#637939"};
 
 std::string colour(std::size_t i) { return kColours[i % kColours.size()]; }
 
@@ -105,16 +107,22 @@ CLI::App* add_plot_horizon(CLI::App* plot, std::function<int()>& action) {
   };
   auto o = std::make_shared<Options>();
   auto* cmd = plot->add_subcommand(
-      "horizon", "N_max^(k) of the fixed-offset head against the precision p, with the bounds of THEORY §6");
-  cmd->add_option("--formats", o->formats, "Formats (binary floating point), e.g. p=4..24,e=8")->capture_default_str();
-  cmd->add_option("--g", o->head.g, "Frequency g in radians per position (exact decimal)")->capture_default_str();
+      "horizon",
+      "N_max^(k) of the fixed-offset head against the precision p, with the bounds of THEORY §6");
+  cmd->add_option("--formats", o->formats, "Formats (binary floating point), e.g. p=4..24,e=8")
+      ->capture_default_str();
+  cmd->add_option("--g", o->head.g, "Frequency g in radians per position (exact decimal)")
+      ->capture_default_str();
   cmd->add_option("--k", o->k, "Offsets k (one curve each)")->capture_default_str();
   cmd->add_option("--C", o->head.C, "Scale C (exact decimal) or 'auto'")->capture_default_str();
-  cmd->add_option("--realization,--realisation", o->head.realisation, "r1 r2 hf llamacpp-cpu llamacpp-cuda pipeline:...")
+  cmd->add_option("--realization,--realisation", o->head.realisation,
+                  "r1 r2 hf llamacpp-cpu llamacpp-cuda pipeline:...")
       ->capture_default_str();
-  cmd->add_option("--rounding", o->head.rounding, "Rounding of every operation")->capture_default_str();
+  cmd->add_option("--rounding", o->head.rounding, "Rounding of every operation")
+      ->capture_default_str();
   add_integer_option(cmd, "--max-length", o->head.max_length,
-                     "L_max of every scan (default: each head's quick limit)", 1, proofs::kMaxScanLength);
+                     "L_max of every scan (default: each head's quick limit)", 1,
+                     proofs::kMaxScanLength);
   cmd->add_flag("--allow-slow", o->head.allow_slow, "Allow --max-length beyond the quick limit");
   o->output.add_options(cmd);
   action = [cmd, o]() -> int {
@@ -122,7 +130,8 @@ CLI::App* add_plot_horizon(CLI::App* plot, std::function<int()>& action) {
     o->output.check(cmd);
     const auto formats = split_unique(o->formats, "--formats", ListKind::formats);
     const auto ks = split_unique(o->k, "--k");
-    if (formats.empty()) throw InvalidArgument("--formats: empty list; give formats such as p=4..24,e=8");
+    if (formats.empty())
+      throw InvalidArgument("--formats: empty list; give formats such as p=4..24,e=8");
     if (ks.empty()) throw InvalidArgument("--k: empty list; give offsets such as 1,2");
     if (o->head.C.find(',') != std::string::npos) {
       throw InvalidArgument("--C: plot horizon takes one C (or 'auto'), got '" + o->head.C + "'");
@@ -142,8 +151,10 @@ CLI::App* add_plot_horizon(CLI::App* plot, std::function<int()>& action) {
         }
         const auto& f = specs.back().head.policy.format;
         if (f.is_fixed_point()) {
-          throw InvalidArgument("--formats: plot horizon draws against the precision p of a floating-point format; '" +
-                                format + "' is fixed point");
+          throw InvalidArgument(
+              "--formats: plot horizon draws against the precision p of a floating-point format; "
+              "'" +
+              format + "' is fixed point");
         }
         precisions.push_back(f.precision);
       }
@@ -154,9 +165,10 @@ CLI::App* add_plot_horizon(CLI::App* plot, std::function<int()>& action) {
     for (std::size_t c = 0; c < specs.size(); ++c) {
       reports.push_back(proofs::horizon(specs[c]));
       if (progress) {
-        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        std::cerr << fmt::format("\r[{}/{}] {} k={}  {:.0f}s   ", c + 1, specs.size(), reports.back().format,
-                                 reports.back().k, elapsed)
+        const double elapsed =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        std::cerr << fmt::format("\r[{}/{}] {} k={}  {:.0f}s   ", c + 1, specs.size(),
+                                 reports.back().format, reports.back().k, elapsed)
                   << std::flush;
       }
     }
@@ -164,8 +176,18 @@ CLI::App* add_plot_horizon(CLI::App* plot, std::function<int()>& action) {
 
     // The plotted data: one row per (k, format).
     Table data;
-    data.columns = {"format", "p", "k", "C", "n_max", "n_max_at_limit", "delta_bound", "delta_bound_at_limit",
-                    "tie_distance", "tie_distance_at_limit", "heuristic", "tie_cap"};
+    data.columns = {"format",
+                    "p",
+                    "k",
+                    "C",
+                    "n_max",
+                    "n_max_at_limit",
+                    "delta_bound",
+                    "delta_bound_at_limit",
+                    "tie_distance",
+                    "tie_distance_at_limit",
+                    "heuristic",
+                    "tie_cap"};
     std::map<std::uint64_t, std::vector<std::vector<std::string>>> per_k;  // gnuplot rows by k
     std::vector<std::vector<std::string>> shared;                          // k-independent columns
     bool any_n_limit = false, any_delta_limit = false, any_tie_limit = false, any_zero = false;
@@ -173,21 +195,25 @@ CLI::App* add_plot_horizon(CLI::App* plot, std::function<int()>& action) {
     for (std::size_t c = 0; c < reports.size(); ++c) {
       const auto& r = reports[c];
       const int p = precisions[c];
-      const nlohmann::json tie = r.tie_distance ? nlohmann::json(r.tie_distance->value) : nlohmann::json(nullptr);
+      const nlohmann::json tie =
+          r.tie_distance ? nlohmann::json(r.tie_distance->value) : nlohmann::json(nullptr);
       const nlohmann::json tie_limit =
           r.tie_distance ? nlohmann::json(r.tie_distance->at_limit) : nlohmann::json(nullptr);
-      data.rows.push_back({r.format, p, r.k, r.C.to_decimal(9), r.range.n_max, r.range.at_limit, r.delta_bound.value,
-                           r.delta_bound.at_limit, tie, tie_limit,
-                           r.heuristic ? nlohmann::json(fmt::format("{:.6g}", *r.heuristic)) : nlohmann::json(nullptr),
+      data.rows.push_back({r.format, p, r.k, r.C.to_decimal(9), r.range.n_max, r.range.at_limit,
+                           r.delta_bound.value, r.delta_bound.at_limit, tie, tie_limit,
+                           r.heuristic ? nlohmann::json(fmt::format("{:.6g}", *r.heuristic))
+                                       : nlohmann::json(nullptr),
                            fmt::format("{:.6g}", r.tie_cap)});
       const std::string n = std::to_string(r.range.n_max);
       const std::string d = std::to_string(r.delta_bound.value);
       any_n_limit = any_n_limit || r.range.at_limit;
       any_delta_limit = any_delta_limit || r.delta_bound.at_limit;
       any_zero = any_zero || r.range.n_max == 0;
-      // p, n_max (line), n_max exact, n_max lower bound, delta (line), delta exact, delta lower, heuristic
-      per_k[r.k].push_back({std::to_string(p), n, r.range.at_limit ? nan : n, r.range.at_limit ? n : nan, d,
-                            r.delta_bound.at_limit ? nan : d, r.delta_bound.at_limit ? d : nan,
+      // p, n_max (line), n_max exact, n_max lower bound, delta (line), delta exact, delta lower,
+      // heuristic
+      per_k[r.k].push_back({std::to_string(p), n, r.range.at_limit ? nan : n,
+                            r.range.at_limit ? n : nan, d, r.delta_bound.at_limit ? nan : d,
+                            r.delta_bound.at_limit ? d : nan,
                             r.heuristic ? gnuplot_number(*r.heuristic) : nan});
       if (r.k == reports.front().k) {
         std::string t = nan, t_exact = nan, t_lower = nan;
@@ -213,27 +239,34 @@ CLI::App* add_plot_horizon(CLI::App* plot, std::function<int()>& action) {
       const std::string c = colour(index++);
       const std::string kk = fmt::format("k={}", k);
       // Curves are drawn untitled; the key is built from keyentry lines (line and marker together).
-      keys.push_back(fmt::format("keyentry with linespoints lw 2 pt 7 ps 1.2 lc rgb '{}' title {}", c,
-                                 gnuplot_quote("N_max measured (" + kk + ")")));
+      keys.push_back(fmt::format("keyentry with linespoints lw 2 pt 7 ps 1.2 lc rgb '{}' title {}",
+                                 c, gnuplot_quote("N_max measured (" + kk + ")")));
       plots.push_back(fmt::format("${} using 1:2 with lines lw 2 lc rgb '{}' notitle", block, c));
-      plots.push_back(fmt::format("${} using 1:3 with points pt 7 ps 1.2 lc rgb '{}' notitle", block, c));
+      plots.push_back(
+          fmt::format("${} using 1:3 with points pt 7 ps 1.2 lc rgb '{}' notitle", block, c));
       if (any_n_limit) {
         keys.push_back(fmt::format("keyentry with points pt 6 ps 1.6 lw 2 lc rgb '{}' title {}", c,
                                    gnuplot_quote("N_max ≥ (scan limit) (" + kk + ")")));
-        plots.push_back(fmt::format("${} using 1:4 with points pt 6 ps 1.6 lw 2 lc rgb '{}' notitle", block, c));
+        plots.push_back(fmt::format(
+            "${} using 1:4 with points pt 6 ps 1.6 lw 2 lc rgb '{}' notitle", block, c));
       }
-      keys.push_back(fmt::format("keyentry with linespoints dt 2 lw 1.5 pt 5 ps 0.9 lc rgb '{}' title {}", c,
-                                 gnuplot_quote("exact bound C·δ_L ≥ f_large (" + kk + ")")));
-      plots.push_back(fmt::format("${} using 1:5 with lines dt 2 lw 1.5 lc rgb '{}' notitle", block, c));
-      plots.push_back(fmt::format("${} using 1:6 with points pt 5 ps 0.9 lc rgb '{}' notitle", block, c));
+      keys.push_back(
+          fmt::format("keyentry with linespoints dt 2 lw 1.5 pt 5 ps 0.9 lc rgb '{}' title {}", c,
+                      gnuplot_quote("exact bound C·δ_L ≥ f_large (" + kk + ")")));
+      plots.push_back(
+          fmt::format("${} using 1:5 with lines dt 2 lw 1.5 lc rgb '{}' notitle", block, c));
+      plots.push_back(
+          fmt::format("${} using 1:6 with points pt 5 ps 0.9 lc rgb '{}' notitle", block, c));
       if (any_delta_limit) {
         keys.push_back(fmt::format("keyentry with points pt 4 ps 1.3 lw 2 lc rgb '{}' title {}", c,
                                    gnuplot_quote("exact bound ≥ (search limit) (" + kk + ")")));
-        plots.push_back(fmt::format("${} using 1:7 with points pt 4 ps 1.3 lw 2 lc rgb '{}' notitle", block, c));
+        plots.push_back(fmt::format(
+            "${} using 1:7 with points pt 4 ps 1.3 lw 2 lc rgb '{}' notitle", block, c));
       }
       keys.push_back(fmt::format("keyentry with lines dt 3 lw 2 lc rgb '{}' title {}", c,
                                  gnuplot_quote("heuristic π·√(2C/f_large) − 1 (" + kk + ")")));
-      plots.push_back(fmt::format("${} using 1:8 with lines dt 3 lw 2 lc rgb '{}' notitle", block, c));
+      plots.push_back(
+          fmt::format("${} using 1:8 with lines dt 3 lw 2 lc rgb '{}' notitle", block, c));
     }
     std::stable_sort(shared.begin(), shared.end(), by_p);
     script += rows_block("T", shared);
@@ -246,29 +279,36 @@ CLI::App* add_plot_horizon(CLI::App* plot, std::function<int()>& action) {
                      gnuplot_quote("tie distance > (search limit)"));
       plots.push_back("$T using 1:4 with points pt 8 ps 1.4 lw 2 lc rgb '#000000' notitle");
     }
-    keys.push_back("keyentry with lines dt 3 lw 1.5 lc rgb '#808080' title " + gnuplot_quote("tie cap π·√(2/u)"));
+    keys.push_back("keyentry with lines dt 3 lw 1.5 lc rgb '#808080' title " +
+                   gnuplot_quote("tie cap π·√(2/u)"));
     plots.push_back("$T using 1:5 with lines dt 3 lw 1.5 lc rgb '#808080' notitle");
     plots.insert(plots.end(), keys.begin(), keys.end());
 
     const auto& first = reports.front();
-    script += "set title " +
-              gnuplot_lines({"Certified range N_max^(k) of the fixed-offset head Y^k against the precision of F",
-                             fmt::format("g = {} rad/position, C {}, realisation {}, {}", o->head.g,
-                                         o->head.C == "auto" ? "auto (chosen per point)" : "= " + o->head.C,
-                                         first.realisation, first.rounding)}) +
-              " font ',13'\n";
-    script += "set xlabel " + gnuplot_quote("precision p of F (bits, including the hidden bit)") + "\n";
+    script +=
+        "set title " +
+        gnuplot_lines(
+            {"Certified range N_max^(k) of the fixed-offset head Y^k against the precision of F",
+             fmt::format("g = {} rad/position, C {}, realisation {}, {}", o->head.g,
+                         o->head.C == "auto" ? "auto (chosen per point)" : "= " + o->head.C,
+                         first.realisation, first.rounding)}) +
+        " font ',13'\n";
+    script +=
+        "set xlabel " + gnuplot_quote("precision p of F (bits, including the hidden bit)") + "\n";
     script += "set ylabel " + gnuplot_quote("length L (positions), log scale") + "\n";
     script += "set logscale y 10\n";
     script += "set format y '1e%L'\nset grid xtics ytics lt 1 lw 1 lc rgb '#e4e4e4'\n";
-    script += "set xtics 1\nset mxtics 1\nset key outside right top vertical Left reverse spacing 1.1 font ',10'\n";
+    script +=
+        "set xtics 1\nset mxtics 1\nset key outside right top vertical Left reverse spacing 1.1 "
+        "font ',10'\n";
     script += "set bmargin 6\n";
     const int p_lo = *std::min_element(precisions.begin(), precisions.end());
     const int p_hi = *std::max_element(precisions.begin(), precisions.end());
     script += fmt::format("set xrange [{}:{}]\n", p_lo - 0.5, p_hi + 0.5);
     if (p_hi - p_lo > 30) script += "set xtics autofreq\n";
     if (any_zero)
-      script += "set label 2 " + gnuplot_quote("N_max = 0 (nothing certified) is not drawn on the log scale") +
+      script += "set label 2 " +
+                gnuplot_quote("N_max = 0 (nothing certified) is not drawn on the log scale") +
                 " at graph 0.01, graph 0.03 left font ',10'\n";
     script += "plot ";
     for (std::size_t i = 0; i < plots.size(); ++i) script += (i ? ", \\\n     " : "") + plots[i];
@@ -277,7 +317,8 @@ CLI::App* add_plot_horizon(CLI::App* plot, std::function<int()>& action) {
     draw_with_gnuplot(script, o->output.kind, o->output.out, 1400, 800);
     o->output.write_data(data);
     std::cout << horizon_table(reports).for_terminal("").to_text();
-    std::cout << "figure: " << o->output.out << (o->output.data.empty() ? "" : ", data: " + o->output.data) << "\n";
+    std::cout << "figure: " << o->output.out
+              << (o->output.data.empty() ? "" : ", data: " + o->output.data) << "\n";
     return 0;
   };
   return cmd;
@@ -288,19 +329,25 @@ CLI::App* add_plot_horizon(CLI::App* plot, std::function<int()>& action) {
 
 CLI::App* add_plot_rotations(CLI::App* plot, std::function<int()>& action) {
   struct Options {
-    std::string models, schedules, formats = "bf16,fp16,fp32,fp64", realisation = "r1", rounding = "nearest-even";
+    std::string models, schedules, formats = "bf16,fp16,fp32,fp64", realisation = "r1",
+                                   rounding = "nearest-even";
     std::uint64_t positions = 65536;
     unsigned threads = 0;
     PlotOutput output;
   };
   auto o = std::make_shared<Options>();
-  auto* cmd = plot->add_subcommand("rotations", "Distinct realised rotations against the format, per model preset");
-  cmd->add_option("--models", o->models, "Model presets (comma-separated) or 'all'; default all unless --schedules");
+  auto* cmd = plot->add_subcommand(
+      "rotations", "Distinct realised rotations against the format, per model preset");
+  cmd->add_option("--models", o->models,
+                  "Model presets (comma-separated) or 'all'; default all unless --schedules");
   cmd->add_option("--schedules", o->schedules, "Schedule specs instead of (or besides) presets");
-  cmd->add_option("--formats", o->formats, "Formats (one group of bars each)")->capture_default_str();
-  cmd->add_option("--realization,--realisation", o->realisation, "One realization")->capture_default_str();
+  cmd->add_option("--formats", o->formats, "Formats (one group of bars each)")
+      ->capture_default_str();
+  cmd->add_option("--realization,--realisation", o->realisation, "One realization")
+      ->capture_default_str();
   cmd->add_option("--rounding", o->rounding, "Rounding of every step")->capture_default_str();
-  add_integer_option(cmd, "--positions", o->positions, "N: positions 0..N-1", 2, attention::kMaxCensusPositions)
+  add_integer_option(cmd, "--positions", o->positions, "N: positions 0..N-1", 2,
+                     attention::kMaxCensusPositions)
       ->capture_default_str();
   add_jobs_option(cmd, o->threads);
   o->output.add_options(cmd);
@@ -315,13 +362,18 @@ CLI::App* add_plot_rotations(CLI::App* plot, std::function<int()>& action) {
     for (const auto& spec : split_unique(o->formats, "--formats", ListKind::formats)) {
       grid.formats.push_back(with_flag("--formats", [&] { return numeric::parse_format(spec); }));
     }
-    if (o->realisation.find(',') != std::string::npos && o->realisation.rfind("pipeline:", 0) != 0) {
-      throw InvalidArgument("--realization: plot rotations takes one realization, got '" + o->realisation + "'");
+    if (o->realisation.find(',') != std::string::npos &&
+        o->realisation.rfind("pipeline:", 0) != 0) {
+      throw InvalidArgument("--realization: plot rotations takes one realization, got '" +
+                            o->realisation + "'");
     }
-    with_flag("--realization", [&] { return attention::parse_realisation(o->realisation, numeric::Format::fp32()); });
+    with_flag("--realization", [&] {
+      return attention::parse_realisation(o->realisation, numeric::Format::fp32());
+    });
     grid.realisations.push_back(o->realisation);
     if (grid.schedules.empty() || grid.formats.empty()) {
-      throw InvalidArgument("plot rotations: nothing to draw (give --models or --schedules, and --formats)");
+      throw InvalidArgument(
+          "plot rotations: nothing to draw (give --models or --schedules, and --formats)");
     }
     attention::CensusOptions options;
     options.positions = o->positions;
@@ -330,9 +382,11 @@ CLI::App* add_plot_rotations(CLI::App* plot, std::function<int()>& action) {
     attention::CensusProgress progress;
     if (stderr_is_tty()) {
       progress = [start](std::size_t done, std::size_t total, const attention::CensusResult& last) {
-        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        std::cerr << "\r" << progress_line(done, total, last.schedule + " " + last.format.name, elapsed) << "   "
-                  << std::flush;
+        const double elapsed =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        std::cerr << "\r"
+                  << progress_line(done, total, last.schedule + " " + last.format.name, elapsed)
+                  << "   " << std::flush;
       };
     }
     const auto cells = attention::sweep(grid, options, progress);
@@ -340,7 +394,8 @@ CLI::App* add_plot_rotations(CLI::App* plot, std::function<int()>& action) {
 
     // Cells are schedule-major, then format (one realization).
     Table data;
-    data.columns = {"schedule", "realization", "format", "rounding", "positions", "distinct", "periodic", "period", "note"};
+    data.columns = {"schedule", "realization", "format", "rounding", "positions",
+                    "distinct", "periodic",    "period", "note"};
     const std::size_t S = grid.schedules.size(), F = grid.formats.size();
     std::vector<std::vector<std::string>> rows(F);
     for (std::size_t f = 0; f < F; ++f) rows[f].push_back("\"" + grid.formats[f].name + "\"");
@@ -348,13 +403,15 @@ CLI::App* add_plot_rotations(CLI::App* plot, std::function<int()>& action) {
       for (std::size_t f = 0; f < F; ++f) {
         const auto& r = cells[s * F + f];
         if (!r.not_applicable.empty()) {
-          data.rows.push_back({r.schedule, r.realisation, r.format.name, std::string(numeric::to_string(grid.rounding)),
-                               r.positions, nullptr, nullptr, nullptr, r.not_applicable});
+          data.rows.push_back({r.schedule, r.realisation, r.format.name,
+                               std::string(numeric::to_string(grid.rounding)), r.positions, nullptr,
+                               nullptr, nullptr, r.not_applicable});
           rows[f].push_back("NaN");
           continue;
         }
-        data.rows.push_back({r.schedule, r.realisation, r.format.name, std::string(numeric::to_string(grid.rounding)),
-                             r.positions, r.distinct_rotations, r.period.has_value(),
+        data.rows.push_back({r.schedule, r.realisation, r.format.name,
+                             std::string(numeric::to_string(grid.rounding)), r.positions,
+                             r.distinct_rotations, r.period.has_value(),
                              r.period ? nlohmann::json(*r.period) : nlohmann::json(nullptr), ""});
         rows[f].push_back(std::to_string(r.distinct_rotations));
       }
@@ -363,33 +420,42 @@ CLI::App* add_plot_rotations(CLI::App* plot, std::function<int()>& action) {
     const std::string realisation = cells.empty() ? o->realisation : cells.front().realisation;
     script += "set title " +
               gnuplot_lines({"Distinct realised rotations among R̂_0 … R̂_(N−1) (rotation census)",
-                             fmt::format("N = {} positions, realisation {}, {}", o->positions, realisation,
-                                         numeric::to_string(grid.rounding))}) +
+                             fmt::format("N = {} positions, realisation {}, {}", o->positions,
+                                         realisation, numeric::to_string(grid.rounding))}) +
               " font ',13'\n";
     script += "set xlabel " + gnuplot_quote("number format F") + "\n";
-    script += "set ylabel " + gnuplot_quote("distinct realised rotations (count), log scale") + "\n";
-    script += "set logscale y 10\nset yrange [1:" + gnuplot_number(static_cast<double>(o->positions) * 3) + "]\n";
-    script += "set grid ytics lt 1 lw 1 lc rgb '#e4e4e4'\nset style data histogram\nset style histogram clustered gap 1\n";
+    script +=
+        "set ylabel " + gnuplot_quote("distinct realised rotations (count), log scale") + "\n";
+    script += "set logscale y 10\nset yrange [1:" +
+              gnuplot_number(static_cast<double>(o->positions) * 3) + "]\n";
+    script +=
+        "set grid ytics lt 1 lw 1 lc rgb '#e4e4e4'\nset style data histogram\nset style histogram "
+        "clustered gap 1\n";
     script += "set style fill solid 0.85 border -1\nset boxwidth 0.9\nset xtics nomirror\n";
     script += "set key outside right top vertical Left reverse font ',10'\nset bmargin 6\n";
     script += fmt::format("set xrange [-0.6:{}]\n", static_cast<double>(F) - 0.4);
-    script += fmt::format("set arrow 1 from graph 0, first {0} to graph 1, first {0} nohead dt 2 lw 1.5 lc rgb '#000000'\n",
-                          o->positions);
-    script += "set label 1 " + gnuplot_quote(fmt::format("N = {} (every position distinct)", o->positions)) +
+    script += fmt::format(
+        "set arrow 1 from graph 0, first {0} to graph 1, first {0} nohead dt 2 lw 1.5 lc rgb "
+        "'#000000'\n",
+        o->positions);
+    script += "set label 1 " +
+              gnuplot_quote(fmt::format("N = {} (every position distinct)", o->positions)) +
               fmt::format(" at graph 0.01, first {} offset 0,0.7 left font ',10'\n", o->positions);
     script += "plot ";
     for (std::size_t s = 0; s < S; ++s) {
       const std::string name = cells[s * F].schedule;
-      script += (s ? ", \\\n     " : "") +
-                fmt::format("$D using {}{} title {} lc rgb '{}'", s + 2, s == 0 ? ":xtic(1)" : "", gnuplot_quote(name),
-                            colour(s));
+      script += (s ? ", \\\n     " : "") + fmt::format("$D using {}{} title {} lc rgb '{}'", s + 2,
+                                                       s == 0 ? ":xtic(1)" : "",
+                                                       gnuplot_quote(name), colour(s));
     }
     script += "\n";
     draw_with_gnuplot(script, o->output.kind, o->output.out, 1400, 750);
     o->output.write_data(data);
-    std::cout << data.select({"schedule", "realization", "format", "positions", "distinct", "periodic", "period", "note"})
+    std::cout << data.select({"schedule", "realization", "format", "positions", "distinct",
+                              "periodic", "period", "note"})
                      .to_text();
-    std::cout << "figure: " << o->output.out << (o->output.data.empty() ? "" : ", data: " + o->output.data) << "\n";
+    std::cout << "figure: " << o->output.out
+              << (o->output.data.empty() ? "" : ", data: " + o->output.data) << "\n";
     return 0;
   };
   return cmd;
@@ -404,49 +470,59 @@ constexpr std::uint64_t kMaxErrorCells = std::uint64_t{1} << 20;
 
 CLI::App* add_plot_error(CLI::App* plot, std::function<int()>& action) {
   struct Options {
-    std::string schedule, realisation = "r1", format = "fp32", rounding = "nearest-even", engine = "auto";
+    std::string schedule, realisation = "r1", format = "fp32", rounding = "nearest-even",
+                          engine = "auto";
     std::uint64_t positions = 2048;
     PlotOutput output;
   };
   auto o = std::make_shared<Options>();
-  auto* cmd = plot->add_subcommand(
-      "error", "Heat map of the realised-rotation error max(|cos^ - cos|, |sin^ - sin|) over positions x blocks");
+  auto* cmd = plot->add_subcommand("error",
+                                   "Heat map of the realised-rotation error max(|cos^ - cos|, "
+                                   "|sin^ - sin|) over positions x blocks");
   cmd->add_option("--schedule", o->schedule, "Schedule spec or model preset")->required();
-  cmd->add_option("--realization,--realisation", o->realisation, "r1 r2 r3 hf llamacpp-cpu llamacpp-cuda pipeline:...")
+  cmd->add_option("--realization,--realisation", o->realisation,
+                  "r1 r2 r3 hf llamacpp-cpu llamacpp-cuda pipeline:...")
       ->capture_default_str();
-  cmd->add_option("--format", o->format, "Number format F (r1-r3) or activation format (pipelines)")->capture_default_str();
+  cmd->add_option("--format", o->format, "Number format F (r1-r3) or activation format (pipelines)")
+      ->capture_default_str();
   cmd->add_option("--rounding", o->rounding, "Rounding of every step")->capture_default_str();
-  cmd->add_option("--engine", o->engine, "Arithmetic engine: mpfr fast auto (same bits, different speed)")
+  cmd->add_option("--engine", o->engine,
+                  "Arithmetic engine: mpfr fast auto (same bits, different speed)")
       ->capture_default_str();
-  add_integer_option(cmd, "--positions", o->positions, "N: positions 0..N-1", 1, 1048576)->capture_default_str();
+  add_integer_option(cmd, "--positions", o->positions, "N: positions 0..N-1", 1, 1048576)
+      ->capture_default_str();
   o->output.add_options(cmd);
   action = [cmd, o]() -> int {
     if (!cmd->parsed()) return -1;
     o->output.check(cmd);
     const auto mode = with_flag("--rounding", [&] { return numeric::parse_rounding(o->rounding); });
     const auto format = with_flag("--format", [&] { return numeric::parse_format(o->format); });
-    const auto schedule = with_flag("--schedule", [&] { return attention::parse_schedule(o->schedule); });
-    const numeric::Engine* engine = with_flag("--engine", [&] { return &numeric::engine_by_name(o->engine); });
-    auto realisation =
-        with_flag("--realization", [&] {
-          return attention::parse_realisation(o->realisation, numeric::FormatBinding{format, mode, engine});
-        });
+    const auto schedule =
+        with_flag("--schedule", [&] { return attention::parse_schedule(o->schedule); });
+    const numeric::Engine* engine =
+        with_flag("--engine", [&] { return &numeric::engine_by_name(o->engine); });
+    auto realisation = with_flag("--realization", [&] {
+      return attention::parse_realisation(o->realisation,
+                                          numeric::FormatBinding{format, mode, engine});
+    });
     with_flag("--realization", [&] {
       attention::check_applicable(schedule, realisation);
       return 0;
     });
     const std::uint64_t blocks = schedule.blocks.size();
-    if (blocks == 0) throw InvalidArgument("--schedule: '" + o->schedule + "' has no rotary block to draw");
+    if (blocks == 0)
+      throw InvalidArgument("--schedule: '" + o->schedule + "' has no rotary block to draw");
     if (o->positions * blocks > kMaxErrorCells) {
-      throw InvalidArgument(fmt::format("--positions: {} positions × {} blocks = {} cells; the heat map draws at most {} "
-                                        "(use at most {} positions)",
-                                        o->positions, blocks, o->positions * blocks, kMaxErrorCells,
-                                        kMaxErrorCells / blocks));
+      throw InvalidArgument(fmt::format(
+          "--positions: {} positions × {} blocks = {} cells; the heat map draws at most {} "
+          "(use at most {} positions)",
+          o->positions, blocks, o->positions * blocks, kMaxErrorCells, kMaxErrorCells / blocks));
     }
     // Gather: per cell the absolute differences of the realised (table-format) values from the
     // exact cos and sin that query_position reports (doubles accurate far below an ulp of F).
     Table data;
-    data.columns = {"position", "block", "cos_exact", "cos_realised", "sin_exact", "sin_realised", "error"};
+    data.columns = {"position",  "block",        "cos_exact", "cos_realised",
+                    "sin_exact", "sin_realised", "error"};
     std::string cells = "$E << EOD\n";
     double worst = -1, smallest = INFINITY;  // largest error, smallest positive error
     std::uint64_t worst_position = 0, worst_block = 0, not_finite = 0;
@@ -476,23 +552,27 @@ CLI::App* add_plot_error(CLI::App* plot, std::function<int()>& action) {
           worst_exact_cos = b.exact_cos;
           worst_exact_sin = b.exact_sin;
         }
-        data.rows.push_back({i, b.block, fmt::format("{:.17g}", b.exact_cos), b.cos.to_decimal(17),
-                             fmt::format("{:.17g}", b.exact_sin), b.sin.to_decimal(17),
-                             finite ? nlohmann::json(fmt::format("{:.17g}", error)) : nlohmann::json(nullptr)});
+        data.rows.push_back(
+            {i, b.block, fmt::format("{:.17g}", b.exact_cos), b.cos.to_decimal(17),
+             fmt::format("{:.17g}", b.exact_sin), b.sin.to_decimal(17),
+             finite ? nlohmann::json(fmt::format("{:.17g}", error)) : nlohmann::json(nullptr)});
         cells += fmt::format("{} {} {}\n", i, b.block, finite ? gnuplot_number(error) : "NaN");
       }
     }
     cells += "EOD\n";
     // On the log colour scale a zero error has no colour: drawn white (the background).
     std::string script = cells;
-    script += "set title " +
-              gnuplot_lines({"Realised-rotation error max(|cos realised − cos exact|, |sin realised − sin exact|) per "
-                             "position and block",
-                             fmt::format("{}, realisation {} in {} ({})", schedule.spec, realisation.name(),
-                                         table_format, numeric::to_string(mode))}) +
-              " font ',13'\n";
+    script +=
+        "set title " +
+        gnuplot_lines({"Realised-rotation error max(|cos realised − cos exact|, |sin realised − "
+                       "sin exact|) per "
+                       "position and block",
+                       fmt::format("{}, realisation {} in {} ({})", schedule.spec,
+                                   realisation.name(), table_format, numeric::to_string(mode))}) +
+        " font ',13'\n";
     script += "set xlabel " + gnuplot_quote("position i (tokens, BOS = 0)") + "\n";
-    script += "set ylabel " + gnuplot_quote("block d (0-based frequency index; θ_d decreasing)") + "\n";
+    script +=
+        "set ylabel " + gnuplot_quote("block d (0-based frequency index; θ_d decreasing)") + "\n";
     if (worst > 0) {
       script += "set cblabel " +
                 gnuplot_quote(not_finite ? "absolute error (log scale; white: exact or not finite)"
@@ -505,40 +585,55 @@ CLI::App* add_plot_error(CLI::App* plot, std::function<int()>& action) {
       if (hi <= lo) hi = lo * 10;
       script += fmt::format("set cbrange [{}:{}]\n", gnuplot_number(lo), gnuplot_number(hi));
     } else {  // every finite cell is exact: nothing to put on a log scale
-      script += "set cblabel " + gnuplot_quote("absolute error (every finite cell is exact)") + "\n";
+      script +=
+          "set cblabel " + gnuplot_quote("absolute error (every finite cell is exact)") + "\n";
       script += "set cbrange [0:1]\n";
     }
-    script += "set palette defined (0 '#440154', 1 '#3b528b', 2 '#21918c', 3 '#5ec962', 4 '#fde725')\n";
-    script += fmt::format("set xrange [-0.5:{}]\nset yrange [-0.5:{}]\n", o->positions - 0.5, blocks - 0.5);
+    script +=
+        "set palette defined (0 '#440154', 1 '#3b528b', 2 '#21918c', 3 '#5ec962', 4 '#fde725')\n";
+    script += fmt::format("set xrange [-0.5:{}]\nset yrange [-0.5:{}]\n", o->positions - 0.5,
+                          blocks - 0.5);
     if (blocks <= 32) script += "set ytics 1\n";
-    script += "set tics out\nset bmargin 6\nunset key\nset style textbox opaque fillcolor rgb '#ffffff' noborder\n";
+    script +=
+        "set tics out\nset bmargin 6\nunset key\nset style textbox opaque fillcolor rgb '#ffffff' "
+        "noborder\n";
     if (worst > 0) {
-      script += fmt::format("set object 1 circle at {},{} size screen 0.012 front fs empty border lc rgb '#ff0000' lw 2\n",
-                            worst_position, worst_block);
-      script += "set label 1 " +
-                gnuplot_quote(fmt::format("max {:.4g} at i = {}, block {}", worst, worst_position, worst_block)) +
-                fmt::format(" at {},{} offset 1,{} {} front boxed textcolor rgb '#ff0000' font ',11'\n", worst_position,
-                            worst_block, worst_block + 1 < blocks ? 1 : -1,
-                            static_cast<double>(worst_position) > 0.7 * static_cast<double>(o->positions) ? "right"
-                                                                                                          : "left");
+      script += fmt::format(
+          "set object 1 circle at {},{} size screen 0.012 front fs empty border lc rgb '#ff0000' "
+          "lw 2\n",
+          worst_position, worst_block);
+      script +=
+          "set label 1 " +
+          gnuplot_quote(
+              fmt::format("max {:.4g} at i = {}, block {}", worst, worst_position, worst_block)) +
+          fmt::format(" at {},{} offset 1,{} {} front boxed textcolor rgb '#ff0000' font ',11'\n",
+                      worst_position, worst_block, worst_block + 1 < blocks ? 1 : -1,
+                      static_cast<double>(worst_position) > 0.7 * static_cast<double>(o->positions)
+                          ? "right"
+                          : "left");
     }
     // 1/0 (undefined) leaves a cell white; NaN would make gnuplot drop the whole image.
     script += worst > 0 ? "plot $E using 1:2:($3 > 0 ? $3 : 1/0) with image\n"
                         : "plot $E using 1:2:($3 == $3 ? $3 : 1/0) with image\n";
     draw_with_gnuplot(script, o->output.kind, o->output.out, 1400, 700);
     o->output.write_data(data);
-    std::cout << fmt::format("schedule {}  realization {}  table format {}  rounding {}  positions 0..{}  blocks {}\n",
-                             schedule.spec, realisation.name(), table_format, numeric::to_string(mode),
-                             o->positions - 1, blocks);
+    std::cout << fmt::format(
+        "schedule {}  realization {}  table format {}  rounding {}  positions 0..{}  blocks {}\n",
+        schedule.spec, realisation.name(), table_format, numeric::to_string(mode), o->positions - 1,
+        blocks);
     if (worst >= 0) {
       std::cout << fmt::format(
-          "max error     {:.9g} at position {}, block {} (cos exact {:.9g}, realised {}; sin exact {:.9g}, realised "
+          "max error     {:.9g} at position {}, block {} (cos exact {:.9g}, realised {}; sin exact "
+          "{:.9g}, realised "
           "{})\n",
-          worst, worst_position, worst_block, worst_exact_cos, worst_cos, worst_exact_sin, worst_sin);
+          worst, worst_position, worst_block, worst_exact_cos, worst_cos, worst_exact_sin,
+          worst_sin);
     }
-    std::cout << fmt::format("not finite    {} cells{}\n", not_finite,
-                             first_not_finite ? fmt::format(" (first at position {})", *first_not_finite) : "");
-    std::cout << "figure: " << o->output.out << (o->output.data.empty() ? "" : ", data: " + o->output.data) << "\n";
+    std::cout << fmt::format(
+        "not finite    {} cells{}\n", not_finite,
+        first_not_finite ? fmt::format(" (first at position {})", *first_not_finite) : "");
+    std::cout << "figure: " << o->output.out
+              << (o->output.data.empty() ? "" : ", data: " + o->output.data) << "\n";
     return 0;
   };
   return cmd;

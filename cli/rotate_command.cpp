@@ -31,10 +31,12 @@ std::string vector_text(const std::vector<numeric::Value>& v) {
   return out;
 }
 
-std::vector<numeric::Value> parse_vector(const std::string& text, const std::string& flag, const numeric::Format& f) {
+std::vector<numeric::Value> parse_vector(const std::string& text, const std::string& flag,
+                                         const numeric::Format& f) {
   std::vector<numeric::Value> out;
   for (const auto& item : split_list(text)) {
-    const mpq_class q = with_flag(flag, [&] { return numeric::parse_decimal_exact(item, "vector value"); });
+    const mpq_class q =
+        with_flag(flag, [&] { return numeric::parse_decimal_exact(item, "vector value"); });
     out.push_back(numeric::mpfr_engine().from_rational(f, q, numeric::Rounding::nearest_even));
   }
   return out;
@@ -43,8 +45,11 @@ std::vector<numeric::Value> parse_vector(const std::string& text, const std::str
 std::vector<std::uint64_t> parse_positions(const std::string& text) {
   std::vector<std::uint64_t> out;
   for (const auto& item : split_list(text)) {
-    if (item.empty() || item.size() > 19 || item.find_first_not_of("0123456789") != std::string::npos) {
-      throw InvalidArgument("--positions: '" + item + "' is not a position; accepted: integers 0..2^63-1, e.g. 100,1000,10000");
+    if (item.empty() || item.size() > 19 ||
+        item.find_first_not_of("0123456789") != std::string::npos) {
+      throw InvalidArgument(
+          "--positions: '" + item +
+          "' is not a position; accepted: integers 0..2^63-1, e.g. 100,1000,10000");
     }
     out.push_back(std::stoull(item));
   }
@@ -55,30 +60,43 @@ std::vector<std::uint64_t> parse_positions(const std::string& text) {
 
 Action add_rotate_command(CLI::App& app) {
   struct Options {
-    std::string schedule, realisation = "r1", format = "fp32", rounding = "nearest-even", engine = "auto", q, k,
-        positions, summation = "sequential", out;
+    std::string schedule, realisation = "r1", format = "fp32", rounding = "nearest-even",
+                          engine = "auto", q, k, positions, summation = "sequential", out;
     std::optional<std::uint64_t> seed, position;
     std::uint64_t offset = 0;
     bool json = false;
   };
   auto o = std::make_shared<Options>();
-  auto* cmd = app.add_subcommand("rotate", "Realised score <R^_p q, R^_(p-n) k> in F next to the exact q R_(-n) k, "
-                                           "and its drift with p at fixed offset n");
+  auto* cmd =
+      app.add_subcommand("rotate",
+                         "Realised score <R^_p q, R^_(p-n) k> in F next to the exact q R_(-n) k, "
+                         "and its drift with p at fixed offset n");
   cmd->add_option("--schedule", o->schedule, "Schedule spec or model preset")->required();
-  cmd->add_option("--realization,--realisation", o->realisation, "r1 r2 r3 hf llamacpp-cpu llamacpp-cuda pipeline:...")
+  cmd->add_option("--realization,--realisation", o->realisation,
+                  "r1 r2 r3 hf llamacpp-cpu llamacpp-cuda pipeline:...")
       ->capture_default_str();
-  cmd->add_option("--format", o->format, "Number format F (r1-r3) or activation format (pipelines): q, k and the score")
+  cmd->add_option("--format", o->format,
+                  "Number format F (r1-r3) or activation format (pipelines): q, k and the score")
       ->capture_default_str();
   cmd->add_option("--rounding", o->rounding, "Rounding of every step")->capture_default_str();
-  cmd->add_option("--engine", o->engine, "Arithmetic engine: mpfr fast auto (same bits, different speed)")->capture_default_str();
-  auto* q = cmd->add_option("--q", o->q, "Query vector: D comma-separated decimals, each rounded to nearest-even into F");
-  auto* k = cmd->add_option("--k", o->k, "Key vector: D comma-separated decimals, each rounded to nearest-even into F");
-  auto* seed = add_integer_option(cmd, "--seed", o->seed,
-                                  "Random q and k: multiples of 1/64 in [-1, 1] from std::mt19937_64(seed)", 0, UINT64_MAX);
-  auto* position = add_integer_option(cmd, "--position", o->position, "Query position p (key at p - n)", 0, INT64_MAX);
-  auto* positions = cmd->add_option("--positions", o->positions, "Several query positions p (comma list): the drift with p");
-  add_integer_option(cmd, "--offset", o->offset, "n: the key sits at p - n", 0, INT64_MAX)->required();
-  cmd->add_option("--summation", o->summation, "Summation of the score: sequential pairwise wide-accumulator exact")
+  cmd->add_option("--engine", o->engine,
+                  "Arithmetic engine: mpfr fast auto (same bits, different speed)")
+      ->capture_default_str();
+  auto* q = cmd->add_option(
+      "--q", o->q, "Query vector: D comma-separated decimals, each rounded to nearest-even into F");
+  auto* k = cmd->add_option(
+      "--k", o->k, "Key vector: D comma-separated decimals, each rounded to nearest-even into F");
+  auto* seed = add_integer_option(
+      cmd, "--seed", o->seed,
+      "Random q and k: multiples of 1/64 in [-1, 1] from std::mt19937_64(seed)", 0, UINT64_MAX);
+  auto* position = add_integer_option(cmd, "--position", o->position,
+                                      "Query position p (key at p - n)", 0, INT64_MAX);
+  auto* positions = cmd->add_option("--positions", o->positions,
+                                    "Several query positions p (comma list): the drift with p");
+  add_integer_option(cmd, "--offset", o->offset, "n: the key sits at p - n", 0, INT64_MAX)
+      ->required();
+  cmd->add_option("--summation", o->summation,
+                  "Summation of the score: sequential pairwise wide-accumulator exact")
       ->capture_default_str();
   cmd->add_flag("--json", o->json, "Print JSON");
   cmd->add_option("-o,--out", o->out, "Also write the JSON (with provenance) to FILE.json");
@@ -94,19 +112,28 @@ Action add_rotate_command(CLI::App& app) {
       check_writable(o->out, "--out");
     }
     if (seed->count() == 0 && (q->count() == 0 || k->count() == 0)) {
-      throw InvalidArgument("rotate: give the vectors with --q LIST and --k LIST, or --seed N for random ones");
+      throw InvalidArgument(
+          "rotate: give the vectors with --q LIST and --k LIST, or --seed N for random ones");
     }
     if (position->count() == 0 && positions->count() == 0) {
-      throw InvalidArgument("rotate: give the query position with --position P or --positions LIST");
+      throw InvalidArgument(
+          "rotate: give the query position with --position P or --positions LIST");
     }
     const auto mode = with_flag("--rounding", [&] { return numeric::parse_rounding(o->rounding); });
     const auto format = with_flag("--format", [&] { return numeric::parse_format(o->format); });
-    const auto summation = with_flag("--summation", [&] { return numeric::parse_summation(o->summation); });
-    const auto schedule = with_flag("--schedule", [&] { return attention::parse_schedule(o->schedule); });
-    const numeric::Engine* engine = with_flag("--engine", [&] { return &numeric::engine_by_name(o->engine); });
+    const auto summation =
+        with_flag("--summation", [&] { return numeric::parse_summation(o->summation); });
+    const auto schedule =
+        with_flag("--schedule", [&] { return attention::parse_schedule(o->schedule); });
+    const numeric::Engine* engine =
+        with_flag("--engine", [&] { return &numeric::engine_by_name(o->engine); });
     const numeric::FormatBinding binding{format, mode, engine};
-    auto r = with_flag("--realization", [&] { return attention::parse_realisation(o->realisation, binding); });
-    with_flag("--realization", [&] { attention::check_applicable(schedule, r); return 0; });
+    auto r = with_flag("--realization",
+                       [&] { return attention::parse_realisation(o->realisation, binding); });
+    with_flag("--realization", [&] {
+      attention::check_applicable(schedule, r);
+      return 0;
+    });
     attention::QueryKey qk;
     if (o->seed) {
       qk = attention::random_query_key(format, schedule.dimension(), *o->seed);
@@ -115,13 +142,16 @@ Action add_rotate_command(CLI::App& app) {
       qk.key = parse_vector(o->k, "--k", format);
       for (const auto& [flag, v] : {std::pair{"--q", &qk.query}, std::pair{"--k", &qk.key}}) {
         if (v->size() != schedule.dimension()) {
-          throw InvalidArgument(fmt::format("{}: {} values, but '{}' has dimension {}; accepted: {} comma-separated values",
-                                            flag, v->size(), schedule.spec, schedule.dimension(), schedule.dimension()));
+          throw InvalidArgument(fmt::format(
+              "{}: {} values, but '{}' has dimension {}; accepted: {} comma-separated values", flag,
+              v->size(), schedule.spec, schedule.dimension(), schedule.dimension()));
         }
       }
     }
-    const std::vector<std::uint64_t> ps = o->position ? std::vector<std::uint64_t>{*o->position} : parse_positions(o->positions);
-    if (ps.empty()) throw InvalidArgument("--positions: empty list; accepted: integers, e.g. 100,1000,10000");
+    const std::vector<std::uint64_t> ps =
+        o->position ? std::vector<std::uint64_t>{*o->position} : parse_positions(o->positions);
+    if (ps.empty())
+      throw InvalidArgument("--positions: empty list; accepted: integers, e.g. 100,1000,10000");
     const auto result = with_flag(o->position ? "--position" : "--positions", [&] {
       return attention::rotate_scores(schedule, r, qk.query, qk.key, o->offset, ps, summation);
     });
@@ -139,22 +169,27 @@ Action add_rotate_command(CLI::App& app) {
     }
     std::string out;
     out += fmt::format("schedule     {}\n", result.schedule);
-    out += fmt::format("realization  {} (format {}, layout {}, rounding {})\n", result.realisation, result.format.name,
-                       attention::to_string(result.layout), numeric::to_string(mode));
+    out += fmt::format("realization  {} (format {}, layout {}, rounding {})\n", result.realisation,
+                       result.format.name, attention::to_string(result.layout),
+                       numeric::to_string(mode));
     out += fmt::format("q            {}\n", vector_text(result.query));
     out += fmt::format("k            {}\n", vector_text(result.key));
-    out += fmt::format("score        <R^_p q, R^_(p-n) k> in {}, summation {} over coordinates 0..{}\n", result.format.name,
-                       numeric::to_string(result.summation), schedule.dimension() - 1);
-    out += fmt::format("exact        q R_(-n) k = {} (n = {}; the same at every p)\n", number_text(result.exact), result.offset);
+    out += fmt::format(
+        "score        <R^_p q, R^_(p-n) k> in {}, summation {} over coordinates 0..{}\n",
+        result.format.name, numeric::to_string(result.summation), schedule.dimension() - 1);
+    out += fmt::format("exact        q R_(-n) k = {} (n = {}; the same at every p)\n",
+                       number_text(result.exact), result.offset);
     Table t;
     t.columns = {"p", "p-n", "realised score", "abs error", "rel error", "flags"};
     for (const auto& s : result.scores) {
-      t.rows.push_back({s.position, s.key_position, s.score.to_decimal(9), number_text(s.absolute_error),
-                        number_text(s.relative_error), flags_text(s.flags)});
+      t.rows.push_back({s.position, s.key_position, s.score.to_decimal(9),
+                        number_text(s.absolute_error), number_text(s.relative_error),
+                        flags_text(s.flags)});
     }
     out += t.to_text();
-    out += fmt::format("drift        max - min of the realised score over {} position{}: {}\n", result.scores.size(),
-                       result.scores.size() == 1 ? "" : "s", number_text(result.drift));
+    out += fmt::format("drift        max - min of the realised score over {} position{}: {}\n",
+                       result.scores.size(), result.scores.size() == 1 ? "" : "s",
+                       number_text(result.drift));
     std::cout << out;
     return 0;
   };

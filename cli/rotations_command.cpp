@@ -16,7 +16,8 @@ namespace ropesim::cli {
 
 namespace {
 
-nlohmann::json census_json(const attention::CensusResult& r, numeric::Rounding rounding, bool witnesses) {
+nlohmann::json census_json(const attention::CensusResult& r, numeric::Rounding rounding,
+                           bool witnesses) {
   nlohmann::json j;
   j["schedule"] = r.schedule;
   j["realization"] = r.realisation;
@@ -34,21 +35,26 @@ nlohmann::json census_json(const attention::CensusResult& r, numeric::Rounding r
   j["largest_class_position"] = r.largest_class.position;
   j["distinct_per_block"] = r.distinct_per_block;
   nlohmann::json periods = nlohmann::json::array();
-  for (const auto& p : r.period_per_block) periods.push_back(p ? nlohmann::json(*p) : nlohmann::json(nullptr));
+  for (const auto& p : r.period_per_block)
+    periods.push_back(p ? nlohmann::json(*p) : nlohmann::json(nullptr));
   j["period_per_block"] = periods;
-  j["first_repeat"] = r.first_repeat ? nlohmann::json::array({r.first_repeat->earlier, r.first_repeat->later})
-                                     : nlohmann::json(nullptr);
+  j["first_repeat"] = r.first_repeat
+                          ? nlohmann::json::array({r.first_repeat->earlier, r.first_repeat->later})
+                          : nlohmann::json(nullptr);
   j["periodic"] = r.period.has_value();
   j["period"] = r.period ? nlohmann::json(*r.period) : nlohmann::json(nullptr);
   j["max_period"] = r.max_period;
-  j["max_witness"] = r.largest_witness_position ? nlohmann::json(*r.largest_witness_position) : nlohmann::json(nullptr);
-  j["max_witness_period"] = r.largest_witness_period ? nlohmann::json(*r.largest_witness_period) : nlohmann::json(nullptr);
+  j["max_witness"] = r.largest_witness_position ? nlohmann::json(*r.largest_witness_position)
+                                                : nlohmann::json(nullptr);
+  j["max_witness_period"] = r.largest_witness_period ? nlohmann::json(*r.largest_witness_period)
+                                                     : nlohmann::json(nullptr);
   std::uint64_t witnessed = 0;
   for (auto w : r.witnesses) witnessed += w >= 0 ? 1 : 0;
   j["witnessed"] = r.period ? nlohmann::json(nullptr) : nlohmann::json(witnessed);
   if (witnesses) j["witnesses"] = r.witnesses;
   j["overflow_positions"] = r.overflow.count;
-  j["first_overflow"] = r.overflow.first ? nlohmann::json(*r.overflow.first) : nlohmann::json(nullptr);
+  j["first_overflow"] =
+      r.overflow.first ? nlohmann::json(*r.overflow.first) : nlohmann::json(nullptr);
   j["nan_positions"] = r.nan.count;
   j["first_nan"] = r.nan.first ? nlohmann::json(*r.nan.first) : nlohmann::json(nullptr);
   return j;
@@ -57,51 +63,64 @@ nlohmann::json census_json(const attention::CensusResult& r, numeric::Rounding r
 std::string census_text(const attention::CensusResult& r, numeric::Rounding rounding) {
   std::string out;
   const std::uint64_t last = r.start + (r.positions - 1);
-  out += fmt::format("schedule      {}\nrealization   {} (table format {})\nformat        {}\nrounding      {}\npositions     {}..{}\n",
-                     r.schedule, r.realisation, r.table_format.name, r.format.name, numeric::to_string(rounding),
-                     r.start, last);
+  out += fmt::format(
+      "schedule      {}\nrealization   {} (table format {})\nformat        {}\nrounding      "
+      "{}\npositions     {}..{}\n",
+      r.schedule, r.realisation, r.table_format.name, r.format.name, numeric::to_string(rounding),
+      r.start, last);
   if (!r.axis.empty()) {
-    out += r.axis == "diagonal" ? std::string("axis          diagonal (i,...,i)\n")
-                                : fmt::format("axis          {} (positions are this coordinate; the others at {})\n",
-                                              r.axis, attention::to_string(r.at));
+    out += r.axis == "diagonal"
+               ? std::string("axis          diagonal (i,...,i)\n")
+               : fmt::format("axis          {} (positions are this coordinate; the others at {})\n",
+                             r.axis, attention::to_string(r.at));
   }
   out += fmt::format("distinct      {} realised rotations\n", r.distinct_rotations);
-  out += fmt::format("largest class {} positions share one rotation (the smallest is {})\n", r.largest_class.size,
-                     r.largest_class.position);
+  out += fmt::format("largest class {} positions share one rotation (the smallest is {})\n",
+                     r.largest_class.size, r.largest_class.position);
   std::string per_block;
   for (std::size_t d = 0; d < r.distinct_per_block.size() && d < 16; ++d) {
     per_block += fmt::format("{}{}", d ? " " : "", r.distinct_per_block[d]);
   }
-  if (r.distinct_per_block.size() > 16) per_block += fmt::format(" ... ({} blocks)", r.distinct_per_block.size());
+  if (r.distinct_per_block.size() > 16)
+    per_block += fmt::format(" ... ({} blocks)", r.distinct_per_block.size());
   out += fmt::format("per block     {}\n", per_block);
-  // each block's own smallest period P ≤ N/2 (component periodicity, THEORY §3 Def 2.1), '-' if none
+  // each block's own smallest period P ≤ N/2 (component periodicity, THEORY §3 Def 2.1), '-' if
+  // none
   std::string block_periods;
   for (std::size_t d = 0; d < r.period_per_block.size() && d < 16; ++d) {
     const auto& p = r.period_per_block[d];
     block_periods += fmt::format("{}{}", d ? " " : "", p ? std::to_string(*p) : std::string("-"));
   }
-  if (r.period_per_block.size() > 16) block_periods += fmt::format(" ... ({} blocks)", r.period_per_block.size());
+  if (r.period_per_block.size() > 16)
+    block_periods += fmt::format(" ... ({} blocks)", r.period_per_block.size());
   out += fmt::format("block periods {}\n", block_periods);
-  out += r.first_repeat ? fmt::format("first repeat  R^_{} = R^_{}\n", r.first_repeat->later, r.first_repeat->earlier)
+  out += r.first_repeat ? fmt::format("first repeat  R^_{} = R^_{}\n", r.first_repeat->later,
+                                      r.first_repeat->earlier)
                         : std::string("first repeat  none\n");
   if (r.period) {
-    out += r.start == 0
-               ? fmt::format("verdict       periodic with period {} (smallest P <= N/2 with R^_(i+P) = R^_i for all i < N-P)\n",
-                             *r.period)
-               : fmt::format("verdict       periodic with period {} (smallest P <= N/2 with R^_(i+P) = R^_i for all S <= i < S+N-P)\n",
-                             *r.period);
+    out += r.start == 0 ? fmt::format(
+                              "verdict       periodic with period {} (smallest P <= N/2 with "
+                              "R^_(i+P) = R^_i for all i < N-P)\n",
+                              *r.period)
+                        : fmt::format(
+                              "verdict       periodic with period {} (smallest P <= N/2 with "
+                              "R^_(i+P) = R^_i for all S <= i < S+N-P)\n",
+                              *r.period);
   } else {
     std::uint64_t witnessed = 0;
     for (auto w : r.witnesses) witnessed += w >= 0 ? 1 : 0;
-    out += fmt::format("verdict       non-periodic on {}..{}: a witness i with R^_(i+P) != R^_i for {} of P = 1..{}\n",
-                       r.start, last, witnessed, r.max_period);
+    out += fmt::format(
+        "verdict       non-periodic on {}..{}: a witness i with R^_(i+P) != R^_i for {} of P = "
+        "1..{}\n",
+        r.start, last, witnessed, r.max_period);
     if (r.largest_witness_position) {
-      out += fmt::format("              largest witness i = {} (for P = {})\n", *r.largest_witness_position,
-                         *r.largest_witness_period);
+      out += fmt::format("              largest witness i = {} (for P = {})\n",
+                         *r.largest_witness_position, *r.largest_witness_period);
     }
   }
-  out += fmt::format("overflow      {} positions{}\n", r.overflow.count,
-                     r.overflow.first ? fmt::format(" (first {})", *r.overflow.first) : std::string());
+  out +=
+      fmt::format("overflow      {} positions{}\n", r.overflow.count,
+                  r.overflow.first ? fmt::format(" (first {})", *r.overflow.first) : std::string());
   out += fmt::format("NaN           {} positions{}\n", r.nan.count,
                      r.nan.first ? fmt::format(" (first {})", *r.nan.first) : std::string());
   return out;
@@ -109,20 +128,25 @@ std::string census_text(const attention::CensusResult& r, numeric::Rounding roun
 
 std::string position_text(const attention::PositionReport& report, numeric::Rounding rounding) {
   Table table;
-  table.columns = {"block", "exact angle", "steps", "cos exact", "cos realised", "cos err ulp", "sin exact",
-                   "sin realised", "sin err ulp", "flags"};
+  table.columns = {"block",       "exact angle", "steps",        "cos exact",   "cos realised",
+                   "cos err ulp", "sin exact",   "sin realised", "sin err ulp", "flags"};
   for (const auto& b : report.blocks) {
     std::string steps;
-    for (const auto& [name, value] : b.steps) steps += (steps.empty() ? "" : " ") + name + "=" + value.to_decimal(9);
-    table.rows.push_back({b.block, fmt::format("{:.9g}", b.exact_angle), steps.empty() ? "-" : steps,
-                          fmt::format("{:.9g}", b.exact_cos), b.cos.to_decimal(9), fmt::format("{:.3g}", b.cos_error_ulps),
-                          fmt::format("{:.9g}", b.exact_sin), b.sin.to_decimal(9), fmt::format("{:.3g}", b.sin_error_ulps),
-                          flags_text(b.flags) +
-                              (b.constant_flags ? " constants:" + flags_text(b.constant_flags) : "")});
+    for (const auto& [name, value] : b.steps)
+      steps += (steps.empty() ? "" : " ") + name + "=" + value.to_decimal(9);
+    table.rows.push_back(
+        {b.block, fmt::format("{:.9g}", b.exact_angle), steps.empty() ? "-" : steps,
+         fmt::format("{:.9g}", b.exact_cos), b.cos.to_decimal(9),
+         fmt::format("{:.3g}", b.cos_error_ulps), fmt::format("{:.9g}", b.exact_sin),
+         b.sin.to_decimal(9), fmt::format("{:.3g}", b.sin_error_ulps),
+         flags_text(b.flags) +
+             (b.constant_flags ? " constants:" + flags_text(b.constant_flags) : "")});
   }
-  return fmt::format("schedule {}  realization {}  table format {}  rounding {}  position {}\n", report.schedule,
-                     report.realisation, report.table_format.name, numeric::to_string(rounding),
-                     report.tuple.empty() ? std::to_string(report.position) : attention::to_string(report.tuple)) +
+  return fmt::format("schedule {}  realization {}  table format {}  rounding {}  position {}\n",
+                     report.schedule, report.realisation, report.table_format.name,
+                     numeric::to_string(rounding),
+                     report.tuple.empty() ? std::to_string(report.position)
+                                          : attention::to_string(report.tuple)) +
          table.to_text();
 }
 
@@ -130,7 +154,8 @@ std::string position_text(const attention::PositionReport& report, numeric::Roun
 
 Action add_rotations_command(CLI::App& app) {
   struct Options {
-    std::string schedule, realisation = "r1", format = "fp32", rounding = "nearest-even", engine = "auto";
+    std::string schedule, realisation = "r1", format = "fp32", rounding = "nearest-even",
+                          engine = "auto";
     std::uint64_t positions = 65536, start = 0;
     std::optional<std::uint64_t> max_period;
     std::optional<std::string> position, axis, at;
@@ -139,29 +164,50 @@ Action add_rotations_command(CLI::App& app) {
     std::string out;
   };
   auto o = std::make_shared<Options>();
-  auto* cmd = app.add_subcommand("rotations", "Rotation census of one schedule, realization and format (or one position with --position)");
-  cmd->add_option("--schedule", o->schedule, "Schedule spec or model preset (see docs/CLI.md)")->required();
-  cmd->add_option("--realization,--realisation", o->realisation, "r1 r2 r3 hf llamacpp-cpu llamacpp-cuda pipeline:...")->capture_default_str();
-  cmd->add_option("--format", o->format, "Number format F (r1-r3) or activation format (pipelines)")->capture_default_str();
-  cmd->add_option("--rounding", o->rounding, "Rounding of every step")->capture_default_str();
-  cmd->add_option("--engine", o->engine, "Arithmetic engine: mpfr fast auto (same bits, different speed)")
+  auto* cmd = app.add_subcommand(
+      "rotations",
+      "Rotation census of one schedule, realization and format (or one position with --position)");
+  cmd->add_option("--schedule", o->schedule, "Schedule spec or model preset (see docs/CLI.md)")
+      ->required();
+  cmd->add_option("--realization,--realisation", o->realisation,
+                  "r1 r2 r3 hf llamacpp-cpu llamacpp-cuda pipeline:...")
       ->capture_default_str();
-  auto* positions = add_integer_option(cmd, "--positions", o->positions, "N: positions 0..N-1", 2, attention::kMaxCensusPositions)->capture_default_str();
-  auto* start = add_integer_option(cmd, "--start", o->start, "S: the census covers positions S..S+N-1 (periods and witnesses are about that window)", 0, INT64_MAX);
-  auto* position = cmd->add_option("--position", o->position,
-                                   "Report the realised rotation at position I, or at the tuple (t,h,w) / t,h,w of a "
-                                   "multi-axis schedule (a scalar I there is (I,...,I)), instead of a census");
-  auto* axis = cmd->add_option("--axis", o->axis,
-                               "Multi-axis schedules: run the census along this axis (a name, e.g. x, t, level2, "
-                               "or its index); default: the diagonal (i,...,i)");
-  auto* at = cmd->add_option("--at", o->at, "With --axis: the fixed coordinates of the other axes, a tuple (default all 0)");
+  cmd->add_option("--format", o->format, "Number format F (r1-r3) or activation format (pipelines)")
+      ->capture_default_str();
+  cmd->add_option("--rounding", o->rounding, "Rounding of every step")->capture_default_str();
+  cmd->add_option("--engine", o->engine,
+                  "Arithmetic engine: mpfr fast auto (same bits, different speed)")
+      ->capture_default_str();
+  auto* positions = add_integer_option(cmd, "--positions", o->positions, "N: positions 0..N-1", 2,
+                                       attention::kMaxCensusPositions)
+                        ->capture_default_str();
+  auto* start = add_integer_option(
+      cmd, "--start", o->start,
+      "S: the census covers positions S..S+N-1 (periods and witnesses are about that window)", 0,
+      INT64_MAX);
+  auto* position = cmd->add_option(
+      "--position", o->position,
+      "Report the realised rotation at position I, or at the tuple (t,h,w) / t,h,w of a "
+      "multi-axis schedule (a scalar I there is (I,...,I)), instead of a census");
+  auto* axis = cmd->add_option(
+      "--axis", o->axis,
+      "Multi-axis schedules: run the census along this axis (a name, e.g. x, t, level2, "
+      "or its index); default: the diagonal (i,...,i)");
+  auto* at = cmd->add_option(
+      "--at", o->at,
+      "With --axis: the fixed coordinates of the other axes, a tuple (default all 0)");
   at->needs(axis);
-  auto* max_period = add_integer_option(cmd, "--max-period", o->max_period, "P_max for non-periodicity witnesses (default N/2)", 1, attention::kMaxCensusPositions);
+  auto* max_period = add_integer_option(cmd, "--max-period", o->max_period,
+                                        "P_max for non-periodicity witnesses (default N/2)", 1,
+                                        attention::kMaxCensusPositions);
   auto* threads = add_jobs_option(cmd, o->threads);
   cmd->add_flag("--json", o->json, "Print JSON (counts; the witness list with --witnesses)");
-  cmd->add_flag("--allow-slow", o->allow_slow, "Run even when the estimate exceeds the default budget (10 min, 8 GiB)");
-  cmd->add_flag("--witnesses", o->witnesses, "Include the witness of every candidate period P in --json (N/2 numbers)");
-  cmd->add_option("-o,--out", o->out, "Also write the JSON (with provenance and the full witness list) to FILE.json");
+  cmd->add_flag("--allow-slow", o->allow_slow,
+                "Run even when the estimate exceeds the default budget (10 min, 8 GiB)");
+  cmd->add_flag("--witnesses", o->witnesses,
+                "Include the witness of every candidate period P in --json (N/2 numbers)");
+  cmd->add_option("-o,--out", o->out,
+                  "Also write the JSON (with provenance and the full witness list) to FILE.json");
   position->excludes(positions);
   position->excludes(start);
   position->excludes(max_period);  // --position reports one position: census options do not apply
@@ -183,11 +229,17 @@ Action add_rotations_command(CLI::App& app) {
     };
     const auto mode = with_flag("--rounding", [&] { return numeric::parse_rounding(o->rounding); });
     const auto format = with_flag("--format", [&] { return numeric::parse_format(o->format); });
-    const auto schedule = with_flag("--schedule", [&] { return attention::parse_schedule(o->schedule); });
-    const numeric::Engine* engine = with_flag("--engine", [&] { return &numeric::engine_by_name(o->engine); });
+    const auto schedule =
+        with_flag("--schedule", [&] { return attention::parse_schedule(o->schedule); });
+    const numeric::Engine* engine =
+        with_flag("--engine", [&] { return &numeric::engine_by_name(o->engine); });
     const numeric::FormatBinding binding{format, mode, engine};
-    auto realisation = with_flag("--realization", [&] { return attention::parse_realisation(o->realisation, binding); });
-    with_flag("--realization", [&] { attention::check_applicable(schedule, realisation); return 0; });
+    auto realisation = with_flag(
+        "--realization", [&] { return attention::parse_realisation(o->realisation, binding); });
+    with_flag("--realization", [&] {
+      attention::check_applicable(schedule, realisation);
+      return 0;
+    });
     if (o->position) {
       const attention::PositionTuple tuple =
           with_flag("--position", [&] { return attention::parse_position_tuple(*o->position); });
@@ -210,23 +262,29 @@ Action add_rotations_command(CLI::App& app) {
       }
       return 0;
     }
-    if (o->positions < 2) throw InvalidArgument("--positions: N must be at least 2, got " + std::to_string(o->positions));
+    if (o->positions < 2)
+      throw InvalidArgument("--positions: N must be at least 2, got " +
+                            std::to_string(o->positions));
     if (o->max_period && (*o->max_period < 1 || *o->max_period >= o->positions)) {
-      throw InvalidArgument("--max-period: P_max must be in 1..N-1 = 1.." + std::to_string(o->positions - 1));
+      throw InvalidArgument("--max-period: P_max must be in 1..N-1 = 1.." +
+                            std::to_string(o->positions - 1));
     }
     attention::CensusOptions options;
     options.positions = o->positions;
     options.start = o->start;
     if (o->start > attention::kMaxCensusLastPosition - (o->positions - 1)) {
-      throw InvalidArgument("--start: the last position S + N - 1 = " + std::to_string(o->start) + " + " +
-                            std::to_string(o->positions - 1) + " exceeds 2^63 - 1; accepted: S <= " +
+      throw InvalidArgument("--start: the last position S + N - 1 = " + std::to_string(o->start) +
+                            " + " + std::to_string(o->positions - 1) +
+                            " exceeds 2^63 - 1; accepted: S <= " +
                             std::to_string(attention::kMaxCensusLastPosition - (o->positions - 1)));
     }
     options.max_period = o->max_period;
     if (o->axis) options.axis = with_flag("--axis", [&] { return schedule.axis_index(*o->axis); });
-    if (o->at) options.at = with_flag("--at", [&] { return attention::parse_position_tuple(*o->at); });
+    if (o->at)
+      options.at = with_flag("--at", [&] { return attention::parse_position_tuple(*o->at); });
     options.threads = jobs_threads(o->threads);
-    check_budget("--positions", attention::census_work(schedule, options), opt_in_budget(o->allow_slow));
+    check_budget("--positions", attention::census_work(schedule, options),
+                 opt_in_budget(o->allow_slow));
     const auto result = attention::census(schedule, realisation, options);
     write_out(census_json(result, mode, true));
     if (o->json) {

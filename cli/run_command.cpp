@@ -62,32 +62,39 @@ std::string row_text(const std::vector<T>& v, F&& show) {
 std::string model_line(const attention::Model& m) {
   const auto& p = m.policy;
   std::string sums(attention::to_string(p.summation));
-  if (p.summation == attention::Summation::wide_accumulator) sums += " (" + p.accumulator.name + ")";
+  if (p.summation == attention::Summation::wide_accumulator)
+    sums += " (" + p.accumulator.name + ")";
   return fmt::format("{}{}{}, {}, {} sums; {}, {} masking, {} softmax, {} layer(s)",
                      m.name.empty() ? "" : m.name, m.name.empty() ? "" : ": ", p.format.name,
                      numeric::to_string(p.rounding), sums, m.options.bos ? "BOS" : "no BOS",
-                     attention::to_string(m.options.masking), attention::to_string(m.options.softmax),
-                     m.layers.size());
+                     attention::to_string(m.options.masking),
+                     attention::to_string(m.options.softmax), m.layers.size());
 }
 
-std::string run_text(const attention::Model& m, const attention::RunResult& r, const std::string& word) {
+std::string run_text(const attention::Model& m, const attention::RunResult& r,
+                     const std::string& word) {
   std::string out;
   out += fmt::format("model    {}\n", model_line(m));
   std::string tokens;
-  for (std::size_t k = 0; k < r.tokens.size() && k < 2 * max_shown; ++k) tokens += (k ? " " : "") + r.tokens[k];
-  if (r.tokens.size() > 2 * max_shown) tokens += fmt::format(" ... ({} more)", r.tokens.size() - 2 * max_shown);
+  for (std::size_t k = 0; k < r.tokens.size() && k < 2 * max_shown; ++k)
+    tokens += (k ? " " : "") + r.tokens[k];
+  if (r.tokens.size() > 2 * max_shown)
+    tokens += fmt::format(" ... ({} more)", r.tokens.size() - 2 * max_shown);
   // a long word is shown by its first characters and its length (the tokens follow)
   constexpr std::size_t max_word = 80;
-  const std::string shown_word = word.size() <= max_word
-                                     ? "\"" + word + "\""
-                                     : fmt::format("\"{}...\" ({} characters)", word.substr(0, max_word), word.size());
-  out += fmt::format("input    {} -> {} at positions {}..{}\n", shown_word, tokens, r.positions.front(),
-                     r.positions.back());
-  out += fmt::format("output   {} (exact {})\n", number(r.output), attention::exact_decimal(r.output));
+  const std::string shown_word =
+      word.size() <= max_word
+          ? "\"" + word + "\""
+          : fmt::format("\"{}...\" ({} characters)", word.substr(0, max_word), word.size());
+  out += fmt::format("input    {} -> {} at positions {}..{}\n", shown_word, tokens,
+                     r.positions.front(), r.positions.back());
+  out +=
+      fmt::format("output   {} (exact {})\n", number(r.output), attention::exact_decimal(r.output));
   if (r.first_non_finite) out += fmt::format("nonfinite first at {}\n", r.first_non_finite->where);
   if (r.step_flags) {  // a model with mixed-format heads: which step raised the flag
     auto step = [](const std::optional<attention::StepException>& e) {
-      return e ? fmt::format("first at {}: {} ({})", e->where, e->step, e->format) : std::string("none");
+      return e ? fmt::format("first at {}: {} ({})", e->where, e->step, e->format)
+               : std::string("none");
     };
     out += fmt::format("overflow {}\n", step(r.first_overflow));
     out += fmt::format("invalid  {}\n", step(r.first_invalid));
@@ -98,10 +105,12 @@ std::string run_text(const attention::Model& m, const attention::RunResult& r, c
   auto token_at = [&](std::uint64_t position) {
     return r.tokens.at(static_cast<std::size_t>(position - r.positions.front()));
   };
-  out += "\ntrace    positions " + row_text(r.traced, [](std::uint64_t p) { return std::to_string(p); }) + "\n";
+  out += "\ntrace    positions " +
+         row_text(r.traced, [](std::uint64_t p) { return std::to_string(p); }) + "\n";
   out += "embedding\n";
   for (std::size_t k = 0; k < r.traced.size(); ++k) {
-    out += fmt::format("  position {} {}  {}\n", r.traced[k], token_at(r.traced[k]), residual_text(m, r.traced_embeddings[k]));
+    out += fmt::format("  position {} {}  {}\n", r.traced[k], token_at(r.traced[k]),
+                       residual_text(m, r.traced_embeddings[k]));
   }
   for (std::size_t l = 0; l < r.layers.size(); ++l) {
     out += fmt::format("layer {}\n", l);
@@ -112,13 +121,15 @@ std::string run_text(const attention::Model& m, const attention::RunResult& r, c
         const auto& ht = pt.heads[h];
         out += fmt::format("    head {}{}\n", h, ht.name.empty() ? "" : " (" + ht.name + ")");
         out += fmt::format("      query          {}\n", vector_text(ht.query));
-        out += fmt::format("      keys           {}\n", row_text(ht.keys, [](std::uint64_t p) { return std::to_string(p); }));
+        out += fmt::format("      keys           {}\n",
+                           row_text(ht.keys, [](std::uint64_t p) { return std::to_string(p); }));
         out += fmt::format("      scores         {}\n", row_text(ht.scores, number));
         out += fmt::format("      weights        {}\n", row_text(ht.weights, number));
         out += fmt::format("      output         {}{}\n", vector_text(ht.output),
                            ht.keys.empty() ? "  (no visible key: zero output)" : "");
       }
-      if (!pt.heads.empty()) out += fmt::format("    attention        {}\n", residual_text(m, pt.attention));
+      if (!pt.heads.empty())
+        out += fmt::format("    attention        {}\n", residual_text(m, pt.attention));
       out += fmt::format("    after attention  {}\n", residual_text(m, pt.after_attention));
       out += fmt::format("    ffn              {}\n", residual_text(m, pt.ffn));
       out += fmt::format("    output           {}\n", residual_text(m, pt.output));
@@ -129,8 +140,8 @@ std::string run_text(const attention::Model& m, const attention::RunResult& r, c
 }
 
 /// "all", or a comma/space separated list of non-negative integers ("eos" = the EOS position).
-std::optional<std::vector<std::uint64_t>> parse_positions(const std::string& text, std::uint64_t eos,
-                                                          bool& all) {
+std::optional<std::vector<std::uint64_t>> parse_positions(const std::string& text,
+                                                          std::uint64_t eos, bool& all) {
   all = false;
   std::vector<std::uint64_t> out;
   for (const auto& item : split_list(text)) {
@@ -142,8 +153,10 @@ std::optional<std::vector<std::uint64_t>> parse_positions(const std::string& tex
       out.push_back(eos);
       continue;
     }
-    if (item.empty() || item.find_first_not_of("0123456789") != std::string::npos || item.size() > 18) {
-      throw InvalidArgument("'" + item + "' is not a position; accepted: non-negative integers, eos, or all "
+    if (item.empty() || item.find_first_not_of("0123456789") != std::string::npos ||
+        item.size() > 18) {
+      throw InvalidArgument("'" + item +
+                            "' is not a position; accepted: non-negative integers, eos, or all "
                             "(comma-separated)");
     }
     out.push_back(std::stoull(item));
@@ -159,42 +172,58 @@ Action add_run_command(CLI::App& app) {
     bool have_input = false, trace = false, json = false, allow_slow = false, allow_large = false;
   };
   auto o = std::make_shared<Options>();
-  auto* cmd = app.add_subcommand("run", "Run a model spec (docs/MODEL_SPEC.md) on one word: accept/reject, output, trace");
+  auto* cmd = app.add_subcommand(
+      "run", "Run a model spec (docs/MODEL_SPEC.md) on one word: accept/reject, output, trace");
   cmd->add_option("model", o->model, "Model spec file (JSON, schema v1)")->required();
-  auto* input = cmd->add_option("--input", o->input,
-                                "The word: read character by character, or as whitespace-separated symbols (may be empty)");
+  auto* input = cmd->add_option(
+      "--input", o->input,
+      "The word: read character by character, or as whitespace-separated symbols (may be empty)");
   input->required();
-  cmd->add_flag("--trace", o->trace, "Print scores, attention weights and the residual stream per layer (at EOS unless --positions)");
-  cmd->add_option("--positions", o->positions, "Positions to trace (implies --trace): comma list of integers, eos, or all (BOS = 0)");
-  cmd->add_flag("--json", o->json, "Print JSON: accept (bool), output (the classifier value), output_exact, trace");
-  cmd->add_option("--format", o->format, "Override the spec's format F (weights are re-rounded from the exact spec numbers)");
+  cmd->add_flag("--trace", o->trace,
+                "Print scores, attention weights and the residual stream per layer (at EOS unless "
+                "--positions)");
+  cmd->add_option(
+      "--positions", o->positions,
+      "Positions to trace (implies --trace): comma list of integers, eos, or all (BOS = 0)");
+  cmd->add_flag("--json", o->json,
+                "Print JSON: accept (bool), output (the classifier value), output_exact, trace");
+  cmd->add_option(
+      "--format", o->format,
+      "Override the spec's format F (weights are re-rounded from the exact spec numbers)");
   cmd->add_option("--rounding", o->rounding, "Override the spec's rounding direction");
-  cmd->add_option("--engine", o->engine, "Arithmetic engine: mpfr fast auto (same bits, different speed)")
+  cmd->add_option("--engine", o->engine,
+                  "Arithmetic engine: mpfr fast auto (same bits, different speed)")
       ->capture_default_str();
-  cmd->add_flag("--allow-slow", o->allow_slow, "Run even when the estimated time exceeds the default budget (10 min)");
+  cmd->add_flag("--allow-slow", o->allow_slow,
+                "Run even when the estimated time exceeds the default budget (10 min)");
   cmd->add_flag("--allow-large", o->allow_large, "Load models with more than 2^24 numbers");
   return [cmd, o]() -> int {
     if (!cmd->parsed()) return -1;
     attention::ModelLoadOptions load;
-    if (!o->format.empty()) load.format = with_flag("--format", [&] { return numeric::parse_format(o->format); });
-    if (!o->rounding.empty()) load.rounding = with_flag("--rounding", [&] { return numeric::parse_rounding(o->rounding); });
+    if (!o->format.empty())
+      load.format = with_flag("--format", [&] { return numeric::parse_format(o->format); });
+    if (!o->rounding.empty())
+      load.rounding = with_flag("--rounding", [&] { return numeric::parse_rounding(o->rounding); });
     if (o->allow_large) load.max_parameters = SIZE_MAX;
     load.engine = with_flag("--engine", [&] { return &numeric::engine_by_name(o->engine); });
     attention::Model model = attention::load_model(o->model, load);  // messages name the file
     // Tokenise first so that a bad word is reported as --input.
     const auto symbols = with_flag("--input", [&] { return attention::tokenize(model, o->input); });
     const std::uint64_t eos = symbols.size() + 1;
-    check_budget("--input", attention::run_work(model, symbols.size()), opt_in_budget(o->allow_slow));
+    check_budget("--input", attention::run_work(model, symbols.size()),
+                 opt_in_budget(o->allow_slow));
     attention::RunOptions options;
     if (!o->positions.empty()) {
       bool all = false;
-      options.trace_positions = *with_flag("--positions", [&] { return parse_positions(o->positions, eos, all); });
+      options.trace_positions =
+          *with_flag("--positions", [&] { return parse_positions(o->positions, eos, all); });
       options.trace_all = all;
       const std::uint64_t first = model.options.bos ? 0 : 1;
       for (std::uint64_t p : options.trace_positions) {
         if (p < first || p > eos) {
-          throw InvalidArgument(fmt::format("--positions: position {} does not exist; this input has positions {}..{} ({})",
-                                            p, first, eos, model.options.bos ? "BOS at 0, EOS at N+1" : "no BOS, EOS at N+1"));
+          throw InvalidArgument(fmt::format(
+              "--positions: position {} does not exist; this input has positions {}..{} ({})", p,
+              first, eos, model.options.bos ? "BOS at 0, EOS at N+1" : "no BOS, EOS at N+1"));
         }
       }
     } else if (o->trace) {

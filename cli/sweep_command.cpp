@@ -18,21 +18,45 @@ namespace ropesim::cli {
 
 namespace {
 
-nlohmann::json or_null(const std::optional<std::uint64_t>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
+nlohmann::json or_null(const std::optional<std::uint64_t>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
 
 Table sweep_table(const std::vector<attention::CensusResult>& cells, const std::string& rounding) {
   Table t;
-  t.terminal_columns = {"schedule", "realization", "format", "distinct", "largest_class", "first_repeat", "period",
-                        "witnessed", "max_witness", "first_overflow", "first_nan"};
-  t.columns = {"schedule", "realization", "format", "rounding", "positions", "distinct", "largest_class",
-               "largest_class_position", "first_repeat", "periodic", "period",
-               "witnessed", "max_period", "max_witness", "max_witness_period", "blocks", "periodic_blocks", "min_block_distinct",
-               "overflow_positions", "first_overflow", "nan_positions", "first_nan", "note"};
+  t.terminal_columns = {"schedule",      "realization",    "format",   "distinct",
+                        "largest_class", "first_repeat",   "period",   "witnessed",
+                        "max_witness",   "first_overflow", "first_nan"};
+  t.columns = {"schedule",
+               "realization",
+               "format",
+               "rounding",
+               "positions",
+               "distinct",
+               "largest_class",
+               "largest_class_position",
+               "first_repeat",
+               "periodic",
+               "period",
+               "witnessed",
+               "max_period",
+               "max_witness",
+               "max_witness_period",
+               "blocks",
+               "periodic_blocks",
+               "min_block_distinct",
+               "overflow_positions",
+               "first_overflow",
+               "nan_positions",
+               "first_nan",
+               "note"};
   for (const auto& r : cells) {
     if (!r.not_applicable.empty()) {
-      t.rows.push_back({r.schedule, r.realisation, r.format.name, rounding, r.positions, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
-                        nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
-                        nullptr, r.not_applicable});
+      t.rows.push_back({r.schedule, r.realisation, r.format.name,   rounding, r.positions,
+                        nullptr,    nullptr,       nullptr,         nullptr,  nullptr,
+                        nullptr,    nullptr,       nullptr,         nullptr,  nullptr,
+                        nullptr,    nullptr,       nullptr,         nullptr,  nullptr,
+                        nullptr,    nullptr,       r.not_applicable});
       continue;
     }
     std::uint64_t witnessed = 0;
@@ -42,17 +66,35 @@ Table sweep_table(const std::vector<attention::CensusResult>& cells, const std::
     for (const auto& p : r.period_per_block) periodic_blocks += p ? 1 : 0;
     nlohmann::json min_block_distinct = nullptr;
     if (!r.distinct_per_block.empty()) {
-      min_block_distinct = *std::min_element(r.distinct_per_block.begin(), r.distinct_per_block.end());
+      min_block_distinct =
+          *std::min_element(r.distinct_per_block.begin(), r.distinct_per_block.end());
     }
-    const nlohmann::json repeat = r.first_repeat ? nlohmann::json::array({r.first_repeat->earlier, r.first_repeat->later})
-                                                 : nlohmann::json(nullptr);
-    t.rows.push_back({r.schedule, r.realisation, r.format.name, rounding, r.positions, r.distinct_rotations,
-                      r.largest_class.size, r.largest_class.position, repeat,
-                      r.period.has_value(), or_null(r.period),
-                      r.period ? nlohmann::json(nullptr) : nlohmann::json(witnessed), r.max_period,
-                      or_null(r.largest_witness_position), or_null(r.largest_witness_period),
-                      r.distinct_per_block.size(), periodic_blocks, min_block_distinct, r.overflow.count,
-                      or_null(r.overflow.first), r.nan.count, or_null(r.nan.first), ""});
+    const nlohmann::json repeat =
+        r.first_repeat ? nlohmann::json::array({r.first_repeat->earlier, r.first_repeat->later})
+                       : nlohmann::json(nullptr);
+    t.rows.push_back({r.schedule,
+                      r.realisation,
+                      r.format.name,
+                      rounding,
+                      r.positions,
+                      r.distinct_rotations,
+                      r.largest_class.size,
+                      r.largest_class.position,
+                      repeat,
+                      r.period.has_value(),
+                      or_null(r.period),
+                      r.period ? nlohmann::json(nullptr) : nlohmann::json(witnessed),
+                      r.max_period,
+                      or_null(r.largest_witness_position),
+                      or_null(r.largest_witness_period),
+                      r.distinct_per_block.size(),
+                      periodic_blocks,
+                      min_block_distinct,
+                      r.overflow.count,
+                      or_null(r.overflow.first),
+                      r.nan.count,
+                      or_null(r.nan.first),
+                      ""});
   }
   return t;
 }
@@ -61,32 +103,46 @@ Table sweep_table(const std::vector<attention::CensusResult>& cells, const std::
 
 Action add_sweep_command(CLI::App& app) {
   struct Options {
-    std::string models, schedules, formats = "bf16,fp16,fp32,fp64", realisations = "r1,r2,hf", out, rounding = "nearest-even", columns,
-        shard, engine = "auto";
+    std::string models, schedules, formats = "bf16,fp16,fp32,fp64", realisations = "r1,r2,hf", out,
+                                   rounding = "nearest-even", columns, shard, engine = "auto";
     std::uint64_t positions = 65536;
     std::optional<std::uint64_t> max_period;
     unsigned threads = 0;
     bool quiet = false, json = false, allow_slow = false;
   };
   auto o = std::make_shared<Options>();
-  auto* cmd = app.add_subcommand("sweep", "Rotation census over a grid: schedules/models x realizations x formats, one table");
-  cmd->add_option("--models", o->models, "Model presets (comma-separated) or 'all'; default all when --schedules is not given");
-  cmd->add_option("--schedules", o->schedules, "Schedule specs (e.g. single:g=1,periodic:m=2,3,12; ';' also separates)");
+  auto* cmd = app.add_subcommand(
+      "sweep", "Rotation census over a grid: schedules/models x realizations x formats, one table");
+  cmd->add_option(
+      "--models", o->models,
+      "Model presets (comma-separated) or 'all'; default all when --schedules is not given");
+  cmd->add_option("--schedules", o->schedules,
+                  "Schedule specs (e.g. single:g=1,periodic:m=2,3,12; ';' also separates)");
   cmd->add_option("--formats", o->formats, "Formats")->capture_default_str();
-  cmd->add_option("--realizations,--realisations", o->realisations, "Realizations")->capture_default_str();
-  add_integer_option(cmd, "--positions", o->positions, "N: positions 0..N-1", 2, attention::kMaxCensusPositions)->capture_default_str();
-  add_integer_option(cmd, "--max-period", o->max_period, "P_max for witnesses (default N/2)", 1, attention::kMaxCensusPositions);
-  cmd->add_option("--rounding", o->rounding, "Rounding of every step: nearest-even nearest-away toward-zero upward downward")
+  cmd->add_option("--realizations,--realisations", o->realisations, "Realizations")
       ->capture_default_str();
-  cmd->add_option("--engine", o->engine, "Arithmetic engine: mpfr fast auto (same bits, different speed)")
+  add_integer_option(cmd, "--positions", o->positions, "N: positions 0..N-1", 2,
+                     attention::kMaxCensusPositions)
       ->capture_default_str();
-  cmd->add_option("-o,--out", o->out, "Write the table to FILE (.csv .md .json .tex; every column)");
-  cmd->add_flag("--json", o->json, "Print JSON (a list of objects, every column) instead of the table");
-  cmd->add_option("--columns", o->columns, "Columns shown on the terminal: all, or a comma list (default: the main ones)");
+  add_integer_option(cmd, "--max-period", o->max_period, "P_max for witnesses (default N/2)", 1,
+                     attention::kMaxCensusPositions);
+  cmd->add_option("--rounding", o->rounding,
+                  "Rounding of every step: nearest-even nearest-away toward-zero upward downward")
+      ->capture_default_str();
+  cmd->add_option("--engine", o->engine,
+                  "Arithmetic engine: mpfr fast auto (same bits, different speed)")
+      ->capture_default_str();
+  cmd->add_option("-o,--out", o->out,
+                  "Write the table to FILE (.csv .md .json .tex; every column)");
+  cmd->add_flag("--json", o->json,
+                "Print JSON (a list of objects, every column) instead of the table");
+  cmd->add_option("--columns", o->columns,
+                  "Columns shown on the terminal: all, or a comma list (default: the main ones)");
   add_jobs_option(cmd, o->threads);
   add_shard_option(cmd, o->shard);
   cmd->add_flag("--quiet", o->quiet, "No progress on stderr");
-  cmd->add_flag("--allow-slow", o->allow_slow, "Run even when the estimate exceeds the default budget (10 min, 8 GiB)");
+  cmd->add_flag("--allow-slow", o->allow_slow,
+                "Run even when the estimate exceeds the default budget (10 min, 8 GiB)");
   return [cmd, o]() -> int {
     if (!cmd->parsed()) return -1;
     std::optional<OutputKind> kind;
@@ -96,13 +152,18 @@ Action add_sweep_command(CLI::App& app) {
     }
     const bool sharded = cmd->count("--shard") > 0;
     const Shard shard = sharded ? parse_shard(o->shard) : Shard{1, 1};  // 1/1: every row
-    if (cmd->count("--models") > 0 && o->models.empty()) throw InvalidArgument("--models: empty list; accepted: all or preset names");
+    if (cmd->count("--models") > 0 && o->models.empty())
+      throw InvalidArgument("--models: empty list; accepted: all or preset names");
     if (cmd->count("--schedules") > 0 && split_list(o->schedules, ListKind::schedules).empty()) {
-      throw InvalidArgument("--schedules: empty list; accepted: " + attention::schedule_spellings());
+      throw InvalidArgument("--schedules: empty list; accepted: " +
+                            attention::schedule_spellings());
     }
-    if (o->positions < 2) throw InvalidArgument("--positions: N must be at least 2, got " + std::to_string(o->positions));
+    if (o->positions < 2)
+      throw InvalidArgument("--positions: N must be at least 2, got " +
+                            std::to_string(o->positions));
     if (o->max_period && (*o->max_period < 1 || *o->max_period >= o->positions)) {
-      throw InvalidArgument("--max-period: P_max must be in 1..N-1 = 1.." + std::to_string(o->positions - 1));
+      throw InvalidArgument("--max-period: P_max must be in 1..N-1 = 1.." +
+                            std::to_string(o->positions - 1));
     }
 
     attention::SweepGrid grid;
@@ -116,7 +177,8 @@ Action add_sweep_command(CLI::App& app) {
         throw InvalidArgument(std::string("--formats: ") + e.what());
       }
     }
-    for (const auto& spec : split_unique(o->realisations, "--realizations", ListKind::realisations)) {
+    for (const auto& spec :
+         split_unique(o->realisations, "--realizations", ListKind::realisations)) {
       try {
         (void)attention::parse_realisation(spec, numeric::Format::fp32());
       } catch (const InvalidArgument& e) {
@@ -125,7 +187,8 @@ Action add_sweep_command(CLI::App& app) {
       grid.realisations.push_back(spec);
     }
     if (grid.schedules.empty() || grid.formats.empty() || grid.realisations.empty()) {
-      throw InvalidArgument("sweep: the grid is empty (give --models, --schedules, --formats and --realizations)");
+      throw InvalidArgument(
+          "sweep: the grid is empty (give --models, --schedules, --formats and --realizations)");
     }
 
     attention::CensusOptions options;
@@ -136,13 +199,15 @@ Action add_sweep_command(CLI::App& app) {
     const std::size_t cells_per_schedule = grid.formats.size() * grid.realisations.size();
     const std::uint64_t total_rows = grid.schedules.size() * cells_per_schedule;
     std::function<bool(std::size_t)> selected;
-    if (sharded) selected = [shard, total_rows](std::size_t cell) { return shard.owns(cell, total_rows); };
+    if (sharded)
+      selected = [shard, total_rows](std::size_t cell) { return shard.owns(cell, total_rows); };
     {
       WorkEstimate total;
       for (std::size_t si = 0; si < grid.schedules.size(); ++si) {
         const auto& s = grid.schedules[si];
         std::size_t cells = 0;
-        for (std::size_t c = 0; c < cells_per_schedule; ++c) cells += shard.owns(si * cells_per_schedule + c, total_rows) ? 1 : 0;
+        for (std::size_t c = 0; c < cells_per_schedule; ++c)
+          cells += shard.owns(si * cells_per_schedule + c, total_rows) ? 1 : 0;
         const WorkEstimate e = attention::census_work(s, options, cells);
         total.what = e.what;
         total.units += e.units;
@@ -159,8 +224,12 @@ Action add_sweep_command(CLI::App& app) {
     attention::CensusProgress progress;
     if (show_progress) {
       progress = [start](std::size_t done, std::size_t total, const attention::CensusResult& last) {
-        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        std::cerr << "\r" << progress_line(done, total, last.schedule + " " + last.realisation + " " + last.format.name, elapsed)
+        const double elapsed =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        std::cerr << "\r"
+                  << progress_line(done, total,
+                                   last.schedule + " " + last.realisation + " " + last.format.name,
+                                   elapsed)
                   << "   " << std::flush;
       };
     }

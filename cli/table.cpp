@@ -1,9 +1,5 @@
 #include "cli/table.hpp"
 
-#include "attention/realisation.hpp"
-
-#include "numeric/version.hpp"
-
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -12,7 +8,9 @@
 #include <filesystem>
 #include <fstream>
 
+#include "attention/realisation.hpp"
 #include "numeric/error.hpp"
+#include "numeric/version.hpp"
 
 namespace ropesim::cli {
 
@@ -38,7 +36,8 @@ Table Table::select(const std::vector<std::string>& names) const {
     if (it == columns.end()) {
       std::string list;
       for (const auto& c : columns) list += (list.empty() ? "" : " ") + c;
-      throw InvalidArgument("--columns: unknown column '" + name + "'; accepted: all, or some of: " + list);
+      throw InvalidArgument("--columns: unknown column '" + name +
+                            "'; accepted: all, or some of: " + list);
     }
     index.push_back(static_cast<std::size_t>(it - columns.begin()));
     t.columns.push_back(name);
@@ -53,12 +52,14 @@ Table Table::select(const std::vector<std::string>& names) const {
 
 Table Table::for_terminal(const std::string& columns_flag) const {
   if (columns_flag == "all") return select(columns);
-  if (columns_flag.empty()) return terminal_columns.empty() ? select(columns) : select(terminal_columns);
+  if (columns_flag.empty())
+    return terminal_columns.empty() ? select(columns) : select(terminal_columns);
   std::vector<std::string> names;
   std::size_t start = 0;
   for (;;) {
     const std::size_t comma = columns_flag.find(',', start);
-    const std::string name = columns_flag.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const std::string name =
+        columns_flag.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     if (!name.empty()) names.push_back(name);
     if (comma == std::string::npos) break;
     start = comma + 1;
@@ -71,7 +72,8 @@ std::string Table::to_text() const {
   std::vector<std::size_t> width(columns.size());
   for (std::size_t c = 0; c < columns.size(); ++c) width[c] = columns[c].size();
   for (const auto& row : rows) {
-    for (std::size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], cell_text(row[c]).size());
+    for (std::size_t c = 0; c < row.size(); ++c)
+      width[c] = std::max(width[c], cell_text(row[c]).size());
   }
   std::string out;
   auto line = [&](const std::vector<std::string>& cells) {
@@ -100,24 +102,47 @@ std::string latex_escape(const std::string& text) {
   // Unicode symbols the tables use, as math-mode commands (pdflatex has no glyphs for them).
   std::string s = text;
   for (const auto& [from, to] : {std::pair<std::string, std::string>{"->", "\x01to\x02"},
-                                 {"θ", "\x01theta\x02"}, {"π", "\x01pi\x02"}, {"≥", "\x01geq\x02"},
-                                 {"≤", "\x01leq\x02"}, {"δ", "\x01" "delta\x02"}}) {
-    for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) {
+                                 {"θ", "\x01theta\x02"},
+                                 {"π", "\x01pi\x02"},
+                                 {"≥", "\x01geq\x02"},
+                                 {"≤", "\x01leq\x02"},
+                                 {"δ",
+                                  "\x01"
+                                  "delta\x02"}}) {
+    for (std::size_t at = s.find(from); at != std::string::npos;
+         at = s.find(from, at + to.size())) {
       s.replace(at, from.size(), to);
     }
   }
   std::string out;
   for (char ch : s) {
     switch (ch) {
-      case '_': out += "\\_"; break;
-      case '%': out += "\\%"; break;
-      case '&': out += "\\&"; break;
-      case '#': out += "\\#"; break;
-      case '$': out += "\\$"; break;
-      case '^': out += "\\^{}"; break;
-      case '\x01': out += "$\\"; break;
-      case '\x02': out += "$"; break;
-      default: out += ch;
+      case '_':
+        out += "\\_";
+        break;
+      case '%':
+        out += "\\%";
+        break;
+      case '&':
+        out += "\\&";
+        break;
+      case '#':
+        out += "\\#";
+        break;
+      case '$':
+        out += "\\$";
+        break;
+      case '^':
+        out += "\\^{}";
+        break;
+      case '\x01':
+        out += "$\\";
+        break;
+      case '\x02':
+        out += "$";
+        break;
+      default:
+        out += ch;
     }
   }
   return out;
@@ -168,10 +193,12 @@ std::string Table::to_markdown() const {
 
 std::string Table::to_latex() const {
   std::string out = "\\begin{tabular}{" + std::string(columns.size(), 'l') + "}\n\\hline\n";
-  for (std::size_t c = 0; c < columns.size(); ++c) out += (c ? " & " : "") + latex_escape(columns[c]);
+  for (std::size_t c = 0; c < columns.size(); ++c)
+    out += (c ? " & " : "") + latex_escape(columns[c]);
   out += " \\\\\n\\hline\n";
   for (const auto& row : rows) {
-    for (std::size_t c = 0; c < row.size(); ++c) out += (c ? " & " : "") + latex_escape(cell_text(row[c]));
+    for (std::size_t c = 0; c < row.size(); ++c)
+      out += (c ? " & " : "") + latex_escape(cell_text(row[c]));
     out += " \\\\\n";
   }
   return out + "\\hline\n\\end{tabular}\n";
@@ -189,7 +216,9 @@ nlohmann::json Table::to_json() const {
 }
 
 OutputKind output_kind_for(const std::string& path, const std::string& flag) {
-  if (path.empty()) throw InvalidArgument(flag + ": empty file name; accepted: a path ending in .csv .md .json .tex");
+  if (path.empty())
+    throw InvalidArgument(flag +
+                          ": empty file name; accepted: a path ending in .csv .md .json .tex");
   const std::string ext = std::filesystem::path(path).extension().string();
   if (ext == ".csv") return OutputKind::csv;
   if (ext == ".md") return OutputKind::markdown;
@@ -208,8 +237,9 @@ std::string& recorded_command() {
 }  // namespace
 
 std::string shell_word(const std::string& word) {
-  if (!word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-                                               "-_=.,:/+@%^") == std::string::npos) {
+  if (!word.empty() &&
+      word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+                             "-_=.,:/+@%^") == std::string::npos) {
     return word;
   }
   std::string quoted = "'";
@@ -231,8 +261,8 @@ nlohmann::json provenance() {
 }
 
 std::string provenance_line() {
-  return "ropesim " + std::string(ropesim::version()) + " (commit " + std::string(ropesim::source_commit()) +
-         "); command: " + recorded_command();
+  return "ropesim " + std::string(ropesim::version()) + " (commit " +
+         std::string(ropesim::source_commit()) + "); command: " + recorded_command();
 }
 
 std::string render(const Table& table, OutputKind kind, const std::optional<ShardRecord>& shard) {
@@ -242,19 +272,23 @@ std::string render(const Table& table, OutputKind kind, const std::optional<Shar
   }
   const std::string shard_text = shard ? shard_line(*shard) : std::string();
   switch (kind) {
-    case OutputKind::csv: return "# " + line + "\n" + (shard ? "# " + shard_text + "\n" : "") + table.to_csv();
+    case OutputKind::csv:
+      return "# " + line + "\n" + (shard ? "# " + shard_text + "\n" : "") + table.to_csv();
     case OutputKind::markdown:
-      return "Made by ropesim " + std::string(ropesim::version()) + " (commit " + std::string(ropesim::source_commit()) +
-             "): `" + recorded_command() + "`\n\n" + (shard ? shard_text + "\n\n" : "") + table.to_markdown();
+      return "Made by ropesim " + std::string(ropesim::version()) + " (commit " +
+             std::string(ropesim::source_commit()) + "): `" + recorded_command() + "`\n\n" +
+             (shard ? shard_text + "\n\n" : "") + table.to_markdown();
     case OutputKind::json: {
       nlohmann::json j = {{"provenance", provenance()}, {"rows", table.to_json()}};
       if (shard) {
-        j["provenance"]["shard"] = {
-            {"index", shard->shard.index}, {"count", shard->shard.count}, {"rows", shard->total_rows}};
+        j["provenance"]["shard"] = {{"index", shard->shard.index},
+                                    {"count", shard->shard.count},
+                                    {"rows", shard->total_rows}};
       }
       return j.dump(2) + "\n";
     }
-    case OutputKind::latex: return "% " + line + "\n" + (shard ? "% " + shard_text + "\n" : "") + table.to_latex();
+    case OutputKind::latex:
+      return "% " + line + "\n" + (shard ? "% " + shard_text + "\n" : "") + table.to_latex();
   }
   return {};
 }
@@ -271,7 +305,8 @@ void check_writable(const std::string& path, const std::string& flag) {
   const std::string probe = path + ".tmp." + std::to_string(::getpid());
   std::ofstream out(probe, std::ios::binary | std::ios::trunc);
   if (!out) {
-    throw InvalidArgument(flag + ": cannot write '" + path + "' (directory missing or not writable)");
+    throw InvalidArgument(flag + ": cannot write '" + path +
+                          "' (directory missing or not writable)");
   }
   out.close();
   std::remove(probe.c_str());
@@ -281,7 +316,9 @@ void write_file_atomically(const std::string& path, const std::string& text) {
   const std::string temporary = path + ".tmp." + std::to_string(::getpid());
   {
     std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) throw InvalidArgument("--out: cannot write '" + path + "' (directory missing or not writable)");
+    if (!out)
+      throw InvalidArgument("--out: cannot write '" + path +
+                            "' (directory missing or not writable)");
     out << text;
     out.close();
     if (!out) {

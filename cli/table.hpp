@@ -2,9 +2,8 @@
 // Tables for the CLI: one set of rows rendered as readable text, CSV, Markdown, LaTeX or JSON.
 // Output files are written atomically (temporary file + rename), so a failed run leaves no
 // partial file (brief: "Bad input").
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -45,13 +44,15 @@ enum class OutputKind { csv, markdown, json, latex };
 OutputKind output_kind_for(const std::string& path, const std::string& flag);
 
 /// Renders `table` as a file of `kind`, with the provenance first: a comment line in CSV
-/// (`# ropesim …`) and LaTeX (`% …`), a "Made by ropesim …: `command`" line in Markdown; in JSON an object
+/// (`# ropesim …`) and LaTeX (`% …`), a "Made by ropesim …: `command`" line in Markdown; in JSON an
+/// object
 /// `{"provenance": {...}, "rows": [...]}`. (Terminal output stays clean: no provenance.)
 /// With `shard` (a run with --shard; `table` holds that shard's rows) the provenance also
 /// records the shard: the line shard_line() after the provenance line (as a `#`/`%` comment in
 /// CSV/LaTeX, a paragraph in Markdown), and in JSON `provenance.shard` =
 /// {"index": I, "count": N, "rows": T}. `ropesim merge` reads it back.
-std::string render(const Table& table, OutputKind kind, const std::optional<ShardRecord>& shard = std::nullopt);
+std::string render(const Table& table, OutputKind kind,
+                   const std::optional<ShardRecord>& shard = std::nullopt);
 
 /// Records the command line (argv) for provenance; called once by main.
 void set_command_line(int argc, char** argv);

@@ -8,8 +8,8 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
-#include "cli/jobs.hpp"
 #include "cli/horizon_common.hpp"
+#include "cli/jobs.hpp"
 #include "numeric/error.hpp"
 #include "numeric/parallel.hpp"
 
@@ -29,7 +29,8 @@ Action add_table_command(CLI::App& app) {
   auto* cmd = table->add_subcommand(
       "horizon", "Certified ranges of the Y^k head over formats x g x k x C x realizations");
   cmd->add_option("--formats", o->formats, "Formats")->capture_default_str();
-  auto* g = cmd->add_option("--g", o->g, "Frequencies g (exact decimals or fractions P/Q)")->capture_default_str();
+  auto* g = cmd->add_option("--g", o->g, "Frequencies g (exact decimals or fractions P/Q)")
+                ->capture_default_str();
   cmd->add_option("--schedules", o->schedules,
                   "Multi-frequency heads over schedules/presets (instead of --g)")
       ->excludes(g);
@@ -39,7 +40,8 @@ Action add_table_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--rounding", o->head.rounding, "Rounding of every operation")
       ->capture_default_str();
-  cmd->add_option("--engine", o->head.engine, "Arithmetic engine: mpfr fast auto (same bits, different speed)")
+  cmd->add_option("--engine", o->head.engine,
+                  "Arithmetic engine: mpfr fast auto (same bits, different speed)")
       ->capture_default_str();
   cmd->add_option("--summation", o->head.summation,
                   "Dot products: sequential pairwise wide-accumulator exact")
@@ -50,11 +52,15 @@ Action add_table_command(CLI::App& app) {
                   "Certified range by auto, candidates or scan (see ropesim horizon)")
       ->capture_default_str();
   add_integer_option(cmd, "--max-length", o->head.max_length,
-                     "L_max of every scan (default: each head's quick limit)", 1, proofs::kMaxScanLength);
+                     "L_max of every scan (default: each head's quick limit)", 1,
+                     proofs::kMaxScanLength);
   cmd->add_flag("--allow-slow", o->head.allow_slow, "Allow --max-length beyond the quick limit");
-  cmd->add_option("-o,--out", o->out, "Write the table to FILE (.csv .md .json .tex; every column)");
-  cmd->add_flag("--json", o->json, "Print JSON (a list of objects, every column) instead of the table");
-  cmd->add_option("--columns", o->columns, "Columns shown on the terminal: all, or a comma list (default: the main ones)");
+  cmd->add_option("-o,--out", o->out,
+                  "Write the table to FILE (.csv .md .json .tex; every column)");
+  cmd->add_flag("--json", o->json,
+                "Print JSON (a list of objects, every column) instead of the table");
+  cmd->add_option("--columns", o->columns,
+                  "Columns shown on the terminal: all, or a comma list (default: the main ones)");
   cmd->add_flag("--quiet", o->quiet, "No progress on stderr");
   add_jobs_option(cmd, o->jobs);
   add_shard_option(cmd, o->shard);
@@ -75,7 +81,8 @@ Action add_table_command(CLI::App& app) {
     const auto schedules = split_unique(o->schedules, "--schedules", ListKind::schedules);
     const auto ks = split_unique(o->k, "--k");
     const auto Cs = split_unique(o->C, "--C");
-    const auto realisations = split_unique(o->realisations, "--realizations", ListKind::realisations);
+    const auto realisations =
+        split_unique(o->realisations, "--realizations", ListKind::realisations);
     if (formats.empty() || (gs.empty() && schedules.empty()) || ks.empty() || Cs.empty() ||
         realisations.empty()) {
       throw InvalidArgument(
@@ -127,7 +134,11 @@ Action add_table_command(CLI::App& app) {
       specs = std::move(mine);
     }
     const unsigned threads = jobs_threads(o->jobs);
-    const unsigned row_threads = specs.empty() ? 1 : std::max<unsigned>(1, threads / static_cast<unsigned>(std::min<std::size_t>(threads, specs.size())));
+    const unsigned row_threads =
+        specs.empty()
+            ? 1
+            : std::max<unsigned>(
+                  1, threads / static_cast<unsigned>(std::min<std::size_t>(threads, specs.size())));
     for (auto& spec : specs) spec.threads = row_threads;
     const bool progress = !o->quiet && stderr_is_tty();
     const auto start = std::chrono::steady_clock::now();
@@ -136,8 +147,12 @@ Action add_table_command(CLI::App& app) {
         threads, specs.size(), [&](std::size_t c) { reports[c] = proofs::horizon(specs[c]); },
         [&](std::size_t done, std::size_t c) {
           if (!progress) return;
-          const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-          std::cerr << "\r" << progress_line(done, specs.size(), reports[c].format + " k=" + std::to_string(reports[c].k), elapsed)
+          const double elapsed =
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+          std::cerr << "\r"
+                    << progress_line(done, specs.size(),
+                                     reports[c].format + " k=" + std::to_string(reports[c].k),
+                                     elapsed)
                     << "   " << std::flush;
         });
     if (progress) std::cerr << "\n";

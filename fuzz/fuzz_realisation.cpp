@@ -20,9 +20,9 @@ bool same(const Realisation& a, const Realisation& b) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
-  static const Format formats[] = {Format::fp32(), Format::bf16(), Format::fp16(),
-                                   Format::fp8e4m3(), Format::fixed(3, 12),
-                                   Format::custom(24, -30, 30)};
+  static const Format formats[] = {Format::fp32(),       Format::bf16(),
+                                   Format::fp16(),       Format::fp8e4m3(),
+                                   Format::fixed(3, 12), Format::custom(24, -30, 30)};
   static const Rounding roundings[] = {Rounding::nearest_even, Rounding::nearest_away,
                                        Rounding::toward_zero, Rounding::upward, Rounding::downward};
   const Format& format = formats[data[0] % std::size(formats)];

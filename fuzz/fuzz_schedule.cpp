@@ -22,7 +22,8 @@ bool same(const Schedule& a, const Schedule& b) {
       a.head_dim != b.head_dim || a.rotary_dim != b.rotary_dim || a.base != b.base ||
       a.exponent_dim != b.exponent_dim || a.partial_rotary_factor != b.partial_rotary_factor ||
       a.prope_p != b.prope_p || a.llama3.has_value() != b.llama3.has_value() ||
-      a.max_position_embeddings != b.max_position_embeddings || a.blocks.size() != b.blocks.size()) {
+      a.max_position_embeddings != b.max_position_embeddings ||
+      a.blocks.size() != b.blocks.size()) {
     return false;
   }
   for (std::size_t k = 0; k < a.blocks.size(); ++k) {

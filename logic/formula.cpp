@@ -439,7 +439,8 @@ std::uint64_t tree_size(const Formula& formula, NodeId id) {
   formula.node(id);  // throws for a bad id
   constexpr std::uint64_t kMax = std::numeric_limits<std::uint64_t>::max();
   auto add = [](std::uint64_t x, std::uint64_t y) { return x > kMax - y ? kMax : x + y; };
-  std::vector<std::uint64_t> size(static_cast<std::size_t>(id) + 1, 1);  // children have smaller ids
+  std::vector<std::uint64_t> size(static_cast<std::size_t>(id) + 1,
+                                  1);  // children have smaller ids
   for (NodeId k = 0; k <= id; ++k) {
     const Node& n = formula.node(k);
     switch (n.op) {

@@ -36,7 +36,17 @@
 namespace ropesim::ltl {
 
 /// The operators of the logic.
-enum class Operator { symbol, top, negation, conjunction, disjunction, past, yesterday, since, modulo };
+enum class Operator {
+  symbol,
+  top,
+  negation,
+  conjunction,
+  disjunction,
+  past,
+  yesterday,
+  since,
+  modulo
+};
 
 /// Index of a node in its Formula (children always have smaller ids than their parents).
 using NodeId = std::uint32_t;

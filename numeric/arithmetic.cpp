@@ -30,8 +30,10 @@ namespace ropesim::numeric {
 
 std::string to_string(Flags flags) {
   static constexpr std::pair<Flag, const char*> kNames[] = {
-      {Flag::invalid, "invalid"},     {Flag::division_by_zero, "division-by-zero"},
-      {Flag::overflow, "overflow"},   {Flag::underflow, "underflow"},
+      {Flag::invalid, "invalid"},
+      {Flag::division_by_zero, "division-by-zero"},
+      {Flag::overflow, "overflow"},
+      {Flag::underflow, "underflow"},
       {Flag::inexact, "inexact"}};
   std::string out;
   for (const auto& [flag, name] : kNames) {
@@ -102,7 +104,8 @@ class ExactResult {
       if (ay - error > t) return 1;
       if (ay + error < t) return -1;
     }
-    throw std::runtime_error("flags: the exact result could not be compared with a threshold of F below 65536 bits");
+    throw std::runtime_error(
+        "flags: the exact result could not be compared with a threshold of F below 65536 bits");
   }
 
   /// x == r for a finite element r of a format of `bits` significant bits at most.
@@ -125,7 +128,8 @@ class ExactResult {
         continue;
       }
       // a non-zero approximation with error < 2^(EXP(y) − 1) has x's sign when E < 2^(prec−1)
-      if (error_ulps < (std::uint64_t{1} << std::min<mpfr_prec_t>(62, prec - 2))) return mpfr_sgn(y);
+      if (error_ulps < (std::uint64_t{1} << std::min<mpfr_prec_t>(62, prec - 2)))
+        return mpfr_sgn(y);
     }
     throw std::runtime_error("flags: the sign of the exact result could not be decided");
   }
@@ -201,14 +205,16 @@ Flags finish(const Format& f, Rounding mode, const Value& r, std::optional<bool>
   const std::optional<long> binade = binade_of(r);
   const bool maybe_max = f.is_fixed_point() || (binade && *binade == f.emax);
   const Value m = maybe_max ? max_finite(f) : Value();
-  const bool at_max = maybe_max && (numeric::compare(r, m) == 0 || numeric::compare(r, negate(m)) == 0);
+  const bool at_max =
+      maybe_max && (numeric::compare(r, m) == 0 || numeric::compare(r, negate(m)) == 0);
   if (at_max) {
     // overflow after rounding: |x| rounded with an unbounded exponent range exceeds M.
     const ExactResult& e = exact();
     const bool negative = e.negative();
     const mpq_class big_m = exact_rational(m);
-    const mpq_class u = power_of_two(f.is_fixed_point() ? -static_cast<long>(f.fraction_bits)
-                                                        : static_cast<long>(f.emax) - f.precision + 1);
+    const mpq_class u =
+        power_of_two(f.is_fixed_point() ? -static_cast<long>(f.fraction_bits)
+                                        : static_cast<long>(f.emax) - f.precision + 1);
     bool overflow = false;
     if (e.compare_abs(big_m) <= 0) {
       overflow = false;
@@ -293,22 +299,26 @@ Arithmetic::Arithmetic(const Format& format, Rounding rounding, const Engine& en
 }
 
 Value Arithmetic::add(const Value& a, const Value& b) const {
-  if (fast_ && !a.is_wide() && !b.is_wide()) return from_double(binary64_.add(a.narrow(), b.narrow()));
+  if (fast_ && !a.is_wide() && !b.is_wide())
+    return from_double(binary64_.add(a.narrow(), b.narrow()));
   return engine_->add(format_, a, b, rounding_);
 }
 
 Value Arithmetic::sub(const Value& a, const Value& b) const {
-  if (fast_ && !a.is_wide() && !b.is_wide()) return from_double(binary64_.sub(a.narrow(), b.narrow()));
+  if (fast_ && !a.is_wide() && !b.is_wide())
+    return from_double(binary64_.sub(a.narrow(), b.narrow()));
   return engine_->sub(format_, a, b, rounding_);
 }
 
 Value Arithmetic::mul(const Value& a, const Value& b) const {
-  if (fast_ && !a.is_wide() && !b.is_wide()) return from_double(binary64_.mul(a.narrow(), b.narrow()));
+  if (fast_ && !a.is_wide() && !b.is_wide())
+    return from_double(binary64_.mul(a.narrow(), b.narrow()));
   return engine_->mul(format_, a, b, rounding_);
 }
 
 Value Arithmetic::div(const Value& a, const Value& b) const {
-  if (fast_ && !a.is_wide() && !b.is_wide()) return from_double(binary64_.div(a.narrow(), b.narrow()));
+  if (fast_ && !a.is_wide() && !b.is_wide())
+    return from_double(binary64_.div(a.narrow(), b.narrow()));
   return engine_->div(format_, a, b, rounding_);
 }
 
@@ -370,7 +380,9 @@ Value Arithmetic::from_integer(const mpz_class& n) const {
   return engine_->from_integer(format_, n, rounding_);
 }
 
-Value Arithmetic::from_mpfr(mpfr_srcptr x) const { return engine_->from_mpfr(format_, x, rounding_); }
+Value Arithmetic::from_mpfr(mpfr_srcptr x) const {
+  return engine_->from_mpfr(format_, x, rounding_);
+}
 
 Value Arithmetic::round_real(const RealApproximation& x, mpfr_prec_t max_precision) const {
   return engine_->round_real(format_, x, rounding_, max_precision);
@@ -392,8 +404,10 @@ Value Arithmetic::add(const Value& a, const Value& b, Flags& flags) const {
     return r;
   }
   std::optional<bool> known;
-  if (!a.is_wide() && !b.is_wide() && !r.is_wide() && r.is_finite()) known = exact_sum(a.narrow(), b.narrow(), r.narrow());
-  flags |= finish(format_, rounding_, r, known, [&] { return ExactResult(exact_rational(a) + exact_rational(b)); });
+  if (!a.is_wide() && !b.is_wide() && !r.is_wide() && r.is_finite())
+    known = exact_sum(a.narrow(), b.narrow(), r.narrow());
+  flags |= finish(format_, rounding_, r, known,
+                  [&] { return ExactResult(exact_rational(a) + exact_rational(b)); });
   return r;
 }
 
@@ -405,8 +419,10 @@ Value Arithmetic::sub(const Value& a, const Value& b, Flags& flags) const {
     return r;
   }
   std::optional<bool> known;
-  if (!a.is_wide() && !b.is_wide() && !r.is_wide() && r.is_finite()) known = exact_sum(a.narrow(), -b.narrow(), r.narrow());
-  flags |= finish(format_, rounding_, r, known, [&] { return ExactResult(exact_rational(a) - exact_rational(b)); });
+  if (!a.is_wide() && !b.is_wide() && !r.is_wide() && r.is_finite())
+    known = exact_sum(a.narrow(), -b.narrow(), r.narrow());
+  flags |= finish(format_, rounding_, r, known,
+                  [&] { return ExactResult(exact_rational(a) - exact_rational(b)); });
   return r;
 }
 
@@ -423,7 +439,8 @@ Value Arithmetic::mul(const Value& a, const Value& b, Flags& flags) const {
   } else if (!a.is_wide() && !b.is_wide() && !r.is_wide() && r.is_finite()) {
     known = exact_product(a.narrow(), b.narrow(), r.narrow());
   }
-  flags |= finish(format_, rounding_, r, known, [&] { return ExactResult(exact_rational(a) * exact_rational(b)); });
+  flags |= finish(format_, rounding_, r, known,
+                  [&] { return ExactResult(exact_rational(a) * exact_rational(b)); });
   return r;
 }
 
@@ -447,7 +464,8 @@ Value Arithmetic::div(const Value& a, const Value& b, Flags& flags) const {
   } else if (!a.is_wide() && !b.is_wide() && !r.is_wide() && r.is_finite()) {
     known = exact_quotient(a.narrow(), b.narrow(), r.narrow());
   }
-  flags |= finish(format_, rounding_, r, known, [&] { return ExactResult(exact_rational(a) / exact_rational(b)); });
+  flags |= finish(format_, rounding_, r, known,
+                  [&] { return ExactResult(exact_rational(a) / exact_rational(b)); });
   return r;
 }
 

@@ -16,18 +16,21 @@ std::string duration_text(double seconds) {
   return fmt::format("{:.2g} years", seconds / 3.15576e7);
 }
 
-void check_budget(const std::string& flag, const WorkEstimate& e, const Budget& budget, const std::string& opt_in) {
+void check_budget(const std::string& flag, const WorkEstimate& e, const Budget& budget,
+                  const std::string& opt_in) {
   const std::string prefix = flag.empty() ? std::string() : flag + ": ";
   constexpr double hard_bytes = 1125899906842624.0;  // 2^50: no machine has it
   if (e.bytes > hard_bytes) {
-    throw InvalidArgument(fmt::format("{}this needs about {:.3g} bytes of memory for {:.3g} {}; reduce the sizes",
-                                      prefix, e.bytes, e.units, e.what));
+    throw InvalidArgument(
+        fmt::format("{}this needs about {:.3g} bytes of memory for {:.3g} {}; reduce the sizes",
+                    prefix, e.bytes, e.units, e.what));
   }
   if (budget.unlimited) return;
   const double seconds = e.units / e.units_per_second;
   if (e.bytes > budget.bytes) {
     throw InvalidArgument(fmt::format(
-        "{}this needs about {:.3g} GiB of memory ({:.3g} {}), beyond the default budget of {:.3g} GiB; "
+        "{}this needs about {:.3g} GiB of memory ({:.3g} {}), beyond the default budget of {:.3g} "
+        "GiB; "
         "reduce the sizes or pass {}",
         prefix, e.bytes / 1073741824.0, e.units, e.what, budget.bytes / 1073741824.0, opt_in));
   }
@@ -35,7 +38,8 @@ void check_budget(const std::string& flag, const WorkEstimate& e, const Budget& 
     throw InvalidArgument(fmt::format(
         "{}this needs about {:.3g} {} (about {} at {:.2g}/s), beyond the default budget of {}; "
         "reduce it or pass {}",
-        prefix, e.units, e.what, duration_text(seconds), e.units_per_second, duration_text(budget.seconds), opt_in));
+        prefix, e.units, e.what, duration_text(seconds), e.units_per_second,
+        duration_text(budget.seconds), opt_in));
   }
 }
 

@@ -15,17 +15,17 @@ namespace ropesim {
 
 /// An estimate of the work a computation will do.
 struct WorkEstimate {
-  std::string what;          ///< what is counted, e.g. "transformer positions", "realised scores"
-  double units = 0;          ///< how many of them (a double: estimates may exceed 2^64)
+  std::string what;  ///< what is counted, e.g. "transformer positions", "realised scores"
+  double units = 0;  ///< how many of them (a double: estimates may exceed 2^64)
   double units_per_second = 1e7;  ///< the measured rate on the reference machine (2 cores)
-  double bytes = 0;          ///< peak memory beyond the inputs
+  double bytes = 0;               ///< peak memory beyond the inputs
 };
 
 /// The limits a computation may use without an explicit opt-in.
 struct Budget {
-  double seconds = 600;                    ///< estimated wall time on one core
+  double seconds = 600;                     ///< estimated wall time on one core
   double bytes = 8.0 * 1024 * 1024 * 1024;  ///< estimated peak memory (8 GiB)
-  bool unlimited = false;                  ///< the user opted in (e.g. --allow-slow)
+  bool unlimited = false;                   ///< the user opted in (e.g. --allow-slow)
 };
 
 /// Throws InvalidArgument, with `flag` in front and the estimate in the message, when the

@@ -48,7 +48,7 @@ inline DD mul(DD a, DD b) {
 }
 
 struct Constants {
-  double c1, c2, c3;                 // π/2 = c1 + c2 + c3 + O(2^-158)
+  double c1, c2, c3;  // π/2 = c1 + c2 + c3 + O(2^-158)
   double two_over_pi;
   std::array<DD, 34> inv_factorial;  // 1/n! as double-double
   Constants() {
@@ -85,7 +85,8 @@ DoubleDouble dd_mul_uint(DoubleDouble theta, std::uint64_t i) {
 }
 
 bool dd_cos_sin(DoubleDouble x, DoubleDouble& c, DoubleDouble& s) {
-  if (!std::isfinite(x.hi) || !std::isfinite(x.lo) || std::fabs(x.hi) >= kDoubleDoubleTrigMaxArgument) {
+  if (!std::isfinite(x.hi) || !std::isfinite(x.lo) ||
+      std::fabs(x.hi) >= kDoubleDoubleTrigMaxArgument) {
     return false;
   }
   const Constants& k = constants();
@@ -107,10 +108,22 @@ bool dd_cos_sin(DoubleDouble x, DoubleDouble& c, DoubleDouble& s) {
   // quadrant
   const long quadrant = static_cast<long>(q) & 3;
   switch (quadrant) {
-    case 0: c = cs; s = sn; break;
-    case 1: c = neg(sn); s = cs; break;
-    case 2: c = neg(cs); s = neg(sn); break;
-    default: c = sn; s = neg(cs); break;
+    case 0:
+      c = cs;
+      s = sn;
+      break;
+    case 1:
+      c = neg(sn);
+      s = cs;
+      break;
+    case 2:
+      c = neg(cs);
+      s = neg(sn);
+      break;
+    default:
+      c = sn;
+      s = neg(cs);
+      break;
   }
   return true;
 }

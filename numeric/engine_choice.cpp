@@ -18,7 +18,8 @@ std::string_view engine_names() { return "mpfr, fast, auto"; }
 const Engine& engine_by_name(std::string_view name) {
   if (name == "mpfr") return mpfr_engine();
   if (name == "fast" || name == "auto") return fast_engine();
-  throw InvalidArgument("unknown engine '" + std::string(name) + "'; accepted: " + std::string(engine_names()));
+  throw InvalidArgument("unknown engine '" + std::string(name) +
+                        "'; accepted: " + std::string(engine_names()));
 }
 
 }  // namespace ropesim::numeric

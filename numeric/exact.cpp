@@ -11,7 +11,8 @@ namespace ropesim::numeric {
 
 mpq_class parse_decimal_exact(std::string_view text, std::string_view what) {
   auto fail = [&]() -> mpq_class {
-    throw InvalidArgument(std::string(what) + " must be a decimal number such as 10000, 1e4, 0.75 " +
+    throw InvalidArgument(std::string(what) +
+                          " must be a decimal number such as 10000, 1e4, 0.75 " +
                           "or 2.5e-3, got '" + std::string(text) + "'");
   };
   std::size_t i = 0;
@@ -51,7 +52,8 @@ mpq_class parse_decimal_exact(std::string_view text, std::string_view what) {
   const long power = exponent - scale;
   mpz_class ten_power;
   mpz_ui_pow_ui(ten_power.get_mpz_t(), 10, static_cast<unsigned long>(power < 0 ? -power : power));
-  mpq_class result = power >= 0 ? mpq_class(numerator * ten_power) : mpq_class(numerator, ten_power);
+  mpq_class result =
+      power >= 0 ? mpq_class(numerator * ten_power) : mpq_class(numerator, ten_power);
   result.canonicalize();
   return result;
 }
@@ -59,7 +61,7 @@ mpq_class parse_decimal_exact(std::string_view text, std::string_view what) {
 double nearest_double(const mpq_class& q) {
   mpfr_t x;
   mpfr_init2(x, 53);
-  mpfr_set_q(x, q.get_mpq_t(), MPFR_RNDN);  // correctly rounded
+  mpfr_set_q(x, q.get_mpq_t(), MPFR_RNDN);    // correctly rounded
   const double d = mpfr_get_d(x, MPFR_RNDN);  // exact
   mpfr_clear(x);
   return d;

@@ -11,7 +11,6 @@
 
 namespace ropesim::numeric {
 
-
 namespace detail {
 
 struct ExactNode {
@@ -111,9 +110,15 @@ bool enclose_node(const Node& n, mpfr_ptr lo, mpfr_ptr hi) {
       bool first = true;
       for (auto* x : xs) {
         for (auto* y : ys) {
-          if (is_div) mpfr_div(t, x, y, MPFR_RNDD); else mpfr_mul(t, x, y, MPFR_RNDD);
+          if (is_div)
+            mpfr_div(t, x, y, MPFR_RNDD);
+          else
+            mpfr_mul(t, x, y, MPFR_RNDD);
           if (first || mpfr_less_p(t, best_lo)) mpfr_set(best_lo, t, MPFR_RNDD);
-          if (is_div) mpfr_div(t, x, y, MPFR_RNDU); else mpfr_mul(t, x, y, MPFR_RNDU);
+          if (is_div)
+            mpfr_div(t, x, y, MPFR_RNDU);
+          else
+            mpfr_mul(t, x, y, MPFR_RNDU);
           if (first || mpfr_greater_p(t, best_hi)) mpfr_set(best_hi, t, MPFR_RNDU);
           first = false;
         }
@@ -298,7 +303,8 @@ void ExactReal::enclose(mpfr_ptr lo, mpfr_ptr hi) const {
 }
 
 RealApproximation enclosure_oracle(Enclosure enclose, std::string what) {
-  return [enclose = std::move(enclose), what = std::move(what)](mpfr_ptr y, mpfr_prec_t prec) -> std::uint64_t {
+  return [enclose = std::move(enclose), what = std::move(what)](mpfr_ptr y,
+                                                                mpfr_prec_t prec) -> std::uint64_t {
     for (mpfr_prec_t w = prec + 32; w <= (1 << 18); w *= 2) {
       Mpfr lo(w), hi(w), mid(w + 1), err(64);
       enclose(lo, hi);
@@ -327,7 +333,8 @@ std::uint64_t ExactReal::approximate(mpfr_ptr y, mpfr_prec_t prec) const {
     return t == 0 ? 0 : 1;
   }
   const ExactReal self = *this;
-  return enclosure_oracle([self](mpfr_ptr lo, mpfr_ptr hi) { self.enclose(lo, hi); }, to_string())(y, prec);
+  return enclosure_oracle([self](mpfr_ptr lo, mpfr_ptr hi) { self.enclose(lo, hi); }, to_string())(
+      y, prec);
 }
 
 RealApproximation ExactReal::oracle() const {

@@ -29,7 +29,6 @@ using Enclosure = std::function<void(mpfr_ptr lo, mpfr_ptr hi)>;
 /// than 2^20 ulps at 2^18 bits.
 RealApproximation enclosure_oracle(Enclosure enclose, std::string what);
 
-
 namespace detail {
 struct ExactNode;
 }

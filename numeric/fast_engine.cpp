@@ -91,7 +91,9 @@ constexpr std::uint64_t kFractionMask = (std::uint64_t{1} << 52) - 1;
 constexpr std::uint64_t kHiddenBit = std::uint64_t{1} << 52;
 
 /// 2^k as a double, for -1022 ≤ k ≤ 1023.
-double power_of_two(int k) { return std::bit_cast<double>(static_cast<std::uint64_t>(k + 1023) << 52); }
+double power_of_two(int k) {
+  return std::bit_cast<double>(static_cast<std::uint64_t>(k + 1023) << 52);
+}
 
 /// The NaN that mpfr_engine() returns (mpfr_get_d of NaN), so that even NaN's bits agree.
 double mpfr_nan() {
@@ -108,7 +110,8 @@ inline bool small_operand(double d) {
   const std::uint64_t bits = std::bit_cast<std::uint64_t>(d);
   const int biased = static_cast<int>((bits >> 52) & 0x7ff);
   if (biased == 0x7ff || (bits & ~kSignMask) == 0) return true;
-  return biased >= 1023 - 450 && biased < 1023 + 410 && (bits & ((std::uint64_t{1} << 27) - 1)) == 0;
+  return biased >= 1023 - 450 && biased < 1023 + 410 &&
+         (bits & ((std::uint64_t{1} << 27) - 1)) == 0;
 }
 
 /// F's parameters for the fast path, or `fast == false` when F is outside the domain.
@@ -119,18 +122,21 @@ struct Target {
   int emax = 0;
   bool subnormals = true;
   bool has_infinity = true;
-  bool clamp = false;          // saturation or reserved codes: the max_finite check below
-  double max_finite = 0;       // largest element of F
-  double max_precision = 0;    // largest p-bit number below 2^(emax+1) (all codes)
+  bool clamp = false;             // saturation or reserved codes: the max_finite check below
+  double max_finite = 0;          // largest element of F
+  double max_precision = 0;       // largest p-bit number below 2^(emax+1) (all codes)
   double overflow_threshold = 0;  // 2^(emax+1)
-  int low_quantum = 0;         // exponent of the quantum below 2^emin: emin-p+1, or emin without subnormals
-  double min_normal = 0;       // 2^emin
-  std::uint64_t low_mask = 0;  // 2^(53-p) - 1: the significand bits of a double below F's quantum in its binade
+  int low_quantum =
+      0;  // exponent of the quantum below 2^emin: emin-p+1, or emin without subnormals
+  double min_normal = 0;  // 2^emin
+  std::uint64_t low_mask =
+      0;  // 2^(53-p) - 1: the significand bits of a double below F's quantum in its binade
 };
 
 Target target_of(const Format& f) {
   Target t;
-  if (f.is_fixed_point() || f.precision > 25 || f.emin < -400 || f.emax > 400 || f.emin > f.emax) return t;
+  if (f.is_fixed_point() || f.precision > 25 || f.emin < -400 || f.emax > 400 || f.emin > f.emax)
+    return t;
   if (!f.has_nan) return t;  // NaN results would have no element to go to: let MPFR decide
   t.fast = true;
   t.precision = f.precision;
@@ -142,8 +148,9 @@ Target target_of(const Format& f) {
   t.overflow_threshold = 2.0 * power_of_two(f.emax);
   t.low_quantum = f.subnormals ? f.emin - f.precision + 1 : f.emin;
   t.max_precision = (2.0 - power_of_two(1 - f.precision)) * power_of_two(f.emax);
-  t.max_finite = (2.0 - static_cast<double>(1 + f.reserved_top_codes) * power_of_two(1 - f.precision)) *
-                 power_of_two(f.emax);
+  t.max_finite =
+      (2.0 - static_cast<double>(1 + f.reserved_top_codes) * power_of_two(1 - f.precision)) *
+      power_of_two(f.emax);
   t.min_normal = power_of_two(f.emin);
   t.low_mask = (std::uint64_t{1} << (53 - f.precision)) - 1;
   return t;
@@ -161,11 +168,13 @@ const Target& cached_target(const Format& f) {
     Target target;
   };
   thread_local Entry entry;
-  if (!entry.valid || entry.kind != f.kind || entry.precision != f.precision || entry.emin != f.emin ||
-      entry.emax != f.emax || entry.reserved_top_codes != f.reserved_top_codes || entry.subnormals != f.subnormals ||
+  if (!entry.valid || entry.kind != f.kind || entry.precision != f.precision ||
+      entry.emin != f.emin || entry.emax != f.emax ||
+      entry.reserved_top_codes != f.reserved_top_codes || entry.subnormals != f.subnormals ||
       entry.has_infinity != f.has_infinity || entry.has_nan != f.has_nan) {
-    entry = Entry{true, f.kind, f.precision, f.emin, f.emax, f.reserved_top_codes, f.subnormals, f.has_infinity,
-                  f.has_nan, target_of(f)};
+    entry =
+        Entry{true,         f.kind,         f.precision, f.emin,      f.emax, f.reserved_top_codes,
+              f.subnormals, f.has_infinity, f.has_nan,   target_of(f)};
   }
   return entry.target;
 }
@@ -200,12 +209,15 @@ double round_exact(const Target& t, double x, Rounding mode) {
     // M = 1.5·2^(q+52): |x| < 2^(q+p) ≤ 2^(q+51), so |x| + M lies in (2^(q+52), 2^(q+53)) where
     // binary64's spacing is 2^q: RN(|x| + M) − M is |x| rounded to a multiple of 2^q, ties to
     // even (M/2^q = 3·2^51 is even), and the subtraction is exact (Binary64Rounding::round).
-    const int q = e >= t.emin ? e - t.precision + 1 : (t.subnormals ? t.emin - t.precision + 1 : t.emin);
-    const double m = std::bit_cast<double>((static_cast<std::uint64_t>(q + 52 + 1023) << 52) | (std::uint64_t{1} << 51));
+    const int q =
+        e >= t.emin ? e - t.precision + 1 : (t.subnormals ? t.emin - t.precision + 1 : t.emin);
+    const double m = std::bit_cast<double>((static_cast<std::uint64_t>(q + 52 + 1023) << 52) |
+                                           (std::uint64_t{1} << 51));
     magnitude = (std::fabs(x) + m) - m;
     overflow = magnitude >= 2.0 * power_of_two(t.emax);
   } else if (!overflow) {
-    const int q = e >= t.emin ? e - t.precision + 1 : (t.subnormals ? t.emin - t.precision + 1 : t.emin);
+    const int q =
+        e >= t.emin ? e - t.precision + 1 : (t.subnormals ? t.emin - t.precision + 1 : t.emin);
     const int shift = q - (e - 52);  // ≥ 53 - p ≥ 28: bits of the significand below the quantum
     std::uint64_t kept = 0;
     bool up = false;
@@ -217,11 +229,21 @@ double round_exact(const Target& t, double x, Rounding mode) {
       const std::uint64_t rest = significand & ((std::uint64_t{1} << shift) - 1);
       const std::uint64_t half = std::uint64_t{1} << (shift - 1);
       switch (mode) {
-        case Rounding::nearest_even: up = rest > half || (rest == half && (kept & 1) != 0); break;
-        case Rounding::nearest_away: up = rest >= half; break;
-        case Rounding::toward_zero: up = false; break;
-        case Rounding::upward: up = rest != 0 && !negative; break;
-        case Rounding::downward: up = rest != 0 && negative; break;
+        case Rounding::nearest_even:
+          up = rest > half || (rest == half && (kept & 1) != 0);
+          break;
+        case Rounding::nearest_away:
+          up = rest >= half;
+          break;
+        case Rounding::toward_zero:
+          up = false;
+          break;
+        case Rounding::upward:
+          up = rest != 0 && !negative;
+          break;
+        case Rounding::downward:
+          up = rest != 0 && negative;
+          break;
       }
     }
     kept += up ? 1 : 0;
@@ -232,10 +254,18 @@ double round_exact(const Target& t, double x, Rounding mode) {
     bool to_infinity = true;
     switch (mode) {
       case Rounding::nearest_even:
-      case Rounding::nearest_away: to_infinity = true; break;
-      case Rounding::toward_zero: to_infinity = false; break;
-      case Rounding::upward: to_infinity = !negative; break;
-      case Rounding::downward: to_infinity = negative; break;
+      case Rounding::nearest_away:
+        to_infinity = true;
+        break;
+      case Rounding::toward_zero:
+        to_infinity = false;
+        break;
+      case Rounding::upward:
+        to_infinity = !negative;
+        break;
+      case Rounding::downward:
+        to_infinity = negative;
+        break;
     }
     magnitude = to_infinity ? HUGE_VAL : t.max_precision;
   }
@@ -258,7 +288,7 @@ inline bool in_format(const Target& t, double d) {
   int low_bits = 53 - t.precision;  // bits below the quantum, counted in d's 53-bit significand
   if (e < t.emin) {
     if (!t.subnormals) return false;
-    low_bits += t.emin - e;  // the quantum stays 2^(emin-p+1)
+    low_bits += t.emin - e;           // the quantum stays 2^(emin-p+1)
     if (low_bits > 52) return false;  // below the smallest subnormal
   }
   return (bits & ((std::uint64_t{1} << low_bits) - 1)) == 0;
@@ -269,10 +299,13 @@ inline bool in_format(const Target& t, double d) {
 /// round_exact.
 [[gnu::always_inline]] inline double round_nearest_even(const Target& t, double x) {
   const std::uint64_t bits = std::bit_cast<std::uint64_t>(x);
-  const int e = static_cast<int>((bits >> 52) & 0x7ff) - 1023;  // -1023 for zeros and subnormal doubles
-  if (e > t.emax || x == 0) return round_exact(t, x, Rounding::nearest_even);  // inf, NaN, overflow, ±0
+  const int e =
+      static_cast<int>((bits >> 52) & 0x7ff) - 1023;  // -1023 for zeros and subnormal doubles
+  if (e > t.emax || x == 0)
+    return round_exact(t, x, Rounding::nearest_even);  // inf, NaN, overflow, ±0
   const int q = e >= t.emin ? e - t.precision + 1 : t.low_quantum;
-  const double m = std::bit_cast<double>((static_cast<std::uint64_t>(q + 52 + 1023) << 52) | (std::uint64_t{1} << 51));
+  const double m = std::bit_cast<double>((static_cast<std::uint64_t>(q + 52 + 1023) << 52) |
+                                         (std::uint64_t{1} << 51));
   const double magnitude = (std::fabs(x) + m) - m;
   if (magnitude >= t.overflow_threshold || (t.clamp && magnitude > t.max_finite)) {
     return round_exact(t, x, Rounding::nearest_even);
@@ -295,17 +328,19 @@ int sign_of(double d) { return d > 0 ? 1 : (d < 0 ? -1 : 0); }
 /// The IEEE 754 §6.3 sign of an exact zero sum x + y (x + y == 0): −0 under downward unless
 /// both are +0; otherwise −0 only when both are −0.
 double zero_sum(double x, double y, Rounding mode) {
-  if (mode == Rounding::downward) return (x == 0 && y == 0 && !std::signbit(x) && !std::signbit(y)) ? 0.0 : -0.0;
+  if (mode == Rounding::downward)
+    return (x == 0 && y == 0 && !std::signbit(x) && !std::signbit(y)) ? 0.0 : -0.0;
   return (std::signbit(x) && std::signbit(y) && x == 0 && y == 0) ? -0.0 : 0.0;
 }
 
 /// round_F(a + b) for small operands.
 [[gnu::always_inline]] inline double add_small(const Target& t, double a, double b, Rounding mode) {
   const double s = a + b;
-  if (mode == Rounding::nearest_even && in_format(t, a) && in_format(t, b)) return round_nearest_even(t, s);
+  if (mode == Rounding::nearest_even && in_format(t, a) && in_format(t, b))
+    return round_nearest_even(t, s);
   if (!std::isfinite(s)) return round_exact(t, s, mode);
   if (s == 0) return zero_sum(a, b, mode);  // exact: non-zero sums are ≥ 2^-475
-  const double bv = s - a;  // TwoSum (Knuth): s + e == a + b exactly
+  const double bv = s - a;                  // TwoSum (Knuth): s + e == a + b exactly
   const double e = (a - (s - bv)) + (b - bv);
   return round_exact(t, round_to_odd(s, sign_of(e)), mode);
 }
@@ -346,7 +381,8 @@ double rounding_test(const Target& t, double y, Rounding mode) {
 inline double rounding_test_from_bits(const Target& t, double y, Rounding mode) {
   const std::uint64_t bits = std::bit_cast<std::uint64_t>(y);
   const int e = static_cast<int>((bits >> 52) & 0x7ff) - 1023;
-  if (e < t.emin || e > t.emax) return rounding_test(t, y, mode);  // also ±0, subnormal doubles, inf, NaN
+  if (e < t.emin || e > t.emax)
+    return rounding_test(t, y, mode);  // also ±0, subnormal doubles, inf, NaN
   const std::uint64_t low = bits & t.low_mask;
   if (low < 17 || low > t.low_mask - 16) return rounding_test(t, y, mode);
   if (mode == Rounding::nearest_even || mode == Rounding::nearest_away) {
@@ -361,10 +397,14 @@ enum class Function { exp, log, cos, sin };
 
 double evaluate(Function fn, double x) {
   switch (fn) {
-    case Function::exp: return std::exp(x);
-    case Function::log: return std::log(x);
-    case Function::cos: return std::cos(x);
-    case Function::sin: return std::sin(x);
+    case Function::exp:
+      return std::exp(x);
+    case Function::log:
+      return std::log(x);
+    case Function::cos:
+      return std::cos(x);
+    case Function::sin:
+      return std::sin(x);
   }
   return 0;
 }
@@ -378,8 +418,8 @@ struct Tally {
 /// fn(x) rounded into the fast format t (file comment): the exact cases, the tiny-argument
 /// cases, the binary64 evaluation and its rounding test. Returns false (and leaves `result`)
 /// when MPFR must decide (counted in `tally.fallbacks`). x must be a small operand.
-[[gnu::always_inline]] inline bool transcendental_small(const Target& t, Function fn, double x, Rounding r,
-                                                        double& result, Tally& tally) {
+[[gnu::always_inline]] inline bool transcendental_small(const Target& t, Function fn, double x,
+                                                        Rounding r, double& result, Tally& tally) {
   if (std::isnan(x)) {
     result = mpfr_nan();
     return true;
@@ -402,12 +442,14 @@ struct Tally {
     case Function::cos:
       if (std::isinf(x)) return result = mpfr_nan(), true;
       if (x == 0) return result = round_exact(t, 1.0, r), true;
-      if (std::fabs(x) < power_of_two(-26)) return result = round_exact(t, 1.0 - power_of_two(-53), r), true;
+      if (std::fabs(x) < power_of_two(-26))
+        return result = round_exact(t, 1.0 - power_of_two(-53), r), true;
       break;
     case Function::sin:
       if (std::isinf(x)) return result = mpfr_nan(), true;
       if (x == 0) return result = x, true;
-      if (std::fabs(x) < power_of_two(-26)) return result = round_exact(t, round_to_odd(x, -sign_of(x)), r), true;
+      if (std::fabs(x) < power_of_two(-26))
+        return result = round_exact(t, round_to_odd(x, -sign_of(x)), r), true;
       break;
   }
   ++tally.evaluations;
@@ -435,7 +477,8 @@ class FastEngine final : public Engine {
     const Target& t = cached_target(f);
     if (!t.fast || !small(a) || !small(b)) return reference().mul(f, a, b, r);
     const double product = a.narrow() * b.narrow();  // exact (file comment)
-    return narrow(r == Rounding::nearest_even ? round_nearest_even(t, product) : round_exact(t, product, r));
+    return narrow(r == Rounding::nearest_even ? round_nearest_even(t, product)
+                                              : round_exact(t, product, r));
   }
   Value div(const Format& f, const Value& a, const Value& b, Rounding r) const override {
     const Target& t = cached_target(f);
@@ -445,11 +488,13 @@ class FastEngine final : public Engine {
     if (!std::isfinite(q) || q == 0 || !std::isfinite(x) || !std::isfinite(y)) {
       return narrow(round_exact(t, q, r));  // x/0, 0/y, x/inf, inf/y, NaN: exact
     }
-    if (r == Rounding::nearest_even && in_format(t, x) && in_format(t, y)) return narrow(round_nearest_even(t, q));
+    if (r == Rounding::nearest_even && in_format(t, x) && in_format(t, y))
+      return narrow(round_nearest_even(t, q));
     const double residual = std::fma(-q, y, x);  // x − q·y exactly
     return narrow(round_exact(t, round_to_odd(q, sign_of(residual) * sign_of(y)), r));
   }
-  Value fma(const Format& f, const Value& a, const Value& b, const Value& c, Rounding r) const override {
+  Value fma(const Format& f, const Value& a, const Value& b, const Value& c,
+            Rounding r) const override {
     const Target& t = cached_target(f);
     if (!t.fast || !small(a) || !small(b) || !small(c)) return reference().fma(f, a, b, c, r);
     const double x = a.narrow(), y = b.narrow(), z = c.narrow();
@@ -520,7 +565,8 @@ class FastEngine final : public Engine {
     Tally tally;
     double result = 0;
     const bool decided = transcendental_small(t, fn, a.narrow(), r, result, tally);
-    if (tally.evaluations != 0) transcendental_evaluations.fetch_add(tally.evaluations, std::memory_order_relaxed);
+    if (tally.evaluations != 0)
+      transcendental_evaluations.fetch_add(tally.evaluations, std::memory_order_relaxed);
     if (decided) return narrow(result);
     transcendental_fallbacks.fetch_add(1, std::memory_order_relaxed);
     return call_reference(fn, f, a, r);
@@ -528,10 +574,14 @@ class FastEngine final : public Engine {
 
   static Value call_reference(Function fn, const Format& f, const Value& a, Rounding r) {
     switch (fn) {
-      case Function::exp: return reference().exp(f, a, r);
-      case Function::log: return reference().log(f, a, r);
-      case Function::cos: return reference().cos(f, a, r);
-      case Function::sin: return reference().sin(f, a, r);
+      case Function::exp:
+        return reference().exp(f, a, r);
+      case Function::log:
+        return reference().log(f, a, r);
+      case Function::cos:
+        return reference().cos(f, a, r);
+      case Function::sin:
+        return reference().sin(f, a, r);
     }
     return reference().exp(f, a, r);
   }
@@ -553,18 +603,24 @@ double elementwise(const Target& t, const Format& f, double x, double y, Roundin
     }
     if constexpr (op == ElementwiseOperation::div) {
       const double q = x / y;
-      if (!std::isfinite(q) || q == 0 || !std::isfinite(x) || !std::isfinite(y)) return round_exact(t, q, r);
-      if (r == Rounding::nearest_even && in_format(t, x) && in_format(t, y)) return round_nearest_even(t, q);
+      if (!std::isfinite(q) || q == 0 || !std::isfinite(x) || !std::isfinite(y))
+        return round_exact(t, q, r);
+      if (r == Rounding::nearest_even && in_format(t, x) && in_format(t, y))
+        return round_nearest_even(t, q);
       return round_exact(t, round_to_odd(q, sign_of(std::fma(-q, y, x)) * sign_of(y)), r);
     }
   }
   const Value a = Value::from_double_exact(x), b = Value::from_double_exact(y);
   const Engine& e = mpfr_engine();
   switch (op) {
-    case ElementwiseOperation::add: return e.add(f, a, b, r).narrow();
-    case ElementwiseOperation::sub: return e.sub(f, a, b, r).narrow();
-    case ElementwiseOperation::mul: return e.mul(f, a, b, r).narrow();
-    case ElementwiseOperation::div: return e.div(f, a, b, r).narrow();
+    case ElementwiseOperation::add:
+      return e.add(f, a, b, r).narrow();
+    case ElementwiseOperation::sub:
+      return e.sub(f, a, b, r).narrow();
+    case ElementwiseOperation::mul:
+      return e.mul(f, a, b, r).narrow();
+    case ElementwiseOperation::div:
+      return e.div(f, a, b, r).narrow();
   }
   return 0;
 }
@@ -654,17 +710,17 @@ struct KernelConstants {
   Doubles max_finite{};
   Doubles below_min_normal{};  // the double just below 2^emin
   Doubles zero{};
-  Bits low_mask{};           // 2^(53−p) − 1
-  Bits high_mask{};          // ~low_mask
-  Bits unit{};               // 2^(53−p): one quantum of F in significand steps
-  Bits half{};               // 2^(52−p)
-  Bits magic_offset{};       // (53 − p) << 52 | 2^51: exponent field of 2^e ↦ bits of 1.5·2^(e−p+1+52)
-  Bits sign{};               // the sign bit
-  Bits magnitude{};          // all bits but the sign
-  Bits exponent{};           // the exponent field
-  Bits minus_one{};          // all ones: adding it subtracts 1
-  Doubles min_normal{};      // 2^emin
-  Bits split_mask{};         // clears the low 27 bits of a double's significand
+  Bits low_mask{};   // 2^(53−p) − 1
+  Bits high_mask{};  // ~low_mask
+  Bits unit{};       // 2^(53−p): one quantum of F in significand steps
+  Bits half{};       // 2^(52−p)
+  Bits magic_offset{};  // (53 − p) << 52 | 2^51: exponent field of 2^e ↦ bits of 1.5·2^(e−p+1+52)
+  Bits sign{};          // the sign bit
+  Bits magnitude{};      // all bits but the sign
+  Bits exponent{};       // the exponent field
+  Bits minus_one{};      // all ones: adding it subtracts 1
+  Doubles min_normal{};  // 2^emin
+  Bits split_mask{};     // clears the low 27 bits of a double's significand
 };
 
 KernelConstants kernel_constants(const Target& t) {
@@ -676,7 +732,8 @@ KernelConstants kernel_constants(const Target& t) {
   c.high_mask = splat_bits(~t.low_mask);
   c.unit = splat_bits(t.low_mask + 1);
   c.half = splat_bits((t.low_mask + 1) >> 1);
-  c.magic_offset = splat_bits((static_cast<std::uint64_t>(53 - t.precision) << 52) | (std::uint64_t{1} << 51));
+  c.magic_offset =
+      splat_bits((static_cast<std::uint64_t>(53 - t.precision) << 52) | (std::uint64_t{1} << 51));
   c.sign = splat_bits(kSignMask);
   c.magnitude = splat_bits(~kSignMask);
   c.exponent = splat_bits(kExponentMask);
@@ -729,7 +786,8 @@ struct BlockChecks {
     smallest = minimum(doubles_of(m + c.minus_one), smallest);
   }
   [[gnu::always_inline]] bool passed(const KernelConstants& c) const {
-    const Bits good = ok & mask_of(smallest >= c.below_min_normal) & mask_of(largest <= c.max_finite);
+    const Bits good =
+        ok & mask_of(smallest >= c.below_min_normal) & mask_of(largest <= c.max_finite);
     const Bits bad = ~good | (low_bits & c.low_mask);
     std::uint64_t folded = 0;
     for (std::size_t k = 0; k < kLanes; ++k) folded |= bad[k];
@@ -741,9 +799,10 @@ struct BlockChecks {
 /// must be recomputed. `subnormals`: F has subnormals (non-zero results below 2^emin are then
 /// rounded here, with the quantum 2^(emin−p+1); otherwise they are flagged).
 template <ElementwiseOperation op, bool subnormals>
-bool nearest_even_block(const KernelConstants& constants, const double* a, const double* b, double* out,
-                        std::size_t n) {
-  const KernelConstants c = constants;  // local copies: `out` could alias memory the compiler must reload
+bool nearest_even_block(const KernelConstants& constants, const double* a, const double* b,
+                        double* out, std::size_t n) {
+  const KernelConstants c =
+      constants;  // local copies: `out` could alias memory the compiler must reload
   BlockChecks checks;
   for (std::size_t i = 0; i < n; i += kLanes) {
     const Doubles x = load(a + i), y = load(b + i);
@@ -767,7 +826,8 @@ bool nearest_even_block(const KernelConstants& constants, const double* a, const
 /// Nearest-away and directed kernel for + − × ÷ over n ≤ kBlock elements, n a multiple of
 /// kLanes; false when the block must be recomputed.
 template <ElementwiseOperation op, Rounding mode>
-bool directed_block(const KernelConstants& constants, const double* a, const double* b, double* out, std::size_t n) {
+bool directed_block(const KernelConstants& constants, const double* a, const double* b, double* out,
+                    std::size_t n) {
   static_assert(mode != Rounding::nearest_even);
   constexpr bool sum = op == ElementwiseOperation::add || op == ElementwiseOperation::sub;
   const KernelConstants c = constants;
@@ -792,8 +852,9 @@ bool directed_block(const KernelConstants& constants, const double* a, const dou
       const Doubles bv = s - x;  // TwoSum (Knuth): s + e == x + y exactly
       const Doubles e = (x - (s - bv)) + (y - bv);
       const Bits inexact = mask_of(e != c.zero);
-      const Bits toward_zero = (mask_of(s > c.zero) ^ mask_of(e > c.zero)) & inexact;  // e ≠ 0 opposite to s
-      odd = (odd + toward_zero) | (inexact & splat_bits(1));  // + all-ones = − 1
+      const Bits toward_zero =
+          (mask_of(s > c.zero) ^ mask_of(e > c.zero)) & inexact;  // e ≠ 0 opposite to s
+      odd = (odd + toward_zero) | (inexact & splat_bits(1));      // + all-ones = − 1
     } else if constexpr (op == ElementwiseOperation::div) {
       const Doubles high = doubles_of(bits_of(s) & c.split_mask);  // s's top 26 bits
       const Doubles low = s - high;
@@ -823,17 +884,23 @@ bool directed_block(const KernelConstants& constants, const double* a, const dou
 }
 
 template <ElementwiseOperation op>
-using BlockKernel = bool (*)(const KernelConstants&, const double*, const double*, double*, std::size_t);
+using BlockKernel = bool (*)(const KernelConstants&, const double*, const double*, double*,
+                             std::size_t);
 
 /// The kernel for (op, r), or nullptr when the scalar path does everything.
 template <ElementwiseOperation op>
 BlockKernel<op> kernel_for(Rounding r, bool subnormals) {
   switch (r) {
-    case Rounding::nearest_even: return subnormals ? &nearest_even_block<op, true> : &nearest_even_block<op, false>;
-    case Rounding::nearest_away: return &directed_block<op, Rounding::nearest_away>;
-    case Rounding::toward_zero: return &directed_block<op, Rounding::toward_zero>;
-    case Rounding::upward: return &directed_block<op, Rounding::upward>;
-    case Rounding::downward: return &directed_block<op, Rounding::downward>;
+    case Rounding::nearest_even:
+      return subnormals ? &nearest_even_block<op, true> : &nearest_even_block<op, false>;
+    case Rounding::nearest_away:
+      return &directed_block<op, Rounding::nearest_away>;
+    case Rounding::toward_zero:
+      return &directed_block<op, Rounding::toward_zero>;
+    case Rounding::upward:
+      return &directed_block<op, Rounding::upward>;
+    case Rounding::downward:
+      return &directed_block<op, Rounding::downward>;
   }
   return nullptr;
 }
@@ -842,8 +909,8 @@ std::atomic<std::uint64_t> kernel_blocks{0};
 std::atomic<std::uint64_t> scalar_blocks{0};
 
 template <ElementwiseOperation op>
-void elementwise_loop(const Format& f, std::span<const double> a, std::span<const double> b, std::span<double> out,
-                      Rounding r) {
+void elementwise_loop(const Format& f, std::span<const double> a, std::span<const double> b,
+                      std::span<double> out, Rounding r) {
   const Target t = target_of(f);
   const std::size_t n = out.size();
   const BlockKernel<op> kernel = t.fast ? kernel_for<op>(r, t.subnormals) : nullptr;
@@ -857,7 +924,8 @@ void elementwise_loop(const Format& f, std::span<const double> a, std::span<cons
     const double* pa = a.data() + start;
     const double* pb = b.data() + start;
     double* po = out.data() + start;
-    const std::size_t vectors = length - length % kLanes;  // the last < kLanes elements: scalar path
+    const std::size_t vectors =
+        length - length % kLanes;  // the last < kLanes elements: scalar path
     if (kernel != nullptr && vectors != 0 && kernel(c, pa, pb, aliased ? buffer : po, vectors)) {
       if (aliased) std::copy(buffer, buffer + vectors, po);
       for (std::size_t i = vectors; i < length; ++i) po[i] = elementwise<op>(t, f, pa[i], pb[i], r);
@@ -874,7 +942,8 @@ void elementwise_loop(const Format& f, std::span<const double> a, std::span<cons
 /// True when the memory of x and y overlaps without being the same array.
 bool partial_overlap(std::span<const double> x, std::span<const double> y) {
   if (x.empty() || y.empty() || x.data() == y.data()) return false;
-  const auto x0 = reinterpret_cast<std::uintptr_t>(x.data()), y0 = reinterpret_cast<std::uintptr_t>(y.data());
+  const auto x0 = reinterpret_cast<std::uintptr_t>(x.data()),
+             y0 = reinterpret_cast<std::uintptr_t>(y.data());
   return x0 < y0 + y.size_bytes() && y0 < x0 + x.size_bytes();
 }
 
@@ -883,22 +952,33 @@ bool partial_overlap(std::span<const double> x, std::span<const double> y) {
 void round_elementwise(const Format& f, ElementwiseOperation op, std::span<const double> a,
                        std::span<const double> b, std::span<double> out, Rounding r) {
   if (a.size() != b.size() || a.size() != out.size()) {
-    throw InvalidArgument("round_elementwise: the arrays have lengths " + std::to_string(a.size()) + ", " +
-                          std::to_string(b.size()) + " and " + std::to_string(out.size()) + "; they must be equal");
+    throw InvalidArgument("round_elementwise: the arrays have lengths " + std::to_string(a.size()) +
+                          ", " + std::to_string(b.size()) + " and " + std::to_string(out.size()) +
+                          "; they must be equal");
   }
   if (!f.fits_double()) {
-    throw InvalidArgument("round_elementwise: format " + f.name + " does not fit in a double (accepted: p <= 53 "
+    throw InvalidArgument("round_elementwise: format " + f.name +
+                          " does not fit in a double (accepted: p <= 53 "
                           "and binary64's exponent range)");
   }
   if (partial_overlap(out, a) || partial_overlap(out, b)) {
-    throw InvalidArgument("round_elementwise: out overlaps a or b without being the same array (accepted: "
-                          "separate arrays, or out equal to a or b)");
+    throw InvalidArgument(
+        "round_elementwise: out overlaps a or b without being the same array (accepted: "
+        "separate arrays, or out equal to a or b)");
   }
   switch (op) {
-    case ElementwiseOperation::add: elementwise_loop<ElementwiseOperation::add>(f, a, b, out, r); break;
-    case ElementwiseOperation::sub: elementwise_loop<ElementwiseOperation::sub>(f, a, b, out, r); break;
-    case ElementwiseOperation::mul: elementwise_loop<ElementwiseOperation::mul>(f, a, b, out, r); break;
-    case ElementwiseOperation::div: elementwise_loop<ElementwiseOperation::div>(f, a, b, out, r); break;
+    case ElementwiseOperation::add:
+      elementwise_loop<ElementwiseOperation::add>(f, a, b, out, r);
+      break;
+    case ElementwiseOperation::sub:
+      elementwise_loop<ElementwiseOperation::sub>(f, a, b, out, r);
+      break;
+    case ElementwiseOperation::mul:
+      elementwise_loop<ElementwiseOperation::mul>(f, a, b, out, r);
+      break;
+    case ElementwiseOperation::div:
+      elementwise_loop<ElementwiseOperation::div>(f, a, b, out, r);
+      break;
   }
 }
 
@@ -906,10 +986,14 @@ namespace {
 
 Function function_of(UnaryFunction fn) {
   switch (fn) {
-    case UnaryFunction::exp: return Function::exp;
-    case UnaryFunction::log: return Function::log;
-    case UnaryFunction::cos: return Function::cos;
-    case UnaryFunction::sin: return Function::sin;
+    case UnaryFunction::exp:
+      return Function::exp;
+    case UnaryFunction::log:
+      return Function::log;
+    case UnaryFunction::cos:
+      return Function::cos;
+    case UnaryFunction::sin:
+      return Function::sin;
   }
   return Function::exp;
 }
@@ -918,17 +1002,21 @@ double reference_unary(Function fn, const Format& f, double x, Rounding r) {
   const Value v = Value::from_double_exact(x);
   const Engine& e = mpfr_engine();
   switch (fn) {
-    case Function::exp: return e.exp(f, v, r).narrow();
-    case Function::log: return e.log(f, v, r).narrow();
-    case Function::cos: return e.cos(f, v, r).narrow();
-    case Function::sin: return e.sin(f, v, r).narrow();
+    case Function::exp:
+      return e.exp(f, v, r).narrow();
+    case Function::log:
+      return e.log(f, v, r).narrow();
+    case Function::cos:
+      return e.cos(f, v, r).narrow();
+    case Function::sin:
+      return e.sin(f, v, r).narrow();
   }
   return 0;
 }
 
 template <Function fn>
-void unary_loop(const Target& t, const Format& f, std::span<const double> x, std::span<double> out, Rounding r,
-                Tally& tally) {
+void unary_loop(const Target& t, const Format& f, std::span<const double> x, std::span<double> out,
+                Rounding r, Tally& tally) {
   for (std::size_t i = 0; i < out.size(); ++i) {
     const double xi = x[i];
     double result = 0;
@@ -941,30 +1029,43 @@ void unary_loop(const Target& t, const Format& f, std::span<const double> x, std
 
 }  // namespace
 
-void round_elementwise_unary(const Format& f, UnaryFunction fn, std::span<const double> x, std::span<double> out,
-                             Rounding r) {
+void round_elementwise_unary(const Format& f, UnaryFunction fn, std::span<const double> x,
+                             std::span<double> out, Rounding r) {
   if (x.size() != out.size()) {
-    throw InvalidArgument("round_elementwise_unary: the arrays have lengths " + std::to_string(x.size()) + " and " +
-                          std::to_string(out.size()) + "; they must be equal");
+    throw InvalidArgument("round_elementwise_unary: the arrays have lengths " +
+                          std::to_string(x.size()) + " and " + std::to_string(out.size()) +
+                          "; they must be equal");
   }
   if (!f.fits_double()) {
-    throw InvalidArgument("round_elementwise_unary: format " + f.name + " does not fit in a double (accepted: p <= "
+    throw InvalidArgument("round_elementwise_unary: format " + f.name +
+                          " does not fit in a double (accepted: p <= "
                           "53 and binary64's exponent range)");
   }
   if (partial_overlap(out, x)) {
-    throw InvalidArgument("round_elementwise_unary: out overlaps x without being the same array (accepted: "
-                          "separate arrays, or out equal to x)");
+    throw InvalidArgument(
+        "round_elementwise_unary: out overlaps x without being the same array (accepted: "
+        "separate arrays, or out equal to x)");
   }
   const Target t = cached_target(f);
   Tally tally;
   switch (function_of(fn)) {
-    case Function::exp: unary_loop<Function::exp>(t, f, x, out, r, tally); break;
-    case Function::log: unary_loop<Function::log>(t, f, x, out, r, tally); break;
-    case Function::cos: unary_loop<Function::cos>(t, f, x, out, r, tally); break;
-    case Function::sin: unary_loop<Function::sin>(t, f, x, out, r, tally); break;
+    case Function::exp:
+      unary_loop<Function::exp>(t, f, x, out, r, tally);
+      break;
+    case Function::log:
+      unary_loop<Function::log>(t, f, x, out, r, tally);
+      break;
+    case Function::cos:
+      unary_loop<Function::cos>(t, f, x, out, r, tally);
+      break;
+    case Function::sin:
+      unary_loop<Function::sin>(t, f, x, out, r, tally);
+      break;
   }
-  if (tally.evaluations != 0) transcendental_evaluations.fetch_add(tally.evaluations, std::memory_order_relaxed);
-  if (tally.fallbacks != 0) transcendental_fallbacks.fetch_add(tally.fallbacks, std::memory_order_relaxed);
+  if (tally.evaluations != 0)
+    transcendental_evaluations.fetch_add(tally.evaluations, std::memory_order_relaxed);
+  if (tally.fallbacks != 0)
+    transcendental_fallbacks.fetch_add(tally.fallbacks, std::memory_order_relaxed);
 }
 
 const Engine& fast_engine() {
@@ -974,7 +1075,8 @@ const Engine& fast_engine() {
 
 FastEngineCounters fast_engine_counters() {
   return {transcendental_evaluations.load(std::memory_order_relaxed),
-          transcendental_fallbacks.load(std::memory_order_relaxed), kernel_blocks.load(std::memory_order_relaxed),
+          transcendental_fallbacks.load(std::memory_order_relaxed),
+          kernel_blocks.load(std::memory_order_relaxed),
           scalar_blocks.load(std::memory_order_relaxed)};
 }
 

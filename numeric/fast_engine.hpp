@@ -30,8 +30,8 @@ enum class ElementwiseOperation { add, sub, mul, div };
 /// NUMERIC §2, argued in fast_engine.cpp); a block holding any element outside the kernel's
 /// domain (operands not in F or subnormal, results below F's normal range — except under
 /// nearest-even with subnormals — or beyond max finite, ±inf, NaN) is recomputed element by
-/// element by the scalar path. `out` may be the same array as `a` or `b`. Throws InvalidArgument when
-/// the spans differ in length, out overlaps a or b otherwise, or F does not fit in a double.
+/// element by the scalar path. `out` may be the same array as `a` or `b`. Throws InvalidArgument
+/// when the spans differ in length, out overlaps a or b otherwise, or F does not fit in a double.
 void round_elementwise(const Format& f, ElementwiseOperation op, std::span<const double> a,
                        std::span<const double> b, std::span<double> out, Rounding r);
 
@@ -47,8 +47,8 @@ enum class UnaryFunction { exp, log, cos, sin };
 /// NUMERIC §2, argued in fast_engine.cpp). `out` may be the same array as `x`. Throws
 /// InvalidArgument when the spans differ in length, out overlaps x otherwise, or F does not
 /// fit in a double.
-void round_elementwise_unary(const Format& f, UnaryFunction fn, std::span<const double> x, std::span<double> out,
-                             Rounding r);
+void round_elementwise_unary(const Format& f, UnaryFunction fn, std::span<const double> x,
+                             std::span<double> out, Rounding r);
 
 /// The fast exact engine (see the file comment). Thread-safe; stateless apart from the
 /// fallback counters.

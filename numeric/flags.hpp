@@ -31,7 +31,8 @@ enum class Flag : std::uint8_t {
 class Flags {
  public:
   constexpr Flags() = default;
-  constexpr Flags(Flag flag) : bits_(static_cast<std::uint8_t>(flag)) {}  // NOLINT: implicit on purpose
+  constexpr Flags(Flag flag)
+      : bits_(static_cast<std::uint8_t>(flag)) {}  // NOLINT: implicit on purpose
 
   constexpr bool test(Flag flag) const { return (bits_ & static_cast<std::uint8_t>(flag)) != 0; }
   constexpr bool any() const { return bits_ != 0; }

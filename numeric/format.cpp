@@ -34,13 +34,13 @@ int parse_int(std::string_view text, std::string_view what, std::string_view spe
   if (!text.empty() && *first == '+') ++first;
   auto [ptr, ec] = std::from_chars(first, last, value);
   if (ec == std::errc::result_out_of_range && ptr == last) {
-    throw InvalidArgument("format '" + std::string(spec) + "': " + std::string(what) + " = " + std::string(text) +
-                          " is out of range; accepted: " + format_spellings());
+    throw InvalidArgument("format '" + std::string(spec) + "': " + std::string(what) + " = " +
+                          std::string(text) + " is out of range; accepted: " + format_spellings());
   }
   if (text.empty() || ec != std::errc() || ptr != last) {
     throw InvalidArgument("format '" + std::string(spec) + "': " + std::string(what) +
-                          " must be an integer, got '" + std::string(text) + "'; accepted: " +
-                          format_spellings());
+                          " must be an integer, got '" + std::string(text) +
+                          "'; accepted: " + format_spellings());
   }
   return value;
 }
@@ -86,12 +86,13 @@ Format Format::custom(int p, int emin, int emax) {
     throw InvalidArgument("format precision p must be in 2..4096, got " + std::to_string(p));
   }
   if (emin > emax || emin < -kExponentLimit || emax > kExponentLimit) {
-    throw InvalidArgument("format exponent range must satisfy -2^28 <= emin <= emax <= 2^28, got emin=" +
-                          std::to_string(emin) + ", emax=" + std::to_string(emax));
+    throw InvalidArgument(
+        "format exponent range must satisfy -2^28 <= emin <= emax <= 2^28, got emin=" +
+        std::to_string(emin) + ", emax=" + std::to_string(emax));
   }
-  return floating("p=" + std::to_string(p) + ",emin=" + std::to_string(emin) +
-                      ",emax=" + std::to_string(emax),
-                  p, emin, emax);
+  return floating(
+      "p=" + std::to_string(p) + ",emin=" + std::to_string(emin) + ",emax=" + std::to_string(emax),
+      p, emin, emax);
 }
 
 Format Format::fixed(int integer_bits, int fraction_bits) {
@@ -142,7 +143,8 @@ std::vector<std::string> expand_format_range(std::string_view spec) {
   std::size_t start = 0;
   for (;;) {
     const std::size_t comma = text.find(',', start);
-    const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const std::string item =
+        text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     const std::size_t dots = item.find("..");
     const std::size_t eq = item.find('=');
     if (dots == std::string::npos) {
@@ -158,7 +160,8 @@ std::vector<std::string> expand_format_range(std::string_view spec) {
       auto integer = [&](const std::string& s) -> long {
         const bool negative = !s.empty() && s[0] == '-';
         const std::string digits = negative ? s.substr(1) : s;
-        if (digits.empty() || digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos) {
+        if (digits.empty() || digits.size() > 9 ||
+            digits.find_first_not_of("0123456789") != std::string::npos) {
           bad("'" + s + "' is not an integer");
         }
         return (negative ? -1 : 1) * std::stol(digits);
@@ -180,7 +183,8 @@ std::vector<std::string> expand_format_range(std::string_view spec) {
       for (const auto& o : options) next.push_back(prefix.empty() ? o : prefix + "," + o);
     }
     if (next.size() > 4096) {
-      throw InvalidArgument("format range '" + text + "' stands for more than 4096 formats; split it");
+      throw InvalidArgument("format range '" + text +
+                            "' stands for more than 4096 formats; split it");
     }
     out = std::move(next);
   }
@@ -204,16 +208,17 @@ Format parse_format(std::string_view spec) {
   } catch (const InvalidArgument& e) {
     const std::string message = e.what();
     if (message.find("accepted:") != std::string::npos) throw;
-    throw InvalidArgument("format '" + std::string(spec) + "': " + message + "; accepted: " + format_spellings());
+    throw InvalidArgument("format '" + std::string(spec) + "': " + message +
+                          "; accepted: " + format_spellings());
   }
 }
 
 bool operator==(const Format& a, const Format& b) {
   // The same set F and arithmetic, whatever the spelling: `p=11,e=5` equals fp16.
   return a.kind == b.kind && a.precision == b.precision && a.emin == b.emin && a.emax == b.emax &&
-         a.subnormals == b.subnormals && a.has_infinity == b.has_infinity && a.has_nan == b.has_nan &&
-         a.reserved_top_codes == b.reserved_top_codes && a.integer_bits == b.integer_bits &&
-         a.fraction_bits == b.fraction_bits;
+         a.subnormals == b.subnormals && a.has_infinity == b.has_infinity &&
+         a.has_nan == b.has_nan && a.reserved_top_codes == b.reserved_top_codes &&
+         a.integer_bits == b.integer_bits && a.fraction_bits == b.fraction_bits;
 }
 
 namespace {
@@ -223,7 +228,8 @@ Format parse_format_unchecked(std::string_view spec) {
   std::vector<std::string> items;
   for (std::size_t start = 0;;) {
     const std::size_t comma = text.find(',', start);
-    items.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    items.push_back(
+        text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
     if (comma == std::string::npos) break;
     start = comma + 1;
   }
@@ -302,11 +308,16 @@ Rounding parse_rounding(std::string_view text) {
 
 std::string_view to_string(Rounding mode) {
   switch (mode) {
-    case Rounding::nearest_even: return "nearest-even";
-    case Rounding::nearest_away: return "nearest-away";
-    case Rounding::toward_zero: return "toward-zero";
-    case Rounding::upward: return "upward";
-    case Rounding::downward: return "downward";
+    case Rounding::nearest_even:
+      return "nearest-even";
+    case Rounding::nearest_away:
+      return "nearest-away";
+    case Rounding::toward_zero:
+      return "toward-zero";
+    case Rounding::upward:
+      return "upward";
+    case Rounding::downward:
+      return "downward";
   }
   return "?";
 }

@@ -30,9 +30,9 @@ struct Format {
 
   std::string name;  ///< a spelling that `parse_format` maps back to this format
   Kind kind = Kind::floating;
-  int precision = 53;   ///< floating: p incl. hidden bit; fixed point: I + F
-  int emin = -1022;     ///< floating only
-  int emax = 1023;      ///< floating only
+  int precision = 53;  ///< floating: p incl. hidden bit; fixed point: I + F
+  int emin = -1022;    ///< floating only
+  int emax = 1023;     ///< floating only
   bool subnormals = true;
   bool has_infinity = true;
   bool has_nan = true;
@@ -52,9 +52,8 @@ struct Format {
   /// (emax = 2^(E-1) - 1, emin = 1 - emax). Throws InvalidArgument unless 2 ≤ p ≤ 4096 and
   /// 2 ≤ E ≤ 28.
   static Format ieee(int p, int exponent_bits);
-  /// Precision p and normal exponent range [emin, emax]. Throws InvalidArgument unless 2 ≤ p ≤ 4096,
-  /// or if
-  /// emin > emax or the range exceeds what MPFR can represent.
+  /// Precision p and normal exponent range [emin, emax]. Throws InvalidArgument unless 2 ≤ p ≤
+  /// 4096, or if emin > emax or the range exceeds what MPFR can represent.
   static Format custom(int p, int emin, int emax);
   /// Fixed point with I integer and F fraction bits. Throws InvalidArgument unless
   /// I ≥ 0, F ≥ 0, 1 ≤ I + F ≤ 1000.

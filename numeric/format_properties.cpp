@@ -109,8 +109,8 @@ mpz_class n_max(const Format& f) {
   Mpfr top(f.precision + 2);
   max_finite(f).to_mpfr(top);
   if (mpfr_cmp_ui(top, 1) > 0) mpfr_set_ui(top, 1, MPFR_RNDN);
-  const long k = f.is_fixed_point() ? -f.fraction_bits
-                                    : (f.subnormals ? f.emin - f.precision + 1 : f.emin);
+  const long k =
+      f.is_fixed_point() ? -f.fraction_bits : (f.subnormals ? f.emin - f.precision + 1 : f.emin);
   mpfr_mul_2si(top, top, -k, MPFR_RNDN);  // exact
   mpz_class result;
   mpfr_get_z(result.get_mpz_t(), top, MPFR_RNDZ);

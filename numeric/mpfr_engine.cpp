@@ -31,11 +31,16 @@ using detail::ExponentRange;
 
 mpfr_rnd_t directed_mpfr(Rounding mode) {
   switch (mode) {
-    case Rounding::nearest_even: return MPFR_RNDN;
-    case Rounding::nearest_away: return MPFR_RNDN;  // ties handled in round_into
-    case Rounding::toward_zero: return MPFR_RNDZ;
-    case Rounding::upward: return MPFR_RNDU;
-    case Rounding::downward: return MPFR_RNDD;
+    case Rounding::nearest_even:
+      return MPFR_RNDN;
+    case Rounding::nearest_away:
+      return MPFR_RNDN;  // ties handled in round_into
+    case Rounding::toward_zero:
+      return MPFR_RNDZ;
+    case Rounding::upward:
+      return MPFR_RNDU;
+    case Rounding::downward:
+      return MPFR_RNDD;
   }
   return MPFR_RNDN;
 }
@@ -174,11 +179,21 @@ Value round_into_fixed(const Format& f, mpfr_srcptr r, Rounding mode) {
   mpfr_mul_2si(scaled, r, f.fraction_bits, MPFR_RNDN);  // exact
   Mpfr integer(grid_bits + 2);
   switch (mode) {
-    case Rounding::nearest_even: mpfr_rint(integer, scaled, MPFR_RNDN); break;
-    case Rounding::nearest_away: mpfr_round(integer, scaled); break;
-    case Rounding::toward_zero: mpfr_rint(integer, scaled, MPFR_RNDZ); break;
-    case Rounding::upward: mpfr_rint(integer, scaled, MPFR_RNDU); break;
-    case Rounding::downward: mpfr_rint(integer, scaled, MPFR_RNDD); break;
+    case Rounding::nearest_even:
+      mpfr_rint(integer, scaled, MPFR_RNDN);
+      break;
+    case Rounding::nearest_away:
+      mpfr_round(integer, scaled);
+      break;
+    case Rounding::toward_zero:
+      mpfr_rint(integer, scaled, MPFR_RNDZ);
+      break;
+    case Rounding::upward:
+      mpfr_rint(integer, scaled, MPFR_RNDU);
+      break;
+    case Rounding::downward:
+      mpfr_rint(integer, scaled, MPFR_RNDD);
+      break;
   }
   Mpfr limit(grid_bits + 2);
   mpfr_set_ui_2exp(limit, 1, grid_bits, MPFR_RNDN);
@@ -221,27 +236,38 @@ class MpfrEngine final : public Engine {
 
   Value add(const Format& f, const Value& a, const Value& b, Rounding r) const override {
     Operand x(a), y(b);
-    return compute(f, r, [&](mpfr_ptr out, mpfr_rnd_t rnd) { return mpfr_add(out, x.get(), y.get(), rnd); }, true);
+    return compute(
+        f, r, [&](mpfr_ptr out, mpfr_rnd_t rnd) { return mpfr_add(out, x.get(), y.get(), rnd); },
+        true);
   }
   Value sub(const Format& f, const Value& a, const Value& b, Rounding r) const override {
     Operand x(a), y(b);
-    return compute(f, r, [&](mpfr_ptr out, mpfr_rnd_t rnd) { return mpfr_sub(out, x.get(), y.get(), rnd); }, true);
+    return compute(
+        f, r, [&](mpfr_ptr out, mpfr_rnd_t rnd) { return mpfr_sub(out, x.get(), y.get(), rnd); },
+        true);
   }
   Value mul(const Format& f, const Value& a, const Value& b, Rounding r) const override {
     Operand x(a), y(b);
-    return compute(f, r, [&](mpfr_ptr out, mpfr_rnd_t rnd) { return mpfr_mul(out, x.get(), y.get(), rnd); });
+    return compute(
+        f, r, [&](mpfr_ptr out, mpfr_rnd_t rnd) { return mpfr_mul(out, x.get(), y.get(), rnd); });
   }
   Value div(const Format& f, const Value& a, const Value& b, Rounding r) const override {
     Operand x(a), y(b);
-    return compute(f, r, [&](mpfr_ptr out, mpfr_rnd_t rnd) { return mpfr_div(out, x.get(), y.get(), rnd); });
+    return compute(
+        f, r, [&](mpfr_ptr out, mpfr_rnd_t rnd) { return mpfr_div(out, x.get(), y.get(), rnd); });
   }
-  Value fma(const Format& f, const Value& a, const Value& b, const Value& c, Rounding r) const override {
+  Value fma(const Format& f, const Value& a, const Value& b, const Value& c,
+            Rounding r) const override {
     Operand x(a), y(b), z(c);
-    return compute(f, r, [&](mpfr_ptr out, mpfr_rnd_t rnd) { return mpfr_fma(out, x.get(), y.get(), z.get(), rnd); }, true);
+    return compute(
+        f, r,
+        [&](mpfr_ptr out, mpfr_rnd_t rnd) { return mpfr_fma(out, x.get(), y.get(), z.get(), rnd); },
+        true);
   }
   Value sqrt(const Format& f, const Value& a, Rounding r) const override {
     Operand x(a);
-    return compute(f, r, [&](mpfr_ptr out, mpfr_rnd_t rnd) { return mpfr_sqrt(out, x.get(), rnd); });
+    return compute(f, r,
+                   [&](mpfr_ptr out, mpfr_rnd_t rnd) { return mpfr_sqrt(out, x.get(), rnd); });
   }
   Value exp(const Format& f, const Value& a, Rounding r) const override {
     Operand x(a);
@@ -275,10 +301,12 @@ class MpfrEngine final : public Engine {
     return round_into(f, x.get(), r);  // x is exact
   }
   Value from_integer(const Format& f, const mpz_class& n, Rounding r) const override {
-    return compute(f, r, [&](mpfr_ptr out, mpfr_rnd_t rnd) { return mpfr_set_z(out, n.get_mpz_t(), rnd); });
+    return compute(
+        f, r, [&](mpfr_ptr out, mpfr_rnd_t rnd) { return mpfr_set_z(out, n.get_mpz_t(), rnd); });
   }
   Value from_rational(const Format& f, const mpq_class& q, Rounding r) const override {
-    return compute(f, r, [&](mpfr_ptr out, mpfr_rnd_t rnd) { return mpfr_set_q(out, q.get_mpq_t(), rnd); });
+    return compute(
+        f, r, [&](mpfr_ptr out, mpfr_rnd_t rnd) { return mpfr_set_q(out, q.get_mpq_t(), rnd); });
   }
   Value from_mpfr(const Format& f, mpfr_srcptr x, Rounding r) const override {
     return round_into(f, x, r);  // x is exact
@@ -365,7 +393,8 @@ long ulp_exponent(const Format& f, const Value& v) {
 
 void for_each_finite_value(const Format& f, const std::function<void(const Value&)>& visit) {
   if (!f.fits_double()) {
-    throw InvalidArgument("format " + f.name + " does not fit in a double; enumeration needs p <= 53");
+    throw InvalidArgument("format " + f.name +
+                          " does not fit in a double; enumeration needs p <= 53");
   }
   if (f.is_fixed_point()) {
     if (f.precision > 31) throw InvalidArgument("format " + f.name + " has more than 2^32 values");
@@ -388,17 +417,21 @@ void for_each_finite_value(const Format& f, const std::function<void(const Value
       const long long top = (e == f.emax) ? 2 * half - f.reserved_top_codes : 2 * half;
       const int quantum = e - f.precision + 1;
       if (descending) {
-        for (long long m = top - 1; m >= half; --m) visit(Value::from_double_exact(sign * std::ldexp(static_cast<double>(m), quantum)));
+        for (long long m = top - 1; m >= half; --m)
+          visit(Value::from_double_exact(sign * std::ldexp(static_cast<double>(m), quantum)));
       } else {
-        for (long long m = half; m < top; ++m) visit(Value::from_double_exact(sign * std::ldexp(static_cast<double>(m), quantum)));
+        for (long long m = half; m < top; ++m)
+          visit(Value::from_double_exact(sign * std::ldexp(static_cast<double>(m), quantum)));
       }
     };
     auto visit_subnormals = [&]() {
       if (!f.subnormals) return;
       if (descending) {
-        for (long long m = half - 1; m >= 1; --m) visit(Value::from_double_exact(sign * std::ldexp(static_cast<double>(m), quantum_min)));
+        for (long long m = half - 1; m >= 1; --m)
+          visit(Value::from_double_exact(sign * std::ldexp(static_cast<double>(m), quantum_min)));
       } else {
-        for (long long m = 1; m < half; ++m) visit(Value::from_double_exact(sign * std::ldexp(static_cast<double>(m), quantum_min)));
+        for (long long m = 1; m < half; ++m)
+          visit(Value::from_double_exact(sign * std::ldexp(static_cast<double>(m), quantum_min)));
       }
     };
     if (descending) {

@@ -108,7 +108,7 @@ std::optional<Value> RealRounding::interval(mpfr_srcptr lo, mpfr_srcptr hi, Flag
 }
 
 std::optional<Value> RealRounding::double_double(const DoubleDouble& y, double e,
-                                                Flags& flags) const {
+                                                 Flags& flags) const {
   constexpr double inf = std::numeric_limits<double>::infinity();
   if (!std::isfinite(y.hi) || std::fabs(y.hi) < 0x1p-900) return std::nullopt;
   double r = 0;
@@ -281,8 +281,8 @@ void CosSinRounder::of_product(AngleEnclosure& theta, std::uint64_t i, RoundedCo
   if (fast_ && i < (std::uint64_t{1} << 53)) {
     const DoubleDouble x = dd_mul_uint(theta.dd(), i);
     // |x - θi| ≤ i·dd_error + 7u²|x| (dd product), rounded up generously
-    const double err = static_cast<double>(i) * theta.dd_error() * (1 + 0x1p-40) +
-                       std::fabs(x.hi) * 0x1p-100;
+    const double err =
+        static_cast<double>(i) * theta.dd_error() * (1 + 0x1p-40) + std::fabs(x.hi) * 0x1p-100;
     if (fast(x, err, out, want_cos, want_sin)) return;
   }
   const int ibits = std::bit_width(i);
@@ -301,8 +301,6 @@ void CosSinRounder::of_product(AngleEnclosure& theta, std::uint64_t i, RoundedCo
       },
       out, want_cos, want_sin);
 }
-
-
 
 // ---------------------------------------------------------------------------------------------
 // K·x and reals known by comparisons

@@ -56,8 +56,7 @@ namespace ropesim::numeric {
 class RealRounding {
  public:
   /// Binds F, the rounding direction and the engine (which must outlive this object).
-  RealRounding(const Format& format, Rounding rounding,
-               const Engine& engine = default_engine());
+  RealRounding(const Format& format, Rounding rounding, const Engine& engine = default_engine());
   ~RealRounding();
   RealRounding(const RealRounding&) = delete;
   RealRounding& operator=(const RealRounding&) = delete;
@@ -160,8 +159,8 @@ class CosSinRounder {
   void of_value(const Value& a, RoundedCosSin* out);
   /// cos and sin of θ·i, θ enclosed by `theta`, i ≥ 1. `want_cos` / `want_sin` select the
   /// components computed (the other is left untouched in out). Throws as of_value.
-  void of_product(AngleEnclosure& theta, std::uint64_t i, RoundedCosSin* out,
-                  bool want_cos = true, bool want_sin = true);
+  void of_product(AngleEnclosure& theta, std::uint64_t i, RoundedCosSin* out, bool want_cos = true,
+                  bool want_sin = true);
 
   /// How many evaluations fell back to MPFR since construction (fast path undecided or off).
   std::uint64_t fallbacks() const { return fallbacks_; }

@@ -15,10 +15,14 @@ Value from_double(double d) { return Value::from_double_exact(d); }
 
 std::string_view to_string(Summation summation) {
   switch (summation) {
-    case Summation::sequential: return "sequential";
-    case Summation::pairwise: return "pairwise";
-    case Summation::wide_accumulator: return "wide-accumulator";
-    case Summation::exact: return "exact";
+    case Summation::sequential:
+      return "sequential";
+    case Summation::pairwise:
+      return "pairwise";
+    case Summation::wide_accumulator:
+      return "wide-accumulator";
+    case Summation::exact:
+      return "exact";
   }
   return "?";
 }
@@ -38,9 +42,7 @@ const Format& EvaluationPolicy::running_format() const {
   return summation == Summation::wide_accumulator ? accumulator : format;
 }
 
-Arithmetic arithmetic(const EvaluationPolicy& policy) {
-  return policy.arithmetic();
-}
+Arithmetic arithmetic(const EvaluationPolicy& policy) { return policy.arithmetic(); }
 
 // ---------------------------------------------------------------------------------------------
 // Sums and dot products (THEORY §2.1)
@@ -125,7 +127,7 @@ class ExactAccumulator {
 
 /// Σ x_k·y_k (+ bias) under the policy; y empty means the terms are x themselves.
 Value accumulate_terms(std::span<const Value> x, std::span<const Value> y, const Value* bias,
-                 const EvaluationPolicy& policy) {
+                       const EvaluationPolicy& policy) {
   const Arithmetic f = arithmetic(policy);
   const bool products = !y.empty() || x.empty();
   switch (policy.summation) {
@@ -152,7 +154,8 @@ Value accumulate_terms(std::span<const Value> x, std::span<const Value> y, const
     case Summation::pairwise: {
       std::vector<Value> terms;
       terms.reserve(x.size() + 1);
-      for (std::size_t k = 0; k < x.size(); ++k) terms.push_back(products ? f.mul(x[k], y[k]) : x[k]);
+      for (std::size_t k = 0; k < x.size(); ++k)
+        terms.push_back(products ? f.mul(x[k], y[k]) : x[k]);
       if (bias) terms.push_back(*bias);
       return policy.summation == Summation::sequential ? sequential_sum(terms, f)
                                                        : pairwise_sum(terms, f);

@@ -96,7 +96,8 @@ std::string Value::to_decimal(int significant_digits) const {
   std::string nearest = print("%.*Rg");
   mpfr_t back;
   mpfr_init2(back, mpfr_get_prec(wide()));
-  const bool reads_back = mpfr_set_str(back, nearest.c_str(), 10, MPFR_RNDN) == 0 && mpfr_equal_p(back, wide()) != 0;
+  const bool reads_back =
+      mpfr_set_str(back, nearest.c_str(), 10, MPFR_RNDN) == 0 && mpfr_equal_p(back, wide()) != 0;
   mpfr_clear(back);
   return reads_back || !mpfr_number_p(wide()) ? nearest : print("%.*RZg");
 }
@@ -140,7 +141,8 @@ std::uint64_t Value::bits_key() const {
   h ^= static_cast<std::uint64_t>(e) * 0xbf58476d1ce4e5b9ULL;
   const std::size_t n = mpz_size(m);
   for (std::size_t i = 0; i < n; ++i) {
-    h = (h ^ static_cast<std::uint64_t>(mpz_getlimbn(m, static_cast<mp_size_t>(i)))) * 0x94d049bb133111ebULL;
+    h = (h ^ static_cast<std::uint64_t>(mpz_getlimbn(m, static_cast<mp_size_t>(i)))) *
+        0x94d049bb133111ebULL;
   }
   mpz_clear(m);
   return h;

@@ -10,8 +10,8 @@
 #include "numeric/engine.hpp"
 #include "numeric/error.hpp"
 #include "numeric/format_properties.hpp"
-#include "proofs/gadgets.hpp"
 #include "proofs/fixed_offset_head.hpp"
+#include "proofs/gadgets.hpp"
 #include "proofs/horizon.hpp"  // dyadic_decimal, horizon (C = auto of the Y^k head)
 
 namespace ropesim::proofs {
@@ -38,27 +38,29 @@ std::string decimal(const Value& v) { return exact_decimal(v); }
 void require_exact(const numeric::Arithmetic& a, const mpq_class& q, const std::string& what) {
   const Value v = a.from_rational(q);
   if (!v.is_finite() || exact_rational(v) != q) {
-    throw InvalidArgument("the compiler needs " + what + " = " + q.get_str() + " exactly in " + a.format().name +
-                          ", which rounds it to " + decimal(v));
+    throw InvalidArgument("the compiler needs " + what + " = " + q.get_str() + " exactly in " +
+                          a.format().name + ", which rounds it to " + decimal(v));
   }
 }
 
 Value f_large_or_refuse(const attention::EvaluationPolicy& policy) {
   const auto fl = numeric::f_large(policy.format, policy.rounding);
   if (!fl) {
-    throw InvalidArgument("f_large(" + policy.format.name + ") is undefined under rounding " +
-                          std::string(numeric::to_string(policy.rounding)) +
-                          ": no finite score lead makes softmax select exactly, so no P or MOD head "
-                          "works (THEORY §1); use nearest-even, nearest-away, toward-zero or downward");
+    throw InvalidArgument(
+        "f_large(" + policy.format.name + ") is undefined under rounding " +
+        std::string(numeric::to_string(policy.rounding)) +
+        ": no finite score lead makes softmax select exactly, so no P or MOD head "
+        "works (THEORY §1); use nearest-even, nearest-away, toward-zero or downward");
   }
   return *fl;
 }
 
-std::string cache_key(const attention::EvaluationPolicy& p, const mpq_class& f1, const mpq_class& f2,
-                      std::uint64_t limit) {
+std::string cache_key(const attention::EvaluationPolicy& p, const mpq_class& f1,
+                      const mpq_class& f2, std::uint64_t limit) {
   return p.format.name + "|" + std::to_string(p.format.precision) + "|" +
-         std::string(numeric::to_string(p.rounding)) + "|" + f1.get_str() + "|" + f2.get_str() + "|" +
-         std::to_string(limit) + "|" + std::to_string(reinterpret_cast<std::uintptr_t>(&p.arithmetic_engine()));
+         std::string(numeric::to_string(p.rounding)) + "|" + f1.get_str() + "|" + f2.get_str() +
+         "|" + std::to_string(limit) + "|" +
+         std::to_string(reinterpret_cast<std::uintptr_t>(&p.arithmetic_engine()));
 }
 
 }  // namespace
@@ -89,7 +91,8 @@ PastCertificate certify_past_head(const attention::EvaluationPolicy& policy, con
   mini.add("top");
   mini.add("h");
   mini.add("out");
-  const attention::FeedForward ffn = assemble_feed_forward(rebinarise_units("h", "out", f1, f2), mini, a);
+  const attention::FeedForward ffn =
+      assemble_feed_forward(rebinarise_units("h", "out", f1, f2), mini, a);
   const Value zero = a.zero(), one = a.one();
   auto rebinarise = [&](const Value& h) {
     const std::vector<Value> x = {one, h, zero};
@@ -161,12 +164,13 @@ struct Schedule {
   std::vector<std::vector<NodeId>> boolean;  // ¬ ∧ ∨ nodes
 };
 
-
 bool is_leaf(const ltl::Node& n) {
-  return n.op == Operator::symbol || n.op == Operator::top || (n.op == Operator::modulo && n.m == 1);
+  return n.op == Operator::symbol || n.op == Operator::top ||
+         (n.op == Operator::modulo && n.m == 1);
 }
 
-Schedule schedule(const ltl::Formula& f, const std::vector<bool>& used, const std::map<NodeId, NodeId>& gates) {
+Schedule schedule(const ltl::Formula& f, const std::vector<bool>& used,
+                  const std::map<NodeId, NodeId>& gates) {
   const std::size_t n = f.size();
   std::vector<bool> ready(n, false), scheduled(n, false);
   for (std::size_t i = 0; i < n; ++i) {
@@ -201,7 +205,8 @@ Schedule schedule(const ltl::Formula& f, const std::vector<bool>& used, const st
       }
     }
     if (heads.empty() && boolean.empty()) {
-      throw std::logic_error("compiler: the schedule made no progress (a node kind is not compiled)");
+      throw std::logic_error(
+          "compiler: the schedule made no progress (a node kind is not compiled)");
     }
     for (NodeId id : heads) scheduled[id] = true;
     for (NodeId id : boolean) scheduled[id] = true;
@@ -218,7 +223,8 @@ nlohmann::json certificate_json(const PastCertificate& c) {
   j["f1"] = decimal(c.f1);
   j["f2"] = decimal(c.f2);
   j["certified_count"] = c.certified_count ? nlohmann::json(*c.certified_count) : nlohmann::json();
-  j["stagnation_count"] = c.stagnation_count ? nlohmann::json(*c.stagnation_count) : nlohmann::json();
+  j["stagnation_count"] =
+      c.stagnation_count ? nlohmann::json(*c.stagnation_count) : nlohmann::json();
   j["min_output"] = decimal(c.min_output);
   j["max_output"] = decimal(c.max_output);
   j["first_failure"] = c.first_failure ? nlohmann::json(*c.first_failure) : nlohmann::json();
@@ -243,7 +249,8 @@ void add_layer_norm_mirror(CompiledModel& out, const std::vector<RawOutputRange>
                            const numeric::Arithmetic& a) {
   const numeric::Format& F = a.format();
   const std::string where = "LayerNorm mirror refused in " + F.name + ": ";
-  if (F.is_fixed_point()) throw InvalidArgument(where + "it needs a floating-point format (ε = 2^-p)");
+  if (F.is_fixed_point())
+    throw InvalidArgument(where + "it needs a floating-point format (ε = 2^-p)");
   const int p = F.precision;
   const mpq_class eps_q = mpq_class(1) / (mpz_class(1) << p);
   const mpq_class gain_q(mpz_class(1) << (p - 1));
@@ -267,19 +274,23 @@ void add_layer_norm_mirror(CompiledModel& out, const std::vector<RawOutputRange>
     Value c = a.sub(r_lo, half);
     for (int steps = 0;; ++steps) {
       if (steps > 64) {
-        throw InvalidArgument(where + "the output range of " + g.coordinate + " spans more than 64 values of F after scaling");
+        throw InvalidArgument(where + "the output range of " + g.coordinate +
+                              " spans more than 64 values of F after scaling");
       }
       centred.push_back(c);
       const Value y = a.add(a.mul(a.div(c, half), gain), gain);
       const mpq_class yq = exact_rational(y);
       const bool ok = g.want == RawOutputRange::Want::one    ? yq == 1
                       : g.want == RawOutputRange::Want::zero ? yq == 0
-                                                              : (yq >= 0 && yq <= mpq_class(1, 2));
+                                                             : (yq >= 0 && yq <= mpq_class(1, 2));
       if (!y.is_finite() || !ok) {
-        throw InvalidArgument(where + "LN1 maps " + g.coordinate + " = 2^-p*" + exact_decimal(g.lo) +
-                              (exact_rational(g.lo) == exact_rational(g.hi) ? "" : ".." + exact_decimal(g.hi)) +
-                              " to " + exact_decimal(y) + ", not " +
-                              (g.want == RawOutputRange::Want::one ? "1" : g.want == RawOutputRange::Want::zero ? "0" : "a value in [0, 1/2]"));
+        throw InvalidArgument(
+            where + "LN1 maps " + g.coordinate + " = 2^-p*" + exact_decimal(g.lo) +
+            (exact_rational(g.lo) == exact_rational(g.hi) ? "" : ".." + exact_decimal(g.hi)) +
+            " to " + exact_decimal(y) + ", not " +
+            (g.want == RawOutputRange::Want::one    ? "1"
+             : g.want == RawOutputRange::Want::zero ? "0"
+                                                    : "a value in [0, 1/2]"));
       }
       if (exact_rational(c) >= exact_rational(c_hi)) break;
       c = numeric::next_up(F, c);
@@ -293,12 +304,15 @@ void add_layer_norm_mirror(CompiledModel& out, const std::vector<RawOutputRange>
     const std::size_t K = plain.size() + padding;
     std::string failure;
     const Value k_value = a.from_rational(mpq_class(static_cast<unsigned long>(K)));
-    if (exact_rational(a.add(k_value, r_max)) != K) failure = "round(K + r) != K for the largest raw value";
+    if (exact_rational(a.add(k_value, r_max)) != K)
+      failure = "round(K + r) != K for the largest raw value";
     for (std::size_t j = 0; failure.empty() && j < raw.size(); ++j) {
-      mpq_class v_q = mpq_class(static_cast<unsigned long>(K)) / 2 + mpq_class(static_cast<unsigned long>(j)) / 4;
+      mpq_class v_q = mpq_class(static_cast<unsigned long>(K)) / 2 +
+                      mpq_class(static_cast<unsigned long>(j)) / 4;
       v_q.canonicalize();
       const Value v = a.from_rational(v_q);
-      if (exact_rational(v) != v_q) failure = "the variance's partial sum " + v_q.get_str() + " is not exact";
+      if (exact_rational(v) != v_q)
+        failure = "the variance's partial sum " + v_q.get_str() + " is not exact";
       for (const Value& c : centred) {
         if (!failure.empty()) break;
         if (exact_rational(a.add(v, a.mul(c, c))) != v_q + mpq_class(1, 4)) {
@@ -308,12 +322,14 @@ void add_layer_norm_mirror(CompiledModel& out, const std::vector<RawOutputRange>
     }
     const mpz_class d_model = 2 * mpz_class(static_cast<unsigned long>(K + raw.size()));
     if (d_model > (mpz_class(1) << p)) {
-      throw InvalidArgument(where + "d_model " + d_model.get_str() + " > 2^p = " +
-                            mpz_class(mpz_class(1) << p).get_str() + ", so LN's sums of 0/1 and 1/4 are not exact" +
+      throw InvalidArgument(where + "d_model " + d_model.get_str() +
+                            " > 2^p = " + mpz_class(mpz_class(1) << p).get_str() +
+                            ", so LN's sums of 0/1 and 1/4 are not exact" +
                             (failure.empty() ? std::string() : " (and " + failure + ")"));
     }
     if (failure.empty()) break;
-    if (padding == 16) throw InvalidArgument(where + failure + " (K = " + std::to_string(K) + " pairs)");
+    if (padding == 16)
+      throw InvalidArgument(where + failure + " (K = " + std::to_string(K) + " pairs)");
   }
 
   // The new residual space: pairs first, then raw coordinates with constant mirrors.
@@ -328,7 +344,8 @@ void add_layer_norm_mirror(CompiledModel& out, const std::vector<RawOutputRange>
   for (const auto& n : raw) names.push_back("mirror:" + n);
   const std::size_t d = names.size();
   if (mpz_class(static_cast<unsigned long>(d)) > (mpz_class(1) << p)) {
-    throw InvalidArgument(where + "d_model " + std::to_string(d) + " > 2^p = " + mpz_class(mpz_class(1) << p).get_str() +
+    throw InvalidArgument(where + "d_model " + std::to_string(d) +
+                          " > 2^p = " + mpz_class(mpz_class(1) << p).get_str() +
                           ", so LN's sums of 0/1 and 1/4 are not exact");
   }
   ResidualSpace space;
@@ -345,7 +362,8 @@ void add_layer_norm_mirror(CompiledModel& out, const std::vector<RawOutputRange>
     std::vector<Value> y(d, zero);
     for (std::size_t i = 0; i < x.size(); ++i) {
       const mpq_class q = exact_rational(x[i]);
-      if (q != 0 && q != 1) throw InvalidArgument(where + "an embedding entry of " + old_names[i] + " is not 0/1");
+      if (q != 0 && q != 1)
+        throw InvalidArgument(where + "an embedding entry of " + old_names[i] + " is not 0/1");
       y[to[i]] = x[i];
       if (auto m = mirror_of(i)) y[*m] = q == 1 ? zero : one;
     }
@@ -377,7 +395,8 @@ void add_layer_norm_mirror(CompiledModel& out, const std::vector<RawOutputRange>
           if (w.is_zero()) continue;
           if (!is_raw(old_names[i]) || exact_rational(w) != 1) {
             throw InvalidArgument(where + "head '" + head.name + "' writes " + old_names[i] +
-                                  " with weight " + exact_decimal(w) + " (the mirror needs weight 1 into a raw coordinate)");
+                                  " with weight " + exact_decimal(w) +
+                                  " (the mirror needs weight 1 into a raw coordinate)");
           }
           o.at(to[i], j) = eps;
           written_raw.insert(to[i]);
@@ -388,7 +407,8 @@ void add_layer_norm_mirror(CompiledModel& out, const std::vector<RawOutputRange>
     if (!layer.attention_bias.empty()) {
       std::vector<Value> b(d, zero);
       for (std::size_t i = 0; i < layer.attention_bias.size(); ++i) {
-        if (!layer.attention_bias[i].is_zero()) throw InvalidArgument(where + "an attention bias is not 0");
+        if (!layer.attention_bias[i].is_zero())
+          throw InvalidArgument(where + "an attention bias is not 0");
       }
       layer.attention_bias = b;
     }
@@ -414,9 +434,11 @@ void add_layer_norm_mirror(CompiledModel& out, const std::vector<RawOutputRange>
       }
       f.w1 = std::move(w1);
       f.w2 = std::move(w2);
-      if (!f.b1.empty() || !f.b2.empty()) throw InvalidArgument(where + "a feed-forward sublayer has biases");
+      if (!f.b1.empty() || !f.b2.empty())
+        throw InvalidArgument(where + "a feed-forward sublayer has biases");
     } else if (!written_raw.empty()) {
-      throw InvalidArgument(where + "a layer writes raw coordinates but has no feed-forward sublayer to reset them");
+      throw InvalidArgument(
+          where + "a layer writes raw coordinates but has no feed-forward sublayer to reset them");
     }
     {  // the description: the mirror writes and the resets of this layer's FFN
       LayerDescription& desc = out.layers[static_cast<std::size_t>(&layer - model.layers.data())];
@@ -425,7 +447,8 @@ void add_layer_norm_mirror(CompiledModel& out, const std::vector<RawOutputRange>
         for (const auto& w : g.writes) mirrored.push_back("mirror:" + w);
       }
       for (std::size_t r : written_raw) reset.push_back(names[r]);
-      if (!mirrored.empty()) desc.ffn.push_back({"mirror", "", {}, mirrored, {{"weight", "-1 x the coordinate's"}}});
+      if (!mirrored.empty())
+        desc.ffn.push_back({"mirror", "", {}, mirrored, {{"weight", "-1 x the coordinate's"}}});
       if (!reset.empty()) desc.ffn.push_back({"reset", "", reset, reset, {{"unit", "-ReLU(raw)"}}});
     }
     attention::LayerNormParams ln;
@@ -441,7 +464,8 @@ void add_layer_norm_mirror(CompiledModel& out, const std::vector<RawOutputRange>
   }
   {
     std::vector<Value> w(d, zero);
-    for (std::size_t i = 0; i < model.classifier.weights.size(); ++i) w[to[i]] = model.classifier.weights[i];
+    for (std::size_t i = 0; i < model.classifier.weights.size(); ++i)
+      w[to[i]] = model.classifier.weights[i];
     model.classifier.weights = w;
   }
   model.options.norm_placement = attention::NormPlacement::post;
@@ -459,8 +483,8 @@ void add_layer_norm_mirror(CompiledModel& out, const std::vector<RawOutputRange>
       const std::vector<Value> y = attention::layer_norm(*ln, *x, model.policy);
       for (std::size_t i = 0; i < d; ++i) {
         if (exact_rational(y[i]) != exact_rational((*x)[i])) {
-          throw InvalidArgument(where + "LN of an embedding changes " + names[i] + " (" + exact_decimal((*x)[i]) +
-                                " -> " + exact_decimal(y[i]) + ")");
+          throw InvalidArgument(where + "LN of an embedding changes " + names[i] + " (" +
+                                exact_decimal((*x)[i]) + " -> " + exact_decimal(y[i]) + ")");
         }
       }
     }
@@ -478,7 +502,8 @@ void add_layer_norm_mirror(CompiledModel& out, const std::vector<RawOutputRange>
 CompiledModel compile_in(const ltl::Formula& input, const std::vector<std::string>& alphabet,
                          const CompileOptions& options) {
   const attention::EvaluationPolicy& policy = options.policy;
-  if (alphabet.empty()) throw InvalidArgument("the alphabet is empty; give at least one symbol, e.g. --alphabet ab");
+  if (alphabet.empty())
+    throw InvalidArgument("the alphabet is empty; give at least one symbol, e.g. --alphabet ab");
   {
     std::set<std::string> seen;
     for (const auto& s : alphabet) {
@@ -491,9 +516,10 @@ CompiledModel compile_in(const ltl::Formula& input, const std::vector<std::strin
     const ltl::Node& n = input.node(static_cast<NodeId>(i));
     const std::string text = ltl::to_string(input, static_cast<NodeId>(i));
     if (n.op == Operator::since) {
-      throw InvalidArgument("cannot compile '" + text +
-                            "': S (since) is not in LTL[P,MOD], which RoPE_P transformers recognise "
-                            "(THEORY §5 T5); the compiler accepts atoms, true, mod(m,r), !, &, |, P");
+      throw InvalidArgument(
+          "cannot compile '" + text +
+          "': S (since) is not in LTL[P,MOD], which RoPE_P transformers recognise "
+          "(THEORY §5 T5); the compiler accepts atoms, true, mod(m,r), !, &, |, P");
     }
   }
   if (policy.summation != attention::Summation::sequential) {
@@ -571,7 +597,8 @@ CompiledModel compile_in(const ltl::Formula& input, const std::vector<std::strin
   if (has_past) {
     PastCertificate cert = certify_past_head(policy, kF1, kF2, options.certify_limit);
     if (cert.certified_count && *cert.certified_count == 0) {
-      throw InvalidArgument("P head refused in " + policy.format.name + ": the re-binarisation (f1 = 1/4, f2 = 1/2) of the head output" +
+      throw InvalidArgument("P head refused in " + policy.format.name +
+                            ": the re-binarisation (f1 = 1/4, f2 = 1/2) of the head output" +
                             std::string(cert.first_failure && *cert.first_failure > 0
                                             ? " for one earlier position carrying psi"
                                             : " at 0") +
@@ -586,8 +613,9 @@ CompiledModel compile_in(const ltl::Formula& input, const std::vector<std::strin
   model.policy = policy;
   model.d_model = d;
   model.name = "compiled: " + out.formula;
-  model.description = "formula -> transformer (THEORY §7 C1, C4, C5) by ropesim compile; the residual "
-                      "coordinates are named in `coordinates`";
+  model.description =
+      "formula -> transformer (THEORY §7 C1, C4, C5) by ropesim compile; the residual "
+      "coordinates are named in `coordinates`";
   model.coordinates = space.names();
   model.embedding.alphabet = alphabet;
   for (const auto& s : alphabet) {
@@ -612,14 +640,23 @@ CompiledModel compile_in(const ltl::Formula& input, const std::vector<std::strin
       const std::string text = ltl::to_string(formula, id);
       if (n.op == Operator::past) {
         layer.heads.push_back(past_head(space, coordinate(n.left), raw(id), f_large, a, text));
-        desc.heads.push_back({"P", text, {coordinate(n.left)}, {raw(id)},
-                              {{"query_bias", "1"}, {"key_weight", decimal(f_large)}, {"value_weight", "1"}}});
+        desc.heads.push_back(
+            {"P",
+             text,
+             {coordinate(n.left)},
+             {raw(id)},
+             {{"query_bias", "1"}, {"key_weight", decimal(f_large)}, {"value_weight", "1"}}});
         auto u = rebinarise_units(raw(id), coordinate(id), kF1, kF2);
         units.insert(units.end(), u.begin(), u.end());
         raw_ranges.push_back({raw(id), a.zero(), a.zero(), RawOutputRange::Want::zero});
-        raw_ranges.push_back({raw(id), out.past->min_output, out.past->max_output, RawOutputRange::Want::one});
-        desc.ffn.push_back({"rebinarise", text, {raw(id), "top"}, {coordinate(id)},
-                            {{"f1", decimal(out.past->f1)}, {"f2", decimal(out.past->f2)}, {"scale", "4"}}});
+        raw_ranges.push_back(
+            {raw(id), out.past->min_output, out.past->max_output, RawOutputRange::Want::one});
+        desc.ffn.push_back(
+            {"rebinarise",
+             text,
+             {raw(id), "top"},
+             {coordinate(id)},
+             {{"f1", decimal(out.past->f1)}, {"f2", decimal(out.past->f2)}, {"scale", "4"}}});
       } else if (n.op == Operator::yesterday) {
         // C5 (THEORY §6, RoPE-X App D): the fixed-offset head with C = auto as `ropesim horizon`
         // chooses it, and its certified range N_max^(k).
@@ -631,9 +668,10 @@ CompiledModel compile_in(const ltl::Formula& input, const std::vector<std::strin
         hs.auto_C = true;
         const HorizonReport report = horizon(hs);
         if (report.range.n_max < n.k) {
-          throw InvalidArgument("Y^" + std::to_string(n.k) + " head refused in " + policy.format.name +
-                                ": its certified range N_max^(" + std::to_string(n.k) + ") = " +
-                                std::to_string(report.range.n_max) + " < k (THEORY §6)");
+          throw InvalidArgument("Y^" + std::to_string(n.k) + " head refused in " +
+                                policy.format.name + ": its certified range N_max^(" +
+                                std::to_string(n.k) + ") = " + std::to_string(report.range.n_max) +
+                                " < k (THEORY §6)");
         }
         FixedOffsetSpec fs = hs.head;
         fs.C = exact_rational(report.C);
@@ -644,13 +682,20 @@ CompiledModel compile_in(const ltl::Formula& input, const std::vector<std::strin
         FixedOffsetHead head = make_fixed_offset_head(fs, wiring);
         head.head.name = text;
         layer.heads.push_back(head.head);
-        desc.heads.push_back({"Y^k", text, {coordinate(n.left)}, {raw(id)},
-                              {{"k", std::to_string(n.k)}, {"g", "1"}, {"realisation", "r1"},
-                               {"C", decimal(head.C)}, {"certified_range", std::to_string(report.range.n_max)}}});
+        desc.heads.push_back({"Y^k",
+                              text,
+                              {coordinate(n.left)},
+                              {raw(id)},
+                              {{"k", std::to_string(n.k)},
+                               {"g", "1"},
+                               {"realisation", "r1"},
+                               {"C", decimal(head.C)},
+                               {"certified_range", std::to_string(report.range.n_max)}}});
         exact_output(raw(id));
         const std::string gate = coordinate(gates.at(id));
         units.push_back(HiddenUnit{{{raw(id), 1}, {gate, 2}, {"top", -2}}, {{coordinate(id), 1}}});
-        desc.ffn.push_back({"gate", text, {raw(id), gate, "top"}, {coordinate(id)}, nlohmann::json::object()});
+        desc.ffn.push_back(
+            {"gate", text, {raw(id), gate, "top"}, {coordinate(id)}, nlohmann::json::object()});
         out.bounded_heads.push_back({text, n.k, head.C, report.range.n_max, report.range.at_limit});
         const std::uint64_t n_max = report.range.n_max;
         if (!out.certified_length || n_max < *out.certified_length) out.certified_length = n_max;
@@ -668,23 +713,31 @@ CompiledModel compile_in(const ltl::Formula& input, const std::vector<std::strin
         ModAtomHead head = make_mod_atom_head(spec, wiring);
         head.head.name = text;
         layer.heads.push_back(head.head);
-        desc.heads.push_back({"MOD", text, {"bos", "top"}, {raw(id)},
-                              {{"C", decimal(head.C)}, {"f_large", decimal(head.f_large)},
+        desc.heads.push_back({"MOD",
+                              text,
+                              {"bos", "top"},
+                              {raw(id)},
+                              {{"C", decimal(head.C)},
+                               {"f_large", decimal(head.f_large)},
                                {"min_margin", dyadic_decimal(head.min_margin)}}});
         exact_output(raw(id));
         const bool at_1 = mod_formula(n.m, n.r, 1);
         auto u = first_position_units(raw(id), "count", coordinate(id), at_1);
         units.insert(units.end(), u.begin(), u.end());
-        desc.ffn.push_back({"first-position", text, at_1 ? std::vector<std::string>{raw(id)}
-                                                          : std::vector<std::string>{raw(id), "count", "top"},
-                            {coordinate(id)}, {{"value_at_position_1", at_1 ? "1" : "0"}}});
+        desc.ffn.push_back({"first-position",
+                            text,
+                            at_1 ? std::vector<std::string>{raw(id)}
+                                 : std::vector<std::string>{raw(id), "count", "top"},
+                            {coordinate(id)},
+                            {{"value_at_position_1", at_1 ? "1" : "0"}}});
         out.mod_heads.push_back(std::move(head));
       }
     }
     if (layer_has_mod) {
       layer.heads.push_back(counting_head(space, "bos", "count", a));
       raw_ranges.push_back({"count", a.one(), a.one(), RawOutputRange::Want::one});  // position 1
-      raw_ranges.push_back({"count", a.zero(), a.from_rational(mpq_class(1, 2)), RawOutputRange::Want::at_most_half});
+      raw_ranges.push_back({"count", a.zero(), a.from_rational(mpq_class(1, 2)),
+                            RawOutputRange::Want::at_most_half});
       desc.heads.push_back({"count", "", {"bos"}, {"count"}, {{"value_weight", "1"}}});
     }
     for (NodeId id : plan.boolean[l]) {
@@ -747,9 +800,11 @@ CompiledModel compile(const ltl::Formula& formula, const std::vector<std::string
       if (trial.policy.format.name == options.policy.format.name) continue;
       try {
         (void)compile_in(formula, alphabet, trial);
-        throw InvalidArgument(message + "; the smallest preset format that compiles it is " + preset);
+        throw InvalidArgument(message + "; the smallest preset format that compiles it is " +
+                              preset);
       } catch (const InvalidArgument& inner) {
-        if (std::string(inner.what()).find("; the smallest preset format") != std::string::npos) throw;
+        if (std::string(inner.what()).find("; the smallest preset format") != std::string::npos)
+          throw;
       }
     }
     throw InvalidArgument(message + "; no preset format compiles it under rounding " +
@@ -783,8 +838,12 @@ nlohmann::json to_json(const CompiledModel& c) {
   }
   j["subformula_coordinates"] = nodes;
   auto gadget = [](const GadgetDescription& g) {
-    return nlohmann::json{{"kind", g.kind}, {"node", g.node}, {"reads", g.reads}, {"writes", g.writes},
-                          {"constants", g.constants.is_null() ? nlohmann::json::object() : g.constants}};
+    return nlohmann::json{
+        {"kind", g.kind},
+        {"node", g.node},
+        {"reads", g.reads},
+        {"writes", g.writes},
+        {"constants", g.constants.is_null() ? nlohmann::json::object() : g.constants}};
   };
   nlohmann::json layers = nlohmann::json::array();
   for (const auto& l : c.layers) {
@@ -799,10 +858,11 @@ nlohmann::json to_json(const CompiledModel& c) {
   for (const auto& h : c.mod_heads) {
     nlohmann::json margins = nlohmann::json::array();
     for (const auto& rm : h.margins) {
-      margins.push_back({{"residue", rm.residue},
-                         {"bos_wins", rm.bos_wins},
-                         {"margin", rm.margin ? nlohmann::json(dyadic_decimal(*rm.margin)) : nlohmann::json()},
-                         {"passes", rm.passes}});
+      margins.push_back(
+          {{"residue", rm.residue},
+           {"bos_wins", rm.bos_wins},
+           {"margin", rm.margin ? nlohmann::json(dyadic_decimal(*rm.margin)) : nlohmann::json()},
+           {"passes", rm.passes}});
     }
     mods.push_back({{"m", h.m},
                     {"r", h.r},
@@ -814,10 +874,15 @@ nlohmann::json to_json(const CompiledModel& c) {
   j["mod_heads"] = mods;
   nlohmann::json bounded = nlohmann::json::array();
   for (const auto& b : c.bounded_heads) {
-    bounded.push_back({{"node", b.node}, {"k", b.k}, {"C", decimal(b.C)}, {"n_max", b.n_max}, {"at_limit", b.at_limit}});
+    bounded.push_back({{"node", b.node},
+                       {"k", b.k},
+                       {"C", decimal(b.C)},
+                       {"n_max", b.n_max},
+                       {"at_limit", b.at_limit}});
   }
   j["bounded_heads"] = bounded;
-  j["certified_length"] = c.certified_length ? nlohmann::json(*c.certified_length) : nlohmann::json();
+  j["certified_length"] =
+      c.certified_length ? nlohmann::json(*c.certified_length) : nlohmann::json();
   return j;
 }
 

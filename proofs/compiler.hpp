@@ -40,11 +40,10 @@
 #include <gmpxx.h>
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "attention/transformer.hpp"
 #include "logic/formula.hpp"
@@ -123,9 +122,9 @@ struct LayerNormMirror {
 
 /// One head or FFN of a compiled layer, described by the named coordinates it reads and writes.
 struct GadgetDescription {
-  std::string kind;    ///< "P", "MOD", "Y^k", "count", "not", "and", "or", "rebinarise",
-                       ///< "first-position", "gate"
-  std::string node;    ///< the subformula it computes (empty for count)
+  std::string kind;  ///< "P", "MOD", "Y^k", "count", "not", "and", "or", "rebinarise",
+                     ///< "first-position", "gate"
+  std::string node;  ///< the subformula it computes (empty for count)
   std::vector<std::string> reads;
   std::vector<std::string> writes;
   nlohmann::json constants;  ///< exact decimal strings
@@ -172,17 +171,19 @@ struct CompiledModel {
 /// head certifies no length ≥ k;
 /// the policy is not sequential; F lacks f_large (round-up) or one of the exact constants
 /// 1/4, 1/2, 4 of the gadgets; with layer_norm, a check of the LayerNorm mirror fails (F is
-/// fixed point, d_model > 2^p, an absorption or a head-output image fails: the message names it); a MOD head fails its realised margins (make_mod_atom_head's
-/// message); the P head's re-binarisation fails at some count ≤ 1. With suggest_format the
-/// message ends with the smallest preset format that compiles the formula (or says none does).
+/// fixed point, d_model > 2^p, an absorption or a head-output image fails: the message names it); a
+/// MOD head fails its realised margins (make_mod_atom_head's message); the P head's re-binarisation
+/// fails at some count ≤ 1. With suggest_format the message ends with the smallest preset format
+/// that compiles the formula (or says none does).
 CompiledModel compile(const ltl::Formula& formula, const std::vector<std::string>& alphabet,
                       const CompileOptions& options);
 
 /// The compiler's report (for --explain and the model file's "_construction"): formula,
 /// alphabet, format, rounding, f_large, coordinates (names in index order), node coordinates,
 /// layers (per head / FFN gadget: kind, node, reads, writes, constants), the P-head
-/// certificate, the bounded Y^k heads (node k C n_max at_limit), the MOD heads (m, r, C, min margin, per-residue margins) and the certified
-/// length (null = every length). Values are exact decimal strings. Does not print.
+/// certificate, the bounded Y^k heads (node k C n_max at_limit), the MOD heads (m, r, C, min
+/// margin, per-residue margins) and the certified length (null = every length). Values are exact
+/// decimal strings. Does not print.
 nlohmann::json to_json(const CompiledModel& compiled);
 
 }  // namespace ropesim::proofs

@@ -1,15 +1,14 @@
 #include "proofs/exact_trig.hpp"
 
-#include "numeric/arithmetic.hpp"
-#include "numeric/exact_real.hpp"
-#include "numeric/real_rounding.hpp"
-
 #include <cmath>
 #include <limits>
 #include <stdexcept>
 
+#include "numeric/arithmetic.hpp"
 #include "numeric/error.hpp"
+#include "numeric/exact_real.hpp"
 #include "numeric/mpfr_util.hpp"
+#include "numeric/real_rounding.hpp"
 
 namespace ropesim::proofs {
 

@@ -78,9 +78,9 @@ struct CosineSum {
 
 /// round_F(K·cos(n·θ)) (sine = false) or round_F(K·sin(n·θ)) (sine = true), K rational,
 /// correctly rounded from the exact real by numeric::round_scaled (numeric/real_rounding.hpp:
-/// Niven's rational values exactly, the others by Ziv's strategy on BlockAngle's enclosure). Used for the Y^k head's query bias (THEORY §6,
-/// RoPE-X App D). Throws std::runtime_error only if Ziv's loop fails (it does not for the
-/// irrational values BlockAngle produces).
+/// Niven's rational values exactly, the others by Ziv's strategy on BlockAngle's enclosure). Used
+/// for the Y^k head's query bias (THEORY §6, RoPE-X App D). Throws std::runtime_error only if Ziv's
+/// loop fails (it does not for the irrational values BlockAngle produces).
 numeric::Value round_scaled_trig(const numeric::Format& f, numeric::Rounding r,
                                  const BlockAngle& angle, std::int64_t n, bool sine,
                                  const mpq_class& K,

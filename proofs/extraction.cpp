@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
-#include <optional>
 #include <memory>
+#include <optional>
 #include <random>
 #include <set>
 #include <span>
@@ -39,9 +39,10 @@ class Teacher {
     std::vector<bool> answers = oracle_(w);
     result_.oracle_seconds += std::chrono::duration<double>(Clock::now() - t0).count();
     if (answers.size() != w.size() + 1) {
-      throw InvalidArgument("membership oracle: " + std::to_string(answers.size()) + " answers for a word of " +
-                            std::to_string(w.size()) + " letters; expected one per prefix (" +
-                            std::to_string(w.size() + 1) + ")");
+      throw InvalidArgument("membership oracle: " + std::to_string(answers.size()) +
+                            " answers for a word of " + std::to_string(w.size()) +
+                            " letters; expected one per prefix (" + std::to_string(w.size() + 1) +
+                            ")");
     }
     (equivalence ? result_.equivalence_queries : result_.learning_queries) += 1;
     (equivalence ? result_.equivalence_symbols : result_.learning_symbols) += w.size();
@@ -82,8 +83,9 @@ class ObservationTable {
   /// closed table that happens only if the oracle answered one word two ways.
   void add_suffix(const Word& e) {
     if (std::find(suffixes_.begin(), suffixes_.end(), e) != suffixes_.end()) {
-      throw InvalidArgument("membership oracle: answered the same word differently on two calls; accepted: a "
-                            "deterministic oracle");
+      throw InvalidArgument(
+          "membership oracle: answered the same word differently on two calls; accepted: a "
+          "deterministic oracle");
     }
     suffixes_.push_back(e);
     for (auto& [u, row] : rows_) row.push_back(teacher_.member(concat(u, e)));
@@ -111,7 +113,8 @@ class ObservationTable {
   /// s·a (when the cap left the table open: the one agreeing on the most suffixes); final iff
   /// the row's ε entry is set.
   automata::Dfa hypothesis(const std::vector<std::string>& alphabet) {
-    std::vector<std::vector<automata::State>> delta(access_.size(), std::vector<automata::State>(letters_));
+    std::vector<std::vector<automata::State>> delta(access_.size(),
+                                                    std::vector<automata::State>(letters_));
     std::vector<bool> accepting(access_.size());
     for (std::size_t s = 0; s < access_.size(); ++s) {
       accepting[s] = rows_.at(access_[s])[0];
@@ -170,7 +173,8 @@ struct TestWord {
 
 /// The shortest prefix of a test word on which `hypothesis` and the oracle disagree, over the
 /// whole test set (ties: the first word), or an empty optional.
-std::optional<Word> find_counterexample(const automata::Dfa& hypothesis, const std::vector<TestWord>& tests) {
+std::optional<Word> find_counterexample(const automata::Dfa& hypothesis,
+                                        const std::vector<TestWord>& tests) {
   std::optional<Word> best;
   for (const TestWord& t : tests) {
     automata::State q = hypothesis.initial();
@@ -187,12 +191,14 @@ std::optional<Word> find_counterexample(const automata::Dfa& hypothesis, const s
 }
 
 /// The suffix Rivest–Schapire's binary search finds for counterexample w (see the header).
-Word rivest_schapire_suffix(Teacher& teacher, const automata::Dfa& hypothesis, const std::vector<Word>& access,
-                            const Word& w) {
+Word rivest_schapire_suffix(Teacher& teacher, const automata::Dfa& hypothesis,
+                            const std::vector<Word>& access, const Word& w) {
   // α(i) = member(⌊w_1..w_i⌋ · w_{i+1}..w_m).
   auto alpha = [&](std::size_t i) {
-    const automata::State q = hypothesis.run(hypothesis.initial(), Word(w.begin(), w.begin() + static_cast<std::ptrdiff_t>(i)));
-    return teacher.member(concat(access[q], Word(w.begin() + static_cast<std::ptrdiff_t>(i), w.end())));
+    const automata::State q = hypothesis.run(
+        hypothesis.initial(), Word(w.begin(), w.begin() + static_cast<std::ptrdiff_t>(i)));
+    return teacher.member(
+        concat(access[q], Word(w.begin() + static_cast<std::ptrdiff_t>(i), w.end())));
   };
   const bool alpha0 = alpha(0);
   std::size_t lo = 0, hi = w.size();  // α(lo) = α(0) ≠ α(hi)
@@ -235,7 +241,8 @@ std::uint64_t exhaustive_words(std::size_t k, std::size_t length) {
     exhaustive *= k;
     if (exhaustive > kMaxExhaustiveWords) {
       throw InvalidArgument("extraction: exhaustive length " + std::to_string(length) + " over " +
-                            std::to_string(k) + " letters needs more than " + std::to_string(kMaxExhaustiveWords) +
+                            std::to_string(k) + " letters needs more than " +
+                            std::to_string(kMaxExhaustiveWords) +
                             " words; accepted: a length with |alphabet|^length <= " +
                             std::to_string(kMaxExhaustiveWords));
     }
@@ -245,18 +252,23 @@ std::uint64_t exhaustive_words(std::size_t k, std::size_t length) {
 
 }  // namespace
 
-Extraction extract_automaton(const MembershipOracle& oracle, const std::vector<std::string>& alphabet,
+Extraction extract_automaton(const MembershipOracle& oracle,
+                             const std::vector<std::string>& alphabet,
                              const ExtractionOptions& options) {
   const auto t0 = Clock::now();
-  if (alphabet.empty()) throw InvalidArgument("extraction: the alphabet is empty; accepted: one or more distinct symbols");
+  if (alphabet.empty())
+    throw InvalidArgument(
+        "extraction: the alphabet is empty; accepted: one or more distinct symbols");
   if (std::set<std::string>(alphabet.begin(), alphabet.end()).size() != alphabet.size()) {
     throw InvalidArgument("extraction: the alphabet " + automata::alphabet_text(alphabet) +
                           " repeats a symbol; accepted: distinct symbols");
   }
-  if (options.max_states == 0) throw InvalidArgument("extraction: max_states = 0; accepted: 1 or more");
+  if (options.max_states == 0)
+    throw InvalidArgument("extraction: max_states = 0; accepted: 1 or more");
   const std::size_t k = alphabet.size();
   const std::uint64_t exhaustive = exhaustive_words(k, options.exhaustive_length);
-  Extraction result{automata::Dfa(alphabet, {std::vector<automata::State>(k, 0)}, 0, {false}), options};
+  Extraction result{automata::Dfa(alphabet, {std::vector<automata::State>(k, 0)}, 0, {false}),
+                    options};
   result.exhaustive_words = exhaustive;
   Teacher teacher(oracle, result);
 
@@ -285,12 +297,14 @@ Extraction extract_automaton(const MembershipOracle& oracle, const std::vector<s
   return result;
 }
 
-std::optional<automata::Word> find_disagreement(const automata::Dfa& dfa, const MembershipOracle& oracle,
+std::optional<automata::Word> find_disagreement(const automata::Dfa& dfa,
+                                                const MembershipOracle& oracle,
                                                 const ExtractionOptions& bounds) {
   Extraction counts{dfa, bounds};
   Teacher teacher(oracle, counts);
   const std::size_t k = dfa.letter_count();
-  return find_counterexample(dfa, test_set(teacher, k, bounds, exhaustive_words(k, bounds.exhaustive_length)));
+  return find_counterexample(
+      dfa, test_set(teacher, k, bounds, exhaustive_words(k, bounds.exhaustive_length)));
 }
 
 std::size_t default_exhaustive_length(std::size_t letters) {
@@ -305,7 +319,9 @@ std::size_t default_exhaustive_length(std::size_t letters) {
 
 MembershipOracle model_oracle(const attention::Model& model) {
   auto oracle = std::make_shared<attention::PrefixOracle>(model);
-  return [oracle](const Word& w) { return oracle->run(std::span<const std::size_t>(w.data(), w.size())).accept; };
+  return [oracle](const Word& w) {
+    return oracle->run(std::span<const std::size_t>(w.data(), w.size())).accept;
+  };
 }
 
 Extraction extract_automaton(const attention::Model& model, const ExtractionOptions& options) {

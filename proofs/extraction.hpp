@@ -24,11 +24,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "attention/transformer.hpp"
 #include "automata/dfa.hpp"
@@ -44,10 +43,10 @@ struct ExtractionOptions {
   /// Every word of length ≤ this is compared with the hypothesis (|Σ|^L words of length L are
   /// asked; the shorter ones are their prefixes).
   std::size_t exhaustive_length = 8;
-  std::size_t random_words = 200;    ///< random words compared, each of length random_length
-  std::size_t random_length = 100;   ///< length of the random words (0 = none)
-  std::uint64_t seed = 1;            ///< seed of the random words (std::mt19937_64)
-  std::size_t max_states = 256;      ///< L* stops when the table would need more states
+  std::size_t random_words = 200;   ///< random words compared, each of length random_length
+  std::size_t random_length = 100;  ///< length of the random words (0 = none)
+  std::uint64_t seed = 1;           ///< seed of the random words (std::mt19937_64)
+  std::size_t max_states = 256;     ///< L* stops when the table would need more states
 };
 
 /// The most words of length exhaustive_length an extraction asks (|Σ|^L).
@@ -63,17 +62,18 @@ struct Extraction {
   /// The learned DFA, minimal (automata::minimise; canonical numbering). When state_cap_hit it
   /// is only an approximation: the table was not closed.
   automata::Dfa dfa;
-  ExtractionOptions bounds;          ///< the bounds used
-  bool state_cap_hit = false;        ///< the table needed more than bounds.max_states states
-  std::size_t equivalence_rounds = 0;  ///< equivalence queries asked (the last one passed unless the cap was hit)
-  std::size_t counterexamples = 0;     ///< counterexamples found (= rounds - 1 without the cap)
+  ExtractionOptions bounds;    ///< the bounds used
+  bool state_cap_hit = false;  ///< the table needed more than bounds.max_states states
+  std::size_t equivalence_rounds =
+      0;  ///< equivalence queries asked (the last one passed unless the cap was hit)
+  std::size_t counterexamples = 0;  ///< counterexamples found (= rounds - 1 without the cap)
   /// Membership: oracle calls (each answers all prefixes of one word) and their total letters,
   /// for the L* table and counterexample analysis, and for the equivalence test words.
   std::uint64_t learning_queries = 0, learning_symbols = 0;
   std::uint64_t equivalence_queries = 0, equivalence_symbols = 0;
   std::uint64_t exhaustive_words = 0;  ///< words of length exhaustive_length compared
-  double seconds = 0;                ///< wall-clock time of the whole extraction
-  double oracle_seconds = 0;         ///< of which inside the oracle
+  double seconds = 0;                  ///< wall-clock time of the whole extraction
+  double oracle_seconds = 0;           ///< of which inside the oracle
 };
 
 /// Learns the DFA the oracle computes over `alphabet` (distinct non-empty symbols) by L* with
@@ -81,7 +81,8 @@ struct Extraction {
 /// Throws InvalidArgument for an empty or repeated alphabet, max_states = 0, |Σ|^L above
 /// kMaxExhaustiveWords (naming the bound), or an oracle that answers the wrong number of
 /// prefixes. Source: THEORY §7; Angluin 1987; Rivest & Schapire 1993.
-Extraction extract_automaton(const MembershipOracle& oracle, const std::vector<std::string>& alphabet,
+Extraction extract_automaton(const MembershipOracle& oracle,
+                             const std::vector<std::string>& alphabet,
                              const ExtractionOptions& options);
 
 /// The shortest word on which `dfa` and the oracle disagree among the test words of `bounds`
@@ -89,7 +90,8 @@ Extraction extract_automaton(const MembershipOracle& oracle, const std::vector<s
 /// random_length drawn with `seed`; max_states unused), or nullopt. With bounds larger than
 /// an extraction's, or another seed, this checks that the extraction converged. Throws
 /// InvalidArgument as extract_automaton does for the bounds and the oracle.
-std::optional<automata::Word> find_disagreement(const automata::Dfa& dfa, const MembershipOracle& oracle,
+std::optional<automata::Word> find_disagreement(const automata::Dfa& dfa,
+                                                const MembershipOracle& oracle,
                                                 const ExtractionOptions& bounds);
 
 /// The F-transformer as a membership oracle: attention::PrefixOracle over a copy of `model`

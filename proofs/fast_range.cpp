@@ -38,8 +38,7 @@ struct RoundingModel {
 
 std::optional<RoundingModel> rounding_model(const Format& f, numeric::Rounding r) {
   if (f.is_fixed_point()) return std::nullopt;
-  const bool nearest =
-      r == numeric::Rounding::nearest_even || r == numeric::Rounding::nearest_away;
+  const bool nearest = r == numeric::Rounding::nearest_even || r == numeric::Rounding::nearest_away;
   const long p = f.precision;
   RoundingModel m;
   m.eps = nearest ? pow2(-p) : pow2(1 - p);
@@ -139,12 +138,12 @@ std::pair<mpq_class, bool> error_analysis(const FixedOffsetHead& head) {
   const Err c = P.round({1, 0}, F), s = P.round({1, 0}, F);
   // THEORY §2.1: (rnd(rnd(c·x0) − rnd(s·x1)), rnd(rnd(s·x0) + rnd(c·x1))) in F
   auto rotate = [&](const Err& x0, const Err& x1) {
-    const Err y0 = P.round(Propagation::add(P.round(Propagation::mul(c, x0), F),
-                                            P.round(Propagation::mul(s, x1), F)),
-                           F);
-    const Err y1 = P.round(Propagation::add(P.round(Propagation::mul(s, x0), F),
-                                            P.round(Propagation::mul(c, x1), F)),
-                           F);
+    const Err y0 = P.round(
+        Propagation::add(P.round(Propagation::mul(c, x0), F), P.round(Propagation::mul(s, x1), F)),
+        F);
+    const Err y1 = P.round(
+        Propagation::add(P.round(Propagation::mul(s, x0), F), P.round(Propagation::mul(c, x1), F)),
+        F);
     return std::make_pair(y0, y1);
   };
   // the D products q_c·k_c (zero outside the rotary blocks), as computed under the policy:
@@ -227,8 +226,10 @@ std::pair<mpq_class, bool> error_analysis(const FixedOffsetHead& head) {
 std::optional<std::string> fast_range_refusal(const FixedOffsetHead& head) {
   if (auto why = structural_refusal(head)) return why;
   if (error_analysis(head).second)
-    return "C = " + head.C.to_decimal(9) + " is so large that an intermediate of a score could "
-           "overflow in " + head.policy.format.name;
+    return "C = " + head.C.to_decimal(9) +
+           " is so large that an intermediate of a score could "
+           "overflow in " +
+           head.policy.format.name;
   return std::nullopt;
 }
 
@@ -406,7 +407,7 @@ class CandidateEnumerator {
     // slack, plus the error of α: |d − ||nα||| ≤ margin
     const double margin = 0x1p-50 * (std::fabs(t1) + std::fabs(t2) + 1.0) + 2 * nd * err_a_;
     if (d > r_up_ + margin) return false;  // ||nα|| > r: S(n) < T, safe
-    if (d + margin < r_lo_) return true;    // ||nα|| < r: S(n) > T
+    if (d + margin < r_lo_) return true;   // ||nα|| < r: S(n) > T
     bool undecided = false;
     const int c = S_.compare(static_cast<std::int64_t>(n), T_, 4096, &undecided);
     return c > 0 || undecided;
@@ -427,8 +428,7 @@ class CandidateEnumerator {
 
 std::vector<std::uint64_t> candidate_offsets(const FixedOffsetHead& head, const mpq_class& E,
                                              std::uint64_t max_offset) {
-  if (auto why = structural_refusal(head))
-    throw InvalidArgument("candidate offsets: " + *why);
+  if (auto why = structural_refusal(head)) throw InvalidArgument("candidate offsets: " + *why);
   if (max_offset > kMaxScanLength)
     throw InvalidArgument("candidate offsets: max_offset beyond " + std::to_string(kMaxScanLength));
   CandidateEnumerator e(head, E);
@@ -560,9 +560,9 @@ CertifiedRange certified_range_fast(const FixedOffsetHead& head, const ScanOptio
   // the signed offsets the last query examined could see
   out.candidate_offsets =
       negative.size() +
-      static_cast<std::uint64_t>(std::upper_bound(positive.begin(), positive.end(),
-                                                  last_query > k ? last_query - k : 0) -
-                                 positive.begin());
+      static_cast<std::uint64_t>(
+          std::upper_bound(positive.begin(), positive.end(), last_query > k ? last_query - k : 0) -
+          positive.begin());
   if (!failed) {
     out.n_max = options.max_length;
     out.at_limit = true;

@@ -236,8 +236,8 @@ bool lead_at_least(double t, double m, double f) {
 
 CertifiedRange certified_range(const FixedOffsetHead& head, const ScanOptions& options) {
   if (options.max_length < 1 || options.max_length > kMaxScanLength) {
-    throw InvalidArgument("the scan's max_length must be in 1.." + std::to_string(kMaxScanLength) + ", got " +
-                          std::to_string(options.max_length));
+    throw InvalidArgument("the scan's max_length must be in 1.." + std::to_string(kMaxScanLength) +
+                          ", got " + std::to_string(options.max_length));
   }
   const auto start = std::chrono::steady_clock::now();
   CertifiedRange out;

@@ -27,9 +27,9 @@
 #include "attention/realisation.hpp"
 #include "attention/schedule.hpp"
 #include "attention/transformer.hpp"
-#include "numeric/summation.hpp"
 #include "numeric/binary64_rounding.hpp"
 #include "numeric/format.hpp"
+#include "numeric/summation.hpp"
 #include "numeric/value.hpp"
 #include "proofs/exact_trig.hpp"
 

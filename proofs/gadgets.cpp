@@ -18,16 +18,18 @@ std::vector<HiddenUnit> negation_units(const std::string& x, const std::string& 
   return {unit({{"top", 1}, {x, -1}}, out, 1)};
 }
 
-std::vector<HiddenUnit> conjunction_units(const std::string& x, const std::string& y, const std::string& out) {
+std::vector<HiddenUnit> conjunction_units(const std::string& x, const std::string& y,
+                                          const std::string& out) {
   return {unit({{x, 1}, {y, 1}, {"top", -1}}, out, 1)};
 }
 
-std::vector<HiddenUnit> disjunction_units(const std::string& x, const std::string& y, const std::string& out) {
+std::vector<HiddenUnit> disjunction_units(const std::string& x, const std::string& y,
+                                          const std::string& out) {
   return {unit({{x, 1}, {y, 1}}, out, 1), unit({{x, 1}, {y, 1}, {"top", -1}}, out, -1)};
 }
 
-std::vector<HiddenUnit> rebinarise_units(const std::string& h, const std::string& out, const mpq_class& f1,
-                                         const mpq_class& f2) {
+std::vector<HiddenUnit> rebinarise_units(const std::string& h, const std::string& out,
+                                         const mpq_class& f1, const mpq_class& f2) {
   if (!(0 < f1 && f1 < f2)) {
     throw InvalidArgument("re-binarisation needs thresholds 0 < f1 < f2, got f1 = " + f1.get_str() +
                           ", f2 = " + f2.get_str());
@@ -43,9 +45,11 @@ std::vector<HiddenUnit> first_position_units(const std::string& raw, const std::
   return units;
 }
 
-attention::FeedForward assemble_feed_forward(const std::vector<HiddenUnit>& units, const ResidualSpace& space,
+attention::FeedForward assemble_feed_forward(const std::vector<HiddenUnit>& units,
+                                             const ResidualSpace& space,
                                              const numeric::Arithmetic& arithmetic) {
-  if (units.empty()) throw InvalidArgument("a feed-forward sublayer needs at least one hidden unit");
+  if (units.empty())
+    throw InvalidArgument("a feed-forward sublayer needs at least one hidden unit");
   const auto d = static_cast<Eigen::Index>(space.size());
   const auto hidden = static_cast<Eigen::Index>(units.size());
   ExactMatrix w1 = ExactMatrix::Zero(hidden, d);
@@ -64,9 +68,9 @@ attention::FeedForward assemble_feed_forward(const std::vector<HiddenUnit>& unit
   return ffn;
 }
 
-attention::AttentionHead past_head(const ResidualSpace& space, const std::string& psi, const std::string& out,
-                                   const numeric::Value& f_large, const numeric::Arithmetic& arithmetic,
-                                   const std::string& name) {
+attention::AttentionHead past_head(const ResidualSpace& space, const std::string& psi,
+                                   const std::string& out, const numeric::Value& f_large,
+                                   const numeric::Arithmetic& arithmetic, const std::string& name) {
   const auto d = static_cast<Eigen::Index>(space.size());
   const auto psi_index = static_cast<Eigen::Index>(space.index(psi));
   ExactMatrix key = ExactMatrix::Zero(1, d), value = ExactMatrix::Zero(1, d);
@@ -86,7 +90,8 @@ attention::AttentionHead past_head(const ResidualSpace& space, const std::string
   return h;
 }
 
-attention::AttentionHead counting_head(const ResidualSpace& space, const std::string& bos, const std::string& out,
+attention::AttentionHead counting_head(const ResidualSpace& space, const std::string& bos,
+                                       const std::string& out,
                                        const numeric::Arithmetic& arithmetic) {
   const auto d = static_cast<Eigen::Index>(space.size());
   ExactMatrix value = ExactMatrix::Zero(1, d), output = ExactMatrix::Zero(d, 1);

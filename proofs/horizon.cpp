@@ -8,8 +8,8 @@
 #include <numbers>
 
 #include "numeric/engine.hpp"
-#include "numeric/exact.hpp"
 #include "numeric/error.hpp"
+#include "numeric/exact.hpp"
 #include "numeric/format_properties.hpp"
 #include "numeric/mpfr_util.hpp"
 #include "numeric/parallel.hpp"
@@ -91,8 +91,8 @@ std::vector<std::pair<Value, std::string>> auto_c_candidates(const FixedOffsetHe
   // (p=11,e=16: 2^32767) meant tens of thousands of scans.
   const mpq_class half_f = f / 2;
   long e = static_cast<long>(std::ceil(std::log2(half_f.get_d())));
-  const long last = static_cast<long>(std::ceil(std::log2(f.get_d()))) +
-                    static_cast<long>(F.precision) + 2;
+  const long last =
+      static_cast<long>(std::ceil(std::log2(f.get_d()))) + static_cast<long>(F.precision) + 2;
   const mpq_class max_f = exact_rational(numeric::max_finite(F));
   for (; e <= last; ++e) {
     mpz_class p2 = 1;
@@ -154,8 +154,7 @@ numeric::Value require_f_large(const numeric::Format& format, numeric::Rounding 
   }
   throw FLargeUndefined(
       FLargeCause::format,
-      "f_large(" + format.name + ") is undefined: exp(-max) does not round to 0 in " +
-          format.name +
+      "f_large(" + format.name + ") is undefined: exp(-max) does not round to 0 in " + format.name +
           " (its range is too small for stable softmax to select exactly; THEORY §1); use a "
           "format with a wider range, e.g. fp16, bf16, fp32");
 }
@@ -317,7 +316,8 @@ nlohmann::json to_json(const HorizonReport& r) {
       r.range.fail_query ? nlohmann::json(*r.range.fail_query) : nlohmann::json(nullptr);
   j["fail_competitor"] =
       r.range.fail_competitor ? nlohmann::json(*r.range.fail_competitor) : nlohmann::json(nullptr);
-  j["gap"] = r.range.gap ? nlohmann::json(numeric::nearest_double(*r.range.gap)) : nlohmann::json(nullptr);
+  j["gap"] =
+      r.range.gap ? nlohmann::json(numeric::nearest_double(*r.range.gap)) : nlohmann::json(nullptr);
   j["delta_bound"] = r.delta_bound.value;
   j["tie_distance"] =
       r.tie_distance ? nlohmann::json(r.tie_distance->value) : nlohmann::json(nullptr);
@@ -337,9 +337,10 @@ nlohmann::json to_json(const HorizonReport& r) {
       r.range.target_score ? value_number(*r.range.target_score) : nlohmann::json(nullptr);
   j["competitor_score"] =
       r.range.competitor_score ? value_number(*r.range.competitor_score) : nlohmann::json(nullptr);
-  j["smallest_passing_gap"] = r.range.smallest_passing_gap
-                                  ? nlohmann::json(numeric::nearest_double(*r.range.smallest_passing_gap))
-                                  : nlohmann::json(nullptr);
+  j["smallest_passing_gap"] =
+      r.range.smallest_passing_gap
+          ? nlohmann::json(numeric::nearest_double(*r.range.smallest_passing_gap))
+          : nlohmann::json(nullptr);
   j["delta_bound_at_limit"] = r.delta_bound.at_limit;
   j["tie_distance_at_limit"] =
       r.tie_distance ? nlohmann::json(r.tie_distance->at_limit) : nlohmann::json(nullptr);

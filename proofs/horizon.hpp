@@ -9,12 +9,11 @@
 #include <gmpxx.h>
 
 #include <cstdint>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <functional>
 
 #include "numeric/error.hpp"
 #include "proofs/fast_range.hpp"
@@ -171,7 +170,8 @@ HorizonReport horizon(const HorizonSpec& spec);
 /// fail_competitor gap delta_bound tie_distance` (numbers; null where not applicable) and
 /// `schedule rounding summation blocks n_max_at_limit max_length offset gap_exact
 /// delta_bound_at_limit tie_distance_at_limit heuristic tie_cap pm_ceiling C_source
-/// candidates scores_evaluated seconds fast_kernel algorithm candidate_offsets error_bound`. Does not print.
+/// candidates scores_evaluated seconds fast_kernel algorithm candidate_offsets error_bound`. Does
+/// not print.
 nlohmann::json to_json(const HorizonReport& report);
 
 /// Exact decimal text of a dyadic rational (every difference of binary floating-point values

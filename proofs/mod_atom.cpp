@@ -13,8 +13,8 @@
 #include "numeric/real_rounding.hpp"
 #include "proofs/exact_trig.hpp"
 #include "proofs/gadgets.hpp"
-#include "proofs/residual_space.hpp"
 #include "proofs/horizon.hpp"  // dyadic_decimal
+#include "proofs/residual_space.hpp"
 
 namespace ropesim::proofs {
 
@@ -75,7 +75,8 @@ Value f_large_or_throw(const Format& F, Rounding r) {
   const auto fl = numeric::f_large(F, r);
   if (!fl) {
     throw InvalidArgument(
-        "f_large(" + F.name + ") is undefined under rounding " + std::string(numeric::to_string(r)) +
+        "f_large(" + F.name + ") is undefined under rounding " +
+        std::string(numeric::to_string(r)) +
         ": no finite score lead makes softmax select exactly (THEORY §1); use nearest-even, "
         "nearest-away, toward-zero or downward");
   }
@@ -122,7 +123,8 @@ ModScaleBound mod_scale_bound(std::uint64_t m, const Format& F, Rounding roundin
       engine);
   if (!v) {
     out.finite = false;
-    out.rounded_up = engine.from_rational(F, 2 * exact_of(numeric::max_finite(F)), Rounding::upward);
+    out.rounded_up =
+        engine.from_rational(F, 2 * exact_of(numeric::max_finite(F)), Rounding::upward);
   } else {
     out.rounded_up = *v;
   }
@@ -270,17 +272,17 @@ ModAtomHead make_mod_atom_head(const ModAtomSpec& spec, const ModWiring& wiring)
     }
     given = c;
   } else if (!h.bound.finite) {
-    throw InvalidArgument(atom_name(m, r) + " atom refused in " + F.name + " for m = " +
-                          std::to_string(m) + ", r = " + std::to_string(r) +
+    throw InvalidArgument(atom_name(m, r) + " atom refused in " + F.name +
+                          " for m = " + std::to_string(m) + ", r = " + std::to_string(r) +
                           ": the exact-arithmetic bound 2*f_large/delta_m ~ " +
-                          approx_text(h.bound.approximate) +
-                          " exceeds the largest finite value " +
+                          approx_text(h.bound.approximate) + " exceeds the largest finite value " +
                           decimal(numeric::max_finite(F)) + " (THEORY §7 C4)");
   }
 
   // The head (THEORY §7 C4): rotary pair (coordinates 0, 1) by r3 on periodic 1/m, then one
   // unrotated pair (2, 3).
-  const attention::Schedule schedule = attention::periodic_schedule({attention::RationalTurn{1, m}});
+  const attention::Schedule schedule =
+      attention::periodic_schedule({attention::RationalTurn{1, m}});
   const BlockAngle angle(schedule.blocks[0]);
   const CosineSum step = cos_step(m);
   const Value zero = f.zero(), one = f.one();
@@ -355,7 +357,8 @@ ModAtomHead make_mod_atom_head(const ModAtomSpec& spec, const ModWiring& wiring)
     // The best candidate: the largest min margin (the first on ties).
     const ModCandidate* best = nullptr;
     for (const auto& c : h.candidates) {
-      if (c.min_margin && (!best || !best->min_margin || *c.min_margin > *best->min_margin)) best = &c;
+      if (c.min_margin && (!best || !best->min_margin || *c.min_margin > *best->min_margin))
+        best = &c;
     }
     std::string detail = "no finite margin";
     if (best) {
@@ -372,17 +375,17 @@ ModAtomHead make_mod_atom_head(const ModAtomSpec& spec, const ModWiring& wiring)
                approx_text(best->min_margin->get_d()) + ") at C = " + decimal(best->C) +
                ", query residue " + std::to_string(worst);
     }
-    const std::string tried =
-        given ? "with C = " + decimal(*given)
-              : "with every C tried (" + std::to_string(h.candidates.size()) + " candidates from " +
-                    decimal(h.bound.rounded_up) + " up to " +
-                    decimal(h.candidates.back().C) + ")";
-    throw InvalidArgument(
-        atom_name(m, r) + " atom refused in " + F.name + " for m = " + std::to_string(m) +
-        ", r = " + std::to_string(r) + ": " + tried +
-        ", some query residue's winner leads by less than f_large = " + decimal(h.f_large) +
-        "; " + detail + " (realised table, biases and C; THEORY §7 C4; exact bound 2*f_large/"
-        "delta_m ~ " + approx_text(h.bound.approximate) + ")");
+    const std::string tried = given ? "with C = " + decimal(*given)
+                                    : "with every C tried (" + std::to_string(h.candidates.size()) +
+                                          " candidates from " + decimal(h.bound.rounded_up) +
+                                          " up to " + decimal(h.candidates.back().C) + ")";
+    throw InvalidArgument(atom_name(m, r) + " atom refused in " + F.name +
+                          " for m = " + std::to_string(m) + ", r = " + std::to_string(r) + ": " +
+                          tried + ", some query residue's winner leads by less than f_large = " +
+                          decimal(h.f_large) + "; " + detail +
+                          " (realised table, biases and C; THEORY §7 C4; exact bound 2*f_large/"
+                          "delta_m ~ " +
+                          approx_text(h.bound.approximate) + ")");
   }
   set_scale(a, wiring, h.C, h.key_weight);
   return h;
@@ -435,8 +438,10 @@ ModModel mod_model(const ModModelSpec& spec) {
     const Value v = f.from_rational(c);
     if (!v.is_finite() || exact_of(v) != c) {
       throw InvalidArgument("the MOD model needs " + c.get_str() + " exactly in " +
-                            spec.atom.policy.format.name + " (first-position flag; THEORY §7 C1 "
-                            "Patch 2), which rounds it to " + decimal(v));
+                            spec.atom.policy.format.name +
+                            " (first-position flag; THEORY §7 C1 "
+                            "Patch 2), which rounds it to " +
+                            decimal(v));
     }
   }
 
@@ -453,7 +458,8 @@ ModModel mod_model(const ModModelSpec& spec) {
   model.embedding.eos = top;
   model.embedding.bos = bos;
   const std::string layout =
-      "residual coordinates [top, bos, mod_head, count = 1/#keys, first, out]; accept iff out > 1/2";
+      "residual coordinates [top, bos, mod_head, count = 1/#keys, first, out]; accept iff out > "
+      "1/2";
   model.name = spec.readout == ModReadout::length
                    ? "N = " + std::to_string(r) + " (mod " + std::to_string(m) + ")"
                    : atom_name(m, r) + " at EOS";
@@ -467,8 +473,8 @@ ModModel mod_model(const ModModelSpec& spec) {
     attention::Layer layer;
     layer.ffn = assemble_feed_forward({HiddenUnit{{{"top", 1}}, {{"out", 1}}}}, space, f);
     model.layers.push_back(std::move(layer));
-    model.description = "MOD_1^0 = top (THEORY §7 C4: m = 1 needs no attention); out = ReLU(top); " +
-                        layout;
+    model.description =
+        "MOD_1^0 = top (THEORY §7 C4: m = 1 needs no attention); out = ReLU(top); " + layout;
   } else {
     ModAtomSpec atom = spec.atom;
     atom.r = a;
@@ -495,7 +501,8 @@ ModModel mod_model(const ModModelSpec& spec) {
     layer1.heads.push_back(std::move(count));
     // first = 4·(ReLU(u − ⊤/2) − ReLU(u − 3⊤/4)): the re-binarisation gadget with f1 = 1/2,
     // f2 = 3/4 (THEORY §7 C1 Patch 2); u = 1 at position 1, ≤ 1/2 later, 0 at BOS.
-    layer1.ffn = assemble_feed_forward(rebinarise_units("count", "first", mpq_class(1, 2), mpq_class(3, 4)), space, f);
+    layer1.ffn = assemble_feed_forward(
+        rebinarise_units("count", "first", mpq_class(1, 2), mpq_class(3, 4)), space, f);
     model.layers.push_back(std::move(layer1));
 
     // Layer 2: out = ReLU(head − first) unless position 1 satisfies the atom.
@@ -506,13 +513,13 @@ ModModel mod_model(const ModModelSpec& spec) {
     layer2.ffn = assemble_feed_forward({gate}, space, f);
     model.layers.push_back(std::move(layer2));
 
-    model.description =
-        "C4 MOD atom " + atom_name(m, a) + " (THEORY §7, RoPE-X App C.3): head " + h.head.name +
-        " with r3 table periodic 1/" + std::to_string(m) + ", C = " + decimal(h.C) +
-        (h.auto_C ? " (auto)" : "") + ", f_large = " + decimal(h.f_large) +
-        ", smallest lead " + approx_text(h.min_margin.get_d()) +
-        "; count head 1/#keys gives first = [position 1]; out = ReLU(head" +
-        (one_satisfies ? ")" : " - first)") + "; " + layout;
+    model.description = "C4 MOD atom " + atom_name(m, a) + " (THEORY §7, RoPE-X App C.3): head " +
+                        h.head.name + " with r3 table periodic 1/" + std::to_string(m) +
+                        ", C = " + decimal(h.C) + (h.auto_C ? " (auto)" : "") +
+                        ", f_large = " + decimal(h.f_large) + ", smallest lead " +
+                        approx_text(h.min_margin.get_d()) +
+                        "; count head 1/#keys gives first = [position 1]; out = ReLU(head" +
+                        (one_satisfies ? ")" : " - first)") + "; " + layout;
   }
   model.classifier.weights.assign(d, zero);
   model.classifier.weights[mod_output_coordinate] = one;
@@ -540,7 +547,8 @@ nlohmann::json to_json(const ModModel& model, const ModModelSpec& spec) {
   nlohmann::json bound;
   bound["rounded_up"] = decimal(h.bound.rounded_up);
   bound["approximate"] = h.bound.approximate;
-  bound["exact"] = h.bound.exact ? nlohmann::json(dyadic_decimal(*h.bound.exact)) : nlohmann::json();
+  bound["exact"] =
+      h.bound.exact ? nlohmann::json(dyadic_decimal(*h.bound.exact)) : nlohmann::json();
   bound["finite"] = h.bound.finite;
   j["bound"] = bound;
   j["query_bias"] = {decimal(h.query_cos), decimal(h.query_sin)};
@@ -551,13 +559,13 @@ nlohmann::json to_json(const ModModel& model, const ModModelSpec& spec) {
   j["table"] = table;
   nlohmann::json margins = nlohmann::json::array();
   for (const auto& rm : h.margins) {
-    margins.push_back({{"residue", rm.residue},
-                       {"bos_wins", rm.bos_wins},
-                       {"bos_score", decimal(rm.bos_score)},
-                       {"other_score", decimal(rm.bos_wins ? rm.other_max : rm.other_min)},
-                       {"margin", rm.margin ? nlohmann::json(dyadic_decimal(*rm.margin))
-                                            : nlohmann::json()},
-                       {"passes", rm.passes}});
+    margins.push_back(
+        {{"residue", rm.residue},
+         {"bos_wins", rm.bos_wins},
+         {"bos_score", decimal(rm.bos_score)},
+         {"other_score", decimal(rm.bos_wins ? rm.other_max : rm.other_min)},
+         {"margin", rm.margin ? nlohmann::json(dyadic_decimal(*rm.margin)) : nlohmann::json()},
+         {"passes", rm.passes}});
   }
   j["margins"] = margins;
   j["min_margin"] = dyadic_decimal(h.min_margin);

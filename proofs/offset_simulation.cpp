@@ -74,14 +74,16 @@ attention::Model offset_model(const FixedOffsetSpec& spec) {
     attention::Layer layer;
     if (l == 1) layer.heads.push_back(y.head);
     const std::string source = l == 1 ? "top" : gate_name(l - 1);
-    layer.heads.push_back(past_head(space, source, "raw:" + gate_name(l), y.f_large, f, "P" + std::to_string(l)));
-    layer.ffn = assemble_feed_forward(rebinarise_units("raw:" + gate_name(l), gate_name(l), mpq_class(1, 4),
-                                                       mpq_class(1, 2)),
-                                      space, f);
+    layer.heads.push_back(
+        past_head(space, source, "raw:" + gate_name(l), y.f_large, f, "P" + std::to_string(l)));
+    layer.ffn = assemble_feed_forward(
+        rebinarise_units("raw:" + gate_name(l), gate_name(l), mpq_class(1, 4), mpq_class(1, 2)),
+        space, f);
     m.layers.push_back(std::move(layer));
   }
   attention::Layer gate;
-  gate.ffn = assemble_feed_forward({HiddenUnit{{{"y", 1}, {gate_name(k), 2}, {"top", -2}}, {{"out", 1}}}}, space, f);
+  gate.ffn = assemble_feed_forward(
+      {HiddenUnit{{{"y", 1}, {gate_name(k), 2}, {"top", -2}}, {{"out", 1}}}}, space, f);
   m.layers.push_back(std::move(gate));
   m.classifier.weights.assign(d, zero);
   m.classifier.weights[offset_output_coordinate(k)] = one;
@@ -108,7 +110,8 @@ WorkEstimate offset_simulation_work(const FixedOffsetSpec& spec, std::uint64_t L
   }
   const std::uint64_t longest = std::min(L, options.random_max_length);
   if (longest > exhaustive) {
-    total.units += static_cast<double>(options.random_words) * attention::run_work(model, longest).units;
+    total.units +=
+        static_cast<double>(options.random_words) * attention::run_work(model, longest).units;
   }
   return total;
 }

@@ -12,7 +12,6 @@
 #include <gmpxx.h>
 
 #include <Eigen/Core>
-
 #include <cstddef>
 #include <string>
 #include <string_view>

@@ -1,11 +1,11 @@
 #include "properties/check.hpp"
 
+#include <fmt/format.h>
+#include <rapidcheck.h>
+
 #include <chrono>
 #include <iterator>
 #include <sstream>
-
-#include <fmt/format.h>
-#include <rapidcheck.h>
 
 #include "numeric/error.hpp"
 #include "properties/theorems.hpp"
@@ -44,9 +44,9 @@ std::string encode_replay(const rc::detail::Reproduce& reproduce) {
 
 rc::detail::Reproduce decode_replay(const std::string& token) {
   const auto bad = [&] {
-    return InvalidArgument(fmt::format(
-        "--replay: '{}' is not a replay token (the hex string printed with a failure)",
-        token.size() > 40 ? token.substr(0, 40) + "..." : token));
+    return InvalidArgument(
+        fmt::format("--replay: '{}' is not a replay token (the hex string printed with a failure)",
+                    token.size() > 40 ? token.substr(0, 40) + "..." : token));
   };
   if (token.empty() || token.size() % 2 != 0) throw bad();
   std::vector<std::uint8_t> bytes;
@@ -55,9 +55,12 @@ rc::detail::Reproduce decode_replay(const std::string& token) {
     for (std::size_t j = i; j < i + 2; ++j) {
       const char c = token[j];
       value *= 16;
-      if (c >= '0' && c <= '9') value += c - '0';
-      else if (c >= 'a' && c <= 'f') value += c - 'a' + 10;
-      else throw bad();
+      if (c >= '0' && c <= '9')
+        value += c - '0';
+      else if (c >= 'a' && c <= 'f')
+        value += c - 'a' + 10;
+      else
+        throw bad();
     }
     bytes.push_back(static_cast<std::uint8_t>(value));
   }
@@ -151,13 +154,12 @@ PropertyOutcome run_theorem(const Theorem& theorem_ref, const CheckOptions& opti
   ProgressListener listener(name, options.trials, progress);
   const auto body = theorem->body;
   const auto start = std::chrono::steady_clock::now();
-  const auto result = rc::detail::checkProperty(
-      rc::detail::toProperty([&options, body] { body(options); }), metadata, params, listener,
-      reproduce);
+  const auto result =
+      rc::detail::checkProperty(rc::detail::toProperty([&options, body] { body(options); }),
+                                metadata, params, listener, reproduce);
   PropertyOutcome outcome;
   outcome.name = name;
-  outcome.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   rc::detail::SuccessResult success;
   rc::detail::FailureResult failure;
   rc::detail::GaveUpResult gave_up;

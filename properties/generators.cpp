@@ -1,21 +1,21 @@
 #include "properties/generators.hpp"
 
-#include <nlohmann/json.hpp>
-
-#include <numeric>
-
 #include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+#include <numeric>
 
 #include "logic/formula.hpp"
 
 namespace ropesim::properties {
 
-rc::Gen<numeric::Format> format_gen(int min_p, int max_p, const std::optional<numeric::Format>& fixed) {
+rc::Gen<numeric::Format> format_gen(int min_p, int max_p,
+                                    const std::optional<numeric::Format>& fixed) {
   if (fixed) return rc::gen::just(*fixed);
   std::vector<numeric::Format> presets;
   for (const auto& f : {numeric::Format::fp32(), numeric::Format::fp16(), numeric::Format::bf16(),
-                        numeric::Format::tf32(), numeric::Format::fp64(), numeric::Format::fp8e5m2(),
-                        numeric::Format::fp8e4m3()}) {
+                        numeric::Format::tf32(), numeric::Format::fp64(),
+                        numeric::Format::fp8e5m2(), numeric::Format::fp8e4m3()}) {
     if (f.precision >= min_p && f.precision <= max_p) presets.push_back(f);
   }
   auto random = rc::gen::apply(
@@ -73,16 +73,19 @@ rc::Gen<std::string> word_gen(const std::string& alphabet, std::uint64_t min_len
 rc::Gen<std::string> dfa_gen(int max_states, int max_letters) {
   return rc::gen::exec([=] {
     const auto n = *rc::gen::inRange<std::size_t>(2, static_cast<std::size_t>(max_states) + 1);
-    const auto letters = *rc::gen::inRange<std::size_t>(2, static_cast<std::size_t>(max_letters) + 1);
+    const auto letters =
+        *rc::gen::inRange<std::size_t>(2, static_cast<std::size_t>(max_letters) + 1);
     const bool ordered = *rc::gen::element(true, false);
     std::vector<std::size_t> name(n);  // the state at rank r of the hidden order is name[r]
     for (std::size_t r = 0; r < n; ++r) name[r] = r;
-    for (std::size_t i = n; i > 1; --i) std::swap(name[i - 1], name[*rc::gen::inRange<std::size_t>(0, i)]);
+    for (std::size_t i = n; i > 1; --i)
+      std::swap(name[i - 1], name[*rc::gen::inRange<std::size_t>(0, i)]);
     std::vector<std::vector<std::size_t>> transitions(n, std::vector<std::size_t>(letters));
     for (std::size_t r = 0; r < n; ++r) {
       for (std::size_t a = 0; a < letters; ++a) {
         const bool stay = *rc::gen::element(true, false);
-        transitions[name[r]][a] = stay ? name[r] : name[*rc::gen::inRange<std::size_t>(ordered ? r : 0, n)];
+        transitions[name[r]][a] =
+            stay ? name[r] : name[*rc::gen::inRange<std::size_t>(ordered ? r : 0, n)];
       }
     }
     std::vector<std::size_t> accepting;
@@ -99,8 +102,8 @@ rc::Gen<std::string> dfa_gen(int max_states, int max_letters) {
   });
 }
 
-rc::Gen<std::string> formula_gen(const std::string& alphabet, FormulaFragment fragment, int max_nodes,
-                                 int max_modulus) {
+rc::Gen<std::string> formula_gen(const std::string& alphabet, FormulaFragment fragment,
+                                 int max_nodes, int max_modulus) {
   return rc::gen::exec([=] {
     ltl::Formula f;
     std::vector<ltl::NodeId> ids;
@@ -116,22 +119,35 @@ rc::Gen<std::string> formula_gen(const std::string& alphabet, FormulaFragment fr
       const int op = ids.size() < 2 ? *rc::gen::inRange(0, leaves) : *rc::gen::inRange(0, 12);
       ltl::NodeId id = 0;
       switch (op) {
-        case 0: id = atom(); break;
-        case 1: id = f.top(); break;
+        case 0:
+          id = atom();
+          break;
+        case 1:
+          id = f.top();
+          break;
         case 2:
           if (fragment == FormulaFragment::ltl_p_mod) {
-            const auto m = *rc::gen::inRange<std::uint64_t>(1, static_cast<std::uint64_t>(max_modulus) + 1);
+            const auto m =
+                *rc::gen::inRange<std::uint64_t>(1, static_cast<std::uint64_t>(max_modulus) + 1);
             id = f.modulo(m, *rc::gen::inRange<std::uint64_t>(0, m));
           } else {
             id = atom();
           }
           break;
         case 3:
-        case 4: id = f.negation(pick()); break;
+        case 4:
+          id = f.negation(pick());
+          break;
         case 5:
-        case 6: id = f.conjunction(pick(), pick()); break;
-        case 7: id = f.disjunction(pick(), pick()); break;
-        default: id = f.past(pick()); break;
+        case 6:
+          id = f.conjunction(pick(), pick());
+          break;
+        case 7:
+          id = f.disjunction(pick(), pick());
+          break;
+        default:
+          id = f.past(pick());
+          break;
       }
       ids.push_back(id);
     }

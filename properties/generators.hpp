@@ -3,13 +3,13 @@
 ///
 /// Every generator is deterministic given RapidCheck's seed and shrinks towards the simplest
 /// case (presets before random formats, one block before several, short words before long).
+#include <rapidcheck.h>
+
 #include <cstdint>
 #include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
-
-#include <rapidcheck.h>
 
 #include "attention/schedule.hpp"
 #include "numeric/format.hpp"

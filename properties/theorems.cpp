@@ -1,23 +1,23 @@
 #include "properties/theorems.hpp"
 
-#include <algorithm>
-
 #include <fmt/format.h>
 #include <rapidcheck.h>
 
+#include <algorithm>
+
 #include "attention/census.hpp"
 #include "attention/random_model.hpp"
+#include "attention/realisation.hpp"
+#include "attention/schedule.hpp"
+#include "attention/transformer.hpp"
 #include "automata/classes.hpp"
 #include "automata/export.hpp"
 #include "automata/minimise.hpp"
 #include "automata/monoid.hpp"
-#include "attention/realisation.hpp"
-#include "attention/schedule.hpp"
 #include "logic/evaluate.hpp"
 #include "logic/formula.hpp"
 #include "logic/zoo.hpp"
 #include "numeric/format_properties.hpp"
-#include "attention/transformer.hpp"
 #include "proofs/compiler.hpp"
 #include "proofs/extraction.hpp"
 #include "proofs/fixed_offset_head.hpp"
@@ -82,7 +82,8 @@ void periodic_r3(const CheckOptions& options) {
   const auto reported = attention::census(s, r2, census_options);
   if (reported.period) {
     const std::uint64_t P = *reported.period;
-    for (std::uint64_t j = 0; j + P < census_options.positions; j += std::max<std::uint64_t>(1, P / 2)) {
+    for (std::uint64_t j = 0; j + P < census_options.positions;
+         j += std::max<std::uint64_t>(1, P / 2)) {
       RC_ASSERT(same_rotation(attention::realise(s, r2, j), attention::realise(s, r2, j + P)));
     }
     check_witnesses(s, r2, reported, P - 1);
@@ -96,7 +97,8 @@ void periodic_r3(const CheckOptions& options) {
 void nonperiodic(const CheckOptions& options) {
   const numeric::Format F = *format_gen(4, 53, options.format).as("format");
   const std::string spec = *irrational_schedule_gen().as("schedule");
-  const std::string realisation = *rc::gen::element(std::string("r1"), std::string("r2")).as("realisation");
+  const std::string realisation =
+      *rc::gen::element(std::string("r1"), std::string("r2")).as("realisation");
   const attention::Schedule s = attention::parse_schedule(spec);
   const auto r = attention::parse_realisation(realisation, F);
   const std::uint64_t bound = std::min<std::uint64_t>(options.max_length, 256);
@@ -138,8 +140,10 @@ void bounded_lookback(const CheckOptions& options) {
   simulation.seed = *rc::gen::inRange<std::uint64_t>(1, 1000).as("word seed");
   const auto report = proofs::check_offset_simulation(spec, L, simulation);
   if (report.first) {
-    RC_FAIL(fmt::format("N_max = {}, L = {}: word '{}' position {}: expected {}, got {}", range.n_max, L,
-                        report.first->word.size() > 60 ? report.first->word.substr(0, 60) + "..." : report.first->word,
+    RC_FAIL(fmt::format("N_max = {}, L = {}: word '{}' position {}: expected {}, got {}",
+                        range.n_max, L,
+                        report.first->word.size() > 60 ? report.first->word.substr(0, 60) + "..."
+                                                       : report.first->word,
                         report.first->position, report.first->expected, report.first->got));
   }
 }
@@ -172,7 +176,8 @@ void binary_mod(const CheckOptions& options) {
 // length (long ones included), and on one short word every subformula coordinate at every
 // position (0 at BOS, ltl::evaluate elsewhere).
 void check_compiled(const CheckOptions& options, FormulaFragment fragment) {
-  const std::string alphabet = *rc::gen::element(std::string("ab"), std::string("abc")).as("alphabet");
+  const std::string alphabet =
+      *rc::gen::element(std::string("ab"), std::string("abc")).as("alphabet");
   const std::string text = *formula_gen(alphabet, fragment).as("formula");
   const numeric::Format F = *format_gen(4, 53, options.format).as("format");
   // Post-LN with the LayerNorm mirror (THEORY §7 C1) or no LayerNorm.
@@ -195,18 +200,22 @@ void check_compiled(const CheckOptions& options, FormulaFragment fragment) {
     // let a broken gadget hide behind discarded cases.
     const std::string message = e.what();
     bool has_mod = false;
-    for (const auto& node : formula.nodes()) has_mod = has_mod || (node.op == ltl::Operator::modulo && node.m >= 2);
+    for (const auto& node : formula.nodes())
+      has_mod = has_mod || (node.op == ltl::Operator::modulo && node.m >= 2);
     // The LayerNorm mirror needs 2^(p-1) in F (emax ≥ p − 1), d_model ≤ 2^p and raw outputs
     // absorbed by the mean's partial sums: p ≥ 8 gives the last two for the generated formulas
     // (d_model ≤ 2^8), so with 2^(p-1) finite any other refusal is a finding.
     if (layer_norm && message.find("raw gain") == std::string::npos && F.precision >= 8 &&
-        (message.find("LayerNorm mirror") != std::string::npos || message.find("mirror's") != std::string::npos)) {
+        (message.find("LayerNorm mirror") != std::string::npos ||
+         message.find("mirror's") != std::string::npos)) {
       RC_FAIL("LayerNorm mirror refused: " + message);
     }
-    if (layer_norm && message.find("raw gain") != std::string::npos) RC_DISCARD("2^(p-1) is not in F");
-    if (fragment == FormulaFragment::ltl_p && F.precision >= 8) RC_FAIL("LTL[P] formula refused: " + message);
-    if (fragment == FormulaFragment::ltl_p_mod && (!has_mod || message.find("mod(") == std::string::npos) &&
-        F.precision >= 8) {
+    if (layer_norm && message.find("raw gain") != std::string::npos)
+      RC_DISCARD("2^(p-1) is not in F");
+    if (fragment == FormulaFragment::ltl_p && F.precision >= 8)
+      RC_FAIL("LTL[P] formula refused: " + message);
+    if (fragment == FormulaFragment::ltl_p_mod &&
+        (!has_mod || message.find("mod(") == std::string::npos) && F.precision >= 8) {
       RC_FAIL("refused for a reason other than a MOD margin: " + message);
     }
     RC_DISCARD("F refused by the compiler (MOD margins, or p < 8)");
@@ -217,11 +226,12 @@ void check_compiled(const CheckOptions& options, FormulaFragment fragment) {
       for (const auto& head : layer.heads) RC_ASSERT(head.rotary.empty());
     }
   }
-  const std::uint64_t longest =
-      std::min<std::uint64_t>(options.max_length, compiled->certified_length.value_or(options.max_length));
+  const std::uint64_t longest = std::min<std::uint64_t>(
+      options.max_length, compiled->certified_length.value_or(options.max_length));
   RC_PRE(longest >= 1);
   // A short word with every coordinate checked.
-  const std::string short_word = *word_gen(alphabet, 0, std::min<std::uint64_t>(longest, 8)).as("short word");
+  const std::string short_word =
+      *word_gen(alphabet, 0, std::min<std::uint64_t>(longest, 8)).as("short word");
   {
     attention::RunOptions run_options;
     run_options.trace_all = true;
@@ -229,7 +239,8 @@ void check_compiled(const CheckOptions& options, FormulaFragment fragment) {
     const auto truth = ltl::evaluate(formula, ltl::letters(short_word));
     for (std::size_t t = 0; t < result.traced.size(); ++t) {
       const std::uint64_t position = result.traced[t];
-      const auto& stream = result.layers.empty() ? result.traced_embeddings[t] : result.layers.back()[t].output;
+      const auto& stream =
+          result.layers.empty() ? result.traced_embeddings[t] : result.layers.back()[t].output;
       for (ltl::NodeId id = 0; id < formula.size(); ++id) {
         const std::string& name = compiled->node_coordinates[id];
         if (name.empty()) continue;
@@ -254,7 +265,9 @@ void check_compiled(const CheckOptions& options, FormulaFragment fragment) {
 
 // Lemma 3.2 / T5 (lower bound): every LTL[P,MOD] formula compiles, in every format the
 // compiler accepts, to a RoPE_P transformer that accepts w iff the formula holds at N + 1.
-void compiler_mod(const CheckOptions& options) { check_compiled(options, FormulaFragment::ltl_p_mod); }
+void compiler_mod(const CheckOptions& options) {
+  check_compiled(options, FormulaFragment::ltl_p_mod);
+}
 
 // T1: the same for LTL[P] formulas, compiled without any positional encoding.
 void compiler_nope(const CheckOptions& options) { check_compiled(options, FormulaFragment::ltl_p); }
@@ -263,7 +276,8 @@ void compiler_nope(const CheckOptions& options) { check_compiled(options, Formul
 // (`w EOS`) with the given masking (THEORY §2). Its P heads need no BOS: with no earlier ψ
 // every key ties and every value is 0. nullopt when the compiler refuses F.
 std::optional<attention::Model> no_bos_model(const std::string& text, const numeric::Format& F,
-                                             attention::Masking masking, std::uint64_t certify_limit) {
+                                             attention::Masking masking,
+                                             std::uint64_t certify_limit) {
   proofs::CompileOptions compile_options;
   compile_options.certify_limit = certify_limit;
   compile_options.policy.format = F;
@@ -288,11 +302,12 @@ std::optional<attention::Model> no_bos_model(const std::string& text, const nume
 // not give the value back in p = 8 (seen with `P b`, n = 7, p=8,e=5; docs/CLI.md).
 void masking_strict(const CheckOptions& options) {
   const numeric::Format F = *format_gen(8, 53, options.format).as("format");
-  const auto strict = no_bos_model("P(b & !P true) & P(b & P true & !P P true)", F, attention::Masking::strict,
-                                   options.max_length + 2);
+  const auto strict = no_bos_model("P(b & !P true) & P(b & P true & !P P true)", F,
+                                   attention::Masking::strict, options.max_length + 2);
   RC_ASSERT(strict.has_value());
   for (int k = 0; k < 3; ++k) {
-    const std::string word = *word_gen("ab", 0, std::min<std::uint64_t>(options.max_length, 200)).as("word");
+    const std::string word =
+        *word_gen("ab", 0, std::min<std::uint64_t>(options.max_length, 200)).as("word");
     const bool in_language = word.size() >= 2 && word[0] == 'b' && word[1] == 'b';
     RC_ASSERT(attention::run(*strict, word).accept == in_language);
   }
@@ -325,7 +340,8 @@ void masking_nonstrict(const CheckOptions& options) {
   const std::uint64_t seed = *rc::gen::inRange<std::uint64_t>(0, 1000000).as("weight seed");
   const attention::Model model = attention::random_model(shape, seed);
   const std::string word =
-      "bb" + *word_gen("ab", 0, std::min<std::uint64_t>(options.max_length, 40)).as("suffix u of bbu");
+      "bb" +
+      *word_gen("ab", 0, std::min<std::uint64_t>(options.max_length, 40)).as("suffix u of bbu");
   attention::RunOptions run_options;
   run_options.trace_positions = {1, 2};
   const attention::RunResult result = attention::run(model, word, run_options);
@@ -336,8 +352,9 @@ void masking_nonstrict(const CheckOptions& options) {
     RC_ASSERT(first.size() == second.size());
     for (std::size_t k = 0; k < first.size(); ++k) {
       if (first[k].bits_key() != second[k].bits_key()) {
-        RC_FAIL("layer " + std::to_string(l) + " coordinate " + std::to_string(k) + ": position 1 holds " +
-                attention::exact_decimal(first[k]) + ", position 2 " + attention::exact_decimal(second[k]));
+        RC_FAIL("layer " + std::to_string(l) + " coordinate " + std::to_string(k) +
+                ": position 1 holds " + attention::exact_decimal(first[k]) + ", position 2 " +
+                attention::exact_decimal(second[k]));
       }
     }
   }
@@ -349,7 +366,8 @@ void masking_nonstrict(const CheckOptions& options) {
 // agrees with the DFA on a random word. Also: a zoo formula's DFA has the zoo's class.
 void po_c3(const CheckOptions& options) {
   const std::string text = *dfa_gen().as("DFA");
-  const automata::Dfa minimal = automata::minimise(automata::dfa_from_json(nlohmann::json::parse(text)));
+  const automata::Dfa minimal =
+      automata::minimise(automata::dfa_from_json(nlohmann::json::parse(text)));
   const bool po = automata::partial_order(minimal).partially_ordered;
   const automata::RTriviality monoid = automata::r_triviality(minimal, std::size_t{1} << 20);
   RC_ASSERT(monoid.r_trivial != automata::Verdict::inconclusive);
@@ -366,10 +384,11 @@ void po_c3(const CheckOptions& options) {
       return ltl::tree_size(formula) <= 2000 ? ltl::to_string(formula)
                                              : fmt::format("({} DAG nodes)", formula.size());
     };
-    const auto witness = automata::counterexample(proofs::formula_dfa(formula, minimal.alphabet()), minimal);
+    const auto witness =
+        automata::counterexample(proofs::formula_dfa(formula, minimal.alphabet()), minimal);
     if (witness) {
-      RC_FAIL(fmt::format("the C3 formula {} and the minimal DFA differ on the word \"{}\"", printed(),
-                          minimal.text(*witness)));
+      RC_FAIL(fmt::format("the C3 formula {} and the minimal DFA differ on the word \"{}\"",
+                          printed(), minimal.text(*witness)));
     }
     const std::string word =
         *word_gen(letters, 0, std::min<std::uint64_t>(options.max_length, 64)).as("word");
@@ -380,14 +399,17 @@ void po_c3(const CheckOptions& options) {
   std::vector<std::string> named;
   for (const auto& language : ltl::zoo())
     if (!language.formula.empty()) named.push_back(language.name);
-  const ltl::ZooLanguage& language = ltl::zoo_language(*rc::gen::elementOf(named).as("zoo language"));
-  const auto c = automata::classify(proofs::formula_dfa(ltl::parse(language.formula), language.alphabet));
+  const ltl::ZooLanguage& language =
+      ltl::zoo_language(*rc::gen::elementOf(named).as("zoo language"));
+  const auto c =
+      automata::classify(proofs::formula_dfa(ltl::parse(language.formula), language.alphabet));
   RC_ASSERT(automata::to_string(c.language_class) == language.language_class);
 }
 
 // The exact oracle of a formula: for every prefix w_1..w_n, whether the formula holds at n + 1
 // (ltl::accepts on the prefix; a second implementation, sharing nothing with the transformer).
-proofs::MembershipOracle formula_oracle(const ltl::Formula& formula, const std::vector<std::string>& symbols) {
+proofs::MembershipOracle formula_oracle(const ltl::Formula& formula,
+                                        const std::vector<std::string>& symbols) {
   return [&formula, &symbols](const automata::Word& w) {
     std::vector<bool> answers;
     ltl::Word prefix;
@@ -418,7 +440,8 @@ proofs::ExtractionOptions property_bounds(std::size_t letters, std::uint64_t lon
 // ltl::accepts on every word of length ≤ 7 (two letters) or ≤ 4 (three) — and it is
 // classified LTL[P] or LTL[P,MOD].
 void extract_compiled(const CheckOptions& options) {
-  const std::string alphabet = *rc::gen::element(std::string("ab"), std::string("abc")).as("alphabet");
+  const std::string alphabet =
+      *rc::gen::element(std::string("ab"), std::string("abc")).as("alphabet");
   const std::string text = *formula_gen(alphabet, FormulaFragment::ltl_p_mod, 8, 6).as("formula");
   const numeric::Format F = *format_gen(8, 53, options.format).as("format");
   const ltl::Formula formula = ltl::parse(text);
@@ -435,13 +458,14 @@ void extract_compiled(const CheckOptions& options) {
     // Which refusals are legitimate is compiler-mod's business; here only models count.
     RC_DISCARD("F refused by the compiler");
   }
-  const std::uint64_t longest =
-      std::min<std::uint64_t>(options.max_length, compiled->certified_length.value_or(options.max_length));
+  const std::uint64_t longest = std::min<std::uint64_t>(
+      options.max_length, compiled->certified_length.value_or(options.max_length));
   RC_PRE(longest >= 8);
   const proofs::ExtractionOptions bounds = property_bounds(symbols.size(), longest);
   const proofs::Extraction extracted = proofs::extract_automaton(compiled->model, bounds);
   RC_ASSERT(!extracted.state_cap_hit);
-  const proofs::Extraction reference = proofs::extract_automaton(formula_oracle(formula, symbols), symbols, bounds);
+  const proofs::Extraction reference =
+      proofs::extract_automaton(formula_oracle(formula, symbols), symbols, bounds);
   RC_ASSERT(automata::equivalent(extracted.dfa, reference.dfa));
   // Brute force: every word up to the length, in length-lexicographic order.
   const std::size_t brute = symbols.size() == 2 ? 7 : 4;
@@ -469,8 +493,8 @@ void extract_compiled(const CheckOptions& options) {
 // that a larger fresh test set contradicts, are discarded: their DFA is not the model's.
 void extract_rope_p(const CheckOptions& options) {
   attention::RandomModelOptions shape;
-  shape.format = *rc::gen::element(numeric::Format::fp16(), numeric::Format::bf16(), numeric::Format::fp32(),
-                                   numeric::Format::fp8e4m3())
+  shape.format = *rc::gen::element(numeric::Format::fp16(), numeric::Format::bf16(),
+                                   numeric::Format::fp32(), numeric::Format::fp8e4m3())
                       .as("format");
   if (options.format) shape.format = *options.format;
   shape.layers = *rc::gen::inRange<std::size_t>(1, 3).as("layers");
@@ -483,12 +507,12 @@ void extract_rope_p(const CheckOptions& options) {
   const std::uint64_t seed = *rc::gen::inRange<std::uint64_t>(0, 1000000).as("weight seed");
   const attention::Model model = attention::random_model(shape, seed);
   const proofs::MembershipOracle oracle = proofs::model_oracle(model);
-  const proofs::Extraction extracted = proofs::extract_automaton(oracle, model.embedding.alphabet,
-                                                                 property_bounds(2, options.max_length));
+  const proofs::Extraction extracted = proofs::extract_automaton(
+      oracle, model.embedding.alphabet, property_bounds(2, options.max_length));
   if (extracted.state_cap_hit) RC_DISCARD("the extraction hit the state cap");
   const automata::Classification c = automata::classify(extracted.dfa);
-  RC_LOG() << "extracted " << c.minimal.state_count() << " states, " << automata::to_string(c.language_class)
-           << "\n";
+  RC_LOG() << "extracted " << c.minimal.state_count() << " states, "
+           << automata::to_string(c.language_class) << "\n";
   if (c.language_class == automata::LanguageClass::none) {
     // Converged? A fresh test set (every word up to length 11, 20 random words of length ≤ 100
     // from another seed) must agree; otherwise the bounded extraction is not the model's DFA
@@ -498,7 +522,8 @@ void extract_rope_p(const CheckOptions& options) {
     proofs::ExtractionOptions validation;
     validation.exhaustive_length = 11;
     validation.random_words = 20;
-    validation.random_length = static_cast<std::size_t>(std::min<std::uint64_t>(100, options.max_length));
+    validation.random_length =
+        static_cast<std::size_t>(std::min<std::uint64_t>(100, options.max_length));
     validation.seed = 2;
     if (proofs::find_disagreement(extracted.dfa, oracle, validation)) {
       RC_DISCARD("the extraction did not converge within the bounds");
@@ -512,37 +537,49 @@ void extract_rope_p(const CheckOptions& options) {
 const std::vector<Theorem>& theorems() {
   static const std::vector<Theorem> list = {
       {{"compiler-mod", "RoPE-X Lemma 3.2 / Thm 3.1 lower bound (THEORY §5 T5, §7 C1, C4)",
-        "a compiled LTL[P,MOD] formula's RoPE_P transformer accepts w iff the formula holds at N+1, in every format the compiler accepts"},
+        "a compiled LTL[P,MOD] formula's RoPE_P transformer accepts w iff the formula holds at "
+        "N+1, in every format the compiler accepts"},
        compiler_mod},
       {{"compiler-nope", "LC25 Thm 3.3 (THEORY §5 T1, §7 C1)",
-        "a compiled LTL[P] formula's transformer has no positional encoding and accepts w iff the formula holds at N+1"},
+        "a compiled LTL[P] formula's transformer has no positional encoding and accepts w iff the "
+        "formula holds at N+1"},
        compiler_nope},
       {{"masking-strict", "LC25 Thm F.4, strict half (THEORY §2, no-BOS mode)",
-        "strict masking without BOS recognises bbΣ*: the compiled model accepts exactly the words starting with bb"},
+        "strict masking without BOS recognises bbΣ*: the compiled model accepts exactly the words "
+        "starting with bb"},
        masking_strict},
-      {{"masking-nonstrict", "LC25 Thm F.4, non-strict half: the stutter step in F (THEORY §2, no-BOS mode)",
-        "non-strict masking without BOS or positions: position 2 of b·b·u holds position 1's representation after every layer"},
+      {{"masking-nonstrict",
+        "LC25 Thm F.4, non-strict half: the stutter step in F (THEORY §2, no-BOS mode)",
+        "non-strict masking without BOS or positions: position 2 of b·b·u holds position 1's "
+        "representation after every layer"},
        masking_nonstrict},
       {{"binary-mod", "RoPE-X Prop 3.1 (THEORY §5)",
-        "MOD_m^r(i, j) (j − i ≡ r mod m) equals the disjunction over a of MOD_m^a(i) ∧ MOD_m^{(a+r) mod m}(j)"},
+        "MOD_m^r(i, j) (j − i ≡ r mod m) equals the disjunction over a of MOD_m^a(i) ∧ "
+        "MOD_m^{(a+r) mod m}(j)"},
        binary_mod},
       {{"periodic-r3", "RoPE-X Def 2.1, Prop 2.2 (THEORY §3, §5)",
-        "r3 of a rational schedule is periodic with period dividing lcm(m_d) in every format; r2 is reported with a verified period or verified witnesses"},
+        "r3 of a rational schedule is periodic with period dividing lcm(m_d) in every format; r2 "
+        "is reported with a verified period or verified witnesses"},
        periodic_r3},
       {{"nonperiodic", "RoPE-X Prop 4.1 (THEORY §3, §5)",
-        "an irrational rotation (g = 1, rational g, base-derived θ_d) has a verified non-periodicity witness for every candidate period up to the bound"},
+        "an irrational rotation (g = 1, rational g, base-derived θ_d) has a verified "
+        "non-periodicity witness for every candidate period up to the bound"},
        nonperiodic},
       {{"bounded-lookback", "RoPE-X Cor 4.1 (THEORY §5, §6)",
-        "for k ≤ L ≤ N_max^(k) the Y^k transformer is right at every position of every word of length ≤ L"},
+        "for k ≤ L ≤ N_max^(k) the Y^k transformer is right at every position of every word of "
+        "length ≤ L"},
        bounded_lookback},
       {{"po-c3", "LC25 Thm 4.1, Lemma C.1 (THEORY §5 T2, §7 C3)",
-        "on minimal DFAs: partially ordered ⇔ R-trivial transition monoid ⇔ the C3 formula's language equals the DFA's; zoo formulas' DFAs have the zoo's class"},
+        "on minimal DFAs: partially ordered ⇔ R-trivial transition monoid ⇔ the C3 formula's "
+        "language equals the DFA's; zoo formulas' DFAs have the zoo's class"},
        po_c3},
       {{"extract-compiled", "RoPE-X Thm 3.1 (THEORY §5 T5, §7 transformer → logic)",
-        "the DFA L* extracts from a compiled LTL[P,MOD] formula's transformer equals the formula's (L* on ltl::accepts; brute force up to length 7) and is LTL[P] or LTL[P,MOD]"},
+        "the DFA L* extracts from a compiled LTL[P,MOD] formula's transformer equals the formula's "
+        "(L* on ltl::accepts; brute force up to length 7) and is LTL[P] or LTL[P,MOD]"},
        extract_compiled},
       {{"extract-rope-p", "RoPE-X Lemma 3.1 / Thm 3.1 upper bound (THEORY §5 T5, §7)",
-        "the DFA L* extracts from a random RoPE_P transformer (periodic tables, period ≤ 6) is classified LTL[P] or LTL[P,MOD]"},
+        "the DFA L* extracts from a random RoPE_P transformer (periodic tables, period ≤ 6) is "
+        "classified LTL[P] or LTL[P,MOD]"},
        extract_rope_p},
   };
   return list;

@@ -2,7 +2,6 @@
 // (e.g. RC_PARAMS="seed=7 max_success=20000" build/tests/test_numeric to try harder).
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
-
 #include <cstdlib>
 
 int main(int argc, char* argv[]) {

@@ -10,8 +10,8 @@
 #include "attention/detail/hf_scaling.hpp"
 #include "numeric/error.hpp"
 #include "numeric/exact.hpp"
-#include "numeric/real_rounding.hpp"
 #include "numeric/mpfr_util.hpp"
+#include "numeric/real_rounding.hpp"
 
 namespace ropesim::attention::detail {
 
@@ -114,8 +114,7 @@ class R1Group final : public Group {
     for (std::size_t k = 0; k < n; ++k) out[k].flags = 0;
     if (i == 0 || block_.theta.is_zero()) return set_exact(out, 0);
     if (unit_) {
-      const std::uint64_t r = static_cast<std::uint64_t>(
-          (static_cast<u128>(a_) * (i % m_)) % m_);
+      const std::uint64_t r = static_cast<std::uint64_t>((static_cast<u128>(a_) * (i % m_)) % m_);
       if (r == 0) return set_exact(out, 0);
       auto it = memo_.find(r);
       if (it != memo_.end()) {
@@ -138,8 +137,10 @@ class R1Group final : public Group {
         static const int cos_twice[12] = {2, 0, 1, 0, -1, 0, -2, 0, -1, 0, 1, 0};
         static const int sin_twice[12] = {0, 1, 0, 2, 0, 1, 0, -1, 0, -2, 0, -1};
         for (std::size_t t = 0; t < n; ++t) {
-          if (exact_cos) out[t].cos = targets_[t]->from_rational(mpq_class(cos_twice[k12], 2), out[t].flags);
-          if (exact_sin) out[t].sin = targets_[t]->from_rational(mpq_class(sin_twice[k12], 2), out[t].flags);
+          if (exact_cos)
+            out[t].cos = targets_[t]->from_rational(mpq_class(cos_twice[k12], 2), out[t].flags);
+          if (exact_sin)
+            out[t].sin = targets_[t]->from_rational(mpq_class(sin_twice[k12], 2), out[t].flags);
         }
       }
       if (memo_.size() < (1u << 20)) memo_.emplace(r, std::vector<RealisedPair>(out, out + n));
@@ -154,7 +155,8 @@ class R1Group final : public Group {
     std::vector<const FormatOps*> t;
     for (const auto& o : targets_) t.push_back(o.get());
     rounder_ = std::make_unique<PairRounder>(t);
-    if (block_.turn && block_.turn->m.fits_ulong_p() && block_.turn->m < mpz_class("18446744073709551615")) {
+    if (block_.turn && block_.turn->m.fits_ulong_p() &&
+        block_.turn->m < mpz_class("18446744073709551615")) {
       m_ = block_.turn->m.get_ui();
       a_ = mpz_class(block_.turn->a % block_.turn->m).get_ui();
       unit_ = std::make_unique<numeric::AngleEnclosure>(ExactReal::pi_times(mpq_class(2, m_)));
@@ -183,7 +185,9 @@ class R1Group final : public Group {
 class CosSinOfValue {
  public:
   explicit CosSinOfValue(const FormatOps& ops)
-      : ops_(ops), rounder_({&ops}), use_memo_(ops.precision() <= 16 && !ops.format().is_fixed_point()) {}
+      : ops_(ops),
+        rounder_({&ops}),
+        use_memo_(ops.precision() <= 16 && !ops.format().is_fixed_point()) {}
 
   RealisedPair operator()(const Value& angle) {
     std::uint64_t key = 0;
@@ -352,8 +356,10 @@ class PipelineGroup final : public Group {
     add_step(steps, "sin_fp", c.sin);
     if (scale_) {
       // Hugging Face: cos = emb.cos() * attention_scaling, sin likewise (then the table cast)
-      c.cos = scaling_.store(scaling_->mul(scaling_->convert(c.cos, c.flags), *scale_, c.flags), c.flags);
-      c.sin = scaling_.store(scaling_->mul(scaling_->convert(c.sin, c.flags), *scale_, c.flags), c.flags);
+      c.cos = scaling_.store(scaling_->mul(scaling_->convert(c.cos, c.flags), *scale_, c.flags),
+                             c.flags);
+      c.sin = scaling_.store(scaling_->mul(scaling_->convert(c.sin, c.flags), *scale_, c.flags),
+                             c.flags);
       add_step(steps, "cos_scaled", c.cos);
       add_step(steps, "sin_scaled", c.sin);
     }
@@ -385,13 +391,15 @@ class PipelineGroup final : public Group {
   /// β̂ for the power step (PipelineSteps::base_exact / base_format).
   Value base_value(const Schedule& s, std::uint8_t& fl) const {
     const Value python = Value::from_double_exact(numeric::python_float(*s.base));
-    if (steps_.base_format) return FormatOps(*steps_.base_format, rounding_, engine_).convert(python, fl);
+    if (steps_.base_format)
+      return FormatOps(*steps_.base_format, rounding_, engine_).convert(python, fl);
     return power_->convert(python, fl);
   }
   /// p = β̂^e, rounded into power's compute format, then stored.
   Value power_of(const Schedule& s, const Value& e, std::uint8_t& fl) const {
     if (steps_.base_exact && e.is_finite()) {
-      return power_.store(power_->round_real(ExactReal::power(*s.base, numeric::exact_rational(e)), fl), fl);
+      return power_.store(
+          power_->round_real(ExactReal::power(*s.base, numeric::exact_rational(e)), fl), fl);
     }
     return power_.store(power_->pow(base_value(s, fl), e, fl), fl);
   }
@@ -516,8 +524,9 @@ BlockEvaluator::BlockEvaluator(const Schedule& s, std::size_t block,
     // angle per axis (evaluate_mixed), so they must not stream this block by scalar position
     for (const auto& r : members) {
       if (r.kind == Realisation::Kind::r2 || r.kind == Realisation::Kind::pipeline) {
-        throw InvalidArgument("block " + std::to_string(block) + " of '" + s.spec + "' mixes position axes: " +
-                              r.name() + " forms its angle per axis; accepted: realise it at a tuple "
+        throw InvalidArgument("block " + std::to_string(block) + " of '" + s.spec +
+                              "' mixes position axes: " + r.name() +
+                              " forms its angle per axis; accepted: realise it at a tuple "
                               "(realise, query_position, census) or use r1/r3");
       }
     }
@@ -572,7 +581,8 @@ std::uint8_t BlockEvaluator::constant_flags(std::size_t member) const {
   return groups_[member_slot_.at(member).first]->constant_flags();
 }
 
-RealisedPair BlockEvaluator::evaluate_one(std::size_t member, std::uint64_t position, Steps* steps) {
+RealisedPair BlockEvaluator::evaluate_one(std::size_t member, std::uint64_t position,
+                                          Steps* steps) {
   const auto [g, slot] = member_slot_.at(member);
   scratch_.resize(groups_[g]->slots());
   groups_[g]->compute(position, scratch_.data(), steps);
@@ -628,7 +638,8 @@ RealisedPair evaluate_mixed(const RotaryBlock& block, const Realisation& r,
     for (const AxisAngle& t : block.axis_angles) {
       const auto q = t.theta.as_rational();
       if (!q) {
-        throw InvalidArgument("block " + std::to_string(block.index) + " mixes turns and radians; "
+        throw InvalidArgument("block " + std::to_string(block.index) +
+                              " mixes turns and radians; "
                               "accepted: all angles of a block turns a/m, or all decimals");
       }
       angle += *q * mpq_class(mpz_class(std::to_string(position.at(t.axis))));

@@ -53,7 +53,9 @@ Value FormatOps::flag(const Value& result, const Exact& exact_flags, std::uint8_
   return result;
 }
 
-Value FormatOps::nan() const { return Value::from_double_exact(std::numeric_limits<double>::quiet_NaN()); }
+Value FormatOps::nan() const {
+  return Value::from_double_exact(std::numeric_limits<double>::quiet_NaN());
+}
 
 Value FormatOps::from_uint(std::uint64_t i, std::uint8_t& flags) const {
   if (fast_.fast_rounding() && i < (std::uint64_t{1} << 53)) {
@@ -64,7 +66,8 @@ Value FormatOps::from_uint(std::uint64_t i, std::uint8_t& flags) const {
   }
   const mpz_class n(std::to_string(i));
   const Value v = arithmetic_.from_integer(n);
-  return flag(v, [&] { return arithmetic_.flags_of(v, mpq_class(n)); }, flags);
+  return flag(
+      v, [&] { return arithmetic_.flags_of(v, mpq_class(n)); }, flags);
 }
 
 Value FormatOps::from_rational(const mpq_class& q, std::uint8_t& flags) const {
@@ -89,21 +92,27 @@ Value FormatOps::convert(const Value& v, std::uint8_t& flags) const {
     return Value::from_double_exact(r);
   }
   const Value res = arithmetic_.convert(v);
-  return flag(res, [&] {
-    numeric::Flags f;
-    arithmetic_.convert(v, f);
-    return f;
-  }, flags);
+  return flag(
+      res,
+      [&] {
+        numeric::Flags f;
+        arithmetic_.convert(v, f);
+        return f;
+      },
+      flags);
 }
 
-#define ROPESIM_FLAGGED_OP(NAME)                                                   \
+#define ROPESIM_FLAGGED_OP(NAME)                                                     \
   Value FormatOps::NAME(const Value& a, const Value& b, std::uint8_t& flags) const { \
-    const Value r = arithmetic_.NAME(a, b);                                        \
-    return flag(r, [&] {                                                           \
-      numeric::Flags f;                                                            \
-      arithmetic_.NAME(a, b, f);                                                   \
-      return f;                                                                    \
-    }, flags);                                                                     \
+    const Value r = arithmetic_.NAME(a, b);                                          \
+    return flag(                                                                     \
+        r,                                                                           \
+        [&] {                                                                        \
+          numeric::Flags f;                                                          \
+          arithmetic_.NAME(a, b, f);                                                 \
+          return f;                                                                  \
+        },                                                                           \
+        flags);                                                                      \
   }
 
 ROPESIM_FLAGGED_OP(mul)

@@ -13,10 +13,10 @@
 #include <cstdint>
 #include <optional>
 
-#include "numeric/exact_real.hpp"
 #include "numeric/arithmetic.hpp"
 #include "numeric/binary64_rounding.hpp"
 #include "numeric/engine.hpp"
+#include "numeric/exact_real.hpp"
 #include "numeric/format.hpp"
 #include "numeric/format_binding.hpp"
 #include "numeric/real_rounding.hpp"
@@ -24,10 +24,10 @@
 
 namespace ropesim::attention::detail {
 
+using numeric::ExactReal;
 using numeric::Format;
 using numeric::Rounding;
 using numeric::Value;
-using numeric::ExactReal;
 
 constexpr std::uint8_t kOverflow = 1;
 constexpr std::uint8_t kNaN = 2;
@@ -96,6 +96,7 @@ class FormatOps {
   mpfr_t max_mp_;  // |max finite| exactly
   Value one_, zero_;
   std::uint8_t one_flags_ = 0;
+
  public:
   ~FormatOps();
   FormatOps(const FormatOps&) = delete;

@@ -1,6 +1,5 @@
 // Public precision bug reports reproduced from their own numbers (NUMERIC §4).
 #include <catch2/catch.hpp>
-
 #include <cmath>
 
 #include "attention/realisation.hpp"
@@ -9,7 +8,8 @@
 using namespace ropesim::attention;
 using ropesim::numeric::Format;
 
-TEST_CASE("GPT-NeoX #1003: fp16 angle table vs fp32, max |cos difference| = 0.7819", "[bug-reports]") {
+TEST_CASE("GPT-NeoX #1003: fp16 angle table vs fp32, max |cos difference| = 0.7819",
+          "[bug-reports]") {
   // The report (EleutherAI/gpt-neox#1003) builds the 2048 × 16 table (dim 32, base 1e4) once
   // in fp32 — inv_freq = 1/(base ** (arange(0, dim, 2)/dim)), t = arange, outer product and cos
   // in fp32, i.e. our `hf` pipeline with an fp32 table — and once with inv_freq, t, the product

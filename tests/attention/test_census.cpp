@@ -1,9 +1,7 @@
 // The rotation census (THEORY §3 Prop 2.2, Prop 4.1, Def 2.1): hand-worked examples, brute
 // force re-computation on small N from directly realised values, and the 'done means' items.
-#include <catch2/catch.hpp>
-
 #include <algorithm>
-
+#include <catch2/catch.hpp>
 #include <map>
 #include <set>
 
@@ -35,7 +33,8 @@ Brute brute(const Schedule& s, const Realisation& r, std::uint64_t n) {
   std::vector<std::vector<std::pair<std::uint64_t, std::uint64_t>>> rows(n);
   for (std::size_t b = 0; b < s.blocks.size(); ++b) {
     const auto v = realise_block(s, r, b, 0, n);
-    for (std::uint64_t i = 0; i < n; ++i) rows[i].emplace_back(v[i].cos.bits_key(), v[i].sin.bits_key());
+    for (std::uint64_t i = 0; i < n; ++i)
+      rows[i].emplace_back(v[i].cos.bits_key(), v[i].sin.bits_key());
   }
   Brute out;
   std::map<std::vector<std::pair<std::uint64_t, std::uint64_t>>, std::uint64_t> first;
@@ -61,7 +60,8 @@ Brute brute(const Schedule& s, const Realisation& r, std::uint64_t n) {
 }  // namespace
 
 TEST_CASE("hand example: periodic:m=4 at fp32 first repeats at (0, 4)", "[census]") {
-  const auto c = census(parse_schedule("periodic:m=4"), parse_realisation("r1", Format::fp32()), opts(40));
+  const auto c =
+      census(parse_schedule("periodic:m=4"), parse_realisation("r1", Format::fp32()), opts(40));
   REQUIRE(c.distinct_rotations == 4);  // Rot(0), Rot(π/2), Rot(π), Rot(3π/2)
   REQUIRE(c.first_repeat.has_value());
   REQUIRE(c.first_repeat->earlier == 0);
@@ -73,7 +73,8 @@ TEST_CASE("hand example: periodic:m=4 at fp32 first repeats at (0, 4)", "[census
   REQUIRE(c.nan.count == 0);
 
   // θ = 0: every rotation is the identity: first repeat (0, 1), period 1
-  const auto z = census(parse_schedule("single:g=0"), parse_realisation("r2", Format::bf16()), opts(10));
+  const auto z =
+      census(parse_schedule("single:g=0"), parse_realisation("r2", Format::bf16()), opts(10));
   REQUIRE(z.distinct_rotations == 1);
   REQUIRE(z.first_repeat->later == 1);
   REQUIRE(z.period == std::optional<std::uint64_t>(1));
@@ -159,7 +160,8 @@ TEST_CASE("census_many equals separate censuses and does not depend on threads",
   const Schedule s = parse_schedule("partial:base=10000,dim=24,factor=0.5");
   std::vector<Realisation> rs;
   for (const std::string spec : {"r1", "r2", "hf", "llamacpp-cpu", "llamacpp-cuda"}) {
-    for (const Format& f : {Format::bf16(), Format::fp16(), Format::fp32()}) rs.push_back(parse_realisation(spec, f));
+    for (const Format& f : {Format::bf16(), Format::fp16(), Format::fp32()})
+      rs.push_back(parse_realisation(spec, f));
   }
   const auto many = census_many(s, rs, opts(3000, 2));
   for (std::size_t k = 0; k < rs.size(); ++k) {
@@ -194,11 +196,12 @@ TEST_CASE("sweep marks inapplicable cells", "[census][sweep]") {
   g.realisations = {"r1", "r3"};
   g.formats = {Format::bf16()};
   std::size_t calls = 0;
-  const auto cells = sweep(g, opts(100, 2), [&](std::size_t done, std::size_t total, const CensusResult&) {
-    ++calls;
-    REQUIRE(total == 4);
-    REQUIRE(done <= total);
-  });
+  const auto cells =
+      sweep(g, opts(100, 2), [&](std::size_t done, std::size_t total, const CensusResult&) {
+        ++calls;
+        REQUIRE(total == 4);
+        REQUIRE(done <= total);
+      });
   REQUIRE(calls == 4);
   REQUIRE(cells.size() == 4);
   REQUIRE(cells[0].not_applicable.empty());
@@ -207,7 +210,8 @@ TEST_CASE("sweep marks inapplicable cells", "[census][sweep]") {
   REQUIRE(default_sweep_grid().schedules.size() == 13);  // every preset of data/models.json
 }
 
-TEST_CASE("sweep with selected cells: those cells, in grid order, each as in the full sweep", "[census][sweep]") {
+TEST_CASE("sweep with selected cells: those cells, in grid order, each as in the full sweep",
+          "[census][sweep]") {
   SweepGrid g;
   g.schedules = {parse_schedule("single:g=1"), parse_schedule("periodic:m=3")};
   g.realisations = {"r1", "r3"};
@@ -219,7 +223,8 @@ TEST_CASE("sweep with selected cells: those cells, in grid order, each as in the
   const std::vector<std::size_t> pick = {1, 2, 5, 6};
   std::size_t last_total = 0;
   const auto some = sweep(
-      g, opts(300, 1), [&](std::size_t, std::size_t total, const CensusResult&) { last_total = total; },
+      g, opts(300, 1),
+      [&](std::size_t, std::size_t total, const CensusResult&) { last_total = total; },
       [&](std::size_t cell) { return std::find(pick.begin(), pick.end(), cell) != pick.end(); });
   CHECK(last_total == 4);
   REQUIRE(some.size() == 4);
@@ -237,6 +242,6 @@ TEST_CASE("sweep with selected cells: those cells, in grid order, each as in the
     CHECK(b.witnesses == a.witnesses);
   }
   CHECK(some[0].format.name == "fp16");
-  CHECK_FALSE(some[1].not_applicable.empty());  // r3 on an irrational schedule
+  CHECK_FALSE(some[1].not_applicable.empty());               // r3 on an irrational schedule
   CHECK(some[3].period == std::optional<std::uint64_t>(3));  // r3 of 2π/3: period 3 (THEORY §3)
 }

@@ -35,13 +35,13 @@ TEST_CASE("period exactly N/2 is found; one position fewer and it is not (period
     Opt period;
   };
   const std::vector<Case> cases{
-      {"periodic:m=4", 8, 4},            // P = 4 = N/2 exactly (issue 10: r3, 8 positions)
-      {"periodic:m=4", 9, 4},            // odd N: floor(9/2) = 4
+      {"periodic:m=4", 8, 4},             // P = 4 = N/2 exactly (issue 10: r3, 8 positions)
+      {"periodic:m=4", 9, 4},             // odd N: floor(9/2) = 4
       {"periodic:m=4", 7, std::nullopt},  // floor(7/2) = 3 < 4
-      {"periodic:m=5", 10, 5},           // P = N/2 exactly
-      {"periodic:m=5", 11, 5},           // odd N, floor(11/2) = 5
+      {"periodic:m=5", 10, 5},            // P = N/2 exactly
+      {"periodic:m=5", 11, 5},            // odd N, floor(11/2) = 5
       {"periodic:m=5", 9, std::nullopt},  // floor(9/2) = 4 < 5
-      {"periodic:m=1", 2, 1},            // θ = 2π: every R̂ = I; N = 2, P = 1 = N/2
+      {"periodic:m=1", 2, 1},             // θ = 2π: every R̂ = I; N = 2, P = 1 = N/2
       {"periodic:m=2", 3, std::nullopt},  // floor(3/2) = 1 < 2
   };
   for (const auto& c : cases) {
@@ -63,8 +63,8 @@ TEST_CASE("odd N: the first repeat and the distinct count of periodic:m=3 at N =
   // R̂ = T0 T1 T2 T0 T1: three distinct, R̂_3 = R̂_0 is the first repeat, floor(5/2) = 2 < 3 so
   // no period; witnesses for P = 1, 2 at i = 0; the largest witness position is 0, first
   // reached at P = 1.
-  const auto res = census(parse_schedule("periodic:m=3"), parse_realisation("r1", Format::bf16()),
-                          opts(5));
+  const auto res =
+      census(parse_schedule("periodic:m=3"), parse_realisation("r1", Format::bf16()), opts(5));
   CHECK(res.distinct_rotations == 3);
   REQUIRE(res.first_repeat.has_value());
   CHECK(res.first_repeat->earlier == 0);

@@ -2,7 +2,6 @@
 // realised rotations: hand-derived counts for fp16 positions and bf16 r2, and a brute-force
 // recount from directly realised values.
 #include <catch2/catch.hpp>
-
 #include <map>
 #include <tuple>
 
@@ -34,7 +33,8 @@ TEST_CASE("fp16 positions: 6145 distinct rotations over 32768 positions, largest
   // points t ± 8 when j is even (17 positions t-8..t+8), the first such full class is j = 2,
   // t = 16416, positions 16408..16424 (t = 16384 has only 16380..16392: 13 positions).
   const Schedule s = parse_schedule("conventional:base=10000,dim=128");
-  const Realisation r = parse_realisation("pipeline:position=fp16", ropesim::numeric::Format::fp32());
+  const Realisation r =
+      parse_realisation("pipeline:position=fp16", ropesim::numeric::Format::fp32());
   const CensusResult c = census(s, r, window(0, 32768));
   CHECK(c.distinct_rotations == 6145);
   REQUIRE(c.first_repeat.has_value());
@@ -45,7 +45,8 @@ TEST_CASE("fp16 positions: 6145 distinct rotations over 32768 positions, largest
   CHECK(c.start == 0);
 }
 
-TEST_CASE("r2 at bf16 on single:g=1 from 65536: 65536..65792 share one rotation", "[census][window]") {
+TEST_CASE("r2 at bf16 on single:g=1 from 65536: 65536..65792 share one rotation",
+          "[census][window]") {
   // bf16 has 8 significant bits: on [2^16, 2^17) its spacing is 2^(16-7) = 512. i ≤ 65791
   // rounds down to 65536; 65792 = 65536 + 256 is the midpoint to 66048 = 2^16·(1 + 2^-7) and
   // ties to the even significand (65536's); θ̂ = 1, so φ = î and the rotation is one value.
@@ -73,7 +74,8 @@ TEST_CASE("r2 at bf16 on single:g=1 from 65536: 65536..65792 share one rotation"
   CHECK(e.largest_class.position == 66047);
 }
 
-TEST_CASE("census window: positions are absolute and match a brute-force recount", "[census][window]") {
+TEST_CASE("census window: positions are absolute and match a brute-force recount",
+          "[census][window]") {
   // Brute force from realise_block over the window: classes by (cos, sin) bit patterns of
   // every block, first repeat, smallest period and witnesses by direct comparison.
   const Schedule s = parse_schedule("conventional:base=10000,dim=8");
@@ -88,7 +90,8 @@ TEST_CASE("census window: positions are absolute and match a brute-force recount
         keys[k].push_back(pairs[k].sin.bits_key());
       }
     }
-    std::map<std::vector<std::uint64_t>, std::pair<std::uint64_t, std::uint64_t>> classes;  // key → (count, first)
+    std::map<std::vector<std::uint64_t>, std::pair<std::uint64_t, std::uint64_t>>
+        classes;  // key → (count, first)
     std::optional<std::pair<std::uint64_t, std::uint64_t>> first_repeat;
     for (std::uint64_t k = 0; k < n; ++k) {
       auto [it, fresh] = classes.try_emplace(keys[k], 0, start + k);

@@ -3,7 +3,6 @@
 // the python3 script quoted in each test) and against query_position; realisation against
 // realisation checked by a direct loop over realise_block; scores checked by hand.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 
 #include "attention/compare.hpp"
@@ -26,16 +25,21 @@ CompareOptions at(std::uint64_t start, std::uint64_t n, std::vector<std::size_t>
   return o;
 }
 
-Value fp16(double x) { return ropesim::numeric::mpfr_engine().convert(Format::fp16(), Value::from_double_exact(x), ropesim::numeric::Rounding::nearest_even); }
+Value fp16(double x) {
+  return ropesim::numeric::mpfr_engine().convert(Format::fp16(), Value::from_double_exact(x),
+                                                 ropesim::numeric::Rounding::nearest_even);
+}
 
 }  // namespace
 
 // Independent values (mpmath, 60 digits; rounding into fp16 with fractions, half to even):
 //   th = 10000^(-1/16); for (i, θ) in ((1857, 1), (1857, th)): c = cos(iθ), s = sin(iθ),
 //   rc = fp16(c), rs = fp16(s); print |rc - c|, |rs - s|, |rc - c|/|c|
-//   block 0: |Δcos| = 7.6554549723649205e-5, |Δsin| = 1.0464652473923216e-4, rel cos 8.0615093556871443e-5
-//   block 1: |Δcos| = 5.2184818710629814e-5, |Δsin| = 1.4839614144819984e-4, rel cos 1.7015338162468437e-4
-TEST_CASE("compare r1 against exact at one position: mpmath's errors and query_position's", "[compare]") {
+//   block 0: |Δcos| = 7.6554549723649205e-5, |Δsin| = 1.0464652473923216e-4, rel
+//   cos 8.0615093556871443e-5 block 1: |Δcos| = 5.2184818710629814e-5, |Δsin|
+//   = 1.4839614144819984e-4, rel cos 1.7015338162468437e-4
+TEST_CASE("compare r1 against exact at one position: mpmath's errors and query_position's",
+          "[compare]") {
   const Schedule s = parse_schedule("conventional:base=10000,dim=32");
   const Realisation r1 = parse_realisation("r1", Format::fp16());
   const CompareResult c = compare(s, r1, std::nullopt, at(1857, 1, {0, 1}));
@@ -58,7 +62,8 @@ TEST_CASE("compare r1 against exact at one position: mpmath's errors and query_p
   // query_position (the same exact reference, computed separately): errors in ulps agree
   const PositionReport q = query_position(s, r1, 1857);
   for (std::size_t b = 0; b < 2; ++b) {
-    const double ulps = std::max(std::fabs(q.blocks[b].cos_error_ulps), std::fabs(q.blocks[b].sin_error_ulps));
+    const double ulps =
+        std::max(std::fabs(q.blocks[b].cos_error_ulps), std::fabs(q.blocks[b].sin_error_ulps));
     CHECK(c.blocks[b].stats.ulps.value == Approx(ulps).epsilon(1e-12));
     CHECK(c.blocks[b].stats.cos.absolute.value ==
           Approx(std::fabs(q.blocks[b].cos.to_double() - q.blocks[b].exact_cos)).epsilon(1e-9));
@@ -86,23 +91,27 @@ TEST_CASE("compare r2 against exact: the angle error of GPT-NeoX #1003", "[compa
   CHECK(all.overall.entries == 2048 * 16);
 }
 
-TEST_CASE("compare against exact: rational rotations are exact (Niven), so nothing differs", "[compare]") {
+TEST_CASE("compare against exact: rational rotations are exact (Niven), so nothing differs",
+          "[compare]") {
   // periodic:m=4: θ = π/2, cos and sin ∈ {0, ±1}: r1 realises them exactly at every position
   const Schedule s4 = parse_schedule("periodic:m=4");
-  const CompareResult c4 = compare(s4, parse_realisation("r1", Format::fp16()), std::nullopt, at(0, 100));
+  const CompareResult c4 =
+      compare(s4, parse_realisation("r1", Format::fp16()), std::nullopt, at(0, 100));
   CHECK(c4.overall.differing == 0);
   CHECK(c4.overall.cos.absolute.value == 0);
   CHECK(c4.overall.sin.relative.value == 0);
   // periodic:m=3: cos(2π/3) = -1/2 exactly, sin = √3/2 is not in fp16: the entries with
   // i mod 3 ≠ 0 differ (66 of positions 0..99), and only in sin
   const Schedule s3 = parse_schedule("periodic:m=3");
-  const CompareResult c3 = compare(s3, parse_realisation("r1", Format::fp16()), std::nullopt, at(0, 100));
+  const CompareResult c3 =
+      compare(s3, parse_realisation("r1", Format::fp16()), std::nullopt, at(0, 100));
   CHECK(c3.overall.differing == 66);
   CHECK(c3.overall.cos.absolute.value == 0);
   CHECK(c3.overall.sin.absolute.value > 0);
 }
 
-TEST_CASE("compare realisation against realisation equals a direct loop over realise_block", "[compare]") {
+TEST_CASE("compare realisation against realisation equals a direct loop over realise_block",
+          "[compare]") {
   // Second implementation: the differences of fp16/bf16 values are exact in a double.
   const Schedule s = parse_schedule("conventional:base=10000,dim=16");
   const Realisation a = parse_realisation("r2", Format::fp16());
@@ -150,7 +159,8 @@ TEST_CASE("compare refuses impossible parameters", "[compare]") {
   CHECK_THROWS_AS(compare(s, r, std::nullopt, at(0, 10, {4})), InvalidArgument);
   CHECK_THROWS_AS(compare(s, r, std::nullopt, at(0, 10, {1, 1})), InvalidArgument);
   CHECK_THROWS_AS(compare(s, r, std::nullopt, at(kMaxCompareLastPosition, 2)), InvalidArgument);
-  CHECK_THROWS_AS(compare(s, parse_realisation("r3", Format::fp32()), std::nullopt, at(0, 10)), InvalidArgument);
+  CHECK_THROWS_AS(compare(s, parse_realisation("r3", Format::fp32()), std::nullopt, at(0, 10)),
+                  InvalidArgument);
 }
 
 TEST_CASE("rotate: the exact score of e1, e1 on one block is cos(nθ)", "[rotate]") {
@@ -184,7 +194,8 @@ TEST_CASE("rotate: the realised fp16 score by hand, and its drift with p", "[rot
 // Two blocks, by hand (python3 fractions and mpmath): conventional:base=100,dim=4, r1 at fp16,
 // q = (1, 0.5, -0.25, 1), k = (0.5, 1, 1, -0.5), p = 7, n = 3: rotate each pair with
 // (rnd(rnd(c·x0) - rnd(s·x1)), rnd(rnd(s·x0) + rnd(c·x1))), then the sequential dot product:
-// -119/64 = -1.859375; exact Σ_d cos(3θ_d)(q0k0 + q1k1) + sin(3θ_d)(q0k1 - q1k0) = -1.8592350382284216836.
+// -119/64 = -1.859375; exact Σ_d cos(3θ_d)(q0k0 + q1k1) + sin(3θ_d)(q0k1 - q1k0) =
+// -1.8592350382284216836.
 TEST_CASE("rotate: a two-block fp16 score by hand", "[rotate]") {
   const Schedule s = parse_schedule("conventional:base=100,dim=4");
   const Realisation r = parse_realisation("r1", Format::fp16());
@@ -199,7 +210,8 @@ TEST_CASE("rotate: a two-block fp16 score by hand", "[rotate]") {
 }
 
 TEST_CASE("rotate: seeded vectors are multiples of 1/64 in [-1, 1], reproducible", "[rotate]") {
-  const QueryKey a = random_query_key(Format::bf16(), 8, 42), b = random_query_key(Format::bf16(), 8, 42);
+  const QueryKey a = random_query_key(Format::bf16(), 8, 42),
+                 b = random_query_key(Format::bf16(), 8, 42);
   const QueryKey c = random_query_key(Format::bf16(), 8, 43);
   bool differs = false;
   for (std::size_t j = 0; j < 8; ++j) {
@@ -218,10 +230,12 @@ TEST_CASE("rotate: seeded vectors are multiples of 1/64 in [-1, 1], reproducible
   CHECK(standard.key[4999].to_double() == 22.0 / 64);
 }
 
-TEST_CASE("ExactBlockRotation agrees with query_position's reference at large positions", "[compare]") {
+TEST_CASE("ExactBlockRotation agrees with query_position's reference at large positions",
+          "[compare]") {
   // query_position encloses θ·i afresh at 320 + magnitude bits (or reduces q·π exactly):
   // an independent computation of the same reals; both rounded to the nearest double.
-  for (const char* spec : {"conventional:base=10000,dim=8", "periodic:1/7,3/1000003", "single:g=12345.678"}) {
+  for (const char* spec :
+       {"conventional:base=10000,dim=8", "periodic:1/7,3/1000003", "single:g=12345.678"}) {
     const Schedule s = parse_schedule(spec);
     const Realisation r = parse_realisation("r1", Format::fp32());
     for (std::uint64_t i : {std::uint64_t{1}, std::uint64_t{1857}, std::uint64_t{1000000007},

@@ -5,10 +5,10 @@
 // 39.6508807104171, DeepSeek-V3 10.47224081031803 / 22.51344063687727), and CPython's own
 // math.log/math.sqrt for the attention factors (the hex literals below); the framework
 // pipeline's inv_freq against native binary32 arithmetic as in test_realisation.cpp.
+#include <rapidcheck.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
-#include <rapidcheck.h>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -316,7 +316,8 @@ double correction_dim_double(double n, int dim, double base, double L) {
 
 }  // namespace
 
-TEST_CASE("yarn correction range and pipeline inv_freq over random configs", "[hf-config][property]") {
+TEST_CASE("yarn correction range and pipeline inv_freq over random configs",
+          "[hf-config][property]") {
   // The exact range (MPFR intervals) equals floor/ceil of the binary64 formula unless c(n) is
   // within rounding error of an integer (not met with the fixed seed); the hf pipeline's
   // inv_freq equals the binary32 re-implementation with that range.
@@ -346,12 +347,12 @@ TEST_CASE("yarn correction range and pipeline inv_freq over random configs", "[h
     const auto rep = query_position(s, parse_realisation("hf", Format::bf16()), 1);
     const float span = static_cast<float>(lo_d == hi_d ? (hi_d + 0.001) - lo_d : hi_d - lo_d);
     for (int k = 0; k < D / 2; ++k) {
-      const float p = pow_f(static_cast<float>(base), static_cast<float>(2 * k) / static_cast<float>(D));
+      const float p =
+          pow_f(static_cast<float>(base), static_cast<float>(2 * k) / static_cast<float>(D));
       float ramp = (static_cast<float>(k) - static_cast<float>(lo_d)) / span;
       ramp = ramp < 0 ? 0.0f : ramp > 1 ? 1.0f : ramp;
       const float ef = 1.0f - ramp;
-      const float inv =
-          (1.0f / (static_cast<float>(factor) * p)) * (1.0f - ef) + (1.0f / p) * ef;
+      const float inv = (1.0f / (static_cast<float>(factor) * p)) * (1.0f - ef) + (1.0f / p) * ef;
       RC_ASSERT(step(rep.blocks[k], "inv_freq")->to_double() == inv);
     }
   });

@@ -3,7 +3,6 @@
 // (docs/variants/HOPE_FOPE.md). Expected values are derived by hand (next to each number) and
 // by tests/derivations/hope_fope_values.py (mpmath, fractions; shares nothing with ropesim).
 #include <catch2/catch.hpp>
-
 #include <set>
 #include <string>
 #include <vector>
@@ -47,7 +46,8 @@ CensusOptions window(std::uint64_t n) {
 
 }  // namespace
 
-TEST_CASE("hope drops exactly the blocks whose wavelength exceeds train_len (dim 8, by hand)", "[schedule][hope]") {
+TEST_CASE("hope drops exactly the blocks whose wavelength exceeds train_len (dim 8, by hand)",
+          "[schedule][hope]") {
   // base 10000, dim 8: θ_k = 10000^(-2k/8) = 10^(-k), so the wavelengths 2π/θ_k are 2π·10^k =
   // 6.2832, 62.832, 628.32, 6283.2. A block is dropped iff 2π·10^k > T. The pairs 628/629 and
   // 6283/6284 straddle 200π = 628.3185... and 2000π = 6283.185...: only an exact comparison
@@ -80,14 +80,16 @@ TEST_CASE("hope at head dim 128: the count of dropped blocks", "[schedule][hope]
       {512, 33, 31}, {1024, 28, 36}, {4096, 18, 46}, {8192, 14, 50}};
   for (const auto& [T, count, first] : cases) {
     INFO("train_len = " << T);
-    const auto d = dropped_blocks(parse_schedule("hope:base=10000,dim=128,train_len=" + std::to_string(T)));
+    const auto d =
+        dropped_blocks(parse_schedule("hope:base=10000,dim=128,train_len=" + std::to_string(T)));
     CHECK(d.size() == count);
     CHECK(*d.begin() == first);
     CHECK(*d.rbegin() == 63);  // the dropped blocks are the lowest frequencies, contiguous
   }
 }
 
-TEST_CASE("hope activated=K drops the K lowest-frequency blocks left rotating", "[schedule][hope]") {
+TEST_CASE("hope activated=K drops the K lowest-frequency blocks left rotating",
+          "[schedule][hope]") {
   // T = 100 keeps blocks 0, 1 (above); activated=1 then drops block 1 as well.
   const Schedule s = parse_schedule("hope:base=10000,dim=8,train_len=100,activated=1");
   CHECK(dropped_blocks(s) == std::set<std::size_t>{1, 2, 3});
@@ -98,28 +100,38 @@ TEST_CASE("hope activated=K drops the K lowest-frequency blocks left rotating", 
                     Catch::Contains("activated=3 exceeds the 2 blocks"));
 }
 
-TEST_CASE("hope and fope spellings: exact parsing, one-line refusals naming the keys", "[schedule][hope][fope]") {
+TEST_CASE("hope and fope spellings: exact parsing, one-line refusals naming the keys",
+          "[schedule][hope][fope]") {
   // canonical specs parse back to themselves
-  for (const std::string spec : {"hope:base=10000,dim=8,train_len=100", "fope:base=10000,dim=8,train_len=100,sigma=3/10,seed=0",
+  for (const std::string spec : {"hope:base=10000,dim=8,train_len=100",
+                                 "fope:base=10000,dim=8,train_len=100,sigma=3/10,seed=0",
                                  "fope:base=500000,dim=128,train_len=8192,sigma=1/20,seed=7"}) {
     CHECK(parse_schedule(spec).spec == spec);
     CHECK(parse_schedule(parse_schedule(spec).spec).spec == spec);
   }
   CHECK(parse_schedule("fope:base=1e4,dim=8,train_len=100").spec ==
         "fope:base=10000,dim=8,train_len=100,sigma=3/10,seed=0");
-  CHECK(parse_schedule("fope:base=1e4,dim=8,train_len=100,sigma=0.05").fope_sigma == mpq_class(1, 20));
+  CHECK(parse_schedule("fope:base=1e4,dim=8,train_len=100,sigma=0.05").fope_sigma ==
+        mpq_class(1, 20));
   const std::string bad_key = error_of("hope:base=10000,dim=8,train_len=100,p=0.5");
-  CHECK(bad_key.find("unexpected key 'p' (hope accepts base, dim, train_len, activated)") != std::string::npos);
+  CHECK(bad_key.find("unexpected key 'p' (hope accepts base, dim, train_len, activated)") !=
+        std::string::npos);
   CHECK(bad_key.find('\n') == std::string::npos);
   CHECK(error_of("fope:base=10000,dim=8,train_len=100,activated=1")
             .find("(fope accepts base, dim, train_len, sigma, seed)") != std::string::npos);
   CHECK(error_of("hope:base=10000,dim=8").find("missing train_len=") != std::string::npos);
-  CHECK(error_of("hope:base=10000,dim=8,train_len=0").find("train_len must be an integer ≥ 1, got 0") != std::string::npos);
-  CHECK(error_of("hope:base=10000,dim=8,train_len=1.5").find("train_len must be an integer ≥ 1, got 3/2") != std::string::npos);
-  CHECK(error_of("fope:base=10000,dim=8,train_len=10,seed=-1").find("seed must be an integer ≥ 0") != std::string::npos);
-  CHECK(error_of("fope:base=10000,dim=8,train_len=10,sigma=-1").find("sigma must be ≥ 0") != std::string::npos);
+  CHECK(error_of("hope:base=10000,dim=8,train_len=0")
+            .find("train_len must be an integer ≥ 1, got 0") != std::string::npos);
+  CHECK(error_of("hope:base=10000,dim=8,train_len=1.5")
+            .find("train_len must be an integer ≥ 1, got 3/2") != std::string::npos);
+  CHECK(
+      error_of("fope:base=10000,dim=8,train_len=10,seed=-1").find("seed must be an integer ≥ 0") !=
+      std::string::npos);
+  CHECK(error_of("fope:base=10000,dim=8,train_len=10,sigma=-1").find("sigma must be ≥ 0") !=
+        std::string::npos);
   CHECK(error_of("hope:base=10000,dim=7,train_len=10").find("2..65536") != std::string::npos);
-  for (const std::string spec : {"hope:base=10000,dim=8,train_len=100,p=0.5", "hope:base=10000,dim=8,train_len=0"}) {
+  for (const std::string spec :
+       {"hope:base=10000,dim=8,train_len=100,p=0.5", "hope:base=10000,dim=8,train_len=0"}) {
     CHECK(error_of(spec).rfind("bad schedule '" + spec + "'", 0) == 0);
   }
 }
@@ -144,17 +156,21 @@ TEST_CASE("to_json shows the hope and fope metadata", "[schedule][hope][fope]") 
   CHECK_FALSE(to_json(parse_schedule("conventional:base=10000,dim=8")).contains("train_len"));
 }
 
-TEST_CASE("fope clips the components below the floor frequency 2π/T, like hope's rule", "[schedule][fope]") {
+TEST_CASE("fope clips the components below the floor frequency 2π/T, like hope's rule",
+          "[schedule][fope]") {
   // The same exact rule as hope (θ_k < 2π/T ⟺ 2π/θ_k > T): the dim-8 sets above.
-  CHECK(dropped_blocks(parse_schedule("fope:base=10000,dim=8,train_len=628")) == std::set<std::size_t>{2, 3});
-  CHECK(dropped_blocks(parse_schedule("fope:base=10000,dim=8,train_len=629")) == std::set<std::size_t>{3});
+  CHECK(dropped_blocks(parse_schedule("fope:base=10000,dim=8,train_len=628")) ==
+        std::set<std::size_t>{2, 3});
+  CHECK(dropped_blocks(parse_schedule("fope:base=10000,dim=8,train_len=629")) ==
+        std::set<std::size_t>{3});
   // base 500000, dim 128, T 8192: 29 clipped from block 35 (hope_fope_values.py)
   const auto d = dropped_blocks(parse_schedule("fope:base=500000,dim=128,train_len=8192"));
   CHECK(d.size() == 29);
   CHECK(*d.begin() == 35);
 }
 
-TEST_CASE("fope coefficients: [k=m] + σ·z, z from SplitMix64 and Box–Muller in binary64", "[schedule][fope]") {
+TEST_CASE("fope coefficients: [k=m] + σ·z, z from SplitMix64 and Box–Muller in binary64",
+          "[schedule][fope]") {
   // Exact values from tests/derivations/hope_fope_values.py (SplitMix64 in Python integers,
   // each Box–Muller step at 60 digits then rounded to nearest binary64 with Fraction).
   const Schedule s0 = parse_schedule("fope:base=10000,dim=8,train_len=100,sigma=3/10,seed=0");
@@ -190,13 +206,15 @@ TEST_CASE("fope coefficients: [k=m] + σ·z, z from SplitMix64 and Box–Muller 
                     Catch::Contains("needs a fope schedule"));
 }
 
-TEST_CASE("HoPE/FoPE claims at finite precision: dropped blocks have period 1, kept blocks none", "[census][hope][fope]") {
+TEST_CASE("HoPE/FoPE claims at finite precision: dropped blocks have period 1, kept blocks none",
+          "[census][hope][fope]") {
   // A dropped block realises Rot(0·i) = (1, 0) at every position in every format and every
   // realisation (r2: φ = round(0·î) = 0; hf: the table holds (1, 0)), so its period is 1.
   // A kept block has θ = 10^(-k) with θ/2π irrational, so under r1 it never repeats
   // [RoPE-X Prop 4.1]; under r2/hf a repeat within 2048 positions would need round(θ̂·î) to
   // repeat with a period, which the census refutes by a witness (checked here: no period).
-  for (const std::string spec : {"hope:base=10000,dim=8,train_len=100", "fope:base=10000,dim=8,train_len=100"}) {
+  for (const std::string spec :
+       {"hope:base=10000,dim=8,train_len=100", "fope:base=10000,dim=8,train_len=100"}) {
     const Schedule s = parse_schedule(spec);
     for (const std::string rs : {"r1", "r2", "hf"}) {
       for (const Format& f : {Format::bf16(), Format::fp16(), Format::fp32()}) {
@@ -224,7 +242,8 @@ TEST_CASE("HoPE/FoPE claims at finite precision: dropped blocks have period 1, k
   CHECK(all.distinct_rotations == 1u);
 }
 
-TEST_CASE("r2 at fp16: a dropped block stops being position-independent at i >= 65520", "[census][hope]") {
+TEST_CASE("r2 at fp16: a dropped block stops being position-independent at i >= 65520",
+          "[census][hope]") {
   // fp16's largest finite value is 65504; i ≥ 65520 (the midpoint to 2^16, which ties to the
   // even significand 2^16 and overflows) rounds to î = +inf. A dropped block has θ̂ = 0, and
   // φ = round(0·inf) = NaN (IEEE 754 invalid operation), so cos φ = sin φ = NaN: the block has

@@ -1,23 +1,23 @@
 // Model spec files, schema v1 (docs/MODEL_SPEC.md): exact number reading (one rounding into
 // F, never via a double), round trips bit for bit, and one-line errors naming the JSON path.
-#include <catch2/catch.hpp>
+#include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <string>
-#include <unistd.h>
 
 #include "attention/model_spec.hpp"
 #include "numeric/error.hpp"
 
 using namespace ropesim::attention;
+using nlohmann::json;
 using ropesim::InvalidArgument;
 using ropesim::numeric::Format;
 using ropesim::numeric::Rounding;
 using ropesim::numeric::Value;
-using nlohmann::json;
 
 namespace {
 
@@ -114,7 +114,8 @@ TEST_CASE("numbers are read exactly and rounded once into F", "[model_spec]") {
         static_cast<double>(1.0f / 3.0f));
   // "-0" keeps its sign; "inf" is +inf; 70000 overflows fp16 to +inf (RNE).
   text = contains_a_spec;
-  text.replace(text.find("\"weights\": [-0.5, 0, 0, 1]"), 26, "\"weights\": [\"-0\", \"inf\", 70000, \"-2.5e-3\"]");
+  text.replace(text.find("\"weights\": [-0.5, 0, 0, 1]"), 26,
+               "\"weights\": [\"-0\", \"inf\", 70000, \"-2.5e-3\"]");
   const Model m = parse_model(text);
   CHECK(m.classifier.weights[0].is_zero());
   CHECK(m.classifier.weights[0].sign_bit());
@@ -152,8 +153,8 @@ TEST_CASE("save then load reproduces a model bit for bit", "[model_spec]") {
   CHECK(m.layers[0].heads[0].rotary[0].realisations[0]->kind == Realisation::Kind::r3);
   CHECK_FALSE(m.layers[0].heads[0].rotary[1].realisations[0].has_value());
   CHECK(m.embedding.symbols[0][1].sign_bit());  // -0.0 as a JSON number keeps its sign
-  const std::filesystem::path path =
-      std::filesystem::temp_directory_path() / ("ropesim_spec_" + std::to_string(::getpid()) + ".json");
+  const std::filesystem::path path = std::filesystem::temp_directory_path() /
+                                     ("ropesim_spec_" + std::to_string(::getpid()) + ".json");
   save_model(m, path);
   const Model back = load_model(path);
   std::filesystem::remove(path);
@@ -178,7 +179,8 @@ TEST_CASE("save then load reproduces a model bit for bit", "[model_spec]") {
   CHECK(back.classifier.bias.to_double() == 0.5);
   // Bit for bit on every embedding value and on a run.
   for (std::size_t k = 0; k < m.embedding.symbols.size(); ++k) {
-    for (std::size_t c = 0; c < 2; ++c) CHECK(m.embedding.symbols[k][c].same_bits(back.embedding.symbols[k][c]));
+    for (std::size_t c = 0; c < 2; ++c)
+      CHECK(m.embedding.symbols[k][c].same_bits(back.embedding.symbols[k][c]));
   }
   const RunResult r1 = run(m, "xyσx"), r2 = run(back, "xyσx");
   CHECK(r1.output.same_bits(r2.output));
@@ -191,31 +193,62 @@ TEST_CASE("malformed specs give one line naming the path", "[model_spec]") {
   const std::vector<E> cases{
       {"{", "invalid JSON"},
       {edited([](json& j) { j.erase("policy"); }), "policy: missing (required)"},
-      {edited([](json& j) { j["ropesim_model"] = 2; }), "ropesim_model: unsupported schema version 2; accepted: 1"},
+      {edited([](json& j) { j["ropesim_model"] = 2; }),
+       "ropesim_model: unsupported schema version 2; accepted: 1"},
       {edited([](json& j) { j["policy"]["format"] = "fp17"; }), "policy.format:"},
-      {edited([](json& j) { j["policy"]["summation"] = "kahan"; }), "policy.summation: unknown summation 'kahan'"},
-      {edited([](json& j) { j["policy"]["summation"] = "wide-accumulator"; }), "policy.accumulator: missing"},
+      {edited([](json& j) { j["policy"]["summation"] = "kahan"; }),
+       "policy.summation: unknown summation 'kahan'"},
+      {edited([](json& j) { j["policy"]["summation"] = "wide-accumulator"; }),
+       "policy.accumulator: missing"},
       {edited([](json& j) { j["layers"][0]["heads"][0]["key"][0][2] = "abc"; }),
        "layers[0].heads[0].key[0][2]: 'abc' is not a number"},
-      {edited([](json& j) { j["layers"][0]["heads"][0]["key"][0][2] = true; }), "layers[0].heads[0].key[0][2]: expected a JSON number"},
-      {edited([](json& j) { j["layers"][0]["heads"][0]["key"] = json::array({json::array({0, 1, 0})}); }),
+      {edited([](json& j) { j["layers"][0]["heads"][0]["key"][0][2] = true; }),
+       "layers[0].heads[0].key[0][2]: expected a JSON number"},
+      {edited([](json& j) {
+         j["layers"][0]["heads"][0]["key"] = json::array({json::array({0, 1, 0})});
+       }),
        "layers[0].heads[0].key[0]: expected a row of 4 numbers"},
-      {edited([](json& j) { j["layers"][0]["heads"][0]["kee"] = 1; }), "layers[0].heads[0].kee: unknown field; accepted here:"},
-      {edited([](json& j) { j["layers"][0]["heads"][0].erase("output"); }), "layers[0].heads[0].output: missing"},
-      {edited([](json& j) { j["embedding"]["symbols"].erase("b"); }), "embedding.symbols.b: missing"},
-      {edited([](json& j) { j["embedding"]["symbols"]["c"] = json::array({0, 0, 0, 0}); }), "embedding.symbols.c: not a symbol"},
+      {edited([](json& j) { j["layers"][0]["heads"][0]["kee"] = 1; }),
+       "layers[0].heads[0].kee: unknown field; accepted here:"},
+      {edited([](json& j) { j["layers"][0]["heads"][0].erase("output"); }),
+       "layers[0].heads[0].output: missing"},
+      {edited([](json& j) { j["embedding"]["symbols"].erase("b"); }),
+       "embedding.symbols.b: missing"},
+      {edited([](json& j) {
+         j["embedding"]["symbols"]["c"] = json::array({0, 0, 0, 0});
+       }),
+       "embedding.symbols.c: not a symbol"},
       {edited([](json& j) { j["embedding"].erase("bos"); }), "embedding.bos: missing"},
-      {edited([](json& j) { j["classifier"]["weights"] = json::array({1, 2}); }), "classifier.weights: expected 4 numbers, got 2"},
-      {edited([](json& j) { j["classifier"]["bias"] = "nan"; }), "classifier.bias: 'nan' is not a number"},
-      {edited([](json& j) { j["layers"][0]["heads"][0]["rope"] = json::array({{{"schedule", "single:g=1"}, {"realisation", "r3"}}}); }),
+      {edited([](json& j) {
+         j["classifier"]["weights"] = json::array({1, 2});
+       }),
+       "classifier.weights: expected 4 numbers, got 2"},
+      {edited([](json& j) { j["classifier"]["bias"] = "nan"; }),
+       "classifier.bias: 'nan' is not a number"},
+      {edited([](json& j) {
+         j["layers"][0]["heads"][0]["rope"] =
+             json::array({{{"schedule", "single:g=1"}, {"realisation", "r3"}}});
+       }),
        "layers[0].heads[0].rope[0].realisation:"},
-      {edited([](json& j) { j["layers"][0]["heads"][0]["rope"] = json::array({{{"schedule", "single:g=1"}, {"realisation", "r1"}}}); }),
+      {edited([](json& j) {
+         j["layers"][0]["heads"][0]["rope"] =
+             json::array({{{"schedule", "single:g=1"}, {"realisation", "r1"}}});
+       }),
        "layers[0].heads[0].rope: segments cover 2 coordinates, head_dim is 1"},
-      {edited([](json& j) { j["layers"][0]["heads"][0]["rope"] = json::array({{{"schedule", "bogus"}, {"realisation", "r1"}}}); }),
+      {edited([](json& j) {
+         j["layers"][0]["heads"][0]["rope"] =
+             json::array({{{"schedule", "bogus"}, {"realisation", "r1"}}});
+       }),
        "layers[0].heads[0].rope[0].schedule:"},
-      {edited([](json& j) { j["architecture"] = {{"softmax", "online"}}; j["policy"]["summation"] = "pairwise"; }),
+      {edited([](json& j) {
+         j["architecture"] = {{"softmax", "online"}};
+         j["policy"]["summation"] = "pairwise";
+       }),
        "architecture.softmax: online needs summation sequential or wide-accumulator"},
-      {edited([](json& j) { j["layers"][0]["ffn"] = {{"hidden", 2}, {"w1", "zeros"}}; }), "layers[0].ffn.w2: missing"},
+      {edited([](json& j) {
+         j["layers"][0]["ffn"] = {{"hidden", 2}, {"w1", "zeros"}};
+       }),
+       "layers[0].ffn.w2: missing"},
       {edited([](json& j) { j["d_model"] = -1; }), "d_model: expected a non-negative integer"},
       {R"({"ropesim_model": 1, "ropesim_model": 1})", "duplicate key 'ropesim_model'"},
   };
@@ -224,7 +257,8 @@ TEST_CASE("malformed specs give one line naming the path", "[model_spec]") {
     const std::string m = one_line_error(text);
     CHECK_THAT(m, Catch::Contains(expected));
   }
-  CHECK_THROWS_WITH(load_model("/nonexistent/ropesim.json"), Catch::Contains("/nonexistent/ropesim.json: cannot read"));
+  CHECK_THROWS_WITH(load_model("/nonexistent/ropesim.json"),
+                    Catch::Contains("/nonexistent/ropesim.json: cannot read"));
 }
 
 // Regression tests for fuzz/fuzz_model_spec findings (docs/TESTING.md "Fuzzing and
@@ -232,42 +266,53 @@ TEST_CASE("malformed specs give one line naming the path", "[model_spec]") {
 // allocate rows·cols = 2^64 mod 2^64 = 0 entries and "identity" wrote past the end (UBSan:
 // reference binding to null pointer); huge dimensions with "zeros" asked for terabytes
 // (ASan: allocation-size-too-big / out-of-memory, std::bad_alloc in a release build).
-TEST_CASE("sizes beyond the limits are refused before anything is allocated", "[model_spec][fuzz]") {
+TEST_CASE("sizes beyond the limits are refused before anything is allocated",
+          "[model_spec][fuzz]") {
   // Two limits: the total (ModelLoadOptions::max_parameters, 2^24 numbers by default, refused
   // with the estimate before any field is read) and, when that is lifted (run --allow-large),
   // hard per-dimension and per-matrix limits that name the JSON path.
   ModelLoadOptions unlimited;
   unlimited.max_parameters = SIZE_MAX;
-  const std::string wrapping_matrix = R"({"ropesim_model": 1, "policy": {"format": "fp16"}, "d_model": 2,
+  const std::string wrapping_matrix =
+      R"({"ropesim_model": 1, "policy": {"format": "fp16"}, "d_model": 2,
     "alphabet": ["a"], "embedding": {"bos": [0, 0], "eos": [0, 0], "symbols": {"a": "zeros"}},
     "layers": [{"heads": [{"head_dim": 9223372036854775808, "value_dim": 0, "query": "identity",
                            "output": "zeros"}]}],
     "classifier": {"weights": [0, 0]}})";
   CHECK_THAT(one_line_error(wrapping_matrix, unlimited),
-             Catch::Contains("layers[0].heads[0].head_dim: must be at most 1000000, got 9223372036854775808"));
-  const std::string huge_d_model = R"({"ropesim_model": 1, "policy": {"format": "fp16"}, "d_model": 100000000000,
+             Catch::Contains(
+                 "layers[0].heads[0].head_dim: must be at most 1000000, got 9223372036854775808"));
+  const std::string huge_d_model =
+      R"({"ropesim_model": 1, "policy": {"format": "fp16"}, "d_model": 100000000000,
     "alphabet": ["a"], "embedding": {"bos": "zeros", "eos": "zeros", "symbols": {"a": "zeros"}},
     "classifier": {"weights": "zeros"}})";
-  CHECK_THAT(one_line_error(huge_d_model, unlimited), Catch::Contains("d_model: must be at most 1000000, got 100000000000"));
+  CHECK_THAT(one_line_error(huge_d_model, unlimited),
+             Catch::Contains("d_model: must be at most 1000000, got 100000000000"));
   const std::string huge_head = R"({"ropesim_model": 1, "policy": {"format": "fp16"}, "d_model": 1,
     "alphabet": ["a"], "embedding": {"bos": [0], "eos": [0], "symbols": {"a": "zeros"}},
     "layers": [{"heads": [{"head_dim": 4294967296, "value_dim": 4294967297, "output": "zeros"}]}],
     "classifier": {"weights": [0]}})";
-  CHECK_THAT(one_line_error(huge_head, unlimited), Catch::Contains("layers[0].heads[0].head_dim: must be at most 1000000"));
+  CHECK_THAT(one_line_error(huge_head, unlimited),
+             Catch::Contains("layers[0].heads[0].head_dim: must be at most 1000000"));
   // Within each dimension limit, but 100000 x 1000 = 10^8 entries: refused by the matrix limit.
-  const std::string huge_matrix = R"({"ropesim_model": 1, "policy": {"format": "fp16"}, "d_model": 1000,
+  const std::string huge_matrix =
+      R"({"ropesim_model": 1, "policy": {"format": "fp16"}, "d_model": 1000,
     "alphabet": ["a"], "embedding": {"bos": "zeros", "eos": "zeros", "symbols": {"a": "zeros"}},
     "layers": [{"heads": [{"head_dim": 100000, "value_dim": 1, "output": "zeros"}]}],
     "classifier": {"weights": "zeros"}})";
-  CHECK_THAT(one_line_error(huge_matrix, unlimited),
-             Catch::Contains("layers[0].heads[0].query: a 100000 x 1000 matrix has more than 10000000 entries"));
+  CHECK_THAT(
+      one_line_error(huge_matrix, unlimited),
+      Catch::Contains(
+          "layers[0].heads[0].query: a 100000 x 1000 matrix has more than 10000000 entries"));
   // By default the total refuses it first: 2·100000·1001 + 1·2001 + 3·1000 + 1000 + 5·1000
   // = 200211001 numbers, about 2e+08.
   CHECK_THAT(one_line_error(huge_matrix), Catch::Contains("the model holds about 2e+08 numbers"));
-  CHECK_THAT(one_line_error(edited([](json& j) {
-               j["layers"][0]["heads"][0]["rope"] = json::array({{{"unrotated_pairs", 9223372036854775808ULL}}});
-             })),
-             Catch::Contains("layers[0].heads[0].rope[0].unrotated_pairs: must be at most 1000000"));
+  CHECK_THAT(
+      one_line_error(edited([](json& j) {
+        j["layers"][0]["heads"][0]["rope"] =
+            json::array({{{"unrotated_pairs", 9223372036854775808ULL}}});
+      })),
+      Catch::Contains("layers[0].heads[0].rope[0].unrotated_pairs: must be at most 1000000"));
   // The root cause, in the library: rows·cols that wraps around is refused.
   CHECK_THROWS_AS(Matrix::zeros(std::size_t{1} << 63, 2), InvalidArgument);
   CHECK(Matrix::zeros(3, 2).entries.size() == 6);

@@ -2,7 +2,6 @@
 // realisation.hpp PositionTuple, census.hpp CensusOptions::axis; docs/variants/MULTI_AXIS.md).
 // Every expected value is derived by hand in the comment beside it.
 #include <catch2/catch.hpp>
-
 #include <optional>
 
 #include "attention/census.hpp"
@@ -61,7 +60,8 @@ TEST_CASE("axial2d: half the blocks read x, half y, with θ_k = B^(-4k/D)", "[mu
   CHECK(*s.exponent_dim == 4);
   CHECK(s.blocks[3].frequency_index == 1);
   CHECK(s.spec == "axial2d:base=100,dim=8");
-  CHECK_THROWS_AS(parse_schedule("axial2d:base=100,dim=6"), InvalidArgument);  // 6 is not a multiple of 4
+  CHECK_THROWS_AS(parse_schedule("axial2d:base=100,dim=6"),
+                  InvalidArgument);  // 6 is not a multiple of 4
 }
 
 TEST_CASE("mrope and hirope: sections and levels in block order", "[multi-axis]") {
@@ -70,7 +70,8 @@ TEST_CASE("mrope and hirope: sections and levels in block order", "[multi-axis]"
   REQUIRE(m.position_axes == std::vector<std::string>{"t", "h", "w"});
   CHECK(axes_read(m) == std::vector<std::size_t>{0, 0, 1, 2, 2, 2});
   CHECK(m.spec == "mrope:base=10000,dim=12,sections=2,1,3");
-  CHECK_THROWS_AS(parse_schedule("mrope:base=10000,dim=12,sections=2,2,3"), InvalidArgument);  // 7 ≠ 6
+  CHECK_THROWS_AS(parse_schedule("mrope:base=10000,dim=12,sections=2,2,3"),
+                  InvalidArgument);  // 7 ≠ 6
   // default split of 8 blocks into 3 levels: 8 = 2 + 3 + 3 (remainder 2 to the last levels)
   const Schedule h = parse_schedule("hirope:base=10000,dim=16,levels=3");
   REQUIRE(h.position_axes == std::vector<std::string>{"level1", "level2", "level3"});
@@ -106,7 +107,8 @@ TEST_CASE("exact turns per axis: values by hand", "[multi-axis]") {
   CHECK(rot.blocks[1].sin.to_double() == 0.8671875);
 }
 
-TEST_CASE("a block mixing axes (LieRE commuting generators): r1 = r3 and the period lattice", "[multi-axis]") {
+TEST_CASE("a block mixing axes (LieRE commuting generators): r1 = r3 and the period lattice",
+          "[multi-axis]") {
   // one block, θ_1 = 2π/4 on p1 and θ_2 = 2π/6 on p2: angle 2π(p1/4 + p2/6)
   const Schedule s = parse_schedule("liere:axes=2,blocks=1/4|1/6");
   REQUIRE(s.blocks[0].axis_angles.size() == 2);
@@ -150,7 +152,8 @@ TEST_CASE("r2 of a mixed block forms Σ rnd(θ̂_a·p̂_a) in axis order", "[mul
   CHECK_THROWS_AS(parse_schedule("liere:axes=2,blocks=1/4|0.5"), InvalidArgument);
 }
 
-TEST_CASE("one-axis blocks at the diagonal (i,...,i) are the one-axis schedule at i", "[multi-axis]") {
+TEST_CASE("one-axis blocks at the diagonal (i,...,i) are the one-axis schedule at i",
+          "[multi-axis]") {
   // mrope's blocks are conventional:base=10000,dim=16's, each reading one axis; at (i,i,i)
   // every block reads i, so every realisation (the hf pipeline too) gives the old bits.
   const Schedule m = parse_schedule("mrope:base=10000,dim=16,sections=2,3,3");
@@ -197,7 +200,8 @@ TEST_CASE("census along each axis of a periodic multi-axis schedule", "[multi-ax
   CHECK(census(mixed, r1, along(48, std::nullopt)).period == 12u);
 }
 
-TEST_CASE("census along x of axial2d: a witness of non-periodicity, y blocks constant", "[multi-axis][census]") {
+TEST_CASE("census along x of axial2d: a witness of non-periodicity, y blocks constant",
+          "[multi-axis][census]") {
   // along x with y = 3: blocks 2,3 read y and hold one value each (period 1, one distinct);
   // blocks 0,1 rotate by x and 0.1·x, never repeating in fp32 (cos 1 ≠ 1): for P = 1 the
   // witness is i = 0 (R̂(1,3) ≠ R̂(0,3)).
@@ -212,13 +216,15 @@ TEST_CASE("census along x of axial2d: a witness of non-periodicity, y blocks con
 
 TEST_CASE("census line errors name the axes", "[multi-axis][census]") {
   const Realisation r1 = parse_realisation("r1", Format::fp32());
-  CHECK_THROWS_WITH(census(parse_schedule("single:g=1"), r1, along(8, 0)), Catch::Contains("scalar positions"));
+  CHECK_THROWS_WITH(census(parse_schedule("single:g=1"), r1, along(8, 0)),
+                    Catch::Contains("scalar positions"));
   const Schedule s = parse_schedule("axial2d:base=100,dim=8");
   CHECK_THROWS_WITH(census(s, r1, along(8, 2)), Catch::Contains("x, y"));
   CHECK_THROWS_WITH(census(s, r1, along(8, 0, {1, 2, 3})), Catch::Contains("x, y"));
   CHECK_THROWS_WITH(s.axis_index("z"), Catch::Contains("x, y"));
   CHECK(s.axis_index("y") == 1);
-  CHECK_THROWS_AS(realise(s, parse_realisation("r3", Format::fp32()), PositionTuple{1, 1}), InvalidArgument);
+  CHECK_THROWS_AS(realise(s, parse_realisation("r3", Format::fp32()), PositionTuple{1, 1}),
+                  InvalidArgument);
 }
 
 TEST_CASE("position tuples: parsing and text", "[multi-axis]") {

@@ -4,7 +4,6 @@
 // the one-line refusals. Expected values are derived by hand (in the comments) or quoted
 // from the bug reports the issue lists.
 #include <catch2/catch.hpp>
-
 #include <string>
 
 #include "attention/realisation.hpp"
@@ -44,7 +43,10 @@ std::string refusal(const std::string& spec) {
 
 }  // namespace
 
-TEST_CASE("inv_freq in fp16 with the base kept exact (issue 9: \"CUDA style\"; PyTorch itself converts the base, docs/FRAMEWORKS.md)", "[pipeline-steps]") {
+TEST_CASE(
+    "inv_freq in fp16 with the base kept exact (issue 9: \"CUDA style\"; PyTorch itself converts "
+    "the base, docs/FRAMEWORKS.md)",
+    "[pipeline-steps]") {
   // base 10^6, D = 128. Block 1: e = fp16(2/128) = 2^-6 exactly; p = fp16(10^(6/64)) with
   // 10^0.09375 = 1.24093..., fp16 spacing 2^-10 on [1, 2): 1270.7 → 1271·2^-10 = 1.2412109375;
   // 1/p = 0.805665... spacing 2^-11 on [0.5, 1): 1649.99 → 1650·2^-11 = 0.8056640625.
@@ -62,8 +64,8 @@ TEST_CASE("inv_freq in fp16 with the base kept exact (issue 9: \"CUDA style\"; P
   }
   // CPU style (the Python float base converted to fp16 first): 10^6 > 65520 is inf already;
   // inf^0 = 1 for block 0, inf^e = inf for e > 0, so every other inv_freq is 1/inf = 0.
-  const auto cpu = report("conventional:base=1000000,dim=128", "pipeline:inv_freq=fp16",
-                          Format::fp16(), 3001);
+  const auto cpu =
+      report("conventional:base=1000000,dim=128", "pipeline:inv_freq=fp16", Format::fp16(), 3001);
   for (const auto& b : cpu.blocks) {
     INFO("block " << b.block);
     REQUIRE(step_value(b, "inv_freq") == (b.block == 0 ? 1.0 : 0.0));
@@ -107,11 +109,16 @@ TEST_CASE("a step's own rounding mode", "[pipeline-steps]") {
   // t = 2049 in fp16 (spacing 2 on [2048, 4096)): nearest-even gives 2048 (significand
   // 1024 even), upward 2050, toward zero 2048.
   const std::string s = "conventional:base=10000,dim=8";
-  REQUIRE(step_value(report(s, "pipeline:position=fp16", Format::fp32(), 2049).blocks[0], "t") == 2048);
-  REQUIRE(step_value(report(s, "pipeline:position=fp16@upward", Format::fp32(), 2049).blocks[0], "t") == 2050);
-  REQUIRE(step_value(report(s, "pipeline:position=fp16@rz", Format::fp32(), 2049).blocks[0], "t") == 2048);
+  REQUIRE(step_value(report(s, "pipeline:position=fp16", Format::fp32(), 2049).blocks[0], "t") ==
+          2048);
+  REQUIRE(step_value(report(s, "pipeline:position=fp16@upward", Format::fp32(), 2049).blocks[0],
+                     "t") == 2050);
+  REQUIRE(step_value(report(s, "pipeline:position=fp16@rz", Format::fp32(), 2049).blocks[0], "t") ==
+          2048);
   // computed in fp32, stored in fp16 with the step's rounding: 2049 → fp32 exact → 2050
-  REQUIRE(step_value(report(s, "pipeline:position=fp32>fp16@upward", Format::fp32(), 2049).blocks[0], "t") == 2050);
+  REQUIRE(
+      step_value(report(s, "pipeline:position=fp32>fp16@upward", Format::fp32(), 2049).blocks[0],
+                 "t") == 2050);
 }
 
 TEST_CASE("the quotient recipe divides by the timescale", "[pipeline-steps]") {
@@ -148,8 +155,9 @@ TEST_CASE("pipeline spellings: old names unchanged, new keys round-trip", "[pipe
   const Realisation r = parse_realisation("pipeline:inv_freq=fp16", Format::fp32());
   REQUIRE(r.steps.exponent.compute == Format::fp16());
   REQUIRE(r.steps.power.compute == Format::fp16());
-  REQUIRE(parse_realisation("pipeline:inv_freq=fp16;power=fp32", Format::fp32()).steps.power.compute ==
-          Format::fp32());
+  REQUIRE(
+      parse_realisation("pipeline:inv_freq=fp16;power=fp32", Format::fp32()).steps.power.compute ==
+      Format::fp32());
 }
 
 TEST_CASE("bad pipeline specs are refused naming the step", "[pipeline-steps]") {
@@ -158,10 +166,12 @@ TEST_CASE("bad pipeline specs are refused naming the step", "[pipeline-steps]") 
   REQUIRE_THAT(refusal("pipeline:gemm=fp32"), Catch::Contains("unknown step 'gemm'"));
   REQUIRE_THAT(refusal("pipeline:cos_sin="), Catch::Contains("step cos_sin has no format"));
   REQUIRE_THAT(refusal("pipeline:angle=>bf16"), Catch::Contains("step angle has no format"));
-  REQUIRE_THAT(refusal("pipeline:angle.operands="), Catch::Contains("step angle.operands has no format"));
+  REQUIRE_THAT(refusal("pipeline:angle.operands="),
+               Catch::Contains("step angle.operands has no format"));
   REQUIRE_THAT(refusal("pipeline:angle.operands=tf32;recipe=chained"),
                Catch::Contains("step angle.operands"));
-  REQUIRE_THAT(refusal("pipeline:table=fp32>bf16"), Catch::Contains("step table is a stored format"));
+  REQUIRE_THAT(refusal("pipeline:table=fp32>bf16"),
+               Catch::Contains("step table is a stored format"));
   REQUIRE_THAT(refusal("pipeline:rotation=fp32>bf16"), Catch::Contains("use output=FORMAT"));
   REQUIRE_THAT(refusal("pipeline:position=fp16@sideways"), Catch::Contains("step position"));
   REQUIRE_THAT(refusal("pipeline:angle=fp33"), Catch::Contains("step angle"));
@@ -184,5 +194,6 @@ TEST_CASE("the attention factor scales the table (YaRN's mscale)", "[pipeline-st
   // position 0: (1, 0) scaled to (1.5, 0); r1 leaves the factor out
   const auto zero = query_position(s, parse_realisation("hf", Format::fp32()), 0);
   REQUIRE(zero.blocks[1].cos.to_double() == 1.5);
-  REQUIRE(query_position(s, parse_realisation("r1", Format::fp32()), 0).blocks[1].cos.to_double() == 1);
+  REQUIRE(query_position(s, parse_realisation("r1", Format::fp32()), 0).blocks[1].cos.to_double() ==
+          1);
 }

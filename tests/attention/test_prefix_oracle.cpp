@@ -4,9 +4,9 @@
 // switch run() has (formats, periodic-table / conventional / no RoPE, strict and non-strict
 // masking, with and without BOS, post-/pre-LN, stable / online / no-max softmax); and one
 // model whose answers are derived by hand.
-#include <catch2/catch.hpp>
 #include <rapidcheck.h>
 
+#include <catch2/catch.hpp>
 #include <chrono>
 #include <random>
 #include <string>
@@ -91,12 +91,13 @@ TEST_CASE("prefix oracle equals run() on every prefix of random models", "[prefi
   const std::vector<Format> formats{Format::fp16(), Format::fp32(), Format::bf16()};
   std::mt19937_64 rng(20261201);
   std::size_t models = 0;
-  for (const RandomRotary rotary : {RandomRotary::periodic, RandomRotary::conventional, RandomRotary::none}) {
+  for (const RandomRotary rotary :
+       {RandomRotary::periodic, RandomRotary::conventional, RandomRotary::none}) {
     for (const Masking masking : {Masking::strict, Masking::non_strict}) {
       for (const bool bos : {true, false}) {
         for (int norms = 0; norms < 3; ++norms) {
-          for (const SoftmaxVariant softmax :
-               {SoftmaxVariant::stable, SoftmaxVariant::online, SoftmaxVariant::no_max_subtraction}) {
+          for (const SoftmaxVariant softmax : {SoftmaxVariant::stable, SoftmaxVariant::online,
+                                               SoftmaxVariant::no_max_subtraction}) {
             RandomModelOptions o;
             o.format = formats[models % formats.size()];
             o.alphabet_size = 2 + models % 2;
@@ -110,9 +111,11 @@ TEST_CASE("prefix oracle equals run() on every prefix of random models", "[prefi
             if (norms == 2) o.norms = NormPlacement::pre;
             const Model m = random_model(o, rng());
             ++models;
-            INFO("model " << models << ": " << to_string(masking) << (bos ? ", BOS" : ", no BOS") << ", "
-                          << to_string(softmax) << ", norms " << norms << ", rotary " << static_cast<int>(rotary));
-            for (int trial = 0; trial < 2; ++trial) check_against_run(m, random_word(rng, o.alphabet_size, rng() % 15));
+            INFO("model " << models << ": " << to_string(masking) << (bos ? ", BOS" : ", no BOS")
+                          << ", " << to_string(softmax) << ", norms " << norms << ", rotary "
+                          << static_cast<int>(rotary));
+            for (int trial = 0; trial < 2; ++trial)
+              check_against_run(m, random_word(rng, o.alphabet_size, rng() % 15));
           }
         }
       }
@@ -155,11 +158,12 @@ TEST_CASE("prefix oracle: speed-up over one run per prefix at N = 200", "[.speed
   const PrefixRun r = PrefixOracle(m).run(w);
   const auto t1 = std::chrono::steady_clock::now();
   std::size_t agree = 0;
-  for (std::size_t n = 0; n <= w.size(); ++n) agree += run(m, w.substr(0, n)).output.same_bits(r.outputs[n]) ? 1 : 0;
+  for (std::size_t n = 0; n <= w.size(); ++n)
+    agree += run(m, w.substr(0, n)).output.same_bits(r.outputs[n]) ? 1 : 0;
   const auto t2 = std::chrono::steady_clock::now();
   const double oracle_s = std::chrono::duration<double>(t1 - t0).count();
   const double runs_s = std::chrono::duration<double>(t2 - t1).count();
-  WARN("N = 200, 2 layers x 2 heads, d_model 8, fp16: prefix oracle " << oracle_s << " s, 201 runs " << runs_s
-                                                                        << " s, speed-up " << runs_s / oracle_s);
+  WARN("N = 200, 2 layers x 2 heads, d_model 8, fp16: prefix oracle "
+       << oracle_s << " s, 201 runs " << runs_s << " s, speed-up " << runs_s / oracle_s);
   CHECK(agree == 201);
 }

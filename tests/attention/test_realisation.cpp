@@ -1,9 +1,8 @@
 // Realisations (THEORY §3; NUMERIC §3–4) checked against second implementations: direct MPFR
 // at 300 bits rounded once by the reference engine, and native binary32 arithmetic (IEEE
 // correctly rounded +−×÷, -ffp-contract=off) for the fp32 steps of r2 and the pipelines.
-#include <catch2/catch.hpp>
-
 #include <bit>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <random>
 
@@ -72,8 +71,8 @@ const Value* step(const BlockReport& b, const std::string& name) {
   return nullptr;
 }
 
-const std::vector<Format> kFormats = {Format::fp64(), Format::fp32(), Format::tf32(),
-                                      Format::fp16(), Format::bf16(), Format::fp8e4m3(),
+const std::vector<Format> kFormats = {Format::fp64(),   Format::fp32(), Format::tf32(),
+                                      Format::fp16(),   Format::bf16(), Format::fp8e4m3(),
                                       Format::fp8e5m2()};
 
 }  // namespace
@@ -96,11 +95,13 @@ TEST_CASE("fast binary64 path equals the reference engine bit for bit", "[realis
       REQUIRE(same(fast, ref));
       // arithmetic on two elements of F
       const Value a = ref;
-      const Value b = mpfr_engine().convert(f, dbl(std::ldexp(mant(rng), ex(rng) / 2)), Rounding::nearest_even);
+      const Value b =
+          mpfr_engine().convert(f, dbl(std::ldexp(mant(rng), ex(rng) / 2)), Rounding::nearest_even);
       REQUIRE(same(ops.mul(a, b, fl), mpfr_engine().mul(f, a, b, Rounding::nearest_even)));
       REQUIRE(same(ops.add(a, b, fl), mpfr_engine().add(f, a, b, Rounding::nearest_even)));
       REQUIRE(same(ops.sub(a, b, fl), mpfr_engine().sub(f, a, b, Rounding::nearest_even)));
-      if (!b.is_zero()) REQUIRE(same(ops.div(a, b, fl), mpfr_engine().div(f, a, b, Rounding::nearest_even)));
+      if (!b.is_zero())
+        REQUIRE(same(ops.div(a, b, fl), mpfr_engine().div(f, a, b, Rounding::nearest_even)));
     }
   }
   // overflow is flagged: fp16(65520) = +inf (hand: max 65504, half ulp 16)
@@ -112,10 +113,12 @@ TEST_CASE("fast binary64 path equals the reference engine bit for bit", "[realis
   REQUIRE(fl == detail::kOverflow);
 }
 
-TEST_CASE("FormatOps: one arithmetic, RealRounding's, bound to the binding", "[realisation][format_binding]") {
+TEST_CASE("FormatOps: one arithmetic, RealRounding's, bound to the binding",
+          "[realisation][format_binding]") {
   // built from a FormatBinding: F, rounding and engine are the binding's, and the Arithmetic
   // and binary64 rounding FormatOps works through are the ones inside its RealRounding
-  const ropesim::numeric::FormatBinding binding{Format::bf16(), Rounding::toward_zero, &mpfr_engine()};
+  const ropesim::numeric::FormatBinding binding{Format::bf16(), Rounding::toward_zero,
+                                                &mpfr_engine()};
   const detail::FormatOps ops(binding);
   CHECK(ops.format() == Format::bf16());
   CHECK(ops.rounding() == Rounding::toward_zero);
@@ -133,7 +136,8 @@ TEST_CASE("FormatOps: one arithmetic, RealRounding's, bound to the binding", "[r
 // The double-double cos/sin step against the MPFR Ziv path: tests/numeric/test_real_rounding.cpp
 // (numeric::CosSinRounder, issue 8).
 
-TEST_CASE("r1 equals direct 300-bit MPFR rounded once (single:g=1, conventional)", "[realisation][r1]") {
+TEST_CASE("r1 equals direct 300-bit MPFR rounded once (single:g=1, conventional)",
+          "[realisation][r1]") {
   const Schedule g1 = parse_schedule("single:g=1");
   for (const Format& f : kFormats) {
     INFO(f.name);
@@ -237,7 +241,8 @@ TEST_CASE("r2 at saturating fp16 flags overflow after rounding: from 65520, not 
   // 65520 = max + ulp/2 is the tie that goes to the even 65536 (overflow). Before the flags
   // moved into numeric::Arithmetic, every i > 65504 was flagged.
   const Schedule s = parse_schedule("conventional:base=10000,dim=8");
-  const Realisation r = parse_realisation("r2", ropesim::numeric::parse_format("p=11,e=5,overflow=saturate"));
+  const Realisation r =
+      parse_realisation("r2", ropesim::numeric::parse_format("p=11,e=5,overflow=saturate"));
   const auto v = realise_block(s, r, 1, 65500, 65530);
   for (std::uint64_t j = 0; j < v.size(); ++j) {
     const std::uint64_t i = 65500 + j;
@@ -247,7 +252,8 @@ TEST_CASE("r2 at saturating fp16 flags overflow after rounding: from 65520, not 
   }
 }
 
-TEST_CASE("r2 at fp16 overflows from position 65520: i_hat = +inf, cos = NaN", "[realisation][r2]") {
+TEST_CASE("r2 at fp16 overflows from position 65520: i_hat = +inf, cos = NaN",
+          "[realisation][r2]") {
   const Schedule s = parse_schedule("conventional:base=10000,dim=8");
   const Realisation r = parse_realisation("r2", Format::fp16());
   const auto v = realise_block(s, r, 1, 65510, 65530);
@@ -268,7 +274,8 @@ TEST_CASE("r2 at fp16 overflows from position 65520: i_hat = +inf, cos = NaN", "
   REQUIRE(step(rep.blocks[0], "i_hat")->is_inf());
 }
 
-TEST_CASE("hf pipeline equals a float re-implementation (llama2-7b, bf16 table)", "[realisation][hf]") {
+TEST_CASE("hf pipeline equals a float re-implementation (llama2-7b, bf16 table)",
+          "[realisation][hf]") {
   const Schedule s = parse_schedule("llama2-7b");
   const Realisation hf = parse_realisation("hf", Format::bf16());
   const Realisation hf32 = parse_realisation("hf", Format::fp32());
@@ -285,13 +292,16 @@ TEST_CASE("hf pipeline equals a float re-implementation (llama2-7b, bf16 table)"
       INFO("k = " << k << " i = " << 60000 + j);
       REQUIRE(got32[j].cos.to_double() == c);
       REQUIRE(got32[j].sin.to_double() == sn);
-      REQUIRE(same(got[j].cos, mpfr_engine().convert(Format::bf16(), dbl(c), Rounding::nearest_even)));
-      REQUIRE(same(got[j].sin, mpfr_engine().convert(Format::bf16(), dbl(sn), Rounding::nearest_even)));
+      REQUIRE(
+          same(got[j].cos, mpfr_engine().convert(Format::bf16(), dbl(c), Rounding::nearest_even)));
+      REQUIRE(
+          same(got[j].sin, mpfr_engine().convert(Format::bf16(), dbl(sn), Rounding::nearest_even)));
     }
   }
 }
 
-TEST_CASE("hf llama3 inv_freq equals Hugging Face's formula in float (llama3.1-8b)", "[realisation][hf]") {
+TEST_CASE("hf llama3 inv_freq equals Hugging Face's formula in float (llama3.1-8b)",
+          "[realisation][hf]") {
   const Schedule s = parse_schedule("llama3.1-8b");
   const auto rep = query_position(s, parse_realisation("hf", Format::bf16()), 5000);
   int changed = 0;
@@ -333,14 +343,17 @@ TEST_CASE("llama.cpp pipelines equal float re-implementations", "[realisation][l
     REQUIRE(step(cuda.blocks[k], "angle")->to_double() == angle);
     REQUIRE(cuda.blocks[k].cos.to_double() == cos_f(angle));
   }
-  REQUIRE_THROWS_AS(realise(parse_schedule("llama3.1-8b"), parse_realisation("llamacpp-cpu", Format::bf16()), 1),
-                    InvalidArgument);
-  REQUIRE_THROWS_AS(realise(parse_schedule("single:g=1"), parse_realisation("llamacpp-cuda", Format::bf16()), 1),
-                    InvalidArgument);
+  REQUIRE_THROWS_AS(
+      realise(parse_schedule("llama3.1-8b"), parse_realisation("llamacpp-cpu", Format::bf16()), 1),
+      InvalidArgument);
+  REQUIRE_THROWS_AS(
+      realise(parse_schedule("single:g=1"), parse_realisation("llamacpp-cuda", Format::bf16()), 1),
+      InvalidArgument);
 }
 
 TEST_CASE("pipeline specs", "[realisation]") {
-  const Realisation p = parse_realisation("pipeline:angle=bf16;table=A;recipe=product", Format::fp16());
+  const Realisation p =
+      parse_realisation("pipeline:angle=bf16;table=A;recipe=product", Format::fp16());
   REQUIRE(p.steps.angle.compute == Format::bf16());
   REQUIRE(p.steps.table == Format::fp16());
   REQUIRE(p.steps.inv_freq.compute == Format::fp32());
@@ -350,7 +363,8 @@ TEST_CASE("pipeline specs", "[realisation]") {
   const Schedule s = parse_schedule("conventional:base=10000,dim=8");
   const auto a = query_position(s, p, 1001);
   REQUIRE(step(a.blocks[0], "angle")->to_double() == 1000.0);
-  for (const std::string bad : {"pipeline:angle=fp99", "pipeline:recipe=magic", "pipeline:foo=1", "r4"}) {
+  for (const std::string bad :
+       {"pipeline:angle=fp99", "pipeline:recipe=magic", "pipeline:foo=1", "r4"}) {
     INFO(bad);
     try {
       parse_realisation(bad, Format::fp32());
@@ -362,10 +376,12 @@ TEST_CASE("pipeline specs", "[realisation]") {
   }
 }
 
-TEST_CASE("apply_rotation: THEORY §2.1 arithmetic in float, and both layouts agree", "[realisation][apply]") {
+TEST_CASE("apply_rotation: THEORY §2.1 arithmetic in float, and both layouts agree",
+          "[realisation][apply]") {
   std::mt19937 rng(7);
   std::uniform_real_distribution<float> u(-3.0f, 3.0f);
-  const Schedule s = parse_schedule("partial:base=10000,dim=16,factor=0.5");  // 4 blocks + 4 unrotated
+  const Schedule s =
+      parse_schedule("partial:base=10000,dim=16,factor=0.5");  // 4 blocks + 4 unrotated
   for (const std::string spec : {"r1", "r2", "hf", "llamacpp-cpu"}) {
     for (const Format& f : {Format::fp32(), Format::bf16()}) {
       const Realisation r = parse_realisation(spec, f);

@@ -4,7 +4,6 @@
 // entries come from tests/derivations/resonance_wavelengths.py (mpmath, shares nothing with
 // ropesim) or by hand where shown.
 #include <catch2/catch.hpp>
-
 #include <string>
 #include <vector>
 
@@ -107,7 +106,8 @@ TEST_CASE("resonance refuses a block whose wavelength rounds to 0", "[resonance]
 TEST_CASE("bad resonance spellings are refused in one line", "[resonance][schedule]") {
   for (const char* spec :
        {"resonance:base=10000", "resonance:base=10000,dim=7", "resonance:base=10000,dim=8,p=1",
-        "resonance-yarn:base=10000,dim=16,factor=4", "resonance-yarn:base=1,dim=16,factor=4,original=64",
+        "resonance-yarn:base=10000,dim=16,factor=4",
+        "resonance-yarn:base=1,dim=16,factor=4,original=64",
         "resonance-yarn:base=10000,dim=16,factor=4,original=64,beta=2"}) {
     INFO(spec);
     try {
@@ -120,8 +120,9 @@ TEST_CASE("bad resonance spellings are refused in one line", "[resonance][schedu
       CHECK(what.find('\n') == std::string::npos);
     }
   }
-  for (const char* spec : {"resonance-table[seq_len=0]", "resonance-table[seq_len=x]",
-                           "resonance-table[seq_len=2.5]", "resonance-tables", "resonance-table[L=3]"}) {
+  for (const char* spec :
+       {"resonance-table[seq_len=0]", "resonance-table[seq_len=x]", "resonance-table[seq_len=2.5]",
+        "resonance-tables", "resonance-table[L=3]"}) {
     INFO(spec);
     try {
       (void)parse_realisation(spec, Format::fp32());
@@ -239,9 +240,9 @@ TEST_CASE("compare: resonance-table's tabulated angle is measured against 2π(i 
   // ≤ 1.2e-6 + 2^-22 < 1e-5. Against θ·i (the unreduced angle) the error would be ≈ 2π·⌊i/λ⌋.
   CompareOptions o;
   o.positions = 4096;
-  const CompareResult c = compare(parse_schedule("resonance:base=10000,dim=4"),
-                                  parse_realisation("resonance-table", Format::fp32()),
-                                  std::nullopt, o);
+  const CompareResult c =
+      compare(parse_schedule("resonance:base=10000,dim=4"),
+              parse_realisation("resonance-table", Format::fp32()), std::nullopt, o);
   REQUIRE(c.overall.angle);
   CHECK(c.overall.angle->absolute.value < 1e-5);
   CHECK(c.overall.angle->absolute.value > 0);

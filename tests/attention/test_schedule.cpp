@@ -2,7 +2,6 @@
 // model presets. Expected values are computed independently in long double from the formulas
 // (or by hand, as stated next to each number).
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <numbers>
 #include <set>
@@ -99,8 +98,10 @@ TEST_CASE("partial rotary vs p-RoPE (THEORY §3)", "[schedule]") {
   REQUIRE(dropped == 36);
   for (std::size_t d = 1; d <= 12; ++d) {
     INFO("d = " << d);
-    REQUIRE(rel(partial.blocks[d - 1].theta.to_double(), std::pow(1e4L, -2.0L * (d - 1) / 24)) < 1e-15L);
-    REQUIRE(rel(prope.blocks[d - 1].theta.to_double(), std::pow(1e4L, -2.0L * (d - 1) / 96)) < 1e-15L);
+    REQUIRE(rel(partial.blocks[d - 1].theta.to_double(), std::pow(1e4L, -2.0L * (d - 1) / 24)) <
+            1e-15L);
+    REQUIRE(rel(prope.blocks[d - 1].theta.to_double(), std::pow(1e4L, -2.0L * (d - 1) / 96)) <
+            1e-15L);
     REQUIRE_FALSE(prope.blocks[d - 1].dropped);
   }
   for (std::size_t d = 13; d <= 48; ++d) {
@@ -161,10 +162,10 @@ TEST_CASE("model presets", "[schedule]") {
   // (deepseek-v3's 64-dim rotary head) and 64 (qwen2-vl-7b) (hand)
   REQUIRE(blocks == 732);
   const Schedule neox = parse_schedule("gpt-neox-20b");
-  REQUIRE(neox.blocks.size() == 12);       // 96 · 0.25 = 24 rotary dims
+  REQUIRE(neox.blocks.size() == 12);  // 96 · 0.25 = 24 rotary dims
   REQUIRE(neox.unrotated_pairs == 36);
   const Schedule phi = parse_schedule("phi-2");
-  REQUIRE(phi.blocks.size() == 16);        // 80 · 0.4 = 32 rotary dims, factor read exactly
+  REQUIRE(phi.blocks.size() == 16);  // 80 · 0.4 = 32 rotary dims, factor read exactly
   REQUIRE(phi.unrotated_pairs == 24);
   REQUIRE(*phi.partial_rotary_factor == mpq_class(2, 5));
   REQUIRE(parse_schedule("codellama-7b").blocks[1].theta.to_double() ==
@@ -175,8 +176,9 @@ TEST_CASE("model presets", "[schedule]") {
 TEST_CASE("bad schedule specs give one line listing the accepted ones", "[schedule]") {
   for (const std::string spec :
        {"foo", "conventional:base=0,dim=128", "conventional:base=1e4,dim=127",
-        "conventional:base=1e4", "periodic:m=0", "single:g=abc", "partial:base=1e4,dim=96,factor=0.31",
-        "prope:base=1e4,dim=128,p=2", "conventional:base=1e4,dim=128,extra=1", "periodic:1/0"}) {
+        "conventional:base=1e4", "periodic:m=0", "single:g=abc",
+        "partial:base=1e4,dim=96,factor=0.31", "prope:base=1e4,dim=128,p=2",
+        "conventional:base=1e4,dim=128,extra=1", "periodic:1/0"}) {
     INFO(spec);
     const std::string e = error_of(spec);
     REQUIRE_FALSE(e.empty());
@@ -213,6 +215,7 @@ TEST_CASE("schedule dimensions are bounded: 2..65536", "[schedule]") {
   // 65536 / 2 = 32768 rotary blocks is accepted; 65538 is refused with the accepted range (a
   // 10^6-dimensional prope schedule took about 1 GB while fuzzing).
   CHECK(parse_schedule("conventional:base=10000,dim=65536").blocks.size() == 32768);
-  CHECK_THROWS_WITH(parse_schedule("conventional:base=10000,dim=65538"), Catch::Contains("2..65536"));
+  CHECK_THROWS_WITH(parse_schedule("conventional:base=10000,dim=65538"),
+                    Catch::Contains("2..65536"));
   CHECK_THROWS_WITH(parse_schedule("prope:base=10,dim=999996,p=0"), Catch::Contains("2..65536"));
 }

@@ -3,9 +3,9 @@
 // independently: by hand (derivation in the comment, checked with exact rational arithmetic in
 // Python's fractions/decimal), from THEORY/the papers, or by a second implementation
 // (hardware binary32 with -ffp-contract=off, GMP rationals, the MPFR engine, apply_rotation).
-#include <catch2/catch.hpp>
 #include <rapidcheck.h>
 
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -58,8 +58,9 @@ rc::Gen<float> any_finite_float() {
 
 /// Floats of moderate magnitude (products and sums stay finite), including tiny ones.
 rc::Gen<float> moderate_float() {
-  return rc::gen::map(rc::gen::pair(rc::gen::inRange(-(1 << 20), 1 << 20), rc::gen::inRange(-40, 20)),
-                      [](std::pair<int, int> p) { return std::ldexp(static_cast<float>(p.first), p.second); });
+  return rc::gen::map(
+      rc::gen::pair(rc::gen::inRange(-(1 << 20), 1 << 20), rc::gen::inRange(-40, 20)),
+      [](std::pair<int, int> p) { return std::ldexp(static_cast<float>(p.first), p.second); });
 }
 
 }  // namespace
@@ -68,10 +69,11 @@ rc::Gen<float> moderate_float() {
 // Arithmetic: the binary64 fast path against the MPFR engine (second implementation)
 // ---------------------------------------------------------------------------------------------
 
-TEST_CASE("Arithmetic fast path agrees with the MPFR engine bit for bit", "[transformer][arithmetic]") {
+TEST_CASE("Arithmetic fast path agrees with the MPFR engine bit for bit",
+          "[transformer][arithmetic]") {
   const auto& mpfr = ropesim::numeric::mpfr_engine();
-  for (const Format& f : {Format::fp16(), Format::bf16(), Format::fp32(), Format::tf32(), Format::fp8e5m2(),
-                          Format::fp64()}) {
+  for (const Format& f : {Format::fp16(), Format::bf16(), Format::fp32(), Format::tf32(),
+                          Format::fp8e5m2(), Format::fp64()}) {
     const Arithmetic fast(f, Rounding::nearest_even, mpfr);
     REQUIRE(fast.fast());
     INFO(f.name);
@@ -80,7 +82,8 @@ TEST_CASE("Arithmetic fast path agrees with the MPFR engine bit for bit", "[tran
       const float b0 = *any_finite_float();
       const int shift = *rc::gen::inRange(-30, 30);
       // Values of F: round the (scaled) binary32 inputs into F with the engine.
-      const Value a = mpfr.convert(f, v(std::ldexp(static_cast<double>(a0), shift)), Rounding::nearest_even);
+      const Value a =
+          mpfr.convert(f, v(std::ldexp(static_cast<double>(a0), shift)), Rounding::nearest_even);
       const Value b = mpfr.convert(f, v(static_cast<double>(b0)), Rounding::nearest_even);
       RC_ASSERT(same(fast.add(a, b), mpfr.add(f, a, b, Rounding::nearest_even)));
       RC_ASSERT(same(fast.sub(a, b), mpfr.sub(f, a, b, Rounding::nearest_even)));
@@ -103,8 +106,9 @@ TEST_CASE("Arithmetic fast path agrees with the MPFR engine bit for bit", "[tran
       RC_ASSERT(same(fast.sub(a, b), mpfr.sub(f, a, b, Rounding::nearest_even)));
       RC_ASSERT(same(fast.mul(a, b), mpfr.mul(f, a, b, Rounding::nearest_even)));
       RC_ASSERT(same(fast.div(a, b), mpfr.div(f, a, b, Rounding::nearest_even)));
-      RC_ASSERT(same(fast.sqrt(fast.mul(a, a)), mpfr.sqrt(f, mpfr.mul(f, a, a, Rounding::nearest_even),
-                                                            Rounding::nearest_even)));
+      RC_ASSERT(
+          same(fast.sqrt(fast.mul(a, a)),
+               mpfr.sqrt(f, mpfr.mul(f, a, a, Rounding::nearest_even), Rounding::nearest_even)));
     });
     CHECK(ok2);
   }
@@ -146,7 +150,8 @@ TEST_CASE("exact_decimal is exact and reads back", "[transformer][arithmetic]") 
 // Summation policies (THEORY §1, §2.1)
 // ---------------------------------------------------------------------------------------------
 
-TEST_CASE("fp16 sum of ones: sequential stops at 2048, the others reach the count", "[transformer][summation]") {
+TEST_CASE("fp16 sum of ones: sequential stops at 2048, the others reach the count",
+          "[transformer][summation]") {
   // THEORY §1: in fp16 (p = 11) the spacing at 2048 is 2, so 2048 + 1 is a tie that rounds to
   // the even 2048: a sequential sum of 1.0 stops there. Pairwise sums of 4096 ones add equal
   // powers of two at every level (1+1, 2+2, ..., 2048+2048), all exact. fp32 accumulation is
@@ -163,7 +168,8 @@ TEST_CASE("fp16 sum of ones: sequential stops at 2048, the others reach the coun
   CHECK(dot(ones, ones, policy_of(Format::fp16(), Summation::pairwise)).to_double() == 4096);
 }
 
-TEST_CASE("summation policies on [2048, 1, 1] in fp16 and bf16 with an fp32 accumulator", "[transformer][summation]") {
+TEST_CASE("summation policies on [2048, 1, 1] in fp16 and bf16 with an fp32 accumulator",
+          "[transformer][summation]") {
   // Sequential: 2048 + 1 → 2048 (tie to even), + 1 → 2048. Pairwise splits [2048] | [1, 1]:
   // 2048 + 2 = 2050 (representable: even multiple of the spacing 2). Exact: 2050.
   const auto t = values({2048, 1, 1});
@@ -180,11 +186,13 @@ TEST_CASE("summation policies on [2048, 1, 1] in fp16 and bf16 with an fp32 accu
   // An empty sum is +0; affine appends the bias as the last term.
   CHECK(same(sum({}, policy_of(Format::fp16())), v(0)));
   CHECK(affine(values({2048}), values({1}), v(1), policy_of(Format::fp16())).to_double() == 2048);
-  CHECK(affine(values({2048}), values({1}), v(1), policy_of(Format::fp16(), Summation::exact)).to_double() == 2048);
+  CHECK(affine(values({2048}), values({1}), v(1), policy_of(Format::fp16(), Summation::exact))
+            .to_double() == 2048);
   CHECK_THROWS_AS(dot(values({1, 2}), values({1}), policy_of(Format::fp32())), InvalidArgument);
 }
 
-TEST_CASE("fp32 sequential dot product equals the hardware binary32 loop", "[transformer][summation]") {
+TEST_CASE("fp32 sequential dot product equals the hardware binary32 loop",
+          "[transformer][summation]") {
   // Second implementation: IEEE binary32 with round-to-nearest-even and -ffp-contract=off
   // computes exactly rnd(rnd(x0·y0) + rnd(x1·y1)) + ... left to right.
   const EvaluationPolicy p = policy_of(Format::fp32());
@@ -239,7 +247,8 @@ TEST_CASE("exact accumulation is the correctly rounded exact sum", "[transformer
 // Softmax (THEORY §2; RoPE-X eq. 2)
 // ---------------------------------------------------------------------------------------------
 
-TEST_CASE("stable softmax selects exactly with a lead of f_large (fp16 by hand)", "[transformer][softmax]") {
+TEST_CASE("stable softmax selects exactly with a lead of f_large (fp16 by hand)",
+          "[transformer][softmax]") {
   const EvaluationPolicy p = policy_of(Format::fp16());
   // THEORY §1: f_large(fp16) = 17.34375 (≈ 25·ln2 = 17.3287 snapped up into F).
   const auto fl = ropesim::numeric::f_large(Format::fp16());
@@ -291,7 +300,8 @@ TEST_CASE("ties at the max each get exp(0) = 1", "[transformer][softmax]") {
   CHECK(a[2].is_zero());
 }
 
-TEST_CASE("fp16 without max subtraction overflows to NaN; stable and online do not", "[transformer][softmax]") {
+TEST_CASE("fp16 without max subtraction overflows to NaN; stable and online do not",
+          "[transformer][softmax]") {
   const EvaluationPolicy p = policy_of(Format::fp16());
   // e^12 ≈ 162754.79 > 65520 (the fp16 overflow threshold max + ulp/2 = 65504 + 16) → +inf;
   // Z = inf + 1 = inf; α_0 = inf/inf = NaN, α_1 = 1/inf = 0.
@@ -318,8 +328,9 @@ TEST_CASE("fp16 without max subtraction overflows to NaN; stable and online do n
   CHECK(out.weights[1].to_double() == 1.0);
   CHECK(out.output[0].to_double() == 1.0);
   // online refuses pairwise/exact summation (its running sum is sequential).
-  CHECK_THROWS_AS(softmax(values({1}), policy_of(Format::fp16(), Summation::pairwise), SoftmaxVariant::online),
-                  InvalidArgument);
+  CHECK_THROWS_AS(
+      softmax(values({1}), policy_of(Format::fp16(), Summation::pairwise), SoftmaxVariant::online),
+      InvalidArgument);
 }
 
 TEST_CASE("no visible key gives the zero output, never 0/0", "[transformer][softmax]") {
@@ -355,7 +366,8 @@ RotarySegment segment(const std::string& schedule, const std::vector<std::string
 
 }  // namespace
 
-TEST_CASE("a head mixes a periodic-table block, an irrational block and unrotated pairs", "[transformer][rope]") {
+TEST_CASE("a head mixes a periodic-table block, an irrational block and unrotated pairs",
+          "[transformer][rope]") {
   const Format f = Format::fp32();
   const EvaluationPolicy p = policy_of(f);
   AttentionHead head;
@@ -388,7 +400,8 @@ TEST_CASE("a head mixes a periodic-table block, an irrational block and unrotate
   CHECK_THROWS_AS(rotate(head, rot, 6, x, p), InvalidArgument);
 }
 
-TEST_CASE("rotate agrees with realisation's apply_rotation (second implementation)", "[transformer][rope]") {
+TEST_CASE("rotate agrees with realisation's apply_rotation (second implementation)",
+          "[transformer][rope]") {
   // apply_rotation is the census engineer's implementation of the same arithmetic.
   for (const std::string rname : {"r1", "r2", "hf", "llamacpp-cpu"}) {
     const Format f = rname == "r1" || rname == "r2" ? Format::fp16() : Format::bf16();
@@ -448,7 +461,8 @@ namespace {
 /// coordinates: [bias (1 on symbols and EOS), is_a, is_BOS, attention]. One NoPE head with
 /// Q = 0, query bias C, key = is_a: score C·is_a(j); value = is_a; output into coordinate 3.
 /// Classifier y = x_3 - 0.5·x_0: at EOS, y = (attention output) - 0.5.
-Model contains_a_model(const Format& f, double c, bool bos = true, Masking masking = Masking::strict) {
+Model contains_a_model(const Format& f, double c, bool bos = true,
+                       Masking masking = Masking::strict) {
   Model m;
   m.name = "contains-a";
   m.policy = policy_of(f);
@@ -500,7 +514,8 @@ TEST_CASE("contains-a: accept/reject and the EOS readout", "[transformer][model]
   CHECK(run(m, "b a").accept);
 }
 
-TEST_CASE("BOS query gets a zero attention output; strict vs non-strict visible keys", "[transformer][model]") {
+TEST_CASE("BOS query gets a zero attention output; strict vs non-strict visible keys",
+          "[transformer][model]") {
   RunOptions all;
   all.trace_all = true;
   {
@@ -539,7 +554,8 @@ TEST_CASE("BOS query gets a zero attention output; strict vs non-strict visible 
   }
 }
 
-TEST_CASE("the no-max-subtraction NaN reaches the classifier and is located", "[transformer][model]") {
+TEST_CASE("the no-max-subtraction NaN reaches the classifier and is located",
+          "[transformer][model]") {
   // Score 12 at the a key in fp16 without max subtraction: e^12 → inf, weight inf/inf = NaN
   // (see the softmax test), so the head output at EOS is NaN and NaN rejects.
   Model m = contains_a_model(Format::fp16(), 12);
@@ -561,7 +577,8 @@ TEST_CASE("the no-max-subtraction NaN reaches the classifier and is located", "[
   CHECK_FALSE(s.first_non_finite);
 }
 
-TEST_CASE("two layers, two heads, post-LN and pre-LN run; validate names the path", "[transformer][model]") {
+TEST_CASE("two layers, two heads, post-LN and pre-LN run; validate names the path",
+          "[transformer][model]") {
   Model m = contains_a_model(Format::fp32(), 200);
   // Second head in layer 0 copying is_BOS; a second layer with an FFN that doubles x_3.
   AttentionHead h2 = m.layers[0].heads[0];

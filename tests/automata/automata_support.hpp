@@ -37,7 +37,8 @@ inline Dfa draw_dfa(std::size_t max_states) {
   for (std::size_t q = 0; q < n; ++q) {
     const std::size_t end = block_start[q] + block_size[q];
     for (std::size_t a = 0; a < letters; ++a) {
-      const int kind = strict[q] ? *rc::gen::elementOf(std::vector<int>{0, 5, 6, 7}) : *rc::gen::inRange(0, 9);
+      const int kind =
+          strict[q] ? *rc::gen::elementOf(std::vector<int>{0, 5, 6, 7}) : *rc::gen::inRange(0, 9);
       if (kind < 3 || (kind >= 5 && end >= n && strict[q])) {
         transitions[q][a] = block_start[q] + (q - block_start[q] + 1) % block_size[q];
       } else if (kind < 5) {
@@ -85,7 +86,8 @@ inline std::size_t moore_state_count(const Dfa& d) {
     std::map<std::size_t, std::size_t> next;
     for (auto q : live) {
       std::vector<std::size_t> signature{cls[q]};
-      for (std::size_t a = 0; a < d.letter_count(); ++a) signature.push_back(cls[d.transitions()[q][a]]);
+      for (std::size_t a = 0; a < d.letter_count(); ++a)
+        signature.push_back(cls[d.transitions()[q][a]]);
       next[q] = signature_class.emplace(signature, signature_class.size()).first->second;
     }
     std::size_t before = 0;

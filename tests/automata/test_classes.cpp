@@ -4,10 +4,10 @@
 // and by transitive closure, and two properties: the two LTL[P,MOD] deciders agree (also with
 // k = lcm(1..n), which needs no period computation), and PO ⇔ R-trivial on minimal DFAs.
 #include <rapidcheck.h>
+#include <rapidcheck/catch.h>
 
 #include <catch2/catch.hpp>
 #include <numeric>
-#include <rapidcheck/catch.h>
 
 #include "automata/classes.hpp"
 #include "automata/minimise.hpp"
@@ -65,12 +65,12 @@ TEST_CASE("classify: the zoo as the papers classify it", "[automata][classes]") 
   // q1 ⟲{a,b}, q2 ⟲{a,c,d}, and the sink — 4 states.
   using C = LanguageClass;
   const std::vector<ZooEntry> zoo = {
-      {"(aa)*", "(aa)*", "ab", 3, C::ltl_p_mod, 2},            // RoPE-X Prop 3.2
-      {"(ab)*", "(ab)*", "ab", 3, C::ltl_p_mod, 2},            // RoPE-X Prop 3.2
+      {"(aa)*", "(aa)*", "ab", 3, C::ltl_p_mod, 2},  // RoPE-X Prop 3.2
+      {"(ab)*", "(ab)*", "ab", 3, C::ltl_p_mod, 2},  // RoPE-X Prop 3.2
       {"(aaa)*", "(aaa)*", "a", 3, C::ltl_p_mod, 3},
       {"(aa)*|(aaa)*", "(aa)*|(aaa)*", "a", 6, C::ltl_p_mod, 6},
-      {"a(bb)*", "a(bb)*", "ab", 4, C::ltl_p_mod, 2},          // transient, then a 2-cycle
-      {"(Σ²)*", "(..)*", "ab", 2, C::ltl_p_mod, 2},            // parallel edges a,b merged
+      {"a(bb)*", "a(bb)*", "ab", 4, C::ltl_p_mod, 2},  // transient, then a 2-cycle
+      {"(Σ²)*", "(..)*", "ab", 2, C::ltl_p_mod, 2},    // parallel edges a,b merged
       {"aΣ*", "a(a|b)*", "ab", 3, C::ltl_p, 1},
       {"LT-1", ".*a.*", "ab", 2, C::ltl_p, 1},
       {"PT-2", ".*a.*b.*", "ab", 3, C::ltl_p, 1},
@@ -81,10 +81,10 @@ TEST_CASE("classify: the zoo as the papers classify it", "[automata][classes]") 
       {"Σ*a", ".*a", "ab", 2, C::none, 0},
       {"LAST", ".*b", "ab", 2, C::none, 0},
       {"RDP-1", "(a|c|d)*a(b|d)*", "abcd", 4, C::none, 0},
-      {"PARITY", "a*(ba*ba*)*", "ab", 2, C::none, 0},          // RoPE-X Prop B.3
+      {"PARITY", "a*(ba*ba*)*", "ab", 2, C::none, 0},  // RoPE-X Prop B.3
       {"DYCK-(1,2)", "(a(ab)*b)*", "ab", 4, C::none, 0},
       {"LT-2 over 3 letters", ".*ab.*", "abc", 3, C::none, 0},  // RoPE-X Prop B.2
-      {"(ab|ba)*", "(ab|ba)*", "ab", 4, C::none, 0},           // period 2 but not a simple cycle
+      {"(ab|ba)*", "(ab|ba)*", "ab", 4, C::none, 0},            // period 2 but not a simple cycle
   };
   for (const auto& z : zoo) {
     INFO(z.name << " = " << z.regex << " over " << z.letters);
@@ -170,39 +170,47 @@ TEST_CASE("transition monoid: sizes and R-triviality by hand", "[automata][monoi
 }
 
 TEST_CASE("deciders on random minimal DFAs", "[automata][classes][properties]") {
-  rc::prop("property 1: the component test and the A_k definition agree (and with k = lcm(1..n))", [] {
-    const Dfa m = minimise(draw_dfa(12));
-    const ComponentTest components = decide_ltl_p_mod_by_components(m);
-    const DefinitionTest definition = decide_ltl_p_mod_by_definition(m);
-    RC_TAG(components.ltl_p_mod ? (partial_order(m).partially_ordered ? "LTL[P]" : "LTL[P,MOD]") : "none");
-    RC_LOG() << "minimal states " << m.state_count() << ", component test " << components.ltl_p_mod << " (k "
-             << components.k << "), definition " << definition.ltl_p_mod << " (k " << definition.k << ")\n";
-    RC_ASSERT(components.ltl_p_mod == definition.ltl_p_mod);
-    if (components.ltl_p_mod) RC_ASSERT(components.k == definition.k);  // simple cycle: length = period
-    std::size_t all = 1;  // lcm(1..n): a multiple of every possible period, no periods needed
-    for (std::size_t i = 2; i <= m.state_count(); ++i) all = std::lcm(all, i);
-    RC_ASSERT(k_automaton_partial_order(m, all).partially_ordered == components.ltl_p_mod);
-    if (components.witness) {
-      const auto& w = *components.witness;
-      RC_ASSERT(m.run(w.state, w.first_loop) == w.state);
-      RC_ASSERT(m.run(w.state, w.second_loop) == w.state);
-    }
-  });
-  rc::prop("property 2: partially ordered ⇔ R-trivial transition monoid (when not inconclusive)", [] {
-    const Dfa m = minimise(draw_dfa(8));
-    const PartialOrder po = partial_order(m);
-    const RTriviality r = r_triviality(m, 5000);
-    RC_TAG(r.r_trivial == Verdict::inconclusive ? "inconclusive" : (po.partially_ordered ? "PO" : "not PO"));
-    if (r.r_trivial == Verdict::inconclusive) return;
-    RC_LOG() << "minimal states " << m.state_count() << ", monoid " << r.size << ", PO " << po.partially_ordered << "\n";
-    RC_ASSERT((r.r_trivial == Verdict::yes) == po.partially_ordered);
-  });
+  rc::prop(
+      "property 1: the component test and the A_k definition agree (and with k = lcm(1..n))", [] {
+        const Dfa m = minimise(draw_dfa(12));
+        const ComponentTest components = decide_ltl_p_mod_by_components(m);
+        const DefinitionTest definition = decide_ltl_p_mod_by_definition(m);
+        RC_TAG(components.ltl_p_mod ? (partial_order(m).partially_ordered ? "LTL[P]" : "LTL[P,MOD]")
+                                    : "none");
+        RC_LOG() << "minimal states " << m.state_count() << ", component test "
+                 << components.ltl_p_mod << " (k " << components.k << "), definition "
+                 << definition.ltl_p_mod << " (k " << definition.k << ")\n";
+        RC_ASSERT(components.ltl_p_mod == definition.ltl_p_mod);
+        if (components.ltl_p_mod)
+          RC_ASSERT(components.k == definition.k);  // simple cycle: length = period
+        std::size_t all = 1;  // lcm(1..n): a multiple of every possible period, no periods needed
+        for (std::size_t i = 2; i <= m.state_count(); ++i) all = std::lcm(all, i);
+        RC_ASSERT(k_automaton_partial_order(m, all).partially_ordered == components.ltl_p_mod);
+        if (components.witness) {
+          const auto& w = *components.witness;
+          RC_ASSERT(m.run(w.state, w.first_loop) == w.state);
+          RC_ASSERT(m.run(w.state, w.second_loop) == w.state);
+        }
+      });
+  rc::prop(
+      "property 2: partially ordered ⇔ R-trivial transition monoid (when not inconclusive)", [] {
+        const Dfa m = minimise(draw_dfa(8));
+        const PartialOrder po = partial_order(m);
+        const RTriviality r = r_triviality(m, 5000);
+        RC_TAG(r.r_trivial == Verdict::inconclusive ? "inconclusive"
+                                                    : (po.partially_ordered ? "PO" : "not PO"));
+        if (r.r_trivial == Verdict::inconclusive) return;
+        RC_LOG() << "minimal states " << m.state_count() << ", monoid " << r.size << ", PO "
+                 << po.partially_ordered << "\n";
+        RC_ASSERT((r.r_trivial == Verdict::yes) == po.partially_ordered);
+      });
   rc::prop("partial_order agrees with transitive closure and its witness is a cycle", [] {
     const Dfa d = draw_dfa(12);
     const auto reach = reachability(d);
     bool po = true;
     for (std::size_t p = 0; p < d.state_count(); ++p)
-      for (std::size_t q = 0; q < d.state_count(); ++q) po = po && (p == q || !(reach[p][q] && reach[q][p]));
+      for (std::size_t q = 0; q < d.state_count(); ++q)
+        po = po && (p == q || !(reach[p][q] && reach[q][p]));
     const PartialOrder got = partial_order(d);
     RC_ASSERT(got.partially_ordered == po);
     if (got.witness) {

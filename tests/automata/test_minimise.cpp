@@ -2,11 +2,11 @@
 // the DOT/JSON forms. Oracles: minimal state counts derived by hand (comments), Moore's
 // algorithm and brute-force word enumeration (tests/automata/automata_support.hpp).
 #include <rapidcheck.h>
+#include <rapidcheck/catch.h>
 
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <fstream>
-#include <rapidcheck/catch.h>
 
 #include "automata/export.hpp"
 #include "automata/minimise.hpp"
@@ -59,7 +59,7 @@ TEST_CASE("minimise: minimal state counts of the zoo, derived by hand", "[automa
   CHECK(minimise(from_regex("(a(ab)*b)*", "ab")).state_count() == 4);
   CHECK(minimise(from_regex("(a|c|d)*a(b|d)*", "abcd")).state_count() == 4);
   CHECK(minimise(from_regex("(aa)*|(aaa)*", "a")).state_count() == 6);  // n mod 6 ∈ {0,2,3,4}
-  CHECK(minimise(from_regex("", "ab")).state_count() == 2);              // ε, sink
+  CHECK(minimise(from_regex("", "ab")).state_count() == 2);             // ε, sink
 }
 
 TEST_CASE("minimise: two expressions of one language give the same DFA", "[automata][minimise]") {
@@ -70,18 +70,20 @@ TEST_CASE("minimise: two expressions of one language give the same DFA", "[autom
   const auto w = counterexample(from_regex("(aa)*", "ab"), from_regex("(aaa)*", "ab"));
   REQUIRE(w.has_value());
   CHECK(*w == Word{0, 0});  // "aa": in (aa)*, not in (aaa)*; shortest (ε and a agree)
-  CHECK_THROWS_AS(counterexample(from_regex("a", "ab"), from_regex("a", "ba")), ropesim::InvalidArgument);
+  CHECK_THROWS_AS(counterexample(from_regex("a", "ab"), from_regex("a", "ba")),
+                  ropesim::InvalidArgument);
 }
 
 TEST_CASE("minimise: random DFAs", "[automata][minimise][properties]") {
-  rc::prop("Hopcroft's size equals Moore's, the language is kept, minimising twice changes nothing", [] {
-    const Dfa d = draw_dfa(12);
-    const Dfa m = minimise(d);
-    RC_ASSERT(m.state_count() == moore_state_count(d));
-    RC_ASSERT(!counterexample(d, m).has_value());
-    RC_ASSERT(minimise(m) == m);
-    RC_ASSERT(m.initial() == 0u);
-  });
+  rc::prop("Hopcroft's size equals Moore's, the language is kept, minimising twice changes nothing",
+           [] {
+             const Dfa d = draw_dfa(12);
+             const Dfa m = minimise(d);
+             RC_ASSERT(m.state_count() == moore_state_count(d));
+             RC_ASSERT(!counterexample(d, m).has_value());
+             RC_ASSERT(minimise(m) == m);
+             RC_ASSERT(m.initial() == 0u);
+           });
   rc::prop("counterexample is the first differing word by enumeration", [] {
     const Dfa a = draw_dfa(3), b0 = draw_dfa(3);
     // Same alphabet: rebuild b over a's alphabet size by truncating or padding letters.
@@ -97,10 +99,12 @@ TEST_CASE("export: JSON round trip and refusals, DOT", "[automata][export]") {
   const Dfa d = minimise(from_regex("(aa)*", "ab"));
   CHECK(dfa_from_json(to_json(d)) == d);
   // Hand-written: 0 = even (initial, final), 1 = odd, 2 = sink.
-  CHECK(to_json(d) == nlohmann::json::parse(R"({"alphabet":["a","b"],"states":3,"initial":0,"accepting":[0],
+  CHECK(to_json(d) ==
+        nlohmann::json::parse(R"({"alphabet":["a","b"],"states":3,"initial":0,"accepting":[0],
                                                  "transitions":[[1,2],[0,2],[2,2]]})"));
   CHECK(to_dot(d) ==
-        "digraph DFA {\n  rankdir=LR;\n  start [shape=point];\n  0 [shape=doublecircle];\n  1 [shape=circle];\n"
+        "digraph DFA {\n  rankdir=LR;\n  start [shape=point];\n  0 [shape=doublecircle];\n  1 "
+        "[shape=circle];\n"
         "  2 [shape=circle];\n  start -> 0;\n  0 -> 1 [label=\"a\"];\n  0 -> 2 [label=\"b\"];\n"
         "  1 -> 0 [label=\"a\"];\n  1 -> 2 [label=\"b\"];\n  2 -> 2 [label=\"a,b\"];\n}\n");
   auto refused = [](const std::string& text) {
@@ -111,16 +115,21 @@ TEST_CASE("export: JSON round trip and refusals, DOT", "[automata][export]") {
     }
     return std::string();
   };
-  CHECK(refused(R"({"alphabet":["a"],"states":2,"initial":0,"accepting":[],"transitions":[[0],[2]]})") ==
-        "DFA JSON: transitions[1][0] is 2; accepted: a state number 0..1");
-  CHECK(refused(R"({"alphabet":["a"],"states":1,"initial":0,"accepting":[0,0],"transitions":[[0]]})")
-            .find("listed twice") != std::string::npos);
-  CHECK(refused(R"({"alphabet":["a","a"],"states":1,"initial":0,"accepting":[],"transitions":[[0,0]]})")
+  CHECK(
+      refused(
+          R"({"alphabet":["a"],"states":2,"initial":0,"accepting":[],"transitions":[[0],[2]]})") ==
+      "DFA JSON: transitions[1][0] is 2; accepted: a state number 0..1");
+  CHECK(
+      refused(R"({"alphabet":["a"],"states":1,"initial":0,"accepting":[0,0],"transitions":[[0]]})")
+          .find("listed twice") != std::string::npos);
+  CHECK(refused(
+            R"({"alphabet":["a","a"],"states":1,"initial":0,"accepting":[],"transitions":[[0,0]]})")
             .find("'a' is listed twice") != std::string::npos);
   CHECK(refused(R"({"alphabet":["a"],"states":1,"accepting":[],"transitions":[[0]]})") ==
         "DFA JSON: missing key 'initial'; accepted: a state number");
-  CHECK(refused(R"({"alphabet":["a","b"],"states":1,"initial":0,"accepting":[],"transitions":[[0]]})")
-            .find("accepted: a list of 2 state numbers") != std::string::npos);
+  CHECK(
+      refused(R"({"alphabet":["a","b"],"states":1,"initial":0,"accepting":[],"transitions":[[0]]})")
+          .find("accepted: a list of 2 state numbers") != std::string::npos);
   const std::string path = "/tmp/ropesim_test_automata_bad.json";
   std::ofstream(path) << "{not json";
   CHECK_THROWS_WITH(load_dfa(path), Catch::Contains(path + ": not JSON (byte "));

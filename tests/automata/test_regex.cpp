@@ -2,10 +2,9 @@
 // implementation: std::regex_match (ECMAScript grammar) on every word up to a length, for hand
 // written and for random expressions; and the one-line, column-numbered errors.
 #include <rapidcheck.h>
-
-#include <catch2/catch.hpp>
 #include <rapidcheck/catch.h>
 
+#include <catch2/catch.hpp>
 #include <regex>
 #include <string>
 #include <vector>
@@ -33,8 +32,8 @@ std::vector<std::string> all_words(const std::string& letters, std::size_t max_l
 
 /// The first word up to `max_length` on which the DFA of `regex` and std::regex_match disagree,
 /// or "" with `agree` true.
-bool agrees_with_std_regex(const std::string& regex, const std::string& letters, std::size_t max_length,
-                           std::string& differing) {
+bool agrees_with_std_regex(const std::string& regex, const std::string& letters,
+                           std::size_t max_length, std::string& differing) {
   const Dfa d = regex_to_dfa(regex, alphabet_from_letters(letters));
   // libstdc++'s default executor backtracks (exponential on nested stars such as ((a|)+)*);
   // its __polynomial flag selects its breadth-first (Thompson) executor, still libstdc++'s own
@@ -64,25 +63,45 @@ std::string draw_regex(const std::string& letters, int depth) {
   const int choice = *rc::gen::inRange(0, depth <= 0 ? 3 : 10);
   switch (choice) {
     case 0:
-    case 1: return std::string(1, letters[*rc::gen::inRange<std::size_t>(0, letters.size())]);
-    case 2: return *rc::gen::element(std::string("."), std::string("()"));
+    case 1:
+      return std::string(1, letters[*rc::gen::inRange<std::size_t>(0, letters.size())]);
+    case 2:
+      return *rc::gen::element(std::string("."), std::string("()"));
     case 3:
-    case 4: return draw_regex(letters, depth - 1) + draw_regex(letters, depth - 1);
+    case 4:
+      return draw_regex(letters, depth - 1) + draw_regex(letters, depth - 1);
     case 5:
-    case 6: return draw_regex(letters, depth - 1) + "|" + (*rc::gen::inRange(0, 6) == 0 ? "" : draw_regex(letters, depth - 1));
-    default: return "(" + draw_regex(letters, depth - 1) + ")" + *rc::gen::element(std::string("*"), std::string("+"), std::string("?"));
+    case 6:
+      return draw_regex(letters, depth - 1) + "|" +
+             (*rc::gen::inRange(0, 6) == 0 ? "" : draw_regex(letters, depth - 1));
+    default:
+      return "(" + draw_regex(letters, depth - 1) + ")" +
+             *rc::gen::element(std::string("*"), std::string("+"), std::string("?"));
   }
 }
 
 }  // namespace
 
-TEST_CASE("regex: the LC25 languages agree with std::regex on all words up to length 8", "[automata][regex]") {
+TEST_CASE("regex: the LC25 languages agree with std::regex on all words up to length 8",
+          "[automata][regex]") {
   // Over {a,b,c,d} (b0 → b, b1 → c) the words go up to length 6.
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"(aa)*", "ab"},           {"(ab)*", "ab"},          {"a(a|b)*", "ab"},          {".*a.*", "ab"},
-      {".*a.*b.*", "ab"},        {"b.*", "ab"},            {".*b", "ab"},              {"a*(ba*ba*)*", "ab"},
-      {"(a(ab)*b)*", "ab"},      {".*ab.*", "ab"},         {".*ab.*", "abc"},          {"(ab|ba)*", "ab"},
-      {"(c|d)*a(a|b|d)*", "abcd"}, {"(a|c|d)*a(b|d)*", "abcd"}, {"a+b?|()|b", "ab"},  {"((a|)b*)+", "ab"},
+      {"(aa)*", "ab"},
+      {"(ab)*", "ab"},
+      {"a(a|b)*", "ab"},
+      {".*a.*", "ab"},
+      {".*a.*b.*", "ab"},
+      {"b.*", "ab"},
+      {".*b", "ab"},
+      {"a*(ba*ba*)*", "ab"},
+      {"(a(ab)*b)*", "ab"},
+      {".*ab.*", "ab"},
+      {".*ab.*", "abc"},
+      {"(ab|ba)*", "ab"},
+      {"(c|d)*a(a|b|d)*", "abcd"},
+      {"(a|c|d)*a(b|d)*", "abcd"},
+      {"a+b?|()|b", "ab"},
+      {"((a|)b*)+", "ab"},
   };
   for (const auto& [regex, letters] : cases) {
     std::string differing;
@@ -93,7 +112,8 @@ TEST_CASE("regex: the LC25 languages agree with std::regex on all words up to le
 }
 
 TEST_CASE("regex: hand-checked memberships", "[automata][regex]") {
-  const Dfa parity = regex_to_dfa("a*(ba*ba*)*", alphabet_from_letters("ab"));  // even number of b's
+  const Dfa parity =
+      regex_to_dfa("a*(ba*ba*)*", alphabet_from_letters("ab"));  // even number of b's
   CHECK(parity.accepts(parity.word("")));
   CHECK(parity.accepts(parity.word("abab")));
   CHECK_FALSE(parity.accepts(parity.word("aab")));
@@ -109,14 +129,17 @@ TEST_CASE("regex: hand-checked memberships", "[automata][regex]") {
 TEST_CASE("regex: bad input is one line naming the column", "[automata][regex]") {
   CHECK(error_of("a(b", "ab") == "regex: '(' at column 2 is never closed; add ')'");
   CHECK(error_of("ab)", "ab") == "regex: unmatched ')' at column 3 of 'ab)'");
-  CHECK(error_of("*a", "ab") == "regex: '*' at column 1 has nothing to repeat; put a letter, '.' or a group before it");
+  CHECK(error_of("*a", "ab") ==
+        "regex: '*' at column 1 has nothing to repeat; put a letter, '.' or a group before it");
   CHECK(error_of("a|+", "ab").find("'+' at column 3 has nothing to repeat") != std::string::npos);
-  CHECK(error_of("ax", "ab").find("'x' at column 2 is not a letter of the alphabet {a, b}") != std::string::npos);
-  CHECK(error_of("a b", "ab").find("' ' at column 2 is not a letter") != std::string::npos);
-  CHECK(error_of(std::string(2000, '(') + std::string(2000, ')'), "ab").find("nested deeper than 1000") !=
+  CHECK(error_of("ax", "ab").find("'x' at column 2 is not a letter of the alphabet {a, b}") !=
         std::string::npos);
+  CHECK(error_of("a b", "ab").find("' ' at column 2 is not a letter") != std::string::npos);
+  CHECK(error_of(std::string(2000, '(') + std::string(2000, ')'), "ab")
+            .find("nested deeper than 1000") != std::string::npos);
   CHECK_THROWS_AS(alphabet_from_letters(""), ropesim::InvalidArgument);
-  CHECK_THROWS_WITH(alphabet_from_letters("aba"), "letter 'a' is listed twice in the alphabet; list each once");
+  CHECK_THROWS_WITH(alphabet_from_letters("aba"),
+                    "letter 'a' is listed twice in the alphabet; list each once");
   CHECK_THROWS_AS(alphabet_from_letters("a*"), ropesim::InvalidArgument);
   CHECK_THROWS_AS(regex_to_dfa("a", {"ab"}), ropesim::InvalidArgument);
 }
@@ -128,7 +151,8 @@ TEST_CASE("regex: random expressions agree with std::regex", "[automata][regex][
     RC_TAG(letters);
     RC_LOG() << "regex " << regex << " over " << letters << "\n";
     std::string differing;
-    const bool agree = agrees_with_std_regex(regex, letters, letters.size() == 2 ? 8 : 5, differing);
+    const bool agree =
+        agrees_with_std_regex(regex, letters, letters.size() == 2 ? 8 : 5, differing);
     RC_LOG() << "first differing word '" << differing << "'\n";
     RC_ASSERT(agree);
   });

@@ -1,11 +1,11 @@
 #pragma once
 // Running the ropesim executable from tests: exit code, stdout and stderr, and the checks of
 // the CLI contract (one line on stderr, exit code 2, nothing on stdout).
-#include <catch2/catch.hpp>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <array>
+#include <catch2/catch.hpp>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -20,14 +20,16 @@ struct Run {
 };
 
 inline Run run(const std::string& arguments) {
-  const std::string err_path = std::filesystem::temp_directory_path() / ("ropesim_cli_err_" + std::to_string(::getpid()));
+  const std::string err_path =
+      std::filesystem::temp_directory_path() / ("ropesim_cli_err_" + std::to_string(::getpid()));
   const std::string command = std::string(ROPESIM_BINARY) + " " + arguments + " 2>" + err_path;
   Run r;
   FILE* pipe = ::popen(command.c_str(), "r");
   REQUIRE(pipe != nullptr);
   std::array<char, 4096> buffer{};
   std::size_t n = 0;
-  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) r.out.append(buffer.data(), n);
+  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0)
+    r.out.append(buffer.data(), n);
   const int status = ::pclose(pipe);
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   std::ifstream err(err_path);
@@ -53,7 +55,8 @@ inline void expect_usage_error(const Run& r, const std::string& must_contain) {
 }
 
 inline std::string temp_path(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / (std::to_string(::getpid()) + "_" + name)).string();
+  return (std::filesystem::temp_directory_path() / (std::to_string(::getpid()) + "_" + name))
+      .string();
 }
 
 }  // namespace cli_test

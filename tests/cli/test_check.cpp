@@ -1,13 +1,13 @@
 // `ropesim check`: summary lines, exit codes and one-line refusals (docs/CLI.md).
 #include <catch2/catch.hpp>
-
 #include <string>
 
 #include "tests/cli/cli_support.hpp"
 
 using namespace cli_test;
 
-TEST_CASE("check: a passing property prints its count and the overall line, exit 0", "[cli][check]") {
+TEST_CASE("check: a passing property prints its count and the overall line, exit 0",
+          "[cli][check]") {
   const Run r = run("check --property binary-mod --trials 7 --max-length 50 --quiet");
   REQUIRE(r.code == 0);
   CHECK(r.out.find("binary-mod         7 passed, 0 failed") != std::string::npos);

@@ -2,10 +2,9 @@
 // languages (THEORY §5 T2/T6, §8; RoPE-X Prop 3.2, B.2), the --dfa, --dot and --out files,
 // and one-line errors with exit code 2.
 #include <catch2/catch.hpp>
-#include <nlohmann/json.hpp>
-
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "tests/cli/cli_support.hpp"
@@ -71,20 +70,26 @@ TEST_CASE("classify: text, --dfa, --dot and --out", "[cli][classify]") {
 }
 
 TEST_CASE("classify: bad input is one line, exit 2", "[cli][classify]") {
-  expect_usage_error(run("classify --alphabet ab --regex 'a(b'"), "--regex: '(' at column 2 is never closed");
+  expect_usage_error(run("classify --alphabet ab --regex 'a(b'"),
+                     "--regex: '(' at column 2 is never closed");
   expect_usage_error(run("classify --alphabet ab --regex 'ab)'"), "unmatched ')' at column 3");
   expect_usage_error(run("classify --alphabet ab --regex 'ax'"), "'x' at column 2 is not a letter");
-  expect_usage_error(run("classify --alphabet aa --regex 'a'"), "--alphabet: letter 'a' is listed twice");
+  expect_usage_error(run("classify --alphabet aa --regex 'a'"),
+                     "--alphabet: letter 'a' is listed twice");
   expect_usage_error(run("classify --regex 'a'"), "--regex needs --alphabet");
   expect_usage_error(run("classify --alphabet ab"), "no language given");
-  expect_usage_error(run("classify --alphabet ab --regex a --dfa x.json"), "--regex and --dfa both given");
+  expect_usage_error(run("classify --alphabet ab --regex a --dfa x.json"),
+                     "--regex and --dfa both given");
   expect_usage_error(run("classify --dfa /nonexistent/dfa.json"), "cannot read the DFA file");
   const std::string ab = temp_path("classify_ab.json");
-  std::ofstream(ab) << R"({"alphabet": ["a", "b"], "states": 1, "initial": 0, "accepting": [], "transitions": [[0, 0]]})";
-  expect_usage_error(run("classify --dfa " + ab + " --alphabet ba"), "--alphabet {b, a} differs from the alphabet {a, b}");
+  std::ofstream(ab)
+      << R"({"alphabet": ["a", "b"], "states": 1, "initial": 0, "accepting": [], "transitions": [[0, 0]]})";
+  expect_usage_error(run("classify --dfa " + ab + " --alphabet ba"),
+                     "--alphabet {b, a} differs from the alphabet {a, b}");
   std::filesystem::remove(ab);
   const std::string bad = temp_path("classify_bad.json");
-  std::ofstream(bad) << R"({"alphabet": ["a"], "states": 1, "initial": 3, "accepting": [], "transitions": [[0]]})";
+  std::ofstream(bad)
+      << R"({"alphabet": ["a"], "states": 1, "initial": 3, "accepting": [], "transitions": [[0]]})";
   expect_usage_error(run("classify --dfa " + bad), "'initial' is 3; accepted: a state number 0..0");
   std::filesystem::remove(bad);
   const std::string out = temp_path("classify_never.json");
@@ -93,12 +98,17 @@ TEST_CASE("classify: bad input is one line, exit 2", "[cli][classify]") {
   CHECK_FALSE(std::filesystem::exists(out));
 }
 
-TEST_CASE("classify --model: the DFA extracted from a compiled transformer", "[cli][classify][extraction]") {
+TEST_CASE("classify --model: the DFA extracted from a compiled transformer",
+          "[cli][classify][extraction]") {
   // (ab)* compiled at fp16 (RoPE-X Prop 3.2): minimal DFA ε/even, after a, sink = 3 states,
   // LTL[P,MOD] with k = 2 (the classify cases above).
   const std::string model = temp_path("classify_model_ab.json");
-  REQUIRE(run("compile 'mod(2,1) & !P(mod(2,1) & !a | mod(2,0) & !b)' --alphabet ab --format fp16 -o " + model).code == 0);
-  const Run r = run("classify --model " + model + " --exhaustive-length 6 --random-words 5 --random-length 30 --json");
+  REQUIRE(
+      run("compile 'mod(2,1) & !P(mod(2,1) & !a | mod(2,0) & !b)' --alphabet ab --format fp16 -o " +
+          model)
+          .code == 0);
+  const Run r = run("classify --model " + model +
+                    " --exhaustive-length 6 --random-words 5 --random-length 30 --json");
   INFO(r.err);
   REQUIRE(r.code == 0);
   const auto j = nlohmann::json::parse(r.out);
@@ -115,9 +125,11 @@ TEST_CASE("classify --model: the DFA extracted from a compiled transformer", "[c
   CHECK(x["membership_queries"]["equivalence"]["words"] == 69);
   CHECK(x["membership_queries"]["equivalence"]["symbols"] == 534);
   CHECK(x["state_cap_hit"] == false);
-  const Run text = run("classify --model " + model + " --exhaustive-length 4 --random-words 2 --random-length 10");
+  const Run text = run("classify --model " + model +
+                       " --exhaustive-length 4 --random-words 2 --random-length 10");
   REQUIRE(text.code == 0);
-  CHECK(text.out.find("every word of length <= 4 (16 words of length 4) and 2 random words of length 10") !=
+  CHECK(text.out.find(
+            "every word of length <= 4 (16 words of length 4) and 2 random words of length 10") !=
         std::string::npos);
   const Run other = run("classify --model " + model + " --alphabet ba");
   CHECK(other.code == 2);

@@ -1,18 +1,18 @@
 // The ropesim executable as a user meets it: exit codes, one-line errors naming the flag and
 // the accepted values, no partial output files, JSON keys, and values derived by hand or from
 // the papers (THEORY §1, §3; NUMERIC §4).
-#include <catch2/catch.hpp>
-#include <nlohmann/json.hpp>
-
-#include "tests/cli/cli_support.hpp"
 #include <sys/wait.h>
 
 #include <array>
+#include <catch2/catch.hpp>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+
+#include "tests/cli/cli_support.hpp"
 
 using namespace cli_test;
 
@@ -22,7 +22,8 @@ TEST_CASE("formats --json gives THEORY §1's values", "[cli]") {
   const auto list = nlohmann::json::parse(r.out);
   REQUIRE(list.size() == 7);
   for (const auto& f : list) {
-    for (const char* key : {"name", "p", "emin", "emax", "max", "min_positive", "unit_roundoff", "f_large", "n_max"}) {
+    for (const char* key : {"name", "p", "emin", "emax", "max", "min_positive", "unit_roundoff",
+                            "f_large", "n_max"}) {
       CHECK(f.contains(key));
     }
   }
@@ -53,8 +54,10 @@ TEST_CASE("formats: f_large is null under round-up", "[cli]") {
 TEST_CASE("bad input: one line, exit 2, naming the flag and accepted values", "[cli]") {
   expect_usage_error(run("formats --formats fp33"), "fp16");
   expect_usage_error(run("formats --rounding sideways"), "--rounding");
-  expect_usage_error(run("rotations --schedule single:g=1 --format fp33 --positions 10"), "--format");
-  expect_usage_error(run("rotations --schedule single:g=1 --realization r9 --positions 10"), "--realization");
+  expect_usage_error(run("rotations --schedule single:g=1 --format fp33 --positions 10"),
+                     "--format");
+  expect_usage_error(run("rotations --schedule single:g=1 --realization r9 --positions 10"),
+                     "--realization");
   expect_usage_error(run("rotations --schedule nonsense:x=1 --positions 10"), "--schedule");
   expect_usage_error(run("rotations --schedule single:g=1 --realization r3 --positions 10"), "r3");
   expect_usage_error(run("rotations --schedule single:g=one --positions 10"), "--schedule");
@@ -63,14 +66,15 @@ TEST_CASE("bad input: one line, exit 2, naming the flag and accepted values", "[
   expect_usage_error(run("nonexistent-command"), "ropesim");
 }
 
-TEST_CASE("horizon, construct offset, table horizon: C not finite in F is one line, exit 2", "[cli][format_binding]") {
+TEST_CASE("horizon, construct offset, table horizon: C not finite in F is one line, exit 2",
+          "[cli][format_binding]") {
   // decided by proofs::require_finite_scale; hand: fp16's max finite is 65504 and 65520 =
   // 65504 + ulp/2 rounds to +inf under nearest-even; bf16's max is (2 - 2^-7)·2^127
   const std::string fp16 =
       "ropesim: error: --C: C = 65520 is not finite in fp16 (largest finite 65504); accepted: a "
       "positive decimal or 'auto'\n";
-  for (const char* command : {"horizon --format fp16 --C 65520 --quiet",
-                              "construct offset --format fp16 --C 65520"}) {
+  for (const char* command :
+       {"horizon --format fp16 --C 65520 --quiet", "construct offset --format fp16 --C 65520"}) {
     const cli_test::Run r = run(command);
     INFO(command);
     CHECK(r.code == 2);
@@ -90,7 +94,8 @@ TEST_CASE("bad input leaves no output file", "[cli]") {
   expect_usage_error(run("sweep --models phi-2 --positions 16 --out " + bad_ext), ".csv");
   CHECK_FALSE(std::filesystem::exists(bad_ext));
   const std::string csv = temp_path("table.csv");
-  expect_usage_error(run("sweep --models phi-2 --realizations r1,r7 --positions 16 --out " + csv), "--realizations");
+  expect_usage_error(run("sweep --models phi-2 --realizations r1,r7 --positions 16 --out " + csv),
+                     "--realizations");
   CHECK_FALSE(std::filesystem::exists(csv));
 }
 
@@ -98,22 +103,26 @@ TEST_CASE("rotations: periodic:m=2,3,12 under r3 has period lcm = 12", "[cli]") 
   // THEORY §3 Prop 2.2 / RoPE-X eq. 7: the table is periodic in each block with period m_d,
   // so the whole map has period lcm(2, 3, 12) = 12 and R^_12 = R^_0 is the first repeat.
   for (const char* format : {"fp16", "bf16", "fp32", "fp64", "fp8e4m3"}) {
-    const Run r = run(std::string("rotations --schedule periodic:m=2,3,12 --realization r3 --positions 200 --json --format ") + format);
+    const Run r = run(std::string("rotations --schedule periodic:m=2,3,12 --realization r3 "
+                                  "--positions 200 --json --format ") +
+                      format);
     REQUIRE(r.code == 0);
     const auto j = nlohmann::json::parse(r.out);
     CHECK(j["periodic"] == true);
     CHECK(j["period"] == 12);
     CHECK(j["first_repeat"] == nlohmann::json::array({0, 12}));
     CHECK(j["distinct"] == 12);
-    for (const char* key : {"schedule", "realization", "format", "positions", "distinct", "first_repeat", "periodic",
-                            "period", "max_witness", "witnessed"}) {
+    for (const char* key : {"schedule", "realization", "format", "positions", "distinct",
+                            "first_repeat", "periodic", "period", "max_witness", "witnessed"}) {
       CHECK(j.contains(key));
     }
   }
 }
 
 TEST_CASE("rotations: single:g=1 under r1 is non-periodic with a witness for every P", "[cli]") {
-  const Run r = run("rotations --schedule single:g=1 --realization r1 --format fp32 --positions 4000 --json --witnesses");
+  const Run r =
+      run("rotations --schedule single:g=1 --realization r1 --format fp32 --positions 4000 --json "
+          "--witnesses");
   REQUIRE(r.code == 0);
   const auto j = nlohmann::json::parse(r.out);
   CHECK(j["periodic"] == false);
@@ -134,7 +143,9 @@ TEST_CASE("rotations --position reproduces GPT-NeoX #1003", "[cli]") {
   // cos(1044.2678) = 0.30669 and fp16(cos 1045) = -0.408203125 (cos 1045 = -0.40816, the
   // fp16 neighbours are 2^-12 apart there): off by 0.7149 at this entry. The report's 0.7819
   // is the maximum over its whole 2048 × 16 table (checked in tests/attention).
-  const Run r = run("rotations --schedule conventional:base=10000,dim=32 --realization r2 --format fp16 --position 1857 --json");
+  const Run r =
+      run("rotations --schedule conventional:base=10000,dim=32 --realization r2 --format fp16 "
+          "--position 1857 --json");
   REQUIRE(r.code == 0);
   const auto j = nlohmann::json::parse(r.out);
   INFO(r.out.substr(0, 2000));
@@ -147,13 +158,18 @@ TEST_CASE("rotations --position reproduces GPT-NeoX #1003", "[cli]") {
   CHECK(block["exact_cos"].get<double>() == Approx(0.3066928).margin(1e-6));
 }
 
-TEST_CASE("rotations --rounding toward-zero --position 1857: theta_hat, phi and cos follow the mode", "[cli][rounding]") {
-  // Hand derivation (tests/attention/test_directed_rounding.cpp, tests/derivations/directed_values.py):
-  // θ = 10^(-1/4) = 0.5623413..., θ·2^11 = 1151.675 → toward zero 1151·2^-11 = 0.56201171875;
-  // φ = 0.56201171875·1857 = 1043.65576171875 → 1043; cos 1043 = 0.99996162, ·2^11 = 2047.92 →
-  // 2047·2^-11 = 0.99951171875; sin 1043 = -0.0087608797, |·|·2^17 = 1148.31 → -1148·2^-17 =
-  // -0.008758544921875. (Nearest-even gives 0.5625, 1045, -0.408203125: the test above.)
-  const Run r = run("rotations --schedule conventional:base=10000,dim=32 --realization r2 --format fp16 --rounding toward-zero --position 1857 --json");
+TEST_CASE(
+    "rotations --rounding toward-zero --position 1857: theta_hat, phi and cos follow the mode",
+    "[cli][rounding]") {
+  // Hand derivation (tests/attention/test_directed_rounding.cpp,
+  // tests/derivations/directed_values.py): θ = 10^(-1/4) = 0.5623413..., θ·2^11 = 1151.675 → toward
+  // zero 1151·2^-11 = 0.56201171875; φ = 0.56201171875·1857 = 1043.65576171875 → 1043; cos 1043 =
+  // 0.99996162, ·2^11 = 2047.92 → 2047·2^-11 = 0.99951171875; sin 1043 = -0.0087608797, |·|·2^17 =
+  // 1148.31 → -1148·2^-17 = -0.008758544921875. (Nearest-even gives 0.5625, 1045, -0.408203125: the
+  // test above.)
+  const Run r =
+      run("rotations --schedule conventional:base=10000,dim=32 --realization r2 --format fp16 "
+          "--rounding toward-zero --position 1857 --json");
   REQUIRE(r.code == 0);
   const auto j = nlohmann::json::parse(r.out);
   CHECK(j["rounding"] == "toward-zero");
@@ -168,19 +184,24 @@ TEST_CASE("rotations --rounding toward-zero --position 1857: theta_hat, phi and 
 TEST_CASE("rotations census JSON: period N/2 and the witness values, by hand", "[cli][boundary]") {
   // periodic:m=4 under r3 at N = 8: period 4 = N/2 exactly (the census searches P ≤ N/2).
   {
-    const Run r = run("rotations --schedule periodic:m=4 --realization r3 --format fp32 --positions 8 --json --witnesses");
+    const Run r =
+        run("rotations --schedule periodic:m=4 --realization r3 --format fp32 --positions 8 --json "
+            "--witnesses");
     REQUIRE(r.code == 0);
     const auto j = nlohmann::json::parse(r.out);
     CHECK(j["periodic"] == true);
     CHECK(j["period"] == 4);
     CHECK(j["witnesses"] == nlohmann::json::array({0, 0, 0}));
   }
-  // single:g=1/64 in fixed:1.2 (values k/4), r1, N = 20 (tests/attention/test_census_boundaries.cpp):
-  // nearest: R̂_0..8 = (1, 0) since sin(i/64) < 1/8 iff i ≤ 8, R̂_9..19 = (1, 1/4): witness of P
-  // is 9 - P (P ≤ 9), 0 for P = 10; the largest is position 8 at P = 1.
-  // toward-zero: R̂_0 = (1, 0), R̂_1..16 = (3/4, 0), R̂_17..19 = (3/4, 1/4): every witness is 0.
+  // single:g=1/64 in fixed:1.2 (values k/4), r1, N = 20
+  // (tests/attention/test_census_boundaries.cpp): nearest: R̂_0..8 = (1, 0) since sin(i/64) < 1/8
+  // iff i ≤ 8, R̂_9..19 = (1, 1/4): witness of P is 9 - P (P ≤ 9), 0 for P = 10; the largest is
+  // position 8 at P = 1. toward-zero: R̂_0 = (1, 0), R̂_1..16 = (3/4, 0), R̂_17..19 = (3/4, 1/4):
+  // every witness is 0.
   {
-    const Run r = run("rotations --schedule single:g=0.015625 --realization r1 --format fixed:1.2 --positions 20 --json --witnesses");
+    const Run r =
+        run("rotations --schedule single:g=0.015625 --realization r1 --format fixed:1.2 "
+            "--positions 20 --json --witnesses");
     REQUIRE(r.code == 0);
     const auto j = nlohmann::json::parse(r.out);
     CHECK(j["periodic"] == false);
@@ -190,7 +211,9 @@ TEST_CASE("rotations census JSON: period N/2 and the witness values, by hand", "
     CHECK(j["max_witness_period"] == 1);
   }
   {
-    const Run r = run("rotations --schedule single:g=0.015625 --realization r1 --format fixed:1.2 --rounding toward-zero --positions 20 --json");
+    const Run r =
+        run("rotations --schedule single:g=0.015625 --realization r1 --format fixed:1.2 --rounding "
+            "toward-zero --positions 20 --json");
     REQUIRE(r.code == 0);
     const auto j = nlohmann::json::parse(r.out);
     CHECK(j["distinct"] == 3);
@@ -210,8 +233,8 @@ TEST_CASE("horizon --json: keys and hand-derived values (θ = π/2 and g = 1)", 
   Run r = run("horizon --schedule periodic:m=4 --k 1 --C 64 --format fp16 --json");
   REQUIRE(r.code == 0);
   auto j = nlohmann::json::parse(r.out);
-  for (const char* key : {"format", "g", "k", "C", "realization", "f_large", "n_max", "fail_query", "fail_competitor",
-                          "gap", "delta_bound", "tie_distance"}) {
+  for (const char* key : {"format", "g", "k", "C", "realization", "f_large", "n_max", "fail_query",
+                          "fail_competitor", "gap", "delta_bound", "tie_distance"}) {
     CHECK(j.contains(key));
   }
   CHECK(j["n_max"] == 3);
@@ -257,15 +280,18 @@ TEST_CASE("horizon --algorithm: candidates where they apply, the scan on request
   CHECK(nlohmann::json::parse(r2.out)["algorithm"] == "scan");
 }
 
-TEST_CASE("horizon on a two-block head: candidates and scan agree with the hand values", "[cli][horizon]") {
+TEST_CASE("horizon on a two-block head: candidates and scan agree with the hand values",
+          "[cli][horizon]") {
   // S(n) = (cos(nπ/2) + cos(nπ/3))/2 (periodic:1/4,1/6, equal weights) has period 12 and
   // S(n) ≤ 1/4 for n ≢ 0 (mod 12). With C = 256 in fp32 every query up to i = 12 leads by
   // ≥ 256·3/4 = 192 > f_large ≈ 103.97; query i = 13 (k = 1) meets j = 0 at offset 12, whose
   // realised rotation equals the target's: gap exactly 0, N_max = 13 − 2 = 11.
   for (const char* algorithm : {"auto", "scan"}) {
     INFO(algorithm);
-    const Run r = run(std::string("horizon --schedule periodic:1/4,1/6 --k 1 --C 256 --format fp32 --json --algorithm ") +
-                      algorithm);
+    const Run r = run(
+        std::string(
+            "horizon --schedule periodic:1/4,1/6 --k 1 --C 256 --format fp32 --json --algorithm ") +
+        algorithm);
     REQUIRE(r.code == 0);
     const auto j = nlohmann::json::parse(r.out);
     CHECK(j["algorithm"] == (std::string(algorithm) == "auto" ? "candidates" : "scan"));
@@ -278,12 +304,14 @@ TEST_CASE("horizon on a two-block head: candidates and scan agree with the hand 
   }
 }
 
-TEST_CASE("horizon: an empty --schedule and an option given twice are refused in one line", "[cli][horizon]") {
+TEST_CASE("horizon: an empty --schedule and an option given twice are refused in one line",
+          "[cli][horizon]") {
   // Found by a differential probe: --schedule "" ran single:g=1 and wrote the file.
   const std::string out = temp_path("empty_schedule.json");
   std::filesystem::remove(out);
   const Run empty = run("horizon --schedule '' --k 1 --C 10 --format fp16 --out " + out);
-  expect_usage_error(empty, "--schedule: bad schedule '': unknown schedule or preset name; accepted: ");
+  expect_usage_error(empty,
+                     "--schedule: bad schedule '': unknown schedule or preset name; accepted: ");
   CHECK_FALSE(std::filesystem::exists(out));
   expect_usage_error(run("horizon --schedule llama2-7b --schedule llama2-7b --C 10"),
                      "--schedule: given 2 times; accepted: once");
@@ -300,11 +328,15 @@ TEST_CASE("horizon --C auto reports the chosen C and its candidates", "[cli][hor
   CHECK(j["C_source"].is_string());
 }
 
-TEST_CASE("horizon --simulate: the transformer agrees within N_max, and the text names it", "[cli][horizon]") {
-  const Run r = run("horizon --schedule periodic:m=4 --k 1 --C 64 --format fp16 --simulate --random-words 0");
+TEST_CASE("horizon --simulate: the transformer agrees within N_max, and the text names it",
+          "[cli][horizon]") {
+  const Run r =
+      run("horizon --schedule periodic:m=4 --k 1 --C 64 --format fp16 --simulate --random-words 0");
   REQUIRE(r.code == 0);
   CHECK(r.out.find("simulation     L = 3: agrees on 15 words") != std::string::npos);
-  const Run beyond = run("horizon --schedule periodic:m=4 --k 1 --C 64 --format fp16 --simulate-length 4 --random-words 0 --json");
+  const Run beyond =
+      run("horizon --schedule periodic:m=4 --k 1 --C 64 --format fp16 --simulate-length 4 "
+          "--random-words 0 --json");
   REQUIRE(beyond.code == 0);
   const auto j = nlohmann::json::parse(beyond.out);
   CHECK(j["simulation"]["disagreement"]["word"] == "aaaa");
@@ -320,10 +352,12 @@ TEST_CASE("horizon bad input: one line naming the flag, exit 2", "[cli][horizon]
   expect_usage_error(run("horizon --C 64 --format fp16 --realization r9"), "--realization");
   expect_usage_error(run("horizon --C 64 --format fp16 --realization r3"), "--realization");
   expect_usage_error(run("horizon --C 64 --format fp33"), "--format");
-  expect_usage_error(run("horizon --C 64 --format fp16 --algorithm scan --max-length 50000"), "--allow-slow");
+  expect_usage_error(run("horizon --C 64 --format fp16 --algorithm scan --max-length 50000"),
+                     "--allow-slow");
   expect_usage_error(run("horizon --C 64 --format fp16 --max-length 20000000"), "--allow-slow");
   expect_usage_error(run("horizon --C 64 --format fp16 --algorithm fastest"), "--algorithm");
-  expect_usage_error(run("horizon --C 64 --format fp16 --realization r2 --algorithm candidates"), "--algorithm");
+  expect_usage_error(run("horizon --C 64 --format fp16 --realization r2 --algorithm candidates"),
+                     "--algorithm");
   expect_usage_error(run("horizon --C 64 --format fp16 --g 1 --schedule periodic:m=4"), "--g");
   expect_usage_error(run("horizon --C 64 --format fp16 --g -1"), "--g");
 }
@@ -338,7 +372,9 @@ TEST_CASE("table horizon writes the table atomically; bad input leaves no file",
   const std::string text = ss.str();
   // The provenance line, a blank line, then the header, the rule and 4 rows.
   CHECK(text.rfind("Made by ropesim ", 0) == 0);
-  CHECK(text.find("`ropesim table horizon --formats fp16,bf16 --g 1 --k 1,2 --C 64 --quiet --out ") != std::string::npos);
+  CHECK(
+      text.find("`ropesim table horizon --formats fp16,bf16 --g 1 --k 1,2 --C 64 --quiet --out ") !=
+      std::string::npos);
   CHECK(text.find("\n\n| format | g | k |") != std::string::npos);
   CHECK(lines(text) == 2 + 2 + 4);
   std::filesystem::remove(md);
@@ -348,18 +384,21 @@ TEST_CASE("table horizon writes the table atomically; bad input leaves no file",
   std::ifstream jin(json);
   const auto file = nlohmann::json::parse(jin);
   CHECK(file["provenance"]["tool"] == "ropesim");
-  CHECK(file["provenance"]["command"].get<std::string>().rfind("ropesim table horizon --formats fp16 ", 0) == 0);
+  CHECK(file["provenance"]["command"].get<std::string>().rfind(
+            "ropesim table horizon --formats fp16 ", 0) == 0);
   CHECK(file["provenance"]["commit"].get<std::string>().size() >= 7);
   const auto rows = file["rows"];
   REQUIRE(rows.size() == 1);
   CHECK(rows[0]["tie_distance"] == 44);
   std::filesystem::remove(json);
   const std::string bad = temp_path("horizon_bad.csv");
-  expect_usage_error(run("table horizon --formats fp16,fp99 --k 1 --C 64 --out " + bad), "--formats");
+  expect_usage_error(run("table horizon --formats fp16,fp99 --k 1 --C 64 --out " + bad),
+                     "--formats");
   CHECK_FALSE(std::filesystem::exists(bad));
   expect_usage_error(run("table horizon --formats fp16 --k 1,0 --C 64 --out " + bad), "--k");
   CHECK_FALSE(std::filesystem::exists(bad));
-  expect_usage_error(run("table horizon --formats fp16 --k 1 --C 64 --out " + temp_path("horizon.xyz")), ".csv");
+  expect_usage_error(
+      run("table horizon --formats fp16 --k 1 --C 64 --out " + temp_path("horizon.xyz")), ".csv");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -376,10 +415,12 @@ std::string write_contains_a(const std::string& name, const std::string& softmax
   const std::string path = temp_path(name);
   std::ofstream out(path);
   out << R"({"ropesim_model": 1, "name": "contains-a", "policy": {"format": "fp16"},
-  "architecture": {"softmax": ")" << softmax << R"("},
+  "architecture": {"softmax": ")"
+      << softmax << R"("},
   "d_model": 4, "alphabet": ["a", "b"],
   "embedding": {"bos": [0, 0, 1, 0], "eos": [1, 0, 0, 0], "symbols": {"a": [1, 1, 0, 0], "b": [1, 0, 0, 0]}},
-  "layers": [{"heads": [{"name": "P a", "head_dim": 1, "value_dim": 1, "query_bias": [)" << bias << R"(],
+  "layers": [{"heads": [{"name": "P a", "head_dim": 1, "value_dim": 1, "query_bias": [)"
+      << bias << R"(],
     "key": [[0, 1, 0, 0]], "value": [[0, 1, 0, 0]], "output": [[0], [0], [0], [1]]}]}],
   "classifier": {"weights": [-0.5, 0, 0, 1]}})";
   return path;
@@ -424,14 +465,16 @@ TEST_CASE("run --trace shows scores, weights and the residual stream", "[cli][ru
   CHECK(head["keys"] == nlohmann::json::array({0, 1, 2}));
   CHECK(head["scores"] == nlohmann::json::array({"0", "0", "20"}));
   CHECK(head["weights"] == nlohmann::json::array({"0", "0", "1"}));
-  CHECK(j["trace"]["layers"][0]["positions"][0]["output"] == nlohmann::json::array({"1", "0", "0", "1"}));
+  CHECK(j["trace"]["layers"][0]["positions"][0]["output"] ==
+        nlohmann::json::array({"1", "0", "0", "1"}));
   // BOS (position 0) sees no key: zero output (THEORY §2).
   r = run("run " + model + " --input ba --positions 0,eos --json");
   REQUIRE(r.code == 0);
   j = nlohmann::json::parse(r.out);
   CHECK(j["trace"]["positions"] == nlohmann::json::array({0, 3}));
   CHECK(j["trace"]["layers"][0]["positions"][0]["heads"][0]["keys"].empty());
-  CHECK(j["trace"]["layers"][0]["positions"][0]["heads"][0]["output"] == nlohmann::json::array({"0"}));
+  CHECK(j["trace"]["layers"][0]["positions"][0]["heads"][0]["output"] ==
+        nlohmann::json::array({"0"}));
   r = run("run " + model + " --input ba --trace");
   REQUIRE(r.code == 0);
   CHECK(r.out.find("weights        0 0 1") != std::string::npos);
@@ -476,8 +519,8 @@ TEST_CASE("run: bad input is one line naming the flag or the JSON path, exit 2",
 }
 
 TEST_CASE("construct mod --json: C, bound and the hand-derived m = 4 margins", "[cli][construct]") {
-  // m = 4 in fp16 (THEORY §7 C4): T(s) ∈ {(1,0), (0,1), (−1,0), (0,−1)} exactly, δ_4 = 1, b_4 = 1/2,
-  // C = 2·f_large = 34.6875, key weight C/2 = 17.34375. --r 1 (length readout) builds the atom
+  // m = 4 in fp16 (THEORY §7 C4): T(s) ∈ {(1,0), (0,1), (−1,0), (0,−1)} exactly, δ_4 = 1, b_4 =
+  // 1/2, C = 2·f_large = 34.6875, key weight C/2 = 17.34375. --r 1 (length readout) builds the atom
   // MOD_4^2; query residue s has BOS score C·cos(π(s − 2)/2): s = 2 → 34.6875 vs 17.34375;
   // s = 1, 3 → 0 vs 17.34375; s = 0 → −34.6875 vs 17.34375 (lead 3·f_large = 52.03125).
   const Run r = run("construct mod --m 4 --r 1 --format fp16 --json");
@@ -510,7 +553,8 @@ TEST_CASE("construct mod --json: C, bound and the hand-derived m = 4 margins", "
   CHECK(j["out"].is_null());
 }
 
-TEST_CASE("construct mod --out writes a model that run explains and that decides N ≡ r", "[cli][construct]") {
+TEST_CASE("construct mod --out writes a model that run explains and that decides N ≡ r",
+          "[cli][construct]") {
   const std::string model = temp_path("mod3.json");
   Run r = run("construct mod --m 3 --r 0 --format fp16 --out " + model);
   REQUIRE(r.code == 0);
@@ -521,8 +565,9 @@ TEST_CASE("construct mod --out writes a model that run explains and that decides
   CHECK(r.out.find(model) != std::string::npos);
   CHECK(lines(r.out) < 20);
   REQUIRE(std::filesystem::exists(model));
-  for (const std::string& w : {std::string("\"\""), std::string("a"), std::string("ab"), std::string("aba"),
-                               std::string("abab"), std::string("bbbbb"), std::string("aaaaaa")}) {
+  for (const std::string& w :
+       {std::string("\"\""), std::string("a"), std::string("ab"), std::string("aba"),
+        std::string("abab"), std::string("bbbbb"), std::string("aaaaaa")}) {
     const std::size_t n = w == "\"\"" ? 0 : w.size();
     INFO(w);
     const Run x = run("run " + model + " --input " + w + " --json");
@@ -542,7 +587,8 @@ TEST_CASE("construct mod --out writes a model that run explains and that decides
   CHECK(spec["_construction"]["C"] == "23.125");
   CHECK(spec["policy"]["format"] == "fp16");
   // and the provenance: version, commit and the exact command
-  CHECK(spec["_provenance"]["command"].get<std::string>().rfind("ropesim construct mod --m 3 --r ", 0) == 0);
+  CHECK(spec["_provenance"]["command"].get<std::string>().rfind("ropesim construct mod --m 3 --r ",
+                                                                0) == 0);
   CHECK_FALSE(spec["_provenance"]["version"].get<std::string>().empty());
   std::filesystem::remove(model);
 }
@@ -560,13 +606,16 @@ TEST_CASE("construct mod: m = 1 is top, accepted at every length", "[cli][constr
   std::filesystem::remove(model);
 }
 
-TEST_CASE("construct mod: bad input and refusal are one line naming the flag, no file", "[cli][construct]") {
+TEST_CASE("construct mod: bad input and refusal are one line naming the flag, no file",
+          "[cli][construct]") {
   const std::string model = temp_path("mod_bad.json");
   expect_usage_error(run("construct mod --m 0 --r 0 --out " + model), "--m");
   expect_usage_error(run("construct mod --m 3 --r 3 --out " + model), "--r");
   expect_usage_error(run("construct mod --m 3 --r -1 --out " + model), "--r");
   expect_usage_error(run("construct mod --m 3 --r 0 --format fp99 --out " + model), "--format");
-  expect_usage_error(run("construct mod --m 3 --r 0 --format fp16 --rounding upward --out " + model), "--rounding");
+  expect_usage_error(
+      run("construct mod --m 3 --r 0 --format fp16 --rounding upward --out " + model),
+      "--rounding");
   expect_usage_error(run("construct mod --m 3 --r 0 --format fp16 --C -2 --out " + model), "--C");
   expect_usage_error(run("construct mod --m 3 --r 0 --readout tail --out " + model), "--readout");
   // fp8e5m2 rounds cos(π/6) and b_12 both to 0.875: lead 0 for every C (THEORY §7 C4 refusal).
@@ -579,7 +628,8 @@ TEST_CASE("construct mod: bad input and refusal are one line naming the flag, no
   // a given C below the bound 23.125 (fp16, m = 3) is refused naming --C
   expect_usage_error(run("construct mod --m 3 --r 0 --format fp16 --C 20 --out " + model), "--C");
   CHECK_FALSE(std::filesystem::exists(model));
-  expect_usage_error(run("construct mod --m 3 --r 0 --format fp16 --out /nonexistent/dir/mod.json"), "--out");
+  expect_usage_error(run("construct mod --m 3 --r 0 --format fp16 --out /nonexistent/dir/mod.json"),
+                     "--out");
 }
 
 TEST_CASE("construct offset writes the Y^k pi_a model that run decides", "[cli][construct]") {
@@ -604,14 +654,17 @@ TEST_CASE("construct offset writes the Y^k pi_a model that run decides", "[cli][
   REQUIRE(r.code == 0);
   CHECK(r.out.find("Y^1") != std::string::npos);
   std::filesystem::remove(model);
-  expect_usage_error(run("construct offset --g 1 --k 0 --C 448 --format fp16 --out " + model), "--k");
-  expect_usage_error(run("construct offset --g 1 --k 1 --C 448 --format fp99 --out " + model), "--format");
+  expect_usage_error(run("construct offset --g 1 --k 0 --C 448 --format fp16 --out " + model),
+                     "--k");
+  expect_usage_error(run("construct offset --g 1 --k 1 --C 448 --format fp99 --out " + model),
+                     "--format");
   CHECK_FALSE(std::filesystem::exists(model));
 }
 
 TEST_CASE("horizon --g takes a fraction P/Q: the same head as --schedule single:g=P/Q", "[cli]") {
   const Run by_g = run("horizon --g 1/3 --format fp16 --C 100 --json --quiet");
-  const Run by_schedule = run("horizon --schedule single:g=1/3 --format fp16 --C 100 --json --quiet");
+  const Run by_schedule =
+      run("horizon --schedule single:g=1/3 --format fp16 --C 100 --json --quiet");
   REQUIRE(by_g.code == 0);
   REQUIRE(by_schedule.code == 0);
   const auto a = nlohmann::json::parse(by_g.out);
@@ -622,22 +675,29 @@ TEST_CASE("horizon --g takes a fraction P/Q: the same head as --schedule single:
 }
 
 TEST_CASE("sweep: a multi-key pipeline listed between other realisations", "[cli]") {
-  const Run r = run("sweep --schedules single:g=1 --formats fp16 --positions 64 --quiet --json "
-                    "--realizations 'r1;pipeline:angle=fp16;cos_sin=fp32;r2'");
+  const Run r =
+      run("sweep --schedules single:g=1 --formats fp16 --positions 64 --quiet --json "
+          "--realizations 'r1;pipeline:angle=fp16;cos_sin=fp32;r2'");
   REQUIRE(r.code == 0);
   const auto rows = nlohmann::json::parse(r.out);
   REQUIRE(rows.size() == 3);
   CHECK(rows[0]["realization"] == "r1");
   // Both keys reached the one pipeline (the others keep hf's values: A = fp16 for the table).
-  CHECK(rows[1]["realization"].get<std::string>().find("angle=fp16;cos_sin=fp32;table=fp16") != std::string::npos);
+  CHECK(rows[1]["realization"].get<std::string>().find("angle=fp16;cos_sin=fp32;table=fp16") !=
+        std::string::npos);
   CHECK(rows[2]["realization"] == "r2");
 }
 
-TEST_CASE("sweep --out .md: a '|' inside a schedule spec is escaped, so every row keeps its columns", "[cli]") {
+TEST_CASE(
+    "sweep --out .md: a '|' inside a schedule spec is escaped, so every row keeps its columns",
+    "[cli]") {
   // liere's block list uses '|' between per-axis angles; an unescaped '|' would split the cell
   // (seen: the liere rows of docs/VARIANTS.md had two extra columns).
   const std::string md = temp_path("sweep_pipe.md");
-  const Run r = run("sweep --schedules 'liere:axes=2,blocks=1/4|1/6' --formats bf16 --realizations r1 --positions 64 --quiet --out " + md);
+  const Run r =
+      run("sweep --schedules 'liere:axes=2,blocks=1/4|1/6' --formats bf16 --realizations r1 "
+          "--positions 64 --quiet --out " +
+          md);
   REQUIRE(r.code == 0);
   std::ifstream in(md);
   std::string line, header, row;

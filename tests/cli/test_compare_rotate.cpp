@@ -6,8 +6,11 @@
 
 using namespace cli_test;
 
-TEST_CASE("compare --json: GPT-NeoX #1003's 0.78 at (2008, block 1) under r2 fp16", "[cli][compare]") {
-  const Run r = run("compare --schedule conventional:base=10000,dim=32 --realization r2 --format fp16 --positions 2048 --json");
+TEST_CASE("compare --json: GPT-NeoX #1003's 0.78 at (2008, block 1) under r2 fp16",
+          "[cli][compare]") {
+  const Run r =
+      run("compare --schedule conventional:base=10000,dim=32 --realization r2 --format fp16 "
+          "--positions 2048 --json");
   REQUIRE(r.code == 0);
   const auto j = nlohmann::json::parse(r.out);
   CHECK(j["against"] == "exact");
@@ -20,12 +23,15 @@ TEST_CASE("compare --json: GPT-NeoX #1003's 0.78 at (2008, block 1) under r2 fp1
 }
 
 TEST_CASE("compare: r1 forms no angle (n/a), text and CSV shapes", "[cli][compare]") {
-  const Run text = run("compare --schedule single:g=1 --realization r1 --format bf16 --positions 100");
+  const Run text =
+      run("compare --schedule single:g=1 --realization r1 --format bf16 --positions 100");
   REQUIRE(text.code == 0);
   CHECK(text.out.find("n/a") != std::string::npos);
   CHECK(text.out.find("summary") != std::string::npos);
   CHECK(text.out.find("angle n/a") != std::string::npos);
-  const Run csv = run("compare --schedule conventional:base=10000,dim=8 --realization r2 --against r1 --format fp16 --positions 50 --csv");
+  const Run csv =
+      run("compare --schedule conventional:base=10000,dim=8 --realization r2 --against r1 --format "
+          "fp16 --positions 50 --csv");
   REQUIRE(csv.code == 0);
   CHECK(csv.out.rfind("block,entries,differing,nonfinite,cos_abs,", 0) == 0);
   CHECK(lines(csv.out) == 1 + 4 + 1);  // header, 4 blocks, "all"
@@ -35,51 +41,78 @@ TEST_CASE("compare: r1 forms no angle (n/a), text and CSV shapes", "[cli][compar
 
 TEST_CASE("compare: bad input is one line, exit 2, no output file", "[cli][compare]") {
   const std::string out = temp_path("compare.json");
-  expect_usage_error(run("compare --schedule conventional:base=10000,dim=8 --realization r1 --positions 10 --blocks 9 -o " + out), "block 9");
+  expect_usage_error(run("compare --schedule conventional:base=10000,dim=8 --realization r1 "
+                         "--positions 10 --blocks 9 -o " +
+                         out),
+                     "block 9");
   CHECK_FALSE(std::filesystem::exists(out));
-  expect_usage_error(run("compare --schedule single:g=1 --realization r1 --positions 10 --blocks x"), "--blocks");
-  expect_usage_error(run("compare --schedule single:g=1 --realization r1 --positions 0"), "--positions");
-  expect_usage_error(run("compare --schedule single:g=1 --realization r1 --positions 10 --start 9223372036854775800"), "--start");
-  expect_usage_error(run("compare --schedule single:g=1 --realization r1 --positions 10 --against-format fp16"), "--against-format");
-  expect_usage_error(run("compare --schedule single:g=1 --realization r1 --against r7 --positions 10"), "--against");
-  expect_usage_error(run("compare --schedule conventional:base=10000,dim=128 --realization r1 --positions 2147483648"), "--allow-slow");
+  expect_usage_error(
+      run("compare --schedule single:g=1 --realization r1 --positions 10 --blocks x"), "--blocks");
+  expect_usage_error(run("compare --schedule single:g=1 --realization r1 --positions 0"),
+                     "--positions");
+  expect_usage_error(run("compare --schedule single:g=1 --realization r1 --positions 10 --start "
+                         "9223372036854775800"),
+                     "--start");
+  expect_usage_error(
+      run("compare --schedule single:g=1 --realization r1 --positions 10 --against-format fp16"),
+      "--against-format");
+  expect_usage_error(
+      run("compare --schedule single:g=1 --realization r1 --against r7 --positions 10"),
+      "--against");
+  expect_usage_error(run("compare --schedule conventional:base=10000,dim=128 --realization r1 "
+                         "--positions 2147483648"),
+                     "--allow-slow");
 }
 
 TEST_CASE("rotate: e1, e1 on single:g=1 at fp16 by hand, drift with p", "[cli][rotate]") {
-  const Run r = run("rotate --schedule single:g=1 --realization r1 --format fp16 --q 1,0 --k 1,0 --offset 5 --positions 5,100 --json");
+  const Run r =
+      run("rotate --schedule single:g=1 --realization r1 --format fp16 --q 1,0 --k 1,0 --offset 5 "
+          "--positions 5,100 --json");
   REQUIRE(r.code == 0);
   const auto j = nlohmann::json::parse(r.out);
-  CHECK(j["scores"][0]["score"]["decimal"] == "0.28369140625");   // fp16(cos 5) = 1162/4096
-  CHECK(j["scores"][1]["score"]["decimal"] == "0.283447265625");  // 1161/4096 (see test_compare.cpp)
+  CHECK(j["scores"][0]["score"]["decimal"] == "0.28369140625");  // fp16(cos 5) = 1162/4096
+  CHECK(j["scores"][1]["score"]["decimal"] ==
+        "0.283447265625");  // 1161/4096 (see test_compare.cpp)
   CHECK(j["exact"].get<double>() == Approx(0.28366218546322626).epsilon(1e-15));
   CHECK(j["drift"].get<double>() == 1.0 / 4096);
   CHECK(j["summation"] == "sequential");
 }
 
 TEST_CASE("rotate: --seed gives the same bytes twice; bad input is one line", "[cli][rotate]") {
-  const std::string args = "rotate --schedule conventional:base=10000,dim=16 --realization hf --format bf16 --seed 3 --offset 2 --positions 2,500";
+  const std::string args =
+      "rotate --schedule conventional:base=10000,dim=16 --realization hf --format bf16 --seed 3 "
+      "--offset 2 --positions 2,500";
   const Run a = run(args), b = run(args);
   REQUIRE(a.code == 0);
   CHECK(a.out == b.out);
   CHECK(a.out.find("drift") != std::string::npos);
-  expect_usage_error(run("rotate --schedule single:g=1 --q 1,0,0 --k 1,0 --offset 1 --position 3"), "--q");
-  expect_usage_error(run("rotate --schedule single:g=1 --q 1,0 --k 1,0 --offset 5 --position 3"), "p - n");
+  expect_usage_error(run("rotate --schedule single:g=1 --q 1,0,0 --k 1,0 --offset 1 --position 3"),
+                     "--q");
+  expect_usage_error(run("rotate --schedule single:g=1 --q 1,0 --k 1,0 --offset 5 --position 3"),
+                     "p - n");
   expect_usage_error(run("rotate --schedule single:g=1 --offset 1 --position 3"), "--seed");
-  expect_usage_error(run("rotate --schedule single:g=1 --q 1,zero --k 1,0 --offset 1 --position 3"), "--q");
+  expect_usage_error(run("rotate --schedule single:g=1 --q 1,zero --k 1,0 --offset 1 --position 3"),
+                     "--q");
 }
 
 TEST_CASE("rotations --start: the window and the largest class", "[cli][census]") {
-  const Run r = run("rotations --schedule single:g=1 --realization r2 --format bf16 --start 65536 --positions 257");
+  const Run r =
+      run("rotations --schedule single:g=1 --realization r2 --format bf16 --start 65536 "
+          "--positions 257");
   REQUIRE(r.code == 0);
   CHECK(r.out.find("positions     65536..65792\n") != std::string::npos);
-  CHECK(r.out.find("largest class 257 positions share one rotation (the smallest is 65536)\n") != std::string::npos);
-  const Run j = run("rotations --schedule conventional:base=10000,dim=128 --realization pipeline:position=fp16 --positions 32768 --json");
+  CHECK(r.out.find("largest class 257 positions share one rotation (the smallest is 65536)\n") !=
+        std::string::npos);
+  const Run j =
+      run("rotations --schedule conventional:base=10000,dim=128 --realization "
+          "pipeline:position=fp16 --positions 32768 --json");
   REQUIRE(j.code == 0);
   const auto json = nlohmann::json::parse(j.out);
   CHECK(json["distinct"] == 6145);
   CHECK(json["largest_class"] == 17);
   CHECK(json["largest_class_position"] == 16408);
   CHECK(!json.contains("start"));
-  expect_usage_error(run("rotations --schedule single:g=1 --start 9223372036854775807 --positions 2"), "--start");
+  expect_usage_error(
+      run("rotations --schedule single:g=1 --start 9223372036854775807 --positions 2"), "--start");
   expect_usage_error(run("rotations --schedule single:g=1 --start 5 --position 3"), "--start");
 }

@@ -1,7 +1,6 @@
 // `ropesim compile` (cli/compile_command.cpp; proofs/compiler.hpp): the written model runs and
 // decides its language (hand-checked words), refusals are one line with exit 2 and no file.
 #include <filesystem>
-
 #include <nlohmann/json.hpp>
 
 #include "cli_support.hpp"
@@ -41,7 +40,8 @@ TEST_CASE("compile --explain names coordinates; --json reports the certificate",
   CHECK(j["coordinates"][1] == "top");
 }
 
-TEST_CASE("compile refusals: parse error, S, mod(97,0) at fp8e4m3 — one line, exit 2, no file", "[cli][compile]") {
+TEST_CASE("compile refusals: parse error, S, mod(97,0) at fp8e4m3 — one line, exit 2, no file",
+          "[cli][compile]") {
   const std::string model = temp_path("refused.json");
   expect_usage_error(run("compile 'P(a &' -o " + model), "column 6");
   CHECK(!std::filesystem::exists(model));
@@ -70,22 +70,30 @@ TEST_CASE("run --trace on a compiled model prints residual coordinates by name",
   std::filesystem::remove(model);
 }
 
-TEST_CASE("compile --layer-norm: a post-LN model with mirrors that run executes; a refusal writes no file",
-          "[cli][compile][layer-norm]") {
+TEST_CASE(
+    "compile --layer-norm: a post-LN model with mirrors that run executes; a refusal writes no "
+    "file",
+    "[cli][compile][layer-norm]") {
   const std::string model = temp_path("ab_star_ln.json");
   // (ab)* in fp16 with the LayerNorm mirror: 14 pairs (bos top sym:a sym:b + 10 subformula
   // coordinates, by hand from the formula's DAG) and 4 raw coordinates (two MOD heads, the P
   // head, count); ε = 2^-11 = 0.00048828125, γ_r = 2^10 = 1024.
-  Run r = run("compile 'mod(2,1) & !P(mod(2,1) & !a | mod(2,0) & !b)' --alphabet ab --format fp16 --layer-norm --json -o " +
-              model);
+  Run r =
+      run("compile 'mod(2,1) & !P(mod(2,1) & !a | mod(2,0) & !b)' --alphabet ab --format fp16 "
+          "--layer-norm --json -o " +
+          model);
   REQUIRE(r.code == 0);
   const auto j = nlohmann::json::parse(r.out);
   CHECK(j["layer_norm"]["pairs"] == 14);
   CHECK(j["layer_norm"]["raw_coordinates"] == 4);
   CHECK(j["layer_norm"]["raw_scale"] == "0.00048828125");
   CHECK(j["layer_norm"]["raw_gain"] == "1024");
-  for (const auto& [word, accept] : std::vector<std::pair<std::string, bool>>{
-           {"", true}, {"ab", true}, {"abab", true}, {"a", false}, {"abba", false}, {"ba", false}}) {
+  for (const auto& [word, accept] : std::vector<std::pair<std::string, bool>>{{"", true},
+                                                                              {"ab", true},
+                                                                              {"abab", true},
+                                                                              {"a", false},
+                                                                              {"abba", false},
+                                                                              {"ba", false}}) {
     const Run w = run("run " + model + " --input '" + word + "' --json");
     REQUIRE(w.code == 0);
     CAPTURE(word);

@@ -2,12 +2,11 @@
 // "one line, exit 2, no partial file, nothing lost" (or printed a wrong value) stays a test.
 // Expected values are derived by hand in the comments.
 #include <catch2/catch.hpp>
-#include <nlohmann/json.hpp>
-
 #include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "tests/cli/cli_support.hpp"
@@ -43,16 +42,20 @@ std::string save(const nlohmann::json& j, const std::string& name) {
 TEST_CASE("no certificate rests on a wrapped or clamped integer", "[cli][hardening]") {
   // CLI11 alone turned -1 into 2^64-1 and 99999999999999999999999 into 2^64-1; the scan then
   // wrapped around and "certified" N_max >= 18446744073709551615 after 0 scores (true: 43).
-  for (const char* bad : {"-1", "99999999999999999999999", "18446744073709551616", "0x10", "1e3", "+5", "3.0", ""}) {
+  for (const char* bad :
+       {"-1", "99999999999999999999999", "18446744073709551616", "0x10", "1e3", "+5", "3.0", ""}) {
     INFO(bad);
-    expect_usage_error(run(std::string("horizon --g 1 --k 1 --format fp16 --allow-slow --max-length '") + bad + "'"),
-                       "--max-length");
-    expect_usage_error(run(std::string("table horizon --formats fp16 --k 1 --max-length '") + bad + "'"),
-                       "--max-length");
+    expect_usage_error(
+        run(std::string("horizon --g 1 --k 1 --format fp16 --allow-slow --max-length '") + bad +
+            "'"),
+        "--max-length");
+    expect_usage_error(
+        run(std::string("table horizon --formats fp16 --k 1 --max-length '") + bad + "'"),
+        "--max-length");
   }
   // Leading zeros are decimal, not octal: --max-length 010 scans L = 10 (octal would be 8).
-  // fp16, g = 1, k = 1, C = 2096 fails only at query i = 45 (N_max = 43, docs/tables/horizon.md), so the
-  // scan stops at the limit: n_max = 10, at the limit.
+  // fp16, g = 1, k = 1, C = 2096 fails only at query i = 45 (N_max = 43, docs/tables/horizon.md),
+  // so the scan stops at the limit: n_max = 10, at the limit.
   const Run r = run("horizon --g 1 --k 1 --C 2096 --format fp16 --max-length 010 --json");
   REQUIRE(r.code == 0);
   const auto j = nlohmann::json::parse(r.out);
@@ -60,15 +63,19 @@ TEST_CASE("no certificate rests on a wrapped or clamped integer", "[cli][hardeni
   CHECK(j["max_length"] == 10);
 }
 
-TEST_CASE("every integer flag is checked: sign, range, base, and the flag is named", "[cli][hardening]") {
+TEST_CASE("every integer flag is checked: sign, range, base, and the flag is named",
+          "[cli][hardening]") {
   expect_usage_error(run("horizon --g 1 --format fp16 --simulate --seed -1"), "--seed");
-  expect_usage_error(run("horizon --g 1 --format fp16 --simulate --exhaustive-length -1"), "--exhaustive-length");
-  expect_usage_error(run("rotations --schedule single:g=1 --positions 18446744073709551616"), "--positions");
+  expect_usage_error(run("horizon --g 1 --format fp16 --simulate --exhaustive-length -1"),
+                     "--exhaustive-length");
+  expect_usage_error(run("rotations --schedule single:g=1 --positions 18446744073709551616"),
+                     "--positions");
   expect_usage_error(run("rotations --schedule single:g=1 --positions 0x10"), "--positions");
   const Run big = run("rotations --schedule single:g=1 --positions 1e400");
   expect_usage_error(big, "--positions");
   CHECK(big.err.find("accepted: an integer in 2..2147483648") != std::string::npos);
-  expect_usage_error(run("sweep --schedules single:g=1 --formats fp16 --positions -3"), "--positions");
+  expect_usage_error(run("sweep --schedules single:g=1 --formats fp16 --positions -3"),
+                     "--positions");
   expect_usage_error(run("sweep --schedules single:g=1 --formats fp16 --threads 100000"), "--jobs");
   expect_usage_error(run("rotations --schedule single:g=1 --position -1"), "--position");
 }
@@ -76,10 +83,12 @@ TEST_CASE("every integer flag is checked: sign, range, base, and the flag is nam
 TEST_CASE("long computations are refused up front with the estimate", "[cli][hardening]") {
   const auto start = std::chrono::steady_clock::now();
   // 2^64-1 random words: beyond the flag's range.
-  expect_usage_error(run("horizon --g 1 --k 1 --format fp16 --simulate --random-words 18446744073709551615"),
-                     "--random-words");
+  expect_usage_error(
+      run("horizon --g 1 --k 1 --format fp16 --simulate --random-words 18446744073709551615"),
+      "--random-words");
   // 2^25 words of length 24 (about 10^11 multiply-adds): beyond the 10-minute budget.
-  const Run slow = run("horizon --g 1 --k 1 --format fp16 --simulate --random-words 10 --exhaustive-length 24");
+  const Run slow =
+      run("horizon --g 1 --k 1 --format fp16 --simulate --random-words 10 --exhaustive-length 24");
   expect_usage_error(slow, "--allow-slow");
   CHECK(slow.err.find("multiply-adds") != std::string::npos);
   // run on 10^5 symbols: (10^5)^2 scores per head.
@@ -91,7 +100,8 @@ TEST_CASE("long computations are refused up front with the estimate", "[cli][har
   CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(60));
 }
 
-TEST_CASE("construct offset with a non-decimal g writes a model that run loads", "[cli][hardening]") {
+TEST_CASE("construct offset with a non-decimal g writes a model that run loads",
+          "[cli][hardening]") {
   // g = 0.25 was written as the schedule single:g=1/4, which run refused.
   const std::string path = temp_path("offset_quarter.json");
   REQUIRE(run("construct offset --g 0.25 --k 1 --format fp16 --out " + path).code == 0);
@@ -106,7 +116,8 @@ TEST_CASE("construct offset with a non-decimal g writes a model that run loads",
   // And 1/3 is not a decimal at all: the schedule spelling single:g=1/3 is accepted directly.
   const Run third = run("rotations --schedule single:g=1/3 --position 3 --json");
   REQUIRE(third.code == 0);
-  CHECK(nlohmann::json::parse(third.out)["blocks"][0]["exact_angle"].get<double>() == 1.0);  // 3 · 1/3
+  CHECK(nlohmann::json::parse(third.out)["blocks"][0]["exact_angle"].get<double>() ==
+        1.0);  // 3 · 1/3
 }
 
 TEST_CASE("model specs that used to crash or exhaust memory are one line", "[cli][hardening]") {
@@ -139,7 +150,8 @@ TEST_CASE("model specs that used to crash or exhaust memory are one line", "[cli
                      "is a directory");
 }
 
-TEST_CASE("model spec numbers beyond a double are read exactly and rounded by F", "[cli][hardening]") {
+TEST_CASE("model spec numbers beyond a double are read exactly and rounded by F",
+          "[cli][hardening]") {
   // MODEL_SPEC.md: numbers are read exactly and rounded into F. 1e400 rounds to +inf in fp16,
   // so a classifier bias of 1e400 makes the output +inf (accept); -1e400 gives -inf (reject).
   for (const char* bias_text : {"1e400", "-1e400"}) {
@@ -227,16 +239,21 @@ TEST_CASE("wide exponent ranges finish at once", "[cli][hardening]") {
 }
 
 TEST_CASE("silently accepted CLI input is refused", "[cli][hardening]") {
-  expect_usage_error(run("rotations --schedule single:g=1 --realization 'pipeline:angle=fp16;angle=fp32' --position 3"),
+  expect_usage_error(run("rotations --schedule single:g=1 --realization "
+                         "'pipeline:angle=fp16;angle=fp32' --position 3"),
                      "twice");
   expect_usage_error(run("table horizon --formats fp16 --out ''"), "--out");
   expect_usage_error(run("table horizon --formats fp16 --g 1 --schedules llama2-7b"), "--g");
-  expect_usage_error(run("rotations --schedule single:g=1 --position 3 --max-period 4"), "--max-period");
+  expect_usage_error(run("rotations --schedule single:g=1 --position 3 --max-period 4"),
+                     "--max-period");
   expect_usage_error(run("rotations --schedule single:g=1 --position 3 --threads 2"), "--jobs");
-  expect_usage_error(run("sweep --models llama2-7b,llama2-7b --formats fp16 --positions 64"), "--models");
-  expect_usage_error(run("sweep --schedules single:g=1 --formats fp16,fp16 --positions 64"), "--formats");
+  expect_usage_error(run("sweep --models llama2-7b,llama2-7b --formats fp16 --positions 64"),
+                     "--models");
+  expect_usage_error(run("sweep --schedules single:g=1 --formats fp16,fp16 --positions 64"),
+                     "--formats");
   // The same format under two spellings: p=11,e=5 is fp16.
-  expect_usage_error(run("sweep --schedules single:g=1 --formats 'fp16;p=11,e=5' --positions 64"), "same format");
+  expect_usage_error(run("sweep --schedules single:g=1 --formats 'fp16;p=11,e=5' --positions 64"),
+                     "same format");
   expect_usage_error(run("formats --formats fp32,fp32"), "--formats");
 }
 
@@ -248,7 +265,8 @@ TEST_CASE("messages say what to do", "[cli][hardening]") {
   expect_usage_error(bogus, "unknown option '--bogus'");
   CHECK(bogus.err.find("formats rotations") != std::string::npos);
   // A 100 kB value echoed in an error is shortened: the line stays short.
-  const Run long_value = run("rotations --schedule single:g=1 --position 1 --format " + std::string(100000, 'x'));
+  const Run long_value =
+      run("rotations --schedule single:g=1 --position 1 --format " + std::string(100000, 'x'));
   expect_usage_error(long_value, "--format");
   CHECK(long_value.err.size() < 2100);
 }
@@ -256,7 +274,8 @@ TEST_CASE("messages say what to do", "[cli][hardening]") {
 TEST_CASE("a bad --out is found before computing", "[cli][hardening]") {
   const std::string dir = std::filesystem::temp_directory_path().string();
   for (const std::string& command :
-       {"sweep --out " + dir, "formats --out " + dir + "/", "table horizon --formats fp16 --out " + dir + "/x.csv/",
+       {"sweep --out " + dir, "formats --out " + dir + "/",
+        "table horizon --formats fp16 --out " + dir + "/x.csv/",
         "construct mod --m 2 --r 1 --format fp16 --out " + dir + "/no/such/dir/m.json",
         "construct offset --g 1 --k 1 --format fp16 --out " + dir}) {
     INFO(command);
@@ -268,17 +287,26 @@ TEST_CASE("a bad --out is found before computing", "[cli][hardening]") {
 }
 
 TEST_CASE("the same command prints the same bytes at any thread count", "[cli][hardening]") {
-  const Run one = run("rotations --schedule llama2-7b --realization r2 --format fp16 --positions 3000 --json --threads 1");
-  const Run two = run("rotations --schedule llama2-7b --realization r2 --format fp16 --positions 3000 --json --threads 2");
+  const Run one =
+      run("rotations --schedule llama2-7b --realization r2 --format fp16 --positions 3000 --json "
+          "--threads 1");
+  const Run two =
+      run("rotations --schedule llama2-7b --realization r2 --format fp16 --positions 3000 --json "
+          "--threads 2");
   REQUIRE(one.code == 0);
   CHECK(one.out == two.out);
-  const Run s1 = run("sweep --models phi-2,gemma-7b --formats bf16,fp16 --realizations r1,hf --positions 512 --threads 1");
-  const Run s2 = run("sweep --models phi-2,gemma-7b --formats bf16,fp16 --realizations r1,hf --positions 512 --threads 2");
+  const Run s1 =
+      run("sweep --models phi-2,gemma-7b --formats bf16,fp16 --realizations r1,hf --positions 512 "
+          "--threads 1");
+  const Run s2 =
+      run("sweep --models phi-2,gemma-7b --formats bf16,fp16 --realizations r1,hf --positions 512 "
+          "--threads 2");
   REQUIRE(s1.code == 0);
   CHECK(s1.out == s2.out);
 }
 
-TEST_CASE("precision ranges: --formats p=A..B,e=E is one format per precision", "[cli][hardening]") {
+TEST_CASE("precision ranges: --formats p=A..B,e=E is one format per precision",
+          "[cli][hardening]") {
   const Run r = run("formats --formats p=4..6,e=5 --json");
   REQUIRE(r.code == 0);
   const auto list = nlohmann::json::parse(r.out);
@@ -294,14 +322,17 @@ TEST_CASE("precision ranges: --formats p=A..B,e=E is one format per precision", 
   expect_usage_error(run("formats --formats p=9..4,e=5"), "empty");
   expect_usage_error(run("formats --formats p=1..5000,e=5"), "4096");
   expect_usage_error(run("formats --formats p=x..5,e=5"), "--formats");
-  expect_usage_error(run("formats --formats 'p=11..12,e=5;fp16'"), "same format");  // p=11,e=5 is fp16
+  expect_usage_error(run("formats --formats 'p=11..12,e=5;fp16'"),
+                     "same format");  // p=11,e=5 is fp16
 }
 
-TEST_CASE("terminal tables: the main columns by default, --columns for the rest", "[cli][hardening]") {
+TEST_CASE("terminal tables: the main columns by default, --columns for the rest",
+          "[cli][hardening]") {
   const Run plain = run("formats");
   REQUIRE(plain.code == 0);
   std::size_t widest = 0, start = 0;
-  for (std::size_t end = plain.out.find('\n'); end != std::string::npos; end = plain.out.find('\n', start)) {
+  for (std::size_t end = plain.out.find('\n'); end != std::string::npos;
+       end = plain.out.find('\n', start)) {
     const std::string line = plain.out.substr(start, end - start);
     if (line.rfind("rounding:", 0) != 0) widest = std::max(widest, line.size());
     start = end + 1;
@@ -322,23 +353,31 @@ TEST_CASE("sweep --rounding reaches every realisation and is recorded", "[cli][h
   // first repeat is R̂_2049 = R̂_2048; upward gives î(2049) = 2050 = î(2050), so it is
   // R̂_2050 = R̂_2049 (every smaller position is exact in fp16, so nothing repeats earlier).
   const std::string file = temp_path("sweep_upward.json");
-  const Run up = run("sweep --models phi-2 --formats fp16 --realizations r2 --positions 4096 --rounding upward --quiet --out " + file);
+  const Run up =
+      run("sweep --models phi-2 --formats fp16 --realizations r2 --positions 4096 --rounding "
+          "upward --quiet --out " +
+          file);
   REQUIRE(up.code == 0);
   std::ifstream in(file);
   const auto rows = nlohmann::json::parse(in)["rows"];
   REQUIRE(rows.size() == 1);
   CHECK(rows[0]["rounding"] == "upward");
-  const Run cell = run("rotations --schedule phi-2 --realization r2 --format fp16 --positions 4096 --rounding upward --json");
+  const Run cell =
+      run("rotations --schedule phi-2 --realization r2 --format fp16 --positions 4096 --rounding "
+          "upward --json");
   REQUIRE(cell.code == 0);
   CHECK(rows[0]["distinct"] == nlohmann::json::parse(cell.out)["distinct"]);
   CHECK(rows[0]["first_repeat"] == nlohmann::json::array({2049, 2050}));
-  const Run nearest = run("sweep --models phi-2 --formats fp16 --realizations r2 --positions 4096 --json");
+  const Run nearest =
+      run("sweep --models phi-2 --formats fp16 --realizations r2 --positions 4096 --json");
   REQUIRE(nearest.code == 0);
-  CHECK(nlohmann::json::parse(nearest.out)[0]["first_repeat"] == nlohmann::json::array({2048, 2049}));
+  CHECK(nlohmann::json::parse(nearest.out)[0]["first_repeat"] ==
+        nlohmann::json::array({2048, 2049}));
   std::filesystem::remove(file);
 }
 
-TEST_CASE("every written file records version, commit and command; the terminal stays clean", "[cli][hardening]") {
+TEST_CASE("every written file records version, commit and command; the terminal stays clean",
+          "[cli][hardening]") {
   const std::string csv = temp_path("horizon_one.csv");
   const Run h = run("horizon --g 1 --k 1 --C 2096 --format fp16 --out " + csv);
   REQUIRE(h.code == 0);
@@ -349,22 +388,28 @@ TEST_CASE("every written file records version, commit and command; the terminal 
   std::getline(in, header);
   std::getline(in, row);
   CHECK(first.rfind("# ropesim ", 0) == 0);
-  CHECK(first.find("command: ropesim horizon --g 1 --k 1 --C 2096 --format fp16 --out ") != std::string::npos);
+  CHECK(first.find("command: ropesim horizon --g 1 --k 1 --C 2096 --format fp16 --out ") !=
+        std::string::npos);
   CHECK(header.rfind("format,g,k,", 0) == 0);
   // fp16, g = 1, k = 1, C = 2096: N_max = 43 (docs/tables/horizon.md; tie distance 44 - 2 + k).
   CHECK(row.find(",43,") != std::string::npos);
   std::filesystem::remove(csv);
 
   const std::string json = temp_path("census.json");
-  expect_usage_error(run("rotations --schedule periodic:m=4 --realization r3 --positions 8 --out " + temp_path("c.csv")),
+  expect_usage_error(run("rotations --schedule periodic:m=4 --realization r3 --positions 8 --out " +
+                         temp_path("c.csv")),
                      ".json");
-  const Run c = run("rotations --schedule periodic:m=4 --realization r3 --format fp32 --positions 8 --out " + json);
+  const Run c =
+      run("rotations --schedule periodic:m=4 --realization r3 --format fp32 --positions 8 --out " +
+          json);
   REQUIRE(c.code == 0);
   std::ifstream jin(json);
   const auto j = nlohmann::json::parse(jin);
-  CHECK(j["provenance"]["command"].get<std::string>().rfind("ropesim rotations --schedule periodic:m=4", 0) == 0);
-  CHECK(j["period"] == 4);                                      // 2π/4 per position: period exactly N/2
-  CHECK(j["witnesses"] == nlohmann::json::array({0, 0, 0}));  // P = 1..3 fail at i = 0 (search stops at the period)
+  CHECK(j["provenance"]["command"].get<std::string>().rfind(
+            "ropesim rotations --schedule periodic:m=4", 0) == 0);
+  CHECK(j["period"] == 4);  // 2π/4 per position: period exactly N/2
+  CHECK(j["witnesses"] ==
+        nlohmann::json::array({0, 0, 0}));  // P = 1..3 fail at i = 0 (search stops at the period)
   std::filesystem::remove(json);
 }
 
@@ -373,13 +418,17 @@ TEST_CASE("realised cos/sin are decided for every precision and at angle 0", "[c
   // 65536 bits": the binary64 shortcut of the interval rounding could never separate a value
   // within 2^-53 of a boundary of F, and sin 0 = 0 was refined forever.
   for (const char* p : {"48", "51"}) {
-    const Run h = run(std::string("horizon --g 1 --k 1 --C 65536 --max-length 300 --format p=") + p + ",e=11 --json");
+    const Run h = run(std::string("horizon --g 1 --k 1 --C 65536 --max-length 300 --format p=") +
+                      p + ",e=11 --json");
     INFO(h.err);
     REQUIRE(h.code == 0);
   }
   // Angle 0 under every mode: cos 0 = 1 and sin 0 = 0 exactly.
   for (const char* mode : {"nearest-even", "toward-zero", "upward", "downward"}) {
-    const Run r = run(std::string("rotations --schedule single:g=1 --format p=51,e=11 --position 0 --json --rounding ") + mode);
+    const Run r = run(
+        std::string(
+            "rotations --schedule single:g=1 --format p=51,e=11 --position 0 --json --rounding ") +
+        mode);
     REQUIRE(r.code == 0);
     const auto b = nlohmann::json::parse(r.out)["blocks"][0];
     CHECK(b["cos"]["hex"] == "0x1p+0");
@@ -399,7 +448,8 @@ TEST_CASE("census budgets and table --json", "[cli][hardening]") {
   const Run big = run("rotations --schedule llama2-7b --positions 2147483648");
   expect_usage_error(big, "--positions");
   CHECK(big.err.find("128 GiB") != std::string::npos);
-  expect_usage_error(run("sweep --models llama2-7b --formats fp16 --positions 2147483648"), "--allow-slow");
+  expect_usage_error(run("sweep --models llama2-7b --formats fp16 --positions 2147483648"),
+                     "--allow-slow");
   // table horizon --json: fp16, g = 1, k = 1, C = 2096 gives N_max 43 (docs/tables/horizon.md).
   const Run t = run("table horizon --formats fp16 --g 1 --k 1 --C 2096 --json");
   REQUIRE(t.code == 0);

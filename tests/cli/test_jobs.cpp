@@ -1,11 +1,11 @@
 // Parallel and sharded runs (issue 8): --jobs N prints the bytes of --jobs 1; --shard I/N takes
-// the I-th of N contiguous blocks of rows; `ropesim merge` of all shards is byte for byte the single run's file;
-// bad shard specs and inconsistent shard sets are refused with one line and exit code 2.
+// the I-th of N contiguous blocks of rows; `ropesim merge` of all shards is byte for byte the
+// single run's file; bad shard specs and inconsistent shard sets are refused with one line and exit
+// code 2.
 #include <catch2/catch.hpp>
-#include <nlohmann/json.hpp>
-
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <vector>
 
@@ -31,7 +31,8 @@ std::vector<std::string> lines_of(const std::string& text) {
 
 // 2 schedules x 2 realizations x 2 formats = 8 rows, at 256 positions (well under a second).
 const std::string kSweep =
-    "sweep --schedules 'single:g=1;conventional:base=10000,dim=8' --formats fp16,bf16 --realizations r1,r2 "
+    "sweep --schedules 'single:g=1;conventional:base=10000,dim=8' --formats fp16,bf16 "
+    "--realizations r1,r2 "
     "--positions 256 --quiet";
 // 2 formats x 2 offsets = 4 rows.
 const std::string kTable = "table horizon --formats fp16,bf16 --g 1 --k 1,2 --C auto --quiet";
@@ -39,7 +40,8 @@ const std::string kTable = "table horizon --formats fp16,bf16 --g 1 --k 1,2 --C 
 /// Runs `command` once whole (--out DIR/merged.EXT) and as `shards` shards, merges them into
 /// the same path and returns {single, merged} file contents. The recorded --out of the single
 /// run and of the merge are the same path, so the provenance lines can match byte for byte.
-std::pair<std::string, std::string> single_and_merged(const std::string& command, const std::string& ext, int shards,
+std::pair<std::string, std::string> single_and_merged(const std::string& command,
+                                                      const std::string& ext, int shards,
                                                       const std::string& tag) {
   const std::string merged = temp_path(tag + "_merged." + ext);
   const Run single = run(command + " --out " + merged);
@@ -50,7 +52,8 @@ std::pair<std::string, std::string> single_and_merged(const std::string& command
   for (int i = 1; i <= shards; ++i) {
     const std::string part = temp_path(tag + "_shard" + std::to_string(i) + "." + ext);
     // --jobs differs between shards and from the single run: it is not part of the computation
-    const Run r = run(command + " --shard " + std::to_string(i) + "/" + std::to_string(shards) + " --out " + part);
+    const Run r = run(command + " --shard " + std::to_string(i) + "/" + std::to_string(shards) +
+                      " --out " + part);
     INFO(r.err);
     REQUIRE(r.code == 0);
     files = part + " " + files;  // given in reverse order: merge orders them by their records
@@ -60,13 +63,15 @@ std::pair<std::string, std::string> single_and_merged(const std::string& command
   REQUIRE(m.code == 0);
   const std::string merged_text = slurp(merged);
   std::filesystem::remove(merged);
-  for (int i = 1; i <= shards; ++i) std::filesystem::remove(temp_path(tag + "_shard" + std::to_string(i) + "." + ext));
+  for (int i = 1; i <= shards; ++i)
+    std::filesystem::remove(temp_path(tag + "_shard" + std::to_string(i) + "." + ext));
   return {single_text, merged_text};
 }
 
 }  // namespace
 
-TEST_CASE("sweep: merged shards are the single run's file, byte for byte, in every file kind", "[cli][jobs]") {
+TEST_CASE("sweep: merged shards are the single run's file, byte for byte, in every file kind",
+          "[cli][jobs]") {
   for (const std::string ext : {"csv", "md", "tex", "json"}) {
     INFO(ext);
     const auto [single, merged] = single_and_merged(kSweep, ext, 3, "sweep");
@@ -89,7 +94,8 @@ TEST_CASE("table horizon: merged shards are the single run's file, byte for byte
   }
 }
 
-TEST_CASE("--shard I/N holds rows [floor((I-1)T/N), floor(IT/N)) and records the shard", "[cli][jobs]") {
+TEST_CASE("--shard I/N holds rows [floor((I-1)T/N), floor(IT/N)) and records the shard",
+          "[cli][jobs]") {
   const std::string whole = temp_path("rr_whole.csv"), part = temp_path("rr_part.csv");
   REQUIRE(run(kSweep + " --out " + whole).code == 0);
   REQUIRE(run(kSweep + " --shard 2/3 --out " + part).code == 0);
@@ -98,13 +104,15 @@ TEST_CASE("--shard I/N holds rows [floor((I-1)T/N), floor(IT/N)) and records the
   // whole: provenance, header, 8 rows; part: provenance, shard record, header, rows 2, 3, 4
   REQUIRE(all.size() == 10);
   REQUIRE(mine.size() == 6);
-  CHECK(mine[1] == "# shard 2/3 of 8 rows (rows [2, 5) of the table, counted from 0; join the shards with "
-                   "ropesim merge)");
+  CHECK(mine[1] ==
+        "# shard 2/3 of 8 rows (rows [2, 5) of the table, counted from 0; join the shards with "
+        "ropesim merge)");
   CHECK(mine[2] == all[1]);
   CHECK(mine[3] == all[2 + 2]);
   CHECK(mine[4] == all[2 + 3]);
   CHECK(mine[5] == all[2 + 4]);
-  // and the rows are the grid's (schedule, then realization, then format): row 2 is single:g=1, r2, fp16
+  // and the rows are the grid's (schedule, then realization, then format): row 2 is single:g=1, r2,
+  // fp16
   CHECK(mine[3].rfind("single:g=1,r2,fp16,", 0) == 0);
   CHECK(mine[5].rfind("\"conventional:base=10000,dim=8\",r1,fp16,", 0) == 0);
   const std::string json = temp_path("rr_part.json");
@@ -118,11 +126,15 @@ TEST_CASE("--shard I/N holds rows [floor((I-1)T/N), floor(IT/N)) and records the
   for (const auto& f : {whole, part, json}) std::filesystem::remove(f);
 }
 
-TEST_CASE("--jobs 2 prints the bytes of --jobs 1 (sweep, table horizon, horizon, rotations)", "[cli][jobs]") {
+TEST_CASE("--jobs 2 prints the bytes of --jobs 1 (sweep, table horizon, horizon, rotations)",
+          "[cli][jobs]") {
   for (const std::string& command :
-       {kSweep + " --json", kTable + " --json", std::string("horizon --g 1 --k 2 --C auto --format bf16 --json --quiet"),
-        std::string("horizon --schedule conventional:base=10000,dim=8 --k 1 --C auto --format fp16 --max-length 400 --json --quiet"),
-        std::string("rotations --schedule conventional:base=10000,dim=16 --format fp16 --positions 512 --json")}) {
+       {kSweep + " --json", kTable + " --json",
+        std::string("horizon --g 1 --k 2 --C auto --format bf16 --json --quiet"),
+        std::string("horizon --schedule conventional:base=10000,dim=8 --k 1 --C auto --format fp16 "
+                    "--max-length 400 --json --quiet"),
+        std::string("rotations --schedule conventional:base=10000,dim=16 --format fp16 --positions "
+                    "512 --json")}) {
     INFO(command);
     const Run one = run(command + " --jobs 1");
     const Run two = run(command + " --jobs 2");
@@ -139,14 +151,16 @@ TEST_CASE("bad --shard: one line, exit 2, no output file", "[cli][jobs]") {
   const std::string out = temp_path("badshard.csv");
   for (const std::string spec : {"0/0", "3/2", "a/b", "2", "0/3", "1/2/3", "-1/2"}) {
     INFO(spec);
-    expect_usage_error(run(kSweep + " --shard " + spec + " --out " + out), "--shard: '" + spec + "'");
+    expect_usage_error(run(kSweep + " --shard " + spec + " --out " + out),
+                       "--shard: '" + spec + "'");
     CHECK_FALSE(std::filesystem::exists(out));
     expect_usage_error(run(kTable + " --shard " + spec + " --out " + out), "accepted: I/N");
     CHECK_FALSE(std::filesystem::exists(out));
   }
 }
 
-TEST_CASE("merge refuses inconsistent shard sets: one line, exit 2, no output file", "[cli][jobs]") {
+TEST_CASE("merge refuses inconsistent shard sets: one line, exit 2, no output file",
+          "[cli][jobs]") {
   auto path = [](const std::string& name) { return temp_path("mg_" + name); };
   auto make = [&](const std::string& command, const std::string& name) {
     const Run r = run(command + " --out " + path(name));
@@ -169,7 +183,8 @@ TEST_CASE("merge refuses inconsistent shard sets: one line, exit 2, no output fi
     std::ofstream(path("cut3.csv"), std::ios::binary) << text;
   }
   const std::string out = path("out.csv");
-  auto refused = [&](const std::string& files, const std::string& message, const std::string& target) {
+  auto refused = [&](const std::string& files, const std::string& message,
+                     const std::string& target) {
     INFO(files);
     expect_usage_error(run("merge " + files + " --out " + target), message);
     CHECK_FALSE(std::filesystem::exists(target));
@@ -178,13 +193,15 @@ TEST_CASE("merge refuses inconsistent shard sets: one line, exit 2, no output fi
   refused(s1 + " " + s2, "shards missing of 3: 3 (given: 1 2)", out);
   refused(s1 + " " + s2 + " " + s2 + " " + s3, "shard 2/3 is given twice", out);
   refused(s1 + " " + path("other2.csv") + " " + s3, "different commands", out);
-  refused(s1 + " " + path("other2.csv") + " " + s3, "('--positions 128' vs '--positions 256')", out);
+  refused(s1 + " " + path("other2.csv") + " " + s3, "('--positions 128' vs '--positions 256')",
+          out);
   refused(s1 + " " + path("four2.csv") + " " + s3, "is shard 2/4 of 8 rows", out);
   refused(s1 + " " + path("s2.json") + " " + s3, "is JSON but --out", out);
   refused(path("whole.csv"), "has no shard record", out);
   refused(s1 + " " + s2 + " " + path("cut3.csv"), "has 2 rows, expected 3", out);
   refused(s1 + " " + s2 + " " + path("absent.csv"), "cannot read", out);
-  refused(path("s1.json") + " " + path("s2.json") + " " + path("s3.json"), "is JSON but --out", path("out.md"));
+  refused(path("s1.json") + " " + path("s2.json") + " " + path("s3.json"), "is JSON but --out",
+          path("out.md"));
   {
     // shard 2 relabelled as shard 3 (both have 3 rows): its command line still says --shard 2/3
     std::string text = slurp(path("s2.csv"));
@@ -197,14 +214,16 @@ TEST_CASE("merge refuses inconsistent shard sets: one line, exit 2, no output fi
   // --out naming one of the shards would destroy it
   {
     const std::string before = slurp(s1);
-    expect_usage_error(run("merge " + s1 + " " + s2 + " " + s3 + " --out " + s1), "is one of the shard files");
+    expect_usage_error(run("merge " + s1 + " " + s2 + " " + s3 + " --out " + s1),
+                       "is one of the shard files");
     CHECK(slurp(s1) == before);
   }
   // and the consistent set merges
   CHECK(run("merge " + s3 + " " + s1 + " " + s2 + " --out " + out).code == 0);
   CHECK(std::filesystem::exists(out));
-  for (const auto& name : {"s1.csv", "s2.csv", "s3.csv", "s1.json", "s2.json", "s3.json", "four2.csv", "other2.csv",
-                           "whole.csv", "cut3.csv", "fake3.csv", "out.csv"}) {
+  for (const auto& name :
+       {"s1.csv", "s2.csv", "s3.csv", "s1.json", "s2.json", "s3.json", "four2.csv", "other2.csv",
+        "whole.csv", "cut3.csv", "fake3.csv", "out.csv"}) {
     std::filesystem::remove(path(name));
   }
 }
@@ -212,13 +231,15 @@ TEST_CASE("merge refuses inconsistent shard sets: one line, exit 2, no output fi
 TEST_CASE("merge: shards written with -o merge, and merge takes -o", "[jobs]") {
   auto path = [](const std::string& name) { return temp_path("mo_" + name); };
   for (int i = 1; i <= 2; ++i) {
-    const Run r = run(kSweep + " --shard " + std::to_string(i) + "/2 -o " + path("s" + std::to_string(i) + ".csv"));
+    const Run r = run(kSweep + " --shard " + std::to_string(i) + "/2 -o " +
+                      path("s" + std::to_string(i) + ".csv"));
     INFO(r.err);
     REQUIRE(r.code == 0);
   }
   const Run whole = run(kSweep + " -o " + path("whole.csv"));
   REQUIRE(whole.code == 0);
-  const Run merged = run("merge " + path("s1.csv") + " " + path("s2.csv") + " -o " + path("merged.csv"));
+  const Run merged =
+      run("merge " + path("s1.csv") + " " + path("s2.csv") + " -o " + path("merged.csv"));
   INFO(merged.err);
   REQUIRE(merged.code == 0);
   // Same rows as the single run (the provenance lines name different commands).
@@ -232,5 +253,6 @@ TEST_CASE("merge: shards written with -o merge, and merge takes -o", "[jobs]") {
   };
   CHECK(rows(path("merged.csv")) == rows(path("whole.csv")));
   CHECK_FALSE(rows(path("whole.csv")).empty());
-  for (const auto& name : {"s1.csv", "s2.csv", "whole.csv", "merged.csv"}) std::filesystem::remove(path(name));
+  for (const auto& name : {"s1.csv", "s2.csv", "whole.csv", "merged.csv"})
+    std::filesystem::remove(path(name));
 }

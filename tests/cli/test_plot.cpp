@@ -2,11 +2,10 @@
 // its title, axis labels and provenance; --data writes the plotted numbers, checked here against
 // values derived independently (docs/tables/horizon.md, periodic tables, NUMERIC §4); bad input
 // exits 2 with one line and no file.
-#include <nlohmann/json.hpp>
-
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -48,7 +47,8 @@ std::vector<std::vector<std::string>> csv_rows(const std::string& text) {
   return rows;
 }
 
-std::string column(const std::vector<std::vector<std::string>>& rows, std::size_t row, const std::string& name) {
+std::string column(const std::vector<std::vector<std::string>>& rows, std::size_t row,
+                   const std::string& name) {
   const auto& header = rows.at(0);
   for (std::size_t c = 0; c < header.size(); ++c) {
     if (header[c] == name) return rows.at(row).at(c);
@@ -57,17 +57,18 @@ std::string column(const std::vector<std::vector<std::string>>& rows, std::size_
   return {};
 }
 
-#define REQUIRE_GNUPLOT()                                                                 \
-  do {                                                                                    \
-    if (!gnuplot_available()) {                                                           \
+#define REQUIRE_GNUPLOT()                                                                \
+  do {                                                                                   \
+    if (!gnuplot_available()) {                                                          \
       WARN("gnuplot is not installed (apt-get install gnuplot-nox): plot test skipped"); \
-      return;                                                                             \
-    }                                                                                     \
+      return;                                                                            \
+    }                                                                                    \
   } while (false)
 
 }  // namespace
 
-TEST_CASE("plot horizon: fp16 g=1 k=1 C auto gives N_max 43 in the CSV and an SVG with its labels", "[cli][plot]") {
+TEST_CASE("plot horizon: fp16 g=1 k=1 C auto gives N_max 43 in the CSV and an SVG with its labels",
+          "[cli][plot]") {
   REQUIRE_GNUPLOT();
   // docs/tables/horizon.md: fp16, g = 1, k = 1, C auto → C = 2096 (record n=25), N_max = 43
   // (query 45 ties BOS at offset 44 = the tie distance, round_F(cos 44) = 1), δ bound 43;
@@ -116,14 +117,17 @@ TEST_CASE("plot horizon marks values at the scan limit as lower bounds", "[cli][
   std::filesystem::remove(csv);
 }
 
-TEST_CASE("plot rotations: periodic:m=2,3,12 under r3 has 12 distinct rotations in every format", "[cli][plot]") {
+TEST_CASE("plot rotations: periodic:m=2,3,12 under r3 has 12 distinct rotations in every format",
+          "[cli][plot]") {
   REQUIRE_GNUPLOT();
   // r3 realises T_d(i mod m_d): blocks of period 2, 3 and 12 repeat with lcm(2, 3, 12) = 12,
   // and positions 0..11 differ in the m = 12 block (cos/sin of 2πr/12 are 12 distinct pairs in
   // any format with p ≥ 3), so exactly 12 distinct rotations among 100 positions, period 12.
   const std::string svg = temp_path("rotations.svg"), csv = temp_path("rotations.csv");
-  const Run r = run("plot rotations --schedules periodic:m=2,3,12 --realization r3 --formats fp16,bf16 --positions 100 --out " +
-                    svg + " --data " + csv);
+  const Run r =
+      run("plot rotations --schedules periodic:m=2,3,12 --realization r3 --formats fp16,bf16 "
+          "--positions 100 --out " +
+          svg + " --data " + csv);
   INFO(r.err);
   REQUIRE(r.code == 0);
   const auto rows = csv_rows(slurp(csv));
@@ -143,7 +147,8 @@ TEST_CASE("plot rotations: periodic:m=2,3,12 under r3 has 12 distinct rotations 
   std::filesystem::remove(csv);
 }
 
-TEST_CASE("plot rotations: a model preset under r1 at fp32 has every position distinct", "[cli][plot]") {
+TEST_CASE("plot rotations: a model preset under r1 at fp32 has every position distinct",
+          "[cli][plot]") {
   REQUIRE_GNUPLOT();
   // r1 at fp32: block 1 has θ = 1 rad/token and cos(i), i < 64, are 64 reals at least ~1e-3
   // apart (distinct integers mod 2π), far above fp32's spacing, so all 64 rotations differ.
@@ -159,7 +164,8 @@ TEST_CASE("plot rotations: a model preset under r1 at fp32 has every position di
   std::filesystem::remove(png);
 }
 
-TEST_CASE("plot error: the GPT-NeoX #1003 table peaks at 0.78 at position 2008, block 1", "[cli][plot]") {
+TEST_CASE("plot error: the GPT-NeoX #1003 table peaks at 0.78 at position 2008, block 1",
+          "[cli][plot]") {
   REQUIRE_GNUPLOT();
   // NUMERIC §4: the report's max |cos_half − cos_float| over its 2048 × 16 table is 0.7819, at
   // position 2008, second frequency (block 1). There θ̂ = fp16(10^(-1/4)) = 0.5625 and
@@ -167,9 +173,10 @@ TEST_CASE("plot error: the GPT-NeoX #1003 table peaks at 0.78 at position 2008, 
   // while the exact angle is 2008·0.56234 = 1129.18: cos 1130 = 0.56253 → fp16 0.5625, cos
   // 1129.18 = −0.21938, so |error| = 0.7819. sin: −0.8267 vs −0.9756, 0.149, smaller.
   const std::string svg = temp_path("error.svg"), csv = temp_path("error.csv");
-  const Run r = run(
-      "plot error --schedule conventional:base=10000,dim=32 --realization r2 --format fp16 --positions 2048 --out " + svg +
-      " --data " + csv);
+  const Run r =
+      run("plot error --schedule conventional:base=10000,dim=32 --realization r2 --format fp16 "
+          "--positions 2048 --out " +
+          svg + " --data " + csv);
   INFO(r.err);
   REQUIRE(r.code == 0);
   CHECK(r.out.find("max error     0.78") != std::string::npos);
@@ -196,7 +203,9 @@ TEST_CASE("plot error: an exactly representable periodic table has error 0", "[c
   REQUIRE_GNUPLOT();
   // θ = 2π/4: cos and sin of multiples of π/2 are 0 and ±1, exact in every format.
   const std::string svg = temp_path("error_exact.svg");
-  const Run r = run("plot error --schedule periodic:m=4 --realization r3 --format fp16 --positions 16 --out " + svg);
+  const Run r = run(
+      "plot error --schedule periodic:m=4 --realization r3 --format fp16 --positions 16 --out " +
+      svg);
   INFO(r.err);
   REQUIRE(r.code == 0);
   CHECK(r.out.find("max error     0 ") != std::string::npos);
@@ -208,28 +217,36 @@ TEST_CASE("plot: bad input exits 2 with one line and writes no file", "[cli][plo
   const std::string svg = temp_path("bad.svg"), csv = temp_path("bad.csv");
   expect_usage_error(run("plot horizon --formats fp16"), "--out");
   expect_usage_error(run("plot horizon --formats fp16 --out " + temp_path("bad.pdf")), ".svg .png");
-  expect_usage_error(run("plot error --schedule single:g=1 --out " + temp_path("bad.csv")), ".svg .png");
-  expect_usage_error(run("plot horizon --formats fp16 --out " + std::filesystem::temp_directory_path().string() + "/"),
+  expect_usage_error(run("plot error --schedule single:g=1 --out " + temp_path("bad.csv")),
+                     ".svg .png");
+  expect_usage_error(run("plot horizon --formats fp16 --out " +
+                         std::filesystem::temp_directory_path().string() + "/"),
                      "--out");
   const std::string dir = temp_path("dir.svg");
   std::filesystem::create_directories(dir);
-  expect_usage_error(run("plot rotations --formats fp16 --positions 8 --out " + dir), "is a directory");
+  expect_usage_error(run("plot rotations --formats fp16 --positions 8 --out " + dir),
+                     "is a directory");
   std::filesystem::remove(dir);
-  expect_usage_error(run("plot horizon --formats fp16 --out " + svg + " --data " + temp_path("bad.txt")), ".csv");
-  expect_usage_error(run("plot horizon --formats fixed:4.4 --out " + svg + " --data " + csv), "fixed point");
+  expect_usage_error(
+      run("plot horizon --formats fp16 --out " + svg + " --data " + temp_path("bad.txt")), ".csv");
+  expect_usage_error(run("plot horizon --formats fixed:4.4 --out " + svg + " --data " + csv),
+                     "fixed point");
   expect_usage_error(run("plot horizon --formats fp16,p=11,e=5 --out " + svg), "same format");
   expect_usage_error(run("plot rotations --models nosuch --out " + svg), "--models");
   expect_usage_error(run("plot rotations --realization r1,r2 --out " + svg), "one realization");
   expect_usage_error(run("plot error --schedule bogus --out " + svg), "--schedule");
-  expect_usage_error(run("plot error --schedule single:g=1 --realization r3 --out " + svg), "--realization");
-  expect_usage_error(run("plot error --schedule conventional:base=10000,dim=32 --positions 1000000 --out " + svg),
-                     "--positions");
+  expect_usage_error(run("plot error --schedule single:g=1 --realization r3 --out " + svg),
+                     "--realization");
+  expect_usage_error(
+      run("plot error --schedule conventional:base=10000,dim=32 --positions 1000000 --out " + svg),
+      "--positions");
   expect_usage_error(run("plot"), "horizon rotations error");
   CHECK_FALSE(std::filesystem::exists(svg));
   CHECK_FALSE(std::filesystem::exists(csv));
 }
 
-TEST_CASE("plot without gnuplot on PATH: one line naming gnuplot-nox, exit 2, no file", "[cli][plot]") {
+TEST_CASE("plot without gnuplot on PATH: one line naming gnuplot-nox, exit 2, no file",
+          "[cli][plot]") {
   const std::string svg = temp_path("nognuplot.svg");
   // run() starts the binary through the shell: a first harmless command, then the plot with an
   // empty PATH (the binary itself is named by its absolute path).

@@ -10,7 +10,8 @@ using namespace cli_test;
 
 TEST_CASE("rotations: resonance is periodic under resonance-table and r3, not under r2",
           "[cli][resonance]") {
-  const std::string head = "rotations --schedule resonance:base=10000,dim=4 --positions 4096 --json";
+  const std::string head =
+      "rotations --schedule resonance:base=10000,dim=4 --positions 4096 --json";
   for (const char* format : {"bf16", "fp16", "fp32"}) {
     INFO(format);
     for (const char* r : {"resonance-table", "r3"}) {
@@ -30,16 +31,18 @@ TEST_CASE("rotations: resonance is periodic under resonance-table and r3, not un
 }
 
 TEST_CASE("rotations text shows the block periods", "[cli][resonance]") {
-  const Run a = run("rotations --schedule resonance:base=10000,dim=4 --realization resonance-table "
-                    "--format bf16 --positions 4096");
+  const Run a =
+      run("rotations --schedule resonance:base=10000,dim=4 --realization resonance-table "
+          "--format bf16 --positions 4096");
   REQUIRE(a.code == 0);
   CHECK(a.out.find("block periods 6 628\n") != std::string::npos);
 }
 
 TEST_CASE("rotations --position shows the tiled position of resonance-table", "[cli][resonance]") {
   // block 0 has λ = 6: position 7 reads entry t = 7 mod 6 = 1
-  const Run a = run("rotations --schedule resonance:base=10000,dim=4 --realization resonance-table "
-                    "--format fp32 --position 7 --json");
+  const Run a =
+      run("rotations --schedule resonance:base=10000,dim=4 --realization resonance-table "
+          "--format fp32 --position 7 --json");
   REQUIRE(a.code == 0);
   const auto j = nlohmann::json::parse(a.out);
   CHECK(j["blocks"][0]["steps"]["t"]["decimal"] == "1");
@@ -48,8 +51,9 @@ TEST_CASE("rotations --position shows the tiled position of resonance-table", "[
 }
 
 TEST_CASE("bad resonance spellings exit 2 with one line", "[cli][resonance]") {
-  expect_usage_error(run("rotations --schedule resonance:base=10000 --realization r3 --positions 10"),
-                     "missing dim=");
+  expect_usage_error(
+      run("rotations --schedule resonance:base=10000 --realization r3 --positions 10"),
+      "missing dim=");
   expect_usage_error(run("rotations --schedule resonance:base=10000,dim=4 "
                          "--realization resonance-table[seq_len=0] --positions 10"),
                      "seq_len must be an integer");

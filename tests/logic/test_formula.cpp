@@ -218,7 +218,8 @@ TEST_CASE("tree_size: the formula written as a tree", "[logic][tree_size]") {
   NodeId x = f.symbol("a");
   for (int k = 1; k <= 20; ++k) x = f.conjunction(x, x);
   CHECK(tree_size(f, x) == (std::uint64_t{1} << 21) - 1);
-  CHECK(to_string(f, f.node(f.node(x).left).left).size() >= tree_size(f, f.node(f.node(x).left).left));
+  CHECK(to_string(f, f.node(f.node(x).left).left).size() >=
+        tree_size(f, f.node(f.node(x).left).left));
   for (int k = 21; k <= 70; ++k) x = f.conjunction(x, x);
   CHECK(tree_size(f, x) == std::numeric_limits<std::uint64_t>::max());
   CHECK_THROWS_AS(tree_size(f, 1000), ropesim::InvalidArgument);

@@ -3,7 +3,6 @@
 /// that depend on conventions format.hpp leaves open (an infinity in a format without
 /// infinities, the sign of a fixed-point zero): those are recorded, not asserted.
 #include <catch2/catch.hpp>
-
 #include <map>
 #include <set>
 #include <string>
@@ -33,16 +32,15 @@ class Checker {
         return;
       }
       // An exact infinity in a format without one: record what the engine does.
-      const std::string key = f.name + ": exact " + (expected.negative ? "-inf" : "+inf") +
-                              " -> " + g.to_string();
+      const std::string key =
+          f.name + ": exact " + (expected.negative ? "-inf" : "+inf") + " -> " + g.to_string();
       if (infinity_examples_.size() < 8 && !infinity_examples_.count(key)) {
         infinity_examples_.emplace(key, describe());
       }
       return;
     }
     if (!agrees(got, expected)) {
-      mismatches_.add(describe() + ": reference " + expected.to_string() + ", engine " +
-                      show(got));
+      mismatches_.add(describe() + ": reference " + expected.to_string() + ", engine " + show(got));
     }
   }
 

@@ -13,7 +13,6 @@
 #include <boost/math/constants/constants.hpp>
 #include <boost/multiprecision/cpp_bin_float.hpp>
 #include <boost/multiprecision/cpp_int.hpp>
-
 #include <cmath>
 #include <cstring>
 #include <limits>

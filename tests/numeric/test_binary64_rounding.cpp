@@ -11,9 +11,8 @@
 //    formats and into formats that only the single-rounding domain covers (p up to 53, emin
 //    down to -1055, emax up to 1023), which exercises both of `round`'s two code paths;
 //  * the domain: formats and modes outside it are refused.
-#include <catch2/catch.hpp>
-
 #include <bit>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdint>
 #include <limits>

@@ -12,9 +12,8 @@
 //    number of cases the 400-bit reference cannot decide counted and reported;
 //  * exp/log/cos/sin on fixed-seed samples of fp32 and fp64 inputs;
 //  * for_each_finite_value against an enumeration built from the format's fields.
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <map>
 #include <random>
@@ -77,8 +76,7 @@ Value engine_binary(const Engine& e, Binary op, const Format& f, const Value& a,
   return Value();
 }
 
-Number reference_binary(Binary op, const Format& f, const Number& a, const Number& b,
-                        Rounding r) {
+Number reference_binary(Binary op, const Format& f, const Number& a, const Number& b, Rounding r) {
   switch (op) {
     case Binary::add:
       return reference::add(f, a, b, r);
@@ -103,9 +101,8 @@ void check_all_pairs(const Engine& e, const Format& f, const std::vector<Number>
         for (Rounding r : all_modes) {
           const Number expected = reference_binary(op, f, values[i], values[j], r);
           const Value got = engine_binary(e, op, f, vs[i], vs[j], r);
-          checker.check(f, got, expected, [&] {
-            return describe_op(binary_name(op), f, values[i], values[j], r);
-          });
+          checker.check(f, got, expected,
+                        [&] { return describe_op(binary_name(op), f, values[i], values[j], r); });
         }
       }
     }
@@ -237,8 +234,11 @@ std::vector<Number> wide_sample(const Format& f, std::size_t n, std::uint64_t se
   std::mt19937_64 rng(seed);
   gmp_randclass gmp(gmp_randinit_default);
   gmp.seed(static_cast<unsigned long>(seed));
-  std::vector<Number> out = {Number::zero(false), Number::zero(true), Number::infinity(false),
-                             Number::infinity(true), Number::nan(),
+  std::vector<Number> out = {Number::zero(false),
+                             Number::zero(true),
+                             Number::infinity(false),
+                             Number::infinity(true),
+                             Number::nan(),
                              Number::of(reference::max_finite(f)),
                              Number::of(reference::min_positive(f)),
                              Number::of(reference::min_normal(f))};
@@ -292,8 +292,7 @@ TEST_CASE("wide formats (binary128-like p = 113, p = 64): random operands, five 
 
 TEST_CASE("sqrt and conversion of every fp16, bf16, fp8 value, five modes",
           "[numeric][reference][exhaustive]") {
-  const Format sources[] = {Format::fp16(), Format::bf16(), Format::fp8e4m3(),
-                            Format::fp8e5m2()};
+  const Format sources[] = {Format::fp16(), Format::bf16(), Format::fp8e4m3(), Format::fp8e5m2()};
   const Format targets[] = {Format::fp64(),
                             Format::fp32(),
                             Format::tf32(),
@@ -339,9 +338,14 @@ TEST_CASE("sqrt and conversion of every fp16, bf16, fp8 value, five modes",
 }
 
 TEST_CASE("conversion of random doubles into every preset, five modes", "[numeric][reference]") {
-  const Format targets[] = {Format::fp32(), Format::tf32(), Format::fp16(), Format::bf16(),
-                            Format::fp8e4m3(), Format::fp8e5m2(),
-                            parse_format("fp32,subnormals=off"), Format::fixed(16, 16)};
+  const Format targets[] = {Format::fp32(),
+                            Format::tf32(),
+                            Format::fp16(),
+                            Format::bf16(),
+                            Format::fp8e4m3(),
+                            Format::fp8e5m2(),
+                            parse_format("fp32,subnormals=off"),
+                            Format::fixed(16, 16)};
   OperandGenerator gen(53, 11, 0xc0de);
   std::mt19937_64 rng(0xc0df);
   for (const Engine* e : engines()) {
@@ -357,10 +361,9 @@ TEST_CASE("conversion of random doubles into every preset, five modes", "[numeri
         }
         const Number x = Number::from_double(d);
         for (Rounding r : all_modes) {
-          checker.check(dst, e->convert(dst, Value::from_double_exact(d), r),
-                        reference::convert(dst, x, r), [&] {
-                          return "convert " + hex(d) + " -> " + dst.name + " " + mode_name(r);
-                        });
+          checker.check(
+              dst, e->convert(dst, Value::from_double_exact(d), r), reference::convert(dst, x, r),
+              [&] { return "convert " + hex(d) + " -> " + dst.name + " " + mode_name(r); });
         }
       }
       require_clean(checker, std::string(e->name()) + " convert double -> " + dst.name);
@@ -429,8 +432,9 @@ void check_functions(const std::vector<Number>& inputs, const std::vector<Format
       }
     }
   }
-  std::string text = label + ": cases the 400-bit reference cannot decide (|value - boundary| "
-                             "≤ 2^-380·|value|), excluded:";
+  std::string text = label +
+                     ": cases the 400-bit reference cannot decide (|value - boundary| "
+                     "≤ 2^-380·|value|), excluded:";
   long total_undecidable = 0, total = 0;
   for (const auto& [key, t] : tallies) {
     text += "\n  " + key + ": " + std::to_string(t.undecidable) + " of " +
@@ -452,10 +456,10 @@ TEST_CASE("exp log cos sin of every fp16 and fp8 value, five modes, vs 400-bit B
   // Every fp8 value is an fp16 value (E4M3: p 4, 2^-9 .. 448; E5M2: p 3, 2^-16 .. 57344), so
   // the fp16 inputs' reference values serve the fp8 formats too; each format is checked on
   // its own elements.
-  check_functions(finite_and_special(Format::fp16()),
-                  {Format::fp16(), parse_format("fp16,subnormals=off"),
-                   parse_format("fp16,overflow=saturate")},
-                  "fp16");
+  check_functions(
+      finite_and_special(Format::fp16()),
+      {Format::fp16(), parse_format("fp16,subnormals=off"), parse_format("fp16,overflow=saturate")},
+      "fp16");
   check_functions(finite_and_special(Format::fp8e4m3()),
                   {Format::fp8e4m3(), parse_format("fp8e4m3,subnormals=off")}, "fp8e4m3");
   check_functions(finite_and_special(Format::fp8e5m2()),
@@ -482,8 +486,8 @@ TEST_CASE("exp log cos sin of fp32 and fp64 samples, five modes, vs 400-bit Boos
     std::mt19937_64 rng(0xe64);
     std::vector<Number> inputs;
     for (int i = 0; i < 4000; ++i) {
-      const int e = i % 4 == 0 ? static_cast<int>(rng() % 1180) - 180
-                               : static_cast<int>(rng() % 40) - 20;
+      const int e =
+          i % 4 == 0 ? static_cast<int>(rng() % 1180) - 180 : static_cast<int>(rng() % 40) - 20;
       double d = std::ldexp(1.0 + std::ldexp(static_cast<double>(rng() >> 12), -52), e);
       if (rng() % 2) d = -d;
       inputs.push_back(Number::from_double(d));
@@ -516,8 +520,9 @@ TEST_CASE("the 400-bit Boost evaluation is as accurate as the undecidability tes
   // bf16 values up to 2^127 (cos/sin argument reduction), values near 1 (log), near ±88
   // (exp), and tiny values.
   std::mt19937_64 rng(0xacc);
-  std::vector<double> inputs = {1.0, 0.5, 2.0, 3.140625, 1.5703125, 88.5, -103.5, 0x1p-133,
-                                0x1p127, 0x1.fep127, 65504.0, 355.0, 0x1.001p0, 0x1.ffcp-1};
+  std::vector<double> inputs = {1.0,     0.5,    2.0,       3.140625,  1.5703125,
+                                88.5,    -103.5, 0x1p-133,  0x1p127,   0x1.fep127,
+                                65504.0, 355.0,  0x1.001p0, 0x1.ffcp-1};
   for (int i = 0; i < 300; ++i) {
     double d = std::ldexp(1.0 + std::ldexp(static_cast<double>(rng() & 0x7f), -7),
                           static_cast<int>(rng() % 270) - 135);
@@ -544,9 +549,13 @@ TEST_CASE("the 400-bit Boost evaluation is as accurate as the undecidability tes
 
 TEST_CASE("for_each_finite_value visits exactly the format's elements in order",
           "[numeric][reference]") {
-  const Format formats[] = {Format::fp8e4m3(), Format::fp8e5m2(), Format::fp16(),
-                            Format::bf16(), parse_format("fp16,subnormals=off"),
-                            Format::fixed(3, 4), parse_format("p=2,emin=-2,emax=2")};
+  const Format formats[] = {Format::fp8e4m3(),
+                            Format::fp8e5m2(),
+                            Format::fp16(),
+                            Format::bf16(),
+                            parse_format("fp16,subnormals=off"),
+                            Format::fixed(3, 4),
+                            parse_format("p=2,emin=-2,emax=2")};
   for (const Format& f : formats) {
     INFO(f.name);
     // expected: the reference enumeration without infinities and without -0
@@ -556,7 +565,8 @@ TEST_CASE("for_each_finite_value visits exactly the format's elements in order",
       expected.push_back(n.to_double());
     }
     std::vector<double> got;
-    ropesim::numeric::for_each_finite_value(f, [&](const Value& v) { got.push_back(v.to_double()); });
+    ropesim::numeric::for_each_finite_value(f,
+                                            [&](const Value& v) { got.push_back(v.to_double()); });
     REQUIRE(got.size() == expected.size());
     long differences = 0;
     for (std::size_t i = 0; i < got.size(); ++i) {

@@ -7,10 +7,9 @@
 //    mode: the exact rational result rounded to p bits with an unbounded exponent range by
 //    integer arithmetic written here (not the engine), from which overflow, tininess and
 //    inexactness follow by IEEE's definitions.
-#include <catch2/catch.hpp>
-
 #include <gmpxx.h>
 
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <optional>
 #include <vector>
@@ -169,7 +168,9 @@ TEST_CASE("invalid, division by zero and inexact of each operation", "[numeric][
   CHECK(flags_of([&](Flags& f) { a.cos(v(0), f); }) == Flags());
   CHECK(flags_of([&](Flags& f) { a.sin(v(-0.0), f); }) == Flags());
   CHECK(flags_of([&](Flags& f) { a.fma(v(3), v(5), v(-15), f); }) == Flags());
-  CHECK(flags_of([&](Flags& f) { a.fma(v(1 + std::ldexp(1, -10)), v(1 + std::ldexp(1, -10)), v(0), f); }) == kInexact);  // 1 + 2^-9 + 2^-20
+  CHECK(flags_of([&](Flags& f) {
+          a.fma(v(1 + std::ldexp(1, -10)), v(1 + std::ldexp(1, -10)), v(0), f);
+        }) == kInexact);  // 1 + 2^-9 + 2^-20
   // exp near fp16's overflow threshold ln 65520 = 11.0901…: e^11.0859375 = 65247.1 (no
   // overflow), e^11.09375 = 65758.9 (overflow; Python's math.exp)
   CHECK(flags_of([&](Flags& f) { a.exp(v(11.0859375), f); }) == kInexact);
@@ -203,11 +204,21 @@ mpq_class round_unbounded(const mpq_class& q, int p, Rounding r) {
   bool up = false;
   if (frac != 0) {
     switch (r) {
-      case Rounding::nearest_even: up = frac > mpq_class(1, 2) || (frac == mpq_class(1, 2) && mpz_odd_p(m.get_mpz_t())); break;
-      case Rounding::nearest_away: up = frac >= mpq_class(1, 2); break;
-      case Rounding::toward_zero: up = false; break;
-      case Rounding::upward: up = !negative; break;
-      case Rounding::downward: up = negative; break;
+      case Rounding::nearest_even:
+        up = frac > mpq_class(1, 2) || (frac == mpq_class(1, 2) && mpz_odd_p(m.get_mpz_t()));
+        break;
+      case Rounding::nearest_away:
+        up = frac >= mpq_class(1, 2);
+        break;
+      case Rounding::toward_zero:
+        up = false;
+        break;
+      case Rounding::upward:
+        up = !negative;
+        break;
+      case Rounding::downward:
+        up = negative;
+        break;
     }
   }
   if (up) m += 1;
@@ -255,10 +266,22 @@ TEST_CASE("flags of + − × ÷ on every pair of fp8 values agree with IEEE's de
             Value out;
             mpq_class exact;
             switch (op) {
-              case 0: out = a.add(x, y, got); exact = qx + qy; break;
-              case 1: out = a.sub(x, y, got); exact = qx - qy; break;
-              case 2: out = a.mul(x, y, got); exact = qx * qy; break;
-              default: out = a.div(x, y, got); exact = qx / qy; break;
+              case 0:
+                out = a.add(x, y, got);
+                exact = qx + qy;
+                break;
+              case 1:
+                out = a.sub(x, y, got);
+                exact = qx - qy;
+                break;
+              case 2:
+                out = a.mul(x, y, got);
+                exact = qx * qy;
+                break;
+              default:
+                out = a.div(x, y, got);
+                exact = qx / qy;
+                break;
             }
             const Flags want = reference_flags(f, r, exact, out);
             if (want.test(Flag::overflow)) ++overflows;

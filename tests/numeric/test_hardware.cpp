@@ -8,7 +8,6 @@
 // operand pairs/triples that cancel. 250 000 triples per format (1.5 million operands in all).
 // A second test repeats a smaller sample under the directed modes with fesetround.
 #include <catch2/catch.hpp>
-
 #include <cfenv>
 #include <cmath>
 #include <cstdint>
@@ -24,7 +23,7 @@ namespace {
 using namespace numeric_test;
 
 constexpr int operation_count = 7;
-const char* const operation_names[operation_count] = {"add", "sub", "mul", "div",
+const char* const operation_names[operation_count] = {"add",  "sub", "mul",    "div",
                                                       "sqrt", "fma", "convert"};
 
 template <class T>
@@ -90,8 +89,7 @@ void hardware_results(const Operands<T>& o, T out[operation_count]) {
 }
 
 template <class T>
-Value engine_result(const Engine& e, const Format& f, int op, const Operands<T>& o,
-                    Rounding r) {
+Value engine_result(const Engine& e, const Format& f, int op, const Operands<T>& o, Rounding r) {
   const Value a = Value::from_double_exact(o.a);
   const Value b = Value::from_double_exact(o.b);
   const Value c = Value::from_double_exact(o.c);
@@ -164,8 +162,7 @@ TEST_CASE("fp64 + - * / sqrt fma convert are bit-identical to the hardware (RNE)
   }
 }
 
-TEST_CASE("fp32 and fp64 under the hardware's directed modes (fesetround)",
-          "[numeric][hardware]") {
+TEST_CASE("fp32 and fp64 under the hardware's directed modes (fesetround)", "[numeric][hardware]") {
   const auto f32 = make_operands<float>(20000, 0xd1ec7032);
   const auto f64 = make_operands<double>(20000, 0xd1ec7064);
   const std::pair<int, Rounding> modes[] = {{FE_TOWARDZERO, Rounding::toward_zero},
@@ -206,9 +203,12 @@ TEST_CASE("the reference agrees with the hardware (validates the second implemen
         const Number a = Number::from_double(o.a), b = Number::from_double(o.b),
                      c = Number::from_double(o.c);
         const Number ref[operation_count] = {
-            reference::add(f, a, b, mode),    reference::sub(f, a, b, mode),
-            reference::mul(f, a, b, mode),    reference::div(f, a, b, mode),
-            reference::sqrt(f, a, mode),      reference::fma(f, a, b, c, mode),
+            reference::add(f, a, b, mode),
+            reference::sub(f, a, b, mode),
+            reference::mul(f, a, b, mode),
+            reference::div(f, a, b, mode),
+            reference::sqrt(f, a, mode),
+            reference::fma(f, a, b, c, mode),
             reference::convert(f, Number::from_double(o.wide), mode)};
         for (int op = 0; op < operation_count; ++op) {
           ++m.checked;

@@ -1,8 +1,7 @@
 // numeric::parallel_for: every task once, progress on the calling thread, and the error of the
 // lowest-numbered failing task whatever the thread count.
-#include <catch2/catch.hpp>
-
 #include <atomic>
+#include <catch2/catch.hpp>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -12,7 +11,8 @@
 
 using ropesim::numeric::parallel_for;
 
-TEST_CASE("parallel_for runs every task once and reports each end on the calling thread", "[numeric][parallel]") {
+TEST_CASE("parallel_for runs every task once and reports each end on the calling thread",
+          "[numeric][parallel]") {
   for (unsigned threads : {1u, 2u, 3u, 8u}) {
     INFO(threads);
     const std::size_t n = 200;
@@ -60,7 +60,8 @@ TEST_CASE("parallel_for rethrows the lowest-numbered failing task's error", "[nu
   }
 }
 
-TEST_CASE("parallel_for with one thread runs the tasks in order on the calling thread", "[numeric][parallel]") {
+TEST_CASE("parallel_for with one thread runs the tasks in order on the calling thread",
+          "[numeric][parallel]") {
   std::vector<std::size_t> order;
   const auto caller = std::this_thread::get_id();
   bool on_caller = true;

@@ -4,10 +4,9 @@
 // interesting places: random ratios, elements of F with tiny perturbations, exact midpoints,
 // the overflow and underflow thresholds.
 #include <rapidcheck.h>
-
-#include <catch2/catch.hpp>
 #include <rapidcheck/catch.h>
 
+#include <catch2/catch.hpp>
 #include <string>
 
 #include "numeric/engine.hpp"
@@ -29,8 +28,8 @@ std::string draw_format_spec(bool wide = false) {
     const int p = *rc::gen::inRange(54, 121);
     const int emin = *rc::gen::inRange(-20000, -999);
     const int emax = *rc::gen::inRange(1000, 20001);
-    std::string spec =
-        "p=" + std::to_string(p) + ",emin=" + std::to_string(emin) + ",emax=" + std::to_string(emax);
+    std::string spec = "p=" + std::to_string(p) + ",emin=" + std::to_string(emin) +
+                       ",emax=" + std::to_string(emax);
     if (*rc::gen::inRange(0, 3) == 0) spec += ",subnormals=off";
     return spec;
   }
@@ -118,8 +117,8 @@ mpq_class draw_rational(const Format& f) {
       if (den == 0) den = 1;
       x = mpq_class(draw_mpz(2), den);
       x.canonicalize();
-      x = times_pow2(x, *rc::gen::inRange<long>(smallest_quantum(f) - 10,
-                                                largest_quantum(f) + p + 10));
+      x = times_pow2(
+          x, *rc::gen::inRange<long>(smallest_quantum(f) - 10, largest_quantum(f) + p + 10));
       break;
     }
     case 1: {  // an element, maybe perturbed by a tiny amount
@@ -363,8 +362,7 @@ TEST_CASE("properties of the arithmetic on random formats", "[numeric][propertie
     const mpq_class mid = (a.value() + up.value()) / 2;
     RC_ASSERT(reference::round(f, mid, Rounding::downward).value() == a.value());
     RC_ASSERT(reference::round(f, mid, Rounding::upward).value() == up.value());
-    const Number back =
-        to_number(ropesim::numeric::next_down(f, ropesim::numeric::next_up(f, av)));
+    const Number back = to_number(ropesim::numeric::next_down(f, ropesim::numeric::next_up(f, av)));
     RC_ASSERT(back.value() == a.value());
     // Goldberg's ulp of |a| is the spacing above |a| (|a| < max)
     if (!a.is_zero()) {

@@ -4,7 +4,6 @@
 // random inputs (fixed seeds) and hard cases; the rest against values derived by hand.
 // (Moved here from tests/attention/test_realisation.cpp with the code, issue 8.)
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <random>
 #include <vector>
@@ -51,7 +50,8 @@ void check_same(const Targets& t, const std::vector<RoundedCosSin>& a,
 
 }  // namespace
 
-TEST_CASE("double-double cos/sin step equals the MPFR Ziv path bit for bit", "[real_rounding][fast]") {
+TEST_CASE("double-double cos/sin step equals the MPFR Ziv path bit for bit",
+          "[real_rounding][fast]") {
   const Targets t(fast_formats());
   CosSinRounder fast(t.list, true), slow(t.list, false);
   REQUIRE(fast.uses_fast_path());
@@ -69,7 +69,8 @@ TEST_CASE("double-double cos/sin step equals the MPFR Ziv path bit for bit", "[r
     check_same(t, a, b);
     if (n % 64 == 0) {  // a third implementation: the reference engine's cos_sin
       for (std::size_t k = 0; k < t.list.size(); ++k) {
-        const auto [c, s] = mpfr_engine().cos_sin(t.list[k]->format(), dbl(x), Rounding::nearest_even);
+        const auto [c, s] =
+            mpfr_engine().cos_sin(t.list[k]->format(), dbl(x), Rounding::nearest_even);
         REQUIRE(same(b[k].cos, c));
         REQUIRE(same(b[k].sin, s));
       }
@@ -111,7 +112,8 @@ TEST_CASE("cos/sin hard cases: angles near multiples of pi/2", "[real_rounding][
       slow.of_value(dbl(d), b.data());
       check_same(t, a, b);
       for (std::size_t j = 0; j < t.list.size(); ++j) {
-        const auto [c, s] = mpfr_engine().cos_sin(t.list[j]->format(), dbl(d), Rounding::nearest_even);
+        const auto [c, s] =
+            mpfr_engine().cos_sin(t.list[j]->format(), dbl(d), Rounding::nearest_even);
         REQUIRE(same(b[j].cos, c));
         REQUIRE(same(b[j].sin, s));
       }
@@ -129,8 +131,9 @@ TEST_CASE("cos/sin hard cases: angles near multiples of pi/2", "[real_rounding][
   REQUIRE(fast.fallbacks() > 0);
 }
 
-TEST_CASE("cos/sin under directed rounding and outside the fast domain: MPFR path equals the engine",
-          "[real_rounding]") {
+TEST_CASE(
+    "cos/sin under directed rounding and outside the fast domain: MPFR path equals the engine",
+    "[real_rounding]") {
   for (Rounding r : {Rounding::upward, Rounding::toward_zero, Rounding::nearest_away}) {
     const Targets t({Format::fp16(), Format::bf16(), Format::fp32()}, r);
     CosSinRounder rounder(t.list);
@@ -157,11 +160,11 @@ TEST_CASE("RealRounding::rational: ties and overflow after rounding (by hand)", 
   {
     const RealRounding h(Format::fp16(), Rounding::nearest_even, mpfr_engine());
     Flags f;
-    REQUIRE(h.rational(one + u, f).to_double() == 1.0);                // tie → even (1)
-    REQUIRE(h.rational(one + 3 * u, f).to_double() == 1.0 + 0x1p-9);   // tie → even (1 + 2^-9)
-    REQUIRE(h.rational(mpq_class(65519), f).to_double() == 65504.0);   // below 65520: max
+    REQUIRE(h.rational(one + u, f).to_double() == 1.0);               // tie → even (1)
+    REQUIRE(h.rational(one + 3 * u, f).to_double() == 1.0 + 0x1p-9);  // tie → even (1 + 2^-9)
+    REQUIRE(h.rational(mpq_class(65519), f).to_double() == 65504.0);  // below 65520: max
     REQUIRE_FALSE(f.test(Flag::overflow));
-    REQUIRE(h.rational(mpq_class(65520), f).is_inf());                 // the midpoint to 2^16
+    REQUIRE(h.rational(mpq_class(65520), f).is_inf());  // the midpoint to 2^16
     REQUIRE(f.test(Flag::overflow));
   }
   {
@@ -188,7 +191,8 @@ TEST_CASE("RealRounding::rational: ties and overflow after rounding (by hand)", 
   }
 }
 
-TEST_CASE("RealRounding::interval decides only what every point agrees on (by hand)", "[real_rounding]") {
+TEST_CASE("RealRounding::interval decides only what every point agrees on (by hand)",
+          "[real_rounding]") {
   const RealRounding h(Format::fp16(), Rounding::nearest_even, mpfr_engine());
   Mpfr lo(64), hi(64);
   Flags f;
@@ -247,22 +251,23 @@ TEST_CASE("round_by_comparison: a real known by exact comparisons (by hand)", "[
     return c < 0 ? -1 : (c > 0 ? 1 : 0);
   };
   // fp16 on [1, 2): ulp 2^-10; √2·1024 = 1448.15: lo = 1448/1024, hi = 1449/1024, nearer lo
-  REQUIRE(round_by_comparison(Format::fp16(), Rounding::nearest_even, 1.0, sign_minus)->to_double() ==
-          1448 * 0x1p-10);
+  REQUIRE(
+      round_by_comparison(Format::fp16(), Rounding::nearest_even, 1.0, sign_minus)->to_double() ==
+      1448 * 0x1p-10);
   REQUIRE(round_by_comparison(Format::fp16(), Rounding::upward, 1.9, sign_minus)->to_double() ==
           1449 * 0x1p-10);
   REQUIRE(round_by_comparison(Format::fp16(), Rounding::downward, 1e9, sign_minus)->to_double() ==
           1448 * 0x1p-10);
   // x above max finite (every comparison says "greater"): nullopt
-  REQUIRE_FALSE(round_by_comparison(Format::fp16(), Rounding::upward, 1.0,
-                                    [](const mpq_class&) { return 1; })
-                    .has_value());
+  REQUIRE_FALSE(round_by_comparison(Format::fp16(), Rounding::upward, 1.0, [](const mpq_class&) {
+                  return 1;
+                }).has_value());
 }
 
 TEST_CASE("python_float: a config number as Python's float (by hand)", "[real_rounding]") {
   REQUIRE(python_float(mpq_class(1, 10)) == 0.1);        // gmp's get_d would truncate
   REQUIRE(python_float(mpq_class(500000)) == 500000.0);  // exact
   const mpz_class two53 = mpz_class(1) << 53;
-  REQUIRE(python_float(mpq_class(two53 + 1)) == 0x1p53);            // tie → even
-  REQUIRE(python_float(mpq_class(two53 + 3)) == 0x1p53 + 4);        // tie → even (…+4)
+  REQUIRE(python_float(mpq_class(two53 + 1)) == 0x1p53);      // tie → even
+  REQUIRE(python_float(mpq_class(two53 + 3)) == 0x1p53 + 4);  // tie → even (…+4)
 }

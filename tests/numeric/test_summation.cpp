@@ -1,7 +1,6 @@
 // numeric::Binary64Dot (the batched kernel of the certified-range scan) against numeric::dot()
 // (the reference: every step through numeric::Arithmetic) bit for bit, and the policy's refusals.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <random>
 #include <vector>
@@ -50,9 +49,11 @@ TEST_CASE("Binary64Dot equals dot() bit for bit on random vectors", "[numeric][s
       std::vector<double> xd, yd;
       for (std::size_t k = 0; k < n; ++k) {
         // magnitudes over ±2^12 so that sums cancel, overflow (fp16) and hit ties
-        const double m = std::ldexp(static_cast<double>(rng() % 2048) - 1024.0, static_cast<int>(rng() % 25) - 12);
+        const double m = std::ldexp(static_cast<double>(rng() % 2048) - 1024.0,
+                                    static_cast<int>(rng() % 25) - 12);
         x.push_back(f.convert(Value::from_double_exact(m)));
-        const double m2 = std::ldexp(static_cast<double>(rng() % 2048) - 1024.0, static_cast<int>(rng() % 25) - 12);
+        const double m2 = std::ldexp(static_cast<double>(rng() % 2048) - 1024.0,
+                                     static_cast<int>(rng() % 25) - 12);
         y.push_back(f.convert(Value::from_double_exact(m2)));
         xd.push_back(x.back().narrow());
         yd.push_back(y.back().narrow());

@@ -184,8 +184,8 @@ class OperandGenerator {
       case 0:  // random bit pattern (every code of the format equally likely)
         return from_bits(p_ + w_ >= 64 ? rng_() : rng_() & ((std::uint64_t{1} << (p_ + w_)) - 1));
       case 1:  // near 1: 1 ± a few ulps, or in [1/2, 4)
-        v = 1.0 + std::ldexp(static_cast<double>(rng_() % 64), 1 - p_) *
-                      ((rng_() & 1) != 0 ? 1 : -0.5);
+        v = 1.0 +
+            std::ldexp(static_cast<double>(rng_() % 64), 1 - p_) * ((rng_() & 1) != 0 ? 1 : -0.5);
         if ((rng_() & 3) == 0) v = std::ldexp(significand(), static_cast<int>(rng_() % 3) - 1);
         break;
       case 2:  // subnormal
@@ -215,9 +215,8 @@ class OperandGenerator {
         v = std::ldexp(significand(), emin_ + static_cast<int>(rng_() % 4));
         break;
       case 6:  // half the exponent range: products/quotients of two reach the edges
-        v = std::ldexp(significand(),
-                       static_cast<int>(rng_() % static_cast<std::uint64_t>(emax_)) *
-                           ((rng_() & 1) != 0 ? 1 : -1));
+        v = std::ldexp(significand(), static_cast<int>(rng_() % static_cast<std::uint64_t>(emax_)) *
+                                          ((rng_() & 1) != 0 ? 1 : -1));
         break;
       default:  // moderate magnitudes
         v = std::ldexp(significand(), static_cast<int>(rng_() % 41) - 20);

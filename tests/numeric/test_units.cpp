@@ -2,7 +2,6 @@
 // value), from the hardware (<limits>), or from the independent reference. Nothing asserted
 // here is computed by the code under test.
 #include <catch2/catch.hpp>
-
 #include <cfloat>
 #include <cmath>
 #include <limits>
@@ -33,13 +32,12 @@ const double nan_value = std::numeric_limits<double>::quiet_NaN();
 Value v(double d) { return Value::from_double_exact(d); }
 
 /// Bit-pattern check with a readable message.
-#define CHECK_SAME(value_expr, expected_double)                                  \
-  do {                                                                           \
-    const Value check_same_v_ = (value_expr);                                    \
-    const double check_same_e_ = (expected_double);                              \
-    INFO(#value_expr << " = " << show(check_same_v_) << ", expected "            \
-                     << hex(check_same_e_));                                     \
-    CHECK((!check_same_v_.is_wide() && same_double(check_same_v_.narrow(), check_same_e_))); \
+#define CHECK_SAME(value_expr, expected_double)                                               \
+  do {                                                                                        \
+    const Value check_same_v_ = (value_expr);                                                 \
+    const double check_same_e_ = (expected_double);                                           \
+    INFO(#value_expr << " = " << show(check_same_v_) << ", expected " << hex(check_same_e_)); \
+    CHECK((!check_same_v_.is_wide() && same_double(check_same_v_.narrow(), check_same_e_)));  \
   } while (false)
 
 /// The fields of a format without its name.
@@ -75,9 +73,9 @@ TEST_CASE("preset formats have the published parameters", "[numeric][format]") {
   // exponent. OCP FP8 E4M3: bias 7, p 4, exponent field 15 is normal (emax 8), emin = 1 - 7;
   // no infinity, S.1111.111 = NaN (one reserved code). E5M2: bias 15, p 3, IEEE-like.
   const Expected presets[] = {
-      {Format::fp64(), 53, -1022, 1023, true, 0},  {Format::fp32(), 24, -126, 127, true, 0},
-      {Format::tf32(), 11, -126, 127, true, 0},    {Format::fp16(), 11, -14, 15, true, 0},
-      {Format::bf16(), 8, -126, 127, true, 0},     {Format::fp8e4m3(), 4, -6, 8, false, 1},
+      {Format::fp64(), 53, -1022, 1023, true, 0}, {Format::fp32(), 24, -126, 127, true, 0},
+      {Format::tf32(), 11, -126, 127, true, 0},   {Format::fp16(), 11, -14, 15, true, 0},
+      {Format::bf16(), 8, -126, 127, true, 0},    {Format::fp8e4m3(), 4, -6, 8, false, 1},
       {Format::fp8e5m2(), 3, -14, 15, true, 0},
   };
   for (const auto& e : presets) {
@@ -104,18 +102,18 @@ TEST_CASE("preset formats have the published parameters", "[numeric][format]") {
 
 TEST_CASE("fits_double follows binary64's precision and range", "[numeric][format]") {
   CHECK(Format::custom(53, -1022, 1023).fits_double());
-  CHECK_FALSE(Format::custom(54, -10, 10).fits_double());       // p > 53
+  CHECK_FALSE(Format::custom(54, -10, 10).fits_double());  // p > 53
   CHECK_FALSE(Format::custom(113, -16382, 16383).fits_double());
-  CHECK_FALSE(Format::custom(24, -10, 1024).fits_double());     // top binade [2^1024, ...)
-  CHECK_FALSE(Format::custom(53, -1023, 1023).fits_double());   // smallest subnormal 2^-1075
-  CHECK(Format::custom(52, -1023, 1023).fits_double());         // 2^(-1023-51) = 2^-1074
+  CHECK_FALSE(Format::custom(24, -10, 1024).fits_double());    // top binade [2^1024, ...)
+  CHECK_FALSE(Format::custom(53, -1023, 1023).fits_double());  // smallest subnormal 2^-1075
+  CHECK(Format::custom(52, -1023, 1023).fits_double());        // 2^(-1023-51) = 2^-1074
   CHECK(Format::fixed(20, 20).fits_double());
-  CHECK_FALSE(Format::fixed(60, 0).fits_double());              // 60 significant bits
+  CHECK_FALSE(Format::fixed(60, 0).fits_double());  // 60 significant bits
 }
 
 TEST_CASE("format constructors reject impossible parameters", "[numeric][format]") {
-  CHECK_THROWS_AS(Format::ieee(1, 5), InvalidArgument);     // p < 2
-  CHECK_THROWS_AS(Format::ieee(11, 1), InvalidArgument);    // E < 2
+  CHECK_THROWS_AS(Format::ieee(1, 5), InvalidArgument);   // p < 2
+  CHECK_THROWS_AS(Format::ieee(11, 1), InvalidArgument);  // E < 2
   CHECK_THROWS_AS(Format::custom(1, -5, 5), InvalidArgument);
   CHECK_THROWS_AS(Format::custom(8, 5, 4), InvalidArgument);  // emin > emax
   CHECK_THROWS_AS(Format::fixed(-1, 4), InvalidArgument);
@@ -180,9 +178,9 @@ TEST_CASE("parse_format rejects bad spellings with an actionable message",
   }
   CHECK(spellings.find("fixed:") != std::string::npos);
   CHECK(spellings.find("p=") != std::string::npos);
-  for (const char* bad : {"fp17", "FP 16", "p=11", "p=11,e=x", "fixed:8", "fixed:a.b",
-                          "fp16,subnormals=maybe", "fp16,overflow=wrap", "fp16,", "bf16 ",
-                          "fp16,rounding=rne"}) {
+  for (const char* bad :
+       {"fp17", "FP 16", "p=11", "p=11,e=x", "fixed:8", "fixed:a.b", "fp16,subnormals=maybe",
+        "fp16,overflow=wrap", "fp16,", "bf16 ", "fp16,rounding=rne"}) {
     INFO("spelling '" << bad << "'");
     try {
       (void)parse_format(bad);
@@ -190,7 +188,7 @@ TEST_CASE("parse_format rejects bad spellings with an actionable message",
     } catch (const InvalidArgument& e) {
       const std::string message = e.what();
       INFO("message: " << message);
-      CHECK(message.find(bad) != std::string::npos);  // names the bad spelling
+      CHECK(message.find(bad) != std::string::npos);        // names the bad spelling
       CHECK(message.find("fp8e4m3") != std::string::npos);  // and lists the accepted ones
       CHECK(message.find("fixed:") != std::string::npos);
     }
@@ -221,12 +219,12 @@ TEST_CASE("parse_format rejects bad spellings with an actionable message",
 TEST_CASE("parse_rounding and to_string", "[numeric][rounding][parse]") {
   using ropesim::numeric::Rounding;
   const std::pair<const char*, Rounding> accepted[] = {
-      {"rne", Rounding::nearest_even},   {"nearest-even", Rounding::nearest_even},
-      {"rna", Rounding::nearest_away},   {"nearest-away", Rounding::nearest_away},
-      {"rz", Rounding::toward_zero},     {"toward-zero", Rounding::toward_zero},
-      {"ru", Rounding::upward},          {"up", Rounding::upward},
-      {"upward", Rounding::upward},      {"rd", Rounding::downward},
-      {"down", Rounding::downward},      {"downward", Rounding::downward}};
+      {"rne", Rounding::nearest_even}, {"nearest-even", Rounding::nearest_even},
+      {"rna", Rounding::nearest_away}, {"nearest-away", Rounding::nearest_away},
+      {"rz", Rounding::toward_zero},   {"toward-zero", Rounding::toward_zero},
+      {"ru", Rounding::upward},        {"up", Rounding::upward},
+      {"upward", Rounding::upward},    {"rd", Rounding::downward},
+      {"down", Rounding::downward},    {"downward", Rounding::downward}};
   for (const auto& [text, mode] : accepted) {
     INFO(text);
     CHECK(parse_rounding(text) == mode);
@@ -264,14 +262,15 @@ TEST_CASE("parse_decimal_exact reads decimals exactly", "[numeric][exact][parse]
   CHECK(parse_decimal_exact("0.75") == mpq_class(3, 4));
   CHECK(parse_decimal_exact("-2.5E-3") == mpq_class(-1, 400));  // -25/10000
   CHECK(parse_decimal_exact("0.1") == mpq_class(1, 10));        // not the double 0.1
-  CHECK(parse_decimal_exact("1e-30") == mpq_class(mpz_class(1), mpz_class("1" + std::string(30, '0'))));
+  CHECK(parse_decimal_exact("1e-30") ==
+        mpq_class(mpz_class(1), mpz_class("1" + std::string(30, '0'))));
   CHECK(parse_decimal_exact("123456789012345678901234567890") ==
         mpq_class(mpz_class("123456789012345678901234567890")));
   CHECK(parse_decimal_exact("1.5e300") == mpq_class(mpz_class("15" + std::string(299, '0'))));
   CHECK(parse_decimal_exact("-0") == mpq_class(0));
   CHECK(parse_decimal_exact("500000.0") == mpq_class(500000));
-  for (const char* bad : {"", "abc", "1e", "1.2.3", "e5", "1e4x", "0x10", "inf", "nan", "--1",
-                          "1,5", "1 000"}) {
+  for (const char* bad :
+       {"", "abc", "1e", "1.2.3", "e5", "1e4x", "0x10", "inf", "nan", "--1", "1,5", "1 000"}) {
     INFO("'" << bad << "'");
     try {
       (void)parse_decimal_exact(bad, "rope base");
@@ -369,7 +368,8 @@ std::optional<mpq_class> f_large_independent(const Format& f, Rounding r) {
 
 }  // namespace
 
-TEST_CASE("f_large per preset and rounding mode (THEORY §1)", "[numeric][format_properties][f_large]") {
+TEST_CASE("f_large per preset and rounding mode (THEORY §1)",
+          "[numeric][format_properties][f_large]") {
   using ropesim::numeric::f_large;
   struct Expected {
     Format f;
@@ -458,8 +458,8 @@ TEST_CASE("f_large per preset and rounding mode (THEORY §1)", "[numeric][format
     REQUIRE(independent.has_value());
     REQUIRE(got.has_value());
     CHECK(to_number(*got).value() == *independent);
-    CHECK(std::fabs(independent->get_d() - (r == Rounding::nearest_even ? 16495 : 16494) *
-                                               0.69314718055994531) < 1e-9);
+    CHECK(std::fabs(independent->get_d() -
+                    (r == Rounding::nearest_even ? 16495 : 16494) * 0.69314718055994531) < 1e-9);
   }
   CHECK_FALSE(f_large(quad, Rounding::upward).has_value());
 }
@@ -468,12 +468,17 @@ TEST_CASE("f_large is the smallest element whose exp(-f) rounds to 0 (reference 
           "[numeric][format_properties][f_large]") {
   // Semantic check with the reference's own exp (Boost 400 bits): round(exp(-f_large)) = 0
   // and round(exp(-next_down(f_large))) ≠ 0, for several formats and modes.
-  const Format formats[] = {Format::fp16(), Format::bf16(), Format::fp32(), Format::tf32(),
-                            Format::fp8e4m3(), Format::fp8e5m2(),
-                            parse_format("bf16,subnormals=off"), Format::fixed(6, 10),
+  const Format formats[] = {Format::fp16(),
+                            Format::bf16(),
+                            Format::fp32(),
+                            Format::tf32(),
+                            Format::fp8e4m3(),
+                            Format::fp8e5m2(),
+                            parse_format("bf16,subnormals=off"),
+                            Format::fixed(6, 10),
                             Format::custom(5, -20, 6)};
-  const Rounding modes[] = {Rounding::nearest_even, Rounding::nearest_away,
-                            Rounding::toward_zero, Rounding::downward};
+  const Rounding modes[] = {Rounding::nearest_even, Rounding::nearest_away, Rounding::toward_zero,
+                            Rounding::downward};
   for (const Format& f : formats) {
     for (Rounding r : modes) {
       INFO(f.name << " " << mode_name(r));
@@ -571,7 +576,8 @@ TEST_CASE("next_up and next_down by hand", "[numeric][engine][next]") {
   CHECK_SAME(next_up(f32, v(1)), 1 + std::ldexp(1, -23));
   CHECK_SAME(next_up(f32, v(FLT_MAX)), inf);
   CHECK_SAME(next_up(Format::fp64(), v(1)), std::nextafter(1.0, 2.0));
-  CHECK_SAME(next_down(Format::fp64(), v(DBL_MIN)), DBL_MIN - std::numeric_limits<double>::denorm_min());
+  CHECK_SAME(next_down(Format::fp64(), v(DBL_MIN)),
+             DBL_MIN - std::numeric_limits<double>::denorm_min());
 }
 
 TEST_CASE("ulp_exponent by hand", "[numeric][engine][ulp]") {
@@ -591,7 +597,7 @@ TEST_CASE("ulp_exponent by hand", "[numeric][engine][ulp]") {
   CHECK(ulp_exponent(Format::fp32(), v(1)) == -23);
   CHECK(ulp_exponent(Format::fp64(), v(1)) == -52);
   CHECK(ulp_exponent(Format::fp64(), v(DBL_MIN)) == -1074);
-  CHECK(ulp_exponent(Format::bf16(), v(93)) == -1);  // 2^6 binade, p 8: 6 - 7
+  CHECK(ulp_exponent(Format::bf16(), v(93)) == -1);     // 2^6 binade, p 8: 6 - 7
   CHECK(ulp_exponent(Format::fp8e4m3(), v(448)) == 5);  // 2^8 binade, p 4: 8 - 3
   CHECK(ulp_exponent(Format::fixed(4, 4), v(3.5)) == -4);
   CHECK(ulp_exponent(Format::fixed(4, 4), v(0)) == -4);
@@ -648,8 +654,7 @@ TEST_CASE("ties: nearest_even vs nearest_away, by hand", "[numeric][engine][ties
     CHECK_SAME(e->convert(Format::fp8e5m2(), v(1.125), Rounding::nearest_away), 1.25);
     CHECK_SAME(e->from_integer(Format::fp32(), mpz_class(16777217), Rounding::nearest_even),
                16777216.0);
-    CHECK_SAME(e->from_integer(Format::fp32(), mpz_class(16777217), Rounding::upward),
-               16777218.0);
+    CHECK_SAME(e->from_integer(Format::fp32(), mpz_class(16777217), Rounding::upward), 16777218.0);
     CHECK_SAME(e->from_integer(Format::fp16(), mpz_class(-2049), Rounding::nearest_away), -2050.0);
   }
 }

@@ -2,11 +2,10 @@
 // overflow to infinity vs saturation, special values, the oracle interface round_real,
 // from_mpfr, Value's own contract, and a few transcendental values computed by hand.
 #include <catch2/catch.hpp>
-
 #include <cfloat>
 #include <cmath>
-#include <limits>
 #include <cstdlib>
+#include <limits>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -29,12 +28,12 @@ const double nan_value = std::numeric_limits<double>::quiet_NaN();
 
 Value v(double d) { return Value::from_double_exact(d); }
 
-#define CHECK_SAME(value_expr, expected_double)                                            \
-  do {                                                                                     \
-    const Value check_same_v_ = (value_expr);                                              \
-    const double check_same_e_ = (expected_double);                                        \
+#define CHECK_SAME(value_expr, expected_double)                                               \
+  do {                                                                                        \
+    const Value check_same_v_ = (value_expr);                                                 \
+    const double check_same_e_ = (expected_double);                                           \
     INFO(#value_expr << " = " << show(check_same_v_) << ", expected " << hex(check_same_e_)); \
-    CHECK((!check_same_v_.is_wide() && same_double(check_same_v_.narrow(), check_same_e_))); \
+    CHECK((!check_same_v_.is_wide() && same_double(check_same_v_.narrow(), check_same_e_)));  \
   } while (false)
 
 }  // namespace
@@ -53,9 +52,9 @@ TEST_CASE("signed zeros follow IEEE 754 §6.3", "[numeric][engine][zero]") {
         CHECK_SAME(e->add(f, v(0.0), v(0.0), r), 0.0);
         CHECK_SAME(e->add(f, v(1.5), v(-1.5), r), exact_zero);
         CHECK_SAME(e->sub(f, v(1.5), v(1.5), r), exact_zero);
-        CHECK_SAME(e->sub(f, v(0.0), v(0.0), r), exact_zero);   // +0 + (-0)
-        CHECK_SAME(e->sub(f, v(-0.0), v(0.0), r), -0.0);        // -0 + (-0)
-        CHECK_SAME(e->sub(f, v(0.0), v(-0.0), r), 0.0);         // +0 + (+0)
+        CHECK_SAME(e->sub(f, v(0.0), v(0.0), r), exact_zero);  // +0 + (-0)
+        CHECK_SAME(e->sub(f, v(-0.0), v(0.0), r), -0.0);       // -0 + (-0)
+        CHECK_SAME(e->sub(f, v(0.0), v(-0.0), r), 0.0);        // +0 + (+0)
         CHECK_SAME(e->add(f, v(-2.0), v(0.0), r), -2.0);
         CHECK_SAME(e->mul(f, v(-0.0), v(3.0), r), -0.0);  // sign = xor of signs
         CHECK_SAME(e->mul(f, v(-2.0), v(0.0), r), -0.0);
@@ -126,7 +125,7 @@ TEST_CASE("special values: infinities and NaN", "[numeric][engine][special]") {
     CHECK_SAME(e->fma(h, v(1), v(1), v(-inf), r), -inf);
     CHECK(e->add(h, v(nan_value), v(1), r).is_nan());
     CHECK_SAME(e->exp(h, v(inf), r), inf);
-    CHECK_SAME(e->exp(h, v(-inf), r), 0.0);   // exp(-inf) = 0 (THEORY §1)
+    CHECK_SAME(e->exp(h, v(-inf), r), 0.0);  // exp(-inf) = 0 (THEORY §1)
     CHECK_SAME(e->log(h, v(0.0), r), -inf);
     CHECK_SAME(e->log(h, v(-0.0), r), -inf);
     CHECK(e->log(h, v(-1), r).is_nan());
@@ -282,9 +281,9 @@ TEST_CASE("round_real agrees with the reference on square roots, every mode and 
   // The oracle is MPFR's √ rounded to nearest at the requested precision (error ≤ 1/2 ulp,
   // reported as 1); √a of a non-square is irrational, so never a rounding boundary. The
   // expected value is the reference's exact integer-square-root rounding.
-  const Format formats[] = {Format::fp16(), Format::fp8e4m3(), parse_format("bf16,subnormals=off"),
-                            Format::fixed(4, 4), Format::fixed(2, 10),
-                            Format::custom(113, -16382, 16383)};
+  const Format formats[] = {
+      Format::fp16(),      Format::fp8e4m3(),    parse_format("bf16,subnormals=off"),
+      Format::fixed(4, 4), Format::fixed(2, 10), Format::custom(113, -16382, 16383)};
   for (const Engine* e : engines()) {
     for (const Format& f : formats) {
       Mismatches m;
@@ -306,8 +305,7 @@ TEST_CASE("round_real agrees with the reference on square roots, every mode and 
           a.canonicalize();  // mpq_class(n, d) is not canonical by itself
           for (Rounding r : all_modes) {
             ++m.checked;
-            reference::Number expected =
-                reference::sqrt(f, reference::Number::of(a), r);
+            reference::Number expected = reference::sqrt(f, reference::Number::of(a), r);
             if (sign < 0) {
               // -√a rounds like √a in the mirrored direction
               const Rounding mirrored = r == Rounding::upward     ? Rounding::downward
@@ -317,9 +315,8 @@ TEST_CASE("round_real agrees with the reference on square roots, every mode and 
               expected.negative = !expected.negative;
             }
             const Value got = e->round_real(f, oracle, r);
-            const bool ok = (f.is_fixed_point() && expected.is_zero())
-                                ? to_number(got).is_zero()
-                                : agrees(got, expected);
+            const bool ok = (f.is_fixed_point() && expected.is_zero()) ? to_number(got).is_zero()
+                                                                       : agrees(got, expected);
             if (!ok) {
               m.add(f.name + " " + mode_name(r) + " " + (sign < 0 ? "-" : "") + "sqrt(" +
                     std::to_string(n) + "/64): engine " + show(got) + ", reference " +
@@ -369,8 +366,7 @@ TEST_CASE("from_mpfr rounds an exact MPFR number once", "[numeric][engine]") {
     CHECK_SAME(e->from_mpfr(Format::fp16(), x, Rounding::toward_zero), 1.0);
     // the same exact value as a rational
     mpq_class q = 1 + mpq_class(1, 2048) + mpq_class(1, mpz_class(1) << 150);
-    CHECK_SAME(e->from_rational(Format::fp16(), q, Rounding::nearest_even),
-               1 + std::ldexp(1, -10));
+    CHECK_SAME(e->from_rational(Format::fp16(), q, Rounding::nearest_even), 1 + std::ldexp(1, -10));
     // a wide Value converted into fp16
     const Value wide = Value::from_mpfr_exact(x);
     CHECK(wide.is_wide());

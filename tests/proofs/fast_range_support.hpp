@@ -20,8 +20,8 @@
 namespace fast_range_test {
 
 inline ropesim::proofs::FixedOffsetSpec spec_of(
-    const std::string& schedule, const mpq_class& C, std::uint64_t k, const ropesim::numeric::Format& f,
-    const std::string& realisation = "r1",
+    const std::string& schedule, const mpq_class& C, std::uint64_t k,
+    const ropesim::numeric::Format& f, const std::string& realisation = "r1",
     ropesim::numeric::Rounding r = ropesim::numeric::Rounding::nearest_even,
     ropesim::attention::Summation sum = ropesim::attention::Summation::sequential) {
   ropesim::proofs::FixedOffsetSpec s;
@@ -50,7 +50,8 @@ inline bool same_value(const std::optional<ropesim::numeric::Value>& a,
 
 /// Every field the candidate algorithm promises to share with the scan (RC_ASSERT: inside a
 /// RapidCheck property).
-inline void require_same(const ropesim::proofs::CertifiedRange& scan, const ropesim::proofs::CertifiedRange& fast) {
+inline void require_same(const ropesim::proofs::CertifiedRange& scan,
+                         const ropesim::proofs::CertifiedRange& fast) {
   RC_ASSERT(scan.n_max == fast.n_max);
   RC_ASSERT(scan.at_limit == fast.at_limit);
   RC_ASSERT(scan.fail_query == fast.fail_query);

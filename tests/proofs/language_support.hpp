@@ -28,7 +28,9 @@ inline std::vector<std::string> ab_words_up_to(std::size_t length) {
 }
 
 // Membership by hand-written predicates, independent of the logic and the compiler.
-inline bool in_aa_star(const std::string& w) { return w.size() % 2 == 0 && w.find('b') == std::string::npos; }
+inline bool in_aa_star(const std::string& w) {
+  return w.size() % 2 == 0 && w.find('b') == std::string::npos;
+}
 inline bool in_ab_star(const std::string& w) {
   if (w.size() % 2 != 0) return false;
   for (std::size_t i = 0; i < w.size(); ++i) {
@@ -37,9 +39,10 @@ inline bool in_ab_star(const std::string& w) {
   return true;
 }
 inline bool in_a_sigma_star(const std::string& w) { return !w.empty() && w[0] == 'a'; }
-inline bool mod3_and_some_b(const std::string& w) { return w.size() % 3 == 0 && w.find('b') != std::string::npos; }
+inline bool mod3_and_some_b(const std::string& w) {
+  return w.size() % 3 == 0 && w.find('b') != std::string::npos;
+}
 inline bool contains_ab(const std::string& w) { return w.find("ab") != std::string::npos; }
-
 
 /// The longest length L ≤ max_length with |Σ|^0 + … + |Σ|^L ≤ max_words.
 inline std::size_t affordable_length(std::size_t letters, std::size_t max_length,

@@ -6,16 +6,15 @@
 //    second implementation (tests/proofs/mini_emulator.hpp, extended here to two blocks);
 //  * a cheap slice of the hidden "[.full]" L-simulation: one random word of length N_max for
 //    fp32 and fp64.
-#include <catch2/catch.hpp>
-
 #include <array>
+#include <catch2/catch.hpp>
 
 #include "mini_emulator.hpp"
 #include "numeric/engine.hpp"
 #include "numeric/error.hpp"
-#include "proofs/exact_trig.hpp"
 #include "numeric/format.hpp"
 #include "numeric/format_properties.hpp"
+#include "proofs/exact_trig.hpp"
 #include "proofs/fixed_offset_head.hpp"
 #include "proofs/offset_simulation.hpp"
 #include "proofs/records.hpp"
@@ -123,8 +122,8 @@ TEST_CASE("a lead of exactly f_large certifies, one element less does not (7 for
   //   fp16 m = 24: 25 ln2 = 17.32868 → 17.34375 (q = 2^-6; predecessor 17.328125);
   //                24 ln2 = 16.63553 → 16.640625 (predecessor 16.625)
   //   bf16 m = 133: 134 ln2 = 92.88172 → 93 (q = 1/2; 92.5); 133 ln2 = 92.18858 → 92.5 (92)
-  //   tf32 m = 136: 137 ln2 = 94.96116 → 95 (q = 1/16; 94.9375); 136 ln2 = 94.26802 → 94.3125 (94.25)
-  //   fp32 m = 149: 150 ln2 = 103.9720771 → 13627829·2^-17 = 103.97208404541015625
+  //   tf32 m = 136: 137 ln2 = 94.96116 → 95 (q = 1/16; 94.9375); 136 ln2 = 94.26802 → 94.3125
+  //   (94.25) fp32 m = 149: 150 ln2 = 103.9720771 → 13627829·2^-17 = 103.97208404541015625
   //                 (predecessor 13627828·2^-17); 149 ln2 = 103.2789299 → 13536976·2^-17
   //   fp64 m = 1074: 1075 ln2 → 6554261109157970·2^-43; 1074 ln2 → 6548164122079684·2^-43
   //   fp8e5m2 m = 16: 17 ln2 = 11.78 and 16 ln2 = 11.09 → 12 in both (q = 2; predecessor 10)
@@ -197,9 +196,9 @@ TEST_CASE("query bias of the Y^3 head (C = 1000, g = 1, fp16) under every roundi
               .to_double() == b1[m]);
     // the head itself (upward is refused: no f_large, THEORY §1)
     if (modes[m] == Rounding::upward) {
-      CHECK_THROWS_AS(proofs::make_fixed_offset_head(
-                          spec_of("single:g=1", 1000, 3, Format::fp16(), modes[m])),
-                      InvalidArgument);
+      CHECK_THROWS_AS(
+          proofs::make_fixed_offset_head(spec_of("single:g=1", 1000, 3, Format::fp16(), modes[m])),
+          InvalidArgument);
       continue;
     }
     const auto h =
@@ -251,8 +250,8 @@ TEST_CASE("N_max of a multi-frequency head equals a second implementation (θ = 
   };
   for (const auto& c : cases) {
     INFO(c.f.name);
-    const auto h = proofs::make_fixed_offset_head(
-        spec_of("conventional:base=100,dim=4", c.C, 1, c.f));
+    const auto h =
+        proofs::make_fixed_offset_head(spec_of("conventional:base=100,dim=4", c.C, 1, c.f));
     REQUIRE(h.ideal.blocks.size() == 2);
     const auto lib = proofs::certified_range(h, up_to(500));
     const auto mini = mini_multi_range(c.m, {mpq_class(1), q(1, 10)}, c.C, 1, c.f_large, 500);
@@ -279,8 +278,9 @@ TEST_CASE("L-simulation slice: one random word of length N_max for fp32 and fp64
     std::uint64_t L;
     bool at_limit;
   };
-  for (const auto& c : std::vector<Case>{{Format::fp32(), 2839326, 709, false},
-                                         {Format::fp64(), mpq_class(mpz_class(1) << 39), 2000, true}}) {
+  for (const auto& c :
+       std::vector<Case>{{Format::fp32(), 2839326, 709, false},
+                         {Format::fp64(), mpq_class(mpz_class(1) << 39), 2000, true}}) {
     INFO(c.f.name);
     const auto spec = spec_of("single:g=1", c.C, 1, c.f);
     const auto range = proofs::certified_range(proofs::make_fixed_offset_head(spec), up_to(2000));
@@ -293,9 +293,9 @@ TEST_CASE("L-simulation slice: one random word of length N_max for fp32 and fp64
     o.seed = 10;
     const auto sim = proofs::check_offset_simulation(spec, c.L, o);
     if (sim.first) {
-      FAIL("disagreement on a word of length " << sim.first->word.size() << " at position "
-                                               << sim.first->position << ": expected "
-                                               << sim.first->expected << ", got " << sim.first->got);
+      FAIL("disagreement on a word of length "
+           << sim.first->word.size() << " at position " << sim.first->position << ": expected "
+           << sim.first->expected << ", got " << sim.first->got);
     }
     CHECK(sim.words == 15 + 1);
     // positions compared: N + 2 per word (BOS..EOS): Σ_{n ≤ 3} 2^n (n + 2) = 2 + 6 + 16 + 40

@@ -3,10 +3,10 @@
 // "N ≡ 0 (mod 3) and some b" by hand-written predicates on the word; every subformula
 // coordinate against the logic module's evaluator (logic/evaluate.hpp, a separate
 // implementation of THEORY §4); the P-head certificate against a native IEEE binary32 loop.
-#include <catch2/catch.hpp>
 #include <rapidcheck.h>
 
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <chrono>
 #include <iterator>
 #include <random>
@@ -14,12 +14,12 @@
 #include <vector>
 
 #include "attention/model_spec.hpp"
+#include "language_support.hpp"
 #include "logic/evaluate.hpp"
 #include "logic/formula.hpp"
 #include "numeric/error.hpp"
 #include "numeric/format.hpp"
 #include "proofs/compiler.hpp"
-#include "language_support.hpp"
 
 using namespace ropesim;
 using numeric::Format;
@@ -65,8 +65,10 @@ std::string random_word(std::mt19937_64& rng, std::size_t n, double p_a) {
 
 }  // namespace
 
-TEST_CASE("compiled (aa)*, (ab)*, aΣ*, mod(3,1) & P b, Σ*abΣ*, Σ*a, Σ*bΣ accept exactly their languages on every word up to length 10",
-          "[compiler][bulk]") {
+TEST_CASE(
+    "compiled (aa)*, (ab)*, aΣ*, mod(3,1) & P b, Σ*abΣ*, Σ*a, Σ*bΣ accept exactly their languages "
+    "on every word up to length 10",
+    "[compiler][bulk]") {
   std::vector<std::string> words;
   words = ab_words_up_to(10);
   std::vector<Case> cases(std::begin(kCases), std::end(kCases));
@@ -83,7 +85,8 @@ TEST_CASE("compiled (aa)*, (ab)*, aΣ*, mod(3,1) & P b, Σ*abΣ*, Σ*a, Σ*bΣ a
         const auto letters = ltl::letters(w);
         REQUIRE(ltl::accepts(formula, letters) == expected);  // the formula is the language
         const bool got = attention::run(compiled.model, w).accept;
-        if (got != expected) FAIL_CHECK("word '" << w << "': model " << got << ", language " << expected);
+        if (got != expected)
+          FAIL_CHECK("word '" << w << "': model " << got << ", language " << expected);
         accepted += got;
       }
       CHECK(accepted > 0);
@@ -92,7 +95,8 @@ TEST_CASE("compiled (aa)*, (ab)*, aΣ*, mod(3,1) & P b, Σ*abΣ*, Σ*a, Σ*bΣ a
   }
 }
 
-TEST_CASE("every subformula coordinate is exactly 0 or 1, 0 at BOS, and equals the logic's value", "[compiler]") {
+TEST_CASE("every subformula coordinate is exactly 0 or 1, 0 at BOS, and equals the logic's value",
+          "[compiler]") {
   std::vector<std::string> words;
   words = ab_words_up_to(6);
   std::vector<Case> cases(std::begin(kCases), std::end(kCases));
@@ -128,15 +132,16 @@ TEST_CASE("every subformula coordinate is exactly 0 or 1, 0 at BOS, and equals t
   }
 }
 
-TEST_CASE("compiled models agree with the languages on random words of length 1000", "[compiler][bulk]") {
+TEST_CASE("compiled models agree with the languages on random words of length 1000",
+          "[compiler][bulk]") {
   std::mt19937_64 rng(20261201);
   for (const Format& f : {Format::fp16(), Format::bf16(), Format::fp32()}) {
     for (const Case& c : kCases) {
       const ltl::Formula formula = ltl::parse(c.formula);
       const proofs::CompiledModel compiled = proofs::compile(formula, {"a", "b"}, options_for(f));
       CAPTURE(f.name, c.formula);
-      std::vector<std::string> ws = {std::string(1000, 'a'), std::string(999, 'a'), random_word(rng, 1000, 0.5),
-                                     random_word(rng, 999, 0.99)};
+      std::vector<std::string> ws = {std::string(1000, 'a'), std::string(999, 'a'),
+                                     random_word(rng, 1000, 0.5), random_word(rng, 999, 0.99)};
       std::string ab;
       for (int i = 0; i < 500; ++i) ab += "ab";
       ws.push_back(ab);
@@ -149,7 +154,8 @@ TEST_CASE("compiled models agree with the languages on random words of length 10
   }
 }
 
-TEST_CASE("the P-head certificate: fp16 and bf16 certify every length, fp32 the checked counts", "[compiler]") {
+TEST_CASE("the P-head certificate: fp16 and bf16 certify every length, fp32 the checked counts",
+          "[compiler]") {
   // fp16: the sequential sum of ones stops at 2048 (THEORY §1), bf16 at 256; then h(c) is a
   // sum of equal terms that stops growing, so every count is certified.
   attention::EvaluationPolicy p16;
@@ -185,8 +191,9 @@ TEST_CASE("the P-head certificate: fp16 and bf16 certify every length, fp32 the 
   CHECK(lo < 1.0f);  // the head output is not exactly 1: re-binarisation is needed
 }
 
-TEST_CASE("mod(97,0) is refused at fp8e4m3 naming the failure and the smallest preset; fp32 compiles it",
-          "[compiler]") {
+TEST_CASE(
+    "mod(97,0) is refused at fp8e4m3 naming the failure and the smallest preset; fp32 compiles it",
+    "[compiler]") {
   const ltl::Formula formula = ltl::parse("mod(97,0) & P a");
   std::string message;
   try {
@@ -200,7 +207,8 @@ TEST_CASE("mod(97,0) is refused at fp8e4m3 naming the failure and the smallest p
   CHECK(message.find("MOD_97^0") != std::string::npos);
   CHECK(message.find("fp8e4m3") != std::string::npos);
   CHECK(message.find("the smallest preset format that compiles it is ") != std::string::npos);
-  const proofs::CompiledModel ok = proofs::compile(formula, {"a", "b"}, options_for(Format::fp32()));
+  const proofs::CompiledModel ok =
+      proofs::compile(formula, {"a", "b"}, options_for(Format::fp32()));
   // N + 1 ≡ 0 (mod 97) and some a: words of length 96 with an a, not of length 95.
   CHECK(attention::run(ok.model, std::string(96, 'a')).accept);
   CHECK(!attention::run(ok.model, std::string(96, 'b')).accept);
@@ -208,8 +216,10 @@ TEST_CASE("mod(97,0) is refused at fp8e4m3 naming the failure and the smallest p
   CHECK(attention::run(ok.model, std::string(192, 'b') + "a").accept);
 }
 
-TEST_CASE("Y^k is a bounded operator: the certified length is the smallest N_max^(k)", "[compiler]") {
-  const auto compiled = proofs::compile(ltl::parse("Y a | Y^3 b"), {"a", "b"}, options_for(Format::fp16()));
+TEST_CASE("Y^k is a bounded operator: the certified length is the smallest N_max^(k)",
+          "[compiler]") {
+  const auto compiled =
+      proofs::compile(ltl::parse("Y a | Y^3 b"), {"a", "b"}, options_for(Format::fp16()));
   REQUIRE(compiled.bounded_heads.size() == 2);
   REQUIRE(compiled.certified_length);
   CHECK(*compiled.certified_length ==
@@ -234,10 +244,13 @@ TEST_CASE("the compiler refuses S with one line", "[compiler]") {
   for (const char* text : {"a S b", "P(a S Y b)"}) {
     const ltl::Formula formula = ltl::parse(text);
     CAPTURE(text);
-    CHECK_THROWS_AS(proofs::compile(formula, {"a", "b"}, options_for(Format::fp32())), InvalidArgument);
+    CHECK_THROWS_AS(proofs::compile(formula, {"a", "b"}, options_for(Format::fp32())),
+                    InvalidArgument);
   }
-  CHECK_THROWS_AS(proofs::compile(ltl::parse("a"), {}, options_for(Format::fp32())), InvalidArgument);
-  CHECK_THROWS_AS(proofs::compile(ltl::parse("a"), {"a", "a"}, options_for(Format::fp32())), InvalidArgument);
+  CHECK_THROWS_AS(proofs::compile(ltl::parse("a"), {}, options_for(Format::fp32())),
+                  InvalidArgument);
+  CHECK_THROWS_AS(proofs::compile(ltl::parse("a"), {"a", "a"}, options_for(Format::fp32())),
+                  InvalidArgument);
 }
 
 TEST_CASE("leaf roots and atoms outside the alphabet", "[compiler]") {
@@ -251,8 +264,10 @@ TEST_CASE("leaf roots and atoms outside the alphabet", "[compiler]") {
   CHECK(!attention::run(proofs::compile(ltl::parse("P c"), {"a", "b"}, o).model, "ab").accept);
 }
 
-TEST_CASE("the model spec keeps the coordinate names; files without them still load", "[compiler]") {
-  const auto compiled = proofs::compile(ltl::parse("P(a & !P true)"), {"a", "b"}, options_for(Format::bf16()));
+TEST_CASE("the model spec keeps the coordinate names; files without them still load",
+          "[compiler]") {
+  const auto compiled =
+      proofs::compile(ltl::parse("P(a & !P true)"), {"a", "b"}, options_for(Format::bf16()));
   const nlohmann::json j = attention::model_to_json(compiled.model);
   REQUIRE(j.contains("coordinates"));
   CHECK(j["coordinates"][0] == "bos");
@@ -290,7 +305,9 @@ TEST_CASE("compiled models agree with the languages on words of length 10^4", "[
   }
 }
 
-TEST_CASE("directed rounding: compiled (ab)* and aΣ* in fp16 are exact under toward-zero and downward", "[compiler]") {
+TEST_CASE(
+    "directed rounding: compiled (ab)* and aΣ* in fp16 are exact under toward-zero and downward",
+    "[compiler]") {
   std::vector<std::string> words;
   words = ab_words_up_to(8);
   for (const numeric::Rounding r : {numeric::Rounding::toward_zero, numeric::Rounding::downward}) {
@@ -326,13 +343,16 @@ namespace {
 ltl::NodeId random_node(ltl::Formula& f, int depth) {
   const int op = depth == 0 ? *rc::gen::inRange(0, 3) : *rc::gen::inRange(3, 10);
   switch (op) {
-    case 0: return f.symbol(std::string(1, static_cast<char>('a' + *rc::gen::inRange(0, 3))));
-    case 1: return f.top();
+    case 0:
+      return f.symbol(std::string(1, static_cast<char>('a' + *rc::gen::inRange(0, 3))));
+    case 1:
+      return f.top();
     case 2: {
       const auto m = *rc::gen::inRange<std::uint64_t>(1, 5);
       return f.modulo(m, *rc::gen::inRange<std::uint64_t>(0, m));
     }
-    case 3: return f.negation(random_node(f, depth - 1));
+    case 3:
+      return f.negation(random_node(f, depth - 1));
     case 4: {
       const auto x = random_node(f, depth - 1);
       return f.conjunction(x, random_node(f, depth - 1));
@@ -342,9 +362,12 @@ ltl::NodeId random_node(ltl::Formula& f, int depth) {
       return f.disjunction(x, random_node(f, depth - 1));
     }
     case 6:
-    case 7: return f.past(random_node(f, depth - 1));
-    case 8: return f.yesterday(random_node(f, depth - 1), *rc::gen::inRange<std::uint64_t>(1, 3));
-    default: return f.negation(f.past(random_node(f, depth - 1)));
+    case 7:
+      return f.past(random_node(f, depth - 1));
+    case 8:
+      return f.yesterday(random_node(f, depth - 1), *rc::gen::inRange<std::uint64_t>(1, 3));
+    default:
+      return f.negation(f.past(random_node(f, depth - 1)));
   }
 }
 
@@ -356,17 +379,20 @@ ltl::Formula random_compilable_formula(int max_depth) {
 
 }  // namespace
 
-TEST_CASE("property: random formulas compile to models whose every subformula coordinate equals the logic's value",
-          "[compiler][property]") {
+TEST_CASE(
+    "property: random formulas compile to models whose every subformula coordinate equals the "
+    "logic's value",
+    "[compiler][property]") {
   std::vector<std::string> words;
   words = ab_words_up_to(5);
   const bool ok = rc::check("compiled coordinates == ltl::evaluate", [&] {
     const ltl::Formula formula = random_compilable_formula(4);
     const Format f = *rc::gen::element(Format::fp16(), Format::bf16(), Format::fp32());
-    const proofs::CompiledModel compiled = proofs::compile(formula, {"a", "b"}, options_for(f, 2000));
+    const proofs::CompiledModel compiled =
+        proofs::compile(formula, {"a", "b"}, options_for(f, 2000));
     RC_TAG(f.name);
-    RC_TAG(compiled.bounded_heads.empty() ? "no Y" : "Y", compiled.mod_heads.empty() ? "no MOD" : "MOD",
-           compiled.past ? "P" : "no P");
+    RC_TAG(compiled.bounded_heads.empty() ? "no Y" : "Y",
+           compiled.mod_heads.empty() ? "no MOD" : "MOD", compiled.past ? "P" : "no P");
     attention::RunOptions ro;
     ro.trace_all = true;
     for (const std::string& w : words) {

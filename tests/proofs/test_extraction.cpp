@@ -6,7 +6,6 @@
 // independent construction, and classify as the zoo says). Also: the prefix oracle equals
 // run() on every prefix of compiled models.
 #include <catch2/catch.hpp>
-
 #include <map>
 #include <random>
 #include <string>
@@ -33,7 +32,8 @@ namespace {
 /// state final with probability 1/2).
 automata::Dfa random_dfa(std::mt19937_64& rng, std::size_t states, std::size_t letters) {
   std::vector<std::string> alphabet;
-  for (std::size_t a = 0; a < letters; ++a) alphabet.push_back(std::string(1, static_cast<char>('a' + a)));
+  for (std::size_t a = 0; a < letters; ++a)
+    alphabet.push_back(std::string(1, static_cast<char>('a' + a)));
   std::vector<std::vector<automata::State>> delta(states, std::vector<automata::State>(letters));
   std::vector<bool> accepting(states);
   for (std::size_t q = 0; q < states; ++q) {
@@ -80,7 +80,8 @@ TEST_CASE("L* learns random DFAs exactly from an exact oracle", "[extraction]") 
     o.exhaustive_length = letters == 3 ? 9 : 15;
     o.random_words = 20;
     o.random_length = 30;
-    const proofs::Extraction e = proofs::extract_automaton(dfa_oracle(target), target.alphabet(), o);
+    const proofs::Extraction e =
+        proofs::extract_automaton(dfa_oracle(target), target.alphabet(), o);
     INFO("trial " << trial << ": " << states << " states over " << letters << " letters");
     CHECK_FALSE(e.state_cap_hit);
     CHECK(automata::equivalent(e.dfa, target));
@@ -100,14 +101,18 @@ TEST_CASE("L*: the state cap, bad bounds and a lying oracle are reported", "[ext
   o.max_states = 256;
   CHECK(proofs::extract_automaton(dfa_oracle(target), target.alphabet(), o).dfa.state_count() == 3);
   o.exhaustive_length = 23;  // 2^23 > kMaxExhaustiveWords = 2^22
-  CHECK_THROWS_AS(proofs::extract_automaton(dfa_oracle(target), target.alphabet(), o), InvalidArgument);
+  CHECK_THROWS_AS(proofs::extract_automaton(dfa_oracle(target), target.alphabet(), o),
+                  InvalidArgument);
   o.exhaustive_length = 4;
-  const proofs::MembershipOracle short_answers = [](const automata::Word&) { return std::vector<bool>{true}; };
+  const proofs::MembershipOracle short_answers = [](const automata::Word&) {
+    return std::vector<bool>{true};
+  };
   CHECK_THROWS_AS(proofs::extract_automaton(short_answers, {"a", "b"}, o), InvalidArgument);
   CHECK_THROWS_AS(proofs::extract_automaton(dfa_oracle(target), {"a", "a"}, o), InvalidArgument);
 }
 
-TEST_CASE("find_disagreement: none for the exact DFA, the shortest word otherwise", "[extraction]") {
+TEST_CASE("find_disagreement: none for the exact DFA, the shortest word otherwise",
+          "[extraction]") {
   // (ab)* against (ab)*a?: they first differ on "a"
   // (length 1, the only word of length ≤ 1 in one and not the other).
   const automata::Dfa target = automata::regex_to_dfa("(ab)*", {"a", "b"});
@@ -143,12 +148,14 @@ TEST_CASE("L* asks each word at most once and shares prefixes", "[extraction]") 
   CHECK(calls == e.equivalence_queries + e.learning_queries);
 }
 
-TEST_CASE("prefix oracle equals run() on every prefix of compiled zoo models", "[extraction][prefix_oracle]") {
+TEST_CASE("prefix oracle equals run() on every prefix of compiled zoo models",
+          "[extraction][prefix_oracle]") {
   std::mt19937_64 rng(9);
   for (const ltl::ZooLanguage& z : ltl::zoo()) {
     if (z.formula.empty() || z.language_class == "none") continue;
     for (const Format& f : {Format::fp16(), Format::fp32()}) {
-      const proofs::CompiledModel c = proofs::compile(ltl::parse(z.formula), z.alphabet, options_for(f));
+      const proofs::CompiledModel c =
+          proofs::compile(ltl::parse(z.formula), z.alphabet, options_for(f));
       const attention::PrefixOracle oracle(c.model);
       std::string w;
       for (int n = 0; n < 12; ++n) w += z.alphabet[rng() % z.alphabet.size()];
@@ -161,17 +168,23 @@ TEST_CASE("prefix oracle equals run() on every prefix of compiled zoo models", "
   }
 }
 
-TEST_CASE("extraction recovers the minimal DFA of every zoo language in LTL[P,MOD] from its compiled transformer",
-          "[extraction][zoo][bulk]") {
+TEST_CASE(
+    "extraction recovers the minimal DFA of every zoo language in LTL[P,MOD] from its compiled "
+    "transformer",
+    "[extraction][zoo][bulk]") {
   std::size_t extracted = 0;
   for (const ltl::ZooLanguage& z : ltl::zoo()) {
     if (z.formula.empty() || z.language_class == "none") continue;
     const automata::Dfa expected = automata::minimise(automata::regex_to_dfa(z.regex, z.alphabet));
     for (const Format& f : {Format::fp16(), Format::fp32()}) {
-      const proofs::CompiledModel c = proofs::compile(ltl::parse(z.formula), z.alphabet, options_for(f));
+      const proofs::CompiledModel c =
+          proofs::compile(ltl::parse(z.formula), z.alphabet, options_for(f));
       proofs::ExtractionOptions o;
       // A few hundred exhaustive words: length 8 over 2 letters, 5 over 3, 4 over 4, 3 over 6.
-      o.exhaustive_length = z.alphabet.size() == 2 ? 8 : z.alphabet.size() == 3 ? 5 : z.alphabet.size() == 4 ? 4 : 3;
+      o.exhaustive_length = z.alphabet.size() == 2   ? 8
+                            : z.alphabet.size() == 3 ? 5
+                            : z.alphabet.size() == 4 ? 4
+                                                     : 3;
       o.random_words = 20;
       o.random_length = 40;
       if (c.certified_length) REQUIRE(*c.certified_length >= o.random_length);
@@ -193,7 +206,8 @@ TEST_CASE("survey: classes of DFAs extracted from random RoPE_P and conventional
   // Not a correctness test (hidden tag): the figures for docs/PERFORMANCE.md and the report.
   // The same shapes as the extract-rope-p property; RoPE_P (r3 tables, period ≤ 6) against
   // conventional RoPE (base 10^4, r1).
-  for (const attention::RandomRotary rotary : {attention::RandomRotary::periodic, attention::RandomRotary::conventional}) {
+  for (const attention::RandomRotary rotary :
+       {attention::RandomRotary::periodic, attention::RandomRotary::conventional}) {
     std::mt19937_64 rng(2026);
     std::map<std::string, int> classes;
     std::map<std::size_t, int> sizes;
@@ -235,23 +249,25 @@ TEST_CASE("survey: classes of DFAs extracted from random RoPE_P and conventional
         big.random_length = 100;
         big.max_states = 512;
         const proofs::Extraction e2 = proofs::extract_automaton(m, big);
-        WARN("  larger bounds (12, 50 x 100): " << (e2.state_cap_hit ? "cap hit, " : "") << e2.dfa.state_count()
-                                                << " states, equivalent to the first: "
-                                                << automata::equivalent(e2.dfa, e.dfa) << ", class "
-                                                << automata::to_string(automata::classify(e2.dfa).language_class));
-        WARN("outside LTL[P,MOD]: trial " << trial << ", " << shape.format.name << ", " << shape.layers << " layers, "
-                                          << shape.heads << " heads, d_model " << shape.d_model << ", head_dim "
-                                          << shape.head_dim << ", max period " << shape.max_period << ", ffn "
-                                          << shape.ffn << ", weight seed " << seed << ", "
-                                          << c.minimal.state_count() << " states; "
-                                          << automata::witness_description(c));
+        WARN("  larger bounds (12, 50 x 100): "
+             << (e2.state_cap_hit ? "cap hit, " : "") << e2.dfa.state_count()
+             << " states, equivalent to the first: " << automata::equivalent(e2.dfa, e.dfa)
+             << ", class " << automata::to_string(automata::classify(e2.dfa).language_class));
+        WARN("outside LTL[P,MOD]: trial "
+             << trial << ", " << shape.format.name << ", " << shape.layers << " layers, "
+             << shape.heads << " heads, d_model " << shape.d_model << ", head_dim "
+             << shape.head_dim << ", max period " << shape.max_period << ", ffn " << shape.ffn
+             << ", weight seed " << seed << ", " << c.minimal.state_count() << " states; "
+             << automata::witness_description(c));
       }
     }
     std::string text;
     for (const auto& [k, n] : classes) text += k + ": " + std::to_string(n) + "  ";
     std::string size_text;
-    for (const auto& [k, n] : sizes) size_text += std::to_string(k) + "->" + std::to_string(n) + " ";
-    WARN((rotary == attention::RandomRotary::periodic ? "RoPE_P" : "conventional") << ": " << models << " models, "
-         << capped << " hit the state cap; " << text << "; sizes " << size_text << "; " << seconds << " s");
+    for (const auto& [k, n] : sizes)
+      size_text += std::to_string(k) + "->" + std::to_string(n) + " ";
+    WARN((rotary == attention::RandomRotary::periodic ? "RoPE_P" : "conventional")
+         << ": " << models << " models, " << capped << " hit the state cap; " << text << "; sizes "
+         << size_text << "; " << seconds << " s");
   }
 }

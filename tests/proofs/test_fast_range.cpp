@@ -3,9 +3,9 @@
 // tests/main.cpp), its error bound checked against exact enclosures of the ideal scores, its
 // candidate set against an exact brute force, and the fp64 case against the continued
 // fraction of 1/2π.
-#include <catch2/catch.hpp>
 #include <rapidcheck.h>
 
+#include <catch2/catch.hpp>
 #include <cmath>
 
 #include "numeric/error.hpp"
@@ -29,13 +29,20 @@ namespace {
 Format random_format() {
   const int which = *rc::gen::inRange(0, 8);
   switch (which) {
-    case 0: return Format::fp16();
-    case 1: return Format::bf16();
-    case 2: return Format::fp32();
-    case 3: return Format::fp8e5m2();
-    case 4: return numeric::parse_format("tf32");
-    case 5: return Format::fp64();
-    default: return Format::ieee(*rc::gen::inRange(3, 30), *rc::gen::inRange(5, 9));
+    case 0:
+      return Format::fp16();
+    case 1:
+      return Format::bf16();
+    case 2:
+      return Format::fp32();
+    case 3:
+      return Format::fp8e5m2();
+    case 4:
+      return numeric::parse_format("tf32");
+    case 5:
+      return Format::fp64();
+    default:
+      return Format::ieee(*rc::gen::inRange(3, 30), *rc::gen::inRange(5, 9));
   }
 }
 
@@ -47,10 +54,9 @@ TEST_CASE("candidate algorithm = quadratic scan (N_max, witness, scores) on rand
     const Format F = random_format();
     const Rounding r = *rc::gen::element(Rounding::nearest_even, Rounding::nearest_away,
                                          Rounding::toward_zero, Rounding::downward);
-    const auto sum = *rc::gen::element(attention::Summation::sequential,
-                                       attention::Summation::pairwise,
-                                       attention::Summation::wide_accumulator,
-                                       attention::Summation::exact);
+    const auto sum =
+        *rc::gen::element(attention::Summation::sequential, attention::Summation::pairwise,
+                          attention::Summation::wide_accumulator, attention::Summation::exact);
     RC_PRE(numeric::f_large(F, r).has_value());
     // g: a rational in radians, or a rational turn (periodic:a/m, where r3 applies too)
     const bool turn = *rc::gen::inRange(0, 4) == 0;
@@ -96,17 +102,18 @@ TEST_CASE("the error bound E holds for every realised score (exact enclosures)",
           "[proofs][fast_range][property]") {
   const bool ok = rc::check("|S_hat - C S(n)| <= E", [] {
     const Format F = random_format();
-    const Rounding r = *rc::gen::element(Rounding::nearest_even, Rounding::toward_zero,
-                                         Rounding::downward);
+    const Rounding r =
+        *rc::gen::element(Rounding::nearest_even, Rounding::toward_zero, Rounding::downward);
     RC_PRE(numeric::f_large(F, r).has_value());
     const int num = *rc::gen::inRange(1, 4000);
     const int den = *rc::gen::inRange(1, 1000);
     const int e = *rc::gen::inRange(0, std::min(F.precision + 8, 60));
-    const mpq_class C = mpq_class(mpz_class(1) << e) * (1 + mpq_class(*rc::gen::inRange(0, 64), 64));
+    const mpq_class C =
+        mpq_class(mpz_class(1) << e) * (1 + mpq_class(*rc::gen::inRange(0, 64), 64));
     RC_PRE(C < numeric::exact_rational(numeric::max_finite(F)) / 64);
-    const auto sum = *rc::gen::element(attention::Summation::sequential,
-                                       attention::Summation::exact,
-                                       attention::Summation::wide_accumulator);
+    const auto sum =
+        *rc::gen::element(attention::Summation::sequential, attention::Summation::exact,
+                          attention::Summation::wide_accumulator);
     auto spec = spec_of("single:g=" + std::to_string(num) + "/" + std::to_string(den), C,
                         *rc::gen::inRange(1, 5), F, "r1", r, sum);
     const auto head = proofs::make_fixed_offset_head(spec);
@@ -190,18 +197,23 @@ TEST_CASE("fp64, g = 1, k = 1: N_max in the millions is the continued-fraction r
 TEST_CASE("domain: the candidate algorithm refuses what its bound does not cover",
           "[proofs][fast_range]") {
   using proofs::fast_range_refusal;
-  CHECK_FALSE(fast_range_refusal(proofs::make_fixed_offset_head(
-      spec_of("single:g=1", 1000, 1, Format::fp16()))).has_value());
-  CHECK(fast_range_refusal(proofs::make_fixed_offset_head(
-      spec_of("single:g=1", 1000, 1, Format::fp16(), "r2"))).has_value());
+  CHECK_FALSE(fast_range_refusal(
+                  proofs::make_fixed_offset_head(spec_of("single:g=1", 1000, 1, Format::fp16())))
+                  .has_value());
+  CHECK(fast_range_refusal(
+            proofs::make_fixed_offset_head(spec_of("single:g=1", 1000, 1, Format::fp16(), "r2")))
+            .has_value());
   // several rotary blocks are in the domain (tests/proofs/test_fast_range_blocks.cpp)
-  CHECK_FALSE(fast_range_refusal(proofs::make_fixed_offset_head(
-      spec_of("conventional:base=10000,dim=8", 1000, 1, Format::fp32()))).has_value());
-  CHECK(fast_range_refusal(proofs::make_fixed_offset_head(
-      spec_of("single:g=1", 1000, 1, Format::fixed(16, 8)))).has_value());
+  CHECK_FALSE(fast_range_refusal(proofs::make_fixed_offset_head(spec_of(
+                                     "conventional:base=10000,dim=8", 1000, 1, Format::fp32())))
+                  .has_value());
+  CHECK(fast_range_refusal(
+            proofs::make_fixed_offset_head(spec_of("single:g=1", 1000, 1, Format::fixed(16, 8))))
+            .has_value());
   // 60000 in fp16: the query coordinates alone may reach 2C > 65504
-  CHECK(fast_range_refusal(proofs::make_fixed_offset_head(
-      spec_of("single:g=1", 60000, 1, Format::fp16()))).has_value());
+  CHECK(fast_range_refusal(
+            proofs::make_fixed_offset_head(spec_of("single:g=1", 60000, 1, Format::fp16())))
+            .has_value());
   CHECK_THROWS_AS(proofs::certified_range_fast(proofs::make_fixed_offset_head(
                       spec_of("single:g=1", 1000, 1, Format::fp16(), "r2"))),
                   InvalidArgument);

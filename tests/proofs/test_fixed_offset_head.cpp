@@ -2,9 +2,8 @@
 // hand-checked cases, a second implementation (mini_emulator.hpp), and the binary64 kernel
 // cross-checked bit for bit against the transformer's head_score.
 #include <catch2/catch.hpp>
-
-#include <tuple>
 #include <random>
+#include <tuple>
 
 #include "attention/transformer.hpp"
 #include "mini_emulator.hpp"
@@ -276,7 +275,8 @@ TEST_CASE("C = auto on several threads gives the one-thread report", "[proofs][h
   // one search that ends on a candidate at the scan limit (later candidates are abandoned when
   // tried concurrently), and one where no candidate reaches it (every candidate is used)
   for (const auto& [schedule, format, max_length] :
-       {std::tuple<std::string, Format, std::uint64_t>{"conventional:base=10000,dim=8", Format::fp16(), 400},
+       {std::tuple<std::string, Format, std::uint64_t>{"conventional:base=10000,dim=8",
+                                                       Format::fp16(), 400},
         std::tuple<std::string, Format, std::uint64_t>{"single:g=1", Format::bf16(), 2000}}) {
     INFO(schedule);
     proofs::HorizonSpec spec;

@@ -4,7 +4,6 @@
 // of the same correctly rounded operations, NUMERIC §2); and the scale C is refused by the
 // library (proofs::require_finite_scale) when it is not finite in F.
 #include <catch2/catch.hpp>
-
 #include <string>
 
 #include "attention/model_spec.hpp"
@@ -102,7 +101,8 @@ TEST_CASE("MOD atom: the r3 realisation has the policy's F, rounding and engine"
 
 TEST_CASE("parse_realisation: the binding travels; the (format, rounding) form has no engine",
           "[format_binding]") {
-  const numeric::FormatBinding bf16_down{Format::bf16(), Rounding::downward, &numeric::mpfr_engine()};
+  const numeric::FormatBinding bf16_down{Format::bf16(), Rounding::downward,
+                                         &numeric::mpfr_engine()};
   // a framework preset goes through the recursive parse: the binding must reach it too
   for (const char* spec : {"r2", "hf", "llamacpp-cpu", "vllm", "pipeline:angle=fp64"}) {
     INFO(spec);
@@ -110,7 +110,8 @@ TEST_CASE("parse_realisation: the binding travels; the (format, rounding) form h
     CHECK(r.engine == &numeric::mpfr_engine());
     CHECK(r.format == Format::bf16());
     CHECK(r.rounding == Rounding::downward);
-    const attention::Realisation w = attention::parse_realisation(spec, Format::bf16(), Rounding::downward);
+    const attention::Realisation w =
+        attention::parse_realisation(spec, Format::bf16(), Rounding::downward);
     CHECK(w.engine == nullptr);
     CHECK(&w.arithmetic_engine() == &numeric::default_engine());
     CHECK(w.name() == r.name());
@@ -132,7 +133,8 @@ TEST_CASE("require_finite_scale: C rounded into F, refused when not finite (THEO
           "or 'auto'");
   }
   // toward zero never rounds a finite real to infinity: 70000 becomes max finite
-  const numeric::FormatBinding fp16_rz{Format::fp16(), Rounding::toward_zero, &numeric::mpfr_engine()};
+  const numeric::FormatBinding fp16_rz{Format::fp16(), Rounding::toward_zero,
+                                       &numeric::mpfr_engine()};
   CHECK(proofs::require_finite_scale(mpq_class(70000), fp16_rz, "70000").to_double() == 65504.0);
   // fp8e4m3 saturates (no infinities): 10^6 becomes its max finite 448
   const numeric::FormatBinding e4m3{Format::fp8e4m3(), Rounding::nearest_even, nullptr};

@@ -2,7 +2,6 @@
 // (issue 8): f_large defined or not, and the quick limit on L (proofs/horizon.hpp,
 // proofs/mod_atom.hpp). Expected values and messages derived by hand below.
 #include <catch2/catch.hpp>
-
 #include <string>
 
 #include "numeric/format.hpp"
@@ -27,16 +26,18 @@ TEST_CASE("require_f_large: the value, or which input makes it undefined", "[hor
   // fp16 (THEORY §1): round(exp(-f)) = 0 needs exp(-f) ≤ 2^-25 (half the least subnormal 2^-24,
   // the tie going to the even 0), i.e. f ≥ 25·ln 2 = 17.3286795…; fp16's spacing on [16, 32) is
   // 2^-6, and 17.328125 = 1109/64 < 17.32868 ≤ 17.34375 = 1110/64: f_large = 17.34375.
-  REQUIRE(proofs::require_f_large(Format::fp16(), Rounding::nearest_even, "nearest-even").to_double() ==
-          17.34375);
+  REQUIRE(
+      proofs::require_f_large(Format::fp16(), Rounding::nearest_even, "nearest-even").to_double() ==
+      17.34375);
   try {
     proofs::require_f_large(Format::fp32(), Rounding::upward, "ru");
     FAIL("upward rounding has no f_large");
   } catch (const proofs::FLargeUndefined& e) {
     REQUIRE(e.cause() == proofs::FLargeCause::rounding);
-    REQUIRE(std::string(e.what()) ==
-            "f_large(fp32) is undefined under rounding ru (exp(-f) never rounds up to 0; THEORY §1); "
-            "use nearest-even, nearest-away, toward-zero or downward");
+    REQUIRE(
+        std::string(e.what()) ==
+        "f_large(fp32) is undefined under rounding ru (exp(-f) never rounds up to 0; THEORY §1); "
+        "use nearest-even, nearest-away, toward-zero or downward");
   }
   // p=2,emin=-1,emax=0: max 1.5, least positive 2^-2 = 0.25; exp(-1.5) = 0.2231 > 0.125 (half
   // of 0.25) rounds to 0.25, never 0
@@ -66,7 +67,8 @@ TEST_CASE("horizon_max_length: default, quick limit and --allow-slow", "[horizon
   REQUIRE_THROWS_WITH(proofs::horizon_max_length(candidates, head, 100000000, false),
                       "L = 100000000 is beyond the candidate algorithm's quick limit 10000000 (it "
                       "keeps 16 bytes per position: 1.6 GB); pass --allow-slow to run it anyway");
-  REQUIRE_THROWS_WITH(proofs::horizon_max_length(candidates, head, 0, false), "L must be at least 1");
+  REQUIRE_THROWS_WITH(proofs::horizon_max_length(candidates, head, 0, false),
+                      "L must be at least 1");
   // the scan on one pair with the binary64 kernel: 2·10^4 (docs/CLI.md); L = 10^6:
   // (10^6 + 2)²/2 = 5.00002·10^11 → "5e+11"
   const auto scan = proofs::RangeAlgorithm::scan;

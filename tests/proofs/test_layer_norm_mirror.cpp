@@ -4,19 +4,18 @@
 // every coordinate against the logic's evaluator (logic/evaluate.hpp), the constants by hand
 // (ε = 2^−p, γ_r = 2^(p−1)), and LN's arithmetic against a native IEEE binary32 loop.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "attention/transformer.hpp"
+#include "language_support.hpp"
 #include "logic/evaluate.hpp"
 #include "logic/formula.hpp"
 #include "numeric/error.hpp"
 #include "numeric/format.hpp"
 #include "proofs/compiler.hpp"
-#include "language_support.hpp"
 
 using namespace ropesim;
 using numeric::Format;
@@ -47,15 +46,18 @@ const Case kCases[] = {
 
 }  // namespace
 
-TEST_CASE("LayerNorm mirror: the constants by hand and LN in every layer", "[compiler][layer-norm]") {
+TEST_CASE("LayerNorm mirror: the constants by hand and LN in every layer",
+          "[compiler][layer-norm]") {
   // fp16: p = 11, ε = 2^-11 = 0.00048828125, γ_r = 2^10; bf16: p = 8, 2^-8, 2^7; fp32: 2^-24, 2^23.
   struct Expect {
     Format f;
     double eps, gain;
   };
-  for (const Expect& e : {Expect{Format::fp16(), 0.00048828125, 1024}, Expect{Format::bf16(), 0.00390625, 128},
-                          Expect{Format::fp32(), 5.9604644775390625e-8, 8388608}}) {
-    const proofs::CompiledModel c = proofs::compile(ltl::parse("mod(3,1) & P b"), {"a", "b"}, ln_options(e.f));
+  for (const Expect& e :
+       {Expect{Format::fp16(), 0.00048828125, 1024}, Expect{Format::bf16(), 0.00390625, 128},
+        Expect{Format::fp32(), 5.9604644775390625e-8, 8388608}}) {
+    const proofs::CompiledModel c =
+        proofs::compile(ltl::parse("mod(3,1) & P b"), {"a", "b"}, ln_options(e.f));
     CAPTURE(e.f.name);
     REQUIRE(c.layer_norm.has_value());
     CHECK(c.layer_norm->raw_scale.to_double() == e.eps);
@@ -79,8 +81,10 @@ TEST_CASE("LayerNorm mirror: the constants by hand and LN in every layer", "[com
   }
 }
 
-TEST_CASE("LayerNorm mirror: compiled languages are exact on every word up to length 6 and every coordinate",
-          "[compiler][layer-norm]") {
+TEST_CASE(
+    "LayerNorm mirror: compiled languages are exact on every word up to length 6 and every "
+    "coordinate",
+    "[compiler][layer-norm]") {
   const std::vector<std::string> words = ab_words_up_to(6);
   for (const Format& f : {Format::fp16(), Format::bf16(), Format::fp32()}) {
     for (const Case& c : kCases) {
@@ -118,8 +122,10 @@ TEST_CASE("LayerNorm mirror: compiled languages are exact on every word up to le
           const std::string& name = compiled.node_coordinates[id];
           if (name.empty()) continue;
           for (const attention::PositionTrace& pt : r.layers.back()) {
-            const bool expected = pt.position != 0 && truth.holds(static_cast<ltl::NodeId>(id), pt.position);
-            REQUIRE(attention::exact_rational(pt.output[compiled.space.index(name)]) == (expected ? 1 : 0));
+            const bool expected =
+                pt.position != 0 && truth.holds(static_cast<ltl::NodeId>(id), pt.position);
+            REQUIRE(attention::exact_rational(pt.output[compiled.space.index(name)]) ==
+                    (expected ? 1 : 0));
           }
         }
       }
@@ -127,11 +133,13 @@ TEST_CASE("LayerNorm mirror: compiled languages are exact on every word up to le
   }
 }
 
-TEST_CASE("LayerNorm mirror: long random words agree with the languages", "[compiler][layer-norm]") {
+TEST_CASE("LayerNorm mirror: long random words agree with the languages",
+          "[compiler][layer-norm]") {
   std::mt19937_64 rng(20261202);
   for (const Format& f : {Format::fp16(), Format::bf16(), Format::fp32()}) {
     for (const Case& c : kCases) {
-      const proofs::CompiledModel compiled = proofs::compile(ltl::parse(c.formula), {"a", "b"}, ln_options(f));
+      const proofs::CompiledModel compiled =
+          proofs::compile(ltl::parse(c.formula), {"a", "b"}, ln_options(f));
       CAPTURE(f.name, c.formula);
       std::vector<std::string> ws = {std::string(300, 'a'), std::string(299, 'a')};
       std::string alt;
@@ -149,11 +157,13 @@ TEST_CASE("LayerNorm mirror: long random words agree with the languages", "[comp
   }
 }
 
-TEST_CASE("LayerNorm mirror: the naive post-LN model (LN without the mirror) is not exact", "[compiler][layer-norm]") {
+TEST_CASE("LayerNorm mirror: the naive post-LN model (LN without the mirror) is not exact",
+          "[compiler][layer-norm]") {
   // The construction is needed: the same compiled model with LN (γ = 1, β = 0, ε = 0) added to
   // every sublayer and no mirror normalises 0/1 coordinates to ±something, so some coordinate
   // stops being 0/1. Seen for P(a & !P true) in fp16 on the word "ab".
-  proofs::CompiledModel c = proofs::compile(ltl::parse("P(a & !P true)"), {"a", "b"}, ln_options(Format::fp16(), false));
+  proofs::CompiledModel c =
+      proofs::compile(ltl::parse("P(a & !P true)"), {"a", "b"}, ln_options(Format::fp16(), false));
   attention::LayerNormParams ln;
   ln.epsilon = numeric::Value();
   for (auto& layer : c.model.layers) {
@@ -173,7 +183,8 @@ TEST_CASE("LayerNorm mirror: the naive post-LN model (LN without the mirror) is 
   CHECK_FALSE(all_binary);
 }
 
-TEST_CASE("LayerNorm: the binary32 arithmetic of the mirror's LN agrees with native float", "[compiler][layer-norm]") {
+TEST_CASE("LayerNorm: the binary32 arithmetic of the mirror's LN agrees with native float",
+          "[compiler][layer-norm]") {
   // A vector of 7 pairs (x, 1 − x) and one raw coordinate r = 2^-24·h (h = 1 − 2^-20, a P-head
   // output near 1) with constant mirror 1: native binary32 with the same operation order gives
   // μ = 1/2, σ = 1/2, the pairs unchanged and the raw coordinate mapped to exactly 1.
@@ -210,12 +221,14 @@ TEST_CASE("LayerNorm: the binary32 arithmetic of the mirror's LN agrees with nat
   ln.gain[14] = ln.bias[14] = a.from_rational(mpq_class(8388608));
   ln.epsilon = a.zero();
   const std::vector<numeric::Value> y = attention::layer_norm(ln, xv, policy);
-  for (std::size_t k = 0; k < 14; ++k) CHECK(attention::exact_rational(y[k]) == bits[k % 7] * (k < 7 ? 1 : -1) + (k < 7 ? 0 : 1));
+  for (std::size_t k = 0; k < 14; ++k)
+    CHECK(attention::exact_rational(y[k]) == bits[k % 7] * (k < 7 ? 1 : -1) + (k < 7 ? 0 : 1));
   CHECK(attention::exact_rational(y[14]) == 1);
   CHECK(attention::exact_rational(y[15]) == 1);
 }
 
-TEST_CASE("LayerNorm mirror: refusals name the failing check and the smallest preset", "[compiler][layer-norm]") {
+TEST_CASE("LayerNorm mirror: refusals name the failing check and the smallest preset",
+          "[compiler][layer-norm]") {
   try {
     (void)proofs::compile(ltl::parse("mod(3,1) & P b"), {"a", "b"}, ln_options(Format::fp8e4m3()));
     FAIL("fp8e4m3 compiled");

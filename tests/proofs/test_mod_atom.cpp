@@ -3,9 +3,9 @@
 // exactly 0 and ±1), from THEORY §7's list of exact-arithmetic bounds, and from a second small
 // implementation of the realised scores (tests/proofs/mini_emulator.hpp's MPFR rounding; no
 // numeric/, attention/ or proofs/ code) for m = 3, 6, 12.
-#include <catch2/catch.hpp>
 #include <mpfr.h>
 
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -66,7 +66,7 @@ mpq_class mini_f_large(test::MiniFormat f) {
   mpfr_const_log2(x, MPFR_RNDN);
   mpfr_mul_si(x, x, f.p - f.emin, MPFR_RNDN);
   const long e = static_cast<long>(mpfr_get_exp(x));  // x in [2^(e-1), 2^e)
-  mpfr_mul_2si(x, x, f.p - e, MPFR_RNDN);              // x·2^(p−e) in [2^(p−1), 2^p)
+  mpfr_mul_2si(x, x, f.p - e, MPFR_RNDN);             // x·2^(p−e) in [2^(p−1), 2^p)
   mpfr_floor(x, x);
   mpz_class k;
   mpfr_get_z(k.get_mpz_t(), x, MPFR_RNDN);
@@ -318,8 +318,8 @@ TEST_CASE("refusal: fp8e5m2 cannot hold MOD_12 (b̂ = round(cos π/6) = 0.875)",
   // lead 3/4·20 = 15 < f_large.
   proofs::ModAtomSpec s = atom_spec(3, 0, Format::fp16());
   s.C = 20;
-  CHECK_THROWS_WITH(proofs::make_mod_atom_head(s), Catch::Contains("C = 20") &&
-                                                       Catch::Contains("best margin found 15 "));
+  CHECK_THROWS_WITH(proofs::make_mod_atom_head(s),
+                    Catch::Contains("C = 20") && Catch::Contains("best margin found 15 "));
   // f_large undefined under round-up (THEORY §1).
   s.C.reset();
   s.policy.rounding = numeric::Rounding::upward;
@@ -364,7 +364,8 @@ TEST_CASE("the model recognises N ≡ r (mod m) at every length 0..3m (m = 1, 2,
           const bool expected = proofs::mod_formula(m, (r + 1) % m, pt.position);
           CHECK(q(pt.output[proofs::mod_output_coordinate]) == (expected ? 1 : 0));
           // the first-position flag is exactly [position 1]
-          if (m > 1) CHECK(q(pt.output[proofs::mod_first_coordinate]) == (pt.position == 1 ? 1 : 0));
+          if (m > 1)
+            CHECK(q(pt.output[proofs::mod_first_coordinate]) == (pt.position == 1 ? 1 : 0));
         }
         // Every length 0..3m: accept iff N ≡ r (mod m).
         for (std::uint64_t n = 0; n <= 3 * m; ++n) {

@@ -1,9 +1,9 @@
 // The property runner (properties/check.hpp): counterexamples shrink, replay tokens reproduce
 // them, bad options are refused; and each registered theorem passes a short fixed-seed run.
-#include <catch2/catch.hpp>
 #include <rapidcheck.h>
 
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <string>
 
 #include "numeric/error.hpp"
@@ -71,7 +71,8 @@ TEST_CASE("a true property passes the requested number of trials", "[check]") {
   options.trials = 37;
   options.max_length = 5;
   int last = 0;
-  const auto outcome = run_theorem(truth, options, [&](const std::string&, int done, int) { last = done; });
+  const auto outcome =
+      run_theorem(truth, options, [&](const std::string&, int done, int) { last = done; });
   CHECK_FALSE(outcome.failed);
   CHECK(outcome.passed == 37);
   CHECK(last == 37);
