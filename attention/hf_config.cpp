@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "io/files.hpp"
 #include "numeric/error.hpp"
 #include "numeric/exact.hpp"
 #include "numeric/mpfr_util.hpp"
@@ -382,12 +383,8 @@ HfRopeConfig hf_rope_config(const json& top, std::string_view where) {
 
 HfRopeConfig read_hf_config(const std::string& path) {
   const std::string where = "hf-config '" + path + "'";
-  std::ifstream in(path, std::ios::binary);
-  if (!in) refuse(where, "cannot open the file (missing or unreadable)");
-  std::stringstream text;
-  text << in.rdbuf();
-  if (in.bad()) refuse(where, "cannot read the file");
-  return hf_rope_config(parse_json_exact(text.str(), where), where);
+  const std::string text = io::read_input_file(path, "config.json file", where);
+  return hf_rope_config(parse_json_exact(text, where), where);
 }
 
 Schedule hf_config_schedule(const std::string& path, std::uint64_t seq_len) {

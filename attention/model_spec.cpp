@@ -15,6 +15,7 @@
 #include <sstream>
 #include <system_error>
 
+#include "io/files.hpp"
 #include "numeric/error.hpp"
 #include "numeric/exact.hpp"
 
@@ -975,16 +976,9 @@ Model model_from_json(const nlohmann::json& spec, const ModelLoadOptions& option
 }
 
 Model load_model(const std::filesystem::path& path, const ModelLoadOptions& options) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    throw InvalidArgument(path.string() + ": is a directory, not a model spec file (JSON)");
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InvalidArgument(path.string() + ": cannot read the model spec file");
-  std::stringstream ss;
-  ss << in.rdbuf();
+  const std::string text = io::read_input_file(path.string(), "model spec file (JSON)");
   try {
-    return parse_model(ss.str(), options);
+    return parse_model(text, options);
   } catch (const InvalidArgument& e) {
     throw InvalidArgument(path.string() + ": " + e.what());
   }
@@ -1069,26 +1063,7 @@ nlohmann::json model_to_json(const Model& model) {
 }
 
 void save_model(const Model& model, const std::filesystem::path& path) {
-  const std::string text = model_to_json(model).dump(2) + "\n";
-  const std::filesystem::path tmp = path.string() + ".tmp" + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw InvalidArgument(path.string() + ": cannot write the model spec file");
-    out << text;
-    out.flush();
-    if (!out) {
-      std::error_code ec;
-      std::filesystem::remove(tmp, ec);
-      throw InvalidArgument(path.string() + ": cannot write the model spec file");
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::filesystem::remove(tmp, ec);
-    throw InvalidArgument(path.string() + ": cannot write the model spec file (" + ec.message() +
-                          ")");
-  }
+  io::write_output_file(path.string(), model_to_json(model).dump(2) + "\n", "model spec");
 }
 
 }  // namespace ropesim::attention

@@ -5,6 +5,7 @@
 #include <map>
 #include <sstream>
 
+#include "io/files.hpp"
 #include "numeric/error.hpp"
 
 namespace ropesim::automata {
@@ -130,17 +131,10 @@ Dfa dfa_from_json(const nlohmann::json& json) {
 }
 
 Dfa load_dfa(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    throw InvalidArgument(path + ": is a directory; accepted: a DFA file (JSON)");
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InvalidArgument(path + ": cannot read the DFA file");
-  std::stringstream text;
-  text << in.rdbuf();
+  const std::string text = io::read_input_file(path, "DFA file (JSON)");
   nlohmann::json json;
   try {
-    json = nlohmann::json::parse(text.str());
+    json = nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
     throw InvalidArgument(path + ": not JSON (byte " + std::to_string(e.byte) +
                           "); accepted: a DFA file {\"alphabet\", \"states\", \"initial\", "

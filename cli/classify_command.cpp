@@ -272,8 +272,8 @@ Action add_classify_command(CLI::App& app) {
       1, 2000000);
   return [cmd, o]() -> int {
     if (!cmd->parsed()) return -1;
-    if (cmd->count("--dot") > 0) check_writable(o->dot, "--dot");
-    if (cmd->count("--out") > 0) check_writable(o->out, "--out");
+    if (cmd->count("--dot") > 0) io::check_output_path(o->dot, "--dot");
+    if (cmd->count("--out") > 0) io::check_output_path(o->out, "--out");
     const auto [dfa, source] = language_source(*cmd, *o);
     const automata::Classification c =
         automata::classify(dfa, static_cast<std::size_t>(o->monoid_cap));
@@ -281,11 +281,12 @@ Action add_classify_command(CLI::App& app) {
     report.update(automata::to_json(c));
     report["formula"] = formula_json(c);
     if (cmd->count("--dot") > 0)
-      write_file_atomically(o->dot, "// " + provenance_line() + "\n" + automata::to_dot(c.minimal));
+      io::write_output_file(o->dot, "// " + provenance_line() + "\n" + automata::to_dot(c.minimal),
+                            "--dot");
     if (cmd->count("--out") > 0) {
       nlohmann::json file = report;
       file["provenance"] = provenance();
-      write_file_atomically(o->out, file.dump(2) + "\n");
+      io::write_output_file(o->out, file.dump(2) + "\n");
     }
     if (o->json) {
       std::cout << report.dump(2) << "\n";

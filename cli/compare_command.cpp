@@ -180,7 +180,7 @@ Action add_compare_command(CLI::App& app) {
     std::optional<OutputKind> kind;
     if (cmd->count("--out") > 0) {
       kind = output_kind_for(o->out, "--out");
-      check_writable(o->out, "--out");
+      io::check_output_path(o->out, "--out");
     }
     const auto mode = with_flag("--rounding", [&] { return numeric::parse_rounding(o->rounding); });
     const auto format = with_flag("--format", [&] { return numeric::parse_format(o->format); });
@@ -232,9 +232,9 @@ Action add_compare_command(CLI::App& app) {
       if (*kind == OutputKind::json) {
         nlohmann::json file = j;
         file["provenance"] = provenance();
-        write_file_atomically(o->out, file.dump(2) + "\n");
+        io::write_output_file(o->out, file.dump(2) + "\n");
       } else {
-        write_file_atomically(o->out, render(compare_table(result, false), *kind));
+        io::write_output_file(o->out, render(compare_table(result, false), *kind));
       }
     }
     if (o->json) {

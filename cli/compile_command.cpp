@@ -165,14 +165,14 @@ Action add_compile_command(CLI::App& app) {
     options.layer_norm = o->layer_norm;
     const std::vector<std::string> alphabet = parse_alphabet(o->alphabet);
     const ltl::Formula formula = ltl::parse(o->formula);
-    if (!o->out.empty()) check_writable(o->out, "--out");
+    if (cmd->count("--out") > 0) io::check_output_path(o->out, "--out");
     const proofs::CompiledModel compiled = proofs::compile(formula, alphabet, options);
     const nlohmann::json report = proofs::to_json(compiled);
-    if (!o->out.empty()) {
+    if (cmd->count("--out") > 0) {
       nlohmann::json spec = attention::model_to_json(compiled.model);
       spec["_construction"] = report;
       spec["_provenance"] = provenance();
-      write_file_atomically(o->out, spec.dump(2) + "\n");
+      io::write_output_file(o->out, spec.dump(2) + "\n");
     }
     if (o->json) {
       nlohmann::json j = report;

@@ -49,7 +49,7 @@ void write_model(const std::string& path, const attention::Model& model,
   nlohmann::json spec = attention::model_to_json(model);
   spec["_construction"] = report;
   spec["_provenance"] = provenance();
-  write_file_atomically(path, spec.dump(2) + "\n");
+  io::write_output_file(path, spec.dump(2) + "\n");
 }
 
 /// The readable report of `construct mod`: the construction, f_large, the bound, C, the realised
@@ -197,14 +197,14 @@ Action add_construct_command(CLI::App& app) {
         if (sgn(C) <= 0) throw InvalidArgument("--C: C must be positive (or 'auto'), got " + mo->C);
         spec.atom.C = C;
       }
-      if (!mo->out.empty()) check_writable(mo->out, "--out");
+      if (mod->count("--out") > 0) io::check_output_path(mo->out, "--out");
       // What remains to fail is C: not finite in F, or F refused (with C = auto that is about F,
       // --format; with a given C, about --C).
       const std::string refusal_flag = spec.atom.C ? "--C" : "--format";
       const proofs::ModModel built =
           with_flag(refusal_flag, [&] { return proofs::mod_model(spec); });
       const nlohmann::json report = proofs::to_json(built, spec);
-      if (!mo->out.empty()) write_model(mo->out, built.model, report);
+      if (mod->count("--out") > 0) write_model(mo->out, built.model, report);
       if (mo->json) {
         nlohmann::json j = report;
         j["out"] = mo->out.empty() ? nlohmann::json() : nlohmann::json(mo->out);
@@ -216,13 +216,13 @@ Action add_construct_command(CLI::App& app) {
     }
     if (offset->parsed()) {
       const proofs::HorizonSpec spec = horizon_spec(oo->head);
-      if (!oo->out.empty()) check_writable(oo->out, "--out");
+      if (offset->count("--out") > 0) io::check_output_path(oo->out, "--out");
       const proofs::HorizonReport report = proofs::horizon(spec);
       proofs::FixedOffsetSpec head = spec.head;
       head.C = attention::exact_rational(report.C);
       const attention::Model model = proofs::offset_model(head);
       nlohmann::json j = proofs::to_json(report);
-      if (!oo->out.empty()) write_model(oo->out, model, j);
+      if (offset->count("--out") > 0) write_model(oo->out, model, j);
       if (oo->json) {
         j["out"] = oo->out.empty() ? nlohmann::json() : nlohmann::json(oo->out);
         std::cout << j.dump(2) << "\n";
@@ -235,7 +235,7 @@ Action add_construct_command(CLI::App& app) {
             "simulates  Y^{} pi_a at every position of every word of length L for k <= L <= N_max "
             "(Cor 4.1)\n",
             report.k);
-        if (!oo->out.empty()) {
+        if (offset->count("--out") > 0) {
           s += fmt::format(
               "model      written to {} (explain it: ropesim run {} --input WORD --trace)\n",
               oo->out, oo->out);

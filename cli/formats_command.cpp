@@ -94,7 +94,7 @@ Action add_formats_command(CLI::App& app) {
     std::optional<OutputKind> kind;
     if (cmd->count("--out") > 0) {
       kind = output_kind_for(*out, "--out");
-      check_writable(*out, "--out");
+      io::check_output_path(*out, "--out");
     }
     if (cmd->count("--formats") > 0 && split_list(*formats, ListKind::formats).empty()) {
       throw InvalidArgument("--formats: empty list; accepted: " + numeric::format_spellings());
@@ -118,7 +118,7 @@ Action add_formats_command(CLI::App& app) {
            f.subnormals, f.has_infinity ? "inf" : "saturate",
            std::string(numeric::to_string(mode))});
     }
-    if (kind) write_file_atomically(*out, render(table, *kind));
+    if (kind) io::write_output_file(*out, render(table, *kind));
     if (*json) {
       std::cout << table.to_json().dump(2) << "\n";
     } else {

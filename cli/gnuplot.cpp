@@ -151,7 +151,9 @@ void draw_with_gnuplot(const std::string& body, PlotKind kind, const std::string
                        int width, int height) {
   const std::string gnuplot = find_gnuplot();
   if (gnuplot.empty()) require_gnuplot();
-  const std::string temporary = out_path + ".tmp." + std::to_string(::getpid());
+  // gnuplot draws into a temporary file of its own; the figure then reaches --out through
+  // io::write_output_file (atomic replace, symbolic links followed, devices written through).
+  const std::string temporary = temporary_file("ropesim_plot_figure_");
   std::string script = gnuplot_terminal(kind, temporary, width, height);
   script += "set label 1000 " + gnuplot_quote(provenance_line()) +
             " at screen 0.005,0.012 left font ',8' textcolor rgb '#606060' noenhanced\n";
@@ -210,11 +212,9 @@ void draw_with_gnuplot(const std::string& body, PlotKind kind, const std::string
                              (spawned != 0 ? std::string(" to start") : std::string()) +
                              (first.empty() ? std::string() : ": " + first));
   }
-  std::filesystem::rename(temporary, out_path, ec);
-  if (ec) {
-    std::remove(temporary.c_str());
-    throw InvalidArgument("--out: cannot rename into '" + out_path + "': " + ec.message());
-  }
+  const std::string figure = read_text(temporary);
+  std::remove(temporary.c_str());
+  io::write_output_file(out_path, figure, "--out");
 }
 
 }  // namespace ropesim::cli

@@ -298,7 +298,7 @@ Action add_horizon_command(CLI::App& app) {
     std::optional<OutputKind> kind;
     if (cmd->count("--out") > 0) {
       kind = output_kind_for(o->out, "--out");
-      check_writable(o->out, "--out");
+      io::check_output_path(o->out, "--out");
     }
     auto spec = horizon_spec(o->head);
     spec.threads = jobs_threads(o->jobs);  // the candidates of --C auto
@@ -366,7 +366,7 @@ Action add_horizon_command(CLI::App& app) {
     if (kind) {
       Table t = horizon_table({report});
       if (json.contains("simulation")) t.json_extra[0]["simulation"] = json["simulation"];
-      write_file_atomically(o->out, render(t, *kind));
+      io::write_output_file(o->out, render(t, *kind));
     }
     if (o->json) {
       std::cout << json.dump(2) << "\n";

@@ -73,13 +73,9 @@ struct ShardFile {
 [[noreturn]] void fail(const std::string& message) { throw InvalidArgument("merge: " + message); }
 
 std::string read_all(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    fail("cannot read '" + path +
-         "'; accepted: files written by ropesim sweep or table with --shard I/N --out FILE");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  return io::read_input_file(
+      path, "shard file written by ropesim sweep or table with --shard I/N --out FILE",
+      "merge: '" + path + "'");
 }
 
 /// The lines of `text`, each with its '\n'; in CSV a line break inside a quoted cell does not
@@ -363,7 +359,7 @@ Action add_merge_command(CLI::App& app) {
   return [cmd, o]() -> int {
     if (!cmd->parsed()) return -1;
     const OutputKind kind = output_kind_for(o->out, "--out");
-    check_writable(o->out, "--out");
+    io::check_output_path(o->out, "--out");
     std::vector<ShardFile> shards;
     for (const auto& path : o->files) {
       std::error_code ec;
@@ -470,7 +466,7 @@ Action add_merge_command(CLI::App& app) {
       }
       text += first.footer;
     }
-    write_file_atomically(o->out, text);
+    io::write_output_file(o->out, text);
     std::cout << "merged " << n << " shard" << (n == 1 ? "" : "s") << ", " << total
               << " rows, into " << o->out << "\n";
     return 0;

@@ -46,14 +46,14 @@ struct PlotOutput {
   /// Checks both paths before anything is computed, and that gnuplot is there.
   void check(const CLI::App* cmd) {
     kind = plot_kind_for(out, "--out");
-    check_writable(out, "--out");
+    io::check_output_path(out, "--out");
     if (cmd->count("--data") > 0) {
       if (data.empty() || std::filesystem::path(data).extension() != ".csv") {
         throw InvalidArgument(
             "--data: the plotted data is written as CSV; accepted: a path ending in .csv, got '" +
             data + "'");
       }
-      check_writable(data, "--data");
+      io::check_output_path(data, "--data");
       if (std::filesystem::absolute(data) == std::filesystem::absolute(out)) {
         throw InvalidArgument("--data: '" + data + "' is also the --out figure; give two files");
       }
@@ -61,7 +61,7 @@ struct PlotOutput {
     require_gnuplot();
   }
   void write_data(const Table& table) const {
-    if (!data.empty()) write_file_atomically(data, render(table, OutputKind::csv));
+    if (!data.empty()) io::write_output_file(data, render(table, OutputKind::csv), "--data");
   }
 };
 

@@ -109,7 +109,7 @@ Action add_rotate_command(CLI::App& app) {
       if (output_kind_for(o->out, "--out") != OutputKind::json) {
         throw InvalidArgument("--out: rotate writes JSON; accepted: a path ending in .json");
       }
-      check_writable(o->out, "--out");
+      io::check_output_path(o->out, "--out");
     }
     if (seed->count() == 0 && (q->count() == 0 || k->count() == 0)) {
       throw InvalidArgument(
@@ -161,7 +161,7 @@ Action add_rotate_command(CLI::App& app) {
     if (!o->out.empty()) {
       nlohmann::json file = j;
       file["provenance"] = provenance();
-      write_file_atomically(o->out, file.dump(2) + "\n");
+      io::write_output_file(o->out, file.dump(2) + "\n");
     }
     if (o->json) {
       std::cout << j.dump(2) << "\n";

@@ -220,12 +220,12 @@ Action add_rotations_command(CLI::App& app) {
       if (output_kind_for(o->out, "--out") != OutputKind::json) {
         throw InvalidArgument("--out: rotations writes JSON; accepted: a path ending in .json");
       }
-      check_writable(o->out, "--out");
+      io::check_output_path(o->out, "--out");
     }
     auto write_out = [&](nlohmann::json j) {
       if (o->out.empty()) return;
       j["provenance"] = provenance();
-      write_file_atomically(o->out, j.dump(2) + "\n");
+      io::write_output_file(o->out, j.dump(2) + "\n");
     };
     const auto mode = with_flag("--rounding", [&] { return numeric::parse_rounding(o->rounding); });
     const auto format = with_flag("--format", [&] { return numeric::parse_format(o->format); });

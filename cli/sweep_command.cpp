@@ -148,7 +148,7 @@ Action add_sweep_command(CLI::App& app) {
     std::optional<OutputKind> kind;
     if (cmd->count("--out") > 0) {
       kind = output_kind_for(o->out, "--out");
-      check_writable(o->out, "--out");
+      io::check_output_path(o->out, "--out");
     }
     const bool sharded = cmd->count("--shard") > 0;
     const Shard shard = sharded ? parse_shard(o->shard) : Shard{1, 1};  // 1/1: every row
@@ -238,7 +238,7 @@ Action add_sweep_command(CLI::App& app) {
     const Table table = sweep_table(cells, std::string(numeric::to_string(grid.rounding)));
     std::optional<ShardRecord> record;
     if (sharded) record = ShardRecord{shard, total_rows};
-    if (kind) write_file_atomically(o->out, render(table, *kind, record));
+    if (kind) io::write_output_file(o->out, render(table, *kind, record));
     if (o->json) {
       std::cout << table.to_json().dump(2) << "\n";
     } else {

@@ -293,47 +293,6 @@ std::string render(const Table& table, OutputKind kind, const std::optional<Shar
   return {};
 }
 
-void check_writable(const std::string& path, const std::string& flag) {
-  if (path.empty()) throw InvalidArgument(flag + ": empty file name");
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    throw InvalidArgument(flag + ": '" + path + "' is a directory; give a file name");
-  }
-  if (!path.empty() && path.back() == '/') {
-    throw InvalidArgument(flag + ": '" + path + "' names a directory; give a file name");
-  }
-  const std::string probe = path + ".tmp." + std::to_string(::getpid());
-  std::ofstream out(probe, std::ios::binary | std::ios::trunc);
-  if (!out) {
-    throw InvalidArgument(flag + ": cannot write '" + path +
-                          "' (directory missing or not writable)");
-  }
-  out.close();
-  std::remove(probe.c_str());
-}
-
-void write_file_atomically(const std::string& path, const std::string& text) {
-  const std::string temporary = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out)
-      throw InvalidArgument("--out: cannot write '" + path +
-                            "' (directory missing or not writable)");
-    out << text;
-    out.close();
-    if (!out) {
-      std::remove(temporary.c_str());
-      throw InvalidArgument("--out: writing '" + path + "' failed");
-    }
-  }
-  std::error_code error;
-  std::filesystem::rename(temporary, path, error);
-  if (error) {
-    std::remove(temporary.c_str());
-    throw InvalidArgument("--out: cannot rename into '" + path + "': " + error.message());
-  }
-}
-
 std::string flags_text(std::uint8_t flags) {
   std::string s;
   if (flags & attention::flag_overflow) s += "overflow";

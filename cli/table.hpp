@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli/jobs.hpp"
+#include "io/files.hpp"
 
 namespace ropesim::cli {
 
@@ -63,13 +64,9 @@ nlohmann::json provenance();
 /// One line: "ropesim 0.1.0 (commit abc123def456); command: ropesim …".
 std::string provenance_line();
 
-/// Checks before any computation that `path` can be written (creates and removes a probe file
-/// next to it). Throws ropesim::InvalidArgument naming `flag` otherwise.
-void check_writable(const std::string& path, const std::string& flag);
-
-/// Writes `text` to `path` atomically (write `path.tmp.<pid>`, then rename). Throws
-/// ropesim::InvalidArgument if the directory is not writable.
-void write_file_atomically(const std::string& path, const std::string& text);
+/// Output files are checked and written by io::check_output_path and io::write_output_file
+/// (io/files.hpp): atomic replace of regular files, symbolic links followed, devices written
+/// through.
 
 /// `word` as one shell word: unchanged if it has only safe characters, else in single quotes
 /// (how the recorded command quotes each argument, so it can be pasted back).

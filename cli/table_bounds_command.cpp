@@ -415,7 +415,7 @@ Action add_table_bounds_command(CLI::App* table) {
     std::optional<OutputKind> kind;
     if (cmd->count("--out") > 0) {
       kind = output_kind_for(o->out, "--out");
-      check_writable(o->out, "--out");
+      io::check_output_path(o->out, "--out");
     }
     // Validate every argument before computing anything (bad input: no output).
     const auto format_names = split_unique(o->formats, "--formats", ListKind::formats);
@@ -570,7 +570,7 @@ Action add_table_bounds_command(CLI::App* table) {
       }
       if (progress) std::cerr << "\n";
     }
-    if (kind) write_file_atomically(o->out, render(t, *kind));
+    if (kind) io::write_output_file(o->out, render(t, *kind));
     if (o->json) {
       std::cout << t.to_json().dump(2) << "\n";
     } else {

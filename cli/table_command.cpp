@@ -70,7 +70,7 @@ Action add_table_command(CLI::App& app) {
     std::optional<OutputKind> kind;
     if (cmd->count("--out") > 0) {
       kind = output_kind_for(o->out, "--out");
-      check_writable(o->out, "--out");
+      io::check_output_path(o->out, "--out");
     }
     const bool sharded = cmd->count("--shard") > 0;
     const Shard shard = sharded ? parse_shard(o->shard) : Shard{1, 1};  // 1/1: every row
@@ -159,7 +159,7 @@ Action add_table_command(CLI::App& app) {
     const Table t = horizon_table(reports);
     std::optional<ShardRecord> record;
     if (sharded) record = ShardRecord{shard, total_rows};
-    if (kind) write_file_atomically(o->out, render(t, *kind, record));
+    if (kind) io::write_output_file(o->out, render(t, *kind, record));
     if (o->json) {
       std::cout << t.to_json().dump(2) << "\n";
     } else {

@@ -19,10 +19,13 @@ struct Run {
   std::string out, err;
 };
 
-inline Run run(const std::string& arguments) {
+/// Runs ropesim with `arguments` (shell words) through sh; `shell_prefix` goes before the
+/// command, e.g. "ulimit -v 4000000; " to bound its memory.
+inline Run run(const std::string& arguments, const std::string& shell_prefix = "") {
   const std::string err_path =
       std::filesystem::temp_directory_path() / ("ropesim_cli_err_" + std::to_string(::getpid()));
-  const std::string command = std::string(ROPESIM_BINARY) + " " + arguments + " 2>" + err_path;
+  const std::string command =
+      shell_prefix + std::string(ROPESIM_BINARY) + " " + arguments + " 2>" + err_path;
   Run r;
   FILE* pipe = ::popen(command.c_str(), "r");
   REQUIRE(pipe != nullptr);

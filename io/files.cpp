@@ -1,0 +1,268 @@
+#include "io/files.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <string_view>
+
+#include "numeric/error.hpp"
+
+namespace ropesim::io {
+
+namespace {
+
+/// The largest number of symbolic links followed for one output path (Linux's MAXSYMLINKS).
+constexpr int max_symlink_hops = 40;
+
+std::string error_text(int error) { return std::strerror(error); }
+
+/// Closes a descriptor when it goes out of scope.
+class Descriptor {
+ public:
+  explicit Descriptor(int fd) : fd_(fd) {}
+  Descriptor(const Descriptor&) = delete;
+  Descriptor& operator=(const Descriptor&) = delete;
+  ~Descriptor() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  [[nodiscard]] int get() const { return fd_; }
+  /// Closes now; false (errno set) if close reported an error (a delayed write error).
+  bool close() {
+    const int fd = fd_;
+    fd_ = -1;
+    return fd < 0 || ::close(fd) == 0;
+  }
+
+ private:
+  int fd_;
+};
+
+std::string mib(std::size_t bytes) {
+  if (bytes % (std::size_t{1} << 20) == 0) return std::to_string(bytes >> 20) + " MiB";
+  return std::to_string(bytes) + " bytes";
+}
+
+/// Writes all of `text` to `fd`; false (errno set) on an error.
+bool write_all(int fd, std::string_view text) {
+  while (!text.empty()) {
+    const ssize_t n = ::write(fd, text.data(), text.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    text.remove_prefix(static_cast<std::size_t>(n));
+  }
+  return true;
+}
+
+std::string parent_of(const std::string& path) {
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  return parent.empty() ? std::string(".") : parent.string();
+}
+
+/// True if the directory holding `path` is under /proc: /proc/self/fd/N and the links that
+/// lead there (/dev/stdout, /dev/fd/N) name an open descriptor, not a file to replace.
+bool in_proc(const std::string& path) {
+  char resolved[PATH_MAX];
+  if (::realpath(parent_of(path).c_str(), resolved) == nullptr) return false;
+  const std::string_view dir(resolved);
+  return dir == "/proc" || dir.starts_with("/proc/");
+}
+
+[[noreturn]] void refuse_output(const std::string& flag, const std::string& path,
+                                const std::string& problem) {
+  throw InvalidArgument(flag + ": '" + path + "' " + problem);
+}
+
+std::string temporary_name(const std::string& final_path) {
+  static std::atomic<unsigned> counter{0};
+  return final_path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
+}
+
+/// Creates a new temporary file next to `final_path` (mode 0666 less the umask); -1 on error.
+int create_temporary(const std::string& final_path, std::string& name) {
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    name = temporary_name(final_path);
+    const int fd = ::open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
+    if (fd >= 0 || errno != EEXIST) return fd;
+  }
+  return -1;
+}
+
+/// The descriptor `path` names if it is one of this process's own (/dev/stdout, /dev/stderr,
+/// /dev/stdin, /dev/fd/N, /proc/self/fd/N), else -1.
+int own_descriptor(const std::string& path) {
+  if (path == "/dev/stdin") return 0;
+  if (path == "/dev/stdout") return 1;
+  if (path == "/dev/stderr") return 2;
+  for (const std::string_view prefix : {"/dev/fd/", "/proc/self/fd/"}) {
+    if (!path.starts_with(prefix)) continue;
+    const std::string_view digits = std::string_view(path).substr(prefix.size());
+    if (digits.empty() || digits.size() > 9 ||
+        digits.find_first_not_of("0123456789") != std::string_view::npos) {
+      return -1;
+    }
+    return std::stoi(std::string(digits));
+  }
+  return -1;
+}
+
+}  // namespace
+
+std::string read_input_file(const std::string& path, const std::string& what,
+                            const std::string& where_given, const InputBudget& budget) {
+  const std::size_t limit = budget.bytes;
+  const std::string where = where_given.empty() ? path : where_given;
+  if (path.empty())
+    throw InvalidArgument(where + ": empty file name; accepted: the path of a " + what);
+  // O_NONBLOCK: opening a FIFO does not wait for a writer (poll below waits, with a limit).
+  Descriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
+  if (fd.get() < 0) {
+    throw InvalidArgument(where + ": cannot open the " + what + " (" + error_text(errno) + ")");
+  }
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0)
+    throw InvalidArgument(where + ": cannot read the " + what + " (" + error_text(errno) + ")");
+  if (S_ISDIR(st.st_mode)) throw InvalidArgument(where + ": is a directory; accepted: a " + what);
+  const auto too_long = [&] {
+    throw InvalidArgument(where + ": longer than " + mib(limit) + ", the limit for a " + what);
+  };
+  const bool regular = S_ISREG(st.st_mode);
+  if (regular && static_cast<std::uintmax_t>(st.st_size) > limit) too_long();
+  std::string text;
+  if (regular) text.reserve(static_cast<std::size_t>(st.st_size));
+  char buffer[1 << 16];
+  for (;;) {
+    if (!regular) {
+      pollfd p{fd.get(), POLLIN, 0};
+      const int ready = ::poll(&p, 1, budget.idle_seconds * 1000);
+      if (ready < 0 && errno == EINTR) continue;
+      if (ready == 0) {
+        throw InvalidArgument(where + ": no data for " + std::to_string(budget.idle_seconds) +
+                              " s; accepted: a " + what + " that ends");
+      }
+    }
+    const ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
+    if (n < 0) {
+      if (errno == EINTR || errno == EAGAIN) continue;
+      throw InvalidArgument(where + ": cannot read the " + what + " (" + error_text(errno) + ")");
+    }
+    if (n == 0) break;
+    if (text.size() + static_cast<std::size_t>(n) > limit) too_long();
+    text.append(buffer, static_cast<std::size_t>(n));
+  }
+  return text;
+}
+
+OutputTarget output_target(const std::string& path, const std::string& flag) {
+  if (path.empty())
+    throw InvalidArgument(flag +
+                          ": empty file name; accepted: a file path, /dev/stdout or /dev/null");
+  if (path.back() == '/') refuse_output(flag, path, "names a directory; accepted: a file path");
+  std::string current = path;
+  for (int hop = 0; hop <= max_symlink_hops; ++hop) {
+    // /dev/stdout, or a link to it: the open descriptor itself (never reopened, see the header).
+    if (const int fd = own_descriptor(current); fd >= 0) {
+      if (::fcntl(fd, F_GETFD) < 0)
+        refuse_output(flag, path, "is not an open descriptor of this process");
+      return {path, OutputMode::descriptor, fd};
+    }
+    struct stat st {};
+    if (::lstat(current.c_str(), &st) != 0) {
+      if (errno == ENOENT)
+        return {current, OutputMode::replace};  // a new file (or a dangling link's target)
+      refuse_output(flag, path, "cannot be written (" + error_text(errno) + ")");
+    }
+    if (in_proc(current)) return {path, OutputMode::through};  // /dev/stdout, /dev/fd/N
+    if (S_ISLNK(st.st_mode)) {
+      std::error_code ec;
+      const std::filesystem::path target = std::filesystem::read_symlink(current, ec);
+      if (ec) refuse_output(flag, path, "cannot be written (" + ec.message() + ")");
+      current = target.is_absolute()
+                    ? target.string()
+                    : (std::filesystem::path(parent_of(current)) / target).string();
+      continue;
+    }
+    if (S_ISDIR(st.st_mode)) refuse_output(flag, path, "is a directory; accepted: a file path");
+    if (S_ISREG(st.st_mode)) return {current, OutputMode::replace};
+    return {path, OutputMode::through};  // a device, FIFO or socket
+  }
+  refuse_output(flag, path,
+                "is a chain of more than " + std::to_string(max_symlink_hops) + " symbolic links");
+}
+
+void check_output_path(const std::string& path, const std::string& flag) {
+  const OutputTarget target = output_target(path, flag);
+  if (target.mode == OutputMode::descriptor) {
+    const int flags = ::fcntl(target.descriptor, F_GETFL);
+    if (flags < 0 || (flags & O_ACCMODE) == O_RDONLY)
+      refuse_output(flag, path, "is not open for writing");
+    return;
+  }
+  if (target.mode == OutputMode::through) {
+    if (::access(target.path.c_str(), W_OK) != 0)
+      refuse_output(flag, path, "is not writable (" + error_text(errno) + ")");
+    return;
+  }
+  if (::access(target.path.c_str(), F_OK) == 0 && ::access(target.path.c_str(), W_OK) != 0) {
+    refuse_output(flag, path, "is not writable (" + error_text(errno) + ")");
+  }
+  std::string probe;
+  Descriptor fd(create_temporary(target.path, probe));
+  if (fd.get() < 0) {
+    refuse_output(flag, path,
+                  "cannot be written: cannot create a file in '" + parent_of(target.path) + "' (" +
+                      error_text(errno) + ")");
+  }
+  fd.close();
+  ::unlink(probe.c_str());
+}
+
+void write_output_file(const std::string& path, const std::string& text, const std::string& flag) {
+  const OutputTarget target = output_target(path, flag);
+  if (target.mode == OutputMode::descriptor) {
+    // What the program printed before must come first: flush the C and C++ streams.
+    std::cout.flush();
+    std::fflush(nullptr);
+    if (!write_all(target.descriptor, text))
+      refuse_output(flag, path, "write failed (" + error_text(errno) + ")");
+    return;
+  }
+  if (target.mode == OutputMode::through) {
+    Descriptor fd(::open(target.path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY));
+    if (fd.get() < 0) refuse_output(flag, path, "cannot be opened (" + error_text(errno) + ")");
+    if (!write_all(fd.get(), text) || !fd.close())
+      refuse_output(flag, path, "write failed (" + error_text(errno) + ")");
+    return;
+  }
+  struct stat old {};
+  const bool existed = ::stat(target.path.c_str(), &old) == 0;
+  std::string temporary;
+  Descriptor fd(create_temporary(target.path, temporary));
+  if (fd.get() < 0) {
+    refuse_output(flag, path,
+                  "cannot be written: cannot create a file in '" + parent_of(target.path) + "' (" +
+                      error_text(errno) + ")");
+  }
+  const auto fail = [&](const std::string& problem) {
+    const int saved = errno;
+    fd.close();
+    ::unlink(temporary.c_str());
+    refuse_output(flag, path, problem + " (" + error_text(saved) + ")");
+  };
+  if (existed && ::fchmod(fd.get(), old.st_mode & 07777) != 0)
+    fail("cannot keep the file's permissions");
+  if (!write_all(fd.get(), text)) fail("write failed");
+  if (!fd.close()) fail("write failed");
+  if (::rename(temporary.c_str(), target.path.c_str()) != 0) fail("cannot be replaced");
+}
+
+}  // namespace ropesim::io

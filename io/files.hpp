@@ -1,0 +1,83 @@
+#pragma once
+/// Input and output files, the one way ropesim reads and writes them.
+///
+/// Inputs (model specs, config.json files, DFA files, shard files) are read with a byte budget,
+/// so a device such as /dev/zero or a runaway file is refused at once instead of exhausting
+/// memory, and a FIFO or terminal that stops sending data is abandoned after a fixed idle time.
+///
+/// Outputs (`--out`, `-o`, `--dot`, `--data`) behave as with any Unix tool:
+///   - a regular file, or a path that does not exist yet, is replaced atomically: the text is
+///     written to a temporary file in the same directory (`NAME.tmp.<pid>.<n>`), which is
+///     renamed over the path, so a failed run never leaves a partial file; an existing file
+///     keeps its permission bits;
+///   - a symbolic link is followed: the file it points to is replaced, the link stays;
+///   - a character or block device, a FIFO or a socket (/dev/null, /dev/full, a named pipe) is
+///     written through: opened and written, never renamed over;
+///   - a descriptor of this process (/dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N) is
+///     written to that open descriptor, as the shell does for `> /dev/stdout`: nothing is
+///     reopened, truncated or renamed, so `-o /dev/stdout >> log` appends to the log.
+/// Every error is a ropesim::InvalidArgument whose message is one line naming the path.
+#include <cstddef>
+#include <string>
+
+namespace ropesim::io {
+
+/// The largest input file ropesim reads by default: 64 MiB. A model spec of that size already
+/// holds about 4·10^6 exact decimal weights, far beyond any model a construction or a test
+/// makes; parsing it into JSON takes about ten times that much memory.
+inline constexpr std::size_t input_limit_bytes = std::size_t{64} << 20;
+
+/// Seconds a FIFO, terminal or socket given as an input may stay silent (no data, no end of
+/// file) before reading is abandoned, by default.
+inline constexpr int input_idle_seconds = 30;
+
+/// What reading one input may cost.
+struct InputBudget {
+  std::size_t bytes = input_limit_bytes;  ///< the most bytes read
+  int idle_seconds = input_idle_seconds;  ///< the longest wait for data from a FIFO/terminal
+};
+
+/// The whole content of the input file at `path`.
+///
+/// `what` names the kind of file in messages ("model spec file", "DFA file", …), `where` the
+/// place the messages start with (the path when empty). Throws ropesim::InvalidArgument with
+/// one line "WHERE: …" when the path is empty, missing or unreadable, a directory, longer than
+/// `budget.bytes` (checked before reading for a regular file, while reading otherwise:
+/// /dev/zero is refused after `budget.bytes` bytes), or a FIFO/terminal that sends nothing for
+/// `budget.idle_seconds`. A FIFO is opened without waiting for a writer.
+std::string read_input_file(const std::string& path, const std::string& what,
+                            const std::string& where = "", const InputBudget& budget = {});
+
+/// How an output path is written (see the file comment).
+enum class OutputMode {
+  replace,     ///< a regular file or a new path: temporary file, then rename
+  through,     ///< a device, FIFO or socket: opened and written in place
+  descriptor,  ///< an open descriptor of this process: written as it is
+};
+
+/// Where and how `path` is written: the final path after following symbolic links (for
+/// `replace`; `path` itself for `through`), or the descriptor, and the mode. Throws
+/// ropesim::InvalidArgument naming `flag` for an empty path, a directory, a path ending in '/', or
+/// a chain of more than 40 symbolic links.
+struct OutputTarget {
+  std::string path;
+  OutputMode mode = OutputMode::replace;
+  int descriptor = -1;  ///< for OutputMode::descriptor
+};
+OutputTarget output_target(const std::string& path, const std::string& flag);
+
+/// Checks, before any computation, that `path` can be written as `flag`'s output: for
+/// `replace`, that a temporary file can be created next to the final path (created and removed
+/// at once) and that an existing file is writable; for `through`, that the path is writable
+/// (a FIFO is not opened, so the check never blocks). Throws ropesim::InvalidArgument naming
+/// `flag` and the path otherwise. Nothing is left on disk.
+void check_output_path(const std::string& path, const std::string& flag);
+
+/// Writes `text` to `path` as `flag`'s output, by the rules of the file comment. Throws
+/// ropesim::InvalidArgument naming `flag` and the path if the file cannot be created, written
+/// (a full disk, /dev/full) or renamed; a failed replace removes its temporary file and leaves
+/// the old file as it was.
+void write_output_file(const std::string& path, const std::string& text,
+                       const std::string& flag = "--out");
+
+}  // namespace ropesim::io
