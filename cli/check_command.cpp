@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <cmath>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -106,6 +107,8 @@ Action add_check_command(CLI::App& app) {
         report.push_back({{"property", name},
                           {"source", source},
                           {"passed", outcome.passed},
+                          {"discarded", outcome.discarded},
+                          {"seconds", std::round(outcome.seconds * 1000) / 1000},
                           {"failed", outcome.failed ? 1 : 0},
                           {"gave_up", outcome.gave_up},
                           {"description", outcome.description},
@@ -113,8 +116,9 @@ Action add_check_command(CLI::App& app) {
                           {"replay", outcome.replay_command}});
         continue;
       }
-      std::cout << fmt::format("{:<18} {} passed, {} failed{}  [{}]\n", name, outcome.passed,
-                               outcome.failed ? 1 : 0, outcome.gave_up ? " (gave up)" : "", source);
+      std::cout << fmt::format("{:<18} {} passed, {} discarded, {} failed{}, {:.1f} s  [{}]\n",
+                               name, outcome.passed, outcome.discarded, outcome.failed ? 1 : 0,
+                               outcome.gave_up ? " (gave up)" : "", outcome.seconds, source);
       if (!ok) {
         std::cout << "  " << one_line(outcome.description) << "\n";
         for (const auto& line : outcome.counterexample) std::cout << "  " << one_line(line) << "\n";

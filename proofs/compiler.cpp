@@ -35,22 +35,23 @@ const mpq_class kF2(1, 2);
 std::string decimal(const Value& v) { return exact_decimal(v); }
 
 /// The constants the gadgets need exactly in F.
-void require_exact(const numeric::Arithmetic& a, const mpq_class& q, const std::string& what) {
+void require_exact(const numeric::Arithmetic& a, const mpq_class& q, const std::string& what,
+                   RefusalReason reason = RefusalReason::exact_constant) {
   const Value v = a.from_rational(q);
   if (!v.is_finite() || exact_rational(v) != q) {
-    throw InvalidArgument("the compiler needs " + what + " = " + q.get_str() + " exactly in " +
-                          a.format().name + ", which rounds it to " + decimal(v));
+    throw Refusal(reason, "the compiler needs " + what + " = " + q.get_str() + " exactly in " +
+                              a.format().name + ", which rounds it to " + decimal(v));
   }
 }
 
 Value f_large_or_refuse(const attention::EvaluationPolicy& policy) {
   const auto fl = numeric::f_large(policy.format, policy.rounding);
   if (!fl) {
-    throw InvalidArgument(
-        "f_large(" + policy.format.name + ") is undefined under rounding " +
-        std::string(numeric::to_string(policy.rounding)) +
-        ": no finite score lead makes softmax select exactly, so no P or MOD head "
-        "works (THEORY §1); use nearest-even, nearest-away, toward-zero or downward");
+    throw Refusal(RefusalReason::no_f_large,
+                  "f_large(" + policy.format.name + ") is undefined under rounding " +
+                      std::string(numeric::to_string(policy.rounding)) +
+                      ": no finite score lead makes softmax select exactly, so no P or MOD head "
+                      "works (THEORY §1); use nearest-even, nearest-away, toward-zero or downward");
   }
   return *fl;
 }
@@ -68,8 +69,9 @@ std::string cache_key(const attention::EvaluationPolicy& p, const mpq_class& f1,
 PastCertificate certify_past_head(const attention::EvaluationPolicy& policy, const mpq_class& f1,
                                   const mpq_class& f2, std::uint64_t limit) {
   if (policy.summation != attention::Summation::sequential) {
-    throw InvalidArgument("the compiler certifies P heads under sequential summation only, got " +
-                          std::string(numeric::to_string(policy.summation)));
+    throw Refusal(RefusalReason::summation,
+                  "the compiler certifies P heads under sequential summation only, got " +
+                      std::string(numeric::to_string(policy.summation)));
   }
   static std::mutex mutex;
   static std::map<std::string, PastCertificate> cache;
@@ -250,12 +252,14 @@ void add_layer_norm_mirror(CompiledModel& out, const std::vector<RawOutputRange>
   const numeric::Format& F = a.format();
   const std::string where = "LayerNorm mirror refused in " + F.name + ": ";
   if (F.is_fixed_point())
-    throw InvalidArgument(where + "it needs a floating-point format (ε = 2^-p)");
+    throw Refusal(RefusalReason::layer_norm_mirror,
+                  where + "it needs a floating-point format (ε = 2^-p)");
   const int p = F.precision;
   const mpq_class eps_q = mpq_class(1) / (mpz_class(1) << p);
   const mpq_class gain_q(mpz_class(1) << (p - 1));
-  require_exact(a, eps_q, "the LayerNorm mirror's raw scale 2^-p");
-  require_exact(a, gain_q, "the LayerNorm mirror's raw gain 2^(p-1)");
+  require_exact(a, eps_q, "the LayerNorm mirror's raw scale 2^-p", RefusalReason::layer_norm_gain);
+  require_exact(a, gain_q, "the LayerNorm mirror's raw gain 2^(p-1)",
+                RefusalReason::layer_norm_gain);
   const Value eps = a.from_rational(eps_q), gain = a.from_rational(gain_q);
   const Value half = a.from_rational(mpq_class(1, 2));
 
@@ -274,8 +278,9 @@ void add_layer_norm_mirror(CompiledModel& out, const std::vector<RawOutputRange>
     Value c = a.sub(r_lo, half);
     for (int steps = 0;; ++steps) {
       if (steps > 64) {
-        throw InvalidArgument(where + "the output range of " + g.coordinate +
-                              " spans more than 64 values of F after scaling");
+        throw Refusal(RefusalReason::layer_norm_mirror,
+                      where + "the output range of " + g.coordinate +
+                          " spans more than 64 values of F after scaling");
       }
       centred.push_back(c);
       const Value y = a.add(a.mul(a.div(c, half), gain), gain);
@@ -284,13 +289,14 @@ void add_layer_norm_mirror(CompiledModel& out, const std::vector<RawOutputRange>
                       : g.want == RawOutputRange::Want::zero ? yq == 0
                                                              : (yq >= 0 && yq <= mpq_class(1, 2));
       if (!y.is_finite() || !ok) {
-        throw InvalidArgument(
+        throw Refusal(
+            RefusalReason::layer_norm_mirror,
             where + "LN1 maps " + g.coordinate + " = 2^-p*" + exact_decimal(g.lo) +
-            (exact_rational(g.lo) == exact_rational(g.hi) ? "" : ".." + exact_decimal(g.hi)) +
-            " to " + exact_decimal(y) + ", not " +
-            (g.want == RawOutputRange::Want::one    ? "1"
-             : g.want == RawOutputRange::Want::zero ? "0"
-                                                    : "a value in [0, 1/2]"));
+                (exact_rational(g.lo) == exact_rational(g.hi) ? "" : ".." + exact_decimal(g.hi)) +
+                " to " + exact_decimal(y) + ", not " +
+                (g.want == RawOutputRange::Want::one    ? "1"
+                 : g.want == RawOutputRange::Want::zero ? "0"
+                                                        : "a value in [0, 1/2]"));
       }
       if (exact_rational(c) >= exact_rational(c_hi)) break;
       c = numeric::next_up(F, c);
@@ -322,14 +328,16 @@ void add_layer_norm_mirror(CompiledModel& out, const std::vector<RawOutputRange>
     }
     const mpz_class d_model = 2 * mpz_class(static_cast<unsigned long>(K + raw.size()));
     if (d_model > (mpz_class(1) << p)) {
-      throw InvalidArgument(where + "d_model " + d_model.get_str() +
-                            " > 2^p = " + mpz_class(mpz_class(1) << p).get_str() +
-                            ", so LN's sums of 0/1 and 1/4 are not exact" +
-                            (failure.empty() ? std::string() : " (and " + failure + ")"));
+      throw Refusal(RefusalReason::layer_norm_mirror,
+                    where + "d_model " + d_model.get_str() +
+                        " > 2^p = " + mpz_class(mpz_class(1) << p).get_str() +
+                        ", so LN's sums of 0/1 and 1/4 are not exact" +
+                        (failure.empty() ? std::string() : " (and " + failure + ")"));
     }
     if (failure.empty()) break;
     if (padding == 16)
-      throw InvalidArgument(where + failure + " (K = " + std::to_string(K) + " pairs)");
+      throw Refusal(RefusalReason::layer_norm_mirror,
+                    where + failure + " (K = " + std::to_string(K) + " pairs)");
   }
 
   // The new residual space: pairs first, then raw coordinates with constant mirrors.
@@ -344,9 +352,10 @@ void add_layer_norm_mirror(CompiledModel& out, const std::vector<RawOutputRange>
   for (const auto& n : raw) names.push_back("mirror:" + n);
   const std::size_t d = names.size();
   if (mpz_class(static_cast<unsigned long>(d)) > (mpz_class(1) << p)) {
-    throw InvalidArgument(where + "d_model " + std::to_string(d) +
-                          " > 2^p = " + mpz_class(mpz_class(1) << p).get_str() +
-                          ", so LN's sums of 0/1 and 1/4 are not exact");
+    throw Refusal(RefusalReason::layer_norm_mirror,
+                  where + "d_model " + std::to_string(d) +
+                      " > 2^p = " + mpz_class(mpz_class(1) << p).get_str() +
+                      ", so LN's sums of 0/1 and 1/4 are not exact");
   }
   ResidualSpace space;
   for (const auto& n : names) space.add(n);
@@ -363,7 +372,8 @@ void add_layer_norm_mirror(CompiledModel& out, const std::vector<RawOutputRange>
     for (std::size_t i = 0; i < x.size(); ++i) {
       const mpq_class q = exact_rational(x[i]);
       if (q != 0 && q != 1)
-        throw InvalidArgument(where + "an embedding entry of " + old_names[i] + " is not 0/1");
+        throw Refusal(RefusalReason::layer_norm_mirror,
+                      where + "an embedding entry of " + old_names[i] + " is not 0/1");
       y[to[i]] = x[i];
       if (auto m = mirror_of(i)) y[*m] = q == 1 ? zero : one;
     }
@@ -394,9 +404,10 @@ void add_layer_norm_mirror(CompiledModel& out, const std::vector<RawOutputRange>
           const Value& w = head.output.at(i, j);
           if (w.is_zero()) continue;
           if (!is_raw(old_names[i]) || exact_rational(w) != 1) {
-            throw InvalidArgument(where + "head '" + head.name + "' writes " + old_names[i] +
-                                  " with weight " + exact_decimal(w) +
-                                  " (the mirror needs weight 1 into a raw coordinate)");
+            throw Refusal(RefusalReason::layer_norm_mirror,
+                          where + "head '" + head.name + "' writes " + old_names[i] +
+                              " with weight " + exact_decimal(w) +
+                              " (the mirror needs weight 1 into a raw coordinate)");
           }
           o.at(to[i], j) = eps;
           written_raw.insert(to[i]);
@@ -408,7 +419,7 @@ void add_layer_norm_mirror(CompiledModel& out, const std::vector<RawOutputRange>
       std::vector<Value> b(d, zero);
       for (std::size_t i = 0; i < layer.attention_bias.size(); ++i) {
         if (!layer.attention_bias[i].is_zero())
-          throw InvalidArgument(where + "an attention bias is not 0");
+          throw Refusal(RefusalReason::layer_norm_mirror, where + "an attention bias is not 0");
       }
       layer.attention_bias = b;
     }
@@ -435,9 +446,11 @@ void add_layer_norm_mirror(CompiledModel& out, const std::vector<RawOutputRange>
       f.w1 = std::move(w1);
       f.w2 = std::move(w2);
       if (!f.b1.empty() || !f.b2.empty())
-        throw InvalidArgument(where + "a feed-forward sublayer has biases");
+        throw Refusal(RefusalReason::layer_norm_mirror,
+                      where + "a feed-forward sublayer has biases");
     } else if (!written_raw.empty()) {
-      throw InvalidArgument(
+      throw Refusal(
+          RefusalReason::layer_norm_mirror,
           where + "a layer writes raw coordinates but has no feed-forward sublayer to reset them");
     }
     {  // the description: the mirror writes and the resets of this layer's FFN
@@ -483,8 +496,9 @@ void add_layer_norm_mirror(CompiledModel& out, const std::vector<RawOutputRange>
       const std::vector<Value> y = attention::layer_norm(*ln, *x, model.policy);
       for (std::size_t i = 0; i < d; ++i) {
         if (exact_rational(y[i]) != exact_rational((*x)[i])) {
-          throw InvalidArgument(where + "LN of an embedding changes " + names[i] + " (" +
-                                exact_decimal((*x)[i]) + " -> " + exact_decimal(y[i]) + ")");
+          throw Refusal(RefusalReason::layer_norm_mirror,
+                        where + "LN of an embedding changes " + names[i] + " (" +
+                            exact_decimal((*x)[i]) + " -> " + exact_decimal(y[i]) + ")");
         }
       }
     }
@@ -503,11 +517,13 @@ CompiledModel compile_in(const ltl::Formula& input, const std::vector<std::strin
                          const CompileOptions& options) {
   const attention::EvaluationPolicy& policy = options.policy;
   if (alphabet.empty())
-    throw InvalidArgument("the alphabet is empty; give at least one symbol, e.g. --alphabet ab");
+    throw Refusal(RefusalReason::input,
+                  "the alphabet is empty; give at least one symbol, e.g. --alphabet ab");
   {
     std::set<std::string> seen;
     for (const auto& s : alphabet) {
-      if (!seen.insert(s).second) throw InvalidArgument("the alphabet lists '" + s + "' twice");
+      if (!seen.insert(s).second)
+        throw Refusal(RefusalReason::input, "the alphabet lists '" + s + "' twice");
     }
   }
   const std::vector<bool> used_input = ltl::reachable_nodes(input);
@@ -516,15 +532,16 @@ CompiledModel compile_in(const ltl::Formula& input, const std::vector<std::strin
     const ltl::Node& n = input.node(static_cast<NodeId>(i));
     const std::string text = ltl::to_string(input, static_cast<NodeId>(i));
     if (n.op == Operator::since) {
-      throw InvalidArgument(
-          "cannot compile '" + text +
-          "': S (since) is not in LTL[P,MOD], which RoPE_P transformers recognise "
-          "(THEORY §5 T5); the compiler accepts atoms, true, mod(m,r), !, &, |, P");
+      throw Refusal(RefusalReason::input,
+                    "cannot compile '" + text +
+                        "': S (since) is not in LTL[P,MOD], which RoPE_P transformers recognise "
+                        "(THEORY §5 T5); the compiler accepts atoms, true, mod(m,r), !, &, |, P");
     }
   }
   if (policy.summation != attention::Summation::sequential) {
-    throw InvalidArgument("the compiler certifies its heads under sequential summation only, got " +
-                          std::string(numeric::to_string(policy.summation)));
+    throw Refusal(RefusalReason::summation,
+                  "the compiler certifies its heads under sequential summation only, got " +
+                      std::string(numeric::to_string(policy.summation)));
   }
   const numeric::Arithmetic a = numeric::arithmetic(policy);
   const Value f_large = f_large_or_refuse(policy);
@@ -597,12 +614,13 @@ CompiledModel compile_in(const ltl::Formula& input, const std::vector<std::strin
   if (has_past) {
     PastCertificate cert = certify_past_head(policy, kF1, kF2, options.certify_limit);
     if (cert.certified_count && *cert.certified_count == 0) {
-      throw InvalidArgument("P head refused in " + policy.format.name +
-                            ": the re-binarisation (f1 = 1/4, f2 = 1/2) of the head output" +
-                            std::string(cert.first_failure && *cert.first_failure > 0
-                                            ? " for one earlier position carrying psi"
-                                            : " at 0") +
-                            " is not exactly 1/0 (THEORY §7 C1 Patch 2)");
+      throw Refusal(RefusalReason::past_head,
+                    "P head refused in " + policy.format.name +
+                        ": the re-binarisation (f1 = 1/4, f2 = 1/2) of the head output" +
+                        std::string(cert.first_failure && *cert.first_failure > 0
+                                        ? " for one earlier position carrying psi"
+                                        : " at 0") +
+                        " is not exactly 1/0 (THEORY §7 C1 Patch 2)");
     }
     out.certified_length = cert.certified_count;  // Y^k heads (built later) may lower it
     out.past = cert;
@@ -668,10 +686,10 @@ CompiledModel compile_in(const ltl::Formula& input, const std::vector<std::strin
         hs.auto_C = true;
         const HorizonReport report = horizon(hs);
         if (report.range.n_max < n.k) {
-          throw InvalidArgument("Y^" + std::to_string(n.k) + " head refused in " +
-                                policy.format.name + ": its certified range N_max^(" +
-                                std::to_string(n.k) + ") = " + std::to_string(report.range.n_max) +
-                                " < k (THEORY §6)");
+          throw Refusal(RefusalReason::offset_head,
+                        "Y^" + std::to_string(n.k) + " head refused in " + policy.format.name +
+                            ": its certified range N_max^(" + std::to_string(n.k) +
+                            ") = " + std::to_string(report.range.n_max) + " < k (THEORY §6)");
         }
         FixedOffsetSpec fs = hs.head;
         fs.C = exact_rational(report.C);
@@ -785,14 +803,11 @@ CompiledModel compile(const ltl::Formula& formula, const std::vector<std::string
                       const CompileOptions& options) {
   try {
     return compile_in(formula, alphabet, options);
-  } catch (const InvalidArgument& e) {
+  } catch (const Refusal& e) {
     if (!options.suggest_format) throw;
     const std::string message = e.what();
     // Refusals that no format can fix are passed on unchanged.
-    if (message.find("cannot compile") == 0 || message.find("the alphabet") == 0 ||
-        message.find("sequential summation") != std::string::npos) {
-      throw;
-    }
+    if (e.reason() == RefusalReason::input || e.reason() == RefusalReason::summation) throw;
     CompileOptions trial = options;
     trial.suggest_format = false;
     for (const char* preset : kPresets) {
@@ -800,15 +815,14 @@ CompiledModel compile(const ltl::Formula& formula, const std::vector<std::string
       if (trial.policy.format.name == options.policy.format.name) continue;
       try {
         (void)compile_in(formula, alphabet, trial);
-        throw InvalidArgument(message + "; the smallest preset format that compiles it is " +
-                              preset);
-      } catch (const InvalidArgument& inner) {
-        if (std::string(inner.what()).find("; the smallest preset format") != std::string::npos)
-          throw;
+      } catch (const InvalidArgument&) {
+        continue;
       }
+      throw Refusal(e.reason(),
+                    message + "; the smallest preset format that compiles it is " + preset);
     }
-    throw InvalidArgument(message + "; no preset format compiles it under rounding " +
-                          std::string(numeric::to_string(options.policy.rounding)));
+    throw Refusal(e.reason(), message + "; no preset format compiles it under rounding " +
+                                  std::string(numeric::to_string(options.policy.rounding)));
   }
 }
 

@@ -272,11 +272,12 @@ ModAtomHead make_mod_atom_head(const ModAtomSpec& spec, const ModWiring& wiring)
     }
     given = c;
   } else if (!h.bound.finite) {
-    throw InvalidArgument(atom_name(m, r) + " atom refused in " + F.name +
-                          " for m = " + std::to_string(m) + ", r = " + std::to_string(r) +
-                          ": the exact-arithmetic bound 2*f_large/delta_m ~ " +
-                          approx_text(h.bound.approximate) + " exceeds the largest finite value " +
-                          decimal(numeric::max_finite(F)) + " (THEORY §7 C4)");
+    throw Refusal(RefusalReason::mod_margin,
+                  atom_name(m, r) + " atom refused in " + F.name + " for m = " + std::to_string(m) +
+                      ", r = " + std::to_string(r) +
+                      ": the exact-arithmetic bound 2*f_large/delta_m ~ " +
+                      approx_text(h.bound.approximate) + " exceeds the largest finite value " +
+                      decimal(numeric::max_finite(F)) + " (THEORY §7 C4)");
   }
 
   // The head (THEORY §7 C4): rotary pair (coordinates 0, 1) by r3 on periodic 1/m, then one
@@ -379,13 +380,14 @@ ModAtomHead make_mod_atom_head(const ModAtomSpec& spec, const ModWiring& wiring)
                                     : "with every C tried (" + std::to_string(h.candidates.size()) +
                                           " candidates from " + decimal(h.bound.rounded_up) +
                                           " up to " + decimal(h.candidates.back().C) + ")";
-    throw InvalidArgument(atom_name(m, r) + " atom refused in " + F.name +
-                          " for m = " + std::to_string(m) + ", r = " + std::to_string(r) + ": " +
-                          tried + ", some query residue's winner leads by less than f_large = " +
-                          decimal(h.f_large) + "; " + detail +
-                          " (realised table, biases and C; THEORY §7 C4; exact bound 2*f_large/"
-                          "delta_m ~ " +
-                          approx_text(h.bound.approximate) + ")");
+    throw Refusal(RefusalReason::mod_margin,
+                  atom_name(m, r) + " atom refused in " + F.name + " for m = " + std::to_string(m) +
+                      ", r = " + std::to_string(r) + ": " + tried +
+                      ", some query residue's winner leads by less than f_large = " +
+                      decimal(h.f_large) + "; " + detail +
+                      " (realised table, biases and C; THEORY §7 C4; exact bound 2*f_large/"
+                      "delta_m ~ " +
+                      approx_text(h.bound.approximate) + ")");
   }
   set_scale(a, wiring, h.C, h.key_weight);
   return h;

@@ -39,6 +39,7 @@
 #include "numeric/format.hpp"
 #include "numeric/rounding.hpp"
 #include "numeric/value.hpp"
+#include "proofs/refusal.hpp"
 
 namespace ropesim::proofs {
 

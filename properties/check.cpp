@@ -20,6 +20,7 @@ class ProgressListener : public rc::detail::TestListener {
       : name_(name), wanted_(wanted), progress_(progress) {}
   void onTestCaseFinished(const rc::detail::CaseDescription& description) override {
     if (description.result.type == rc::detail::CaseResult::Type::Success) ++done_;
+    if (description.result.type == rc::detail::CaseResult::Type::Discard) ++discarded_;
     if (progress_) progress_(name_, done_, wanted_);
   }
   void onShrinkTried(const rc::detail::CaseDescription&, bool) override {}
@@ -29,7 +30,12 @@ class ProgressListener : public rc::detail::TestListener {
   std::string name_;
   int wanted_;
   int done_ = 0;
+  int discarded_ = 0;
   const CheckProgress& progress_;
+
+ public:
+  /// Cases discarded so far (RapidCheck's results count only successes).
+  [[nodiscard]] int discarded() const { return discarded_; }
 };
 
 // The replay token: RapidCheck's Reproduce (random state, size, shrink path) serialised by
@@ -159,6 +165,7 @@ PropertyOutcome run_theorem(const Theorem& theorem_ref, const CheckOptions& opti
                                 metadata, params, listener, reproduce);
   PropertyOutcome outcome;
   outcome.name = name;
+  outcome.discarded = listener.discarded();
   outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   rc::detail::SuccessResult success;
   rc::detail::FailureResult failure;

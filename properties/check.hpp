@@ -44,6 +44,7 @@ struct PropertyInfo {
 struct PropertyOutcome {
   std::string name;
   int passed = 0;        ///< successful trials
+  int discarded = 0;     ///< generated cases the property discarded (RC_PRE / RC_DISCARD)
   bool failed = false;   ///< a counterexample was found
   bool gave_up = false;  ///< too many generated cases were discarded
   /// For a failure: RapidCheck's description (the failed check) and the shrunk
@@ -52,7 +53,7 @@ struct PropertyOutcome {
   std::vector<std::string> counterexample;
   /// For a failure: a `ropesim check ...` command line that reproduces exactly this shrunk case.
   std::string replay_command;
-  double seconds = 0;
+  double seconds = 0;  ///< wall-clock time of the run (the one field that varies between runs)
 };
 
 /// Progress: (property name, trials done, trials wanted). Called from the calling thread.

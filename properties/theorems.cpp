@@ -193,11 +193,12 @@ void check_compiled(const CheckOptions& options, FormulaFragment fragment) {
   std::optional<proofs::CompiledModel> compiled;
   try {
     compiled = proofs::compile(formula, symbols, compile_options);
-  } catch (const InvalidArgument& e) {
+  } catch (const proofs::Refusal& e) {
     // A refusal is a finding unless the theory allows it: an LTL[P] formula needs only f_large
     // and the exact constants of C1, which every binary format with p ≥ 8 has; an LTL[P,MOD]
     // formula may be refused only for a MOD atom's realised margins (C4). Anything else would
-    // let a broken gadget hide behind discarded cases.
+    // let a broken gadget hide behind discarded cases. The reason is the refusal's type,
+    // never its message text.
     const std::string message = e.what();
     bool has_mod = false;
     for (const auto& node : formula.nodes())
@@ -205,18 +206,15 @@ void check_compiled(const CheckOptions& options, FormulaFragment fragment) {
     // The LayerNorm mirror needs 2^(p-1) in F (emax ≥ p − 1), d_model ≤ 2^p and raw outputs
     // absorbed by the mean's partial sums: p ≥ 8 gives the last two for the generated formulas
     // (d_model ≤ 2^8), so with 2^(p-1) finite any other refusal is a finding.
-    if (layer_norm && message.find("raw gain") == std::string::npos && F.precision >= 8 &&
-        (message.find("LayerNorm mirror") != std::string::npos ||
-         message.find("mirror's") != std::string::npos)) {
+    if (e.reason() == proofs::RefusalReason::layer_norm_mirror && F.precision >= 8)
       RC_FAIL("LayerNorm mirror refused: " + message);
-    }
-    if (layer_norm && message.find("raw gain") != std::string::npos)
-      RC_DISCARD("2^(p-1) is not in F");
+    if (e.reason() == proofs::RefusalReason::layer_norm_gain) RC_DISCARD("2^(p-1) is not in F");
     if (fragment == FormulaFragment::ltl_p && F.precision >= 8)
       RC_FAIL("LTL[P] formula refused: " + message);
     if (fragment == FormulaFragment::ltl_p_mod &&
-        (!has_mod || message.find("mod(") == std::string::npos) && F.precision >= 8) {
-      RC_FAIL("refused for a reason other than a MOD margin: " + message);
+        (!has_mod || e.reason() != proofs::RefusalReason::mod_margin) && F.precision >= 8) {
+      RC_FAIL("refused for a reason other than a MOD margin (" +
+              std::string(proofs::to_string(e.reason())) + "): " + message);
     }
     RC_DISCARD("F refused by the compiler (MOD margins, or p < 8)");
   }

@@ -1,5 +1,6 @@
 // `ropesim check`: summary lines, exit codes and one-line refusals (docs/CLI.md).
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "tests/cli/cli_support.hpp"
@@ -10,10 +11,40 @@ TEST_CASE("check: a passing property prints its count and the overall line, exit
           "[cli][check]") {
   const Run r = run("check --property binary-mod --trials 7 --max-length 50 --quiet");
   REQUIRE(r.code == 0);
-  CHECK(r.out.find("binary-mod         7 passed, 0 failed") != std::string::npos);
+  CHECK(r.out.find("binary-mod         7 passed, 0 discarded, 0 failed, ") != std::string::npos);
   CHECK(r.out.find("overall: 1 passed, 0 failed") != std::string::npos);
-  // The seed fixes every case: the same command prints the same bytes.
-  CHECK(run("check --property binary-mod --trials 7 --max-length 50 --quiet").out == r.out);
+  // The seed fixes every case: the same command prints the same bytes, but for the seconds.
+  const auto without_seconds = [](std::string text) {
+    const std::size_t at = text.find(" failed, ");
+    const std::size_t s = text.find(" s  [", at);
+    REQUIRE(at != std::string::npos);
+    REQUIRE(s != std::string::npos);
+    return text.erase(at, s - at);
+  };
+  CHECK(
+      without_seconds(run("check --property binary-mod --trials 7 --max-length 50 --quiet").out) ==
+      without_seconds(r.out));
+}
+
+TEST_CASE("check reports its evidence: passed, discarded, seconds and the source, in text and JSON",
+          "[cli][check]") {
+  // Issue 19's defect: in p=8,e=3 (largest finite value 15.9375) every MOD_5 atom is refused,
+  // rightly: it needs a scale of at least 2*f_large/(1 - cos 72°) = 2*6.9375/0.690983... = 20.08
+  // (f_large(p=8,e=3) = 6.9375). The property recognised a margin refusal by the text "mod(",
+  // while the compiler wrote "MOD_5^0 atom refused ...", and failed. With the typed reason the
+  // refusal is a discard, counted and reported.
+  const Run r = run("check --property compiler-mod --trials 100 --format p=8,e=3 --json --quiet");
+  INFO(r.out << r.err);
+  REQUIRE(r.code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  REQUIRE(j["properties"].size() == 1);
+  const auto& p = j["properties"][0];
+  CHECK(p["property"] == "compiler-mod");
+  CHECK(p["passed"] == 100);
+  CHECK(p["discarded"].get<int>() > 0);
+  CHECK(p["failed"] == 0);
+  CHECK(p["seconds"].get<double>() >= 0);
+  CHECK(p["source"].get<std::string>().find("RoPE-X Lemma 3.2") != std::string::npos);
 }
 
 TEST_CASE("check: bad input is one line and exit 2", "[cli][check]") {

@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <iterator>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -251,6 +252,40 @@ TEST_CASE("the compiler refuses S with one line", "[compiler]") {
                   InvalidArgument);
   CHECK_THROWS_AS(proofs::compile(ltl::parse("a"), {"a", "a"}, options_for(Format::fp32())),
                   InvalidArgument);
+}
+
+/// The reason of the refusal `compile` throws, or nullopt if it compiles.
+std::optional<proofs::RefusalReason> refusal_of(const std::string& text,
+                                                const proofs::CompileOptions& options) {
+  try {
+    (void)proofs::compile(ltl::parse(text), {"a", "b"}, options);
+  } catch (const proofs::Refusal& e) {
+    return e.reason();
+  }
+  return std::nullopt;
+}
+
+TEST_CASE("every compiler refusal carries a typed reason (properties never read the message)",
+          "[compiler]") {
+  using R = proofs::RefusalReason;
+  CHECK(refusal_of("a S b", options_for(Format::fp32())) == R::input);
+  // p=8,e=3: largest finite 15.9375, f_large = 6.9375; MOD_5 needs a scale of at least
+  // 2*6.9375/(1 - cos 72°) = 20.08 > 15.9375, so the atom is refused for its margins (C4),
+  // with or without the preset suggestion appended to the message.
+  auto tiny = options_for(numeric::parse_format("p=8,e=3"), 100);
+  tiny.suggest_format = false;
+  CHECK(refusal_of("mod(5,0)", tiny) == R::mod_margin);
+  tiny.suggest_format = true;
+  CHECK(refusal_of("mod(5,0)", tiny) == R::mod_margin);
+  // Pairwise summation: the certificates assume sequential sums.
+  auto pairwise = options_for(Format::fp32());
+  pairwise.policy.summation = attention::Summation::pairwise;
+  CHECK(refusal_of("P a", pairwise) == R::summation);
+  // Under upward rounding f_large is undefined (THEORY §1).
+  auto upward = options_for(Format::fp16());
+  upward.policy.rounding = numeric::Rounding::upward;
+  CHECK(refusal_of("P a", upward) == R::no_f_large);
+  CHECK(refusal_of("P a", options_for(Format::fp16())) == std::nullopt);
 }
 
 TEST_CASE("leaf roots and atoms outside the alphabet", "[compiler]") {
