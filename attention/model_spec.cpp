@@ -771,6 +771,18 @@ Model read_model(const json& spec, const ModelLoadOptions& options) {
   }
   if (options.format) m.policy.format = *options.format;
   if (options.rounding) m.policy.rounding = *options.rounding;
+  // The construction's certified length (compile: certified_length; construct offset: n_max),
+  // valid only in the F it was certified for.
+  if (const auto c = spec.find("_construction");
+      c != spec.end() && c->is_object() && !options.format && !options.rounding) {
+    for (const char* key : {"certified_length", "n_max"}) {
+      const auto v = c->find(key);
+      if (v != c->end() && v->is_number_unsigned()) {
+        m.certified_length = v->get<std::uint64_t>();
+        break;
+      }
+    }
+  }
   m.policy.engine = options.engine;
   if (const json* s = optional_field(pj, "summation")) {
     const std::string ss = get_string(*s, "policy.summation");

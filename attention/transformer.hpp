@@ -247,6 +247,13 @@ struct Model {
   /// e.g. `bos`, `top`, `f3:P(a & !P true)` from the compiler (proofs/compiler.hpp); traces
   /// print coordinates by these names.
   std::vector<std::string> coordinates;
+  /// The certified length recorded by the construction that wrote the spec (its
+  /// "_construction" report: `certified_length` from `compile`, `n_max` from `construct
+  /// offset`; THEORY §6): every input of at most this many symbols is certified exact. Not
+  /// set when the file records none (periodic constructions are exact at every length) or
+  /// when the format or rounding was overridden at load time (the certificate was for F).
+  /// Runners warn past it; nothing else reads it.
+  std::optional<std::uint64_t> certified_length;
 
   /// Checks every shape, realisation applicability (r3 needs rational blocks) and option
   /// combination. Throws InvalidArgument with one line naming the path, e.g.

@@ -69,6 +69,16 @@ std::pair<automata::Dfa, nlohmann::json> model_source(
   e.random_length = static_cast<std::size_t>(o.random_length);
   e.seed = o.seed;
   e.max_states = static_cast<std::size_t>(o.max_states);
+  // The extraction queries words up to the longest of its exhaustive and random lengths; past
+  // the model's certified length its answers are the model's, not the construction's.
+  const std::uint64_t longest = std::max<std::uint64_t>(e.exhaustive_length, e.random_length);
+  if (model.certified_length && longest > *model.certified_length) {
+    std::cerr << fmt::format(
+        "ropesim: warning: the extraction tests words of up to {} symbols, more than the "
+        "certified length {} recorded in {}; the automaton describes the model past its "
+        "certificate (THEORY §6)\n",
+        longest, *model.certified_length, o.model_file);
+  }
   const proofs::Extraction x =
       with_flag("--exhaustive-length", [&] { return proofs::extract_automaton(model, e); });
   return {x.dfa, {{"kind", "model"}, {"text", o.model_file}, {"extraction", proofs::to_json(x)}}};

@@ -230,6 +230,14 @@ Action add_run_command(CLI::App& app) {
       options.trace_positions = {eos};
     }
     const attention::RunResult result = attention::run(model, o->input, options);
+    // Past the construction's certificate the output may be wrong: say so (stderr only, so
+    // stdout and the exit code are those of any run).
+    if (model.certified_length && symbols.size() > *model.certified_length) {
+      std::cerr << fmt::format(
+          "ropesim: warning: the input has {} symbols, more than the certified length {} "
+          "recorded in {}; past it the output is not certified (THEORY §6)\n",
+          symbols.size(), *model.certified_length, o->model);
+    }
     if (o->json) {
       nlohmann::json j = attention::to_json(result, o->input);
       j["model"] = model.name;
