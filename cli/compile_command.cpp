@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "attention/model_spec.hpp"
+#include "attention/schedule.hpp"
 #include "cli/commands.hpp"
 #include "cli/table.hpp"
 #include "logic/formula.hpp"
@@ -120,6 +121,7 @@ Action add_compile_command(CLI::App& app) {
     bool explain = false;
     bool json = false;
     bool layer_norm = false;
+    std::string schedule;
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("compile",
@@ -136,6 +138,9 @@ Action add_compile_command(CLI::App& app) {
   cmd->add_option("--certify", o->certify,
                   "Counts of earlier psi positions the P-head certificate checks (1..1000000)")
       ->capture_default_str();
+  cmd->add_option("--schedule", o->schedule,
+                  "RoPE schedule of the Y^k heads (default single:g=1): any schedule horizon "
+                  "accepts, e.g. llama2-7b or conventional:base=10000,dim=8 (equal weights)");
   cmd->add_option("-o,--out", o->out, "Write the model spec (JSON) to this file");
   cmd->add_flag("--explain", o->explain,
                 "Print per layer which named coordinates each head and FFN reads and writes, the "
@@ -163,6 +168,17 @@ Action add_compile_command(CLI::App& app) {
       options.certify_limit = q.get_num().get_ui();
     }
     options.layer_norm = o->layer_norm;
+    if (cmd->count("--schedule") > 0) {
+      options.offset_schedule =
+          with_flag("--schedule", [&] { return attention::parse_schedule(o->schedule); });
+      if (options.offset_schedule.is_multi_axis()) {
+        throw InvalidArgument("--schedule: '" + o->schedule +
+                              "' has several position axes; accepted: a one-axis schedule "
+                              "(ropesim horizon --axis measures one axis of it)");
+      }
+      if (options.offset_schedule.blocks.empty())
+        throw InvalidArgument("--schedule: '" + o->schedule + "' has no rotary block");
+    }
     const std::vector<std::string> alphabet = parse_alphabet(o->alphabet);
     const ltl::Formula formula = ltl::parse(o->formula);
     if (cmd->count("--out") > 0) io::check_output_path(o->out, "--out");

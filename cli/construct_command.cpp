@@ -155,22 +155,10 @@ Action add_construct_command(CLI::App& app) {
 
   auto* offset =
       cmd->add_subcommand("offset", "The Y^k pi_a transformer (THEORY §6-§7 C5, RoPE-X App D)");
-  offset->add_option("--g", oo->head.g, "Frequency g in radians per position (exact decimal)")
-      ->capture_default_str();
-  offset->add_option("--k", oo->head.k, "Offset k >= 1")->capture_default_str();
-  offset->add_option("--C", oo->head.C, "Scale C (exact decimal) or 'auto' (the horizon's choice)")
-      ->capture_default_str();
-  offset->add_option("--format", oo->head.format, "Number format F")->capture_default_str();
-  offset
-      ->add_option("--realization,--realisation", oo->head.realisation,
-                   "r1 r2 r3 hf llamacpp-cpu llamacpp-cuda pipeline:...")
-      ->capture_default_str();
-  offset->add_option("--rounding", oo->head.rounding, "Rounding of every operation")
-      ->capture_default_str();
-  offset
-      ->add_option("--engine", oo->head.engine,
-                   "Arithmetic engine: mpfr fast auto (same bits, different speed)")
-      ->capture_default_str();
+  // The head of `horizon`: one frequency g, or any schedule horizon accepts (a model preset,
+  // conventional:base=B,dim=D, hf-config:PATH) as a multi-frequency head with equal weights.
+  add_head_shape_options(offset, oo->head);
+  add_head_options(offset, oo->head);
   offset->add_option("-o,--out", oo->out, "Write the model spec (JSON) to this file");
   offset->add_flag("--json", oo->json, "Print the construction report as JSON");
 

@@ -205,7 +205,17 @@ std::string horizon_text(const proofs::HorizonReport& r) {
   return out;
 }
 
-namespace {
+void add_head_shape_options(CLI::App* cmd, HeadArguments& a) {
+  cmd->add_option("--g", a.g, "Frequency g in radians per position (exact decimal or fraction P/Q)")
+      ->capture_default_str();
+  cmd->add_option("--schedule", a.schedule,
+                  "Multi-frequency head over a schedule or model preset (equal weights)");
+  cmd->add_option(
+      "--axis", a.axis,
+      "Multi-axis schedules: the head along this axis (name or index), the other coordinates 0");
+  cmd->add_option("--k", a.k, "Offset k >= 1")->capture_default_str();
+  cmd->add_option("--C", a.C, "Scale C (exact decimal) or 'auto'")->capture_default_str();
+}
 
 void add_head_options(CLI::App* cmd, HeadArguments& a) {
   cmd->add_option("--format", a.format, "Number format F")->capture_default_str();
@@ -234,8 +244,6 @@ void add_head_options(CLI::App* cmd, HeadArguments& a) {
   cmd->add_flag("--allow-slow", a.allow_slow, "Allow --max-length beyond the quick limit");
 }
 
-}  // namespace
-
 Action add_horizon_command(CLI::App& app) {
   struct Options {
     HeadArguments head;
@@ -251,16 +259,7 @@ Action add_horizon_command(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "horizon",
       "Certified range N_max^(k) of the fixed-offset head Y^k (THEORY §6) and comparison columns");
-  cmd->add_option("--g", o->head.g,
-                  "Frequency g in radians per position (exact decimal or fraction P/Q)")
-      ->capture_default_str();
-  cmd->add_option("--schedule", o->head.schedule,
-                  "Multi-frequency head over a schedule or model preset (equal weights)");
-  cmd->add_option(
-      "--axis", o->head.axis,
-      "Multi-axis schedules: the head along this axis (name or index), the other coordinates 0");
-  cmd->add_option("--k", o->head.k, "Offset k >= 1")->capture_default_str();
-  cmd->add_option("--C", o->head.C, "Scale C (exact decimal) or 'auto'")->capture_default_str();
+  add_head_shape_options(cmd, o->head);
   add_head_options(cmd, o->head);
   cmd->add_flag("--json", o->json, "Print JSON");
   cmd->add_flag("--quiet", o->quiet, "No progress on stderr");

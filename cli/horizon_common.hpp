@@ -1,6 +1,7 @@
 #pragma once
 // Shared by `ropesim horizon` and `ropesim table horizon`: turning flags into a
 // proofs::HorizonSpec with one-line errors that name the flag (STYLE "Errors").
+#include <CLI/CLI.hpp>
 #include <optional>
 #include <string>
 
@@ -28,6 +29,14 @@ struct HeadArguments {
   std::optional<std::uint64_t> max_length;  ///< --max-length
   bool allow_slow = false;                  ///< --allow-slow
 };
+
+/// Adds the options that name one head: --g, --schedule, --axis, --k, --C (horizon and
+/// construct offset).
+void add_head_shape_options(CLI::App* cmd, HeadArguments& a);
+
+/// Adds the options of its arithmetic and range scan: --format, --realization, --rounding,
+/// --engine, --summation, --accumulator, --algorithm, --max-length, --allow-slow.
+void add_head_options(CLI::App* cmd, HeadArguments& a);
 
 /// Validates the arguments (each error names its flag) and returns the spec. Checks, in
 /// order: --engine, --rounding, --summation, --accumulator, --format, --g/--schedule, --k ≥ 1,

@@ -679,7 +679,7 @@ CompiledModel compile_in(const ltl::Formula& input, const std::vector<std::strin
         // C5 (THEORY §6, RoPE-X App D): the fixed-offset head with C = auto as `ropesim horizon`
         // chooses it, and its certified range N_max^(k).
         HorizonSpec hs;
-        hs.head.schedule = attention::single_schedule(1);
+        hs.head.schedule = options.offset_schedule;
         hs.head.k = n.k;
         hs.head.realisation = "r1";
         hs.head.policy = policy;
@@ -705,7 +705,7 @@ CompiledModel compile_in(const ltl::Formula& input, const std::vector<std::strin
                               {coordinate(n.left)},
                               {raw(id)},
                               {{"k", std::to_string(n.k)},
-                               {"g", "1"},
+                               {"schedule", options.offset_schedule.spec},
                                {"realisation", "r1"},
                                {"C", decimal(head.C)},
                                {"certified_range", std::to_string(report.range.n_max)}}});

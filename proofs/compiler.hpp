@@ -91,6 +91,12 @@ struct CompileOptions {
   /// Post-LN with the LayerNorm mirror (THEORY §2 post-LN, §7 C1 "add a mirror 1 − x for every
   /// coordinate so LN can be the identity"): see LayerNormMirror. Off: no LayerNorm.
   bool layer_norm = false;
+  /// The RoPE schedule of every Y^k head (THEORY §6, C5): single:g=1 by default (the weakest
+  /// conventional head, one frequency of 1 rad per position); any schedule `horizon` accepts
+  /// (a model preset, conventional:base=B,dim=D, hf-config:PATH; one position axis) gives a
+  /// multi-frequency head with equal weights, certified by the same range scan. Must have at
+  /// least one rotary block.
+  attention::Schedule offset_schedule = attention::single_schedule(1);
 };
 
 /// The LayerNorm mirror of a compiled model (THEORY §7 C1; LC25 App B.3), as ropesim builds and
