@@ -30,6 +30,7 @@ Action add_classify_command(CLI::App& app);
 Action add_compare_command(CLI::App& app);
 Action add_rotate_command(CLI::App& app);
 Action add_accumulate_command(CLI::App& app);
+Action add_experiment_command(CLI::App& app);
 /// `ropesim table bounds` under the `table` subcommand (cli/table_bounds_command.cpp).
 Action add_table_bounds_command(CLI::App* table);
 

@@ -232,6 +232,7 @@ int main(int argc, char** argv) {
   actions.push_back(add_check_command(app));
   actions.push_back(add_classify_command(app));
   actions.push_back(add_accumulate_command(app));
+  actions.push_back(add_experiment_command(app));
   add_spellings_to_help(app);
   try {
     app.parse(argc, argv);

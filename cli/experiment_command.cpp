@@ -1,0 +1,241 @@
+// `ropesim experiment length`: accuracy against length per schedule × format
+// (proofs/length_experiment.hpp). Parsing and printing only.
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "attention/schedule.hpp"
+#include "cli/commands.hpp"
+#include "cli/table.hpp"
+#include "logic/formula.hpp"
+#include "numeric/budget.hpp"
+#include "numeric/error.hpp"
+#include "numeric/exact.hpp"
+#include "numeric/format.hpp"
+#include "proofs/length_experiment.hpp"
+
+namespace ropesim::cli {
+
+namespace {
+
+/// The largest length `--lengths` accepts, and the most lengths.
+constexpr std::uint64_t kMaxLength = 1000000;
+constexpr std::size_t kMaxLengths = 100000;
+
+/// "8,16,32" or "1..100" or a mix ("1..20,40,80"): ascending, no repeats, each in 1..10^6.
+std::vector<std::uint64_t> parse_lengths(const std::string& text) {
+  const auto number = [&](const std::string& item) {
+    if (item.empty() || item.size() > 7 ||
+        item.find_first_not_of("0123456789") != std::string::npos) {
+      throw InvalidArgument(
+          fmt::format("--lengths: '{}' is not a length; accepted: integers in 1..{}, "
+                      "lists 8,16,32 and ranges A..B",
+                      item, kMaxLength));
+    }
+    const std::uint64_t v = std::stoull(item);
+    if (v < 1 || v > kMaxLength) {
+      throw InvalidArgument(fmt::format("--lengths: {} is outside 1..{}", item, kMaxLength));
+    }
+    return v;
+  };
+  std::vector<std::uint64_t> out;
+  for (const std::string& item : split_list(text)) {
+    const std::size_t dots = item.find("..");
+    if (dots == std::string::npos) {
+      out.push_back(number(item));
+      continue;
+    }
+    const std::uint64_t a = number(item.substr(0, dots)), b = number(item.substr(dots + 2));
+    if (b < a)
+      throw InvalidArgument("--lengths: range '" + item + "' is empty; accepted: A..B with A <= B");
+    if (b - a + 1 > kMaxLengths)
+      throw InvalidArgument(fmt::format("--lengths: more than {} lengths", kMaxLengths));
+    for (std::uint64_t v = a; v <= b; ++v) out.push_back(v);
+  }
+  for (std::size_t i = 1; i < out.size(); ++i) {
+    if (out[i] <= out[i - 1]) {
+      throw InvalidArgument(fmt::format(
+          "--lengths: {} after {}; accepted: ascending lengths, each once", out[i], out[i - 1]));
+    }
+  }
+  if (out.empty()) throw InvalidArgument("--lengths: no length given");
+  if (out.size() > kMaxLengths)
+    throw InvalidArgument(fmt::format("--lengths: more than {} lengths", kMaxLengths));
+  return out;
+}
+
+std::vector<std::string> parse_letters(const std::string& text) {
+  std::vector<std::string> out;
+  for (const char c : text) {
+    if (c < 'a' || c > 'z') {
+      throw InvalidArgument("--alphabet: '" + text +
+                            "' is not a string of lowercase letters; accepted: e.g. ab");
+    }
+    const std::string s(1, c);
+    for (const auto& seen : out) {
+      if (seen == s) throw InvalidArgument("--alphabet: '" + s + "' is listed twice");
+    }
+    out.push_back(s);
+  }
+  if (out.empty()) throw InvalidArgument("--alphabet: give at least one letter, e.g. ab");
+  return out;
+}
+
+nlohmann::json optional_number(const std::optional<std::uint64_t>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json();
+}
+
+Table length_table(const std::vector<proofs::LengthSeries>& series) {
+  Table t;
+  t.columns = {"schedule", "format", "length", "accuracy", "correct", "words", "certified_length"};
+  for (const auto& s : series) {
+    for (const auto& row : s.rows) {
+      t.rows.push_back({s.schedule, s.format, row.length, std::round(row.accuracy() * 1e6) / 1e6,
+                        row.correct, row.words, optional_number(s.certified_length)});
+    }
+  }
+  return t;
+}
+
+}  // namespace
+
+Action add_experiment_command(CLI::App& app) {
+  struct Options {
+    std::string formula, alphabet = "ab", lengths = "1..64", out, rounding = "nearest-even";
+    std::vector<std::string> schedules{"single:g=1"}, formats{"fp16"};
+    std::uint64_t words = 40, seed = 1;
+    bool json = false, quiet = false, allow_slow = false;
+  };
+  auto o = std::make_shared<Options>();
+  auto* experiment = app.add_subcommand("experiment", "The papers' experiments as commands");
+  experiment->require_subcommand(1);
+  auto* cmd = experiment->add_subcommand(
+      "length",
+      "Accuracy against length of a compiled formula per schedule x format (RoPE-X §5-6): "
+      "periodic MOD heads stay exact, a conventional Y^k head is exact up to its certified "
+      "length");
+  cmd->add_option("formula", o->formula, "The formula, e.g. 'Y a' or 'mod(2,0) & P a'")->required();
+  cmd->add_option("--alphabet", o->alphabet, "Letters of the words (default ab)")
+      ->capture_default_str();
+  cmd->add_option("--schedule", o->schedules,
+                  "Schedule of the Y^k heads; repeat for several (default single:g=1)")
+      ->capture_default_str();
+  cmd->add_option("--format", o->formats, "Number format F; repeat for several (default fp16)")
+      ->capture_default_str();
+  cmd->add_option("--rounding", o->rounding, "Rounding of every operation")->capture_default_str();
+  cmd->add_option("--lengths", o->lengths, "Word lengths: a list 8,16,32, a range A..B, or both")
+      ->capture_default_str();
+  add_integer_option(cmd, "--words", o->words, "Random words per length (default 40)", 1, 100000);
+  add_integer_option(cmd, "--seed", o->seed, "Seed of the random words (default 1)", 0, UINT64_MAX);
+  cmd->add_option("-o,--out", o->out, "Write the rows to FILE (.csv .md .json .tex)");
+  cmd->add_flag("--json", o->json, "Print JSON: the series and the rows");
+  cmd->add_flag("--quiet", o->quiet, "No progress on stderr");
+  cmd->add_flag("--allow-slow", o->allow_slow, "Run even when the estimated work is over budget");
+
+  return [cmd, o]() -> int {
+    if (!cmd->parsed()) return -1;
+    proofs::LengthExperimentSpec spec;
+    spec.formula = o->formula;
+    spec.alphabet = parse_letters(o->alphabet);
+    for (const auto& text : o->schedules) {
+      for (const auto& earlier : spec.schedules) {
+        if (earlier.spec == text)
+          throw InvalidArgument("--schedule: '" + text + "' is given twice");
+      }
+      attention::Schedule s =
+          with_flag("--schedule", [&] { return attention::parse_schedule(text); });
+      if (s.is_multi_axis())
+        throw InvalidArgument("--schedule: '" + text +
+                              "' has several position axes; accepted: a one-axis schedule");
+      if (s.blocks.empty()) throw InvalidArgument("--schedule: '" + text + "' has no rotary block");
+      spec.schedules.push_back(std::move(s));
+    }
+    for (const auto& text : o->formats) {
+      numeric::Format f = with_flag("--format", [&] { return numeric::parse_format(text); });
+      for (const auto& earlier : spec.formats) {
+        if (earlier.name == f.name)
+          throw InvalidArgument("--format: '" + text + "' is given twice");
+      }
+      spec.formats.push_back(std::move(f));
+    }
+    spec.rounding = with_flag("--rounding", [&] { return numeric::parse_rounding(o->rounding); });
+    spec.lengths = parse_lengths(o->lengths);
+    spec.words = static_cast<std::size_t>(o->words);
+    spec.seed = o->seed;
+    (void)with_flag("formula", [&] { return ltl::parse(o->formula); });
+    std::optional<OutputKind> kind;
+    if (cmd->count("--out") > 0) {
+      kind = output_kind_for(o->out, "--out");
+      io::check_output_path(o->out, "--out");
+    }
+    // The work: one causal pass per word and model, each about (L+2)²/2 scores per head; the
+    // compiled models of the zoo have at most a few dozen heads (counted as 32 here).
+    const double longest = static_cast<double>(spec.lengths.back());
+    WorkEstimate work;
+    work.what = "attention scores";
+    work.units = static_cast<double>(spec.words) * static_cast<double>(spec.schedules.size()) *
+                 static_cast<double>(spec.formats.size()) * 32 * (longest + 2) * (longest + 2) / 2;
+    work.units_per_second = 2e7;
+    check_budget("--lengths", work, opt_in_budget(o->allow_slow));
+
+    const bool show_progress = !o->quiet && stderr_is_tty();
+    const auto start = std::chrono::steady_clock::now();
+    proofs::LengthProgress progress;
+    if (show_progress) {
+      progress = [&](std::size_t done, std::size_t total) {
+        const double elapsed =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        std::cerr << "\r" << progress_line(done, total, "models", elapsed) << std::flush;
+      };
+    }
+    const auto series =
+        with_flag("formula", [&] { return proofs::length_experiment(spec, progress); });
+    if (show_progress) std::cerr << "\r\033[K" << std::flush;
+    const Table table = length_table(series);
+    if (kind) io::write_output_file(o->out, render(table, *kind));
+    if (o->json) {
+      nlohmann::json j;
+      j["formula"] = o->formula;
+      j["alphabet"] = o->alphabet;
+      j["words"] = spec.words;
+      j["seed"] = spec.seed;
+      nlohmann::json list = nlohmann::json::array();
+      for (const auto& s : series) {
+        list.push_back({{"schedule", s.schedule},
+                        {"format", s.format},
+                        {"certified_length", optional_number(s.certified_length)},
+                        {"longest_all_right", optional_number(s.longest_all_right)},
+                        {"refused", s.refused ? nlohmann::json(*s.refused) : nlohmann::json()}});
+      }
+      j["series"] = list;
+      j["rows"] = table.to_json();
+      std::cout << j.dump(2) << "\n";
+      return 0;
+    }
+    std::string text =
+        fmt::format("experiment length  '{}' over {}, {} random words per length (seed {})\n",
+                    o->formula, o->alphabet, spec.words, spec.seed);
+    for (const auto& s : series) {
+      if (s.refused) {
+        text += fmt::format("{} in {}: refused: {}\n", s.schedule, s.format, one_line(*s.refused));
+        continue;
+      }
+      text += fmt::format(
+          "{} in {}: certified length {}, every word right up to length {}\n", s.schedule, s.format,
+          s.certified_length ? std::to_string(*s.certified_length) : std::string("unbounded"),
+          s.longest_all_right ? std::to_string(*s.longest_all_right)
+                              : std::string("- (the first length failed)"));
+    }
+    text += table.to_text();
+    std::cout << text;
+    return 0;
+  };
+}
+
+}  // namespace ropesim::cli

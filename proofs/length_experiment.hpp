@@ -1,0 +1,69 @@
+#pragma once
+/// Accuracy against length: the seed paper's headline experiment as one call (RoPE-X §5–6,
+/// THEORY §6, §8). A formula is compiled once per (schedule, format) — periodic RoPE tables for
+/// its MOD atoms (C4), the given schedule for its Y^k heads (C5) — and every compiled model is
+/// run on the same seeded random words; each word's prefixes give one sample per requested
+/// length from a single causal pass (attention/prefix_oracle.hpp), compared with the formula's
+/// truth (ltl::accepts). Constructed periodic heads are exact at every length; a conventional
+/// Y^k head is exact up to its certified length N_max^(k) and past it behaves like a bounded
+/// locality bias, right or wrong depending on the position and the word.
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "attention/schedule.hpp"
+#include "numeric/format.hpp"
+#include "numeric/rounding.hpp"
+
+namespace ropesim::proofs {
+
+/// What to run.
+struct LengthExperimentSpec {
+  std::string formula;                         ///< LTL[P,MOD] text with Y^k (logic/formula.hpp)
+  std::vector<std::string> alphabet;           ///< single-letter symbols, e.g. {"a", "b"}
+  std::vector<attention::Schedule> schedules;  ///< the Y^k heads' schedules (≥ 1)
+  std::vector<numeric::Format> formats;        ///< F of each model (≥ 1)
+  numeric::Rounding rounding = numeric::Rounding::nearest_even;
+  std::vector<std::uint64_t> lengths;  ///< word lengths, ascending, each ≥ 1
+  std::size_t words = 40;              ///< random words per length (≥ 1)
+  std::uint64_t seed = 1;              ///< the words' seed (the same for every model)
+};
+
+/// One (schedule, format, length) cell.
+struct LengthRow {
+  std::uint64_t length = 0;
+  std::size_t words = 0;    ///< words tried at this length
+  std::size_t correct = 0;  ///< words the model classified as the formula does
+  [[nodiscard]] double accuracy() const {
+    return words == 0 ? 0.0 : double(correct) / double(words);
+  }
+};
+
+/// One compiled model and its rows.
+struct LengthSeries {
+  std::string schedule;  ///< the schedule's spec
+  std::string format;    ///< F's name
+  /// The model's certified length (compile's certified_length; none: exact at every length).
+  std::optional<std::uint64_t> certified_length;
+  /// Set when the compiler refused F (its one-line reason); then `rows` is empty.
+  std::optional<std::string> refused;
+  std::vector<LengthRow> rows;
+  /// The longest requested length L such that every word of every requested length ≤ L was
+  /// right (the figure RoPE-X reports for trained models, THEORY §8); none if the first failed.
+  std::optional<std::uint64_t> longest_all_right;
+};
+
+/// Progress: (models done, models in all).
+using LengthProgress = std::function<void(std::size_t, std::size_t)>;
+
+/// Runs the experiment: one series per (schedule, format), schedules outer. The random words
+/// have the longest requested length; letter i of word w is drawn from a std::mt19937_64
+/// seeded with seed + w, so every model sees the same words. Throws InvalidArgument for an
+/// empty alphabet, schedule or format list, no lengths, lengths not ascending or 0, words = 0,
+/// a formula that does not parse, or atoms outside the alphabet.
+std::vector<LengthSeries> length_experiment(const LengthExperimentSpec& spec,
+                                            const LengthProgress& progress = {});
+
+}  // namespace ropesim::proofs
