@@ -12,6 +12,7 @@
 
 #include "attention/schedule.hpp"
 #include "cli/commands.hpp"
+#include "cli/experiment_common.hpp"
 #include "cli/table.hpp"
 #include "logic/formula.hpp"
 #include "numeric/budget.hpp"
@@ -91,6 +92,8 @@ nlohmann::json optional_number(const std::optional<std::uint64_t>& v) {
   return v ? nlohmann::json(*v) : nlohmann::json();
 }
 
+}  // namespace
+
 Table length_table(const std::vector<proofs::LengthSeries>& series) {
   Table t;
   t.columns = {"schedule", "format", "length", "accuracy", "correct", "words", "certified_length"};
@@ -103,14 +106,86 @@ Table length_table(const std::vector<proofs::LengthSeries>& series) {
   return t;
 }
 
-}  // namespace
+void add_length_options(CLI::App* cmd, LengthArguments& a) {
+  cmd->add_option("formula", a.formula, "The formula, e.g. 'Y a' or 'mod(2,0) & P a'")->required();
+  cmd->add_option("--alphabet", a.alphabet, "Letters of the words (default ab)")
+      ->capture_default_str();
+  cmd->add_option("--schedule", a.schedules,
+                  "Schedule of the Y^k heads; repeat for several (default single:g=1)")
+      ->capture_default_str();
+  cmd->add_option("--format", a.formats, "Number format F; repeat for several (default fp16)")
+      ->capture_default_str();
+  cmd->add_option("--rounding", a.rounding, "Rounding of every operation")->capture_default_str();
+  cmd->add_option("--lengths", a.lengths, "Word lengths: a list 8,16,32, a range A..B, or both")
+      ->capture_default_str();
+  add_integer_option(cmd, "--words", a.words, "Random words per length (default 40)", 1, 100000);
+  add_integer_option(cmd, "--seed", a.seed, "Seed of the random words (default 1)", 0, UINT64_MAX);
+  cmd->add_flag("--quiet", a.quiet, "No progress on stderr");
+  cmd->add_flag("--allow-slow", a.allow_slow, "Run even when the estimated work is over budget");
+}
+
+proofs::LengthExperimentSpec length_spec(const LengthArguments& a) {
+  proofs::LengthExperimentSpec spec;
+  spec.formula = a.formula;
+  spec.alphabet = parse_letters(a.alphabet);
+  for (const auto& text : a.schedules) {
+    for (const auto& earlier : spec.schedules) {
+      if (earlier.spec == text) throw InvalidArgument("--schedule: '" + text + "' is given twice");
+    }
+    attention::Schedule s =
+        with_flag("--schedule", [&] { return attention::parse_schedule(text); });
+    if (s.is_multi_axis())
+      throw InvalidArgument("--schedule: '" + text +
+                            "' has several position axes; accepted: a one-axis schedule");
+    if (s.blocks.empty()) throw InvalidArgument("--schedule: '" + text + "' has no rotary block");
+    spec.schedules.push_back(std::move(s));
+  }
+  for (const auto& text : a.formats) {
+    numeric::Format f = with_flag("--format", [&] { return numeric::parse_format(text); });
+    for (const auto& earlier : spec.formats) {
+      if (earlier.name == f.name) throw InvalidArgument("--format: '" + text + "' is given twice");
+    }
+    spec.formats.push_back(std::move(f));
+  }
+  spec.rounding = with_flag("--rounding", [&] { return numeric::parse_rounding(a.rounding); });
+  spec.lengths = parse_lengths(a.lengths);
+  spec.words = static_cast<std::size_t>(a.words);
+  spec.seed = a.seed;
+  (void)with_flag("formula", [&] { return ltl::parse(a.formula); });
+  // The work: one causal pass per word and model, each about (L+2)²/2 scores per head; the
+  // compiled models of the zoo have at most a few dozen heads (counted as 32 here).
+  const double longest = static_cast<double>(spec.lengths.back());
+  WorkEstimate work;
+  work.what = "attention scores";
+  work.units = static_cast<double>(spec.words) * static_cast<double>(spec.schedules.size()) *
+               static_cast<double>(spec.formats.size()) * 32 * (longest + 2) * (longest + 2) / 2;
+  work.units_per_second = 2e7;
+  check_budget("--lengths", work, opt_in_budget(a.allow_slow));
+  return spec;
+}
+
+std::vector<proofs::LengthSeries> run_length_experiment(const proofs::LengthExperimentSpec& spec,
+                                                        const LengthArguments& a) {
+  const bool show_progress = !a.quiet && stderr_is_tty();
+  const auto start = std::chrono::steady_clock::now();
+  proofs::LengthProgress progress;
+  if (show_progress) {
+    progress = [&](std::size_t done, std::size_t total) {
+      const double elapsed =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      std::cerr << "\r" << progress_line(done, total, "models", elapsed) << std::flush;
+    };
+  }
+  auto series = with_flag("formula", [&] { return proofs::length_experiment(spec, progress); });
+  if (show_progress) std::cerr << "\r\033[K" << std::flush;
+  return series;
+}
 
 Action add_experiment_command(CLI::App& app) {
   struct Options {
-    std::string formula, alphabet = "ab", lengths = "1..64", out, rounding = "nearest-even";
-    std::vector<std::string> schedules{"single:g=1"}, formats{"fp16"};
-    std::uint64_t words = 40, seed = 1;
-    bool json = false, quiet = false, allow_slow = false;
+    LengthArguments args;
+    std::string out;
+    bool json = false;
   };
   auto o = std::make_shared<Options>();
   auto* experiment = app.add_subcommand("experiment", "The papers' experiments as commands");
@@ -120,89 +195,25 @@ Action add_experiment_command(CLI::App& app) {
       "Accuracy against length of a compiled formula per schedule x format (RoPE-X §5-6): "
       "periodic MOD heads stay exact, a conventional Y^k head is exact up to its certified "
       "length");
-  cmd->add_option("formula", o->formula, "The formula, e.g. 'Y a' or 'mod(2,0) & P a'")->required();
-  cmd->add_option("--alphabet", o->alphabet, "Letters of the words (default ab)")
-      ->capture_default_str();
-  cmd->add_option("--schedule", o->schedules,
-                  "Schedule of the Y^k heads; repeat for several (default single:g=1)")
-      ->capture_default_str();
-  cmd->add_option("--format", o->formats, "Number format F; repeat for several (default fp16)")
-      ->capture_default_str();
-  cmd->add_option("--rounding", o->rounding, "Rounding of every operation")->capture_default_str();
-  cmd->add_option("--lengths", o->lengths, "Word lengths: a list 8,16,32, a range A..B, or both")
-      ->capture_default_str();
-  add_integer_option(cmd, "--words", o->words, "Random words per length (default 40)", 1, 100000);
-  add_integer_option(cmd, "--seed", o->seed, "Seed of the random words (default 1)", 0, UINT64_MAX);
+  add_length_options(cmd, o->args);
   cmd->add_option("-o,--out", o->out, "Write the rows to FILE (.csv .md .json .tex)");
   cmd->add_flag("--json", o->json, "Print JSON: the series and the rows");
-  cmd->add_flag("--quiet", o->quiet, "No progress on stderr");
-  cmd->add_flag("--allow-slow", o->allow_slow, "Run even when the estimated work is over budget");
 
   return [cmd, o]() -> int {
     if (!cmd->parsed()) return -1;
-    proofs::LengthExperimentSpec spec;
-    spec.formula = o->formula;
-    spec.alphabet = parse_letters(o->alphabet);
-    for (const auto& text : o->schedules) {
-      for (const auto& earlier : spec.schedules) {
-        if (earlier.spec == text)
-          throw InvalidArgument("--schedule: '" + text + "' is given twice");
-      }
-      attention::Schedule s =
-          with_flag("--schedule", [&] { return attention::parse_schedule(text); });
-      if (s.is_multi_axis())
-        throw InvalidArgument("--schedule: '" + text +
-                              "' has several position axes; accepted: a one-axis schedule");
-      if (s.blocks.empty()) throw InvalidArgument("--schedule: '" + text + "' has no rotary block");
-      spec.schedules.push_back(std::move(s));
-    }
-    for (const auto& text : o->formats) {
-      numeric::Format f = with_flag("--format", [&] { return numeric::parse_format(text); });
-      for (const auto& earlier : spec.formats) {
-        if (earlier.name == f.name)
-          throw InvalidArgument("--format: '" + text + "' is given twice");
-      }
-      spec.formats.push_back(std::move(f));
-    }
-    spec.rounding = with_flag("--rounding", [&] { return numeric::parse_rounding(o->rounding); });
-    spec.lengths = parse_lengths(o->lengths);
-    spec.words = static_cast<std::size_t>(o->words);
-    spec.seed = o->seed;
-    (void)with_flag("formula", [&] { return ltl::parse(o->formula); });
+    const proofs::LengthExperimentSpec spec = length_spec(o->args);
     std::optional<OutputKind> kind;
     if (cmd->count("--out") > 0) {
       kind = output_kind_for(o->out, "--out");
       io::check_output_path(o->out, "--out");
     }
-    // The work: one causal pass per word and model, each about (L+2)²/2 scores per head; the
-    // compiled models of the zoo have at most a few dozen heads (counted as 32 here).
-    const double longest = static_cast<double>(spec.lengths.back());
-    WorkEstimate work;
-    work.what = "attention scores";
-    work.units = static_cast<double>(spec.words) * static_cast<double>(spec.schedules.size()) *
-                 static_cast<double>(spec.formats.size()) * 32 * (longest + 2) * (longest + 2) / 2;
-    work.units_per_second = 2e7;
-    check_budget("--lengths", work, opt_in_budget(o->allow_slow));
-
-    const bool show_progress = !o->quiet && stderr_is_tty();
-    const auto start = std::chrono::steady_clock::now();
-    proofs::LengthProgress progress;
-    if (show_progress) {
-      progress = [&](std::size_t done, std::size_t total) {
-        const double elapsed =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        std::cerr << "\r" << progress_line(done, total, "models", elapsed) << std::flush;
-      };
-    }
-    const auto series =
-        with_flag("formula", [&] { return proofs::length_experiment(spec, progress); });
-    if (show_progress) std::cerr << "\r\033[K" << std::flush;
+    const auto series = run_length_experiment(spec, o->args);
     const Table table = length_table(series);
     if (kind) io::write_output_file(o->out, render(table, *kind));
     if (o->json) {
       nlohmann::json j;
-      j["formula"] = o->formula;
-      j["alphabet"] = o->alphabet;
+      j["formula"] = o->args.formula;
+      j["alphabet"] = o->args.alphabet;
       j["words"] = spec.words;
       j["seed"] = spec.seed;
       nlohmann::json list = nlohmann::json::array();
@@ -220,7 +231,7 @@ Action add_experiment_command(CLI::App& app) {
     }
     std::string text =
         fmt::format("experiment length  '{}' over {}, {} random words per length (seed {})\n",
-                    o->formula, o->alphabet, spec.words, spec.seed);
+                    o->args.formula, o->args.alphabet, spec.words, spec.seed);
     for (const auto& s : series) {
       if (s.refused) {
         text += fmt::format("{} in {}: refused: {}\n", s.schedule, s.format, one_line(*s.refused));
