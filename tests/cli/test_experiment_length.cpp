@@ -1,0 +1,110 @@
+// Issue 19 item 4: `ropesim experiment length`. Expected values come from elsewhere: the
+// certified length from `compile --json` (the horizon scan), the theorems (exact up to the
+// certified length, Cor 4.1; periodic MOD heads exact at every length, T5), and a second path
+// for the accuracy past the certificate: the same words run one by one through `ropesim run`
+// instead of the prefix oracle.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <string>
+
+#include "tests/cli/cli_support.hpp"
+
+using namespace cli_test;
+
+namespace {
+
+/// Word w of the experiment (proofs/length_experiment.hpp): letters drawn from mt19937_64
+/// seeded with seed + w.
+std::string experiment_word(std::uint64_t seed, std::size_t w, std::size_t length,
+                            const std::string& alphabet) {
+  std::mt19937_64 rng(seed + w);
+  std::uniform_int_distribution<std::size_t> letter(0, alphabet.size() - 1);
+  std::string word(length, ' ');
+  for (char& c : word) c = alphabet[letter(rng)];
+  return word;
+}
+
+nlohmann::json rows_of(const nlohmann::json& j, const std::string& schedule,
+                       const std::string& format) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& row : j["rows"]) {
+    if (row["schedule"] == schedule && row["format"] == format) out.push_back(row);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("experiment length: a conventional Y a head is exact up to its certified length",
+          "[cli][experiment]") {
+  const Run compiled = run("compile 'Y a' --alphabet ab --format fp16 --json");
+  REQUIRE(compiled.code == 0);
+  const auto certified =
+      nlohmann::json::parse(compiled.out)["certified_length"].get<std::uint64_t>();
+  REQUIRE(certified >= 10);
+  const std::string lengths = "1.." + std::to_string(certified) + ",60,100";
+  const Run r = run("experiment length 'Y a' --alphabet ab --format fp16 --lengths " + lengths +
+                    " --words 6 --seed 3 --json --quiet");
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  REQUIRE(j["series"].size() == 1);
+  CHECK(j["series"][0]["certified_length"] == certified);
+  const auto rows = rows_of(j, "single:g=1", "fp16");
+  REQUIRE(rows.size() == certified + 2);
+  for (const auto& row : rows) {
+    CHECK(row["words"] == 6);
+    CHECK(row["certified_length"] == certified);
+    if (row["length"].get<std::uint64_t>() <= certified) CHECK(row["accuracy"] == 1.0);
+  }
+  // The longest length with every word right is at least the certified length (Cor 4.1).
+  CHECK(j["series"][0]["longest_all_right"].get<std::uint64_t>() >= certified);
+
+  // Past the certificate: recount with `ropesim run` on the same words (a second path).
+  const Run m = run("compile 'Y a' --alphabet ab --format fp16 -o " + temp_path("exp_ya.json"));
+  REQUIRE(m.code == 0);
+  for (const std::uint64_t length : {60, 100}) {
+    std::size_t correct = 0;
+    for (std::size_t w = 0; w < 6; ++w) {
+      const std::string word = experiment_word(3, w, 100, "ab").substr(0, length);
+      const Run one = run("run " + temp_path("exp_ya.json") + " --input " + word + " --json");
+      REQUIRE(one.code == 0);
+      const bool accept = nlohmann::json::parse(one.out)["accept"].get<bool>();
+      correct += accept == (word.back() == 'a') ? 1 : 0;  // Y a at EOS: the last letter is a
+    }
+    const auto& row = rows[certified + (length == 60 ? 0 : 1)];
+    CHECK(row["length"] == length);
+    CHECK(row["correct"] == correct);
+  }
+}
+
+TEST_CASE("experiment length: periodic MOD heads are exact at every length, in every format",
+          "[cli][experiment]") {
+  // (ab)* (RoPE-X Prop 3.2) compiled with periodic tables: accuracy 1 at lengths 1..80 in bf16,
+  // fp16 and fp32; no certified length (exact at every length).
+  const Run r =
+      run("experiment length 'mod(2,1) & !P(mod(2,1) & !a | mod(2,0) & !b)' --alphabet ab "
+          "--format bf16 --format fp16 --format fp32 --lengths 1..80 --words 8 --json --quiet");
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  REQUIRE(j["series"].size() == 3);
+  for (const auto& s : j["series"]) {
+    CHECK(s["certified_length"].is_null());
+    CHECK(s["longest_all_right"] == 80);
+  }
+  CHECK(j["rows"].size() == 3 * 80);
+  for (const auto& row : j["rows"]) CHECK(row["accuracy"] == 1.0);
+}
+
+TEST_CASE("experiment length: bad input is one line and exit 2", "[cli][experiment]") {
+  expect_usage_error(run("experiment length 'Y a' --lengths 5,3"), "--lengths");
+  expect_usage_error(run("experiment length 'Y a' --lengths 0..4"), "--lengths");
+  expect_usage_error(run("experiment length 'Y a' --lengths 1,,2"), "--lengths");
+  expect_usage_error(run("experiment length 'Y a' --format fp16 --format fp16"), "--format");
+  expect_usage_error(run("experiment length 'Y a' --schedule nope:1"), "--schedule");
+  expect_usage_error(run("experiment length 'Y a' --alphabet aB"), "--alphabet");
+  expect_usage_error(run("experiment length 'Y a' --words 0"), "--words");
+  expect_usage_error(run("experiment length 'Y a' --lengths 1000000 --words 100000"), "--lengths");
+}
