@@ -709,6 +709,7 @@ CLI::App* add_plot_length(CLI::App* plot, std::function<int()>& action) {
         fmt::format("set xrange [{}:{}]\n", spec.lengths.front() > 1 ? spec.lengths.front() - 1 : 0,
                     spec.lengths.back() + 1);
     script += "set key outside right top vertical Left reverse spacing 1.1 font ',10'\n";
+    script += "set bmargin 6\n";  // room for the provenance footnote under the x label
     script += "plot ";
     for (std::size_t i = 0; i < plots.size(); ++i) script += (i ? ", \\\n     " : "") + plots[i];
     script += "\n";
