@@ -37,7 +37,7 @@ std::vector<Writer> writers() {
       {"rotations --schedule single:g=1 --format fp16 --positions 10 -o {}", ".json", "ropesim"},
       {"compare --schedule single:g=1 --realization r1 --format bf16 --positions 100 -o {}", ".csv",
        "ropesim"},
-      {"rotate --schedule single:g=1 --format fp16 --q 1,0 --k 1,0 --offset 5 --position 3 -o {}",
+      {"rotate --schedule single:g=1 --format fp16 --q 1,0 --k 1,0 --offset 5 --position 7 -o {}",
        ".json", "ropesim"},
       {"horizon --g 1 --k 1 --C 2096 --format fp16 --max-length 10 -o {}", ".csv", "fp16"},
       {"construct mod --m 3 --r 0 --format fp16 -o {}", ".json", "ropesim_model"},
