@@ -58,9 +58,29 @@ void check_witnesses(const attention::Schedule& s, const attention::Realisation&
   }
 }
 
-// Def 2.1 / Prop 2.2: r3 of a rational schedule is periodic with period lcm(m_d) in every
-// format; r2 of the same schedule is reported correctly (a period that holds, or witnesses
-// that hold).
+// The smallest P in 1..L with R̂_{i+P} = R̂_i for every i in 0..L, realised one position at a
+// time (a second way to the census's period, which streams blocks and hashes rotations); none
+// if no P ≤ L repeats.
+std::optional<std::uint64_t> brute_force_period(const attention::Schedule& s,
+                                                const attention::Realisation& r, std::uint64_t L) {
+  std::vector<RealisedRotation> table;
+  for (std::uint64_t i = 0; i <= 2 * L; ++i) table.push_back(attention::realise(s, r, i));
+  for (std::uint64_t P = 1; P <= L; ++P) {
+    bool repeats = true;
+    for (std::uint64_t i = 0; i <= L && repeats; ++i)
+      repeats = same_rotation(table[i], table[i + P]);
+    if (repeats) return P;
+  }
+  return std::nullopt;
+}
+
+// Def 2.1 / Prop 2.2: a rational schedule θ_d = 2π/m_d realised as r1 (the ideal phase reduced
+// exactly, then cos/sin rounded once) or r3 (the periodic table) is periodic with a period
+// dividing L = lcm(m_d) in every format, also far from the census window, and the census's
+// minimal period is the brute-force one; r2 (phase rounded first) of the same schedule is
+// reported correctly (a period that holds, or witnesses that hold). r1 makes this a check of
+// the realisation, not of a table indexed by i mod m: an r1 that formed the phase θ·i in
+// floating point drifts at large i and fails at the far position.
 void periodic_r3(const CheckOptions& options) {
   const numeric::Format F = *format_gen(4, 53, options.format).as("format");
   const std::string spec = *periodic_schedule_gen().as("schedule");
@@ -77,6 +97,15 @@ void periodic_r3(const CheckOptions& options) {
   RC_ASSERT(same_rotation(attention::realise(s, r3, i), attention::realise(s, r3, i + L)));
   // And the minimal period is minimal: each smaller P has a verified witness.
   check_witnesses(s, r3, result, *result.period - 1);
+  RC_ASSERT(brute_force_period(s, r3, L) == result.period);
+
+  const auto r1 = attention::parse_realisation("r1", F);
+  const auto ideal = attention::census(s, r1, census_options);
+  RC_ASSERT(ideal.period.has_value());
+  RC_ASSERT(L % *ideal.period == 0);
+  RC_ASSERT(brute_force_period(s, r1, L) == ideal.period);
+  RC_ASSERT(same_rotation(attention::realise(s, r1, i), attention::realise(s, r1, i + L)));
+  check_witnesses(s, r1, ideal, *ideal.period - 1);
 
   const auto r2 = attention::parse_realisation("r2", F);
   const auto reported = attention::census(s, r2, census_options);
@@ -152,22 +181,47 @@ void bounded_lookback(const CheckOptions& options) {
 // head compares positions by — is ∨_a (MOD_m^a(i) ∧ MOD_m^{(a+r) mod m}(j)): unary MOD atoms
 // (evaluated by the logic module at both positions of one word) and Boolean logic suffice.
 void binary_mod(const CheckOptions& options) {
-  const std::uint64_t m = *rc::gen::inRange<std::uint64_t>(1, 13).as("m");
+  const std::uint64_t m = *rc::gen::inRange<std::uint64_t>(2, 9).as("m");
   const std::uint64_t r = *rc::gen::inRange<std::uint64_t>(0, m).as("r");
-  const std::uint64_t top = std::max<std::uint64_t>(options.max_length, 1);
+  const std::uint64_t top = std::clamp<std::uint64_t>(options.max_length, 1, 64);
   const std::uint64_t i = *rc::gen::inRange<std::uint64_t>(1, top + 1).as("i");
   const std::uint64_t j = *rc::gen::inRange<std::uint64_t>(1, top + 1).as("j");
-  ltl::Formula f;
-  std::vector<ltl::NodeId> atoms;
-  for (std::uint64_t a = 0; a < m; ++a) atoms.push_back(f.modulo(m, a));
-  f.set_root(atoms.back());
-  // A word whose positions 1..N+1 include i and j (the letters do not matter to MOD).
-  const ltl::Word word(std::max(i, j), "a");
-  const ltl::Evaluation at = ltl::evaluate(f, word);
-  bool via_unary = false;
-  for (std::uint64_t a = 0; a < m; ++a) {
-    via_unary = via_unary || (at.holds(atoms[a], i) && at.holds(atoms[(a + r) % m], j));
+  const numeric::Format F = *format_gen(8, 53, options.format).as("format");
+  // The unary atoms as a RoPE_P transformer computes them: the disjunction of every MOD_m^a,
+  // compiled with periodic tables (C4), each atom's coordinate read at positions i and j.
+  std::string text;
+  for (std::uint64_t a = 0; a < m; ++a) text += (a ? " | " : "") + fmt::format("mod({},{})", m, a);
+  ltl::Formula f = ltl::parse(text);
+  proofs::CompileOptions compile_options;
+  compile_options.policy.format = F;
+  compile_options.suggest_format = false;
+  std::optional<proofs::CompiledModel> compiled;
+  try {
+    compiled = proofs::compile(f, {"a", "b"}, compile_options);
+  } catch (const proofs::Refusal& e) {
+    if (e.reason() != proofs::RefusalReason::mod_margin)
+      RC_FAIL(std::string("refused: ") + e.what());
+    RC_DISCARD("F cannot hold a MOD_m atom's margins (C4)");
   }
+  // A word whose positions 1..N include i and j (the letters do not matter to MOD).
+  const std::string word(std::max(i, j), 'a');
+  attention::RunOptions run_options;
+  run_options.trace_positions = {i, j};
+  const auto result = attention::run(compiled->model, word, run_options);
+  const auto atom_at = [&](std::uint64_t a, std::uint64_t position) {
+    const ltl::NodeId id = f.modulo(m, a);  // hash-consed: the node of mod(m,a) in f
+    const std::string& name = compiled->node_coordinates[id];
+    RC_ASSERT(!name.empty());
+    std::size_t t = 0;
+    while (result.traced[t] != position) ++t;
+    const auto& value = result.layers.back()[t].output[compiled->space.index(name)];
+    const mpq_class q = numeric::exact_rational(value);
+    RC_ASSERT((q == 0 || q == 1));
+    return q == 1;
+  };
+  bool via_unary = false;
+  for (std::uint64_t a = 0; a < m; ++a)
+    via_unary = via_unary || (atom_at(a, i) && atom_at((a + r) % m, j));
   const bool definition = ((j % m) + m - (i % m)) % m == r;
   RC_ASSERT(via_unary == definition);
 }
@@ -553,7 +607,7 @@ const std::vector<Theorem>& theorems() {
        masking_nonstrict},
       {{"binary-mod", "RoPE-X Prop 3.1 (THEORY §5)",
         "MOD_m^r(i, j) (j − i ≡ r mod m) equals the disjunction over a of MOD_m^a(i) ∧ "
-        "MOD_m^{(a+r) mod m}(j)"},
+        "MOD_m^{(a+r) mod m}(j), the unary atoms read off a compiled RoPE_P transformer"},
        binary_mod},
       {{"periodic-r3", "RoPE-X Def 2.1, Prop 2.2 (THEORY §3, §5)",
         "r3 of a rational schedule is periodic with period dividing lcm(m_d) in every format; r2 "
