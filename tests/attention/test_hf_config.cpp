@@ -264,7 +264,8 @@ TEST_CASE("hf-config refusals: one line naming the file and the accepted values"
   }
   const std::string missing = error_of("hf-config:/nonexistent/config.json");
   REQUIRE(missing ==
-          "hf-config '/nonexistent/config.json': cannot open the file (missing or unreadable)");
+          "hf-config '/nonexistent/config.json': cannot open the config.json file (No such file or "
+          "directory)");
   REQUIRE(error_of("hf-config[seq_len=x]:" + write_config("dynamic2", "{}")).find("seq_len") !=
           std::string::npos);
   REQUIRE(error_of("hf-config[seq_len=9]:" + write_config("plain", R"({"head_dim": 8})"))

@@ -80,7 +80,9 @@ TEST_CASE("classify: bad input is one line, exit 2", "[cli][classify]") {
   expect_usage_error(run("classify --alphabet ab"), "no language given");
   expect_usage_error(run("classify --alphabet ab --regex a --dfa x.json"),
                      "--regex and --dfa both given");
-  expect_usage_error(run("classify --dfa /nonexistent/dfa.json"), "cannot read the DFA file");
+  expect_usage_error(
+      run("classify --dfa /nonexistent/dfa.json"),
+      "/nonexistent/dfa.json: cannot open the DFA file (JSON) (No such file or directory)");
   const std::string ab = temp_path("classify_ab.json");
   std::ofstream(ab)
       << R"({"alphabet": ["a", "b"], "states": 1, "initial": 0, "accepting": [], "transitions": [[0, 0]]})";

@@ -199,7 +199,7 @@ TEST_CASE("merge refuses inconsistent shard sets: one line, exit 2, no output fi
   refused(s1 + " " + path("s2.json") + " " + s3, "is JSON but --out", out);
   refused(path("whole.csv"), "has no shard record", out);
   refused(s1 + " " + s2 + " " + path("cut3.csv"), "has 2 rows, expected 3", out);
-  refused(s1 + " " + s2 + " " + path("absent.csv"), "cannot read", out);
+  refused(s1 + " " + s2 + " " + path("absent.csv"), "absent.csv': cannot open the shard file", out);
   refused(path("s1.json") + " " + path("s2.json") + " " + path("s3.json"), "is JSON but --out",
           path("out.md"));
   {
