@@ -145,6 +145,13 @@ rc::Gen<std::string> formula_gen(const std::string& alphabet, FormulaFragment fr
         case 7:
           id = f.disjunction(pick(), pick());
           break;
+        case 11:
+          if (fragment == FormulaFragment::ltl_p_y) {
+            id = f.yesterday(pick(), *rc::gen::inRange<std::uint64_t>(1, 4));
+          } else {
+            id = f.past(pick());
+          }
+          break;
         default:
           id = f.past(pick());
           break;

@@ -40,6 +40,7 @@ rc::Gen<std::string> word_gen(const std::string& alphabet, std::uint64_t min_len
 enum class FormulaFragment {
   ltl_p,      ///< atoms, true, ! & |, P (LTL[P], THEORY §4)
   ltl_p_mod,  ///< the same plus mod(m, r) with m ≤ max_modulus (LTL[P,MOD])
+  ltl_p_y,    ///< LTL[P] plus Y^k, k ≤ 3 (bounded look-back: THEORY §6, Cor 4.1, C5)
 };
 
 /// A random formula of at most `max_nodes` DAG nodes over the letters of `alphabet`, printed

@@ -233,7 +233,11 @@ void check_compiled(const CheckOptions& options, FormulaFragment fragment) {
   const std::string alphabet =
       *rc::gen::element(std::string("ab"), std::string("abc")).as("alphabet");
   const std::string text = *formula_gen(alphabet, fragment).as("formula");
-  const numeric::Format F = *format_gen(4, 53, options.format).as("format");
+  // Y^k heads run horizon's range scan (C = auto): up to p = 24 its quick limit stays small.
+  const numeric::Format F =
+      *format_gen(fragment == FormulaFragment::ltl_p_y ? 8 : 4,
+                  fragment == FormulaFragment::ltl_p_y ? 24 : 53, options.format)
+           .as("format");
   // Post-LN with the LayerNorm mirror (THEORY §7 C1) or no LayerNorm.
   const bool layer_norm = *rc::gen::arbitrary<bool>().as("layer norm");
   const ltl::Formula formula = ltl::parse(text);
@@ -265,6 +269,12 @@ void check_compiled(const CheckOptions& options, FormulaFragment fragment) {
     if (e.reason() == proofs::RefusalReason::layer_norm_gain) RC_DISCARD("2^(p-1) is not in F");
     if (fragment == FormulaFragment::ltl_p && F.precision >= 8)
       RC_FAIL("LTL[P] formula refused: " + message);
+    // A Y^k head may be refused only when its certified range N_max^(k) < k in F (THEORY §6).
+    if (fragment == FormulaFragment::ltl_p_y && e.reason() != proofs::RefusalReason::offset_head &&
+        F.precision >= 8) {
+      RC_FAIL("refused for a reason other than a Y^k head's range (" +
+              std::string(proofs::to_string(e.reason())) + "): " + message);
+    }
     if (fragment == FormulaFragment::ltl_p_mod &&
         (!has_mod || e.reason() != proofs::RefusalReason::mod_margin) && F.precision >= 8) {
       RC_FAIL("refused for a reason other than a MOD margin (" +
@@ -320,6 +330,12 @@ void check_compiled(const CheckOptions& options, FormulaFragment fragment) {
 void compiler_mod(const CheckOptions& options) {
   check_compiled(options, FormulaFragment::ltl_p_mod);
 }
+
+// Cor 4.1 / C5 in the compiler: LTL[P] formulas with Y^k (k ≤ 3) compile, each Y^k a
+// conventional fixed-offset head on single:g=1 with C = auto, and the model accepts w iff the
+// formula holds at N + 1 for every word up to the model's certified length (the smallest
+// N_max^(k) of its heads). Words past the certificate are not claimed and not tested.
+void compiler_y(const CheckOptions& options) { check_compiled(options, FormulaFragment::ltl_p_y); }
 
 // T1: the same for LTL[P] formulas, compiled without any positional encoding.
 void compiler_nope(const CheckOptions& options) { check_compiled(options, FormulaFragment::ltl_p); }
@@ -592,6 +608,10 @@ const std::vector<Theorem>& theorems() {
         "a compiled LTL[P,MOD] formula's RoPE_P transformer accepts w iff the formula holds at "
         "N+1, in every format the compiler accepts"},
        compiler_mod},
+      {{"compiler-y", "RoPE-X Cor 4.1, App D (THEORY §5, §6, §7 C5)",
+        "a compiled LTL[P] formula with Y^k heads accepts w iff the formula holds at N+1, for "
+        "every word up to the model's certified length"},
+       compiler_y},
       {{"compiler-nope", "LC25 Thm 3.3 (THEORY §5 T1, §7 C1)",
         "a compiled LTL[P] formula's transformer has no positional encoding and accepts w iff the "
         "formula holds at N+1"},
