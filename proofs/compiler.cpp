@@ -810,16 +810,38 @@ CompiledModel compile(const ltl::Formula& formula, const std::vector<std::string
     if (e.reason() == RefusalReason::input || e.reason() == RefusalReason::summation) throw;
     CompileOptions trial = options;
     trial.suggest_format = false;
+    // With Y^k heads a format is only as good as its certified length (THEORY §6): rank every
+    // preset that compiles by it (longest first), e.g. 'Y^50 a' refused in fp16 (N_max 43) is
+    // certified to 51 in fp8e4m3 but to 709 in fp32. Without them, the smallest preset.
+    std::vector<std::pair<std::string, std::optional<std::uint64_t>>> ranked;
+    bool bounded = false;
     for (const char* preset : kPresets) {
       trial.policy.format = numeric::parse_format(preset);
       if (trial.policy.format.name == options.policy.format.name) continue;
       try {
-        (void)compile_in(formula, alphabet, trial);
+        const CompiledModel c = compile_in(formula, alphabet, trial);
+        bounded = bounded || !c.bounded_heads.empty();
+        ranked.emplace_back(preset, c.certified_length);
       } catch (const InvalidArgument&) {
         continue;
       }
+      if (!bounded) {
+        throw Refusal(e.reason(),
+                      message + "; the smallest preset format that compiles it is " + preset);
+      }
+    }
+    if (!ranked.empty()) {
+      std::stable_sort(ranked.begin(), ranked.end(), [](const auto& x, const auto& y) {
+        const std::uint64_t a = x.second.value_or(UINT64_MAX), b = y.second.value_or(UINT64_MAX);
+        return a > b;
+      });
+      std::string list;
+      for (const auto& [preset, length] : ranked) {
+        list += (list.empty() ? "" : ", ") + preset + " (" +
+                (length ? std::to_string(*length) : std::string("unbounded")) + ")";
+      }
       throw Refusal(e.reason(),
-                    message + "; the smallest preset format that compiles it is " + preset);
+                    message + "; the preset formats that compile it, by certified length: " + list);
     }
     throw Refusal(e.reason(), message + "; no preset format compiles it under rounding " +
                                   std::string(numeric::to_string(options.policy.rounding)));

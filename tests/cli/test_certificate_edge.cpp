@@ -59,3 +59,38 @@ TEST_CASE("classify --model warns when its test words pass the certified length"
   CHECK(inside.err.find("warning") == std::string::npos);
   std::filesystem::remove(model);
 }
+
+TEST_CASE("a refused Y^k formula lists the presets that compile it by certified length",
+          "[cli][certificate]") {
+  // fp16 certifies Y^1 a only to 43 (docs/tables/horizon.md), so Y^50 a is refused there. The
+  // hint names every preset that compiles it with its certified length, longest first; each
+  // number is checked against compile --json in that preset (a second path).
+  const Run r = run("compile 'Y^50 a' --alphabet ab --format fp16");
+  REQUIRE(r.code == 2);
+  const std::string marker = "by certified length: ";
+  const std::size_t at = r.err.find(marker);
+  REQUIRE(at != std::string::npos);
+  std::string list = r.err.substr(at + marker.size());
+  list = list.substr(0, list.find('\n'));
+  std::uint64_t previous = UINT64_MAX;
+  std::size_t listed = 0;
+  for (std::size_t start = 0; start < list.size();) {
+    const std::size_t open = list.find(" (", start), close = list.find(')', open);
+    REQUIRE(open != std::string::npos);
+    REQUIRE(close != std::string::npos);
+    const std::string preset = list.substr(start, open - start);
+    const std::string value = list.substr(open + 2, close - open - 2);
+    const std::uint64_t length = value == "unbounded" ? UINT64_MAX : std::stoull(value);
+    CHECK(length <= previous);
+    previous = length;
+    const Run c = run("compile 'Y^50 a' --alphabet ab --format " + preset + " --json");
+    INFO(preset << " " << c.err);
+    REQUIRE(c.code == 0);
+    const auto certified = nlohmann::json::parse(c.out)["certified_length"];
+    CHECK((certified.is_null() ? UINT64_MAX : certified.get<std::uint64_t>()) == length);
+    ++listed;
+    start = close + 1;
+    if (start < list.size() && list.compare(start, 2, ", ") == 0) start += 2;
+  }
+  CHECK(listed >= 2);
+}
