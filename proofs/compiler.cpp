@@ -65,8 +65,9 @@ std::string cache_key(const attention::EvaluationPolicy& p, const mpq_class& f1,
 
 }  // namespace
 
-PastCertificate certify_past_head(const attention::EvaluationPolicy& policy, const mpq_class& f1,
-                                  const mpq_class& f2, std::uint64_t limit) {
+PastCertificate certify_past_head(
+    const attention::EvaluationPolicy& policy, const mpq_class& f1, const mpq_class& f2,
+    std::uint64_t limit, const std::function<void(std::uint64_t, std::uint64_t)>& progress) {
   if (policy.summation != attention::Summation::sequential) {
     throw InvalidArgument("the compiler certifies P heads under sequential summation only, got " +
                           std::string(numeric::to_string(policy.summation)));
@@ -116,6 +117,7 @@ PastCertificate certify_past_head(const attention::EvaluationPolicy& policy, con
   Value alpha = zero;
   bool first = true;
   for (std::uint64_t c = 1; c <= limit; ++c) {
+    if (progress && (c & 63) == 0) progress(c, limit);
     const Value z_next = a.add(Z, one);
     if (!z_stagnant && c > 1 && z_next.same_bits(Z)) z_stagnant = true;
     Value h_next;
@@ -595,7 +597,8 @@ CompiledModel compile_in(const ltl::Formula& input, const std::vector<std::strin
     for (NodeId id : layer) has_past = has_past || formula.node(id).op == Operator::past;
   }
   if (has_past) {
-    PastCertificate cert = certify_past_head(policy, kF1, kF2, options.certify_limit);
+    PastCertificate cert =
+        certify_past_head(policy, kF1, kF2, options.certify_limit, options.progress);
     if (cert.certified_count && *cert.certified_count == 0) {
       throw InvalidArgument("P head refused in " + policy.format.name +
                             ": the re-binarisation (f1 = 1/4, f2 = 1/2) of the head output" +
@@ -795,6 +798,7 @@ CompiledModel compile(const ltl::Formula& formula, const std::vector<std::string
     }
     CompileOptions trial = options;
     trial.suggest_format = false;
+    trial.progress = {};
     for (const char* preset : kPresets) {
       trial.policy.format = numeric::parse_format(preset);
       if (trial.policy.format.name == options.policy.format.name) continue;
