@@ -16,6 +16,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -106,6 +107,26 @@ struct BlockComparison {
   CompareStats stats;
 };
 
+/// The attention factor s of a schedule (Schedule::attention_scaling: YaRN's mscale, longrope's
+/// factor) as it enters a comparison. Hugging Face multiplies cos and sin by s
+/// (`cos = emb.cos() * self.attention_scaling`, transformers' `_compute_yarn_parameters` and
+/// `_compute_longrope_parameters` return it as `attention_factor`), so a framework pipeline's
+/// realised (cos, sin) is s·(cos θi, sin θi) rounded, and |cos| may exceed 1. compare() puts
+/// the reference in A's convention: the exact reference is s·(cos θi, sin θi) when A carries
+/// s, and B's realised pair is multiplied by s_A/s_B (s_X = s when X carries it, else 1).
+/// Errors (absolute, relative, ulps) then measure rounding only, never s − 1.
+struct CompareAttentionFactor {
+  mpq_class value;           ///< s, exactly (the binary64 value transformers computes)
+  std::string expression;    ///< its exact expression, e.g. "0.1*ln(4)+1" (reports only)
+  bool realisation = false;  ///< A's realised cos and sin carry s
+  bool against = false;      ///< B's carry s (false against the exact rotation)
+};
+
+/// Whether realisation `r` multiplies cos and sin by the schedule's attention factor: a
+/// framework pipeline (its attention_scaling step, realisation.hpp) on a schedule that has
+/// one (Schedule::attention_scaling set). r1, r2 and r3 realise the rotation alone.
+bool carries_attention_factor(const Schedule& s, const Realisation& r);
+
 /// The result of compare(): per block (in the order asked) and overall.
 struct CompareResult {
   std::string schedule;                        ///< Schedule::spec
@@ -115,18 +136,27 @@ struct CompareResult {
   std::optional<Format> against_table_format;  ///< B's (unset against exact)
   std::uint64_t start = 0;                     ///< S
   std::uint64_t positions = 0;                 ///< N
+  /// The schedule's attention factor when A or B carries it (the reference then carries it
+  /// as A does: CompareAttentionFactor); unset when neither side does.
+  std::optional<CompareAttentionFactor> attention_factor;
   std::vector<BlockComparison> blocks;
   CompareStats overall;
 };
 
 /// Compares realisation `a` with `against` (nullopt = the exact rotation) on schedule `s` over
-/// options.positions positions from options.start and options.blocks. Cost: one realised
+/// options.positions positions from options.start and options.blocks, like with like: when a
+/// side carries the schedule's attention factor s (carries_attention_factor), the reference is
+/// scaled into A's convention (CompareAttentionFactor), so the errors are rounding errors.
+/// Entries "differ" against B by bit pattern when both sides carry s alike, else by value.
+/// `progress`, when set, is called after each block with (entries done, entries in all).
+/// Cost: one realised
 /// pair per side per entry, plus one 192-bit sin_cos per entry against exact.
 /// Throws InvalidArgument for N = 0 or N > kMaxComparePositions, S + N - 1 >
 /// kMaxCompareLastPosition, a block index out of range or repeated, or a realisation that
 /// does not apply (check_applicable).
 CompareResult compare(const Schedule& s, const Realisation& a,
-                      const std::optional<Realisation>& against, const CompareOptions& options);
+                      const std::optional<Realisation>& against, const CompareOptions& options,
+                      const std::function<void(std::uint64_t, std::uint64_t)>& progress = {});
 
 /// The work of compare(), in compared (position, block) entries, for check_budget: rates
 /// measured on this machine kind, one thread (about 4·10^5 entries/s against a realisation,
@@ -134,7 +164,9 @@ CompareResult compare(const Schedule& s, const Realisation& a,
 WorkEstimate compare_work(const Schedule& s, const CompareOptions& options, bool against_exact);
 
 /// The result as JSON: {"schedule", "realization", "against", "table_format",
-/// "against_table_format" (null against exact), "start", "positions", "blocks": [{"block",
+/// "against_table_format" (null against exact), "start", "positions", "attention_factor"
+/// (null, or {"value": exact rational string, "decimal": its 17-digit decimal, "expression",
+/// "realization": bool, "against": bool}), "blocks": [{"block",
 /// "cos", "sin", "angle", "ulps", "entries", "differing", "nonfinite", "first_nonfinite"}],
 /// "overall": {...}}; "cos"/"sin"/"angle" are {"absolute": M, "relative": M} with M =
 /// {"value", "position", "block"} ("value" is the string "inf" when infinite; "angle" is null

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "numeric/error.hpp"
+#include "numeric/suggest.hpp"
 
 namespace ropesim::attention {
 
@@ -251,8 +252,27 @@ const FrameworkPreset* find_framework_preset(std::string_view name) {
 
 const FrameworkPreset& framework_preset(std::string_view name) {
   if (const auto* p = find_framework_preset(name)) return *p;
-  throw InvalidArgument(fmt::format("unknown framework preset '{}'; accepted: {}", name,
+  throw InvalidArgument(fmt::format("unknown framework preset '{}'{}; accepted: {}", name,
+                                    numeric::did_you_mean(name, framework_preset_names()),
                                     fmt::join(framework_preset_names(), ", ")));
+}
+
+const ScoreAccumulation* framework_score_accumulation(std::string_view name) {
+  // One accumulation for every preset: the frameworks' q·kᵀ is a GEMM (or a fused attention
+  // kernel) whose accumulator is fp32 for fp16/bf16 inputs.
+  static const ScoreAccumulation fp32{
+      "fp32",
+      "pytorch/pytorch@0040fe0d0ed6a2400c7aa65a5fdf352b81c88b1e:aten/src/ATen/cuda/CUDABlas.cpp "
+      "bgemm_internal_cublaslt (Half and BFloat16 GEMMs run with computeType CUBLAS_COMPUTE_32F; "
+      "CUBLAS_COMPUTE_16F only when allowFP16AccumulationCuBLAS is set, off by default); "
+      "the fused attention kernels (flash-attention, TransformerEngine, vLLM, llama.cpp CUDA), "
+      "PyTorch's CPU gemm for reduced floats, ggml's CPU dot products, MLX's Metal GEMM and XLA "
+      "are taken to accumulate in fp32 too: their sources were not read for issue 25 (only "
+      "CUDABlas.cpp was)",
+      "real GEMMs sum in blocked or tree orders (split-K, tensor-core fragments) and may fuse "
+      "products; this is left-to-right fp32 accumulation with each product rounded to fp32 (exact "
+      "for fp16 products, and for bf16 products inside fp32's range)"};
+  return find_framework_preset(name) != nullptr ? &fp32 : nullptr;
 }
 
 std::vector<std::string_view> framework_preset_names() {

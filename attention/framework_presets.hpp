@@ -52,4 +52,19 @@ const FrameworkPreset& framework_preset(std::string_view name);
 /// The preset names, in table order.
 std::vector<std::string_view> framework_preset_names();
 
+/// How a framework accumulates the attention score q·k of activations in fp16/bf16: the
+/// accumulator format of its matmul (numeric::Summation::wide_accumulator: products and
+/// partial sums in `format`, one rounding into the activation format at the end).
+struct ScoreAccumulation {
+  std::string_view format;  ///< the accumulator format, e.g. "fp32"
+  std::string_view source;  ///< the source lines, as FrameworkPreset::sources
+  /// What the sequential wide accumulation does not express (blocked GEMM orders, split-K).
+  std::string_view not_modelled;
+};
+
+/// The score accumulation of framework preset `name` (every preset: fp32, GPU and CPU
+/// matmuls accumulate fp16/bf16 products in fp32), or nullptr for a name that is not a
+/// preset (r1, r2, r3, pipeline:...).
+const ScoreAccumulation* framework_score_accumulation(std::string_view name);
+
 }  // namespace ropesim::attention

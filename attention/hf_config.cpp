@@ -10,6 +10,7 @@
 #include "numeric/error.hpp"
 #include "numeric/exact.hpp"
 #include "numeric/mpfr_util.hpp"
+#include "numeric/suggest.hpp"
 
 namespace ropesim::attention {
 
@@ -148,17 +149,40 @@ std::vector<mpq_class> number_list(const json& o, const char* key, std::string_v
   return out;
 }
 
+/// The current rope type of an older spelling that transformers still accepts, or nullptr.
+/// Sources (transformers, read December 2026):
+/// - "su" → "longrope", and "yarn" → "longrope" in a config whose model_type is "phi3":
+///   src/transformers/models/phi3/configuration_phi3.py, Phi3Config._rope_scaling_adjustment
+///   ("For backward compatibility if previous version used "su" or "yarn"", commit d7991107;
+///   the first Phi-3 checkpoints wrote `"type": "su"`, later ones `"type": "longrope"`).
+///   A "yarn" outside phi3 is YaRN (`_compute_yarn_parameters`).
+/// - "type" itself is the old key of "rope_type" (modeling_rope_utils.py
+///   `_check_received_keys`, "BC: "rope_type" was originally "type""), read below.
+/// - Qwen2-VL's `"type": "mrope"` (configuration_qwen2_vl.py maps it to "default" with an
+///   mrope_section) is ropesim's type "mrope" already.
+const char* legacy_rope_type(const std::string& type, const std::string& model_type) {
+  if (type == "su") return "longrope";
+  if (type == "yarn" && model_type == "phi3") return "longrope";
+  return nullptr;
+}
+
 /// rope_scaling (or v5 rope_parameters, where rope_theta and partial_rotary_factor may sit
-/// beside the scaling keys: `extra` names them).
+/// beside the scaling keys: `extra` names them). `model_type` is the config's (legacy spellings
+/// depend on it).
 std::optional<RopeScaling> read_rope_scaling(const json& r, std::string_view where,
                                              const char* name,
-                                             const std::vector<std::string>& extra) {
+                                             const std::vector<std::string>& extra,
+                                             const std::string& model_type) {
   if (!r.is_object()) refuse(where, std::string(name) + " must be an object or null");
-  std::string type;
+  std::string type, spelling;
   for (const char* k : {"rope_type", "type"}) {
     if (!has(r, k)) continue;
     if (!r.at(k).is_string()) refuse(where, std::string(name) + "." + k + " must be a string");
-    const std::string t = r.at(k).get<std::string>();
+    std::string t = r.at(k).get<std::string>();
+    if (const char* current = legacy_rope_type(t, model_type)) {
+      spelling = t;
+      t = current;
+    }
     if (!type.empty() && t != type) {
       refuse(where,
              std::string(name) + " has rope_type '" + type + "' and type '" + t + "'; give one");
@@ -175,8 +199,10 @@ std::optional<RopeScaling> read_rope_scaling(const json& r, std::string_view whe
   const auto it = std::find_if(type_keys().begin(), type_keys().end(),
                                [&](const TypeKeys& t) { return t.type == type; });
   if (it == type_keys().end()) {
-    refuse(where,
-           "unknown " + std::string(name) + " type '" + type + "'; accepted: " + join(types));
+    refuse(where, "unknown " + std::string(name) + " type '" + type + "'" +
+                      numeric::did_you_mean(type, types) + "; accepted: " + join(types) +
+                      " (and the older spellings transformers maps: su = longrope, yarn in a "
+                      "phi3 config = longrope)");
   }
   std::vector<std::string> accepted = {"rope_type", "type"};
   accepted.insert(accepted.end(), it->required.begin(), it->required.end());
@@ -184,8 +210,12 @@ std::optional<RopeScaling> read_rope_scaling(const json& r, std::string_view whe
   accepted.insert(accepted.end(), extra.begin(), extra.end());
   for (const auto& [key, value] : r.items()) {
     if (std::find(accepted.begin(), accepted.end(), key) == accepted.end()) {
+      const bool phi3_hint = type == "yarn" && (key == "short_factor" || key == "long_factor");
       refuse(where, "unknown key '" + key + "' in " + name + " of type " + type +
-                        "; accepted: " + join(accepted));
+                        numeric::did_you_mean(key, accepted) + "; accepted: " + join(accepted) +
+                        (phi3_hint ? " (a Phi-3 config's 'yarn' with short_factor and long_factor "
+                                     "is longrope: transformers maps it when model_type is phi3)"
+                                   : ""));
     }
   }
   for (const auto& k : it->required) {
@@ -194,6 +224,7 @@ std::optional<RopeScaling> read_rope_scaling(const json& r, std::string_view whe
   }
   RopeScaling s;
   s.type = type;
+  s.type_spelling = spelling;
   s.factor = optional_number(r, "factor", where);
   s.original_max_position_embeddings =
       optional_number(r, "original_max_position_embeddings", where);
@@ -345,6 +376,8 @@ HfRopeConfig hf_rope_config(const json& top, std::string_view where) {
   };
 
   HfRopeConfig c;
+  std::string model_type;  // legacy_rope_type depends on it
+  if (const json* m = find("model_type"); m && m->is_string()) model_type = m->get<std::string>();
   const json* params = find("rope_parameters");  // transformers v5
   const json* scaling = find("rope_scaling");
   if (params && scaling) refuse(where, "give rope_scaling or rope_parameters, not both");
@@ -352,7 +385,7 @@ HfRopeConfig hf_rope_config(const json& top, std::string_view where) {
   std::optional<mpq_class> prf = number({"partial_rotary_factor", "rotary_pct"});
   if (params) {
     c.rope_scaling = read_rope_scaling(*params, where, "rope_parameters",
-                                       {"rope_theta", "partial_rotary_factor"});
+                                       {"rope_theta", "partial_rotary_factor"}, model_type);
     for (const char* k : {"rope_theta", "partial_rotary_factor"}) {
       if (!has(*params, k)) continue;
       const mpq_class x = exact_json_number(params->at(k), where, k);
@@ -362,7 +395,7 @@ HfRopeConfig hf_rope_config(const json& top, std::string_view where) {
       slot = x;
     }
   } else if (scaling) {
-    c.rope_scaling = read_rope_scaling(*scaling, where, "rope_scaling", {});
+    c.rope_scaling = read_rope_scaling(*scaling, where, "rope_scaling", {}, model_type);
   }
   if (theta) c.rope_theta = *theta;
   if (prf) c.partial_rotary_factor = *prf;
@@ -617,6 +650,35 @@ Schedule config_schedule(const HfRopeConfig& c, std::uint64_t seq_len) {
   }
   s.rope_scaling = r;
   return s;
+}
+
+std::optional<std::string> longrope_factor_warning(const Schedule& s, std::uint64_t last_position) {
+  if (!s.rope_scaling || s.rope_scaling->type != "longrope") return std::nullopt;
+  const RopeScaling& r = *s.rope_scaling;
+  if (!r.original_max_position_embeddings) return std::nullopt;
+  const mpq_class& L = *r.original_max_position_embeddings;
+  // transformers' longrope_frequency_update: seq_len = max(position_ids) + 1 > L -> long_factor
+  const mpq_class run_length(mpz_class(std::to_string(last_position)) + 1);
+  // A schedule with long_factor (seq_len > L) is for a sequence that long, whatever window of
+  // it a run looks at; short_factor is wrong only when the run itself is longer than L.
+  if (r.long_factors || run_length <= L) return std::nullopt;
+  const std::string used = "short_factor", wanted = "long_factor";
+  std::string why = r.seq_len == 0 ? "seq_len unset" : "seq_len=" + std::to_string(r.seq_len);
+  std::string fix;
+  if (s.kind == "hf-config") {
+    const auto colon = s.spec.find(':');
+    const std::string path =
+        colon == std::string::npos ? std::string("PATH") : s.spec.substr(colon + 1);
+    fix = "hf-config[seq_len=" + run_length.get_str() + "]:" + path;
+  } else {
+    fix = "hf-config[seq_len=" + run_length.get_str() + "]:PATH of the model's config.json";
+  }
+  return "'" + s.spec + "' is longrope with original_max_position_embeddings " + L.get_str() +
+         " and this run reaches position " + std::to_string(last_position) + ": ropesim uses " +
+         used + " (" + why + "), transformers uses " + wanted + " for a sequence of " +
+         run_length.get_str() +
+         " tokens (dynamic_rope_update: long_factor iff max(position_ids) + 1 > " + L.get_str() +
+         "); for " + wanted + " give " + fix;
 }
 
 }  // namespace ropesim::attention

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -43,6 +44,18 @@ HfRopeConfig read_hf_config(const std::string& path);
 /// The schedule `hf-config[seq_len=N]:path` (config_schedule of read_hf_config; seq_len 0 =
 /// unset); kind "hf-config".
 Schedule hf_config_schedule(const std::string& path, std::uint64_t seq_len = 0);
+
+/// The warning a run over positions up to `last_position` of schedule `s` deserves when `s` is
+/// longrope (Phi-3) with short_factor and the run is longer than original_max_position_embeddings
+/// L, where transformers would use long_factor:
+/// transformers' `dynamic_rope_update` (`longrope_frequency_update`, modeling_rope_utils.py)
+/// takes long_factor when max(position_ids) + 1 > original_max_position_embeddings and
+/// short_factor otherwise, whereas the schedule holds one list, chosen by its seq_len
+/// (short_factor when seq_len is unset). The text names the list the schedule uses, the one
+/// transformers would use, and the spelling that selects it (hf-config[seq_len=N]:PATH).
+/// nullopt when `s` is not longrope, holds long_factor (it is then for a sequence longer than
+/// L, whatever window a run looks at), or last_position + 1 ≤ L.
+std::optional<std::string> longrope_factor_warning(const Schedule& s, std::uint64_t last_position);
 
 /// YaRN's correction range, exactly: low = max(floor(c(beta_fast)), 0), high =
 /// min(ceil(c(beta_slow)), dim - 1) with c(n) = dim·ln(L/(2πn)) / (2·ln β) (transformers

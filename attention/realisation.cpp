@@ -12,6 +12,7 @@
 #include "numeric/error.hpp"
 #include "numeric/exact.hpp"
 #include "numeric/mpfr_util.hpp"
+#include "numeric/suggest.hpp"
 
 namespace ropesim::attention {
 
@@ -246,7 +247,11 @@ Realisation parse_realisation(std::string_view spec, const numeric::FormatBindin
     p.steps.name = std::string(preset->name);
     return p;
   }
-  if (spec.substr(0, 9) != "pipeline:") bad_realisation(spec, "unknown realisation");
+  if (spec.substr(0, 9) != "pipeline:") {
+    std::vector<std::string> names = {"r1", "r2", "r3", "resonance-table"};
+    for (const auto name : framework_preset_names()) names.emplace_back(name);
+    bad_realisation(spec, "unknown realisation" + numeric::did_you_mean(spec, names));
+  }
   r.steps = hf_steps(format);
   r.steps.name = "pipeline";
   std::set<std::string> seen;
@@ -646,6 +651,10 @@ PositionReport query_position(const Schedule& s, const Realisation& r, const Pos
     rep.tuple = tuple;
     rep.axes = s.position_axes;
   }
+  if (r.kind == Realisation::Kind::pipeline && s.attention_scaling) {
+    rep.attention_factor = *s.attention_scaling;
+    rep.attention_factor_text = s.attention_scaling_text;
+  }
   const std::vector<Realisation> members{r};
   for (std::size_t b = 0; b < s.blocks.size(); ++b) {
     BlockReport br;
@@ -711,6 +720,13 @@ PositionReport query_position(const Schedule& s, const Realisation& r, const Pos
     br.exact_angle = mpfr_get_d(a, MPFR_RNDN);
     br.exact_cos = mpfr_get_d(c, MPFR_RNDN);
     br.exact_sin = mpfr_get_d(sn, MPFR_RNDN);
+    if (rep.attention_factor) {
+      // like with like: the realised pair carries s (cos = emb.cos() * attention_scaling)
+      mpfr_mul_q(c, c, rep.attention_factor->get_mpq_t(), MPFR_RNDN);
+      mpfr_mul_q(sn, sn, rep.attention_factor->get_mpq_t(), MPFR_RNDN);
+    }
+    br.reference_cos = mpfr_get_d(c, MPFR_RNDN);
+    br.reference_sin = mpfr_get_d(sn, MPFR_RNDN);
     detail::Steps steps;
     RealisedPair p;
     if (multi) {
@@ -742,6 +758,10 @@ nlohmann::json to_json(const PositionReport& report) {
     j["position"] = report.tuple;
     j["position_axes"] = report.axes;
   }
+  j["attention_factor"] = report.attention_factor
+                              ? nlohmann::json{{"value", report.attention_factor->get_str()},
+                                               {"expression", report.attention_factor_text}}
+                              : nlohmann::json(nullptr);
   nlohmann::json blocks = nlohmann::json::array();
   for (const auto& b : report.blocks) {
     nlohmann::json jb;
@@ -750,6 +770,8 @@ nlohmann::json to_json(const PositionReport& report) {
     jb["exact_angle_text"] = b.exact_angle_text;
     jb["exact_cos"] = b.exact_cos;
     jb["exact_sin"] = b.exact_sin;
+    jb["reference_cos"] = b.reference_cos;
+    jb["reference_sin"] = b.reference_sin;
     nlohmann::json steps = nlohmann::json::object();
     for (const auto& [name, v] : b.steps)
       steps[name] = {{"decimal", decimal(v)}, {"hex", v.to_hex()}};

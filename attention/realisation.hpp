@@ -288,6 +288,9 @@ struct BlockReport {
   std::string exact_angle_text;         ///< θ_d·i exactly, e.g. "1857*10000^(-1/16)"
   double exact_angle = 0;               ///< θ_d·i, nearest double (radians)
   double exact_cos = 0, exact_sin = 0;  ///< cos, sin of the exact angle, nearest double
+  /// What the realised pair is compared with: s·cos and s·sin of the exact angle (nearest
+  /// double), s = PositionReport::attention_factor (1 unless r carries the schedule's factor).
+  double reference_cos = 0, reference_sin = 0;
   /// Intermediate realised values by step name, in computation order: r2 "theta_hat",
   /// "i_hat", "phi"; pipelines "inv_freq" (product recipe) or "theta_scale" (chained, power),
   /// "t", "angle", then "cos_fp"/"sin_fp" (cos/sin in the cos_sin format, before the table
@@ -295,8 +298,9 @@ struct BlockReport {
   /// "cos_fp"/"sin_fp".
   std::vector<std::pair<std::string, Value>> steps;
   Value cos, sin;  ///< realised, table format
-  /// (realised - exact) / ulp_F(round_F(exact)) in the table format, ulp by
-  /// numeric::ulp_exponent; NaN when the realised value is not finite.
+  /// (realised - reference) / ulp_F(round_F(reference)) in the table format (reference =
+  /// s·exact, like with like), ulp by numeric::ulp_exponent; NaN when the realised value is
+  /// not finite.
   double cos_error_ulps = 0, sin_error_ulps = 0;
   std::uint8_t flags = 0;  ///< RealisedFlag bits of the position's steps
   /// RealisedFlag bits of the block's position-independent constants (a pipeline's exponent,
@@ -318,6 +322,11 @@ struct PositionReport {
   PositionTuple tuple;
   /// Multi-axis schedules: the axis names (Schedule::position_axes).
   std::vector<std::string> axes;
+  /// The schedule's attention factor s (Schedule::attention_scaling) when r carries it (a
+  /// framework pipeline multiplies cos and sin by it, transformers' `attention_factor`):
+  /// the reference of the errors is then s·(cos, sin). Unset: r realises the rotation alone.
+  std::optional<mpq_class> attention_factor;
+  std::string attention_factor_text;  ///< its exact expression (Schedule::attention_scaling_text)
   std::vector<BlockReport> blocks;
 };
 

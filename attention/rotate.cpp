@@ -93,7 +93,7 @@ double exact_score(const Schedule& s, PairLayout layout, std::span<const Value> 
 RotateResult rotate_scores(const Schedule& s, const Realisation& r, std::span<const Value> q,
                            std::span<const Value> k, std::uint64_t offset,
                            const std::vector<std::uint64_t>& positions,
-                           numeric::Summation summation) {
+                           numeric::Summation summation, const Format& accumulator) {
   check_applicable(s, r);
   const std::size_t dim = s.dimension();
   if (q.size() != dim || k.size() != dim) {
@@ -120,6 +120,7 @@ RotateResult rotate_scores(const Schedule& s, const Realisation& r, std::span<co
   out.realisation = r.name();
   out.format = r.format;
   out.summation = summation;
+  out.accumulator = accumulator;
   out.layout = r.layout;
   out.query.assign(q.begin(), q.end());
   out.key.assign(k.begin(), k.end());
@@ -130,6 +131,7 @@ RotateResult rotate_scores(const Schedule& s, const Realisation& r, std::span<co
   numeric::EvaluationPolicy policy;
   static_cast<numeric::FormatBinding&>(policy) = r;  // the realisation's F, rounding, engine
   policy.summation = summation;
+  policy.accumulator = accumulator;
   bool any = false;
   for (std::uint64_t p : positions) {
     ScoreAtPosition row;
@@ -191,6 +193,9 @@ nlohmann::json to_json(const RotateResult& r) {
   j["realization"] = r.realisation;
   j["format"] = r.format.name;
   j["summation"] = std::string(numeric::to_string(r.summation));
+  j["accumulator"] = r.summation == numeric::Summation::wide_accumulator
+                         ? nlohmann::json(r.accumulator.name)
+                         : nlohmann::json(nullptr);
   j["layout"] = std::string(to_string(r.layout));
   j["offset"] = r.offset;
   j["query"] = values(r.query);

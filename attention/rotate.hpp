@@ -61,6 +61,8 @@ struct RotateResult {
   std::string realisation;  ///< Realisation::name()
   Format format;            ///< F: q, k, the rotated vectors and the score
   numeric::Summation summation = numeric::Summation::sequential;
+  /// The accumulator format under Summation::wide_accumulator (else unused).
+  Format accumulator = Format::fp32();
   PairLayout layout = PairLayout::adjacent;
   std::vector<Value> query, key;
   std::uint64_t offset = 0;             ///< n
@@ -76,15 +78,18 @@ struct RotateResult {
 /// rounded into F = r.format if the rotation's output format differs, and the score
 /// S(p, p-n) = Σ_j (R̂_p q)_j (R̂_{p-n} k)_j in F by numeric::dot under `summation`
 /// (sequential: left to right over coordinates 0..D-1, each product and partial sum rounded;
-/// THEORY §2.1), next to exact_score. q and k must be elements of F of dimension
+/// THEORY §2.1; wide_accumulator: products and partial sums in `accumulator`, one rounding
+/// into F), next to exact_score. q and k must be elements of F of dimension
 /// s.dimension(). Throws InvalidArgument for a dimension mismatch, an empty position list or
 /// more than kMaxRotatePositions, a p < n, p > 2^63 - 1, or a realisation that does not apply.
 RotateResult rotate_scores(const Schedule& s, const Realisation& r, std::span<const Value> q,
                            std::span<const Value> k, std::uint64_t offset,
                            const std::vector<std::uint64_t>& positions,
-                           numeric::Summation summation = numeric::Summation::sequential);
+                           numeric::Summation summation = numeric::Summation::sequential,
+                           const Format& accumulator = Format::fp32());
 
-/// The result as JSON: schedule, realization, format, summation, layout, offset, query and
+/// The result as JSON: schedule, realization, format, summation, accumulator (the format's
+/// name under wide-accumulator, else null), layout, offset, query and
 /// key (decimal strings), exact, drift, and "scores": [{position, key_position, score
 /// {decimal, hex}, absolute_error, relative_error, overflow, nan}] (non-finite errors as
 /// the strings "inf"/"nan"). Does not print.

@@ -11,6 +11,7 @@
 #include "numeric/error.hpp"
 #include "numeric/exact.hpp"
 #include "numeric/mpfr_util.hpp"
+#include "numeric/suggest.hpp"
 
 namespace ropesim::attention {
 
@@ -693,8 +694,9 @@ Schedule preset_schedule(std::string_view name) {
     s.spec = p.name;
     return s;
   }
-  throw InvalidArgument("unknown model preset '" + std::string(name) +
-                        "'; accepted: " + join(model_preset_names(), ", "));
+  throw InvalidArgument("unknown model preset '" + std::string(name) + "'" +
+                        numeric::did_you_mean(name, model_preset_names()) +
+                        "; accepted: " + join(model_preset_names(), ", "));
 }
 
 namespace {
@@ -729,7 +731,8 @@ Schedule parse_schedule(std::string_view spec) {
     for (const auto& p : model_presets()) {
       if (p.name == spec) return preset_schedule(spec);
     }
-    bad_spec(spec, "unknown schedule or preset name");
+    bad_spec(spec,
+             "unknown schedule or preset name" + numeric::did_you_mean(spec, model_preset_names()));
   }
   const std::string kind(spec.substr(0, colon));
   const std::string_view rest = spec.substr(colon + 1);
@@ -940,7 +943,12 @@ Schedule parse_schedule(std::string_view spec) {
         s = fope_schedule(base, dim, train_len, sigma, seed);
       }
     } else {
-      bad_spec(spec, "unknown kind '" + kind + "'");
+      bad_spec(spec, "unknown kind '" + kind + "'" +
+                         numeric::did_you_mean(
+                             kind, std::vector<std::string>{
+                                       "conventional", "single", "partial", "prope", "periodic",
+                                       "resonance", "resonance-yarn", "axial2d", "mrope", "hirope",
+                                       "liere", "hope", "fope", "hf-config"}));
     }
     return s;
   } catch (const InvalidArgument& e) {

@@ -148,6 +148,10 @@ struct RopeScaling {
   /// "linear", "dynamic", "yarn", "longrope", "llama3" or "mrope" (default RoPE has no
   /// RopeScaling; "default" with an mrope_section is stored as "mrope").
   std::string type;
+  /// The type as the config spelled it when that was an older spelling transformers maps to
+  /// `type` (hf_config.cpp legacy_rope_type: Phi-3's "su", and "yarn" in a phi3 config, are
+  /// "longrope"); empty when the config used the current name.
+  std::string type_spelling;
   /// linear, dynamic, yarn, llama3: the scaling factor; longrope: `factor`, or
   /// max_position_embeddings / original_max_position_embeddings when absent.
   std::optional<mpq_class> factor;

@@ -10,6 +10,7 @@
 
 #include "cli/commands.hpp"
 #include "numeric/format.hpp"
+#include "numeric/suggest.hpp"
 #include "properties/check.hpp"
 
 namespace ropesim::cli {
@@ -73,8 +74,11 @@ Action add_check_command(CLI::App& app) {
       for (const auto& info : properties::property_list())
         known = known || info.name == o->property;
       if (!known) {
-        throw InvalidArgument(fmt::format("--property: unknown property '{}'; accepted: all, {}",
-                                          o->property, properties::property_names()));
+        std::vector<std::string> known_names;
+        for (const auto& info : properties::property_list()) known_names.push_back(info.name);
+        throw InvalidArgument(fmt::format(
+            "--property: unknown property '{}'{}; accepted: all, {}", o->property,
+            numeric::did_you_mean(o->property, known_names), properties::property_names()));
       }
       names.push_back(o->property);
     }

@@ -18,6 +18,7 @@
 #include "automata/export.hpp"
 #include "automata/regex.hpp"
 #include "cli/commands.hpp"
+#include "cli/progress.hpp"
 #include "cli/table.hpp"
 #include "logic/formula.hpp"
 #include "numeric/error.hpp"
@@ -45,6 +46,7 @@ struct ClassifyOptions {
   std::uint64_t random_length = 100;
   std::uint64_t seed = 1;
   std::uint64_t max_states = 256;
+  ProgressChoice progress = ProgressChoice::automatic;  // --model: the extraction's model runs
 };
 
 /// The DFA extracted from --model by L* and the source description with the extraction's
@@ -79,8 +81,13 @@ std::pair<automata::Dfa, nlohmann::json> model_source(
         "certificate (THEORY §6)\n",
         longest, *model.certified_length, o.model_file);
   }
+  ProgressReporter progress(o.progress, "classify --model: running the model on the test words");
+  e.progress = [&](std::uint64_t done, std::uint64_t total) {
+    progress.update(done, total, "words");
+  };
   const proofs::Extraction x =
       with_flag("--exhaustive-length", [&] { return proofs::extract_automaton(model, e); });
+  progress.finish();
   return {x.dfa, {{"kind", "model"}, {"text", o.model_file}, {"extraction", proofs::to_json(x)}}};
 }
 
@@ -273,6 +280,7 @@ Action add_classify_command(CLI::App& app) {
                      std::numeric_limits<std::uint64_t>::max());
   add_integer_option(cmd, "--max-states", o->max_states,
                      "--model: most states L* builds (default 256)", 1, 100000);
+  add_progress_flags(cmd, o->progress);
   cmd->add_flag("--json", o->json, "Print JSON instead of text");
   cmd->add_option("--dot", o->dot, "Also write the minimal DFA to FILE (Graphviz DOT)");
   cmd->add_option("--out,-o", o->out, "Also write the JSON report (with provenance) to FILE");

@@ -110,4 +110,9 @@ std::vector<attention::Schedule> grid_schedules(const std::string& models,
 /// True if stderr is a terminal (progress display).
 bool stderr_is_tty();
 
+/// Prints "ropesim: warning: ..." on stderr (one line) when a run of `schedule` up to
+/// `last_position` uses a longrope factor list transformers would not
+/// (attention::longrope_factor_warning). stdout is untouched.
+void warn_about_schedule(const attention::Schedule& schedule, std::uint64_t last_position);
+
 }  // namespace ropesim::cli

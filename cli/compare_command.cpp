@@ -7,6 +7,7 @@
 
 #include "attention/compare.hpp"
 #include "cli/commands.hpp"
+#include "cli/progress.hpp"
 #include "cli/table.hpp"
 #include "numeric/error.hpp"
 #include "numeric/fast_engine.hpp"
@@ -96,6 +97,30 @@ std::string compare_text(const attention::CompareResult& r, const std::string& r
              ? fmt::format("against      {} (table format {})\n", r.against,
                            r.against_table_format->name)
              : std::string("against      the exact rotation (cos, sin of θ_d·i within 2^-150)\n");
+  if (const auto& f = r.attention_factor) {
+    // the schedule's attention factor on its own line; the reference carries it as A does
+    const std::string value = fmt::format("{:.17g}", f->value.get_d());
+    const std::string expression =
+        f->expression.empty() ? value : fmt::format("{} = {}", f->expression, value);
+    if (f->realisation && (f->against || r.against_table_format)) {
+      out += fmt::format(
+          "attention    factor s = {} multiplies cos and sin of {}{}; the reference is {}\n",
+          expression, r.realisation, f->against ? " and of " + r.against : "",
+          f->against ? "B as realised" : "B's (cos, sin) times s");
+    } else if (f->realisation) {
+      out += fmt::format(
+          "attention    factor s = {} multiplies {}'s cos and sin (Hugging Face: cos = emb.cos() * "
+          "attention_scaling); the reference is s·(cos θ_d·i, sin θ_d·i), so errors are rounding "
+          "only\n",
+          expression, r.realisation);
+    } else {
+      out += fmt::format(
+          "attention    factor s = {} multiplies {}'s cos and sin, not {}'s; the reference is B's "
+          "(cos, sin) "
+          "divided by s\n",
+          expression, r.against, r.realisation);
+    }
+  }
   out += fmt::format("positions    {}..{}, {} blocks\n", r.start, r.start + (r.positions - 1),
                      r.blocks.size());
   Table t = compare_table(r, true);
@@ -144,6 +169,7 @@ Action add_compare_command(CLI::App& app) {
                                        rounding = "nearest-even", engine = "auto", blocks, out;
     std::uint64_t positions = 0, start = 0;
     bool json = false, csv = false, allow_slow = false;
+    ProgressChoice progress = ProgressChoice::automatic;
   };
   auto o = std::make_shared<Options>();
   auto* cmd =
@@ -175,6 +201,7 @@ Action add_compare_command(CLI::App& app) {
   cmd->add_option("-o,--out", o->out, "Also write FILE (.json .csv .md .tex)");
   cmd->add_flag("--allow-slow", o->allow_slow,
                 "Run even when the estimate exceeds the default budget (10 min)");
+  add_progress_flags(cmd, o->progress);
   return [cmd, o]() -> int {
     if (!cmd->parsed()) return -1;
     std::optional<OutputKind> kind;
@@ -224,8 +251,15 @@ Action add_compare_command(CLI::App& app) {
     if (cmd->count("--blocks") > 0) options.blocks = parse_blocks(o->blocks);
     check_budget("--positions", attention::compare_work(schedule, options, !b),
                  opt_in_budget(o->allow_slow));
-    const auto result =
-        with_flag("--blocks", [&] { return attention::compare(schedule, a, b, options); });
+    warn_about_schedule(schedule, o->start + (o->positions - 1));
+    ProgressReporter progress(o->progress, "compare " + a.name());
+    const auto result = with_flag("--blocks", [&] {
+      return attention::compare(schedule, a, b, options,
+                                [&](std::uint64_t done, std::uint64_t total) {
+                                  progress.update(done, total, "entries");
+                                });
+    });
+    progress.finish();
     nlohmann::json j = attention::to_json(result);
     j["rounding"] = std::string(numeric::to_string(mode));
     if (kind) {

@@ -12,6 +12,7 @@
 #include "attention/model_spec.hpp"
 #include "attention/schedule.hpp"
 #include "cli/commands.hpp"
+#include "cli/progress.hpp"
 #include "cli/table.hpp"
 #include "logic/formula.hpp"
 #include "numeric/error.hpp"
@@ -122,6 +123,7 @@ Action add_compile_command(CLI::App& app) {
     bool json = false;
     bool layer_norm = false;
     std::string schedule;
+    ProgressChoice progress = ProgressChoice::automatic;
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("compile",
@@ -152,6 +154,7 @@ Action add_compile_command(CLI::App& app) {
                 "mirror 1 - x, "
                 "head outputs are scaled by 2^-p, and the compiler checks in F that every "
                 "LayerNorm is exact");
+  add_progress_flags(cmd, o->progress);
 
   return [cmd, o]() -> int {
     if (!cmd->parsed()) return -1;
@@ -182,7 +185,12 @@ Action add_compile_command(CLI::App& app) {
     const std::vector<std::string> alphabet = parse_alphabet(o->alphabet);
     const ltl::Formula formula = ltl::parse(o->formula);
     if (cmd->count("--out") > 0) io::check_output_path(o->out, "--out");
+    ProgressReporter progress(o->progress, "compile: certifying P heads");
+    options.progress = [&](std::uint64_t done, std::uint64_t total) {
+      progress.update(done, total, "counts");
+    };
     const proofs::CompiledModel compiled = proofs::compile(formula, alphabet, options);
+    progress.finish();
     const nlohmann::json report = proofs::to_json(compiled);
     if (cmd->count("--out") > 0) {
       nlohmann::json spec = attention::model_to_json(compiled.model);

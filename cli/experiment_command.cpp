@@ -120,7 +120,7 @@ void add_length_options(CLI::App* cmd, LengthArguments& a) {
       ->capture_default_str();
   add_integer_option(cmd, "--words", a.words, "Random words per length (default 40)", 1, 100000);
   add_integer_option(cmd, "--seed", a.seed, "Seed of the random words (default 1)", 0, UINT64_MAX);
-  cmd->add_flag("--quiet", a.quiet, "No progress on stderr");
+  add_progress_flags(cmd, a.progress);
   cmd->add_flag("--allow-slow", a.allow_slow, "Run even when the estimated work is over budget");
 }
 
@@ -166,18 +166,12 @@ proofs::LengthExperimentSpec length_spec(const LengthArguments& a) {
 
 std::vector<proofs::LengthSeries> run_length_experiment(const proofs::LengthExperimentSpec& spec,
                                                         const LengthArguments& a) {
-  const bool show_progress = !a.quiet && stderr_is_tty();
-  const auto start = std::chrono::steady_clock::now();
-  proofs::LengthProgress progress;
-  if (show_progress) {
-    progress = [&](std::size_t done, std::size_t total) {
-      const double elapsed =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      std::cerr << "\r" << progress_line(done, total, "models", elapsed) << std::flush;
-    };
-  }
-  auto series = with_flag("formula", [&] { return proofs::length_experiment(spec, progress); });
-  if (show_progress) std::cerr << "\r\033[K" << std::flush;
+  ProgressReporter progress(a.progress, "experiment length: compiling and running the models");
+  auto series = with_flag("formula", [&] {
+    return proofs::length_experiment(
+        spec, [&](std::size_t done, std::size_t total) { progress.update(done, total, "models"); });
+  });
+  progress.finish();
   return series;
 }
 

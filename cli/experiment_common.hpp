@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/progress.hpp"
 #include "cli/table.hpp"
 #include "proofs/length_experiment.hpp"
 
@@ -16,11 +17,12 @@ struct LengthArguments {
   std::string formula, alphabet = "ab", lengths = "1..64", rounding = "nearest-even";
   std::vector<std::string> schedules{"single:g=1"}, formats{"fp16"};
   std::uint64_t words = 40, seed = 1;
-  bool quiet = false, allow_slow = false;
+  bool allow_slow = false;
+  ProgressChoice progress = ProgressChoice::automatic;
 };
 
 /// Adds FORMULA, --alphabet, --schedule (repeatable), --format (repeatable), --rounding,
-/// --lengths, --words, --seed, --quiet, --allow-slow.
+/// --lengths, --words, --seed, --progress/--no-progress, --allow-slow.
 void add_length_options(CLI::App* cmd, LengthArguments& a);
 
 /// Validates the flags (each error names its flag) and checks the work budget (--lengths,
@@ -28,7 +30,7 @@ void add_length_options(CLI::App* cmd, LengthArguments& a);
 /// each once, in 1..10^6.
 proofs::LengthExperimentSpec length_spec(const LengthArguments& a);
 
-/// Runs the experiment with a progress line on a terminal (unless --quiet).
+/// Runs the experiment with the shared progress display (cli/progress.hpp).
 std::vector<proofs::LengthSeries> run_length_experiment(const proofs::LengthExperimentSpec& spec,
                                                         const LengthArguments& a);
 

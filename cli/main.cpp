@@ -8,12 +8,14 @@
 #include <iostream>
 #include <new>
 
+#include "attention/hf_config.hpp"
 #include "attention/realisation.hpp"
 #include "attention/schedule.hpp"
 #include "cli/commands.hpp"
 #include "cli/table.hpp"
 #include "numeric/error.hpp"
 #include "numeric/format.hpp"
+#include "numeric/suggest.hpp"
 #include "numeric/version.hpp"
 
 namespace ropesim::cli {
@@ -207,6 +209,12 @@ std::vector<attention::Schedule> grid_schedules(const std::string& models,
 
 bool stderr_is_tty() { return ::isatty(STDERR_FILENO) != 0; }
 
+void warn_about_schedule(const attention::Schedule& schedule, std::uint64_t last_position) {
+  if (const auto warning = attention::longrope_factor_warning(schedule, last_position)) {
+    std::cerr << "ropesim: warning: " << one_line(*warning) << "\n";
+  }
+}
+
 }  // namespace ropesim::cli
 
 int main(int argc, char** argv) {
@@ -272,7 +280,10 @@ int main(int argc, char** argv) {
         if (unknown && argv[1][0] == '-') {
           message = std::string("unknown option '") + argv[1] + "' before a command";
         } else if (unknown) {
-          message = std::string("unknown command '") + argv[1] + "'";
+          std::vector<std::string> names;
+          for (const auto* sub : app.get_subcommands({})) names.push_back(sub->get_name());
+          message = std::string("unknown command '") + argv[1] + "'" +
+                    ropesim::numeric::did_you_mean(argv[1], names);
         } else if (argc <= 1) {
           message = "a command is required";
         }

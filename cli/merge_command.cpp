@@ -275,7 +275,8 @@ bool run_option(const std::string& word, bool& takes_value) {
     return true;
   }
   takes_value = false;
-  return word.rfind("-o", 0) == 0 || word == "--quiet" || word == "--json";
+  return word.rfind("-o", 0) == 0 || word == "--quiet" || word == "--progress" ||
+         word == "--no-progress" || word == "--json";
 }
 
 /// The command without the run options: what every shard of one run shares.
@@ -386,7 +387,7 @@ Action add_merge_command(CLI::App& app) {
         fail("'" + f.path + "' and '" + first.path + "' come from different commands (" +
              first_difference(computation(f.command), computation(first.command)) +
              "); accepted: the shards of one run, which differ only in --shard, --out, --jobs, "
-             "--quiet, --json and --columns");
+             "--quiet, --progress, --no-progress, --json and --columns");
       }
       if (f.record.shard.count != n || f.record.total_rows != first.record.total_rows) {
         fail("'" + f.path + "' is shard " + std::to_string(f.record.shard.index) + "/" +

@@ -27,6 +27,7 @@
 #include "cli/gnuplot.hpp"
 #include "cli/horizon_common.hpp"
 #include "cli/jobs.hpp"
+#include "cli/progress.hpp"
 #include "cli/table.hpp"
 #include "numeric/error.hpp"
 #include "numeric/exact.hpp"
@@ -477,6 +478,7 @@ CLI::App* add_plot_error(CLI::App* plot, std::function<int()>& action) {
                           engine = "auto";
     std::uint64_t positions = 2048;
     PlotOutput output;
+    ProgressChoice progress = ProgressChoice::automatic;
   };
   auto o = std::make_shared<Options>();
   auto* cmd = plot->add_subcommand("error",
@@ -495,6 +497,7 @@ CLI::App* add_plot_error(CLI::App* plot, std::function<int()>& action) {
   add_integer_option(cmd, "--positions", o->positions, "N: positions 0..N-1", 1, 1048576)
       ->capture_default_str();
   o->output.add_options(cmd);
+  add_progress_flags(cmd, o->progress);
   action = [cmd, o]() -> int {
     if (!cmd->parsed()) return -1;
     o->output.check(cmd);
@@ -533,12 +536,16 @@ CLI::App* add_plot_error(CLI::App* plot, std::function<int()>& action) {
     std::string worst_cos, worst_sin;
     double worst_exact_cos = 0, worst_exact_sin = 0;
     std::string table_format;
+    warn_about_schedule(schedule, o->positions - 1);
+    ProgressReporter progress(o->progress, "plot error " + realisation.name());
     for (std::uint64_t i = 0; i < o->positions; ++i) {
+      progress.update(i, o->positions, "positions");
       const auto report = attention::query_position(schedule, realisation, i);
       table_format = report.table_format.name;
       for (const auto& b : report.blocks) {
-        const double cos_error = std::abs(b.cos.to_double() - b.exact_cos);
-        const double sin_error = std::abs(b.sin.to_double() - b.exact_sin);
+        // against s·(cos, sin) when the realisation carries the attention factor s
+        const double cos_error = std::abs(b.cos.to_double() - b.reference_cos);
+        const double sin_error = std::abs(b.sin.to_double() - b.reference_sin);
         const bool finite = std::isfinite(cos_error) && std::isfinite(sin_error);
         const double error = finite ? std::max(cos_error, sin_error) : std::nan("");
         if (!finite) {
@@ -552,16 +559,18 @@ CLI::App* add_plot_error(CLI::App* plot, std::function<int()>& action) {
           worst_block = b.block;
           worst_cos = b.cos.to_decimal(9);
           worst_sin = b.sin.to_decimal(9);
-          worst_exact_cos = b.exact_cos;
-          worst_exact_sin = b.exact_sin;
+          worst_exact_cos = b.reference_cos;
+          worst_exact_sin = b.reference_sin;
         }
         data.rows.push_back(
-            {i, b.block, fmt::format("{:.17g}", b.exact_cos), b.cos.to_decimal(17),
-             fmt::format("{:.17g}", b.exact_sin), b.sin.to_decimal(17),
+            {i, b.block, fmt::format("{:.17g}", b.reference_cos), b.cos.to_decimal(17),
+             fmt::format("{:.17g}", b.reference_sin), b.sin.to_decimal(17),
              finite ? nlohmann::json(fmt::format("{:.17g}", error)) : nlohmann::json(nullptr)});
         cells += fmt::format("{} {} {}\n", i, b.block, finite ? gnuplot_number(error) : "NaN");
       }
     }
+    progress.update(o->positions, o->positions, "positions");
+    progress.finish();
     cells += "EOD\n";
     // On the log colour scale a zero error has no colour: drawn white (the background).
     std::string script = cells;

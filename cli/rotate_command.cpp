@@ -2,9 +2,11 @@
 // and its drift with p at fixed n (attention/rotate.hpp). Parsing and printing only.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 
+#include "attention/framework_presets.hpp"
 #include "attention/rotate.hpp"
 #include "cli/commands.hpp"
 #include "cli/table.hpp"
@@ -61,7 +63,7 @@ std::vector<std::uint64_t> parse_positions(const std::string& text) {
 Action add_rotate_command(CLI::App& app) {
   struct Options {
     std::string schedule, realisation = "r1", format = "fp32", rounding = "nearest-even",
-                          engine = "auto", q, k, positions, summation = "sequential", out;
+                          engine = "auto", q, k, positions, summation = "auto", accumulator, out;
     std::optional<std::uint64_t> seed, position;
     std::uint64_t offset = 0;
     bool json = false;
@@ -96,8 +98,15 @@ Action add_rotate_command(CLI::App& app) {
   add_integer_option(cmd, "--offset", o->offset, "n: the key sits at p - n", 0, INT64_MAX)
       ->required();
   cmd->add_option("--summation", o->summation,
-                  "Summation of the score: sequential pairwise wide-accumulator exact")
+                  "Summation of the score: auto sequential pairwise wide-accumulator exact (auto: "
+                  "a framework preset's "
+                  "own accumulation, wide-accumulator in fp32 as its GPU matmul; sequential in F "
+                  "for r1 r2 r3 and "
+                  "pipeline:...)")
       ->capture_default_str();
+  cmd->add_option(
+      "--accumulator", o->accumulator,
+      "Accumulator format of --summation wide-accumulator (default: the preset's, else fp32)");
   cmd->add_flag("--json", o->json, "Print JSON");
   cmd->add_option("-o,--out", o->out, "Also write the JSON (with provenance) to FILE.json");
   seed->excludes(q);
@@ -121,8 +130,11 @@ Action add_rotate_command(CLI::App& app) {
     }
     const auto mode = with_flag("--rounding", [&] { return numeric::parse_rounding(o->rounding); });
     const auto format = with_flag("--format", [&] { return numeric::parse_format(o->format); });
-    const auto summation =
-        with_flag("--summation", [&] { return numeric::parse_summation(o->summation); });
+    std::optional<numeric::Summation> summation_flag;
+    if (o->summation != "auto") {
+      summation_flag =
+          with_flag("--summation", [&] { return numeric::parse_summation(o->summation); });
+    }
     const auto schedule =
         with_flag("--schedule", [&] { return attention::parse_schedule(o->schedule); });
     const numeric::Engine* engine =
@@ -134,6 +146,33 @@ Action add_rotate_command(CLI::App& app) {
       attention::check_applicable(schedule, r);
       return 0;
     });
+    // The score's accumulation: --summation, else the framework preset's (fp32 GEMM
+    // accumulation), else sequential in F (THEORY §2.1's canonical order).
+    const attention::ScoreAccumulation* preset_accumulation =
+        attention::framework_score_accumulation(r.name());
+    numeric::Summation summation = numeric::Summation::sequential;
+    std::string summation_origin =
+        "sequential in F: THEORY §2.1's canonical order (--summation to change)";
+    numeric::Format accumulator = numeric::Format::fp32();
+    if (summation_flag) {
+      summation = *summation_flag;
+      summation_origin = "--summation";
+    } else if (preset_accumulation) {
+      summation = numeric::Summation::wide_accumulator;
+      accumulator = numeric::parse_format(preset_accumulation->format);
+      summation_origin =
+          fmt::format("{}'s accumulation: its q·k GEMM accumulates in {} (docs/FRAMEWORKS.md)",
+                      r.name(), preset_accumulation->format);
+    }
+    if (!o->accumulator.empty()) {
+      if (summation != numeric::Summation::wide_accumulator) {
+        throw InvalidArgument(
+            "--accumulator: only --summation wide-accumulator has an accumulator; accepted: "
+            "--accumulator with --summation wide-accumulator (or a framework preset)");
+      }
+      accumulator =
+          with_flag("--accumulator", [&] { return numeric::parse_format(o->accumulator); });
+    }
     attention::QueryKey qk;
     if (o->seed) {
       qk = attention::random_query_key(format, schedule.dimension(), *o->seed);
@@ -152,11 +191,14 @@ Action add_rotate_command(CLI::App& app) {
         o->position ? std::vector<std::uint64_t>{*o->position} : parse_positions(o->positions);
     if (ps.empty())
       throw InvalidArgument("--positions: empty list; accepted: integers, e.g. 100,1000,10000");
+    warn_about_schedule(schedule, *std::max_element(ps.begin(), ps.end()));
     const auto result = with_flag(o->position ? "--position" : "--positions", [&] {
-      return attention::rotate_scores(schedule, r, qk.query, qk.key, o->offset, ps, summation);
+      return attention::rotate_scores(schedule, r, qk.query, qk.key, o->offset, ps, summation,
+                                      accumulator);
     });
     nlohmann::json j = attention::to_json(result);
     j["rounding"] = std::string(numeric::to_string(mode));
+    j["summation_origin"] = summation_origin;
     if (o->seed) j["seed"] = *o->seed;
     if (!o->out.empty()) {
       nlohmann::json file = j;
@@ -174,9 +216,14 @@ Action add_rotate_command(CLI::App& app) {
                        numeric::to_string(mode));
     out += fmt::format("q            {}\n", vector_text(result.query));
     out += fmt::format("k            {}\n", vector_text(result.key));
+    const std::string accumulation = result.summation == numeric::Summation::wide_accumulator
+                                         ? fmt::format(" (accumulator {})", result.accumulator.name)
+                                         : "";
     out += fmt::format(
-        "score        <R^_p q, R^_(p-n) k> in {}, summation {} over coordinates 0..{}\n",
-        result.format.name, numeric::to_string(result.summation), schedule.dimension() - 1);
+        "score        <R^_p q, R^_(p-n) k> in {}, summation {}{} over coordinates 0..{}\n",
+        result.format.name, numeric::to_string(result.summation), accumulation,
+        schedule.dimension() - 1);
+    out += fmt::format("accumulation {}\n", summation_origin);
     out += fmt::format("exact        q R_(-n) k = {} (n = {}; the same at every p)\n",
                        number_text(result.exact), result.offset);
     Table t;

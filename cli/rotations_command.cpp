@@ -128,16 +128,25 @@ std::string census_text(const attention::CensusResult& r, numeric::Rounding roun
 
 std::string position_text(const attention::PositionReport& report, numeric::Rounding rounding) {
   Table table;
-  table.columns = {"block",       "exact angle", "steps",        "cos exact",   "cos realised",
-                   "cos err ulp", "sin exact",   "sin realised", "sin err ulp", "flags"};
+  const bool scaled = report.attention_factor.has_value();
+  table.columns = {"block",
+                   "exact angle",
+                   "steps",
+                   scaled ? "s*cos exact" : "cos exact",
+                   "cos realised",
+                   "cos err ulp",
+                   scaled ? "s*sin exact" : "sin exact",
+                   "sin realised",
+                   "sin err ulp",
+                   "flags"};
   for (const auto& b : report.blocks) {
     std::string steps;
     for (const auto& [name, value] : b.steps)
       steps += (steps.empty() ? "" : " ") + name + "=" + value.to_decimal(9);
     table.rows.push_back(
         {b.block, fmt::format("{:.9g}", b.exact_angle), steps.empty() ? "-" : steps,
-         fmt::format("{:.9g}", b.exact_cos), b.cos.to_decimal(9),
-         fmt::format("{:.3g}", b.cos_error_ulps), fmt::format("{:.9g}", b.exact_sin),
+         fmt::format("{:.9g}", b.reference_cos), b.cos.to_decimal(9),
+         fmt::format("{:.3g}", b.cos_error_ulps), fmt::format("{:.9g}", b.reference_sin),
          b.sin.to_decimal(9), fmt::format("{:.3g}", b.sin_error_ulps),
          flags_text(b.flags) +
              (b.constant_flags ? " constants:" + flags_text(b.constant_flags) : "")});
@@ -147,6 +156,12 @@ std::string position_text(const attention::PositionReport& report, numeric::Roun
                      numeric::to_string(rounding),
                      report.tuple.empty() ? std::to_string(report.position)
                                           : attention::to_string(report.tuple)) +
+         (scaled ? fmt::format("attention factor s = {} = {:.17g} multiplies the realised cos and "
+                               "sin (Hugging Face: "
+                               "cos = emb.cos() * attention_scaling); the exact columns and the "
+                               "errors include it\n",
+                               report.attention_factor_text, report.attention_factor->get_d())
+                 : std::string()) +
          table.to_text();
 }
 
@@ -243,6 +258,7 @@ Action add_rotations_command(CLI::App& app) {
     if (o->position) {
       const attention::PositionTuple tuple =
           with_flag("--position", [&] { return attention::parse_position_tuple(*o->position); });
+      if (tuple.size() == 1) warn_about_schedule(schedule, tuple.front());
       const auto report = with_flag("--position", [&] {
         return tuple.size() == 1 ? attention::query_position(schedule, realisation, tuple.front())
                                  : attention::query_position(schedule, realisation, tuple);
@@ -285,6 +301,7 @@ Action add_rotations_command(CLI::App& app) {
     options.threads = jobs_threads(o->threads);
     check_budget("--positions", attention::census_work(schedule, options),
                  opt_in_budget(o->allow_slow));
+    warn_about_schedule(schedule, o->start + (o->positions - 1));
     const auto result = attention::census(schedule, realisation, options);
     write_out(census_json(result, mode, true));
     if (o->json) {

@@ -10,6 +10,7 @@
 #include "attention/census.hpp"
 #include "cli/commands.hpp"
 #include "cli/jobs.hpp"
+#include "cli/progress.hpp"
 #include "cli/table.hpp"
 #include "numeric/error.hpp"
 #include "numeric/fast_engine.hpp"
@@ -109,6 +110,7 @@ Action add_sweep_command(CLI::App& app) {
     std::optional<std::uint64_t> max_period;
     unsigned threads = 0;
     bool quiet = false, json = false, allow_slow = false;
+    ProgressChoice progress = ProgressChoice::automatic;
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand(
@@ -140,7 +142,8 @@ Action add_sweep_command(CLI::App& app) {
                   "Columns shown on the terminal: all, or a comma list (default: the main ones)");
   add_jobs_option(cmd, o->threads);
   add_shard_option(cmd, o->shard);
-  cmd->add_flag("--quiet", o->quiet, "No progress on stderr");
+  cmd->add_flag("--quiet", o->quiet, "No progress on stderr (the same as --no-progress)");
+  add_progress_flags(cmd, o->progress);
   cmd->add_flag("--allow-slow", o->allow_slow,
                 "Run even when the estimate exceeds the default budget (10 min, 8 GiB)");
   return [cmd, o]() -> int {
@@ -195,6 +198,8 @@ Action add_sweep_command(CLI::App& app) {
     options.positions = o->positions;
     options.max_period = o->max_period;
     options.threads = jobs_threads(o->threads);
+    for (const auto& s : grid.schedules)
+      warn_about_schedule(s, o->positions - 1);  // longrope past L_orig
     // Row i of the table is grid cell i (attention::sweep's order); a shard runs its rows only.
     const std::size_t cells_per_schedule = grid.formats.size() * grid.realisations.size();
     const std::uint64_t total_rows = grid.schedules.size() * cells_per_schedule;
@@ -219,22 +224,18 @@ Action add_sweep_command(CLI::App& app) {
       budget.seconds = 1800;
       check_budget("--positions", total, budget);
     }
-    const bool show_progress = !o->quiet && stderr_is_tty();
-    const auto start = std::chrono::steady_clock::now();
+    if (o->quiet && o->progress == ProgressChoice::on) {
+      throw InvalidArgument("--quiet: excludes --progress; accepted: one of them");
+    }
+    ProgressReporter reporter(o->quiet ? ProgressChoice::off : o->progress, "sweep");
     attention::CensusProgress progress;
-    if (show_progress) {
-      progress = [start](std::size_t done, std::size_t total, const attention::CensusResult& last) {
-        const double elapsed =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        std::cerr << "\r"
-                  << progress_line(done, total,
-                                   last.schedule + " " + last.realisation + " " + last.format.name,
-                                   elapsed)
-                  << "   " << std::flush;
+    if (reporter.enabled()) {
+      progress = [&reporter](std::size_t done, std::size_t total, const attention::CensusResult&) {
+        reporter.update(done, total, "cells");
       };
     }
     const auto cells = attention::sweep(grid, options, progress, selected);
-    if (show_progress) std::cerr << "\n";
+    reporter.finish();
     const Table table = sweep_table(cells, std::string(numeric::to_string(grid.rounding)));
     std::optional<ShardRecord> record;
     if (sharded) record = ShardRecord{shard, total_rows};

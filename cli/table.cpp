@@ -10,6 +10,7 @@
 
 #include "attention/realisation.hpp"
 #include "numeric/error.hpp"
+#include "numeric/suggest.hpp"
 #include "numeric/version.hpp"
 
 namespace ropesim::cli {
@@ -36,8 +37,9 @@ Table Table::select(const std::vector<std::string>& names) const {
     if (it == columns.end()) {
       std::string list;
       for (const auto& c : columns) list += (list.empty() ? "" : " ") + c;
-      throw InvalidArgument("--columns: unknown column '" + name +
-                            "'; accepted: all, or some of: " + list);
+      throw InvalidArgument("--columns: unknown column '" + name + "'" +
+                            numeric::did_you_mean(name, columns) +
+                            "; accepted: all, or some of: " + list);
     }
     index.push_back(static_cast<std::size_t>(it - columns.begin()));
     t.columns.push_back(name);

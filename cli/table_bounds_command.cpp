@@ -15,6 +15,7 @@
 #include <limits>
 
 #include "attention/census.hpp"
+#include "attention/hf_config.hpp"
 #include "attention/realisation.hpp"
 #include "attention/schedule.hpp"
 #include "cli/commands.hpp"
@@ -138,13 +139,38 @@ nlohmann::json census_cell(const attention::CensusResult& r) {
   return fmt::format("distinct < {}", r.positions);
 }
 
-/// The presets of --presets ("all" = every preset), each checked.
-std::vector<std::string> preset_names(const std::string& presets) {
-  if (presets == "all") return attention::model_preset_names();
-  auto names = split_unique(presets, "--presets");
-  for (const auto& n : names)
-    (void)with_flag("--presets", [&] { return attention::preset_schedule(n); });
-  return names;
+/// One model of --presets: a preset of data/models.json or a Hugging Face config.json.
+struct PresetRow {
+  std::string name;               ///< the preset name or the `hf-config:PATH` spec as given
+  attention::ModelPreset preset;  ///< its config (rope_theta, lengths, scaling)
+  attention::Schedule schedule;   ///< its schedule (preset_schedule or parse_schedule)
+};
+
+/// The models of --presets ("all" = every preset): preset names and `hf-config:PATH` /
+/// `hf-config[seq_len=N]:PATH` specs (docs/HF_CONFIG.md; separate a path holding ',' with ';'),
+/// each read and checked.
+std::vector<PresetRow> resolve_presets(const std::string& presets) {
+  const std::vector<std::string> names =
+      presets == "all" ? attention::model_preset_names()
+                       : split_unique(presets, "--presets", ListKind::schedules);
+  std::vector<PresetRow> rows;
+  for (const auto& n : names) {
+    PresetRow row;
+    row.name = n;
+    if (n.rfind("hf-config", 0) == 0) {
+      row.schedule = with_flag("--presets", [&] { return attention::parse_schedule(n); });
+      const std::string path = n.substr(n.find(':') + 1);
+      row.preset = attention::ModelPreset{
+          n, path, with_flag("--presets", [&] { return attention::read_hf_config(path); })};
+    } else {
+      row.schedule = with_flag("--presets", [&] { return attention::preset_schedule(n); });
+      const auto& all = attention::model_presets();
+      row.preset =
+          *std::find_if(all.begin(), all.end(), [&](const auto& m) { return m.name == n; });
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
 }
 
 /// "m" or "> N".
@@ -155,7 +181,7 @@ nlohmann::json drift_cell(const proofs::DriftResult& r) {
 }
 
 /// --kind semantic-drift: per preset, the preset's schedule and p-RoPE at each p.
-Table semantic_drift_table(const std::vector<std::string>& names, const std::string& p_text,
+Table semantic_drift_table(const std::vector<PresetRow>& models, const std::string& p_text,
                            const std::string& realisation_text,
                            const std::vector<numeric::Format>& formats, const mpq_class& tolerance,
                            std::uint64_t max_length, bool progress) {
@@ -184,11 +210,10 @@ Table semantic_drift_table(const std::vector<std::string>& names, const std::str
       t.terminal_columns.push_back(t.columns.back());
     }
   }
-  const auto& presets = attention::model_presets();
-  for (const auto& name : names) {
-    const auto p =
-        std::find_if(presets.begin(), presets.end(), [&](const auto& m) { return m.name == name; });
-    const attention::Schedule preset = attention::preset_schedule(name);
+  for (const auto& model : models) {
+    const std::string& name = model.name;
+    const auto* p = &model.preset;
+    const attention::Schedule& preset = model.schedule;
     std::vector<std::pair<std::string, attention::Schedule>> rows{{"none", preset}};
     for (const auto& [text, value] : ps) {
       rows.emplace_back(text,
@@ -355,7 +380,10 @@ Action add_table_bounds_command(CLI::App* table) {
                      "base-context: finite-precision columns for L up to this (longer rows: '-')",
                      0, kMaxContextLength)
       ->capture_default_str();
-  cmd->add_option("--presets", o->presets, "critical-dim, semantic-drift: model presets, or 'all'")
+  cmd->add_option(
+         "--presets", o->presets,
+         "critical-dim, semantic-drift: model presets and hf-config:PATH files (a path holding ',' "
+         "separated with ';'), or 'all'")
       ->capture_default_str();
   cmd->add_option("--realizations,--realisations", o->realisations,
                   "critical-dim, semantic-drift, positional-head, no-decay: realisations of the "
@@ -510,12 +538,12 @@ Action add_table_bounds_command(CLI::App* table) {
                          o->max_length, o->key_position);
     } else if (o->kind == "semantic-drift") {
       t = semantic_drift_table(
-          preset_names(o->presets), o->p_values, o->realisations, formats,
+          resolve_presets(o->presets), o->p_values, o->realisations, formats,
           with_flag("--tolerance",
                     [&] { return numeric::parse_rational_exact(o->tolerance, "tolerance"); }),
           o->max_length, progress);
     } else {
-      const auto names = preset_names(o->presets);
+      const auto models = resolve_presets(o->presets);
       const auto realisation_specs =
           split_unique(o->realisations, "--realizations", ListKind::realisations);
       t.columns = {"preset", "base",    "d",     "T_train", "T_train_source",
@@ -531,11 +559,10 @@ Action add_table_bounds_command(CLI::App* table) {
           t.terminal_columns.push_back(column);
         }
       }
-      for (const auto& name : names) {
-        const auto& presets = attention::model_presets();
-        const auto p = std::find_if(presets.begin(), presets.end(),
-                                    [&](const auto& m) { return m.name == name; });
-        const attention::Schedule s = attention::preset_schedule(name);
+      for (const auto& model : models) {
+        const std::string& name = model.name;
+        const auto* p = &model.preset;
+        const attention::Schedule& s = model.schedule;
         const std::size_t d = s.exponent_dim ? *s.exponent_dim : s.rotary_dim;
         const auto [T, source] = proofs::training_length(*p);
         const auto c = proofs::critical_dimension(p->config.rope_theta, d, T);

@@ -6,6 +6,7 @@
 #include "numeric/engine.hpp"
 #include "numeric/error.hpp"
 #include "numeric/fast_engine.hpp"
+#include "numeric/suggest.hpp"
 
 namespace ropesim::numeric {
 
@@ -18,8 +19,9 @@ std::string_view engine_names() { return "mpfr, fast, auto"; }
 const Engine& engine_by_name(std::string_view name) {
   if (name == "mpfr") return mpfr_engine();
   if (name == "fast" || name == "auto") return fast_engine();
-  throw InvalidArgument("unknown engine '" + std::string(name) +
-                        "'; accepted: " + std::string(engine_names()));
+  throw InvalidArgument("unknown engine '" + std::string(name) + "'" +
+                        did_you_mean(name, std::vector<std::string>{"mpfr", "fast", "auto"}) +
+                        "; accepted: " + std::string(engine_names()));
 }
 
 }  // namespace ropesim::numeric

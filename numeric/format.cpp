@@ -5,6 +5,7 @@
 
 #include "numeric/error.hpp"
 #include "numeric/rounding.hpp"
+#include "numeric/suggest.hpp"
 
 namespace ropesim::numeric {
 
@@ -45,9 +46,17 @@ int parse_int(std::string_view text, std::string_view what, std::string_view spe
   return value;
 }
 
-[[noreturn]] void bad_format(std::string_view spec, const std::string& why) {
+[[noreturn]] void bad_format(std::string_view spec, const std::string& why,
+                             std::string_view head = {}) {
+  std::string hint;
+  if (!head.empty()) {
+    // the nearest preset or alias name ("bfloat61" -> bfloat16, "fp61" -> fp16)
+    std::vector<std::string> names = preset_format_names();
+    for (const auto& [alias, preset] : format_aliases()) names.push_back(alias);
+    hint = did_you_mean(head, names);
+  }
   throw InvalidArgument("unknown format '" + std::string(spec) + "'" +
-                        (why.empty() ? std::string() : " (" + why + ")") +
+                        (why.empty() ? std::string() : " (" + why + ")") + hint +
                         "; accepted: " + format_spellings());
 }
 
@@ -127,9 +136,21 @@ std::vector<std::string> preset_format_names() {
   return {"fp64", "fp32", "tf32", "fp16", "bf16", "fp8e4m3", "fp8e5m2"};
 }
 
+const std::vector<std::pair<std::string, std::string>>& format_aliases() {
+  static const std::vector<std::pair<std::string, std::string>> aliases = {
+      {"bfloat16", "bf16"},       {"float16", "fp16"},
+      {"half", "fp16"},           {"float32", "fp32"},
+      {"float", "fp32"},          {"float64", "fp64"},
+      {"double", "fp64"},         {"float8_e4m3fn", "fp8e4m3"},
+      {"float8_e5m2", "fp8e5m2"},
+  };
+  return aliases;
+}
+
 std::string format_spellings() {
   return "fp64, fp32, tf32, fp16, bf16, fp8e4m3, fp8e5m2, p=P,e=E, p=P,emin=A,emax=B, fixed:I.F "
-         "(floating formats may add ,subnormals=off and/or ,overflow=saturate)";
+         "(floating formats may add ,subnormals=off and/or ,overflow=saturate; PyTorch names "
+         "such as bfloat16, float16, half, float32, torch.bfloat16 are aliases)";
 }
 
 std::vector<std::string> expand_format_range(std::string_view spec) {
@@ -237,7 +258,16 @@ Format parse_format_unchecked(std::string_view spec) {
 
   Format f;
   std::size_t next = 1;
-  const std::string& head = items.front();
+  std::string head = items.front();
+  // PyTorch's dtype names (format_aliases), with or without `torch.`
+  const std::string_view torch_prefix = "torch.";
+  if (head.rfind(torch_prefix, 0) == 0) head = head.substr(torch_prefix.size());
+  for (const auto& [alias, preset] : format_aliases()) {
+    if (head == alias) {
+      head = preset;
+      break;
+    }
+  }
   if (head == "fp64") {
     f = Format::fp64();
   } else if (head == "fp32") {
@@ -273,7 +303,7 @@ Format parse_format_unchecked(std::string_view spec) {
       bad_format(spec, "p=P must be followed by e=E or by emin=A,emax=B");
     }
   } else {
-    bad_format(spec, "");
+    bad_format(spec, "", head);
   }
   for (; next < items.size(); ++next) {
     const std::string& option = items[next];
@@ -301,9 +331,13 @@ Rounding parse_rounding(std::string_view text) {
   if (text == "rz" || text == "toward-zero") return Rounding::toward_zero;
   if (text == "ru" || text == "up" || text == "upward") return Rounding::upward;
   if (text == "rd" || text == "down" || text == "downward") return Rounding::downward;
-  throw InvalidArgument("unknown rounding mode '" + std::string(text) +
-                        "'; accepted: nearest-even (rne), nearest-away (rna), toward-zero (rz), "
-                        "upward (ru), downward (rd)");
+  throw InvalidArgument(
+      "unknown rounding mode '" + std::string(text) + "'" +
+      did_you_mean(text,
+                   std::vector<std::string>{"nearest-even", "nearest-away", "toward-zero", "upward",
+                                            "downward", "rne", "rna", "rz", "ru", "rd"}) +
+      "; accepted: nearest-even (rne), nearest-away (rna), toward-zero (rz), "
+      "upward (ru), downward (rd)");
 }
 
 std::string_view to_string(Rounding mode) {

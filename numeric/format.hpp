@@ -2,6 +2,7 @@
 /// The finite set F of THEORY §1: a binary floating-point or fixed-point format.
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace ropesim::numeric {
@@ -75,9 +76,20 @@ std::vector<std::string> preset_format_names();
 ///   presets `fp64 fp32 tf32 fp16 bf16 fp8e4m3 fp8e5m2`;
 ///   `p=P,e=E` (IEEE-style, E exponent bits); `p=P,emin=A,emax=B`;
 ///   `fixed:I.F`;
+///   PyTorch's dtype names for the presets (format_aliases(), with or without `torch.`):
+///   bfloat16 → bf16; float16, half → fp16; float32, float → fp32; float64, double → fp64;
+///   float8_e4m3fn → fp8e4m3; float8_e5m2 → fp8e5m2 (the Format keeps the preset's name);
 /// optionally followed by `,subnormals=off` and/or `,overflow=saturate` (floating formats).
-/// Throws InvalidArgument naming the bad spelling and listing the accepted ones.
+/// Throws InvalidArgument naming the bad spelling, the nearest names (numeric::did_you_mean)
+/// and the accepted ones.
 Format parse_format(std::string_view spec);
+
+/// PyTorch dtype names accepted for the preset formats, as (alias, preset) pairs: the
+/// `torch.<name>` attributes of torch/_C/_VariableFunctions (torch.bfloat16, torch.float16 =
+/// torch.half, torch.float32 = torch.float, torch.float64 = torch.double,
+/// torch.float8_e4m3fn, torch.float8_e5m2; PyTorch docs "torch.dtype"). parse_format also
+/// accepts each with the `torch.` prefix.
+const std::vector<std::pair<std::string, std::string>>& format_aliases();
 
 /// The accepted spellings, for error messages and `--help`.
 std::string format_spellings();

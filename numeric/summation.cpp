@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "numeric/error.hpp"
+#include "numeric/suggest.hpp"
 
 namespace ropesim::numeric {
 
@@ -34,8 +35,10 @@ Summation parse_summation(std::string_view text) {
     return Summation::wide_accumulator;
   }
   if (text == "exact") return Summation::exact;
-  throw InvalidArgument("unknown summation '" + std::string(text) +
-                        "'; accepted: sequential, pairwise, wide-accumulator, exact");
+  throw InvalidArgument("unknown summation '" + std::string(text) + "'" +
+                        did_you_mean(text, std::vector<std::string>{"sequential", "pairwise",
+                                                                    "wide-accumulator", "exact"}) +
+                        "; accepted: sequential, pairwise, wide-accumulator, exact");
 }
 
 const Format& EvaluationPolicy::running_format() const {

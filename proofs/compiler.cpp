@@ -66,8 +66,9 @@ std::string cache_key(const attention::EvaluationPolicy& p, const mpq_class& f1,
 
 }  // namespace
 
-PastCertificate certify_past_head(const attention::EvaluationPolicy& policy, const mpq_class& f1,
-                                  const mpq_class& f2, std::uint64_t limit) {
+PastCertificate certify_past_head(
+    const attention::EvaluationPolicy& policy, const mpq_class& f1, const mpq_class& f2,
+    std::uint64_t limit, const std::function<void(std::uint64_t, std::uint64_t)>& progress) {
   if (policy.summation != attention::Summation::sequential) {
     throw Refusal(RefusalReason::summation,
                   "the compiler certifies P heads under sequential summation only, got " +
@@ -118,6 +119,7 @@ PastCertificate certify_past_head(const attention::EvaluationPolicy& policy, con
   Value alpha = zero;
   bool first = true;
   for (std::uint64_t c = 1; c <= limit; ++c) {
+    if (progress && (c & 63) == 0) progress(c, limit);
     const Value z_next = a.add(Z, one);
     if (!z_stagnant && c > 1 && z_next.same_bits(Z)) z_stagnant = true;
     Value h_next;
@@ -612,7 +614,8 @@ CompiledModel compile_in(const ltl::Formula& input, const std::vector<std::strin
     for (NodeId id : layer) has_past = has_past || formula.node(id).op == Operator::past;
   }
   if (has_past) {
-    PastCertificate cert = certify_past_head(policy, kF1, kF2, options.certify_limit);
+    PastCertificate cert =
+        certify_past_head(policy, kF1, kF2, options.certify_limit, options.progress);
     if (cert.certified_count && *cert.certified_count == 0) {
       throw Refusal(RefusalReason::past_head,
                     "P head refused in " + policy.format.name +
@@ -810,6 +813,7 @@ CompiledModel compile(const ltl::Formula& formula, const std::vector<std::string
     if (e.reason() == RefusalReason::input || e.reason() == RefusalReason::summation) throw;
     CompileOptions trial = options;
     trial.suggest_format = false;
+    trial.progress = {};
     // With Y^k heads a format is only as good as its certified length (THEORY §6): rank every
     // preset that compiles by it (longest first), e.g. 'Y^50 a' refused in fp16 (N_max 43) is
     // certified to 51 in fp8e4m3 but to 709 in fp32. Without them, the smallest preset.

@@ -40,6 +40,7 @@
 #include <gmpxx.h>
 
 #include <cstdint>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -75,9 +76,11 @@ struct PastCertificate {
 /// in F), checking counts 1..limit (stopping early once Z_c and h(c) are both constant).
 /// Time O(min(limit, stagnation)²) additions in F; results are cached per (policy, f1, f2,
 /// limit). Throws InvalidArgument if the summation is not sequential, f_large(F) is undefined,
-/// or f1, f2 are not exact in F. Source: THEORY §7 C1 (Patch 2), §1 (f_large).
-PastCertificate certify_past_head(const attention::EvaluationPolicy& policy, const mpq_class& f1,
-                                  const mpq_class& f2, std::uint64_t limit);
+/// or f1, f2 are not exact in F. `progress`, when set, is called now and then with (counts
+/// checked, limit). Source: THEORY §7 C1 (Patch 2), §1 (f_large).
+PastCertificate certify_past_head(
+    const attention::EvaluationPolicy& policy, const mpq_class& f1, const mpq_class& f2,
+    std::uint64_t limit, const std::function<void(std::uint64_t, std::uint64_t)>& progress = {});
 
 /// What to compile.
 struct CompileOptions {
@@ -97,6 +100,9 @@ struct CompileOptions {
   /// multi-frequency head with equal weights, certified by the same range scan. Must have at
   /// least one rotary block.
   attention::Schedule offset_schedule = attention::single_schedule(1);
+  /// Called now and then with (counts certified, certify_limit) while P heads are certified
+  /// (the long part of `compile --certify N`); unset: no calls. Output does not depend on it.
+  std::function<void(std::uint64_t, std::uint64_t)> progress;
 };
 
 /// The LayerNorm mirror of a compiled model (THEORY §7 C1; LC25 App B.3), as ropesim builds and

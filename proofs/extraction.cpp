@@ -215,7 +215,9 @@ std::vector<TestWord> test_set(Teacher& teacher, std::size_t k, const Extraction
                                std::uint64_t exhaustive) {
   std::vector<TestWord> tests;
   Word w(options.exhaustive_length, 0);
+  const std::uint64_t total = exhaustive + (options.random_length > 0 ? options.random_words : 0);
   for (std::uint64_t i = 0; i < exhaustive; ++i) {
+    if (options.progress && (i & 15) == 0) options.progress(i, total);
     std::uint64_t rest = i;
     for (std::size_t p = options.exhaustive_length; p-- > 0;) {
       w[p] = static_cast<automata::Letter>(rest % k);
@@ -229,8 +231,10 @@ std::vector<TestWord> test_set(Teacher& teacher, std::size_t k, const Extraction
       Word u(options.random_length);
       for (auto& a : u) a = static_cast<automata::Letter>(rng() % k);
       tests.push_back({u, teacher.ask_all(u, true)});
+      if (options.progress) options.progress(exhaustive + r + 1, total);
     }
   }
+  if (options.progress) options.progress(total, total);
   return tests;
 }
 
@@ -270,6 +274,7 @@ Extraction extract_automaton(const MembershipOracle& oracle,
   Extraction result{automata::Dfa(alphabet, {std::vector<automata::State>(k, 0)}, 0, {false}),
                     options};
   result.exhaustive_words = exhaustive;
+  result.bounds.progress = nullptr;  // the caller's callback is not kept in the result
   Teacher teacher(oracle, result);
 
   // The equivalence test set, answered once and compared with every hypothesis.

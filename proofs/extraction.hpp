@@ -47,6 +47,10 @@ struct ExtractionOptions {
   std::size_t random_length = 100;  ///< length of the random words (0 = none)
   std::uint64_t seed = 1;           ///< seed of the random words (std::mt19937_64)
   std::size_t max_states = 256;     ///< L* stops when the table would need more states
+  /// Called with (test words answered, test words in all) while the equivalence test set is
+  /// answered (the long part: one model run per word); unset: no calls. Results do not depend
+  /// on it.
+  std::function<void(std::uint64_t, std::uint64_t)> progress;
 };
 
 /// The most words of length exhaustive_length an extraction asks (|Σ|^L).

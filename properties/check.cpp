@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "numeric/error.hpp"
+#include "numeric/suggest.hpp"
 #include "properties/theorems.hpp"
 
 namespace ropesim::properties {
@@ -132,8 +133,10 @@ PropertyOutcome run_property(const std::string& name, const CheckOptions& option
     if (t.info.name == name) theorem = &t;
   }
   if (theorem == nullptr) {
-    throw InvalidArgument(
-        fmt::format("unknown property '{}'; accepted: all, {}", name, property_names()));
+    std::vector<std::string> names;
+    for (const auto& t : theorems()) names.push_back(t.info.name);
+    throw InvalidArgument(fmt::format("unknown property '{}'{}; accepted: all, {}", name,
+                                      numeric::did_you_mean(name, names), property_names()));
   }
   return run_theorem(*theorem, options, progress);
 }

@@ -239,7 +239,9 @@ TEST_CASE("hf-config refusals: one line naming the file and the accepted values"
        "unknown rope_scaling type 'ntk-by-parts'; accepted: default, mrope, linear, dynamic, yarn, "
        "longrope, llama3"},
       {"bad_key", R"({"head_dim": 8, "rope_scaling": {"type": "linear", "factor": 2, "fator": 3}})",
-       "unknown key 'fator' in rope_scaling of type linear; accepted: rope_type, type, factor"},
+       // 'fator' is one insertion from 'factor' (numeric::did_you_mean, issue 25)
+       "unknown key 'fator' in rope_scaling of type linear (did you mean 'factor'?); accepted: "
+       "rope_type, type, factor"},
       {"no_factor", R"({"head_dim": 8, "rope_scaling": {"rope_type": "yarn"}})", "needs 'factor'"},
       {"short_list", R"({"head_dim": 8, "max_position_embeddings": 10,
          "rope_scaling": {"type": "longrope", "short_factor": [1, 2, 3], "long_factor": [1, 2, 3, 4]}})",
@@ -358,4 +360,53 @@ TEST_CASE("yarn correction range and pipeline inv_freq over random configs",
     }
   });
   REQUIRE(ok);
+}
+
+TEST_CASE("older rope type spellings: su and phi3's yarn are longrope (configuration_phi3.py)",
+          "[hf-config]") {
+  // transformers Phi3Config._rope_scaling_adjustment: type "su" or "yarn" → "longrope".
+  // rotary_dim 4: θ_0 = 1, θ_1 = 10000^(-1/2) = 1/100; short_factor [1, 4] gives θ'_1 = 1/400.
+  const std::string keys = R"("head_dim": 4, "rope_theta": 10000, "max_position_embeddings": 32,
+      "original_max_position_embeddings": 8, "rope_scaling": {"short_factor": [1, 4], "long_factor": [2, 8], )";
+  const Schedule su = hf("su", "{" + keys + R"("type": "su"}})");
+  REQUIRE(su.rope_scaling.has_value());
+  CHECK(su.rope_scaling->type == "longrope");
+  CHECK(su.rope_scaling->type_spelling == "su");
+  CHECK(rational_of(su, 0) == 1);
+  CHECK(rational_of(su, 1) == mpq_class(1, 400));
+  const Schedule phi3 =
+      hf("phi3_yarn", R"({"model_type": "phi3", )" + keys + R"("type": "yarn"}})");
+  CHECK(phi3.rope_scaling->type == "longrope");
+  CHECK(phi3.rope_scaling->type_spelling == "yarn");
+  CHECK(rational_of(phi3, 1) == mpq_class(1, 400));
+  // both keys, both spellings of one type: accepted
+  const Schedule both = hf("su_both", "{" + keys + R"("type": "su", "rope_type": "longrope"}})");
+  CHECK(both.rope_scaling->type == "longrope");
+  // "yarn" outside phi3 is YaRN: short_factor is not a YaRN key, and the message says why
+  const std::string e =
+      error_of("hf-config:" + write_config("yarn_not_phi3", "{" + keys + R"("type": "yarn"}})"));
+  CHECK(e.find("unknown key 'long_factor' in rope_scaling of type yarn") != std::string::npos);
+  CHECK(e.find("model_type is phi3") != std::string::npos);
+}
+
+TEST_CASE("longrope_factor_warning: short_factor past original_max_position_embeddings",
+          "[hf-config]") {
+  const std::string text = R"({"head_dim": 4, "rope_theta": 10000, "max_position_embeddings": 32,
+      "original_max_position_embeddings": 8,
+      "rope_scaling": {"type": "longrope", "short_factor": [1, 4], "long_factor": [2, 8]}})";
+  const Schedule s = hf("warn", text);
+  // transformers: long_factor iff max(position_ids) + 1 > 8, i.e. a last position ≥ 8
+  CHECK_FALSE(longrope_factor_warning(s, 7).has_value());
+  const auto w = longrope_factor_warning(s, 8);
+  REQUIRE(w.has_value());
+  CHECK(w->find("ropesim uses short_factor (seq_len unset)") != std::string::npos);
+  CHECK(w->find("transformers uses long_factor for a sequence of 9 tokens") != std::string::npos);
+  CHECK(w->find("hf-config[seq_len=9]:") != std::string::npos);
+  // seq_len = 9 > 8: the schedule holds long_factor (θ'_1 = 1/800) and is for that long a
+  // sequence: nothing to warn about at any position.
+  const Schedule l = hf("warn_long", text, 9);
+  CHECK(rational_of(l, 1) == mpq_class(1, 800));
+  CHECK_FALSE(longrope_factor_warning(l, 1000).has_value());
+  // not longrope: never
+  CHECK_FALSE(longrope_factor_warning(parse_schedule("llama2-7b"), 1000000).has_value());
 }

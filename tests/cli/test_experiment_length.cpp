@@ -45,7 +45,7 @@ TEST_CASE("experiment length: a conventional Y a head is exact up to its certifi
   REQUIRE(certified >= 10);
   const std::string lengths = "1.." + std::to_string(certified) + ",60,100";
   const Run r = run("experiment length 'Y a' --alphabet ab --format fp16 --lengths " + lengths +
-                    " --words 6 --seed 3 --json --quiet");
+                    " --words 6 --seed 3 --json --no-progress");
   INFO(r.err);
   REQUIRE(r.code == 0);
   const auto j = nlohmann::json::parse(r.out);
@@ -84,9 +84,9 @@ TEST_CASE("experiment length: periodic MOD heads are exact at every length, in e
   // (ab)* (RoPE-X Prop 3.2) compiled with periodic tables: accuracy 1 at lengths 1..80 in bf16,
   // fp16 and fp32. The MOD heads need no certificate; the P head's is unbounded where its sums
   // stagnate (bf16, fp16) and is the checked limit --certify = 10^4 otherwise (fp32), past 80.
-  const Run r =
-      run("experiment length 'mod(2,1) & !P(mod(2,1) & !a | mod(2,0) & !b)' --alphabet ab "
-          "--format bf16 --format fp16 --format fp32 --lengths 1..80 --words 8 --json --quiet");
+  const Run r = run(
+      "experiment length 'mod(2,1) & !P(mod(2,1) & !a | mod(2,0) & !b)' --alphabet ab "
+      "--format bf16 --format fp16 --format fp32 --lengths 1..80 --words 8 --json --no-progress");
   INFO(r.err);
   REQUIRE(r.code == 0);
   const auto j = nlohmann::json::parse(r.out);

@@ -30,9 +30,12 @@ TEST_CASE("rotations --schedule hf-config:PATH equals the conventional schedule 
 
 TEST_CASE("a bad hf-config exits 2 with one line naming the file", "[cli][hf-config]") {
   const std::string path = temp_path("hf_config_bad.json");
-  std::ofstream(path) << R"({"head_dim": 64, "rope_scaling": {"type": "su", "factor": 2}})";
+  // "su" was the example of an unknown type until ropesim accepted it as transformers does
+  // (Phi-3's old spelling of longrope, docs/HF_CONFIG.md); "ntk-by-parts" is no type at all.
+  std::ofstream(path)
+      << R"({"head_dim": 64, "rope_scaling": {"type": "ntk-by-parts", "factor": 2}})";
   expect_usage_error(run("rotations --schedule hf-config:" + path + " --positions 10"),
-                     "unknown rope_scaling type 'su'");
+                     "unknown rope_scaling type 'ntk-by-parts'");
   expect_usage_error(run("rotations --schedule hf-config:" + path + " --positions 10"), path);
   expect_usage_error(run("rotations --schedule hf-config:/nonexistent/x.json --positions 10"),
                      "/nonexistent/x.json");
