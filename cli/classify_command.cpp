@@ -45,6 +45,7 @@ struct ClassifyOptions {
   std::uint64_t random_length = 100;
   std::uint64_t seed = 1;
   std::uint64_t max_states = 256;
+  bool allow_slow = false;
 };
 
 /// The DFA extracted from --model by L* and the source description with the extraction's
@@ -69,6 +70,12 @@ std::pair<automata::Dfa, nlohmann::json> model_source(
   e.random_length = static_cast<std::size_t>(o.random_length);
   e.seed = o.seed;
   e.max_states = static_cast<std::size_t>(o.max_states);
+  // The equivalence test words alone: refused with the estimate before the first query.
+  const WorkEstimate work = proofs::extraction_work(model, e);
+  check_budget(cmd.count("--exhaustive-length") > 0 && o.random_length == 0
+                   ? "--exhaustive-length"
+                   : "--random-words x --random-length",
+               work, opt_in_budget(o.allow_slow));
   const proofs::Extraction x =
       with_flag("--exhaustive-length", [&] { return proofs::extract_automaton(model, e); });
   return {x.dfa, {{"kind", "model"}, {"text", o.model_file}, {"extraction", proofs::to_json(x)}}};
@@ -263,6 +270,10 @@ Action add_classify_command(CLI::App& app) {
                      std::numeric_limits<std::uint64_t>::max());
   add_integer_option(cmd, "--max-states", o->max_states,
                      "--model: most states L* builds (default 256)", 1, 100000);
+  cmd->add_flag("--allow-slow", o->allow_slow,
+                "--model: extract even when the test words' estimated time or memory exceeds the "
+                "default budget "
+                "(10 min, 8 GiB)");
   cmd->add_flag("--json", o->json, "Print JSON instead of text");
   cmd->add_option("--dot", o->dot, "Also write the minimal DFA to FILE (Graphviz DOT)");
   cmd->add_option("--out,-o", o->out, "Also write the JSON report (with provenance) to FILE");

@@ -120,6 +120,7 @@ Action add_compile_command(CLI::App& app) {
     bool explain = false;
     bool json = false;
     bool layer_norm = false;
+    bool allow_slow = false;
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("compile",
@@ -142,6 +143,9 @@ Action add_compile_command(CLI::App& app) {
                 "constants in F, "
                 "margins and certified lengths");
   cmd->add_flag("--json", o->json, "Print the compiler's report as JSON");
+  cmd->add_flag("--allow-slow", o->allow_slow,
+                "Compile even when the P-head certificate's estimated time exceeds the default "
+                "budget (10 min)");
   cmd->add_flag("--layer-norm", o->layer_norm,
                 "Post-LN model with the LayerNorm mirror (THEORY §7 C1): every coordinate gets a "
                 "mirror 1 - x, "
@@ -165,6 +169,14 @@ Action add_compile_command(CLI::App& app) {
     options.layer_norm = o->layer_norm;
     const std::vector<std::string> alphabet = parse_alphabet(o->alphabet);
     const ltl::Formula formula = ltl::parse(o->formula);
+    // The budgets, before anything is built: the model's size (a refusal no flag lifts) and the
+    // P-head certificate's work (quadratic in --certify while the sums are exact).
+    proofs::check_compile_budget(formula, alphabet, options);
+    if (proofs::estimate_compile(formula, alphabet, options).past_heads) {
+      check_budget("--certify",
+                   proofs::certify_past_head_work(options.policy, options.certify_limit),
+                   opt_in_budget(o->allow_slow));
+    }
     if (!o->out.empty()) check_writable(o->out, "--out");
     const proofs::CompiledModel compiled = proofs::compile(formula, alphabet, options);
     const nlohmann::json report = proofs::to_json(compiled);
@@ -172,7 +184,7 @@ Action add_compile_command(CLI::App& app) {
       nlohmann::json spec = attention::model_to_json(compiled.model);
       spec["_construction"] = report;
       spec["_provenance"] = provenance();
-      write_file_atomically(o->out, spec.dump(2) + "\n");
+      write_model_spec(o->out, spec);
     }
     if (o->json) {
       nlohmann::json j = report;

@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "attention/realisation.hpp"
+#include "numeric/budget.hpp"
 #include "numeric/error.hpp"
 #include "numeric/version.hpp"
 
@@ -332,6 +333,18 @@ void write_file_atomically(const std::string& path, const std::string& text) {
     std::remove(temporary.c_str());
     throw InvalidArgument("--out: cannot rename into '" + path + "': " + error.message());
   }
+}
+
+void write_model_spec(const std::string& path, const nlohmann::json& spec) {
+  const std::string text = spec.dump(2) + "\n";
+  if (text.size() > kMaxInputFileBytes) {
+    throw BudgetExceeded(
+        fmt::format("--out: the model spec would be {} ({} bytes), more than the {} that ropesim "
+                    "run reads; nothing written",
+                    size_text(static_cast<double>(text.size())), text.size(),
+                    size_text(static_cast<double>(kMaxInputFileBytes))));
+  }
+  write_file_atomically(path, text);
 }
 
 std::string flags_text(std::uint8_t flags) {

@@ -71,6 +71,11 @@ void check_writable(const std::string& path, const std::string& flag);
 /// ropesim::InvalidArgument if the directory is not writable.
 void write_file_atomically(const std::string& path, const std::string& text);
 
+/// Writes a model spec (`spec.dump(2)` and a newline) that `ropesim run` will read back, with
+/// write_file_atomically; refuses with ropesim::BudgetExceeded, writing nothing, when the text
+/// is larger than kMaxInputFileBytes (numeric/budget.hpp), the most ropesim reads.
+void write_model_spec(const std::string& path, const nlohmann::json& spec);
+
 /// `word` as one shell word: unchanged if it has only safe characters, else in single quotes
 /// (how the recorded command quotes each argument, so it can be pasted back).
 std::string shell_word(const std::string& word);
