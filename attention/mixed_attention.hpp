@@ -96,6 +96,13 @@ struct AccumulationResult {
   std::vector<AccumulationRow> rows;  ///< one per accumulator, in order
 };
 
+/// The work of run_accumulation_case, for check_budget: terms·keys·(accumulators + 1)
+/// products (one exact product per term and key, one rounded product and sum per accumulator),
+/// and the memory of the query and keys held as Values (terms·(keys + 1) of them) plus the
+/// exact products' rationals. The rate is the one measured on the reference machine
+/// (5·10^6 products/s).
+WorkEstimate accumulation_work(const AccumulationCase& c);
+
 /// Runs the case. Throws InvalidArgument unless 1 ≤ terms ≤ 10^6, 1 ≤ keys ≤ 4096 and at least
 /// one accumulator is given.
 AccumulationResult run_accumulation_case(const AccumulationCase& c,

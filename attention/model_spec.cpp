@@ -713,27 +713,29 @@ void check_model_size(const json& spec, std::size_t d_model, const ModelLoadOpti
       return static_cast<double>(j->get<long long>());
     return 0;
   };
-  const double d = static_cast<double>(d_model);
-  double total = d * 3;  // BOS, EOS, classifier
+  ModelShape shape;
+  shape.d_model = static_cast<double>(d_model);
   if (const json* a = optional_field(spec, "alphabet"); a && a->is_array())
-    total += d * static_cast<double>(a->size());
+    shape.symbols = static_cast<double>(a->size());
   if (const json* layers = optional_field(spec, "layers"); layers && layers->is_array()) {
     for (const json& layer : *layers) {
       if (!layer.is_object()) continue;
-      total += 5 * d;  // attention bias, two norms
+      shape.layers += 1;
       if (const json* heads = optional_field(layer, "heads"); heads && heads->is_array()) {
         for (const json& h : *heads) {
           if (!h.is_object()) continue;
-          const double hd = size_of(optional_field(h, "head_dim")),
-                       vd = size_of(optional_field(h, "value_dim"));
-          total += 2 * hd * (d + 1) + vd * (2 * d + 1);
+          shape.heads += 1;
+          shape.head_dims += size_of(optional_field(h, "head_dim"));
+          shape.value_dims += size_of(optional_field(h, "value_dim"));
         }
       }
       if (const json* ffn = optional_field(layer, "ffn"); ffn && ffn->is_object()) {
-        total += size_of(optional_field(*ffn, "hidden")) * (2 * d + 1) + d;
+        shape.ffn_layers += 1;
+        shape.hidden += size_of(optional_field(*ffn, "hidden"));
       }
     }
   }
+  const double total = spec_number_count(shape);
   if (total > static_cast<double>(options.max_parameters)) {
     throw InvalidArgument(
         fmt::format("model spec: the model holds about {:.3g} numbers (d_model {}, with every "
@@ -994,6 +996,32 @@ Model load_model(const std::filesystem::path& path, const ModelLoadOptions& opti
   } catch (const InvalidArgument& e) {
     throw InvalidArgument(path.string() + ": " + e.what());
   }
+}
+
+double spec_number_count(const ModelShape& s) {
+  const double d = s.d_model;
+  return d * (3 + s.symbols) + 5 * d * s.layers + 2 * (d + 1) * s.head_dims +
+         (2 * d + 1) * s.value_dims + (2 * d + 1) * s.hidden + d * s.ffn_layers;
+}
+
+void check_model_budget(const std::string& what, const ModelShape& shape, double max_numbers,
+                        double max_bytes) {
+  const double numbers = spec_number_count(shape), bytes = spec_min_bytes(shape);
+  if (numbers > max_numbers || bytes > max_bytes) {
+    throw BudgetExceeded(fmt::format(
+        "{}: its model would have d_model {:.3g} and {:.3g} layers, about {:.3g} numbers and a "
+        "spec of at least "
+        "{}; accepted: models that ropesim run reads (at most {:.0f} numbers and a {} spec)",
+        what, shape.d_model, shape.layers, numbers, size_text(bytes), max_numbers,
+        size_text(max_bytes)));
+  }
+}
+
+double spec_min_bytes(const ModelShape& s) {
+  const double entries = s.d_model * (2 * s.head_dims + 2 * s.value_dims + 2 * s.hidden);
+  const double rows =
+      2 * s.head_dims + s.value_dims + s.d_model * s.heads + s.hidden + s.d_model * s.ffn_layers;
+  return 16 * entries + 24 * rows;
 }
 
 nlohmann::json model_to_json(const Model& model) {

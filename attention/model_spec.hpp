@@ -17,6 +17,7 @@
 #include <string_view>
 
 #include "attention/transformer.hpp"
+#include "numeric/budget.hpp"
 
 namespace ropesim::attention {
 
@@ -33,8 +34,31 @@ struct ModelLoadOptions {
   /// The most numbers (matrix and vector entries) a spec may declare: larger models are
   /// refused before allocation with the estimate (default 2^24, a few hundred MiB). SIZE_MAX
   /// lifts it; the hard limits per dimension (10^6) and per matrix (10^7 entries) remain.
-  std::size_t max_parameters = std::size_t{1} << 24;
+  std::size_t max_parameters = kMaxModelNumbers;
 };
+
+/// The count of numbers that load_model compares with ModelLoadOptions::max_parameters (an
+/// upper estimate of the entries of every matrix and vector): d·(3 + symbols) + 5d per layer
+/// (attention bias, two norms) + per head 2·head_dim·(d+1) + value_dim·(2d+1) + per FFN
+/// hidden·(2d+1) + d.
+double spec_number_count(const ModelShape& shape);
+
+/// Bytes that every spec of this shape written by model_to_json(...).dump(2) takes at least,
+/// counting only the layers' dense matrices (query, key: head_dim rows of d; value: value_dim
+/// rows of d; output: d rows of value_dim; w1: hidden rows of d; w2: d rows of hidden): dump(2)
+/// writes every entry on its own line at an indent of at least 12 spaces as a quoted decimal of
+/// at least one digit (≥ 16 bytes: `"0"` and the newline), and opens and closes every row on
+/// lines of their own at an indent of at least 10 (≥ 24 bytes per row). Used to refuse a model
+/// before it is built; the exact size is known only once the text is written.
+double spec_min_bytes(const ModelShape& shape);
+
+/// Throws BudgetExceeded "{what}: its model would have d_model …, … layers, about … numbers and a
+/// spec of at least …; accepted: models that ropesim run reads (at most … numbers and a … spec)"
+/// when spec_number_count(shape) > max_numbers or spec_min_bytes(shape) > max_bytes: for a
+/// command about to build a model that `ropesim run` would refuse to load.
+void check_model_budget(const std::string& what, const ModelShape& shape,
+                        double max_numbers = kMaxModelNumbers,
+                        double max_bytes = kMaxInputFileBytes);
 
 /// The deepest nesting of JSON objects/arrays a model spec may have (deeper input is refused
 /// while parsing: one line, no stack overflow).

@@ -462,12 +462,32 @@ struct RunResult {
 /// in the alphabet, trace positions that do not exist, or an invalid model (validate()).
 RunResult run(const Model& model, std::string_view word, const RunOptions& options = {});
 
+/// The shape of a model as far as its size goes: sums over all layers and heads, as doubles so
+/// that the shape of a model too large to build (an estimate) can be held without overflow.
+struct ModelShape {
+  double d_model = 0;
+  double symbols = 0;  ///< alphabet size
+  double layers = 0;
+  double ffn_layers = 0;  ///< layers with a feed-forward sublayer
+  double heads = 0;       ///< attention heads over all layers
+  double head_dims = 0;   ///< sum of head_dim over every head of every layer
+  double value_dims = 0;  ///< sum of value_dim over every head of every layer
+  double hidden = 0;      ///< sum of ffn.hidden over every layer
+};
+
+/// The shape of a built model.
+ModelShape shape_of(const Model& model);
+
 /// The work of run(model, w) for a word of `symbols` symbols, in multiply-adds: per layer,
 /// every head scores each query against its visible keys ((N+2)²/2 · head_dim) and mixes the
 /// values, plus the projections and the FFN at every position. The rate is the one measured
 /// for the reference path on this project's 2-core reference machine (an estimate for
 /// check_budget, not a promise).
 WorkEstimate run_work(const Model& model, std::uint64_t symbols);
+
+/// run_work for a model of this shape (the same estimate, from the sums alone), so that the
+/// work of a model too large to build can be estimated without building it.
+WorkEstimate run_work(const ModelShape& shape, std::uint64_t symbols);
 
 /// The run as JSON (docs/MODEL_SPEC.md, "Run output"): "input", "tokens", "positions",
 /// "accept" (bool), "output" (the classifier value: a number when finite, else "inf", "-inf"

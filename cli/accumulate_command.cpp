@@ -44,6 +44,7 @@ Action add_accumulate_command(CLI::App& app) {
     std::vector<std::string> accumulators;
     std::string engine = "auto";
     bool json = false;
+    bool allow_slow = false;
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("accumulate",
@@ -65,6 +66,9 @@ Action add_accumulate_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_flag("--json", o->json,
                 "Print JSON: exact dot products, and per accumulator the scores and weights");
+  cmd->add_flag(
+      "--allow-slow", o->allow_slow,
+      "Run even when the estimated time or memory exceeds the default budget (10 min, 8 GiB)");
   return [cmd, o]() -> int {
     if (!cmd->parsed()) return -1;
     attention::AccumulationCase c;
@@ -80,6 +84,7 @@ Action add_accumulate_command(CLI::App& app) {
     }
     const numeric::Engine* engine =
         with_flag("--engine", [&] { return &numeric::engine_by_name(o->engine); });
+    check_budget("--terms x --keys", attention::accumulation_work(c), opt_in_budget(o->allow_slow));
     const attention::AccumulationResult r = attention::run_accumulation_case(c, *engine);
     if (o->json) {
       nlohmann::json j;

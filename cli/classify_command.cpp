@@ -47,6 +47,7 @@ struct ClassifyOptions {
   std::uint64_t seed = 1;
   std::uint64_t max_states = 256;
   ProgressChoice progress = ProgressChoice::automatic;  // --model: the extraction's model runs
+  bool allow_slow = false;
 };
 
 /// The DFA extracted from --model by L* and the source description with the extraction's
@@ -71,6 +72,12 @@ std::pair<automata::Dfa, nlohmann::json> model_source(
   e.random_length = static_cast<std::size_t>(o.random_length);
   e.seed = o.seed;
   e.max_states = static_cast<std::size_t>(o.max_states);
+  // The equivalence test words alone: refused with the estimate before the first query.
+  const WorkEstimate work = proofs::extraction_work(model, e);
+  check_budget(cmd.count("--exhaustive-length") > 0 && o.random_length == 0
+                   ? "--exhaustive-length"
+                   : "--random-words x --random-length",
+               work, opt_in_budget(o.allow_slow));
   // The extraction queries words up to the longest of its exhaustive and random lengths; past
   // the model's certified length its answers are the model's, not the construction's.
   const std::uint64_t longest = std::max<std::uint64_t>(e.exhaustive_length, e.random_length);
@@ -281,6 +288,10 @@ Action add_classify_command(CLI::App& app) {
   add_integer_option(cmd, "--max-states", o->max_states,
                      "--model: most states L* builds (default 256)", 1, 100000);
   add_progress_flags(cmd, o->progress);
+  cmd->add_flag("--allow-slow", o->allow_slow,
+                "--model: extract even when the test words' estimated time or memory exceeds the "
+                "default budget "
+                "(10 min, 8 GiB)");
   cmd->add_flag("--json", o->json, "Print JSON instead of text");
   cmd->add_option("--dot", o->dot, "Also write the minimal DFA to FILE (Graphviz DOT)");
   cmd->add_option("--out,-o", o->out, "Also write the JSON report (with provenance) to FILE");

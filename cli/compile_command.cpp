@@ -124,6 +124,7 @@ Action add_compile_command(CLI::App& app) {
     bool layer_norm = false;
     std::string schedule;
     ProgressChoice progress = ProgressChoice::automatic;
+    bool allow_slow = false;
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("compile",
@@ -149,6 +150,9 @@ Action add_compile_command(CLI::App& app) {
                 "constants in F, "
                 "margins and certified lengths");
   cmd->add_flag("--json", o->json, "Print the compiler's report as JSON");
+  cmd->add_flag("--allow-slow", o->allow_slow,
+                "Compile even when the P-head certificate's estimated time exceeds the default "
+                "budget (10 min)");
   cmd->add_flag("--layer-norm", o->layer_norm,
                 "Post-LN model with the LayerNorm mirror (THEORY §7 C1): every coordinate gets a "
                 "mirror 1 - x, "
@@ -184,6 +188,14 @@ Action add_compile_command(CLI::App& app) {
     }
     const std::vector<std::string> alphabet = parse_alphabet(o->alphabet);
     const ltl::Formula formula = ltl::parse(o->formula);
+    // The budgets, before anything is built: the model's size (a refusal no flag lifts) and the
+    // P-head certificate's work (quadratic in --certify while the sums are exact).
+    proofs::check_compile_budget(formula, alphabet, options);
+    if (proofs::estimate_compile(formula, alphabet, options).past_heads) {
+      check_budget("--certify",
+                   proofs::certify_past_head_work(options.policy, options.certify_limit),
+                   opt_in_budget(o->allow_slow));
+    }
     if (cmd->count("--out") > 0) io::check_output_path(o->out, "--out");
     ProgressReporter progress(o->progress, "compile: certifying P heads");
     options.progress = [&](std::uint64_t done, std::uint64_t total) {
@@ -196,7 +208,7 @@ Action add_compile_command(CLI::App& app) {
       nlohmann::json spec = attention::model_to_json(compiled.model);
       spec["_construction"] = report;
       spec["_provenance"] = provenance();
-      io::write_output_file(o->out, spec.dump(2) + "\n");
+      write_model_spec(o->out, spec);
     }
     if (o->json) {
       nlohmann::json j = report;

@@ -49,7 +49,7 @@ void write_model(const std::string& path, const attention::Model& model,
   nlohmann::json spec = attention::model_to_json(model);
   spec["_construction"] = report;
   spec["_provenance"] = provenance();
-  io::write_output_file(path, spec.dump(2) + "\n");
+  write_model_spec(path, spec);
 }
 
 /// The readable report of `construct mod`: the construction, f_large, the bound, C, the realised
@@ -171,8 +171,9 @@ Action add_construct_command(CLI::App& app) {
           with_flag("--rounding", [&] { return numeric::parse_rounding(mo->rounding); });
       policy.format = with_flag("--format", [&] { return numeric::parse_format(mo->format); });
       policy.engine = with_flag("--engine", [&] { return &numeric::engine_by_name(mo->engine); });
-      // m ≤ 10000: the compiler checks every residue for every candidate C.
-      spec.atom.m = parse_integer(mo->m, "--m", "the modulus m", 1, 10000);
+      // m ≤ kMaxModulus (numeric/budget.hpp): the compiler checks every residue for every candidate
+      // C.
+      spec.atom.m = parse_integer(mo->m, "--m", "the modulus m", 1, kMaxModulus);
       spec.atom.r = parse_integer(mo->r, "--r", "the residue r", 0, spec.atom.m - 1);
       spec.readout = with_flag("--readout", [&] { return proofs::parse_mod_readout(mo->readout); });
       with_flag("--rounding", [&] {
@@ -204,6 +205,8 @@ Action add_construct_command(CLI::App& app) {
     }
     if (offset->parsed()) {
       const proofs::HorizonSpec spec = horizon_spec(oo->head);
+      attention::check_model_budget("--k " + std::to_string(spec.head.k),
+                                    proofs::offset_model_shape(spec.head));
       if (offset->count("--out") > 0) io::check_output_path(oo->out, "--out");
       const proofs::HorizonReport report = proofs::horizon(spec);
       proofs::FixedOffsetSpec head = spec.head;

@@ -2,19 +2,24 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 #include "cli/table.hpp"
@@ -113,9 +118,54 @@ std::string read_text(const std::string& path) {
   return ss.str();
 }
 
+/// How gnuplot ended: its wait status, or that it was killed at the deadline.
+struct GnuplotExit {
+  int status = 0;
+  bool timed_out = false;
+};
+
+/// Waits for gnuplot (leader of its own process group) until `seconds` have passed, then kills
+/// the whole group (gnuplot and anything it started) and reaps it.
+GnuplotExit wait_for_gnuplot(pid_t pid, double seconds) {
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + std::chrono::duration<double>(seconds);
+  GnuplotExit ended;
+  auto pause = std::chrono::milliseconds(1);
+  for (;;) {
+    const pid_t done = ::waitpid(pid, &ended.status, WNOHANG);
+    if (done == pid) return ended;
+    if (done < 0 && errno != EINTR) return ended;  // not our child any more: nothing to wait for
+    if (Clock::now() >= deadline) break;
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::milliseconds(50));
+  }
+  ended.timed_out = true;
+  ::kill(-pid, SIGKILL);
+  ::kill(pid, SIGKILL);
+  while (::waitpid(pid, &ended.status, 0) < 0 && errno == EINTR) {
+  }
+  return ended;
+}
+
 }  // namespace
 
+double gnuplot_timeout_seconds() {
+  const char* text = std::getenv("ROPESIM_GNUPLOT_TIMEOUT");
+  if (text == nullptr || *text == '\0') return kGnuplotTimeoutSeconds;
+  const std::string s = text;
+  std::size_t digits = 0;
+  while (digits < s.size() && std::isdigit(static_cast<unsigned char>(s[digits])) != 0) ++digits;
+  if (digits == 0 || digits != s.size() || digits > 6 || std::stoul(s) < 1) {
+    throw InvalidArgument(
+        "ROPESIM_GNUPLOT_TIMEOUT='" + s +
+        "' is not a number of seconds; accepted: an integer in 1..999999 (default " +
+        std::to_string(static_cast<int>(kGnuplotTimeoutSeconds)) + ")");
+  }
+  return static_cast<double>(std::stoul(s));
+}
+
 void require_gnuplot() {
+  (void)gnuplot_timeout_seconds();  // a bad ROPESIM_GNUPLOT_TIMEOUT is refused before computing
   if (find_gnuplot().empty()) {
     throw InvalidArgument(
         "plot: gnuplot is not installed (not found on PATH); install it with: apt-get install "
@@ -151,6 +201,7 @@ void draw_with_gnuplot(const std::string& body, PlotKind kind, const std::string
                        int width, int height) {
   const std::string gnuplot = find_gnuplot();
   if (gnuplot.empty()) require_gnuplot();
+  const double timeout = gnuplot_timeout_seconds();
   // gnuplot draws into a temporary file of its own; the figure then reaches --out through
   // io::write_output_file (atomic replace, symbolic links followed, devices written through).
   const std::string temporary = temporary_file("ropesim_plot_figure_");
@@ -185,22 +236,33 @@ void draw_with_gnuplot(const std::string& body, PlotKind kind, const std::string
   std::string arg0 = "gnuplot";
   std::string arg1 = script_path;
   char* argv[] = {arg0.data(), arg1.data(), nullptr};
+  // Its own process group, so that a gnuplot that does not finish is killed with whatever it
+  // started.
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attributes, 0);
   pid_t pid = 0;
-  const int spawned = ::posix_spawn(&pid, gnuplot.c_str(), &actions, nullptr, argv, environ);
+  const int spawned = ::posix_spawn(&pid, gnuplot.c_str(), &actions, &attributes, argv, environ);
   posix_spawn_file_actions_destroy(&actions);
-  int status = 0;
-  if (spawned == 0) {
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-  }
+  posix_spawnattr_destroy(&attributes);
+  GnuplotExit ended;
+  if (spawned == 0) ended = wait_for_gnuplot(pid, timeout);
+  const int status = ended.status;
   const std::string log = read_text(log_path);
   cleanup();
   std::error_code ec;
-  const bool ok = spawned == 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
-                  std::filesystem::exists(temporary, ec) &&
+  const bool ok = spawned == 0 && !ended.timed_out && WIFEXITED(status) &&
+                  WEXITSTATUS(status) == 0 && std::filesystem::exists(temporary, ec) &&
                   std::filesystem::file_size(temporary, ec) > 0;
   if (!ok) {
     std::remove(temporary.c_str());
+    if (ended.timed_out) {
+      throw InvalidArgument(
+          fmt::format("plot: gnuplot ({}) did not finish within {:g} s and was stopped; no figure "
+                      "written (ROPESIM_GNUPLOT_TIMEOUT sets the limit in seconds)",
+                      gnuplot, timeout));
+    }
     std::string first;
     std::istringstream lines(log);
     for (std::string line; std::getline(lines, line);) {
@@ -208,9 +270,18 @@ void draw_with_gnuplot(const std::string& body, PlotKind kind, const std::string
         first = line;  // the message follows the caret
       if (line.find("line ") != std::string::npos && !first.empty()) break;
     }
-    throw std::runtime_error("gnuplot failed" +
-                             (spawned != 0 ? std::string(" to start") : std::string()) +
-                             (first.empty() ? std::string() : ": " + first));
+    std::string how;
+    if (spawned != 0) {
+      how = "could not be started (" + std::string(std::strerror(spawned)) + ")";
+    } else if (WIFSIGNALED(status)) {
+      how = "was killed by signal " + std::to_string(WTERMSIG(status));
+    } else if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
+      how = "failed with exit status " + std::to_string(WEXITSTATUS(status));
+    } else {
+      how = "exited without writing the figure";
+    }
+    throw InvalidArgument("plot: gnuplot (" + gnuplot + ") " + how +
+                          (first.empty() ? std::string() : ": " + first) + "; no figure written");
   }
   const std::string figure = read_text(temporary);
   std::remove(temporary.c_str());

@@ -33,6 +33,16 @@ std::string gnuplot_lines(const std::vector<std::string>& lines);
 /// "NaN" for a non-finite value, which gnuplot skips).
 std::string gnuplot_number(double value);
 
+/// How long gnuplot may run for one figure before ropesim stops it (seconds): every figure
+/// of `ropesim plot` takes gnuplot well under a second, so 60 s means it hangs (e.g. waiting
+/// for a terminal). The environment variable ROPESIM_GNUPLOT_TIMEOUT (an integer number of
+/// seconds, 1..999999) replaces it.
+inline constexpr double kGnuplotTimeoutSeconds = 60;
+
+/// kGnuplotTimeoutSeconds, or ROPESIM_GNUPLOT_TIMEOUT when set; throws ropesim::InvalidArgument
+/// naming the variable and the accepted values when it is not such an integer.
+double gnuplot_timeout_seconds();
+
 /// Throws ropesim::InvalidArgument ("gnuplot is not installed …; apt-get install gnuplot-nox")
 /// unless an executable `gnuplot` is on PATH. Call before computing.
 void require_gnuplot();
@@ -47,8 +57,10 @@ std::string gnuplot_terminal(PlotKind kind, const std::string& temporary_path, i
 /// at `width` × `height`. The script goes to a temporary file and gnuplot is started without a
 /// shell; it writes `out_path.tmp.<pid>`, which is renamed to `out_path` only when gnuplot
 /// succeeded and wrote a non-empty file. A footnote with cli::provenance_line() is added at the
-/// bottom of the figure. Throws std::runtime_error with gnuplot's first error line otherwise
-/// (no file is left behind).
+/// bottom of the figure. Otherwise throws ropesim::InvalidArgument (one line, exit 2 like a
+/// missing gnuplot; no file is left behind) naming gnuplot: it could not be started, failed
+/// (its exit status and first error line), was killed by a signal, wrote no figure, or did not
+/// finish within gnuplot_timeout_seconds() (then its process group is killed).
 void draw_with_gnuplot(const std::string& body, PlotKind kind, const std::string& out_path,
                        int width, int height);
 

@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "attention/realisation.hpp"
+#include "numeric/budget.hpp"
 #include "numeric/error.hpp"
 #include "numeric/suggest.hpp"
 #include "numeric/version.hpp"
@@ -293,6 +294,18 @@ std::string render(const Table& table, OutputKind kind, const std::optional<Shar
       return "% " + line + "\n" + (shard ? "% " + shard_text + "\n" : "") + table.to_latex();
   }
   return {};
+}
+
+void write_model_spec(const std::string& path, const nlohmann::json& spec) {
+  const std::string text = spec.dump(2) + "\n";
+  if (text.size() > kMaxInputFileBytes) {
+    throw BudgetExceeded(
+        fmt::format("--out: the model spec would be {} ({} bytes), more than the {} that ropesim "
+                    "run reads; nothing written",
+                    size_text(static_cast<double>(text.size())), text.size(),
+                    size_text(static_cast<double>(kMaxInputFileBytes))));
+  }
+  io::write_output_file(path, text);
 }
 
 std::string flags_text(std::uint8_t flags) {

@@ -68,6 +68,11 @@ std::string provenance_line();
 /// (io/files.hpp): atomic replace of regular files, symbolic links followed, devices written
 /// through.
 
+/// Writes a model spec (`spec.dump(2)` and a newline) that `ropesim run` will read back, with
+/// io::write_output_file; refuses with ropesim::BudgetExceeded, writing nothing, when the text
+/// is larger than kMaxInputFileBytes (numeric/budget.hpp), the most ropesim reads.
+void write_model_spec(const std::string& path, const nlohmann::json& spec);
+
 /// `word` as one shell word: unchanged if it has only safe characters, else in single quotes
 /// (how the recorded command quotes each argument, so it can be pasted back).
 std::string shell_word(const std::string& word);

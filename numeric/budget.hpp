@@ -6,12 +6,46 @@
 /// offset-simulation check, model runs, censuses) estimates its work from the arguments and
 /// calls `check_budget` first, so that an impossible request gets one line with the estimate
 /// (exit 2 in the CLI) instead of hours without a word, a bad_alloc or an OOM kill.
+///
+/// This file is the one home of the limits that are about resources rather than meaning: the
+/// default time and memory budget, the largest input file, the largest MOD modulus built. A
+/// command that needs a new limit adds it here (named, documented, with its reason) and refuses
+/// with BudgetExceeded, so the limits can be found and compared in one place.
 #include <cstdint>
 #include <string>
 
+#include "io/files.hpp"
 #include "numeric/error.hpp"
 
 namespace ropesim {
+
+/// A refusal because of the estimated cost (time, memory, size of a file), not because of what
+/// the input means. An InvalidArgument (one line, exit 2 in the CLI) that callers can tell
+/// apart: e.g. the formula compiler does not retry a budget refusal in other formats.
+class BudgetExceeded : public InvalidArgument {
+ public:
+  explicit BudgetExceeded(const std::string& message) : InvalidArgument(message) {}
+};
+
+/// The largest file ropesim reads as input (model specs, DFA files, tables to merge): 64 MiB.
+/// A command that writes a file which another command reads back (compile, construct) refuses
+/// to write a larger one, so that it never writes a file `ropesim run` would refuse. 64 MiB is
+/// far above every model ropesim constructs for a practical formula (tens of kB) and well below
+/// what a 2-core reference machine parses in a few seconds (a parsed spec takes about 10× its
+/// size in memory).
+inline constexpr std::uint64_t kMaxInputFileBytes =
+    io::input_limit_bytes;  // one home: io/files.hpp
+
+/// The most numbers (matrix and vector entries) a model spec may hold when `ropesim run` loads
+/// it without --allow-large (attention::ModelLoadOptions::max_parameters): 2^24, a few hundred
+/// MiB once parsed. `compile` refuses to build a model beyond it.
+inline constexpr std::uint64_t kMaxModelNumbers = std::uint64_t{1} << 24;
+
+/// The largest modulus m of a MOD_m^r atom that ropesim builds (`construct mod --m`, `compile
+/// 'mod(m,r)'`): the head's periodic table and its margin check hold one entry per residue
+/// (0..m-1), and C = auto repeats the check for every candidate C. 10^4 residues take well
+/// under a second; mod(2^64-1, 0) would need 1.8e19 table entries.
+inline constexpr std::uint64_t kMaxModulus = 10000;
 
 /// An estimate of the work a computation will do.
 struct WorkEstimate {
@@ -28,11 +62,14 @@ struct Budget {
   bool unlimited = false;                   ///< the user opted in (e.g. --allow-slow)
 };
 
-/// Throws InvalidArgument, with `flag` in front and the estimate in the message, when the
+/// Throws BudgetExceeded, with `flag` in front and the estimate in the message, when the
 /// estimate exceeds the budget (unless budget.unlimited; memory beyond 2^50 bytes is refused
 /// even then). `opt_in` names what lifts the limit (e.g. "--allow-slow").
 void check_budget(const std::string& flag, const WorkEstimate& estimate, const Budget& budget,
                   const std::string& opt_in = "--allow-slow");
+
+/// "512 bytes", "3.5 KiB", "64 MiB", "2.1 GiB", "1.8e+19 bytes": a size for messages.
+std::string size_text(double bytes);
 
 /// "3.2 s", "4.1 min", "2.5 h", "3.1 days", "1.2e+03 years": a duration for messages.
 std::string duration_text(double seconds);

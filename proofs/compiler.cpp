@@ -1,12 +1,17 @@
 #include "proofs/compiler.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <mutex>
 #include <set>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "logic/fragment.hpp"
+#include "numeric/budget.hpp"
 #include "numeric/engine.hpp"
 #include "numeric/error.hpp"
 #include "numeric/format_properties.hpp"
@@ -532,14 +537,14 @@ CompiledModel compile_in(const ltl::Formula& input, const std::vector<std::strin
   for (std::size_t i = 0; i < input.size(); ++i) {
     if (!used_input[i]) continue;
     const ltl::Node& n = input.node(static_cast<NodeId>(i));
-    const std::string text = ltl::to_string(input, static_cast<NodeId>(i));
-    if (n.op == Operator::since) {
+    if (n.op == Operator::since) {  // the text only here: printing every subformula is quadratic
       throw Refusal(RefusalReason::input,
-                    "cannot compile '" + text +
+                    "cannot compile '" + ltl::to_string(input, static_cast<NodeId>(i)) +
                         "': S (since) is not in LTL[P,MOD], which RoPE_P transformers recognise "
                         "(THEORY §5 T5); the compiler accepts atoms, true, mod(m,r), !, &, |, P");
     }
   }
+  check_compile_budget(input, alphabet, options);
   if (policy.summation != attention::Summation::sequential) {
     throw Refusal(RefusalReason::summation,
                   "the compiler certifies its heads under sequential summation only, got " +
@@ -795,12 +800,158 @@ CompiledModel compile_in(const ltl::Formula& input, const std::vector<std::strin
   model.classifier.bias = a.from_rational(mpq_class(-1, 2));
   if (options.layer_norm) add_layer_norm_mirror(out, raw_ranges, a);
   model.validate();
+  if (const double numbers = attention::spec_number_count(attention::shape_of(model));
+      numbers > static_cast<double>(options.max_model_numbers)) {
+    throw BudgetExceeded(fmt::format(
+        "cannot compile '{}': its model has d_model {} and {} layers, {:.3g} numbers; "
+        "accepted: models that ropesim run reads (at most {} numbers)",
+        out.formula, model.d_model, model.layers.size(), numbers, options.max_model_numbers));
+  }
   return out;
 }
 
 const char* const kPresets[] = {"fp8e4m3", "fp8e5m2", "bf16", "fp16", "tf32", "fp32", "fp64"};
 
 }  // namespace
+
+WorkEstimate certify_past_head_work(const attention::EvaluationPolicy& policy,
+                                    std::uint64_t limit) {
+  const double exact_counts = std::ldexp(1.0, std::min(policy.format.precision, 63));
+  const double counts = std::min(static_cast<double>(limit), exact_counts);
+  WorkEstimate e;
+  e.what = "additions in " + policy.format.name + " (the P-head certificate up to --certify)";
+  e.units = counts * (counts + 1) / 2 + std::max(0.0, static_cast<double>(limit) - counts);
+  e.units_per_second = 7.5e7;
+  return e;
+}
+
+CompileEstimate estimate_compile(const ltl::Formula& formula,
+                                 const std::vector<std::string>& alphabet,
+                                 const CompileOptions& options) {
+  CompileEstimate e;
+  const std::size_t n = formula.size();
+  const std::vector<bool> used = ltl::reachable_nodes(formula);
+  // layer[i]: the layer that computes node i in the ASAP schedule (-1: a leaf, no layer). The
+  // operands of a node have smaller ids (nodes are interned bottom-up).
+  std::vector<double> layer(n, -1);
+  std::set<std::string> symbols(alphabet.begin(), alphabet.end());
+  double d = 2 + static_cast<double>(alphabet.size());  // bos, top, sym:a
+  double heads = 0, head_dims = 0, hidden = 0, largest_k = 0;
+  bool has_mod = false;
+  // The used chain P^1 true, P^2 true, ... (a prefix: P^j true uses P^(j-1) true): the gates
+  // of Y^k nodes reuse it and add the rest.
+  std::unordered_map<NodeId, NodeId> past_of;
+  std::optional<NodeId> top;
+  for (std::size_t i = 0; i < n; ++i) {
+    const ltl::Node& node = formula.node(static_cast<NodeId>(i));
+    if (node.op == Operator::top) top = static_cast<NodeId>(i);
+    if (used[i] && node.op == Operator::past) past_of.emplace(node.left, static_cast<NodeId>(i));
+  }
+  auto after = [](double a, double b = -1) { return 1 + std::max(a, b); };
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!used[i]) continue;
+    const ltl::Node& node = formula.node(static_cast<NodeId>(i));
+    switch (node.op) {
+      case Operator::symbol:
+        if (symbols.insert(node.symbol).second) d += 1;  // an atom outside the alphabet
+        break;
+      case Operator::top:
+        break;
+      case Operator::modulo:
+        if (node.m == 1) break;  // mod(1,0) is top
+        if (node.m > e.largest_modulus) {
+          e.largest_modulus = node.m;
+          e.largest_modulus_atom = ltl::to_string(formula, static_cast<NodeId>(i));
+        }
+        layer[i] = 0;
+        d += 2;  // f<id> and raw:<id>
+        heads += 1;
+        head_dims += 4;
+        hidden += mod_formula(node.m, node.r, 1) ? 1 : 2;
+        has_mod = true;
+        break;
+      case Operator::past:
+        layer[i] = after(layer[node.left]);
+        d += 2;
+        heads += 1;
+        head_dims += 1;
+        hidden += 2;
+        break;
+      case Operator::yesterday:
+        layer[i] = after(layer[node.left], static_cast<double>(node.k) - 1);  // the gate P^k true
+        largest_k = std::max(largest_k, static_cast<double>(node.k));
+        d += 2;
+        heads += 1;
+        head_dims += static_cast<double>(attention::single_schedule(1).dimension());
+        hidden += 1;
+        break;
+      case Operator::negation:
+        layer[i] = after(layer[node.left]);
+        d += 1;
+        hidden += 1;
+        break;
+      case Operator::conjunction:
+      case Operator::disjunction:
+        layer[i] = after(layer[node.left], layer[node.right]);
+        d += 1;
+        hidden += node.op == Operator::conjunction ? 1 : 2;
+        break;
+      case Operator::since:
+        break;  // refused by the compiler
+    }
+  }
+  if (largest_k > 0) {  // the gate chain P^1 true .. P^k true beyond the part the formula uses
+    double present = 0;
+    for (auto it = top ? past_of.find(*top) : past_of.end();
+         it != past_of.end() && present < largest_k; it = past_of.find(it->second)) {
+      present += 1;
+    }
+    const double added = largest_k - present;
+    d += 2 * added;
+    heads += added;
+    head_dims += added;
+    hidden += 2 * added;
+  }
+  e.past_heads = largest_k > 0 || !past_of.empty();
+  if (has_mod) {  // count, written by the counting head of layer 0
+    d += 1;
+    heads += 1;
+    head_dims += 1;
+  }
+  const double layers = 1 + layer[formula.root()];
+  attention::ModelShape& shape = e.shape;
+  shape.symbols = static_cast<double>(alphabet.size());
+  shape.layers = layers;
+  shape.ffn_layers = layers;  // every node has a hidden unit, and every layer computes a node
+  shape.head_dims = head_dims;
+  shape.heads = heads;
+  shape.value_dims = heads;
+  shape.hidden = hidden;
+  shape.d_model = d;
+  if (options.layer_norm) {  // the mirrors (padding not counted) and a reset unit per head
+    shape.d_model = 2 * d;
+    shape.hidden += heads;
+  }
+  e.numbers = attention::spec_number_count(shape);
+  e.min_bytes = attention::spec_min_bytes(shape);
+  return e;
+}
+
+void check_compile_budget(const ltl::Formula& formula, const std::vector<std::string>& alphabet,
+                          const CompileOptions& options) {
+  const CompileEstimate e = estimate_compile(formula, alphabet, options);
+  if (e.largest_modulus > kMaxModulus) {
+    throw BudgetExceeded(
+        fmt::format("cannot compile '{}': the MOD head of {} needs a periodic table and a margin "
+                    "check of {:.3g} residues; "
+                    "accepted: moduli m <= {} (as construct mod --m)",
+                    ltl::to_string(formula), e.largest_modulus_atom,
+                    static_cast<double>(e.largest_modulus), kMaxModulus));
+  }
+  attention::check_model_budget("cannot compile '" + ltl::to_string(formula) + "'", e.shape,
+                                static_cast<double>(options.max_model_numbers),
+                                static_cast<double>(options.max_spec_bytes));
+}
 
 CompiledModel compile(const ltl::Formula& formula, const std::vector<std::string>& alphabet,
                       const CompileOptions& options) {

@@ -46,8 +46,10 @@
 #include <string>
 #include <vector>
 
+#include "attention/model_spec.hpp"
 #include "attention/transformer.hpp"
 #include "logic/formula.hpp"
+#include "numeric/budget.hpp"
 #include "proofs/mod_atom.hpp"
 #include "proofs/residual_space.hpp"
 
@@ -82,6 +84,13 @@ PastCertificate certify_past_head(
     const attention::EvaluationPolicy& policy, const mpq_class& f1, const mpq_class& f2,
     std::uint64_t limit, const std::function<void(std::uint64_t, std::uint64_t)>& progress = {});
 
+/// The work of certify_past_head(policy, f1, f2, limit), for check_budget before it starts:
+/// while the sequential sum Z_c of c ones is exact (c ≤ 2^p, p the precision of F) and has not
+/// stagnated, h(c) is recomputed as a sum of c terms, min(limit, 2^p)²/2 additions in all (one
+/// per count after that). The rate is the one measured on the reference machine (fp32: 30000
+/// counts, 4.5e8 additions, in 6 s).
+WorkEstimate certify_past_head_work(const attention::EvaluationPolicy& policy, std::uint64_t limit);
+
 /// What to compile.
 struct CompileOptions {
   attention::EvaluationPolicy policy;  ///< F, rounding, summation (sequential only)
@@ -103,7 +112,41 @@ struct CompileOptions {
   /// Called now and then with (counts certified, certify_limit) while P heads are certified
   /// (the long part of `compile --certify N`); unset: no calls. Output does not depend on it.
   std::function<void(std::uint64_t, std::uint64_t)> progress;
+  /// The largest model compile() builds (numeric/budget.hpp): at most max_model_numbers
+  /// numbers as `ropesim run` counts them (attention::spec_number_count) and at most
+  /// max_spec_bytes of spec text (attention::spec_min_bytes before building, the written text
+  /// after), i.e. a model `ropesim run` loads without --allow-large.
+  std::uint64_t max_model_numbers = kMaxModelNumbers;
+  std::uint64_t max_spec_bytes = kMaxInputFileBytes;
 };
+
+/// The model compile() would build, estimated from the formula's DAG alone in time linear in
+/// its size (no constant is computed): d_model, layers (the ASAP schedule's depth), the heads'
+/// head_dim/value_dim and the hidden units. Exact for a model without the LayerNorm mirror
+/// (the compiler's layout: bos, top, sym:a, per P/MOD/Y^k node a coordinate and a raw one, per
+/// Boolean node one, count with a MOD atom; the gates P^j⊤ of Y^k nodes included); with
+/// layer_norm a lower bound (2·d_model, no padding). Numbers are doubles: a formula such as
+/// Y^18446744073709551615 a has an estimate but no model.
+struct CompileEstimate {
+  attention::ModelShape shape;
+  double numbers = 0;    ///< attention::spec_number_count(shape)
+  double min_bytes = 0;  ///< attention::spec_min_bytes(shape)
+  /// The largest modulus m of a mod(m,r) atom (0 if none) and the atom's text.
+  std::uint64_t largest_modulus = 0;
+  std::string largest_modulus_atom;
+  /// True when the model has P heads (P nodes, or the gates P^j⊤ of Y^k nodes), so that
+  /// compile() runs certify_past_head.
+  bool past_heads = false;
+};
+CompileEstimate estimate_compile(const ltl::Formula& formula,
+                                 const std::vector<std::string>& alphabet,
+                                 const CompileOptions& options);
+
+/// Throws BudgetExceeded (one line naming the formula, the estimate and the limit) when a
+/// mod(m,r) atom has m > kMaxModulus or the estimated model exceeds options.max_model_numbers
+/// or options.max_spec_bytes. compile() calls it before building anything.
+void check_compile_budget(const ltl::Formula& formula, const std::vector<std::string>& alphabet,
+                          const CompileOptions& options);
 
 /// The LayerNorm mirror of a compiled model (THEORY §7 C1; LC25 App B.3), as ropesim builds and
 /// certifies it in F. Every coordinate x holding 0/1 gets a mirror `mirror:x` = 1 − x, so a
@@ -186,7 +229,10 @@ struct CompiledModel {
 /// fixed point, d_model > 2^p, an absorption or a head-output image fails: the message names it); a
 /// MOD head fails its realised margins (make_mod_atom_head's message); the P head's re-binarisation
 /// fails at some count ≤ 1. With suggest_format the message ends with the smallest preset format
-/// that compiles the formula (or says none does).
+/// that compiles the formula (or says none does). Throws BudgetExceeded (an InvalidArgument, never
+/// retried in other formats) before building when check_compile_budget refuses, and after building
+/// when the model's exact spec_number_count exceeds options.max_model_numbers (the writer checks
+/// the text's size).
 CompiledModel compile(const ltl::Formula& formula, const std::vector<std::string>& alphabet,
                       const CompileOptions& options);
 

@@ -61,6 +61,15 @@ inline constexpr std::uint64_t kMaxExhaustiveWords = std::uint64_t{1} << 22;
 /// exhaustive part asks about a thousand words.
 std::size_t default_exhaustive_length(std::size_t letters);
 
+/// The work of the equivalence test set of extract_automaton(model, options), for check_budget
+/// before it starts: every word of length exhaustive_length (|Σ|^L of them, L ≤ 64 and
+/// |Σ|^L ≤ kMaxExhaustiveWords; more counts as kMaxExhaustiveWords + 1, which extraction
+/// refuses) and random_words words of length random_length, each run once through the model
+/// (attention::run_work: quadratic in the length), and the memory that holds them (every test
+/// word and its answers, 8 bytes per letter) plus one run. The queries of L* itself come on
+/// top (they depend on the language), so this is a lower bound of the extraction's work.
+WorkEstimate extraction_work(const attention::Model& model, const ExtractionOptions& options);
+
 /// The result of an extraction.
 struct Extraction {
   /// The learned DFA, minimal (automata::minimise; canonical numbering). When state_cap_hit it

@@ -1,9 +1,11 @@
 #include "proofs/offset_simulation.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <random>
 
+#include "attention/model_spec.hpp"
 #include "numeric/error.hpp"
 #include "proofs/gadgets.hpp"
 #include "proofs/residual_space.hpp"
@@ -33,6 +35,20 @@ std::string gate_name(std::uint64_t l) { return "P^" + std::to_string(l) + " top
 }  // namespace
 
 std::size_t offset_output_coordinate(std::uint64_t k) { return 4 + 2 * k; }
+
+attention::ModelShape offset_model_shape(const FixedOffsetSpec& spec) {
+  const double k = static_cast<double>(spec.k);
+  attention::ModelShape shape;
+  shape.d_model = 5 + 2 * k;
+  shape.symbols = 2;
+  shape.layers = k + 1;
+  shape.ffn_layers = k + 1;
+  shape.heads = k + 1;
+  shape.head_dims = static_cast<double>(spec.schedule.dimension()) + k;
+  shape.value_dims = k + 1;
+  shape.hidden = 2 * k + 1;
+  return shape;
+}
 
 attention::Model offset_model(const FixedOffsetSpec& spec) {
   if (spec.k < 1)
@@ -101,7 +117,7 @@ bool offset_formula(std::string_view word, std::uint64_t k, std::uint64_t positi
 
 WorkEstimate offset_simulation_work(const FixedOffsetSpec& spec, std::uint64_t L,
                                     const SimulationOptions& options) {
-  const attention::Model model = offset_model(spec);
+  const attention::ModelShape model = offset_model_shape(spec);  // not built: k may be 10^6
   WorkEstimate total = attention::run_work(model, 0);
   total.units = 0;
   const std::uint64_t exhaustive = std::min(L, options.exhaustive_length);
@@ -113,6 +129,9 @@ WorkEstimate offset_simulation_work(const FixedOffsetSpec& spec, std::uint64_t L
     total.units +=
         static_cast<double>(options.random_words) * attention::run_work(model, longest).units;
   }
+  // Memory: the model itself (its numbers as Values) and one run of the longest word.
+  total.bytes = attention::spec_number_count(model) * static_cast<double>(sizeof(Value)) +
+                attention::run_work(model, std::max(exhaustive, longest)).bytes;
   return total;
 }
 

@@ -29,6 +29,10 @@ namespace ropesim::proofs {
 /// Residual coordinate of the gated output Y^k π_a.
 std::size_t offset_output_coordinate(std::uint64_t k);
 
+/// The shape of offset_model(spec) without building it (d_model 5 + 2k, k + 1 layers, the
+/// Y^k head and k P heads, 2k + 1 hidden units), for the budget checks before it is built.
+attention::ModelShape offset_model_shape(const FixedOffsetSpec& spec);
+
 /// Builds the Y^k π_a transformer for the head described by `spec` (its schedule, weights,
 /// C, k, realisation and policy). Throws like make_fixed_offset_head.
 attention::Model offset_model(const FixedOffsetSpec& spec);
@@ -73,7 +77,9 @@ struct SimulationReport {
 /// Throws InvalidArgument like make_fixed_offset_head, or if L < 1.
 /// The work of check_offset_simulation(spec, L, options) as attention::run_work summed over
 /// its words (2^(n) words of each length n ≤ exhaustive length, then the random words at
-/// their longest possible length), for check_budget before the check starts.
+/// their longest possible length), for check_budget before the check starts; its memory is the
+/// model's (spec_number_count Values) and one run of the longest word. The model is not built
+/// (offset_model_shape): for k up to 10^6 it would not fit.
 WorkEstimate offset_simulation_work(const FixedOffsetSpec& spec, std::uint64_t L,
                                     const SimulationOptions& options);
 
