@@ -258,7 +258,7 @@ TEST_CASE("malformed specs give one line naming the path", "[model_spec]") {
     CHECK_THAT(m, Catch::Contains(expected));
   }
   CHECK_THROWS_WITH(load_model("/nonexistent/ropesim.json"),
-                    Catch::Contains("/nonexistent/ropesim.json: cannot read"));
+                    Catch::Contains("/nonexistent/ropesim.json: cannot open the model spec file"));
 }
 
 // Regression tests for fuzz/fuzz_model_spec findings (docs/TESTING.md "Fuzzing and
