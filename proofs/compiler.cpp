@@ -6,6 +6,7 @@
 #include <set>
 #include <unordered_set>
 
+#include "automata/dfa.hpp"
 #include "logic/fragment.hpp"
 #include "numeric/engine.hpp"
 #include "numeric/error.hpp"
@@ -515,6 +516,15 @@ CompiledModel compile_in(const ltl::Formula& input, const std::vector<std::strin
     if (!used_input[i]) continue;
     const ltl::Node& n = input.node(static_cast<NodeId>(i));
     const std::string text = ltl::to_string(input, static_cast<NodeId>(i));
+    if (n.op == Operator::symbol &&
+        std::find(alphabet.begin(), alphabet.end(), n.symbol) == alphabet.end()) {
+      // As classify --formula (proofs::formula_dfa): an atom outside the alphabet is a typo
+      // (it would be false at every position), not a formula over that alphabet.
+      throw InvalidArgument("cannot compile '" + ltl::to_string(input) + "': atom '" + n.symbol +
+                            "' is not a letter of the alphabet " +
+                            automata::alphabet_text(alphabet) +
+                            "; accepted: atoms among the alphabet's letters");
+    }
     if (n.op == Operator::since) {
       throw InvalidArgument(
           "cannot compile '" + text +
