@@ -3,12 +3,14 @@
 #include <mpfr.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "io/files.hpp"
 #include "numeric/error.hpp"
 #include "numeric/exact.hpp"
+#include "numeric/json_reader.hpp"
 #include "numeric/mpfr_util.hpp"
 #include "numeric/suggest.hpp"
 
@@ -17,74 +19,6 @@ namespace ropesim::attention {
 namespace {
 
 using json = nlohmann::json;
-
-/// JSON SAX handler that keeps floating-point literals as their source text (so that config
-/// numbers are read exactly, never through double).
-class ExactNumberSax {
- public:
-  using number_integer_t = json::number_integer_t;
-  using number_unsigned_t = json::number_unsigned_t;
-  using number_float_t = json::number_float_t;
-  using string_t = json::string_t;
-  using binary_t = json::binary_t;
-
-  explicit ExactNumberSax(std::string_view where) : where_(where) {}
-
-  json root;
-
-  bool null() { return put(json(nullptr)); }
-  bool boolean(bool v) { return put(json(v)); }
-  bool number_integer(number_integer_t v) { return put(json(v)); }
-  bool number_unsigned(number_unsigned_t v) { return put(json(v)); }
-  bool number_float(number_float_t, const string_t& text) { return put(json{{"$decimal", text}}); }
-  bool string(string_t& v) { return put(json(v)); }
-  bool binary(binary_t&) { return false; }
-  bool start_object(std::size_t) { return open(json::object()); }
-  bool key(string_t& k) {
-    key_ = k;
-    return true;
-  }
-  bool end_object() { return close(); }
-  bool start_array(std::size_t) { return open(json::array()); }
-  bool end_array() { return close(); }
-  bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& e) {
-    std::string what = e.what();
-    if (what.size() > 160) what = what.substr(0, 160) + "...";
-    throw InvalidArgument(std::string(where_) + ": malformed JSON at byte " +
-                          std::to_string(position) + ": " + what);
-  }
-
- private:
-  std::string_view where_;
-  std::vector<json*> stack_;
-  std::string key_;
-
-  json* insert(json v) {
-    if (stack_.empty()) {
-      root = std::move(v);
-      return &root;
-    }
-    json& top = *stack_.back();
-    if (top.is_array()) {
-      top.push_back(std::move(v));
-      return &top.back();
-    }
-    top[key_] = std::move(v);
-    return &top[key_];
-  }
-  bool put(json v) {
-    insert(std::move(v));
-    return true;
-  }
-  bool open(json v) {
-    stack_.push_back(insert(std::move(v)));
-    return true;
-  }
-  bool close() {
-    stack_.pop_back();
-    return true;
-  }
-};
 
 [[noreturn]] void refuse(std::string_view where, const std::string& problem) {
   throw InvalidArgument(std::string(where) + ": " + problem);
@@ -330,18 +264,22 @@ ExactReal times(const ExactReal& x, const mpq_class& q) { return x * ExactReal::
 }  // namespace
 
 nlohmann::json parse_json_exact(std::string_view text, std::string_view where) {
-  ExactNumberSax sax(where);
-  json::sax_parse(text, &sax);
-  return std::move(sax.root);
+  try {
+    return numeric::read_json(text);  // no key twice; 1e400 and 2001-digit integers exactly
+  } catch (const InvalidArgument& e) {
+    refuse(where, e.what());
+  }
 }
 
 mpq_class exact_json_number(const json& j, std::string_view where, std::string_view what) {
-  if (j.is_object() && j.contains("$decimal")) {
-    return numeric::parse_decimal_exact(j["$decimal"].get<std::string>(), what);
+  const std::optional<std::string> text = numeric::json_number_text(j);
+  if (!text)
+    refuse(where, std::string(what) + " must be a number, got " + numeric::json_value_text(j));
+  try {
+    return numeric::parse_decimal_exact(*text, what);
+  } catch (const InvalidArgument& e) {
+    refuse(where, e.what());
   }
-  if (j.is_number_unsigned()) return mpq_class(mpz_class(std::to_string(j.get<std::uint64_t>())));
-  if (j.is_number_integer()) return mpq_class(mpz_class(std::to_string(j.get<std::int64_t>())));
-  refuse(where, std::string(what) + " is not a number");
 }
 
 HfRopeConfig hf_rope_config(const json& top, std::string_view where) {

@@ -19,13 +19,14 @@
 
 namespace ropesim::attention {
 
-/// Parses JSON text keeping every number exact: integers as JSON integers, every other
-/// number as the object {"$decimal": "<source text>"} (read it with exact_json_number).
-/// Throws InvalidArgument "<where>: malformed JSON at byte N: ..." on a syntax error.
+/// Parses JSON text with numeric::read_json, keeping every number exact (integers that fit
+/// 64 bits as JSON integers, every other number, 1e400 included, as its source text; read
+/// them with exact_json_number). Throws InvalidArgument "<where>: malformed JSON at byte N:
+/// ..." on a syntax error and "<where>: duplicate key 'k' ..." for a key given twice.
 nlohmann::json parse_json_exact(std::string_view text, std::string_view where);
 
 /// The exact rational of a number parsed by parse_json_exact. Throws InvalidArgument
-/// "<where>: <what> is not a number" otherwise.
+/// "<where>: <what> must be a number, got string \"1e4\"" otherwise.
 mpq_class exact_json_number(const nlohmann::json& j, std::string_view where, std::string_view what);
 
 /// Reads the RoPE keys of a config (an object parsed by parse_json_exact): rope_theta

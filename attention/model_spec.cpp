@@ -18,6 +18,7 @@
 #include "io/files.hpp"
 #include "numeric/error.hpp"
 #include "numeric/exact.hpp"
+#include "numeric/json_reader.hpp"
 
 namespace ropesim::attention {
 
@@ -25,145 +26,16 @@ namespace {
 
 using nlohmann::json;
 
-// ---------------------------------------------------------------------------------------------
-// Exact JSON reading: a SAX handler that keeps the source text of every non-integer number
-// (stored as a JSON string, which the value reader parses exactly).
-// ---------------------------------------------------------------------------------------------
-
-class ExactSax : public nlohmann::json_sax<json> {
- public:
-  json root;
-  std::string error;
-
-  bool null() override { return put(nullptr) != nullptr; }
-  bool boolean(bool v) override { return put(v) != nullptr; }
-  bool number_integer(number_integer_t v) override { return put(v) != nullptr; }
-  bool number_unsigned(number_unsigned_t v) override { return put(v) != nullptr; }
-  bool number_float(number_float_t, const string_t& text) override { return put(text) != nullptr; }
-  bool string(string_t& v) override { return put(v) != nullptr; }
-  bool binary(binary_t&) override {
-    error = "binary values are not JSON";
-    return false;
-  }
-  bool start_object(std::size_t) override {
-    if (too_deep()) return false;
-    json* p = put(json::object());
-    if (!p) return false;
-    stack_.push_back(p);
-    return true;
-  }
-  bool key(string_t& k) override {
-    if (stack_.back()->contains(k)) {
-      error = "duplicate key '" + k + "'";
-      return false;
-    }
-    key_ = k;
-    return true;
-  }
-  bool end_object() override {
-    stack_.pop_back();
-    return true;
-  }
-  bool start_array(std::size_t) override {
-    if (too_deep()) return false;
-    json* p = put(json::array());
-    if (!p) return false;
-    stack_.push_back(p);
-    return true;
-  }
-  bool end_array() override {
-    stack_.pop_back();
-    return true;
-  }
-  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override {
-    error = e.what();
-    return false;
-  }
-
- private:
-  // Objects and arrays nested deeper than this are refused while parsing, so no recursive
-  // copy, dump or destruction of the document can exhaust the stack (a spec has depth ≤ 6).
-  bool too_deep() {
-    if (stack_.size() < max_model_spec_depth) return false;
-    error = "nesting deeper than " + std::to_string(max_model_spec_depth) +
-            " levels (a model spec needs at most 6)";
-    return true;
-  }
-  json* put(json v) {
-    if (stack_.empty()) {
-      root = std::move(v);
-      return &root;
-    }
-    json* top = stack_.back();
-    if (top->is_array()) {
-      top->push_back(std::move(v));
-      return &top->back();
-    }
-    json& slot = (*top)[key_];
-    slot = std::move(v);
-    return &slot;
-  }
-  std::vector<json*> stack_;
-  std::string key_;
-};
-
-/// JSON numbers too large for a double ("1e400") stop nlohmann's parser with "number
-/// overflow" before the SAX handler sees their text. MODEL_SPEC.md promises every number is
-/// read exactly and rounded by the format, so such literals are quoted before parsing: the
-/// handler keeps every non-integer number as its text anyway, and the value reader parses
-/// that text exactly (1e400 rounds to +inf or the largest finite value of F as F says).
-std::string quote_overflowing_numbers(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  bool in_string = false;
-  for (std::size_t i = 0; i < text.size();) {
-    const char c = text[i];
-    if (in_string) {
-      out += c;
-      if (c == '\\' && i + 1 < text.size()) {
-        out += text[i + 1];
-        i += 2;
-        continue;
-      }
-      if (c == '"') in_string = false;
-      ++i;
-      continue;
-    }
-    if (c == '"') {
-      in_string = true;
-      out += c;
-      ++i;
-      continue;
-    }
-    if (c == '-' || (c >= '0' && c <= '9')) {
-      std::size_t end = i + 1;
-      while (end < text.size() && std::strchr("0123456789+-.eE", text[end]) != nullptr) ++end;
-      const std::string token(text.substr(i, end - i));
-      const bool has_exponent = token.find_first_of("eE") != std::string::npos;
-      const bool overflows = (has_exponent || token.size() > 300) &&
-                             !std::isfinite(std::strtod(token.c_str(), nullptr));
-      out += overflows ? "\"" + token + "\"" : token;
-      i = end;
-      continue;
-    }
-    out += c;
-    ++i;
-  }
-  return out;
-}
-
+/// The document of a model spec: numeric::read_json (no key twice, nesting at most
+/// max_model_spec_depth, every number exact: MODEL_SPEC.md promises every number is read
+/// exactly and rounded once by the format, so 1e400 rounds to +inf or the largest finite
+/// value of F as F says).
 json parse_exact(std::string_view text) {
-  ExactSax sax;
-  const std::string quoted = quote_overflowing_numbers(text);
-  const bool ok = json::sax_parse(quoted.begin(), quoted.end(), &sax);
-  if (!ok) {
-    std::string e = sax.error.empty() ? "syntax error" : sax.error;
-    for (char& c : e) {
-      if (c == '\n') c = ' ';
-    }
-    throw InvalidArgument("model spec: invalid JSON: " + e);
+  try {
+    return numeric::read_json(text, {max_model_spec_depth, "a model spec needs at most 6"});
+  } catch (const InvalidArgument& e) {
+    throw InvalidArgument(std::string("model spec: invalid JSON: ") + e.what());
   }
-  return sax.root;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -178,11 +50,7 @@ constexpr const char* number_forms =
   throw InvalidArgument(path + ": " + problem);
 }
 
-std::string type_text(const json& j) {
-  std::string s = j.dump();
-  if (s.size() > 40) s = s.substr(0, 37) + "...";
-  return std::string(j.type_name()) + " " + s;
-}
+std::string type_text(const json& j) { return numeric::json_value_text(j); }
 
 std::string child(const std::string& path, const std::string& key) {
   return path.empty() ? key : path + "." + key;
@@ -293,8 +161,10 @@ Value get_value(const json& j, const std::string& path, const Arithmetic& f) {
     if (d == 0 && std::signbit(d)) return f.negate(f.zero());
     return f.from_rational(mpq_class(d));
   }
-  if (!j.is_string()) bad(path, std::string("expected ") + number_forms + ", got " + type_text(j));
-  std::string text = j.get<std::string>();
+  const std::optional<std::string> number_text = numeric::json_number_text(j);  // 2.5, 1e400
+  if (!j.is_string() && !number_text)
+    bad(path, std::string("expected ") + number_forms + ", got " + type_text(j));
+  std::string text = number_text ? *number_text : j.get<std::string>();
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())))
     text.erase(text.begin());
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
@@ -314,7 +184,9 @@ Value get_value(const json& j, const std::string& path, const Arithmetic& f) {
       if (den == 0) bad(path, "division by zero in '" + text + "'");
       q = num / den;
     }
-  } catch (const InvalidArgument&) {
+  } catch (const InvalidArgument& e) {
+    const std::string why = e.what();  // 1e999999 is a number, only one too large to expand
+    if (why.find("has an exponent beyond") != std::string::npos) bad(path, why);
     bad(path, "'" + text + "' is not a number; expected " + number_forms);
   }
   if (q == 0 && negative) return f.negate(f.zero());

@@ -7,16 +7,15 @@
 
 #include "attention/detail/evaluator.hpp"
 #include "attention/detail/format_ops.hpp"
-#include "attention/detail/split.hpp"
 #include "attention/framework_presets.hpp"
 #include "numeric/error.hpp"
 #include "numeric/exact.hpp"
+#include "numeric/lists.hpp"
 #include "numeric/mpfr_util.hpp"
 #include "numeric/suggest.hpp"
 
 namespace ropesim::attention {
 
-using detail::split;
 using numeric::Mpfr;
 
 namespace {
@@ -227,17 +226,14 @@ Realisation parse_realisation(std::string_view spec, const numeric::FormatBindin
         bad_realisation(spec, "expected resonance-table or resonance-table[seq_len=L]");
       }
       const std::string n(rest.substr(prefix.size(), rest.size() - prefix.size() - 1));
-      mpq_class q;
+      std::uint64_t seq_len = 0;
       try {
-        q = numeric::parse_decimal_exact(n, "seq_len");
-      } catch (const InvalidArgument&) {
-        bad_realisation(spec, "seq_len must be an integer ≥ 1, got '" + n + "'");
+        seq_len = numeric::parse_integer(n, "seq_len", 1, UINT64_MAX);
+      } catch (const InvalidArgument& e) {
+        bad_realisation(spec, e.what());
       }
-      if (q.get_den() != 1 || q < 1 || !q.get_num().fits_ulong_p()) {
-        bad_realisation(spec, "seq_len must be an integer ≥ 1, got '" + n + "'");
-      }
-      r.steps.resonance->seq_len = q.get_num().get_ui();
-      r.steps.name += "[seq_len=" + q.get_num().get_str() + "]";
+      r.steps.resonance->seq_len = seq_len;
+      r.steps.name += "[seq_len=" + std::to_string(seq_len) + "]";
     }
     return r;
   }
@@ -255,8 +251,13 @@ Realisation parse_realisation(std::string_view spec, const numeric::FormatBindin
   r.steps = hf_steps(format);
   r.steps.name = "pipeline";
   std::set<std::string> seen;
-  for (const auto& item : split(spec.substr(9), ';')) {
-    if (item.empty()) continue;
+  // No empty step ('pipeline:;;;', a trailing ';'); a step given twice is refused below.
+  const std::string body(spec.substr(9));
+  const std::vector<std::string> items = numeric::split_pieces(body, ';');
+  if (const auto fault = numeric::list_fault(items, body, ';', numeric::Repeats::allowed)) {
+    bad_realisation(spec, "steps: " + fault->problem + ", steps are separated by single ';'");
+  }
+  for (const auto& item : items) {
     const auto eq = item.find('=');
     if (eq == std::string::npos) bad_realisation(spec, "expected KEY=VALUE, got '" + item + "'");
     const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
@@ -458,7 +459,13 @@ PositionTuple parse_position_tuple(std::string_view text) {
     body = body.substr(1, body.size() - 2);
   }
   PositionTuple out;
-  for (std::string item : split(body, ',')) {
+  std::vector<std::string> items;
+  try {
+    items = numeric::split_items(body, ',', "position");
+  } catch (const InvalidArgument&) {
+    bad();
+  }
+  for (std::string item : items) {
     while (!item.empty() && item.front() == ' ') item.erase(item.begin());
     if (item.empty() || item.find_first_not_of("0123456789") != std::string::npos ||
         item.size() > 19)

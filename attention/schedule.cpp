@@ -6,16 +6,14 @@
 #include <mutex>
 #include <sstream>
 
-#include "attention/detail/split.hpp"
 #include "attention/hf_config.hpp"
 #include "numeric/error.hpp"
 #include "numeric/exact.hpp"
+#include "numeric/lists.hpp"
 #include "numeric/mpfr_util.hpp"
 #include "numeric/suggest.hpp"
 
 namespace ropesim::attention {
-
-using detail::split;
 
 namespace detail {
 extern const std::string_view embedded_models_json;
@@ -53,6 +51,17 @@ std::string join(const std::vector<std::string>& v, const char* sep) {
 }
 
 std::string text_of(const mpq_class& q) { return q.get_str(); }
+
+/// The items of one list inside `spec` (numeric::split_items: no empty item, as '1,,2' or a
+/// trailing ',' would be); throws InvalidArgument through bad_spec.
+std::vector<std::string> items_of(std::string_view spec, std::string_view text, char separator) {
+  std::vector<std::string> items = numeric::split_pieces(text, separator);
+  if (const auto fault = numeric::list_fault(items, text, separator, numeric::Repeats::allowed)) {
+    bad_spec(spec, fault->problem + ", items are separated by single '" +
+                       std::string(1, separator) + "'");
+  }
+  return items;
+}
 
 RotaryBlock block(std::size_t index, ExactReal theta) {
   RotaryBlock b;
@@ -714,11 +723,11 @@ Schedule parse_hf_config_spec(std::string_view spec) {
       bad_spec(spec, "expected hf-config:PATH or hf-config[seq_len=N]:PATH");
     }
     const std::string n(head.substr(prefix.size(), head.size() - prefix.size() - 1));
-    const mpq_class q = numeric::parse_decimal_exact(n, "seq_len");
-    if (q.get_den() != 1 || q < 1 || !q.get_num().fits_ulong_p()) {
-      bad_spec(spec, "seq_len must be an integer ≥ 1, got '" + n + "'");
+    try {
+      seq_len = numeric::parse_integer(n, "seq_len", 1, UINT64_MAX);
+    } catch (const InvalidArgument& e) {
+      bad_spec(spec, e.what());
     }
-    seq_len = q.get_num().get_ui();
   }
   return hf_config_schedule(path, seq_len);
 }
@@ -741,14 +750,16 @@ Schedule parse_schedule(std::string_view spec) {
     if (kind == "periodic") {
       std::vector<RationalTurn> turns;
       if (rest.substr(0, 2) == "m=") {
-        for (const auto& item : split(rest.substr(2), ',')) {
-          mpq_class m = numeric::parse_decimal_exact(item, "m");
-          if (m.get_den() != 1 || m < 1)
-            bad_spec(spec, "m must be an integer ≥ 1, got '" + item + "'");
-          turns.push_back({1, m.get_num()});
+        for (const auto& item : items_of(spec, rest.substr(2), ',')) {
+          try {  // decimal digits only: not 2e0, not 2.0
+            turns.push_back(
+                {1, mpz_class(std::to_string(numeric::parse_integer(item, "m", 1, UINT64_MAX)))});
+          } catch (const InvalidArgument& e) {
+            bad_spec(spec, e.what());
+          }
         }
       } else {
-        for (const auto& item : split(rest, ',')) {
+        for (const auto& item : items_of(spec, rest, ',')) {
           auto slash = item.find('/');
           if (slash == std::string::npos) bad_spec(spec, "expected a/m, got '" + item + "'");
           mpq_class a = numeric::parse_decimal_exact(item.substr(0, slash), "a");
@@ -763,7 +774,7 @@ Schedule parse_schedule(std::string_view spec) {
     }
     // key=value lists
     std::vector<std::pair<std::string, std::string>> kv;
-    for (const auto& item : split(rest, ',')) {
+    for (const auto& item : items_of(spec, rest, ',')) {
       auto eq = item.find('=');
       if (eq == std::string::npos) {
         // list values (mrope sections=T,H,W; hirope split=S1,S2,...; liere blocks=T1,T2,...)
@@ -775,7 +786,11 @@ Schedule parse_schedule(std::string_view spec) {
         }
         bad_spec(spec, "expected key=value, got '" + item + "'");
       }
-      kv.emplace_back(item.substr(0, eq), item.substr(eq + 1));
+      const std::string key = item.substr(0, eq);
+      for (const auto& [earlier, value] : kv) {
+        if (earlier == key) bad_spec(spec, "key '" + key + "' is given twice; give each key once");
+      }
+      kv.emplace_back(key, item.substr(eq + 1));
     }
     auto take_text = [&](const char* key) -> std::string {
       for (auto it = kv.begin(); it != kv.end(); ++it) {
@@ -787,14 +802,19 @@ Schedule parse_schedule(std::string_view spec) {
       }
       bad_spec(spec, std::string("missing ") + key + "=");
     };
+    // An integer key: decimal digits only (numeric::parse_integer; not 1e3, not 8.0).
+    auto integer_of = [&](const char* key, const std::string& text, std::uint64_t lo,
+                          std::uint64_t hi) {
+      try {
+        return numeric::parse_integer(text, key, lo, hi);
+      } catch (const InvalidArgument& e) {
+        bad_spec(spec, e.what());
+      }
+    };
     auto sizes = [&](const char* key, const std::string& text) {
       std::vector<std::size_t> out;
-      for (const auto& item : split(text, ',')) {
-        const mpq_class v = numeric::parse_decimal_exact(item, key);
-        if (v.get_den() != 1 || v < 0 || v > 32768) {
-          bad_spec(spec, std::string(key) + " must list integers in 0..32768, got '" + item + "'");
-        }
-        out.push_back(v.get_num().get_ui());
+      for (const auto& item : items_of(spec, text, ',')) {
+        out.push_back(static_cast<std::size_t>(integer_of(key, item, 0, 32768)));
       }
       return out;
     };
@@ -815,6 +835,11 @@ Schedule parse_schedule(std::string_view spec) {
       }
       bad_spec(spec, std::string("missing ") + key + "=");
     };
+    auto take_integer = [&](const char* key, std::uint64_t lo, std::uint64_t hi) {
+      return integer_of(key, take_text(key), lo, hi);
+    };
+    // 65536 (32768 rotary blocks) is far beyond any model's head; checked_dim: even.
+    auto take_dim = [&]() { return checked_dim(mpq_class(take_integer("dim", 2, 65536)), "dim"); };
     auto take_optional = [&](const char* key) -> std::optional<mpq_class> {
       for (const auto& item : kv) {
         if (item.first == key) return take(key);
@@ -827,7 +852,7 @@ Schedule parse_schedule(std::string_view spec) {
     Schedule s;
     if (kind == "conventional") {
       mpq_class base = take("base");
-      std::size_t dim = checked_dim(take("dim"), "dim");
+      std::size_t dim = take_dim();
       done();
       s = conventional_schedule(base, dim);
     } else if (kind == "single") {
@@ -836,24 +861,24 @@ Schedule parse_schedule(std::string_view spec) {
       s = single_schedule(g);
     } else if (kind == "partial") {
       mpq_class base = take("base");
-      std::size_t dim = checked_dim(take("dim"), "dim");
+      std::size_t dim = take_dim();
       mpq_class factor = take("factor");
       done();
       s = partial_schedule(base, dim, factor);
     } else if (kind == "prope") {
       mpq_class base = take("base");
-      std::size_t dim = checked_dim(take("dim"), "dim");
+      std::size_t dim = take_dim();
       mpq_class p = take("p");
       done();
       s = prope_schedule(base, dim, p);
     } else if (kind == "resonance") {
       mpq_class base = take("base");
-      std::size_t dim = checked_dim(take("dim"), "dim");
+      std::size_t dim = take_dim();
       done();
       s = resonance_schedule(base, dim);
     } else if (kind == "resonance-yarn") {
       mpq_class base = take("base");
-      std::size_t dim = checked_dim(take("dim"), "dim");
+      std::size_t dim = take_dim();
       mpq_class factor = take("factor");
       mpq_class original = take("original");
       const auto beta_fast = take_optional("beta_fast");
@@ -862,37 +887,33 @@ Schedule parse_schedule(std::string_view spec) {
       s = resonance_yarn_schedule(base, dim, factor, original, beta_fast, beta_slow);
     } else if (kind == "axial2d") {
       mpq_class base = take("base");
-      std::size_t dim = checked_dim(take("dim"), "dim");
+      std::size_t dim = take_dim();
       done();
       s = axial2d_schedule(base, dim);
     } else if (kind == "mrope") {
       mpq_class base = take("base");
-      std::size_t dim = checked_dim(take("dim"), "dim");
+      std::size_t dim = take_dim();
       const std::vector<std::size_t> sections = sizes("sections", take_text("sections"));
       done();
       s = mrope_schedule(base, dim, sections);
     } else if (kind == "hirope") {
       mpq_class base = take("base");
-      std::size_t dim = checked_dim(take("dim"), "dim");
-      const mpq_class levels = take("levels");
-      if (levels.get_den() != 1 || levels < 2 || levels > 8)
-        bad_spec(spec, "levels must be an integer in 2..8");
+      std::size_t dim = take_dim();
+      const std::uint64_t levels = take_integer("levels", 2, 8);
       std::vector<std::size_t> split_sizes;
       if (std::any_of(kv.begin(), kv.end(), [](const auto& p) { return p.first == "split"; })) {
         split_sizes = sizes("split", take_text("split"));
       }
       done();
-      s = hirope_schedule(base, dim, levels.get_num().get_ui(), split_sizes);
+      s = hirope_schedule(base, dim, levels, split_sizes);
     } else if (kind == "liere") {
-      const mpq_class axes = take("axes");
-      if (axes.get_den() != 1 || axes < 1 || axes > 8)
-        bad_spec(spec, "axes must be an integer in 1..8");
+      const std::uint64_t axes = take_integer("axes", 1, 8);
       const std::string text = take_text("blocks");
       done();
       std::vector<LieReBlock> blocks;
-      for (const auto& item : split(text, ',')) {
+      for (const auto& item : items_of(spec, text, ',')) {
         LieReBlock b;
-        for (const auto& angle : split(item, '|')) {
+        for (const auto& angle : items_of(spec, item, '|')) {
           if (const auto slash = angle.find('/'); slash != std::string::npos) {
             const mpq_class a = numeric::parse_decimal_exact(angle.substr(0, slash), "a");
             const mpq_class m = numeric::parse_decimal_exact(angle.substr(slash + 1), "m");
@@ -906,18 +927,11 @@ Schedule parse_schedule(std::string_view spec) {
         }
         blocks.push_back(std::move(b));
       }
-      s = liere_schedule(axes.get_num().get_ui(), blocks);
+      s = liere_schedule(axes, blocks);
     } else if (kind == "hope" || kind == "fope") {
       // base, dim and train_len required; the optional keys of each kind after them
       const char* accepted =
           kind == "hope" ? "base, dim, train_len, activated" : "base, dim, train_len, sigma, seed";
-      auto integer = [&](const char* key, const mpq_class& v, const mpq_class& least) {
-        if (v.get_den() != 1 || v < least || !v.get_num().fits_ulong_p()) {
-          bad_spec(spec, std::string(key) + " must be an integer ≥ " + least.get_str() + ", got " +
-                             v.get_str());
-        }
-        return static_cast<std::uint64_t>(v.get_num().get_ui());
-      };
       auto has = [&](const char* key) {
         return std::any_of(kv.begin(), kv.end(), [&](const auto& p) { return p.first == key; });
       };
@@ -929,16 +943,16 @@ Schedule parse_schedule(std::string_view spec) {
         }
       }
       mpq_class base = take("base");
-      std::size_t dim = checked_dim(take("dim"), "dim");
-      const std::uint64_t train_len = integer("train_len", take("train_len"), 1);
+      std::size_t dim = take_dim();
+      const std::uint64_t train_len = take_integer("train_len", 1, UINT64_MAX);
       if (kind == "hope") {
         const std::uint64_t activated =
-            has("activated") ? integer("activated", take("activated"), 0) : 0;
+            has("activated") ? take_integer("activated", 0, UINT64_MAX) : 0;
         done();
         s = hope_schedule(base, dim, train_len, activated);
       } else {
         const mpq_class sigma = has("sigma") ? take("sigma") : mpq_class(3, 10);
-        const std::uint64_t seed = has("seed") ? integer("seed", take("seed"), 0) : 0;
+        const std::uint64_t seed = has("seed") ? take_integer("seed", 0, UINT64_MAX) : 0;
         done();
         s = fope_schedule(base, dim, train_len, sigma, seed);
       }

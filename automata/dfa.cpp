@@ -1,9 +1,11 @@
 #include "automata/dfa.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <set>
 
 #include "numeric/error.hpp"
+#include "numeric/text.hpp"
 
 namespace ropesim::automata {
 
@@ -82,7 +84,12 @@ Letter Dfa::letter(const std::string& symbol) const {
 Word Dfa::word(const std::string& text) const {
   Word w;
   w.reserve(text.size());
-  for (char c : text) w.push_back(letter(std::string(1, c)));
+  for (std::size_t i = 0;
+       i < text.size();) {  // letters are UTF-8 characters (alphabet_from_letters)
+    const std::size_t n = std::max<std::size_t>(utf8_length(text, i), 1);
+    w.push_back(letter(text.substr(i, n)));
+    i += n;
+  }
   return w;
 }
 
@@ -100,18 +107,29 @@ std::vector<std::string> alphabet_from_letters(const std::string& letters) {
   if (letters.empty())
     throw InvalidArgument("the alphabet is empty; accepted: one or more distinct letters, e.g. ab");
   std::vector<std::string> out;
-  for (char c : letters) {
-    if (reserved.find(c) != std::string::npos) {
+  for (std::size_t i = 0; i < letters.size();) {
+    const std::size_t n =
+        utf8_length(letters, i);  // a letter is one UTF-8 character: é is one letter
+    if (n == 0) {
       throw InvalidArgument(
-          std::string("'") + c +
-          "' cannot be a letter (the regular-expression syntax reserves | * + ? ( ) . and blanks); "
-          "accepted: other single characters, e.g. ab");
+          "byte " + quoted_text(letters.substr(i, 1)) + " at byte " + std::to_string(i + 1) +
+          " of the alphabet is not UTF-8; accepted: distinct characters, e.g. ab");
     }
-    if (std::find(out.begin(), out.end(), std::string(1, c)) != out.end()) {
-      throw InvalidArgument(std::string("letter '") + c +
-                            "' is listed twice in the alphabet; list each once");
+    const std::string letter = letters.substr(i, n);
+    i += n;
+    if (reserved.find(letter) != std::string::npos ||
+        (n == 1 && std::iscntrl(static_cast<unsigned char>(letter[0])) != 0)) {
+      throw InvalidArgument(
+          quoted_text(letter) +
+          " cannot be a letter (the regular-expression syntax reserves | * + ? ( ) . \\ and "
+          "blanks; "
+          "control characters neither); accepted: other single characters, e.g. ab");
     }
-    out.emplace_back(1, c);
+    if (std::find(out.begin(), out.end(), letter) != out.end()) {
+      throw InvalidArgument("letter " + quoted_text(letter) +
+                            " is listed twice in the alphabet; list each once");
+    }
+    out.push_back(letter);
   }
   return out;
 }

@@ -55,8 +55,9 @@ class Dfa {
   /// The index of `symbol` in the alphabet; throws ropesim::InvalidArgument naming the symbol
   /// and the alphabet if it is not a letter.
   Letter letter(const std::string& symbol) const;
-  /// Reads `text` as a word of single-character symbols (every symbol must be one character;
-  /// throws ropesim::InvalidArgument otherwise, naming the offending character and the alphabet).
+  /// Reads `text` as a word of single-character symbols (one UTF-8 character each; every symbol
+  /// must be one character; throws ropesim::InvalidArgument otherwise, naming the offending
+  /// character and the alphabet).
   Word word(const std::string& text) const;
   /// `w` as text: the symbols concatenated when all are single characters, else separated by
   /// spaces (the empty word is "").
@@ -73,10 +74,11 @@ class Dfa {
   std::vector<bool> accepting_;
 };
 
-/// The alphabet as written on the command line: every character of `letters` is one symbol
-/// (`"ab"` → {a, b}). Throws ropesim::InvalidArgument for an empty alphabet, a repeated letter,
-/// or a character the regular-expression syntax reserves (`| * + ? ( ) .`, space, backslash),
-/// naming the character and the accepted letters.
+/// The alphabet as written on the command line: every UTF-8 character of `letters` is one
+/// symbol (`"ab"` → {a, b}, `"aé"` → {a, é}). Throws ropesim::InvalidArgument for an empty
+/// alphabet, a repeated letter, a byte that is not UTF-8, a control character or a character
+/// the regular-expression syntax reserves (`| * + ? ( ) .`, space, backslash), naming the
+/// character (ropesim::quoted_text) and the accepted letters.
 std::vector<std::string> alphabet_from_letters(const std::string& letters);
 
 /// The alphabet as one brace list, "{a, b}", for messages.

@@ -1,5 +1,6 @@
 #include "automata/export.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -7,6 +8,7 @@
 
 #include "io/files.hpp"
 #include "numeric/error.hpp"
+#include "numeric/json_reader.hpp"
 
 namespace ropesim::automata {
 
@@ -22,6 +24,9 @@ std::string dot_quoted(const std::string& s) {
   return out + "\"";
 }
 
+/// The keys of a DFA file, all required.
+constexpr const char* kDfaKeys[] = {"alphabet", "states", "initial", "accepting", "transitions"};
+
 const nlohmann::json& member(const nlohmann::json& json, const char* key, const char* accepted) {
   if (!json.contains(key))
     throw InvalidArgument(std::string("DFA JSON: missing key '") + key +
@@ -31,7 +36,7 @@ const nlohmann::json& member(const nlohmann::json& json, const char* key, const 
 
 std::size_t state_number(const nlohmann::json& value, const std::string& where, std::size_t limit) {
   if (!value.is_number_unsigned() || value.get<std::uint64_t>() >= limit) {
-    throw InvalidArgument("DFA JSON: " + where + " is " + value.dump() +
+    throw InvalidArgument("DFA JSON: " + where + " is " + numeric::json_value_text(value) +
                           "; accepted: a state number 0.." + std::to_string(limit - 1));
   }
   return static_cast<std::size_t>(value.get<std::uint64_t>());
@@ -77,6 +82,13 @@ Dfa dfa_from_json(const nlohmann::json& json) {
     throw InvalidArgument(
         "DFA JSON: the top level is not an object; accepted: {\"alphabet\": ..., \"states\": ..., "
         "\"initial\": ..., \"accepting\": ..., \"transitions\": ...}");
+  for (auto it = json.begin(); it != json.end(); ++it) {  // a misspelt key must not go unnoticed
+    if (std::find(std::begin(kDfaKeys), std::end(kDfaKeys), it.key()) == std::end(kDfaKeys)) {
+      throw InvalidArgument(
+          "DFA JSON: unknown key '" + it.key() +
+          "'; accepted: alphabet, states, initial, accepting, transitions (each once)");
+    }
+  }
   const auto& alphabet_json = member(json, "alphabet", "a list of distinct non-empty strings");
   if (!alphabet_json.is_array())
     throw InvalidArgument(
@@ -84,7 +96,7 @@ Dfa dfa_from_json(const nlohmann::json& json) {
   std::vector<std::string> alphabet;
   for (const auto& symbol : alphabet_json) {
     if (!symbol.is_string()) {
-      throw InvalidArgument("DFA JSON: alphabet symbol " + symbol.dump() +
+      throw InvalidArgument("DFA JSON: alphabet symbol " + numeric::json_value_text(symbol) +
                             " is not a string; accepted: non-empty strings");
     }
     alphabet.push_back(symbol.get<std::string>());
@@ -92,7 +104,7 @@ Dfa dfa_from_json(const nlohmann::json& json) {
   const auto& states_json = member(json, "states", "the number of states, an integer ≥ 1");
   if (!states_json.is_number_unsigned() || states_json.get<std::uint64_t>() < 1 ||
       states_json.get<std::uint64_t>() > 1000000) {
-    throw InvalidArgument("DFA JSON: 'states' is " + states_json.dump() +
+    throw InvalidArgument("DFA JSON: 'states' is " + numeric::json_value_text(states_json) +
                           "; accepted: an integer in 1..1000000");
   }
   const auto n = static_cast<std::size_t>(states_json.get<std::uint64_t>());
@@ -119,7 +131,7 @@ Dfa dfa_from_json(const nlohmann::json& json) {
   for (std::size_t q = 0; q < n; ++q) {
     if (!rows[q].is_array() || rows[q].size() != alphabet.size()) {
       throw InvalidArgument("DFA JSON: transitions row " + std::to_string(q) + " is " +
-                            rows[q].dump() + "; accepted: a list of " +
+                            numeric::json_value_text(rows[q]) + "; accepted: a list of " +
                             std::to_string(alphabet.size()) + " state numbers (one per letter)");
     }
     for (std::size_t a = 0; a < alphabet.size(); ++a) {
@@ -134,10 +146,10 @@ Dfa load_dfa(const std::string& path) {
   const std::string text = io::read_input_file(path, "DFA file (JSON)");
   nlohmann::json json;
   try {
-    json = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw InvalidArgument(path + ": not JSON (byte " + std::to_string(e.byte) +
-                          "); accepted: a DFA file {\"alphabet\", \"states\", \"initial\", "
+    json = numeric::read_json(text);  // no key twice, numbers kept exactly
+  } catch (const InvalidArgument& e) {
+    throw InvalidArgument(path + ": " + e.what() +
+                          "; accepted: a DFA file {\"alphabet\", \"states\", \"initial\", "
                           "\"accepting\", \"transitions\"}");
   }
   try {

@@ -22,13 +22,13 @@ std::string to_dot(const Dfa& dfa);
 nlohmann::json to_json(const Dfa& dfa);
 
 /// Reads the JSON form above. Throws ropesim::InvalidArgument with one line naming the key
-/// and the accepted values for a missing key, a value of the wrong type, a state out of range,
-/// a repeated accepting state, or anything Dfa's constructor refuses.
+/// and the accepted values for a missing or unknown key, a value of the wrong type, a state
+/// out of range, a repeated accepting state, or anything Dfa's constructor refuses.
 Dfa dfa_from_json(const nlohmann::json& json);
 
 /// Reads a DFA file in the JSON form above. Throws ropesim::InvalidArgument with one line that
 /// starts with the path for an unreadable file or a directory, malformed JSON (with the byte
-/// position), or anything dfa_from_json refuses.
+/// position), a key given twice (numeric::read_json), or anything dfa_from_json refuses.
 Dfa load_dfa(const std::string& path);
 
 }  // namespace ropesim::automata

@@ -1,9 +1,11 @@
 #include "automata/regex.hpp"
 
+#include <algorithm>
 #include <map>
 #include <queue>
 
 #include "numeric/error.hpp"
+#include "numeric/text.hpp"
 
 namespace ropesim::automata {
 
@@ -115,18 +117,22 @@ class Parser {
     const std::size_t s = nfa_.add_state(), t = nfa_.add_state();
     if (c == '.') {
       for (Letter a = 0; a < alphabet_.size(); ++a) nfa_.edges[s].push_back({a, t});
+      ++pos_;
     } else {
+      // A letter is one UTF-8 character (alphabet_from_letters: é is one letter).
+      const std::size_t n = std::max<std::size_t>(utf8_length(text_, pos_), 1);
+      const std::string letter = text_.substr(pos_, n);
       Letter a = 0;
-      while (a < alphabet_.size() && alphabet_[a] != std::string(1, c)) ++a;
+      while (a < alphabet_.size() && alphabet_[a] != letter) ++a;
       if (a == alphabet_.size()) {
-        throw InvalidArgument(std::string("regex: '") + c + "' at column " +
+        throw InvalidArgument("regex: " + quoted_text(letter) + " at column " +
                               std::to_string(column) + " is not a letter of the alphabet " +
                               alphabet_text(alphabet_) +
                               "; accepted: letters, '.', '|', '*', '+', '?', '(' and ')'");
       }
       nfa_.edges[s].push_back({a, t});
+      pos_ += n;
     }
-    ++pos_;
     return {s, t};
   }
 
@@ -167,11 +173,12 @@ std::vector<std::size_t> closure(const Nfa& nfa, std::vector<std::size_t> states
 
 Dfa regex_to_dfa(const std::string& regex, const std::vector<std::string>& alphabet) {
   for (const auto& symbol : alphabet) {
-    if (symbol.size() != 1 ||
-        std::string("|*+?().\\ \t\n\r").find(symbol[0]) != std::string::npos) {
+    // One UTF-8 character (é is one letter, as in alphabet_from_letters), not a reserved one.
+    if (symbol.empty() || utf8_length(symbol, 0) != symbol.size() ||
+        std::string("|*+?().\\ \t\n\r").find(symbol) != std::string::npos) {
       throw InvalidArgument(
-          "regex: alphabet symbol '" + symbol +
-          "' is not a single non-reserved character; accepted: single characters other than "
+          "regex: alphabet symbol " + quoted_text(symbol) +
+          " is not a single non-reserved character; accepted: single characters other than "
           "| * + ? ( ) . and blanks");
     }
   }

@@ -78,9 +78,23 @@ Action add_accumulate_command(CLI::App& app) {
     const std::vector<std::string> spellings =
         o->accumulators.empty() ? std::vector<std::string>{"p=11,e=8", "p=11,e=8/128>fp32", "fp32"}
                                 : o->accumulators;
-    for (const auto& s : spellings) {
-      c.accumulators.push_back(
-          with_flag("--accumulator", [&] { return numeric::parse_accumulator_model(s); }));
+    for (std::size_t i = 0; i < spellings.size(); ++i) {
+      c.accumulators.push_back(with_flag(
+          "--accumulator", [&] { return numeric::parse_accumulator_model(spellings[i]); }));
+      for (std::size_t j = 0; j < i; ++j) {  // CLI.md: no list repeats an item, not even respelt
+        const numeric::AccumulatorModel &x = c.accumulators[j], &y = c.accumulators[i];
+        const bool same_promotion =
+            x.promotion.has_value() == y.promotion.has_value() &&
+            (!x.promotion || (x.promotion->interval == y.promotion->interval &&
+                              x.promotion->format == y.promotion->format &&
+                              x.promotion->rounding == y.promotion->rounding));
+        if (x.format == y.format && x.rounding == y.rounding &&
+            same_promotion) {  // fp32 = p=24,e=8
+          throw InvalidArgument("--accumulator: '" + spellings[i] + "' is given twice ('" +
+                                spellings[j] + "' and '" + spellings[i] +
+                                "' are the same accumulator); accepted: each accumulator once");
+        }
+      }
     }
     const numeric::Engine* engine =
         with_flag("--engine", [&] { return &numeric::engine_by_name(o->engine); });

@@ -2,6 +2,7 @@
 // Parsing and printing only: the properties live in properties/.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <iostream>
@@ -81,6 +82,14 @@ Action add_check_command(CLI::App& app) {
             numeric::did_you_mean(o->property, known_names), properties::property_names()));
       }
       names.push_back(o->property);
+    }
+    if (options.format) {  // every property run must be able to use it: refused up front, before
+                           // any output
+      for (const auto& info : properties::property_list()) {
+        if (std::find(names.begin(), names.end(), info.name) != names.end()) {
+          properties::check_format_usable(info, *options.format);
+        }
+      }
     }
     const bool show_progress = !o->quiet && stderr_is_tty();
     const auto start = std::chrono::steady_clock::now();

@@ -95,7 +95,13 @@ std::pair<automata::Dfa, nlohmann::json> model_source(
   const proofs::Extraction x =
       with_flag("--exhaustive-length", [&] { return proofs::extract_automaton(model, e); });
   progress.finish();
-  return {x.dfa, {{"kind", "model"}, {"text", o.model_file}, {"extraction", proofs::to_json(x)}}};
+  // The timings go to stderr only: stdout and the files are the same bytes on every run.
+  std::cerr << fmt::format("classify: extraction took {:.3f} s ({:.3f} s in the transformer)\n",
+                           x.seconds, x.oracle_seconds);
+  nlohmann::json extraction = proofs::to_json(x);
+  extraction.erase("seconds");
+  extraction.erase("oracle_seconds");
+  return {x.dfa, {{"kind", "model"}, {"text", o.model_file}, {"extraction", extraction}}};
 }
 
 /// The DFA of the one source given, and its description for the report ({"kind", "text"}).
@@ -162,8 +168,26 @@ constexpr std::uint64_t kJsonFormulaTree = 1000000;
 /// The report's `formula`: for LTL[P], the C3 formula of the minimal DFA (THEORY §7 C3,
 /// proofs/po_formula.hpp) as {construction, text (null if its tree has more than
 /// kJsonFormulaTree nodes), dag_nodes, tree_nodes (null at ≥ 2^64)}; null for other classes.
+/// When a letter is not a formula atom (`--alphabet AB`, `é`) the formula cannot be written:
+/// text, dag_nodes and tree_nodes are null and `unavailable` says why (not an error: the
+/// classification stands).
 nlohmann::json formula_json(const automata::Classification& c) {
   if (c.language_class != automata::LanguageClass::ltl_p) return nullptr;
+  for (const auto& letter : c.minimal.alphabet()) {  // --regex/--dfa letters such as 'A' or 'é'
+    try {
+      ltl::Formula probe;
+      (void)probe.symbol(letter);
+    } catch (const InvalidArgument&) {
+      return {{"construction", "C3: PODFA -> LTL[P] (LC25 Lemma C.1, THEORY §7)"},
+              {"text", nullptr},
+              {"dag_nodes", nullptr},
+              {"tree_nodes", nullptr},
+              {"unavailable",
+               "letter " + quoted_text(letter) +
+                   " is not a formula atom (a lowercase letter, then lowercase letters, digits or "
+                   "'_'), so the C3 formula cannot be written"}};
+    }
+  }
   const ltl::Formula f = proofs::po_dfa_formula(c.minimal);
   const std::uint64_t tree = ltl::tree_size(f);
   nlohmann::json j = {{"construction", "C3: PODFA -> LTL[P] (LC25 Lemma C.1, THEORY §7)"},
@@ -178,6 +202,9 @@ nlohmann::json formula_json(const automata::Classification& c) {
 /// The `formula` line of the text report ("" when there is no formula).
 std::string formula_line(const nlohmann::json& formula) {
   if (formula.is_null()) return "";
+  if (formula.contains("unavailable")) {
+    return fmt::format("formula      none: {}\n", formula["unavailable"].get<std::string>());
+  }
   const auto dag = formula["dag_nodes"].get<std::uint64_t>();
   if (formula["text"].is_string() &&
       formula["text"].get<std::string>().size() <= kTextFormulaChars) {
@@ -222,8 +249,6 @@ std::string text_report(const automata::Classification& c, const nlohmann::json&
         q["total"]["words"].get<std::uint64_t>(), q["total"]["symbols"].get<std::uint64_t>(),
         q["learning"]["words"].get<std::uint64_t>(),
         q["equivalence"]["words"].get<std::uint64_t>());
-    s += fmt::format("time         {:.3f} s ({:.3f} s in the transformer)\n",
-                     x["seconds"].get<double>(), x["oracle_seconds"].get<double>());
   }
   s += fmt::format("minimal DFA  {} states\n", c.minimal.state_count());
   s += fmt::format("class        {}", automata::to_string(c.language_class));

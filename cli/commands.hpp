@@ -10,6 +10,7 @@
 #include "attention/schedule.hpp"
 #include "numeric/budget.hpp"
 #include "numeric/error.hpp"  // actions throw ropesim::InvalidArgument
+#include "numeric/lists.hpp"
 
 namespace ropesim::cli {
 
@@ -45,12 +46,18 @@ enum class ListKind {
 };
 
 /// Splits a list on ';' (always a separator) and on the commas that start a new item of
-/// `kind`, so specs that contain commas can be listed as they are written.
-std::vector<std::string> split_list(const std::string& text, ListKind kind = ListKind::plain);
+/// `kind`, so specs that contain commas can be listed as they are written. An empty `text` is
+/// the empty list; inside a non-empty one every empty item
+/// ('3,,4', 'p=8,e=5;;', a trailing ',') is refused (numeric::split_items), and repeats as
+/// `repeats` says: throws InvalidArgument naming `flag`.
+std::vector<std::string> split_list(const std::string& text, const std::string& flag,
+                                    ListKind kind = ListKind::plain,
+                                    numeric::Repeats repeats = numeric::Repeats::items);
 
 /// split_list, refusing an item listed twice (a grid cell computed twice is a typo, not a
 /// request): throws InvalidArgument naming `flag` and the repeated item. Format lists expand
-/// ranges (`p=4..53,e=11`, numeric::expand_format_range) first.
+/// ranges (`p=4..53,e=11`, numeric::expand_format_range) first and also refuse one format
+/// under two spellings.
 std::vector<std::string> split_unique(const std::string& text, const std::string& flag,
                                       ListKind kind = ListKind::plain);
 
@@ -66,9 +73,9 @@ auto with_flag(const std::string& flag, F&& parse) {
   }
 }
 
-/// Strict integer option text: decimal digits only (no sign, no `0x`, no octal, no exponent,
-/// no fraction), value in [lo, hi]. CLI11 alone would wrap `-1` to 2^64 - 1, clamp
-/// 99999999999999999999999 to 2^64 - 1 and read `0x10` as 16 and `010` as 8, so every integer
+/// Strict integer option text (numeric::parse_integer): decimal digits only (no sign, no `0x`, no
+/// octal, no exponent, no fraction), value in [lo, hi]. CLI11 alone would wrap `-1` to 2^64 - 1,
+/// clamp 99999999999999999999999 to 2^64 - 1 and read `0x10` as 16 and `010` as 8, so every integer
 /// flag goes through this check: anything else is a one-line error naming the flag and the
 /// accepted range (a certificate must never rest on an unchecked argument). The text is
 /// canonicalised (leading zeros stripped) before CLI11 converts it.

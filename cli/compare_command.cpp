@@ -148,13 +148,8 @@ std::string compare_text(const attention::CompareResult& r, const std::string& r
 
 std::vector<std::size_t> parse_blocks(const std::string& text) {
   std::vector<std::size_t> out;
-  for (const auto& item : split_list(text)) {
-    if (item.empty() || item.size() > 9 ||
-        item.find_first_not_of("0123456789") != std::string::npos) {
-      throw InvalidArgument("--blocks: '" + item +
-                            "' is not a block index; accepted: 0-based block indices, e.g. 0,1,31");
-    }
-    out.push_back(static_cast<std::size_t>(std::stoul(item)));
+  for (const auto& item : split_list(text, "--blocks")) {  // no empty item, each once
+    out.push_back(static_cast<std::size_t>(numeric::parse_integer(item, "--blocks", 0, 999999999)));
   }
   if (out.empty())
     throw InvalidArgument("--blocks: empty list; accepted: 0-based block indices, e.g. 0,1,31");

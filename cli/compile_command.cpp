@@ -4,6 +4,7 @@
 // science is in proofs/.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -18,6 +19,7 @@
 #include "numeric/error.hpp"
 #include "numeric/exact.hpp"
 #include "numeric/format.hpp"
+#include "numeric/lists.hpp"
 #include "numeric/rounding.hpp"
 #include "proofs/compiler.hpp"
 
@@ -28,31 +30,27 @@ namespace {
 /// The alphabet from `--alphabet`: single letters ("ab"), or symbols separated by commas
 /// ("a,b0,c"). Throws InvalidArgument naming the flag.
 std::vector<std::string> parse_alphabet(const std::string& text) {
+  if (text.empty())
+    throw InvalidArgument("--alphabet: give at least one symbol, e.g. --alphabet ab");
   std::vector<std::string> symbols;
   if (text.find(',') != std::string::npos) {
-    std::string current;
-    for (char c : text + ",") {
-      if (c == ',') {
-        if (current.empty()) throw InvalidArgument("--alphabet: empty symbol in '" + text + "'");
-        symbols.push_back(current);
-        current.clear();
-      } else {
-        current += c;
-      }
-    }
+    symbols = numeric::split_items(text, ',', "--alphabet", numeric::Repeats::items);
   } else {
-    for (char c : text) symbols.emplace_back(1, c);
+    for (std::size_t i = 0; i < text.size();) {  // one symbol per character (é is one character)
+      const std::size_t n = std::max<std::size_t>(utf8_length(text, i), 1);
+      symbols.push_back(text.substr(i, n));
+      i += n;
+    }
   }
-  if (symbols.empty())
-    throw InvalidArgument("--alphabet: give at least one symbol, e.g. --alphabet ab");
   for (const auto& s : symbols) {
     try {
       ltl::Formula f;
       (void)f.symbol(s);
     } catch (const InvalidArgument&) {
       throw InvalidArgument(
-          "--alphabet: '" + s +
-          "' is not a symbol (a lowercase letter, then lowercase letters, digits or '_')");
+          "--alphabet: " + quoted_text(s) +
+          " is not a symbol; accepted: a lowercase ASCII letter, then lowercase letters, digits or "
+          "'_', e.g. --alphabet ab or --alphabet a,b0");
     }
   }
   return symbols;
@@ -166,14 +164,7 @@ Action add_compile_command(CLI::App& app) {
     options.policy.rounding =
         with_flag("--rounding", [&] { return numeric::parse_rounding(o->rounding); });
     options.policy.format = with_flag("--format", [&] { return numeric::parse_format(o->format); });
-    {
-      const mpq_class q = with_flag(
-          "--certify", [&] { return numeric::parse_decimal_exact(o->certify, "--certify"); });
-      if (q.get_den() != 1 || q < 1 || q > 1000000) {
-        throw InvalidArgument("--certify: must be an integer in 1..1000000, got " + o->certify);
-      }
-      options.certify_limit = q.get_num().get_ui();
-    }
+    options.certify_limit = numeric::parse_integer(o->certify, "--certify", 1, 1000000);
     options.layer_norm = o->layer_norm;
     if (cmd->count("--schedule") > 0) {
       options.offset_schedule =

@@ -20,6 +20,7 @@
 #include "numeric/exact.hpp"
 #include "numeric/fast_engine.hpp"
 #include "numeric/format_properties.hpp"
+#include "numeric/lists.hpp"
 #include "proofs/horizon.hpp"
 #include "proofs/mod_atom.hpp"
 #include "proofs/offset_simulation.hpp"
@@ -30,18 +31,6 @@ namespace {
 
 /// A value for text output: 9 significant digits (exact for short values; JSON has them exactly).
 std::string number(const numeric::Value& v) { return fmt::format("{:.9g}", v.to_double()); }
-
-/// An integer flag given as text (so that "-1", "2.5" and "x" get our one-line error);
-/// throws InvalidArgument naming `flag` unless lo <= value <= hi.
-std::uint64_t parse_integer(const std::string& text, const std::string& flag,
-                            const std::string& what, std::uint64_t lo, std::uint64_t hi) {
-  const mpq_class q = with_flag(flag, [&] { return numeric::parse_decimal_exact(text, what); });
-  if (q.get_den() != 1 || q < mpq_class(lo) || q > mpq_class(hi)) {
-    throw InvalidArgument(
-        fmt::format("{}: {} must be an integer in {}..{}, got {}", flag, what, lo, hi, text));
-  }
-  return q.get_num().get_ui();
-}
 
 /// The model spec with the construction report under "_construction" (ignored by readers).
 void write_model(const std::string& path, const attention::Model& model,
@@ -171,10 +160,10 @@ Action add_construct_command(CLI::App& app) {
           with_flag("--rounding", [&] { return numeric::parse_rounding(mo->rounding); });
       policy.format = with_flag("--format", [&] { return numeric::parse_format(mo->format); });
       policy.engine = with_flag("--engine", [&] { return &numeric::engine_by_name(mo->engine); });
-      // m ≤ kMaxModulus (numeric/budget.hpp): the compiler checks every residue for every candidate
-      // C.
-      spec.atom.m = parse_integer(mo->m, "--m", "the modulus m", 1, kMaxModulus);
-      spec.atom.r = parse_integer(mo->r, "--r", "the residue r", 0, spec.atom.m - 1);
+      // m ≤ kMaxModulus (numeric/budget.hpp): the compiler checks every residue for every
+      // candidate C.
+      spec.atom.m = numeric::parse_integer(mo->m, "--m", 1, kMaxModulus);
+      spec.atom.r = numeric::parse_integer(mo->r, "--r", 0, spec.atom.m - 1);
       spec.readout = with_flag("--readout", [&] { return proofs::parse_mod_readout(mo->readout); });
       with_flag("--rounding", [&] {
         proofs::require_mod_f_large(spec, mo->rounding);

@@ -46,7 +46,7 @@ std::vector<std::uint64_t> parse_lengths(const std::string& text) {
     return v;
   };
   std::vector<std::uint64_t> out;
-  for (const std::string& item : split_list(text)) {
+  for (const std::string& item : split_list(text, "--lengths")) {
     const std::size_t dots = item.find("..");
     if (dots == std::string::npos) {
       out.push_back(number(item));

@@ -96,7 +96,7 @@ Action add_formats_command(CLI::App& app) {
       kind = output_kind_for(*out, "--out");
       io::check_output_path(*out, "--out");
     }
-    if (cmd->count("--formats") > 0 && split_list(*formats, ListKind::formats).empty()) {
+    if (cmd->count("--formats") > 0 && formats->empty()) {
       throw InvalidArgument("--formats: empty list; accepted: " + numeric::format_spellings());
     }
 

@@ -68,11 +68,7 @@ proofs::HorizonSpec horizon_spec(const HeadArguments& a) {
     if (sgn(g) <= 0) throw InvalidArgument("--g: the frequency g must be positive, got " + a.g);
     spec.head.schedule = attention::single_schedule(g);
   }
-  const mpq_class k = with_flag("--k", [&] { return numeric::parse_decimal_exact(a.k, "k"); });
-  if (k.get_den() != 1 || k < 1 || k > 1000000) {
-    throw InvalidArgument("--k: the offset k must be an integer in 1..1000000, got " + a.k);
-  }
-  spec.head.k = k.get_num().get_ui();
+  spec.head.k = numeric::parse_integer(a.k, "--k", 1, 1000000);  // the offset k
   spec.head.realisation = a.realisation;
   const auto realisation = with_flag(
       "--realization", [&] { return attention::parse_realisation(a.realisation, policy); });

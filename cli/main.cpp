@@ -15,12 +15,14 @@
 #include "cli/table.hpp"
 #include "numeric/error.hpp"
 #include "numeric/format.hpp"
+#include "numeric/lists.hpp"
 #include "numeric/suggest.hpp"
 #include "numeric/version.hpp"
 
 namespace ropesim::cli {
 
-std::vector<std::string> split_list(const std::string& text, ListKind kind) {
+std::vector<std::string> split_list(const std::string& text, const std::string& flag, ListKind kind,
+                                    numeric::Repeats repeats) {
   std::vector<std::string> items;
   auto starts_new = [kind](const std::string& piece) {
     switch (kind) {
@@ -39,60 +41,36 @@ std::vector<std::string> split_list(const std::string& text, ListKind kind) {
     }
     return true;
   };
-  std::size_t start = 0;
-  for (;;) {
-    const std::size_t end = text.find(';', start);
-    const std::string group =
-        text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+  if (text.empty()) return items;  // no list given: the caller's default or its own message
+  // numeric::split_items refuses every empty item ('3,,4', 'p=8,e=5;;', a trailing ',').
+  for (const auto& group : numeric::split_items(text, ';', flag)) {
     bool first_in_group = true;
-    std::size_t from = 0;
-    for (;;) {
-      const std::size_t comma = group.find(',', from);
-      const std::string piece =
-          group.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
-      if (!piece.empty()) {
-        if (kind == ListKind::realisations && first_in_group && !items.empty() &&
-            items.back().rfind("pipeline:", 0) == 0 && piece.find('=') != std::string::npos &&
-            piece.find(':') == std::string::npos) {
-          items.back() += ";" + piece;  // the next key of a multi-key pipeline spec
-        } else if (first_in_group || starts_new(piece) || items.empty()) {
-          items.push_back(piece);
-        } else {
-          items.back() += "," + piece;
-        }
-        first_in_group = false;
+    for (const auto& piece : numeric::split_items(group, ',', flag)) {
+      if (kind == ListKind::realisations && first_in_group && !items.empty() &&
+          items.back().rfind("pipeline:", 0) == 0 && piece.find('=') != std::string::npos &&
+          piece.find(':') == std::string::npos) {
+        items.back() += ";" + piece;  // the next key of a multi-key pipeline spec
+      } else if (first_in_group || starts_new(piece) || items.empty()) {
+        items.push_back(piece);
+      } else {
+        items.back() += "," + piece;
       }
-      if (comma == std::string::npos) break;
-      from = comma + 1;
+      first_in_group = false;
     }
-    if (end == std::string::npos) break;
-    start = end + 1;
   }
+  numeric::refuse_repeats(items, text, flag, repeats);
   return items;
 }
 
 CLI::Validator integer_in(std::uint64_t lo, std::uint64_t hi) {
   const std::string range = std::to_string(lo) + ".." + std::to_string(hi);
   return CLI::Validator(
-      [lo, hi, range](std::string& text) -> std::string {
-        const std::string accepted = "accepted: an integer in " + range + " (decimal digits only)";
-        if (text.empty() || !std::all_of(text.begin(), text.end(),
-                                         [](unsigned char c) { return std::isdigit(c) != 0; })) {
-          return "'" + text + "' is not an integer; " + accepted;
-        }
-        const std::size_t first = std::min(text.find_first_not_of('0'), text.size() - 1);
-        text.erase(0, first);  // "010" is ten, not octal eight
-        const bool too_long = text.size() > 20;
-        std::uint64_t value = 0;
-        bool overflow = too_long;
-        for (std::size_t i = 0; !overflow && i < text.size(); ++i) {
-          const auto digit = static_cast<std::uint64_t>(text[i] - '0');
-          if (value > (UINT64_MAX - digit) / 10) overflow = true;
-          value = value * 10 + digit;
-        }
-        if (overflow || value < lo || value > hi) {
-          return (too_long ? "'" + text.substr(0, 24) + "...'" : "'" + text + "'") +
-                 " is out of range; " + accepted;
+      [lo, hi](std::string& text) -> std::string {
+        try {
+          text = std::to_string(
+              numeric::parse_integer(text, "", lo, hi));  // "010" is ten, not octal eight
+        } catch (const InvalidArgument& e) {
+          return e.what();
         }
         return {};
       },
@@ -101,7 +79,7 @@ CLI::Validator integer_in(std::uint64_t lo, std::uint64_t hi) {
 
 std::vector<std::string> split_unique(const std::string& text, const std::string& flag,
                                       ListKind kind) {
-  std::vector<std::string> items = split_list(text, kind);
+  std::vector<std::string> items = split_list(text, flag, kind, numeric::Repeats::items);
   if (kind == ListKind::formats) {  // precision and exponent ranges: p=4..53,e=11
     std::vector<std::string> expanded;
     for (const auto& item : items) {
@@ -121,16 +99,13 @@ std::vector<std::string> split_unique(const std::string& text, const std::string
       seen.push_back(f);
     }
   }
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    for (std::size_t j = 0; j < i; ++j) {
-      if (items[i] == items[j])
-        throw InvalidArgument(flag + ": '" + items[i] + "' is listed twice; list each once");
-    }
-  }
+  numeric::refuse_repeats(items, text, flag, numeric::Repeats::items);
   return items;
 }
 
-std::string one_line(std::string_view message) {
+std::string one_line(std::string_view raw) {
+  const std::string printed = printable(raw);  // no NUL, control byte or stray non-UTF-8 byte
+  const std::string_view message = printed;
   // Quoted values ('...') longer than 80 characters are shortened to their first 60 and a
   // count, so an error about a 1 MB value is one readable line; newlines become spaces.
   std::string out;

@@ -368,7 +368,7 @@ Action add_merge_command(CLI::App& app) {
         fail("--out '" + o->out + "' is one of the shard files ('" + path +
              "'); accepted: a new file, so the shards stay to merge again");
       }
-      const OutputKind k = output_kind_for(path, "merge");
+      const OutputKind k = output_kind_for(path, "merge", all_output_kinds, "input");
       if (k != kind) {
         fail("'" + path + "' is " + kind_name(k) + " but --out '" + o->out + "' is " +
              kind_name(kind) + "; accepted: shards and --out of one kind (.csv .md .json .tex)");

@@ -36,7 +36,7 @@ std::string vector_text(const std::vector<numeric::Value>& v) {
 std::vector<numeric::Value> parse_vector(const std::string& text, const std::string& flag,
                                          const numeric::Format& f) {
   std::vector<numeric::Value> out;
-  for (const auto& item : split_list(text)) {
+  for (const auto& item : split_list(text, flag, ListKind::plain, numeric::Repeats::allowed)) {
     const mpq_class q =
         with_flag(flag, [&] { return numeric::parse_decimal_exact(item, "vector value"); });
     out.push_back(numeric::mpfr_engine().from_rational(f, q, numeric::Rounding::nearest_even));
@@ -46,14 +46,8 @@ std::vector<numeric::Value> parse_vector(const std::string& text, const std::str
 
 std::vector<std::uint64_t> parse_positions(const std::string& text) {
   std::vector<std::uint64_t> out;
-  for (const auto& item : split_list(text)) {
-    if (item.empty() || item.size() > 19 ||
-        item.find_first_not_of("0123456789") != std::string::npos) {
-      throw InvalidArgument(
-          "--positions: '" + item +
-          "' is not a position; accepted: integers 0..2^63-1, e.g. 100,1000,10000");
-    }
-    out.push_back(std::stoull(item));
+  for (const auto& item : split_list(text, "--positions")) {  // no empty item, each once
+    out.push_back(numeric::parse_integer(item, "--positions", 0, INT64_MAX));
   }
   return out;
 }
@@ -115,9 +109,7 @@ Action add_rotate_command(CLI::App& app) {
   return [cmd, o, q, k, seed, position, positions]() -> int {
     if (!cmd->parsed()) return -1;
     if (cmd->count("--out") > 0) {
-      if (output_kind_for(o->out, "--out") != OutputKind::json) {
-        throw InvalidArgument("--out: rotate writes JSON; accepted: a path ending in .json");
-      }
+      (void)output_kind_for(o->out, "--out", {OutputKind::json});  // writes JSON only
       io::check_output_path(o->out, "--out");
     }
     if (seed->count() == 0 && (q->count() == 0 || k->count() == 0)) {

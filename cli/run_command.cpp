@@ -144,7 +144,7 @@ std::optional<std::vector<std::uint64_t>> parse_positions(const std::string& tex
                                                           std::uint64_t eos, bool& all) {
   all = false;
   std::vector<std::uint64_t> out;
-  for (const auto& item : split_list(text)) {
+  for (const auto& item : split_list(text, "--positions")) {
     if (item == "all") {
       all = true;
       continue;
@@ -155,9 +155,9 @@ std::optional<std::vector<std::uint64_t>> parse_positions(const std::string& tex
     }
     if (item.empty() || item.find_first_not_of("0123456789") != std::string::npos ||
         item.size() > 18) {
-      throw InvalidArgument("'" + item +
-                            "' is not a position; accepted: non-negative integers, eos, or all "
-                            "(comma-separated)");
+      throw InvalidArgument("--positions: '" + item +
+                            "' is not a position; accepted: non-negative integers, eos, "
+                            "or all (comma-separated, each once)");
     }
     out.push_back(std::stoull(item));
   }
@@ -215,8 +215,7 @@ Action add_run_command(CLI::App& app) {
     attention::RunOptions options;
     if (!o->positions.empty()) {
       bool all = false;
-      options.trace_positions =
-          *with_flag("--positions", [&] { return parse_positions(o->positions, eos, all); });
+      options.trace_positions = *parse_positions(o->positions, eos, all);
       options.trace_all = all;
       const std::uint64_t first = model.options.bos ? 0 : 1;
       for (std::uint64_t p : options.trace_positions) {

@@ -157,7 +157,7 @@ Action add_sweep_command(CLI::App& app) {
     const Shard shard = sharded ? parse_shard(o->shard) : Shard{1, 1};  // 1/1: every row
     if (cmd->count("--models") > 0 && o->models.empty())
       throw InvalidArgument("--models: empty list; accepted: all or preset names");
-    if (cmd->count("--schedules") > 0 && split_list(o->schedules, ListKind::schedules).empty()) {
+    if (cmd->count("--schedules") > 0 && o->schedules.empty()) {
       throw InvalidArgument("--schedules: empty list; accepted: " +
                             attention::schedule_spellings());
     }

@@ -11,6 +11,7 @@
 #include "attention/realisation.hpp"
 #include "numeric/budget.hpp"
 #include "numeric/error.hpp"
+#include "numeric/lists.hpp"
 #include "numeric/suggest.hpp"
 #include "numeric/version.hpp"
 
@@ -57,18 +58,8 @@ Table Table::for_terminal(const std::string& columns_flag) const {
   if (columns_flag == "all") return select(columns);
   if (columns_flag.empty())
     return terminal_columns.empty() ? select(columns) : select(terminal_columns);
-  std::vector<std::string> names;
-  std::size_t start = 0;
-  for (;;) {
-    const std::size_t comma = columns_flag.find(',', start);
-    const std::string name =
-        columns_flag.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    if (!name.empty()) names.push_back(name);
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  if (names.empty()) throw InvalidArgument("--columns: empty list; accepted: all, or column names");
-  return select(names);
+  // No empty item ('name,,p'), no column twice (numeric/lists.hpp).
+  return select(numeric::split_items(columns_flag, ',', "--columns", numeric::Repeats::items));
 }
 
 std::string Table::to_text() const {
@@ -218,17 +209,37 @@ nlohmann::json Table::to_json() const {
   return list;
 }
 
-OutputKind output_kind_for(const std::string& path, const std::string& flag) {
-  if (path.empty())
-    throw InvalidArgument(flag +
-                          ": empty file name; accepted: a path ending in .csv .md .json .tex");
+OutputKind output_kind_for(const std::string& path, const std::string& flag,
+                           std::initializer_list<OutputKind> accepted, const std::string& role) {
+  auto extension_of = [](OutputKind k) {
+    switch (k) {
+      case OutputKind::csv:
+        return ".csv";
+      case OutputKind::markdown:
+        return ".md";
+      case OutputKind::json:
+        return ".json";
+      case OutputKind::latex:
+        return ".tex";
+    }
+    return "";
+  };
+  std::string extensions;
+  for (const OutputKind k : accepted)
+    extensions += std::string(extensions.empty() ? "" : " ") + extension_of(k);
+  const std::string expected = "; accepted: a path ending in " + extensions;
+  if (path.empty()) throw InvalidArgument(flag + ": empty file name" + expected);
   const std::string ext = std::filesystem::path(path).extension().string();
-  if (ext == ".csv") return OutputKind::csv;
-  if (ext == ".md") return OutputKind::markdown;
-  if (ext == ".json") return OutputKind::json;
-  if (ext == ".tex") return OutputKind::latex;
-  throw InvalidArgument(flag + ": unknown output extension '" + ext + "' in '" + path +
-                        "'; accepted: .csv .md .json .tex");
+  for (const OutputKind k : all_output_kinds) {
+    if (ext != extension_of(k)) continue;
+    if (std::find(accepted.begin(), accepted.end(), k) == accepted.end()) {
+      throw InvalidArgument(flag + ": '" + path + "' is a " + ext +
+                            " file, which this command does not write" + expected);
+    }
+    return k;
+  }
+  throw InvalidArgument(flag + ": unknown " + role + " extension '" + ext + "' in '" + path + "'" +
+                        expected);
 }
 
 namespace {

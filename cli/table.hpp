@@ -3,6 +3,7 @@
 // Output files are written atomically (temporary file + rename), so a failed run leaves no
 // partial file (brief: "Bad input").
 #include <cstdint>
+#include <initializer_list>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -40,9 +41,17 @@ struct Table {
 /// The output kinds chosen by file extension.
 enum class OutputKind { csv, markdown, json, latex };
 
-/// Maps `.csv .md .json .tex` to a kind; throws ropesim::InvalidArgument naming `flag`
-/// and the accepted extensions otherwise.
-OutputKind output_kind_for(const std::string& path, const std::string& flag);
+/// Every output kind, in the order messages list them.
+inline constexpr std::initializer_list<OutputKind> all_output_kinds = {
+    OutputKind::csv, OutputKind::markdown, OutputKind::json, OutputKind::latex};
+
+/// Maps the extension of `path` (`.csv .md .json .tex`) to a kind among `accepted`; throws
+/// ropesim::InvalidArgument naming `flag` and listing only the accepted extensions otherwise
+/// (an empty name, an unknown extension, or a kind the command does not write). `role` says
+/// what the path is: "output" for a file written, "input" for one read (`merge` shards).
+OutputKind output_kind_for(const std::string& path, const std::string& flag,
+                           std::initializer_list<OutputKind> accepted = all_output_kinds,
+                           const std::string& role = "output");
 
 /// Renders `table` as a file of `kind`, with the provenance first: a comment line in CSV
 /// (`# ropesim …`) and LaTeX (`% …`), a "Made by ropesim …: `command`" line in Markdown; in JSON an

@@ -513,12 +513,7 @@ Action add_table_bounds_command(CLI::App* table) {
     } else if (o->kind == "positional-head") {
       std::vector<std::uint64_t> offsets;
       for (const auto& item : split_unique(o->offsets, "--k")) {
-        const bool digits =
-            !item.empty() && item.size() <= 9 &&
-            std::all_of(item.begin(), item.end(), [](char c) { return c >= '0' && c <= '9'; });
-        if (!digits || std::stoull(item) == 0)
-          throw InvalidArgument("--k: '" + item + "' is not an offset (an integer 1..999999999)");
-        offsets.push_back(std::stoull(item));
+        offsets.push_back(numeric::parse_integer(item, "--k", 1, 999999999));  // an offset
       }
       const auto specs = split_unique(o->realisations, "--realizations", ListKind::realisations);
       for (const auto& spec : specs)

@@ -42,7 +42,11 @@ mpq_class parse_decimal_exact(std::string_view text, std::string_view what) {
     if (i == text.size()) return fail();
     while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) {
       exponent = exponent * 10 + (text[i++] - '0');
-      if (exponent > 100000) return fail();
+      if (exponent > kMaxDecimalExponent) {  // a number, but 10^exponent would not fit in memory
+        throw InvalidArgument(std::string(what) + " = '" + std::string(text) +
+                              "' has an exponent beyond ±" + std::to_string(kMaxDecimalExponent) +
+                              "; accepted: decimal numbers with exponents in -100000..100000");
+      }
     }
     if (exponent_negative) exponent = -exponent;
   }

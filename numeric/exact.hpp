@@ -6,8 +6,12 @@
 
 namespace ropesim::numeric {
 
+/// The largest |exponent| parse_decimal_exact reads (10^100000 has 41 KB of digits).
+inline constexpr long kMaxDecimalExponent = 100000;
+
 /// Parses a decimal such as `10000`, `1e4`, `5e5`, `0.75`, `-2.5E-3` exactly into a rational.
-/// Throws InvalidArgument (naming `what`) for anything else.
+/// Throws InvalidArgument (naming `what`) for anything else, and for an exponent beyond
+/// ±kMaxDecimalExponent (saying so: `1e400000` is a number, only too large to expand).
 mpq_class parse_decimal_exact(std::string_view text, std::string_view what = "number");
 
 /// Parses an exact decimal (as parse_decimal_exact) or a fraction of two, `P/Q` (`1/3`,

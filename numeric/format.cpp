@@ -4,6 +4,7 @@
 #include <string>
 
 #include "numeric/error.hpp"
+#include "numeric/lists.hpp"
 #include "numeric/rounding.hpp"
 #include "numeric/suggest.hpp"
 
@@ -161,11 +162,7 @@ std::vector<std::string> expand_format_range(std::string_view spec) {
   }
   // Split into comma items; each item is kept or, if it is key=A..B, expanded.
   std::vector<std::vector<std::string>> choices;
-  std::size_t start = 0;
-  for (;;) {
-    const std::size_t comma = text.find(',', start);
-    const std::string item =
-        text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+  for (const std::string& item : split_items(text, ',', "format", Repeats::keys)) {
     const std::size_t dots = item.find("..");
     const std::size_t eq = item.find('=');
     if (dots == std::string::npos) {
@@ -194,8 +191,6 @@ std::vector<std::string> expand_format_range(std::string_view spec) {
       for (long v = lo; v <= hi; ++v) values.push_back(key + "=" + std::to_string(v));
       choices.push_back(std::move(values));
     }
-    if (comma == std::string::npos) break;
-    start = comma + 1;
   }
   std::vector<std::string> out{""};
   for (const auto& options : choices) {
@@ -245,16 +240,15 @@ bool operator==(const Format& a, const Format& b) {
 namespace {
 Format parse_format_unchecked(std::string_view spec) {
   std::string text(spec);
-  // Split on commas into key=value items (fixed:I.F and presets are single items).
-  std::vector<std::string> items;
-  for (std::size_t start = 0;;) {
-    const std::size_t comma = text.find(',', start);
-    items.push_back(
-        text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
+  if (text.empty()) bad_format(spec, "empty");
+  // Split on commas into key=value items (fixed:I.F and presets are single items): no empty
+  // item, no key twice (`subnormals=off,subnormals=on` says two things).
+  const std::vector<std::string> items = split_pieces(text, ',');
+  if (const auto fault =
+          list_fault(items, text, ',', Repeats::keys)) {  // a typo, not an unknown format
+    throw InvalidArgument("format '" + text + "': " + fault->problem +
+                          "; accepted: " + format_spellings());
   }
-  if (items.empty() || items.front().empty()) bad_format(spec, "empty");
 
   Format f;
   std::size_t next = 1;

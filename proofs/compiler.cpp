@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "automata/dfa.hpp"
 #include "logic/fragment.hpp"
 #include "numeric/budget.hpp"
 #include "numeric/engine.hpp"
@@ -537,6 +538,15 @@ CompiledModel compile_in(const ltl::Formula& input, const std::vector<std::strin
   for (std::size_t i = 0; i < input.size(); ++i) {
     if (!used_input[i]) continue;
     const ltl::Node& n = input.node(static_cast<NodeId>(i));
+    if (n.op == Operator::symbol &&
+        std::find(alphabet.begin(), alphabet.end(), n.symbol) == alphabet.end()) {
+      // As classify --formula (proofs::formula_dfa): an atom outside the alphabet is a typo
+      // (it would be false at every position), not a formula over that alphabet.
+      throw Refusal(RefusalReason::input, "cannot compile '" + ltl::to_string(input) + "': atom '" +
+                                              n.symbol + "' is not a letter of the alphabet " +
+                                              automata::alphabet_text(alphabet) +
+                                              "; accepted: atoms among the alphabet's letters");
+    }
     if (n.op == Operator::since) {  // the text only here: printing every subformula is quadratic
       throw Refusal(RefusalReason::input,
                     "cannot compile '" + ltl::to_string(input, static_cast<NodeId>(i)) +

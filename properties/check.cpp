@@ -126,6 +126,23 @@ std::string property_names() {
   return fmt::format("{}", fmt::join(names, ", "));
 }
 
+void check_format_usable(const PropertyInfo& info, const numeric::Format& format) {
+  if (info.min_precision == 0) return;  // draws no format: --format does not concern it
+  const std::string accepted =
+      fmt::format("accepted: a floating format with precision {}..{} (e.g. fp16, p=11,e=5)",
+                  info.min_precision, info.max_precision);
+  if (format.is_fixed_point()) {
+    throw InvalidArgument(
+        fmt::format("--format: '{}' is fixed point; property {} draws floating formats only; {}",
+                    format.name, info.name, accepted));
+  }
+  if (format.precision < info.min_precision || format.precision > info.max_precision) {
+    throw InvalidArgument(fmt::format(
+        "--format: '{}' has precision {}; property {} draws precisions {}..{}; {}", format.name,
+        format.precision, info.name, info.min_precision, info.max_precision, accepted));
+  }
+}
+
 PropertyOutcome run_property(const std::string& name, const CheckOptions& options,
                              const CheckProgress& progress) {
   const Theorem* theorem = nullptr;
@@ -148,6 +165,7 @@ PropertyOutcome run_theorem(const Theorem& theorem_ref, const CheckOptions& opti
   if (options.trials < 1) throw InvalidArgument("--trials must be at least 1");
   if (options.max_length < 1) throw InvalidArgument("--max-length must be at least 1");
   if (options.max_size < 1) throw InvalidArgument("--max-size must be at least 1");
+  if (options.format) check_format_usable(theorem->info, *options.format);
 
   rc::detail::TestParams params;
   params.seed = options.seed;

@@ -38,6 +38,9 @@ struct PropertyInfo {
   std::string name;       ///< the `--property` spelling, e.g. "periodic-r3"
   std::string source;     ///< e.g. "RoPE-X Def 2.1 / Prop 2.2 (THEORY §3, §5)"
   std::string statement;  ///< one line: what is checked
+  /// The floating formats the property draws, as precisions min..max (bits incl. the hidden
+  /// bit); {0, 0} for a property that uses no format. `--format` must be one of them.
+  int min_precision = 4, max_precision = 53;
 };
 
 /// The outcome of one property.
@@ -65,9 +68,15 @@ std::span<const PropertyInfo> property_list();
 /// One line listing the property names (for errors and --help).
 std::string property_names();
 
+/// Refuses `format` for the property `info` when the property cannot use it: a fixed-point
+/// format, or a floating one whose precision lies outside info's min..max (a theorem failure
+/// on a format the property never draws would be a false alarm, not a counterexample).
+/// Throws ropesim::InvalidArgument naming the property and the accepted formats.
+void check_format_usable(const PropertyInfo& info, const numeric::Format& format);
+
 /// Runs the named property (a name from property_list()). Throws ropesim::InvalidArgument for
-/// an unknown name (listing the names), trials/max_length/max_size < 1, or a malformed replay
-/// token.
+/// an unknown name (listing the names), trials/max_length/max_size < 1, a format the property
+/// cannot use (check_format_usable), or a malformed replay token.
 PropertyOutcome run_property(const std::string& name, const CheckOptions& options,
                              const CheckProgress& progress = {});
 

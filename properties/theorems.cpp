@@ -606,52 +606,64 @@ const std::vector<Theorem>& theorems() {
   static const std::vector<Theorem> list = {
       {{"compiler-mod", "RoPE-X Lemma 3.2 / Thm 3.1 lower bound (THEORY §5 T5, §7 C1, C4)",
         "a compiled LTL[P,MOD] formula's RoPE_P transformer accepts w iff the formula holds at "
-        "N+1, in every format the compiler accepts"},
+        "N+1, in every format the compiler accepts",
+        4, 53},
        compiler_mod},
       {{"compiler-y", "RoPE-X Cor 4.1, App D (THEORY §5, §6, §7 C5)",
         "a compiled LTL[P] formula with Y^k heads accepts w iff the formula holds at N+1, for "
-        "every word up to the model's certified length"},
+        "every word up to the model's certified length",
+        8, 24},
        compiler_y},
       {{"compiler-nope", "LC25 Thm 3.3 (THEORY §5 T1, §7 C1)",
         "a compiled LTL[P] formula's transformer has no positional encoding and accepts w iff the "
-        "formula holds at N+1"},
+        "formula holds at N+1",
+        4, 53},
        compiler_nope},
       {{"masking-strict", "LC25 Thm F.4, strict half (THEORY §2, no-BOS mode)",
         "strict masking without BOS recognises bbΣ*: the compiled model accepts exactly the words "
-        "starting with bb"},
+        "starting with bb",
+        8, 53},
        masking_strict},
       {{"masking-nonstrict",
         "LC25 Thm F.4, non-strict half: the stutter step in F (THEORY §2, no-BOS mode)",
         "non-strict masking without BOS or positions: position 2 of b·b·u holds position 1's "
-        "representation after every layer"},
+        "representation after every layer",
+        4, 53},
        masking_nonstrict},
       {{"binary-mod", "RoPE-X Prop 3.1 (THEORY §5)",
         "MOD_m^r(i, j) (j − i ≡ r mod m) equals the disjunction over a of MOD_m^a(i) ∧ "
-        "MOD_m^{(a+r) mod m}(j), the unary atoms read off a compiled RoPE_P transformer"},
+        "MOD_m^{(a+r) mod m}(j), the unary atoms read off a compiled RoPE_P transformer",
+        8, 53},
        binary_mod},
       {{"periodic-r3", "RoPE-X Def 2.1, Prop 2.2 (THEORY §3, §5)",
         "r3 of a rational schedule is periodic with period dividing lcm(m_d) in every format; r2 "
-        "is reported with a verified period or verified witnesses"},
+        "is reported with a verified period or verified witnesses",
+        4, 53},
        periodic_r3},
       {{"nonperiodic", "RoPE-X Prop 4.1 (THEORY §3, §5)",
         "an irrational rotation (g = 1, rational g, base-derived θ_d) has a verified "
-        "non-periodicity witness for every candidate period up to the bound"},
+        "non-periodicity witness for every candidate period up to the bound",
+        4, 53},
        nonperiodic},
       {{"bounded-lookback", "RoPE-X Cor 4.1 (THEORY §5, §6)",
         "for k ≤ L ≤ N_max^(k) the Y^k transformer is right at every position of every word of "
-        "length ≤ L"},
+        "length ≤ L",
+        8, 24},
        bounded_lookback},
       {{"po-c3", "LC25 Thm 4.1, Lemma C.1 (THEORY §5 T2, §7 C3)",
         "on minimal DFAs: partially ordered ⇔ R-trivial transition monoid ⇔ the C3 formula's "
-        "language equals the DFA's; zoo formulas' DFAs have the zoo's class"},
+        "language equals the DFA's; zoo formulas' DFAs have the zoo's class",
+        0, 0},
        po_c3},
       {{"extract-compiled", "RoPE-X Thm 3.1 (THEORY §5 T5, §7 transformer → logic)",
         "the DFA L* extracts from a compiled LTL[P,MOD] formula's transformer equals the formula's "
-        "(L* on ltl::accepts; brute force up to length 7) and is LTL[P] or LTL[P,MOD]"},
+        "(L* on ltl::accepts; brute force up to length 7) and is LTL[P] or LTL[P,MOD]",
+        8, 53},
        extract_compiled},
       {{"extract-rope-p", "RoPE-X Lemma 3.1 / Thm 3.1 upper bound (THEORY §5 T5, §7)",
         "the DFA L* extracts from a random RoPE_P transformer (periodic tables, period ≤ 6) is "
-        "classified LTL[P] or LTL[P,MOD]"},
+        "classified LTL[P] or LTL[P,MOD]",
+        4, 53},
        extract_rope_p},
   };
   return list;

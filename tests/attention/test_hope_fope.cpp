@@ -121,11 +121,13 @@ TEST_CASE("hope and fope spellings: exact parsing, one-line refusals naming the 
             .find("(fope accepts base, dim, train_len, sigma, seed)") != std::string::npos);
   CHECK(error_of("hope:base=10000,dim=8").find("missing train_len=") != std::string::npos);
   CHECK(error_of("hope:base=10000,dim=8,train_len=0")
-            .find("train_len must be an integer ≥ 1, got 0") != std::string::npos);
-  CHECK(error_of("hope:base=10000,dim=8,train_len=1.5")
-            .find("train_len must be an integer ≥ 1, got 3/2") != std::string::npos);
+            .find("train_len: '0' is out of range; accepted: an integer in 1..") !=
+        std::string::npos);
   CHECK(
-      error_of("fope:base=10000,dim=8,train_len=10,seed=-1").find("seed must be an integer ≥ 0") !=
+      error_of("hope:base=10000,dim=8,train_len=1.5").find("train_len: '1.5' is not an integer") !=
+      std::string::npos);
+  CHECK(
+      error_of("fope:base=10000,dim=8,train_len=10,seed=-1").find("seed: '-1' is not an integer") !=
       std::string::npos);
   CHECK(error_of("fope:base=10000,dim=8,train_len=10,sigma=-1").find("sigma must be ≥ 0") !=
         std::string::npos);

@@ -118,7 +118,7 @@ TEST_CASE("export: JSON round trip and refusals, DOT", "[automata][export]") {
   CHECK(
       refused(
           R"({"alphabet":["a"],"states":2,"initial":0,"accepting":[],"transitions":[[0],[2]]})") ==
-      "DFA JSON: transitions[1][0] is 2; accepted: a state number 0..1");
+      "DFA JSON: transitions[1][0] is number 2; accepted: a state number 0..1");
   CHECK(
       refused(R"({"alphabet":["a"],"states":1,"initial":0,"accepting":[0,0],"transitions":[[0]]})")
           .find("listed twice") != std::string::npos);
@@ -132,6 +132,6 @@ TEST_CASE("export: JSON round trip and refusals, DOT", "[automata][export]") {
           .find("accepted: a list of 2 state numbers") != std::string::npos);
   const std::string path = "/tmp/ropesim_test_automata_bad.json";
   std::ofstream(path) << "{not json";
-  CHECK_THROWS_WITH(load_dfa(path), Catch::Contains(path + ": not JSON (byte "));
+  CHECK_THROWS_WITH(load_dfa(path), Catch::Contains(path + ": malformed JSON at byte "));
   std::remove(path.c_str());
 }

@@ -92,7 +92,8 @@ TEST_CASE("classify: bad input is one line, exit 2", "[cli][classify]") {
   const std::string bad = temp_path("classify_bad.json");
   std::ofstream(bad)
       << R"({"alphabet": ["a"], "states": 1, "initial": 3, "accepting": [], "transitions": [[0]]})";
-  expect_usage_error(run("classify --dfa " + bad), "'initial' is 3; accepted: a state number 0..0");
+  expect_usage_error(run("classify --dfa " + bad),
+                     "'initial' is number 3; accepted: a state number 0..0");
   std::filesystem::remove(bad);
   const std::string out = temp_path("classify_never.json");
   const Run r = run("classify --alphabet ab --regex '(' --out " + out);

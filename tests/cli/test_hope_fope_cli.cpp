@@ -72,5 +72,5 @@ TEST_CASE("sweep lists hope and fope specs; a bad key is one line naming the acc
   const Run zero =
       run("rotations --schedule fope:base=10000,dim=8,train_len=0 --realization r1 --format fp32 "
           "--positions 8");
-  expect_usage_error(zero, "train_len must be an integer ≥ 1");
+  expect_usage_error(zero, "train_len: '0' is out of range; accepted: an integer in 1..");
 }

@@ -56,7 +56,7 @@ TEST_CASE("bad resonance spellings exit 2 with one line", "[cli][resonance]") {
       "missing dim=");
   expect_usage_error(run("rotations --schedule resonance:base=10000,dim=4 "
                          "--realization resonance-table[seq_len=0] --positions 10"),
-                     "seq_len must be an integer");
+                     "seq_len: '0' is out of range; accepted: an integer in 1..");
   expect_usage_error(run("rotations --schedule conventional:base=10000,dim=4 "
                          "--realization resonance-table --positions 10"),
                      "tabulates one period");
