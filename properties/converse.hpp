@@ -129,7 +129,7 @@ enum class ConverseRegime {
 /// v over {a, b}, decides the eventual behaviour (eventual_behaviour) and fails, with the
 /// witness n, threshold and period, when the two words stay apart. Cases the analysis cannot
 /// decide (non-finite scores, caps) are discarded with the reason. Where the words at the
-/// threshold are short enough (≤ 4000 symbols), the predicted acceptance is confirmed by
+/// threshold are short enough (≤ 20000 symbols), the predicted acceptance is confirmed by
 /// one_layer_output on the actual words, so a wrong analysis fails loudly instead of passing.
 /// Run under RapidCheck (run_theorem).
 void converse_property(const CheckOptions& options, ConverseClass kind, ConverseRegime regime);

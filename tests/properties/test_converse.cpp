@@ -151,7 +151,8 @@ TEST_CASE("the eventual behaviour agrees with the model on the actual words", "[
     if (r.threshold > 200) continue;
     const std::uint64_t from = r.threshold.get_ui();
     for (std::uint64_t n = from; n < from + 2 * r.period && n < from + 8; ++n) {
-      const bool with_x = attention::accepts_output(one_layer_output(m, repeat_word(words, n, true)));
+      const bool with_x =
+          attention::accepts_output(one_layer_output(m, repeat_word(words, n, true)));
       const bool without_x =
           attention::accepts_output(one_layer_output(m, repeat_word(words, n, false)));
       if (r.witness) {
@@ -241,16 +242,15 @@ TEST_CASE("the counting model in a saturating F under exact sums counts for ever
 namespace {
 
 PropertyOutcome run_outside(const std::string& name, ConverseClass kind, ConverseRegime regime) {
-  const Theorem outside{{name, "outside the theorem", "converse identity"},
-                        [kind, regime](const CheckOptions& options) {
-                          converse_property(options, kind, regime);
-                        }};
+  const Theorem outside{
+      {name, "outside the theorem", "converse identity"},
+      [kind, regime](const CheckOptions& options) { converse_property(options, kind, regime); }};
   CheckOptions options;
   options.trials = 1000;
   options.seed = 20261201;
   const auto outcome = run_theorem(outside, options);
-  std::cout << name << ": " << (outcome.failed ? "FAILED" : "passed") << " after "
-            << outcome.passed << " trials\n  " << outcome.description << "\n";
+  std::cout << name << ": " << (outcome.failed ? "FAILED" : "passed") << " after " << outcome.passed
+            << " trials\n  " << outcome.description << "\n";
   for (const auto& line : outcome.counterexample) std::cout << "  " << line << "\n";
   std::cout << "  " << outcome.replay_command << "\n";
   return outcome;
@@ -260,8 +260,8 @@ PropertyOutcome run_outside(const std::string& name, ConverseClass kind, Convers
 
 TEST_CASE("the converse properties fail outside the theorems", "[converse]") {
   // Same generator, canonical sequential sums (small formats): the models count.
-  const auto nope = run_outside("nope-ltlp-sequential", ConverseClass::nope,
-                                ConverseRegime::sequential_sums);
+  const auto nope =
+      run_outside("nope-ltlp-sequential", ConverseClass::nope, ConverseRegime::sequential_sums);
   CHECK(nope.failed);
   CHECK(nope.description.find("told apart") != std::string::npos);
   const auto rope = run_outside("rope-p-ltlpmod-sequential", ConverseClass::rope_p,
@@ -289,3 +289,43 @@ TEST_CASE("the registered converse properties pass in their regime", "[converse]
   }
 }
 
+TEST_CASE("the shrunk sequential-sums counterexample, re-run with run()", "[converse]") {
+  // docs/TESTING.md: `nope-ltlp` with the canonical sequential sums fails after 279 trials,
+  // shrunk to p=3,e=4, 1 head, d_model 2, head_dim 2, no FFN, pre-LN, weight seed 9842,
+  // symmetric (b = −a, bias-free), u = "", x = "aa", y = "bb", v = "": (aabb)^n aa accepted and
+  // (aabb)^n rejected for every n ≥ 2. Rebuilt here as converse_property builds it and run with
+  // run() itself (quadratic, every position), far beyond the threshold. What the model is
+  // (model_to_json): a = (2, 0), b = (−2, −0), BOS = EOS = 0; pre-LN without bias maps EOS to 0,
+  // so q = 0, every score is 0 and attention is uniform; v_a = −v_b, v_BOS = 0; the classifier
+  // reads 0.75·(−0.75)·o_1. With Z stuck at 2^3 = 8 (8 + 1 rounds to 8), α = 1/8 and the value
+  // sum runs 0, t, 2t, t, 0, … : y = 0.375 after (aabb)^n aa for n ≥ 2 (0.5 at n = 1), y = 0
+  // after (aabb)^n — the counting model below, found by RapidCheck.
+  attention::RandomModelOptions shape;
+  shape.format = Format::ieee(3, 4);
+  shape.layers = 1;
+  shape.heads = 1;
+  shape.d_model = 2;
+  shape.head_dim = 2;
+  shape.ffn = false;
+  shape.norms = attention::NormPlacement::pre;
+  shape.rotary = attention::RandomRotary::none;
+  Model m = attention::random_model(shape, 9842);
+  sparsify(m, 9842, true);
+  m.policy.summation = attention::Summation::sequential;
+  const IdentityWords words{"", "aa", "bb", ""};
+  for (const std::uint64_t n : {2, 3, 10, 60, 250}) {
+    INFO("n = " << n);
+    CHECK(attention::run(m, repeat_word(words, n, true)).accept);
+    CHECK_FALSE(attention::run(m, repeat_word(words, n, false)).accept);
+  }
+  const auto r = eventual_behaviour(m, words);
+  REQUIRE(r.witness.has_value());
+  CHECK(*r.witness == 2);
+  CHECK(r.period == 1);
+  // The same model with exact sums rounded once (the registered properties' regime): no
+  // eventual separation.
+  m.policy.summation = attention::Summation::exact;
+  const auto exact = eventual_behaviour(m, words);
+  REQUIRE(exact.decided);
+  CHECK_FALSE(exact.witness.has_value());
+}
