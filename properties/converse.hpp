@@ -96,7 +96,8 @@ numeric::Value one_layer_output(const attention::Model& model, const std::string
 
 /// Makes a random model's weights degenerate the way counting needs (converse_property): each
 /// entry of the embeddings, the attention matrices and biases, the FFN and the classifier is
-/// set to 0 with probability 1/2 (deterministic in `seed`, std::mt19937_64), so heads with
+/// set to 0 with probability 1/2, 2/3 or 3/4 (drawn first), the key matrix of each head
+/// zeroed with probability 1/2 (deterministic in `seed`, std::mt19937_64), so heads with
 /// K = 0 (every key equal: uniform attention) and exact zeros in the readout occur often; with
 /// `mirror` the model becomes symmetric: bias-free (as LLaMA-style models are), BOS and EOS
 /// embedded at 0, and the second letter embedded as the negation of the first (b = −a), so the
@@ -125,7 +126,7 @@ enum class ConverseRegime {
 /// The body of the converse properties `nope-ltlp` and `rope-p-ltlpmod` (theorems.cpp) for
 /// one class and regime: generates a random one-layer model (random_model: 1–2 heads,
 /// d_model 1–4, head_dim 2 or 4, optional FFN and LayerNorm, weights k/4; a quarter of the
-/// models then sparsified and half made symmetric, see sparsify) and words u, x, y,
+/// models then sparsified, half sparsified and made symmetric, see sparsify) and words u, x, y,
 /// v over {a, b}, decides the eventual behaviour (eventual_behaviour) and fails, with the
 /// witness n, threshold and period, when the two words stay apart. Cases the analysis cannot
 /// decide (non-finite scores, caps) are discarded with the reason. Where the words at the
