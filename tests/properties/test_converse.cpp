@@ -8,6 +8,7 @@
 #include <iostream>
 #include <string>
 
+#include "attention/model_spec.hpp"
 #include "attention/random_model.hpp"
 #include "attention/transformer.hpp"
 #include "properties/check.hpp"
@@ -328,4 +329,21 @@ TEST_CASE("the shrunk sequential-sums counterexample, re-run with run()", "[conv
   const auto exact = eventual_behaviour(m, words);
   REQUIRE(exact.decided);
   CHECK_FALSE(exact.witness.has_value());
+}
+
+TEST_CASE("examples/nope_counter_fp16.json is the counting model in fp16", "[converse]") {
+  // The spec shipped for `ropesim run` (docs/TESTING.md): y = 2^-11 on (ab)^1100 a (2202 keys,
+  // past Z = 2048) and 0 on (ab)^1100, and the analysis separates (ab)^n a from (ab)^n.
+  const Model m =
+      attention::load_model(std::string(ROPESIM_SOURCE_DIR) + "/examples/nope_counter_fp16.json");
+  const Model reference = counting_model(Format::fp16(), attention::Summation::sequential);
+  CHECK(attention::exact_decimal(attention::run(m, ab(1100, true)).output) == "0.00048828125");
+  CHECK(attention::exact_decimal(attention::run(m, ab(1100, false)).output) == "0");
+  for (const std::string w : {"", "a", "aba", "abab", "aab", "abb"}) {
+    CHECK(attention::run(m, w).output.same_bits(attention::run(reference, w).output));
+  }
+  const auto r = eventual_behaviour(m, kAbA);
+  REQUIRE(r.witness.has_value());
+  CHECK(r.accept_with_x);
+  CHECK_FALSE(r.accept_without_x);
 }
