@@ -24,6 +24,7 @@
 #include "proofs/formula_automaton.hpp"
 #include "proofs/offset_simulation.hpp"
 #include "proofs/po_formula.hpp"
+#include "properties/converse.hpp"
 #include "properties/generators.hpp"
 
 namespace ropesim::properties {
@@ -600,6 +601,37 @@ void extract_rope_p(const CheckOptions& options) {
   RC_ASSERT(c.language_class != automata::LanguageClass::none);
 }
 
+// T1 upper half [LC25] (THEORY §5 "The converse as identities"): a NoPE F-transformer ropesim
+// did not build recognises an R-trivial language, so for every u, x, y, v it cannot tell
+// u(xy)^n x v from u(xy)^n v for all large n. Random one-layer models (converse.hpp) and
+// random words; the eventual behaviour of both acceptance sequences is decided exactly
+// (eventual_behaviour: a threshold N0 and period L from which both are periodic), and a
+// difference anywhere in [N0, N0 + L) recurs for ever, so it is a counterexample whatever the
+// language's n0 — no bound on n0 is needed, and no finite sample stands in for "large n".
+//
+// Regime: every sum exact and rounded once into an F with ±∞ (Summation::exact,
+// round-to-nearest-even). Why the identity holds there (the argument this property checks
+// against the decision procedure and, where the threshold is small, against the model run on
+// the actual words): the block's keys repeat, so the softmax denominator of the EOS query grows
+// like n·E_B and rounds to +∞ from some n on, after which every weight is e/∞ = 0 and the
+// attention output is 0 on both words; or E_B = 0, and then the block's keys, the extra x's
+// among them, carry weight exactly 0 and add exact zeros. Under the canonical sequential sums
+// (THEORY §2.1) the denominator instead stops growing at about 2^p, the weights stay non-zero,
+// and a value sum with both signs counts — T1's upper half fails there, and with exact sums in
+// a saturating F (fp8 E4M3) too (tests/properties/test_converse.cpp, docs/TESTING.md).
+void nope_ltlp(const CheckOptions& options) {
+  converse_property(options, ConverseClass::nope, ConverseRegime::exact_sums);
+}
+
+// T5 upper half [RoPE-X Lemma 3.1 / Thm 3.1]: the same for RoPE_P models whose rotary pairs
+// are r3 tables of random periods m ∈ [2, 4] (lcm M), with |x| and |y| multiples of M, so every
+// copy of xy and the suffix keep their residues mod M: the identity of LTL[P,MOD] languages
+// whose moduli divide M (THEORY §5: the k-automaton is partially ordered), which is what the
+// paper's translation of such a transformer (realised rotations depend on i mod M) gives.
+void rope_p_ltlpmod(const CheckOptions& options) {
+  converse_property(options, ConverseClass::rope_p, ConverseRegime::exact_sums);
+}
+
 }  // namespace
 
 const std::vector<Theorem>& theorems() {
@@ -665,6 +697,14 @@ const std::vector<Theorem>& theorems() {
         "classified LTL[P] or LTL[P,MOD]",
         4, 53},
        extract_rope_p},
+      {{"nope-ltlp", "LC25 Thm 3.3 upper half, T2 identity (THEORY §5 T1, converse)",
+        "a random one-layer NoPE transformer (exact sums in F with inf) does not tell u(xy)^n x v "
+        "from u(xy)^n v for all large n: the eventual behaviour, decided exactly, agrees"},
+       nope_ltlp},
+      {{"rope-p-ltlpmod", "RoPE-X Lemma 3.1 / Thm 3.1 upper half (THEORY §5 T5, T6, converse)",
+        "a random one-layer RoPE_P transformer (r3 tables of periods 2-4, lcm M; exact sums in F "
+        "with inf) does not tell u(xy)^n x v from u(xy)^n v for all large n, |x|, |y| = 0 mod M"},
+       rope_p_ltlpmod},
   };
   return list;
 }
