@@ -699,11 +699,13 @@ const std::vector<Theorem>& theorems() {
        extract_rope_p},
       {{"nope-ltlp", "LC25 Thm 3.3 upper half, T2 identity (THEORY §5 T1, converse)",
         "a random one-layer NoPE transformer (exact sums in F with inf) does not tell u(xy)^n x v "
-        "from u(xy)^n v for all large n: the eventual behaviour, decided exactly, agrees"},
+        "from u(xy)^n v for all large n: the eventual behaviour, decided exactly, agrees",
+        3, 53},
        nope_ltlp},
       {{"rope-p-ltlpmod", "RoPE-X Lemma 3.1 / Thm 3.1 upper half (THEORY §5 T5, T6, converse)",
         "a random one-layer RoPE_P transformer (r3 tables of periods 2-4, lcm M; exact sums in F "
-        "with inf) does not tell u(xy)^n x v from u(xy)^n v for all large n, |x|, |y| = 0 mod M"},
+        "with inf) does not tell u(xy)^n x v from u(xy)^n v for all large n, |x|, |y| = 0 mod M",
+        3, 53},
        rope_p_ltlpmod},
   };
   return list;
