@@ -158,6 +158,12 @@ rc::Gen<std::string> formula_gen(const std::string& alphabet, FormulaFragment fr
       }
       ids.push_back(id);
     }
+    // LTL[P,Y]: every formula has a Y^k at its root or below, so every trial runs a Y^k head.
+    if (fragment == FormulaFragment::ltl_p_y) {
+      bool has_y = false;
+      for (const auto& node : f.nodes()) has_y = has_y || node.op == ltl::Operator::yesterday;
+      if (!has_y) ids.push_back(f.yesterday(ids.back(), *rc::gen::inRange<std::uint64_t>(1, 4)));
+    }
     f.set_root(ids.back());
     return ltl::to_string(f);
   });
