@@ -43,6 +43,18 @@ inline Run run(const std::string& arguments, const std::string& shell_prefix = "
   return r;
 }
 
+/// "ulimit -v 4000000; ": a shell prefix that bounds a command's address space (about 3.8 GiB),
+/// so a memory regression fails with bad_alloc instead of exhausting the machine. Empty in the
+/// sanitizer build (ROPESIM_SANITIZED): AddressSanitizer reserves terabytes of address space for
+/// its shadow memory at start-up and aborts under any such limit; there the timeouts guard.
+inline std::string memory_limit() {
+#ifdef ROPESIM_SANITIZED
+  return "";
+#else
+  return "ulimit -v 4000000; ";
+#endif
+}
+
 inline int lines(const std::string& s) {
   int n = 0;
   for (char c : s) n += c == '\n';

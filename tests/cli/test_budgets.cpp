@@ -28,7 +28,7 @@ struct TimedRun {
 TimedRun guarded(const std::string& arguments, const std::string& environment = "") {
   const auto start = std::chrono::steady_clock::now();
   TimedRun t;
-  t.run = run("--version >/dev/null; ulimit -v 4000000; " + environment + " timeout 60 " +
+  t.run = run("--version >/dev/null; " + memory_limit() + environment + " timeout 60 " +
               std::string(ROPESIM_BINARY) + " " + arguments);
   t.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return t;

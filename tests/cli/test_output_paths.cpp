@@ -178,7 +178,7 @@ TEST_CASE("model specs from /dev/zero and other endless inputs are refused withi
   // Before: run /dev/zero allocated until a 6-8 GB limit stopped it; classify --dfa /dev/zero
   // held 19.8 GB after 60 s. Now: refused after 64 MiB, one line naming the file. The ulimit
   // (4 GB of address space) makes a regression fail instead of exhausting the machine.
-  const std::string limit = "ulimit -v 4000000; ";
+  const std::string limit = memory_limit();
   for (const std::string& command :
        {std::string("run /dev/zero --input ab"), std::string("classify --dfa /dev/zero"),
         std::string("rotations --schedule hf-config:/dev/zero --format fp16 --positions 4")}) {
