@@ -698,6 +698,7 @@ CompiledModel compile_in(const ltl::Formula& input, const std::vector<std::strin
         // chooses it, and its certified range N_max^(k).
         HorizonSpec hs;
         hs.head.schedule = options.offset_schedule;
+        hs.max_length = options.offset_max_length;
         hs.head.k = n.k;
         hs.head.realisation = "r1";
         hs.head.policy = policy;
@@ -978,7 +979,11 @@ CompiledModel compile(const ltl::Formula& formula, const std::vector<std::string
     // With Y^k heads a format is only as good as its certified length (THEORY §6): rank every
     // preset that compiles by it (longest first), e.g. 'Y^50 a' refused in fp16 (N_max 43) is
     // certified to 51 in fp8e4m3 but to 709 in fp32. Without them, the smallest preset.
+    // The trial scans stop at kHintScanLength: a length at that cap is shown as ">= cap".
+    constexpr std::uint64_t kHintScanLength = 2000;
+    trial.offset_max_length = kHintScanLength;
     std::vector<std::pair<std::string, std::optional<std::uint64_t>>> ranked;
+    std::set<std::string> at_cap;
     bool bounded = false;
     for (const char* preset : kPresets) {
       trial.policy.format = numeric::parse_format(preset);
@@ -987,6 +992,9 @@ CompiledModel compile(const ltl::Formula& formula, const std::vector<std::string
         const CompiledModel c = compile_in(formula, alphabet, trial);
         bounded = bounded || !c.bounded_heads.empty();
         ranked.emplace_back(preset, c.certified_length);
+        for (const auto& b : c.bounded_heads) {
+          if (b.at_limit && c.certified_length == b.n_max) at_cap.insert(preset);
+        }
       } catch (const InvalidArgument&) {
         continue;
       }
@@ -1003,6 +1011,7 @@ CompiledModel compile(const ltl::Formula& formula, const std::vector<std::string
       std::string list;
       for (const auto& [preset, length] : ranked) {
         list += (list.empty() ? "" : ", ") + preset + " (" +
+                (at_cap.count(preset) != 0 ? ">= " : "") +
                 (length ? std::to_string(*length) : std::string("unbounded")) + ")";
       }
       throw Refusal(e.reason(),

@@ -109,6 +109,10 @@ struct CompileOptions {
   /// multi-frequency head with equal weights, certified by the same range scan. Must have at
   /// least one rotary block.
   attention::Schedule offset_schedule = attention::single_schedule(1);
+  /// L_max of every Y^k head's range scan (HorizonSpec::max_length); 0 = horizon's default.
+  /// The refusal hint's trial compilations cap it (kHintScanLength) so that a hint costs
+  /// seconds, not the minute a full fp64 scan takes.
+  std::uint64_t offset_max_length = 0;
   /// Called now and then with (counts certified, certify_limit) while P heads are certified
   /// (the long part of `compile --certify N`); unset: no calls. Output does not depend on it.
   std::function<void(std::uint64_t, std::uint64_t)> progress;

@@ -79,15 +79,22 @@ TEST_CASE("a refused Y^k formula lists the presets that compile it by certified 
     REQUIRE(open != std::string::npos);
     REQUIRE(close != std::string::npos);
     const std::string preset = list.substr(start, open - start);
-    const std::string value = list.substr(open + 2, close - open - 2);
+    std::string value = list.substr(open + 2, close - open - 2);
+    // ">= 2000": the hint's trial scans stop at 2000 positions (a full fp64 scan takes ~30 s).
+    const bool at_cap = value.rfind(">= ", 0) == 0;
+    if (at_cap) value = value.substr(3);
     const std::uint64_t length = value == "unbounded" ? UINT64_MAX : std::stoull(value);
     CHECK(length <= previous);
     previous = length;
-    const Run c = run("compile 'Y^50 a' --alphabet ab --format " + preset + " --json");
-    INFO(preset << " " << c.err);
-    REQUIRE(c.code == 0);
-    const auto certified = nlohmann::json::parse(c.out)["certified_length"];
-    CHECK((certified.is_null() ? UINT64_MAX : certified.get<std::uint64_t>()) == length);
+    if (at_cap) {
+      CHECK(length == 2000);
+    } else {
+      const Run c = run("compile 'Y^50 a' --alphabet ab --format " + preset + " --json");
+      INFO(preset << " " << c.err);
+      REQUIRE(c.code == 0);
+      const auto certified = nlohmann::json::parse(c.out)["certified_length"];
+      CHECK((certified.is_null() ? UINT64_MAX : certified.get<std::uint64_t>()) == length);
+    }
     ++listed;
     start = close + 1;
     if (start < list.size() && list.compare(start, 2, ", ") == 0) start += 2;
