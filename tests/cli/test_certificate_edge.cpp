@@ -47,10 +47,11 @@ TEST_CASE("classify --model warns when its test words pass the certified length"
           "[cli][certificate]") {
   const std::string model = temp_path("edge_offset_classify.json");
   REQUIRE(run("construct offset --g 1 --k 1 --format fp16 -o " + model).code == 0);
-  // Random words of length 100 > N_max: one warning line.
-  const Run past = run("classify --model " + model + " --random-words 5 --random-length 100");
+  // Random words of length 50 > N_max = 43: one warning line.
+  const Run past = run("classify --model " + model +
+                       " --random-words 2 --random-length 50 --exhaustive-length 4");
   INFO(past.err);
-  CHECK(past.err.find("warning: the extraction tests words of up to 100 symbols") !=
+  CHECK(past.err.find("warning: the extraction tests words of up to 50 symbols") !=
         std::string::npos);
   // Within the certificate (length 8, exhaustive 4): no warning.
   const Run inside = run("classify --model " + model +
