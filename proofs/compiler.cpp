@@ -948,18 +948,30 @@ CompileEstimate estimate_compile(const ltl::Formula& formula,
   return e;
 }
 
+namespace {
+
+/// The formula as a budget refusal names it: its text, or for a formula too large to compile its
+/// size (printing recurses once per nesting level: a chain of 10^4 conjunctions overflows the
+/// stack of a sanitizer build before the message is made).
+std::string formula_for_message(const ltl::Formula& formula) {
+  if (formula.size() > 1000) return fmt::format("a formula of {} DAG nodes", formula.size());
+  return "'" + ltl::to_string(formula) + "'";
+}
+
+}  // namespace
+
 void check_compile_budget(const ltl::Formula& formula, const std::vector<std::string>& alphabet,
                           const CompileOptions& options) {
   const CompileEstimate e = estimate_compile(formula, alphabet, options);
   if (e.largest_modulus > kMaxModulus) {
     throw BudgetExceeded(
-        fmt::format("cannot compile '{}': the MOD head of {} needs a periodic table and a margin "
+        fmt::format("cannot compile {}: the MOD head of {} needs a periodic table and a margin "
                     "check of {:.3g} residues; "
                     "accepted: moduli m <= {} (as construct mod --m)",
-                    ltl::to_string(formula), e.largest_modulus_atom,
+                    formula_for_message(formula), e.largest_modulus_atom,
                     static_cast<double>(e.largest_modulus), kMaxModulus));
   }
-  attention::check_model_budget("cannot compile '" + ltl::to_string(formula) + "'", e.shape,
+  attention::check_model_budget("cannot compile " + formula_for_message(formula), e.shape,
                                 static_cast<double>(options.max_model_numbers),
                                 static_cast<double>(options.max_spec_bytes));
 }
