@@ -115,6 +115,18 @@ int own_descriptor(const std::string& path) {
   return -1;
 }
 
+/// create_temporary, or the one-line refusal naming `flag`, `path` and the directory.
+int create_temporary_or_refuse(const std::string& final_path, const std::string& flag,
+                               const std::string& path, std::string& name) {
+  const int fd = create_temporary(final_path, name);
+  if (fd < 0) {
+    refuse_output(flag, path,
+                  "cannot be written: cannot create a file in '" + parent_of(final_path) + "' (" +
+                      error_text(errno) + ")");
+  }
+  return fd;
+}
+
 }  // namespace
 
 std::string read_input_file(const std::string& path, const std::string& what,
@@ -216,12 +228,7 @@ void check_output_path(const std::string& path, const std::string& flag) {
     refuse_output(flag, path, "is not writable (" + error_text(errno) + ")");
   }
   std::string probe;
-  Descriptor fd(create_temporary(target.path, probe));
-  if (fd.get() < 0) {
-    refuse_output(flag, path,
-                  "cannot be written: cannot create a file in '" + parent_of(target.path) + "' (" +
-                      error_text(errno) + ")");
-  }
+  Descriptor fd(create_temporary_or_refuse(target.path, flag, path, probe));
   fd.close();
   ::unlink(probe.c_str());
 }
@@ -246,12 +253,7 @@ void write_output_file(const std::string& path, const std::string& text, const s
   struct stat old {};
   const bool existed = ::stat(target.path.c_str(), &old) == 0;
   std::string temporary;
-  Descriptor fd(create_temporary(target.path, temporary));
-  if (fd.get() < 0) {
-    refuse_output(flag, path,
-                  "cannot be written: cannot create a file in '" + parent_of(target.path) + "' (" +
-                      error_text(errno) + ")");
-  }
+  Descriptor fd(create_temporary_or_refuse(target.path, flag, path, temporary));
   const auto fail = [&](const std::string& problem) {
     const int saved = errno;
     fd.close();

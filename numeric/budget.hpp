@@ -14,7 +14,6 @@
 #include <cstdint>
 #include <string>
 
-#include "io/files.hpp"
 #include "numeric/error.hpp"
 
 namespace ropesim {
@@ -33,8 +32,8 @@ class BudgetExceeded : public InvalidArgument {
 /// far above every model ropesim constructs for a practical formula (tens of kB) and well below
 /// what a 2-core reference machine parses in a few seconds (a parsed spec takes about 10× its
 /// size in memory).
-inline constexpr std::uint64_t kMaxInputFileBytes =
-    io::input_limit_bytes;  // one home: io/files.hpp
+/// io::read_input_file's default budget (io/files.hpp) is this constant.
+inline constexpr std::uint64_t kMaxInputFileBytes = std::uint64_t{64} << 20;
 
 /// The most numbers (matrix and vector entries) a model spec may hold when `ropesim run` loads
 /// it without --allow-large (attention::ModelLoadOptions::max_parameters): 2^24, a few hundred
