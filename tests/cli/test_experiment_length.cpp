@@ -4,6 +4,7 @@
 // for the accuracy past the certificate: the same words run one by one through `ropesim run`
 // instead of the prefix oracle.
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <string>
@@ -108,4 +109,8 @@ TEST_CASE("experiment length: bad input is one line and exit 2", "[cli][experime
   expect_usage_error(run("experiment length 'Y a' --alphabet aB"), "--alphabet");
   expect_usage_error(run("experiment length 'Y a' --words 0"), "--words");
   expect_usage_error(run("experiment length 'Y a' --lengths 1000000 --words 100000"), "--lengths");
+  // plot length shares the options: the same refusal before gnuplot runs, no figure.
+  const std::string svg = temp_path("refused_length.svg");
+  expect_usage_error(run("plot length 'Y a' --lengths 5,3 --out " + svg), "--lengths");
+  CHECK_FALSE(std::filesystem::exists(svg));
 }

@@ -92,4 +92,9 @@ TEST_CASE("compile --schedule refuses schedules a Y^k head cannot use, in one li
           "[cli][multi_frequency]") {
   expect_usage_error(run("compile 'Y a' --alphabet ab --format fp16 --schedule nope:x"),
                      "--schedule");
+  // construct offset takes horizon's head options: the same one-line refusal, no file.
+  const std::string out = temp_path("refused_offset.json");
+  expect_usage_error(run("construct offset --schedule nope:x --k 1 --format fp16 -o " + out),
+                     "--schedule");
+  CHECK_FALSE(std::filesystem::exists(out));
 }
