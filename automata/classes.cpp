@@ -275,6 +275,12 @@ Classification classify(const Dfa& dfa, std::size_t monoid_cap) {
     throw std::logic_error(
         "classify: R-triviality of the transition monoid disagrees with partial order (T2)");
   }
+  const QuasiRTriviality stable = quasi_r_triviality(c.minimal, monoid_cap);
+  if (stable.quasi_r_trivial != Verdict::inconclusive &&
+      (stable.quasi_r_trivial == Verdict::yes) != components.ltl_p_mod) {
+    throw std::logic_error(
+        "classify: R-triviality of the stable semigroup disagrees with the component test (T6)");
+  }
   return c;
 }
 

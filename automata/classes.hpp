@@ -137,7 +137,8 @@ struct Classification {
 /// Minimises `dfa` and classifies L(dfa): LTL[P] by partial order (T2), LTL[P,MOD] by the
 /// component test (T6), "none" otherwise. Cross-checks, throwing std::logic_error (an internal
 /// error) if they disagree: the A_k definition (when |Q|·k ≤ kMaxProductStates) and the
-/// R-triviality of the transition monoid (when it has at most `monoid_cap` elements).
+/// R-triviality of the transition monoid (when it has at most `monoid_cap` elements), and the
+/// R-triviality of its stable semigroup against the component test (T6's algebraic side, QR).
 Classification classify(const Dfa& dfa, std::size_t monoid_cap = kDefaultMonoidCap);
 
 /// The classification as JSON: `states` (minimal DFA size), `class`, `k` (null for none),

@@ -5,6 +5,7 @@
 #include <boost/graph/strong_components.hpp>
 #include <map>
 #include <queue>
+#include <stdexcept>
 
 namespace ropesim::automata {
 
@@ -91,6 +92,91 @@ RTriviality r_triviality(const Dfa& dfa, std::size_t cap) {
     }
   }
   result.r_trivial = Verdict::yes;
+  return result;
+}
+
+QuasiRTriviality quasi_r_triviality(const Dfa& dfa, std::size_t cap) {
+  QuasiRTriviality result;
+  const auto m = transition_monoid(dfa, cap);
+  if (!m) return result;  // inconclusive
+  // E_n as a sorted set of element indices, each with a word of length n representing it.
+  using Level = std::map<std::size_t, Word>;
+  Level level;
+  for (Letter a = 0; a < dfa.letter_count(); ++a) level.emplace(m->right[0][a], Word{a});
+  std::map<std::vector<std::size_t>, std::size_t> seen;  // E_n's elements → n
+  std::vector<Level> levels{Level{}};                    // levels[n] = E_n (levels[0] unused)
+  const auto key = [](const Level& l) {
+    std::vector<std::size_t> k;
+    for (const auto& [e, w] : l) k.push_back(e);
+    return k;
+  };
+  std::size_t preperiod = 0, period = 0;
+  for (std::size_t n = 1;; ++n) {
+    if (n > cap) return result;  // inconclusive
+    const auto [it, inserted] = seen.emplace(key(level), n);
+    if (!inserted) {
+      preperiod = it->second;
+      period = n - it->second;
+      break;
+    }
+    levels.push_back(level);
+    Level next;
+    for (const auto& [e, w] : level) {
+      for (Letter a = 0; a < dfa.letter_count(); ++a) {
+        Word longer = w;
+        longer.push_back(a);
+        next.emplace(m->right[e][a], std::move(longer));
+      }
+    }
+    level = std::move(next);
+  }
+  // E_s = E_{2s} iff s ≥ preperiod and period | s (the sequence from `preperiod` on repeats with
+  // `period`; before it, no set recurs): the least such s ≥ 1.
+  const std::size_t s = (preperiod + period - 1) / period * period;
+  // levels[] holds E_1 … E_{preperiod + period - 1}; E_s is one of them (s < preperiod + period).
+  const Level& stable = levels.at(s);
+  std::vector<std::size_t> elements;
+  std::vector<Word> words;
+  for (const auto& [e, w] : stable) {
+    elements.push_back(e);
+    words.push_back(w);
+  }
+  const std::size_t size = elements.size();
+  const std::size_t states = dfa.state_count();
+  if (size * size * states > kMaxMonoidEntries * 16) return result;  // inconclusive
+  std::map<std::vector<State>, std::size_t> index;  // transformation → position in S
+  for (std::size_t i = 0; i < size; ++i) index.emplace(m->elements[elements[i]], i);
+  // product[i][j] = the position in S of s_i · s_j (apply s_i, then s_j).
+  std::vector<std::vector<std::size_t>> product(size, std::vector<std::size_t>(size));
+  std::vector<State> composed(states);
+  for (std::size_t i = 0; i < size; ++i) {
+    for (std::size_t j = 0; j < size; ++j) {
+      for (State q = 0; q < states; ++q)
+        composed[q] = m->elements[elements[j]][m->elements[elements[i]][q]];
+      const auto it = index.find(composed);
+      if (it == index.end()) throw std::logic_error("the stable semigroup is not closed");
+      product[i][j] = it->second;
+    }
+  }
+  result.stability_index = s;
+  result.size = size;
+  // t ∈ sS¹ iff t = s or t = s·x for some x ∈ S (S is closed, so one step reaches all of sS):
+  // via[i][t] = such an x + 1 (0: t ∉ s_i·S).
+  std::vector<std::vector<std::size_t>> via(size, std::vector<std::size_t>(size, 0));
+  for (std::size_t i = 0; i < size; ++i)
+    for (std::size_t x = 0; x < size; ++x)
+      if (via[i][product[i][x]] == 0) via[i][product[i][x]] = x + 1;
+  for (std::size_t i = 0; i < size; ++i) {
+    for (std::size_t t = 0; t < size; ++t) {
+      if (t != i && via[i][t] != 0 && via[t][i] != 0) {
+        result.quasi_r_trivial = Verdict::no;
+        result.witness =
+            std::vector<Word>{words[i], words[t], words[via[i][t] - 1], words[via[t][i] - 1]};
+        return result;
+      }
+    }
+  }
+  result.quasi_r_trivial = Verdict::yes;
   return result;
 }
 

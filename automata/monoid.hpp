@@ -48,4 +48,27 @@ struct RTriviality {
 /// Inconclusive (not a guess) when M has more than `cap` elements (or kMaxMonoidEntries / |Q|).
 RTriviality r_triviality(const Dfa& dfa, std::size_t cap);
 
+/// Is the stable semigroup of the syntactic morphism R-trivial (the variety QR of THEORY §5 T6,
+/// [RoPE-X Thm 3.3]: for the minimal DFA, L ∈ LTL[P,MOD] iff it is)?
+///
+/// With η: Σ* → M the morphism onto the transition monoid and E_n = η(Σ^n), the sequence
+/// E_1, E_2, … is eventually periodic (E_{n+1} = E_n · η(Σ)); the stability index s is the least
+/// s ≥ 1 with E_s = E_{2s}, and the stable semigroup is S = E_s (closed under products, since
+/// E_s · E_s = E_{2s}). S is R-trivial iff no two distinct s, t ∈ S have t ∈ sS¹ and s ∈ tS¹.
+/// This is the algebraic side of T6, a second implementation beside the component test of
+/// classes.hpp (which reads the DFA's graph): they share only the DFA.
+struct QuasiRTriviality {
+  Verdict quasi_r_trivial = Verdict::inconclusive;
+  std::size_t stability_index = 0;  ///< s; 0 when inconclusive
+  std::size_t size = 0;             ///< |S|; 0 when inconclusive
+  /// When not: words {u_s, u_t, x, y}, each of length s, of two distinct elements s ≠ t of S
+  /// with s·x = t and t·y = s (so two distinct states of the s-automaton reach each other).
+  std::optional<std::vector<Word>> witness;
+};
+
+/// Decides quasi-R-triviality (above) of the transition monoid of `dfa`. Inconclusive (not a
+/// guess) when the monoid has more than `cap` elements, when the sequence E_n has not repeated
+/// after `cap` steps, or when |S|² · |Q| exceeds kMaxMonoidEntries · 16.
+QuasiRTriviality quasi_r_triviality(const Dfa& dfa, std::size_t cap);
+
 }  // namespace ropesim::automata

@@ -96,11 +96,13 @@ nlohmann::json optional_number(const std::optional<std::uint64_t>& v) {
 
 Table length_table(const std::vector<proofs::LengthSeries>& series) {
   Table t;
-  t.columns = {"schedule", "format", "length", "accuracy", "correct", "words", "certified_length"};
+  t.columns = {"schedule", "format",           "length",         "accuracy",      "correct",
+               "words",    "certified_length", "aliasing_right", "aliasing_words"};
   for (const auto& s : series) {
     for (const auto& row : s.rows) {
       t.rows.push_back({s.schedule, s.format, row.length, std::round(row.accuracy() * 1e6) / 1e6,
-                        row.correct, row.words, optional_number(s.certified_length)});
+                        row.correct, row.words, optional_number(s.certified_length),
+                        row.adversarial_correct, row.adversarial_words});
     }
   }
   return t;
@@ -119,6 +121,9 @@ void add_length_options(CLI::App* cmd, LengthArguments& a) {
   cmd->add_option("--lengths", a.lengths, "Word lengths: a list 8,16,32, a range A..B, or both")
       ->capture_default_str();
   add_integer_option(cmd, "--words", a.words, "Random words per length (default 40)", 1, 100000);
+  add_integer_option(cmd, "--adversarial", a.adversarial,
+                     "Offset-aliasing words per length for Y^k heads (default 2; 0: none)", 0,
+                     10000);
   add_integer_option(cmd, "--seed", a.seed, "Seed of the random words (default 1)", 0, UINT64_MAX);
   add_progress_flags(cmd, a.progress);
   cmd->add_flag("--allow-slow", a.allow_slow, "Run even when the estimated work is over budget");
@@ -151,14 +156,20 @@ proofs::LengthExperimentSpec length_spec(const LengthArguments& a) {
   spec.lengths = parse_lengths(a.lengths);
   spec.words = static_cast<std::size_t>(a.words);
   spec.seed = a.seed;
+  spec.adversarial = static_cast<std::size_t>(a.adversarial);
   (void)with_flag("formula", [&] { return ltl::parse(a.formula); });
   // The work: one causal pass per word and model, each about (L+2)²/2 scores per head; the
   // compiled models of the zoo have at most a few dozen heads (counted as 32 here).
   const double longest = static_cast<double>(spec.lengths.back());
   WorkEstimate work;
   work.what = "attention scores";
-  work.units = static_cast<double>(spec.words) * static_cast<double>(spec.schedules.size()) *
-               static_cast<double>(spec.formats.size()) * 32 * (longest + 2) * (longest + 2) / 2;
+  // Offset-aliasing words: one pass of each requested length L (counted for every formula).
+  double aliasing = 0;
+  for (const std::uint64_t L : spec.lengths)
+    aliasing += static_cast<double>(spec.adversarial) * (double(L) + 2) * (double(L) + 2) / 2;
+  work.units = (static_cast<double>(spec.words) * (longest + 2) * (longest + 2) / 2 + aliasing) *
+               static_cast<double>(spec.schedules.size()) *
+               static_cast<double>(spec.formats.size()) * 32;
   work.units_per_second = 2e7;
   check_budget("--lengths", work, opt_in_budget(a.allow_slow));
   return spec;
@@ -210,6 +221,7 @@ Action add_experiment_command(CLI::App& app) {
       j["alphabet"] = o->args.alphabet;
       j["words"] = spec.words;
       j["seed"] = spec.seed;
+      j["adversarial"] = spec.adversarial;
       nlohmann::json list = nlohmann::json::array();
       for (const auto& s : series) {
         list.push_back({{"schedule", s.schedule},
@@ -223,9 +235,10 @@ Action add_experiment_command(CLI::App& app) {
       std::cout << j.dump(2) << "\n";
       return 0;
     }
-    std::string text =
-        fmt::format("experiment length  '{}' over {}, {} random words per length (seed {})\n",
-                    o->args.formula, o->args.alphabet, spec.words, spec.seed);
+    std::string text = fmt::format(
+        "experiment length  '{}' over {}, {} random words per length (seed {}), {} "
+        "offset-aliasing words per length for Y^k heads\n",
+        o->args.formula, o->args.alphabet, spec.words, spec.seed, spec.adversarial);
     for (const auto& s : series) {
       if (s.refused) {
         text += fmt::format("{} in {}: refused: {}\n", s.schedule, s.format, one_line(*s.refused));

@@ -16,13 +16,13 @@ namespace ropesim::cli {
 struct LengthArguments {
   std::string formula, alphabet = "ab", lengths = "1..64", rounding = "nearest-even";
   std::vector<std::string> schedules{"single:g=1"}, formats{"fp16"};
-  std::uint64_t words = 40, seed = 1;
+  std::uint64_t words = 40, seed = 1, adversarial = 2;
   bool allow_slow = false;
   ProgressChoice progress = ProgressChoice::automatic;
 };
 
 /// Adds FORMULA, --alphabet, --schedule (repeatable), --format (repeatable), --rounding,
-/// --lengths, --words, --seed, --progress/--no-progress, --allow-slow.
+/// --lengths, --words, --adversarial, --seed, --progress/--no-progress, --allow-slow.
 void add_length_options(CLI::App* cmd, LengthArguments& a);
 
 /// Validates the flags (each error names its flag) and checks the work budget (--lengths,

@@ -8,6 +8,7 @@
 #include "logic/formula.hpp"
 #include "numeric/error.hpp"
 #include "proofs/compiler.hpp"
+#include "proofs/fixed_offset_head.hpp"
 
 namespace ropesim::proofs {
 
@@ -42,6 +43,57 @@ std::string random_word(const LengthExperimentSpec& spec, std::size_t w, std::ui
   return word;
 }
 
+/// The offsets k of the formula's Y^k operators, ascending, each once.
+std::vector<std::uint64_t> yesterday_offsets(const ltl::Formula& formula) {
+  std::vector<std::uint64_t> ks;
+  for (const auto& node : formula.nodes())
+    if (node.op == ltl::Operator::yesterday) ks.push_back(node.k);
+  std::sort(ks.begin(), ks.end());
+  ks.erase(std::unique(ks.begin(), ks.end()), ks.end());
+  return ks;
+}
+
+/// For each n in [1, longest]: the three distances 1 ≤ d ≤ n with the largest ideal score
+/// S(d)/C of a head on `schedule` (equal weights; the smaller d on ties), largest first.
+std::vector<std::vector<std::uint64_t>> aliasing_distances(const attention::Schedule& schedule,
+                                                           std::uint64_t longest) {
+  FixedOffsetSpec spec;
+  spec.schedule = schedule;
+  const FixedOffsetHead head = make_fixed_offset_head(spec);
+  std::vector<std::vector<std::uint64_t>> top(longest + 1);
+  std::vector<std::pair<double, std::uint64_t>> best;  // (S(d), d), largest S first
+  for (std::uint64_t n = 1; n <= longest; ++n) {
+    best.emplace_back(head.ideal.approximate(static_cast<std::int64_t>(n)), n);
+    std::stable_sort(best.begin(), best.end(),
+                     [](const auto& x, const auto& y) { return x.first > y.first; });
+    if (best.size() > 3) best.pop_back();
+    for (const auto& [value, d] : best) top[n].push_back(d);
+  }
+  return top;
+}
+
+/// Offset-aliasing word number `a` of length L (see length_experiment).
+std::string aliasing_word(const LengthExperimentSpec& spec, std::uint64_t L, std::size_t a,
+                          const std::vector<std::uint64_t>& ks,
+                          const std::vector<std::vector<std::uint64_t>>& distances) {
+  std::mt19937_64 rng(spec.seed ^ (0x9E3779B97F4A7C15ULL + L * 1000003ULL + a));
+  std::uniform_int_distribution<std::size_t> letter(0, spec.alphabet.size() - 1);
+  std::string word(L, ' ');
+  for (char& c : word) c = spec.alphabet[letter(rng)][0];
+  const auto next_letter = [&](char c) {
+    for (std::size_t i = 0; i < spec.alphabet.size(); ++i)
+      if (spec.alphabet[i][0] == c) return spec.alphabet[(i + 1) % spec.alphabet.size()][0];
+    return c;
+  };
+  for (const std::uint64_t k : ks) {
+    if (k > L) continue;
+    const std::uint64_t t = L + 1 - k;  // 1-based position the EOS query should read
+    if (t < 2) continue;
+    for (const std::uint64_t n : distances[t - 1]) word[t - n - 1] = next_letter(word[t - 1]);
+  }
+  return word;
+}
+
 }  // namespace
 
 std::vector<LengthSeries> length_experiment(const LengthExperimentSpec& spec,
@@ -49,6 +101,7 @@ std::vector<LengthSeries> length_experiment(const LengthExperimentSpec& spec,
   validate(spec);
   const ltl::Formula formula = ltl::parse(spec.formula);
   const std::uint64_t longest = spec.lengths.back();
+  const std::vector<std::uint64_t> ks = yesterday_offsets(formula);
 
   // The formula's truth on every requested prefix of every word: the same for every model.
   std::vector<std::string> words;
@@ -64,6 +117,21 @@ std::vector<LengthSeries> length_experiment(const LengthExperimentSpec& spec,
   std::vector<LengthSeries> out;
   const std::size_t models = spec.schedules.size() * spec.formats.size();
   for (const auto& schedule : spec.schedules) {
+    std::vector<std::vector<std::string>> aliasing;  // [length index][a]
+    std::vector<std::vector<bool>> aliasing_truth;
+    if (!ks.empty() && spec.adversarial > 0) {
+      const auto distances = aliasing_distances(schedule, longest);
+      for (const std::uint64_t L : spec.lengths) {
+        std::vector<std::string> at_L;
+        std::vector<bool> t;
+        for (std::size_t a = 0; a < spec.adversarial; ++a) {
+          at_L.push_back(aliasing_word(spec, L, a, ks, distances));
+          t.push_back(ltl::accepts(formula, ltl::letters(at_L.back())));
+        }
+        aliasing.push_back(std::move(at_L));
+        aliasing_truth.push_back(std::move(t));
+      }
+    }
     for (const auto& format : spec.formats) {
       LengthSeries series;
       series.schedule = schedule.spec;
@@ -83,7 +151,7 @@ std::vector<LengthSeries> length_experiment(const LengthExperimentSpec& spec,
       if (compiled) {
         series.certified_length = compiled->certified_length;
         const attention::PrefixOracle oracle(compiled->model);
-        for (const std::uint64_t L : spec.lengths) series.rows.push_back({L, 0, 0});
+        for (const std::uint64_t L : spec.lengths) series.rows.push_back({L, 0, 0, 0, 0});
         for (std::size_t w = 0; w < words.size(); ++w) {
           const attention::PrefixRun run = oracle.run(words[w]);
           for (std::size_t i = 0; i < spec.lengths.size(); ++i) {
@@ -91,8 +159,16 @@ std::vector<LengthSeries> length_experiment(const LengthExperimentSpec& spec,
             series.rows[i].correct += run.accept[spec.lengths[i]] == truth[w][i] ? 1 : 0;
           }
         }
+        for (std::size_t i = 0; i < aliasing.size(); ++i) {
+          for (std::size_t a = 0; a < aliasing[i].size(); ++a) {
+            const attention::PrefixRun run = oracle.run(aliasing[i][a]);
+            series.rows[i].adversarial_words += 1;
+            series.rows[i].adversarial_correct +=
+                run.accept[spec.lengths[i]] == aliasing_truth[i][a] ? 1 : 0;
+          }
+        }
         for (const LengthRow& row : series.rows) {
-          if (row.correct != row.words) break;
+          if (row.correct != row.words || row.adversarial_correct != row.adversarial_words) break;
           series.longest_all_right = row.length;
         }
       }

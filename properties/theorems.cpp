@@ -475,6 +475,43 @@ void po_c3(const CheckOptions& options) {
   RC_ASSERT(automata::to_string(c.language_class) == language.language_class);
 }
 
+// T6 [RoPE-X Thm 3.3] against its algebraic side: on the minimal DFA, the component test
+// (classes.hpp: every non-trivial SCC a simple cycle of length = period; what `ropesim
+// classify` reports) says LTL[P,MOD] iff the stable semigroup η(Σ^s) of the syntactic morphism
+// is R-trivial (QR; monoid.hpp, a second implementation that reads only transformations, not
+// the graph). Half the DFAs are random (dfa_gen: mostly outside the class), half come from
+// random LTL[P,MOD] formulas (formula_dfa), which must be inside it on both sides. A witness of
+// non-QR is re-checked by running the DFA: s·x = t and t·y = s on every state.
+void t6_monoid(const CheckOptions&) {
+  const bool from_formula = *rc::gen::arbitrary<bool>().as("from an LTL[P,MOD] formula");
+  automata::Dfa dfa = [&] {
+    if (!from_formula) return automata::dfa_from_json(nlohmann::json::parse(*dfa_gen().as("DFA")));
+    const std::string alphabet =
+        *rc::gen::element(std::string("ab"), std::string("abc")).as("alphabet");
+    const std::string text = *formula_gen(alphabet, FormulaFragment::ltl_p_mod, 8, 6).as("formula");
+    std::vector<std::string> symbols;
+    for (const char c : alphabet) symbols.emplace_back(1, c);
+    return proofs::formula_dfa(ltl::parse(text), symbols);
+  }();
+  const automata::Dfa minimal = automata::minimise(dfa);
+  const bool components = automata::decide_ltl_p_mod_by_components(minimal).ltl_p_mod;
+  const automata::QuasiRTriviality qr = automata::quasi_r_triviality(minimal, std::size_t{1} << 16);
+  RC_PRE(qr.quasi_r_trivial != automata::Verdict::inconclusive);
+  if (from_formula) RC_ASSERT(components);
+  RC_ASSERT((qr.quasi_r_trivial == automata::Verdict::yes) == components);
+  if (qr.witness) {
+    const auto& w = *qr.witness;  // {u_s, u_t, x, y}
+    for (const auto& word : w) RC_ASSERT(word.size() == qr.stability_index);
+    for (automata::State q = 0; q < minimal.state_count(); ++q) {
+      automata::Word sx = w[0], ty = w[1];
+      sx.insert(sx.end(), w[2].begin(), w[2].end());
+      ty.insert(ty.end(), w[3].begin(), w[3].end());
+      RC_ASSERT(minimal.run(q, sx) == minimal.run(q, w[1]));
+      RC_ASSERT(minimal.run(q, ty) == minimal.run(q, w[0]));
+    }
+  }
+}
+
 // The exact oracle of a formula: for every prefix w_1..w_n, whether the formula holds at n + 1
 // (ltl::accepts on the prefix; a second implementation, sharing nothing with the transformer).
 proofs::MembershipOracle formula_oracle(const ltl::Formula& formula,
@@ -687,6 +724,11 @@ const std::vector<Theorem>& theorems() {
         "language equals the DFA's; zoo formulas' DFAs have the zoo's class",
         0, 0},
        po_c3},
+      {{"t6-monoid", "RoPE-X Thm 3.3 (THEORY §5 T6)",
+        "on minimal DFAs: the T6 component test (every non-trivial SCC a simple cycle of length = "
+        "period) holds iff the stable semigroup of the syntactic morphism is R-trivial (QR)",
+        0, 0},
+       t6_monoid},
       {{"extract-compiled", "RoPE-X Thm 3.1 (THEORY §5 T5, §7 transformer → logic)",
         "the DFA L* extracts from a compiled LTL[P,MOD] formula's transformer equals the formula's "
         "(L* on ltl::accepts; brute force up to length 7) and is LTL[P] or LTL[P,MOD]",

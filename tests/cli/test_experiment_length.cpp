@@ -3,7 +3,9 @@
 // certified length, Cor 4.1; periodic MOD heads exact at every length, T5), and a second path
 // for the accuracy past the certificate: the same words run one by one through `ropesim run`
 // instead of the prefix oracle.
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -23,6 +25,24 @@ std::string experiment_word(std::uint64_t seed, std::size_t w, std::size_t lengt
   std::uniform_int_distribution<std::size_t> letter(0, alphabet.size() - 1);
   std::string word(length, ' ');
   for (char& c : word) c = alphabet[letter(rng)];
+  return word;
+}
+
+/// Offset-aliasing word a of length L for `Y a` on single:g=1 (proofs/length_experiment.hpp),
+/// rebuilt here: a random word from mt19937_64 seeded with seed ^ (0x9E3779B97F4A7C15 +
+/// L·1000003 + a), then the letters at t − n, for the three n ≤ t − 1 with the largest cos(n)
+/// (std::cos here; the smaller n on ties), made different from the letter at t = L (k = 1).
+std::string aliasing_word(std::uint64_t seed, std::uint64_t L, std::size_t a) {
+  std::mt19937_64 rng(seed ^ (0x9E3779B97F4A7C15ULL + L * 1000003ULL + a));
+  std::uniform_int_distribution<std::size_t> letter(0, 1);
+  std::string word(L, ' ');
+  for (char& c : word) c = "ab"[letter(rng)];
+  const std::uint64_t t = L;
+  std::vector<std::pair<double, std::uint64_t>> by_score;
+  for (std::uint64_t n = 1; n + 1 <= t; ++n) by_score.emplace_back(-std::cos(double(n)), n);
+  std::sort(by_score.begin(), by_score.end());
+  for (std::size_t i = 0; i < 3 && i < by_score.size(); ++i)
+    word[t - by_score[i].second - 1] = word[t - 1] == 'a' ? 'b' : 'a';
   return word;
 }
 
@@ -57,7 +77,11 @@ TEST_CASE("experiment length: a conventional Y a head is exact up to its certifi
   for (const auto& row : rows) {
     CHECK(row["words"] == 6);
     CHECK(row["certified_length"] == certified);
-    if (row["length"].get<std::uint64_t>() <= certified) CHECK(row["accuracy"] == 1.0);
+    CHECK(row["aliasing_words"] == 2);
+    if (row["length"].get<std::uint64_t>() <= certified) {
+      CHECK(row["accuracy"] == 1.0);
+      CHECK(row["aliasing_right"] == 2);  // Cor 4.1 holds for every word, aliasing ones too
+    }
   }
   // The longest length with every word right is at least the certified length (Cor 4.1).
   CHECK(j["series"][0]["longest_all_right"].get<std::uint64_t>() >= certified);
@@ -77,6 +101,16 @@ TEST_CASE("experiment length: a conventional Y a head is exact up to its certifi
     const auto& row = rows[certified + (length == 60 ? 0 : 1)];
     CHECK(row["length"] == length);
     CHECK(row["correct"] == correct);
+    // The offset-aliasing words, rebuilt and run one by one.
+    std::size_t aliasing_right = 0;
+    for (std::size_t a = 0; a < 2; ++a) {
+      const std::string word = aliasing_word(3, length, a);
+      const Run one = run("run " + temp_path("exp_ya.json") + " --input " + word + " --json");
+      REQUIRE(one.code == 0);
+      const bool accept = nlohmann::json::parse(one.out)["accept"].get<bool>();
+      aliasing_right += accept == (word.back() == 'a') ? 1 : 0;
+    }
+    CHECK(row["aliasing_right"] == aliasing_right);
   }
 }
 
@@ -97,7 +131,10 @@ TEST_CASE("experiment length: periodic MOD heads are exact at every length, in e
     CHECK(s["longest_all_right"] == 80);
   }
   CHECK(j["rows"].size() == 3 * 80);
-  for (const auto& row : j["rows"]) CHECK(row["accuracy"] == 1.0);
+  for (const auto& row : j["rows"]) {
+    CHECK(row["accuracy"] == 1.0);
+    CHECK(row["aliasing_words"] == 0);  // no Y^k: no offset-aliasing words
+  }
 }
 
 TEST_CASE("experiment length: bad input is one line and exit 2", "[cli][experiment]") {
@@ -108,6 +145,8 @@ TEST_CASE("experiment length: bad input is one line and exit 2", "[cli][experime
   expect_usage_error(run("experiment length 'Y a' --schedule nope:1"), "--schedule");
   expect_usage_error(run("experiment length 'Y a' --alphabet aB"), "--alphabet");
   expect_usage_error(run("experiment length 'Y a' --words 0"), "--words");
+  expect_usage_error(run("experiment length 'Y a' --adversarial -1"), "--adversarial");
+  expect_usage_error(run("experiment length 'Y a' --adversarial 10001"), "--adversarial");
   expect_usage_error(run("experiment length 'Y a' --lengths 1000000 --words 100000"), "--lengths");
   // plot length shares the options: the same refusal before gnuplot runs, no figure.
   const std::string svg = temp_path("refused_length.svg");
