@@ -1,0 +1,177 @@
+// Certificates for ropesim-verify (proofs/certificate.hpp; issue 19 item 7).
+#include "proofs/certificate.hpp"
+
+#include <fmt/format.h>
+
+#include "numeric/error.hpp"
+#include "numeric/value.hpp"
+
+namespace ropesim::proofs {
+
+namespace {
+
+nlohmann::json format_json(const numeric::Format& f) {
+  return {{"name", f.name},
+          {"kind", f.kind == numeric::Format::Kind::floating ? "floating" : "fixed"},
+          {"precision", f.precision},
+          {"emin", f.emin},
+          {"emax", f.emax},
+          {"subnormals", f.subnormals},
+          {"infinity", f.has_infinity}};
+}
+
+nlohmann::json blocks_json(const attention::Schedule& s) {
+  nlohmann::json blocks = nlohmann::json::array();
+  for (const auto& b : s.blocks) {
+    if (b.turn) {
+      blocks.push_back({{"turn", b.turn->a.get_str() + "/" + b.turn->m.get_str()}});
+    } else {
+      blocks.push_back({{"theta", b.theta.to_string()}});
+    }
+  }
+  return blocks;
+}
+
+void require_one_axis(const attention::Schedule& s) {
+  if (!s.position_axes.empty()) {
+    throw InvalidArgument("a certificate covers one-axis schedules; '" + s.spec +
+                          "' has position axes; accepted: a schedule without position axes");
+  }
+}
+
+std::string hex(const numeric::Value& v) { return v.to_hex(); }
+
+/// a > b for finite elements of F (exactly; narrow values are doubles).
+bool greater(const numeric::Value& a, const numeric::Value& b) {
+  if (!a.is_wide() && !b.is_wide()) return a.to_double() > b.to_double();
+  return numeric::exact_rational(a) > numeric::exact_rational(b);
+}
+
+}  // namespace
+
+nlohmann::json census_certificate(const attention::Schedule& s, const attention::Realisation& r,
+                                  const attention::CensusResult& result) {
+  require_one_axis(s);
+  if (!result.not_applicable.empty())
+    throw InvalidArgument("no certificate for a census that does not apply: " +
+                          result.not_applicable);
+  nlohmann::json j;
+  j["certificate"] = "census";
+  j["version"] = 1;
+  j["schedule"] = s.spec;
+  j["realization"] = r.name();
+  j["format"] = format_json(r.table_format());
+  j["rounding"] = std::string(numeric::to_string(r.rounding));
+  j["blocks"] = blocks_json(s);
+  j["start"] = result.start;
+  j["positions"] = result.positions;
+  j["max_period"] = result.max_period;
+  j["period"] = result.period ? nlohmann::json(*result.period) : nlohmann::json(nullptr);
+  nlohmann::json witnesses = nlohmann::json::array();
+  nlohmann::json unwitnessed = nlohmann::json::array();
+  for (std::size_t k = 0; k < result.witnesses.size(); ++k) {
+    const std::uint64_t P = k + 1;
+    if (result.witnesses[k] < 0) {
+      unwitnessed.push_back(P);
+      continue;
+    }
+    const auto i = static_cast<std::uint64_t>(result.witnesses[k]);
+    const auto a = attention::realise(s, r, i);
+    const auto b = attention::realise(s, r, i + P);
+    std::optional<std::size_t> block;
+    for (std::size_t d = 0; d < a.blocks.size() && !block; ++d) {
+      if (!a.blocks[d].cos.same_bits(b.blocks[d].cos) ||
+          !a.blocks[d].sin.same_bits(b.blocks[d].sin))
+        block = d;
+    }
+    if (!block)  // the census and realise disagree: never write a certificate that is wrong
+      throw std::logic_error(
+          fmt::format("census witness i = {} for P = {} has R^_(i+P) = R^_i", i, P));
+    witnesses.push_back(nlohmann::json::array({P, i, *block}));
+  }
+  j["witnesses"] = witnesses;
+  j["unwitnessed"] = unwitnessed;
+  return j;
+}
+
+nlohmann::json horizon_certificate(const FixedOffsetSpec& spec, const HorizonReport& report) {
+  require_one_axis(spec.schedule);
+  FixedOffsetSpec hs = spec;
+  hs.C = numeric::exact_rational(report.C);
+  const FixedOffsetHead head = make_fixed_offset_head(hs);
+  const CertifiedRange& range = report.range;
+  const std::uint64_t k = head.k;
+  const std::uint64_t last =
+      range.at_limit ? range.n_max + 1 : range.fail_query.value_or(range.n_max + 2);
+  const double work = 0.5 * static_cast<double>(last + 1) * static_cast<double>(last + 1) *
+                      static_cast<double>(head.schedule.blocks.size());
+  if (work > kMaxHorizonCertificateWork) {
+    throw InvalidArgument(fmt::format(
+        "--certificate: N_max = {} needs about {:.3g} score evaluations ((N_max+2)^2/2 x {} "
+        "blocks) to certify; accepted: at most {:.0e} (a smaller --max-length or another head)",
+        range.n_max, work, head.schedule.blocks.size(), kMaxHorizonCertificateWork));
+  }
+  const std::size_t B = head.schedule.blocks.size();
+  std::vector<mpq_class> weights = hs.weights;
+  if (weights.empty()) weights.assign(B, mpq_class(1, static_cast<long>(B)));
+
+  nlohmann::json j;
+  j["certificate"] = "horizon";
+  j["version"] = 1;
+  j["schedule"] = head.schedule.spec;
+  j["realization"] = head.realisation.name();
+  j["format"] = format_json(head.policy.format);
+  j["rounding"] = std::string(numeric::to_string(head.policy.rounding));
+  j["summation"] = std::string(numeric::to_string(head.policy.summation));
+  j["blocks"] = blocks_json(head.schedule);
+  nlohmann::json w = nlohmann::json::array();
+  for (const auto& q : weights) w.push_back(q.get_str());
+  j["weights"] = w;
+  j["k"] = k;
+  j["C"] = hex(head.C);
+  j["f_large"] = hex(head.f_large);
+  j["n_max"] = range.n_max;
+  j["at_limit"] = range.at_limit;
+  j["max_length"] = range.max_length;
+
+  RealisedScores scores(head);
+  scores.ensure(last + 1);
+  nlohmann::json queries = nlohmann::json::array();
+  const std::uint64_t last_passing = range.at_limit ? last : last - 1;
+  for (std::uint64_t i = k + 1; i <= last_passing; ++i) {
+    const numeric::Value target = scores.score(i, i - k);
+    std::optional<std::uint64_t> best;
+    numeric::Value best_score;
+    for (std::uint64_t c = 0; c < i; ++c) {
+      if (c == i - k) continue;
+      const numeric::Value v = scores.score(i, c);
+      if (!best || greater(v, best_score)) {
+        best = c;
+        best_score = v;
+      }
+    }
+    nlohmann::json q = {{"i", i}, {"target", hex(target)}};
+    if (best) {
+      q["competitor"] = *best;
+      q["competitor_score"] = hex(best_score);
+    } else {
+      q["competitor"] = nullptr;
+    }
+    queries.push_back(q);
+  }
+  j["queries"] = queries;
+  if (!range.at_limit && range.fail_query && range.fail_competitor) {
+    const std::uint64_t i = *range.fail_query, c = *range.fail_competitor;
+    j["fail"] = {
+        {"query", i},
+        {"competitor", c},
+        {"target", hex(scores.score(i, i - k))},
+        {"competitor_score", hex(scores.score(i, c))},
+        {"gap", range.gap ? nlohmann::json(dyadic_decimal(*range.gap)) : nlohmann::json(nullptr)}};
+  } else {
+    j["fail"] = nullptr;
+  }
+  return j;
+}
+
+}  // namespace ropesim::proofs

@@ -1,0 +1,56 @@
+#pragma once
+/// Certificates a sceptic can check (issue 19 item 7): the evidence behind a census verdict
+/// and a certified range, as JSON that `ropesim-verify` (verify/) re-checks from the
+/// definitions with its own small trusted base (MPFR, GMP and a JSON reader; none of
+/// ropesim's libraries). As SAT solvers export DRAT proofs: the claim travels with what makes
+/// it checkable, and the checker does not trust the code that found it.
+///
+/// Every element of F is written exactly, as its hexadecimal floating-point text
+/// (numeric::Value::to_hex: "0x1.8p+3", "-0x0p+0", "inf", "nan"), and every exact angle as the
+/// text of numeric::ExactReal::to_string ("10000^(-1/64)", "1", "2*pi"; a periodic block as
+/// its turn "a/m", θ = 2πa/m). The format is written by its parameters (precision p with the
+/// hidden bit, IEEE emin and emax, subnormals, infinities): the claim is about that F.
+/// Keys common to both kinds: `certificate` ("census" or "horizon"), `version` (1),
+/// `format` {name, kind, precision, emin, emax, subnormals, infinity}, `rounding`,
+/// `realization`, `blocks` (one entry per rotary block: {"theta": text} or {"turn": "a/m"}).
+#include <nlohmann/json.hpp>
+
+#include "attention/census.hpp"
+#include "attention/realisation.hpp"
+#include "attention/schedule.hpp"
+#include "proofs/fixed_offset_head.hpp"
+#include "proofs/horizon.hpp"
+
+namespace ropesim::proofs {
+
+/// The census certificate of `result` (THEORY §3 Def 2.1 and Prop 4.1): the window
+/// (`start`, `positions`) and either `period` P with a witness for every smaller candidate
+/// period, or `period` null with a witness for every P = 1..`max_period`. `witnesses` lists
+/// [P, i, d]: R̂_{i+P} ≠ R̂_i, compared by bit pattern, already in block d (0-based) — the
+/// block is found here by realising i and i + P once more. A periodic claim is checked by the
+/// verifier at every position of the window. `result` must come from
+/// attention::census(s, r, ·) on a one-axis schedule. Cost: two realisations per witness
+/// (up to N/2 witnesses). Throws InvalidArgument for a multi-axis schedule ("a certificate
+/// covers one-axis schedules; accepted: a schedule without position axes") or a result that
+/// does not apply (not_applicable set).
+nlohmann::json census_certificate(const attention::Schedule& s, const attention::Realisation& r,
+                                  const attention::CensusResult& result);
+
+/// The largest (N_max + 2)²/2 · blocks of score evaluations horizon_certificate accepts
+/// (10^8: about a minute for ropesim, a few for the verifier, which recomputes them all).
+inline constexpr double kMaxHorizonCertificateWork = 1e8;
+
+/// The horizon certificate of a measured head (THEORY §6, RoPE-X eq. 10): the head (blocks,
+/// weights w_d as exact rationals, C and f_large as elements of F, k, summation), the claim
+/// (`n_max`, `at_limit`, `max_length`), for every certified query k+1 ≤ i ≤ N_max+1 its
+/// realised target score Ŝ_{i,i−k} and the largest other score Ŝ_{i,j} with its j (the first
+/// j on ties) — the per-query maxima of the scan, whatever algorithm measured N_max, so that
+/// the verifier's recomputation of every score is compared item by item — and the failing
+/// query with its competitor, both scores and the exact gap (dyadic decimal). `spec` is the
+/// head the report was measured on (its C is replaced by report.C). Cost: the scan's score
+/// evaluations up to the failing query. Throws InvalidArgument when the work exceeds
+/// kMaxHorizonCertificateWork (naming N_max and the limit), for a multi-axis schedule, and
+/// like make_fixed_offset_head.
+nlohmann::json horizon_certificate(const FixedOffsetSpec& spec, const HorizonReport& report);
+
+}  // namespace ropesim::proofs

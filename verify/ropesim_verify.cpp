@@ -1,0 +1,1111 @@
+// ropesim-verify FILE.json: re-checks a certificate written by `ropesim rotations
+// --certificate` or `ropesim horizon --certificate` (proofs/certificate.hpp) and prints VALID
+// (exit 0), or INVALID and the first item that does not hold (exit 1). Exit 2: the file cannot
+// be read, is not a certificate, or makes a claim this checker does not cover (it says which);
+// such a certificate is never reported VALID.
+//
+// WHAT IS TRUSTED. MPFR (correctly rounded +, −, ×, exp, log, cos, sin, π in every direction),
+// GMP (exact rationals), nlohmann-json (reading the file), the C++ standard library, and this
+// file. Nothing of ropesim is linked: the certificate is data, and every number the verdict
+// depends on is recomputed here from the definitions (THEORY §1, §2.1, §3, §6).
+//
+// THE NUMBER MODEL. F is the binary floating-point format the certificate names by its
+// parameters: precision p (with the hidden bit), IEEE exponents emin..emax, subnormals,
+// infinities. The named formats fp16, bf16, tf32, fp32, fp64 and fp8e5m2 must carry their
+// standard parameters. Rounding x into F (round_to_F) is done by hand in MPFR's default (huge)
+// exponent range, so no value is ever outside MPFR's range: with e = floor(log2|x|), x is
+// rounded to p bits when e ≥ emin and to p − (emin − e) bits below (the subnormal grid
+// 2^(emin−p+1)); when that count is ≤ 0, |x| is below the smallest subnormal s and the result is
+// 0 or s by the rounding mode (nearest-even: s iff |x| > s/2). A rounded magnitude ≥ 2^(emax+1)
+// overflows: ±inf under nearest-even, ±max under toward-zero, and by direction under upward and
+// downward. This is IEEE 754's rounding with gradual underflow. Covered: nearest-even,
+// toward-zero, upward, downward, subnormals on, infinities on. Not covered (exit 2):
+// nearest-away, formats without subnormals or infinities (fp8e4m3 saturates), fixed point.
+// Operations on elements of F are computed exactly first (a product at 2p + 2 bits, a sum at
+// emax − emin + p + 8 bits, enough for the exact sum of two elements of F) and rounded once.
+//
+// REALS ROUNDED INTO F (Ziv's strategy, NUMERIC §2). A real y that is not known exactly
+// (cos of an angle, 2πa/m, 10000^(−1/64), exp(−f)) is enclosed in [lo, hi] at w bits with
+// directed roundings: interval arithmetic over the angle's expression, then
+// |cos x − cos lo| ≤ |x − lo| ≤ hi − lo (the same for sin). If lo and hi round to the same
+// element of F (same value and sign), so does y, because rounding is monotone. Otherwise w is
+// doubled, up to 2^16 bits; beyond that the certificate is not checked (exit 2). The loop ends
+// whenever y is not a rounding boundary; boundaries are dyadic, and the values that can be
+// dyadic are handled exactly first: cos and sin of 2πt for rational t are rational only at
+// multiples of 1/12 (Niven's theorem; the table in exact_turn_trig), cos 0 = 1, sin 0 = 0, and
+// rational angles and weights are exact rationals.
+//
+// REALISED ROTATIONS (THEORY §3). Block d of R̂_i: r1 and r3 round cos and sin of the exact
+// angle θ_d·i once into F (for a turn θ_d = 2πa/m this is 2π·((a·i) mod m)/m, the same real,
+// which is r3's table entry T_d(i mod m)); r2 rounds θ̂ = round_F(θ_d), î = round_F(i),
+// φ = round_F(θ̂·î), then cos φ and sin φ (cos of ±inf or NaN is NaN). Angles are read from the
+// certificate as exact expressions (the grammar of parse_expression); which schedule they
+// belong to is the claim's subject: a reader compares them with the schedule named.
+//
+// CENSUS CERTIFICATE (THEORY §3 Def 2.1, Prop 4.1). Window S..S+N−1. For each witness [P, i, d]:
+// S ≤ i and i + P ≤ S + N − 1, and block d of R̂_{i+P} and R̂_i differ by bit pattern (NaN equals
+// NaN, +0 differs from −0). Non-periodic claim: every P = 1..max_period has a witness, except the
+// listed unwitnessed P, which must exceed N/2 (the census looks for periods up to N/2 only).
+// Then no P ≤ N/2 is a period of the window: that is the claim. Periodic claim with period P:
+// witnesses for every P' < P (no smaller period) and R̂_{i+P} = R̂_i in every block for every
+// S ≤ i < S+N−P, checked here position by position (r1/r3 turn blocks by their table, since their
+// realised value depends on (a·i) mod m only).
+//
+// HORIZON CERTIFICATE (THEORY §6, RoPE-X eq. 10 and App D). The head: Q = K = 0; per rotary
+// block the query bias (round_F(C·w_d·cos kθ_d), round_F(−C·w_d·sin kθ_d)) and the key bias
+// (1, 0); q_i and k_j are the biases rotated by R̂_i, R̂_j with THEORY §2.1's arithmetic
+// (rnd(rnd(c·x0) − rnd(s·x1)), rnd(rnd(s·x0) + rnd(c·x1))), and Ŝ_{i,j} = q_i·k_j summed
+// sequentially in coordinate order (unrotated pairs are zero and add exact zeros, so they are
+// left out). Checked: C is a positive finite element of F; f_large is the smallest positive
+// f in F with round_F(exp(−f)) = 0 (round_F(exp(−f)) = 0 and, for its predecessor f⁻ > 0 in F,
+// round_F(exp(−f⁻)) ≠ 0: exp is monotone); for every query k+1 ≤ i ≤ N_max+1, in order, every
+// score Ŝ_{i,j}, 0 ≤ j < i, is recomputed, the target and the largest other score (first j on
+// ties) equal the listed ones, and target − largest ≥ f_large exactly. That is the definition
+// of N_max ≥ L; with `at_limit` it is all the certificate claims. Otherwise the failing query
+// i = N_max + 2: the listed competitor's recomputed score and the target's differ by less than
+// f_large (or one is not finite), and the listed gap is their exact difference. Hence
+// N_max^(k) = the claimed value exactly. Cost: one score per (query, key), so the checker is
+// quadratic in N_max by design (no error analysis to trust).
+#include <gmp.h>
+#include <gmpxx.h>
+#include <mpfr.h>
+
+#include <array>
+#include <cctype>
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace {
+
+using json = nlohmann::json;
+
+/// An item of the certificate that does not hold: exit 1.
+struct Invalid : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+/// The file cannot be read or checked: exit 2.
+struct Unreadable : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// An MPFR number that frees itself.
+class Mp {
+ public:
+  explicit Mp(mpfr_prec_t prec) { mpfr_init2(x_, prec); }
+  Mp(const Mp& o) {
+    mpfr_init2(x_, mpfr_get_prec(o.x_));
+    mpfr_set(x_, o.x_, MPFR_RNDN);
+  }
+  Mp& operator=(const Mp& o) {
+    if (this != &o) {
+      mpfr_set_prec(x_, mpfr_get_prec(o.x_));
+      mpfr_set(x_, o.x_, MPFR_RNDN);
+    }
+    return *this;
+  }
+  ~Mp() { mpfr_clear(x_); }
+  mpfr_ptr get() { return x_; }
+  mpfr_srcptr get() const { return x_; }
+  operator mpfr_ptr() { return x_; }
+  operator mpfr_srcptr() const { return x_; }
+
+ private:
+  mpfr_t x_;
+};
+
+constexpr mpfr_prec_t kMaxZivBits = 1 << 16;
+
+// ---------------------------------------------------------------------------------------------
+// F: the format and its rounding
+
+struct Format {
+  std::string name;
+  long p = 53, emin = -1022, emax = 1023;
+  mpfr_rnd_t rnd = MPFR_RNDN;
+  mpfr_prec_t sum_bits() const { return emax - emin + p + 8; }
+};
+
+Format read_format(const json& f, const std::string& rounding) {
+  Format F;
+  F.name = f.at("name").get<std::string>();
+  if (f.at("kind").get<std::string>() != "floating")
+    throw Unreadable("format " + F.name +
+                     " is fixed point: not covered (covered: binary floating "
+                     "formats with subnormals and infinities)");
+  F.p = f.at("precision").get<long>();
+  F.emin = f.at("emin").get<long>();
+  F.emax = f.at("emax").get<long>();
+  if (!f.at("subnormals").get<bool>() || !f.at("infinity").get<bool>())
+    throw Unreadable("format " + F.name +
+                     " has no subnormals or no infinities: not covered "
+                     "(covered: binary floating formats with subnormals and infinities)");
+  if (F.p < 2 || F.p > 4096 || F.emin >= 0 || F.emax <= 0 || F.emax > (1L << 20) ||
+      F.emin < -(1L << 20))
+    throw Unreadable("format " + F.name + ": parameters out of range");
+  const std::map<std::string, std::array<long, 3>> known = {
+      {"fp16", {11, -14, 15}},   {"bf16", {8, -126, 127}},    {"tf32", {11, -126, 127}},
+      {"fp32", {24, -126, 127}}, {"fp64", {53, -1022, 1023}}, {"fp8e5m2", {3, -14, 15}}};
+  if (auto it = known.find(F.name); it != known.end()) {
+    if (it->second[0] != F.p || it->second[1] != F.emin || it->second[2] != F.emax)
+      throw Invalid("format: " + F.name + " must have precision " + std::to_string(it->second[0]) +
+                    ", emin " + std::to_string(it->second[1]) + ", emax " +
+                    std::to_string(it->second[2]));
+  }
+  if (rounding == "nearest-even")
+    F.rnd = MPFR_RNDN;
+  else if (rounding == "toward-zero")
+    F.rnd = MPFR_RNDZ;
+  else if (rounding == "upward")
+    F.rnd = MPFR_RNDU;
+  else if (rounding == "downward")
+    F.rnd = MPFR_RNDD;
+  else
+    throw Unreadable("rounding " + rounding +
+                     " is not covered (covered: nearest-even, toward-zero, upward, downward)");
+  return F;
+}
+
+/// out (precision F.p) = x rounded into F (see the header: NUMBER MODEL). x is exact.
+void round_to_F(mpfr_ptr out, mpfr_srcptr x, const Format& F) {
+  if (mpfr_nan_p(x) || mpfr_inf_p(x) || mpfr_zero_p(x)) {
+    mpfr_set(out, x, MPFR_RNDN);
+    return;
+  }
+  const bool negative = mpfr_signbit(x) != 0;
+  const long e = mpfr_get_exp(x) - 1;  // |x| in [2^e, 2^(e+1))
+  const long bits = e >= F.emin ? F.p : F.p - (F.emin - e);
+  if (bits <= 0) {  // |x| < s = 2^(emin-p+1), the smallest subnormal
+    bool to_s = false;
+    if (F.rnd == MPFR_RNDN) {
+      Mp half(2);
+      mpfr_set_ui_2exp(half, 1, F.emin - F.p, MPFR_RNDN);
+      to_s = mpfr_cmpabs(x, half) > 0;
+    } else if (F.rnd == MPFR_RNDU) {
+      to_s = !negative;
+    } else if (F.rnd == MPFR_RNDD) {
+      to_s = negative;
+    }
+    if (to_s) {
+      mpfr_set_ui_2exp(out, 1, F.emin - F.p + 1, MPFR_RNDN);
+      if (negative) mpfr_neg(out, out, MPFR_RNDN);
+    } else {
+      mpfr_set_zero(out, negative ? -1 : 1);
+    }
+    return;
+  }
+  Mp t(bits);
+  mpfr_set(t, x, F.rnd);  // correctly rounded to `bits` bits
+  mpfr_set(out, t, MPFR_RNDN);
+  if (mpfr_get_exp(out) - 1 > F.emax) {  // overflow
+    const bool to_inf =
+        F.rnd == MPFR_RNDN || (F.rnd == MPFR_RNDU && !negative) || (F.rnd == MPFR_RNDD && negative);
+    if (to_inf) {
+      mpfr_set_inf(out, negative ? -1 : 1);
+    } else {  // ±max = ±(2 − 2^(1−p))·2^emax
+      mpfr_set_ui_2exp(out, 1, F.emax + 1, MPFR_RNDN);
+      Mp ulp(2);
+      mpfr_set_ui_2exp(ulp, 1, F.emax + 1 - F.p, MPFR_RNDN);
+      mpfr_sub(out, out, ulp, MPFR_RNDN);  // exact at p bits
+      if (negative) mpfr_neg(out, out, MPFR_RNDN);
+    }
+  }
+}
+
+/// An element of F (precision F.p; NaN, ±inf, ±0 included).
+using FValue = Mp;
+
+/// Same element of F by bit pattern: NaN equals NaN, +0 differs from −0.
+bool same_bits(mpfr_srcptr a, mpfr_srcptr b) {
+  if (mpfr_nan_p(a) || mpfr_nan_p(b)) return mpfr_nan_p(a) && mpfr_nan_p(b);
+  return mpfr_equal_p(a, b) && mpfr_signbit(a) == mpfr_signbit(b);
+}
+
+/// Same real value (−0 = +0; NaN equals nothing).
+bool same_value(mpfr_srcptr a, mpfr_srcptr b) { return mpfr_equal_p(a, b) != 0; }
+
+std::string text(mpfr_srcptr x) {
+  char* s = nullptr;
+  mpfr_asprintf(&s, "%Ra", x);
+  std::string out = s ? s : "?";
+  mpfr_free_str(s);
+  return out;
+}
+
+FValue f_mul(mpfr_srcptr a, mpfr_srcptr b, const Format& F) {
+  Mp t(2 * F.p + 2);
+  mpfr_mul(t, a, b, F.rnd);  // exact for finite operands; IEEE specials otherwise
+  FValue out(F.p);
+  round_to_F(out, t, F);
+  return out;
+}
+
+FValue f_add(mpfr_srcptr a, mpfr_srcptr b, const Format& F, bool subtract = false) {
+  Mp t(F.sum_bits());
+  // exact; the mode only decides the sign of an exact zero sum (IEEE: −0 only downward)
+  if (subtract)
+    mpfr_sub(t, a, b, F.rnd);
+  else
+    mpfr_add(t, a, b, F.rnd);
+  FValue out(F.p);
+  round_to_F(out, t, F);
+  return out;
+}
+
+/// Reads an element of F written as hexadecimal text ("0x1.8p+3", "-0x0p+0", "inf", "nan").
+FValue read_value(const json& j, const Format& F, const std::string& item) {
+  if (!j.is_string()) throw Unreadable(item + ": expected a string (hexadecimal value)");
+  const std::string s = j.get<std::string>();
+  Mp x(F.p + 64);
+  char* end = nullptr;
+  const int t = mpfr_strtofr(x, s.c_str(), &end, 16, MPFR_RNDN);
+  if (s.empty() || end == nullptr || *end != '\0')
+    throw Unreadable(item + ": '" + s + "' is not a hexadecimal value");
+  FValue out(F.p);
+  round_to_F(out, x, F);
+  if (t != 0 || !(same_bits(out, x) || mpfr_nan_p(x)))
+    throw Invalid(item + ": " + s + " is not an element of " + F.name);
+  if (mpfr_nan_p(x)) mpfr_set_nan(out);
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Exact angles: the expression grammar of the certificate, evaluated in interval arithmetic
+
+/// An enclosure [lo, hi] at one precision.
+struct Interval {
+  Mp lo, hi;
+  explicit Interval(mpfr_prec_t w) : lo(w), hi(w) {}
+};
+
+struct Expr;
+using ExprPtr = std::shared_ptr<const Expr>;
+/// A node of an angle expression: rational q; π; β^e (β > 0, e rational); a ∘ b.
+struct Expr {
+  enum Kind { rational, pi, power, add, sub, mul, div } kind = rational;
+  mpq_class q, beta, exponent;
+  ExprPtr a, b;
+};
+
+/// Parses numeric::ExactReal::to_string text:
+///   expr   := term ((" + " | " - ") term)*
+///   term   := factor ("*" factor | "/(" expr ")")*
+///   factor := "(" expr ")" | "pi" | RAT ["^(" RAT ")"]       RAT := -?digits("/"digits)?
+class Parser {
+ public:
+  explicit Parser(std::string s) : s_(std::move(s)) {}
+  ExprPtr parse() {
+    auto e = expr();
+    if (pos_ != s_.size()) fail();
+    return e;
+  }
+
+ private:
+  [[noreturn]] void fail() const {
+    throw Unreadable("angle '" + s_ + "': cannot read it at character " + std::to_string(pos_));
+  }
+  void spaces() {
+    while (pos_ < s_.size() && s_[pos_] == ' ') ++pos_;
+  }
+  bool eat(const std::string& t) {
+    if (s_.compare(pos_, t.size(), t) == 0) {
+      pos_ += t.size();
+      return true;
+    }
+    return false;
+  }
+  static ExprPtr node(Expr::Kind k, ExprPtr a, ExprPtr b) {
+    auto n = std::make_shared<Expr>();
+    n->kind = k;
+    n->a = std::move(a);
+    n->b = std::move(b);
+    return n;
+  }
+  mpq_class rat() {
+    const std::size_t start = pos_;
+    if (pos_ < s_.size() && s_[pos_] == '-') ++pos_;
+    auto digits = [&] {
+      const std::size_t d = pos_;
+      while (pos_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[pos_]))) ++pos_;
+      if (pos_ == d) fail();
+    };
+    digits();
+    if (pos_ + 1 < s_.size() && s_[pos_] == '/' &&
+        std::isdigit(static_cast<unsigned char>(s_[pos_ + 1]))) {
+      ++pos_;
+      digits();
+    }
+    mpq_class q(s_.substr(start, pos_ - start));
+    if (q.get_den() == 0) fail();
+    q.canonicalize();
+    return q;
+  }
+  ExprPtr factor() {
+    if (eat("(")) {
+      auto e = expr();
+      if (!eat(")")) fail();
+      return e;
+    }
+    if (eat("pi")) return node(Expr::pi, nullptr, nullptr);
+    auto n = std::make_shared<Expr>();
+    n->q = rat();
+    if (eat("^(")) {
+      n->kind = Expr::power;
+      n->beta = n->q;
+      n->q = 1;
+      n->exponent = rat();
+      if (!eat(")") || n->beta <= 0) fail();
+    }
+    return n;
+  }
+  ExprPtr term() {
+    auto e = factor();
+    for (;;) {
+      if (eat("*")) {
+        e = node(Expr::mul, e, factor());
+      } else if (eat("/(")) {
+        auto d = expr();
+        if (!eat(")")) fail();
+        e = node(Expr::div, e, d);
+      } else {
+        return e;
+      }
+    }
+  }
+  ExprPtr expr() {
+    auto e = term();
+    for (;;) {
+      const std::size_t save = pos_;
+      spaces();
+      if (eat("+ ")) {
+        spaces();
+        e = node(Expr::add, e, term());
+      } else if (eat("- ")) {
+        spaces();
+        e = node(Expr::sub, e, term());
+      } else {
+        pos_ = save;
+        return e;
+      }
+    }
+  }
+  std::string s_;
+  std::size_t pos_ = 0;
+};
+
+/// The exact value when the expression is rational (no π, no irrational power).
+std::optional<mpq_class> rational_value(const Expr& e) {
+  switch (e.kind) {
+    case Expr::rational:
+      return e.q;
+    case Expr::pi:
+    case Expr::power:
+      return std::nullopt;  // β^e with a non-integer e is treated as irrational (enclosed)
+    default:
+      break;
+  }
+  auto a = rational_value(*e.a), b = rational_value(*e.b);
+  if (!a || !b) return std::nullopt;
+  switch (e.kind) {
+    case Expr::add:
+      return mpq_class(*a + *b);
+    case Expr::sub:
+      return mpq_class(*a - *b);
+    case Expr::mul:
+      return mpq_class(*a * *b);
+    default:
+      if (*b == 0) throw Unreadable("angle: division by zero");
+      return mpq_class(*a / *b);
+  }
+}
+
+void set_q(Interval& r, const mpq_class& q) {
+  mpfr_set_q(r.lo, q.get_mpq_t(), MPFR_RNDD);
+  mpfr_set_q(r.hi, q.get_mpq_t(), MPFR_RNDU);
+}
+
+void interval_mul(Interval& r, const Interval& a, const Interval& b) {
+  const mpfr_prec_t w = mpfr_get_prec(r.lo);
+  Mp t(w), lo(w), hi(w);
+  bool first = true;
+  for (mpfr_srcptr x : {a.lo.get(), a.hi.get()}) {
+    for (mpfr_srcptr y : {b.lo.get(), b.hi.get()}) {
+      mpfr_mul(t, x, y, MPFR_RNDD);
+      if (first || mpfr_less_p(t, lo)) mpfr_set(lo, t, MPFR_RNDD);
+      mpfr_mul(t, x, y, MPFR_RNDU);
+      if (first || mpfr_greater_p(t, hi)) mpfr_set(hi, t, MPFR_RNDU);
+      first = false;
+    }
+  }
+  mpfr_set(r.lo, lo, MPFR_RNDD);
+  mpfr_set(r.hi, hi, MPFR_RNDU);
+}
+
+/// Encloses e at w bits. Returns false when a divisor's enclosure contains 0 (refine).
+bool enclose(const Expr& e, Interval& r) {
+  const mpfr_prec_t w = mpfr_get_prec(r.lo);
+  switch (e.kind) {
+    case Expr::rational:
+      set_q(r, e.q);
+      return true;
+    case Expr::pi:
+      mpfr_const_pi(r.lo, MPFR_RNDD);
+      mpfr_const_pi(r.hi, MPFR_RNDU);
+      return true;
+    case Expr::power: {  // β^e = exp(e·log β), each step rounded outward
+      Interval lb(w), ex(w), prod(w);
+      set_q(lb, e.beta);
+      mpfr_log(lb.lo, lb.lo, MPFR_RNDD);
+      mpfr_log(lb.hi, lb.hi, MPFR_RNDU);
+      set_q(ex, e.exponent);
+      interval_mul(prod, lb, ex);
+      mpfr_exp(r.lo, prod.lo, MPFR_RNDD);
+      mpfr_exp(r.hi, prod.hi, MPFR_RNDU);
+      return true;
+    }
+    default:
+      break;
+  }
+  Interval a(w), b(w);
+  if (!enclose(*e.a, a) || !enclose(*e.b, b)) return false;
+  switch (e.kind) {
+    case Expr::add:
+      mpfr_add(r.lo, a.lo, b.lo, MPFR_RNDD);
+      mpfr_add(r.hi, a.hi, b.hi, MPFR_RNDU);
+      return true;
+    case Expr::sub:
+      mpfr_sub(r.lo, a.lo, b.hi, MPFR_RNDD);
+      mpfr_sub(r.hi, a.hi, b.lo, MPFR_RNDU);
+      return true;
+    case Expr::mul:
+      interval_mul(r, a, b);
+      return true;
+    default: {  // div: a · [1/b.hi, 1/b.lo] when 0 ∉ b
+      if (mpfr_sgn(b.lo.get()) * mpfr_sgn(b.hi.get()) <= 0) return false;
+      Interval inv(w);
+      mpfr_ui_div(inv.lo, 1, b.hi, MPFR_RNDD);
+      mpfr_ui_div(inv.hi, 1, b.lo, MPFR_RNDU);
+      interval_mul(r, a, inv);
+      return true;
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Ziv: a real given by enclosures, rounded into F
+
+/// Rounds the real enclosed by `encl` (which fills [lo, hi] at the given precision, or returns
+/// false to ask for more bits) into F. Throws Unreadable when 2^16 bits do not decide it.
+FValue ziv(const std::function<bool(Interval&)>& encl, const Format& F, const std::string& what) {
+  for (mpfr_prec_t w = F.p + 64; w <= kMaxZivBits; w *= 2) {
+    Interval r(w);
+    if (!encl(r)) continue;
+    FValue a(F.p), b(F.p);
+    round_to_F(a, r.lo, F);
+    round_to_F(b, r.hi, F);
+    if (same_bits(a, b)) return a;
+  }
+  throw Unreadable("cannot round " + what + " into " + F.name + " at 65536 bits: not checked");
+}
+
+FValue round_rational(const mpq_class& q, const Format& F, const std::string& what) {
+  return ziv(
+      [&](Interval& r) {
+        set_q(r, q);
+        return true;
+      },
+      F, what);
+}
+
+/// cos(2πt), sin(2πt) when rational (t·12 an integer with a rational value; Niven).
+std::pair<std::optional<mpq_class>, std::optional<mpq_class>> exact_turn_trig(mpq_class t) {
+  t -= mpz_class(t.get_num() / t.get_den());  // t mod 1, t ≥ 0 expected
+  if (t < 0) t += 1;
+  const mpq_class n12 = t * 12;
+  if (n12.get_den() != 1) return {std::nullopt, std::nullopt};
+  const long n = n12.get_num().get_si();
+  static const char* cos_table[12] = {"1",  nullptr, "1/2",  "0", "-1/2", nullptr,
+                                      "-1", nullptr, "-1/2", "0", "1/2",  nullptr};
+  static const char* sin_table[12] = {"0", "1/2",  nullptr, "1",  nullptr, "1/2",
+                                      "0", "-1/2", nullptr, "-1", nullptr, "-1/2"};
+  auto get = [](const char* s) {
+    return s ? std::optional<mpq_class>(mpq_class(s)) : std::nullopt;
+  };
+  return {get(cos_table[n]), get(sin_table[n])};
+}
+
+/// An angle: 2π·t exactly (t rational), or an expression (times an integer position).
+struct Angle {
+  std::optional<mpq_class> turn;  ///< t, the angle is 2πt
+  ExprPtr expr;                   ///< otherwise the angle is expr · factor
+  mpz_class factor = 1;
+};
+
+/// The realised (cos, sin) of the real angle a, each rounded once into F.
+std::pair<FValue, FValue> cos_sin_of_angle(const Angle& a, const Format& F,
+                                           const std::string& what) {
+  std::optional<mpq_class> exact_angle;
+  if (a.turn) {
+    auto [c, s] = exact_turn_trig(*a.turn);
+    if (c && s) return {round_rational(*c, F, what), round_rational(*s, F, what)};
+    if (*a.turn == 0) exact_angle = mpq_class(0);
+  } else if (auto q = rational_value(*a.expr)) {
+    exact_angle = *q * mpq_class(a.factor);
+  }
+  if (exact_angle && *exact_angle == 0)
+    return {round_rational(1, F, what), round_rational(0, F, what)};
+  auto angle = [&](Interval& r) {
+    if (a.turn) {
+      Interval t(mpfr_get_prec(r.lo)), two_pi(mpfr_get_prec(r.lo));
+      set_q(t, *a.turn);
+      mpfr_const_pi(two_pi.lo, MPFR_RNDD);
+      mpfr_const_pi(two_pi.hi, MPFR_RNDU);
+      mpfr_mul_2ui(two_pi.lo, two_pi.lo, 1, MPFR_RNDD);
+      mpfr_mul_2ui(two_pi.hi, two_pi.hi, 1, MPFR_RNDU);
+      interval_mul(r, t, two_pi);
+      return true;
+    }
+    Interval e(mpfr_get_prec(r.lo)), f(mpfr_get_prec(r.lo));
+    if (!enclose(*a.expr, e)) return false;
+    set_q(f, mpq_class(a.factor));
+    interval_mul(r, e, f);
+    return true;
+  };
+  auto trig = [&](bool sine) {
+    std::optional<mpq_class> exact;
+    if (a.turn) exact = sine ? exact_turn_trig(*a.turn).second : exact_turn_trig(*a.turn).first;
+    if (exact) return round_rational(*exact, F, what);
+    return ziv(
+        [&](Interval& r) {
+          Interval x(mpfr_get_prec(r.lo));
+          if (!angle(x)) return false;
+          Mp width(mpfr_get_prec(r.lo));
+          mpfr_sub(width, x.hi, x.lo, MPFR_RNDU);
+          // |f(y) − f(lo)| ≤ |y − lo| ≤ width for f = cos, sin and y in [lo, hi]
+          if (sine) {
+            mpfr_sin(r.lo, x.lo, MPFR_RNDD);
+            mpfr_sin(r.hi, x.lo, MPFR_RNDU);
+          } else {
+            mpfr_cos(r.lo, x.lo, MPFR_RNDD);
+            mpfr_cos(r.hi, x.lo, MPFR_RNDU);
+          }
+          mpfr_sub(r.lo, r.lo, width, MPFR_RNDD);
+          mpfr_add(r.hi, r.hi, width, MPFR_RNDU);
+          return true;
+        },
+        F, what);
+  };
+  return {trig(false), trig(true)};
+}
+
+// ---------------------------------------------------------------------------------------------
+// Realised rotations (THEORY §3)
+
+struct Block {
+  std::optional<mpq_class> turn;  ///< θ = 2π·turn
+  ExprPtr theta;                  ///< otherwise θ
+};
+
+std::vector<Block> read_blocks(const json& j) {
+  std::vector<Block> blocks;
+  for (const auto& b : j) {
+    Block out;
+    if (b.contains("turn")) {
+      mpq_class t(b.at("turn").get<std::string>());
+      if (t.get_den() == 0) throw Unreadable("blocks: bad turn");
+      t.canonicalize();
+      if (t < 0) throw Unreadable("blocks: negative turn");
+      out.turn = t;
+    } else {
+      out.theta = Parser(b.at("theta").get<std::string>()).parse();
+    }
+    blocks.push_back(std::move(out));
+  }
+  if (blocks.empty()) throw Unreadable("blocks: none");
+  return blocks;
+}
+
+mpz_class to_mpz(std::uint64_t v) { return mpz_class(std::to_string(v)); }
+
+class Rotations {
+ public:
+  Rotations(std::vector<Block> blocks, std::string realisation, Format F)
+      : blocks_(std::move(blocks)), r_(std::move(realisation)), F_(std::move(F)) {
+    if (r_ != "r1" && r_ != "r2" && r_ != "r3")
+      throw Unreadable("realization " + r_ + " is not covered (covered: r1, r2, r3)");
+    if (r_ == "r3") {
+      for (const auto& b : blocks_)
+        if (!b.turn) throw Invalid("r3 needs every block to be a turn a/m");
+    }
+    if (r_ == "r2") {
+      for (std::size_t d = 0; d < blocks_.size(); ++d) {
+        const Block& b = blocks_[d];
+        Angle a;
+        const std::string what = "theta_hat of block " + std::to_string(d);
+        if (b.turn) {
+          a.turn = *b.turn;
+        } else {
+          a.expr = b.theta;
+        }
+        theta_hat_.push_back(round_angle(a, what));
+      }
+    }
+  }
+  std::size_t blocks() const { return blocks_.size(); }
+  const Format& format() const { return F_; }
+
+  /// Block d of R̂_i: (cos, sin) in F.
+  const std::pair<FValue, FValue>& at(std::size_t d, std::uint64_t i) {
+    const Block& b = blocks_[d];
+    const std::string what = "R^_" + std::to_string(i) + " block " + std::to_string(d);
+    if (r_ != "r2" && b.turn) {  // depends on (a·i) mod m only: one table entry
+      const mpz_class m = b.turn->get_den();
+      const mpz_class residue = (b.turn->get_num() * to_mpz(i)) % m;
+      const std::string key = std::to_string(d) + ":" + residue.get_str();
+      auto it = table_.find(key);
+      if (it == table_.end()) {
+        Angle a;
+        a.turn = mpq_class(residue, m);
+        it = table_.emplace(key, cos_sin_of_angle(a, F_, what)).first;
+      }
+      return it->second;
+    }
+    last_ = std::make_unique<std::pair<FValue, FValue>>(compute(d, i, what));
+    return *last_;
+  }
+
+ private:
+  FValue round_angle(const Angle& a, const std::string& what) {
+    if (a.turn) {
+      if (*a.turn == 0) return round_rational(0, F_, what);
+      return ziv(
+          [&](Interval& r) {
+            Interval t(mpfr_get_prec(r.lo)), pi2(mpfr_get_prec(r.lo));
+            set_q(t, *a.turn * 2);
+            mpfr_const_pi(pi2.lo, MPFR_RNDD);
+            mpfr_const_pi(pi2.hi, MPFR_RNDU);
+            interval_mul(r, t, pi2);
+            return true;
+          },
+          F_, what);
+    }
+    if (auto q = rational_value(*a.expr)) return round_rational(*q, F_, what);
+    return ziv([&](Interval& r) { return enclose(*a.expr, r); }, F_, what);
+  }
+
+  std::pair<FValue, FValue> compute(std::size_t d, std::uint64_t i, const std::string& what) {
+    const Block& b = blocks_[d];
+    if (r_ != "r2") {  // r1: the exact angle θ·i
+      Angle a;
+      a.expr = b.theta;
+      a.factor = to_mpz(i);
+      return cos_sin_of_angle(a, F_, what);
+    }
+    // r2: φ = round(θ̂ · round(i)), then cos φ, sin φ
+    Mp pos(72);
+    mpfr_set_z(pos, to_mpz(i).get_mpz_t(), MPFR_RNDN);  // exact: 64 ≤ 72 bits
+    FValue i_hat(F_.p);
+    round_to_F(i_hat, pos, F_);
+    FValue phi = f_mul(theta_hat_[d], i_hat, F_);
+    if (mpfr_nan_p(phi) || mpfr_inf_p(phi)) {
+      FValue nan(F_.p);
+      mpfr_set_nan(nan);
+      return {nan, FValue(nan)};
+    }
+    if (mpfr_zero_p(phi)) {  // cos(±0) = 1, sin(±0) = ±0
+      FValue one(F_.p);
+      mpfr_set_ui(one, 1, MPFR_RNDN);
+      return {one, FValue(phi)};
+    }
+    mpq_class q;
+    mpfr_get_q(q.get_mpq_t(), phi);
+    Angle a;
+    a.expr = std::make_shared<Expr>(Expr{Expr::rational, q, 0, 0, nullptr, nullptr});
+    return cos_sin_of_angle(a, F_, what);
+  }
+
+  std::vector<Block> blocks_;
+  std::string r_;
+  Format F_;
+  std::vector<FValue> theta_hat_;
+  std::map<std::string, std::pair<FValue, FValue>> table_;
+  std::unique_ptr<std::pair<FValue, FValue>> last_;
+};
+
+std::uint64_t u64(const json& j, const std::string& key) {
+  if (!j.contains(key) || !j.at(key).is_number_unsigned())
+    throw Unreadable("'" + key + "': expected a non-negative integer");
+  return j.at(key).get<std::uint64_t>();
+}
+
+// ---------------------------------------------------------------------------------------------
+// The census certificate
+
+constexpr double kMaxPeriodChecks = 2e7;  // block comparisons of a periodic claim
+
+void check_census(const json& c) {
+  const Format F = read_format(c.at("format"), c.at("rounding").get<std::string>());
+  Rotations R(read_blocks(c.at("blocks")), c.at("realization").get<std::string>(), F);
+  const std::uint64_t S = u64(c, "start"), N = u64(c, "positions"), Pmax = u64(c, "max_period");
+  if (N < 2 || S > (std::uint64_t{1} << 63) - N) throw Invalid("window: bad start/positions");
+  const std::uint64_t last = S + N - 1;
+  std::optional<std::uint64_t> period;
+  if (!c.at("period").is_null()) period = u64(c, "period");
+  if (period && (*period < 1 || *period > N / 2))
+    throw Invalid("period: " + std::to_string(*period) + " is not in 1..N/2");
+  const std::uint64_t covered = period ? *period - 1 : Pmax;
+  if (!period && (Pmax < 1 || Pmax > N - 1)) throw Invalid("max_period: not in 1..N-1");
+  std::vector<bool> seen(covered + 1, false);
+  for (const auto& u : c.at("unwitnessed")) {
+    const std::uint64_t P = u.get<std::uint64_t>();
+    if (period || P > covered || P <= N / 2 || seen[P])
+      throw Invalid("unwitnessed P = " + std::to_string(P) +
+                    ": only candidate periods above N/2 may lack a witness");
+    seen[P] = true;
+  }
+  for (const auto& w : c.at("witnesses")) {
+    if (!w.is_array() || w.size() != 3) throw Unreadable("witnesses: expected [P, i, block]");
+    const std::uint64_t P = w[0].get<std::uint64_t>(), i = w[1].get<std::uint64_t>();
+    const std::size_t d = w[2].get<std::size_t>();
+    const std::string item = "witness for P = " + std::to_string(P) + " (i = " + std::to_string(i) +
+                             ", block " + std::to_string(d) + ")";
+    if (P < 1 || P > covered || seen[P]) throw Invalid(item + ": P not expected or repeated");
+    if (i < S || P > last - i || d >= R.blocks())
+      throw Invalid(item + ": outside the window " + std::to_string(S) + ".." +
+                    std::to_string(last) + " or the blocks");
+    const auto a = R.at(d, i);  // copies: at() may reuse its storage
+    const auto b = R.at(d, i + P);
+    if (same_bits(a.first, b.first) && same_bits(a.second, b.second))
+      throw Invalid(item + ": R^_(i+P) = R^_i in that block (cos " + text(a.first) + ", sin " +
+                    text(a.second) + ")");
+    seen[P] = true;
+  }
+  for (std::uint64_t P = 1; P <= covered; ++P)
+    if (!seen[P]) throw Invalid("witness for P = " + std::to_string(P) + ": missing");
+  if (!period) return;
+  const std::uint64_t P = *period;
+  if (static_cast<double>(N - P) * static_cast<double>(R.blocks()) > kMaxPeriodChecks)
+    throw Unreadable("period: checking it needs (N-P)·blocks > 2e7 comparisons: not checked");
+  for (std::uint64_t i = S; i + P <= last; ++i) {
+    for (std::size_t d = 0; d < R.blocks(); ++d) {
+      const auto a = R.at(d, i);
+      const auto b = R.at(d, i + P);
+      if (!same_bits(a.first, b.first) || !same_bits(a.second, b.second))
+        throw Invalid("period P = " + std::to_string(P) + ": R^_" + std::to_string(i + P) +
+                      " != R^_" + std::to_string(i) + " in block " + std::to_string(d));
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The horizon certificate
+
+/// An exact decimal ("-0.001953125", "12") as a rational.
+mpq_class read_decimal(const std::string& s, const std::string& item) {
+  std::size_t k = 0;
+  const bool negative = !s.empty() && s[0] == '-';
+  if (negative) ++k;
+  std::string digits;
+  long scale = 0;
+  bool point = false;
+  for (; k < s.size(); ++k) {
+    if (s[k] == '.' && !point) {
+      point = true;
+    } else if (std::isdigit(static_cast<unsigned char>(s[k]))) {
+      digits += s[k];
+      if (point) ++scale;
+    } else {
+      throw Unreadable(item + ": '" + s + "' is not an exact decimal");
+    }
+  }
+  if (digits.empty()) throw Unreadable(item + ": empty decimal");
+  mpz_class den;
+  mpz_ui_pow_ui(den.get_mpz_t(), 10, static_cast<unsigned long>(scale));
+  mpq_class q{mpz_class(digits), den};
+  q.canonicalize();
+  return negative ? mpq_class(-q) : q;
+}
+
+class Head {
+ public:
+  Head(const json& c, Rotations& R, const FValue& C, std::uint64_t k) : R_(R) {
+    const Format& F = R.format();
+    const auto& weights = c.at("weights");
+    if (weights.size() != R.blocks()) throw Invalid("weights: one per block expected");
+    const auto blocks = read_blocks(c.at("blocks"));
+    mpq_class Cq;
+    mpfr_get_q(Cq.get_mpq_t(), C);
+    for (std::size_t d = 0; d < R.blocks(); ++d) {
+      mpq_class w(weights[d].get<std::string>());
+      if (w.get_den() == 0) throw Unreadable("weights: bad rational");
+      w.canonicalize();
+      // bias (round(C·w·cos kθ), round(−C·w·sin kθ)): enclose cos kθ, sin kθ, scale exactly
+      Angle a;
+      if (blocks[d].turn) {
+        mpq_class t = *blocks[d].turn * mpq_class(to_mpz(k));
+        t -= mpz_class(t.get_num() / t.get_den());
+        a.turn = t;
+      } else {
+        a.expr = blocks[d].theta;
+        a.factor = to_mpz(k);
+      }
+      const std::string what = "query bias of block " + std::to_string(d);
+      bias_.push_back(scaled_trig(a, mpq_class(Cq * w), false, F, what));
+      bias_.push_back(scaled_trig(a, mpq_class(-Cq * w), true, F, what));
+    }
+  }
+
+  /// q_i (or k_i when key) for all blocks, 2 per block.
+  std::vector<FValue> vector(std::uint64_t i, bool key) {
+    const Format& F = R_.format();
+    std::vector<FValue> out;
+    FValue one(F.p), zero(F.p);
+    mpfr_set_ui(one, 1, MPFR_RNDN);
+    mpfr_set_zero(zero, 1);
+    for (std::size_t d = 0; d < R_.blocks(); ++d) {
+      const auto cs = R_.at(d, i);
+      const FValue& x0 = key ? one : bias_[2 * d];
+      const FValue& x1 = key ? zero : bias_[2 * d + 1];
+      // THEORY §2.1: (rnd(rnd(c·x0) − rnd(s·x1)), rnd(rnd(s·x0) + rnd(c·x1)))
+      out.push_back(f_add(f_mul(cs.first, x0, F), f_mul(cs.second, x1, F), F, true));
+      out.push_back(f_add(f_mul(cs.second, x0, F), f_mul(cs.first, x1, F), F));
+    }
+    return out;
+  }
+
+ private:
+  /// round_F(s · cos a) (or sin a), s rational.
+  static FValue scaled_trig(const Angle& a, const mpq_class& s, bool sine, const Format& F,
+                            const std::string& what) {
+    std::optional<mpq_class> exact;
+    if (a.turn) {
+      auto [c, sn] = exact_turn_trig(*a.turn);
+      exact = sine ? sn : c;
+    } else if (auto q = rational_value(*a.expr); q && *q * mpq_class(a.factor) == 0) {
+      exact = sine ? mpq_class(0) : mpq_class(1);
+    }
+    if (exact) return round_rational(mpq_class(s * *exact), F, what);
+    return ziv(
+        [&](Interval& r) {
+          const mpfr_prec_t w = mpfr_get_prec(r.lo);
+          Interval x(w), t(w), sc(w);
+          if (a.turn) {
+            Interval tt(w), pi2(w);
+            set_q(tt, *a.turn * 2);
+            mpfr_const_pi(pi2.lo, MPFR_RNDD);
+            mpfr_const_pi(pi2.hi, MPFR_RNDU);
+            interval_mul(x, tt, pi2);
+          } else {
+            Interval e(w), f(w);
+            if (!enclose(*a.expr, e)) return false;
+            set_q(f, mpq_class(a.factor));
+            interval_mul(x, e, f);
+          }
+          Mp width(w);
+          mpfr_sub(width, x.hi, x.lo, MPFR_RNDU);
+          if (sine) {
+            mpfr_sin(t.lo, x.lo, MPFR_RNDD);
+            mpfr_sin(t.hi, x.lo, MPFR_RNDU);
+          } else {
+            mpfr_cos(t.lo, x.lo, MPFR_RNDD);
+            mpfr_cos(t.hi, x.lo, MPFR_RNDU);
+          }
+          mpfr_sub(t.lo, t.lo, width, MPFR_RNDD);
+          mpfr_add(t.hi, t.hi, width, MPFR_RNDU);
+          set_q(sc, s);
+          interval_mul(r, t, sc);
+          return true;
+        },
+        F, what);
+  }
+
+  Rotations& R_;
+  std::vector<FValue> bias_;
+};
+
+/// Ŝ = q·k, sequential (THEORY §2.1): each product rounded, each partial sum rounded.
+FValue score(const std::vector<FValue>& q, const std::vector<FValue>& k, const Format& F) {
+  FValue acc = f_mul(q[0], k[0], F);
+  for (std::size_t t = 1; t < q.size(); ++t) acc = f_add(acc, f_mul(q[t], k[t], F), F);
+  return acc;
+}
+
+/// a − b ≥ f exactly, both finite (a NaN or infinite score fails, as in the scan).
+bool leads_by(mpfr_srcptr a, mpfr_srcptr b, mpfr_srcptr f, const Format& F) {
+  if (!mpfr_number_p(a) || !mpfr_number_p(b)) return false;
+  Mp d(F.sum_bits());
+  mpfr_sub(d, a, b, MPFR_RNDN);  // exact for finite a, b
+  if (mpfr_nan_p(d)) return false;
+  return mpfr_greaterequal_p(d, f) != 0;
+}
+
+constexpr double kMaxHorizonScores = 2e8;
+
+void check_horizon(const json& c) {
+  const Format F = read_format(c.at("format"), c.at("rounding").get<std::string>());
+  if (c.at("summation").get<std::string>() != "sequential")
+    throw Unreadable("summation " + c.at("summation").get<std::string>() +
+                     " is not covered (covered: sequential)");
+  Rotations R(read_blocks(c.at("blocks")), c.at("realization").get<std::string>(), F);
+  const std::uint64_t k = u64(c, "k"), n_max = u64(c, "n_max");
+  if (k < 1) throw Invalid("k: must be at least 1");
+  const FValue C = read_value(c.at("C"), F, "C");
+  if (!mpfr_number_p(C) || mpfr_sgn(C.get()) <= 0) throw Invalid("C: must be finite and > 0");
+  // f_large: round(exp(−f)) = 0 and, for the predecessor f⁻ > 0, round(exp(−f⁻)) ≠ 0
+  const FValue f_large = read_value(c.at("f_large"), F, "f_large");
+  if (!mpfr_number_p(f_large) || mpfr_sgn(f_large.get()) <= 0)
+    throw Invalid("f_large: must be > 0");
+  auto exp_minus = [&](mpfr_srcptr f) {
+    return ziv(
+        [&](Interval& r) {
+          Mp m(mpfr_get_prec(r.lo));
+          mpfr_neg(m, f, MPFR_RNDN);  // exact
+          mpfr_exp(r.lo, m, MPFR_RNDD);
+          mpfr_exp(r.hi, m, MPFR_RNDU);
+          return true;
+        },
+        F, "exp(-f_large)");
+  };
+  if (!mpfr_zero_p(exp_minus(f_large)))
+    throw Invalid("f_large: exp(-" + text(f_large) + ") does not round to 0 in " + F.name);
+  FValue below(f_large);
+  mpfr_nextbelow(below);  // the predecessor in F (f_large is normal: p bits apart)
+  if (mpfr_sgn(below.get()) > 0 && mpfr_zero_p(exp_minus(below)))
+    throw Invalid("f_large: not the smallest: exp(-" + text(below) + ") rounds to 0 already");
+
+  const bool at_limit = c.at("at_limit").get<bool>();
+  const std::uint64_t last = at_limit ? n_max + 1 : n_max + 2;
+  if (0.5 * static_cast<double>(last + 1) * static_cast<double>(last + 1) *
+          static_cast<double>(R.blocks()) >
+      kMaxHorizonScores)
+    throw Unreadable("n_max: checking it needs more than 2e8 block scores: not checked");
+  Head head(c, R, C, k);
+  std::vector<std::vector<FValue>> keys;
+  for (std::uint64_t j = 0; j <= last; ++j) keys.push_back(head.vector(j, true));
+
+  const auto& queries = c.at("queries");
+  const std::uint64_t first = k + 1;
+  const std::uint64_t expected = n_max + 1 >= first ? n_max + 1 - first + 1 : 0;
+  if (queries.size() != expected)
+    throw Invalid("queries: " + std::to_string(queries.size()) + " listed, " +
+                  std::to_string(expected) + " expected (k+1..n_max+1)");
+  for (std::uint64_t i = first; i <= n_max + 1; ++i) {
+    const json& q = queries[i - first];
+    const std::string item = "query i = " + std::to_string(i);
+    if (u64(q, "i") != i) throw Invalid(item + ": listed out of order");
+    const auto qi = head.vector(i, false);
+    const FValue target = score(qi, keys[i - k], F);
+    std::optional<std::uint64_t> best;
+    FValue best_score(F.p);
+    for (std::uint64_t j = 0; j < i; ++j) {
+      if (j == i - k) continue;
+      FValue s = score(qi, keys[j], F);
+      if (mpfr_nan_p(s))
+        throw Invalid(item + ": the score of j = " + std::to_string(j) + " is NaN");
+      if (!best || mpfr_greater_p(s, best_score)) {
+        best = j;
+        best_score = s;
+      }
+    }
+    if (!same_value(target, read_value(q.at("target"), F, item + " target")))
+      throw Invalid(item + ": target score is " + text(target) + ", not " +
+                    q.at("target").get<std::string>());
+    if (best) {
+      if (q.at("competitor").is_null() || u64(q, "competitor") != *best)
+        throw Invalid(item + ": the largest competitor is j = " + std::to_string(*best));
+      if (!same_value(best_score, read_value(q.at("competitor_score"), F, item)))
+        throw Invalid(item + ": competitor score is " + text(best_score) + ", not " +
+                      q.at("competitor_score").get<std::string>());
+      if (!leads_by(target, best_score, f_large, F))
+        throw Invalid(item + ": target " + text(target) + " does not lead competitor j = " +
+                      std::to_string(*best) + " (" + text(best_score) + ") by f_large");
+    } else if (!q.at("competitor").is_null()) {
+      throw Invalid(item + ": no competitor exists");
+    }
+  }
+  if (at_limit) {
+    if (n_max != u64(c, "max_length")) throw Invalid("n_max: at the limit it is max_length");
+    return;
+  }
+  const json& fail = c.at("fail");
+  if (fail.is_null()) throw Invalid("fail: missing (the claim N_max = n_max needs it)");
+  const std::uint64_t i = u64(fail, "query"), j = u64(fail, "competitor");
+  const std::string item = "failing query i = " + std::to_string(i);
+  if (i != n_max + 2 || i < first) throw Invalid(item + ": must be n_max + 2 >= k + 1");
+  if (j >= i || j == i - k) throw Invalid(item + ": competitor j = " + std::to_string(j));
+  const auto qi = head.vector(i, false);
+  const FValue target = score(qi, keys[i - k], F), comp = score(qi, keys[j], F);
+  if (!same_value(target, read_value(fail.at("target"), F, item)) &&
+      !(mpfr_nan_p(target) && fail.at("target").get<std::string>() == "nan"))
+    throw Invalid(item + ": target score is " + text(target));
+  if (!same_value(comp, read_value(fail.at("competitor_score"), F, item)) &&
+      !(mpfr_nan_p(comp) && fail.at("competitor_score").get<std::string>() == "nan"))
+    throw Invalid(item + ": competitor score is " + text(comp));
+  if (leads_by(target, comp, f_large, F))
+    throw Invalid(item + ": the target leads j = " + std::to_string(j) + " by f_large: no failure");
+  if (!fail.at("gap").is_null()) {
+    Mp d(F.sum_bits());
+    mpfr_sub(d, target, comp, MPFR_RNDN);
+    mpq_class gap;
+    mpfr_get_q(gap.get_mpq_t(), d);
+    if (gap != read_decimal(fail.at("gap").get<std::string>(), item + " gap"))
+      throw Invalid(item + ": the gap is " + gap.get_str() + ", not " +
+                    fail.at("gap").get<std::string>());
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
+    std::cerr << "usage: ropesim-verify FILE.json   (a certificate of ropesim rotations or horizon "
+                 "--certificate)\n";
+    return 2;
+  }
+  try {
+    std::ifstream in(argv[1], std::ios::binary);
+    if (!in) throw Unreadable(std::string("cannot open ") + argv[1]);
+    json c;
+    try {
+      c = json::parse(in);
+    } catch (const json::exception& e) {
+      throw Unreadable(std::string("not JSON: ") + e.what());
+    }
+    if (!c.is_object() || !c.contains("certificate") || !c.contains("version"))
+      throw Unreadable("not a ropesim certificate (no 'certificate' and 'version' keys)");
+    if (c.at("version") != 1) throw Unreadable("certificate version is not 1");
+    const std::string kind = c.at("certificate").get<std::string>();
+    try {
+      if (kind == "census")
+        check_census(c);
+      else if (kind == "horizon")
+        check_horizon(c);
+      else
+        throw Unreadable("certificate kind '" + kind +
+                         "' is not covered (covered: census, horizon)");
+    } catch (const json::exception& e) {
+      throw Unreadable(std::string("malformed certificate: ") + e.what());
+    }
+    std::cout << "VALID\n";
+    return 0;
+  } catch (const Invalid& e) {
+    std::cout << "INVALID: " << e.what() << "\n";
+    return 1;
+  } catch (const Unreadable& e) {
+    std::cerr << "ropesim-verify: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "ropesim-verify: " << e.what() << "\n";
+    return 2;
+  }
+}
