@@ -5,6 +5,7 @@
 
 #include "numeric/error.hpp"
 #include "numeric/value.hpp"
+#include "proofs/mod_atom.hpp"
 
 namespace ropesim::proofs {
 
@@ -94,25 +95,23 @@ nlohmann::json census_certificate(const attention::Schedule& s, const attention:
   return j;
 }
 
-nlohmann::json horizon_certificate(const FixedOffsetSpec& spec, const HorizonReport& report) {
-  require_one_axis(spec.schedule);
-  FixedOffsetSpec hs = spec;
-  hs.C = numeric::exact_rational(report.C);
-  const FixedOffsetHead head = make_fixed_offset_head(hs);
-  const CertifiedRange& range = report.range;
+namespace {
+
+/// The horizon certificate of a built head and a measured (or claimed lower-bound) range.
+nlohmann::json horizon_json(const FixedOffsetHead& head, std::vector<mpq_class> weights,
+                            const CertifiedRange& range) {
   const std::uint64_t k = head.k;
   const std::uint64_t last =
       range.at_limit ? range.n_max + 1 : range.fail_query.value_or(range.n_max + 2);
-  const double work = 0.5 * static_cast<double>(last + 1) * static_cast<double>(last + 1) *
-                      static_cast<double>(head.schedule.blocks.size());
+  const std::size_t B = head.schedule.blocks.size();
+  const double work =
+      0.5 * static_cast<double>(last + 1) * static_cast<double>(last + 1) * static_cast<double>(B);
   if (work > kMaxHorizonCertificateWork) {
     throw InvalidArgument(fmt::format(
         "--certificate: N_max = {} needs about {:.3g} score evaluations ((N_max+2)^2/2 x {} "
         "blocks) to certify; accepted: at most {:.0e} (a smaller --max-length or another head)",
-        range.n_max, work, head.schedule.blocks.size(), kMaxHorizonCertificateWork));
+        range.n_max, work, B, kMaxHorizonCertificateWork));
   }
-  const std::size_t B = head.schedule.blocks.size();
-  std::vector<mpq_class> weights = hs.weights;
   if (weights.empty()) weights.assign(B, mpq_class(1, static_cast<long>(B)));
 
   nlohmann::json j;
@@ -171,6 +170,84 @@ nlohmann::json horizon_certificate(const FixedOffsetSpec& spec, const HorizonRep
   } else {
     j["fail"] = nullptr;
   }
+  return j;
+}
+
+}  // namespace
+
+nlohmann::json horizon_certificate(const FixedOffsetSpec& spec, const HorizonReport& report) {
+  require_one_axis(spec.schedule);
+  FixedOffsetSpec hs = spec;
+  hs.C = numeric::exact_rational(report.C);
+  return horizon_json(make_fixed_offset_head(hs), hs.weights, report.range);
+}
+
+nlohmann::json compile_certificate(const CompiledModel& compiled, const CompileOptions& options) {
+  if (compiled.layer_norm) {
+    throw InvalidArgument(
+        "--certificate: a certificate covers models without --layer-norm (the LayerNorm "
+        "mirror's checks are not part of it)");
+  }
+  require_one_axis(options.offset_schedule);
+  const attention::EvaluationPolicy& policy = options.policy;
+  nlohmann::json j;
+  j["certificate"] = "compile";
+  j["version"] = 1;
+  j["formula"] = compiled.formula;
+  j["alphabet"] = compiled.alphabet;
+  j["format"] = format_json(policy.format);
+  j["rounding"] = std::string(numeric::to_string(policy.rounding));
+  j["summation"] = std::string(numeric::to_string(policy.summation));
+  j["f_large"] = hex(compiled.f_large);
+  if (compiled.past) {
+    const PastCertificate& p = *compiled.past;
+    j["past"] = {{"f1", hex(p.f1)},
+                 {"f2", hex(p.f2)},
+                 {"limit", p.limit},
+                 {"certified_count", p.certified_count ? nlohmann::json(*p.certified_count)
+                                                       : nlohmann::json(nullptr)}};
+  } else {
+    j["past"] = nullptr;
+  }
+  nlohmann::json mods = nlohmann::json::array();
+  for (const ModAtomHead& h : compiled.mod_heads) {
+    nlohmann::json margins = nlohmann::json::array();
+    for (const ResidueMargin& rm : h.margins) {
+      margins.push_back({{"residue", rm.residue},
+                         {"bos_score", hex(rm.bos_score)},
+                         {"other_score", hex(rm.bos_wins ? rm.other_max : rm.other_min)},
+                         {"margin", rm.margin ? nlohmann::json(dyadic_decimal(*rm.margin))
+                                              : nlohmann::json(nullptr)}});
+    }
+    mods.push_back({{"m", h.m},
+                    {"r", h.r},
+                    {"C", hex(h.C)},
+                    {"b", hex(h.b)},
+                    {"key_weight", hex(h.key_weight)},
+                    {"query_bias", {hex(h.query_cos), hex(h.query_sin)}},
+                    {"margins", margins}});
+  }
+  j["mod_heads"] = mods;
+  nlohmann::json bounded = nlohmann::json::array();
+  for (const auto& b : compiled.bounded_heads) {
+    FixedOffsetSpec fs;
+    fs.schedule = options.offset_schedule;
+    fs.k = b.k;
+    fs.C = numeric::exact_rational(b.C);
+    fs.realisation = "r1";
+    fs.policy = policy;
+    // the claim the model relies on: every query up to N_max + 1 passes (N_max >= n_max)
+    CertifiedRange range;
+    range.n_max = b.n_max;
+    range.at_limit = true;
+    range.max_length = b.n_max;
+    bounded.push_back({{"node", b.node},
+                       {"k", b.k},
+                       {"horizon", horizon_json(make_fixed_offset_head(fs), {}, range)}});
+  }
+  j["bounded_heads"] = bounded;
+  j["certified_length"] = compiled.certified_length ? nlohmann::json(*compiled.certified_length)
+                                                    : nlohmann::json(nullptr);
   return j;
 }
 

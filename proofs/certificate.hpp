@@ -10,7 +10,7 @@
 /// text of numeric::ExactReal::to_string ("10000^(-1/64)", "1", "2*pi"; a periodic block as
 /// its turn "a/m", θ = 2πa/m). The format is written by its parameters (precision p with the
 /// hidden bit, IEEE emin and emax, subnormals, infinities): the claim is about that F.
-/// Keys common to both kinds: `certificate` ("census" or "horizon"), `version` (1),
+/// Keys common to every kind: `certificate` ("census", "horizon" or "compile"), `version` (1),
 /// `format` {name, kind, precision, emin, emax, subnormals, infinity}, `rounding`,
 /// `realization`, `blocks` (one entry per rotary block: {"theta": text} or {"turn": "a/m"}).
 #include <nlohmann/json.hpp>
@@ -18,6 +18,7 @@
 #include "attention/census.hpp"
 #include "attention/realisation.hpp"
 #include "attention/schedule.hpp"
+#include "proofs/compiler.hpp"
 #include "proofs/fixed_offset_head.hpp"
 #include "proofs/horizon.hpp"
 
@@ -52,5 +53,18 @@ inline constexpr double kMaxHorizonCertificateWork = 1e8;
 /// kMaxHorizonCertificateWork (naming N_max and the limit), for a multi-axis schedule, and
 /// like make_fixed_offset_head.
 nlohmann::json horizon_certificate(const FixedOffsetSpec& spec, const HorizonReport& report);
+
+/// The compile certificate of a compiled model (THEORY §7 C1, C4, C5), built from the
+/// compiler's public result: the policy, f_large, the P-head re-binarisation claim (`past`:
+/// f1, f2, the counts checked and the certified count, null = every count), every MOD_m^r
+/// head's constants (C, b̂ = round_F(b_m), the non-BOS key weight w = round_F(Ĉ·b̂), the query
+/// bias) and its realised score and margin per query residue, every Y^k head as an embedded
+/// horizon certificate of the lower-bound claim N_max^(k) ≥ its n_max (`at_limit` set: every
+/// query up to n_max + 1 leads by f_large), and the certified length (the minimum of the P
+/// head's count and the Y^k ranges; null = every length). `options` are the ones compile()
+/// ran with (policy, offset_schedule). Throws InvalidArgument for a model with the LayerNorm
+/// mirror (its checks are not part of the certificate) and when a Y^k head's range is too
+/// long to certify (kMaxHorizonCertificateWork).
+nlohmann::json compile_certificate(const CompiledModel& compiled, const CompileOptions& options);
 
 }  // namespace ropesim::proofs

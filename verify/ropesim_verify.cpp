@@ -836,6 +836,51 @@ mpq_class read_decimal(const std::string& s, const std::string& item) {
   return negative ? mpq_class(-q) : q;
 }
 
+/// round_F(s · cos a) (or sin a), s rational.
+FValue scaled_trig(const Angle& a, const mpq_class& s, bool sine, const Format& F,
+                   const std::string& what) {
+  std::optional<mpq_class> exact;
+  if (a.turn) {
+    auto [c, sn] = exact_turn_trig(*a.turn);
+    exact = sine ? sn : c;
+  } else if (auto q = rational_value(*a.expr); q && *q * mpq_class(a.factor) == 0) {
+    exact = sine ? mpq_class(0) : mpq_class(1);
+  }
+  if (exact) return round_rational(mpq_class(s * *exact), F, what);
+  return ziv(
+      [&](Interval& r) {
+        const mpfr_prec_t w = mpfr_get_prec(r.lo);
+        Interval x(w), t(w), sc(w);
+        if (a.turn) {
+          Interval tt(w), pi2(w);
+          set_q(tt, *a.turn * 2);
+          mpfr_const_pi(pi2.lo, MPFR_RNDD);
+          mpfr_const_pi(pi2.hi, MPFR_RNDU);
+          interval_mul(x, tt, pi2);
+        } else {
+          Interval e(w), f(w);
+          if (!enclose(*a.expr, e)) return false;
+          set_q(f, mpq_class(a.factor));
+          interval_mul(x, e, f);
+        }
+        Mp width(w);
+        mpfr_sub(width, x.hi, x.lo, MPFR_RNDU);
+        if (sine) {
+          mpfr_sin(t.lo, x.lo, MPFR_RNDD);
+          mpfr_sin(t.hi, x.lo, MPFR_RNDU);
+        } else {
+          mpfr_cos(t.lo, x.lo, MPFR_RNDD);
+          mpfr_cos(t.hi, x.lo, MPFR_RNDU);
+        }
+        mpfr_sub(t.lo, t.lo, width, MPFR_RNDD);
+        mpfr_add(t.hi, t.hi, width, MPFR_RNDU);
+        set_q(sc, s);
+        interval_mul(r, t, sc);
+        return true;
+      },
+      F, what);
+}
+
 class Head {
  public:
   Head(const json& c, Rotations& R, const FValue& C, std::uint64_t k) : R_(R) {
@@ -884,51 +929,6 @@ class Head {
   }
 
  private:
-  /// round_F(s · cos a) (or sin a), s rational.
-  static FValue scaled_trig(const Angle& a, const mpq_class& s, bool sine, const Format& F,
-                            const std::string& what) {
-    std::optional<mpq_class> exact;
-    if (a.turn) {
-      auto [c, sn] = exact_turn_trig(*a.turn);
-      exact = sine ? sn : c;
-    } else if (auto q = rational_value(*a.expr); q && *q * mpq_class(a.factor) == 0) {
-      exact = sine ? mpq_class(0) : mpq_class(1);
-    }
-    if (exact) return round_rational(mpq_class(s * *exact), F, what);
-    return ziv(
-        [&](Interval& r) {
-          const mpfr_prec_t w = mpfr_get_prec(r.lo);
-          Interval x(w), t(w), sc(w);
-          if (a.turn) {
-            Interval tt(w), pi2(w);
-            set_q(tt, *a.turn * 2);
-            mpfr_const_pi(pi2.lo, MPFR_RNDD);
-            mpfr_const_pi(pi2.hi, MPFR_RNDU);
-            interval_mul(x, tt, pi2);
-          } else {
-            Interval e(w), f(w);
-            if (!enclose(*a.expr, e)) return false;
-            set_q(f, mpq_class(a.factor));
-            interval_mul(x, e, f);
-          }
-          Mp width(w);
-          mpfr_sub(width, x.hi, x.lo, MPFR_RNDU);
-          if (sine) {
-            mpfr_sin(t.lo, x.lo, MPFR_RNDD);
-            mpfr_sin(t.hi, x.lo, MPFR_RNDU);
-          } else {
-            mpfr_cos(t.lo, x.lo, MPFR_RNDD);
-            mpfr_cos(t.hi, x.lo, MPFR_RNDU);
-          }
-          mpfr_sub(t.lo, t.lo, width, MPFR_RNDD);
-          mpfr_add(t.hi, t.hi, width, MPFR_RNDU);
-          set_q(sc, s);
-          interval_mul(r, t, sc);
-          return true;
-        },
-        F, what);
-  }
-
   Rotations& R_;
   std::vector<FValue> bias_;
 };
@@ -949,20 +949,9 @@ bool leads_by(mpfr_srcptr a, mpfr_srcptr b, mpfr_srcptr f, const Format& F) {
   return mpfr_greaterequal_p(d, f) != 0;
 }
 
-constexpr double kMaxHorizonScores = 2e8;
-
-void check_horizon(const json& c) {
-  const Format F = read_format(c.at("format"), c.at("rounding").get<std::string>());
-  if (c.at("summation").get<std::string>() != "sequential")
-    throw Unreadable("summation " + c.at("summation").get<std::string>() +
-                     " is not covered (covered: sequential)");
-  Rotations R(read_blocks(c.at("blocks")), c.at("realization").get<std::string>(), F);
-  const std::uint64_t k = u64(c, "k"), n_max = u64(c, "n_max");
-  if (k < 1) throw Invalid("k: must be at least 1");
-  const FValue C = read_value(c.at("C"), F, "C");
-  if (!mpfr_number_p(C) || mpfr_sgn(C.get()) <= 0) throw Invalid("C: must be finite and > 0");
-  // f_large: round(exp(−f)) = 0 and, for the predecessor f⁻ > 0, round(exp(−f⁻)) ≠ 0
-  const FValue f_large = read_value(c.at("f_large"), F, "f_large");
+/// f_large (THEORY §1): round(exp(−f)) = 0 and, for the predecessor f⁻ > 0 in F,
+/// round(exp(−f⁻)) ≠ 0 (exp is monotone, so f is the smallest such element of F).
+void check_f_large(const FValue& f_large, const Format& F) {
   if (!mpfr_number_p(f_large) || mpfr_sgn(f_large.get()) <= 0)
     throw Invalid("f_large: must be > 0");
   auto exp_minus = [&](mpfr_srcptr f) {
@@ -982,6 +971,22 @@ void check_horizon(const json& c) {
   mpfr_nextbelow(below);  // the predecessor in F (f_large is normal: p bits apart)
   if (mpfr_sgn(below.get()) > 0 && mpfr_zero_p(exp_minus(below)))
     throw Invalid("f_large: not the smallest: exp(-" + text(below) + ") rounds to 0 already");
+}
+
+constexpr double kMaxHorizonScores = 2e8;
+
+void check_horizon(const json& c) {
+  const Format F = read_format(c.at("format"), c.at("rounding").get<std::string>());
+  if (c.at("summation").get<std::string>() != "sequential")
+    throw Unreadable("summation " + c.at("summation").get<std::string>() +
+                     " is not covered (covered: sequential)");
+  Rotations R(read_blocks(c.at("blocks")), c.at("realization").get<std::string>(), F);
+  const std::uint64_t k = u64(c, "k"), n_max = u64(c, "n_max");
+  if (k < 1) throw Invalid("k: must be at least 1");
+  const FValue C = read_value(c.at("C"), F, "C");
+  if (!mpfr_number_p(C) || mpfr_sgn(C.get()) <= 0) throw Invalid("C: must be finite and > 0");
+  const FValue f_large = read_value(c.at("f_large"), F, "f_large");
+  check_f_large(f_large, F);
 
   const bool at_limit = c.at("at_limit").get<bool>();
   const std::uint64_t last = at_limit ? n_max + 1 : n_max + 2;
@@ -1064,6 +1069,206 @@ void check_horizon(const json& c) {
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// The compile certificate
+
+constexpr double kMaxPastAdditions = 2e8;
+
+/// The P head's re-binarisation FFN (THEORY §7 C1 Patch 2) on h, with x = (top = 1, h, out = 0):
+/// hidden units ReLU(rnd(h − f1)), ReLU(rnd(h − f2)) (the products −f1·1, 1·h are exact), output
+/// rnd(rnd(s·u1) + rnd(−s·u2)), s = 1/(f2 − f1) exact in F.
+FValue rebinarise(const FValue& h, const FValue& f1, const FValue& f2, const FValue& s,
+                  const Format& F) {
+  FValue zero(F.p);
+  mpfr_set_zero(zero, 1);
+  auto relu = [&](FValue v) { return mpfr_sgn(v.get()) > 0 ? v : zero; };
+  const FValue u1 = relu(f_add(h, f1, F, true)), u2 = relu(f_add(h, f2, F, true));
+  FValue minus_s(s);
+  mpfr_neg(minus_s, minus_s, MPFR_RNDN);
+  return f_add(f_mul(s, u1, F), f_mul(minus_s, u2, F), F);
+}
+
+/// The P head's certified count (proofs::certify_past_head): Z_c = sequential sum of c ones,
+/// α_c = rnd(1/Z_c), h(c) = sequential sum of c copies of α_c; every h(c), c ≤ count, must
+/// re-binarise to exactly 1 (and 0 to 0). nullopt = every count (Z and h stopped changing).
+std::optional<std::uint64_t> past_count(const json& p, const Format& F) {
+  const FValue f1 = read_value(p.at("f1"), F, "past f1"), f2 = read_value(p.at("f2"), F, "past f2");
+  if (!(mpfr_sgn(f1.get()) > 0 && mpfr_less_p(f1, f2))) throw Invalid("past: need 0 < f1 < f2");
+  mpq_class q1, q2;
+  mpfr_get_q(q1.get_mpq_t(), f1);
+  mpfr_get_q(q2.get_mpq_t(), f2);
+  const mpq_class scale = 1 / (q2 - q1);
+  const FValue s = round_rational(scale, F, "past scale");
+  mpq_class sq;
+  mpfr_get_q(sq.get_mpq_t(), s);
+  if (sq != scale) throw Invalid("past: the scale 1/(f2 - f1) is not exact in " + F.name);
+  const std::uint64_t limit = u64(p, "limit");
+  FValue zero(F.p), one(F.p);
+  mpfr_set_zero(zero, 1);
+  mpfr_set_ui(one, 1, MPFR_RNDN);
+  if (!mpfr_zero_p(rebinarise(zero, f1, f2, s, F))) return std::uint64_t{0};
+  FValue Z(zero), h(zero), alpha(zero);
+  bool z_stagnant = false;
+  double additions = 0;
+  for (std::uint64_t c = 1; c <= limit; ++c) {
+    const FValue z_next = f_add(Z, one, F);
+    if (!z_stagnant && c > 1 && same_bits(z_next, Z)) z_stagnant = true;
+    FValue h_next(zero);
+    if (z_stagnant) {
+      h_next = f_add(h, alpha, F);
+    } else {
+      mpq_class z;
+      mpfr_get_q(z.get_mpq_t(), z_next);
+      alpha = round_rational(mpq_class(1 / z), F, "1/Z_" + std::to_string(c));
+      additions += static_cast<double>(c);
+      if (additions > kMaxPastAdditions)
+        throw Unreadable("past: more than 2e8 additions to check the count: not checked");
+      for (std::uint64_t k = 0; k < c; ++k) h_next = f_add(h_next, alpha, F);
+    }
+    Z = z_next;
+    const bool h_stagnant = z_stagnant && same_bits(h_next, h);
+    h = h_next;
+    const FValue out = rebinarise(h, f1, f2, s, F);
+    if (!mpfr_number_p(out) || mpfr_cmp_ui(out, 1) != 0) return c - 1;
+    if (h_stagnant) return std::nullopt;
+  }
+  return limit;
+}
+
+/// One MOD_m^r head (THEORY §7 C4): table T(s) = r3 of the turn 1/m; query bias
+/// (round(cos 2πr/m), round(−sin 2πr/m)) rotated by T(s) at query residue s, (1, 0) unrotated;
+/// BOS key (Ĉ, 0) rotated by T(0) on the rotary pair and 0 on the unrotated pair; non-BOS keys
+/// 0 on the rotary pair and (w, 0) on the unrotated pair, w = rnd(Ĉ·b̂), b̂ = round(b_m),
+/// b_m = (1 + cos 2π/m)/2. Scores summed sequentially over the 4 coordinates.
+void check_mod_head(const json& h, const Format& F, const FValue& f_large) {
+  const std::uint64_t m = u64(h, "m"), r = u64(h, "r");
+  const std::string item = "MOD_" + std::to_string(m) + "^" + std::to_string(r) + " head";
+  if (m < 2 || r >= m || m > 100000) throw Invalid(item + ": need 2 <= m <= 1e5 and r < m");
+  const FValue C = read_value(h.at("C"), F, item + " C");
+  if (!mpfr_number_p(C) || mpfr_sgn(C.get()) <= 0) throw Invalid(item + ": C must be > 0");
+  Angle unit;
+  unit.turn = mpq_class(1, static_cast<unsigned long>(m));
+  const FValue b = ziv(
+      [&](Interval& out) {
+        const mpfr_prec_t w = mpfr_get_prec(out.lo);
+        Interval x(w);
+        Interval two_pi(w), t(w);
+        set_q(t, mpq_class(2, static_cast<unsigned long>(m)));
+        mpfr_const_pi(two_pi.lo, MPFR_RNDD);
+        mpfr_const_pi(two_pi.hi, MPFR_RNDU);
+        interval_mul(x, t, two_pi);
+        Mp width(w);
+        mpfr_sub(width, x.hi, x.lo, MPFR_RNDU);
+        mpfr_cos(out.lo, x.lo, MPFR_RNDD);
+        mpfr_cos(out.hi, x.lo, MPFR_RNDU);
+        mpfr_sub(out.lo, out.lo, width, MPFR_RNDD);
+        mpfr_add(out.hi, out.hi, width, MPFR_RNDU);
+        mpfr_add_ui(out.lo, out.lo, 1, MPFR_RNDD);
+        mpfr_add_ui(out.hi, out.hi, 1, MPFR_RNDU);
+        mpfr_div_2ui(out.lo, out.lo, 1, MPFR_RNDD);
+        mpfr_div_2ui(out.hi, out.hi, 1, MPFR_RNDU);
+        return true;
+      },
+      F, item + " b");
+  // exact cases (m = 2, 3, 4, 6) are dyadic or rational: b_m = 0, 1/4, 1/2, 3/4
+  const auto [c1, s1] = exact_turn_trig(*unit.turn);
+  (void)s1;
+  const FValue b_hat = c1 ? round_rational(mpq_class((1 + *c1) / 2), F, item + " b") : b;
+  if (!same_value(b_hat, read_value(h.at("b"), F, item + " b")))
+    throw Invalid(item + ": b^ = round(b_m) is " + text(b_hat));
+  const FValue w = f_mul(C, b_hat, F);
+  if (!same_value(w, read_value(h.at("key_weight"), F, item + " key_weight")))
+    throw Invalid(item + ": key weight round(C*b^) is " + text(w));
+  Angle query;
+  query.turn = mpq_class(static_cast<unsigned long>(r), static_cast<unsigned long>(m));
+  const FValue qc = scaled_trig(query, 1, false, F, item),
+               qs = scaled_trig(query, -1, true, F, item);
+  const auto& bias = h.at("query_bias");
+  if (!same_value(qc, read_value(bias.at(0), F, item)) ||
+      !same_value(qs, read_value(bias.at(1), F, item)))
+    throw Invalid(item + ": query bias is (" + text(qc) + ", " + text(qs) + ")");
+  std::vector<Block> blocks(1);
+  blocks[0].turn = *unit.turn;
+  Rotations T(blocks, "r3", F);
+  FValue zero(F.p), one(F.p);
+  mpfr_set_zero(zero, 1);
+  mpfr_set_ui(one, 1, MPFR_RNDN);
+  auto rotate = [&](const std::pair<FValue, FValue>& cs, const FValue& x0, const FValue& x1) {
+    return std::vector<FValue>{f_add(f_mul(cs.first, x0, F), f_mul(cs.second, x1, F), F, true),
+                               f_add(f_mul(cs.second, x0, F), f_mul(cs.first, x1, F), F)};
+  };
+  auto k_bos = rotate(T.at(0, 0), C, zero);
+  k_bos.push_back(zero);
+  k_bos.push_back(zero);
+  const std::vector<FValue> k_other = {zero, zero, w, zero};
+  const auto& margins = h.at("margins");
+  if (margins.size() != m) throw Invalid(item + ": one margin per residue expected");
+  for (std::uint64_t s = 0; s < m; ++s) {
+    const std::string rs = item + " residue " + std::to_string(s);
+    auto q = rotate(T.at(0, s), qc, qs);  // the query at position m + s
+    q.push_back(one);
+    q.push_back(zero);
+    const FValue bos = score(q, k_bos, F), other = score(q, k_other, F);
+    const json& claim = margins[s];
+    if (u64(claim, "residue") != s) throw Invalid(rs + ": listed out of order");
+    if (!same_value(bos, read_value(claim.at("bos_score"), F, rs)))
+      throw Invalid(rs + ": the BOS score is " + text(bos));
+    if (!same_value(other, read_value(claim.at("other_score"), F, rs)))
+      throw Invalid(rs + ": the non-BOS score is " + text(other));
+    const bool bos_wins = s == r;
+    if (!leads_by(bos_wins ? bos : other, bos_wins ? other : bos, f_large, F))
+      throw Invalid(rs + ": the " + std::string(bos_wins ? "BOS" : "non-BOS") +
+                    " key does not lead by f_large");
+    Mp d(F.sum_bits());
+    mpfr_sub(d, bos_wins ? bos : other, bos_wins ? other : bos, MPFR_RNDN);
+    mpq_class margin;
+    mpfr_get_q(margin.get_mpq_t(), d);
+    if (claim.at("margin").is_null() ||
+        margin != read_decimal(claim.at("margin").get<std::string>(), rs + " margin"))
+      throw Invalid(rs + ": the margin is " + margin.get_str());
+  }
+}
+
+void check_compile(const json& c) {
+  const Format F = read_format(c.at("format"), c.at("rounding").get<std::string>());
+  if (c.at("summation").get<std::string>() != "sequential")
+    throw Unreadable("summation " + c.at("summation").get<std::string>() +
+                     " is not covered (covered: sequential)");
+  const FValue f_large = read_value(c.at("f_large"), F, "f_large");
+  check_f_large(f_large, F);
+  std::optional<std::uint64_t> length;  // nullopt = every length
+  bool bounded = false;
+  if (!c.at("past").is_null()) {
+    const std::optional<std::uint64_t> count = past_count(c.at("past"), F);
+    const json& claim = c.at("past").at("certified_count");
+    if (count ? (claim.is_null() || claim.get<std::uint64_t>() != *count) : !claim.is_null())
+      throw Invalid("P head: the certified count is " +
+                    (count ? std::to_string(*count) : std::string("every count")));
+    if (count && *count == 0) throw Invalid("P head: no count is certified");
+    length = count;
+  }
+  for (const auto& h : c.at("mod_heads")) check_mod_head(h, F, f_large);
+  for (const auto& b : c.at("bounded_heads")) {
+    const json& hz = b.at("horizon");
+    const std::string item = "Y^" + std::to_string(u64(b, "k")) + " head " + b.at("node").dump();
+    if (hz.at("format") != c.at("format") || hz.at("rounding") != c.at("rounding") ||
+        u64(hz, "k") != u64(b, "k") || !hz.at("at_limit").get<bool>() ||
+        !same_value(read_value(hz.at("f_large"), F, item), f_large))
+      throw Invalid(item + ": its horizon certificate is not for this model's head");
+    try {
+      check_horizon(hz);
+    } catch (const Invalid& e) {
+      throw Invalid(item + ": " + e.what());
+    }
+    const std::uint64_t n = u64(hz, "n_max");
+    if (!bounded || !length || n < *length) length = n;
+    bounded = true;
+  }
+  const json& claim = c.at("certified_length");
+  if (length ? (claim.is_null() || claim.get<std::uint64_t>() != *length) : !claim.is_null())
+    throw Invalid("certified_length: the certified parts give " +
+                  (length ? std::to_string(*length) : std::string("every length")));
+}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -1090,9 +1295,11 @@ int main(int argc, char** argv) {
         check_census(c);
       else if (kind == "horizon")
         check_horizon(c);
+      else if (kind == "compile")
+        check_compile(c);
       else
         throw Unreadable("certificate kind '" + kind +
-                         "' is not covered (covered: census, horizon)");
+                         "' is not covered (covered: census, horizon, compile)");
     } catch (const json::exception& e) {
       throw Unreadable(std::string("malformed certificate: ") + e.what());
     }

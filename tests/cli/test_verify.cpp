@@ -103,10 +103,10 @@ TEST_CASE("a census certificate of the docs' r2 bf16 window is accepted", "[veri
 TEST_CASE("a census certificate of a model preset at bf16 is accepted", "[verify]") {
   // llama2-7b (64 blocks, θ_d = 10000^(-(d-1)/64)) under r1 in bf16: non-periodic on 0..4095
   const std::string path = temp_path("census_llama.json");
-  const Run made = run(
-      "rotations --schedule llama2-7b --realization r1 --format bf16 --positions 4096 "
-      "--certificate " +
-      path);
+  const Run made =
+      run("rotations --schedule llama2-7b --realization r1 --format bf16 --positions 4096 "
+          "--certificate " +
+          path);
   REQUIRE(made.code == 0);
   const auto c = read_json(path);
   CHECK(c["blocks"].size() == 64);
@@ -130,10 +130,10 @@ TEST_CASE("a periodic census certificate is checked at every position", "[verify
   // periodic:m=2,3,12 under r3: the period is lcm(2, 3, 12) = 12 (THEORY §3 Prop 2.2), with a
   // witness for every P = 1..11
   const std::string path = temp_path("census_periodic.json");
-  const Run made = run(
-      "rotations --schedule periodic:m=2,3,12 --realization r3 --format bf16 --positions 200 "
-      "--certificate " +
-      path);
+  const Run made =
+      run("rotations --schedule periodic:m=2,3,12 --realization r3 --format bf16 --positions 200 "
+          "--certificate " +
+          path);
   REQUIRE(made.code == 0);
   const auto c = read_json(path);
   CHECK(c["period"] == 12);
@@ -152,8 +152,7 @@ TEST_CASE("a horizon certificate of the docs' fp16 head is accepted; a bit chang
           "[verify]") {
   // THEORY §6 / docs/tables/horizon.md: Y^1 on g = 1 in fp16 with C = 2096 certifies to 43
   const std::string path = temp_path("horizon_fp16.json");
-  const Run made =
-      run("horizon --g 1 --k 1 --C 2096 --format fp16 --json --certificate " + path);
+  const Run made = run("horizon --g 1 --k 1 --C 2096 --format fp16 --json --certificate " + path);
   REQUIRE(made.code == 0);
   const auto report = nlohmann::json::parse(made.out);
   const auto c = read_json(path);
@@ -213,10 +212,10 @@ TEST_CASE("horizon certificates of other heads are accepted", "[verify]") {
 TEST_CASE("ropesim-verify refuses what it does not cover and what it cannot read", "[verify]") {
   // a pipeline realisation: the verifier models r1, r2, r3 only (exit 2, not VALID)
   const std::string path = temp_path("census_hf.json");
-  const Run made = run(
-      "rotations --schedule llama2-7b --realization hf --format bf16 --positions 64 "
-      "--certificate " +
-      path);
+  const Run made =
+      run("rotations --schedule llama2-7b --realization hf --format bf16 --positions 64 "
+          "--certificate " +
+          path);
   REQUIRE(made.code == 0);
   const Run v = verify(path);
   CHECK(v.code == 2);
@@ -241,7 +240,7 @@ TEST_CASE("--certificate takes a .json path and touches no file on bad input", "
                      "--certificate");
   CHECK(!std::filesystem::exists(path));
   const std::string json_path = temp_path("certificate_bad_format.json");
-  expect_usage_error(
-      run("horizon --g 1 --k 1 --C 2096 --format fp17 --certificate " + json_path), "--format");
+  expect_usage_error(run("horizon --g 1 --k 1 --C 2096 --format fp17 --certificate " + json_path),
+                     "--format");
   CHECK(!std::filesystem::exists(json_path));
 }
