@@ -3,7 +3,9 @@
 // certificate the commands write on the docs' examples is accepted; one changed witness, one
 // bit of a constant or one score changed is rejected with exit 1 naming the item.
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -243,4 +245,83 @@ TEST_CASE("--certificate takes a .json path and touches no file on bad input", "
   expect_usage_error(run("horizon --g 1 --k 1 --C 2096 --format fp17 --certificate " + json_path),
                      "--format");
   CHECK(!std::filesystem::exists(json_path));
+}
+
+TEST_CASE("compile certificates of the docs' formulas are accepted; a changed constant is not",
+          "[verify]") {
+  // docs/GUIDE.md: (ab)* in fp16 — two MOD_2 heads and a P head
+  const std::string path = temp_path("compile_ab.json");
+  const Run made =
+      run("compile 'mod(2,1) & !P(mod(2,1) & !a | mod(2,0) & !b)' --alphabet ab --format fp16 "
+          "--certificate " +
+          path);
+  REQUIRE(made.code == 0);
+  const auto c = read_json(path);
+  CHECK(c["certificate"] == "compile");
+  REQUIRE(c["mod_heads"].size() >= 1);
+  CHECK(c["mod_heads"][0]["m"] == 2);
+  // b_2 = (1 + cos π)/2 = 0 and T(1) = (−1, 0): the constants THEORY §7 C4 gives for m = 2
+  CHECK(c["mod_heads"][0]["b"] == "0x0p+0");
+  CHECK(!c["past"].is_null());
+  const Run v = verify(path);
+  INFO(v.err);
+  CHECK(v.code == 0);
+  CHECK(v.out == "VALID\n");
+  // one bit of a MOD head's C: its BOS scores and margins change
+  auto tampered = c;
+  const double C = std::strtod(c["mod_heads"][0]["C"].get<std::string>().c_str(), nullptr);
+  tampered["mod_heads"][0]["C"] = hex(C + std::ldexp(1.0, std::ilogb(C) - 10));
+  expect_rejected(tampered, "compile_ab_C.json", "MOD_2^");
+  // a P-head count one larger than the re-binarisation allows
+  tampered = c;
+  if (c["past"]["certified_count"].is_null()) {
+    tampered["past"]["certified_count"] = 5;
+  } else {
+    tampered["past"]["certified_count"] = c["past"]["certified_count"].get<std::uint64_t>() + 1;
+  }
+  expect_rejected(tampered, "compile_ab_past.json", "P head: the certified count is");
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("a compile certificate with a Y^k head carries its certified range", "[verify]") {
+  // Σ*a = Y a in fp16: the Y^1 head on g = 1 with C = auto certifies N_max^(1) (THEORY §6)
+  const std::string path = temp_path("compile_ya.json");
+  const Run made = run("compile 'Y a' --alphabet ab --format fp16 --json --certificate " + path);
+  REQUIRE(made.code == 0);
+  const auto report = nlohmann::json::parse(made.out);
+  const auto c = read_json(path);
+  REQUIRE(c["bounded_heads"].size() == 1);
+  CHECK(c["certified_length"] == report["certified_length"]);
+  CHECK(c["bounded_heads"][0]["horizon"]["n_max"] == report["certified_length"]);
+  const Run v = verify(path);
+  INFO(v.err);
+  CHECK(v.code == 0);
+  CHECK(v.out == "VALID\n");
+  auto tampered = c;
+  tampered["certified_length"] = c["certified_length"].get<std::uint64_t>() + 1;
+  expect_rejected(tampered, "compile_ya_length.json", "certified_length");
+  tampered = c;
+  tampered["bounded_heads"][0]["horizon"]["queries"][3]["target"] = hex(1);
+  expect_rejected(tampered, "compile_ya_score.json", "Y^1 head");
+  std::filesystem::remove(path);
+
+  // fp32: MOD_97 and a P head (docs/GUIDE.md)
+  const std::string m97 = temp_path("compile_m97.json");
+  REQUIRE(run("compile 'mod(97,3) & P a' --alphabet ab --format fp32 --certificate " + m97).code ==
+          0);
+  const Run v97 = verify(m97);
+  INFO(v97.err);
+  CHECK(v97.out == "VALID\n");
+  std::filesystem::remove(m97);
+}
+
+TEST_CASE("compile --certificate refuses the LayerNorm mirror in one line and writes nothing",
+          "[verify]") {
+  const std::string path = temp_path("compile_ln.json");
+  const std::string model = temp_path("compile_ln_model.json");
+  expect_usage_error(run("compile 'P(a & !P true)' --format fp16 --layer-norm -o " + model +
+                         " --certificate " + path),
+                     "--certificate: a certificate covers models without --layer-norm");
+  CHECK(!std::filesystem::exists(path));
+  CHECK(!std::filesystem::exists(model));
 }
