@@ -195,6 +195,11 @@ Action add_compile_command(CLI::App& app) {
     if (cmd->count("--certificate") > 0) {
       (void)output_kind_for(o->certificate, "--certificate", {OutputKind::json});
       io::check_output_path(o->certificate, "--certificate");
+      if (o->layer_norm) {  // refused before compiling (proofs::compile_certificate refuses too)
+        throw InvalidArgument(
+            "--certificate: a certificate covers models without --layer-norm (the LayerNorm "
+            "mirror's checks are not part of it)");
+      }
     }
     ProgressReporter progress(o->progress, "compile: certifying P heads");
     options.progress = [&](std::uint64_t done, std::uint64_t total) {
