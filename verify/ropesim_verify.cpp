@@ -1148,32 +1148,31 @@ void check_mod_head(const json& h, const Format& F, const FValue& f_large) {
   if (!mpfr_number_p(C) || mpfr_sgn(C.get()) <= 0) throw Invalid(item + ": C must be > 0");
   Angle unit;
   unit.turn = mpq_class(1, static_cast<unsigned long>(m));
-  const FValue b = ziv(
-      [&](Interval& out) {
-        const mpfr_prec_t w = mpfr_get_prec(out.lo);
-        Interval x(w);
-        Interval two_pi(w), t(w);
-        set_q(t, mpq_class(2, static_cast<unsigned long>(m)));
-        mpfr_const_pi(two_pi.lo, MPFR_RNDD);
-        mpfr_const_pi(two_pi.hi, MPFR_RNDU);
-        interval_mul(x, t, two_pi);
-        Mp width(w);
-        mpfr_sub(width, x.hi, x.lo, MPFR_RNDU);
-        mpfr_cos(out.lo, x.lo, MPFR_RNDD);
-        mpfr_cos(out.hi, x.lo, MPFR_RNDU);
-        mpfr_sub(out.lo, out.lo, width, MPFR_RNDD);
-        mpfr_add(out.hi, out.hi, width, MPFR_RNDU);
-        mpfr_add_ui(out.lo, out.lo, 1, MPFR_RNDD);
-        mpfr_add_ui(out.hi, out.hi, 1, MPFR_RNDU);
-        mpfr_div_2ui(out.lo, out.lo, 1, MPFR_RNDD);
-        mpfr_div_2ui(out.hi, out.hi, 1, MPFR_RNDU);
-        return true;
-      },
-      F, item + " b");
-  // exact cases (m = 2, 3, 4, 6) are dyadic or rational: b_m = 0, 1/4, 1/2, 3/4
-  const auto [c1, s1] = exact_turn_trig(*unit.turn);
-  (void)s1;
-  const FValue b_hat = c1 ? round_rational(mpq_class((1 + *c1) / 2), F, item + " b") : b;
+  // b_m = (1 + cos 2π/m)/2: exactly 0, 1/4, 1/2, 3/4 for m = 2, 3, 4, 6 (Niven), else
+  // irrational (never a rounding boundary) and rounded by Ziv
+  const auto exact_cos = exact_turn_trig(*unit.turn).first;
+  const FValue b_hat = exact_cos ? round_rational(mpq_class((1 + *exact_cos) / 2), F, item + " b")
+                                 : ziv(
+                                       [&](Interval& out) {
+                                         const mpfr_prec_t w = mpfr_get_prec(out.lo);
+                                         Interval x(w), two_pi(w), t(w);
+                                         set_q(t, mpq_class(2, static_cast<unsigned long>(m)));
+                                         mpfr_const_pi(two_pi.lo, MPFR_RNDD);
+                                         mpfr_const_pi(two_pi.hi, MPFR_RNDU);
+                                         interval_mul(x, t, two_pi);
+                                         Mp width(w);
+                                         mpfr_sub(width, x.hi, x.lo, MPFR_RNDU);
+                                         mpfr_cos(out.lo, x.lo, MPFR_RNDD);
+                                         mpfr_cos(out.hi, x.lo, MPFR_RNDU);
+                                         mpfr_sub(out.lo, out.lo, width, MPFR_RNDD);
+                                         mpfr_add(out.hi, out.hi, width, MPFR_RNDU);
+                                         mpfr_add_ui(out.lo, out.lo, 1, MPFR_RNDD);
+                                         mpfr_add_ui(out.hi, out.hi, 1, MPFR_RNDU);
+                                         mpfr_div_2ui(out.lo, out.lo, 1, MPFR_RNDD);
+                                         mpfr_div_2ui(out.hi, out.hi, 1, MPFR_RNDU);
+                                         return true;
+                                       },
+                                       F, item + " b");
   if (!same_value(b_hat, read_value(h.at("b"), F, item + " b")))
     throw Invalid(item + ": b^ = round(b_m) is " + text(b_hat));
   const FValue w = f_mul(C, b_hat, F);
