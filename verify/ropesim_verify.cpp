@@ -559,6 +559,8 @@ std::pair<FValue, FValue> cos_sin_of_angle(const Angle& a, const Format& F,
     auto [c, s] = exact_turn_trig(*a.turn);
     if (c && s) return {round_rational(*c, F, what), round_rational(*s, F, what)};
     if (*a.turn == 0) exact_angle = mpq_class(0);
+  } else if (a.factor == 0) {  // θ·0 = 0 exactly, whatever θ is
+    exact_angle = mpq_class(0);
   } else if (auto q = rational_value(*a.expr)) {
     exact_angle = *q * mpq_class(a.factor);
   }
@@ -843,7 +845,7 @@ FValue scaled_trig(const Angle& a, const mpq_class& s, bool sine, const Format& 
   if (a.turn) {
     auto [c, sn] = exact_turn_trig(*a.turn);
     exact = sine ? sn : c;
-  } else if (auto q = rational_value(*a.expr); q && *q * mpq_class(a.factor) == 0) {
+  } else if (auto q = rational_value(*a.expr); a.factor == 0 || (q && *q == 0)) {
     exact = sine ? mpq_class(0) : mpq_class(1);
   }
   if (exact) return round_rational(mpq_class(s * *exact), F, what);
