@@ -1,5 +1,5 @@
-// ropesim-verify FILE.json: re-checks a certificate written by `ropesim rotations
-// --certificate` or `ropesim horizon --certificate` (proofs/certificate.hpp) and prints VALID
+// ropesim-verify FILE.json: re-checks a certificate written by `ropesim rotations`, `horizon`
+// or `compile --certificate` (proofs/certificate.hpp) and prints VALID
 // (exit 0), or INVALID and the first item that does not hold (exit 1). Exit 2: the file cannot
 // be read, is not a certificate, or makes a claim this checker does not cover (it says which);
 // such a certificate is never reported VALID.
@@ -66,6 +66,24 @@
 // f_large (or one is not finite), and the listed gap is their exact difference. Hence
 // N_max^(k) = the claimed value exactly. Cost: one score per (query, key), so the checker is
 // quadratic in N_max by design (no error analysis to trust).
+//
+// COMPILE CERTIFICATE (THEORY §7 C1, C4, C5). f_large as above. The P head (C1 Patch 2), as
+// proofs::certify_past_head defines its claim: Z_c = the sequential sum of c ones in F,
+// α_c = round_F(1/Z_c), h(c) = the sequential sum of c copies of α_c (once Z stops changing,
+// h(c) = rnd(h(c−1) + α)); the re-binarisation FFN ReLU(rnd(h − f1)), ReLU(rnd(h − f2)),
+// rnd(rnd(s·u1) + rnd(−s·u2)) with s = 1/(f2 − f1) exact in F must give exactly 0 at h = 0 and
+// exactly 1 at every h(c), c = 1..count; the count recomputed here (the first failure − 1, the
+// limit, or every count once Z and h both stop changing, since h is constant from there) must
+// equal the listed one. Every MOD_m^r head (C4): b̂ = round_F((1 + cos 2π/m)/2), w = rnd(Ĉ·b̂),
+// the query bias (round_F(cos 2πr/m), round_F(−sin 2πr/m)) equal the listed ones; at query
+// residue s the query is that bias rotated by T(s) = r3's table of the turn 1/m, then (1, 0);
+// the BOS key is (Ĉ, 0) rotated by T(0), then (0, 0); a non-BOS key is (0, 0, w, 0); the two
+// sequential scores and the winner's exact lead (BOS iff s = r) equal the listed ones, and the
+// lead is ≥ f_large. Every Y^k head: its embedded horizon certificate is for this F, rounding,
+// k and f_large, claims `at_limit` (N_max^(k) ≥ n_max: every query up to n_max + 1 listed) and
+// is checked as above. The certified length is the smallest of the P head's count and the Y^k
+// heads' n_max (none: every length) and must equal the listed one. Not covered: the LayerNorm
+// mirror (compile --certificate refuses it).
 #include <gmp.h>
 #include <gmpxx.h>
 #include <mpfr.h>
@@ -1274,8 +1292,9 @@ void check_compile(const json& c) {
 
 int main(int argc, char** argv) {
   if (argc != 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
-    std::cerr << "usage: ropesim-verify FILE.json   (a certificate of ropesim rotations or horizon "
-                 "--certificate)\n";
+    std::cerr
+        << "usage: ropesim-verify FILE.json   (a certificate of ropesim rotations, horizon or "
+           "compile --certificate)\n";
     return 2;
   }
   try {
