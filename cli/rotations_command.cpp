@@ -310,7 +310,8 @@ Action add_rotations_command(CLI::App& app) {
     options.threads = jobs_threads(o->threads);
     if (!o->certificate.empty() && !schedule.position_axes.empty()) {
       throw InvalidArgument("--certificate: a certificate covers one-axis schedules; '" +
-                            schedule.spec + "' has position axes");
+                            schedule.spec +
+                            "' has position axes; accepted: a schedule without position axes");
     }
     check_budget("--positions", attention::census_work(schedule, options),
                  opt_in_budget(o->allow_slow));
