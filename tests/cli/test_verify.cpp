@@ -247,6 +247,12 @@ TEST_CASE("--certificate takes a .json path and touches no file on bad input", "
   expect_usage_error(run("horizon --g 1 --k 1 --C 2096 --format fp17 --certificate " + json_path),
                      "--format");
   CHECK(!std::filesystem::exists(json_path));
+  // a multi-axis schedule: the census runs, the certificate is refused, nothing is written
+  expect_usage_error(run("rotations --schedule 'liere:axes=2,blocks=1/4|1/6' --realization r3 "
+                         "--format fp16 --positions 48 --certificate " +
+                         json_path),
+                     "--certificate: a certificate covers one-axis schedules");
+  CHECK(!std::filesystem::exists(json_path));
 }
 
 TEST_CASE("compile certificates of the docs' formulas are accepted; a changed constant is not",
