@@ -3,8 +3,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "numeric/error.hpp"
 #include "numeric/value.hpp"
+#include "proofs/fast_range.hpp"
 #include "proofs/mod_atom.hpp"
 
 namespace ropesim::proofs {
@@ -117,6 +120,7 @@ nlohmann::json horizon_json(const FixedOffsetHead& head, std::vector<mpq_class> 
   nlohmann::json j;
   j["certificate"] = "horizon";
   j["version"] = 1;
+  j["evidence"] = "scan";
   j["schedule"] = head.schedule.spec;
   j["realization"] = head.realisation.name();
   j["format"] = format_json(head.policy.format);
@@ -179,7 +183,56 @@ nlohmann::json horizon_certificate(const FixedOffsetSpec& spec, const HorizonRep
   require_one_axis(spec.schedule);
   FixedOffsetSpec hs = spec;
   hs.C = numeric::exact_rational(report.C);
-  return horizon_json(make_fixed_offset_head(hs), hs.weights, report.range);
+  const FixedOffsetHead head = make_fixed_offset_head(hs);
+  const CertifiedRange& range = report.range;
+  if (range.algorithm != "candidates" || !range.error_bound)
+    return horizon_json(head, hs.weights, range);
+  // The candidate algorithm's evidence: E and the candidate offsets instead of every score
+  // (linear in N_max); the failing query as for the scan.
+  const std::uint64_t k = head.k;
+  const std::uint64_t last_query =
+      range.at_limit ? range.n_max + 1 : range.fail_query.value_or(range.n_max + 2);
+  const std::uint64_t max_offset = std::max(last_query - k, k - 1);
+  nlohmann::json j;
+  {
+    std::vector<mpq_class> weights = hs.weights;
+    const std::size_t B = head.schedule.blocks.size();
+    if (weights.empty()) weights.assign(B, mpq_class(1, static_cast<long>(B)));
+    j["certificate"] = "horizon";
+    j["version"] = 1;
+    j["evidence"] = "candidates";
+    j["schedule"] = head.schedule.spec;
+    j["realization"] = head.realisation.name();
+    j["format"] = format_json(head.policy.format);
+    j["rounding"] = std::string(numeric::to_string(head.policy.rounding));
+    j["summation"] = std::string(numeric::to_string(head.policy.summation));
+    j["blocks"] = blocks_json(head.schedule);
+    nlohmann::json w = nlohmann::json::array();
+    for (const auto& q : weights) w.push_back(q.get_str());
+    j["weights"] = w;
+    j["k"] = k;
+    j["C"] = hex(head.C);
+    j["f_large"] = hex(head.f_large);
+    j["n_max"] = range.n_max;
+    j["at_limit"] = range.at_limit;
+    j["max_length"] = range.max_length;
+    j["error_bound"] = range.error_bound->get_str();
+    j["candidate_offsets"] = candidate_offsets(head, *range.error_bound, max_offset);
+  }
+  if (!range.at_limit && range.fail_query && range.fail_competitor) {
+    RealisedScores scores(head);
+    scores.ensure(last_query + 1);
+    const std::uint64_t i = *range.fail_query, c = *range.fail_competitor;
+    j["fail"] = {
+        {"query", i},
+        {"competitor", c},
+        {"target", hex(scores.score(i, i - k))},
+        {"competitor_score", hex(scores.score(i, c))},
+        {"gap", range.gap ? nlohmann::json(dyadic_decimal(*range.gap)) : nlohmann::json(nullptr)}};
+  } else {
+    j["fail"] = nullptr;
+  }
+  return j;
 }
 
 nlohmann::json compile_certificate(const CompiledModel& compiled, const CompileOptions& options) {

@@ -43,15 +43,17 @@ inline constexpr double kMaxHorizonCertificateWork = 1e8;
 
 /// The horizon certificate of a measured head (THEORY §6, RoPE-X eq. 10): the head (blocks,
 /// weights w_d as exact rationals, C and f_large as elements of F, k, summation), the claim
-/// (`n_max`, `at_limit`, `max_length`), for every certified query k+1 ≤ i ≤ N_max+1 its
-/// realised target score Ŝ_{i,i−k} and the largest other score Ŝ_{i,j} with its j (the first
-/// j on ties) — the per-query maxima of the scan, whatever algorithm measured N_max, so that
-/// the verifier's recomputation of every score is compared item by item — and the failing
-/// query with its competitor, both scores and the exact gap (dyadic decimal). `spec` is the
-/// head the report was measured on (its C is replaced by report.C). Cost: the scan's score
-/// evaluations up to the failing query. Throws InvalidArgument when the work exceeds
-/// kMaxHorizonCertificateWork (naming N_max and the limit), for a multi-axis schedule, and
-/// like make_fixed_offset_head.
+/// (`n_max`, `at_limit`, `max_length`), the evidence, and the failing query with its
+/// competitor, both scores and the exact gap (dyadic decimal). `evidence` "scan" (the
+/// quadratic scan measured N_max): for every certified query k+1 ≤ i ≤ N_max+1 its realised
+/// target score Ŝ_{i,i−k} and the largest other score Ŝ_{i,j} with its j (the first j on
+/// ties), the per-query maxima the verifier compares item by item; cost the scan's score
+/// evaluations, refused beyond kMaxHorizonCertificateWork. `evidence` "candidates" (the
+/// candidate algorithm, proofs/fast_range.hpp): `error_bound` E (exact rational) and
+/// `candidate_offsets` (candidate_offsets(head, E, ·) up to the largest competitor offset);
+/// linear in N_max. `spec` is the head the report was measured on (its C is replaced by
+/// report.C). Throws InvalidArgument when the scan's work exceeds kMaxHorizonCertificateWork
+/// (naming N_max and the limit), for a multi-axis schedule, and like make_fixed_offset_head.
 nlohmann::json horizon_certificate(const FixedOffsetSpec& spec, const HorizonReport& report);
 
 /// The compile certificate of a compiled model (THEORY §7 C1, C4, C5), built from the

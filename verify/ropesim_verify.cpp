@@ -995,26 +995,15 @@ void check_f_large(const FValue& f_large, const Format& F) {
 
 constexpr double kMaxHorizonScores = 2e8;
 
-void check_horizon(const json& c) {
-  const Format F = read_format(c.at("format"), c.at("rounding").get<std::string>());
-  if (c.at("summation").get<std::string>() != "sequential")
-    throw Unreadable("summation " + c.at("summation").get<std::string>() +
-                     " is not covered (covered: sequential)");
-  Rotations R(read_blocks(c.at("blocks")), c.at("realization").get<std::string>(), F);
-  const std::uint64_t k = u64(c, "k"), n_max = u64(c, "n_max");
-  if (k < 1) throw Invalid("k: must be at least 1");
-  const FValue C = read_value(c.at("C"), F, "C");
-  if (!mpfr_number_p(C) || mpfr_sgn(C.get()) <= 0) throw Invalid("C: must be finite and > 0");
-  const FValue f_large = read_value(c.at("f_large"), F, "f_large");
-  check_f_large(f_large, F);
-
-  const bool at_limit = c.at("at_limit").get<bool>();
+/// The scan's evidence: every score of every certified query recomputed; the listed target and
+/// largest other score (first j on ties) must match, and the lead must be ≥ f_large.
+void check_scan(const json& c, const Rotations& R, Head& head, const Format& F,
+                const FValue& f_large, std::uint64_t k, std::uint64_t n_max, bool at_limit) {
   const std::uint64_t last = at_limit ? n_max + 1 : n_max + 2;
   if (0.5 * static_cast<double>(last + 1) * static_cast<double>(last + 1) *
           static_cast<double>(R.blocks()) >
       kMaxHorizonScores)
     throw Unreadable("n_max: checking it needs more than 2e8 block scores: not checked");
-  Head head(c, R, C, k);
   std::vector<std::vector<FValue>> keys;
   for (std::uint64_t j = 0; j <= last; ++j) keys.push_back(head.vector(j, true));
 
@@ -1058,6 +1047,215 @@ void check_horizon(const json& c) {
       throw Invalid(item + ": no competitor exists");
     }
   }
+}
+
+/// E_v: a bound on |Ŝ_{i,j} − C·Σ_d w_d cos(θ_d(i−k−j))| for every i, j, for r1/r3 (cos and
+/// sin of the exact angle rounded once) and sequential sums, by forward error analysis with
+/// |rnd(x) − x| ≤ u|x| + η for |x| ≤ max F (u = 2^−p, η = 2^(emin−p) under nearest-even; twice
+/// both under directed rounding). Per block with A = |C·w_d|: realised cos, sin within
+/// e1 = u + η and of magnitude ≤ 1; the bias within eb = uA + η of C·w_d·(cos kθ, −sin kθ);
+/// a query product within ep = e1(A + eb) + eb of the exact one before rounding and
+/// er = u(A + eb) + η for its rounding; a query component within eq = 2(ep + er) +
+/// u(A + 2(ep + er)) + η of C·w_d·(cos, sin)(θi − kθ) (whose norm is A); a score term within
+/// et = eq + A·e1 + u(A + eq) + η of its exact value, of magnitude ≤ mt = (A + eq)(1 + u) + η.
+/// The 2B − 1 rounded additions of terms of total magnitude T = Σ mt add at most
+/// (2B−1)(uT + η)/(1 − (2B−1)u) (each partial sum is within the accumulated error of a sum of
+/// terms; unrotated pairs add exact zeros). E_v = Σ et + that. Refuses (Unreadable) when an
+/// intermediate bound could exceed max F (then the model does not hold: overflow).
+mpq_class own_error_bound(const json& c, const Format& F, const FValue& C, std::size_t B) {
+  mpq_class u, eta, one = 1;
+  const bool nearest = F.rnd == MPFR_RNDN;
+  auto pow2 = [](long e) {
+    mpq_class q = 1;
+    if (e >= 0)
+      mpq_mul_2exp(q.get_mpq_t(), q.get_mpq_t(), static_cast<unsigned long>(e));
+    else
+      mpq_div_2exp(q.get_mpq_t(), q.get_mpq_t(), static_cast<unsigned long>(-e));
+    return q;
+  };
+  u = pow2(nearest ? -F.p : 1 - F.p);
+  eta = pow2(nearest ? F.emin - F.p : F.emin - F.p + 1);
+  const mpq_class max_f = pow2(F.emax + 1) - pow2(F.emax + 1 - F.p);
+  mpq_class Cq;
+  mpfr_get_q(Cq.get_mpq_t(), C);
+  const mpq_class e1 = u + eta;
+  mpq_class sum_et = 0, T = 0, largest = 0;
+  for (std::size_t d = 0; d < B; ++d) {
+    mpq_class w(c.at("weights").at(d).get<std::string>());
+    w.canonicalize();
+    const mpq_class A = abs(Cq * w);
+    const mpq_class eb = u * A + eta, ep = e1 * (A + eb) + eb, er = u * (A + eb) + eta;
+    const mpq_class eq = 2 * (ep + er) + u * (A + 2 * (ep + er)) + eta;
+    const mpq_class et = eq + A * e1 + u * (A + eq) + eta;
+    const mpq_class mt = (A + eq) * (1 + u) + eta;
+    sum_et += 2 * et;
+    T += 2 * mt;
+    for (const mpq_class& m : {mpq_class(A + eb), mpq_class(A + 2 * (ep + er)), mt})
+      if (m > largest) largest = m;
+  }
+  const mpq_class n = static_cast<unsigned long>(2 * B - 1);
+  if (n * u >= 1) throw Unreadable("candidates: too many blocks for the error analysis");
+  const mpq_class sums = n * (u * T + eta) / (1 - n * u);
+  if (T + sums > largest) largest = T + sums;
+  if (largest * (1 + u) + eta > max_f)
+    throw Unreadable("candidates: an intermediate could overflow " + F.name +
+                     ": the error analysis does not apply (not checked)");
+  return sum_et + sums;
+}
+
+/// The candidate algorithm's evidence (proofs/fast_range.hpp): with E_v = own_error_bound,
+/// a competitor at offset n = i − k − j ≠ 0 cannot break a query's lead when
+/// C·(S(0) − S(n)) − 2E_v ≥ f_large (S(n) = Σ_d w_d cos(θ_d n), enclosed with MPFR; S is even).
+/// Every offset 1..(last query − k) that this does not exclude, and every listed candidate, is
+/// a candidate; for every certified query the target and every candidate competitor's realised
+/// score are recomputed and the lead must be ≥ f_large. Needs F inside binary64 (the realised
+/// keys are kept as doubles, 16 bytes per block and position).
+void check_candidates(const json& c, Rotations& R, Head& head, const Format& F, const FValue& C,
+                      const FValue& f_large, std::uint64_t k, std::uint64_t n_max) {
+  if (c.at("realization") != "r1" && c.at("realization") != "r3")
+    throw Invalid("candidates: the evidence needs r1 or r3 (the angle's error grows under r2)");
+  if (F.p > 53 || F.emin < -1022 || F.emax > 1023)
+    throw Unreadable("candidates: " + F.name + " is not inside binary64: not covered");
+  const std::size_t B = R.blocks();
+  const mpq_class E = own_error_bound(c, F, C, B);
+  const bool at_limit = c.at("at_limit").get<bool>();
+  const std::uint64_t last_query = at_limit ? n_max + 1 : n_max + 2;
+  if (last_query > (std::uint64_t{1} << 32)) throw Unreadable("candidates: n_max too large");
+  // competitors sit at offsets i − k − j in −(k−1)..(last query − k), and S is even
+  const std::uint64_t max_offset = std::max(last_query - k, k - 1);
+  const auto blocks = read_blocks(c.at("blocks"));
+  std::vector<mpq_class> weights;
+  mpq_class S0 = 0;
+  for (std::size_t d = 0; d < B; ++d) {
+    mpq_class w(c.at("weights").at(d).get<std::string>());
+    w.canonicalize();
+    weights.push_back(w);
+    S0 += w;
+  }
+  // the exclusion test: lower bound of C·S0 − C·S(n) − 2E at 128 bits, against f_large
+  const mpfr_prec_t wbits = 128;
+  Mp lhs_fixed(wbits), twoE(wbits), Cm(wbits);
+  {
+    mpq_class cs0;
+    mpfr_get_q(cs0.get_mpq_t(), C);
+    cs0 *= S0;
+    mpfr_set_q(lhs_fixed, cs0.get_mpq_t(), MPFR_RNDD);
+    const mpq_class e2 = 2 * E;
+    mpfr_set_q(twoE, e2.get_mpq_t(), MPFR_RNDU);
+    mpfr_sub(lhs_fixed, lhs_fixed, twoE, MPFR_RNDD);
+    mpfr_set(Cm, C, MPFR_RNDN);  // exact: C has p ≤ 53 bits
+  }
+  std::vector<bool> candidate(max_offset + 1, false);
+  for (const auto& n : c.at("candidate_offsets")) {
+    const std::uint64_t v = n.get<std::uint64_t>();
+    if (v >= 1 && v <= max_offset) candidate[v] = true;
+  }
+  for (std::uint64_t n = 1; n <= max_offset; ++n) {
+    if (candidate[n]) continue;
+    Interval S(wbits), term(wbits), wi(wbits), cosn(wbits);
+    mpfr_set_zero(S.lo, 1);
+    mpfr_set_zero(S.hi, 1);
+    for (std::size_t d = 0; d < B; ++d) {
+      Interval x(wbits);
+      if (blocks[d].turn) {
+        mpq_class t = *blocks[d].turn * mpq_class(to_mpz(n));
+        t -= mpz_class(t.get_num() / t.get_den());
+        Interval tt(wbits), pi2(wbits);
+        set_q(tt, t * 2);
+        mpfr_const_pi(pi2.lo, MPFR_RNDD);
+        mpfr_const_pi(pi2.hi, MPFR_RNDU);
+        interval_mul(x, tt, pi2);
+      } else {
+        Interval e(wbits), f(wbits);
+        if (!enclose(*blocks[d].theta, e)) throw Unreadable("candidates: cannot enclose an angle");
+        set_q(f, mpq_class(to_mpz(n)));
+        interval_mul(x, e, f);
+      }
+      Mp width(wbits);
+      mpfr_sub(width, x.hi, x.lo, MPFR_RNDU);
+      mpfr_cos(cosn.lo, x.lo, MPFR_RNDD);
+      mpfr_cos(cosn.hi, x.lo, MPFR_RNDU);
+      mpfr_sub(cosn.lo, cosn.lo, width, MPFR_RNDD);
+      mpfr_add(cosn.hi, cosn.hi, width, MPFR_RNDU);
+      set_q(wi, weights[d]);
+      interval_mul(term, wi, cosn);
+      mpfr_add(S.hi, S.hi, term.hi, MPFR_RNDU);
+    }
+    Mp lhs(wbits), cs(wbits);
+    mpfr_mul(cs, Cm, S.hi, MPFR_RNDU);
+    mpfr_sub(lhs, lhs_fixed, cs, MPFR_RNDD);
+    if (mpfr_less_p(lhs, f_large)) candidate[n] = true;
+  }
+  std::vector<std::uint64_t> offsets;
+  double work = 0;  // block scores of the candidate competitors over all queries
+  for (std::uint64_t n = 1; n <= max_offset; ++n) {
+    if (!candidate[n]) continue;
+    offsets.push_back(n);
+    work += static_cast<double>(B) * static_cast<double>(n_max + 2);
+  }
+  if (work > kMaxHorizonScores)
+    throw Unreadable("candidates: " + std::to_string(offsets.size()) +
+                     " candidate offsets need more than 2e8 block scores: not checked");
+  // keys k_j = (ĉ_j, ŝ_j) per block, exact as doubles
+  std::vector<double> keys;
+  keys.reserve(static_cast<std::size_t>((last_query + 1) * 2 * B));
+  for (std::uint64_t j = 0; j <= last_query; ++j)
+    for (const FValue& v : head.vector(j, true)) keys.push_back(mpfr_get_d(v, MPFR_RNDN));
+  auto key = [&](std::uint64_t j) {
+    std::vector<FValue> out;
+    for (std::size_t t = 0; t < 2 * B; ++t) {
+      FValue v(F.p);
+      mpfr_set_d(v, keys[static_cast<std::size_t>(j * 2 * B + t)], MPFR_RNDN);  // exact
+      out.push_back(v);
+    }
+    return out;
+  };
+  for (std::uint64_t i = k + 1; i <= n_max + 1; ++i) {
+    const std::string item = "query i = " + std::to_string(i);
+    const auto qi = head.vector(i, false);
+    const FValue target = score(qi, key(i - k), F);
+    auto check = [&](std::uint64_t j) {
+      const FValue s = score(qi, key(j), F);
+      if (!leads_by(target, s, f_large, F))
+        throw Invalid(item + ": target " + text(target) + " does not lead candidate j = " +
+                      std::to_string(j) + " (" + text(s) + ") by f_large");
+    };
+    for (std::uint64_t n : offsets) {
+      if (n > i - k) break;
+      check(i - k - n);  // offset +n
+    }
+    for (std::uint64_t n : offsets) {
+      if (n >= k) break;
+      check(i - k + n);  // offset −n (j < i)
+    }
+    if (!mpfr_number_p(target)) throw Invalid(item + ": the target score is not finite");
+  }
+}
+
+void check_horizon(const json& c) {
+  const Format F = read_format(c.at("format"), c.at("rounding").get<std::string>());
+  if (c.at("summation").get<std::string>() != "sequential")
+    throw Unreadable("summation " + c.at("summation").get<std::string>() +
+                     " is not covered (covered: sequential)");
+  Rotations R(read_blocks(c.at("blocks")), c.at("realization").get<std::string>(), F);
+  const std::uint64_t k = u64(c, "k"), n_max = u64(c, "n_max");
+  if (k < 1) throw Invalid("k: must be at least 1");
+  const FValue C = read_value(c.at("C"), F, "C");
+  if (!mpfr_number_p(C) || mpfr_sgn(C.get()) <= 0) throw Invalid("C: must be finite and > 0");
+  const FValue f_large = read_value(c.at("f_large"), F, "f_large");
+  check_f_large(f_large, F);
+
+  const bool at_limit = c.at("at_limit").get<bool>();
+  Head head(c, R, C, k);
+  const std::string evidence =
+      c.contains("evidence") ? c.at("evidence").get<std::string>() : std::string("scan");
+  if (evidence == "candidates") {
+    check_candidates(c, R, head, F, C, f_large, k, n_max);
+  } else if (evidence == "scan") {
+    check_scan(c, R, head, F, f_large, k, n_max, at_limit);
+  } else {
+    throw Unreadable("evidence '" + evidence + "' is not covered (covered: scan, candidates)");
+  }
   if (at_limit) {
     if (n_max != u64(c, "max_length")) throw Invalid("n_max: at the limit it is max_length");
     return;
@@ -1066,10 +1264,11 @@ void check_horizon(const json& c) {
   if (fail.is_null()) throw Invalid("fail: missing (the claim N_max = n_max needs it)");
   const std::uint64_t i = u64(fail, "query"), j = u64(fail, "competitor");
   const std::string item = "failing query i = " + std::to_string(i);
-  if (i != n_max + 2 || i < first) throw Invalid(item + ": must be n_max + 2 >= k + 1");
+  if (i != n_max + 2 || i < k + 1) throw Invalid(item + ": must be n_max + 2 >= k + 1");
   if (j >= i || j == i - k) throw Invalid(item + ": competitor j = " + std::to_string(j));
   const auto qi = head.vector(i, false);
-  const FValue target = score(qi, keys[i - k], F), comp = score(qi, keys[j], F);
+  const FValue target = score(qi, head.vector(i - k, true), F),
+               comp = score(qi, head.vector(j, true), F);
   if (!same_value(target, read_value(fail.at("target"), F, item)) &&
       !(mpfr_nan_p(target) && fail.at("target").get<std::string>() == "nan"))
     throw Invalid(item + ": target score is " + text(target));
