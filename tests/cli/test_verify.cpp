@@ -2,6 +2,7 @@
 // which re-checks a certificate with its own trusted base (verify/ropesim_verify.cpp). Every
 // certificate the commands write on the docs' examples is accepted; one changed witness, one
 // bit of a constant or one score changed is rejected with exit 1 naming the item.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdio>
@@ -154,11 +155,13 @@ TEST_CASE("a horizon certificate of the docs' fp16 head is accepted; a bit chang
           "[verify]") {
   // THEORY §6 / docs/tables/horizon.md: Y^1 on g = 1 in fp16 with C = 2096 certifies to 43
   const std::string path = temp_path("horizon_fp16.json");
-  const Run made = run("horizon --g 1 --k 1 --C 2096 --format fp16 --json --certificate " + path);
+  const Run made = run(
+      "horizon --g 1 --k 1 --C 2096 --format fp16 --algorithm scan --json --certificate " + path);
   REQUIRE(made.code == 0);
   const auto report = nlohmann::json::parse(made.out);
   const auto c = read_json(path);
   CHECK(c["certificate"] == "horizon");
+  CHECK(c["evidence"] == "scan");
   CHECK(c["n_max"] == report["n_max"]);
   CHECK(c["queries"].size() == report["n_max"].get<std::uint64_t>());  // i = 2..N_max+1
   CHECK(c["fail"]["query"] == report["fail_query"]);
@@ -189,6 +192,34 @@ TEST_CASE("a horizon certificate of the docs' fp16 head is accepted; a bit chang
   tampered = c;
   tampered["n_max"] = c["n_max"].get<std::uint64_t>() + 1;
   expect_rejected(tampered, "horizon_nmax.json", "queries:");
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("the candidate algorithm's certificate carries E and the candidate offsets", "[verify]") {
+  // the same head measured by the candidate algorithm (the default for r1 in fp16)
+  const std::string path = temp_path("horizon_candidates.json");
+  const Run made = run("horizon --g 1 --k 1 --C 2096 --format fp16 --json --certificate " + path);
+  REQUIRE(made.code == 0);
+  const auto report = nlohmann::json::parse(made.out);
+  REQUIRE(report["algorithm"] == "candidates");
+  const auto c = read_json(path);
+  CHECK(c["evidence"] == "candidates");
+  CHECK(!c.contains("queries"));
+  CHECK(c["n_max"] == 43);
+  // the failing competitor sits at offset 44, where round(cos 44) = 1 in fp16 (THEORY §6): a
+  // candidate
+  const auto& offsets = c["candidate_offsets"];
+  CHECK(std::find(offsets.begin(), offsets.end(), 44) != offsets.end());
+  const Run v = verify(path);
+  INFO(v.err);
+  CHECK(v.code == 0);
+  CHECK(v.out == "VALID\n");
+  auto tampered = c;
+  tampered["n_max"] = 44;
+  expect_rejected(tampered, "horizon_candidates_nmax.json", "failing query i = 45");
+  tampered = c;
+  tampered["C"] = hex(2098);
+  expect_rejected(tampered, "horizon_candidates_C.json", "failing query i = 45");
   std::filesystem::remove(path);
 }
 
