@@ -64,8 +64,15 @@
 // of N_max ≥ L; with `at_limit` it is all the certificate claims. Otherwise the failing query
 // i = N_max + 2: the listed competitor's recomputed score and the target's differ by less than
 // f_large (or one is not finite), and the listed gap is their exact difference. Hence
-// N_max^(k) = the claimed value exactly. Cost: one score per (query, key), so the checker is
-// quadratic in N_max by design (no error analysis to trust).
+// N_max^(k) = the claimed value exactly. Cost: one score per (query, key), quadratic in N_max.
+// With `evidence` "candidates" (the candidate algorithm, r1/r3 only) the per-query list is
+// replaced by an argument linear in N_max: every realised score is within E_v of its ideal
+// C·S(i−k−j), S(n) = Σ_d w_d cos(θ_d n) (own_error_bound derives E_v here; the certificate's E
+// is not used), so a competitor at offset n cannot break any query's lead when
+// C·(S(0) − S(n)) − 2E_v ≥ f_large, decided with an MPFR enclosure of S(n) (S is even, so
+// offsets −(k−1)..−1 use |n|). Every offset where that fails, and every listed candidate, is
+// checked explicitly: its realised score at every certified query is recomputed and must trail
+// the target by f_large. The failing query is checked as for the scan.
 //
 // COMPILE CERTIFICATE (THEORY §7 C1, C4, C5). f_large as above. The P head (C1 Patch 2), as
 // proofs::certify_past_head defines its claim: Z_c = the sequential sum of c ones in F,
