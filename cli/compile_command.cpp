@@ -21,6 +21,7 @@
 #include "numeric/format.hpp"
 #include "numeric/lists.hpp"
 #include "numeric/rounding.hpp"
+#include "proofs/certificate.hpp"
 #include "proofs/compiler.hpp"
 
 namespace ropesim::cli {
@@ -120,7 +121,7 @@ Action add_compile_command(CLI::App& app) {
     bool explain = false;
     bool json = false;
     bool layer_norm = false;
-    std::string schedule;
+    std::string schedule, certificate;
     ProgressChoice progress = ProgressChoice::automatic;
     bool allow_slow = false;
   };
@@ -143,6 +144,9 @@ Action add_compile_command(CLI::App& app) {
                   "RoPE schedule of the Y^k heads (default single:g=1): any schedule horizon "
                   "accepts, e.g. llama2-7b or conventional:base=10000,dim=8 (equal weights)");
   cmd->add_option("-o,--out", o->out, "Write the model spec (JSON) to this file");
+  cmd->add_option("--certificate", o->certificate,
+                  "Write the certificate (f_large, the P-head count, MOD constants and margins, "
+                  "the Y^k ranges, the certified length) to FILE.json, for ropesim-verify");
   cmd->add_flag("--explain", o->explain,
                 "Print per layer which named coordinates each head and FFN reads and writes, the "
                 "constants in F, "
@@ -188,6 +192,15 @@ Action add_compile_command(CLI::App& app) {
                    opt_in_budget(o->allow_slow));
     }
     if (cmd->count("--out") > 0) io::check_output_path(o->out, "--out");
+    if (cmd->count("--certificate") > 0) {
+      (void)output_kind_for(o->certificate, "--certificate", {OutputKind::json});
+      io::check_output_path(o->certificate, "--certificate");
+      if (o->layer_norm) {  // refused before compiling (proofs::compile_certificate refuses too)
+        throw InvalidArgument(
+            "--certificate: a certificate covers models without --layer-norm (the LayerNorm "
+            "mirror's checks are not part of it)");
+      }
+    }
     ProgressReporter progress(o->progress, "compile: certifying P heads");
     options.progress = [&](std::uint64_t done, std::uint64_t total) {
       progress.update(done, total, "counts");
@@ -195,6 +208,11 @@ Action add_compile_command(CLI::App& app) {
     const proofs::CompiledModel compiled = proofs::compile(formula, alphabet, options);
     progress.finish();
     const nlohmann::json report = proofs::to_json(compiled);
+    // built (and possibly refused) before any file is written
+    const std::string certificate =
+        o->certificate.empty() ? std::string()
+                               : proofs::compile_certificate(compiled, options).dump(1) + "\n";
+    if (!o->certificate.empty()) io::write_output_file(o->certificate, certificate);
     if (cmd->count("--out") > 0) {
       nlohmann::json spec = attention::model_to_json(compiled.model);
       spec["_construction"] = report;

@@ -16,6 +16,7 @@
 #include "numeric/exact.hpp"
 #include "numeric/fast_engine.hpp"
 #include "numeric/format_properties.hpp"
+#include "proofs/certificate.hpp"
 #include "proofs/offset_simulation.hpp"
 
 namespace ropesim::cli {
@@ -247,7 +248,7 @@ Action add_horizon_command(CLI::App& app) {
     bool simulate = false;
     bool quiet = false;
     unsigned jobs = 0;
-    std::string out;
+    std::string out, certificate;
     std::optional<std::uint64_t> simulate_length;
     proofs::SimulationOptions simulation;
   };
@@ -262,6 +263,9 @@ Action add_horizon_command(CLI::App& app) {
   add_jobs_option(cmd, o->jobs);
   cmd->add_option("-o,--out", o->out,
                   "Also write the report as a one-row table to FILE (.csv .md .json .tex)");
+  cmd->add_option("--certificate", o->certificate,
+                  "Write the certificate (every certified query's target and largest competitor "
+                  "score, the failing query and its gap) to FILE.json, for ropesim-verify");
   cmd->add_flag(
       "--simulate", o->simulate,
       "Also run the Y^k transformer on words over {a,b} and compare with Y^k pi_a (Cor 4.1)");
@@ -294,6 +298,10 @@ Action add_horizon_command(CLI::App& app) {
     if (cmd->count("--out") > 0) {
       kind = output_kind_for(o->out, "--out");
       io::check_output_path(o->out, "--out");
+    }
+    if (cmd->count("--certificate") > 0) {
+      (void)output_kind_for(o->certificate, "--certificate", {OutputKind::json});
+      io::check_output_path(o->certificate, "--certificate");
     }
     auto spec = horizon_spec(o->head);
     spec.threads = jobs_threads(o->jobs);  // the candidates of --C auto
@@ -358,6 +366,11 @@ Action add_horizon_command(CLI::App& app) {
       }
       json["simulation"] = sim;
     }
+    // built (and possibly refused) before any file is written
+    const std::string certificate =
+        o->certificate.empty() ? std::string()
+                               : proofs::horizon_certificate(spec.head, report).dump(1) + "\n";
+    if (!o->certificate.empty()) io::write_output_file(o->certificate, certificate);
     if (kind) {
       Table t = horizon_table({report});
       if (json.contains("simulation")) t.json_extra[0]["simulation"] = json["simulation"];

@@ -11,6 +11,7 @@
 #include "cli/table.hpp"
 #include "numeric/error.hpp"
 #include "numeric/fast_engine.hpp"
+#include "proofs/certificate.hpp"
 
 namespace ropesim::cli {
 
@@ -176,7 +177,7 @@ Action add_rotations_command(CLI::App& app) {
     std::optional<std::string> position, axis, at;
     bool json = false, witnesses = false, allow_slow = false;
     unsigned threads = 0;
-    std::string out;
+    std::string out, certificate;
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand(
@@ -223,6 +224,12 @@ Action add_rotations_command(CLI::App& app) {
                 "Include the witness of every candidate period P in --json (N/2 numbers)");
   cmd->add_option("-o,--out", o->out,
                   "Also write the JSON (with provenance and the full witness list) to FILE.json");
+  auto* certificate = cmd->add_option(
+      "--certificate", o->certificate,
+      "Write the census certificate (the period, or a witness for every candidate period) to "
+      "FILE.json, for ropesim-verify");
+  certificate->excludes(position);
+  certificate->excludes(axis);
   position->excludes(positions);
   position->excludes(start);
   position->excludes(max_period);  // --position reports one position: census options do not apply
@@ -234,6 +241,10 @@ Action add_rotations_command(CLI::App& app) {
     if (cmd->count("--out") > 0) {
       (void)output_kind_for(o->out, "--out", {OutputKind::json});  // writes JSON only
       io::check_output_path(o->out, "--out");
+    }
+    if (cmd->count("--certificate") > 0) {
+      (void)output_kind_for(o->certificate, "--certificate", {OutputKind::json});
+      io::check_output_path(o->certificate, "--certificate");
     }
     auto write_out = [&](nlohmann::json j) {
       if (o->out.empty()) return;
@@ -297,11 +308,22 @@ Action add_rotations_command(CLI::App& app) {
     if (o->at)
       options.at = with_flag("--at", [&] { return attention::parse_position_tuple(*o->at); });
     options.threads = jobs_threads(o->threads);
+    if (!o->certificate.empty() && !schedule.position_axes.empty()) {
+      throw InvalidArgument("--certificate: a certificate covers one-axis schedules; '" +
+                            schedule.spec +
+                            "' has position axes; accepted: a schedule without position axes");
+    }
     check_budget("--positions", attention::census_work(schedule, options),
                  opt_in_budget(o->allow_slow));
     warn_about_schedule(schedule, o->start + (o->positions - 1));
     const auto result = attention::census(schedule, realisation, options);
+    // the certificate is built (and may refuse) before any file is written
+    const std::string certificate =
+        o->certificate.empty()
+            ? std::string()
+            : proofs::census_certificate(schedule, realisation, result).dump(1) + "\n";
     write_out(census_json(result, mode, true));
+    if (!o->certificate.empty()) io::write_output_file(o->certificate, certificate);
     if (o->json) {
       std::cout << census_json(result, mode, o->witnesses).dump(2) << "\n";
     } else {

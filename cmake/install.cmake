@@ -5,6 +5,7 @@
 # examples/consumer against an installed copy.
 #
 #   <prefix>/bin/ropesim
+#   <prefix>/bin/ropesim-verify   (the certificate checker, verify/)
 #   <prefix>/include/ropesim/{io,logic,numeric,automata,attention,proofs}/*.hpp   (include dir: include/ropesim)
 #   <prefix>/lib/libropesim_{io,logic,numeric,automata,attention,proofs}.a
 #   <prefix>/lib/cmake/ropesim/ropesim{Config,ConfigVersion,Targets,Targets-release}.cmake
@@ -25,7 +26,7 @@ install(TARGETS ropesim_io ropesim_logic ropesim_numeric ropesim_automata ropesi
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
   FILE_SET HEADERS DESTINATION ${ROPESIM_INSTALL_INCLUDEDIR})
-install(TARGETS ropesim RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(TARGETS ropesim ropesim-verify RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
 install(EXPORT ropesimTargets
   NAMESPACE ropesim::

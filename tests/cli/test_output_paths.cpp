@@ -45,6 +45,11 @@ std::vector<Writer> writers() {
       {"compile 'P a' --alphabet ab --format fp16 -o {}", ".json", "ropesim_model"},
       {"classify --alphabet ab --regex '(ab)*' --out {}", ".json", "ropesim"},
       {"classify --alphabet ab --regex '(ab)*' --dot {}", ".dot", "digraph"},
+      {"rotations --schedule single:g=1 --format fp16 --positions 10 --certificate {}", ".json",
+       "\"census\""},
+      {"horizon --g 1 --k 1 --C 2096 --format fp16 --max-length 10 --certificate {}", ".json",
+       "\"horizon\""},
+      {"compile 'P a' --alphabet ab --format fp16 --certificate {}", ".json", "\"compile\""},
   };
 }
 

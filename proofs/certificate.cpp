@@ -1,0 +1,307 @@
+// Certificates for ropesim-verify (proofs/certificate.hpp; issue 19 item 7).
+#include "proofs/certificate.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "numeric/error.hpp"
+#include "numeric/value.hpp"
+#include "proofs/fast_range.hpp"
+#include "proofs/mod_atom.hpp"
+
+namespace ropesim::proofs {
+
+namespace {
+
+nlohmann::json format_json(const numeric::Format& f) {
+  return {{"name", f.name},
+          {"kind", f.kind == numeric::Format::Kind::floating ? "floating" : "fixed"},
+          {"precision", f.precision},
+          {"emin", f.emin},
+          {"emax", f.emax},
+          {"subnormals", f.subnormals},
+          {"infinity", f.has_infinity}};
+}
+
+nlohmann::json blocks_json(const attention::Schedule& s) {
+  nlohmann::json blocks = nlohmann::json::array();
+  for (const auto& b : s.blocks) {
+    if (b.turn) {
+      blocks.push_back({{"turn", b.turn->a.get_str() + "/" + b.turn->m.get_str()}});
+    } else {
+      blocks.push_back({{"theta", b.theta.to_string()}});
+    }
+  }
+  return blocks;
+}
+
+void require_one_axis(const attention::Schedule& s) {
+  if (!s.position_axes.empty()) {
+    throw InvalidArgument("a certificate covers one-axis schedules; '" + s.spec +
+                          "' has position axes; accepted: a schedule without position axes");
+  }
+}
+
+std::string hex(const numeric::Value& v) { return v.to_hex(); }
+
+/// a > b for finite elements of F (exactly; narrow values are doubles).
+bool greater(const numeric::Value& a, const numeric::Value& b) {
+  if (!a.is_wide() && !b.is_wide()) return a.to_double() > b.to_double();
+  return numeric::exact_rational(a) > numeric::exact_rational(b);
+}
+
+}  // namespace
+
+nlohmann::json census_certificate(const attention::Schedule& s, const attention::Realisation& r,
+                                  const attention::CensusResult& result) {
+  require_one_axis(s);
+  if (!result.not_applicable.empty())
+    throw InvalidArgument("no certificate for a census that does not apply: " +
+                          result.not_applicable);
+  nlohmann::json j;
+  j["certificate"] = "census";
+  j["version"] = 1;
+  j["schedule"] = s.spec;
+  j["realization"] = r.name();
+  j["format"] = format_json(r.table_format());
+  j["rounding"] = std::string(numeric::to_string(r.rounding));
+  j["blocks"] = blocks_json(s);
+  j["start"] = result.start;
+  j["positions"] = result.positions;
+  j["max_period"] = result.max_period;
+  j["period"] = result.period ? nlohmann::json(*result.period) : nlohmann::json(nullptr);
+  nlohmann::json witnesses = nlohmann::json::array();
+  nlohmann::json unwitnessed = nlohmann::json::array();
+  for (std::size_t k = 0; k < result.witnesses.size(); ++k) {
+    const std::uint64_t P = k + 1;
+    if (result.witnesses[k] < 0) {
+      unwitnessed.push_back(P);
+      continue;
+    }
+    const auto i = static_cast<std::uint64_t>(result.witnesses[k]);
+    const auto a = attention::realise(s, r, i);
+    const auto b = attention::realise(s, r, i + P);
+    std::optional<std::size_t> block;
+    for (std::size_t d = 0; d < a.blocks.size() && !block; ++d) {
+      if (!a.blocks[d].cos.same_bits(b.blocks[d].cos) ||
+          !a.blocks[d].sin.same_bits(b.blocks[d].sin))
+        block = d;
+    }
+    if (!block)  // the census and realise disagree: never write a certificate that is wrong
+      throw std::logic_error(
+          fmt::format("census witness i = {} for P = {} has R^_(i+P) = R^_i", i, P));
+    witnesses.push_back(nlohmann::json::array({P, i, *block}));
+  }
+  j["witnesses"] = witnesses;
+  j["unwitnessed"] = unwitnessed;
+  return j;
+}
+
+namespace {
+
+/// The horizon certificate of a built head and a measured (or claimed lower-bound) range.
+nlohmann::json horizon_json(const FixedOffsetHead& head, std::vector<mpq_class> weights,
+                            const CertifiedRange& range) {
+  const std::uint64_t k = head.k;
+  const std::uint64_t last =
+      range.at_limit ? range.n_max + 1 : range.fail_query.value_or(range.n_max + 2);
+  const std::size_t B = head.schedule.blocks.size();
+  const double work =
+      0.5 * static_cast<double>(last + 1) * static_cast<double>(last + 1) * static_cast<double>(B);
+  if (work > kMaxHorizonCertificateWork) {
+    throw InvalidArgument(fmt::format(
+        "--certificate: N_max = {} needs about {:.3g} score evaluations ((N_max+2)^2/2 x {} "
+        "blocks) to certify; accepted: at most {:.0e} (a smaller --max-length or another head)",
+        range.n_max, work, B, kMaxHorizonCertificateWork));
+  }
+  if (weights.empty()) weights.assign(B, mpq_class(1, static_cast<long>(B)));
+
+  nlohmann::json j;
+  j["certificate"] = "horizon";
+  j["version"] = 1;
+  j["evidence"] = "scan";
+  j["schedule"] = head.schedule.spec;
+  j["realization"] = head.realisation.name();
+  j["format"] = format_json(head.policy.format);
+  j["rounding"] = std::string(numeric::to_string(head.policy.rounding));
+  j["summation"] = std::string(numeric::to_string(head.policy.summation));
+  j["blocks"] = blocks_json(head.schedule);
+  nlohmann::json w = nlohmann::json::array();
+  for (const auto& q : weights) w.push_back(q.get_str());
+  j["weights"] = w;
+  j["k"] = k;
+  j["C"] = hex(head.C);
+  j["f_large"] = hex(head.f_large);
+  j["n_max"] = range.n_max;
+  j["at_limit"] = range.at_limit;
+  j["max_length"] = range.max_length;
+
+  RealisedScores scores(head);
+  scores.ensure(last + 1);
+  nlohmann::json queries = nlohmann::json::array();
+  const std::uint64_t last_passing = range.at_limit ? last : last - 1;
+  for (std::uint64_t i = k + 1; i <= last_passing; ++i) {
+    const numeric::Value target = scores.score(i, i - k);
+    std::optional<std::uint64_t> best;
+    numeric::Value best_score;
+    for (std::uint64_t c = 0; c < i; ++c) {
+      if (c == i - k) continue;
+      const numeric::Value v = scores.score(i, c);
+      if (!best || greater(v, best_score)) {
+        best = c;
+        best_score = v;
+      }
+    }
+    nlohmann::json q = {{"i", i}, {"target", hex(target)}};
+    if (best) {
+      q["competitor"] = *best;
+      q["competitor_score"] = hex(best_score);
+    } else {
+      q["competitor"] = nullptr;
+    }
+    queries.push_back(q);
+  }
+  j["queries"] = queries;
+  if (!range.at_limit && range.fail_query && range.fail_competitor) {
+    const std::uint64_t i = *range.fail_query, c = *range.fail_competitor;
+    j["fail"] = {
+        {"query", i},
+        {"competitor", c},
+        {"target", hex(scores.score(i, i - k))},
+        {"competitor_score", hex(scores.score(i, c))},
+        {"gap", range.gap ? nlohmann::json(dyadic_decimal(*range.gap)) : nlohmann::json(nullptr)}};
+  } else {
+    j["fail"] = nullptr;
+  }
+  return j;
+}
+
+}  // namespace
+
+nlohmann::json horizon_certificate(const FixedOffsetSpec& spec, const HorizonReport& report) {
+  require_one_axis(spec.schedule);
+  FixedOffsetSpec hs = spec;
+  hs.C = numeric::exact_rational(report.C);
+  const FixedOffsetHead head = make_fixed_offset_head(hs);
+  const CertifiedRange& range = report.range;
+  if (range.algorithm != "candidates" || !range.error_bound)
+    return horizon_json(head, hs.weights, range);
+  // The candidate algorithm's evidence: E and the candidate offsets instead of every score
+  // (linear in N_max); the failing query as for the scan.
+  const std::uint64_t k = head.k;
+  const std::uint64_t last_query =
+      range.at_limit ? range.n_max + 1 : range.fail_query.value_or(range.n_max + 2);
+  const std::uint64_t max_offset = std::max(last_query - k, k - 1);
+  nlohmann::json j;
+  {
+    std::vector<mpq_class> weights = hs.weights;
+    const std::size_t B = head.schedule.blocks.size();
+    if (weights.empty()) weights.assign(B, mpq_class(1, static_cast<long>(B)));
+    j["certificate"] = "horizon";
+    j["version"] = 1;
+    j["evidence"] = "candidates";
+    j["schedule"] = head.schedule.spec;
+    j["realization"] = head.realisation.name();
+    j["format"] = format_json(head.policy.format);
+    j["rounding"] = std::string(numeric::to_string(head.policy.rounding));
+    j["summation"] = std::string(numeric::to_string(head.policy.summation));
+    j["blocks"] = blocks_json(head.schedule);
+    nlohmann::json w = nlohmann::json::array();
+    for (const auto& q : weights) w.push_back(q.get_str());
+    j["weights"] = w;
+    j["k"] = k;
+    j["C"] = hex(head.C);
+    j["f_large"] = hex(head.f_large);
+    j["n_max"] = range.n_max;
+    j["at_limit"] = range.at_limit;
+    j["max_length"] = range.max_length;
+    j["error_bound"] = range.error_bound->get_str();
+    j["candidate_offsets"] = candidate_offsets(head, *range.error_bound, max_offset);
+  }
+  if (!range.at_limit && range.fail_query && range.fail_competitor) {
+    RealisedScores scores(head);
+    scores.ensure(last_query + 1);
+    const std::uint64_t i = *range.fail_query, c = *range.fail_competitor;
+    j["fail"] = {
+        {"query", i},
+        {"competitor", c},
+        {"target", hex(scores.score(i, i - k))},
+        {"competitor_score", hex(scores.score(i, c))},
+        {"gap", range.gap ? nlohmann::json(dyadic_decimal(*range.gap)) : nlohmann::json(nullptr)}};
+  } else {
+    j["fail"] = nullptr;
+  }
+  return j;
+}
+
+nlohmann::json compile_certificate(const CompiledModel& compiled, const CompileOptions& options) {
+  if (compiled.layer_norm) {
+    throw InvalidArgument(
+        "--certificate: a certificate covers models without --layer-norm (the LayerNorm "
+        "mirror's checks are not part of it)");
+  }
+  require_one_axis(options.offset_schedule);
+  const attention::EvaluationPolicy& policy = options.policy;
+  nlohmann::json j;
+  j["certificate"] = "compile";
+  j["version"] = 1;
+  j["formula"] = compiled.formula;
+  j["alphabet"] = compiled.alphabet;
+  j["format"] = format_json(policy.format);
+  j["rounding"] = std::string(numeric::to_string(policy.rounding));
+  j["summation"] = std::string(numeric::to_string(policy.summation));
+  j["f_large"] = hex(compiled.f_large);
+  if (compiled.past) {
+    const PastCertificate& p = *compiled.past;
+    j["past"] = {{"f1", hex(p.f1)},
+                 {"f2", hex(p.f2)},
+                 {"limit", p.limit},
+                 {"certified_count", p.certified_count ? nlohmann::json(*p.certified_count)
+                                                       : nlohmann::json(nullptr)}};
+  } else {
+    j["past"] = nullptr;
+  }
+  nlohmann::json mods = nlohmann::json::array();
+  for (const ModAtomHead& h : compiled.mod_heads) {
+    nlohmann::json margins = nlohmann::json::array();
+    for (const ResidueMargin& rm : h.margins) {
+      margins.push_back({{"residue", rm.residue},
+                         {"bos_score", hex(rm.bos_score)},
+                         {"other_score", hex(rm.bos_wins ? rm.other_max : rm.other_min)},
+                         {"margin", rm.margin ? nlohmann::json(dyadic_decimal(*rm.margin))
+                                              : nlohmann::json(nullptr)}});
+    }
+    mods.push_back({{"m", h.m},
+                    {"r", h.r},
+                    {"C", hex(h.C)},
+                    {"b", hex(h.b)},
+                    {"key_weight", hex(h.key_weight)},
+                    {"query_bias", {hex(h.query_cos), hex(h.query_sin)}},
+                    {"margins", margins}});
+  }
+  j["mod_heads"] = mods;
+  nlohmann::json bounded = nlohmann::json::array();
+  for (const auto& b : compiled.bounded_heads) {
+    FixedOffsetSpec fs;
+    fs.schedule = options.offset_schedule;
+    fs.k = b.k;
+    fs.C = numeric::exact_rational(b.C);
+    fs.realisation = "r1";
+    fs.policy = policy;
+    // the claim the model relies on: every query up to N_max + 1 passes (N_max >= n_max)
+    CertifiedRange range;
+    range.n_max = b.n_max;
+    range.at_limit = true;
+    range.max_length = b.n_max;
+    bounded.push_back({{"node", b.node},
+                       {"k", b.k},
+                       {"horizon", horizon_json(make_fixed_offset_head(fs), {}, range)}});
+  }
+  j["bounded_heads"] = bounded;
+  j["certified_length"] = compiled.certified_length ? nlohmann::json(*compiled.certified_length)
+                                                    : nlohmann::json(nullptr);
+  return j;
+}
+
+}  // namespace ropesim::proofs

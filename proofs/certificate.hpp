@@ -1,0 +1,72 @@
+#pragma once
+/// Certificates a sceptic can check (issue 19 item 7): the evidence behind a census verdict
+/// and a certified range, as JSON that `ropesim-verify` (verify/) re-checks from the
+/// definitions with its own small trusted base (MPFR, GMP and a JSON reader; none of
+/// ropesim's libraries). As SAT solvers export DRAT proofs: the claim travels with what makes
+/// it checkable, and the checker does not trust the code that found it.
+///
+/// Every element of F is written exactly, as its hexadecimal floating-point text
+/// (numeric::Value::to_hex: "0x1.8p+3", "-0x0p+0", "inf", "nan"), and every exact angle as the
+/// text of numeric::ExactReal::to_string ("10000^(-1/64)", "1", "2*pi"; a periodic block as
+/// its turn "a/m", θ = 2πa/m). The format is written by its parameters (precision p with the
+/// hidden bit, IEEE emin and emax, subnormals, infinities): the claim is about that F.
+/// Keys common to every kind: `certificate` ("census", "horizon" or "compile"), `version` (1),
+/// `format` {name, kind, precision, emin, emax, subnormals, infinity}, `rounding`,
+/// `realization`, `blocks` (one entry per rotary block: {"theta": text} or {"turn": "a/m"}).
+#include <nlohmann/json.hpp>
+
+#include "attention/census.hpp"
+#include "attention/realisation.hpp"
+#include "attention/schedule.hpp"
+#include "proofs/compiler.hpp"
+#include "proofs/fixed_offset_head.hpp"
+#include "proofs/horizon.hpp"
+
+namespace ropesim::proofs {
+
+/// The census certificate of `result` (THEORY §3 Def 2.1 and Prop 4.1): the window
+/// (`start`, `positions`) and either `period` P with a witness for every smaller candidate
+/// period, or `period` null with a witness for every P = 1..`max_period`. `witnesses` lists
+/// [P, i, d]: R̂_{i+P} ≠ R̂_i, compared by bit pattern, already in block d (0-based) — the
+/// block is found here by realising i and i + P once more. A periodic claim is checked by the
+/// verifier at every position of the window. `result` must come from
+/// attention::census(s, r, ·) on a one-axis schedule. Cost: two realisations per witness
+/// (up to N/2 witnesses). Throws InvalidArgument for a multi-axis schedule ("a certificate
+/// covers one-axis schedules; accepted: a schedule without position axes") or a result that
+/// does not apply (not_applicable set).
+nlohmann::json census_certificate(const attention::Schedule& s, const attention::Realisation& r,
+                                  const attention::CensusResult& result);
+
+/// The largest (N_max + 2)²/2 · blocks of score evaluations horizon_certificate accepts
+/// (10^8: about a minute for ropesim, a few for the verifier, which recomputes them all).
+inline constexpr double kMaxHorizonCertificateWork = 1e8;
+
+/// The horizon certificate of a measured head (THEORY §6, RoPE-X eq. 10): the head (blocks,
+/// weights w_d as exact rationals, C and f_large as elements of F, k, summation), the claim
+/// (`n_max`, `at_limit`, `max_length`), the evidence, and the failing query with its
+/// competitor, both scores and the exact gap (dyadic decimal). `evidence` "scan" (the
+/// quadratic scan measured N_max): for every certified query k+1 ≤ i ≤ N_max+1 its realised
+/// target score Ŝ_{i,i−k} and the largest other score Ŝ_{i,j} with its j (the first j on
+/// ties), the per-query maxima the verifier compares item by item; cost the scan's score
+/// evaluations, refused beyond kMaxHorizonCertificateWork. `evidence` "candidates" (the
+/// candidate algorithm, proofs/fast_range.hpp): `error_bound` E (exact rational) and
+/// `candidate_offsets` (candidate_offsets(head, E, ·) up to the largest competitor offset);
+/// linear in N_max. `spec` is the head the report was measured on (its C is replaced by
+/// report.C). Throws InvalidArgument when the scan's work exceeds kMaxHorizonCertificateWork
+/// (naming N_max and the limit), for a multi-axis schedule, and like make_fixed_offset_head.
+nlohmann::json horizon_certificate(const FixedOffsetSpec& spec, const HorizonReport& report);
+
+/// The compile certificate of a compiled model (THEORY §7 C1, C4, C5), built from the
+/// compiler's public result: the policy, f_large, the P-head re-binarisation claim (`past`:
+/// f1, f2, the counts checked and the certified count, null = every count), every MOD_m^r
+/// head's constants (C, b̂ = round_F(b_m), the non-BOS key weight w = round_F(Ĉ·b̂), the query
+/// bias) and its realised score and margin per query residue, every Y^k head as an embedded
+/// horizon certificate of the lower-bound claim N_max^(k) ≥ its n_max (`at_limit` set: every
+/// query up to n_max + 1 leads by f_large), and the certified length (the minimum of the P
+/// head's count and the Y^k ranges; null = every length). `options` are the ones compile()
+/// ran with (policy, offset_schedule). Throws InvalidArgument for a model with the LayerNorm
+/// mirror (its checks are not part of the certificate) and when a Y^k head's range is too
+/// long to certify (kMaxHorizonCertificateWork).
+nlohmann::json compile_certificate(const CompiledModel& compiled, const CompileOptions& options);
+
+}  // namespace ropesim::proofs

@@ -1,0 +1,369 @@
+// Issue 19 item 7: `--certificate FILE.json` on `rotations` and `horizon`, and `ropesim-verify`,
+// which re-checks a certificate with its own trusted base (verify/ropesim_verify.cpp). Every
+// certificate the commands write on the docs' examples is accepted; one changed witness, one
+// bit of a constant or one score changed is rejected with exit 1 naming the item.
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "tests/cli/cli_support.hpp"
+
+using namespace cli_test;
+
+namespace {
+
+/// Runs ropesim-verify on `path`.
+Run verify(const std::string& path) {
+  // the same runner as ropesim's: swap the binary for the verifier's
+  const std::string err_path = temp_path("verify_err");
+  const std::string command = std::string(ROPESIM_VERIFY_BINARY) + " " + path + " 2>" + err_path;
+  Run r;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  char buffer[4096];
+  std::size_t n = 0;
+  while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) r.out.append(buffer, n);
+  const int status = ::pclose(pipe);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream err(err_path);
+  std::stringstream ss;
+  ss << err.rdbuf();
+  r.err = ss.str();
+  std::filesystem::remove(err_path);
+  return r;
+}
+
+nlohmann::json read_json(const std::string& path) {
+  std::ifstream in(path);
+  return nlohmann::json::parse(in);
+}
+
+void write_json(const std::string& path, const nlohmann::json& j) {
+  std::ofstream(path) << j.dump(1) << "\n";
+}
+
+/// Writes `j` to a fresh file and expects ropesim-verify to reject it naming `item`.
+void expect_rejected(const nlohmann::json& j, const std::string& name, const std::string& item) {
+  const std::string path = temp_path(name);
+  write_json(path, j);
+  const Run r = verify(path);
+  INFO(r.out << r.err);
+  CHECK(r.code == 1);
+  CHECK(r.out.rfind("INVALID: ", 0) == 0);
+  CHECK(r.out.find(item) != std::string::npos);
+  std::filesystem::remove(path);
+}
+
+std::string hex(double d) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%a", d);
+  return buffer;
+}
+
+}  // namespace
+
+TEST_CASE("a census certificate of the docs' r2 bf16 window is accepted", "[verify]") {
+  // docs/CLI.md: r2 at bf16 on single:g=1 over 65536..66303 has two realised rotations
+  // (î = 65536 up to 65792, 66048 from 65793): not periodic, a witness for every P ≤ 384.
+  const std::string path = temp_path("census_r2.json");
+  const Run made =
+      run("rotations --schedule single:g=1 --realization r2 --format bf16 --start 65536 "
+          "--positions 768 --certificate " +
+          path);
+  REQUIRE(made.code == 0);
+  const auto c = read_json(path);
+  CHECK(c["certificate"] == "census");
+  CHECK(c["period"].is_null());
+  CHECK(c["witnesses"].size() == 384);
+  // P = 1: the first i with R^_(i+1) != R^_i is 65792 (the last position with î = 65536)
+  CHECK(c["witnesses"][0] == nlohmann::json::array({1, 65792, 0}));
+  const Run v = verify(path);
+  INFO(v.err);
+  CHECK(v.code == 0);
+  CHECK(v.out == "VALID\n");
+  // one witness changed: for P = 1, i = 65600 has î(65600) = î(65601) = 65536, so
+  // R^_65601 = R^_65600 (bf16's spacing on [2^16, 2^17) is 512)
+  auto tampered = c;
+  tampered["witnesses"][0][1] = 65600;
+  expect_rejected(tampered, "census_r2_bad.json", "witness for P = 1 (i = 65600, block 0)");
+  // a witness outside the window
+  tampered = c;
+  tampered["witnesses"][383][1] = 66303;
+  expect_rejected(tampered, "census_r2_out.json", "witness for P = 384");
+  // a witness left out
+  tampered = c;
+  tampered["witnesses"].erase(5);
+  expect_rejected(tampered, "census_r2_missing.json", "witness for P = 6: missing");
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("a census certificate of a model preset at bf16 is accepted", "[verify]") {
+  // llama2-7b (64 blocks, θ_d = 10000^(-(d-1)/64)) under r1 in bf16: non-periodic on 0..4095
+  const std::string path = temp_path("census_llama.json");
+  const Run made =
+      run("rotations --schedule llama2-7b --realization r1 --format bf16 --positions 4096 "
+          "--certificate " +
+          path);
+  REQUIRE(made.code == 0);
+  const auto c = read_json(path);
+  CHECK(c["blocks"].size() == 64);
+  CHECK(c["blocks"][1]["theta"] == "10000^(-1/64)");
+  CHECK(c["witnesses"].size() == 2048);
+  const Run v = verify(path);
+  INFO(v.err);
+  CHECK(v.code == 0);
+  CHECK(v.out == "VALID\n");
+  // one witness changed: block 63 has θ = 10000^(-63/64) ≈ 1.15480e-4, so at i = 3000 and 3001
+  // the angles are 0.346440 and 0.346556: sin ≈ 0.33955 and 0.33966 both round to 174·2^-9
+  // in bf16 (spacing 2^-9 on [1/4, 1/2)) and cos ≈ 0.94059 and 0.94055 both to 241·2^-8
+  // (spacing 2^-8 on [1/2, 1)): R^_3001 = R^_3000 in that block
+  auto tampered = c;
+  tampered["witnesses"][0] = nlohmann::json::array({1, 3000, 63});
+  expect_rejected(tampered, "census_llama_bad.json", "witness for P = 1 (i = 3000, block 63)");
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("a periodic census certificate is checked at every position", "[verify]") {
+  // periodic:m=2,3,12 under r3: the period is lcm(2, 3, 12) = 12 (THEORY §3 Prop 2.2), with a
+  // witness for every P = 1..11
+  const std::string path = temp_path("census_periodic.json");
+  const Run made =
+      run("rotations --schedule periodic:m=2,3,12 --realization r3 --format bf16 --positions 200 "
+          "--certificate " +
+          path);
+  REQUIRE(made.code == 0);
+  const auto c = read_json(path);
+  CHECK(c["period"] == 12);
+  CHECK(c["witnesses"].size() == 11);
+  CHECK(verify(path).out == "VALID\n");
+  // claiming period 6 fails: block 2 has m = 12, so R^_6 != R^_0 there
+  auto tampered = c;
+  tampered["period"] = 6;
+  tampered["witnesses"] = nlohmann::json::array();
+  for (int P = 1; P < 6; ++P) tampered["witnesses"].push_back(c["witnesses"][P - 1]);
+  expect_rejected(tampered, "census_periodic_bad.json", "period P = 6: R^_6 != R^_0 in block 2");
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("a horizon certificate of the docs' fp16 head is accepted; a bit changed is not",
+          "[verify]") {
+  // THEORY §6 / docs/tables/horizon.md: Y^1 on g = 1 in fp16 with C = 2096 certifies to 43
+  const std::string path = temp_path("horizon_fp16.json");
+  const Run made = run(
+      "horizon --g 1 --k 1 --C 2096 --format fp16 --algorithm scan --json --certificate " + path);
+  REQUIRE(made.code == 0);
+  const auto report = nlohmann::json::parse(made.out);
+  const auto c = read_json(path);
+  CHECK(c["certificate"] == "horizon");
+  CHECK(c["evidence"] == "scan");
+  CHECK(c["n_max"] == report["n_max"]);
+  CHECK(c["queries"].size() == report["n_max"].get<std::uint64_t>());  // i = 2..N_max+1
+  CHECK(c["fail"]["query"] == report["fail_query"]);
+  // f_large(fp16) = 17.34375 (THEORY §1: 25·ln 2 snapped up into F); C = 2096 is in fp16
+  CHECK(c["f_large"] == hex(17.34375));
+  CHECK(c["C"] == hex(2096));
+  const Run v = verify(path);
+  INFO(v.err);
+  CHECK(v.code == 0);
+  CHECK(v.out == "VALID\n");
+
+  // f_large one bit up (fp16's spacing on [16, 32) is 1/64): not the smallest any more
+  auto tampered = c;
+  tampered["f_large"] = hex(17.34375 + 1.0 / 64);
+  expect_rejected(tampered, "horizon_flarge_up.json", "f_large: not the smallest");
+  // one bit down: exp(-17.328125) is above half the smallest subnormal 2^-24
+  tampered["f_large"] = hex(17.34375 - 1.0 / 64);
+  expect_rejected(tampered, "horizon_flarge_down.json", "f_large: exp(");
+  // C one bit up (2096 + 2, fp16's spacing on [2048, 4096)): the scores change
+  tampered = c;
+  tampered["C"] = hex(2098);
+  expect_rejected(tampered, "horizon_C.json", "query i = 2: target score");
+  // one score changed
+  tampered = c;
+  tampered["queries"][9]["competitor_score"] = hex(-2096);
+  expect_rejected(tampered, "horizon_score.json", "query i = 11: competitor score");
+  // a larger N_max claimed: the failing query then passes no check
+  tampered = c;
+  tampered["n_max"] = c["n_max"].get<std::uint64_t>() + 1;
+  expect_rejected(tampered, "horizon_nmax.json", "queries:");
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("the candidate algorithm's certificate carries E and the candidate offsets", "[verify]") {
+  // the same head measured by the candidate algorithm (the default for r1 in fp16)
+  const std::string path = temp_path("horizon_candidates.json");
+  const Run made = run("horizon --g 1 --k 1 --C 2096 --format fp16 --json --certificate " + path);
+  REQUIRE(made.code == 0);
+  const auto report = nlohmann::json::parse(made.out);
+  REQUIRE(report["algorithm"] == "candidates");
+  const auto c = read_json(path);
+  CHECK(c["evidence"] == "candidates");
+  CHECK(!c.contains("queries"));
+  CHECK(c["n_max"] == 43);
+  // the failing competitor sits at offset 44, where round(cos 44) = 1 in fp16 (THEORY §6): a
+  // candidate
+  const auto& offsets = c["candidate_offsets"];
+  CHECK(std::find(offsets.begin(), offsets.end(), 44) != offsets.end());
+  const Run v = verify(path);
+  INFO(v.err);
+  CHECK(v.code == 0);
+  CHECK(v.out == "VALID\n");
+  auto tampered = c;
+  // N_max one larger: query 45 is then checked, and its competitor j = 0 (offset 44) ties
+  tampered["n_max"] = 44;
+  expect_rejected(tampered, "horizon_candidates_nmax.json",
+                  "query i = 45: target 0x8.3p+8 does not lead candidate j = 0");
+  // C one bit up: the recomputed scores no longer match the listed failing ones
+  tampered = c;
+  tampered["C"] = hex(2098);
+  expect_rejected(tampered, "horizon_candidates_C.json", "query i = ");
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("horizon certificates of other heads are accepted", "[verify]") {
+  for (const std::string head :
+       {"--g 1 --k 2 --C auto --format bf16", "--g 1 --k 1 --C 1024 --format fp16 --realization r2",
+        "--g 1 --k 1 --C 100 --format fp16 --rounding downward",
+        "--schedule conventional:base=100,dim=4 --k 2 --C auto --format bf16",
+        "--schedule periodic:m=7,12 --k 3 --C 2000 --format fp32 --realization r3",
+        // 64 blocks with irrational angles 10000^(-d/64), realised at key position 0 too
+        "--schedule llama2-7b --k 1 --C 4096 --format fp32 --max-length 100"}) {
+    DYNAMIC_SECTION(head) {
+      const std::string path = temp_path("horizon_other.json");
+      const Run made = run("horizon " + head + " --certificate " + path);
+      REQUIRE(made.code == 0);
+      const Run v = verify(path);
+      INFO(v.err);
+      CHECK(v.code == 0);
+      CHECK(v.out == "VALID\n");
+      std::filesystem::remove(path);
+    }
+  }
+}
+
+TEST_CASE("ropesim-verify refuses what it does not cover and what it cannot read", "[verify]") {
+  // a pipeline realisation: the verifier models r1, r2, r3 only (exit 2, not VALID)
+  const std::string path = temp_path("census_hf.json");
+  const Run made =
+      run("rotations --schedule llama2-7b --realization hf --format bf16 --positions 64 "
+          "--certificate " +
+          path);
+  REQUIRE(made.code == 0);
+  const Run v = verify(path);
+  CHECK(v.code == 2);
+  CHECK(v.out.empty());
+  CHECK(v.err.find("realization hf is not covered (covered: r1, r2, r3)") != std::string::npos);
+  std::filesystem::remove(path);
+
+  const std::string garbage = temp_path("not_json.json");
+  std::ofstream(garbage) << "{ not json";
+  const Run bad = verify(garbage);
+  CHECK(bad.code == 2);
+  CHECK(bad.err.find("not JSON") != std::string::npos);
+  std::filesystem::remove(garbage);
+  CHECK(verify(temp_path("no_such_file.json")).code == 2);
+}
+
+TEST_CASE("--certificate takes a .json path and touches no file on bad input", "[verify]") {
+  const std::string path = temp_path("certificate.txt");
+  expect_usage_error(run("rotations --schedule single:g=1 --format bf16 --positions 16 "
+                         "--certificate " +
+                         path),
+                     "--certificate");
+  CHECK(!std::filesystem::exists(path));
+  const std::string json_path = temp_path("certificate_bad_format.json");
+  expect_usage_error(run("horizon --g 1 --k 1 --C 2096 --format fp17 --certificate " + json_path),
+                     "--format");
+  CHECK(!std::filesystem::exists(json_path));
+  // a multi-axis schedule: the census runs, the certificate is refused, nothing is written
+  expect_usage_error(run("rotations --schedule 'liere:axes=2,blocks=1/4|1/6' --realization r3 "
+                         "--format fp16 --positions 48 --certificate " +
+                         json_path),
+                     "--certificate: a certificate covers one-axis schedules");
+  CHECK(!std::filesystem::exists(json_path));
+}
+
+TEST_CASE("compile certificates of the docs' formulas are accepted; a changed constant is not",
+          "[verify]") {
+  // docs/GUIDE.md: (ab)* in fp16 — two MOD_2 heads and a P head
+  const std::string path = temp_path("compile_ab.json");
+  const Run made =
+      run("compile 'mod(2,1) & !P(mod(2,1) & !a | mod(2,0) & !b)' --alphabet ab --format fp16 "
+          "--certificate " +
+          path);
+  REQUIRE(made.code == 0);
+  const auto c = read_json(path);
+  CHECK(c["certificate"] == "compile");
+  REQUIRE(c["mod_heads"].size() >= 1);
+  CHECK(c["mod_heads"][0]["m"] == 2);
+  // b_2 = (1 + cos π)/2 = 0 and T(1) = (−1, 0): the constants THEORY §7 C4 gives for m = 2
+  CHECK(c["mod_heads"][0]["b"] == "0x0p+0");
+  CHECK(!c["past"].is_null());
+  const Run v = verify(path);
+  INFO(v.err);
+  CHECK(v.code == 0);
+  CHECK(v.out == "VALID\n");
+  // one bit of a MOD head's C: its BOS scores and margins change
+  auto tampered = c;
+  const double C = std::strtod(c["mod_heads"][0]["C"].get<std::string>().c_str(), nullptr);
+  tampered["mod_heads"][0]["C"] = hex(C + std::ldexp(1.0, std::ilogb(C) - 10));
+  expect_rejected(tampered, "compile_ab_C.json", "MOD_2^");
+  // a P-head count one larger than the re-binarisation allows
+  tampered = c;
+  if (c["past"]["certified_count"].is_null()) {
+    tampered["past"]["certified_count"] = 5;
+  } else {
+    tampered["past"]["certified_count"] = c["past"]["certified_count"].get<std::uint64_t>() + 1;
+  }
+  expect_rejected(tampered, "compile_ab_past.json", "P head: the certified count is");
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("a compile certificate with a Y^k head carries its certified range", "[verify]") {
+  // Σ*a = Y a in fp16: the Y^1 head on g = 1 with C = auto certifies N_max^(1) (THEORY §6)
+  const std::string path = temp_path("compile_ya.json");
+  const Run made = run("compile 'Y a' --alphabet ab --format fp16 --json --certificate " + path);
+  REQUIRE(made.code == 0);
+  const auto report = nlohmann::json::parse(made.out);
+  const auto c = read_json(path);
+  REQUIRE(c["bounded_heads"].size() == 1);
+  CHECK(c["certified_length"] == report["certified_length"]);
+  CHECK(c["bounded_heads"][0]["horizon"]["n_max"] == report["certified_length"]);
+  const Run v = verify(path);
+  INFO(v.err);
+  CHECK(v.code == 0);
+  CHECK(v.out == "VALID\n");
+  auto tampered = c;
+  tampered["certified_length"] = c["certified_length"].get<std::uint64_t>() + 1;
+  expect_rejected(tampered, "compile_ya_length.json", "certified_length");
+  tampered = c;
+  tampered["bounded_heads"][0]["horizon"]["queries"][3]["target"] = hex(1);
+  expect_rejected(tampered, "compile_ya_score.json", "Y^1 head");
+  std::filesystem::remove(path);
+
+  // fp32: MOD_97 and a P head (docs/GUIDE.md)
+  const std::string m97 = temp_path("compile_m97.json");
+  REQUIRE(run("compile 'mod(97,3) & P a' --alphabet ab --format fp32 --certificate " + m97).code ==
+          0);
+  const Run v97 = verify(m97);
+  INFO(v97.err);
+  CHECK(v97.out == "VALID\n");
+  std::filesystem::remove(m97);
+}
+
+TEST_CASE("compile --certificate refuses the LayerNorm mirror in one line and writes nothing",
+          "[verify]") {
+  const std::string path = temp_path("compile_ln.json");
+  const std::string model = temp_path("compile_ln_model.json");
+  expect_usage_error(run("compile 'P(a & !P true)' --format fp16 --layer-norm -o " + model +
+                         " --certificate " + path),
+                     "--certificate: a certificate covers models without --layer-norm");
+  CHECK(!std::filesystem::exists(path));
+  CHECK(!std::filesystem::exists(model));
+}

@@ -1,0 +1,1544 @@
+// ropesim-verify FILE.json: re-checks a certificate written by `ropesim rotations`, `horizon`
+// or `compile --certificate` (proofs/certificate.hpp) and prints VALID
+// (exit 0), or INVALID and the first item that does not hold (exit 1). Exit 2: the file cannot
+// be read, is not a certificate, or makes a claim this checker does not cover (it says which);
+// such a certificate is never reported VALID.
+//
+// WHAT IS TRUSTED. MPFR (correctly rounded +, −, ×, exp, log, cos, sin, π in every direction),
+// GMP (exact rationals), nlohmann-json (reading the file), the C++ standard library, and this
+// file. Nothing of ropesim is linked: the certificate is data, and every number the verdict
+// depends on is recomputed here from the definitions (THEORY §1, §2.1, §3, §6).
+//
+// THE NUMBER MODEL. F is the binary floating-point format the certificate names by its
+// parameters: precision p (with the hidden bit), IEEE exponents emin..emax, subnormals,
+// infinities. The named formats fp16, bf16, tf32, fp32, fp64 and fp8e5m2 must carry their
+// standard parameters. Rounding x into F (round_to_F) is done by hand in MPFR's default (huge)
+// exponent range, so no value is ever outside MPFR's range: with e = floor(log2|x|), x is
+// rounded to p bits when e ≥ emin and to p − (emin − e) bits below (the subnormal grid
+// 2^(emin−p+1)); when that count is ≤ 0, |x| is below the smallest subnormal s and the result is
+// 0 or s by the rounding mode (nearest-even: s iff |x| > s/2). A rounded magnitude ≥ 2^(emax+1)
+// overflows: ±inf under nearest-even, ±max under toward-zero, and by direction under upward and
+// downward. This is IEEE 754's rounding with gradual underflow. Covered: nearest-even,
+// toward-zero, upward, downward, subnormals on, infinities on. Not covered (exit 2):
+// nearest-away, formats without subnormals or infinities (fp8e4m3 saturates), fixed point.
+// Operations on elements of F are computed exactly first (a product at 2p + 2 bits, a sum at
+// emax − emin + p + 8 bits, enough for the exact sum of two elements of F) and rounded once.
+//
+// REALS ROUNDED INTO F (Ziv's strategy, NUMERIC §2). A real y that is not known exactly
+// (cos of an angle, 2πa/m, 10000^(−1/64), exp(−f)) is enclosed in [lo, hi] at w bits with
+// directed roundings: interval arithmetic over the angle's expression, then
+// |cos x − cos lo| ≤ |x − lo| ≤ hi − lo (the same for sin). If lo and hi round to the same
+// element of F (same value and sign), so does y, because rounding is monotone. Otherwise w is
+// doubled, up to 2^16 bits; beyond that the certificate is not checked (exit 2). The loop ends
+// whenever y is not a rounding boundary; boundaries are dyadic, and the values that can be
+// dyadic are handled exactly first: cos and sin of 2πt for rational t are rational only at
+// multiples of 1/12 (Niven's theorem; the table in exact_turn_trig), cos 0 = 1, sin 0 = 0, and
+// rational angles and weights are exact rationals.
+//
+// REALISED ROTATIONS (THEORY §3). Block d of R̂_i: r1 and r3 round cos and sin of the exact
+// angle θ_d·i once into F (for a turn θ_d = 2πa/m this is 2π·((a·i) mod m)/m, the same real,
+// which is r3's table entry T_d(i mod m)); r2 rounds θ̂ = round_F(θ_d), î = round_F(i),
+// φ = round_F(θ̂·î), then cos φ and sin φ (cos of ±inf or NaN is NaN). Angles are read from the
+// certificate as exact expressions (the grammar of parse_expression); which schedule they
+// belong to is the claim's subject: a reader compares them with the schedule named.
+//
+// CENSUS CERTIFICATE (THEORY §3 Def 2.1, Prop 4.1). Window S..S+N−1. For each witness [P, i, d]:
+// S ≤ i and i + P ≤ S + N − 1, and block d of R̂_{i+P} and R̂_i differ by bit pattern (NaN equals
+// NaN, +0 differs from −0). Non-periodic claim: every P = 1..max_period has a witness, except the
+// listed unwitnessed P, which must exceed N/2 (the census looks for periods up to N/2 only).
+// Then no P ≤ N/2 is a period of the window: that is the claim. Periodic claim with period P:
+// witnesses for every P' < P (no smaller period) and R̂_{i+P} = R̂_i in every block for every
+// S ≤ i < S+N−P, checked here position by position (r1/r3 turn blocks by their table, since their
+// realised value depends on (a·i) mod m only).
+//
+// HORIZON CERTIFICATE (THEORY §6, RoPE-X eq. 10 and App D). The head: Q = K = 0; per rotary
+// block the query bias (round_F(C·w_d·cos kθ_d), round_F(−C·w_d·sin kθ_d)) and the key bias
+// (1, 0); q_i and k_j are the biases rotated by R̂_i, R̂_j with THEORY §2.1's arithmetic
+// (rnd(rnd(c·x0) − rnd(s·x1)), rnd(rnd(s·x0) + rnd(c·x1))), and Ŝ_{i,j} = q_i·k_j summed
+// sequentially in coordinate order (unrotated pairs are zero and add exact zeros, so they are
+// left out). Checked: C is a positive finite element of F; f_large is the smallest positive
+// f in F with round_F(exp(−f)) = 0 (round_F(exp(−f)) = 0 and, for its predecessor f⁻ > 0 in F,
+// round_F(exp(−f⁻)) ≠ 0: exp is monotone); for every query k+1 ≤ i ≤ N_max+1, in order, every
+// score Ŝ_{i,j}, 0 ≤ j < i, is recomputed, the target and the largest other score (first j on
+// ties) equal the listed ones, and target − largest ≥ f_large exactly. That is the definition
+// of N_max ≥ L; with `at_limit` it is all the certificate claims. Otherwise the failing query
+// i = N_max + 2: the listed competitor's recomputed score and the target's differ by less than
+// f_large (or one is not finite), and the listed gap is their exact difference. Hence
+// N_max^(k) = the claimed value exactly. Cost: one score per (query, key), quadratic in N_max.
+// With `evidence` "candidates" (the candidate algorithm, r1/r3 only) the per-query list is
+// replaced by an argument linear in N_max: every realised score is within E_v of its ideal
+// C·S(i−k−j), S(n) = Σ_d w_d cos(θ_d n) (own_error_bound derives E_v here; the certificate's E
+// is not used), so a competitor at offset n cannot break any query's lead when
+// C·(S(0) − S(n)) − 2E_v ≥ f_large, decided with an MPFR enclosure of S(n) (S is even, so
+// offsets −(k−1)..−1 use |n|). Every offset where that fails, and every listed candidate, is
+// checked explicitly: its realised score at every certified query is recomputed and must trail
+// the target by f_large. The failing query is checked as for the scan.
+//
+// COMPILE CERTIFICATE (THEORY §7 C1, C4, C5). f_large as above. The P head (C1 Patch 2), as
+// proofs::certify_past_head defines its claim: Z_c = the sequential sum of c ones in F,
+// α_c = round_F(1/Z_c), h(c) = the sequential sum of c copies of α_c (once Z stops changing,
+// h(c) = rnd(h(c−1) + α)); the re-binarisation FFN ReLU(rnd(h − f1)), ReLU(rnd(h − f2)),
+// rnd(rnd(s·u1) + rnd(−s·u2)) with s = 1/(f2 − f1) exact in F must give exactly 0 at h = 0 and
+// exactly 1 at every h(c), c = 1..count; the count recomputed here (the first failure − 1, the
+// limit, or every count once Z and h both stop changing, since h is constant from there) must
+// equal the listed one. Every MOD_m^r head (C4): b̂ = round_F((1 + cos 2π/m)/2), w = rnd(Ĉ·b̂),
+// the query bias (round_F(cos 2πr/m), round_F(−sin 2πr/m)) equal the listed ones; at query
+// residue s the query is that bias rotated by T(s) = r3's table of the turn 1/m, then (1, 0);
+// the BOS key is (Ĉ, 0) rotated by T(0), then (0, 0); a non-BOS key is (0, 0, w, 0); the two
+// sequential scores and the winner's exact lead (BOS iff s = r) equal the listed ones, and the
+// lead is ≥ f_large. Every Y^k head: its embedded horizon certificate is for this F, rounding,
+// k and f_large, claims `at_limit` (N_max^(k) ≥ n_max: every query up to n_max + 1 listed) and
+// is checked as above. The certified length is the smallest of the P head's count and the Y^k
+// heads' n_max (none: every length) and must equal the listed one. Not covered: the LayerNorm
+// mirror (compile --certificate refuses it).
+#include <gmp.h>
+#include <gmpxx.h>
+#include <mpfr.h>
+
+#include <array>
+#include <cctype>
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace {
+
+using json = nlohmann::json;
+
+/// An item of the certificate that does not hold: exit 1.
+struct Invalid : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+/// The file cannot be read or checked: exit 2.
+struct Unreadable : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// An MPFR number that frees itself.
+class Mp {
+ public:
+  explicit Mp(mpfr_prec_t prec) { mpfr_init2(x_, prec); }
+  Mp(const Mp& o) {
+    mpfr_init2(x_, mpfr_get_prec(o.x_));
+    mpfr_set(x_, o.x_, MPFR_RNDN);
+  }
+  Mp& operator=(const Mp& o) {
+    if (this != &o) {
+      mpfr_set_prec(x_, mpfr_get_prec(o.x_));
+      mpfr_set(x_, o.x_, MPFR_RNDN);
+    }
+    return *this;
+  }
+  ~Mp() { mpfr_clear(x_); }
+  mpfr_ptr get() { return x_; }
+  mpfr_srcptr get() const { return x_; }
+  operator mpfr_ptr() { return x_; }
+  operator mpfr_srcptr() const { return x_; }
+
+ private:
+  mpfr_t x_;
+};
+
+constexpr mpfr_prec_t kMaxZivBits = 1 << 16;
+
+// ---------------------------------------------------------------------------------------------
+// F: the format and its rounding
+
+struct Format {
+  std::string name;
+  long p = 53, emin = -1022, emax = 1023;
+  mpfr_rnd_t rnd = MPFR_RNDN;
+  mpfr_prec_t sum_bits() const { return emax - emin + p + 8; }
+};
+
+Format read_format(const json& f, const std::string& rounding) {
+  Format F;
+  F.name = f.at("name").get<std::string>();
+  if (f.at("kind").get<std::string>() != "floating")
+    throw Unreadable("format " + F.name +
+                     " is fixed point: not covered (covered: binary floating "
+                     "formats with subnormals and infinities)");
+  F.p = f.at("precision").get<long>();
+  F.emin = f.at("emin").get<long>();
+  F.emax = f.at("emax").get<long>();
+  if (!f.at("subnormals").get<bool>() || !f.at("infinity").get<bool>())
+    throw Unreadable("format " + F.name +
+                     " has no subnormals or no infinities: not covered "
+                     "(covered: binary floating formats with subnormals and infinities)");
+  if (F.p < 2 || F.p > 4096 || F.emin >= 0 || F.emax <= 0 || F.emax > (1L << 20) ||
+      F.emin < -(1L << 20))
+    throw Unreadable("format " + F.name + ": parameters out of range");
+  const std::map<std::string, std::array<long, 3>> known = {
+      {"fp16", {11, -14, 15}},   {"bf16", {8, -126, 127}},    {"tf32", {11, -126, 127}},
+      {"fp32", {24, -126, 127}}, {"fp64", {53, -1022, 1023}}, {"fp8e5m2", {3, -14, 15}}};
+  if (auto it = known.find(F.name); it != known.end()) {
+    if (it->second[0] != F.p || it->second[1] != F.emin || it->second[2] != F.emax)
+      throw Invalid("format: " + F.name + " must have precision " + std::to_string(it->second[0]) +
+                    ", emin " + std::to_string(it->second[1]) + ", emax " +
+                    std::to_string(it->second[2]));
+  }
+  if (rounding == "nearest-even")
+    F.rnd = MPFR_RNDN;
+  else if (rounding == "toward-zero")
+    F.rnd = MPFR_RNDZ;
+  else if (rounding == "upward")
+    F.rnd = MPFR_RNDU;
+  else if (rounding == "downward")
+    F.rnd = MPFR_RNDD;
+  else
+    throw Unreadable("rounding " + rounding +
+                     " is not covered (covered: nearest-even, toward-zero, upward, downward)");
+  return F;
+}
+
+/// out (precision F.p) = x rounded into F (see the header: NUMBER MODEL). x is exact.
+void round_to_F(mpfr_ptr out, mpfr_srcptr x, const Format& F) {
+  if (mpfr_nan_p(x) || mpfr_inf_p(x) || mpfr_zero_p(x)) {
+    mpfr_set(out, x, MPFR_RNDN);
+    return;
+  }
+  const bool negative = mpfr_signbit(x) != 0;
+  const long e = mpfr_get_exp(x) - 1;  // |x| in [2^e, 2^(e+1))
+  const long bits = e >= F.emin ? F.p : F.p - (F.emin - e);
+  if (bits <= 0) {  // |x| < s = 2^(emin-p+1), the smallest subnormal
+    bool to_s = false;
+    if (F.rnd == MPFR_RNDN) {
+      Mp half(2);
+      mpfr_set_ui_2exp(half, 1, F.emin - F.p, MPFR_RNDN);
+      to_s = mpfr_cmpabs(x, half) > 0;
+    } else if (F.rnd == MPFR_RNDU) {
+      to_s = !negative;
+    } else if (F.rnd == MPFR_RNDD) {
+      to_s = negative;
+    }
+    if (to_s) {
+      mpfr_set_ui_2exp(out, 1, F.emin - F.p + 1, MPFR_RNDN);
+      if (negative) mpfr_neg(out, out, MPFR_RNDN);
+    } else {
+      mpfr_set_zero(out, negative ? -1 : 1);
+    }
+    return;
+  }
+  Mp t(bits);
+  mpfr_set(t, x, F.rnd);  // correctly rounded to `bits` bits
+  mpfr_set(out, t, MPFR_RNDN);
+  if (mpfr_get_exp(out) - 1 > F.emax) {  // overflow
+    const bool to_inf =
+        F.rnd == MPFR_RNDN || (F.rnd == MPFR_RNDU && !negative) || (F.rnd == MPFR_RNDD && negative);
+    if (to_inf) {
+      mpfr_set_inf(out, negative ? -1 : 1);
+    } else {  // ±max = ±(2 − 2^(1−p))·2^emax
+      mpfr_set_ui_2exp(out, 1, F.emax + 1, MPFR_RNDN);
+      Mp ulp(2);
+      mpfr_set_ui_2exp(ulp, 1, F.emax + 1 - F.p, MPFR_RNDN);
+      mpfr_sub(out, out, ulp, MPFR_RNDN);  // exact at p bits
+      if (negative) mpfr_neg(out, out, MPFR_RNDN);
+    }
+  }
+}
+
+/// An element of F (precision F.p; NaN, ±inf, ±0 included).
+using FValue = Mp;
+
+/// Same element of F by bit pattern: NaN equals NaN, +0 differs from −0.
+bool same_bits(mpfr_srcptr a, mpfr_srcptr b) {
+  if (mpfr_nan_p(a) || mpfr_nan_p(b)) return mpfr_nan_p(a) && mpfr_nan_p(b);
+  return mpfr_equal_p(a, b) && mpfr_signbit(a) == mpfr_signbit(b);
+}
+
+/// Same real value (−0 = +0; NaN equals nothing).
+bool same_value(mpfr_srcptr a, mpfr_srcptr b) { return mpfr_equal_p(a, b) != 0; }
+
+std::string text(mpfr_srcptr x) {
+  char* s = nullptr;
+  mpfr_asprintf(&s, "%Ra", x);
+  std::string out = s ? s : "?";
+  mpfr_free_str(s);
+  return out;
+}
+
+FValue f_mul(mpfr_srcptr a, mpfr_srcptr b, const Format& F) {
+  Mp t(2 * F.p + 2);
+  mpfr_mul(t, a, b, F.rnd);  // exact for finite operands; IEEE specials otherwise
+  FValue out(F.p);
+  round_to_F(out, t, F);
+  return out;
+}
+
+FValue f_add(mpfr_srcptr a, mpfr_srcptr b, const Format& F, bool subtract = false) {
+  Mp t(F.sum_bits());
+  // exact; the mode only decides the sign of an exact zero sum (IEEE: −0 only downward)
+  if (subtract)
+    mpfr_sub(t, a, b, F.rnd);
+  else
+    mpfr_add(t, a, b, F.rnd);
+  FValue out(F.p);
+  round_to_F(out, t, F);
+  return out;
+}
+
+/// Reads an element of F written as hexadecimal text ("0x1.8p+3", "-0x0p+0", "inf", "nan").
+FValue read_value(const json& j, const Format& F, const std::string& item) {
+  if (!j.is_string()) throw Unreadable(item + ": expected a string (hexadecimal value)");
+  const std::string s = j.get<std::string>();
+  Mp x(F.p + 64);
+  char* end = nullptr;
+  const int t = mpfr_strtofr(x, s.c_str(), &end, 16, MPFR_RNDN);
+  if (s.empty() || end == nullptr || *end != '\0')
+    throw Unreadable(item + ": '" + s + "' is not a hexadecimal value");
+  FValue out(F.p);
+  round_to_F(out, x, F);
+  if (t != 0 || !(same_bits(out, x) || mpfr_nan_p(x)))
+    throw Invalid(item + ": " + s + " is not an element of " + F.name);
+  if (mpfr_nan_p(x)) mpfr_set_nan(out);
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Exact angles: the expression grammar of the certificate, evaluated in interval arithmetic
+
+/// An enclosure [lo, hi] at one precision.
+struct Interval {
+  Mp lo, hi;
+  explicit Interval(mpfr_prec_t w) : lo(w), hi(w) {}
+};
+
+struct Expr;
+using ExprPtr = std::shared_ptr<const Expr>;
+/// A node of an angle expression: rational q; π; β^e (β > 0, e rational); a ∘ b.
+struct Expr {
+  enum Kind { rational, pi, power, add, sub, mul, div } kind = rational;
+  mpq_class q, beta, exponent;
+  ExprPtr a, b;
+};
+
+/// Parses numeric::ExactReal::to_string text:
+///   expr   := term ((" + " | " - ") term)*
+///   term   := factor ("*" factor | "/(" expr ")")*
+///   factor := "(" expr ")" | "pi" | RAT ["^(" RAT ")"]       RAT := -?digits("/"digits)?
+class Parser {
+ public:
+  explicit Parser(std::string s) : s_(std::move(s)) {}
+  ExprPtr parse() {
+    auto e = expr();
+    if (pos_ != s_.size()) fail();
+    return e;
+  }
+
+ private:
+  [[noreturn]] void fail() const {
+    throw Unreadable("angle '" + s_ + "': cannot read it at character " + std::to_string(pos_));
+  }
+  void spaces() {
+    while (pos_ < s_.size() && s_[pos_] == ' ') ++pos_;
+  }
+  bool eat(const std::string& t) {
+    if (s_.compare(pos_, t.size(), t) == 0) {
+      pos_ += t.size();
+      return true;
+    }
+    return false;
+  }
+  static ExprPtr node(Expr::Kind k, ExprPtr a, ExprPtr b) {
+    auto n = std::make_shared<Expr>();
+    n->kind = k;
+    n->a = std::move(a);
+    n->b = std::move(b);
+    return n;
+  }
+  mpq_class rat() {
+    const std::size_t start = pos_;
+    if (pos_ < s_.size() && s_[pos_] == '-') ++pos_;
+    auto digits = [&] {
+      const std::size_t d = pos_;
+      while (pos_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[pos_]))) ++pos_;
+      if (pos_ == d) fail();
+    };
+    digits();
+    if (pos_ + 1 < s_.size() && s_[pos_] == '/' &&
+        std::isdigit(static_cast<unsigned char>(s_[pos_ + 1]))) {
+      ++pos_;
+      digits();
+    }
+    mpq_class q(s_.substr(start, pos_ - start));
+    if (q.get_den() == 0) fail();
+    q.canonicalize();
+    return q;
+  }
+  ExprPtr factor() {
+    if (eat("(")) {
+      auto e = expr();
+      if (!eat(")")) fail();
+      return e;
+    }
+    if (eat("pi")) return node(Expr::pi, nullptr, nullptr);
+    auto n = std::make_shared<Expr>();
+    n->q = rat();
+    if (eat("^(")) {
+      n->kind = Expr::power;
+      n->beta = n->q;
+      n->q = 1;
+      n->exponent = rat();
+      if (!eat(")") || n->beta <= 0) fail();
+    }
+    return n;
+  }
+  ExprPtr term() {
+    auto e = factor();
+    for (;;) {
+      if (eat("*")) {
+        e = node(Expr::mul, e, factor());
+      } else if (eat("/(")) {
+        auto d = expr();
+        if (!eat(")")) fail();
+        e = node(Expr::div, e, d);
+      } else {
+        return e;
+      }
+    }
+  }
+  ExprPtr expr() {
+    auto e = term();
+    for (;;) {
+      const std::size_t save = pos_;
+      spaces();
+      if (eat("+ ")) {
+        spaces();
+        e = node(Expr::add, e, term());
+      } else if (eat("- ")) {
+        spaces();
+        e = node(Expr::sub, e, term());
+      } else {
+        pos_ = save;
+        return e;
+      }
+    }
+  }
+  std::string s_;
+  std::size_t pos_ = 0;
+};
+
+/// The exact value when the expression is rational (no π, no irrational power).
+std::optional<mpq_class> rational_value(const Expr& e) {
+  switch (e.kind) {
+    case Expr::rational:
+      return e.q;
+    case Expr::pi:
+    case Expr::power:
+      return std::nullopt;  // β^e with a non-integer e is treated as irrational (enclosed)
+    default:
+      break;
+  }
+  auto a = rational_value(*e.a), b = rational_value(*e.b);
+  if (!a || !b) return std::nullopt;
+  switch (e.kind) {
+    case Expr::add:
+      return mpq_class(*a + *b);
+    case Expr::sub:
+      return mpq_class(*a - *b);
+    case Expr::mul:
+      return mpq_class(*a * *b);
+    default:
+      if (*b == 0) throw Unreadable("angle: division by zero");
+      return mpq_class(*a / *b);
+  }
+}
+
+void set_q(Interval& r, const mpq_class& q) {
+  mpfr_set_q(r.lo, q.get_mpq_t(), MPFR_RNDD);
+  mpfr_set_q(r.hi, q.get_mpq_t(), MPFR_RNDU);
+}
+
+void interval_mul(Interval& r, const Interval& a, const Interval& b) {
+  const mpfr_prec_t w = mpfr_get_prec(r.lo);
+  Mp t(w), lo(w), hi(w);
+  bool first = true;
+  for (mpfr_srcptr x : {a.lo.get(), a.hi.get()}) {
+    for (mpfr_srcptr y : {b.lo.get(), b.hi.get()}) {
+      mpfr_mul(t, x, y, MPFR_RNDD);
+      if (first || mpfr_less_p(t, lo)) mpfr_set(lo, t, MPFR_RNDD);
+      mpfr_mul(t, x, y, MPFR_RNDU);
+      if (first || mpfr_greater_p(t, hi)) mpfr_set(hi, t, MPFR_RNDU);
+      first = false;
+    }
+  }
+  mpfr_set(r.lo, lo, MPFR_RNDD);
+  mpfr_set(r.hi, hi, MPFR_RNDU);
+}
+
+/// Encloses e at w bits. Returns false when a divisor's enclosure contains 0 (refine).
+bool enclose(const Expr& e, Interval& r) {
+  const mpfr_prec_t w = mpfr_get_prec(r.lo);
+  switch (e.kind) {
+    case Expr::rational:
+      set_q(r, e.q);
+      return true;
+    case Expr::pi:
+      mpfr_const_pi(r.lo, MPFR_RNDD);
+      mpfr_const_pi(r.hi, MPFR_RNDU);
+      return true;
+    case Expr::power: {  // β^e = exp(e·log β), each step rounded outward
+      Interval lb(w), ex(w), prod(w);
+      set_q(lb, e.beta);
+      mpfr_log(lb.lo, lb.lo, MPFR_RNDD);
+      mpfr_log(lb.hi, lb.hi, MPFR_RNDU);
+      set_q(ex, e.exponent);
+      interval_mul(prod, lb, ex);
+      mpfr_exp(r.lo, prod.lo, MPFR_RNDD);
+      mpfr_exp(r.hi, prod.hi, MPFR_RNDU);
+      return true;
+    }
+    default:
+      break;
+  }
+  Interval a(w), b(w);
+  if (!enclose(*e.a, a) || !enclose(*e.b, b)) return false;
+  switch (e.kind) {
+    case Expr::add:
+      mpfr_add(r.lo, a.lo, b.lo, MPFR_RNDD);
+      mpfr_add(r.hi, a.hi, b.hi, MPFR_RNDU);
+      return true;
+    case Expr::sub:
+      mpfr_sub(r.lo, a.lo, b.hi, MPFR_RNDD);
+      mpfr_sub(r.hi, a.hi, b.lo, MPFR_RNDU);
+      return true;
+    case Expr::mul:
+      interval_mul(r, a, b);
+      return true;
+    default: {  // div: a · [1/b.hi, 1/b.lo] when 0 ∉ b
+      if (mpfr_sgn(b.lo.get()) * mpfr_sgn(b.hi.get()) <= 0) return false;
+      Interval inv(w);
+      mpfr_ui_div(inv.lo, 1, b.hi, MPFR_RNDD);
+      mpfr_ui_div(inv.hi, 1, b.lo, MPFR_RNDU);
+      interval_mul(r, a, inv);
+      return true;
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Ziv: a real given by enclosures, rounded into F
+
+/// Rounds the real enclosed by `encl` (which fills [lo, hi] at the given precision, or returns
+/// false to ask for more bits) into F. Throws Unreadable when 2^16 bits do not decide it.
+FValue ziv(const std::function<bool(Interval&)>& encl, const Format& F, const std::string& what) {
+  for (mpfr_prec_t w = F.p + 64; w <= kMaxZivBits; w *= 2) {
+    Interval r(w);
+    if (!encl(r)) continue;
+    FValue a(F.p), b(F.p);
+    round_to_F(a, r.lo, F);
+    round_to_F(b, r.hi, F);
+    if (same_bits(a, b)) return a;
+  }
+  throw Unreadable("cannot round " + what + " into " + F.name + " at 65536 bits: not checked");
+}
+
+FValue round_rational(const mpq_class& q, const Format& F, const std::string& what) {
+  return ziv(
+      [&](Interval& r) {
+        set_q(r, q);
+        return true;
+      },
+      F, what);
+}
+
+/// cos(2πt), sin(2πt) when rational (t·12 an integer with a rational value; Niven).
+std::pair<std::optional<mpq_class>, std::optional<mpq_class>> exact_turn_trig(mpq_class t) {
+  t -= mpz_class(t.get_num() / t.get_den());  // t mod 1, t ≥ 0 expected
+  if (t < 0) t += 1;
+  const mpq_class n12 = t * 12;
+  if (n12.get_den() != 1) return {std::nullopt, std::nullopt};
+  const long n = n12.get_num().get_si();
+  static const char* cos_table[12] = {"1",  nullptr, "1/2",  "0", "-1/2", nullptr,
+                                      "-1", nullptr, "-1/2", "0", "1/2",  nullptr};
+  static const char* sin_table[12] = {"0", "1/2",  nullptr, "1",  nullptr, "1/2",
+                                      "0", "-1/2", nullptr, "-1", nullptr, "-1/2"};
+  auto get = [](const char* s) {
+    return s ? std::optional<mpq_class>(mpq_class(s)) : std::nullopt;
+  };
+  return {get(cos_table[n]), get(sin_table[n])};
+}
+
+/// An angle: 2π·t exactly (t rational), or an expression (times an integer position).
+struct Angle {
+  std::optional<mpq_class> turn;  ///< t, the angle is 2πt
+  ExprPtr expr;                   ///< otherwise the angle is expr · factor
+  mpz_class factor = 1;
+};
+
+/// The realised (cos, sin) of the real angle a, each rounded once into F.
+std::pair<FValue, FValue> cos_sin_of_angle(const Angle& a, const Format& F,
+                                           const std::string& what) {
+  std::optional<mpq_class> exact_angle;
+  if (a.turn) {
+    auto [c, s] = exact_turn_trig(*a.turn);
+    if (c && s) return {round_rational(*c, F, what), round_rational(*s, F, what)};
+    if (*a.turn == 0) exact_angle = mpq_class(0);
+  } else if (a.factor == 0) {  // θ·0 = 0 exactly, whatever θ is
+    exact_angle = mpq_class(0);
+  } else if (auto q = rational_value(*a.expr)) {
+    exact_angle = *q * mpq_class(a.factor);
+  }
+  if (exact_angle && *exact_angle == 0)
+    return {round_rational(1, F, what), round_rational(0, F, what)};
+  auto angle = [&](Interval& r) {
+    if (a.turn) {
+      Interval t(mpfr_get_prec(r.lo)), two_pi(mpfr_get_prec(r.lo));
+      set_q(t, *a.turn);
+      mpfr_const_pi(two_pi.lo, MPFR_RNDD);
+      mpfr_const_pi(two_pi.hi, MPFR_RNDU);
+      mpfr_mul_2ui(two_pi.lo, two_pi.lo, 1, MPFR_RNDD);
+      mpfr_mul_2ui(two_pi.hi, two_pi.hi, 1, MPFR_RNDU);
+      interval_mul(r, t, two_pi);
+      return true;
+    }
+    Interval e(mpfr_get_prec(r.lo)), f(mpfr_get_prec(r.lo));
+    if (!enclose(*a.expr, e)) return false;
+    set_q(f, mpq_class(a.factor));
+    interval_mul(r, e, f);
+    return true;
+  };
+  auto trig = [&](bool sine) {
+    std::optional<mpq_class> exact;
+    if (a.turn) exact = sine ? exact_turn_trig(*a.turn).second : exact_turn_trig(*a.turn).first;
+    if (exact) return round_rational(*exact, F, what);
+    return ziv(
+        [&](Interval& r) {
+          Interval x(mpfr_get_prec(r.lo));
+          if (!angle(x)) return false;
+          Mp width(mpfr_get_prec(r.lo));
+          mpfr_sub(width, x.hi, x.lo, MPFR_RNDU);
+          // |f(y) − f(lo)| ≤ |y − lo| ≤ width for f = cos, sin and y in [lo, hi]
+          if (sine) {
+            mpfr_sin(r.lo, x.lo, MPFR_RNDD);
+            mpfr_sin(r.hi, x.lo, MPFR_RNDU);
+          } else {
+            mpfr_cos(r.lo, x.lo, MPFR_RNDD);
+            mpfr_cos(r.hi, x.lo, MPFR_RNDU);
+          }
+          mpfr_sub(r.lo, r.lo, width, MPFR_RNDD);
+          mpfr_add(r.hi, r.hi, width, MPFR_RNDU);
+          return true;
+        },
+        F, what);
+  };
+  return {trig(false), trig(true)};
+}
+
+// ---------------------------------------------------------------------------------------------
+// Realised rotations (THEORY §3)
+
+struct Block {
+  std::optional<mpq_class> turn;  ///< θ = 2π·turn
+  ExprPtr theta;                  ///< otherwise θ
+};
+
+std::vector<Block> read_blocks(const json& j) {
+  std::vector<Block> blocks;
+  for (const auto& b : j) {
+    Block out;
+    if (b.contains("turn")) {
+      mpq_class t(b.at("turn").get<std::string>());
+      if (t.get_den() == 0) throw Unreadable("blocks: bad turn");
+      t.canonicalize();
+      if (t < 0) throw Unreadable("blocks: negative turn");
+      out.turn = t;
+    } else {
+      out.theta = Parser(b.at("theta").get<std::string>()).parse();
+    }
+    blocks.push_back(std::move(out));
+  }
+  if (blocks.empty()) throw Unreadable("blocks: none");
+  return blocks;
+}
+
+mpz_class to_mpz(std::uint64_t v) { return mpz_class(std::to_string(v)); }
+
+class Rotations {
+ public:
+  Rotations(std::vector<Block> blocks, std::string realisation, Format F)
+      : blocks_(std::move(blocks)), r_(std::move(realisation)), F_(std::move(F)) {
+    if (r_ != "r1" && r_ != "r2" && r_ != "r3")
+      throw Unreadable("realization " + r_ + " is not covered (covered: r1, r2, r3)");
+    if (r_ == "r3") {
+      for (const auto& b : blocks_)
+        if (!b.turn) throw Invalid("r3 needs every block to be a turn a/m");
+    }
+    if (r_ == "r2") {
+      for (std::size_t d = 0; d < blocks_.size(); ++d) {
+        const Block& b = blocks_[d];
+        Angle a;
+        const std::string what = "theta_hat of block " + std::to_string(d);
+        if (b.turn) {
+          a.turn = *b.turn;
+        } else {
+          a.expr = b.theta;
+        }
+        theta_hat_.push_back(round_angle(a, what));
+      }
+    }
+  }
+  std::size_t blocks() const { return blocks_.size(); }
+  const Format& format() const { return F_; }
+
+  /// Block d of R̂_i: (cos, sin) in F.
+  const std::pair<FValue, FValue>& at(std::size_t d, std::uint64_t i) {
+    const Block& b = blocks_[d];
+    const std::string what = "R^_" + std::to_string(i) + " block " + std::to_string(d);
+    if (r_ != "r2" && b.turn) {  // depends on (a·i) mod m only: one table entry
+      const mpz_class m = b.turn->get_den();
+      const mpz_class residue = (b.turn->get_num() * to_mpz(i)) % m;
+      const std::string key = std::to_string(d) + ":" + residue.get_str();
+      auto it = table_.find(key);
+      if (it == table_.end()) {
+        Angle a;
+        a.turn = mpq_class(residue, m);
+        it = table_.emplace(key, cos_sin_of_angle(a, F_, what)).first;
+      }
+      return it->second;
+    }
+    last_ = std::make_unique<std::pair<FValue, FValue>>(compute(d, i, what));
+    return *last_;
+  }
+
+ private:
+  FValue round_angle(const Angle& a, const std::string& what) {
+    if (a.turn) {
+      if (*a.turn == 0) return round_rational(0, F_, what);
+      return ziv(
+          [&](Interval& r) {
+            Interval t(mpfr_get_prec(r.lo)), pi2(mpfr_get_prec(r.lo));
+            set_q(t, *a.turn * 2);
+            mpfr_const_pi(pi2.lo, MPFR_RNDD);
+            mpfr_const_pi(pi2.hi, MPFR_RNDU);
+            interval_mul(r, t, pi2);
+            return true;
+          },
+          F_, what);
+    }
+    if (auto q = rational_value(*a.expr)) return round_rational(*q, F_, what);
+    return ziv([&](Interval& r) { return enclose(*a.expr, r); }, F_, what);
+  }
+
+  std::pair<FValue, FValue> compute(std::size_t d, std::uint64_t i, const std::string& what) {
+    const Block& b = blocks_[d];
+    if (r_ != "r2") {  // r1: the exact angle θ·i
+      Angle a;
+      a.expr = b.theta;
+      a.factor = to_mpz(i);
+      return cos_sin_of_angle(a, F_, what);
+    }
+    // r2: φ = round(θ̂ · round(i)), then cos φ, sin φ
+    Mp pos(72);
+    mpfr_set_z(pos, to_mpz(i).get_mpz_t(), MPFR_RNDN);  // exact: 64 ≤ 72 bits
+    FValue i_hat(F_.p);
+    round_to_F(i_hat, pos, F_);
+    FValue phi = f_mul(theta_hat_[d], i_hat, F_);
+    if (mpfr_nan_p(phi) || mpfr_inf_p(phi)) {
+      FValue nan(F_.p);
+      mpfr_set_nan(nan);
+      return {nan, FValue(nan)};
+    }
+    if (mpfr_zero_p(phi)) {  // cos(±0) = 1, sin(±0) = ±0
+      FValue one(F_.p);
+      mpfr_set_ui(one, 1, MPFR_RNDN);
+      return {one, FValue(phi)};
+    }
+    mpq_class q;
+    mpfr_get_q(q.get_mpq_t(), phi);
+    Angle a;
+    a.expr = std::make_shared<Expr>(Expr{Expr::rational, q, 0, 0, nullptr, nullptr});
+    return cos_sin_of_angle(a, F_, what);
+  }
+
+  std::vector<Block> blocks_;
+  std::string r_;
+  Format F_;
+  std::vector<FValue> theta_hat_;
+  std::map<std::string, std::pair<FValue, FValue>> table_;
+  std::unique_ptr<std::pair<FValue, FValue>> last_;
+};
+
+std::uint64_t u64(const json& j, const std::string& key) {
+  if (!j.contains(key) || !j.at(key).is_number_unsigned())
+    throw Unreadable("'" + key + "': expected a non-negative integer");
+  return j.at(key).get<std::uint64_t>();
+}
+
+// ---------------------------------------------------------------------------------------------
+// The census certificate
+
+constexpr double kMaxPeriodChecks = 2e7;  // block comparisons of a periodic claim
+
+void check_census(const json& c) {
+  const Format F = read_format(c.at("format"), c.at("rounding").get<std::string>());
+  Rotations R(read_blocks(c.at("blocks")), c.at("realization").get<std::string>(), F);
+  const std::uint64_t S = u64(c, "start"), N = u64(c, "positions"), Pmax = u64(c, "max_period");
+  if (N < 2 || S > (std::uint64_t{1} << 63) - N) throw Invalid("window: bad start/positions");
+  const std::uint64_t last = S + N - 1;
+  std::optional<std::uint64_t> period;
+  if (!c.at("period").is_null()) period = u64(c, "period");
+  if (period && (*period < 1 || *period > N / 2))
+    throw Invalid("period: " + std::to_string(*period) + " is not in 1..N/2");
+  const std::uint64_t covered = period ? *period - 1 : Pmax;
+  if (!period && (Pmax < 1 || Pmax > N - 1)) throw Invalid("max_period: not in 1..N-1");
+  std::vector<bool> seen(covered + 1, false);
+  for (const auto& u : c.at("unwitnessed")) {
+    const std::uint64_t P = u.get<std::uint64_t>();
+    if (period || P > covered || P <= N / 2 || seen[P])
+      throw Invalid("unwitnessed P = " + std::to_string(P) +
+                    ": only candidate periods above N/2 may lack a witness");
+    seen[P] = true;
+  }
+  for (const auto& w : c.at("witnesses")) {
+    if (!w.is_array() || w.size() != 3) throw Unreadable("witnesses: expected [P, i, block]");
+    const std::uint64_t P = w[0].get<std::uint64_t>(), i = w[1].get<std::uint64_t>();
+    const std::size_t d = w[2].get<std::size_t>();
+    const std::string item = "witness for P = " + std::to_string(P) + " (i = " + std::to_string(i) +
+                             ", block " + std::to_string(d) + ")";
+    if (P < 1 || P > covered || seen[P]) throw Invalid(item + ": P not expected or repeated");
+    if (i < S || P > last - i || d >= R.blocks())
+      throw Invalid(item + ": outside the window " + std::to_string(S) + ".." +
+                    std::to_string(last) + " or the blocks");
+    const auto a = R.at(d, i);  // copies: at() may reuse its storage
+    const auto b = R.at(d, i + P);
+    if (same_bits(a.first, b.first) && same_bits(a.second, b.second))
+      throw Invalid(item + ": R^_(i+P) = R^_i in that block (cos " + text(a.first) + ", sin " +
+                    text(a.second) + ")");
+    seen[P] = true;
+  }
+  for (std::uint64_t P = 1; P <= covered; ++P)
+    if (!seen[P]) throw Invalid("witness for P = " + std::to_string(P) + ": missing");
+  if (!period) return;
+  const std::uint64_t P = *period;
+  if (static_cast<double>(N - P) * static_cast<double>(R.blocks()) > kMaxPeriodChecks)
+    throw Unreadable("period: checking it needs (N-P)·blocks > 2e7 comparisons: not checked");
+  for (std::uint64_t i = S; i + P <= last; ++i) {
+    for (std::size_t d = 0; d < R.blocks(); ++d) {
+      const auto a = R.at(d, i);
+      const auto b = R.at(d, i + P);
+      if (!same_bits(a.first, b.first) || !same_bits(a.second, b.second))
+        throw Invalid("period P = " + std::to_string(P) + ": R^_" + std::to_string(i + P) +
+                      " != R^_" + std::to_string(i) + " in block " + std::to_string(d));
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The horizon certificate
+
+/// An exact decimal ("-0.001953125", "12") as a rational.
+mpq_class read_decimal(const std::string& s, const std::string& item) {
+  std::size_t k = 0;
+  const bool negative = !s.empty() && s[0] == '-';
+  if (negative) ++k;
+  std::string digits;
+  long scale = 0;
+  bool point = false;
+  for (; k < s.size(); ++k) {
+    if (s[k] == '.' && !point) {
+      point = true;
+    } else if (std::isdigit(static_cast<unsigned char>(s[k]))) {
+      digits += s[k];
+      if (point) ++scale;
+    } else {
+      throw Unreadable(item + ": '" + s + "' is not an exact decimal");
+    }
+  }
+  if (digits.empty()) throw Unreadable(item + ": empty decimal");
+  mpz_class den;
+  mpz_ui_pow_ui(den.get_mpz_t(), 10, static_cast<unsigned long>(scale));
+  mpq_class q{mpz_class(digits), den};
+  q.canonicalize();
+  return negative ? mpq_class(-q) : q;
+}
+
+/// round_F(s · cos a) (or sin a), s rational.
+FValue scaled_trig(const Angle& a, const mpq_class& s, bool sine, const Format& F,
+                   const std::string& what) {
+  std::optional<mpq_class> exact;
+  if (a.turn) {
+    auto [c, sn] = exact_turn_trig(*a.turn);
+    exact = sine ? sn : c;
+  } else if (auto q = rational_value(*a.expr); a.factor == 0 || (q && *q == 0)) {
+    exact = sine ? mpq_class(0) : mpq_class(1);
+  }
+  if (exact) return round_rational(mpq_class(s * *exact), F, what);
+  return ziv(
+      [&](Interval& r) {
+        const mpfr_prec_t w = mpfr_get_prec(r.lo);
+        Interval x(w), t(w), sc(w);
+        if (a.turn) {
+          Interval tt(w), pi2(w);
+          set_q(tt, *a.turn * 2);
+          mpfr_const_pi(pi2.lo, MPFR_RNDD);
+          mpfr_const_pi(pi2.hi, MPFR_RNDU);
+          interval_mul(x, tt, pi2);
+        } else {
+          Interval e(w), f(w);
+          if (!enclose(*a.expr, e)) return false;
+          set_q(f, mpq_class(a.factor));
+          interval_mul(x, e, f);
+        }
+        Mp width(w);
+        mpfr_sub(width, x.hi, x.lo, MPFR_RNDU);
+        if (sine) {
+          mpfr_sin(t.lo, x.lo, MPFR_RNDD);
+          mpfr_sin(t.hi, x.lo, MPFR_RNDU);
+        } else {
+          mpfr_cos(t.lo, x.lo, MPFR_RNDD);
+          mpfr_cos(t.hi, x.lo, MPFR_RNDU);
+        }
+        mpfr_sub(t.lo, t.lo, width, MPFR_RNDD);
+        mpfr_add(t.hi, t.hi, width, MPFR_RNDU);
+        set_q(sc, s);
+        interval_mul(r, t, sc);
+        return true;
+      },
+      F, what);
+}
+
+class Head {
+ public:
+  Head(const json& c, Rotations& R, const FValue& C, std::uint64_t k) : R_(R) {
+    const Format& F = R.format();
+    const auto& weights = c.at("weights");
+    if (weights.size() != R.blocks()) throw Invalid("weights: one per block expected");
+    const auto blocks = read_blocks(c.at("blocks"));
+    mpq_class Cq;
+    mpfr_get_q(Cq.get_mpq_t(), C);
+    for (std::size_t d = 0; d < R.blocks(); ++d) {
+      mpq_class w(weights[d].get<std::string>());
+      if (w.get_den() == 0) throw Unreadable("weights: bad rational");
+      w.canonicalize();
+      // bias (round(C·w·cos kθ), round(−C·w·sin kθ)): enclose cos kθ, sin kθ, scale exactly
+      Angle a;
+      if (blocks[d].turn) {
+        mpq_class t = *blocks[d].turn * mpq_class(to_mpz(k));
+        t -= mpz_class(t.get_num() / t.get_den());
+        a.turn = t;
+      } else {
+        a.expr = blocks[d].theta;
+        a.factor = to_mpz(k);
+      }
+      const std::string what = "query bias of block " + std::to_string(d);
+      bias_.push_back(scaled_trig(a, mpq_class(Cq * w), false, F, what));
+      bias_.push_back(scaled_trig(a, mpq_class(-Cq * w), true, F, what));
+    }
+  }
+
+  /// q_i (or k_i when key) for all blocks, 2 per block.
+  std::vector<FValue> vector(std::uint64_t i, bool key) {
+    const Format& F = R_.format();
+    std::vector<FValue> out;
+    FValue one(F.p), zero(F.p);
+    mpfr_set_ui(one, 1, MPFR_RNDN);
+    mpfr_set_zero(zero, 1);
+    for (std::size_t d = 0; d < R_.blocks(); ++d) {
+      const auto cs = R_.at(d, i);
+      const FValue& x0 = key ? one : bias_[2 * d];
+      const FValue& x1 = key ? zero : bias_[2 * d + 1];
+      // THEORY §2.1: (rnd(rnd(c·x0) − rnd(s·x1)), rnd(rnd(s·x0) + rnd(c·x1)))
+      out.push_back(f_add(f_mul(cs.first, x0, F), f_mul(cs.second, x1, F), F, true));
+      out.push_back(f_add(f_mul(cs.second, x0, F), f_mul(cs.first, x1, F), F));
+    }
+    return out;
+  }
+
+ private:
+  Rotations& R_;
+  std::vector<FValue> bias_;
+};
+
+/// Ŝ = q·k, sequential (THEORY §2.1): each product rounded, each partial sum rounded.
+FValue score(const std::vector<FValue>& q, const std::vector<FValue>& k, const Format& F) {
+  FValue acc = f_mul(q[0], k[0], F);
+  for (std::size_t t = 1; t < q.size(); ++t) acc = f_add(acc, f_mul(q[t], k[t], F), F);
+  return acc;
+}
+
+/// a − b ≥ f exactly, both finite (a NaN or infinite score fails, as in the scan).
+bool leads_by(mpfr_srcptr a, mpfr_srcptr b, mpfr_srcptr f, const Format& F) {
+  if (!mpfr_number_p(a) || !mpfr_number_p(b)) return false;
+  Mp d(F.sum_bits());
+  mpfr_sub(d, a, b, MPFR_RNDN);  // exact for finite a, b
+  if (mpfr_nan_p(d)) return false;
+  return mpfr_greaterequal_p(d, f) != 0;
+}
+
+/// f_large (THEORY §1): round(exp(−f)) = 0 and, for the predecessor f⁻ > 0 in F,
+/// round(exp(−f⁻)) ≠ 0 (exp is monotone, so f is the smallest such element of F).
+void check_f_large(const FValue& f_large, const Format& F) {
+  if (!mpfr_number_p(f_large) || mpfr_sgn(f_large.get()) <= 0)
+    throw Invalid("f_large: must be > 0");
+  auto exp_minus = [&](mpfr_srcptr f) {
+    return ziv(
+        [&](Interval& r) {
+          Mp m(mpfr_get_prec(r.lo));
+          mpfr_neg(m, f, MPFR_RNDN);  // exact
+          mpfr_exp(r.lo, m, MPFR_RNDD);
+          mpfr_exp(r.hi, m, MPFR_RNDU);
+          return true;
+        },
+        F, "exp(-f_large)");
+  };
+  if (!mpfr_zero_p(exp_minus(f_large)))
+    throw Invalid("f_large: exp(-" + text(f_large) + ") does not round to 0 in " + F.name);
+  FValue below(f_large);
+  mpfr_nextbelow(below);  // the predecessor in F (f_large is normal: p bits apart)
+  if (mpfr_sgn(below.get()) > 0 && mpfr_zero_p(exp_minus(below)))
+    throw Invalid("f_large: not the smallest: exp(-" + text(below) + ") rounds to 0 already");
+}
+
+constexpr double kMaxHorizonScores = 2e8;
+
+/// The scan's evidence: every score of every certified query recomputed; the listed target and
+/// largest other score (first j on ties) must match, and the lead must be ≥ f_large.
+void check_scan(const json& c, const Rotations& R, Head& head, const Format& F,
+                const FValue& f_large, std::uint64_t k, std::uint64_t n_max, bool at_limit) {
+  const std::uint64_t last = at_limit ? n_max + 1 : n_max + 2;
+  if (0.5 * static_cast<double>(last + 1) * static_cast<double>(last + 1) *
+          static_cast<double>(R.blocks()) >
+      kMaxHorizonScores)
+    throw Unreadable("n_max: checking it needs more than 2e8 block scores: not checked");
+  std::vector<std::vector<FValue>> keys;
+  for (std::uint64_t j = 0; j <= last; ++j) keys.push_back(head.vector(j, true));
+
+  const auto& queries = c.at("queries");
+  const std::uint64_t first = k + 1;
+  const std::uint64_t expected = n_max + 1 >= first ? n_max + 1 - first + 1 : 0;
+  if (queries.size() != expected)
+    throw Invalid("queries: " + std::to_string(queries.size()) + " listed, " +
+                  std::to_string(expected) + " expected (k+1..n_max+1)");
+  for (std::uint64_t i = first; i <= n_max + 1; ++i) {
+    const json& q = queries[i - first];
+    const std::string item = "query i = " + std::to_string(i);
+    if (u64(q, "i") != i) throw Invalid(item + ": listed out of order");
+    const auto qi = head.vector(i, false);
+    const FValue target = score(qi, keys[i - k], F);
+    std::optional<std::uint64_t> best;
+    FValue best_score(F.p);
+    for (std::uint64_t j = 0; j < i; ++j) {
+      if (j == i - k) continue;
+      FValue s = score(qi, keys[j], F);
+      if (mpfr_nan_p(s))
+        throw Invalid(item + ": the score of j = " + std::to_string(j) + " is NaN");
+      if (!best || mpfr_greater_p(s, best_score)) {
+        best = j;
+        best_score = s;
+      }
+    }
+    if (!same_value(target, read_value(q.at("target"), F, item + " target")))
+      throw Invalid(item + ": target score is " + text(target) + ", not " +
+                    q.at("target").get<std::string>());
+    if (best) {
+      if (q.at("competitor").is_null() || u64(q, "competitor") != *best)
+        throw Invalid(item + ": the largest competitor is j = " + std::to_string(*best));
+      if (!same_value(best_score, read_value(q.at("competitor_score"), F, item)))
+        throw Invalid(item + ": competitor score is " + text(best_score) + ", not " +
+                      q.at("competitor_score").get<std::string>());
+      if (!leads_by(target, best_score, f_large, F))
+        throw Invalid(item + ": target " + text(target) + " does not lead competitor j = " +
+                      std::to_string(*best) + " (" + text(best_score) + ") by f_large");
+    } else if (!q.at("competitor").is_null()) {
+      throw Invalid(item + ": no competitor exists");
+    }
+  }
+}
+
+/// E_v: a bound on |Ŝ_{i,j} − C·Σ_d w_d cos(θ_d(i−k−j))| for every i, j, for r1/r3 (cos and
+/// sin of the exact angle rounded once) and sequential sums, by forward error analysis with
+/// |rnd(x) − x| ≤ u|x| + η for |x| ≤ max F (u = 2^−p, η = 2^(emin−p) under nearest-even; twice
+/// both under directed rounding). Per block with A = |C·w_d|: realised cos, sin within
+/// e1 = u + η and of magnitude ≤ 1; the bias within eb = uA + η of C·w_d·(cos kθ, −sin kθ);
+/// a query product within ep = e1(A + eb) + eb of the exact one before rounding and
+/// er = u(A + eb) + η for its rounding; a query component within eq = 2(ep + er) +
+/// u(A + 2(ep + er)) + η of C·w_d·(cos, sin)(θi − kθ) (whose norm is A); a score term within
+/// et = eq + A·e1 + u(A + eq) + η of its exact value, of magnitude ≤ mt = (A + eq)(1 + u) + η.
+/// The 2B − 1 rounded additions of terms of total magnitude T = Σ mt add at most
+/// (2B−1)(uT + η)/(1 − (2B−1)u) (each partial sum is within the accumulated error of a sum of
+/// terms; unrotated pairs add exact zeros). E_v = Σ et + that. Refuses (Unreadable) when an
+/// intermediate bound could exceed max F (then the model does not hold: overflow).
+mpq_class own_error_bound(const json& c, const Format& F, const FValue& C, std::size_t B) {
+  mpq_class u, eta, one = 1;
+  const bool nearest = F.rnd == MPFR_RNDN;
+  auto pow2 = [](long e) {
+    mpq_class q = 1;
+    if (e >= 0)
+      mpq_mul_2exp(q.get_mpq_t(), q.get_mpq_t(), static_cast<unsigned long>(e));
+    else
+      mpq_div_2exp(q.get_mpq_t(), q.get_mpq_t(), static_cast<unsigned long>(-e));
+    return q;
+  };
+  u = pow2(nearest ? -F.p : 1 - F.p);
+  eta = pow2(nearest ? F.emin - F.p : F.emin - F.p + 1);
+  const mpq_class max_f = pow2(F.emax + 1) - pow2(F.emax + 1 - F.p);
+  mpq_class Cq;
+  mpfr_get_q(Cq.get_mpq_t(), C);
+  const mpq_class e1 = u + eta;
+  mpq_class sum_et = 0, T = 0, largest = 0;
+  for (std::size_t d = 0; d < B; ++d) {
+    mpq_class w(c.at("weights").at(d).get<std::string>());
+    w.canonicalize();
+    const mpq_class A = abs(Cq * w);
+    const mpq_class eb = u * A + eta, ep = e1 * (A + eb) + eb, er = u * (A + eb) + eta;
+    const mpq_class eq = 2 * (ep + er) + u * (A + 2 * (ep + er)) + eta;
+    const mpq_class et = eq + A * e1 + u * (A + eq) + eta;
+    const mpq_class mt = (A + eq) * (1 + u) + eta;
+    sum_et += 2 * et;
+    T += 2 * mt;
+    for (const mpq_class& m : {mpq_class(A + eb), mpq_class(A + 2 * (ep + er)), mt})
+      if (m > largest) largest = m;
+  }
+  const mpq_class n = static_cast<unsigned long>(2 * B - 1);
+  if (n * u >= 1) throw Unreadable("candidates: too many blocks for the error analysis");
+  const mpq_class sums = n * (u * T + eta) / (1 - n * u);
+  if (T + sums > largest) largest = T + sums;
+  if (largest * (1 + u) + eta > max_f)
+    throw Unreadable("candidates: an intermediate could overflow " + F.name +
+                     ": the error analysis does not apply (not checked)");
+  return sum_et + sums;
+}
+
+/// The candidate algorithm's evidence (proofs/fast_range.hpp): with E_v = own_error_bound,
+/// a competitor at offset n = i − k − j ≠ 0 cannot break a query's lead when
+/// C·(S(0) − S(n)) − 2E_v ≥ f_large (S(n) = Σ_d w_d cos(θ_d n), enclosed with MPFR; S is even).
+/// Every offset 1..(last query − k) that this does not exclude, and every listed candidate, is
+/// a candidate; for every certified query the target and every candidate competitor's realised
+/// score are recomputed and the lead must be ≥ f_large. Needs F inside binary64 (the realised
+/// keys are kept as doubles, 16 bytes per block and position).
+void check_candidates(const json& c, Rotations& R, Head& head, const Format& F, const FValue& C,
+                      const FValue& f_large, std::uint64_t k, std::uint64_t n_max) {
+  if (c.at("realization") != "r1" && c.at("realization") != "r3")
+    throw Invalid("candidates: the evidence needs r1 or r3 (the angle's error grows under r2)");
+  if (F.p > 53 || F.emin < -1022 || F.emax > 1023)
+    throw Unreadable("candidates: " + F.name + " is not inside binary64: not covered");
+  const std::size_t B = R.blocks();
+  const mpq_class E = own_error_bound(c, F, C, B);
+  const bool at_limit = c.at("at_limit").get<bool>();
+  const std::uint64_t last_query = at_limit ? n_max + 1 : n_max + 2;
+  if (last_query > (std::uint64_t{1} << 32)) throw Unreadable("candidates: n_max too large");
+  // competitors sit at offsets i − k − j in −(k−1)..(last query − k), and S is even
+  const std::uint64_t max_offset = std::max(last_query - k, k - 1);
+  const auto blocks = read_blocks(c.at("blocks"));
+  std::vector<mpq_class> weights;
+  mpq_class S0 = 0;
+  for (std::size_t d = 0; d < B; ++d) {
+    mpq_class w(c.at("weights").at(d).get<std::string>());
+    w.canonicalize();
+    weights.push_back(w);
+    S0 += w;
+  }
+  // the exclusion test: lower bound of C·S0 − C·S(n) − 2E at 128 bits, against f_large
+  const mpfr_prec_t wbits = 128;
+  Mp lhs_fixed(wbits), twoE(wbits), Cm(wbits);
+  {
+    mpq_class cs0;
+    mpfr_get_q(cs0.get_mpq_t(), C);
+    cs0 *= S0;
+    mpfr_set_q(lhs_fixed, cs0.get_mpq_t(), MPFR_RNDD);
+    const mpq_class e2 = 2 * E;
+    mpfr_set_q(twoE, e2.get_mpq_t(), MPFR_RNDU);
+    mpfr_sub(lhs_fixed, lhs_fixed, twoE, MPFR_RNDD);
+    mpfr_set(Cm, C, MPFR_RNDN);  // exact: C has p ≤ 53 bits
+  }
+  std::vector<bool> candidate(max_offset + 1, false);
+  for (const auto& n : c.at("candidate_offsets")) {
+    const std::uint64_t v = n.get<std::uint64_t>();
+    if (v >= 1 && v <= max_offset) candidate[v] = true;
+  }
+  for (std::uint64_t n = 1; n <= max_offset; ++n) {
+    if (candidate[n]) continue;
+    Interval S(wbits), term(wbits), wi(wbits), cosn(wbits);
+    mpfr_set_zero(S.lo, 1);
+    mpfr_set_zero(S.hi, 1);
+    for (std::size_t d = 0; d < B; ++d) {
+      Interval x(wbits);
+      if (blocks[d].turn) {
+        mpq_class t = *blocks[d].turn * mpq_class(to_mpz(n));
+        t -= mpz_class(t.get_num() / t.get_den());
+        Interval tt(wbits), pi2(wbits);
+        set_q(tt, t * 2);
+        mpfr_const_pi(pi2.lo, MPFR_RNDD);
+        mpfr_const_pi(pi2.hi, MPFR_RNDU);
+        interval_mul(x, tt, pi2);
+      } else {
+        Interval e(wbits), f(wbits);
+        if (!enclose(*blocks[d].theta, e)) throw Unreadable("candidates: cannot enclose an angle");
+        set_q(f, mpq_class(to_mpz(n)));
+        interval_mul(x, e, f);
+      }
+      Mp width(wbits);
+      mpfr_sub(width, x.hi, x.lo, MPFR_RNDU);
+      mpfr_cos(cosn.lo, x.lo, MPFR_RNDD);
+      mpfr_cos(cosn.hi, x.lo, MPFR_RNDU);
+      mpfr_sub(cosn.lo, cosn.lo, width, MPFR_RNDD);
+      mpfr_add(cosn.hi, cosn.hi, width, MPFR_RNDU);
+      set_q(wi, weights[d]);
+      interval_mul(term, wi, cosn);
+      mpfr_add(S.hi, S.hi, term.hi, MPFR_RNDU);
+    }
+    Mp lhs(wbits), cs(wbits);
+    mpfr_mul(cs, Cm, S.hi, MPFR_RNDU);
+    mpfr_sub(lhs, lhs_fixed, cs, MPFR_RNDD);
+    if (mpfr_less_p(lhs, f_large)) candidate[n] = true;
+  }
+  std::vector<std::uint64_t> offsets;
+  double work = 0;  // block scores of the candidate competitors over all queries
+  for (std::uint64_t n = 1; n <= max_offset; ++n) {
+    if (!candidate[n]) continue;
+    offsets.push_back(n);
+    work += static_cast<double>(B) * static_cast<double>(n_max + 2);
+  }
+  if (work > kMaxHorizonScores)
+    throw Unreadable("candidates: " + std::to_string(offsets.size()) +
+                     " candidate offsets need more than 2e8 block scores: not checked");
+  // keys k_j = (ĉ_j, ŝ_j) per block, exact as doubles
+  std::vector<double> keys;
+  keys.reserve(static_cast<std::size_t>((last_query + 1) * 2 * B));
+  for (std::uint64_t j = 0; j <= last_query; ++j)
+    for (const FValue& v : head.vector(j, true)) keys.push_back(mpfr_get_d(v, MPFR_RNDN));
+  auto key = [&](std::uint64_t j) {
+    std::vector<FValue> out;
+    for (std::size_t t = 0; t < 2 * B; ++t) {
+      FValue v(F.p);
+      mpfr_set_d(v, keys[static_cast<std::size_t>(j * 2 * B + t)], MPFR_RNDN);  // exact
+      out.push_back(v);
+    }
+    return out;
+  };
+  for (std::uint64_t i = k + 1; i <= n_max + 1; ++i) {
+    const std::string item = "query i = " + std::to_string(i);
+    const auto qi = head.vector(i, false);
+    const FValue target = score(qi, key(i - k), F);
+    auto check = [&](std::uint64_t j) {
+      const FValue s = score(qi, key(j), F);
+      if (!leads_by(target, s, f_large, F))
+        throw Invalid(item + ": target " + text(target) + " does not lead candidate j = " +
+                      std::to_string(j) + " (" + text(s) + ") by f_large");
+    };
+    for (std::uint64_t n : offsets) {
+      if (n > i - k) break;
+      check(i - k - n);  // offset +n
+    }
+    for (std::uint64_t n : offsets) {
+      if (n >= k) break;
+      check(i - k + n);  // offset −n (j < i)
+    }
+    if (!mpfr_number_p(target)) throw Invalid(item + ": the target score is not finite");
+  }
+}
+
+void check_horizon(const json& c) {
+  const Format F = read_format(c.at("format"), c.at("rounding").get<std::string>());
+  if (c.at("summation").get<std::string>() != "sequential")
+    throw Unreadable("summation " + c.at("summation").get<std::string>() +
+                     " is not covered (covered: sequential)");
+  Rotations R(read_blocks(c.at("blocks")), c.at("realization").get<std::string>(), F);
+  const std::uint64_t k = u64(c, "k"), n_max = u64(c, "n_max");
+  if (k < 1) throw Invalid("k: must be at least 1");
+  const FValue C = read_value(c.at("C"), F, "C");
+  if (!mpfr_number_p(C) || mpfr_sgn(C.get()) <= 0) throw Invalid("C: must be finite and > 0");
+  const FValue f_large = read_value(c.at("f_large"), F, "f_large");
+  check_f_large(f_large, F);
+
+  const bool at_limit = c.at("at_limit").get<bool>();
+  Head head(c, R, C, k);
+  const std::string evidence =
+      c.contains("evidence") ? c.at("evidence").get<std::string>() : std::string("scan");
+  if (evidence == "candidates") {
+    check_candidates(c, R, head, F, C, f_large, k, n_max);
+  } else if (evidence == "scan") {
+    check_scan(c, R, head, F, f_large, k, n_max, at_limit);
+  } else {
+    throw Unreadable("evidence '" + evidence + "' is not covered (covered: scan, candidates)");
+  }
+  if (at_limit) {
+    if (n_max != u64(c, "max_length")) throw Invalid("n_max: at the limit it is max_length");
+    return;
+  }
+  const json& fail = c.at("fail");
+  if (fail.is_null()) throw Invalid("fail: missing (the claim N_max = n_max needs it)");
+  const std::uint64_t i = u64(fail, "query"), j = u64(fail, "competitor");
+  const std::string item = "failing query i = " + std::to_string(i);
+  if (i != n_max + 2 || i < k + 1) throw Invalid(item + ": must be n_max + 2 >= k + 1");
+  if (j >= i || j == i - k) throw Invalid(item + ": competitor j = " + std::to_string(j));
+  const auto qi = head.vector(i, false);
+  const FValue target = score(qi, head.vector(i - k, true), F),
+               comp = score(qi, head.vector(j, true), F);
+  if (!same_value(target, read_value(fail.at("target"), F, item)) &&
+      !(mpfr_nan_p(target) && fail.at("target").get<std::string>() == "nan"))
+    throw Invalid(item + ": target score is " + text(target));
+  if (!same_value(comp, read_value(fail.at("competitor_score"), F, item)) &&
+      !(mpfr_nan_p(comp) && fail.at("competitor_score").get<std::string>() == "nan"))
+    throw Invalid(item + ": competitor score is " + text(comp));
+  if (leads_by(target, comp, f_large, F))
+    throw Invalid(item + ": the target leads j = " + std::to_string(j) + " by f_large: no failure");
+  if (!fail.at("gap").is_null()) {
+    Mp d(F.sum_bits());
+    mpfr_sub(d, target, comp, MPFR_RNDN);
+    mpq_class gap;
+    mpfr_get_q(gap.get_mpq_t(), d);
+    if (gap != read_decimal(fail.at("gap").get<std::string>(), item + " gap"))
+      throw Invalid(item + ": the gap is " + gap.get_str() + ", not " +
+                    fail.at("gap").get<std::string>());
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The compile certificate
+
+constexpr double kMaxPastAdditions = 2e8;
+
+/// The P head's re-binarisation FFN (THEORY §7 C1 Patch 2) on h, with x = (top = 1, h, out = 0):
+/// hidden units ReLU(rnd(h − f1)), ReLU(rnd(h − f2)) (the products −f1·1, 1·h are exact), output
+/// rnd(rnd(s·u1) + rnd(−s·u2)), s = 1/(f2 − f1) exact in F.
+FValue rebinarise(const FValue& h, const FValue& f1, const FValue& f2, const FValue& s,
+                  const Format& F) {
+  FValue zero(F.p);
+  mpfr_set_zero(zero, 1);
+  auto relu = [&](FValue v) { return mpfr_sgn(v.get()) > 0 ? v : zero; };
+  const FValue u1 = relu(f_add(h, f1, F, true)), u2 = relu(f_add(h, f2, F, true));
+  FValue minus_s(s);
+  mpfr_neg(minus_s, minus_s, MPFR_RNDN);
+  return f_add(f_mul(s, u1, F), f_mul(minus_s, u2, F), F);
+}
+
+/// The P head's certified count (proofs::certify_past_head): Z_c = sequential sum of c ones,
+/// α_c = rnd(1/Z_c), h(c) = sequential sum of c copies of α_c; every h(c), c ≤ count, must
+/// re-binarise to exactly 1 (and 0 to 0). nullopt = every count (Z and h stopped changing).
+std::optional<std::uint64_t> past_count(const json& p, const Format& F) {
+  const FValue f1 = read_value(p.at("f1"), F, "past f1"), f2 = read_value(p.at("f2"), F, "past f2");
+  if (!(mpfr_sgn(f1.get()) > 0 && mpfr_less_p(f1, f2))) throw Invalid("past: need 0 < f1 < f2");
+  mpq_class q1, q2;
+  mpfr_get_q(q1.get_mpq_t(), f1);
+  mpfr_get_q(q2.get_mpq_t(), f2);
+  const mpq_class scale = 1 / (q2 - q1);
+  const FValue s = round_rational(scale, F, "past scale");
+  mpq_class sq;
+  mpfr_get_q(sq.get_mpq_t(), s);
+  if (sq != scale) throw Invalid("past: the scale 1/(f2 - f1) is not exact in " + F.name);
+  const std::uint64_t limit = u64(p, "limit");
+  FValue zero(F.p), one(F.p);
+  mpfr_set_zero(zero, 1);
+  mpfr_set_ui(one, 1, MPFR_RNDN);
+  if (!mpfr_zero_p(rebinarise(zero, f1, f2, s, F))) return std::uint64_t{0};
+  FValue Z(zero), h(zero), alpha(zero);
+  bool z_stagnant = false;
+  double additions = 0;
+  for (std::uint64_t c = 1; c <= limit; ++c) {
+    const FValue z_next = f_add(Z, one, F);
+    if (!z_stagnant && c > 1 && same_bits(z_next, Z)) z_stagnant = true;
+    FValue h_next(zero);
+    if (z_stagnant) {
+      h_next = f_add(h, alpha, F);
+    } else {
+      mpq_class z;
+      mpfr_get_q(z.get_mpq_t(), z_next);
+      alpha = round_rational(mpq_class(1 / z), F, "1/Z_" + std::to_string(c));
+      additions += static_cast<double>(c);
+      if (additions > kMaxPastAdditions)
+        throw Unreadable("past: more than 2e8 additions to check the count: not checked");
+      for (std::uint64_t k = 0; k < c; ++k) h_next = f_add(h_next, alpha, F);
+    }
+    Z = z_next;
+    const bool h_stagnant = z_stagnant && same_bits(h_next, h);
+    h = h_next;
+    const FValue out = rebinarise(h, f1, f2, s, F);
+    if (!mpfr_number_p(out) || mpfr_cmp_ui(out, 1) != 0) return c - 1;
+    if (h_stagnant) return std::nullopt;
+  }
+  return limit;
+}
+
+/// One MOD_m^r head (THEORY §7 C4): table T(s) = r3 of the turn 1/m; query bias
+/// (round(cos 2πr/m), round(−sin 2πr/m)) rotated by T(s) at query residue s, (1, 0) unrotated;
+/// BOS key (Ĉ, 0) rotated by T(0) on the rotary pair and 0 on the unrotated pair; non-BOS keys
+/// 0 on the rotary pair and (w, 0) on the unrotated pair, w = rnd(Ĉ·b̂), b̂ = round(b_m),
+/// b_m = (1 + cos 2π/m)/2. Scores summed sequentially over the 4 coordinates.
+void check_mod_head(const json& h, const Format& F, const FValue& f_large) {
+  const std::uint64_t m = u64(h, "m"), r = u64(h, "r");
+  const std::string item = "MOD_" + std::to_string(m) + "^" + std::to_string(r) + " head";
+  if (m < 2 || r >= m || m > 100000) throw Invalid(item + ": need 2 <= m <= 1e5 and r < m");
+  const FValue C = read_value(h.at("C"), F, item + " C");
+  if (!mpfr_number_p(C) || mpfr_sgn(C.get()) <= 0) throw Invalid(item + ": C must be > 0");
+  Angle unit;
+  unit.turn = mpq_class(1, static_cast<unsigned long>(m));
+  // b_m = (1 + cos 2π/m)/2: exactly 0, 1/4, 1/2, 3/4 for m = 2, 3, 4, 6 (Niven), else
+  // irrational (never a rounding boundary) and rounded by Ziv
+  const auto exact_cos = exact_turn_trig(*unit.turn).first;
+  const FValue b_hat = exact_cos ? round_rational(mpq_class((1 + *exact_cos) / 2), F, item + " b")
+                                 : ziv(
+                                       [&](Interval& out) {
+                                         const mpfr_prec_t w = mpfr_get_prec(out.lo);
+                                         Interval x(w), two_pi(w), t(w);
+                                         set_q(t, mpq_class(2, static_cast<unsigned long>(m)));
+                                         mpfr_const_pi(two_pi.lo, MPFR_RNDD);
+                                         mpfr_const_pi(two_pi.hi, MPFR_RNDU);
+                                         interval_mul(x, t, two_pi);
+                                         Mp width(w);
+                                         mpfr_sub(width, x.hi, x.lo, MPFR_RNDU);
+                                         mpfr_cos(out.lo, x.lo, MPFR_RNDD);
+                                         mpfr_cos(out.hi, x.lo, MPFR_RNDU);
+                                         mpfr_sub(out.lo, out.lo, width, MPFR_RNDD);
+                                         mpfr_add(out.hi, out.hi, width, MPFR_RNDU);
+                                         mpfr_add_ui(out.lo, out.lo, 1, MPFR_RNDD);
+                                         mpfr_add_ui(out.hi, out.hi, 1, MPFR_RNDU);
+                                         mpfr_div_2ui(out.lo, out.lo, 1, MPFR_RNDD);
+                                         mpfr_div_2ui(out.hi, out.hi, 1, MPFR_RNDU);
+                                         return true;
+                                       },
+                                       F, item + " b");
+  if (!same_value(b_hat, read_value(h.at("b"), F, item + " b")))
+    throw Invalid(item + ": b^ = round(b_m) is " + text(b_hat));
+  const FValue w = f_mul(C, b_hat, F);
+  if (!same_value(w, read_value(h.at("key_weight"), F, item + " key_weight")))
+    throw Invalid(item + ": key weight round(C*b^) is " + text(w));
+  Angle query;
+  query.turn = mpq_class(static_cast<unsigned long>(r), static_cast<unsigned long>(m));
+  const FValue qc = scaled_trig(query, 1, false, F, item),
+               qs = scaled_trig(query, -1, true, F, item);
+  const auto& bias = h.at("query_bias");
+  if (!same_value(qc, read_value(bias.at(0), F, item)) ||
+      !same_value(qs, read_value(bias.at(1), F, item)))
+    throw Invalid(item + ": query bias is (" + text(qc) + ", " + text(qs) + ")");
+  std::vector<Block> blocks(1);
+  blocks[0].turn = *unit.turn;
+  Rotations T(blocks, "r3", F);
+  FValue zero(F.p), one(F.p);
+  mpfr_set_zero(zero, 1);
+  mpfr_set_ui(one, 1, MPFR_RNDN);
+  auto rotate = [&](const std::pair<FValue, FValue>& cs, const FValue& x0, const FValue& x1) {
+    return std::vector<FValue>{f_add(f_mul(cs.first, x0, F), f_mul(cs.second, x1, F), F, true),
+                               f_add(f_mul(cs.second, x0, F), f_mul(cs.first, x1, F), F)};
+  };
+  auto k_bos = rotate(T.at(0, 0), C, zero);
+  k_bos.push_back(zero);
+  k_bos.push_back(zero);
+  const std::vector<FValue> k_other = {zero, zero, w, zero};
+  const auto& margins = h.at("margins");
+  if (margins.size() != m) throw Invalid(item + ": one margin per residue expected");
+  for (std::uint64_t s = 0; s < m; ++s) {
+    const std::string rs = item + " residue " + std::to_string(s);
+    auto q = rotate(T.at(0, s), qc, qs);  // the query at position m + s
+    q.push_back(one);
+    q.push_back(zero);
+    const FValue bos = score(q, k_bos, F), other = score(q, k_other, F);
+    const json& claim = margins[s];
+    if (u64(claim, "residue") != s) throw Invalid(rs + ": listed out of order");
+    if (!same_value(bos, read_value(claim.at("bos_score"), F, rs)))
+      throw Invalid(rs + ": the BOS score is " + text(bos));
+    if (!same_value(other, read_value(claim.at("other_score"), F, rs)))
+      throw Invalid(rs + ": the non-BOS score is " + text(other));
+    const bool bos_wins = s == r;
+    if (!leads_by(bos_wins ? bos : other, bos_wins ? other : bos, f_large, F))
+      throw Invalid(rs + ": the " + std::string(bos_wins ? "BOS" : "non-BOS") +
+                    " key does not lead by f_large");
+    Mp d(F.sum_bits());
+    mpfr_sub(d, bos_wins ? bos : other, bos_wins ? other : bos, MPFR_RNDN);
+    mpq_class margin;
+    mpfr_get_q(margin.get_mpq_t(), d);
+    if (claim.at("margin").is_null() ||
+        margin != read_decimal(claim.at("margin").get<std::string>(), rs + " margin"))
+      throw Invalid(rs + ": the margin is " + margin.get_str());
+  }
+}
+
+void check_compile(const json& c) {
+  const Format F = read_format(c.at("format"), c.at("rounding").get<std::string>());
+  if (c.at("summation").get<std::string>() != "sequential")
+    throw Unreadable("summation " + c.at("summation").get<std::string>() +
+                     " is not covered (covered: sequential)");
+  const FValue f_large = read_value(c.at("f_large"), F, "f_large");
+  check_f_large(f_large, F);
+  std::optional<std::uint64_t> length;  // nullopt = every length
+  bool bounded = false;
+  if (!c.at("past").is_null()) {
+    const std::optional<std::uint64_t> count = past_count(c.at("past"), F);
+    const json& claim = c.at("past").at("certified_count");
+    if (count ? (claim.is_null() || claim.get<std::uint64_t>() != *count) : !claim.is_null())
+      throw Invalid("P head: the certified count is " +
+                    (count ? std::to_string(*count) : std::string("every count")));
+    if (count && *count == 0) throw Invalid("P head: no count is certified");
+    length = count;
+  }
+  for (const auto& h : c.at("mod_heads")) check_mod_head(h, F, f_large);
+  for (const auto& b : c.at("bounded_heads")) {
+    const json& hz = b.at("horizon");
+    const std::string item = "Y^" + std::to_string(u64(b, "k")) + " head " + b.at("node").dump();
+    if (hz.at("format") != c.at("format") || hz.at("rounding") != c.at("rounding") ||
+        u64(hz, "k") != u64(b, "k") || !hz.at("at_limit").get<bool>() ||
+        !same_value(read_value(hz.at("f_large"), F, item), f_large))
+      throw Invalid(item + ": its horizon certificate is not for this model's head");
+    try {
+      check_horizon(hz);
+    } catch (const Invalid& e) {
+      throw Invalid(item + ": " + e.what());
+    }
+    const std::uint64_t n = u64(hz, "n_max");
+    if (!bounded || !length || n < *length) length = n;
+    bounded = true;
+  }
+  const json& claim = c.at("certified_length");
+  if (length ? (claim.is_null() || claim.get<std::uint64_t>() != *length) : !claim.is_null())
+    throw Invalid("certified_length: the certified parts give " +
+                  (length ? std::to_string(*length) : std::string("every length")));
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
+    std::cerr
+        << "usage: ropesim-verify FILE.json   (a certificate of ropesim rotations, horizon or "
+           "compile --certificate)\n";
+    return 2;
+  }
+  try {
+    std::ifstream in(argv[1], std::ios::binary);
+    if (!in) throw Unreadable(std::string("cannot open ") + argv[1]);
+    json c;
+    try {
+      c = json::parse(in);
+    } catch (const json::exception& e) {
+      throw Unreadable(std::string("not JSON: ") + e.what());
+    }
+    if (!c.is_object() || !c.contains("certificate") || !c.contains("version"))
+      throw Unreadable("not a ropesim certificate (no 'certificate' and 'version' keys)");
+    if (c.at("version") != 1) throw Unreadable("certificate version is not 1");
+    const std::string kind = c.at("certificate").get<std::string>();
+    try {
+      if (kind == "census")
+        check_census(c);
+      else if (kind == "horizon")
+        check_horizon(c);
+      else if (kind == "compile")
+        check_compile(c);
+      else
+        throw Unreadable("certificate kind '" + kind +
+                         "' is not covered (covered: census, horizon, compile)");
+    } catch (const json::exception& e) {
+      throw Unreadable(std::string("malformed certificate: ") + e.what());
+    }
+    std::cout << "VALID\n";
+    return 0;
+  } catch (const Invalid& e) {
+    std::cout << "INVALID: " << e.what() << "\n";
+    return 1;
+  } catch (const Unreadable& e) {
+    std::cerr << "ropesim-verify: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "ropesim-verify: " << e.what() << "\n";
+    return 2;
+  }
+}
