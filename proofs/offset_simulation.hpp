@@ -26,7 +26,8 @@
 
 namespace ropesim::proofs {
 
-/// Residual coordinate of the gated output Y^k π_a.
+/// The index of the residual coordinate `out` (the gated output Y^k π_a) in offset_model's
+/// named space for offset k.
 std::size_t offset_output_coordinate(std::uint64_t k);
 
 /// The shape of offset_model(spec) without building it (d_model 5 + 2k, k + 1 layers, the
