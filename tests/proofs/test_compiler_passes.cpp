@@ -1,7 +1,7 @@
 // The compiler's passes and components one by one (THEORY §7 C1, C4, C5; proofs/compiler.hpp
 // "Passes"). Expectations are derived by hand, not by running the compiler:
 //   - the layer plan of P(a & !P true) and Y^2 b by ASAP placement on paper;
-//   - f_large(fp16) = 17.34375: the smallest x in fp16 with round(exp(−x)) = 0 under
+//   - f_large(fp16) = 17.34375 = 555/32: the smallest x in fp16 with round(exp(−x)) = 0 under
 //     nearest-even is the first element of F above 25·ln 2 = 17.3287 (exp(−x) must not exceed
 //     half the smallest subnormal 2^−24), on the grid 2^−6 of [16, 32);
 //   - the P-head certificate in fp16 stagnates at count 2049: Z_c = c is exact up to 2048 and
@@ -100,7 +100,7 @@ TEST_CASE("the P-head component in fp16: key weight f_large, certificate for eve
   REQUIRE(cert.stagnation_count);
   CHECK(*cert.stagnation_count == 2049);
   const numeric::Value f_large = proofs::f_large_or_refuse(policy);
-  CHECK(q(f_large) == mpq_class(1110, 64));  // 17.34375
+  CHECK(q(f_large) == mpq_class(555, 32));  // 17.34375
 
   const proofs::ResidualSpace space{"top", "psi", "raw", "out"};
   const auto parts = proofs::past_components(space, "psi", "raw", "out", "P psi", f_large, cert, a);
@@ -108,7 +108,7 @@ TEST_CASE("the P-head component in fp16: key weight f_large, certificate for eve
   const proofs::Component& head = parts[0];
   REQUIRE(head.sublayer == proofs::Sublayer::attention);
   REQUIRE(head.head);
-  CHECK(q(head.head->key.at(0, space.index("psi"))) == mpq_class(1110, 64));
+  CHECK(q(head.head->key.at(0, space.index("psi"))) == mpq_class(555, 32));
   CHECK(q(head.head->value.at(0, space.index("psi"))) == 1);
   CHECK(q(head.head->output.at(space.index("raw"), 0)) == 1);
   CHECK(head.description.constants["key_weight"] == "17.34375");
@@ -132,8 +132,8 @@ TEST_CASE("the MOD component in fp16: C = f_large and every residue leads by exa
     REQUIRE(parts.size() == 2);
     REQUIRE(parts[0].mod_head);
     const proofs::ModAtomHead& h = *parts[0].mod_head;
-    CHECK(h.C_exact == mpq_class(1110, 64));
-    CHECK(h.min_margin == mpq_class(1110, 64));
+    CHECK(h.C_exact == mpq_class(555, 32));
+    CHECK(h.min_margin == mpq_class(555, 32));
     CHECK(parts[0].description.constants["C"] == "17.34375");
     // Position 1 holds mod(2,1) (1 ≡ 1), so only r = 0 needs the count to switch it off.
     const bool at_1 = r == 1;
