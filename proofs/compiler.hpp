@@ -10,10 +10,11 @@
 /// output before re-binarisation / correction, and `count` (the counting head) when the formula
 /// has a MOD atom with m ≥ 2. Embeddings: BOS = e_bos, symbol a = e_top + e_sym:a, EOS = e_top.
 ///
-/// Layers (ASAP schedule over the DAG): in each layer the attention sublayer holds a head for
-/// every Pψ / MOD node whose operand is ready, and the FFN re-binarises those heads (P), applies
-/// the first-position correction (MOD) and computes every Boolean node whose operands were
-/// ready when the layer began (one ReLU level). Classifier: root − 1/2 > 0 at EOS.
+/// Layers (the ASAP layer plan over the DAG): in each layer the attention sublayer holds a head
+/// for every Pψ, Y^kψ and MOD node whose operands are ready (a Y^k node also waits for its gate),
+/// and the FFN re-binarises those heads (P), gates them (Y^k), applies the first-position
+/// correction (MOD) and computes every Boolean node whose operands were ready when the layer
+/// began (one ReLU level). Classifier: root − 1/2 > 0 at EOS.
 ///
 /// Exactness (THEORY §7 C1): every subformula coordinate is exactly 0 or 1 at every token and
 /// exactly 0 at BOS, for every word of length ≤ certified_length:
@@ -106,7 +107,7 @@ struct CompileOptions {
 };
 
 /// The model compile() would build, estimated from the formula's DAG alone in time linear in
-/// its size (no constant is computed): d_model, layers (the ASAP schedule's depth), the heads'
+/// its size (no constant is computed): d_model, layers (the ASAP layer plan's depth), the heads'
 /// head_dim/value_dim and the hidden units. Exact for a model without the LayerNorm mirror
 /// (the compiler's layout: bos, top, sym:a, per P/MOD/Y^k node a coordinate and a raw one, per
 /// Boolean node one, count with a MOD atom; the gates P^j⊤ of Y^k nodes included); with

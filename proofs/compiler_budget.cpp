@@ -21,7 +21,7 @@ CompileEstimate estimate_compile(const ltl::Formula& formula,
   CompileEstimate e;
   const std::size_t n = formula.size();
   const std::vector<bool> used = ltl::reachable_nodes(formula);
-  // layer[i]: the layer that computes node i in the ASAP schedule (-1: a leaf, no layer). The
+  // layer[i]: the layer that computes node i in the ASAP layer plan (-1: a leaf, no layer). The
   // operands of a node have smaller ids (nodes are interned bottom-up).
   std::vector<double> layer(n, -1);
   std::set<std::string> symbols(alphabet.begin(), alphabet.end());

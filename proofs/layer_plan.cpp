@@ -59,7 +59,7 @@ void place_nodes(LayerPlan& plan) {
     }
     if (heads.empty() && boolean.empty()) {
       throw std::logic_error(
-          "compiler: the schedule made no progress (a node kind is not compiled)");
+          "compiler: the layer plan made no progress (a node kind is not compiled)");
     }
     for (NodeId id : heads) placed[id] = ready[id] = true;
     for (NodeId id : boolean) placed[id] = ready[id] = true;
