@@ -71,9 +71,11 @@ LayerComponents layer_components(const PlannedLayer& layer, const ResidualSpace&
 
 CompiledModel compile_in(const ltl::Formula& formula, const std::vector<std::string>& alphabet,
                          const CompileOptions& options) {
+  // The input, the model's size and F, before anything is built.
   check_compilable(formula, alphabet);
   check_compile_budget(formula, alphabet, options);
   const numeric::Value f_large = require_compiler_format(options.policy);
+  // Plan: formula -> layers over named subformulas.
   const LayerPlan plan = plan_layers(formula, alphabet);
 
   CompiledModel out;
@@ -82,6 +84,7 @@ CompiledModel compile_in(const ltl::Formula& formula, const std::vector<std::str
   out.f_large = f_large;
   out.node_coordinates = plan.node_coordinates;
   out.space = plan.space;
+  // Certify and build: the P heads' shared certificate, then each layer's components.
   if (plan.has_past) {
     out.past = certify_past_heads(options.policy, options.certify_limit, options.progress);
   }
@@ -89,6 +92,7 @@ CompiledModel compile_in(const ltl::Formula& formula, const std::vector<std::str
   for (const PlannedLayer& layer : plan.planned) {
     layers.push_back(layer_components(layer, plan.space, options, f_large, out.past));
   }
+  // Assemble, report, and the LayerNorm mirror (which rewrites both).
   out.model = assemble_model(plan, layers, alphabet, options.policy, out.formula);
   describe_components(out, layers);
   if (options.layer_norm) {
