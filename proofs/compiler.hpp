@@ -10,10 +10,11 @@
 /// output before re-binarisation / correction, and `count` (the counting head) when the formula
 /// has a MOD atom with m ≥ 2. Embeddings: BOS = e_bos, symbol a = e_top + e_sym:a, EOS = e_top.
 ///
-/// Layers (ASAP schedule over the DAG): in each layer the attention sublayer holds a head for
-/// every Pψ / MOD node whose operand is ready, and the FFN re-binarises those heads (P), applies
-/// the first-position correction (MOD) and computes every Boolean node whose operands were
-/// ready when the layer began (one ReLU level). Classifier: root − 1/2 > 0 at EOS.
+/// Layers (the ASAP layer plan over the DAG): in each layer the attention sublayer holds a head
+/// for every Pψ, Y^kψ and MOD node whose operands are ready (a Y^k node also waits for its gate),
+/// and the FFN re-binarises those heads (P), gates them (Y^k), applies the first-position
+/// correction (MOD) and computes every Boolean node whose operands were ready when the layer
+/// began (one ReLU level). Classifier: root − 1/2 > 0 at EOS.
 ///
 /// Exactness (THEORY §7 C1): every subformula coordinate is exactly 0 or 1 at every token and
 /// exactly 0 at BOS, for every word of length ≤ certified_length:
@@ -37,8 +38,22 @@
 ///     certified range, THEORY §6), which bounds certified_length.
 /// Not compiled (refused with one line): `S` (not in LTL[P,MOD]); summation policies other than
 /// sequential (the P-head certificate is derived for sequential sums).
-#include <gmpxx.h>
-
+///
+/// Passes (STYLE: Tracr's program → graph → components → assembled model), each in its file:
+///   plan      formula → layer plan over named subformulas and residual coordinates
+///             (proofs/layer_plan.hpp);
+///   certify   each component's certificate at F: the P-head certificate
+///             (proofs/past_component.hpp), the Y^k head's certified range
+///             (proofs/offset_component.hpp), the MOD head's realised margins (make_mod_atom_head);
+///   components  one file per construction, each producing components over named coordinates:
+///             P head (past_component), MOD atom and counting head (mod_component), Y^k head
+///             (offset_component), Boolean FFN (boolean_component);
+///   assemble  components → attention::Model (proofs/compiler_assemble.hpp), then the LayerNorm
+///             mirror (proofs/layer_norm_mirror.hpp) when asked;
+///   report    the description, certificates and certified length derived from the component
+///             list, and its JSON (proofs/compiler_report.hpp).
+/// compiler.cpp is the driver that runs them; a refusal is retried in the preset formats for the
+/// hint (proofs/compiler_hint.hpp).
 #include <cstdint>
 #include <functional>
 #include <nlohmann/json.hpp>
@@ -50,46 +65,13 @@
 #include "attention/transformer.hpp"
 #include "logic/formula.hpp"
 #include "numeric/budget.hpp"
+#include "proofs/component.hpp"
+#include "proofs/layer_norm_mirror.hpp"
 #include "proofs/mod_atom.hpp"
+#include "proofs/past_component.hpp"
 #include "proofs/residual_space.hpp"
 
 namespace ropesim::proofs {
-
-/// The realised behaviour of the Pψ head with re-binarisation in one policy (THEORY §7 C1
-/// Patches 1, 2). h(c) = output of the head when c earlier positions carry ψ (sequential sum of
-/// c copies of round_F(1/Z_c), Z_c the sequential sum of c ones).
-struct PastCertificate {
-  /// The thresholds of the re-binarisation (exact in F) and its scale 1/(f2 − f1).
-  numeric::Value f1, f2;
-  /// The largest count c_max ≤ limit such that for every 1 ≤ c ≤ c_max the realised
-  /// re-binarisation of h(c) is exactly 1 (and that of 0 is exactly 0); nullopt = every count
-  /// (Z and h both stopped changing below `limit`, so h(c) is constant from there on).
-  std::optional<std::uint64_t> certified_count;
-  /// The count where Z_c and then h(c) stopped changing (nullopt if not reached within limit).
-  std::optional<std::uint64_t> stagnation_count;
-  /// The smallest and largest h(c) over the certified counts.
-  numeric::Value min_output, max_output;
-  /// The first count whose re-binarised output is not 1 (nullopt if none up to limit).
-  std::optional<std::uint64_t> first_failure;
-  std::uint64_t limit = 0;  ///< counts checked: 1..limit (or until stagnation)
-};
-
-/// Computes the PastCertificate for `policy` with re-binarisation thresholds f1 < f2 (exact
-/// in F), checking counts 1..limit (stopping early once Z_c and h(c) are both constant).
-/// Time O(min(limit, stagnation)²) additions in F; results are cached per (policy, f1, f2,
-/// limit). Throws InvalidArgument if the summation is not sequential, f_large(F) is undefined,
-/// or f1, f2 are not exact in F. `progress`, when set, is called now and then with (counts
-/// checked, limit). Source: THEORY §7 C1 (Patch 2), §1 (f_large).
-PastCertificate certify_past_head(
-    const attention::EvaluationPolicy& policy, const mpq_class& f1, const mpq_class& f2,
-    std::uint64_t limit, const std::function<void(std::uint64_t, std::uint64_t)>& progress = {});
-
-/// The work of certify_past_head(policy, f1, f2, limit), for check_budget before it starts:
-/// while the sequential sum Z_c of c ones is exact (c ≤ 2^p, p the precision of F) and has not
-/// stagnated, h(c) is recomputed as a sum of c terms, min(limit, 2^p)²/2 additions in all (one
-/// per count after that). The rate is the one measured on the reference machine (fp32: 30000
-/// counts, 4.5e8 additions, in 6 s).
-WorkEstimate certify_past_head_work(const attention::EvaluationPolicy& policy, std::uint64_t limit);
 
 /// What to compile.
 struct CompileOptions {
@@ -125,7 +107,7 @@ struct CompileOptions {
 };
 
 /// The model compile() would build, estimated from the formula's DAG alone in time linear in
-/// its size (no constant is computed): d_model, layers (the ASAP schedule's depth), the heads'
+/// its size (no constant is computed): d_model, layers (the ASAP layer plan's depth), the heads'
 /// head_dim/value_dim and the hidden units. Exact for a model without the LayerNorm mirror
 /// (the compiler's layout: bos, top, sym:a, per P/MOD/Y^k node a coordinate and a raw one, per
 /// Boolean node one, count with a MOD atom; the gates P^j⊤ of Y^k nodes included); with
@@ -152,49 +134,6 @@ CompileEstimate estimate_compile(const ltl::Formula& formula,
 void check_compile_budget(const ltl::Formula& formula, const std::vector<std::string>& alphabet,
                           const CompileOptions& options);
 
-/// The LayerNorm mirror of a compiled model (THEORY §7 C1; LC25 App B.3), as ropesim builds and
-/// certifies it in F. Every coordinate x holding 0/1 gets a mirror `mirror:x` = 1 − x, so a
-/// vector of such pairs has mean exactly 1/2 and variance exactly 1/4, and LN with ε = 0, γ = β =
-/// 1/2 is exactly the identity (sums of 0/1 and of 1/4 are exact while d ≤ 2^p).
-/// Head outputs are not 0/1 (a P head gives h(c) ≈ 1), so they are written SCALED into their
-/// `raw:` / `count` coordinates: r = round_F(ε·h) with ε = 2^−p, and these coordinates come last,
-/// after every pair (and `pad:k` pairs if needed), with a constant mirror 1. In post-LN
-/// LN1(A(H) + H):
-///   - the partial sum before a raw coordinate is the integer K of pairs, and round_F(K + r) = K
-///     (absorbed), so μ = 1/2 exactly; likewise each rounded square (r − 1/2)² adds exactly 1/4
-///     to the variance sum, so σ = 1/2 exactly and every 0/1 coordinate passes unchanged;
-///   - a raw coordinate maps to round(round(round((r − 1/2)/σ)·γ_r) + β_r) with γ_r = β_r =
-///     2^(p−1): r ∈ (0.75, 1.25)·2^−p gives exactly 1, r = 0 gives 0, and a count output
-///     round_F(ε/Z), Z ≥ 2, gives 0 or 1/2;
-///   - the FFN of the layer reads these exact values, writes each new coordinate's mirror
-///     (−Δ) and resets the raw coordinates to 0 (a unit −ReLU(raw)), so LN2 is the identity.
-/// The compiler does not rely on this argument alone: it checks every step of it in F (the
-/// absorptions, the images of the head-output ranges, LN of the embeddings) and refuses with one
-/// line naming the failing check when F cannot give it (e.g. d_model > 2^p in fp8).
-struct LayerNormMirror {
-  numeric::Value raw_scale;  ///< ε = 2^−p
-  numeric::Value raw_gain;   ///< γ_r = β_r = 2^(p−1)
-  std::size_t pairs = 0;     ///< K: coordinate/mirror pairs before the raw coordinates
-  std::size_t padding = 0;   ///< `pad:k` pairs added so that the absorptions hold
-  std::size_t raw = 0;       ///< raw coordinates (each with a constant mirror)
-};
-
-/// One head or FFN of a compiled layer, described by the named coordinates it reads and writes.
-struct GadgetDescription {
-  std::string kind;  ///< "P", "MOD", "Y^k", "count", "not", "and", "or", "rebinarise",
-                     ///< "first-position", "gate"
-  std::string node;  ///< the subformula it computes (empty for count)
-  std::vector<std::string> reads;
-  std::vector<std::string> writes;
-  nlohmann::json constants;  ///< exact decimal strings
-};
-
-/// A compiled layer.
-struct LayerDescription {
-  std::vector<GadgetDescription> heads;
-  std::vector<GadgetDescription> ffn;
-};
-
 /// The compiler's result.
 struct CompiledModel {
   attention::Model model;
@@ -209,14 +148,8 @@ struct CompiledModel {
   std::optional<PastCertificate> past;
   /// The C4 heads, in node order.
   std::vector<ModAtomHead> mod_heads;
-  /// A bounded Y^k head (C5): its subformula, k, C and certified range N_max^(k).
-  struct BoundedHead {
-    std::string node;
-    std::uint64_t k = 1;
-    numeric::Value C;
-    std::uint64_t n_max = 0;
-    bool at_limit = false;  ///< the range scan stopped at its length limit (N_max ≥ n_max)
-  };
+  /// The bounded Y^k heads (C5), in layer order: subformula, k, C and N_max^(k).
+  using BoundedHead = proofs::BoundedHead;
   std::vector<BoundedHead> bounded_heads;
   /// The word length up to which every coordinate is certified exact (nullopt = every length).
   std::optional<std::uint64_t> certified_length;

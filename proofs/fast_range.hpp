@@ -1,6 +1,6 @@
 #pragma once
 /// The certified range N_max^(k) of a fixed-offset head without the quadratic scan
-/// (THEORY §6, RoPE-X eq. 10; issue 8): only competitors whose ideal score comes within
+/// (THEORY §6, RoPE-X eq. 10): only competitors whose ideal score comes within
 /// f_large + 2E of the target's can break the gap, E a rigorous bound on the rounding error of
 /// every realised score. Their offsets n are the near-returns of n·θ modulo 2π (one frequency)
 /// or the offsets where S(n) comes close to S(0) (several frequencies); they are enumerated,

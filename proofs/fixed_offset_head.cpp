@@ -89,11 +89,9 @@ FixedOffsetHead make_fixed_offset_head(const FixedOffsetSpec& spec, const HeadWi
                           " (rounds to " + h.C.to_decimal(9) + ")");
   }
 
-  if (wiring.d_model < 1 || wiring.value_source >= wiring.d_model ||
-      wiring.output_target >= wiring.d_model) {
-    throw InvalidArgument("head wiring: value_source and output_target must be < d_model = " +
-                          std::to_string(wiring.d_model));
-  }
+  const std::size_t d_model = wiring.space.size();
+  const std::size_t value_source = wiring.space.index(wiring.value_source);
+  const std::size_t output_target = wiring.space.index(wiring.output_target);
 
   const std::size_t D = spec.schedule.dimension();
   const Value zero;
@@ -102,12 +100,12 @@ FixedOffsetHead make_fixed_offset_head(const FixedOffsetSpec& spec, const HeadWi
   a.name = "Y^" + std::to_string(spec.k);
   a.head_dim = D;
   a.value_dim = 1;
-  a.query = attention::Matrix::zeros(D, wiring.d_model);
-  a.key = attention::Matrix::zeros(D, wiring.d_model);
-  a.value = attention::Matrix::zeros(1, wiring.d_model);
-  a.value.at(0, wiring.value_source) = one;
-  a.output = attention::Matrix::zeros(wiring.d_model, 1);
-  a.output.at(wiring.output_target, 0) = one;
+  a.query = attention::Matrix::zeros(D, d_model);
+  a.key = attention::Matrix::zeros(D, d_model);
+  a.value = attention::Matrix::zeros(1, d_model);
+  a.value.at(0, value_source) = one;
+  a.output = attention::Matrix::zeros(d_model, 1);
+  a.output.at(output_target, 0) = one;
   a.query_bias.assign(D, zero);
   a.key_bias.assign(D, zero);
   const bool adjacent = h.realisation.layout == attention::PairLayout::adjacent;

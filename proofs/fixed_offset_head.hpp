@@ -32,6 +32,7 @@
 #include "numeric/summation.hpp"
 #include "numeric/value.hpp"
 #include "proofs/exact_trig.hpp"
+#include "proofs/residual_space.hpp"
 
 namespace ropesim::proofs {
 
@@ -55,12 +56,14 @@ struct FixedOffsetSpec {
   attention::EvaluationPolicy policy;
 };
 
-/// Where the head reads ψ and writes its output in a model's residual stream (one value
-/// coordinate). For a stand-alone head d_model = 1 and both are 0.
+/// Where the head reads ψ and writes its output, by name in a model's residual space (one
+/// value coordinate; THEORY §7 C1: gadgets address named coordinates, never indices). The head's
+/// matrices have space.size() columns (d_model). The default is a stand-alone head: a
+/// one-coordinate space `psi` that is both the source and the target.
 struct HeadWiring {
-  std::size_t d_model = 1;
-  std::size_t value_source = 0;   ///< residual coordinate holding ψ (0 at BOS)
-  std::size_t output_target = 0;  ///< residual coordinate receiving the head's output
+  ResidualSpace space{"psi"};
+  std::string value_source = "psi";   ///< the coordinate holding ψ (0 at BOS)
+  std::string output_target = "psi";  ///< the coordinate receiving the head's output
 };
 
 /// The constructed head and everything the scans need.
@@ -83,7 +86,7 @@ struct FixedOffsetHead {
 /// Throws ropesim::InvalidArgument (one line) if k < 1; C ≤ 0 or C not finite once rounded
 /// into F; f_large(F) is undefined under the rounding (round-up); the realisation spec is
 /// unknown or does not apply to the schedule; the schedule has no rotary block; the weights
-/// do not match the blocks; the wiring is out of range.
+/// do not match the blocks; the wiring names a coordinate its space lacks.
 FixedOffsetHead make_fixed_offset_head(const FixedOffsetSpec& spec, const HeadWiring& wiring = {});
 
 /// round_F(C), the scale C (exact rational > 0) rounded once into `binding`'s F under its

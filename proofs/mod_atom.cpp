@@ -63,12 +63,22 @@ Value round_b(const CosineSum& c, std::uint64_t m, const Format& F, Rounding r,
   return *v;  // b_m ∈ (0, 1]: always finite
 }
 
-void check_wiring(const ModWiring& w) {
-  if (w.d_model < 1 || w.bos >= w.d_model || w.top >= w.d_model || w.output >= w.d_model ||
-      w.bos == w.top) {
-    throw InvalidArgument("MOD head wiring: bos, top and output must be < d_model = " +
-                          std::to_string(w.d_model) + ", and bos != top");
-  }
+/// The wiring's coordinates resolved to indices of its space (the head's matrices are indexed
+/// by them; the names are the interface).
+struct WiringIndices {
+  std::size_t d_model = 0, bos = 0, top = 0, output = 0;
+};
+
+WiringIndices resolve(const ModWiring& w) {
+  WiringIndices i;
+  i.d_model = w.space.size();
+  i.bos = w.space.index(w.bos);
+  i.top = w.space.index(w.top);
+  i.output = w.space.index(w.output);
+  if (i.bos == i.top)
+    throw InvalidArgument("MOD head wiring: bos and top must be different coordinates, got '" +
+                          w.bos + "' for both");
+  return i;
 }
 
 Value f_large_or_throw(const Format& F, Rounding r) {
@@ -147,7 +157,7 @@ struct MarginContext {
   std::vector<std::vector<Value>> queries;  // residue s: q at position m + s
 
   MarginContext(const attention::AttentionHead& h, std::uint64_t m_, std::uint64_t r_,
-                const ModWiring& w, const attention::EvaluationPolicy& p)
+                const WiringIndices& w, const attention::EvaluationPolicy& p)
       : head(&h), m(m_), r(r_), policy(&p) {
     rotations = attention::realise_head(h, 2 * m, p);
     const attention::Arithmetic f = numeric::arithmetic(p);
@@ -200,7 +210,7 @@ struct MarginContext {
 };
 
 /// Sets the head's C-dependent weights: the BOS key Ĉ and the non-BOS key weight w.
-void set_scale(attention::AttentionHead& h, const ModWiring& w, const Value& C,
+void set_scale(attention::AttentionHead& h, const WiringIndices& w, const Value& C,
                const Value& key_weight) {
   h.key.at(0, w.bos) = C;
   h.key.at(2, w.top) = key_weight;
@@ -225,15 +235,14 @@ std::vector<ResidueMargin> mod_atom_margins(const attention::AttentionHead& head
     throw InvalidArgument("mod_atom_margins: need m >= 2 and 0 <= r < m, got m = " +
                           std::to_string(m) + ", r = " + std::to_string(r));
   }
-  check_wiring(wiring);
-  return MarginContext(head, m, r, wiring, policy).margins(f_large);
+  return MarginContext(head, m, r, resolve(wiring), policy).margins(f_large);
 }
 
 // ---------------------------------------------------------------------------------------------
 // Construction (THEORY §7 C4; RoPE-X App C.3)
 // ---------------------------------------------------------------------------------------------
 
-ModAtomHead make_mod_atom_head(const ModAtomSpec& spec, const ModWiring& wiring) {
+ModAtomHead make_mod_atom_head(const ModAtomSpec& spec, const ModWiring& named) {
   const std::uint64_t m = spec.m, r = spec.r;
   if (m < 2) {
     throw InvalidArgument("the C4 head needs m >= 2, got m = " + std::to_string(m) +
@@ -244,7 +253,7 @@ ModAtomHead make_mod_atom_head(const ModAtomSpec& spec, const ModWiring& wiring)
                           ", got r = " + std::to_string(r));
   }
   if (sgn(spec.slack) <= 0) throw InvalidArgument("the C = auto slack must be positive");
-  check_wiring(wiring);
+  const WiringIndices wiring = resolve(named);
   const Format& F = spec.policy.format;
   const Rounding rnd = spec.policy.rounding;
   const auto& engine = spec.policy.arithmetic_engine();
@@ -280,7 +289,7 @@ ModAtomHead make_mod_atom_head(const ModAtomSpec& spec, const ModWiring& wiring)
                       decimal(numeric::max_finite(F)) + " (THEORY §7 C4)");
   }
 
-  // The head (THEORY §7 C4): rotary pair (coordinates 0, 1) by r3 on periodic 1/m, then one
+  // The head (THEORY §7 C4): rotary pair (head dimensions 0, 1) by r3 on periodic 1/m, then one
   // unrotated pair (2, 3).
   const attention::Schedule schedule =
       attention::periodic_schedule({attention::RationalTurn{1, m}});
@@ -424,6 +433,10 @@ void require_mod_f_large(const ModModelSpec& spec, const std::string& rounding_n
   }
 }
 
+ResidualSpace mod_model_space() {
+  return ResidualSpace{"top", "bos", "mod_head", "count", "first", "out"};
+}
+
 ModModel mod_model(const ModModelSpec& spec) {
   const std::uint64_t m = spec.atom.m, r = spec.atom.r;
   if (m < 1) throw InvalidArgument("the modulus m must be at least 1, got 0");
@@ -434,7 +447,9 @@ ModModel mod_model(const ModModelSpec& spec) {
   const std::uint64_t a = spec.readout == ModReadout::length ? (r + 1) % m : r;
   const attention::Arithmetic f = numeric::arithmetic(spec.atom.policy);
   const Value zero = f.zero(), one = f.one();
-  constexpr std::size_t d = 6;
+  // The named residual space (the compiler's gadgets read and write it; proofs/gadgets.hpp).
+  const ResidualSpace space = mod_model_space();
+  const std::size_t d = space.size();
   // The first-position flag and the classifier use 1/2, 3/4, 4 (and ±1): they must be exact.
   for (const mpq_class& c : {mpq_class(1, 2), mpq_class(3, 4), mpq_class(4)}) {
     const Value v = f.from_rational(c);
@@ -454,8 +469,8 @@ ModModel mod_model(const ModModelSpec& spec) {
   model.d_model = d;
   model.embedding.alphabet = spec.alphabet;
   std::vector<Value> top(d, zero), bos(d, zero);
-  top[mod_top_coordinate] = one;
-  bos[mod_bos_coordinate] = one;
+  top[space.index("top")] = one;
+  bos[space.index("bos")] = one;
   model.embedding.symbols.assign(spec.alphabet.size(), top);
   model.embedding.eos = top;
   model.embedding.bos = bos;
@@ -466,10 +481,6 @@ ModModel mod_model(const ModModelSpec& spec) {
                    ? "N = " + std::to_string(r) + " (mod " + std::to_string(m) + ")"
                    : atom_name(m, r) + " at EOS";
 
-  // The named residual space (the compiler's gadgets read and write it; proofs/gadgets.hpp), in
-  // the order of the mod_*_coordinate constants.
-  ResidualSpace space;
-  for (const char* name : {"top", "bos", "mod_head", "count", "first", "out"}) space.add(name);
   model.coordinates = space.names();
   if (m == 1) {
     attention::Layer layer;
@@ -481,10 +492,10 @@ ModModel mod_model(const ModModelSpec& spec) {
     ModAtomSpec atom = spec.atom;
     atom.r = a;
     ModWiring wiring;
-    wiring.d_model = d;
-    wiring.bos = mod_bos_coordinate;
-    wiring.top = mod_top_coordinate;
-    wiring.output = mod_head_coordinate;
+    wiring.space = space;
+    wiring.bos = "bos";
+    wiring.top = "top";
+    wiring.output = "mod_head";
     try {
       out.atom = make_mod_atom_head(atom, wiring);
     } catch (const InvalidArgument& e) {
@@ -524,7 +535,7 @@ ModModel mod_model(const ModModelSpec& spec) {
                         (one_satisfies ? ")" : " - first)") + "; " + layout;
   }
   model.classifier.weights.assign(d, zero);
-  model.classifier.weights[mod_output_coordinate] = one;
+  model.classifier.weights[space.index("out")] = one;
   model.classifier.bias = f.from_rational(mpq_class(-1, 2));
   model.validate();
   return out;

@@ -40,6 +40,7 @@
 #include "numeric/rounding.hpp"
 #include "numeric/value.hpp"
 #include "proofs/refusal.hpp"
+#include "proofs/residual_space.hpp"
 
 namespace ropesim::proofs {
 
@@ -86,12 +87,14 @@ struct ModAtomSpec {
   attention::EvaluationPolicy policy;
 };
 
-/// Where the head reads and writes in a model's residual stream (coordinates < d_model).
+/// Where the head reads and writes, by name in a model's residual space (THEORY §7 C1: gadgets
+/// address named coordinates, never indices). The head's matrices have space.size() columns
+/// (d_model). The default is a stand-alone head over the space `bos top out`.
 struct ModWiring {
-  std::size_t d_model = 3;
-  std::size_t bos = 0;     ///< 1 at BOS, 0 elsewhere (the BOS key and the value read it)
-  std::size_t top = 1;     ///< ⊤: 1 at every token but BOS (the non-BOS keys read it)
-  std::size_t output = 2;  ///< receives the head's output
+  ResidualSpace space{"bos", "top", "out"};
+  std::string bos = "bos";     ///< 1 at BOS, 0 elsewhere (the BOS key and the value read it)
+  std::string top = "top";     ///< ⊤: 1 at every token but BOS (the non-BOS keys read it)
+  std::string output = "out";  ///< receives the head's output
 };
 
 /// The realised scores of one query residue s = i mod m (THEORY §7 compiler criterion).
@@ -149,10 +152,10 @@ std::vector<ResidueMargin> mod_atom_margins(const attention::AttentionHead& head
 
 /// Builds the MOD_m^r head (see the file comment; THEORY §7 C4, RoPE-X App C.3) and chooses or
 /// checks C by the compiler criterion. Throws ropesim::InvalidArgument (one line) if m < 2,
-/// r ≥ m, slack ≤ 0, the wiring is out of range, f_large(F) is undefined under the rounding
-/// (round-up), the given C is not positive or not finite in F, or F is refused: the given C
-/// (or, with C = auto, every candidate) leaves some residue with a lead < f_large. The
-/// refusal names m, r, F, f_large and the best margin found (with its C and residue).
+/// r ≥ m, slack ≤ 0, the wiring names a coordinate its space lacks or has bos = top, f_large(F) is
+/// undefined under the rounding (round-up), the given C is not positive or not finite in F, or F is
+/// refused: the given C (or, with C = auto, every candidate) leaves some residue with a lead <
+/// f_large. The refusal names m, r, F, f_large and the best margin found (with its C and residue).
 ModAtomHead make_mod_atom_head(const ModAtomSpec& spec, const ModWiring& wiring = {});
 
 /// MOD_m^r at position i (THEORY §4): i ≥ 1 and i ≡ r (mod m); false at BOS (i = 0).
@@ -190,16 +193,15 @@ struct ModModel {
   std::optional<ModAtomHead> atom;
 };
 
-/// Residual coordinates of mod_model (d_model = 6): 0 ⊤ (1 at every token but BOS), 1 BOS,
-/// 2 the C4 head's output, 3 the counting head's output 1/#keys, 4 the first-position flag,
-/// 5 MOD_m^a (a = atom_residue), read by the classifier.
-inline constexpr std::size_t mod_top_coordinate = 0, mod_bos_coordinate = 1,
-                             mod_head_coordinate = 2, mod_count_coordinate = 3,
-                             mod_first_coordinate = 4, mod_output_coordinate = 5;
+/// The named residual space of mod_model (d_model = 6), in index order: `top` (⊤, 1 at every
+/// token but BOS), `bos`, `mod_head` (the C4 head's output), `count` (the counting head's output
+/// 1/#keys), `first` (the first-position flag), `out` (MOD_m^a, a = atom_residue, read by the
+/// classifier). The model lists these names as its `coordinates`.
+ResidualSpace mod_model_space();
 
 /// Builds the transformer that computes MOD_m^a at every position (a = atom_residue) and
 /// accepts by `readout` (THEORY §7 C4; RoPE-X App C.3):
-///   layer 1  heads: the C4 head (make_mod_atom_head, reads BOS/⊤, writes coordinate 2) and a
+///   layer 1  heads: the C4 head (make_mod_atom_head, reads bos/top, writes mod_head) and a
 ///            counting head (NoPE, head_dim 1, Q = K = 0 so every visible key scores 0 and
 ///            gets weight round_F(1/#keys); value 1 at BOS), whose output is 1 exactly when
 ///            the query sees one key (position 1 sees only BOS) and ≤ 1/2 otherwise;
@@ -209,7 +211,7 @@ inline constexpr std::size_t mod_top_coordinate = 0, mod_bos_coordinate = 1,
 ///            the head reads 1 there and must be switched off), out = ReLU(head) when 1 ≡ a.
 ///   classifier  out − 1/2 > 0.
 /// m = 1: no heads; one FFN layer out = ReLU(⊤), so the model accepts every word (⊤).
-/// Embeddings: BOS = e_1, every symbol and EOS = e_0. Every coordinate is 0 at BOS.
+/// Embeddings: BOS = e_bos, every symbol and EOS = e_top. Every coordinate is 0 at BOS.
 /// Built from the compiler's gadgets over a named residual space (proofs/gadgets.hpp): the
 /// counting head is counting_head, the first-position flag is rebinarise_units with
 /// f1 = 1/2, f2 = 3/4 (⊤ in place of a bias, so it is 0 at BOS by construction); the model

@@ -17,8 +17,6 @@ using numeric::Value;
 
 namespace {
 
-constexpr std::size_t kA = 0, kY = 3;
-
 /// The named residual space of offset_model, in the index order of the file comment:
 /// sym:a, sym:b, top, y, raw:P^1..raw:P^k, P^1 top..P^k top, out.
 ResidualSpace offset_space(std::uint64_t k) {
@@ -34,7 +32,7 @@ std::string gate_name(std::uint64_t l) { return "P^" + std::to_string(l) + " top
 
 }  // namespace
 
-std::size_t offset_output_coordinate(std::uint64_t k) { return 4 + 2 * k; }
+std::size_t offset_output_coordinate(std::uint64_t k) { return offset_space(k).index("out"); }
 
 attention::ModelShape offset_model_shape(const FixedOffsetSpec& spec) {
   const double k = static_cast<double>(spec.k);
@@ -54,15 +52,15 @@ attention::Model offset_model(const FixedOffsetSpec& spec) {
   if (spec.k < 1)
     throw InvalidArgument("the offset k must be at least 1, got " + std::to_string(spec.k));
   const std::uint64_t k = spec.k;
-  const std::size_t d = 5 + 2 * k;
+  const ResidualSpace space = offset_space(k);
+  const std::size_t d = space.size();
   HeadWiring wiring;
-  wiring.d_model = d;
-  wiring.value_source = kA;
-  wiring.output_target = kY;
+  wiring.space = space;
+  wiring.value_source = "sym:a";
+  wiring.output_target = "y";
   FixedOffsetHead y = make_fixed_offset_head(spec, wiring);
   const attention::Arithmetic f = numeric::arithmetic(spec.policy);
   const Value one = f.one(), zero = f.zero();
-  const ResidualSpace space = offset_space(k);
 
   attention::Model m;
   m.coordinates = space.names();
@@ -102,7 +100,7 @@ attention::Model offset_model(const FixedOffsetSpec& spec) {
       {HiddenUnit{{{"y", 1}, {gate_name(k), 2}, {"top", -2}}, {{"out", 1}}}}, space, f);
   m.layers.push_back(std::move(gate));
   m.classifier.weights.assign(d, zero);
-  m.classifier.weights[offset_output_coordinate(k)] = one;
+  m.classifier.weights[space.index("out")] = one;
   m.classifier.bias = f.from_rational(mpq_class(-1, 2));
   m.validate();
   return m;

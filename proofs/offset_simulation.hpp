@@ -3,10 +3,10 @@
 /// check of Cor 4.1: for k ≤ L ≤ N_max^(k) the transformer computes Y^k π_a at every position
 /// of every word of length ≤ L over {a, b}.
 ///
-/// The model (residual coordinates, d_model = 5 + 2k):
-///   0 π_a, 1 π_b (one-hot symbols), 2 ⊤ (1 at every token but BOS), 3 y (the Y^k head's
-///   output), 4..3+k the raw P-head outputs r_1..r_k, 4+k..3+2k their re-binarised values
-///   p_1..p_k (p_l = P^l⊤), 4+2k the gated output Y^k π_a.
+/// The model (named residual coordinates in this order, d_model = 5 + 2k; `coordinates` in the
+/// spec): `sym:a`, `sym:b` (one-hot symbols), `top` (⊤: 1 at every token but BOS), `y` (the
+/// Y^k head's output), `raw:P^l top` (the raw P-head outputs r_l, l = 1..k), `P^l top` (their
+/// re-binarised values p_l = P^l⊤), `out` (the gated output Y^k π_a).
 ///   Layer 1: the Y^k head (make_fixed_offset_head; value ψ = π_a, 0 at BOS) and a NoPE head
 ///   computing P⊤ [THEORY §7 C1: score f_large where ⊤ holds, 0 at BOS; value ⊤]; FFN
 ///   re-binarises r_1 with (ReLU(r − 1/4) − ReLU(r − 1/2))·4 (C1, Patch 2).
@@ -15,7 +15,7 @@
 ///   Layer k+1: FFN only, out = ReLU(y + 2·p_k − 2) (= y when p_k = 1, 0 when p_k = 0, for
 ///   any y ∈ [0, 2)).
 ///   Classifier: out − 1/2 > 0.
-/// Embeddings: a = (1,0,1,0,…), b = (0,1,1,0,…), EOS = (0,0,1,0,…), BOS = 0.
+/// Embeddings: a = e_sym:a + e_top, b = e_sym:b + e_top, EOS = e_top, BOS = 0.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -26,7 +26,8 @@
 
 namespace ropesim::proofs {
 
-/// Residual coordinate of the gated output Y^k π_a.
+/// The index of the residual coordinate `out` (the gated output Y^k π_a) in offset_model's
+/// named space for offset k.
 std::size_t offset_output_coordinate(std::uint64_t k);
 
 /// The shape of offset_model(spec) without building it (d_model 5 + 2k, k + 1 layers, the

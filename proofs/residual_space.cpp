@@ -4,6 +4,10 @@
 
 namespace ropesim::proofs {
 
+ResidualSpace::ResidualSpace(std::initializer_list<std::string_view> names) {
+  for (std::string_view name : names) add(name);
+}
+
 std::size_t ResidualSpace::add(std::string_view name) {
   if (name.empty()) throw InvalidArgument("a residual coordinate needs a name");
   const std::string key(name);

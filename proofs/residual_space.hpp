@@ -13,6 +13,7 @@
 
 #include <Eigen/Core>
 #include <cstddef>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -53,6 +54,11 @@ using ExactVector = Eigen::Matrix<mpq_class, Eigen::Dynamic, 1>;
 /// Named coordinates of a residual stream: names ↔ indices 0..size()-1 in creation order.
 class ResidualSpace {
  public:
+  /// The empty space (d_model 0).
+  ResidualSpace() = default;
+  /// The space of `names` in this order (index i = the i-th name). Throws InvalidArgument like
+  /// add() when a name is empty or repeated.
+  ResidualSpace(std::initializer_list<std::string_view> names);
   /// Adds a coordinate and returns its index. Throws InvalidArgument if the name is taken or
   /// empty.
   std::size_t add(std::string_view name);

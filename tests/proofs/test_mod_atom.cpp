@@ -5,6 +5,7 @@
 // numeric/, attention/ or proofs/ code) for m = 3, 6, 12.
 #include <mpfr.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <string>
@@ -359,13 +360,20 @@ TEST_CASE("the model recognises N ≡ r (mod m) at every length 0..3m (m = 1, 2,
         all.trace_all = true;
         const std::string longest(3 * m, 'a');
         const auto run = attention::run(built.model, longest, all);
+        // The coordinates by name, as the model lists them (mod_model_space).
+        const auto index_of = [&](const std::string& name) {
+          const auto& c = built.model.coordinates;
+          return static_cast<std::size_t>(std::find(c.begin(), c.end(), name) - c.begin());
+        };
+        const std::size_t out = index_of("out"), first = index_of("first");
+        REQUIRE(out < built.model.d_model);
+        REQUIRE(first < built.model.d_model);
         for (const auto& pt : run.layers.back()) {
           INFO("position " << pt.position);
           const bool expected = proofs::mod_formula(m, (r + 1) % m, pt.position);
-          CHECK(q(pt.output[proofs::mod_output_coordinate]) == (expected ? 1 : 0));
+          CHECK(q(pt.output[out]) == (expected ? 1 : 0));
           // the first-position flag is exactly [position 1]
-          if (m > 1)
-            CHECK(q(pt.output[proofs::mod_first_coordinate]) == (pt.position == 1 ? 1 : 0));
+          if (m > 1) CHECK(q(pt.output[first]) == (pt.position == 1 ? 1 : 0));
         }
         // Every length 0..3m: accept iff N ≡ r (mod m).
         for (std::uint64_t n = 0; n <= 3 * m; ++n) {

@@ -1,0 +1,64 @@
+#include "proofs/mod_component.hpp"
+
+#include "proofs/horizon.hpp"  // dyadic_decimal
+
+namespace ropesim::proofs {
+
+using attention::exact_decimal;
+
+std::vector<Component> mod_components(const ResidualSpace& space, std::uint64_t m, std::uint64_t r,
+                                      const std::string& raw, const std::string& count,
+                                      const std::string& out, const std::string& node,
+                                      const attention::EvaluationPolicy& policy) {
+  const numeric::Arithmetic a = numeric::arithmetic(policy);
+  ModAtomSpec spec;
+  spec.m = m;
+  spec.r = r;
+  spec.policy = policy;
+  ModWiring wiring;
+  wiring.space = space;
+  wiring.bos = "bos";
+  wiring.top = "top";
+  wiring.output = raw;
+  ModAtomHead built = make_mod_atom_head(spec, wiring);
+  built.head.name = node;
+  Component head;
+  head.sublayer = Sublayer::attention;
+  head.head = built.head;
+  head.description = {"MOD",
+                      node,
+                      {"bos", "top"},
+                      {raw},
+                      {{"C", exact_decimal(built.C)},
+                       {"f_large", exact_decimal(built.f_large)},
+                       {"min_margin", dyadic_decimal(built.min_margin)}}};
+  head.raw_outputs = {{raw, a.zero(), a.zero(), RawOutputRange::Want::zero},
+                      {raw, a.one(), a.one(), RawOutputRange::Want::one}};
+  head.mod_head = std::move(built);
+  // Position 1 sees only BOS, where the head outputs 1: switch it off there unless 1 ≡ r.
+  const bool at_1 = mod_formula(m, r, 1);
+  Component first;
+  first.sublayer = Sublayer::feed_forward;
+  first.units = first_position_units(raw, count, out, at_1);
+  first.description = {
+      "first-position",
+      node,
+      at_1 ? std::vector<std::string>{raw} : std::vector<std::string>{raw, count, "top"},
+      {out},
+      {{"value_at_position_1", at_1 ? "1" : "0"}}};
+  return {std::move(head), std::move(first)};
+}
+
+Component counting_component(const ResidualSpace& space, const std::string& bos,
+                             const std::string& count, const numeric::Arithmetic& a) {
+  Component c;
+  c.sublayer = Sublayer::attention;
+  c.head = counting_head(space, bos, count, a);
+  c.description = {"count", "", {bos}, {count}, {{"value_weight", "1"}}};
+  c.raw_outputs = {
+      {count, a.one(), a.one(), RawOutputRange::Want::one},  // position 1
+      {count, a.zero(), a.from_rational(mpq_class(1, 2)), RawOutputRange::Want::at_most_half}};
+  return c;
+}
+
+}  // namespace ropesim::proofs
