@@ -34,10 +34,12 @@ struct FrameworkPreset {
   std::string_view not_modelled;
 };
 
-/// Every framework preset, in table order: hf, hf-cpu, hf-cuda, hf-cuda-tf32, vllm,
-/// vllm-native, llamacpp-cpu, llamacpp-cuda, megatron, megatron-fused, te-fused, flash-attn, mlx,
-/// jax. `hf`, `llamacpp-cpu` and `llamacpp-cuda` mean what parse_realisation's built-in names of
-/// the same spelling mean (the NUMERIC §3 step lists).
+/// Every framework preset, in table order: hf, hf-cpu, hf-torch-cpu, hf-cuda, hf-cuda-tf32,
+/// vllm, vllm-native, llamacpp-cpu, llamacpp-cpu-glibc, llamacpp-cuda, megatron,
+/// megatron-fused, te-fused, flash-attn, mlx, jax. hf-torch-cpu and llamacpp-cpu-glibc call the
+/// real libraries (StepFormat::implementation); the others are correctly rounded step lists. `hf`,
+/// `llamacpp-cpu` and `llamacpp-cuda` mean what parse_realisation's built-in names of the same
+/// spelling mean (the NUMERIC §3 step lists).
 std::span<const FrameworkPreset> framework_presets();
 
 /// The preset named `name`, or nullptr when there is none, so that parse_realisation can
