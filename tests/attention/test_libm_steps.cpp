@@ -4,6 +4,7 @@
 // at ATEN_CPU_CAPABILITY=avx2 (SLEEF u10 AVX2, eight lanes per vector) and =default (glibc
 // cosf). The full tables are compared in tests/torch/ (ctest torch-oracle).
 #include <catch2/catch.hpp>
+#include <bit>
 #include <cmath>
 #include <string>
 
@@ -108,4 +109,38 @@ TEST_CASE("sleef-u10 steps give PyTorch's AVX2 path, lane mates included", "[lib
   alone.fill(0x1.5eaa84p+6f);
   CHECK(numeric::sleef_cosf8_u10(alone)[0] == 0x1.e96c32p-1f);
   CHECK(numeric::sleef_version() == "3.5.1");
+}
+
+TEST_CASE("power:sleef-u10 is PyTorch's cpu_kernel_vec: SLEEF in blocks of 16, glibc tail",
+          "[libm]") {
+  if (!numeric::sleef_avx2_available()) {
+    WARN("SKIPPED: this CPU lacks AVX2/FMA, sleef-u10 cannot run here");
+    return;
+  }
+  // torch 1.13.1, capability avx2: 100000.0 ** (torch.arange(0, 80, 2).float() / 80), 40
+  // elements: 0..31 in two 16-element blocks of Sleef_powf8_u10, 32..39 by std::pow (glibc).
+  //   k = 28: torch 0x4545a46f (= Sleef_powf8_u10avx2; glibc powf gives 0x4545a470)
+  //   k = 39: torch 0x479276b9 (= glibc powf; Sleef_powf8_u10avx2 gives 0x479276b8)
+  const auto s = parse_schedule("conventional:base=100000,dim=80");
+  const auto r = parse_realisation("hf-torch-cpu", Format::fp32());
+  const auto rep = query_position(s, r, 1);
+  auto power = [&](std::size_t block) {
+    for (const auto& [name, v] : rep.blocks[block].steps) {
+      if (name == "power") return static_cast<float>(v.to_double());
+    }
+    FAIL("no power step");
+    return 0.0f;
+  };
+  CHECK(power(28) == std::bit_cast<float>(0x4545a46fu));
+  CHECK(power(39) == std::bit_cast<float>(0x479276b9u));
+  // the libraries on those arguments
+  const float base = 100000.0f, e28 = 56.0f / 80.0f, e39 = 78.0f / 80.0f;
+  numeric::SleefVector b{}, e{};
+  b.fill(base);
+  e.fill(e28);
+  CHECK(numeric::sleef_powf8_u10(b, e)[0] == std::bit_cast<float>(0x4545a46fu));
+  CHECK(numeric::glibc_powf(base, e28) == std::bit_cast<float>(0x4545a470u));
+  e.fill(e39);
+  CHECK(numeric::sleef_powf8_u10(b, e)[0] == std::bit_cast<float>(0x479276b8u));
+  CHECK(numeric::glibc_powf(base, e39) == std::bit_cast<float>(0x479276b9u));
 }
