@@ -4,8 +4,10 @@
 /// `pipeline:` step list in parse_realisation's spelling (realisation.hpp; NUMERIC §3 "Named
 /// pipelines as explicit step lists"; docs/FRAMEWORKS.md).
 ///
-/// Every step of a pipeline is one correctly rounded operation. Real code is not always that:
-/// libm cos/sin/pow are not correctly rounded (CUDA -use_fast_math, Metal fast::cos, Sleef u10),
+/// Every step of a pipeline is one correctly rounded operation unless it names the library that
+/// computes it (power/cos_sin `:glibc`, `:sleef-u10`: hf-torch-cpu, llamacpp-cpu-glibc). Real
+/// code is not always that: libm cos/sin/pow are not correctly rounded (CUDA -use_fast_math,
+/// Metal fast::cos, Sleef u10),
 /// compilers contract a·b + c·d into a fused multiply-add, and some frameworks form the
 /// frequencies by a recipe the spelling has no step for (MLX: exp2(-e·log2 β)). A preset then
 /// encodes the nearest expressible pipeline and says, in `not_modelled`, exactly what differs

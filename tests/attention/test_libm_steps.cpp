@@ -3,8 +3,8 @@
 // refusals, and values quoted from real PyTorch 1.13.1 (Debian python3-torch, one thread):
 // at ATEN_CPU_CAPABILITY=avx2 (SLEEF u10 AVX2, eight lanes per vector) and =default (glibc
 // cosf). The full tables are compared in tests/torch/ (ctest torch-oracle).
-#include <catch2/catch.hpp>
 #include <bit>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <string>
 

@@ -106,6 +106,27 @@ def child(models_json, out_dir, capability, positions):
             blobs.append(data)
             offset += len(data)
         header["presets"].append(entry)
+    # GPT-NeoX #1003 (head dim 32, base 1e4, model.half()): EleutherAI/gpt-neox
+    # megatron/model/positional_embeddings.py RotaryEmbedding as of the report: the fp32
+    # inv_freq buffer cast to fp16 by .half(), t = arange(seq_len).type_as(inv_freq) (fp16),
+    # freqs = einsum('i,j->ij', t, inv_freq) (fp16), emb = cat(freqs, freqs), emb.cos(). The
+    # report ran on CUDA, whose Half cos computes in float and rounds once (opmath); PyTorch
+    # 1.13's CPU has no Half cos, so the float step is spelled out: emb.float().cos().half().
+    neox_positions = 65536
+    inv_freq = (1.0 / (10000 ** (torch.arange(0, 32, 2).float() / 32))).half()
+    t = torch.arange(neox_positions).type_as(inv_freq)
+    freqs = torch.einsum("i,j->ij", t, inv_freq)
+    emb = torch.cat((freqs, freqs), dim=-1)
+    cos = emb.float().cos().half()
+    sin = emb.float().sin().half()
+    entry = {"name": "gpt-neox-1003", "schedule": "conventional:base=10000,dim=32",
+             "positions": neox_positions, "blocks": 16, "arrays": {}}
+    for key, tensor in (("cos_fp16", cos[:, :16]), ("sin_fp16", sin[:, :16])):
+        data = tensor.contiguous().view(torch.int16).numpy().tobytes()
+        entry["arrays"][key] = {"offset": offset, "bytes": len(data), "element_bytes": 2}
+        blobs.append(data)
+        offset += len(data)
+    header["neox"] = entry
     path = os.path.join(out_dir, f"hf_{capability}.bin")
     with open(path + ".tmp", "wb") as f:
         f.write((json.dumps(header) + "\n").encode())
