@@ -92,7 +92,7 @@ TEST_CASE("an unknown preset name is refused with the list of names", "[framewor
   } catch (const InvalidArgument& e) {
     const std::string what = e.what();
     REQUIRE(what.find("'pytorch'") != std::string::npos);
-    REQUIRE(what.find("hf-cpu, hf-cuda, hf-cuda-tf32, vllm") != std::string::npos);
+    REQUIRE(what.find("hf-cpu, hf-torch-cpu, hf-cuda, hf-cuda-tf32, vllm") != std::string::npos);
     REQUIRE(what.find('\n') == std::string::npos);
   }
 }

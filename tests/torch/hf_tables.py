@@ -106,8 +106,8 @@ def child(models_json, out_dir, capability, positions):
             blobs.append(data)
             offset += len(data)
         header["presets"].append(entry)
-    # GPT-NeoX #1003 (head dim 32, base 1e4, model.half()): EleutherAI/gpt-neox
-    # megatron/model/positional_embeddings.py RotaryEmbedding as of the report: the fp32
+    # GPT-NeoX #1003 (head dim 32, base 1e4, model.half()): EleutherAI/gpt-neox@007003aa
+    # megatron/model/positional_embeddings.py:19-38 (RotaryEmbedding): the fp32
     # inv_freq buffer cast to fp16 by .half(), t = arange(seq_len).type_as(inv_freq) (fp16),
     # freqs = einsum('i,j->ij', t, inv_freq) (fp16), emb = cat(freqs, freqs), emb.cos(). The
     # report ran on CUDA, whose Half cos computes in float and rounds once (opmath); PyTorch
