@@ -13,6 +13,7 @@ namespace ropesim::numeric {
 // numeric/libm_sleef_avx2.cpp, compiled with -mavx2 -mfma (plain C types only, so that no
 // inline function compiled for AVX2 can be shared with the rest of the program).
 namespace sleef_avx2 {
+bool built();
 void cosf8(const float* x, float* out);
 void sinf8(const float* x, float* out);
 void powf8(const float* x, const float* y, float* out);
@@ -44,8 +45,12 @@ LibmImplementation parse_libm_implementation(std::string_view text) {
 }
 
 bool sleef_avx2_available() {
+#if defined(__x86_64__)
   __builtin_cpu_init();
-  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  return sleef_avx2::built() && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+  return false;
+#endif
 }
 
 void require_sleef_avx2() {

@@ -48,10 +48,11 @@ inline constexpr std::size_t kSleefLanes = 8;
 /// A vector of kSleefLanes binary32 values.
 using SleefVector = std::array<float, kSleefLanes>;
 
-/// True when this CPU can run the AVX2 variants (AVX2 and FMA, __builtin_cpu_supports).
+/// True when this CPU can run the AVX2 variants (x86-64 with AVX2 and FMA,
+/// __builtin_cpu_supports); false on other architectures, where sleef-u10 is refused.
 bool sleef_avx2_available();
-/// Throws numeric::Unsupported-style InvalidArgument ("sleef-u10 needs a CPU with AVX2 and
-/// FMA ...") when !sleef_avx2_available().
+/// Throws InvalidArgument (one line: sleef-u10 needs AVX2 and FMA; accepted here: cr, glibc)
+/// when !sleef_avx2_available().
 void require_sleef_avx2();
 
 /// Sleef_cosf8_u10avx2(x) lane by lane; requires sleef_avx2_available() (checked: throws).
