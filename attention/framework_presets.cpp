@@ -77,8 +77,9 @@ const std::array<FrameworkPreset, 16> kPresets{{
      "aten/src/ATen/cpu/vec/functional_base.h:225-240 (map: full vectors, then one "
      "zero-padded partial vector); aten/src/ATen/native/cpu/Loops.h:197-223 (vectorized_loop: "
      "pow in blocks of 16, then the scalar std::pow tail); sleef 3.5.1 "
-     "src/libm/sleefsimdsp.c xcosf_u1/xsinf_u1 (one reduction for all lanes: Payne-Hanek when "
-     "any |x| >= TRIGRANGEMAX2f = 125)",
+     "src/libm/sleefsimdsp.c xcosf_u1/xsinf_u1 (one reduction for all lanes: the short "
+     "Cody-Waite one only when every |x| < TRIGRANGEMAX2f = 125, else the wider double-float "
+     "one)",
      "Checked bit for bit against real PyTorch 1.13.1 (tests/torch/: llama2-7b, llama3-8b, "
      "llama3.1-8b x bf16, fp16, fp32, positions 0..16383). Needs an x86-64 CPU with AVX2 and "
      "FMA (SLEEF's dispatcher then picks the avx2 variant, which is called here by name) and a "

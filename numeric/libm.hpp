@@ -18,8 +18,9 @@
 ///              dispatchers, which pick the avx2 variant on a CPU with AVX2 and FMA; this
 ///              module calls the avx2 variant by name so that the bits do not depend on the
 ///              dispatcher. The vector functions are not lane-independent: Sleef_cosf8_u10avx2
-///              takes the Payne–Hanek reduction for all eight lanes when any lane has
-///              |x| ≥ 125 (sleefsimdsp.c xcosf_u1, TRIGRANGEMAX2f), so a lane's bits depend on
+///              takes its wider double-float argument reduction for all eight lanes when
+///              any lane has |x| ≥ 125 (sleefsimdsp.c xcosf_u1/xsinf_u1: the short
+///              Cody–Waite path needs every |x| < TRIGRANGEMAX2f), so a lane's bits depend on
 ///              its vector mates; callers pass the whole vector.
 #include <array>
 #include <string>

@@ -97,7 +97,9 @@ TEST_CASE("sleef-u10 steps give PyTorch's AVX2 path, lane mates included", "[lib
   // contiguous [16384, 128] fp32 emb):
   //   position 164, block 7, angle 0x1.df1bc6p+5: torch -0x1.f5f75ap-1, while SLEEF on the angle
   //   alone (and the correctly rounded cos) give -0x1.f5f758p-1: lane 0 of its vector (block
-  //   0, angle 164) is ≥ 125, so all eight lanes take SLEEF's Payne-Hanek reduction.
+  //   0, angle 164) is ≥ 125, so all eight lanes take SLEEF's wider argument reduction
+  //   (a mate of 124.99 keeps -0x1.f5f758p-1, one of 125 gives -0x1.f5f75ap-1: checked with
+  //   Sleef_cosf8_u10avx2 directly).
   CHECK(llama2("hf-torch-cpu", 164, 7) == -0x1.f5f75ap-1f);
   CHECK(llama2("hf", 164, 7) == -0x1.f5f758p-1f);
   numeric::SleefVector alone{};
