@@ -46,7 +46,7 @@ namespace {
   "pytorch/pytorch@037fdb4463564e052f3a218c7fc0eb794324d7e1:aten/src/ATen/native/cuda/"      \
   "PowKernel.cu pow_tensor_tensor_kernel (pow_(scalar_t base, scalar_t exp))"
 
-const std::array<FrameworkPreset, 14> kPresets{{
+const std::array<FrameworkPreset, 16> kPresets{{
     {"hf", ROPESIM_FP32_STEPS ROPESIM_EAGER_IN_A,
      "Hugging Face transformers default RoPE as NUMERIC §3 'hf' writes it: the built-in name, "
      "the same step list as hf-cpu",
@@ -56,11 +56,38 @@ const std::array<FrameworkPreset, 14> kPresets{{
      "off), fp32 cos/sin cast to the activation dtype, q·cos + rotate_half(q)·sin in that dtype",
      ROPESIM_HF_SOURCES,
      "PyTorch's CPU pow, cos and sin are Sleef's vectorised u10 functions (within 1 ulp, not "
-     "correctly rounded); every step here is correctly rounded. The angle is a batched matmul "
+     "correctly rounded); every step here is correctly rounded (hf-torch-cpu calls SLEEF as "
+     "PyTorch does: 94.9 % of the fp32 cos/sin of llama2-7b's first 16384 positions agree). The "
+     "angle is a batched matmul "
      "with inner dimension 1 (one product per entry), which a correctly rounded fp32 product "
      "models exactly. The Python base is converted to fp32 before pow (base unset; exact for "
      "1e4, 5e5, 1e6). rope_scaling other than llama3 (yarn, longrope, dynamic) is not modelled "
      "by the schedule."},
+    {"hf-torch-cpu",
+     "pipeline:exponent=fp32;power=fp32:sleef-u10;inv_freq=fp32;position=fp32;angle=fp32;"
+     "cos_sin=fp32:sleef-u10;attention_scaling=fp32;" ROPESIM_EAGER_IN_A,
+     "Hugging Face >= 4.38 LlamaRotaryEmbedding as PyTorch CPU computes it at capability AVX2 "
+     "(one thread): hf-cpu's steps with pow, cos and sin by SLEEF's u10 AVX2 functions, cos/sin "
+     "of emb = cat(freqs, freqs) taken eight consecutive entries per vector",
+     ROPESIM_HF_SOURCES
+     "; pytorch/pytorch@v1.13.1 (Debian python3-torch 1.13.1+dfsg-4, libtorch-dev headers):"
+     "aten/src/ATen/cpu/vec/vec256/vec256_float.h:189-197 (sin/cos: Sleef_sinf8_u10, "
+     "Sleef_cosf8_u10), 266-268 (pow: Sleef_powf8_u10); aten/src/ATen/cpu/vml.h:94-111 "
+     "(IMPLEMENT_VML(cos): map over 8-lane vectors, chunks of parallel_for grain 2048); "
+     "aten/src/ATen/cpu/vec/functional_base.h:225-240 (map: full vectors, then one "
+     "zero-padded partial vector); aten/src/ATen/native/cpu/Loops.h:197-223 (vectorized_loop: "
+     "pow in blocks of 16, then the scalar std::pow tail); sleef 3.5.1 "
+     "src/libm/sleefsimdsp.c xcosf_u1/xsinf_u1 (one reduction for all lanes: the short "
+     "Cody-Waite one only when every |x| < TRIGRANGEMAX2f = 125, else the wider double-float "
+     "one)",
+     "Checked bit for bit against real PyTorch 1.13.1 (tests/torch/: llama2-7b, llama3-8b, "
+     "llama3.1-8b x bf16, fp16, fp32, positions 0..16383). Needs an x86-64 CPU with AVX2 and "
+     "FMA (SLEEF's dispatcher then picks the avx2 variant, which is called here by name) and a "
+     "multiple of 8 rotary blocks. With several threads at::parallel_for may split emb at "
+     "offsets that are not multiples of 8, which regroups the lanes; ATEN_CPU_CAPABILITY="
+     "avx512 uses Sleef_cosf16_u10 (16 lanes) and ATEN_CPU_CAPABILITY=default glibc "
+     "(pipeline steps :glibc); neither is this preset. Tensors that are not contiguous take "
+     "another loop. rope_scaling other than llama3 is not modelled by the schedule."},
     {"hf-cuda", ROPESIM_FP32_STEPS ROPESIM_EAGER_IN_A,
      "Hugging Face eager with inv_freq, the matmul and cos/sin on a CUDA device, TF32 off "
      "(PyTorch's default): the same step list as hf-cpu",
@@ -124,13 +151,29 @@ const std::array<FrameworkPreset, 14> kPresets{{
      "(rope_yarn: cosf(theta)*mscale; ggml_rope_cache_init: theta *= theta_scale), 5934-5948 "
      "(rotate_pairs: x0*cos_theta - x1*sin_theta in float, from_f32 store), 6014 (theta_scale = "
      "powf(freq_base, -2.0f/n_dims)), 6057-6058 (cache init from p = pos[i2])",
-     "glibc powf/cosf/sinf are not guaranteed correctly rounded; every step here is. freq_base "
+     "glibc powf/cosf/sinf are not guaranteed correctly rounded; every step here is "
+     "(llamacpp-cpu-glibc calls them). freq_base "
      "is an fp32 GGUF value (base unset gives the same, the power step being fp32). Llama "
      "models use GGML_ROPE_TYPE_NORMAL, which pairs adjacent coordinates (rotate_pairs with "
      "n_offset 1): layout=adjacent; the preset keeps the built-in name's rotate_half (same "
      "values up to the coordinate permutation). The compiler may contract x0*cos - x1*sin to an "
      "FMA (GNU dialects default to -ffp-contract=fast). rope_freqs factors, YaRN ext_factor and "
      "freq_scale != 1 are not modelled (check_applicable refuses llama3 schedules)."},
+    {"llamacpp-cpu-glibc",
+     "pipeline:exponent=fp32;power=fp32:glibc;inv_freq=fp32;position=fp32;angle=fp32;"
+     "cos_sin=fp32:glibc;attention_scaling=fp32;"
+     "table=fp32;rotation=fp32;output=A;recipe=chained;arithmetic=theory;layout=rotate_half",
+     "llamacpp-cpu with the library calls ggml makes: theta_scale = glibc powf(freq_base, "
+     "-2.0f/n_dims), the chained θ, glibc cosf/sinf into the fp32 cache",
+     "ggml-org/ggml@d99724f2b141fed9e1a9f402213506c081433465:src/ggml-cpu/ops.cpp:5829-5860 "
+     "(rope_yarn: *cos_theta = cosf(theta) * mscale, *sin_theta = sinf(theta) * mscale; mscale "
+     "1 and freq_scale 1 are exact), 6014 (theta_scale = powf(freq_base, -2.0f/n_dims)), "
+     "5934-5948, 6057-6058 (as llamacpp-cpu)",
+     "Assumes ggml calls glibc's scalar cosf/sinf/powf (a gcc build on glibc without "
+     "-ffast-math, which could vectorise them through libmvec); the bits are this machine's "
+     "glibc (provenance records its version). Not checked against a ggml build here; glibc's "
+     "cosf/sinf are the ones PyTorch's scalar path calls, which tests/torch/ checks. The other "
+     "remarks of llamacpp-cpu apply."},
     {"llamacpp-cuda",
      ROPESIM_FP32_STEPS
      "table=fp32;rotation=fp32;output=A;recipe=power;arithmetic=theory;layout=rotate_half",

@@ -4,8 +4,10 @@
 /// `pipeline:` step list in parse_realisation's spelling (realisation.hpp; NUMERIC §3 "Named
 /// pipelines as explicit step lists"; docs/FRAMEWORKS.md).
 ///
-/// Every step of a pipeline is one correctly rounded operation. Real code is not always that:
-/// libm cos/sin/pow are not correctly rounded (CUDA -use_fast_math, Metal fast::cos, Sleef u10),
+/// Every step of a pipeline is one correctly rounded operation unless it names the library that
+/// computes it (power/cos_sin `:glibc`, `:sleef-u10`: hf-torch-cpu, llamacpp-cpu-glibc). Real
+/// code is not always that: libm cos/sin/pow are not correctly rounded (CUDA -use_fast_math,
+/// Metal fast::cos, Sleef u10),
 /// compilers contract a·b + c·d into a fused multiply-add, and some frameworks form the
 /// frequencies by a recipe the spelling has no step for (MLX: exp2(-e·log2 β)). A preset then
 /// encodes the nearest expressible pipeline and says, in `not_modelled`, exactly what differs
@@ -34,10 +36,12 @@ struct FrameworkPreset {
   std::string_view not_modelled;
 };
 
-/// Every framework preset, in table order: hf, hf-cpu, hf-cuda, hf-cuda-tf32, vllm,
-/// vllm-native, llamacpp-cpu, llamacpp-cuda, megatron, megatron-fused, te-fused, flash-attn, mlx,
-/// jax. `hf`, `llamacpp-cpu` and `llamacpp-cuda` mean what parse_realisation's built-in names of
-/// the same spelling mean (the NUMERIC §3 step lists).
+/// Every framework preset, in table order: hf, hf-cpu, hf-torch-cpu, hf-cuda, hf-cuda-tf32,
+/// vllm, vllm-native, llamacpp-cpu, llamacpp-cpu-glibc, llamacpp-cuda, megatron,
+/// megatron-fused, te-fused, flash-attn, mlx, jax. hf-torch-cpu and llamacpp-cpu-glibc call the
+/// real libraries (StepFormat::implementation); the others are correctly rounded step lists. `hf`,
+/// `llamacpp-cpu` and `llamacpp-cuda` mean what parse_realisation's built-in names of the same
+/// spelling mean (the NUMERIC §3 step lists).
 std::span<const FrameworkPreset> framework_presets();
 
 /// The preset named `name`, or nullptr when there is none, so that parse_realisation can

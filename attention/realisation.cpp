@@ -88,6 +88,8 @@ std::string StepFormat::spelling() const {
   std::string out = compute.name;
   if (store && *store != compute) out += ">" + store->name;
   if (rounding) out += "@" + std::string(numeric::to_string(*rounding));
+  if (implementation != numeric::LibmImplementation::correctly_rounded)
+    out += ":" + std::string(numeric::to_string(implementation));
   return out;
 }
 
@@ -137,7 +139,8 @@ std::string realisation_spellings() {
          "resonance-table[seq_len=L] | " +
          presets +
          "pipeline:KEY=VALUE;... (steps exponent power inv_freq position angle cos_sin "
-         "attention_scaling rotation = COMPUTE[>STORE][@MODE]; table output = a format; a format "
+         "attention_scaling rotation = COMPUTE[>STORE][@MODE]; power and cos_sin may end in "
+         ":cr|:glibc|:sleef-u10; table output = a format; a format "
          "may be A; base=exact|FORMAT; angle.operands=FORMAT; "
          "recipe=product|quotient|chained|power; "
          "arithmetic=theory|hf_eager; layout=adjacent|rotate_half)";
@@ -145,10 +148,35 @@ std::string realisation_spellings() {
 
 namespace {
 
-/// Parses the value of a step key: COMPUTE[>STORE][@MODE].
+/// Splits COMPUTE[>STORE][@MODE][:IMPL] into the formats part and IMPL (empty when absent).
+/// The last ':' starts IMPL unless it belongs to a `fixed:I.F` format.
+std::pair<std::string, std::string> split_implementation(const std::string& value) {
+  const auto colon = value.rfind(':');
+  if (colon == std::string::npos) return {value, ""};
+  const std::string head = value.substr(0, colon);
+  if (head.size() >= 5 && head.compare(head.size() - 5, 5, "fixed") == 0) return {value, ""};
+  return {head, value.substr(colon + 1)};
+}
+
+/// Parses the value of a step key: COMPUTE[>STORE][@MODE][:IMPL] (IMPL: power and cos_sin).
 StepFormat parse_step_format(std::string_view spec, const std::string& key,
-                             const std::string& value, const Format& activation, bool allow_store) {
+                             const std::string& full_value, const Format& activation,
+                             bool allow_store,
+                             Rounding realisation_rounding = Rounding::nearest_even) {
   StepFormat out;
+  const auto [value, implementation] = split_implementation(full_value);
+  if (!implementation.empty()) {
+    if (key != "power" && key != "cos_sin") {
+      bad_realisation(spec, "step " + key + " takes no math library ':" + implementation +
+                                "' (only power and cos_sin do: :" +
+                                numeric::libm_implementation_spellings() + ")");
+    }
+    try {
+      out.implementation = numeric::parse_libm_implementation(implementation);
+    } catch (const InvalidArgument& e) {
+      bad_realisation(spec, "step " + key + ": " + e.what());
+    }
+  }
   std::string formats = value;
   if (const auto at = value.find('@'); at != std::string::npos) {
     formats = value.substr(0, at);
@@ -180,6 +208,19 @@ StepFormat parse_step_format(std::string_view spec, const std::string& key,
     if (*out.store == out.compute) out.store.reset();
   } else {
     out.compute = format(formats);
+  }
+  if (out.implementation != numeric::LibmImplementation::correctly_rounded) {
+    const std::string impl(numeric::to_string(out.implementation));
+    if (out.compute != Format::fp32()) {
+      bad_realisation(spec, "step " + key + ":" + impl + " calls the binary32 library functions " +
+                                "(cosf, sinf, powf); its compute format must be fp32, got " +
+                                out.compute.name);
+    }
+    if (out.rounding_or(realisation_rounding) != Rounding::nearest_even) {
+      bad_realisation(spec, "step " + key + ":" + impl +
+                                " runs in the default rounding mode (nearest-even); drop @MODE " +
+                                "or the directed rounding, or use :cr");
+    }
   }
   return out;
 }
@@ -272,7 +313,7 @@ Realisation parse_realisation(std::string_view spec, const numeric::FormatBindin
       return parse_step_format(spec, key, value, format, false).compute;
     };
     auto stepf = [&](bool allow_store = true) {
-      return parse_step_format(spec, key, value, format, allow_store);
+      return parse_step_format(spec, key, value, format, allow_store, binding.rounding);
     };
     if (key == "exponent")
       r.steps.exponent = stepf();
@@ -339,6 +380,12 @@ Realisation parse_realisation(std::string_view spec, const numeric::FormatBindin
     if (seen.count("exponent") == 0) r.steps.exponent = step(r.steps.inv_freq.compute);
     if (seen.count("power") == 0) r.steps.power = step(r.steps.inv_freq.compute);
   }
+  if (r.steps.base_exact &&
+      r.steps.power.implementation != numeric::LibmImplementation::correctly_rounded) {
+    bad_realisation(spec, "base=exact rounds β^e once, exactly; power=fp32:" +
+                              std::string(numeric::to_string(r.steps.power.implementation)) +
+                              " calls powf on the fp32 base: give one of them");
+  }
   if (r.steps.angle_operands && r.steps.recipe != AngleRecipe::product) {
     bad_realisation(spec,
                     "step angle.operands: only the product recipe's inv_freq ⊗ t is a GEMM "
@@ -394,6 +441,19 @@ void check_applicable(const Schedule& s, const Realisation& r) {
                               "' mixes position axes (no framework step list is modelled "
                               "for it); accepted: r1, r2, r3");
       }
+    }
+  }
+  if (r.kind == Realisation::Kind::pipeline &&
+      r.steps.cos_sin.implementation == numeric::LibmImplementation::sleef_u10) {
+    // PyTorch passes emb = cat(freqs, freqs) [L, 2·nb] to SLEEF in 8-lane vectors: with nb a
+    // multiple of 8 each vector holds blocks 8j … 8j+7 of one position (StepFormat).
+    if (s.is_multi_axis() || s.blocks.size() % numeric::kSleefLanes != 0) {
+      throw InvalidArgument(
+          "realisation " + r.name() + ": cos_sin=fp32:sleef-u10 computes 8 blocks per SLEEF " +
+          "vector, as PyTorch does, and needs a one-axis schedule with a multiple of 8 rotary " +
+          "blocks; '" + s.spec + "' has " + std::to_string(s.blocks.size()) +
+          (s.is_multi_axis() ? " on several position axes" : "") +
+          "; accepted: cos_sin=fp32:cr or cos_sin=fp32:glibc, or such a schedule");
     }
   }
   if (r.kind == Realisation::Kind::pipeline && r.steps.recipe != AngleRecipe::product) {

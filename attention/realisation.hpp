@@ -27,6 +27,7 @@
 #include "numeric/engine.hpp"
 #include "numeric/format.hpp"
 #include "numeric/format_binding.hpp"
+#include "numeric/libm.hpp"
 #include "numeric/rounding.hpp"
 #include "numeric/value.hpp"
 
@@ -74,11 +75,26 @@ struct StepFormat {
   Format compute = Format::fp32();
   std::optional<Format> store;       ///< unset: the result stays in `compute`
   std::optional<Rounding> rounding;  ///< unset: the realisation's rounding
+  /// Who computes the step's transcendental function (power: pow; cos_sin: cos and sin):
+  /// correctly rounded (the default), or the library a framework calls, glibc's powf/cosf/sinf
+  /// or SLEEF's u10 AVX2 functions as PyTorch's AVX2 kernels apply them (numeric/libm.hpp).
+  /// Library implementations need compute = fp32 and nearest-even rounding. With sleef-u10:
+  ///   cos_sin  the angles of eight consecutive blocks 8⌊d/8⌋ … 8⌊d/8⌋+7 at the same position
+  ///            go through Sleef_cosf8_u10avx2 / Sleef_sinf8_u10avx2 together, as at::vml's
+  ///            vec::map passes the contiguous fp32 tensor emb = cat(freqs, freqs) [L, 2·nb] in
+  ///            8-lane vectors (ATen/cpu/vml.h IMPLEMENT_VML; ATen/cpu/vec/functional_base.h
+  ///            map); a lane's bits depend on its mates (check_applicable: nb a multiple of 8);
+  ///   power    the exponents k < 16⌊n/16⌋ of the n = ⌈D/2⌉-element exponent tensor go through
+  ///            Sleef_powf8_u10avx2 and the tail through std::pow (glibc powf), as
+  ///            cpu_kernel_vec's vectorized_loop does (ATen/native/cpu/Loops.h:197-223: blocks of
+  ///            2·Vectorized<float>::size(), then basic_loop); chained/power recipes: SLEEF.
+  numeric::LibmImplementation implementation = numeric::LibmImplementation::correctly_rounded;
   /// The format the step's result lives in: store if set, else compute.
   const Format& stored() const { return store ? *store : compute; }
   /// The rounding of this step under a realisation whose rounding is `fallback`.
   Rounding rounding_or(Rounding fallback) const { return rounding ? *rounding : fallback; }
-  /// "fp32", "fp32>bf16", "bf16@toward-zero": the spelling parse_realisation reads.
+  /// "fp32", "fp32>bf16", "bf16@toward-zero", "fp32>fp16:glibc": the spelling
+  /// parse_realisation reads.
   std::string spelling() const;
   bool operator==(const StepFormat&) const = default;
 };
@@ -176,6 +192,9 @@ struct Realisation : numeric::FormatBinding {
 ///       = COMPUTE[>STORE][@MODE]: computed in COMPUTE, cast to STORE, rounded with MODE
 ///         (numeric::parse_rounding spellings); a format may be `A` (the activation format).
 ///         `rotation` takes no STORE (use output=).
+///   power, cos_sin may end in `:IMPL` (StepFormat::implementation): `:cr` (the default),
+///         `:glibc`, `:sleef-u10`; the library ones need COMPUTE = fp32 and nearest-even
+///         rounding (no @MODE, no directed --rounding), e.g. `cos_sin=fp32>fp16:sleef-u10`.
 ///   table, output = FORMAT or A
 ///   base = exact | FORMAT          (unset: the Python float of β in power's compute format)
 ///   angle.operands = FORMAT        (the angle product as a GEMM with rounded operands)
@@ -203,7 +222,9 @@ std::string realisation_spellings();
 /// `arange(λ)` exact); llamacpp-* need a base-β schedule without llama3 scaling (llama.cpp's
 /// rope_freqs factors are not modelled); pipelines need every block of a multi-axis schedule
 /// to read one axis (a block mixing axes, LieRE / RoPE-Mixed, has no framework step list
-/// modelled).
+/// modelled); a `cos_sin=fp32:sleef-u10` step needs a one-axis schedule whose number of rotary
+/// blocks is a multiple of 8 (each 8-lane vector then holds eight blocks of one position, as in
+/// PyTorch's table; StepFormat::implementation).
 void check_applicable(const Schedule& s, const Realisation& r);
 
 /// A position of a multi-axis schedule: the tuple p = (p_1, ..., p_k), one 0-based

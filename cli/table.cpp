@@ -11,6 +11,7 @@
 #include "attention/realisation.hpp"
 #include "numeric/budget.hpp"
 #include "numeric/error.hpp"
+#include "numeric/libm.hpp"
 #include "numeric/lists.hpp"
 #include "numeric/suggest.hpp"
 #include "numeric/version.hpp"
@@ -271,7 +272,10 @@ nlohmann::json provenance() {
   return {{"tool", "ropesim"},
           {"version", std::string(ropesim::version())},
           {"commit", std::string(ropesim::source_commit())},
-          {"command", recorded_command()}};
+          {"command", recorded_command()},
+          // the math libraries the :glibc and :sleef-u10 pipeline steps call: another glibc
+          // may give other bits (numeric/libm.hpp)
+          {"libm", {{"glibc", numeric::glibc_version()}, {"sleef", numeric::sleef_version()}}}};
 }
 
 std::string provenance_line() {

@@ -67,7 +67,8 @@ std::string render(const Table& table, OutputKind kind,
 /// Records the command line (argv) for provenance; called once by main.
 void set_command_line(int argc, char** argv);
 
-/// {"tool": "ropesim", "version", "commit", "command"}: what every written file records.
+/// {"tool": "ropesim", "version", "commit", "command", "libm": {"glibc", "sleef"}}: what every
+/// written file records (libm: the versions the :glibc and :sleef-u10 pipeline steps call).
 nlohmann::json provenance();
 
 /// One line: "ropesim 0.1.0 (commit abc123def456); command: ropesim …".

@@ -3,6 +3,7 @@
 #include <gmpxx.h>
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <unordered_map>
 
@@ -10,6 +11,7 @@
 #include "attention/detail/hf_scaling.hpp"
 #include "numeric/error.hpp"
 #include "numeric/exact.hpp"
+#include "numeric/libm.hpp"
 #include "numeric/mpfr_util.hpp"
 #include "numeric/real_rounding.hpp"
 
@@ -283,7 +285,7 @@ class StepOps {
 /// on the position (constant_flags()).
 class PipelineGroup final : public Group {
  public:
-  PipelineGroup(const Schedule& s, const RotaryBlock& b, const Realisation& r,
+  PipelineGroup(const Schedule& s, std::size_t block, const Realisation& r,
                 const numeric::Engine& engine)
       : steps_(r.steps),
         rounding_(r.rounding),
@@ -299,7 +301,23 @@ class PipelineGroup final : public Group {
     if (r.steps.angle_operands) {
       operands_ = std::make_unique<FormatOps>(*r.steps.angle_operands, r.rounding, engine);
     }
-    constants(s, b);
+    constants(s, s.blocks[block]);
+    if (steps_.cos_sin.implementation == numeric::LibmImplementation::sleef_u10) {
+      // The lane mates: blocks 8⌊d/8⌋ … 8⌊d/8⌋+7 at the same position share one SLEEF vector
+      // (realisation.hpp StepFormat::implementation; check_applicable: nb % 8 == 0). Their
+      // angles are formed by their own step lists; their cos/sin are not needed here.
+      numeric::require_sleef_avx2();
+      Realisation mate = r;
+      mate.steps.cos_sin.implementation = numeric::LibmImplementation::correctly_rounded;
+      const std::size_t first = block - block % numeric::kSleefLanes;
+      lane_ = block - first;
+      mates_.resize(numeric::kSleefLanes);
+      for (std::size_t l = 0; l < numeric::kSleefLanes; ++l) {
+        if (l != lane_ && first + l < s.blocks.size()) {
+          mates_[l] = std::make_unique<PipelineGroup>(s, first + l, mate, engine);
+        }
+      }
+    }
   }
   std::size_t slots() const override { return tables_.size(); }
   bool matches(const Realisation& r) const override {
@@ -324,30 +342,8 @@ class PipelineGroup final : public Group {
       c.sin = cs_->zero();
       c.flags = cs_->one_flags();
     } else {
-      // Resonance table: a tabulated block reads entry i mod λ of its one-period table
-      const std::uint64_t t_index = tile_ != 0 ? i % tile_ : i;
-      const Value t = pos_.store(pos_->from_uint(t_index, fl), fl);
-      add_step(steps, "t", t);
-      Value angle;
-      switch (steps_.recipe) {
-        case AngleRecipe::product:
-          angle = ang_->mul(factor_, operand(t, fl), fl);
-          break;
-        case AngleRecipe::quotient:
-          angle = ang_->div(operand(t, fl), factor_, fl);
-          break;
-        case AngleRecipe::chained:
-          angle = operand(t, fl);
-          for (std::size_t k = 0; k < chain_; ++k) angle = ang_->mul(angle, factor_, fl);
-          break;
-        case AngleRecipe::power:
-          angle = ang_->mul(operand(t, fl), factor_, fl);
-          break;
-      }
-      angle = ang_.store(angle, fl);
-      add_step(steps, "angle", angle);
-      const Value ac = angle_in_cs_ ? angle : cs_->convert(angle, fl);
-      c = cos_sin_(ac);
+      const Value ac = angle_at(i, fl, steps);
+      c = cos_sin_of(ac, i);
       c.cos = cs_.store(c.cos, c.flags);
       c.sin = cs_.store(c.sin, c.flags);
     }
@@ -378,6 +374,71 @@ class PipelineGroup final : public Group {
   }
 
  private:
+  /// The angle at position i by the recipe, stored, then converted into cos_sin's compute
+  /// format (the argument of cos and sin).
+  Value angle_at(std::uint64_t i, std::uint8_t& fl, Steps* steps) const {
+    // Resonance table: a tabulated block reads entry i mod λ of its one-period table
+    const std::uint64_t t_index = tile_ != 0 ? i % tile_ : i;
+    const Value t = pos_.store(pos_->from_uint(t_index, fl), fl);
+    add_step(steps, "t", t);
+    Value angle;
+    switch (steps_.recipe) {
+      case AngleRecipe::product:
+        angle = ang_->mul(factor_, operand(t, fl), fl);
+        break;
+      case AngleRecipe::quotient:
+        angle = ang_->div(operand(t, fl), factor_, fl);
+        break;
+      case AngleRecipe::chained:
+        angle = operand(t, fl);
+        for (std::size_t k = 0; k < chain_; ++k) angle = ang_->mul(angle, factor_, fl);
+        break;
+      case AngleRecipe::power:
+        angle = ang_->mul(operand(t, fl), factor_, fl);
+        break;
+    }
+    angle = ang_.store(angle, fl);
+    add_step(steps, "angle", angle);
+    return angle_in_cs_ ? angle : cs_->convert(angle, fl);
+  }
+
+  /// This block's cos_sin argument at position i as a binary32 lane of a SLEEF vector (a
+  /// dropped or θ = 0 block has the angle 0, as inv_freq = 0 gives in PyTorch).
+  float lane_angle(std::uint64_t i) const {
+    if (zero_angle_) return 0.0f;
+    std::uint8_t fl = 0;
+    return static_cast<float>(angle_at(i, fl, nullptr).to_double());
+  }
+
+  /// A binary32 library result as a Value, with the flags IEEE would raise.
+  static Value library_value(float result, float argument, std::uint8_t& flags) {
+    if (std::isnan(result)) flags |= kNaN;
+    if (std::isinf(result) && std::isfinite(argument)) flags |= kOverflow;
+    return Value::from_double_exact(static_cast<double>(result));
+  }
+
+  /// cos and sin of the argument `ac` (cos_sin's compute format) by the step's implementation.
+  RealisedPair cos_sin_of(const Value& ac, std::uint64_t i) {
+    using numeric::LibmImplementation;
+    if (steps_.cos_sin.implementation == LibmImplementation::correctly_rounded) {
+      return cos_sin_(ac);
+    }
+    const float x = static_cast<float>(ac.to_double());  // fp32 compute (parse_realisation)
+    RealisedPair p;
+    if (steps_.cos_sin.implementation == LibmImplementation::glibc) {
+      p.cos = library_value(numeric::glibc_cosf(x), x, p.flags);
+      p.sin = library_value(numeric::glibc_sinf(x), x, p.flags);
+      return p;
+    }
+    numeric::SleefVector lanes{};
+    for (std::size_t l = 0; l < lanes.size(); ++l) {
+      lanes[l] = l == lane_ ? x : (mates_[l] ? mates_[l]->lane_angle(i) : 0.0f);
+    }
+    p.cos = library_value(numeric::sleef_cosf8_u10(lanes)[lane_], x, p.flags);
+    p.sin = library_value(numeric::sleef_sinf8_u10(lanes)[lane_], x, p.flags);
+    return p;
+  }
+
   /// An input of the angle step: the GEMM operand rounding, or the conversion into the
   /// angle's compute format.
   Value operand(const Value& x, std::uint8_t& fl) const {
@@ -395,13 +456,41 @@ class PipelineGroup final : public Group {
       return FormatOps(*steps_.base_format, rounding_, engine_).convert(python, fl);
     return power_->convert(python, fl);
   }
-  /// p = β̂^e, rounded into power's compute format, then stored.
-  Value power_of(const Schedule& s, const Value& e, std::uint8_t& fl) const {
+  /// p = β̂^e, rounded into power's compute format (or computed by the step's library), then
+  /// stored. `element` is e's index in PyTorch's exponent tensor arange(0, D, 2) (the frequency
+  /// index k; unset for llama.cpp's one theta_scale), which decides whether cpu_kernel_vec
+  /// takes it in a SLEEF vector or in its scalar tail (StepFormat::implementation).
+  Value power_of(const Schedule& s, const Value& e, std::uint8_t& fl,
+                 std::optional<std::uint64_t> element) const {
+    using numeric::LibmImplementation;
     if (steps_.base_exact && e.is_finite()) {
       return power_.store(
           power_->round_real(ExactReal::power(*s.base, numeric::exact_rational(e)), fl), fl);
     }
-    return power_.store(power_->pow(base_value(s, fl), e, fl), fl);
+    if (steps_.power.implementation == LibmImplementation::correctly_rounded) {
+      return power_.store(power_->pow(base_value(s, fl), e, fl), fl);
+    }
+    // fp32 compute (parse_realisation): the operands as the binary32 arguments of powf
+    const float base = static_cast<float>(base_value(s, fl).to_double());
+    const float exponent = static_cast<float>(power_->convert(e, fl).to_double());
+    bool vector = steps_.power.implementation == LibmImplementation::sleef_u10;
+    if (vector && element) {
+      const std::uint64_t n = (*s.exponent_dim + 1) / 2;  // arange(0, D, 2).numel()
+      const std::uint64_t block = 2 * numeric::kSleefLanes;
+      vector = *element < n / block * block;
+    }
+    float result = 0;
+    if (vector) {
+      numeric::SleefVector x{}, y{};
+      x.fill(base);
+      y.fill(exponent);
+      result = numeric::sleef_powf8_u10(x, y)[0];
+    } else {
+      result = numeric::glibc_powf(base, exponent);
+    }
+    if (std::isnan(result)) fl |= kNaN;
+    if (std::isinf(result) && std::isfinite(base) && std::isfinite(exponent)) fl |= kOverflow;
+    return power_.store(Value::from_double_exact(static_cast<double>(result)), fl);
   }
 
   void constants(const Schedule& s, const RotaryBlock& b) {
@@ -439,7 +528,7 @@ class PipelineGroup final : public Group {
         const Value dim = exponent_->from_uint(*s.exponent_dim, fl);
         const Value e = exponent_.store(exponent_->div(two_k, dim, fl), fl);
         constant("exponent", e);
-        p = power_of(s, e, fl);
+        p = power_of(s, e, fl, b.frequency_index);
         constant("power", p);
         if (steps_.recipe == AngleRecipe::product) {
           Value inv = inv_->div(inv_->one(), inv_->convert(p, fl), fl);
@@ -455,7 +544,7 @@ class PipelineGroup final : public Group {
       const Value dim = exponent_->from_uint(*s.exponent_dim, fl);
       const Value e = exponent_.store(exponent_->div(minus_two, dim, fl), fl);
       constant("exponent", e);
-      const Value theta_scale = power_of(s, e, fl);
+      const Value theta_scale = power_of(s, e, fl, std::nullopt);
       constant("theta_scale", theta_scale);
       if (steps_.recipe == AngleRecipe::chained) {
         chain_ = b.frequency_index;
@@ -507,6 +596,10 @@ class PipelineGroup final : public Group {
   Value factor_;
   std::size_t chain_ = 0;
   std::uint64_t tile_ = 0;  ///< Resonance table: λ of a tabulated block, 0 = not tabulated
+  /// cos_sin=fp32:sleef-u10: this block's lane and the groups of its lane mates (null: own
+  /// lane, or past the last block).
+  std::size_t lane_ = 0;
+  std::vector<std::unique_ptr<PipelineGroup>> mates_;
 };
 
 }  // namespace
@@ -549,7 +642,7 @@ BlockEvaluator::BlockEvaluator(const Schedule& s, std::size_t block,
           groups_.push_back(std::make_unique<R2Group>(b, r, engine));
           break;
         case Realisation::Kind::pipeline:
-          groups_.push_back(std::make_unique<PipelineGroup>(s, b, r, engine));
+          groups_.push_back(std::make_unique<PipelineGroup>(s, block, r, engine));
           break;
       }
     }

@@ -52,10 +52,22 @@ std::pair<double, double> rotate_pair(const std::string& name, const std::string
 }  // namespace
 
 TEST_CASE("every framework preset parses in every activation format", "[framework-presets]") {
-  const std::vector<std::string_view> expected{
-      "hf",          "hf-cpu",       "hf-cuda",       "hf-cuda-tf32", "vllm",
-      "vllm-native", "llamacpp-cpu", "llamacpp-cuda", "megatron",     "megatron-fused",
-      "te-fused",    "flash-attn",   "mlx",           "jax"};
+  const std::vector<std::string_view> expected{"hf",
+                                               "hf-cpu",
+                                               "hf-torch-cpu",
+                                               "hf-cuda",
+                                               "hf-cuda-tf32",
+                                               "vllm",
+                                               "vllm-native",
+                                               "llamacpp-cpu",
+                                               "llamacpp-cpu-glibc",
+                                               "llamacpp-cuda",
+                                               "megatron",
+                                               "megatron-fused",
+                                               "te-fused",
+                                               "flash-attn",
+                                               "mlx",
+                                               "jax"};
   REQUIRE(framework_preset_names() == expected);
   for (const auto& p : framework_presets()) {
     INFO(p.name);
@@ -80,7 +92,7 @@ TEST_CASE("an unknown preset name is refused with the list of names", "[framewor
   } catch (const InvalidArgument& e) {
     const std::string what = e.what();
     REQUIRE(what.find("'pytorch'") != std::string::npos);
-    REQUIRE(what.find("hf-cpu, hf-cuda, hf-cuda-tf32, vllm") != std::string::npos);
+    REQUIRE(what.find("hf-cpu, hf-torch-cpu, hf-cuda, hf-cuda-tf32, vllm") != std::string::npos);
     REQUIRE(what.find('\n') == std::string::npos);
   }
 }
