@@ -20,7 +20,10 @@ using Action = std::function<int()>;
 /// command, prints its output to std::cout and errors to std::cerr as one line, and returns
 /// the exit code (0, 2 for bad input, 1 for an internal error). main() of the executable
 /// (cli/ropesim_main.cpp) and the Python module (python/ropesim_module.cpp) call it.
-int run_command_line(int argc, char** argv);
+/// `add_check` registers `ropesim check` (add_check_command, cli/check_command.cpp, which needs
+/// RapidCheck): the executable passes it; the Python module cannot (Debian's librapidcheck.a is
+/// not position-independent) and passes nullptr, so `check` is then an unknown command.
+int run_command_line(int argc, char** argv, Action (*add_check)(CLI::App&) = nullptr);
 
 Action add_formats_command(CLI::App& app);
 Action add_rotations_command(CLI::App& app);

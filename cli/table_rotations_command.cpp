@@ -9,12 +9,14 @@
 #include <cstring>
 #include <iostream>
 
+#include "attention/census.hpp"
 #include "attention/realised_table.hpp"
 #include "cli/commands.hpp"
 #include "cli/jobs.hpp"
 #include "cli/table.hpp"
 #include "io/files.hpp"
 #include "numeric/error.hpp"
+#include "numeric/fast_engine.hpp"
 
 namespace ropesim::cli {
 

@@ -6,8 +6,9 @@ nothing is computed a second time in Python.
 * ``round``, ``round_flags`` and ``rotation_table`` call the libraries directly and return numpy
   arrays (float64; every value is the element of F exactly, for formats that fit a binary64).
 * ``census``, ``position``, ``horizon``, ``compile`` (with ``Model.run`` / ``Model.trace``),
-  ``classify``, ``check``, ``formats`` and ``experiment_length`` run the matching ``ropesim``
-  command in-process with ``--json`` and return its JSON as Python objects with the same keys.
+  ``classify``, ``formats`` and ``experiment_length`` run the matching ``ropesim`` command
+  in-process with ``--json`` and return its JSON as Python objects with the same keys;
+  ``check`` runs the ``ropesim`` executable (RapidCheck cannot be linked into the extension).
 
 Numbers: a JSON integer is an ``int``; a decimal (a JSON number, or a string of decimal digits
 that the CLI prints for an exact value) is a ``float`` when binary64 holds it exactly and a
@@ -324,19 +325,38 @@ def classify(alphabet: str = "ab", regex: str | None = None, formula: str | None
     return _json_command(*args)
 
 
+def _executable() -> str:
+    """The ``ropesim`` executable: $ROPESIM_BINARY, the build tree's (build/python/../ropesim),
+    or ``ropesim`` on PATH. Raises RuntimeError if none exists."""
+    import shutil
+    here = _os.path.dirname(_os.path.abspath(__file__))
+    for path in (_os.environ.get("ROPESIM_BINARY"),
+                 _os.path.join(here, "..", "..", "ropesim"), shutil.which("ropesim")):
+        if path and _os.path.isfile(path) and _os.access(path, _os.X_OK):
+            return path
+    raise RuntimeError("ropesim.check needs the ropesim executable: set ROPESIM_BINARY")
+
+
 def check(property: str = "all", trials: int = 100, seed: int | None = None,
           max_length: int | None = None, format: str | None = None) -> dict:
     """Runs the theorems as RapidCheck properties (``ropesim check --json``; THEORY §5).
 
     Returns the CLI's dict; its list of per-property objects is also given as a DataFrame
-    under ``"table"``. A failing property is reported in the dict (not raised).
+    under ``"table"``. A failing property is reported in the dict (exit code 1), not raised.
+    Unlike the other functions this one runs the ``ropesim`` executable in a child process
+    (``_executable()``): Debian's RapidCheck is a static library that a Python extension cannot
+    link. Raises ValueError with the CLI's message for bad input.
     """
+    import subprocess
     args = ["check", "--property", property, "--trials", trials, "--json", "--quiet"]
     args += _options(seed=seed, max_length=max_length, format=format)
-    code, out, err = _ropesim.run_cli([str(a) for a in args])
-    if code == 2:
-        cli(*args)  # raises the ValueError
-    result = _loads(out)
+    r = subprocess.run([_executable(), *map(str, args)], capture_output=True, text=True)
+    if r.returncode == 2:
+        message = r.stderr.strip().splitlines()[-1] if r.stderr.strip() else "exit code 2"
+        raise ValueError(message.removeprefix("ropesim: error: "))
+    if r.returncode not in (0, 1) or not r.stdout.strip():
+        raise RuntimeError(f"ropesim check: exit code {r.returncode}: {r.stderr.strip()}")
+    result = _loads(r.stdout)
     if isinstance(result, dict):
         for key in ("properties", "results"):
             if isinstance(result.get(key), list):
