@@ -10,9 +10,10 @@ nothing is computed a second time in Python.
   in-process with ``--json`` and return its JSON as Python objects with the same keys;
   ``check`` runs the ``ropesim`` executable (RapidCheck cannot be linked into the extension).
 
-Numbers: a JSON integer is an ``int``; a decimal (a JSON number, or a string of decimal digits
-that the CLI prints for an exact value) is a ``float`` when binary64 holds it exactly and a
-``fractions.Fraction`` (the exact value) otherwise; ``"P/Q"`` is a ``Fraction`` and ``"2^k"``
+Numbers: a JSON number is an ``int`` (integer text) or the ``float`` it spells (the CLI prints
+a binary64 as the shortest decimal that reads back as it); a string of decimal digits (the
+CLI's exact values, e.g. ``"f_large": "17.34375"``) is a ``float`` when binary64 holds it
+exactly and a ``fractions.Fraction`` (the exact value) otherwise; ``"P/Q"`` is a ``Fraction`` and ``"2^k"``
 an ``int`` (or a ``Fraction`` for k < 0). Text fields (names, formulas, words, the alphabet,
 provenance) stay strings. Where the CLI prints a table, the rows come as a ``pandas.DataFrame``
 when pandas imports (a list of dicts otherwise).
@@ -94,8 +95,10 @@ def _numbers(obj, key=None):
 
 
 def _loads(text: str):
-    """JSON text as Python objects: integers exact, decimals exact (float or Fraction)."""
-    return _numbers(_json.loads(text, parse_float=_decimal))
+    """JSON text as Python objects: JSON numbers as int/float (the CLI prints a JSON number
+    only for a binary64, as the shortest decimal that reads back as it), exact decimal strings
+    as float or Fraction (_numbers)."""
+    return _numbers(_json.loads(text))
 
 
 def _frame(rows):

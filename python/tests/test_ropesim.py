@@ -41,7 +41,8 @@ def test_round_matches_numpy_float16():
         [0.0, -0.0, 65504.0, 65519.99, 65520.0, 2.0 ** -24, 2.0 ** -25, 3 * 2.0 ** -26,
          np.inf, -np.inf, 1e300],
     ])
-    expected = x.astype(np.float16).astype(np.float64)
+    with np.errstate(over="ignore"):  # numpy warns on the overflow to inf it performs
+        expected = x.astype(np.float16).astype(np.float64)
     got = ropesim.round(x, "fp16")
     assert np.array_equal(got.view(np.uint64), expected.view(np.uint64))  # signed zeros too
     assert np.isnan(ropesim.round([np.nan], "fp16")[0])
@@ -163,17 +164,23 @@ def test_horizon_is_the_cli_json(ropesim_binary):
     assert got == ropesim._numbers(cli)
 
 
-def test_compile_run_trace():
-    # 'Y a': true at position i >= 1 iff symbol i-1 is a (THEORY §4).
+def test_compile_run_trace(ropesim_binary, tmp_path):
+    # THEORY §4: a formula accepts w iff it holds at the EOS position N+1, so 'Y a' accepts
+    # exactly the words whose last symbol is a; the classifier is +-1/2 there (THEORY §7 C1).
     model = ropesim.compile("Y a", alphabet="ab", format="fp16")
     assert model.report and model.spec["layers"]
-    for word in ["a", "ab", "ba", "aab", "bba"]:
+    for word in ["a", "b", "ab", "ba", "aab", "abb", "bba", "abab"]:
         out = model.run(word)
-        text = json.dumps(out)
-        expected = len(word) >= 2 and word[-2] == "a"
-        assert isinstance(out, dict)
-        assert model.trace(word)
-        assert ("true" if expected else "false") in text.lower() or str(int(expected)) in text
+        assert out["accept"] is word.endswith("a")
+        assert out["output"] == (0.5 if word.endswith("a") else -0.5)
+        assert out["tokens"] == ["BOS", *word, "EOS"]
+    trace = model.trace("ab")
+    assert trace["accept"] is False and trace["trace"]
+    path = tmp_path / "model.json"
+    model.save(str(path))
+    cli = cli_json(ropesim_binary, "run", str(path), "--input", "ba", "--json")
+    assert model.run("ba") == ropesim._numbers(cli)
+    assert cli["output_exact"] == "0.5"  # an exact decimal string in the CLI, a float here
     with pytest.raises(ValueError):
         model.run("abc")
     with pytest.raises(ValueError):
@@ -181,9 +188,20 @@ def test_compile_run_trace():
 
 
 def test_classify_and_check():
+    # (aa)* over {a}: its minimal DFA is the 2-cycle 0 -a-> 1 -a-> 0 (not partially ordered,
+    # so not LTL[P]) and it counts modulo 2: LTL[P,MOD] with k = 2 (THEORY §5).
+    # (a|b)*a: states "last symbol is not a" (0) and "is a" (1), a: 0 -> 1, b: 1 -> 0, a cycle
+    # again, so not LTL[P] either.
     parity = ropesim.classify(alphabet="a", regex="(aa)*")
-    assert isinstance(parity, dict)
+    assert parity["class"] == "LTL[P,MOD]" and parity["k"] == 2 and parity["states"] == 2
+    assert parity["witness"]["kind"] == "two-state cycle"
     star = ropesim.classify(alphabet="ab", regex="(a|b)*a")
-    assert isinstance(star, dict) and star != parity
+    assert star["class"] != "LTL[P]" and star["states"] == 2
+    assert star["witness"]["kind"] in ("two-state cycle", "branching component")
+    with pytest.raises(ValueError, match="regex"):
+        ropesim.classify(alphabet="ab", regex="(a")
     result = ropesim.check(property="all", trials=3, max_length=20)
-    assert isinstance(result, dict)
+    assert result["failed"] == 0 and result["passed"] == len(result["properties"]) > 0
+    assert list(result["table"]["failed"]) == [0] * result["passed"]
+    with pytest.raises(ValueError, match="property"):
+        ropesim.check(property="no-such-property", trials=1)
