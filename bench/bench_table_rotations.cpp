@@ -58,12 +58,18 @@ int main(int argc, char** argv) {
   std::uint64_t start = 65536, positions = std::uint64_t{1} << 20;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i], value = argv[i + 1];
-    if (flag == "--preset") preset = value;
-    else if (flag == "--format") format = value;
-    else if (flag == "--realization") realization = value;
-    else if (flag == "--jobs") jobs = value;
-    else if (flag == "--start") start = std::stoull(value);
-    else if (flag == "--positions") positions = std::stoull(value);
+    if (flag == "--preset")
+      preset = value;
+    else if (flag == "--format")
+      format = value;
+    else if (flag == "--realization")
+      realization = value;
+    else if (flag == "--jobs")
+      jobs = value;
+    else if (flag == "--start")
+      start = std::stoull(value);
+    else if (flag == "--positions")
+      positions = std::stoull(value);
     else {
       fmt::print(stderr, "bench_table_rotations: unknown flag {}\n", flag);
       return 2;
@@ -75,29 +81,31 @@ int main(int argc, char** argv) {
   fmt::print("table rotations: {} {} {}, positions {}..{} (N = {}), --jobs {}\n", preset,
              realization, format, start, start + positions - 1, positions, jobs);
   for (const std::uint64_t n : {positions, positions / 16}) {
-    const std::vector<std::string> window{"--schedule", preset, "--realization", realization,
-                                          "--format", format, "--start", std::to_string(start),
-                                          "--positions", std::to_string(n), "--jobs", jobs};
+    const std::vector<std::string> window{
+        "--schedule", preset,    "--realization",       realization,   "--format",
+        format,       "--start", std::to_string(start), "--positions", std::to_string(n),
+        "--jobs",     jobs};
     std::vector<std::string> census{"rotations"};
     census.insert(census.end(), window.begin(), window.end());
     census.push_back("--json");
     const Measure c = run(census);
-    fmt::print("N = {}\n  census          {:8.1f} s  peak RSS {:7.0f} MiB  ({:.0f} bytes/position)"
-               "  exit {}\n",
-               n, c.seconds, c.peak_mib, c.peak_mib * 1048576.0 / static_cast<double>(n), c.code);
+    fmt::print(
+        "N = {}\n  census          {:8.1f} s  peak RSS {:7.0f} MiB  ({:.0f} bytes/position)"
+        "  exit {}\n",
+        n, c.seconds, c.peak_mib, c.peak_mib * 1048576.0 / static_cast<double>(n), c.code);
     for (const char* ext : {".npz", ".csv"}) {
       const std::string file = (dir / (std::string("table") + ext)).string();
       std::vector<std::string> table{"table", "rotations"};
       table.insert(table.end(), window.begin(), window.end());
       table.insert(table.end(), {"--out", file});
       const Measure t = run(table);
-      const double bytes = std::filesystem::exists(file)
-                               ? static_cast<double>(std::filesystem::file_size(file))
-                               : 0;
-      fmt::print("  table {:5}     {:8.1f} s  peak RSS {:7.0f} MiB  ({:.0f} bytes/position)  "
-                 "{:.2f}x the census; file {:.0f} bytes/position  exit {}\n",
-                 ext, t.seconds, t.peak_mib, t.peak_mib * 1048576.0 / static_cast<double>(n),
-                 t.seconds / c.seconds, bytes / static_cast<double>(n), t.code);
+      const double bytes =
+          std::filesystem::exists(file) ? static_cast<double>(std::filesystem::file_size(file)) : 0;
+      fmt::print(
+          "  table {:5}     {:8.1f} s  peak RSS {:7.0f} MiB  ({:.0f} bytes/position)  "
+          "{:.2f}x the census; file {:.0f} bytes/position  exit {}\n",
+          ext, t.seconds, t.peak_mib, t.peak_mib * 1048576.0 / static_cast<double>(n),
+          t.seconds / c.seconds, bytes / static_cast<double>(n), t.code);
       std::filesystem::remove(file);
     }
   }

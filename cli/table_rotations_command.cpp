@@ -68,7 +68,8 @@ std::string npy_header(const std::string& descr, const std::vector<std::uint64_t
   for (std::size_t k = 0; k < shape.size(); ++k)
     dims += std::to_string(shape[k]) + (shape.size() == 1 || k + 1 < shape.size() ? "," : "");
   if (shape.size() > 1) dims.pop_back();  // (N, B) has no trailing comma, (N,) has one
-  std::string dict = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (" + dims + "), }";
+  std::string dict =
+      "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (" + dims + "), }";
   std::string h = std::string("\x93NUMPY\x01\x00", 8);
   const std::size_t total = 10 + dict.size() + 1;
   dict.append((64 - total % 64) % 64, ' ');
@@ -273,8 +274,8 @@ Action add_table_rotations_command(CLI::App* table) {
                             std::to_string(attention::kMaxCensusLastPosition - (n - 1)));
     }
     const std::uint64_t blocks = schedule.blocks.size();
-    if (kind == TableFile::npz && 2 * n * blocks * 8 + n * 8 + (std::uint64_t{1} << 20) >=
-                                      (std::uint64_t{1} << 32)) {
+    if (kind == TableFile::npz &&
+        2 * n * blocks * 8 + n * 8 + (std::uint64_t{1} << 20) >= (std::uint64_t{1} << 32)) {
       throw InvalidArgument(
           "--positions: a .npz table of " + std::to_string(n) + " positions x " +
           std::to_string(blocks) +
@@ -307,7 +308,9 @@ Action add_table_rotations_command(CLI::App* table) {
           const bool is_cos = name[0] == 'c';
           zip.begin(std::string(name) + ".npy");
           zip.write(npy_header("<f8", {n, blocks}));
-          chunks([&](const attention::RealisedTable& t) { zip.write(doubles(is_cos ? t.cos : t.sin)); });
+          chunks([&](const attention::RealisedTable& t) {
+            zip.write(doubles(is_cos ? t.cos : t.sin));
+          });
           zip.end();
         }
         zip.begin("positions.npy");
@@ -322,7 +325,8 @@ Action add_table_rotations_command(CLI::App* table) {
         }
         zip.end();
         zip.begin("provenance.npy");
-        zip.write(npy_header("<U" + std::to_string(std::max<std::size_t>(1, utf32_length(prov))), {1}));
+        zip.write(
+            npy_header("<U" + std::to_string(std::max<std::size_t>(1, utf32_length(prov))), {1}));
         zip.write(prov.empty() ? std::string(4, '\0') : utf32le(prov));
         zip.end();
         zip.finish();
@@ -351,7 +355,8 @@ Action add_table_rotations_command(CLI::App* table) {
           for (std::uint64_t k = 0; k < t.positions; ++k) {
             s += std::to_string(t.start + k);
             for (const auto* v : {&t.cos, &t.sin})
-              for (std::uint64_t d = 0; d < blocks; ++d) s += "," + number_text((*v)[k * blocks + d], false);
+              for (std::uint64_t d = 0; d < blocks; ++d)
+                s += "," + number_text((*v)[k * blocks + d], false);
             s += '\n';
           }
           out.write(s);

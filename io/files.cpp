@@ -303,7 +303,8 @@ OutputStream::~OutputStream() {
 
 void OutputStream::write(std::string_view bytes) {
   if (fd_ < 0 || committed_) refuse_output(flag_, path_, "write after the file was closed");
-  if (!write_all(fd_, bytes)) refuse_output(flag_, path_, "write failed (" + error_text(errno) + ")");
+  if (!write_all(fd_, bytes))
+    refuse_output(flag_, path_, "write failed (" + error_text(errno) + ")");
   size_ += bytes.size();
 }
 

@@ -44,8 +44,8 @@ auto flagged(const std::string& flag, F&& parse) {
 /// Rounds every element of `values` (binary64, any shape) into `format` under `rounding`:
 /// returns (rounded as binary64, IEEE flag bits as uint8), both of the input's shape.
 std::pair<py::array_t<double>, py::array_t<std::uint8_t>> round_values(
-    py::array_t<double, py::array::c_style | py::array::forcecast> values, const std::string& format,
-    const std::string& rounding) {
+    py::array_t<double, py::array::c_style | py::array::forcecast> values,
+    const std::string& format, const std::string& rounding) {
   const auto f = flagged("format", [&] { return numeric::parse_format(format); });
   const auto mode = flagged("rounding", [&] { return numeric::parse_rounding(rounding); });
   std::vector<py::ssize_t> shape(values.shape(), values.shape() + values.ndim());

@@ -55,9 +55,9 @@ assert len(rows) == census["distinct"], (len(rows), census["distinct"])
 print(f"3. census: {census['distinct']} distinct rotations (the table's distinct rows: "
       f"{len(rows)}), periodic: {census['periodic']}")
 
-# 4. The certified horizon of the Y^k head (g = 1) in fp16 and bf16.
+# 4. The certified horizon of the Y^k head (g = 1) in bf16, fp16 and fp32.
 ks = [1, 2, 4] if args.quick else [1, 2, 4, 8]
-horizon = {f: [ropesim.horizon(k=k, g=1, format=f)["n_max"] for k in ks] for f in ("fp16", "bf16")}
+horizon = {f: [ropesim.horizon(k=k, g=1, format=f)["n_max"] for k in ks] for f in ("bf16", "fp16", "fp32")}
 for f, n in horizon.items():
     print(f"4. horizon {f}: N_max^(k) for k = {ks}: {n}")
 

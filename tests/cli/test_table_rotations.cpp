@@ -50,8 +50,10 @@ TEST_CASE("table rotations: CSV values by hand (r1, bf16, single:g=1)") {
   // cos 2 = -0.4161468… = -1.6645873…·2^-2 → 213.07 → -213/512 = -0.416015625;
   // sin 2 = 0.9092974… = 1.8185948…·2^-1 → 232.78 → 233/256 = 0.91015625.
   const std::string out = temp_path("rot.csv");
-  const Run r = run("table rotations --schedule single:g=1 --realization r1 --format bf16 "
-                    "--positions 3 --out " + out);
+  const Run r =
+      run("table rotations --schedule single:g=1 --realization r1 --format bf16 "
+          "--positions 3 --out " +
+          out);
   INFO(r.err);
   REQUIRE(r.code == 0);
   CHECK(r.out.empty());
@@ -64,8 +66,9 @@ TEST_CASE("table rotations: CSV values by hand (r1, bf16, single:g=1)") {
 
 TEST_CASE("table rotations: --start gives the rows of the longer table, in JSON too") {
   const std::string whole = temp_path("whole.json"), tail = temp_path("tail.json");
-  const std::string common = "table rotations --schedule conventional:base=10000,dim=8 "
-                             "--realization r2 --format fp16 ";
+  const std::string common =
+      "table rotations --schedule conventional:base=10000,dim=8 "
+      "--realization r2 --format fp16 ";
   REQUIRE(run(common + "--positions 40 --out " + whole).code == 0);
   REQUIRE(run(common + "--start 30 --positions 10 --out " + tail).code == 0);
   const auto a = nlohmann::json::parse(slurp(whole)), b = nlohmann::json::parse(slurp(tail));
@@ -85,8 +88,9 @@ TEST_CASE("table rotations: .npz and .npy read back with numpy match the census"
   // The distinct (cos, sin) rows numpy counts in the file are the census' distinct rotations
   // of the same window, and per block its distinct pairs.
   const std::string npz = temp_path("rot.npz"), npy = temp_path("rot.npy");
-  const std::string window = "--schedule llama2-7b --realization r2 --format bf16 --start 65536 "
-                             "--positions 4096";
+  const std::string window =
+      "--schedule llama2-7b --realization r2 --format bf16 --start 65536 "
+      "--positions 4096";
   const Run w1 = run("table rotations " + window + " --out " + npz);
   INFO(w1.err);
   REQUIRE(w1.code == 0);
@@ -96,14 +100,18 @@ TEST_CASE("table rotations: .npz and .npy read back with numpy match the census"
   const auto c = nlohmann::json::parse(census.out);
   const std::string out = python(
       "import json, numpy as np\n"
-      "z = np.load('" + npz + "')\n"
+      "z = np.load('" +
+      npz +
+      "')\n"
       "cos, sin, pos = z['cos'], z['sin'], z['positions']\n"
       "assert sorted(z.files) == ['cos', 'positions', 'provenance', 'sin'], z.files\n"
       "assert cos.shape == (4096, 64) and sin.shape == (4096, 64), cos.shape\n"
       "assert list(pos[:2]) == [65536, 65537] and pos[-1] == 65536 + 4095\n"
       "prov = json.loads(str(z['provenance'][0]))\n"
       "assert prov['tool'] == 'ropesim' and 'table rotations' in prov['command'], prov\n"
-      "a = np.load('" + npy + "')\n"
+      "a = np.load('" +
+      npy +
+      "')\n"
       "assert a.shape == (4096, 64, 2) and (a[..., 0] == cos).all() and (a[..., 1] == sin).all()\n"
       "bits = np.concatenate([cos, sin], axis=1).view(np.uint64)\n"
       "per_block = [len(np.unique(np.stack([cos[:, d], sin[:, d]], 1).view(np.uint64), axis=0))"
@@ -125,14 +133,14 @@ TEST_CASE("table rotations: bad input is one line, exit 2, no file") {
   expect_usage_error(
       run("table rotations --schedule llama2-7b --realization r9 --format bf16 --out " + out),
       "--realization");
-  expect_usage_error(run("table rotations --schedule llama2-7b --format bf16 --out " +
-                         temp_path("bad.txt")),
-                     "accepted: .npz .npy .csv .json");
   expect_usage_error(
-      run("table rotations --schedule llama2-7b --format p=64,e=15 --out " + out), "binary64");
-  expect_usage_error(run("table rotations --schedule llama2-7b --format bf16 --positions 0 --out " +
-                         out),
-                     "--positions");
+      run("table rotations --schedule llama2-7b --format bf16 --out " + temp_path("bad.txt")),
+      "accepted: .npz .npy .csv .json");
+  expect_usage_error(run("table rotations --schedule llama2-7b --format p=64,e=15 --out " + out),
+                     "binary64");
+  expect_usage_error(
+      run("table rotations --schedule llama2-7b --format bf16 --positions 0 --out " + out),
+      "--positions");
   CHECK_FALSE(fs::exists(out));
   CHECK_FALSE(fs::exists(temp_path("bad.txt")));
 }
