@@ -205,3 +205,19 @@ def test_classify_and_check():
     assert list(result["table"]["failed"]) == [0] * result["passed"]
     with pytest.raises(ValueError, match="property"):
         ropesim.check(property="no-such-property", trials=1)
+
+
+def test_position_gpt_neox_1003():
+    # attention/realisation.hpp, NUMERIC §4 (GPT-NeoX #1003): r2 in fp16 on
+    # conventional:base=10000,dim=32 at I = 1857, block 1: the exact angle is
+    # 1857·10000^(-1/16) = 1044.27; fp16 spaces [1024, 2048) by 1, so φ = round(θ̂·î) = 1045
+    # and the realised cos is fp16(cos 1045), numpy's own float16 of the binary64 cos.
+    report = ropesim.position("conventional:base=10000,dim=32", 1857, realization="r2",
+                              format="fp16")
+    block = report["blocks"][1]
+    assert block["exact_angle_text"] == "1857*10000^(-1/16)"
+    assert abs(block["exact_angle"] - 1857 * 10000 ** (-1 / 16)) < 1e-9
+    assert block["steps"]["phi"]["decimal"] == 1045
+    assert block["cos"]["decimal"] == float(np.float16(np.cos(1045.0)))
+    assert block["sin"]["decimal"] == float(np.float16(np.sin(1045.0)))
+    assert list(report["table"]["block"]) == list(range(16))
