@@ -64,10 +64,9 @@ void put32(std::string& s, std::uint32_t v) {
 /// A .npy header (format version 1.0, numpy.lib.format): magic, header length, the header
 /// dict padded with spaces to a multiple of 64 bytes, ending in '\n'.
 std::string npy_header(const std::string& descr, const std::vector<std::uint64_t>& shape) {
-  std::string dims;
+  std::string dims;  // "N, B" as "N,B"; a 1-tuple needs its comma: "N,"
   for (std::size_t k = 0; k < shape.size(); ++k)
     dims += std::to_string(shape[k]) + (shape.size() == 1 || k + 1 < shape.size() ? "," : "");
-  if (shape.size() > 1) dims.pop_back();  // (N, B) has no trailing comma, (N,) has one
   std::string dict =
       "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (" + dims + "), }";
   std::string h = std::string("\x93NUMPY\x01\x00", 8);

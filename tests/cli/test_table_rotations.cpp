@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "tests/cli/cli_support.hpp"
 
@@ -80,6 +81,28 @@ TEST_CASE("table rotations: --start gives the rows of the longer table, in JSON 
   REQUIRE(b["rows"].size() == 10);
   for (int k = 0; k < 10; ++k) CHECK(b["rows"][k] == a["rows"][30 + k]);
   CHECK(a["rows"][0]["cos"] == nlohmann::json::array({1, 1, 1, 1}));
+  fs::remove(whole);
+  fs::remove(tail);
+}
+
+TEST_CASE("table rotations: rows past the first chunk of 8192 positions") {
+  // The file is written in chunks (attention::kRealisedTableChunk = 8192 positions): the rows
+  // of positions 8195..8199 of a table from 3 are those of a table starting at 8195.
+  const std::string whole = temp_path("chunks.csv"), tail = temp_path("chunks_tail.csv");
+  const std::string common =
+      "table rotations --schedule conventional:base=10000,dim=4 "
+      "--realization r2 --format bf16 ";
+  REQUIRE(run(common + "--start 3 --positions 8197 --out " + whole).code == 0);
+  REQUIRE(run(common + "--start 8195 --positions 5 --out " + tail).code == 0);
+  const auto rows = [](const std::string& text, std::size_t last) {
+    std::vector<std::string> lines;
+    std::stringstream ss(text);
+    for (std::string line; std::getline(ss, line);) lines.push_back(line);
+    return std::vector<std::string>(lines.end() - static_cast<std::ptrdiff_t>(last), lines.end());
+  };
+  const auto a = rows(slurp(whole), 5), b = rows(slurp(tail), 5);
+  CHECK(a == b);
+  CHECK(b.front().rfind("8195,", 0) == 0);
   fs::remove(whole);
   fs::remove(tail);
 }
