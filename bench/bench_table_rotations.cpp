@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <string>
@@ -34,6 +35,7 @@ Measure run(const std::vector<std::string>& args) {
   all.insert(all.end(), args.begin(), args.end());
   for (auto& a : all) argv.push_back(a.data());
   argv.push_back(nullptr);
+  std::fflush(stdout);  // the child must not inherit (and print) this process's buffer
   const auto start = Clock::now();
   const pid_t pid = ::fork();
   if (pid == 0) {
