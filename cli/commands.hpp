@@ -16,6 +16,15 @@ namespace ropesim::cli {
 
 using Action = std::function<int()>;
 
+/// The whole `ropesim` command line: parses argv (argv[0] is the program name), runs the
+/// command, prints its output to std::cout and errors to std::cerr as one line, and returns
+/// the exit code (0, 2 for bad input, 1 for an internal error). main() of the executable
+/// (cli/ropesim_main.cpp) and the Python module (python/ropesim_module.cpp) call it.
+/// `add_check` registers `ropesim check` (add_check_command, cli/check_command.cpp, which needs
+/// RapidCheck): the executable passes it; the Python module cannot (Debian's librapidcheck.a is
+/// not position-independent) and passes nullptr, so `check` is then an unknown command.
+int run_command_line(int argc, char** argv, Action (*add_check)(CLI::App&) = nullptr);
+
 Action add_formats_command(CLI::App& app);
 Action add_rotations_command(CLI::App& app);
 Action add_sweep_command(CLI::App& app);
@@ -34,6 +43,8 @@ Action add_accumulate_command(CLI::App& app);
 Action add_experiment_command(CLI::App& app);
 /// `ropesim table bounds` under the `table` subcommand (cli/table_bounds_command.cpp).
 Action add_table_bounds_command(CLI::App* table);
+/// `ropesim table rotations` under the `table` subcommand (cli/table_rotations_command.cpp).
+Action add_table_rotations_command(CLI::App* table);
 
 /// What a list holds, which decides where a comma starts a new item.
 enum class ListKind {

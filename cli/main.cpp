@@ -1,4 +1,5 @@
-// The ropesim executable: argument parsing and output only (STYLE: no science in cli/).
+// The ropesim command line: argument parsing and output only (STYLE: no science in cli/).
+// main() is cli/ropesim_main.cpp; the Python module runs run_command_line in-process.
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -192,7 +193,7 @@ void warn_about_schedule(const attention::Schedule& schedule, std::uint64_t last
 
 }  // namespace ropesim::cli
 
-int main(int argc, char** argv) {
+int ropesim::cli::run_command_line(int argc, char** argv, Action (*add_check)(CLI::App&)) {
   using namespace ropesim::cli;
   set_command_line(argc, argv);
   CLI::App app{"ropesim: exact finite-precision simulation of RoPE transformers (see README.md)"};
@@ -212,7 +213,7 @@ int main(int argc, char** argv) {
   actions.push_back(add_compile_command(app));
   actions.push_back(add_plot_command(app));
   actions.push_back(add_merge_command(app));
-  actions.push_back(add_check_command(app));
+  if (add_check) actions.push_back(add_check(app));
   actions.push_back(add_classify_command(app));
   actions.push_back(add_accumulate_command(app));
   actions.push_back(add_experiment_command(app));

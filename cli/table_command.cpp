@@ -1,6 +1,7 @@
 // `ropesim table horizon`: the bound table users cite (docs/tables/horizon.md): one row per
 // format × g × k × C × realization, each row a `ropesim horizon` report (THEORY §6).
-// `ropesim table bounds` is in table_bounds_command.cpp.
+// `ropesim table bounds` is in table_bounds_command.cpp, `ropesim table rotations` in
+// table_rotations_command.cpp.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -65,8 +66,12 @@ Action add_table_command(CLI::App& app) {
   add_jobs_option(cmd, o->jobs);
   add_shard_option(cmd, o->shard);
   const Action bounds = add_table_bounds_command(table);
-  return [cmd, o, bounds]() -> int {
-    if (!cmd->parsed()) return bounds();
+  const Action rotations = add_table_rotations_command(table);
+  return [cmd, o, bounds, rotations]() -> int {
+    if (!cmd->parsed()) {
+      const int code = bounds();
+      return code >= 0 ? code : rotations();
+    }
     std::optional<OutputKind> kind;
     if (cmd->count("--out") > 0) {
       kind = output_kind_for(o->out, "--out");

@@ -267,4 +267,57 @@ void write_output_file(const std::string& path, const std::string& text, const s
   if (::rename(temporary.c_str(), target.path.c_str()) != 0) fail("cannot be replaced");
 }
 
+OutputStream::OutputStream(const std::string& path, const std::string& flag)
+    : path_(path), flag_(flag) {
+  const OutputTarget target = output_target(path, flag);
+  if (target.mode == OutputMode::descriptor) {
+    std::cout.flush();  // what the program printed before comes first
+    std::fflush(nullptr);
+    fd_ = target.descriptor;
+    return;
+  }
+  owned_ = true;
+  if (target.mode == OutputMode::through) {
+    fd_ = ::open(target.path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
+    if (fd_ < 0) refuse_output(flag, path, "cannot be opened (" + error_text(errno) + ")");
+    return;
+  }
+  replace_ = true;
+  final_path_ = target.path;
+  struct stat old {};
+  const bool existed = ::stat(target.path.c_str(), &old) == 0;
+  fd_ = create_temporary_or_refuse(target.path, flag, path, temporary_);
+  if (existed && ::fchmod(fd_, old.st_mode & 07777) != 0) {
+    const int saved = errno;
+    ::close(fd_);
+    ::unlink(temporary_.c_str());
+    fd_ = -1;
+    refuse_output(flag, path, "cannot keep the file's permissions (" + error_text(saved) + ")");
+  }
+}
+
+OutputStream::~OutputStream() {
+  if (owned_ && fd_ >= 0) ::close(fd_);
+  if (replace_ && !committed_) ::unlink(temporary_.c_str());
+}
+
+void OutputStream::write(std::string_view bytes) {
+  if (fd_ < 0 || committed_) refuse_output(flag_, path_, "write after the file was closed");
+  if (!write_all(fd_, bytes))
+    refuse_output(flag_, path_, "write failed (" + error_text(errno) + ")");
+  size_ += bytes.size();
+}
+
+void OutputStream::commit() {
+  if (committed_) return;
+  if (owned_) {
+    const int fd = fd_;
+    fd_ = -1;
+    if (::close(fd) != 0) refuse_output(flag_, path_, "write failed (" + error_text(errno) + ")");
+  }
+  if (replace_ && ::rename(temporary_.c_str(), final_path_.c_str()) != 0)
+    refuse_output(flag_, path_, "cannot be replaced (" + error_text(errno) + ")");
+  committed_ = true;
+}
+
 }  // namespace ropesim::io

@@ -18,7 +18,9 @@
 ///     reopened, truncated or renamed, so `-o /dev/stdout >> log` appends to the log.
 /// Every error is a ropesim::InvalidArgument whose message is one line naming the path.
 #include <cstddef>
+#include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "numeric/budget.hpp"
 
@@ -81,5 +83,36 @@ void check_output_path(const std::string& path, const std::string& flag);
 /// the old file as it was.
 void write_output_file(const std::string& path, const std::string& text,
                        const std::string& flag = "--out");
+
+/// An output file written piece by piece, by the rules of write_output_file (the file
+/// comment): a regular file is written to a temporary file next to it and renamed over it only
+/// by commit(), so a run that throws before commit() leaves the old file as it was (the
+/// destructor removes the temporary file); devices, FIFOs and this process's descriptors are
+/// written through as the pieces arrive. Memory does not grow with the file: each write() goes
+/// straight to the descriptor. Errors are ropesim::InvalidArgument naming `flag` and the path.
+class OutputStream {
+ public:
+  /// Opens `path` as `flag`'s output (creates the temporary file, or opens the device).
+  OutputStream(const std::string& path, const std::string& flag = "--out");
+  OutputStream(const OutputStream&) = delete;
+  OutputStream& operator=(const OutputStream&) = delete;
+  /// Removes the temporary file unless commit() ran.
+  ~OutputStream();
+  /// Appends `bytes`. Throws on a write error (a full disk, /dev/full).
+  void write(std::string_view bytes);
+  /// Bytes written so far.
+  std::uint64_t size() const { return size_; }
+  /// Closes the file and renames the temporary file over the path (regular files). Throws if
+  /// the close or the rename fails.
+  void commit();
+
+ private:
+  std::string path_, flag_, final_path_, temporary_;
+  int fd_ = -1;
+  bool owned_ = false;  ///< fd_ is ours to close (not /dev/stdout)
+  bool replace_ = false;
+  bool committed_ = false;
+  std::uint64_t size_ = 0;
+};
 
 }  // namespace ropesim::io

@@ -1,0 +1,223 @@
+"""Tests of the Python module `ropesim` (docs/PYTHON.md). Each asserts values derived
+independently: by hand (the derivation in the comment), numpy's own float16 conversion, or the
+`ropesim` executable for the same command (whose values the C++ suites test)."""
+import json
+import subprocess
+import threading
+import time
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import ropesim
+
+
+def cli_json(binary, *args):
+    out = subprocess.run([binary, *args], check=True, capture_output=True, text=True).stdout
+    return json.loads(out)
+
+
+def cli_error(binary, *args):
+    r = subprocess.run([binary, *args], capture_output=True, text=True)
+    assert r.returncode == 2
+    return r.stderr.strip().removeprefix("ropesim: error: ")
+
+
+# --- round -----------------------------------------------------------------------------------
+
+def test_round_bf16_by_hand():
+    # 0.1 = 1.6·2^-4; bf16 keeps 7 fraction bits: 1.6·128 = 204.8 -> 205 (nearest), 204
+    # (toward zero): 205/2048 = 0.10009765625, 204/2048 = 0.099609375.
+    assert ropesim.round([0.1], "bf16")[0] == 0.10009765625
+    assert ropesim.round([0.1], "bf16", "toward-zero")[0] == 0.099609375
+    assert ropesim.round(np.array([[0.1, -0.1]]), "bf16").shape == (1, 2)
+
+
+def test_round_matches_numpy_float16():
+    rng = np.random.default_rng(21)
+    x = np.concatenate([
+        rng.standard_normal(20000) * 10.0 ** rng.integers(-9, 6, 20000),
+        [0.0, -0.0, 65504.0, 65519.99, 65520.0, 2.0 ** -24, 2.0 ** -25, 3 * 2.0 ** -26,
+         np.inf, -np.inf, 1e300],
+    ])
+    with np.errstate(over="ignore"):  # numpy warns on the overflow to inf it performs
+        expected = x.astype(np.float16).astype(np.float64)
+    got = ropesim.round(x, "fp16")
+    assert np.array_equal(got.view(np.uint64), expected.view(np.uint64))  # signed zeros too
+    assert np.isnan(ropesim.round([np.nan], "fp16")[0])
+
+
+def test_round_flags_by_hand():
+    f = ropesim.round_flags([1.0, 0.1, 1e6, 1e-8, np.inf], "fp16")
+    # 1.0 is in fp16; 0.1 is not; 1e6 > 65520 overflows to inf; 1e-8 < 2^-25 (half the least
+    # subnormal 2^-24) rounds to 0: tiny and inexact; inf is exact.
+    assert list(f["value"][:4]) == [1.0, 0.0999755859375, np.inf, 0.0]
+    assert list(f["inexact"]) == [False, True, True, True, False]
+    assert list(f["overflow"]) == [False, False, True, False, False]
+    assert list(f["underflow"]) == [False, False, False, True, False]
+    assert not f["invalid"].any() and not f["division_by_zero"].any()
+
+
+def test_round_bad_format_is_the_cli_message():
+    with pytest.raises(ValueError, match="bf17"):
+        ropesim.round([1.0], "bf17")
+    with pytest.raises(ValueError, match="rounding"):
+        ropesim.round([1.0], "bf16", "sideways")
+
+
+# --- rotation_table --------------------------------------------------------------------------
+
+def distinct_rows(cos, sin):
+    return len(np.unique(np.concatenate([cos, sin], axis=1).view(np.uint64), axis=0))
+
+
+def test_rotation_table_llama2_r2_bf16_has_the_census_rows(ropesim_binary):
+    cos, sin = ropesim.rotation_table("llama2-7b", "r2", "bf16", positions=65536)
+    assert cos.shape == sin.shape == (65536, 64) and cos.dtype == np.float64
+    assert distinct_rows(cos, sin) == 1281  # issue 21 "done when"
+    census = cli_json(ropesim_binary, "rotations", "--schedule", "llama2-7b", "--realization",
+                      "r2", "--format", "bf16", "--positions", "65536", "--json")
+    assert census["distinct"] == 1281
+    per_block = [len(np.unique(np.stack([cos[:, d], sin[:, d]], 1).view(np.uint64), axis=0))
+                 for d in range(64)]
+    assert per_block == census["distinct_per_block"]
+
+
+def test_rotation_table_by_hand():
+    # single:g=1, r1, bf16: position 1 is (round(cos 1), round(sin 1)) = (0.5390625, 0.83984375)
+    # (cos 1 = 1.0806·2^-1 -> 138/256; sin 1 = 1.6829·2^-1 -> 215/256); position 0 is (1, 0).
+    cos, sin = ropesim.rotation_table("single:g=1", "r1", "bf16", positions=2)
+    assert cos.tolist() == [[1.0], [0.5390625]] and sin.tolist() == [[0.0], [0.83984375]]
+    # Every value is a bf16 element: rounding it into bf16 again changes nothing.
+    cos, sin = ropesim.rotation_table("llama3-8b", "hf", "bf16", positions=100, start=8000)
+    assert np.array_equal(ropesim.round(cos, "bf16"), cos)
+
+
+def test_rotation_table_start_and_jobs():
+    cos, sin = ropesim.rotation_table("conventional:base=10000,dim=16", "r2", "fp16", 300)
+    c2, s2 = ropesim.rotation_table("conventional:base=10000,dim=16", "r2", "fp16", 50,
+                                    start=250, jobs=2)
+    assert np.array_equal(c2, cos[250:]) and np.array_equal(s2, sin[250:])
+    c3, s3, flags = ropesim.rotation_table("conventional:base=10000,dim=16", "r2", "fp16", 300,
+                                           jobs=1, flags=True)
+    assert np.array_equal(c3, cos) and flags.shape == (300,) and not flags.any()
+
+
+def test_rotation_table_bad_input():
+    with pytest.raises(ValueError, match="realization"):
+        ropesim.rotation_table("llama2-7b", "r9", "bf16", 10)
+    with pytest.raises(ValueError, match="binary64"):
+        ropesim.rotation_table("llama2-7b", "r1", "p=64,e=15", 10)
+
+
+def test_rotation_table_releases_the_gil():
+    ticks = 0
+    worker = threading.Thread(
+        target=lambda: ropesim.rotation_table("llama2-7b", "r1", "bf16", 1 << 15, jobs=1))
+    worker.start()
+    while worker.is_alive():
+        ticks += 1
+        time.sleep(0.001)
+    worker.join()
+    assert ticks > 20  # the main thread ran while C++ computed
+
+
+# --- the commands ----------------------------------------------------------------------------
+
+def test_census_is_the_cli_json(ropesim_binary):
+    args = dict(schedule="single:g=1", realization="r2", format="bf16", positions=300,
+                start=65536)
+    got = ropesim.census(**args)
+    cli = cli_json(ropesim_binary, "rotations", "--schedule", "single:g=1", "--realization",
+                   "r2", "--format", "bf16", "--positions", "300", "--start", "65536", "--json")
+    assert got == cli
+    # attention/census.hpp's example: bf16 has 8 bits, so î = 65536 for i <= 65792: 257
+    # positions share one rotation.
+    assert got["largest_class"] == 257 and got["largest_class_position"] == 65536
+
+
+def test_census_bad_input_is_the_cli_message(ropesim_binary):
+    with pytest.raises(ValueError) as e:
+        ropesim.census("llama2-7b", format="bf17", positions=16)
+    assert str(e.value) == cli_error(ropesim_binary, "rotations", "--schedule", "llama2-7b",
+                                     "--format", "bf17", "--positions", "16", "--json")
+
+
+def test_formats_exact_values():
+    table = ropesim.formats("fp16,bf16")
+    fp16 = table[table["name"] == "fp16"].iloc[0]
+    # fp16: max (2 - 2^-10)·2^15 = 65504; f_large = the least fp16 above 25·ln 2 = 17.3287
+    # (exp(-f) must fall below 2^-25, half the least subnormal), on the 2^-6 grid of [16, 32):
+    # 1110/64 = 17.34375.
+    assert fp16["max"] == 65504 and fp16["f_large"] == 17.34375
+    bf16 = table[table["name"] == "bf16"].iloc[0]
+    assert bf16["max"] == (2 - 2 ** -7) * 2.0 ** 127
+    assert isinstance(ropesim._loads('{"x": "0.1"}')["x"], Fraction)  # not a binary64
+    assert ropesim._loads('{"x": "0.5", "word": "0101"}') == {"x": 0.5, "word": "0101"}
+
+
+def test_horizon_is_the_cli_json(ropesim_binary):
+    got = ropesim.horizon(k=1, g=1, format="fp16", C=64)
+    cli = cli_json(ropesim_binary, "horizon", "--g", "1", "--k", "1", "--C", "64", "--format",
+                   "fp16", "--json")
+    assert got == ropesim._numbers(cli)
+
+
+def test_compile_run_trace(ropesim_binary, tmp_path):
+    # THEORY §4: a formula accepts w iff it holds at the EOS position N+1, so 'Y a' accepts
+    # exactly the words whose last symbol is a; the classifier is +-1/2 there (THEORY §7 C1).
+    model = ropesim.compile("Y a", alphabet="ab", format="fp16")
+    assert model.report and model.spec["layers"]
+    for word in ["a", "b", "ab", "ba", "aab", "abb", "bba", "abab"]:
+        out = model.run(word)
+        assert out["accept"] is word.endswith("a")
+        assert out["output"] == (0.5 if word.endswith("a") else -0.5)
+        assert out["tokens"] == ["BOS", *word, "EOS"]
+    trace = model.trace("ab")
+    assert trace["accept"] is False and trace["trace"]
+    path = tmp_path / "model.json"
+    model.save(str(path))
+    cli = cli_json(ropesim_binary, "run", str(path), "--input", "ba", "--json")
+    assert model.run("ba") == ropesim._numbers(cli)
+    assert cli["output_exact"] == "0.5"  # an exact decimal string in the CLI, a float here
+    with pytest.raises(ValueError):
+        model.run("abc")
+    with pytest.raises(ValueError):
+        ropesim.compile("Y (", alphabet="ab")
+
+
+def test_classify_and_check():
+    # (aa)* over {a}: its minimal DFA is the 2-cycle 0 -a-> 1 -a-> 0 (not partially ordered,
+    # so not LTL[P]) and it counts modulo 2: LTL[P,MOD] with k = 2 (THEORY §5).
+    # (a|b)*a: states "last symbol is not a" (0) and "is a" (1), a: 0 -> 1, b: 1 -> 0, a cycle
+    # again, so not LTL[P] either.
+    parity = ropesim.classify(alphabet="a", regex="(aa)*")
+    assert parity["class"] == "LTL[P,MOD]" and parity["k"] == 2 and parity["states"] == 2
+    assert parity["witness"]["kind"] == "two-state cycle"
+    star = ropesim.classify(alphabet="ab", regex="(a|b)*a")
+    assert star["class"] != "LTL[P]" and star["states"] == 2
+    assert star["witness"]["kind"] in ("two-state cycle", "branching component")
+    with pytest.raises(ValueError, match="regex"):
+        ropesim.classify(alphabet="ab", regex="(a")
+    result = ropesim.check(property="all", trials=3, max_length=20)
+    assert result["failed"] == 0 and result["passed"] == len(result["properties"]) > 0
+    assert list(result["table"]["failed"]) == [0] * result["passed"]
+    with pytest.raises(ValueError, match="property"):
+        ropesim.check(property="no-such-property", trials=1)
+
+
+def test_position_gpt_neox_1003():
+    # attention/realisation.hpp, NUMERIC §4 (GPT-NeoX #1003): r2 in fp16 on
+    # conventional:base=10000,dim=32 at I = 1857, block 1: the exact angle is
+    # 1857·10000^(-1/16) = 1044.27; fp16 spaces [1024, 2048) by 1, so φ = round(θ̂·î) = 1045
+    # and the realised cos is fp16(cos 1045), numpy's own float16 of the binary64 cos.
+    report = ropesim.position("conventional:base=10000,dim=32", 1857, realization="r2",
+                              format="fp16")
+    block = report["blocks"][1]
+    assert block["exact_angle_text"] == "1857*10000^(-1/16)"
+    assert abs(block["exact_angle"] - 1857 * 10000 ** (-1 / 16)) < 1e-9
+    assert block["steps"]["phi"]["decimal"] == 1045
+    assert block["cos"]["decimal"] == float(np.float16(np.cos(1045.0)))
+    assert block["sin"]["decimal"] == float(np.float16(np.sin(1045.0)))
+    assert list(report["table"]["block"]) == list(range(16))
