@@ -34,9 +34,19 @@ struct Table {
   std::string to_text() const;
   std::string to_csv() const;
   std::string to_markdown() const;
+  /// A booktabs tabular (\toprule, \midrule, \bottomrule; the first line is the comment
+  /// "% needs \usepackage{booktabs}"): headers by latex_header, numeric columns right-aligned,
+  /// numbers with an exponent as $m\times10^{e}$, null as --.
   std::string to_latex() const;
   nlohmann::json to_json() const;  ///< a list of objects keyed by column
 };
+
+/// The header of `column` in a LaTeX table (Table::to_latex): the symbol of a quantity of the
+/// theory in math mode (n_max → $N_{\max}$, f_large → $f_{\mathrm{large}}$, tie_cap →
+/// $\pi\sqrt{2/u}$, a one-letter name such as p → $p$), "X at limit" for X_at_limit, and other
+/// names as escaped text with underscores read as spaces (first_repeat → "first repeat"; cos and
+/// sin set as functions).
+std::string latex_header(const std::string& column);
 
 /// The output kinds chosen by file extension.
 enum class OutputKind { csv, markdown, json, latex };
