@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 
 #include "attention/realisation.hpp"
 #include "numeric/budget.hpp"
@@ -53,6 +54,29 @@ Table Table::select(const std::vector<std::string>& names) const {
     t.rows.push_back(std::move(r));
   }
   return t;
+}
+
+Table Table::for_files(const std::string& columns_flag) const {
+  return columns_flag.empty() ? select(columns) : for_terminal(columns_flag);
+}
+
+void write_and_print(const Table& table, const std::optional<OutputKind>& kind,
+                     const std::string& out, const std::optional<ShardRecord>& shard, bool json,
+                     bool quiet, const std::string& columns) {
+  if (shard && !columns.empty()) {
+    throw InvalidArgument(
+        "--columns: a shard file keeps every column (ropesim merge needs them); accepted: "
+        "--columns without --shard, or on ropesim merge");
+  }
+  const Table file = table.for_files(columns);
+  const Table terminal = table.for_terminal(columns);
+  if (kind) io::write_output_file(out, render(file, *kind, shard));
+  if (quiet && kind) return;
+  if (json) {
+    std::cout << file.to_json().dump(2) << "\n";
+  } else {
+    std::cout << terminal.to_text();
+  }
 }
 
 Table Table::for_terminal(const std::string& columns_flag) const {
