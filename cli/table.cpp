@@ -281,16 +281,9 @@ std::string latex_cell(const nlohmann::json& cell) {
 }  // namespace
 
 std::string Table::to_latex() const {
-  // Numeric columns (every non-null cell a number) are right-aligned, the others left.
-  std::string align;
-  for (std::size_t c = 0; c < columns.size(); ++c) {
-    bool numeric = false, text = false;
-    for (const auto& row : rows) {
-      if (c >= row.size() || row[c].is_null()) continue;
-      (row[c].is_number() ? numeric : text) = true;
-    }
-    align += numeric && !text ? 'r' : 'l';
-  }
+  // Every column left-aligned: the alignment must not depend on the rows, so that the shards of
+  // a run (--shard) merge into the single run's file byte for byte (ropesim merge).
+  const std::string align(columns.size(), 'l');
   std::string out = "% needs \\usepackage{booktabs}\n\\begin{tabular}{" + align + "}\n\\toprule\n";
   for (std::size_t c = 0; c < columns.size(); ++c)
     out += (c ? " & " : "") + latex_header(columns[c]);

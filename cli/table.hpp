@@ -38,8 +38,8 @@ struct Table {
   std::string to_csv() const;
   std::string to_markdown() const;
   /// A booktabs tabular (\toprule, \midrule, \bottomrule; the first line is the comment
-  /// "% needs \usepackage{booktabs}"): headers by latex_header, numeric columns right-aligned,
-  /// numbers with an exponent as $m\times10^{e}$, null as --.
+  /// "% needs \usepackage{booktabs}"): headers by latex_header, columns left-aligned (alike
+  /// in every shard of a run), numbers with an exponent as $m\times10^{e}$, null as --.
   std::string to_latex() const;
   nlohmann::json to_json() const;  ///< a list of objects keyed by column
 };
