@@ -68,10 +68,12 @@ Action add_formats_command(CLI::App& app) {
   cmd->add_option("--rounding", *rounding,
                   "Rounding mode for f_large and unit roundoff: nearest-even nearest-away "
                   "toward-zero upward downward");
-  cmd->add_option("-o,--out", *out,
-                  "Also write the table to FILE (.csv .md .json .tex; every column)");
+  cmd->add_option(
+      "-o,--out", *out,
+      "Also write the table to FILE (.csv .md .json .tex; every column unless --columns)");
   cmd->add_option("--columns", *columns,
-                  "Columns shown on the terminal: all, or a comma list (default: the main ones)");
+                  "Columns of the terminal, --out and --json: all, or a comma list (terminal "
+                  "default: the main ones)");
   return [cmd, json, formats, rounding, out, columns]() -> int {
     if (!cmd->parsed()) return -1;
     numeric::Rounding mode;
@@ -118,9 +120,9 @@ Action add_formats_command(CLI::App& app) {
            f.subnormals, f.has_infinity ? "inf" : "saturate",
            std::string(numeric::to_string(mode))});
     }
-    if (kind) io::write_output_file(*out, render(table, *kind));
+    if (kind) io::write_output_file(*out, render(table.for_files(*columns), *kind));
     if (*json) {
-      std::cout << table.to_json().dump(2) << "\n";
+      std::cout << table.for_files(*columns).to_json().dump(2) << "\n";
     } else {
       Table display = table;
       for (std::size_t i = 0; i < list.size(); ++i)

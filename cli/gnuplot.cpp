@@ -31,12 +31,106 @@ namespace ropesim::cli {
 
 PlotKind plot_kind_for(const std::string& path, const std::string& flag) {
   if (path.empty())
-    throw InvalidArgument(flag + ": empty file name; accepted: a path ending in .svg .png");
+    throw InvalidArgument(flag + ": empty file name; accepted: a path ending in .svg .png .pdf");
   const std::string ext = std::filesystem::path(path).extension().string();
   if (ext == ".svg") return PlotKind::svg;
   if (ext == ".png") return PlotKind::png;
+  if (ext == ".pdf") return PlotKind::pdf;
   throw InvalidArgument(flag + ": unknown figure extension '" + ext + "' in '" + path +
-                        "'; accepted: .svg .png");
+                        "'; accepted: .svg .png .pdf");
+}
+
+namespace {
+
+/// The terminal font size of each kind when --font gives none (points).
+double default_font_size(PlotKind kind) {
+  switch (kind) {
+    case PlotKind::svg:
+      return 13;
+    case PlotKind::png:
+      return 11;
+    case PlotKind::pdf:
+      break;
+  }
+  return 9;
+}
+
+/// A decimal number with at most `decimals` digits after the point, the whole text parsed
+/// (no sign, no exponent); nullopt otherwise.
+std::optional<double> plain_number(const std::string& text, int decimals) {
+  std::size_t digits = 0, point = std::string::npos;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '.' && point == std::string::npos) {
+      point = i;
+    } else if (std::isdigit(static_cast<unsigned char>(text[i])) != 0) {
+      ++digits;
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (digits == 0 || digits > 9) return std::nullopt;
+  if (point != std::string::npos && static_cast<int>(text.size() - point - 1) > decimals)
+    return std::nullopt;
+  return std::stod(text);
+}
+
+}  // namespace
+
+double FigureStyle::font_points(double nominal, PlotKind kind) const {
+  const double base = default_font_size(kind);
+  // The nominal sizes were chosen for SVG (base 13) and PNG (base 11) figures of 1400 pixels;
+  // a PDF is 7 inches wide, so its default scales them by 9/13.
+  const double kind_scale = kind == PlotKind::pdf ? 9.0 / 13.0 : 1.0;
+  const double points = nominal * kind_scale * font_size.value_or(base) / base;
+  return std::round(points * 10) / 10;
+}
+
+std::pair<double, double> parse_figure_size(const std::string& text, PlotKind kind) {
+  const bool pdf = kind == PlotKind::pdf;
+  const std::string accepted =
+      pdf ? "accepted for .pdf: W,H in inches from 0.5 to 100 (e.g. 7,4), or in centimetres "
+            "(e.g. 17cm,10cm)"
+          : "accepted for .svg/.png: W,H in pixels, integers from 100 to 20000 (e.g. 1400,800)";
+  const std::size_t comma = text.find(',');
+  const auto one = [&](std::string part) -> std::optional<double> {
+    double unit = 1;
+    if (pdf && part.size() > 2 && part.substr(part.size() - 2) == "cm") {
+      part.resize(part.size() - 2);
+      unit = 1 / 2.54;
+    } else if (pdf && part.size() > 2 && part.substr(part.size() - 2) == "in") {
+      part.resize(part.size() - 2);
+    }
+    const auto value = plain_number(part, pdf ? 3 : 0);
+    if (!value) return std::nullopt;
+    const double v = *value * unit;
+    if (pdf ? (v < 0.5 || v > 100) : (v < 100 || v > 20000)) return std::nullopt;
+    return v;
+  };
+  if (comma != std::string::npos && text.find(',', comma + 1) == std::string::npos) {
+    const auto w = one(text.substr(0, comma)), h = one(text.substr(comma + 1));
+    if (w && h) return {*w, *h};
+  }
+  throw InvalidArgument("--size: '" + text + "' is not a figure size; " + accepted);
+}
+
+std::pair<std::string, std::optional<double>> parse_figure_font(const std::string& text) {
+  const std::string accepted =
+      "accepted: NAME or NAME,SIZE with NAME of letters, digits, spaces, '-' and '_' (e.g. "
+      "'Times', 'DejaVu Sans,10') and SIZE in points from 4 to 72";
+  const std::size_t comma = text.find(',');
+  const std::string name = text.substr(0, comma);
+  bool good = !name.empty() && name.size() <= 64 && name.front() != ' ' && name.back() != ' ';
+  for (char c : name) {
+    good = good &&
+           (std::isalnum(static_cast<unsigned char>(c)) != 0 || c == ' ' || c == '-' || c == '_');
+  }
+  std::optional<double> size;
+  if (good && comma != std::string::npos) {
+    size = plain_number(text.substr(comma + 1), 2);
+    good = size && *size >= 4 && *size <= 72;
+  }
+  if (!good) throw InvalidArgument("--font: '" + text + "' is not a font; " + accepted);
+  return {name, size};
 }
 
 std::string gnuplot_quote(std::string_view text) {
@@ -173,43 +267,61 @@ void require_gnuplot() {
   }
 }
 
-std::string gnuplot_terminal(PlotKind kind, const std::string& temporary_path, int width,
-                             int height) {
+std::string gnuplot_terminal(PlotKind kind, const std::string& output_path, int width, int height,
+                             const FigureStyle& style) {
   std::string out;
+  const double w = style.size ? style.size->first : width;
+  const double h = style.size ? style.size->second : height;
+  const std::string font = gnuplot_quote(
+      fmt::format("{},{:g}", style.font_family, style.font_size.value_or(default_font_size(kind))));
   switch (kind) {
     case PlotKind::svg:
       out += fmt::format(
-          "set terminal svg size {},{} dynamic noenhanced font 'sans,13' background '#ffffff'\n",
-          width, height);
+          "set terminal svg size {:g},{:g} dynamic noenhanced font {} background '#ffffff'\n", w, h,
+          font);
       break;
     case PlotKind::png:
       out += fmt::format(
           "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {{\n"
-          "  set terminal pngcairo size {0},{1} noenhanced font 'sans,11' background '#ffffff'\n"
+          "  set terminal pngcairo size {0:g},{1:g} noenhanced font {2} background '#ffffff'\n"
           "}} else {{\n"
-          "  set terminal png size {0},{1} noenhanced background '#ffffff'\n"
+          "  set terminal png size {0:g},{1:g} noenhanced background '#ffffff'\n"
           "}}\n",
-          width, height);
+          w, h, font);
+      break;
+    case PlotKind::pdf:
+      // The plot's pixel size at 200 pixels per inch unless --size gave inches.
+      out += fmt::format(
+          "set terminal pdfcairo size {:g}in,{:g}in noenhanced font {} background '#ffffff' "
+          "pointscale 0.5\n",
+          style.size ? w : w / 200, style.size ? h : h / 200, font);
       break;
   }
-  out += "set output " + gnuplot_quote(temporary_path) + "\n";
+  out += "set output " + gnuplot_quote(output_path) + "\n";
   out += "set encoding utf8\n";
   return out;
 }
 
-void draw_with_gnuplot(const std::string& body, PlotKind kind, const std::string& out_path,
-                       int width, int height) {
+void draw_with_gnuplot(const Figure& figure) {
   const std::string gnuplot = find_gnuplot();
   if (gnuplot.empty()) require_gnuplot();
   const double timeout = gnuplot_timeout_seconds();
   // gnuplot draws into a temporary file of its own; the figure then reaches --out through
   // io::write_output_file (atomic replace, symbolic links followed, devices written through).
   const std::string temporary = temporary_file("ropesim_plot_figure_");
-  std::string script = gnuplot_terminal(kind, temporary, width, height);
-  script += "set label 1000 " + gnuplot_quote(provenance_line()) +
-            " at screen 0.005,0.012 left font ',8' textcolor rgb '#606060' noenhanced\n";
-  script += body;
-  script += "\nunset output\n";
+  std::string after_terminal;
+  if (figure.style.footnote) {
+    after_terminal += "set label 1000 " + gnuplot_quote(provenance_line()) +
+                      fmt::format(
+                          " at screen 0.005,0.012 left font ',{:g}' textcolor rgb "
+                          "'#606060' noenhanced\n",
+                          figure.style.font_points(8, figure.kind));
+  }
+  after_terminal += figure.body;
+  after_terminal += "\nunset output\n";
+  const std::string script =
+      gnuplot_terminal(figure.kind, temporary, figure.width, figure.height, figure.style) +
+      after_terminal;
 
   const std::string script_path = temporary_file("ropesim_plot_script_");
   const std::string log_path = temporary_file("ropesim_plot_log_");
@@ -283,9 +395,24 @@ void draw_with_gnuplot(const std::string& body, PlotKind kind, const std::string
     throw InvalidArgument("plot: gnuplot (" + gnuplot + ") " + how +
                           (first.empty() ? std::string() : ": " + first) + "; no figure written");
   }
-  const std::string figure = read_text(temporary);
+  const std::string drawn = read_text(temporary);
   std::remove(temporary.c_str());
-  io::write_output_file(out_path, figure, "--out");
+  io::write_output_file(figure.out_path, drawn, "--out");
+  if (!figure.script_path.empty()) {
+    // The same script, drawing to --out itself; the provenance as a comment (control characters
+    // of the recorded command become spaces, so the comment stays one line).
+    std::string comment = provenance_line();
+    for (char& c : comment) {
+      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
+    }
+    io::write_output_file(figure.script_path,
+                          "# " + comment + "\n# Redraw with: gnuplot " +
+                              shell_word(figure.script_path) + "\n" +
+                              gnuplot_terminal(figure.kind, figure.out_path, figure.width,
+                                               figure.height, figure.style) +
+                              after_terminal,
+                          "--gnuplot-script");
+  }
 }
 
 }  // namespace ropesim::cli

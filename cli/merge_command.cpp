@@ -143,15 +143,17 @@ ShardFile read_text_shard(const std::string& path, OutputKind kind) {
       first_row = 3;
       end_row = lines.size();
     } else {
-      // \begin{tabular}, \hline, header, \hline, rows, \hline, \end{tabular}
-      if (lines.size() < 8 || line(2).rfind("\\begin{tabular}{", 0) != 0 || line(3) != "\\hline" ||
-          line(5) != "\\hline" || line(lines.size() - 2) != "\\hline" ||
+      // % needs \usepackage{booktabs}, \begin{tabular}, \toprule, header, \midrule, rows,
+      // \bottomrule, \end{tabular} (Table::to_latex)
+      if (lines.size() < 9 || line(2).rfind("% needs ", 0) != 0 ||
+          line(3).rfind("\\begin{tabular}{", 0) != 0 || line(4) != "\\toprule" ||
+          line(6) != "\\midrule" || line(lines.size() - 2) != "\\bottomrule" ||
           line(lines.size() - 1) != "\\end{tabular}") {
         fail(not_ours(path, kind, "not a tabular of ropesim's layout"));
       }
-      f.header = lines[2] + lines[3] + lines[4] + lines[5];
+      f.header = lines[2] + lines[3] + lines[4] + lines[5] + lines[6];
       f.footer = lines[lines.size() - 2] + lines[lines.size() - 1];
-      first_row = 6;
+      first_row = 7;
       end_row = lines.size() - 2;
     }
   } else {  // Markdown: "Made by ropesim V (commit C): `CMD`", "", shard line, "", header, rule,

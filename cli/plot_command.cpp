@@ -10,6 +10,7 @@
 //                   (proofs::length_experiment; RoPE-X §5-6).
 // Output only (STYLE): this file gathers library results into tables and gnuplot scripts.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <chrono>
@@ -17,7 +18,9 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <set>
 #include <thread>
+#include <tuple>
 
 #include "attention/census.hpp"
 #include "attention/realisation.hpp"
@@ -37,20 +40,56 @@ namespace ropesim::cli {
 
 namespace {
 
-/// The output flags every plot has: --out FIGURE (.svg/.png), --data TABLE.csv.
+/// The output flags every plot has: --out FIGURE (.svg/.png/.pdf), --data TABLE.csv, the
+/// figure's --size, --font and --no-footnote, and --gnuplot-script FILE.
 struct PlotOutput {
-  std::string out, data;
+  std::string out, data, size, font, script;
+  bool no_footnote = false;
   PlotKind kind = PlotKind::svg;
+  FigureStyle style;
 
   void add_options(CLI::App* cmd) {
-    cmd->add_option("-o,--out", out, "Write the figure to FILE (.svg or .png; required)")
+    cmd->add_option("-o,--out", out, "Write the figure to FILE (.svg, .png or .pdf; required)")
         ->required();
     cmd->add_option("--data", data, "Also write the plotted data to FILE.csv");
+    cmd->add_option("--size", size,
+                    "Figure size W,H: pixels for .svg/.png, inches (or 17cm,10cm) for .pdf");
+    cmd->add_option("--font", font,
+                    "Font NAME[,SIZE] of every text; SIZE in points (titles and keys scale)");
+    cmd->add_flag("--no-footnote", no_footnote,
+                  "Leave out the footnote with ropesim's version, commit and command");
+    cmd->add_option("--gnuplot-script", script,
+                    "Also write the gnuplot script (data inline) that redraws --out");
   }
-  /// Checks both paths before anything is computed, and that gnuplot is there.
+  /// ` font ',N'` for a text the plot sizes at `nominal` points in a default SVG.
+  std::string font_at(double nominal) const {
+    return fmt::format(" font ',{:g}'", style.font_points(nominal, kind));
+  }
+  /// Draws `body` (width × height pixels unless --size) into --out, and the script if asked.
+  void draw(const std::string& body, int width, int height) const {
+    draw_with_gnuplot(Figure{body, kind, out, width, height, style, script});
+  }
+  /// Checks every path and figure option before anything is computed, and that gnuplot is
+  /// there.
   void check(const CLI::App* cmd) {
     kind = plot_kind_for(out, "--out");
     io::check_output_path(out, "--out");
+    if (cmd->count("--size") > 0) style.size = parse_figure_size(size, kind);
+    if (cmd->count("--font") > 0)
+      std::tie(style.font_family, style.font_size) = parse_figure_font(font);
+    style.footnote = !no_footnote;
+    if (cmd->count("--gnuplot-script") > 0) {
+      if (script.empty())
+        throw InvalidArgument("--gnuplot-script: empty file name; accepted: a path such as fig.gp");
+      io::check_output_path(script, "--gnuplot-script");
+      for (const auto& [other, flag] : {std::pair{&out, "--out"}, std::pair{&data, "--data"}}) {
+        if (!other->empty() &&
+            std::filesystem::absolute(script) == std::filesystem::absolute(*other)) {
+          throw InvalidArgument("--gnuplot-script: '" + script + "' is also the " + flag +
+                                " file; give different files");
+        }
+      }
+    }
     if (cmd->count("--data") > 0) {
       if (data.empty() || std::filesystem::path(data).extension() != ".csv") {
         throw InvalidArgument(
@@ -196,6 +235,24 @@ CLI::App* add_plot_horizon(CLI::App* plot, std::function<int()>& action) {
     std::vector<std::vector<std::string>> shared;                          // k-independent columns
     bool any_n_limit = false, any_delta_limit = false, any_tie_limit = false, any_zero = false;
     const std::string nan = "NaN";
+    // The y axis shows what was measured: its top is the decade at or above 3× the largest
+    // N_max, tie distance and tie cap. The exact-arithmetic bound and the heuristic reach 10^12
+    // and more where C auto picks a far record distance; a value beyond the top is drawn as an
+    // arrow at the top edge (its line breaks there), and the largest such values are named in a
+    // note (the CSV and the table keep every value).
+    double tallest = 1;
+    for (const auto& r : reports) {
+      tallest = std::max({tallest, static_cast<double>(r.range.n_max), r.tie_cap,
+                          r.tie_distance ? static_cast<double>(r.tie_distance->value) : 0.0});
+    }
+    const double top = std::pow(10.0, std::ceil(std::log10(3 * tallest)));
+    struct Beyond {
+      int p;
+      std::uint64_t k;
+      bool heuristic;
+      double value;
+    };
+    std::vector<Beyond> beyond;
     for (std::size_t c = 0; c < reports.size(); ++c) {
       const auto& r = reports[c];
       const int p = precisions[c];
@@ -209,16 +266,22 @@ CLI::App* add_plot_horizon(CLI::App* plot, std::function<int()>& action) {
                                        : nlohmann::json(nullptr),
                            fmt::format("{:.6g}", r.tie_cap)});
       const std::string n = std::to_string(r.range.n_max);
-      const std::string d = std::to_string(r.delta_bound.value);
+      const bool d_beyond = static_cast<double>(r.delta_bound.value) > top;
+      const bool h_beyond = r.heuristic && *r.heuristic > top;
+      if (d_beyond) beyond.push_back({p, r.k, false, static_cast<double>(r.delta_bound.value)});
+      if (h_beyond) beyond.push_back({p, r.k, true, *r.heuristic});
+      // A value beyond the axis: no point on its line (the line breaks), the arrow marks it.
+      const std::string d = d_beyond ? nan : std::to_string(r.delta_bound.value);
+      const std::string d_marker = d;
       any_n_limit = any_n_limit || r.range.at_limit;
       any_delta_limit = any_delta_limit || r.delta_bound.at_limit;
       any_zero = any_zero || r.range.n_max == 0;
       // p, n_max (line), n_max exact, n_max lower bound, delta (line), delta exact, delta lower,
       // heuristic
       per_k[r.k].push_back({std::to_string(p), n, r.range.at_limit ? nan : n,
-                            r.range.at_limit ? n : nan, d, r.delta_bound.at_limit ? nan : d,
-                            r.delta_bound.at_limit ? d : nan,
-                            r.heuristic ? gnuplot_number(*r.heuristic) : nan});
+                            r.range.at_limit ? n : nan, d, r.delta_bound.at_limit ? nan : d_marker,
+                            r.delta_bound.at_limit ? d_marker : nan,
+                            r.heuristic && !h_beyond ? gnuplot_number(*r.heuristic) : nan});
       if (r.k == reports.front().k) {
         std::string t = nan, t_exact = nan, t_lower = nan;
         if (r.tie_distance) {
@@ -258,7 +321,7 @@ CLI::App* add_plot_horizon(CLI::App* plot, std::function<int()>& action) {
           fmt::format("keyentry with linespoints dt 2 lw 1.5 pt 5 ps 0.9 lc rgb '{}' title {}", c,
                       gnuplot_quote("exact bound C·δ_L ≥ f_large (" + kk + ")")));
       plots.push_back(
-          fmt::format("${} using 1:5 with lines dt 2 lw 1.5 lc rgb '{}' notitle", block, c));
+          fmt::format("${} using 1:($5) with lines dt 2 lw 1.5 lc rgb '{}' notitle", block, c));
       plots.push_back(
           fmt::format("${} using 1:6 with points pt 5 ps 0.9 lc rgb '{}' notitle", block, c));
       if (any_delta_limit) {
@@ -270,7 +333,47 @@ CLI::App* add_plot_horizon(CLI::App* plot, std::function<int()>& action) {
       keys.push_back(fmt::format("keyentry with lines dt 3 lw 2 lc rgb '{}' title {}", c,
                                  gnuplot_quote("heuristic π·√(2C/f_large) − 1 (" + kk + ")")));
       plots.push_back(
-          fmt::format("${} using 1:8 with lines dt 3 lw 2 lc rgb '{}' notitle", block, c));
+          fmt::format("${} using 1:($8) with lines dt 3 lw 2 lc rgb '{}' notitle", block, c));
+    }
+    // The values beyond the axis: an arrow up to the top edge per (p, k, quantity), side by side
+    // within p ± 0.4.
+    const std::size_t series = 2 * per_k.size();
+    const double step = std::min(0.16, 0.8 / static_cast<double>(series));
+    int arrow_tag = 100;
+    std::set<std::pair<std::uint64_t, bool>> beyond_keys;
+    double largest_bound = 0, largest_heuristic = 0;
+    for (const auto& b : beyond) {
+      const auto k_index = static_cast<std::size_t>(std::distance(per_k.begin(), per_k.find(b.k)));
+      const std::size_t j = 2 * k_index + (b.heuristic ? 1 : 0);
+      const double x = b.p + (static_cast<double>(j) - static_cast<double>(series - 1) / 2) * step;
+      const std::string c = colour(k_index);
+      script += fmt::format(
+          "set arrow {} from first {}, first {} to first {}, first {} {} size screen 0.008,25 "
+          "{}lw 1.5 lc rgb '{}' front\n",
+          arrow_tag++, gnuplot_number(x), gnuplot_number(top / std::sqrt(10.0)), gnuplot_number(x),
+          gnuplot_number(top), b.heuristic ? "head empty" : "head filled",
+          b.heuristic ? "dt 3 " : "", c);
+      (b.heuristic ? largest_heuristic : largest_bound) =
+          std::max(b.heuristic ? largest_heuristic : largest_bound, b.value);
+      if (beyond_keys.insert({b.k, b.heuristic}).second) {
+        keys.push_back(fmt::format(
+            "keyentry with vectors {} lw 1.5 lc rgb '{}' title {}",
+            b.heuristic ? "head empty dt 3" : "head filled", c,
+            gnuplot_quote(fmt::format("{} beyond the axis (k={})",
+                                      b.heuristic ? "heuristic" : "exact bound", b.k))));
+      }
+    }
+    if (!beyond.empty()) {
+      std::vector<std::string> parts;
+      if (largest_bound > 0)
+        parts.push_back(fmt::format("exact bound up to {:.2g}", largest_bound));
+      if (largest_heuristic > 0)
+        parts.push_back(fmt::format("heuristic up to {:.2g}", largest_heuristic));
+      script +=
+          "set label 3 " +
+          gnuplot_quote("arrows: beyond the axis (" + fmt::format("{}", fmt::join(parts, ", ")) +
+                        "; every value in the table and --data)") +
+          " at graph 0.99, graph 0.03 right front" + o->output.font_at(10) + "\n";
     }
     std::stable_sort(shared.begin(), shared.end(), by_p);
     script += rows_block("T", shared);
@@ -296,29 +399,30 @@ CLI::App* add_plot_horizon(CLI::App* plot, std::function<int()>& action) {
              fmt::format("g = {} rad/position, C {}, realisation {}, {}", o->head.g,
                          o->head.C == "auto" ? "auto (chosen per point)" : "= " + o->head.C,
                          first.realisation, first.rounding)}) +
-        " font ',13'\n";
+        o->output.font_at(13) + "\n";
     script +=
         "set xlabel " + gnuplot_quote("precision p of F (bits, including the hidden bit)") + "\n";
     script += "set ylabel " + gnuplot_quote("length L (positions), log scale") + "\n";
     script += "set logscale y 10\n";
     script += "set format y '1e%L'\nset grid xtics ytics lt 1 lw 1 lc rgb '#e4e4e4'\n";
     script +=
-        "set xtics 1\nset mxtics 1\nset key outside right top vertical Left reverse spacing 1.1 "
-        "font ',10'\n";
+        "set xtics 1\nset mxtics 1\nset key outside right top vertical Left reverse spacing 1.1" +
+        o->output.font_at(10) + "\n";
     script += "set bmargin 6\n";
     const int p_lo = *std::min_element(precisions.begin(), precisions.end());
     const int p_hi = *std::max_element(precisions.begin(), precisions.end());
-    script += fmt::format("set xrange [{}:{}]\n", p_lo - 0.5, p_hi + 0.5);
+    script += fmt::format("set xrange [{}:{}]\nset yrange [*:{}]\n", p_lo - 0.5, p_hi + 0.5,
+                          gnuplot_number(top));
     if (p_hi - p_lo > 30) script += "set xtics autofreq\n";
     if (any_zero)
       script += "set label 2 " +
                 gnuplot_quote("N_max = 0 (nothing certified) is not drawn on the log scale") +
-                " at graph 0.01, graph 0.03 left font ',10'\n";
+                " at graph 0.01, graph 0.03 left" + o->output.font_at(10) + "\n";
     script += "plot ";
     for (std::size_t i = 0; i < plots.size(); ++i) script += (i ? ", \\\n     " : "") + plots[i];
     script += "\n";
 
-    draw_with_gnuplot(script, o->output.kind, o->output.out, 1400, 800);
+    o->output.draw(script, 1400, 800);
     o->output.write_data(data);
     std::cout << horizon_table(reports).for_terminal("").to_text();
     std::cout << "figure: " << o->output.out
@@ -426,7 +530,7 @@ CLI::App* add_plot_rotations(CLI::App* plot, std::function<int()>& action) {
               gnuplot_lines({"Distinct realised rotations among R̂_0 … R̂_(N−1) (rotation census)",
                              fmt::format("N = {} positions, realisation {}, {}", o->positions,
                                          realisation, numeric::to_string(grid.rounding))}) +
-              " font ',13'\n";
+              o->output.font_at(13) + "\n";
     script += "set xlabel " + gnuplot_quote("number format F") + "\n";
     script +=
         "set ylabel " + gnuplot_quote("distinct realised rotations (count), log scale") + "\n";
@@ -436,7 +540,8 @@ CLI::App* add_plot_rotations(CLI::App* plot, std::function<int()>& action) {
         "set grid ytics lt 1 lw 1 lc rgb '#e4e4e4'\nset style data histogram\nset style histogram "
         "clustered gap 1\n";
     script += "set style fill solid 0.85 border -1\nset boxwidth 0.9\nset xtics nomirror\n";
-    script += "set key outside right top vertical Left reverse font ',10'\nset bmargin 6\n";
+    script += "set key outside right top vertical Left reverse" + o->output.font_at(10) +
+              "\nset bmargin 6\n";
     script += fmt::format("set xrange [-0.6:{}]\n", static_cast<double>(F) - 0.4);
     script += fmt::format(
         "set arrow 1 from graph 0, first {0} to graph 1, first {0} nohead dt 2 lw 1.5 lc rgb "
@@ -444,7 +549,8 @@ CLI::App* add_plot_rotations(CLI::App* plot, std::function<int()>& action) {
         o->positions);
     script += "set label 1 " +
               gnuplot_quote(fmt::format("N = {} (every position distinct)", o->positions)) +
-              fmt::format(" at graph 0.01, first {} offset 0,0.7 left font ',10'\n", o->positions);
+              fmt::format(" at graph 0.01, first {} offset 0,0.7 left", o->positions) +
+              o->output.font_at(10) + "\n";
     script += "plot ";
     for (std::size_t s = 0; s < S; ++s) {
       const std::string name = cells[s * F].schedule;
@@ -453,7 +559,7 @@ CLI::App* add_plot_rotations(CLI::App* plot, std::function<int()>& action) {
                                                        gnuplot_quote(name), colour(s));
     }
     script += "\n";
-    draw_with_gnuplot(script, o->output.kind, o->output.out, 1400, 750);
+    o->output.draw(script, 1400, 750);
     o->output.write_data(data);
     std::cout << data.select({"schedule", "realization", "format", "positions", "distinct",
                               "periodic", "period", "note"})
@@ -581,7 +687,7 @@ CLI::App* add_plot_error(CLI::App* plot, std::function<int()>& action) {
                        "position and block",
                        fmt::format("{}, realisation {} in {} ({})", schedule.spec,
                                    realisation.name(), table_format, numeric::to_string(mode))}) +
-        " font ',13'\n";
+        o->output.font_at(13) + "\n";
     script += "set xlabel " + gnuplot_quote("position i (tokens, BOS = 0)") + "\n";
     script +=
         "set ylabel " + gnuplot_quote("block d (0-based frequency index; θ_d decreasing)") + "\n";
@@ -618,16 +724,17 @@ CLI::App* add_plot_error(CLI::App* plot, std::function<int()>& action) {
           "set label 1 " +
           gnuplot_quote(
               fmt::format("max {:.4g} at i = {}, block {}", worst, worst_position, worst_block)) +
-          fmt::format(" at {},{} offset 1,{} {} front boxed textcolor rgb '#ff0000' font ',11'\n",
+          fmt::format(" at {},{} offset 1,{} {} front boxed textcolor rgb '#ff0000'{}\n",
                       worst_position, worst_block, worst_block + 1 < blocks ? 1 : -1,
                       static_cast<double>(worst_position) > 0.7 * static_cast<double>(o->positions)
                           ? "right"
-                          : "left");
+                          : "left",
+                      o->output.font_at(11));
     }
     // 1/0 (undefined) leaves a cell white; NaN would make gnuplot drop the whole image.
     script += worst > 0 ? "plot $E using 1:2:($3 > 0 ? $3 : 1/0) with image\n"
                         : "plot $E using 1:2:($3 == $3 ? $3 : 1/0) with image\n";
-    draw_with_gnuplot(script, o->output.kind, o->output.out, 1400, 700);
+    o->output.draw(script, 1400, 700);
     o->output.write_data(data);
     std::cout << fmt::format(
         "schedule {}  realization {}  table format {}  rounding {}  positions 0..{}  blocks {}\n",
@@ -710,19 +817,20 @@ CLI::App* add_plot_length(CLI::App* plot, std::function<int()>& action) {
                        fmt::format("{} random words over {} per length (seed {}); dashed: the "
                                    "certified length N_max of each model",
                                    spec.words, o->args.alphabet, spec.seed)}) +
-        " font ',13'\n";
+        o->output.font_at(13) + "\n";
     script += "set xlabel " + gnuplot_quote("word length N") + "\n";
     script += "set ylabel " + gnuplot_quote("accuracy (fraction of words classified right)") + "\n";
     script += "set yrange [-0.02:1.02]\nset grid xtics ytics lt 1 lw 1 lc rgb '#e4e4e4'\n";
     script +=
         fmt::format("set xrange [{}:{}]\n", spec.lengths.front() > 1 ? spec.lengths.front() - 1 : 0,
                     spec.lengths.back() + 1);
-    script += "set key outside right top vertical Left reverse spacing 1.1 font ',10'\n";
+    script += "set key outside right top vertical Left reverse spacing 1.1" +
+              o->output.font_at(10) + "\n";
     script += "set bmargin 6\n";  // room for the provenance footnote under the x label
     script += "plot ";
     for (std::size_t i = 0; i < plots.size(); ++i) script += (i ? ", \\\n     " : "") + plots[i];
     script += "\n";
-    draw_with_gnuplot(script, o->output.kind, o->output.out, 1400, 750);
+    o->output.draw(script, 1400, 750);
     o->output.write_data(data);
     for (const auto& s : series) {
       if (s.refused) {
@@ -745,7 +853,8 @@ CLI::App* add_plot_length(CLI::App* plot, std::function<int()>& action) {
 }  // namespace
 
 Action add_plot_command(CLI::App& app) {
-  auto* plot = app.add_subcommand("plot", "Figures drawn with gnuplot (--out FILE.svg|FILE.png)");
+  auto* plot =
+      app.add_subcommand("plot", "Figures drawn with gnuplot (--out FILE.svg|FILE.png|FILE.pdf)");
   plot->require_subcommand(1);
   auto actions = std::make_shared<std::vector<Action>>(4);
   add_plot_horizon(plot, (*actions)[0]);

@@ -135,14 +135,17 @@ Action add_sweep_command(CLI::App& app) {
                   "Arithmetic engine: mpfr fast auto (same bits, different speed)")
       ->capture_default_str();
   cmd->add_option("-o,--out", o->out,
-                  "Write the table to FILE (.csv .md .json .tex; every column)");
-  cmd->add_flag("--json", o->json,
-                "Print JSON (a list of objects, every column) instead of the table");
+                  "Write the table to FILE (.csv .md .json .tex; every column unless --columns)");
+  cmd->add_flag(
+      "--json", o->json,
+      "Print JSON (a list of objects, every column unless --columns) instead of the table");
   cmd->add_option("--columns", o->columns,
-                  "Columns shown on the terminal: all, or a comma list (default: the main ones)");
+                  "Columns of the terminal, --out and --json: all, or a comma list (terminal "
+                  "default: the main ones)");
   add_jobs_option(cmd, o->threads);
   add_shard_option(cmd, o->shard);
-  cmd->add_flag("--quiet", o->quiet, "No progress on stderr (the same as --no-progress)");
+  cmd->add_flag("--quiet", o->quiet,
+                "No progress on stderr (the same as --no-progress); with --out, nothing on stdout");
   add_progress_flags(cmd, o->progress);
   cmd->add_flag("--allow-slow", o->allow_slow,
                 "Run even when the estimate exceeds the default budget (10 min, 8 GiB)");
@@ -239,12 +242,7 @@ Action add_sweep_command(CLI::App& app) {
     const Table table = sweep_table(cells, std::string(numeric::to_string(grid.rounding)));
     std::optional<ShardRecord> record;
     if (sharded) record = ShardRecord{shard, total_rows};
-    if (kind) io::write_output_file(o->out, render(table, *kind, record));
-    if (o->json) {
-      std::cout << table.to_json().dump(2) << "\n";
-    } else {
-      std::cout << table.for_terminal(o->columns).to_text();
-    }
+    write_and_print(table, kind, o->out, record, o->json, o->quiet, o->columns);
     return 0;
   };
 }

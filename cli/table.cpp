@@ -4,9 +4,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 
 #include "attention/realisation.hpp"
 #include "numeric/budget.hpp"
@@ -55,6 +57,29 @@ Table Table::select(const std::vector<std::string>& names) const {
   return t;
 }
 
+Table Table::for_files(const std::string& columns_flag) const {
+  return columns_flag.empty() ? select(columns) : for_terminal(columns_flag);
+}
+
+void write_and_print(const Table& table, const std::optional<OutputKind>& kind,
+                     const std::string& out, const std::optional<ShardRecord>& shard, bool json,
+                     bool quiet, const std::string& columns) {
+  if (shard && !columns.empty()) {
+    throw InvalidArgument(
+        "--columns: a shard file keeps every column (ropesim merge needs them); accepted: "
+        "--columns without --shard, or on ropesim merge");
+  }
+  const Table file = table.for_files(columns);
+  const Table terminal = table.for_terminal(columns);
+  if (kind) io::write_output_file(out, render(file, *kind, shard));
+  if (quiet && kind) return;
+  if (json) {
+    std::cout << file.to_json().dump(2) << "\n";
+  } else {
+    std::cout << terminal.to_text();
+  }
+}
+
 Table Table::for_terminal(const std::string& columns_flag) const {
   if (columns_flag == "all") return select(columns);
   if (columns_flag.empty())
@@ -88,7 +113,9 @@ std::string Table::to_text() const {
 
 namespace {
 std::string csv_escape(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  // '#' is quoted too, so that a reader skipping comment lines (pandas.read_csv(path,
+  // comment='#')) never cuts a cell: pandas ignores '#' inside quotes.
+  if (s.find_first_of(",\"\n#") == std::string::npos) return s;
   std::string out = "\"";
   for (char ch : s) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
   return out + "\"";
@@ -186,17 +213,87 @@ std::string Table::to_markdown() const {
   return out;
 }
 
+std::string latex_header(const std::string& column) {
+  static const std::vector<std::pair<std::string, std::string>> symbols = {
+      {"n_max", "$N_{\\max}$"},
+      {"f_large", "$f_{\\mathrm{large}}$"},
+      {"unit_roundoff", "$u$"},
+      {"min_positive", "$\\min F_{>0}$"},
+      {"emin", "$e_{\\min}$"},
+      {"emax", "$e_{\\max}$"},
+      {"tie_cap", "$\\pi\\sqrt{2/u}$"},
+      {"heuristic", "$\\pi\\sqrt{2C/f_{\\mathrm{large}}}-1$"},
+      {"delta_bound", "exact bound ($C\\delta_L \\geq f_{\\mathrm{large}}$)"},
+      {"T_train", "$T_{\\mathrm{train}}$"},
+      {"T_extra", "$T_{\\mathrm{extra}}$"},
+      {"d_extra", "$d_{\\mathrm{extra}}$"},
+      {"p-n", "$p-n$"},
+  };
+  for (const auto& [name, symbol] : symbols) {
+    if (column == name) return symbol;
+  }
+  const std::string at_limit = "_at_limit";
+  if (column.size() > at_limit.size() &&
+      column.compare(column.size() - at_limit.size(), at_limit.size(), at_limit) == 0) {
+    return latex_header(column.substr(0, column.size() - at_limit.size())) + " at limit";
+  }
+  if (column.size() == 1 && std::isalpha(static_cast<unsigned char>(column[0])) != 0)
+    return "$" + column + "$";
+  // Words as text (underscores read as spaces); cos and sin as the functions.
+  std::string text = column;
+  std::replace(text.begin(), text.end(), '_', ' ');
+  std::string out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t end = text.find(' ', start);
+    if (end == std::string::npos) end = text.size();
+    std::string word = text.substr(start, end - start);
+    if (word == "cos" || word == "sin") {
+      word = "$\\" + word + "$";
+    } else if (word == "s*cos" || word == "s*sin") {
+      word = "$s\\" + word.substr(2) + "$";
+    } else {
+      word = latex_escape(word);
+    }
+    out += (start ? " " : "") + word;
+    start = end + 1;
+  }
+  return out;
+}
+
+namespace {
+
+/// One cell of a LaTeX table: numbers with an exponent as $m\times10^{e}$, null as --, the rest
+/// as escaped text.
+std::string latex_cell(const nlohmann::json& cell) {
+  if (cell.is_null()) return "--";
+  const std::string text = cell_text(cell);
+  if (cell.is_number()) {
+    const std::size_t e = text.find_first_of("eE");
+    if (e != std::string::npos) {
+      std::string exponent = text.substr(e + 1);
+      if (!exponent.empty() && exponent[0] == '+') exponent.erase(0, 1);
+      return "$" + text.substr(0, e) + "\\times10^{" + exponent + "}$";
+    }
+  }
+  return latex_escape(text);
+}
+
+}  // namespace
+
 std::string Table::to_latex() const {
-  std::string out = "\\begin{tabular}{" + std::string(columns.size(), 'l') + "}\n\\hline\n";
+  // Every column left-aligned: the alignment must not depend on the rows, so that the shards of
+  // a run (--shard) merge into the single run's file byte for byte (ropesim merge).
+  const std::string align(columns.size(), 'l');
+  std::string out = "% needs \\usepackage{booktabs}\n\\begin{tabular}{" + align + "}\n\\toprule\n";
   for (std::size_t c = 0; c < columns.size(); ++c)
-    out += (c ? " & " : "") + latex_escape(columns[c]);
-  out += " \\\\\n\\hline\n";
+    out += (c ? " & " : "") + latex_header(columns[c]);
+  out += " \\\\\n\\midrule\n";
   for (const auto& row : rows) {
-    for (std::size_t c = 0; c < row.size(); ++c)
-      out += (c ? " & " : "") + latex_escape(cell_text(row[c]));
+    for (std::size_t c = 0; c < row.size(); ++c) out += (c ? " & " : "") + latex_cell(row[c]);
     out += " \\\\\n";
   }
-  return out + "\\hline\n\\end{tabular}\n";
+  return out + "\\bottomrule\n\\end{tabular}\n";
 }
 
 nlohmann::json Table::to_json() const {

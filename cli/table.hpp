@@ -21,7 +21,7 @@ struct Table {
   /// Extra per-row JSON objects merged into the JSON rendering only (e.g. witness lists).
   std::vector<nlohmann::json> json_extra;
   /// The columns the terminal shows by default (the ones that matter, to fit 120 columns);
-  /// empty = all. Files (--out) and --json always have every column.
+  /// empty = all. Files (--out) and --json have every column unless --columns names some.
   std::vector<std::string> terminal_columns;
 
   /// This table restricted to `names` (in that order).
@@ -30,13 +30,26 @@ struct Table {
   /// column names. Throws ropesim::InvalidArgument (naming --columns and the columns) for an
   /// unknown name.
   Table for_terminal(const std::string& columns_flag) const;
+  /// The view a file (--out) and --json get: every column when `columns_flag` is "" or "all",
+  /// else the listed ones (errors as for_terminal).
+  Table for_files(const std::string& columns_flag) const;
 
   std::string to_text() const;
   std::string to_csv() const;
   std::string to_markdown() const;
+  /// A booktabs tabular (\toprule, \midrule, \bottomrule; the first line is the comment
+  /// "% needs \usepackage{booktabs}"): headers by latex_header, columns left-aligned (alike
+  /// in every shard of a run), numbers with an exponent as $m\times10^{e}$, null as --.
   std::string to_latex() const;
   nlohmann::json to_json() const;  ///< a list of objects keyed by column
 };
+
+/// The header of `column` in a LaTeX table (Table::to_latex): the symbol of a quantity of the
+/// theory in math mode (n_max → $N_{\max}$, f_large → $f_{\mathrm{large}}$, tie_cap →
+/// $\pi\sqrt{2/u}$, a one-letter name such as p → $p$), "X at limit" for X_at_limit, and other
+/// names as escaped text with underscores read as spaces (first_repeat → "first repeat"; cos and
+/// sin set as functions).
+std::string latex_header(const std::string& column);
 
 /// The output kinds chosen by file extension.
 enum class OutputKind { csv, markdown, json, latex };
@@ -63,6 +76,16 @@ OutputKind output_kind_for(const std::string& path, const std::string& flag,
 /// {"index": I, "count": N, "rows": T}. `ropesim merge` reads it back.
 std::string render(const Table& table, OutputKind kind,
                    const std::optional<ShardRecord>& shard = std::nullopt);
+
+/// How the table commands (sweep, table horizon, table bounds) finish: write `table` to `out`
+/// when `kind` is set (with `shard` recorded), then print it on stdout — as JSON with `json`,
+/// else the terminal view — unless `quiet` and a file was written. `columns` (--columns) picks
+/// the columns of the file, the JSON and the terminal alike (Table::for_files,
+/// Table::for_terminal). Throws ropesim::InvalidArgument before writing anything for an unknown
+/// column, or for --columns with --shard (a shard file keeps every column for ropesim merge).
+void write_and_print(const Table& table, const std::optional<OutputKind>& kind,
+                     const std::string& out, const std::optional<ShardRecord>& shard, bool json,
+                     bool quiet, const std::string& columns);
 
 /// Records the command line (argv) for provenance; called once by main.
 void set_command_line(int argc, char** argv);

@@ -425,12 +425,14 @@ Action add_table_bounds_command(CLI::App* table) {
                      std::uint64_t{1} << 40)
       ->capture_default_str();
   cmd->add_option("-o,--out", o->out,
-                  "Write the table to FILE (.csv .md .json .tex; every column)");
-  cmd->add_flag("--json", o->json,
-                "Print JSON (a list of objects, every column) instead of the table");
+                  "Write the table to FILE (.csv .md .json .tex; every column unless --columns)");
+  cmd->add_flag(
+      "--json", o->json,
+      "Print JSON (a list of objects, every column unless --columns) instead of the table");
   cmd->add_option("--columns", o->columns,
-                  "Columns shown on the terminal: all, or a comma list (default: the main ones)");
-  cmd->add_flag("--quiet", o->quiet, "No progress on stderr");
+                  "Columns of the terminal, --out and --json: all, or a comma list (terminal "
+                  "default: the main ones)");
+  cmd->add_flag("--quiet", o->quiet, "No progress on stderr; with --out, nothing on stdout");
   add_jobs_option(cmd, o->jobs);
   return [cmd, o]() -> int {
     if (!cmd->parsed()) return -1;
@@ -592,12 +594,7 @@ Action add_table_bounds_command(CLI::App* table) {
       }
       if (progress) std::cerr << "\n";
     }
-    if (kind) io::write_output_file(o->out, render(t, *kind));
-    if (o->json) {
-      std::cout << t.to_json().dump(2) << "\n";
-    } else {
-      std::cout << t.for_terminal(o->columns).to_text();
-    }
+    write_and_print(t, kind, o->out, std::nullopt, o->json, o->quiet, o->columns);
     return 0;
   };
 }

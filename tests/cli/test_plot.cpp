@@ -216,7 +216,8 @@ TEST_CASE("plot error: an exactly representable periodic table has error 0", "[c
 TEST_CASE("plot: bad input exits 2 with one line and writes no file", "[cli][plot]") {
   const std::string svg = temp_path("bad.svg"), csv = temp_path("bad.csv");
   expect_usage_error(run("plot horizon --formats fp16"), "--out");
-  expect_usage_error(run("plot horizon --formats fp16 --out " + temp_path("bad.pdf")), ".svg .png");
+  expect_usage_error(run("plot horizon --formats fp16 --out " + temp_path("bad.eps")),
+                     ".svg .png .pdf");
   expect_usage_error(run("plot error --schedule single:g=1 --out " + temp_path("bad.csv")),
                      ".svg .png");
   expect_usage_error(run("plot horizon --formats fp16 --out " +
@@ -243,6 +244,113 @@ TEST_CASE("plot: bad input exits 2 with one line and writes no file", "[cli][plo
   expect_usage_error(run("plot"), "horizon rotations error");
   CHECK_FALSE(std::filesystem::exists(svg));
   CHECK_FALSE(std::filesystem::exists(csv));
+}
+
+TEST_CASE("plot horizon --out FILE.pdf with --size, --font, --no-footnote and --gnuplot-script",
+          "[cli][plot]") {
+  REQUIRE_GNUPLOT();
+  const std::string pdf = temp_path("paper.pdf"), script = temp_path("paper.gp");
+  const Run r =
+      run("plot horizon --formats fp16 --k 1 --out " + pdf +
+          " --size 6,3.5 --font 'DejaVu Serif,10' --no-footnote --gnuplot-script " + script);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const std::string figure = slurp(pdf);
+  CHECK(figure.rfind("%PDF-", 0) == 0);
+  // 6 in × 3.5 in = 432 pt × 252 pt (72 pt per inch).
+  CHECK(figure.find("/MediaBox [ 0 0 432 252 ]") != std::string::npos);
+  const std::string text = slurp(script);
+  CHECK(text.rfind("# ropesim ", 0) == 0);  // the provenance as a comment
+  CHECK(text.find("set terminal pdfcairo size 6in,3.5in noenhanced font \"DejaVu Serif,10\"") !=
+        std::string::npos);
+  CHECK(text.find("set output \"" + pdf + "\"") != std::string::npos);
+  // Sizes scale with the font: PDF's default base is 9 pt for the nominal 13 of an SVG, so a
+  // 10 pt base makes the title (nominal 13) 13 · 9/13 · 10/9 = 10 pt and the key (nominal 10)
+  // 10 · 9/13 · 10/9 = 7.69… → 7.7 pt.
+  CHECK(text.find("nearest-even\" font ',10'") != std::string::npos);
+  CHECK(text.find("spacing 1.1 font ',7.7'") != std::string::npos);
+  CHECK(text.find("set label 1000") == std::string::npos);  // --no-footnote
+  CHECK(text.find("plot $K1") != std::string::npos);        // the data travel inside
+  // The handed-over script redraws the figure by itself.
+  std::filesystem::remove(pdf);
+  REQUIRE(std::system(("gnuplot " + script + " 2>/dev/null").c_str()) == 0);
+  CHECK(slurp(pdf).rfind("%PDF-", 0) == 0);
+  std::filesystem::remove(pdf);
+  std::filesystem::remove(script);
+}
+
+TEST_CASE("plot: --size and --font reach the SVG; the footnote is there unless --no-footnote",
+          "[cli][plot]") {
+  REQUIRE_GNUPLOT();
+  const std::string svg = temp_path("sized.svg");
+  Run r =
+      run("plot rotations --schedules periodic:m=4 --realization r3 --formats fp16 "
+          "--positions 8 --size 800,500 --font Courier,16 --out " +
+          svg);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  std::string figure = slurp(svg);
+  CHECK(figure.find("width=\"800\" height=\"500\"") != std::string::npos);
+  CHECK(figure.find("font-family=\"Courier\"") != std::string::npos);
+  CHECK(figure.find("font-size=\"16.00\"") != std::string::npos);
+  CHECK(figure.find("command: ropesim plot rotations") != std::string::npos);
+  r =
+      run("plot rotations --schedules periodic:m=4 --realization r3 --formats fp16 --positions 8 "
+          "--no-footnote --out " +
+          svg);
+  REQUIRE(r.code == 0);
+  figure = slurp(svg);
+  CHECK(figure.find("width=\"1400\" height=\"750\"") != std::string::npos);  // the default
+  CHECK(figure.find("command: ropesim") == std::string::npos);
+  std::filesystem::remove(svg);
+}
+
+TEST_CASE("plot horizon draws bounds beyond its axis as arrows instead of stretching it",
+          "[cli][plot]") {
+  REQUIRE_GNUPLOT();
+  // docs/figures/horizon.csv (g = 1, k = 1, C auto): p = 7 has N_max 27, tie distance 44, tie
+  // cap 50.27, exact bound 411557986 and heuristic 4.39e8; p = 8 has N_max 43, tie distance 44,
+  // tie cap 71.09, exact bound 43, heuristic 82.4. The axis top is the decade at or above
+  // 3 · 71.09 = 213.3, i.e. 1000; only p = 7's two values lie beyond it: two arrows.
+  const std::string svg = temp_path("arrows.svg"), script = temp_path("arrows.gp"),
+                    csv = temp_path("arrows.csv");
+  const Run r = run("plot horizon --formats p=7..8,e=8 --k 1 --out " + svg + " --data " + csv +
+                    " --gnuplot-script " + script);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const auto rows = csv_rows(slurp(csv));
+  REQUIRE(rows.size() == 3);
+  CHECK(column(rows, 1, "delta_bound") == "411557986");  // the data keep the value
+  const std::string text = slurp(script);
+  CHECK(text.find("set yrange [*:1000]") != std::string::npos);
+  std::size_t arrows = 0;
+  for (std::size_t at = text.find("set arrow "); at != std::string::npos;
+       at = text.find("set arrow ", at + 1)) {
+    ++arrows;
+    CHECK(text.substr(at, text.find('\n', at) - at).find("first 1000 head") != std::string::npos);
+  }
+  CHECK(arrows == 2);
+  CHECK(text.find("exact bound up to 4.1e+08, heuristic up to 4.4e+08") != std::string::npos);
+  CHECK(slurp(svg).find("exact bound beyond the axis (k=1)") != std::string::npos);
+  for (const auto& f : {svg, script, csv}) std::filesystem::remove(f);
+}
+
+TEST_CASE("plot: bad --size, --font and --gnuplot-script exit 2 with one line and no file",
+          "[cli][plot]") {
+  const std::string svg = temp_path("badopt.svg"), pdf = temp_path("badopt.pdf"),
+                    script = temp_path("badopt.gp");
+  const std::string horizon = "plot horizon --formats fp16 --out ";
+  expect_usage_error(run(horizon + svg + " --size 99,500"), "pixels, integers from 100 to 20000");
+  expect_usage_error(run(horizon + svg + " --size 800"), "--size");
+  expect_usage_error(run(horizon + svg + " --size 8in,5in"), "--size");  // inches are for .pdf
+  expect_usage_error(run(horizon + pdf + " --size 1400,800"), "inches from 0.5 to 100");
+  expect_usage_error(run(horizon + pdf + " --size 7,-4"), "--size");
+  expect_usage_error(run(horizon + svg + " --font ''"), "--font");
+  expect_usage_error(run(horizon + svg + " --font 'Times,100'"), "SIZE in points from 4 to 72");
+  expect_usage_error(run(horizon + svg + " --font 'a\"b'"), "--font");
+  expect_usage_error(run(horizon + svg + " --gnuplot-script " + svg), "also the --out file");
+  expect_usage_error(run(horizon + svg + " --gnuplot-script ''"), "--gnuplot-script");
+  for (const auto& f : {svg, pdf, script}) CHECK_FALSE(std::filesystem::exists(f));
 }
 
 TEST_CASE("plot without gnuplot on PATH: one line naming gnuplot-nox, exit 2, no file",

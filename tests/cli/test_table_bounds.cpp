@@ -56,7 +56,7 @@ TEST_CASE("table bounds --kind base-context on a small case", "[cli][bounds]") {
   const std::string out = temp_path("bounds.csv");
   const Run r =
       run("table bounds --kind base-context --dim 8 --lengths 20,50 --formats bf16 "
-          "--realization r1 --quiet --json --out " +
+          "--realization r1 --json --out " +
           out);
   INFO(r.err);
   REQUIRE(r.code == 0);
@@ -120,7 +120,7 @@ TEST_CASE("table bounds --kind positional-head: the previous-token head on theta
   const std::string out = temp_path("positional.md");
   const Run r =
       run("table bounds --kind positional-head --formats fp16,fp32 --realizations r1 "
-          "--quiet --json --out " +
+          "--json --out " +
           out);
   INFO(r.err);
   REQUIRE(r.code == 0);
