@@ -203,6 +203,7 @@ int main(int argc, char** argv) {
   actions.push_back(add_formats_command(app));
   actions.push_back(add_rotations_command(app));
   actions.push_back(add_compare_command(app));
+  actions.push_back(add_diagnose_command(app));
   actions.push_back(add_rotate_command(app));
   actions.push_back(add_sweep_command(app));
   actions.push_back(add_horizon_command(app));
