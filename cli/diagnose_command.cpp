@@ -28,7 +28,8 @@ std::string num(double v) { return std::isfinite(v) ? fmt::format("{:.4g}", v) :
 std::string band_text(std::uint64_t a, std::uint64_t b) { return fmt::format("{}..{}", a, b - 1); }
 
 std::string collision_text(const proofs::DiagnoseCensus& c, std::uint64_t context) {
-  if (!c.first_repeat) return fmt::format("every rotation distinct ({} of {})", c.distinct, context);
+  if (!c.first_repeat)
+    return fmt::format("every rotation distinct ({} of {})", c.distinct, context);
   return fmt::format("first collision R^_{} = R^_{}; {} distinct of {}; {} positions share one",
                      c.first_repeat->later, c.first_repeat->earlier, c.distinct, context,
                      c.largest_class.size);
@@ -37,7 +38,8 @@ std::string collision_text(const proofs::DiagnoseCensus& c, std::uint64_t contex
 std::string flags_line(const proofs::DiagnoseCensus& c) {
   std::string out;
   if (c.overflow.count > 0)
-    out += fmt::format("; overflow at {} positions (first {})", c.overflow.count, *c.overflow.first);
+    out +=
+        fmt::format("; overflow at {} positions (first {})", c.overflow.count, *c.overflow.first);
   if (c.nan.count > 0)
     out += fmt::format("; NaN at {} positions (first {})", c.nan.count, *c.nan.first);
   return out;
@@ -52,6 +54,13 @@ std::string drift_text(const proofs::DriftResult& d) {
   return fmt::format("{}{}", *d.length, d.nan ? " (NaN)" : "");
 }
 
+/// The band in which `p` first differs from its reference, "a..b".
+std::string first_band(const proofs::DiagnoseReport& r, const proofs::DiagnosePath& p) {
+  for (const auto& [a, b] : r.bands)
+    if (p.first_differing_band && *p.first_differing_band == a) return band_text(a, b);
+  return "-";
+}
+
 /// The few lines a person reads first.
 std::string summary_text(const proofs::DiagnoseReport& r) {
   std::string out;
@@ -60,9 +69,8 @@ std::string summary_text(const proofs::DiagnoseReport& r) {
   const auto& c = r.correct;
   out += fmt::format(
       "correct path {}: max |cos/sin error| against exact {} ({} ulps of {}), angle {}; {}{}\n",
-      r.framework, num(c.overall.max_absolute.value), num(c.overall.max_ulps.value),
-      r.format.name, angle_text(c.overall), collision_text(c.census, r.context),
-      flags_line(c.census));
+      r.framework, num(c.overall.max_absolute.value), num(c.overall.max_ulps.value), r.format.name,
+      angle_text(c.overall), collision_text(c.census, r.context), flags_line(c.census));
   if (r.ranking.empty()) {
     out += "risks        no candidate differs from the correct path in this setting\n";
   } else {
@@ -78,9 +86,9 @@ std::string summary_text(const proofs::DiagnoseReport& r) {
       continue;
     }
     out += fmt::format(
-        "  {}. {:<14} max {} (angle {}) from band {}; {}{}.\n     {}. Fix: {}. Matches {}.\n",
-        rank, p.name, num(o.max_absolute.value), angle_text(o),
-        p.first_differing_band ? std::to_string(*p.first_differing_band) + ".." : "-",
+        "  {}. {:<14} max {} (angle {}), first in positions {}; {}{}.\n     {}. Fix: {}. "
+        "Matches {}.\n",
+        rank, p.name, num(o.max_absolute.value), angle_text(o), first_band(r, p),
         collision_text(p.census, r.context), flags_line(p.census), p.candidate->means,
         p.candidate->fix, p.candidate->report);
   }
@@ -96,16 +104,16 @@ std::string summary_text(const proofs::DiagnoseReport& r) {
       h.C.to_decimal(9));
   const auto& b = r.bounds;
   if (b.base && b.config_check) {
-    out += fmt::format("base-context rope_theta {} with D = {} {} B_m >= 0 for m <= {}{}",
-                       b.base->get_str(), b.dim,
-                       b.config_check->verdict == proofs::BaseVerdict::passes ? "satisfies"
-                                                                             : "does not satisfy",
-                       r.context,
-                       b.config_check->witness
-                           ? fmt::format(" (B_{} < 0)", *b.config_check->witness)
-                           : std::string());
+    out += fmt::format(
+        "base-context rope_theta {} with D = {} {} B_m >= 0 for m <= {}{}", b.base->get_str(),
+        b.dim,
+        b.config_check->verdict == proofs::BaseVerdict::passes ? "satisfies" : "does not satisfy",
+        r.context,
+        b.config_check->witness ? fmt::format(" (B_{} < 0)", *b.config_check->witness)
+                                : std::string());
     if (b.bound && b.bound->base)
-      out += fmt::format("; smallest grid base for L = {}: {}", r.context, b.bound->base->get_str());
+      out +=
+          fmt::format("; smallest grid base for L = {}: {}", r.context, b.bound->base->get_str());
     out += " [Men et al. 2024; unscaled base]\n";
   }
   out += fmt::format(
@@ -120,19 +128,22 @@ std::string summary_text(const proofs::DiagnoseReport& r) {
 /// One row per (path, band) and per path overall.
 Table band_table(const proofs::DiagnoseReport& r) {
   Table t;
-  t.columns = {"path",      "against",     "positions",   "max_abs",   "max_abs_position",
-               "max_abs_block", "typical_abs", "max_ulps", "typical_ulps", "max_angle_rad",
-               "differing", "entries", "nonfinite"};
+  t.columns = {"path",          "against",     "positions", "max_abs",      "max_abs_position",
+               "max_abs_block", "typical_abs", "max_ulps",  "typical_ulps", "max_angle_rad",
+               "differing",     "entries",     "nonfinite"};
   auto add = [&](const proofs::DiagnosePath& p) {
     if (!p.skipped.empty()) return;
     auto row = [&](const std::string& label, const proofs::BandError& b) {
-      auto finite = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json("inf"); };
-      t.rows.push_back({p.name, p.against, label, finite(b.max_absolute.value),
-                        b.max_absolute.seen ? nlohmann::json(b.max_absolute.position) : nlohmann::json(nullptr),
-                        b.max_absolute.seen ? nlohmann::json(b.max_absolute.block) : nlohmann::json(nullptr),
-                        finite(b.typical_absolute), finite(b.max_ulps.value), finite(b.typical_ulps),
-                        b.max_angle ? finite(b.max_angle->value) : nlohmann::json(nullptr),
-                        b.differing, b.entries, b.nonfinite});
+      auto finite = [](double v) {
+        return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json("inf");
+      };
+      t.rows.push_back(
+          {p.name, p.against, label, finite(b.max_absolute.value),
+           b.max_absolute.seen ? nlohmann::json(b.max_absolute.position) : nlohmann::json(nullptr),
+           b.max_absolute.seen ? nlohmann::json(b.max_absolute.block) : nlohmann::json(nullptr),
+           finite(b.typical_absolute), finite(b.max_ulps.value), finite(b.typical_ulps),
+           b.max_angle ? finite(b.max_angle->value) : nlohmann::json(nullptr), b.differing,
+           b.entries, b.nonfinite});
     };
     for (const auto& b : p.bands) row(band_text(b.start, b.end), b);
     row("all", p.overall);
@@ -144,15 +155,16 @@ Table band_table(const proofs::DiagnoseReport& r) {
 
 Table census_table(const proofs::DiagnoseReport& r) {
   Table t;
-  t.columns = {"path", "realization", "distinct", "first_collision", "collides_with",
-               "largest_class", "overflow", "nan"};
+  t.columns = {"path",          "realization",   "distinct", "first_collision",
+               "collides_with", "largest_class", "overflow", "nan"};
   auto add = [&](const proofs::DiagnosePath& p) {
     if (!p.skipped.empty()) return;
     const auto& c = p.census;
-    t.rows.push_back({p.name, p.realisation, c.distinct,
-                      c.first_repeat ? nlohmann::json(c.first_repeat->later) : nlohmann::json(nullptr),
-                      c.first_repeat ? nlohmann::json(c.first_repeat->earlier) : nlohmann::json(nullptr),
-                      c.largest_class.size, c.overflow.count, c.nan.count});
+    t.rows.push_back(
+        {p.name, p.realisation, c.distinct,
+         c.first_repeat ? nlohmann::json(c.first_repeat->later) : nlohmann::json(nullptr),
+         c.first_repeat ? nlohmann::json(c.first_repeat->earlier) : nlohmann::json(nullptr),
+         c.largest_class.size, c.overflow.count, c.nan.count});
   };
   add(r.correct);
   for (const auto i : r.ranking) add(r.candidates[i]);
@@ -162,11 +174,16 @@ Table census_table(const proofs::DiagnoseReport& r) {
 std::string html_escape(const std::string& s) {
   std::string out;
   for (const char c : s) {
-    if (c == '<') out += "&lt;";
-    else if (c == '>') out += "&gt;";
-    else if (c == '&') out += "&amp;";
-    else if (c == '"') out += "&quot;";
-    else out += c;
+    if (c == '<')
+      out += "&lt;";
+    else if (c == '>')
+      out += "&gt;";
+    else if (c == '&')
+      out += "&amp;";
+    else if (c == '"')
+      out += "&quot;";
+    else
+      out += c;
   }
   return out;
 }
@@ -238,10 +255,9 @@ std::string collision_figure(const proofs::DiagnoseReport& r) {
   }
   data += "EOD\n";
   return data + "set title " +
-         gnuplot_quote(fmt::format("collision map over positions 0..{} (context {})",
-                                   r.context - 1, r.context)) +
-         "\nset xtics (" + xtics + ") rotate by -30\nset ylabel " +
-         gnuplot_quote("positions") +
+         gnuplot_quote(fmt::format("collision map over positions 0..{} (context {})", r.context - 1,
+                                   r.context)) +
+         "\nset xtics (" + xtics + ") rotate by -30\nset ylabel " + gnuplot_quote("positions") +
          "\nset style fill solid 0.5\nset boxwidth 0.35\nset yrange [0:*]\nset grid ytics\n"
          "set key outside right top\nplot $C using ($1-0.2):2 with boxes title " +
          gnuplot_quote("distinct rotations") + ", $C using ($1+0.2):3 with boxes title " +
@@ -334,9 +350,10 @@ Action add_diagnose_command(CLI::App& app) {
       throw InvalidArgument("--config: give a config.json (or --schedule S)");
     const auto format = with_flag("--dtype", [&] { return numeric::parse_format(o->dtype); });
     (void)with_flag("--framework", [&] { return attention::framework_preset(o->framework); });
-    const auto s = o->config.empty()
-                       ? with_flag("--schedule", [&] { return attention::parse_schedule(o->schedule); })
-                       : with_flag("--config", [&] { return attention::hf_config_schedule(o->config); });
+    const auto s =
+        o->config.empty()
+            ? with_flag("--schedule", [&] { return attention::parse_schedule(o->schedule); })
+            : with_flag("--config", [&] { return attention::hf_config_schedule(o->config); });
     std::uint64_t context = o->context;
     if (context == 0) {
       if (!s.max_position_embeddings) {
@@ -358,9 +375,8 @@ Action add_diagnose_command(CLI::App& app) {
     options.progress = [&](const std::string&, std::uint64_t, std::uint64_t) {
       progress.update(std::min(++step, steps), steps, "steps");
     };
-    const auto report = with_flag("--framework", [&] {
-      return proofs::diagnose(s, format, o->framework, options);
-    });
+    const auto report = with_flag(
+        "--framework", [&] { return proofs::diagnose(s, format, o->framework, options); });
     progress.finish();
     if (!o->out.empty()) {
       io::write_output_file(o->out, html ? html_report(report) : markdown_report(report));
@@ -368,7 +384,8 @@ Action add_diagnose_command(CLI::App& app) {
     if (o->json) {
       std::cout << proofs::to_json(report).dump(2) << "\n";
     } else {
-      std::cout << summary_text(report) << "\n" << band_table(report).to_text() << "\n"
+      std::cout << summary_text(report) << "\n"
+                << band_table(report).to_text() << "\n"
                 << census_table(report).to_text();
     }
     return 0;

@@ -40,8 +40,7 @@ constexpr DiagnoseCandidate kCandidates[] = {
      "cos and sin are evaluated in bf16 instead of fp32 before they are stored",
      "FlashAttention #823 (bf16 cos/sin inputs, up to 24% relative error against fp32)",
      "evaluate cos and sin in fp32 and round once into the cache"},
-    {"cache-fp16", "table", "fp16",
-     "the cos/sin cache is kept in fp16",
+    {"cache-fp16", "table", "fp16", "the cos/sin cache is kept in fp16",
      "vLLM #883 -> #1004 (fp16 cos/sin cache for CodeLlama, rope_theta 1e6)",
      "keep the cos/sin cache in fp32 (or the model dtype only after an fp32 angle)"},
     {"angle-tf32", "angle.operands", "tf32",
@@ -155,8 +154,7 @@ nlohmann::json path_json(const DiagnosePath& p) {
       {"first_repeat", c.first_repeat ? nlohmann::json{{"earlier", c.first_repeat->earlier},
                                                        {"later", c.first_repeat->later}}
                                       : nlohmann::json(nullptr)},
-      {"largest_class",
-       {{"size", c.largest_class.size}, {"position", c.largest_class.position}}},
+      {"largest_class", {{"size", c.largest_class.size}, {"position", c.largest_class.position}}},
       {"overflow",
        {{"count", c.overflow.count},
         {"first", c.overflow.first ? nlohmann::json(*c.overflow.first) : nlohmann::json(nullptr)}}},
@@ -277,8 +275,8 @@ DiagnoseReport diagnose(const attention::Schedule& s, const numeric::Format& for
       path.overall.max_absolute = max_of(path.overall.max_absolute, b.max_absolute);
       path.overall.max_ulps = max_of(path.overall.max_ulps, b.max_ulps);
       if (b.max_angle) {
-        path.overall.max_angle = path.overall.max_angle ? max_of(*path.overall.max_angle, *b.max_angle)
-                                                        : *b.max_angle;
+        path.overall.max_angle =
+            path.overall.max_angle ? max_of(*path.overall.max_angle, *b.max_angle) : *b.max_angle;
       }
       path.overall.differing += b.differing;
       path.overall.entries += b.entries;
@@ -329,7 +327,8 @@ DiagnoseReport diagnose(const attention::Schedule& s, const numeric::Format& for
     const auto& y = report.candidates[b].overall;
     if (x.max_absolute.value != y.max_absolute.value)
       return x.max_absolute.value > y.max_absolute.value;
-    const double ax = x.max_angle ? x.max_angle->value : 0, ay = y.max_angle ? y.max_angle->value : 0;
+    const double ax = x.max_angle ? x.max_angle->value : 0,
+                 ay = y.max_angle ? y.max_angle->value : 0;
     return ax > ay;
   });
 
@@ -394,24 +393,24 @@ nlohmann::json to_json(const DiagnoseReport& report) {
   j["ranking"] = nlohmann::json::array();
   for (const auto i : report.ranking) j["ranking"].push_back(report.candidates[i].name);
   j["horizon"] = to_json(report.horizon.report);
-  j["horizon"]["theta"] =
-      report.horizon.theta ? nlohmann::json(report.horizon.theta->get_str()) : nlohmann::json(nullptr);
+  j["horizon"]["theta"] = report.horizon.theta ? nlohmann::json(report.horizon.theta->get_str())
+                                               : nlohmann::json(nullptr);
   const auto& b = report.bounds;
   nlohmann::json bc;
   bc["base"] = b.base ? nlohmann::json(b.base->get_str()) : nlohmann::json(nullptr);
   bc["dim"] = b.dim;
   if (b.config_check) {
     bc["config_verdict"] = to_string(b.config_check->verdict);
-    bc["config_witness"] =
-        b.config_check->witness ? nlohmann::json(*b.config_check->witness) : nlohmann::json(nullptr);
+    bc["config_witness"] = b.config_check->witness ? nlohmann::json(*b.config_check->witness)
+                                                   : nlohmann::json(nullptr);
   }
   if (b.bound) {
     bc["smallest_grid_base"] =
         b.bound->base ? nlohmann::json(b.bound->base->get_str()) : nlohmann::json(nullptr);
     bc["rejected_base"] = b.bound->rejected_base ? nlohmann::json(b.bound->rejected_base->get_str())
                                                  : nlohmann::json(nullptr);
-    bc["rejected_witness"] =
-        b.bound->rejected_witness ? nlohmann::json(*b.bound->rejected_witness) : nlohmann::json(nullptr);
+    bc["rejected_witness"] = b.bound->rejected_witness ? nlohmann::json(*b.bound->rejected_witness)
+                                                       : nlohmann::json(nullptr);
   }
   j["bounds"]["base_context"] = bc;
   j["bounds"]["semantic_drift"] = {{"channels", b.channels},

@@ -110,8 +110,8 @@ struct DiagnosePath {
 
 /// The previous-token head on the highest frequency.
 struct DiagnoseHorizon {
-  std::string realisation;  ///< the framework preset's name
-  HorizonReport report;     ///< horizon() of Y^1 on block 0, realised in A, C = auto
+  std::string realisation;         ///< the framework preset's name
+  HorizonReport report;            ///< horizon() of Y^1 on block 0, realised in A, C = auto
   std::optional<mpq_class> theta;  ///< θ_0 when rational (1 for every conventional schedule)
 };
 
