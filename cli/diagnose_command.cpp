@@ -385,8 +385,8 @@ Action add_diagnose_command(CLI::App& app) {
       std::cout << proofs::to_json(report).dump(2) << "\n";
     } else {
       std::cout << summary_text(report) << "\n"
-                << band_table(report).to_text() << "\n"
-                << census_table(report).to_text();
+                << band_table(report).for_terminal("").to_text() << "\n"
+                << census_table(report).for_terminal("").to_text();
     }
     return 0;
   };

@@ -17,7 +17,8 @@ using nlohmann::json;
 
 namespace {
 
-const std::string kLlama = std::string(ROPESIM_SOURCE_DIR) + "/examples/configs/llama3.1-8b-config.json";
+const std::string kLlama =
+    std::string(ROPESIM_SOURCE_DIR) + "/examples/configs/llama3.1-8b-config.json";
 
 json run_json(const std::string& arguments) {
   const Run r = run(arguments);
@@ -157,13 +158,15 @@ TEST_CASE("diagnose on hand-written Phi-3 longrope, Qwen2.5 YaRN and Gemma-2 con
       shortf += (i ? "," : "") + std::to_string(1.0 + 0.01 * i);
       longf += (i ? "," : "") + std::to_string(1.0 + 1.0 * i);
     }
-    std::ofstream(phi3) << R"({"hidden_size": 3072, "num_attention_heads": 32, "rope_theta": 10000.0,
+    std::ofstream(phi3)
+        << R"({"hidden_size": 3072, "num_attention_heads": 32, "rope_theta": 10000.0,
       "max_position_embeddings": 131072, "original_max_position_embeddings": 4096,
       "rope_scaling": {"type": "longrope", "short_factor": [)"
-                        << shortf << "], \"long_factor\": [" << longf << "]}}";
+        << shortf << "], \"long_factor\": [" << longf << "]}}";
   }
   const std::string qwen = temp_path("diagnose_qwen.json");
-  std::ofstream(qwen) << R"({"hidden_size": 3584, "num_attention_heads": 28, "rope_theta": 1000000.0,
+  std::ofstream(qwen)
+      << R"({"hidden_size": 3584, "num_attention_heads": 28, "rope_theta": 1000000.0,
     "max_position_embeddings": 32768,
     "rope_scaling": {"type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768}})";
   const std::string gemma = temp_path("diagnose_gemma2.json");
@@ -192,8 +195,8 @@ TEST_CASE("diagnose on hand-written Phi-3 longrope, Qwen2.5 YaRN and Gemma-2 con
 TEST_CASE("diagnose writes Markdown and HTML reports; bad input is one line, exit 2, no file",
           "[cli][diagnose]") {
   const std::string md = temp_path("diagnose.md"), html = temp_path("diagnose.html");
-  const Run r = run("diagnose --schedule llama3-8b --dtype bf16 --framework hf --context 1100 --out " +
-                    md);
+  const Run r =
+      run("diagnose --schedule llama3-8b --dtype bf16 --framework hf --context 1100 --out " + md);
   INFO(r.err);
   REQUIRE(r.code == 0);
   CHECK(r.out.rfind("diagnose ", 0) == 0);  // the summary comes first
@@ -201,8 +204,8 @@ TEST_CASE("diagnose writes Markdown and HTML reports; bad input is one line, exi
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   CHECK(text.find("Made by ropesim") != std::string::npos);
   CHECK(text.find("inv-freq-cast") != std::string::npos);
-  const Run h = run("diagnose --schedule llama3-8b --dtype bf16 --framework hf --context 1100 --out " +
-                    html);
+  const Run h =
+      run("diagnose --schedule llama3-8b --dtype bf16 --framework hf --context 1100 --out " + html);
   REQUIRE(h.code == 0);
   std::ifstream hin(html);
   const std::string page((std::istreambuf_iterator<char>(hin)), std::istreambuf_iterator<char>());
@@ -221,10 +224,12 @@ TEST_CASE("diagnose writes Markdown and HTML reports; bad input is one line, exi
                      "REPORT.html");
   expect_usage_error(run("diagnose --dtype bf16 --framework hf"), "--config");
   expect_usage_error(run("diagnose --schedule conventional:base=10000,dim=128 --dtype bf16 "
-                         "--framework hf --out " + none),
+                         "--framework hf --out " +
+                         none),
                      "max_position_embeddings");
   expect_usage_error(run("diagnose --schedule llama3.1-8b --dtype bf16 --framework hf "
-                         "--context 2147483648 --out " + none),
+                         "--context 2147483648 --out " +
+                         none),
                      "--allow-slow");
   CHECK(!std::filesystem::exists(none));
 }
