@@ -38,7 +38,8 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--context") == 0) context = std::stoull(argv[i + 1]);
     if (std::strcmp(argv[i], "--format") == 0) format_name = argv[i + 1];
     if (std::strcmp(argv[i], "--framework") == 0) framework = argv[i + 1];
-    if (std::strcmp(argv[i], "--threads") == 0) threads = static_cast<unsigned>(std::stoul(argv[i + 1]));
+    if (std::strcmp(argv[i], "--threads") == 0)
+      threads = static_cast<unsigned>(std::stoul(argv[i + 1]));
   }
   const auto s = attention::parse_schedule(schedule_spec);
   const auto format = numeric::parse_format(format_name);
