@@ -257,7 +257,8 @@ std::string collision_figure(const proofs::DiagnoseReport& r) {
   return data + "set title " +
          gnuplot_quote(fmt::format("collision map over positions 0..{} (context {})", r.context - 1,
                                    r.context)) +
-         "\nset xtics (" + xtics + ") rotate by -30\nset ylabel " + gnuplot_quote("positions") +
+         "\nset xtics (" + xtics + ") rotate by 30 right\nset bmargin 8\nset ylabel " +
+         gnuplot_quote("positions") +
          "\nset style fill solid 0.5\nset boxwidth 0.35\nset yrange [0:*]\nset grid ytics\n"
          "set key outside right top\nplot $C using ($1-0.2):2 with boxes title " +
          gnuplot_quote("distinct rotations") + ", $C using ($1+0.2):3 with boxes title " +
