@@ -42,10 +42,9 @@ TEST_CASE("every candidate is one step of every preset that the parser accepts",
     CHECK(!c.report.empty());
     CHECK(!c.fix.empty());
     CHECK(!c.means.empty());
-    // the hf preset takes every candidate; each changes its step list in bf16 except the
-    // bf16 cos/sin cache, which hf already keeps in the activation format A = bf16
-    const auto spec = proofs::with_pipeline_step(attention::framework_preset("hf").spec, c.step,
-                                                 c.value);
+    // the hf preset takes every candidate, and each changes its step list in bf16
+    const auto spec =
+        proofs::with_pipeline_step(attention::framework_preset("hf").spec, c.step, c.value);
     const auto r = attention::parse_realisation(spec, numeric::Format::bf16());
     const auto hf = attention::parse_realisation(attention::framework_preset("hf").spec,
                                                  numeric::Format::bf16());
