@@ -306,8 +306,10 @@ DiagnoseReport diagnose(const attention::Schedule& s, const numeric::Format& for
     path.name = std::string(candidate.name);
     path.candidate = &candidate;
     path.against = "correct";
-    path.realisation = with_pipeline_step(preset.spec, candidate.step, candidate.value);
     try {
+      path.realisation = candidate.step.empty()
+                             ? std::string(candidate.value)
+                             : with_pipeline_step(preset.spec, candidate.step, candidate.value);
       const auto r = attention::parse_realisation(path.realisation, binding);
       attention::check_applicable(s, r);
       if (r.name() == correct_steps) {

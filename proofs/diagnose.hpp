@@ -43,9 +43,11 @@ namespace ropesim::proofs {
 /// format of the run. Keep one entry per bug report; a new framework mode (e.g. a libm-faithful
 /// preset) is one more entry.
 struct DiagnoseCandidate {
-  std::string_view name;    ///< short name, e.g. "inv-freq-cast"
-  std::string_view step;    ///< the pipeline key changed, e.g. "inv_freq"
-  std::string_view value;   ///< its value, e.g. "fp32>A"
+  std::string_view name;  ///< short name, e.g. "inv-freq-cast"
+  /// The pipeline key changed, e.g. "inv_freq"; empty: `value` is a whole realisation spec
+  /// (e.g. a libm-faithful framework preset such as "hf-torch-cpu") measured as it is.
+  std::string_view step;
+  std::string_view value;   ///< the step's value, e.g. "fp32>A" (or the whole spec)
   std::string_view means;   ///< one sentence: what the framework then computes
   std::string_view report;  ///< the public bug report it matches (docs/FRAMEWORK_BUGS.md)
   std::string_view fix;     ///< one sentence: what restores the correct path
