@@ -38,6 +38,8 @@ Action add_merge_command(CLI::App& app);
 Action add_check_command(CLI::App& app);
 Action add_classify_command(CLI::App& app);
 Action add_compare_command(CLI::App& app);
+/// `ropesim diagnose` (cli/diagnose_command.cpp; proofs/diagnose.hpp).
+Action add_diagnose_command(CLI::App& app);
 Action add_rotate_command(CLI::App& app);
 Action add_accumulate_command(CLI::App& app);
 Action add_experiment_command(CLI::App& app);

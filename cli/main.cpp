@@ -204,6 +204,7 @@ int ropesim::cli::run_command_line(int argc, char** argv, Action (*add_check)(CL
   actions.push_back(add_formats_command(app));
   actions.push_back(add_rotations_command(app));
   actions.push_back(add_compare_command(app));
+  actions.push_back(add_diagnose_command(app));
   actions.push_back(add_rotate_command(app));
   actions.push_back(add_sweep_command(app));
   actions.push_back(add_horizon_command(app));

@@ -1,0 +1,73 @@
+// `ropesim diagnose` (issue 23): the whole report for a model preset in one dtype and framework
+// over a context of N tokens, against the single largest piece of it measured in the same run —
+// one `compare` of the framework's correct path against the exact rotation over the same N
+// positions (every block). The ratio printed is diagnose seconds / that compare's seconds; the
+// issue asks for the 128k-context Llama-3.1 bf16 report within a few minutes on 2 cores.
+//
+//   build/bench/bench_diagnose [--schedule llama3.1-8b] [--context 131072] [--format bf16]
+//                              [--framework hf] [--threads 1]
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstring>
+#include <string>
+
+#include "attention/compare.hpp"
+#include "attention/realisation.hpp"
+#include "attention/schedule.hpp"
+#include "numeric/format.hpp"
+#include "proofs/diagnose.hpp"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using namespace ropesim;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string schedule_spec = "llama3.1-8b", format_name = "bf16", framework = "hf";
+  std::uint64_t context = 131072;
+  unsigned threads = 1;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (std::strcmp(argv[i], "--schedule") == 0) schedule_spec = argv[i + 1];
+    if (std::strcmp(argv[i], "--context") == 0) context = std::stoull(argv[i + 1]);
+    if (std::strcmp(argv[i], "--format") == 0) format_name = argv[i + 1];
+    if (std::strcmp(argv[i], "--framework") == 0) framework = argv[i + 1];
+    if (std::strcmp(argv[i], "--threads") == 0)
+      threads = static_cast<unsigned>(std::stoul(argv[i + 1]));
+  }
+  const auto s = attention::parse_schedule(schedule_spec);
+  const auto format = numeric::parse_format(format_name);
+
+  // The reference: the correct path against exact over all N positions, one call.
+  const auto correct = attention::parse_realisation(framework, format);
+  attention::CompareOptions co;
+  co.positions = context;
+  auto start = Clock::now();
+  const auto reference = attention::compare(s, correct, std::nullopt, co);
+  const double compare_seconds = seconds_since(start);
+
+  proofs::DiagnoseOptions options;
+  options.context = context;
+  options.threads = threads;
+  start = Clock::now();
+  const auto report = proofs::diagnose(s, format, framework, options);
+  const double diagnose_seconds = seconds_since(start);
+
+  fmt::print("diagnose {} in {} with {}, context {} ({} threads)\n", schedule_spec, format_name,
+             framework, context, threads);
+  fmt::print("  reference compare (correct path vs exact, {} entries): {:.1f} s\n",
+             reference.overall.entries, compare_seconds);
+  fmt::print("  diagnose (7 candidates, censuses, head, bounds):        {:.1f} s\n",
+             diagnose_seconds);
+  fmt::print("  ratio diagnose / compare: {:.2f}\n", diagnose_seconds / compare_seconds);
+  fmt::print("  ranking:");
+  for (const auto i : report.ranking) fmt::print(" {}", report.candidates[i].name);
+  fmt::print("\n");
+  return 0;
+}

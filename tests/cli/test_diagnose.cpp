@@ -1,0 +1,235 @@
+// `ropesim diagnose` (proofs/diagnose.hpp, issue 23): every finding of the report equals the
+// number the single command computes for the same settings — `compare` per band (the correct
+// path against exact, each candidate against the correct path), `rotations` for collisions and
+// overflow/NaN, `horizon` for the previous-token head, `table bounds` for base-context and
+// semantic drift — on the Llama-3.1-8B config in examples/configs and on hand-written configs
+// (Phi-3 longrope, Qwen2.5 YaRN, Gemma-2 with head_dim 256).
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "tests/cli/cli_support.hpp"
+
+using namespace cli_test;
+using nlohmann::json;
+
+namespace {
+
+const std::string kLlama =
+    std::string(ROPESIM_SOURCE_DIR) + "/examples/configs/llama3.1-8b-config.json";
+
+json run_json(const std::string& arguments) {
+  const Run r = run(arguments);
+  INFO(arguments << "\n" << r.err);
+  REQUIRE(r.code == 0);
+  return json::parse(r.out);
+}
+
+double value(const json& m) { return m["value"].is_string() ? INFINITY : m["value"].get<double>(); }
+
+/// max(|cos error|, |sin error|) of one compare JSON stats object.
+double max_abs(const json& stats) {
+  return std::max(value(stats["cos"]["absolute"]), value(stats["sin"]["absolute"]));
+}
+
+/// The lower median over blocks of each block's max(|cos|, |sin|) error.
+double typical_abs(const json& compare) {
+  std::vector<double> v;
+  for (const auto& b : compare["blocks"]) v.push_back(max_abs(b));
+  std::sort(v.begin(), v.end());
+  return v[(v.size() - 1) / 2];
+}
+
+/// Checks every band of `path` against `compare` of its realisation over that band.
+void check_bands(const json& path, const std::string& schedule, const std::string& format,
+                 const std::string& against) {
+  INFO(path["name"]);
+  for (const auto& band : path["bands"]) {
+    const auto start = band["start"].get<std::uint64_t>(), end = band["end"].get<std::uint64_t>();
+    const json c = run_json("compare --schedule " + schedule + " --realization '" +
+                            path["realization"].get<std::string>() + "' --against " + against +
+                            " --format " + format + " --start " + std::to_string(start) +
+                            " --positions " + std::to_string(end - start) + " --json");
+    CHECK(value(band["max_absolute"]) == max_abs(c["overall"]));
+    CHECK(band["max_ulps"]["value"] == c["overall"]["ulps"]["value"]);
+    CHECK(band["typical_absolute"].get<double>() == typical_abs(c));
+    CHECK(band["differing"] == c["overall"]["differing"]);
+    if (!c["overall"]["angle"].is_null())
+      CHECK(band["max_angle"]["value"] == c["overall"]["angle"]["absolute"]["value"]);
+  }
+}
+
+/// Checks the census of `path` against `rotations`.
+void check_census(const json& path, const std::string& schedule, const std::string& format,
+                  std::uint64_t context) {
+  INFO(path["name"]);
+  const json r = run_json("rotations --schedule " + schedule + " --realization '" +
+                          path["realization"].get<std::string>() + "' --format " + format +
+                          " --positions " + std::to_string(context) + " --json");
+  const auto& c = path["census"];
+  CHECK(c["distinct"] == r["distinct"]);
+  CHECK(c["largest_class"]["size"] == r["largest_class"]);
+  CHECK(c["overflow"]["count"] == r["overflow_positions"]);
+  CHECK(c["nan"]["count"] == r["nan_positions"]);
+  if (r["first_repeat"].is_null()) {
+    CHECK(c["first_repeat"].is_null());
+  } else {
+    CHECK(c["first_repeat"]["earlier"] == r["first_repeat"][0]);
+    CHECK(c["first_repeat"]["later"] == r["first_repeat"][1]);
+  }
+}
+
+const json* candidate(const json& report, const std::string& name) {
+  for (const auto& c : report["candidates"])
+    if (c["name"] == name) return &c;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("diagnose on Llama-3.1-8B in bf16 with hf equals compare, rotations, horizon, bounds",
+          "[cli][diagnose]") {
+  const std::string schedule = "hf-config:" + kLlama;
+  const json d = run_json("diagnose --config " + kLlama +
+                          " --dtype bfloat16 --framework hf --context 3000 --json");
+  CHECK(d["context"] == 3000);
+  REQUIRE(d["bands"].size() == 3);  // 0..1023, 1024..2047, 2048..2999
+  CHECK(d["bands"][2] == json::array({2048, 3000}));
+  check_bands(d["correct"], schedule, "bf16", "exact");
+  check_census(d["correct"], schedule, "bf16", 3000);
+  // the fp32-phase path keeps every rotation distinct
+  CHECK(d["correct"]["census"]["distinct"] == 3000);
+  CHECK(d["correct"]["census"]["first_repeat"].is_null());
+  for (const auto& c : d["candidates"]) {
+    if (!c["skipped"].is_null()) continue;
+    check_bands(c, schedule, "bf16", "hf");
+    check_census(c, schedule, "bf16", 3000);
+  }
+  // bf16 is the model dtype: the bf16 cos/sin cache candidate only changes cos_sin's format
+  // and the positions-in-fp16 candidate collides first at 2049 = 2048 (docs/FRAMEWORK_BUGS.md)
+  const json* positions = candidate(d, "position-fp16");
+  REQUIRE(positions != nullptr);
+  CHECK((*positions)["census"]["first_repeat"]["later"] == 2049);
+  // the ranking: the buffer cast and the bf16 angle lead
+  REQUIRE(d["ranking"].size() >= 2);
+  const std::vector<std::string> top{d["ranking"][0], d["ranking"][1]};
+  CHECK(std::find(top.begin(), top.end(), "inv-freq-cast") != top.end());
+  CHECK(std::find(top.begin(), top.end(), "angle-bf16") != top.end());
+  // ranked by decreasing overall error
+  for (std::size_t i = 1; i < d["ranking"].size(); ++i) {
+    CHECK(value((*candidate(d, d["ranking"][i - 1]))["overall"]["max_absolute"]) >=
+          value((*candidate(d, d["ranking"][i]))["overall"]["max_absolute"]));
+  }
+  // the previous-token head on block 0 (theta = 1) equals horizon --g 1
+  const json h = run_json("horizon --g 1 --realization hf --format bf16 --k 1 --C auto --json");
+  CHECK(d["horizon"]["theta"] == "1");
+  CHECK(d["horizon"]["n_max"] == h["n_max"]);
+  CHECK(d["horizon"]["C"] == h["C"]);
+  // base-context: table bounds --kind base-context for D = 128, L = 3000
+  const json b = run_json(
+      "table bounds --kind base-context --dim 128 --lengths 3000 --formats bf16 "
+      "--finite-max-length 1 --json");
+  const auto& bc = d["bounds"]["base_context"];
+  CHECK(std::stod(bc["smallest_grid_base"].get<std::string>()) ==
+        std::stod(b[0]["exact"].get<std::string>()));
+  CHECK(bc["config_verdict"] == "passes");  // 5e5 is above the bound 1.6e4-ish for L = 3000
+  // semantic drift: table bounds --kind semantic-drift over m = 0..2999
+  const json s = run_json("table bounds --kind semantic-drift --presets " + schedule +
+                          " --realizations hf --formats bf16 --max-length 2999 --p 1 --json");
+  const auto& drift = d["bounds"]["semantic_drift"];
+  auto text = [](const json& r) {
+    return r["length"].is_null() ? "> " + std::to_string(r["max_length"].get<std::uint64_t>())
+                                 : std::to_string(r["length"].get<std::uint64_t>());
+  };
+  CHECK(text(drift["exact"]) == s[0]["exact"].get<std::string>());
+  CHECK(text(drift["realised"]) == s[0]["hf_bf16"].get<std::string>());
+  CHECK(s[0]["channels"] == "48..63");
+}
+
+TEST_CASE("diagnose on hand-written Phi-3 longrope, Qwen2.5 YaRN and Gemma-2 configs",
+          "[cli][diagnose]") {
+  const std::string phi3 = temp_path("diagnose_phi3.json");
+  {
+    // Phi-3-mini-128k's shape: head_dim 96 (48 blocks), longrope with 48 factors each
+    std::string shortf, longf;
+    for (int i = 0; i < 48; ++i) {
+      shortf += (i ? "," : "") + std::to_string(1.0 + 0.01 * i);
+      longf += (i ? "," : "") + std::to_string(1.0 + 1.0 * i);
+    }
+    std::ofstream(phi3)
+        << R"({"hidden_size": 3072, "num_attention_heads": 32, "rope_theta": 10000.0,
+      "max_position_embeddings": 131072, "original_max_position_embeddings": 4096,
+      "rope_scaling": {"type": "longrope", "short_factor": [)"
+        << shortf << "], \"long_factor\": [" << longf << "]}}";
+  }
+  const std::string qwen = temp_path("diagnose_qwen.json");
+  std::ofstream(qwen)
+      << R"({"hidden_size": 3584, "num_attention_heads": 28, "rope_theta": 1000000.0,
+    "max_position_embeddings": 32768,
+    "rope_scaling": {"type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768}})";
+  const std::string gemma = temp_path("diagnose_gemma2.json");
+  std::ofstream(gemma) << R"({"hidden_size": 3584, "num_attention_heads": 16, "head_dim": 256,
+    "rope_theta": 10000.0, "max_position_embeddings": 8192})";
+  for (const auto& [path, dtype, blocks] :
+       {std::tuple{phi3, std::string("bf16"), 48}, std::tuple{qwen, std::string("fp16"), 64},
+        std::tuple{gemma, std::string("bf16"), 128}}) {
+    INFO(path);
+    const json d = run_json("diagnose --config " + path + " --dtype " + dtype +
+                            " --framework hf --context 1200 --json");
+    const std::string schedule = "hf-config:" + path;
+    check_bands(d["correct"], schedule, dtype, "exact");
+    check_census(d["correct"], schedule, dtype, 1200);
+    const json* cast = candidate(d, "inv-freq-cast");
+    REQUIRE(cast != nullptr);
+    if ((*cast)["skipped"].is_null()) {
+      check_bands(*cast, schedule, dtype, "hf");
+      check_census(*cast, schedule, dtype, 1200);
+    }
+    CHECK(d["bounds"]["base_context"]["dim"] == 2 * blocks);
+  }
+  for (const auto& p : {phi3, qwen, gemma}) std::filesystem::remove(p);
+}
+
+TEST_CASE("diagnose writes Markdown and HTML reports; bad input is one line, exit 2, no file",
+          "[cli][diagnose]") {
+  const std::string md = temp_path("diagnose.md"), html = temp_path("diagnose.html");
+  const Run r =
+      run("diagnose --schedule llama3-8b --dtype bf16 --framework hf --context 1100 --out " + md);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(r.out.rfind("diagnose ", 0) == 0);  // the summary comes first
+  std::ifstream in(md);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(text.find("Made by ropesim") != std::string::npos);
+  CHECK(text.find("inv-freq-cast") != std::string::npos);
+  const Run h =
+      run("diagnose --schedule llama3-8b --dtype bf16 --framework hf --context 1100 --out " + html);
+  REQUIRE(h.code == 0);
+  std::ifstream hin(html);
+  const std::string page((std::istreambuf_iterator<char>(hin)), std::istreambuf_iterator<char>());
+  CHECK(page.find("<svg") != std::string::npos);
+  CHECK(page.find("Collision map") != std::string::npos);
+  std::filesystem::remove(md);
+  std::filesystem::remove(html);
+
+  const std::string none = temp_path("diagnose_none.html");
+  expect_usage_error(
+      run("diagnose --schedule llama3-8b --dtype bf16 --framework hff --context 10 --out " + none),
+      "--framework");
+  expect_usage_error(run("diagnose --schedule llama3-8b --dtype bf17 --framework hf --out " + none),
+                     "--dtype");
+  expect_usage_error(run("diagnose --schedule llama3-8b --dtype bf16 --framework hf --out x.txt"),
+                     "REPORT.html");
+  expect_usage_error(run("diagnose --dtype bf16 --framework hf"), "--config");
+  expect_usage_error(run("diagnose --schedule conventional:base=10000,dim=128 --dtype bf16 "
+                         "--framework hf --out " +
+                         none),
+                     "max_position_embeddings");
+  expect_usage_error(run("diagnose --schedule llama3.1-8b --dtype bf16 --framework hf "
+                         "--context 2147483648 --out " +
+                         none),
+                     "--allow-slow");
+  CHECK(!std::filesystem::exists(none));
+}
