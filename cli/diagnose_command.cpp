@@ -204,7 +204,13 @@ std::string html_table(const Table& t) {
 std::string svg_figure(const std::string& script) {
   const auto path = std::filesystem::temp_directory_path() /
                     fmt::format("ropesim-diagnose-{}-{}.svg", ::getpid(), script.size());
-  draw_with_gnuplot(script, PlotKind::svg, path.string(), 1100, 560);
+  Figure figure;
+  figure.body = script;
+  figure.kind = PlotKind::svg;
+  figure.out_path = path.string();
+  figure.width = 1100;
+  figure.height = 560;
+  draw_with_gnuplot(figure);
   std::string text = io::read_input_file(path.string(), "figure");
   std::filesystem::remove(path);
   if (const auto at = text.find("<svg"); at != std::string::npos) text = text.substr(at);
