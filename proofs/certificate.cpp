@@ -101,6 +101,32 @@ nlohmann::json census_certificate(const attention::Schedule& s, const attention:
 namespace {
 
 /// The horizon certificate of a built head and a measured (or claimed lower-bound) range.
+/// The fields both forms of a horizon certificate start with (docs/CLI.md, "--certificate").
+nlohmann::json horizon_header(const FixedOffsetHead& head, const std::vector<mpq_class>& weights,
+                              std::uint64_t k, const CertifiedRange& range,
+                              const std::string& evidence) {
+  nlohmann::json j;
+  j["certificate"] = "horizon";
+  j["version"] = 1;
+  j["evidence"] = evidence;
+  j["schedule"] = head.schedule.spec;
+  j["realization"] = head.realisation.name();
+  j["format"] = format_json(head.policy.format);
+  j["rounding"] = std::string(numeric::to_string(head.policy.rounding));
+  j["summation"] = std::string(numeric::to_string(head.policy.summation));
+  j["blocks"] = blocks_json(head.schedule);
+  nlohmann::json w = nlohmann::json::array();
+  for (const auto& q : weights) w.push_back(q.get_str());
+  j["weights"] = w;
+  j["k"] = k;
+  j["C"] = hex(head.C);
+  j["f_large"] = hex(head.f_large);
+  j["n_max"] = range.n_max;
+  j["at_limit"] = range.at_limit;
+  j["max_length"] = range.max_length;
+  return j;
+}
+
 nlohmann::json horizon_json(const FixedOffsetHead& head, std::vector<mpq_class> weights,
                             const CertifiedRange& range) {
   const std::uint64_t k = head.k;
@@ -117,25 +143,7 @@ nlohmann::json horizon_json(const FixedOffsetHead& head, std::vector<mpq_class> 
   }
   if (weights.empty()) weights.assign(B, mpq_class(1, static_cast<long>(B)));
 
-  nlohmann::json j;
-  j["certificate"] = "horizon";
-  j["version"] = 1;
-  j["evidence"] = "scan";
-  j["schedule"] = head.schedule.spec;
-  j["realization"] = head.realisation.name();
-  j["format"] = format_json(head.policy.format);
-  j["rounding"] = std::string(numeric::to_string(head.policy.rounding));
-  j["summation"] = std::string(numeric::to_string(head.policy.summation));
-  j["blocks"] = blocks_json(head.schedule);
-  nlohmann::json w = nlohmann::json::array();
-  for (const auto& q : weights) w.push_back(q.get_str());
-  j["weights"] = w;
-  j["k"] = k;
-  j["C"] = hex(head.C);
-  j["f_large"] = hex(head.f_large);
-  j["n_max"] = range.n_max;
-  j["at_limit"] = range.at_limit;
-  j["max_length"] = range.max_length;
+  nlohmann::json j = horizon_header(head, weights, k, range, "scan");
 
   RealisedScores scores(head);
   scores.ensure(last + 1);
@@ -198,24 +206,7 @@ nlohmann::json horizon_certificate(const FixedOffsetSpec& spec, const HorizonRep
     std::vector<mpq_class> weights = hs.weights;
     const std::size_t B = head.schedule.blocks.size();
     if (weights.empty()) weights.assign(B, mpq_class(1, static_cast<long>(B)));
-    j["certificate"] = "horizon";
-    j["version"] = 1;
-    j["evidence"] = "candidates";
-    j["schedule"] = head.schedule.spec;
-    j["realization"] = head.realisation.name();
-    j["format"] = format_json(head.policy.format);
-    j["rounding"] = std::string(numeric::to_string(head.policy.rounding));
-    j["summation"] = std::string(numeric::to_string(head.policy.summation));
-    j["blocks"] = blocks_json(head.schedule);
-    nlohmann::json w = nlohmann::json::array();
-    for (const auto& q : weights) w.push_back(q.get_str());
-    j["weights"] = w;
-    j["k"] = k;
-    j["C"] = hex(head.C);
-    j["f_large"] = hex(head.f_large);
-    j["n_max"] = range.n_max;
-    j["at_limit"] = range.at_limit;
-    j["max_length"] = range.max_length;
+    j = horizon_header(head, weights, k, range, "candidates");
     j["error_bound"] = range.error_bound->get_str();
     j["candidate_offsets"] = candidate_offsets(head, *range.error_bound, max_offset);
   }
