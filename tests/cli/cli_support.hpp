@@ -19,13 +19,13 @@ struct Run {
   std::string out, err;
 };
 
-/// Runs ropesim with `arguments` (shell words) through sh; `shell_prefix` goes before the
-/// command, e.g. "ulimit -v 4000000; " to bound its memory.
-inline Run run(const std::string& arguments, const std::string& shell_prefix = "") {
+/// Runs `binary` with `arguments` (shell words) through sh; `shell_prefix` goes before the
+/// command, e.g. "ulimit -v 4000000; " to bound its memory. Captures stdout, stderr, exit code.
+inline Run run_binary(const std::string& binary, const std::string& arguments,
+                      const std::string& shell_prefix = "") {
   const std::string err_path =
       std::filesystem::temp_directory_path() / ("ropesim_cli_err_" + std::to_string(::getpid()));
-  const std::string command =
-      shell_prefix + std::string(ROPESIM_BINARY) + " " + arguments + " 2>" + err_path;
+  const std::string command = shell_prefix + binary + " " + arguments + " 2>" + err_path;
   Run r;
   FILE* pipe = ::popen(command.c_str(), "r");
   REQUIRE(pipe != nullptr);
@@ -41,6 +41,11 @@ inline Run run(const std::string& arguments, const std::string& shell_prefix = "
   r.err = ss.str();
   std::filesystem::remove(err_path);
   return r;
+}
+
+/// Runs ropesim with `arguments` (see run_binary).
+inline Run run(const std::string& arguments, const std::string& shell_prefix = "") {
+  return run_binary(ROPESIM_BINARY, arguments, shell_prefix);
 }
 
 /// "ulimit -v 4000000; ": a shell prefix that bounds a command's address space (about 3.8 GiB),

@@ -19,25 +19,7 @@ using namespace cli_test;
 namespace {
 
 /// Runs ropesim-verify on `path`.
-Run verify(const std::string& path) {
-  // the same runner as ropesim's: swap the binary for the verifier's
-  const std::string err_path = temp_path("verify_err");
-  const std::string command = std::string(ROPESIM_VERIFY_BINARY) + " " + path + " 2>" + err_path;
-  Run r;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  char buffer[4096];
-  std::size_t n = 0;
-  while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) r.out.append(buffer, n);
-  const int status = ::pclose(pipe);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream err(err_path);
-  std::stringstream ss;
-  ss << err.rdbuf();
-  r.err = ss.str();
-  std::filesystem::remove(err_path);
-  return r;
-}
+Run verify(const std::string& path) { return run_binary(ROPESIM_VERIFY_BINARY, path); }
 
 nlohmann::json read_json(const std::string& path) {
   std::ifstream in(path);
