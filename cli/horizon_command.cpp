@@ -7,7 +7,9 @@
 #include <cmath>
 #include <iostream>
 
+#include "attention/bounded_realisation.hpp"
 #include "attention/transformer.hpp"
+#include "cli/bounded_rotations.hpp"
 #include "cli/commands.hpp"
 #include "cli/horizon_common.hpp"
 #include "cli/jobs.hpp"
@@ -303,6 +305,8 @@ Action add_horizon_command(CLI::App& app) {
       (void)output_kind_for(o->certificate, "--certificate", {OutputKind::json});
       io::check_output_path(o->certificate, "--certificate");
     }
+    if (attention::is_bounded_realisation_spec(o->head.realisation))  // cli/bounded_rotations
+      return bounded_horizon(*cmd, o->head, o->json, o->out);
     auto spec = horizon_spec(o->head);
     spec.threads = jobs_threads(o->jobs);  // the candidates of --C auto
     const auto start = std::chrono::steady_clock::now();

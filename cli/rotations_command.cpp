@@ -5,7 +5,9 @@
 #include <iostream>
 #include <thread>
 
+#include "attention/bounded_realisation.hpp"
 #include "attention/census.hpp"
+#include "cli/bounded_rotations.hpp"
 #include "cli/commands.hpp"
 #include "cli/jobs.hpp"
 #include "cli/table.hpp"
@@ -258,6 +260,11 @@ Action add_rotations_command(CLI::App& app) {
     const numeric::Engine* engine =
         with_flag("--engine", [&] { return &numeric::engine_by_name(o->engine); });
     const numeric::FormatBinding binding{format, mode, engine};
+    if (attention::is_bounded_realisation_spec(
+            o->realisation)) {  // issue 22: cli/bounded_rotations
+      return bounded_rotations(*cmd, schedule, binding,
+                               {o->realisation, o->start, o->positions, o->json, o->out});
+    }
     auto realisation = with_flag(
         "--realization", [&] { return attention::parse_realisation(o->realisation, binding); });
     with_flag("--realization", [&] {

@@ -1,0 +1,118 @@
+#include "cli/bounded_rotations.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <iostream>
+
+#include "attention/bounded_census.hpp"
+#include "cli/commands.hpp"
+#include "cli/table.hpp"
+#include "io/files.hpp"
+#include "numeric/error.hpp"
+#include "proofs/bounded_range.hpp"
+
+namespace ropesim::cli {
+
+int bounded_rotations(const CLI::App& cmd, const attention::Schedule& schedule,
+                      const numeric::FormatBinding& binding,
+                      const BoundedRotationsRequest& request) {
+  for (const char* flag :
+       {"--position", "--certificate", "--axis", "--at", "--max-period", "--witnesses"}) {
+    if (cmd.count(flag) > 0) {
+      throw InvalidArgument(std::string(flag) +
+                            ": not available with a bounded-error cos_sin step (the census over "
+                            "every implementation); accepted with it: --schedule --realization "
+                            "--format --rounding --engine --positions --start --json --out");
+    }
+  }
+  const auto realisation = with_flag("--realization", [&] {
+    auto r = attention::parse_bounded_realisation(request.realisation, binding);
+    attention::check_bounded_applicable(schedule, r);
+    return r;
+  });
+  const auto census = with_flag("--positions", [&] {
+    return attention::bounded_census(schedule, realisation, request.start, request.positions);
+  });
+  nlohmann::json j = attention::to_json(census);
+  if (!request.out.empty()) {
+    nlohmann::json file = j;
+    file["provenance"] = provenance();
+    io::write_output_file(request.out, file.dump(2) + "\n");
+  }
+  if (request.json)
+    std::cout << j.dump(2) << "\n";
+  else
+    std::cout << attention::to_text(census);
+  return 0;
+}
+
+int bounded_horizon(const CLI::App& cmd, const HeadArguments& arguments, bool json,
+                    const std::string& out) {
+  for (const char* flag : {"--certificate", "--simulate", "--simulate-length"}) {
+    if (cmd.count(flag) > 0) {
+      throw InvalidArgument(std::string(flag) +
+                            ": not available with a bounded-error cos_sin step (the range over "
+                            "every implementation has no certificate or simulation yet)");
+    }
+  }
+  if (!out.empty()) (void)output_kind_for(out, "--out", {OutputKind::json});
+  const numeric::FormatBinding binding{
+      with_flag("--format", [&] { return numeric::parse_format(arguments.format); }),
+      with_flag("--rounding", [&] { return numeric::parse_rounding(arguments.rounding); }),
+      with_flag("--engine", [&] { return &numeric::engine_by_name(arguments.engine); })};
+  const auto bounded = with_flag("--realization", [&] {
+    return attention::parse_bounded_realisation(arguments.realisation, binding);
+  });
+  HeadArguments base = arguments;
+  base.realisation = bounded.base.name();
+  const proofs::HorizonSpec spec = horizon_spec(base);
+  const proofs::HorizonReport cr = proofs::horizon(spec);
+  proofs::FixedOffsetSpec head = spec.head;
+  head.realisation = arguments.realisation;
+  head.C = mpq_class(cr.C.to_double());  // C in F (at most binary32: a double holds it)
+  const std::uint64_t length =
+      std::clamp<std::uint64_t>(cr.range.n_max + 1, 1, proofs::kMaxBoundedRangeLength);
+  const auto range =
+      with_flag("--realization", [&] { return proofs::bounded_certified_range(head, length); });
+  nlohmann::json j;
+  j["correctly_rounded"] = proofs::to_json(cr);
+  j["every_implementation"] = proofs::to_json(range);
+  j["model_source"] = bounded.model.source;
+  if (!out.empty()) {
+    nlohmann::json file = j;
+    file["provenance"] = provenance();
+    io::write_output_file(out, file.dump(2) + "\n");
+  }
+  if (json) {
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+  std::string text;
+  text += fmt::format("head           Y^{} on {} in {} (C = {}, {})\n", head.k, cr.schedule,
+                      cr.format, cr.C.to_decimal(9), cr.C_source);
+  text += fmt::format("realization    {}\n", range.realisation);
+  text += fmt::format("trig model     {}{}\n", range.model,
+                      bounded.model.source.empty() ? "" : " (" + bounded.model.source + ")");
+  text += fmt::format("N_max :cr      {}{}\n", cr.range.n_max,
+                      cr.range.at_limit ? " (at the scan limit)" : "");
+  text += fmt::format(
+      "N_max all      {}{}  (certified for every implementation within the model; a lower bound, "
+      "exact for ulp-0)\n",
+      range.n_max, range.at_limit ? " (at the scan limit)" : "");
+  if (range.fail_query) {
+    text += fmt::format(
+        "first doubt    query i = {}: lo(S_i,{}) = {:.9g} vs hi(S_i,{}) = {:.9g} (competitor j = "
+        "{}); gap {} < f_large\n",
+        *range.fail_query, *range.fail_query - head.k, range.target_lo.value_or(NAN),
+        range.fail_competitor.value_or(0), range.competitor_hi.value_or(NAN),
+        range.fail_competitor.value_or(0),
+        range.gap ? proofs::dyadic_decimal(*range.gap) : std::string("not finite"));
+  }
+  text += fmt::format("entries        {} uncertain (box of more than one value), {} undocumented\n",
+                      range.uncertain_entries, range.undocumented_entries);
+  std::cout << text;
+  return 0;
+}
+
+}  // namespace ropesim::cli
