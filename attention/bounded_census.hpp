@@ -1,7 +1,7 @@
 #pragma once
-/// The rotation census under bounded-error trig (issue 22 item 4; THEORY §3.4): what holds for
-/// EVERY implementation of cos and sin within a TrigErrorModel (attention/bounded_realisation.hpp)
-/// over positions S..S+N-1.
+/// The rotation census under bounded-error trig (issue 22 item 4; THEORY §3 "Every implementation
+/// within a bound"): what holds for EVERY implementation of cos and sin within a TrigErrorModel
+/// (attention/bounded_realisation.hpp) over positions S..S+N-1.
 ///
 /// Per (position i, block d) the pipeline forms a binary32 argument φ_{i,d} (the same for every
 /// implementation: the steps before cos_sin do not call trig) and the model allows a box of

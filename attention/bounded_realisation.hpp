@@ -1,7 +1,8 @@
 #pragma once
-/// Bounded-error trig (issue 22 item 4; THEORY §3.4 "Every implementation within a bound";
-/// NUMERIC §3.2): a pipeline whose `cos_sin` step is not one library but every binary32
-/// implementation of cos and sin within a stated error, e.g. `cos_sin=fp32:ulp-1`.
+/// Bounded-error trig (issue 22 item 4; THEORY §3 "Every implementation within a bound";
+/// NUMERIC §3 "Vendor error bounds of cos and sin"): a pipeline whose `cos_sin` step is not one
+/// library but every binary32 implementation of cos and sin within a stated error, e.g.
+/// `cos_sin=fp32:ulp-1`.
 ///
 /// An *implementation* is a pair of functions cos~, sin~ : binary32 → binary32 (a function of
 /// the argument: equal arguments give equal results) with, for every argument x inside the

@@ -54,7 +54,7 @@ TEST_CASE("bounded trig: spellings and refusals", "[bounded]") {
     CHECK(r.model.kind == TrigErrorModel::Kind::ulps);
     CHECK(r.model.ulps == 3);
     CHECK(r.model.name == "ulp-3");
-    CHECK(r.base == parse_realisation("pipeline:cos_sin=fp32", Format::fp32()));
+    CHECK(r.base.steps == parse_realisation("pipeline:cos_sin=fp32", Format::fp32()).steps);
   }
   CHECK(bounded("pipeline:cos_sin=fp32:ulp-2@100000").model.domain_limit == 100000.0);
   CHECK(bounded("pipeline:cos_sin=fp32:cuda").model.ulps == 2);
@@ -181,6 +181,8 @@ TEST_CASE("bounded trig: cr, SLEEF u10 and glibc lie inside ulp-1", "[bounded]")
   const auto b1 = bounded("pipeline:cos_sin=fp32:ulp-1");
   const auto b0 = bounded("pipeline:cos_sin=fp32:ulp-0");
   std::uint64_t sleef_off_cr = 0;
+  const auto iv = bounded_census(s, b1, 0, n);
+  INFO("interval [" << iv.fewest << ", " << iv.most << "]");
   for (const std::string impl : {"cr", "sleef-u10", "glibc"}) {
     INFO(impl);
     const auto r = parse_realisation("pipeline:cos_sin=fp32:" + impl, Format::fp32());
@@ -198,12 +200,24 @@ TEST_CASE("bounded trig: cr, SLEEF u10 and glibc lie inside ulp-1", "[bounded]")
     }
     // the census of this implementation lies inside the interval
     const auto cen = cr_census(s, "pipeline:cos_sin=fp32:" + impl, n);
-    const auto iv = bounded_census(s, b1, 0, n);
     CHECK(iv.fewest <= cen.distinct_rotations);
     CHECK(cen.distinct_rotations <= iv.most);
     for (std::size_t d = 0; d < s.blocks.size(); ++d) {
       CHECK(iv.fewest_per_block[d] <= cen.distinct_per_block[d]);
       CHECK(cen.distinct_per_block[d] <= iv.most_per_block[d]);
+    }
+  }
+  // in bf16 most 1-ulp differences vanish in the table cast: the interval is narrow, and the
+  // bf16 censuses of cr and SLEEF (which differ per block, issue 22) both lie inside it
+  const auto ivb = bounded_census(s, bounded("pipeline:cos_sin=fp32:ulp-1", Format::bf16()), 0, n);
+  INFO("bf16 interval [" << ivb.fewest << ", " << ivb.most << "]");
+  for (const std::string impl : {"cr", "sleef-u10"}) {
+    const auto cen = cr_census(s, "pipeline:cos_sin=fp32:" + impl, n, Format::bf16());
+    CHECK(ivb.fewest <= cen.distinct_rotations);
+    CHECK(cen.distinct_rotations <= ivb.most);
+    for (std::size_t d = 0; d < s.blocks.size(); ++d) {
+      CHECK(ivb.fewest_per_block[d] <= cen.distinct_per_block[d]);
+      CHECK(cen.distinct_per_block[d] <= ivb.most_per_block[d]);
     }
   }
   // SLEEF is not correctly rounded: about 5 % of its values are 1 ulp off (issue 22), so the
