@@ -10,6 +10,7 @@
 #include "cli/table.hpp"
 #include "io/files.hpp"
 #include "numeric/error.hpp"
+#include "numeric/fast_engine.hpp"
 #include "proofs/bounded_range.hpp"
 
 namespace ropesim::cli {
@@ -71,8 +72,10 @@ int bounded_horizon(const CLI::App& cmd, const HeadArguments& arguments, bool js
   proofs::FixedOffsetSpec head = spec.head;
   head.realisation = arguments.realisation;
   head.C = mpq_class(cr.C.to_double());  // C in F (at most binary32: a double holds it)
-  const std::uint64_t length =
-      std::clamp<std::uint64_t>(cr.range.n_max + 1, 1, proofs::kMaxBoundedRangeLength);
+  // every implementation includes :cr, so its range is at most cr's: scan one query past it
+  // (to the same limit when cr stopped at its scan limit)
+  const std::uint64_t length = std::clamp<std::uint64_t>(
+      cr.range.n_max + (cr.range.at_limit ? 0 : 1), 1, proofs::kMaxBoundedRangeLength);
   const auto range =
       with_flag("--realization", [&] { return proofs::bounded_certified_range(head, length); });
   nlohmann::json j;

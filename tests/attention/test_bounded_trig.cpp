@@ -72,9 +72,10 @@ TEST_CASE("bounded trig: spellings and refusals", "[bounded]") {
   CHECK_THAT(refusal("pipeline:cos_sin=fp32:ulp-x"), Catch::Contains("U must be an integer"));
   CHECK_THAT(refusal("pipeline:cos_sin=fp32:ulp-2@-5"), Catch::Contains("positive number"));
   CHECK_THAT(refusal("pipeline:cos_sin=fp32:ulp-1;angle=fp33"), Catch::Contains("fp33"));
-  CHECK_THROWS_AS(check_bounded_applicable(parse_schedule("qwen2-vl-7b"),
-                                           bounded("pipeline:cos_sin=fp32:ulp-1")),
-                  InvalidArgument);
+  CHECK_THROWS_AS(
+      check_bounded_applicable(parse_schedule("mrope:base=1000000,dim=16,sections=2,3,3"),
+                               bounded("pipeline:cos_sin=fp32:ulp-1")),
+      InvalidArgument);
 }
 
 TEST_CASE("bounded trig: boxes by hand on single:g=1", "[bounded]") {
