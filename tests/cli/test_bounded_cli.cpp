@@ -32,8 +32,8 @@ TEST_CASE("rotations: bounded census by hand", "[cli][bounded]") {
 }
 
 TEST_CASE("horizon: bounded range at most the correctly rounded one", "[cli][bounded]") {
-  const Run a = run(
-      "horizon --g 1 --C 64 --format fp32 --realization 'pipeline:cos_sin=fp32:ulp-1' --json");
+  const Run a =
+      run("horizon --g 1 --C 64 --format fp32 --realization 'pipeline:cos_sin=fp32:ulp-1' --json");
   REQUIRE(a.code == 0);
   const auto j = nlohmann::json::parse(a.out);
   CHECK(j["every_implementation"]["n_max"].get<std::uint64_t>() <=
