@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "attention/run.hpp"
 #include "attention/transformer.hpp"
 #include "logic/formula.hpp"
 #include "numeric/format.hpp"

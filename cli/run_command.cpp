@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "attention/model_spec.hpp"
+#include "attention/run.hpp"
 #include "attention/transformer.hpp"
 #include "cli/commands.hpp"
 #include "numeric/error.hpp"

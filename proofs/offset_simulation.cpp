@@ -6,6 +6,7 @@
 #include <random>
 
 #include "attention/model_spec.hpp"
+#include "attention/run.hpp"
 #include "numeric/error.hpp"
 #include "proofs/gadgets.hpp"
 #include "proofs/residual_space.hpp"

@@ -8,6 +8,7 @@
 #include "attention/census.hpp"
 #include "attention/random_model.hpp"
 #include "attention/realisation.hpp"
+#include "attention/run.hpp"
 #include "attention/schedule.hpp"
 #include "attention/transformer.hpp"
 #include "automata/classes.hpp"
