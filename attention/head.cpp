@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <utility>
 
-#include "attention/detail/head_blocks.hpp"
+#include "attention/head_blocks.hpp"
 #include "attention/transformer.hpp"
 #include "numeric/error.hpp"
 
@@ -26,7 +26,6 @@ Schedule unrotated_schedule(std::size_t pairs) {
   s.rotary_dim = 0;
   return s;
 }
-
 
 HeadRotations realise_head(const AttentionHead& head, std::uint64_t positions,
                            const EvaluationPolicy& policy) {

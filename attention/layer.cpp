@@ -46,7 +46,6 @@ std::vector<Value> layer_norm(const LayerNormParams& params, std::span<const Val
   return y;
 }
 
-
 std::vector<Value> attention_input(const Model& model, const Layer& layer,
                                    std::span<const Value> x) {
   if (model.options.norm_placement == NormPlacement::pre && layer.attention_norm) {

@@ -5,7 +5,7 @@
 #include <set>
 #include <string>
 
-#include "attention/detail/head_blocks.hpp"
+#include "attention/head_blocks.hpp"
 #include "attention/mixed_attention.hpp"
 #include "attention/transformer.hpp"
 #include "numeric/error.hpp"
