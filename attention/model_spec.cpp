@@ -18,6 +18,7 @@
 #include "io/files.hpp"
 #include "numeric/error.hpp"
 #include "numeric/exact.hpp"
+#include "numeric/exact_decimal.hpp"
 #include "numeric/json_reader.hpp"
 
 namespace ropesim::attention {

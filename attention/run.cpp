@@ -1,6 +1,8 @@
 // Running a model on a word (THEORY §2): every layer at every position, the traces, the first
 // non-finite value and, for mixed-format heads (mixed_attention.hpp), the first flagged step.
 // See run.hpp for the contract.
+#include "attention/run.hpp"
+
 #include <algorithm>
 #include <cstdint>
 #include <optional>
@@ -9,7 +11,6 @@
 #include <utility>
 
 #include "attention/mixed_attention.hpp"
-#include "attention/run.hpp"
 #include "numeric/error.hpp"
 
 namespace ropesim::attention {

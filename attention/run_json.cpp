@@ -1,5 +1,6 @@
 // The run as JSON (docs/MODEL_SPEC.md, "Run output"). See run.hpp for the contract.
 #include "attention/run.hpp"
+#include "numeric/exact_decimal.hpp"
 
 namespace ropesim::attention {
 

@@ -37,6 +37,7 @@
 #include "numeric/binary64_rounding.hpp"
 #include "numeric/budget.hpp"
 #include "numeric/engine.hpp"
+#include "numeric/exact_decimal.hpp"
 #include "numeric/format.hpp"
 #include "numeric/rounding.hpp"
 #include "numeric/summation.hpp"
@@ -53,16 +54,12 @@ using numeric::affine;
 using numeric::Arithmetic;
 using numeric::dot;
 using numeric::EvaluationPolicy;
+using numeric::exact_decimal;
 using numeric::exact_rational;
 using numeric::parse_summation;
 using numeric::sum;
 using numeric::Summation;
 using numeric::to_string;
-
-/// The shortest exact decimal text of a finite Value (every binary value has one), e.g.
-/// "0.5", "-17.34375", "1.490116119384765625e-8"; "inf", "-inf", "nan" for special values,
-/// "-0" for negative zero. Parsing it back and rounding into F in any direction gives v.
-std::string exact_decimal(const Value& v);
 
 /// A dense row-major matrix of values of F: rows × cols.
 struct Matrix {

@@ -9,11 +9,11 @@
 #include "attention/realisation.hpp"
 #include "attention/schedule.hpp"
 #include "numeric/error.hpp"
+#include "numeric/exact_decimal.hpp"
 #include "numeric/format_properties.hpp"
 #include "numeric/real_rounding.hpp"
 #include "proofs/exact_trig.hpp"
 #include "proofs/gadgets.hpp"
-#include "proofs/horizon.hpp"  // dyadic_decimal
 #include "proofs/residual_space.hpp"
 
 namespace ropesim::proofs {
@@ -27,7 +27,7 @@ namespace {
 
 mpq_class exact_of(const Value& v) { return attention::exact_rational(v); }
 
-std::string decimal(const Value& v) { return attention::exact_decimal(v); }
+std::string decimal(const Value& v) { return numeric::exact_decimal(v); }
 
 /// A double for messages and descriptions (8 significant digits).
 std::string approx_text(double d) {
@@ -381,7 +381,7 @@ ModAtomHead make_mod_atom_head(const ModAtomSpec& spec, const ModWiring& named) 
           break;
         }
       }
-      detail = "best margin found " + dyadic_decimal(*best->min_margin) + " (~" +
+      detail = "best margin found " + numeric::exact_decimal(*best->min_margin) + " (~" +
                approx_text(best->min_margin->get_d()) + ") at C = " + decimal(best->C) +
                ", query residue " + std::to_string(worst);
     }
@@ -417,20 +417,6 @@ ModReadout parse_mod_readout(std::string_view text) {
   throw InvalidArgument("unknown readout '" + std::string(text) +
                         "'; accepted: length (accept iff N = r mod m), eos (accept iff MOD_m^r "
                         "holds at N + 1)");
-}
-
-// ---------------------------------------------------------------------------------------------
-// The whole model
-// ---------------------------------------------------------------------------------------------
-
-void require_mod_f_large(const ModModelSpec& spec, const std::string& rounding_name) {
-  const auto& policy = spec.atom.policy;
-  if (spec.atom.m > 1 && !numeric::f_large(policy.format, policy.rounding)) {
-    throw InvalidArgument("f_large(" + policy.format.name + ") is undefined under rounding " +
-                          rounding_name +
-                          " (no finite lead makes softmax select exactly; THEORY §1); use "
-                          "nearest-even, nearest-away, toward-zero or downward");
-  }
 }
 
 ResidualSpace mod_model_space() {
@@ -561,7 +547,7 @@ nlohmann::json to_json(const ModModel& model, const ModModelSpec& spec) {
   bound["rounded_up"] = decimal(h.bound.rounded_up);
   bound["approximate"] = h.bound.approximate;
   bound["exact"] =
-      h.bound.exact ? nlohmann::json(dyadic_decimal(*h.bound.exact)) : nlohmann::json();
+      h.bound.exact ? nlohmann::json(numeric::exact_decimal(*h.bound.exact)) : nlohmann::json();
   bound["finite"] = h.bound.finite;
   j["bound"] = bound;
   j["query_bias"] = {decimal(h.query_cos), decimal(h.query_sin)};
@@ -572,16 +558,16 @@ nlohmann::json to_json(const ModModel& model, const ModModelSpec& spec) {
   j["table"] = table;
   nlohmann::json margins = nlohmann::json::array();
   for (const auto& rm : h.margins) {
-    margins.push_back(
-        {{"residue", rm.residue},
-         {"bos_wins", rm.bos_wins},
-         {"bos_score", decimal(rm.bos_score)},
-         {"other_score", decimal(rm.bos_wins ? rm.other_max : rm.other_min)},
-         {"margin", rm.margin ? nlohmann::json(dyadic_decimal(*rm.margin)) : nlohmann::json()},
-         {"passes", rm.passes}});
+    margins.push_back({{"residue", rm.residue},
+                       {"bos_wins", rm.bos_wins},
+                       {"bos_score", decimal(rm.bos_score)},
+                       {"other_score", decimal(rm.bos_wins ? rm.other_max : rm.other_min)},
+                       {"margin", rm.margin ? nlohmann::json(numeric::exact_decimal(*rm.margin))
+                                            : nlohmann::json()},
+                       {"passes", rm.passes}});
   }
   j["margins"] = margins;
-  j["min_margin"] = dyadic_decimal(h.min_margin);
+  j["min_margin"] = numeric::exact_decimal(h.min_margin);
   j["candidates_tried"] = h.candidates.size();
   return j;
 }
