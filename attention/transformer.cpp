@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "numeric/enum_names.hpp"
 #include "numeric/error.hpp"
 
 namespace ropesim::attention {
@@ -14,49 +15,61 @@ namespace ropesim::attention {
 // Enums
 // ---------------------------------------------------------------------------------------------
 
-std::string_view to_string(SoftmaxVariant variant) {
-  switch (variant) {
-    case SoftmaxVariant::stable:
-      return "stable";
-    case SoftmaxVariant::no_max_subtraction:
-      return "no-max-subtraction";
-    case SoftmaxVariant::online:
-      return "online";
-  }
-  return "?";
-}
+namespace {
+
+constexpr numeric::Spelling<SoftmaxVariant> softmax_names[] = {
+    {SoftmaxVariant::stable, "stable"},
+    {SoftmaxVariant::no_max_subtraction, "no-max-subtraction"},
+    {SoftmaxVariant::online, "online"}};
+constexpr numeric::Spelling<SoftmaxVariant> softmax_aliases[] = {
+    {SoftmaxVariant::no_max_subtraction, "no_max_subtraction"},
+    {SoftmaxVariant::no_max_subtraction, "no-max"},
+    {SoftmaxVariant::online, "flash"}};
+constexpr numeric::EnumNames<SoftmaxVariant> softmax_table{.what = "softmax",
+                                                           .names = softmax_names,
+                                                           .aliases = softmax_aliases,
+                                                           .accepted = {},
+                                                           .suggest = false,
+                                                           .suggestions = {}};
+
+constexpr numeric::Spelling<NormPlacement> norm_placement_names[] = {{NormPlacement::post, "post"},
+                                                                     {NormPlacement::pre, "pre"}};
+constexpr numeric::EnumNames<NormPlacement> norm_placement_table{.what = "layer norm placement",
+                                                                 .names = norm_placement_names,
+                                                                 .aliases = {},
+                                                                 .accepted = {},
+                                                                 .suggest = false,
+                                                                 .suggestions = {}};
+
+constexpr numeric::Spelling<Masking> masking_names[] = {{Masking::strict, "strict"},
+                                                        {Masking::non_strict, "non-strict"}};
+constexpr numeric::Spelling<Masking> masking_aliases[] = {{Masking::non_strict, "non_strict"}};
+constexpr numeric::EnumNames<Masking> masking_table{.what = "masking",
+                                                    .names = masking_names,
+                                                    .aliases = masking_aliases,
+                                                    .accepted = {},
+                                                    .suggest = false,
+                                                    .suggestions = {}};
+
+}  // namespace
+
+std::string_view to_string(SoftmaxVariant variant) { return name_of(softmax_table, variant); }
 
 SoftmaxVariant parse_softmax_variant(std::string_view text) {
-  if (text == "stable") return SoftmaxVariant::stable;
-  if (text == "no-max-subtraction" || text == "no_max_subtraction" || text == "no-max") {
-    return SoftmaxVariant::no_max_subtraction;
-  }
-  if (text == "online" || text == "flash") return SoftmaxVariant::online;
-  throw InvalidArgument("unknown softmax '" + std::string(text) +
-                        "'; accepted: stable, no-max-subtraction, online");
+  return parse_name(softmax_table, text);
 }
 
 std::string_view to_string(NormPlacement placement) {
-  return placement == NormPlacement::post ? "post" : "pre";
+  return name_of(norm_placement_table, placement);
 }
 
 NormPlacement parse_norm_placement(std::string_view text) {
-  if (text == "post") return NormPlacement::post;
-  if (text == "pre") return NormPlacement::pre;
-  throw InvalidArgument("unknown layer norm placement '" + std::string(text) +
-                        "'; accepted: post, pre");
+  return parse_name(norm_placement_table, text);
 }
 
-std::string_view to_string(Masking masking) {
-  return masking == Masking::strict ? "strict" : "non-strict";
-}
+std::string_view to_string(Masking masking) { return name_of(masking_table, masking); }
 
-Masking parse_masking(std::string_view text) {
-  if (text == "strict") return Masking::strict;
-  if (text == "non-strict" || text == "non_strict") return Masking::non_strict;
-  throw InvalidArgument("unknown masking '" + std::string(text) +
-                        "'; accepted: strict, non-strict");
-}
+Masking parse_masking(std::string_view text) { return parse_name(masking_table, text); }
 
 Matrix Matrix::zeros(std::size_t rows, std::size_t cols) {
   Matrix m;

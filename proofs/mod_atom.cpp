@@ -8,6 +8,7 @@
 
 #include "attention/realisation.hpp"
 #include "attention/schedule.hpp"
+#include "numeric/enum_names.hpp"
 #include "numeric/error.hpp"
 #include "numeric/exact_decimal.hpp"
 #include "numeric/format_properties.hpp"
@@ -407,16 +408,37 @@ bool mod_formula(std::uint64_t m, std::uint64_t r, std::uint64_t position) {
   return position >= 1 && position % m == r % m;
 }
 
-std::string_view to_string(ModReadout readout) {
-  return readout == ModReadout::length ? "length" : "eos";
-}
+namespace {
 
-ModReadout parse_mod_readout(std::string_view text) {
-  if (text == "length") return ModReadout::length;
-  if (text == "eos" || text == "atom") return ModReadout::eos;
-  throw InvalidArgument("unknown readout '" + std::string(text) +
-                        "'; accepted: length (accept iff N = r mod m), eos (accept iff MOD_m^r "
-                        "holds at N + 1)");
+constexpr numeric::Spelling<ModReadout> mod_readout_names[] = {{ModReadout::length, "length"},
+                                                               {ModReadout::eos, "eos"}};
+constexpr numeric::Spelling<ModReadout> mod_readout_aliases[] = {{ModReadout::eos, "atom"}};
+constexpr numeric::EnumNames<ModReadout> mod_readout_table{
+    .what = "readout",
+    .names = mod_readout_names,
+    .aliases = mod_readout_aliases,
+    .accepted = "length (accept iff N = r mod m), eos (accept iff MOD_m^r holds at N + 1)",
+    .suggest = false,
+    .suggestions = {}};
+
+}  // namespace
+
+std::string_view to_string(ModReadout readout) { return name_of(mod_readout_table, readout); }
+
+ModReadout parse_mod_readout(std::string_view text) { return parse_name(mod_readout_table, text); }
+
+// ---------------------------------------------------------------------------------------------
+// The whole model
+// ---------------------------------------------------------------------------------------------
+
+void require_mod_f_large(const ModModelSpec& spec, const std::string& rounding_name) {
+  const auto& policy = spec.atom.policy;
+  if (spec.atom.m > 1 && !numeric::f_large(policy.format, policy.rounding)) {
+    throw InvalidArgument("f_large(" + policy.format.name + ") is undefined under rounding " +
+                          rounding_name +
+                          " (no finite lead makes softmax select exactly; THEORY §1); use "
+                          "nearest-even, nearest-away, toward-zero or downward");
+  }
 }
 
 ResidualSpace mod_model_space() {
