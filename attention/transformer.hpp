@@ -278,10 +278,10 @@ struct HeadRotations {
 
 /// Realises every rotary block of `head` at positions [0, positions) with
 /// realise_block (THEORY §3), one block at a time (a block's realisation need only apply to
-/// that block, so r3 may sit next to irrational blocks). `policy` is not used today (the
-/// realisations carry their format and rounding); it is part of the signature so that a
-/// policy-level engine choice can reach the realisation later. Throws InvalidArgument if a
-/// realisation does not apply to its block.
+/// that block, so r3 may sit next to irrational blocks). The rotations are the realisations'
+/// own: each carries its format, rounding and engine, so `policy` is not read (it keeps the
+/// signature of the other head functions). Throws InvalidArgument if a realisation does not
+/// apply to its block.
 HeadRotations realise_head(const AttentionHead& head, std::uint64_t positions,
                            const EvaluationPolicy& policy);
 
