@@ -2,7 +2,6 @@
 // the texts the options printed before the tables (ropesim horizon --rounding nearest and
 // --summation pairwsie, built from ec58c36, printed exactly these).
 #include <catch2/catch.hpp>
-
 #include <string>
 
 #include "numeric/error.hpp"

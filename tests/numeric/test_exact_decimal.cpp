@@ -1,11 +1,11 @@
 // numeric::exact_decimal (numeric/exact_decimal.hpp): the one exact decimal spelling. The
 // expected texts are worked out by hand (2^-24 = 5^24 / 10^24, 5^24 = 59604644775390625), and
 // the property reads every text back with a reader written here, apart from the code under test.
-#include <catch2/catch.hpp>
 #include <gmpxx.h>
 #include <rapidcheck.h>
 #include <rapidcheck/catch.h>
 
+#include <catch2/catch.hpp>
 #include <cstdint>
 #include <string>
 
@@ -48,7 +48,7 @@ TEST_CASE("exact_decimal of dyadic rationals, by hand", "[exact_decimal]") {
   CHECK(exact_decimal(mpq_class(-1, 512)) == "-0.001953125");
   CHECK(exact_decimal(mpq_class(12)) == "12");
   CHECK(exact_decimal(mpq_class(999999)) == "999999");
-  CHECK(exact_decimal(mpq_class(1000000)) == "1e6");    // six trailing zeros: scientific
+  CHECK(exact_decimal(mpq_class(1000000)) == "1e6");        // six trailing zeros: scientific
   CHECK(exact_decimal(mpq_class(-2500000)) == "-2500000");  // five zeros: positional
   CHECK(exact_decimal(mpq_class(-25000000)) == "-2.5e7");
   CHECK(exact_decimal(mpq_class(1, 1 << 20)) == "9.5367431640625e-7");  // 5^20 = 95367431640625
