@@ -872,7 +872,8 @@ mpq_class read_decimal(const std::string& s, const std::string& item) {
   }
   mpz_class ten;
   mpz_ui_pow_ui(ten.get_mpz_t(), 10, static_cast<unsigned long>(scale < 0 ? -scale : scale));
-  mpq_class q = scale < 0 ? mpq_class(mpz_class(digits) * ten) : mpq_class(mpz_class(digits), ten);
+  const mpz_class n(digits, 10);  // base 10: GMP's default base 0 reads "025" as octal 21
+  mpq_class q = scale < 0 ? mpq_class(n * ten) : mpq_class(n, ten);
   q.canonicalize();
   return negative ? mpq_class(-q) : q;
 }

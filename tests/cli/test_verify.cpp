@@ -365,7 +365,8 @@ TEST_CASE("ropesim-verify reads a margin in exact_decimal's scientific spelling"
   auto& margin = c["mod_heads"][0]["margins"][0]["margin"];
   REQUIRE(margin.is_string());
   // "d.ddd" as "dddde-3", the same rational
-  std::string text = margin.get<std::string>();
+  const std::string original = margin.get<std::string>();
+  std::string text = original;
   const auto point = text.find('.');
   const std::size_t after = point == std::string::npos ? 0 : text.size() - point - 1;
   if (point != std::string::npos) text.erase(point, 1);
@@ -376,6 +377,12 @@ TEST_CASE("ropesim-verify reads a margin in exact_decimal's scientific spelling"
   CHECK(v.code == 0);
   margin = text + "e-" + std::to_string(after + 1);  // ten times smaller
   expect_rejected(c, "compile_sci_bad.json", "margin");
+  // a leading zero changes no decimal: "017.34375" is 17.34375 (GMP's base 0 read it as octal)
+  margin = "0" + original;
+  write_json(path, c);
+  const Run leading_zero = verify(path);
+  INFO(margin << "\n" << leading_zero.out << leading_zero.err);
+  CHECK(leading_zero.code == 0);
   margin = text + "e-x";
   write_json(path, c);
   const Run unreadable = verify(path);

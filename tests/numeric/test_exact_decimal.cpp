@@ -35,7 +35,7 @@ mpq_class read_back(const std::string& text) {
   const long shift = exponent - after_point;
   mpz_class ten;
   mpz_ui_pow_ui(ten.get_mpz_t(), 10, static_cast<unsigned long>(shift < 0 ? -shift : shift));
-  mpq_class q{mpz_class(digits)};
+  mpq_class q{mpz_class(digits, 10)};  // not base 0: "025" is not octal
   q = shift < 0 ? mpq_class(q / ten) : mpq_class(q * ten);
   return negative ? mpq_class(-q) : q;
 }
