@@ -12,7 +12,7 @@
 /// frequencies by a recipe the spelling has no step for (MLX: exp2(-e·log2 β)). A preset then
 /// encodes the nearest expressible pipeline and says, in `not_modelled`, exactly what differs
 /// and what new step or recipe would express it. Each preset cites the source lines it follows
-/// (repository@commit:path:lines, as read for issue 9).
+/// (repository@commit:path:lines, as read when the preset was written).
 #include <span>
 #include <string_view>
 #include <vector>

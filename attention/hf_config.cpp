@@ -1,5 +1,7 @@
 #include "attention/hf_config.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <mpfr.h>
 
 #include <algorithm>
@@ -57,12 +59,6 @@ const std::vector<TypeKeys>& type_keys() {
        {}},
   };
   return keys;
-}
-
-std::string join(const std::vector<std::string>& v) {
-  std::string s;
-  for (std::size_t k = 0; k < v.size(); ++k) s += (k ? ", " : "") + v[k];
-  return s;
 }
 
 /// A value present and not null.
@@ -127,14 +123,16 @@ std::optional<RopeScaling> read_rope_scaling(const json& r, std::string_view whe
   for (const auto& t : type_keys()) types.push_back(t.type);
   if (type.empty()) {
     if (extra.empty())
-      refuse(where, std::string(name) + " has no rope_type (or type); accepted: " + join(types));
+      refuse(where, std::string(name) + " has no rope_type (or type); accepted: " +
+                        fmt::format("{}", fmt::join(types, ", ")));
     type = "default";
   }
   const auto it = std::find_if(type_keys().begin(), type_keys().end(),
                                [&](const TypeKeys& t) { return t.type == type; });
   if (it == type_keys().end()) {
     refuse(where, "unknown " + std::string(name) + " type '" + type + "'" +
-                      numeric::did_you_mean(type, types) + "; accepted: " + join(types) +
+                      numeric::did_you_mean(type, types) +
+                      "; accepted: " + fmt::format("{}", fmt::join(types, ", ")) +
                       " (and the older spellings transformers maps: su = longrope, yarn in a "
                       "phi3 config = longrope)");
   }
@@ -146,7 +144,8 @@ std::optional<RopeScaling> read_rope_scaling(const json& r, std::string_view whe
     if (std::find(accepted.begin(), accepted.end(), key) == accepted.end()) {
       const bool phi3_hint = type == "yarn" && (key == "short_factor" || key == "long_factor");
       refuse(where, "unknown key '" + key + "' in " + name + " of type " + type +
-                        numeric::did_you_mean(key, accepted) + "; accepted: " + join(accepted) +
+                        numeric::did_you_mean(key, accepted) +
+                        "; accepted: " + fmt::format("{}", fmt::join(accepted, ", ")) +
                         (phi3_hint ? " (a Phi-3 config's 'yarn' with short_factor and long_factor "
                                      "is longrope: transformers maps it when model_type is phi3)"
                                    : ""));

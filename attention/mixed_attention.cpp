@@ -8,6 +8,7 @@
 
 #include "numeric/arithmetic.hpp"
 #include "numeric/error.hpp"
+#include "numeric/exact_decimal.hpp"
 
 namespace ropesim::attention {
 
@@ -256,7 +257,7 @@ void check_head_formats(const HeadFormats& formats, SoftmaxVariant variant,
 }
 
 // ---------------------------------------------------------------------------------------------
-// Issue 9's case
+// The long accumulation (a 4096-term dot product, accumulator models)
 // ---------------------------------------------------------------------------------------------
 
 namespace {

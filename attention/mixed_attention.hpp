@@ -2,7 +2,7 @@
 /// Mixed-format attention heads (attention/head_formats.hpp): the steps of one head with each
 /// tensor in its own format, and the IEEE flags each step raises, so that a run can say which
 /// step overflowed (pytorch #60939, transformers #17437: q·kᵀ overflows fp16 to inf, then the
-/// softmax gives NaN; NUMERIC §4). Also the accumulation case of issue 9: one query against
+/// softmax gives NaN; NUMERIC §4). Also the long-accumulation case: one query against
 /// keys of 4096 terms, scores accumulated in an 11-bit accumulator versus promoted into fp32
 /// every 128 products, and the softmax weights each gives.
 #include <cstddef>
@@ -66,7 +66,8 @@ void check_head_formats(const HeadFormats& formats, SoftmaxVariant variant,
                         const std::string& path);
 
 // ---------------------------------------------------------------------------------------------
-// Issue 9's case: a 4096-term dot product in an 11-bit accumulator versus promotion into fp32
+// The long accumulation: a 4096-term dot product in an 11-bit accumulator versus promotion into
+// fp32
 // ---------------------------------------------------------------------------------------------
 
 /// The accumulation case. The query q and the keys k_j have `terms` coordinates, exact bf16

@@ -2,7 +2,7 @@
 // preset, next to native double cos+sin of the same angles measured in the same run (the
 // ratio is what to compare across machines). Also times the default-sweep grid of one preset.
 //
-// Then the same census (hf, bf16) with 1 and 2 threads (issue 8: the speed-up, and the check
+// Then the same census (hf, bf16) with 1 and 2 threads (the speed-up, and the check
 // that both give the same counts), and the peak resident memory of the process after each
 // census (getrusage; it only grows), from which the bytes per position are read.
 //

@@ -1,4 +1,4 @@
-// Compiled-transformer throughput (issue 8): word positions per second of `attention::run` on
+// Compiled-transformer throughput: word positions per second of `attention::run` on
 // models built by `proofs::compile` from LTL[P,MOD] formulas, at word lengths 10^3 and 10^4,
 // next to a native-double forward pass of the same shapes measured in the same run (the ratio
 // is what to compare across machines).
@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "attention/run.hpp"
 #include "attention/transformer.hpp"
 #include "logic/formula.hpp"
 #include "numeric/format.hpp"

@@ -1,4 +1,4 @@
-// `ropesim diagnose` (issue 23): the whole report for a model preset in one dtype and framework
+// `ropesim diagnose`: the whole report for a model preset in one dtype and framework
 // over a context of N tokens, against the single largest piece of it measured in the same run —
 // one `compare` of the framework's correct path against the exact rotation over the same N
 // positions (every block). The ratio printed is diagnose seconds / that compare's seconds; the

@@ -1,4 +1,4 @@
-// Accuracy against length (issue 19): the cost of `experiment length` on a compiled fp16 model
+// Accuracy against length: the cost of `experiment length` on a compiled fp16 model
 // at lengths up to 10^4, against one `attention::run` of the longest word measured in the same
 // run. The experiment reads every requested length of a word from one causal pass
 // (attention/prefix_oracle.hpp), so its time per word should be close to one run of that word;
@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "attention/run.hpp"
 #include "attention/transformer.hpp"
 #include "logic/formula.hpp"
 #include "numeric/format.hpp"

@@ -1,5 +1,5 @@
 // Throughput of correctly rounded operations per format: the fast engine (numeric::fast_engine)
-// and the MPFR engine vs MPFR called directly vs native double (issue 8; brief: "Speed and
+// and the MPFR engine vs MPFR called directly vs native double (STYLE: "Speed and
 // memory targets live in benchmarks"). Prints ratios measured in this one run; no absolute
 // target is asserted anywhere.
 //

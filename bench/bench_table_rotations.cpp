@@ -1,4 +1,4 @@
-// `ropesim table rotations` in bounded memory (issue 21 §2): the realised table of a preset
+// `ropesim table rotations` in bounded memory: the realised table of a preset
 // written to .npz and .csv next to the census of the same positions, each run as the
 // `ropesim` executable in a child process, timed (wall seconds) and measured (the child's peak
 // resident memory, getrusage RUSAGE_CHILDREN via wait4). Printed: seconds and the ratio to the

@@ -1,4 +1,4 @@
-// `ropesim accumulate`: issue 9's case — one query against keys of 4096 bf16 terms, the q·k
+// `ropesim accumulate`: the long accumulation — one query against keys of 4096 bf16 terms, the q·k
 // scores accumulated by several accumulator models (an 11-bit accumulator, the same promoted
 // into fp32 every 128 products, fp32), and the fp32 softmax weights each gives
 // (attention/mixed_attention.hpp run_accumulation_case; docs/CLI.md "accumulate").
@@ -15,6 +15,7 @@
 #include "cli/commands.hpp"
 #include "numeric/accumulator.hpp"
 #include "numeric/engine.hpp"
+#include "numeric/exact_decimal.hpp"
 #include "numeric/fast_engine.hpp"
 
 namespace ropesim::cli {
@@ -111,8 +112,8 @@ Action add_accumulate_command(CLI::App& app) {
       nlohmann::json rows = nlohmann::json::array();
       for (const auto& row : r.rows) {
         nlohmann::json scores = nlohmann::json::array(), weights = nlohmann::json::array();
-        for (const auto& v : row.scores) scores.push_back(attention::exact_decimal(v));
-        for (const auto& v : row.weights) weights.push_back(attention::exact_decimal(v));
+        for (const auto& v : row.scores) scores.push_back(numeric::exact_decimal(v));
+        for (const auto& v : row.weights) weights.push_back(numeric::exact_decimal(v));
         rows.push_back(
             {{"accumulator", numeric::to_string(row.accumulator)},
              {"scores", scores},

@@ -3,6 +3,7 @@
 // (THEORY §7 C1, C4; proofs/compiler.hpp). Argument parsing and output only (STYLE): the
 // science is in proofs/.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <iostream>
@@ -18,6 +19,7 @@
 #include "logic/formula.hpp"
 #include "numeric/error.hpp"
 #include "numeric/exact.hpp"
+#include "numeric/exact_decimal.hpp"
 #include "numeric/format.hpp"
 #include "numeric/lists.hpp"
 #include "numeric/rounding.hpp"
@@ -57,18 +59,13 @@ std::vector<std::string> parse_alphabet(const std::string& text) {
   return symbols;
 }
 
-std::string join(const std::vector<std::string>& v) {
-  std::string s;
-  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + v[i];
-  return s;
-}
-
 /// The --explain text: per layer the heads and FFN gadgets by the coordinates they read and
 /// write, the constants in F, the P-head certificate and the MOD margins.
 std::string explain_text(const nlohmann::json& j) {
   std::string s;
   s += fmt::format("coordinates  {} (d_model {})\n",
-                   join(j["coordinates"].get<std::vector<std::string>>()), j["coordinates"].size());
+                   fmt::join(j["coordinates"].get<std::vector<std::string>>(), ", "),
+                   j["coordinates"].size());
   s += fmt::format("f_large      {}\n", j["f_large"].get<std::string>());
   std::size_t l = 0;
   for (const auto& layer : j["layers"]) {
@@ -82,8 +79,8 @@ std::string explain_text(const nlohmann::json& j) {
         s +=
             fmt::format("  {:<5} {:<15} reads [{}] writes [{}]{}\n",
                         std::string(part) == "heads" ? "head" : "ffn", g["kind"].get<std::string>(),
-                        join(g["reads"].get<std::vector<std::string>>()),
-                        join(g["writes"].get<std::vector<std::string>>()), constants);
+                        fmt::join(g["reads"].get<std::vector<std::string>>(), ", "),
+                        fmt::join(g["writes"].get<std::vector<std::string>>(), ", "), constants);
       }
     }
   }
@@ -225,18 +222,19 @@ Action add_compile_command(CLI::App& app) {
       std::cout << j.dump(2) << "\n";
       return 0;
     }
-    std::string s = fmt::format("compile    {} over {{{}}} in {} ({}): {} layers, d_model {}\n",
-                                compiled.formula, join(alphabet), options.policy.format.name,
-                                numeric::to_string(options.policy.rounding),
-                                compiled.model.layers.size(), compiled.model.d_model);
+    std::string s =
+        fmt::format("compile    {} over {{{}}} in {} ({}): {} layers, d_model {}\n",
+                    compiled.formula, fmt::join(alphabet, ", "), options.policy.format.name,
+                    numeric::to_string(options.policy.rounding), compiled.model.layers.size(),
+                    compiled.model.d_model);
     if (compiled.layer_norm) {
       s += fmt::format(
           "layernorm  post-LN, eps 0, gain = bias = 1/2; {} coordinate/mirror pairs ({} padding), "
           "{} raw "
           "coordinates scaled by {} (gain = bias = {}): every LayerNorm checked exact in {}\n",
           compiled.layer_norm->pairs, compiled.layer_norm->padding, compiled.layer_norm->raw,
-          attention::exact_decimal(compiled.layer_norm->raw_scale),
-          attention::exact_decimal(compiled.layer_norm->raw_gain), options.policy.format.name);
+          numeric::exact_decimal(compiled.layer_norm->raw_scale),
+          numeric::exact_decimal(compiled.layer_norm->raw_gain), options.policy.format.name);
     }
     s += fmt::format("certified  every coordinate exactly 0/1 (0 at BOS) on every word {}\n",
                      compiled.certified_length

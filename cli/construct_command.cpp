@@ -18,6 +18,7 @@
 #include "cli/table.hpp"
 #include "numeric/error.hpp"
 #include "numeric/exact.hpp"
+#include "numeric/exact_decimal.hpp"
 #include "numeric/fast_engine.hpp"
 #include "numeric/format_properties.hpp"
 #include "numeric/lists.hpp"
@@ -63,7 +64,7 @@ std::string mod_text(const proofs::ModModel& built, const proofs::ModModelSpec& 
     s += fmt::format("f_large    {}\n", number(h.f_large));
     s += fmt::format("bound      2*f_large/delta_m ~ {:.8g} ({}), rounded up into F: {}\n",
                      h.bound.approximate,
-                     h.bound.exact ? "exactly " + proofs::dyadic_decimal(*h.bound.exact)
+                     h.bound.exact ? "exactly " + numeric::exact_decimal(*h.bound.exact)
                                    : std::string("irrational"),
                      number(h.bound.rounded_up));
     s += fmt::format(
@@ -87,7 +88,7 @@ std::string mod_text(const proofs::ModModel& built, const proofs::ModModelSpec& 
       s += fmt::format("{:<8} {:<7} {:<14} {:<14} {:<20} {}\n", rm.residue,
                        rm.bos_wins ? "BOS" : "other", number(rm.bos_score),
                        number(rm.bos_wins ? rm.other_max : rm.other_min),
-                       rm.margin ? proofs::dyadic_decimal(*rm.margin) : std::string("not finite"),
+                       rm.margin ? numeric::exact_decimal(*rm.margin) : std::string("not finite"),
                        rm.passes ? "yes" : "no");
     };
     for (std::size_t k = 0; k < h.margins.size() && k < shown; ++k) row(h.margins[k]);
@@ -98,7 +99,7 @@ std::string mod_text(const proofs::ModModel& built, const proofs::ModModelSpec& 
     }
     s += fmt::format(
         "margin     smallest {} >= f_large {}: softmax selects exactly in every residue\n",
-        proofs::dyadic_decimal(h.min_margin), number(h.f_large));
+        numeric::exact_decimal(h.min_margin), number(h.f_large));
   }
   if (!out.empty()) {
     s += fmt::format("model      written to {} (explain it: ropesim run {} --input WORD --trace)\n",

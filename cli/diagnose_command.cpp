@@ -1,5 +1,5 @@
 // `ropesim diagnose`: one report on a model config × dtype × framework preset and the known ways
-// that framework goes wrong (proofs/diagnose.hpp, issue 23). Parsing and printing only.
+// that framework goes wrong (proofs/diagnose.hpp). Parsing and printing only.
 #include <fmt/format.h>
 #include <unistd.h>
 

@@ -16,6 +16,7 @@
 #include "numeric/engine.hpp"
 #include "numeric/error.hpp"
 #include "numeric/exact.hpp"
+#include "numeric/exact_decimal.hpp"
 #include "numeric/fast_engine.hpp"
 #include "numeric/format_properties.hpp"
 #include "proofs/certificate.hpp"
@@ -170,7 +171,7 @@ std::string horizon_text(const proofs::HorizonReport& r) {
                     r.range.n_max, r.range.max_length + 1);
   } else {
     std::string gap = r.range.gap
-                          ? fmt::format("gap {} < f_large", proofs::dyadic_decimal(*r.range.gap))
+                          ? fmt::format("gap {} < f_large", numeric::exact_decimal(*r.range.gap))
                           : std::string("a score is not finite");
     out += fmt::format(
         "N_max          {}  (query i = {} fails: competitor j = {}, offset i-k-j = {}, {})\n",

@@ -1,5 +1,5 @@
 #pragma once
-// Parallel and sharded runs of the CLI (issue 8): the one `--jobs` option of every command that
+// Parallel and sharded runs of the CLI: the one `--jobs` option of every command that
 // computes on several threads, and `--shard I/N`, which runs one of N parts of a table so a
 // sweep can run as a cluster job array; `ropesim merge` (cli/merge_command.cpp) joins the
 // parts into the file one run would have written.

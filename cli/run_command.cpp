@@ -10,9 +10,11 @@
 #include <vector>
 
 #include "attention/model_spec.hpp"
+#include "attention/run.hpp"
 #include "attention/transformer.hpp"
 #include "cli/commands.hpp"
 #include "numeric/error.hpp"
+#include "numeric/exact_decimal.hpp"
 #include "numeric/fast_engine.hpp"
 
 namespace ropesim::cli {
@@ -89,7 +91,7 @@ std::string run_text(const attention::Model& m, const attention::RunResult& r,
   out += fmt::format("input    {} -> {} at positions {}..{}\n", shown_word, tokens,
                      r.positions.front(), r.positions.back());
   out +=
-      fmt::format("output   {} (exact {})\n", number(r.output), attention::exact_decimal(r.output));
+      fmt::format("output   {} (exact {})\n", number(r.output), numeric::exact_decimal(r.output));
   if (r.first_non_finite) out += fmt::format("nonfinite first at {}\n", r.first_non_finite->where);
   if (r.step_flags) {  // a model with mixed-format heads: which step raised the flag
     auto step = [](const std::optional<attention::StepException>& e) {

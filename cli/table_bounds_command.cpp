@@ -23,6 +23,7 @@
 #include "cli/table.hpp"
 #include "numeric/error.hpp"
 #include "numeric/exact.hpp"
+#include "numeric/exact_decimal.hpp"
 #include "numeric/format.hpp"
 #include "numeric/parallel.hpp"
 #include "proofs/bounds.hpp"
@@ -284,7 +285,7 @@ Table nope_table(const std::vector<numeric::Format>& formats,
       const auto c =
           with_flag("--summations", [&] { return proofs::nope_previous_token_check(spec); });
       t.rows.push_back({f.name, std::string(numeric::to_string(spec.policy.summation)), length,
-                        c.pairs, c.identical, proofs::dyadic_decimal(c.max_difference),
+                        c.pairs, c.identical, numeric::exact_decimal(c.max_difference),
                         fmt::format("{:.3e}", c.bound.get_d()), c.bound_holds(), c.margin.get_str(),
                         c.underflows});
     }

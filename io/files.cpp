@@ -234,37 +234,11 @@ void check_output_path(const std::string& path, const std::string& flag) {
 }
 
 void write_output_file(const std::string& path, const std::string& text, const std::string& flag) {
-  const OutputTarget target = output_target(path, flag);
-  if (target.mode == OutputMode::descriptor) {
-    // What the program printed before must come first: flush the C and C++ streams.
-    std::cout.flush();
-    std::fflush(nullptr);
-    if (!write_all(target.descriptor, text))
-      refuse_output(flag, path, "write failed (" + error_text(errno) + ")");
-    return;
-  }
-  if (target.mode == OutputMode::through) {
-    Descriptor fd(::open(target.path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY));
-    if (fd.get() < 0) refuse_output(flag, path, "cannot be opened (" + error_text(errno) + ")");
-    if (!write_all(fd.get(), text) || !fd.close())
-      refuse_output(flag, path, "write failed (" + error_text(errno) + ")");
-    return;
-  }
-  struct stat old {};
-  const bool existed = ::stat(target.path.c_str(), &old) == 0;
-  std::string temporary;
-  Descriptor fd(create_temporary_or_refuse(target.path, flag, path, temporary));
-  const auto fail = [&](const std::string& problem) {
-    const int saved = errno;
-    fd.close();
-    ::unlink(temporary.c_str());
-    refuse_output(flag, path, problem + " (" + error_text(saved) + ")");
-  };
-  if (existed && ::fchmod(fd.get(), old.st_mode & 07777) != 0)
-    fail("cannot keep the file's permissions");
-  if (!write_all(fd.get(), text)) fail("write failed");
-  if (!fd.close()) fail("write failed");
-  if (::rename(temporary.c_str(), target.path.c_str()) != 0) fail("cannot be replaced");
+  // The one writer: OutputStream's rules (descriptor, write-through, or a temporary file renamed
+  // over the path by commit(); removed by its destructor when a write throws).
+  OutputStream out(path, flag);
+  out.write(text);
+  out.commit();
 }
 
 OutputStream::OutputStream(const std::string& path, const std::string& flag)

@@ -90,7 +90,7 @@ Fragment fragment(const Formula& formula) {
         break;
     }
   }
-  if (uses_s) return uses_mod ? Fragment::ltl_mod : Fragment::ltl;
+  if (uses_s) return uses_mod ? Fragment::ltl_s_mod : Fragment::ltl_s;
   if (uses_y) return uses_mod ? Fragment::ltl_p_y_mod : Fragment::ltl_p_y;
   return uses_mod ? Fragment::ltl_p_mod : Fragment::ltl_p;
 }
@@ -105,18 +105,18 @@ std::string_view to_string(Fragment fragment) {
       return "LTL[P,Y]";
     case Fragment::ltl_p_y_mod:
       return "LTL[P,Y,MOD]";
-    case Fragment::ltl:
+    case Fragment::ltl_s:
       return "LTL";
-    case Fragment::ltl_mod:
+    case Fragment::ltl_s_mod:
       return "LTL[S,MOD]";
   }
   return "?";
 }
 
 bool within(Fragment inner, Fragment outer) {
-  // Operator sets: P ⊂ all; MOD in ltl_p_mod, ltl_p_y_mod, ltl_mod; Y in ltl_p_y.. (S gives Y).
+  // Operator sets: P ⊂ all; MOD in ltl_p_mod, ltl_p_y_mod, ltl_s_mod; Y in ltl_p_y.. (S gives Y).
   auto has_mod = [](Fragment f) {
-    return f == Fragment::ltl_p_mod || f == Fragment::ltl_p_y_mod || f == Fragment::ltl_mod;
+    return f == Fragment::ltl_p_mod || f == Fragment::ltl_p_y_mod || f == Fragment::ltl_s_mod;
   };
   auto temporal = [](Fragment f) {  // 0: P only, 1: P and Y, 2: S
     switch (f) {

@@ -20,8 +20,9 @@ namespace ropesim::ltl {
 std::vector<bool> reachable_nodes(const Formula& formula);
 
 /// LTL[P] ⊂ LTL[P,MOD]; LTL[P] ⊂ LTL[P,Y] ⊂ LTL[P,Y,MOD]; LTL[P,Y] ⊂ LTL (= LTL[S], full
-/// past LTL: S expresses P and Y) ⊂ LTL[S,MOD].
-enum class Fragment { ltl_p, ltl_p_mod, ltl_p_y, ltl_p_y_mod, ltl, ltl_mod };
+/// past LTL: S expresses P and Y) ⊂ LTL[S,MOD]. `ltl_s` is LTL[S] (its text is "LTL"), `ltl_s_mod`
+/// LTL[S,MOD].
+enum class Fragment { ltl_p, ltl_p_mod, ltl_p_y, ltl_p_y_mod, ltl_s, ltl_s_mod };
 
 /// The narrowest fragment by the operators used (Y^k counts as Y; a formula with no temporal
 /// operator at all is in LTL[P]): only P -> LTL[P]; P and mod -> LTL[P,MOD]; P and Y -> LTL[P,Y];

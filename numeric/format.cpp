@@ -3,6 +3,7 @@
 #include <charconv>
 #include <string>
 
+#include "numeric/enum_names.hpp"
 #include "numeric/error.hpp"
 #include "numeric/lists.hpp"
 #include "numeric/rounding.hpp"
@@ -319,35 +320,34 @@ Format parse_format_unchecked(std::string_view spec) {
 }
 }  // namespace
 
-Rounding parse_rounding(std::string_view text) {
-  if (text == "rne" || text == "nearest-even") return Rounding::nearest_even;
-  if (text == "rna" || text == "nearest-away") return Rounding::nearest_away;
-  if (text == "rz" || text == "toward-zero") return Rounding::toward_zero;
-  if (text == "ru" || text == "up" || text == "upward") return Rounding::upward;
-  if (text == "rd" || text == "down" || text == "downward") return Rounding::downward;
-  throw InvalidArgument(
-      "unknown rounding mode '" + std::string(text) + "'" +
-      did_you_mean(text,
-                   std::vector<std::string>{"nearest-even", "nearest-away", "toward-zero", "upward",
-                                            "downward", "rne", "rna", "rz", "ru", "rd"}) +
-      "; accepted: nearest-even (rne), nearest-away (rna), toward-zero (rz), "
-      "upward (ru), downward (rd)");
-}
+namespace {
 
-std::string_view to_string(Rounding mode) {
-  switch (mode) {
-    case Rounding::nearest_even:
-      return "nearest-even";
-    case Rounding::nearest_away:
-      return "nearest-away";
-    case Rounding::toward_zero:
-      return "toward-zero";
-    case Rounding::upward:
-      return "upward";
-    case Rounding::downward:
-      return "downward";
-  }
-  return "?";
-}
+constexpr Spelling<Rounding> rounding_names[] = {{Rounding::nearest_even, "nearest-even"},
+                                                 {Rounding::nearest_away, "nearest-away"},
+                                                 {Rounding::toward_zero, "toward-zero"},
+                                                 {Rounding::upward, "upward"},
+                                                 {Rounding::downward, "downward"}};
+constexpr Spelling<Rounding> rounding_aliases[] = {
+    {Rounding::nearest_even, "rne"}, {Rounding::nearest_away, "rna"}, {Rounding::toward_zero, "rz"},
+    {Rounding::upward, "ru"},        {Rounding::upward, "up"},        {Rounding::downward, "rd"},
+    {Rounding::downward, "down"}};
+constexpr std::string_view rounding_suggestions[] = {
+    "nearest-even", "nearest-away", "toward-zero", "upward", "downward",
+    "rne",          "rna",          "rz",          "ru",     "rd"};
+constexpr EnumNames<Rounding> rounding_table{
+    .what = "rounding mode",
+    .names = rounding_names,
+    .aliases = rounding_aliases,
+    .accepted =
+        "nearest-even (rne), nearest-away (rna), toward-zero (rz), upward (ru), "
+        "downward (rd)",
+    .suggest = true,
+    .suggestions = rounding_suggestions};
+
+}  // namespace
+
+Rounding parse_rounding(std::string_view text) { return parse_name(rounding_table, text); }
+
+std::string_view to_string(Rounding mode) { return name_of(rounding_table, mode); }
 
 }  // namespace ropesim::numeric

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <vector>
 
+#include "numeric/enum_names.hpp"
 #include "numeric/error.hpp"
 #include "numeric/suggest.hpp"
 
@@ -20,28 +21,29 @@ void powf8(const float* x, const float* y, float* out);
 const char* version();
 }  // namespace sleef_avx2
 
+namespace {
+
+constexpr Spelling<LibmImplementation> libm_names[] = {
+    {LibmImplementation::correctly_rounded, "cr"},
+    {LibmImplementation::glibc, "glibc"},
+    {LibmImplementation::sleef_u10, "sleef-u10"}};
+constexpr EnumNames<LibmImplementation> libm_table{.what = "math library implementation",
+                                                   .names = libm_names,
+                                                   .aliases = {},
+                                                   .accepted = "cr | glibc | sleef-u10",
+                                                   .suggest = true,
+                                                   .suggestions = {}};
+
+}  // namespace
+
 std::string_view to_string(LibmImplementation implementation) {
-  switch (implementation) {
-    case LibmImplementation::correctly_rounded:
-      return "cr";
-    case LibmImplementation::glibc:
-      return "glibc";
-    case LibmImplementation::sleef_u10:
-      return "sleef-u10";
-  }
-  return "?";
+  return name_of(libm_table, implementation);
 }
 
-std::string libm_implementation_spellings() { return "cr | glibc | sleef-u10"; }
+std::string libm_implementation_spellings() { return std::string(libm_table.accepted); }
 
 LibmImplementation parse_libm_implementation(std::string_view text) {
-  if (text == "cr") return LibmImplementation::correctly_rounded;
-  if (text == "glibc") return LibmImplementation::glibc;
-  if (text == "sleef-u10") return LibmImplementation::sleef_u10;
-  const std::vector<std::string> names = {"cr", "glibc", "sleef-u10"};
-  throw InvalidArgument("unknown math library implementation '" + std::string(text) + "'" +
-                        did_you_mean(text, names) +
-                        "; accepted: " + libm_implementation_spellings());
+  return parse_name(libm_table, text);
 }
 
 bool sleef_avx2_available() {

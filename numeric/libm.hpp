@@ -1,7 +1,7 @@
 #pragma once
 /// The math libraries real frameworks call for cos, sin and pow in binary32, called here as
 /// they are (not re-implemented), so that a pipeline step can compute what the framework
-/// computes bit for bit (issue 22; NUMERIC §3 "libm `cosf` is not guaranteed correctly
+/// computes bit for bit (NUMERIC §3 "libm `cosf` is not guaranteed correctly
 /// rounded").
 ///
 ///   cr         the correctly rounded result (MPFR / numeric::Arithmetic; the default)

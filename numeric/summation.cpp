@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "numeric/enum_names.hpp"
 #include "numeric/error.hpp"
 #include "numeric/suggest.hpp"
 
@@ -14,32 +15,27 @@ namespace {
 Value from_double(double d) { return Value::from_double_exact(d); }
 }  // namespace
 
-std::string_view to_string(Summation summation) {
-  switch (summation) {
-    case Summation::sequential:
-      return "sequential";
-    case Summation::pairwise:
-      return "pairwise";
-    case Summation::wide_accumulator:
-      return "wide-accumulator";
-    case Summation::exact:
-      return "exact";
-  }
-  return "?";
-}
+namespace {
 
-Summation parse_summation(std::string_view text) {
-  if (text == "sequential") return Summation::sequential;
-  if (text == "pairwise") return Summation::pairwise;
-  if (text == "wide-accumulator" || text == "wide_accumulator" || text == "wide") {
-    return Summation::wide_accumulator;
-  }
-  if (text == "exact") return Summation::exact;
-  throw InvalidArgument("unknown summation '" + std::string(text) + "'" +
-                        did_you_mean(text, std::vector<std::string>{"sequential", "pairwise",
-                                                                    "wide-accumulator", "exact"}) +
-                        "; accepted: sequential, pairwise, wide-accumulator, exact");
-}
+constexpr Spelling<Summation> summation_names[] = {
+    {Summation::sequential, "sequential"},
+    {Summation::pairwise, "pairwise"},
+    {Summation::wide_accumulator, "wide-accumulator"},
+    {Summation::exact, "exact"}};
+constexpr Spelling<Summation> summation_aliases[] = {
+    {Summation::wide_accumulator, "wide_accumulator"}, {Summation::wide_accumulator, "wide"}};
+constexpr EnumNames<Summation> summation_table{.what = "summation",
+                                               .names = summation_names,
+                                               .aliases = summation_aliases,
+                                               .accepted = {},
+                                               .suggest = true,
+                                               .suggestions = {}};
+
+}  // namespace
+
+std::string_view to_string(Summation summation) { return name_of(summation_table, summation); }
+
+Summation parse_summation(std::string_view text) { return parse_name(summation_table, text); }
 
 const Format& EvaluationPolicy::running_format() const {
   return summation == Summation::wide_accumulator ? accumulator : format;

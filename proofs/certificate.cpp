@@ -1,4 +1,4 @@
-// Certificates for ropesim-verify (proofs/certificate.hpp; issue 19 item 7).
+// Certificates for ropesim-verify (proofs/certificate.hpp).
 #include "proofs/certificate.hpp"
 
 #include <fmt/format.h>
@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "numeric/error.hpp"
+#include "numeric/exact_decimal.hpp"
 #include "numeric/value.hpp"
 #include "proofs/fast_range.hpp"
 #include "proofs/mod_atom.hpp"
@@ -173,12 +174,12 @@ nlohmann::json horizon_json(const FixedOffsetHead& head, std::vector<mpq_class> 
   j["queries"] = queries;
   if (!range.at_limit && range.fail_query && range.fail_competitor) {
     const std::uint64_t i = *range.fail_query, c = *range.fail_competitor;
-    j["fail"] = {
-        {"query", i},
-        {"competitor", c},
-        {"target", hex(scores.score(i, i - k))},
-        {"competitor_score", hex(scores.score(i, c))},
-        {"gap", range.gap ? nlohmann::json(dyadic_decimal(*range.gap)) : nlohmann::json(nullptr)}};
+    j["fail"] = {{"query", i},
+                 {"competitor", c},
+                 {"target", hex(scores.score(i, i - k))},
+                 {"competitor_score", hex(scores.score(i, c))},
+                 {"gap", range.gap ? nlohmann::json(numeric::exact_decimal(*range.gap))
+                                   : nlohmann::json(nullptr)}};
   } else {
     j["fail"] = nullptr;
   }
@@ -214,12 +215,12 @@ nlohmann::json horizon_certificate(const FixedOffsetSpec& spec, const HorizonRep
     RealisedScores scores(head);
     scores.ensure(last_query + 1);
     const std::uint64_t i = *range.fail_query, c = *range.fail_competitor;
-    j["fail"] = {
-        {"query", i},
-        {"competitor", c},
-        {"target", hex(scores.score(i, i - k))},
-        {"competitor_score", hex(scores.score(i, c))},
-        {"gap", range.gap ? nlohmann::json(dyadic_decimal(*range.gap)) : nlohmann::json(nullptr)}};
+    j["fail"] = {{"query", i},
+                 {"competitor", c},
+                 {"target", hex(scores.score(i, i - k))},
+                 {"competitor_score", hex(scores.score(i, c))},
+                 {"gap", range.gap ? nlohmann::json(numeric::exact_decimal(*range.gap))
+                                   : nlohmann::json(nullptr)}};
   } else {
     j["fail"] = nullptr;
   }
@@ -260,7 +261,7 @@ nlohmann::json compile_certificate(const CompiledModel& compiled, const CompileO
       margins.push_back({{"residue", rm.residue},
                          {"bos_score", hex(rm.bos_score)},
                          {"other_score", hex(rm.bos_wins ? rm.other_max : rm.other_min)},
-                         {"margin", rm.margin ? nlohmann::json(dyadic_decimal(*rm.margin))
+                         {"margin", rm.margin ? nlohmann::json(numeric::exact_decimal(*rm.margin))
                                               : nlohmann::json(nullptr)}});
     }
     mods.push_back({{"m", h.m},

@@ -1,5 +1,5 @@
 #pragma once
-/// Certificates a sceptic can check (issue 19 item 7): the evidence behind a census verdict
+/// Certificates a sceptic can check: the evidence behind a census verdict
 /// and a certified range, as JSON that `ropesim-verify` (verify/) re-checks from the
 /// definitions with its own small trusted base (MPFR, GMP and a JSON reader; none of
 /// ropesim's libraries). As SAT solvers export DRAT proofs: the claim travels with what makes

@@ -1,10 +1,10 @@
 #include "proofs/compiler_report.hpp"
 
-#include "proofs/horizon.hpp"  // dyadic_decimal
+#include "numeric/exact_decimal.hpp"
 
 namespace ropesim::proofs {
 
-using attention::exact_decimal;
+using numeric::exact_decimal;
 
 namespace {
 
@@ -88,17 +88,17 @@ nlohmann::json to_json(const CompiledModel& c) {
   for (const auto& h : c.mod_heads) {
     nlohmann::json margins = nlohmann::json::array();
     for (const auto& rm : h.margins) {
-      margins.push_back(
-          {{"residue", rm.residue},
-           {"bos_wins", rm.bos_wins},
-           {"margin", rm.margin ? nlohmann::json(dyadic_decimal(*rm.margin)) : nlohmann::json()},
-           {"passes", rm.passes}});
+      margins.push_back({{"residue", rm.residue},
+                         {"bos_wins", rm.bos_wins},
+                         {"margin", rm.margin ? nlohmann::json(numeric::exact_decimal(*rm.margin))
+                                              : nlohmann::json()},
+                         {"passes", rm.passes}});
     }
     mods.push_back({{"m", h.m},
                     {"r", h.r},
                     {"C", exact_decimal(h.C)},
                     {"bound", h.bound.approximate},
-                    {"min_margin", dyadic_decimal(h.min_margin)},
+                    {"min_margin", numeric::exact_decimal(h.min_margin)},
                     {"margins", margins}});
   }
   j["mod_heads"] = mods;

@@ -1,5 +1,6 @@
 #include "proofs/component.hpp"
 
+#include "numeric/exact_decimal.hpp"
 #include "numeric/format_properties.hpp"
 
 namespace ropesim::proofs {
@@ -10,7 +11,7 @@ void require_exact(const numeric::Arithmetic& a, const mpq_class& q, const std::
   if (!v.is_finite() || attention::exact_rational(v) != q) {
     throw Refusal(reason, "the compiler needs " + what + " = " + q.get_str() + " exactly in " +
                               a.format().name + ", which rounds it to " +
-                              attention::exact_decimal(v));
+                              numeric::exact_decimal(v));
   }
 }
 

@@ -10,6 +10,7 @@
 #include "numeric/engine.hpp"
 #include "numeric/error.hpp"
 #include "numeric/exact.hpp"
+#include "numeric/exact_decimal.hpp"
 #include "numeric/format_properties.hpp"
 #include "numeric/mpfr_util.hpp"
 #include "numeric/parallel.hpp"
@@ -37,27 +38,6 @@ nlohmann::json value_number(const Value& v) {
 }
 
 }  // namespace
-
-std::string dyadic_decimal(const mpq_class& q) {
-  const mpz_class den = q.get_den();
-  const std::size_t b = mpz_scan1(den.get_mpz_t(), 0);
-  mpz_class pow2;
-  mpz_ui_pow_ui(pow2.get_mpz_t(), 2, b);
-  if (pow2 != den) return q.get_str();
-  // q = a / 2^b = a·5^b / 10^b
-  mpz_class five;
-  mpz_ui_pow_ui(five.get_mpz_t(), 5, b);
-  mpz_class a = q.get_num() * five;
-  const bool negative = sgn(a) < 0;
-  if (negative) a = -a;
-  std::string digits = a.get_str();
-  if (b == 0) return (negative ? "-" : "") + digits;
-  if (digits.size() <= b) digits = std::string(b - digits.size() + 1, '0') + digits;
-  std::string integer = digits.substr(0, digits.size() - b);
-  std::string fraction = digits.substr(digits.size() - b);
-  while (!fraction.empty() && fraction.back() == '0') fraction.pop_back();
-  return (negative ? "-" : "") + integer + (fraction.empty() ? "" : "." + fraction);
-}
 
 std::vector<std::pair<Value, std::string>> auto_c_candidates(const FixedOffsetHead& head,
                                                              const mpq_class& slack,
@@ -332,7 +312,7 @@ nlohmann::json to_json(const HorizonReport& r) {
   j["offset"] =
       r.range.fail_offset ? nlohmann::json(*r.range.fail_offset) : nlohmann::json(nullptr);
   j["gap_exact"] =
-      r.range.gap ? nlohmann::json(dyadic_decimal(*r.range.gap)) : nlohmann::json(nullptr);
+      r.range.gap ? nlohmann::json(numeric::exact_decimal(*r.range.gap)) : nlohmann::json(nullptr);
   j["target_score"] =
       r.range.target_score ? value_number(*r.range.target_score) : nlohmann::json(nullptr);
   j["competitor_score"] =

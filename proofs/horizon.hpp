@@ -174,8 +174,4 @@ HorizonReport horizon(const HorizonSpec& spec);
 /// not print.
 nlohmann::json to_json(const HorizonReport& report);
 
-/// Exact decimal text of a dyadic rational (every difference of binary floating-point values
-/// is one), e.g. "-0.001953125"; "p/q" for other rationals.
-std::string dyadic_decimal(const mpq_class& q);
-
 }  // namespace ropesim::proofs

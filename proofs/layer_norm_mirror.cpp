@@ -4,12 +4,13 @@
 #include <set>
 #include <string>
 
+#include "numeric/exact_decimal.hpp"
 #include "numeric/format_properties.hpp"
 
 namespace ropesim::proofs {
 
-using attention::exact_decimal;
 using attention::exact_rational;
+using numeric::exact_decimal;
 using numeric::Value;
 
 LayerNormMirror add_layer_norm_mirror(attention::Model& model, ResidualSpace& residual,

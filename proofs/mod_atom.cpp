@@ -8,12 +8,13 @@
 
 #include "attention/realisation.hpp"
 #include "attention/schedule.hpp"
+#include "numeric/enum_names.hpp"
 #include "numeric/error.hpp"
+#include "numeric/exact_decimal.hpp"
 #include "numeric/format_properties.hpp"
 #include "numeric/real_rounding.hpp"
 #include "proofs/exact_trig.hpp"
 #include "proofs/gadgets.hpp"
-#include "proofs/horizon.hpp"  // dyadic_decimal
 #include "proofs/residual_space.hpp"
 
 namespace ropesim::proofs {
@@ -27,7 +28,7 @@ namespace {
 
 mpq_class exact_of(const Value& v) { return attention::exact_rational(v); }
 
-std::string decimal(const Value& v) { return attention::exact_decimal(v); }
+std::string decimal(const Value& v) { return numeric::exact_decimal(v); }
 
 /// A double for messages and descriptions (8 significant digits).
 std::string approx_text(double d) {
@@ -381,7 +382,7 @@ ModAtomHead make_mod_atom_head(const ModAtomSpec& spec, const ModWiring& named) 
           break;
         }
       }
-      detail = "best margin found " + dyadic_decimal(*best->min_margin) + " (~" +
+      detail = "best margin found " + numeric::exact_decimal(*best->min_margin) + " (~" +
                approx_text(best->min_margin->get_d()) + ") at C = " + decimal(best->C) +
                ", query residue " + std::to_string(worst);
     }
@@ -407,17 +408,24 @@ bool mod_formula(std::uint64_t m, std::uint64_t r, std::uint64_t position) {
   return position >= 1 && position % m == r % m;
 }
 
-std::string_view to_string(ModReadout readout) {
-  return readout == ModReadout::length ? "length" : "eos";
-}
+namespace {
 
-ModReadout parse_mod_readout(std::string_view text) {
-  if (text == "length") return ModReadout::length;
-  if (text == "eos" || text == "atom") return ModReadout::eos;
-  throw InvalidArgument("unknown readout '" + std::string(text) +
-                        "'; accepted: length (accept iff N = r mod m), eos (accept iff MOD_m^r "
-                        "holds at N + 1)");
-}
+constexpr numeric::Spelling<ModReadout> mod_readout_names[] = {{ModReadout::length, "length"},
+                                                               {ModReadout::eos, "eos"}};
+constexpr numeric::Spelling<ModReadout> mod_readout_aliases[] = {{ModReadout::eos, "atom"}};
+constexpr numeric::EnumNames<ModReadout> mod_readout_table{
+    .what = "readout",
+    .names = mod_readout_names,
+    .aliases = mod_readout_aliases,
+    .accepted = "length (accept iff N = r mod m), eos (accept iff MOD_m^r holds at N + 1)",
+    .suggest = false,
+    .suggestions = {}};
+
+}  // namespace
+
+std::string_view to_string(ModReadout readout) { return name_of(mod_readout_table, readout); }
+
+ModReadout parse_mod_readout(std::string_view text) { return parse_name(mod_readout_table, text); }
 
 // ---------------------------------------------------------------------------------------------
 // The whole model
@@ -561,7 +569,7 @@ nlohmann::json to_json(const ModModel& model, const ModModelSpec& spec) {
   bound["rounded_up"] = decimal(h.bound.rounded_up);
   bound["approximate"] = h.bound.approximate;
   bound["exact"] =
-      h.bound.exact ? nlohmann::json(dyadic_decimal(*h.bound.exact)) : nlohmann::json();
+      h.bound.exact ? nlohmann::json(numeric::exact_decimal(*h.bound.exact)) : nlohmann::json();
   bound["finite"] = h.bound.finite;
   j["bound"] = bound;
   j["query_bias"] = {decimal(h.query_cos), decimal(h.query_sin)};
@@ -572,16 +580,16 @@ nlohmann::json to_json(const ModModel& model, const ModModelSpec& spec) {
   j["table"] = table;
   nlohmann::json margins = nlohmann::json::array();
   for (const auto& rm : h.margins) {
-    margins.push_back(
-        {{"residue", rm.residue},
-         {"bos_wins", rm.bos_wins},
-         {"bos_score", decimal(rm.bos_score)},
-         {"other_score", decimal(rm.bos_wins ? rm.other_max : rm.other_min)},
-         {"margin", rm.margin ? nlohmann::json(dyadic_decimal(*rm.margin)) : nlohmann::json()},
-         {"passes", rm.passes}});
+    margins.push_back({{"residue", rm.residue},
+                       {"bos_wins", rm.bos_wins},
+                       {"bos_score", decimal(rm.bos_score)},
+                       {"other_score", decimal(rm.bos_wins ? rm.other_max : rm.other_min)},
+                       {"margin", rm.margin ? nlohmann::json(numeric::exact_decimal(*rm.margin))
+                                            : nlohmann::json()},
+                       {"passes", rm.passes}});
   }
   j["margins"] = margins;
-  j["min_margin"] = dyadic_decimal(h.min_margin);
+  j["min_margin"] = numeric::exact_decimal(h.min_margin);
   j["candidates_tried"] = h.candidates.size();
   return j;
 }

@@ -1,10 +1,10 @@
 #include "proofs/mod_component.hpp"
 
-#include "proofs/horizon.hpp"  // dyadic_decimal
+#include "numeric/exact_decimal.hpp"
 
 namespace ropesim::proofs {
 
-using attention::exact_decimal;
+using numeric::exact_decimal;
 
 std::vector<Component> mod_components(const ResidualSpace& space, std::uint64_t m, std::uint64_t r,
                                       const std::string& raw, const std::string& count,
@@ -31,7 +31,7 @@ std::vector<Component> mod_components(const ResidualSpace& space, std::uint64_t 
                       {raw},
                       {{"C", exact_decimal(built.C)},
                        {"f_large", exact_decimal(built.f_large)},
-                       {"min_margin", dyadic_decimal(built.min_margin)}}};
+                       {"min_margin", numeric::exact_decimal(built.min_margin)}}};
   head.raw_outputs = {{raw, a.zero(), a.zero(), RawOutputRange::Want::zero},
                       {raw, a.one(), a.one(), RawOutputRange::Want::one}};
   head.mod_head = std::move(built);

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "numeric/exact_decimal.hpp"
+
 namespace ropesim::proofs {
 
 OffsetCertificate certify_offset_head(std::uint64_t k, const attention::Schedule& schedule,
@@ -58,7 +60,7 @@ std::vector<Component> offset_components(const ResidualSpace& space, const std::
                       {{"k", fmt::format("{}", k)},
                        {"schedule", schedule.spec},
                        {"realisation", "r1"},
-                       {"C", attention::exact_decimal(built.C)},
+                       {"C", numeric::exact_decimal(built.C)},
                        {"certified_range", fmt::format("{}", n_max)}}};
   head.raw_outputs = {{raw, a.zero(), a.zero(), RawOutputRange::Want::zero},
                       {raw, a.one(), a.one(), RawOutputRange::Want::one}};

@@ -6,7 +6,9 @@
 #include <random>
 
 #include "attention/model_spec.hpp"
+#include "attention/run.hpp"
 #include "numeric/error.hpp"
+#include "numeric/exact_decimal.hpp"
 #include "proofs/gadgets.hpp"
 #include "proofs/residual_space.hpp"
 
@@ -156,13 +158,13 @@ SimulationReport check_offset_simulation(const FixedOffsetSpec& spec, std::uint6
       const bool ok = v.is_finite() && attention::exact_rational(v) == (expected ? 1 : 0);
       ++report.positions;
       if (!ok) {
-        report.first = Disagreement{word, p, expected, attention::exact_decimal(v)};
+        report.first = Disagreement{word, p, expected, numeric::exact_decimal(v)};
         return false;
       }
     }
     if (r.accept != offset_formula(word, spec.k, word.size() + 1)) {
       report.first =
-          Disagreement{word, word.size() + 1, !r.accept, attention::exact_decimal(r.output)};
+          Disagreement{word, word.size() + 1, !r.accept, numeric::exact_decimal(r.output)};
       return false;
     }
     return true;

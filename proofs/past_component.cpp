@@ -7,12 +7,13 @@
 #include <unordered_set>
 
 #include "numeric/error.hpp"
+#include "numeric/exact_decimal.hpp"
 #include "numeric/format_properties.hpp"
 
 namespace ropesim::proofs {
 
-using attention::exact_decimal;
 using attention::exact_rational;
+using numeric::exact_decimal;
 using numeric::Value;
 
 namespace {

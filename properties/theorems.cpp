@@ -8,6 +8,7 @@
 #include "attention/census.hpp"
 #include "attention/random_model.hpp"
 #include "attention/realisation.hpp"
+#include "attention/run.hpp"
 #include "attention/schedule.hpp"
 #include "attention/transformer.hpp"
 #include "automata/classes.hpp"
@@ -17,6 +18,7 @@
 #include "logic/evaluate.hpp"
 #include "logic/formula.hpp"
 #include "logic/zoo.hpp"
+#include "numeric/exact_decimal.hpp"
 #include "numeric/format_properties.hpp"
 #include "proofs/compiler.hpp"
 #include "proofs/extraction.hpp"
@@ -422,8 +424,8 @@ void masking_nonstrict(const CheckOptions& options) {
     for (std::size_t k = 0; k < first.size(); ++k) {
       if (first[k].bits_key() != second[k].bits_key()) {
         RC_FAIL("layer " + std::to_string(l) + " coordinate " + std::to_string(k) +
-                ": position 1 holds " + attention::exact_decimal(first[k]) + ", position 2 " +
-                attention::exact_decimal(second[k]));
+                ": position 1 holds " + numeric::exact_decimal(first[k]) + ", position 2 " +
+                numeric::exact_decimal(second[k]));
       }
     }
   }

@@ -95,6 +95,7 @@
 #include <gmpxx.h>
 #include <mpfr.h>
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <cstdint>
@@ -837,7 +838,8 @@ void check_census(const json& c) {
 // ---------------------------------------------------------------------------------------------
 // The horizon certificate
 
-/// An exact decimal ("-0.001953125", "12") as a rational.
+/// An exact decimal as ropesim writes it (numeric::exact_decimal: "-0.001953125", "12",
+/// "5.9604644775390625e-8", "1e6") as a rational. The exponent is at most 6 digits.
 mpq_class read_decimal(const std::string& s, const std::string& item) {
   std::size_t k = 0;
   const bool negative = !s.empty() && s[0] == '-';
@@ -845,7 +847,7 @@ mpq_class read_decimal(const std::string& s, const std::string& item) {
   std::string digits;
   long scale = 0;
   bool point = false;
-  for (; k < s.size(); ++k) {
+  for (; k < s.size() && s[k] != 'e'; ++k) {
     if (s[k] == '.' && !point) {
       point = true;
     } else if (std::isdigit(static_cast<unsigned char>(s[k]))) {
@@ -856,9 +858,22 @@ mpq_class read_decimal(const std::string& s, const std::string& item) {
     }
   }
   if (digits.empty()) throw Unreadable(item + ": empty decimal");
-  mpz_class den;
-  mpz_ui_pow_ui(den.get_mpz_t(), 10, static_cast<unsigned long>(scale));
-  mpq_class q{mpz_class(digits), den};
+  if (k < s.size()) {  // 'e', an optional '-', 1 to 6 digits
+    std::size_t e = k + 1;
+    const bool down = e < s.size() && s[e] == '-';
+    if (down) ++e;
+    const std::string exponent = s.substr(e);
+    if (exponent.empty() || exponent.size() > 6 ||
+        !std::all_of(exponent.begin(), exponent.end(),
+                     [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; })) {
+      throw Unreadable(item + ": '" + s + "' is not an exact decimal");
+    }
+    scale += down ? std::stol(exponent) : -std::stol(exponent);
+  }
+  mpz_class ten;
+  mpz_ui_pow_ui(ten.get_mpz_t(), 10, static_cast<unsigned long>(scale < 0 ? -scale : scale));
+  const mpz_class n(digits, 10);  // base 10: GMP's default base 0 reads "025" as octal 21
+  mpq_class q = scale < 0 ? mpq_class(n * ten) : mpq_class(n, ten);
   q.canonicalize();
   return negative ? mpq_class(-q) : q;
 }

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "attention/model_spec.hpp"
+#include "attention/run.hpp"
 #include "attention/transformer.hpp"
 #include "numeric/error.hpp"
 

@@ -5,6 +5,7 @@
 #include <iostream>
 #include <string>
 
+#include "attention/run.hpp"
 #include "attention/transformer.hpp"
 #include "numeric/error.hpp"
 #include "numeric/format.hpp"

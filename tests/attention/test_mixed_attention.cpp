@@ -11,6 +11,7 @@
 #include "attention/mixed_attention.hpp"
 #include "attention/model_spec.hpp"
 #include "attention/random_model.hpp"
+#include "attention/run.hpp"
 #include "numeric/error.hpp"
 
 using namespace ropesim::attention;

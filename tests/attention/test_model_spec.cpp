@@ -10,6 +10,7 @@
 #include <string>
 
 #include "attention/model_spec.hpp"
+#include "attention/run.hpp"
 #include "numeric/error.hpp"
 
 using namespace ropesim::attention;

@@ -14,6 +14,7 @@
 
 #include "attention/prefix_oracle.hpp"
 #include "attention/random_model.hpp"
+#include "attention/run.hpp"
 #include "numeric/error.hpp"
 
 using namespace ropesim::attention;

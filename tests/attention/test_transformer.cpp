@@ -11,6 +11,7 @@
 #include <limits>
 #include <vector>
 
+#include "attention/run.hpp"
 #include "attention/transformer.hpp"
 #include "numeric/error.hpp"
 #include "numeric/format_properties.hpp"

@@ -349,3 +349,44 @@ TEST_CASE("compile --certificate refuses the LayerNorm mirror in one line and wr
   CHECK(!std::filesystem::exists(path));
   CHECK(!std::filesystem::exists(model));
 }
+
+TEST_CASE("ropesim-verify reads a margin in exact_decimal's scientific spelling", "[verify]") {
+  // numeric::exact_decimal writes tiny or round values as "5.9604644775390625e-8" / "1e6"; the
+  // checker must read that spelling as the same rational, and a changed exponent is a
+  // different margin.
+  const std::string path = temp_path("compile_sci.json");
+  const Run made =
+      run("compile 'mod(2,1) & !P(mod(2,1) & !a | mod(2,0) & !b)' --alphabet ab --format fp16 "
+          "--certificate " +
+          path);
+  REQUIRE(made.code == 0);
+  auto c = read_json(path);
+  REQUIRE(c["mod_heads"].size() >= 1);
+  auto& margin = c["mod_heads"][0]["margins"][0]["margin"];
+  REQUIRE(margin.is_string());
+  // "d.ddd" as "dddde-3", the same rational
+  const std::string original = margin.get<std::string>();
+  std::string text = original;
+  const auto point = text.find('.');
+  const std::size_t after = point == std::string::npos ? 0 : text.size() - point - 1;
+  if (point != std::string::npos) text.erase(point, 1);
+  margin = text + "e-" + std::to_string(after);
+  write_json(path, c);
+  const Run v = verify(path);
+  INFO(margin << "\n" << v.out << v.err);
+  CHECK(v.code == 0);
+  margin = text + "e-" + std::to_string(after + 1);  // ten times smaller
+  expect_rejected(c, "compile_sci_bad.json", "margin");
+  // a leading zero changes no decimal: "017.34375" is 17.34375 (GMP's base 0 read it as octal)
+  margin = "0" + original;
+  write_json(path, c);
+  const Run leading_zero = verify(path);
+  INFO(margin << "\n" << leading_zero.out << leading_zero.err);
+  CHECK(leading_zero.code == 0);
+  margin = text + "e-x";
+  write_json(path, c);
+  const Run unreadable = verify(path);
+  CHECK(unreadable.code == 2);
+  CHECK(unreadable.err.find("is not an exact decimal") != std::string::npos);
+  std::filesystem::remove(path);
+}

@@ -19,12 +19,12 @@ TEST_CASE("fragment: the operators used decide", "[logic][fragment]") {
   CHECK(of("Y^2 a") == Fragment::ltl_p_y);
   CHECK(of("P(b & Y a)") == Fragment::ltl_p_y);
   CHECK(of("Y a & mod(2,1)") == Fragment::ltl_p_y_mod);
-  CHECK(of("a S b") == Fragment::ltl);
-  CHECK(of("P(a S Y b)") == Fragment::ltl);
-  CHECK(of("a S mod(2,0)") == Fragment::ltl_mod);
-  CHECK(of("(a S b) | P mod(2,0) | Y c") == Fragment::ltl_mod);
+  CHECK(of("a S b") == Fragment::ltl_s);
+  CHECK(of("P(a S Y b)") == Fragment::ltl_s);
+  CHECK(of("a S mod(2,0)") == Fragment::ltl_s_mod);
+  CHECK(of("(a S b) | P mod(2,0) | Y c") == Fragment::ltl_s_mod);
   // Syntactic, not semantic: `true S a` says the same as `P a`.
-  CHECK(of("true S a") == Fragment::ltl);
+  CHECK(of("true S a") == Fragment::ltl_s);
   // Only what the root reaches counts.
   Formula f;
   NodeId a = f.symbol("a");
@@ -38,15 +38,15 @@ TEST_CASE("fragment names and inclusions", "[logic][fragment]") {
   CHECK(to_string(Fragment::ltl_p_mod) == "LTL[P,MOD]");
   CHECK(to_string(Fragment::ltl_p_y) == "LTL[P,Y]");
   CHECK(to_string(Fragment::ltl_p_y_mod) == "LTL[P,Y,MOD]");
-  CHECK(to_string(Fragment::ltl) == "LTL");
-  CHECK(to_string(Fragment::ltl_mod) == "LTL[S,MOD]");
+  CHECK(to_string(Fragment::ltl_s) == "LTL");
+  CHECK(to_string(Fragment::ltl_s_mod) == "LTL[S,MOD]");
   CHECK(within(Fragment::ltl_p, Fragment::ltl_p_mod));
-  CHECK(within(Fragment::ltl_p, Fragment::ltl));
-  CHECK(within(Fragment::ltl_p_y, Fragment::ltl));
-  CHECK(within(Fragment::ltl_p_mod, Fragment::ltl_mod));
-  CHECK_FALSE(within(Fragment::ltl_p_mod, Fragment::ltl));
+  CHECK(within(Fragment::ltl_p, Fragment::ltl_s));
+  CHECK(within(Fragment::ltl_p_y, Fragment::ltl_s));
+  CHECK(within(Fragment::ltl_p_mod, Fragment::ltl_s_mod));
+  CHECK_FALSE(within(Fragment::ltl_p_mod, Fragment::ltl_s));
   CHECK_FALSE(within(Fragment::ltl_p_y, Fragment::ltl_p_mod));
-  CHECK_FALSE(within(Fragment::ltl, Fragment::ltl_p_y_mod));
+  CHECK_FALSE(within(Fragment::ltl_s, Fragment::ltl_p_y_mod));
 }
 
 TEST_CASE("temporal depth and depth", "[logic][fragment]") {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "attention/model_spec.hpp"
+#include "attention/run.hpp"
 #include "language_support.hpp"
 #include "logic/evaluate.hpp"
 #include "logic/formula.hpp"

@@ -13,6 +13,7 @@
 
 #include "attention/prefix_oracle.hpp"
 #include "attention/random_model.hpp"
+#include "attention/run.hpp"
 #include "automata/classes.hpp"
 #include "automata/minimise.hpp"
 #include "automata/regex.hpp"

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "attention/run.hpp"
 #include "attention/transformer.hpp"
 #include "language_support.hpp"
 #include "logic/evaluate.hpp"

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "attention/model_spec.hpp"
+#include "attention/run.hpp"
 #include "mini_emulator.hpp"
 #include "numeric/error.hpp"
 #include "numeric/format.hpp"

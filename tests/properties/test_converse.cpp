@@ -10,6 +10,7 @@
 
 #include "attention/model_spec.hpp"
 #include "attention/random_model.hpp"
+#include "attention/run.hpp"
 #include "attention/transformer.hpp"
 #include "properties/check.hpp"
 #include "properties/converse.hpp"
