@@ -10,6 +10,7 @@
 #include "cli/table.hpp"
 #include "io/files.hpp"
 #include "numeric/error.hpp"
+#include "numeric/exact_decimal.hpp"
 #include "numeric/fast_engine.hpp"
 #include "proofs/bounded_range.hpp"
 
@@ -110,7 +111,7 @@ int bounded_horizon(const CLI::App& cmd, const HeadArguments& arguments, bool js
         *range.fail_query, *range.fail_query - head.k, range.target_lo.value_or(NAN),
         range.fail_competitor.value_or(0), range.competitor_hi.value_or(NAN),
         range.fail_competitor.value_or(0),
-        range.gap ? proofs::dyadic_decimal(*range.gap) : std::string("not finite"));
+        range.gap ? numeric::exact_decimal(*range.gap) : std::string("not finite"));
   }
   text += fmt::format("entries        {} uncertain (box of more than one value), {} undocumented\n",
                       range.uncertain_entries, range.undocumented_entries);
