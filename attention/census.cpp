@@ -1,5 +1,7 @@
 #include "attention/census.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <atomic>
 #include <bit>
@@ -7,8 +9,6 @@
 #include <exception>
 #include <map>
 #include <memory>
-
-#include <fmt/format.h>
 
 #include "attention/detail/evaluator.hpp"
 #include "numeric/error.hpp"
@@ -90,7 +90,9 @@ inline std::uint64_t key32(const PairBits& p) {
 }
 inline std::uint64_t key_hash(std::uint64_t k) { return k; }
 inline std::uint64_t key_hash(std::uint32_t k) { return k; }
-inline std::uint64_t key_hash(const Key2& k) { return mix(k.cos) ^ (k.sin * 0x9e3779b97f4a7c15ULL); }
+inline std::uint64_t key_hash(const Key2& k) {
+  return mix(k.cos) ^ (k.sin * 0x9e3779b97f4a7c15ULL);
+}
 
 std::string wide_key(const RealisedPair& p) {
   return (p.cos.is_nan() ? "nan" : p.cos.to_hex()) + "|" +
@@ -135,7 +137,7 @@ std::optional<std::uint64_t> smallest_period_of(const std::vector<K>& s) {
   const std::size_t n = s.size();
   if (n < 2) return std::nullopt;
   constexpr std::uint64_t x = 0x9e3779b97f4a7c15ULL;  // odd
-  std::uint64_t xi = x;                              // x^-1 mod 2^64 by Newton's iteration
+  std::uint64_t xi = x;                               // x^-1 mod 2^64 by Newton's iteration
   for (int k = 0; k < 6; ++k) xi *= 2 - x * xi;
   auto v = [&](std::size_t i) { return mix(key_hash(s[i])); };
   // pre = Σ_{i<L} v_i x^i, suf = Σ_{k<L} v_{N-L+k} x^k at L = N-1; xp = x^(L-1)
@@ -184,8 +186,9 @@ void allocate(std::vector<T>& v, std::size_t n, const T& fill, Meter& meter) {
 
 /// Number of distinct keys (exact). Open addressing over `threads` hash partitions (part t
 /// takes the keys whose hash is t mod parts), bounded together to N/8 keys (at least 1024) at
-/// load ≤ 1/2, so the tables take (key size + 1)/4 bytes a position; a block with more distinct keys sorts `keys` in place instead
-/// (parts sorted in parallel, then one merged walk). `keys` is left in an unspecified order.
+/// load ≤ 1/2, so the tables take (key size + 1)/4 bytes a position; a block with more distinct
+/// keys sorts `keys` in place instead (parts sorted in parallel, then one merged walk). `keys` is
+/// left in an unspecified order.
 template <class K>
 std::uint64_t count_distinct(std::vector<K>& keys, unsigned threads, Meter& meter) {
   const std::size_t n = keys.size();
@@ -884,9 +887,8 @@ nlohmann::json to_json(const CensusResult& r, bool include_witnesses) {
   json periods = json::array();
   for (const auto& p : r.period_per_block) periods.push_back(opt(p));
   j["period_per_block"] = periods;
-  j["first_repeat"] = r.first_repeat
-                          ? json::array({r.first_repeat->earlier, r.first_repeat->later})
-                          : json(nullptr);
+  j["first_repeat"] = r.first_repeat ? json::array({r.first_repeat->earlier, r.first_repeat->later})
+                                     : json(nullptr);
   j["periodic"] = r.period.has_value();
   j["period"] = opt(r.period);
   j["max_period"] = r.max_period;

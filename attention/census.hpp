@@ -83,10 +83,10 @@ struct LargestClass {
 
 /// Result of one census: schedule × realisation × window S..S+N-1.
 struct CensusResult {
-  std::string schedule;         ///< Schedule::spec
-  std::string realisation;      ///< Realisation::name()
-  Format format;                ///< the realisation's format (F, or activation A)
-  Format table_format;          ///< the format of the compared (cos, sin) entries
+  std::string schedule;     ///< Schedule::spec
+  std::string realisation;  ///< Realisation::name()
+  Format format;            ///< the realisation's format (F, or activation A)
+  Format table_format;      ///< the format of the compared (cos, sin) entries
   /// The rounding of every step (THEORY §2.1; the realisation's FormatBinding::rounding).
   numeric::Rounding rounding = numeric::Rounding::nearest_even;
   std::uint64_t positions = 0;  ///< N

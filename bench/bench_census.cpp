@@ -83,8 +83,8 @@ void threads_section(const attention::Schedule& s, std::uint64_t positions, doub
         "{:.2f} bytes/position; peak RSS {:.0f} MiB ({:.1f} bytes per position above the start); "
         "speed-up {:.2f}; JSON {}\n",
         t, seconds, pairs / seconds, seconds / native, result.distinct_rotations,
-        static_cast<double>(result.working_bytes) / static_cast<double>(positions),
-        peak_rss_mib(), (peak_rss_mib() - before) * 1048576.0 / static_cast<double>(positions),
+        static_cast<double>(result.working_bytes) / static_cast<double>(positions), peak_rss_mib(),
+        (peak_rss_mib() - before) * 1048576.0 / static_cast<double>(positions),
         first_seconds / seconds, json == first ? "equal" : "DIFFERS");
   }
 }
