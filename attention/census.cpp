@@ -249,9 +249,16 @@ std::uint64_t count_distinct(std::vector<K>& keys, unsigned threads, Meter& mete
 }
 
 constexpr std::uint64_t kChunk = 4096;
-/// Positions per task of one block's pass (a multiple of kChunk); tasks are spread over the
-/// threads, so the split never depends on the thread count.
-constexpr std::uint64_t kTask = 16 * kChunk;
+
+/// Positions per task of one block's pass: a multiple of kChunk, about N / (8·threads) so that
+/// every thread gets several tasks at any N (2^16 positions on 2 threads: 16 tasks of 4096),
+/// at most 16·kChunk. Each position's key and fingerprint are a function of that position
+/// alone, so the split does not change any result.
+std::uint64_t task_positions(std::uint64_t n, unsigned threads) {
+  const std::uint64_t want = n / (8 * std::uint64_t{std::max(1u, threads)});
+  const std::uint64_t chunks = std::clamp<std::uint64_t>((want + kChunk - 1) / kChunk, 1, 16);
+  return chunks * kChunk;
+}
 
 /// How a block's realised pairs are produced along the census line (census.hpp
 /// CensusOptions::axis): streamed at scalar positions S.. (one-axis schedules, and blocks
@@ -694,19 +701,20 @@ std::vector<CensusResult> census_many(const Schedule& s,
       if (options.axis) r.at[*options.axis] = 0;
     }
   }
-  // Blocks one after the other; within a block, positions in tasks of kTask spread over the
-  // threads (each task writes its own positions' keys and fingerprints, which fold the blocks
+  // Blocks one after the other; within a block, positions in tasks (task_positions) spread over
+  // the threads (each task writes its own positions' keys and fingerprints, which fold the blocks
   // in block order), so nothing depends on the thread count. Wide formats intern their keys
   // in position order: their blocks run on one thread.
-  const std::uint64_t tasks = (n + kTask - 1) / kTask;
+  const std::uint64_t task = task_positions(n, threads);
+  const std::uint64_t tasks = (n + task - 1) / task;
   for (std::size_t b = 0; b < s.blocks.size(); ++b) {
     for (auto& mem : members) mem.wide.clear();
     numeric::parallel_for(any_wide ? 1 : threads, tasks, [&](std::size_t t) {
       LineSource src(s, b, realisations, options);
       std::vector<std::vector<PairBits>> bits;
       std::vector<std::vector<RealisedPair>> values;
-      const std::uint64_t last = std::min<std::uint64_t>(n, (t + 1) * kTask);
-      for (std::uint64_t begin = t * kTask; begin < last; begin += kChunk) {
+      const std::uint64_t last = std::min<std::uint64_t>(n, (t + 1) * task);
+      for (std::uint64_t begin = t * task; begin < last; begin += kChunk) {
         const std::uint64_t end = std::min(last, begin + kChunk);
         if (!any_wide) {
           src.evaluate_bits(begin, end, bits);
