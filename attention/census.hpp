@@ -6,10 +6,14 @@
 /// witness position for every candidate period.
 ///
 /// Realised rotations are compared by the bit patterns of their (cos, sin) entries in the
-/// table format (numeric::Value::same_bits; NaN equals NaN of the same pattern). Memory is
-/// O(N), never O(N·D): blocks are streamed one at a time, each block's (cos, sin) patterns
-/// are interned into per-position block ids, and global ids are obtained by interning
-/// (previous global id, block id) pairs.
+/// table format (numeric::Value::bits_key; every NaN equals every NaN). Memory stays a few
+/// bytes a position, never O(N·D) (docs/PERFORMANCE.md, "Census memory"): blocks are streamed
+/// one at a time, each block's (cos, sin) patterns are kept as exact per-position keys only
+/// while that block is counted, and the whole rotation R̂_i is remembered as a 64-bit
+/// fingerprint of all blocks' keys. Equal fingerprints are never trusted: every group of
+/// positions with one fingerprint is re-realised block by block and compared bit for bit with
+/// its first position, and a group that differs is split by the exact rotations; so no
+/// "distinct" and no "repeat" is ever false. Work is split by positions (census threads).
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -40,7 +44,8 @@ struct CensusOptions {
   std::uint64_t start = 0;
   /// P_max: witnesses are sought for P = 1..P_max. Default (nullopt) N/2; must be ≤ N - 1.
   std::optional<std::uint64_t> max_period;
-  /// Worker threads (std::thread) over blocks; results do not depend on it. ≥ 1.
+  /// Worker threads (numeric::parallel_for) over tasks of consecutive positions, one rotary
+  /// block after the other; results do not depend on it. ≥ 1.
   unsigned threads = 1;
   /// Multi-axis schedules (Schedule::position_axes): the axis a the window runs along, as an
   /// index into position_axes. The census then realises the tuples p = at + (i - at_a)·e_a
@@ -78,10 +83,12 @@ struct LargestClass {
 
 /// Result of one census: schedule × realisation × window S..S+N-1.
 struct CensusResult {
-  std::string schedule;         ///< Schedule::spec
-  std::string realisation;      ///< Realisation::name()
-  Format format;                ///< the realisation's format (F, or activation A)
-  Format table_format;          ///< the format of the compared (cos, sin) entries
+  std::string schedule;     ///< Schedule::spec
+  std::string realisation;  ///< Realisation::name()
+  Format format;            ///< the realisation's format (F, or activation A)
+  Format table_format;      ///< the format of the compared (cos, sin) entries
+  /// The rounding of every step (THEORY §2.1; the realisation's FormatBinding::rounding).
+  numeric::Rounding rounding = numeric::Rounding::nearest_even;
   std::uint64_t positions = 0;  ///< N
   std::uint64_t start = 0;      ///< S
   /// Multi-axis schedules: the axis name the window ran along, or "diagonal"; empty on
@@ -128,6 +135,11 @@ struct CensusResult {
   /// Wall time of this census in seconds (sweep shares work across cells: then the time of
   /// the shared computation divided among the cells). Not part of the science.
   double seconds = 0;
+  /// The most bytes the census's per-position arrays held at once (fingerprints, one block's
+  /// keys, the distinct-count tables, class ids, the z-function), over all realisations of
+  /// one census_many call. Not part of the science; the memory test and bench read it
+  /// (about 16 bytes a position at bf16, docs/PERFORMANCE.md).
+  std::uint64_t working_bytes = 0;
 };
 
 /// Progress callback: (cells done, cells total, last cell). May be empty. Called from the
@@ -147,8 +159,8 @@ CensusResult census(const Schedule& s, const Realisation& r, const CensusOptions
 /// The work of `cells` censuses of schedule `s` over options.positions positions, in
 /// realised (position, block) pairs, for check_budget. The rate is the one-thread rate of the
 /// exact path measured in bench_census (about 2·10^6 pairs/s; MPFR-heavy realisations are
-/// slower); memory is O(N): the interned rotation ids and witness arrays, about 64 bytes a
-/// position.
+/// slower); memory is O(N): CensusResult::working_bytes, at most 24 bytes a position per
+/// realisation (16 for formats with ≤ 8 significant bits such as bf16, 20 for fp16/fp32).
 WorkEstimate census_work(const Schedule& s, const CensusOptions& options, std::size_t cells = 1);
 
 /// Census of one schedule under several realisations at once, sharing work (r1's
@@ -185,9 +197,32 @@ std::vector<CensusResult> sweep(const SweepGrid& grid, const CensusOptions& opti
                                 const CensusProgress& progress = {},
                                 const std::function<bool(std::size_t cell)>& selected = {});
 
-/// The result as JSON. `include_witnesses` adds the full witness list (P_max numbers).
-/// "start" is present only when S ≠ 0; "largest_class" is {"size", "position"}; "axis"
-/// (a name or "diagonal") and "at" only for multi-axis schedules.
+/// The result as JSON: the one census JSON of the library, the CLI (`ropesim rotations
+/// --json`, docs/CLI.md) and the Python module. Keys: schedule, realization, format,
+/// table_format, rounding, positions, start (only when S ≠ 0), axis and at (multi-axis
+/// schedules only), then distinct, largest_class (its size), largest_class_position,
+/// distinct_per_block, period_per_block, first_repeat ([earlier, later] or null), periodic,
+/// period, max_period, max_witness and max_witness_period (the largest witness i and its P),
+/// witnessed (how many P have a witness; null when periodic), witnesses (only with
+/// `include_witnesses`: the P_max-long list, -1 where P has none), overflow_positions,
+/// first_overflow, nan_positions, first_nan; or not_applicable in place of the results.
+/// Timing and memory (seconds, working_bytes) are not included.
 nlohmann::json to_json(const CensusResult& result, bool include_witnesses = false);
+
+namespace detail {
+
+/// Test hook: the function that folds block `block`'s exact key into a position's running
+/// fingerprint (bits 0-1 of its result are ignored). nullptr restores the default (splitmix64
+/// mixing). A deliberately weak one forces fingerprint collisions, which the census must
+/// detect and split (tests/attention/test_census_memory.cpp). Not thread-safe against a
+/// running census.
+using CensusFingerprint = std::uint64_t (*)(std::uint64_t fingerprint, std::uint64_t key,
+                                            std::size_t block);
+void set_census_fingerprint_for_testing(CensusFingerprint fingerprint);
+/// Test hook: false skips the exact verification of equal fingerprints (results may then be
+/// wrong: this only exists to show that the verification is what keeps them exact).
+void set_census_verification_for_testing(bool verify);
+
+}  // namespace detail
 
 }  // namespace ropesim::attention

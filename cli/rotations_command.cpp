@@ -19,50 +19,6 @@ namespace ropesim::cli {
 
 namespace {
 
-nlohmann::json census_json(const attention::CensusResult& r, numeric::Rounding rounding,
-                           bool witnesses) {
-  nlohmann::json j;
-  j["schedule"] = r.schedule;
-  j["realization"] = r.realisation;
-  j["format"] = r.format.name;
-  j["table_format"] = r.table_format.name;
-  j["rounding"] = std::string(numeric::to_string(rounding));
-  j["positions"] = r.positions;
-  if (r.start != 0) j["start"] = r.start;
-  if (!r.axis.empty()) {
-    j["axis"] = r.axis;
-    j["at"] = r.at;
-  }
-  j["distinct"] = r.distinct_rotations;
-  j["largest_class"] = r.largest_class.size;
-  j["largest_class_position"] = r.largest_class.position;
-  j["distinct_per_block"] = r.distinct_per_block;
-  nlohmann::json periods = nlohmann::json::array();
-  for (const auto& p : r.period_per_block)
-    periods.push_back(p ? nlohmann::json(*p) : nlohmann::json(nullptr));
-  j["period_per_block"] = periods;
-  j["first_repeat"] = r.first_repeat
-                          ? nlohmann::json::array({r.first_repeat->earlier, r.first_repeat->later})
-                          : nlohmann::json(nullptr);
-  j["periodic"] = r.period.has_value();
-  j["period"] = r.period ? nlohmann::json(*r.period) : nlohmann::json(nullptr);
-  j["max_period"] = r.max_period;
-  j["max_witness"] = r.largest_witness_position ? nlohmann::json(*r.largest_witness_position)
-                                                : nlohmann::json(nullptr);
-  j["max_witness_period"] = r.largest_witness_period ? nlohmann::json(*r.largest_witness_period)
-                                                     : nlohmann::json(nullptr);
-  std::uint64_t witnessed = 0;
-  for (auto w : r.witnesses) witnessed += w >= 0 ? 1 : 0;
-  j["witnessed"] = r.period ? nlohmann::json(nullptr) : nlohmann::json(witnessed);
-  if (witnesses) j["witnesses"] = r.witnesses;
-  j["overflow_positions"] = r.overflow.count;
-  j["first_overflow"] =
-      r.overflow.first ? nlohmann::json(*r.overflow.first) : nlohmann::json(nullptr);
-  j["nan_positions"] = r.nan.count;
-  j["first_nan"] = r.nan.first ? nlohmann::json(*r.nan.first) : nlohmann::json(nullptr);
-  return j;
-}
-
 std::string census_text(const attention::CensusResult& r, numeric::Rounding rounding) {
   std::string out;
   const std::uint64_t last = r.start + (r.positions - 1);
@@ -329,10 +285,10 @@ Action add_rotations_command(CLI::App& app) {
         o->certificate.empty()
             ? std::string()
             : proofs::census_certificate(schedule, realisation, result).dump(1) + "\n";
-    write_out(census_json(result, mode, true));
+    write_out(attention::to_json(result, true));
     if (!o->certificate.empty()) io::write_output_file(o->certificate, certificate);
     if (o->json) {
-      std::cout << census_json(result, mode, o->witnesses).dump(2) << "\n";
+      std::cout << attention::to_json(result, o->witnesses).dump(2) << "\n";
     } else {
       std::cout << census_text(result, mode);
     }

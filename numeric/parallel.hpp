@@ -1,7 +1,8 @@
 #pragma once
 /// Independent tasks on worker threads with a deterministic outcome: the one thread pool of the
-/// library (the census's block workers, the candidates C of `C = auto`, the rows of
-/// `ropesim table horizon`). Results are written by the tasks into slots indexed by the task,
+/// library (the census's position tasks, its distinct counts, fingerprint sort and
+/// verification, the candidates C of `C = auto`, the rows of `ropesim table horizon`; no other
+/// file starts threads). Results are written by the tasks into slots indexed by the task,
 /// so they never depend on the thread count or on which thread finished first.
 #include <cstddef>
 #include <functional>

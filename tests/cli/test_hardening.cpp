@@ -444,10 +444,11 @@ TEST_CASE("realised cos/sin are decided for every precision and at angle 0", "[c
 }
 
 TEST_CASE("census budgets and table --json", "[cli][hardening]") {
-  // 2^31 positions × 64 blocks of llama2-7b: about 1.4e11 pairs and 2^31·64 B = 128 GiB.
+  // 2^31 positions × 64 blocks of llama2-7b: about 1.4e11 pairs and 2^31·24 B = 48 GiB (the
+  // census's at most 24 bytes a position, attention::census_work; 64 before issue 24).
   const Run big = run("rotations --schedule llama2-7b --positions 2147483648");
   expect_usage_error(big, "--positions");
-  CHECK(big.err.find("128 GiB") != std::string::npos);
+  CHECK(big.err.find("48 GiB") != std::string::npos);
   expect_usage_error(run("sweep --models llama2-7b --formats fp16 --positions 2147483648"),
                      "--allow-slow");
   // table horizon --json: fp16, g = 1, k = 1, C = 2096 gives N_max 43 (docs/tables/horizon.md).
