@@ -59,13 +59,12 @@ TEST_CASE("chunked candidate algorithm = reference implementation, any threads a
                           attention::Summation::wide_accumulator, attention::Summation::exact);
     RC_PRE(numeric::f_large(F, r).has_value());
     const int B = *rc::gen::inRange(1, 9);
-    const std::string schedule =
-        *rc::gen::element(std::string("conventional:base=") +
-                              std::to_string(*rc::gen::inRange(2, 20000)) +
-                              ",dim=" + std::to_string(2 * B),
-                          std::string("single:g=") + std::to_string(*rc::gen::inRange(1, 9)) +
-                              "/" + std::to_string(*rc::gen::inRange(1, 9)),
-                          std::string("periodic:1/7,2/9,5/11"));
+    const std::string schedule = *rc::gen::element(
+        std::string("conventional:base=") + std::to_string(*rc::gen::inRange(2, 20000)) +
+            ",dim=" + std::to_string(2 * B),
+        std::string("single:g=") + std::to_string(*rc::gen::inRange(1, 9)) + "/" +
+            std::to_string(*rc::gen::inRange(1, 9)),
+        std::string("periodic:1/7,2/9,5/11"));
     const std::string realisation = schedule.rfind("periodic", 0) == 0
                                         ? *rc::gen::element(std::string("r1"), std::string("r3"))
                                         : "r1";
@@ -119,7 +118,8 @@ TEST_CASE("chunked = reference on llama2-7b and llama3-8b at fp32 and bf16, 1 an
     REQUIRE(!proofs::fast_range_refusal(head));
     const auto reference = proofs::certified_range_fast_reference(head, up_to(1500));
     for (unsigned threads : {1u, 2u}) {
-      const auto fast = proofs::certified_range_fast(head, chunked(1500, true, threads, 8 * 128 * 100));
+      const auto fast =
+          proofs::certified_range_fast(head, chunked(1500, true, threads, 8 * 128 * 100));
       CHECK(fast.n_max == reference.n_max);
       if (c.F == Format::bf16() && c.schedule == std::string("llama2-7b"))
         CHECK(fast.fail_query == std::optional<std::uint64_t>(655));
