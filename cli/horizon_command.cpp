@@ -103,7 +103,7 @@ proofs::HorizonSpec horizon_spec(const HeadArguments& a) {
   const auto algorithm = with_flag(
       "--algorithm", [&] { return proofs::resolve_range_algorithm(spec.algorithm, head); });
   spec.max_length = with_flag("--max-length", [&] {
-    return proofs::horizon_max_length(algorithm, head, a.max_length, a.allow_slow);
+    return proofs::horizon_max_length(algorithm, head, a.max_length, a.allow_slow, a.threads);
   });
   return spec;
 }
@@ -308,8 +308,9 @@ Action add_horizon_command(CLI::App& app) {
     }
     if (attention::is_bounded_realisation_spec(o->head.realisation))  // cli/bounded_rotations
       return bounded_horizon(*cmd, o->head, o->json, o->out);
+    o->head.threads = jobs_threads(o->jobs);
     auto spec = horizon_spec(o->head);
-    spec.threads = jobs_threads(o->jobs);  // the candidates of --C auto
+    spec.threads = o->head.threads;  // the candidates of --C auto, or one C's position chunks
     const auto start = std::chrono::steady_clock::now();
     const bool show_progress = !o->quiet && stderr_is_tty();
     if (show_progress) {
@@ -322,32 +323,49 @@ Action add_horizon_command(CLI::App& app) {
     }
     if (o->simulate || o->simulate_length) {
       // The simulation's cost at its longest possible L, checked before the scan runs.
-      const std::uint64_t L = o->simulate_length ? *o->simulate_length : spec.max_length;
+      const std::uint64_t L = proofs::simulation_length(o->simulate_length, spec.max_length);
       check_budget(cmd->count("--random-words") ? "--random-words" : "--simulate",
                    proofs::offset_simulation_work(spec.head, L, o->simulation),
                    opt_in_budget(o->head.allow_slow));
+    }
+    if (!o->quiet && !spec.auto_C) {
+      // the estimate before a long run of the candidate algorithm (stderr: stdout unchanged)
+      const auto head = proofs::make_fixed_offset_head(spec.head);
+      if (proofs::resolve_range_algorithm(spec.algorithm, head) ==
+              proofs::RangeAlgorithm::candidates &&
+          !proofs::fast_range_refusal(head)) {
+        const auto e = proofs::estimate_certified_range_fast(head, spec.max_length, spec.threads);
+        if (e.seconds > 10)
+          std::cerr << fmt::format(
+              "horizon: estimate up to {} and {:.3g} GB for L = {} on {} thread{} (less if a "
+              "query fails earlier)\n",
+              proofs::duration_text(e.seconds), e.bytes / 1e9, spec.max_length, spec.threads,
+              spec.threads == 1 ? "" : "s");
+      }
     }
     const auto report = proofs::horizon(spec);
     if (show_progress && report.auto_C) std::cerr << "\n";
     nlohmann::json json = proofs::to_json(report);
     std::string text = horizon_text(report);
     if (o->simulate || o->simulate_length) {
-      const std::uint64_t L = o->simulate_length ? *o->simulate_length : report.range.n_max;
+      proofs::FixedOffsetSpec head = spec.head;
+      head.C = attention::exact_rational(report.C);
+      const auto v = proofs::simulate_certified_range(head, report.range.n_max, o->simulate_length,
+                                                      o->simulation);
+      const std::uint64_t L = v.L;
       nlohmann::json sim;
       sim["L"] = L;
-      if (L < report.k) {
+      if (v.outcome == proofs::SimulationOutcome::not_run) {
         sim["note"] = "L < k: Cor 4.1 needs k <= L <= N_max; nothing to simulate";
         text +=
             fmt::format("simulation     not run: L = {} < k = {} (Cor 4.1 needs k <= L <= N_max)\n",
                         L, report.k);
       } else {
-        proofs::FixedOffsetSpec head = spec.head;
-        head.C = attention::exact_rational(report.C);
-        const auto r = proofs::check_offset_simulation(head, L, o->simulation);
+        const auto& r = *v.report;
         sim["exhaustive_length"] = r.exhaustive_length;
         sim["words"] = r.words;
         sim["positions"] = r.positions;
-        sim["within_certified_range"] = L <= report.range.n_max;
+        sim["within_certified_range"] = v.within_certified_range;
         if (r.first) {
           sim["disagreement"] = {{"word", r.first->word},
                                  {"position", r.first->position},
@@ -358,8 +376,8 @@ Action add_horizon_command(CLI::App& app) {
               "transformer gives {}{}\n",
               L, r.first->word.size() > 60 ? r.first->word.substr(0, 60) + "..." : r.first->word,
               r.first->position, r.first->expected ? 1 : 0, r.first->got,
-              L <= report.range.n_max ? " (within the certified range: a bug)"
-                                      : " (beyond N_max: allowed)");
+              v.outcome == proofs::SimulationOutcome::bug ? " (within the certified range: a bug)"
+                                                          : " (beyond N_max: allowed)");
         } else {
           sim["disagreement"] = nullptr;
           text += fmt::format(

@@ -28,6 +28,8 @@ struct HeadArguments {
   std::string engine = "auto";     ///< --engine: mpfr, fast or auto (same results, different speed)
   std::optional<std::uint64_t> max_length;  ///< --max-length
   bool allow_slow = false;                  ///< --allow-slow
+  /// --jobs resolved: only the estimate in a refusal of --max-length depends on it
+  unsigned threads = 1;
 };
 
 /// Adds the options that name one head: --g, --schedule, --axis, --k, --C (horizon and

@@ -150,7 +150,21 @@ void check_compile_budget(const ltl::Formula& formula, const std::vector<std::st
                     formula_for_message(formula), e.largest_modulus_atom,
                     static_cast<double>(e.largest_modulus), kMaxModulus));
   }
-  attention::check_model_budget("cannot compile " + formula_for_message(formula), e.shape,
+  // Y^k is one fixed-offset head (a look-back of k positions, head_dim 2) gated by P^k true, a
+  // chain of k P heads one layer each (THEORY §7 C5; RoPE-X App D): its cost is k layers.
+  std::uint64_t largest_k = 0;
+  const std::vector<bool> used = ltl::reachable_nodes(formula);
+  for (std::size_t i = 0; i < formula.size(); ++i) {
+    const ltl::Node& node = formula.node(static_cast<NodeId>(i));
+    if (used[i] && node.op == Operator::yesterday) largest_k = std::max(largest_k, node.k);
+  }
+  const std::string what = largest_k > 1
+                               ? fmt::format(
+                                     " (Y^{0} is one offset head gated by a chain of {0} P-head "
+                                     "layers, so its model has at least {0} layers)",
+                                     largest_k)
+                               : std::string();
+  attention::check_model_budget("cannot compile " + formula_for_message(formula) + what, e.shape,
                                 static_cast<double>(options.max_model_numbers),
                                 static_cast<double>(options.max_spec_bytes));
 }

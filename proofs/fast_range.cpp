@@ -5,12 +5,14 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <deque>
 #include <stdexcept>
 
 #include "numeric/error.hpp"
 #include "numeric/exact.hpp"
 #include "numeric/format_properties.hpp"
 #include "numeric/mpfr_util.hpp"
+#include "numeric/parallel.hpp"
 
 namespace ropesim::proofs {
 
@@ -234,8 +236,8 @@ std::optional<std::string> fast_range_refusal(const FixedOffsetHead& head) {
 }
 
 std::uint64_t fast_range_length_limit(const FixedOffsetHead& head) {
-  const std::uint64_t D = std::max<std::uint64_t>(2, head.head.head_dim);
-  const std::uint64_t memory_limit = kFastRangeDefaultLength * 2 / D;
+  const std::uint64_t B = std::max<std::uint64_t>(1, head.ideal.blocks.size());
+  const std::uint64_t memory_limit = std::min(kFastRangeDefaultLength, kFastRangeQuickPairs / B);
   const bool one_frequency = head.ideal.blocks.size() == 1 && sgn(head.ideal.weights.at(0)) > 0;
   if (one_frequency || fast_range_refusal(head)) return memory_limit;
   // several frequencies: a candidate density ρ costs about ρ·L²/2 scores, as many as the
@@ -283,6 +285,8 @@ class CandidateEnumerator {
     done_ = std::max(done_, upto);
   }
   std::uint64_t done() const { return done_; }
+  /// Starts the enumeration after offset n (the offsets up to n are another enumerator's).
+  void start_after(std::uint64_t n) { done_ = n; }
 
  private:
   /// The filtered scan for several frequencies. S̃(n) = Σ_d ŵ_d ⊗ cos(n ⊗ θ̂_d), summed left
@@ -437,7 +441,8 @@ std::vector<std::uint64_t> candidate_offsets(const FixedOffsetHead& head, const 
   return out;
 }
 
-CertifiedRange certified_range_fast(const FixedOffsetHead& head, const ScanOptions& options) {
+CertifiedRange certified_range_fast_reference(const FixedOffsetHead& head,
+                                              const ScanOptions& options) {
   if (options.max_length < 1 || options.max_length > kMaxScanLength) {
     throw InvalidArgument("the certified range's max_length must be in 1.." +
                           std::to_string(kMaxScanLength) + ", got " +
@@ -569,6 +574,408 @@ CertifiedRange certified_range_fast(const FixedOffsetHead& head, const ScanOptio
   }
   out.seconds = seconds_since(start);
   return out;
+}
+
+namespace {
+
+/// Keys k_j of positions [begin, end), head_dim doubles each (elements of F).
+struct KeyBlock {
+  std::uint64_t begin = 0, end = 0;
+  std::vector<double> keys;
+};
+
+/// The head's realised queries and keys from its realised rotations, each position's rotation
+/// realised once (realise_block over a range of positions). The biases pass the matvec once
+/// (Q = K = 0, so q_p = R̂_p(b̃_q) and k_p = R̂_p(b̃_k) with b̃ = matvec(0, 0, b) independent of
+/// p); each rotation is then THEORY §2.1's (rnd(rnd(c·x0) − rnd(s·x1)), rnd(rnd(s·x0) +
+/// rnd(c·x1))) in F, computed in binary64 with numeric::Binary64Rounding where that is exact
+/// (round-to-nearest-even, p ≤ 25 or binary64: NUMERIC §2) and by attention::rotate
+/// otherwise. Both give head_query / head_key's values bit for bit (tests/proofs:
+/// certified_range_fast against certified_range_fast_reference, which calls them).
+class RealisedHead {
+ public:
+  explicit RealisedHead(const FixedOffsetHead& head)
+      : head_(head),
+        D_(head.head.head_dim),
+        B_(head.ideal.blocks.size()),
+        R_(head.policy.format, head.policy.rounding) {
+    const std::vector<Value> zero(head.head.query.cols, Value());
+    bq_ = attention::matvec(head.head.query, zero, head.head.query_bias, head.policy);
+    bk_ = attention::matvec(head.head.key, zero, head.head.key_bias, head.policy);
+    fast_ = R_.fast_arithmetic() && head.head.rotary.size() == 1 && bq_.size() == D_ &&
+            bk_.size() == D_;
+    if (fast_) {
+      const auto& seg = head.head.rotary[0];
+      fast_ = seg.dimension() == D_ && seg.realisations.size() == B_ &&
+              seg.layout == head.realisation.layout;
+      for (const auto& r : seg.realisations) {
+        fast_ = fast_ && r && r->kind != attention::Realisation::Kind::pipeline &&
+                r->format == head.policy.format && r->rounding == head.policy.rounding;
+      }
+    }
+    for (std::size_t d = 0; d < B_; ++d) coords_.push_back(block_coordinates(head, d));
+    for (std::size_t c = 0; c < bq_.size(); ++c) bq_d_.push_back(bq_[c].narrow());
+    for (std::size_t c = 0; c < bk_.size(); ++c) bk_d_.push_back(bk_[c].narrow());
+  }
+
+  std::size_t dim() const { return D_; }
+
+  /// The realised pairs of every block at positions [begin, end): pairs[b][p − begin].
+  std::vector<std::vector<attention::RealisedPair>> realise(std::uint64_t begin,
+                                                            std::uint64_t end) const {
+    std::vector<std::vector<attention::RealisedPair>> pairs(B_);
+    for (std::size_t b = 0; b < B_; ++b)
+      pairs[b] = attention::realise_block(head_.schedule, head_.realisation, b, begin, end);
+    return pairs;
+  }
+
+  /// q (when `q` is not null) and k (when `k` is not null) at the position of pairs[·][index],
+  /// D doubles each.
+  void rotate(const std::vector<std::vector<attention::RealisedPair>>& pairs, std::size_t index,
+              double* q, double* k) const {
+    if (fast_) {
+      if (q) std::copy(bq_d_.begin(), bq_d_.end(), q);
+      if (k) std::copy(bk_d_.begin(), bk_d_.end(), k);
+      for (std::size_t b = 0; b < B_; ++b) {
+        const double c = pairs[b][index].cos.narrow(), s = pairs[b][index].sin.narrow();
+        const auto [i0, i1] = coords_[b];
+        for (double* y : {q, k}) {
+          if (!y) continue;
+          const double* x = y == q ? bq_d_.data() : bk_d_.data();
+          y[i0] = R_.sub(R_.mul(c, x[i0]), R_.mul(s, x[i1]));
+          y[i1] = R_.add(R_.mul(s, x[i0]), R_.mul(c, x[i1]));
+        }
+      }
+      return;
+    }
+    attention::HeadRotations one;
+    one.positions = 1;
+    one.blocks.resize(B_);
+    for (std::size_t b = 0; b < B_; ++b) one.blocks[b].assign(1, pairs[b][index]);
+    if (q) {
+      const auto v = attention::rotate(head_.head, one, 0, bq_, head_.policy);
+      for (std::size_t c = 0; c < D_; ++c) q[c] = v[c].narrow();
+    }
+    if (k) {
+      const auto v = attention::rotate(head_.head, one, 0, bk_, head_.policy);
+      for (std::size_t c = 0; c < D_; ++c) k[c] = v[c].narrow();
+    }
+  }
+
+  /// The keys of positions [begin, end).
+  KeyBlock keys(std::uint64_t begin, std::uint64_t end) const {
+    KeyBlock out{begin, end, std::vector<double>(D_ * (end - begin))};
+    const auto pairs = realise(begin, end);
+    for (std::uint64_t p = begin; p < end; ++p)
+      rotate(pairs, p - begin, nullptr, &out.keys[D_ * (p - begin)]);
+    return out;
+  }
+
+ private:
+  const FixedOffsetHead& head_;
+  std::size_t D_, B_;
+  numeric::Binary64Rounding R_;
+  bool fast_ = false;
+  std::vector<Value> bq_, bk_;
+  std::vector<double> bq_d_, bk_d_;
+  std::vector<std::pair<std::size_t, std::size_t>> coords_;
+};
+
+/// The keys kept between batches: consecutive KeyBlocks covering [begin(), end()), the oldest
+/// dropped once they exceed the byte cap and no query still to come needs them as a target or
+/// a negative-offset competitor (older keys a candidate offset needs are realised again).
+class KeyStore {
+ public:
+  std::uint64_t begin() const { return blocks_.empty() ? end_ : blocks_.front().begin; }
+  void append(KeyBlock&& b) {
+    bytes_ += b.keys.size() * sizeof(double);
+    end_ = b.end;
+    blocks_.push_back(std::move(b));
+  }
+  /// Drops the oldest blocks while over `cap` bytes and ending at or before `keep_from`.
+  void evict(std::size_t cap, std::uint64_t keep_from) {
+    while (bytes_ > cap && !blocks_.empty() && blocks_.front().end <= keep_from) {
+      bytes_ -= blocks_.front().keys.size() * sizeof(double);
+      blocks_.pop_front();
+    }
+  }
+  /// k_j for begin() ≤ j < end().
+  const double* find(std::uint64_t j, std::size_t D) const { return find_in(blocks_, j, D); }
+
+  template <typename Blocks>
+  static const double* find_in(const Blocks& blocks, std::uint64_t j, std::size_t D) {
+    auto it = std::upper_bound(blocks.begin(), blocks.end(), j,
+                               [](std::uint64_t v, const KeyBlock& b) { return v < b.begin; });
+    if (it == blocks.begin()) return nullptr;
+    --it;
+    if (j >= it->end) return nullptr;
+    return &it->keys[D * (j - it->begin)];
+  }
+
+ private:
+  std::deque<KeyBlock> blocks_;
+  std::uint64_t end_ = 0;
+  std::size_t bytes_ = 0;
+};
+
+/// Keys kept between batches before the oldest are dropped (256 MB: 262,144 positions of
+/// llama2-7b's head_dim 128).
+constexpr std::size_t kKeyStoreBytes = std::size_t{1} << 28;
+
+/// The outcome of the queries of one chunk: the scores evaluated up to its first failing
+/// query (all of them when none fails) and that failure.
+struct ChunkOutcome {
+  std::uint64_t scores = 0;
+  std::optional<std::uint64_t> fail_query, fail_competitor;
+  Value target, competitor;
+};
+
+}  // namespace
+
+CertifiedRange certified_range_fast(const FixedOffsetHead& head, const ScanOptions& options) {
+  if (options.max_length < 1 || options.max_length > kMaxScanLength) {
+    throw InvalidArgument("the certified range's max_length must be in 1.." +
+                          std::to_string(kMaxScanLength) + ", got " +
+                          std::to_string(options.max_length));
+  }
+  if (auto why = fast_range_refusal(head))
+    throw InvalidArgument("the candidate algorithm does not apply: " + *why);
+  const auto start = std::chrono::steady_clock::now();
+  const mpq_class E = *realised_score_error_bound(head);
+  CertifiedRange out;
+  out.algorithm = "candidates";
+  out.error_bound = E;
+  out.max_length = options.max_length;
+  const unsigned threads = std::max(1u, options.threads);
+  const std::uint64_t k = head.k;
+  const std::uint64_t last = options.max_length + 1;
+  CandidateEnumerator enumerate(head, E);
+  std::vector<std::uint64_t> positive, negative;
+  enumerate.extend(k - 1, negative);
+  positive = negative;
+  const RealisedHead realised(head);
+  const std::size_t D = realised.dim();
+  const auto kernel = options.use_fast_kernel ? ScoreKernel::make(head) : std::nullopt;
+  out.fast_kernel = kernel.has_value();
+  const double f_double = head.f_large.to_double();  // exact: F fits a double
+  const mpq_class& f = head.f_large_exact;
+  auto score = [&](const double* q, const double* kj) -> Value {
+    if (kernel) return Value::from_double_exact(kernel->dot(q, kj, D));
+    std::vector<Value> qv(D), kv(D);
+    for (std::size_t c = 0; c < D; ++c) {
+      qv[c] = Value::from_double_exact(q[c]);
+      kv[c] = Value::from_double_exact(kj[c]);
+    }
+    return attention::head_score(head.head, qv, kv, head.policy);
+  };
+  auto finite_or_throw = [](const Value& v) {
+    if (!v.is_finite())
+      throw std::logic_error("certified_range_fast: a score is not finite inside the domain");
+  };
+  const double target_ideal = numeric::nearest_double(head.C_exact * head.ideal.weight_sum());
+  const double target_slack =
+      numeric::nearest_double(E) * (1 + 0x1p-40) + std::fabs(target_ideal) * 0x1p-50;
+
+  // Positive candidate offsets up to `upto`, enumerated over sub-ranges on the threads and
+  // appended in increasing order (the same list as one enumerator's).
+  auto extend_positive = [&](std::uint64_t upto) {
+    const std::uint64_t from = enumerate.done();
+    if (upto <= from) return;
+    const std::uint64_t span = upto - from;
+    if (threads == 1 || span < 8192) {
+      enumerate.extend(upto, positive);
+      return;
+    }
+    const std::size_t parts = 4 * threads;
+    std::vector<std::vector<std::uint64_t>> found(parts);
+    numeric::parallel_for(threads, parts, [&](std::size_t t) {
+      const std::uint64_t lo = from + span * t / parts, hi = from + span * (t + 1) / parts;
+      CandidateEnumerator e(head, E);
+      e.start_after(lo);
+      e.extend(hi, found[t]);
+    });
+    for (const auto& v : found) positive.insert(positive.end(), v.begin(), v.end());
+    enumerate.start_after(upto);
+  };
+
+  // The queries i in [a, b) (k + 1 ≤ a), in order, until the first failing one: the target
+  // j = i − k against the competitors j = i − k − n (candidate n > 0 with n ≤ i − k, j
+  // increasing) and j = i − k + n (negative candidates), the largest score kept (first j on
+  // ties), as the reference does.
+  KeyStore store;
+  auto evaluate = [&](std::uint64_t a, std::uint64_t b, const std::vector<double>& queries,
+                      std::uint64_t query_begin) -> ChunkOutcome {
+    ChunkOutcome o;
+    // keys older than the store: realised again, once per merged window of offsets
+    std::vector<KeyBlock> far;
+    const std::uint64_t kept = store.begin();
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> windows;
+    const auto active_end = std::upper_bound(positive.begin(), positive.end(), b - 1 - k);
+    for (auto it = positive.begin(); it != active_end; ++it) {
+      const std::uint64_t n = *it;
+      const std::uint64_t lo = std::max(a, k + n) - k - n, hi = b - k - n;
+      if (lo < kept) windows.emplace_back(lo, std::min(hi, kept));
+    }
+    std::sort(windows.begin(), windows.end());
+    for (std::size_t w = 0; w < windows.size();) {
+      std::uint64_t lo = windows[w].first, hi = windows[w].second;
+      for (++w; w < windows.size() && windows[w].first <= hi; ++w)
+        hi = std::max(hi, windows[w].second);
+      far.push_back(realised.keys(lo, hi));
+    }
+    auto key = [&](std::uint64_t j) -> const double* {
+      const double* p = j >= kept ? store.find(j, D) : KeyStore::find_in(far, j, D);
+      if (!p) throw std::logic_error("certified_range_fast: a key was not realised");
+      return p;
+    };
+    for (std::uint64_t i = a; i < b; ++i) {
+      const double* q = &queries[D * (i - query_begin)];
+      const std::uint64_t target = i - k;
+      const Value t = score(q, key(target));
+      finite_or_throw(t);
+      if (!(std::fabs(t.narrow() - target_ideal) <= target_slack))
+        throw std::logic_error(
+            "certified_range_fast: a target score is farther than E from C·S(0)");
+      ++o.scores;
+      Value m;
+      std::uint64_t arg = 0;
+      bool have = false;
+      auto consider = [&](std::uint64_t j) {
+        const Value s = score(q, key(j));
+        finite_or_throw(s);
+        ++o.scores;
+        const bool larger = kernel ? s.narrow() > m.narrow() : numeric::compare(s, m) > 0;
+        if (!have || larger) {
+          m = s;
+          arg = j;
+          have = true;
+        }
+      };
+      const auto stop = std::upper_bound(positive.begin(), positive.end(), target);
+      for (auto it = stop; it != positive.begin();) consider(target - *--it);
+      for (const std::uint64_t n : negative) consider(target + n);
+      if (!have) continue;
+      const bool pass = kernel ? lead_at_least(t.narrow(), m.narrow(), f_double)
+                               : (exact_rational(t) - exact_rational(m) >= f);
+      if (pass) continue;
+      o.fail_query = i;
+      o.fail_competitor = arg;
+      o.target = t;
+      o.competitor = m;
+      break;
+    }
+    return o;
+  };
+
+  // Batches of chunks: each chunk's positions realised once (queries and keys), then its
+  // queries scored, the chunks of a batch on the threads; the first failing query is the
+  // first in position order, whatever the thread count. Chunks grow from 64 positions to
+  // max_chunk (a failing query often comes early).
+  const std::uint64_t max_chunk = std::max<std::uint64_t>(64, 131072 / std::max<std::size_t>(D, 1));
+  const std::size_t chunks_per_batch = 4 * threads;
+  bool failed = false;
+  std::uint64_t last_query = 0;
+  for (std::uint64_t begin = 0, chunk = 64; begin <= last && !failed;
+       chunk = std::min(2 * chunk, max_chunk)) {
+    if (options.abandon && options.abandon()) break;
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> chunks;
+    for (std::size_t c = 0; c < chunks_per_batch && begin <= last; ++c) {
+      const std::uint64_t end = std::min(last + 1, begin + chunk);
+      chunks.emplace_back(begin, end);
+      begin = end;
+    }
+    const std::uint64_t batch_begin = chunks.front().first, batch_end = chunks.back().second;
+    if (batch_end - 1 > k) extend_positive(batch_end - 1 - k);
+    std::vector<std::vector<double>> queries(chunks.size());
+    std::vector<KeyBlock> keys(chunks.size());
+    numeric::parallel_for(threads, chunks.size(), [&](std::size_t c) {
+      const auto [a, b] = chunks[c];
+      const auto pairs = realised.realise(a, b);
+      const std::uint64_t qa = std::max(a, std::min(b, k + 1));
+      queries[c].assign(D * (b - qa), 0.0);
+      keys[c] = KeyBlock{a, b, std::vector<double>(D * (b - a))};
+      for (std::uint64_t p = a; p < b; ++p)
+        realised.rotate(pairs, p - a, p >= qa ? &queries[c][D * (p - qa)] : nullptr,
+                        &keys[c].keys[D * (p - a)]);
+    });
+    for (auto& kb : keys) store.append(std::move(kb));
+    store.evict(options.key_store_bytes, batch_begin > k ? batch_begin - k : 0);
+    std::vector<ChunkOutcome> outcomes(chunks.size());
+    numeric::parallel_for(threads, chunks.size(), [&](std::size_t c) {
+      const auto [a, b] = chunks[c];
+      const std::uint64_t qa = std::max(a, std::min(b, k + 1));
+      if (qa < b) outcomes[c] = evaluate(qa, b, queries[c], qa);
+    });
+    for (std::size_t c = 0; c < chunks.size(); ++c) {
+      const auto [a, b] = chunks[c];
+      const ChunkOutcome& o = outcomes[c];
+      out.scores_evaluated += o.scores;
+      if (b > k + 1) last_query = b - 1;
+      if (!o.fail_query) continue;
+      const std::uint64_t i = *o.fail_query;
+      last_query = i;
+      out.n_max = i - 2;
+      out.fail_query = i;
+      out.fail_competitor = o.fail_competitor;
+      out.fail_offset = static_cast<std::int64_t>(i) - static_cast<std::int64_t>(k) -
+                        static_cast<std::int64_t>(*o.fail_competitor);
+      out.target_score = o.target;
+      out.competitor_score = o.competitor;
+      out.gap = exact_rational(o.target) - exact_rational(o.competitor);
+      failed = true;
+      break;
+    }
+  }
+  out.candidate_offsets =
+      negative.size() +
+      static_cast<std::uint64_t>(
+          std::upper_bound(positive.begin(), positive.end(), last_query > k ? last_query - k : 0) -
+          positive.begin());
+  if (!failed) {
+    out.n_max = options.max_length;
+    out.at_limit = true;
+  }
+  out.seconds = seconds_since(start);
+  return out;
+}
+
+RangeEstimate estimate_certified_range_fast(const FixedOffsetHead& head, std::uint64_t max_length,
+                                            unsigned threads) {
+  if (auto why = fast_range_refusal(head))
+    throw InvalidArgument("the candidate algorithm does not apply: " + *why);
+  const mpq_class E = *realised_score_error_bound(head);
+  const RealisedHead realised(head);
+  const double D = static_cast<double>(realised.dim());
+  const double L = static_cast<double>(max_length) + 2;
+  RangeEstimate est;
+  // realisation and rotation of a probe of positions
+  const std::uint64_t probe = std::min<std::uint64_t>(256, max_length + 2);
+  auto t0 = std::chrono::steady_clock::now();
+  {
+    const auto pairs = realised.realise(0, probe);
+    std::vector<double> q(realised.dim()), kk(realised.dim());
+    for (std::uint64_t p = 0; p < probe; ++p) realised.rotate(pairs, p, q.data(), kk.data());
+  }
+  est.seconds_per_position = seconds_since(t0) / static_cast<double>(probe);
+  // candidate density over a probe of offsets
+  const std::uint64_t offsets = std::min<std::uint64_t>(20000, max_length);
+  t0 = std::chrono::steady_clock::now();
+  CandidateEnumerator e(head, E);
+  std::vector<std::uint64_t> found;
+  e.extend(offsets, found);
+  const double per_offset = seconds_since(t0) / static_cast<double>(offsets);
+  est.candidate_density = static_cast<double>(found.size()) / static_cast<double>(offsets);
+  const double rho = est.candidate_density;
+  const double kept = static_cast<double>(kKeyStoreBytes) / (8 * D);
+  const double far = L > kept ? rho * (L - kept) * (L - kept) / 2 : 0;  // keys realised again
+  const double score_seconds = 2e-9 * D;
+  const double work = L * (est.seconds_per_position + per_offset) +
+                      far * est.seconds_per_position / 2 + (L + rho * L * L / 2) * score_seconds;
+  est.seconds = work / std::max(1u, threads);
+  const double batch = 4.0 * std::max(1u, threads) *
+                       static_cast<double>(std::max<std::uint64_t>(64, 131072 / std::max(1.0, D)));
+  est.bytes = std::min(L, kept) * 8 * D + batch * 16 * D + 8 * rho * L;
+  return est;
 }
 
 }  // namespace ropesim::proofs

@@ -43,13 +43,16 @@
 namespace ropesim::proofs {
 
 /// Default L_max of the candidate algorithm for one rotary block when the caller gives none:
-/// 10^7 (linear cost: realised keys of 10^7 positions, 160 MB of doubles; about a minute at
-/// fp64).
+/// 10^7 positions. With B blocks the quick limit is 64·10^6/B positions (realising a position
+/// costs about B correctly rounded cos/sin pairs): 10^6 for the 64 blocks of llama2-7b and
+/// llama3, about a minute on one thread (docs/PERFORMANCE.md).
 inline constexpr std::uint64_t kFastRangeDefaultLength = 10'000'000;
+/// Realised (position, block) pairs in the candidate algorithm's quick limit.
+inline constexpr std::uint64_t kFastRangeQuickPairs = 64'000'000;
 
-/// The candidate algorithm's quick limit for `head`: kFastRangeDefaultLength · 2/head_dim,
-/// so that the realised keys (head_dim doubles per position) stay within 160 MB (10^7 for
-/// head_dim 2, 156250 for the 64 pairs of llama2-7b). For several frequencies (or w ≤ 0) it
+/// The candidate algorithm's quick limit for `head`: min(kFastRangeDefaultLength,
+/// kFastRangeQuickPairs/B), B the rotary blocks (10^7 for one block, 10^6 for the 64 blocks of
+/// llama2-7b). For several frequencies (or w ≤ 0) it
 /// is lowered where the candidates are dense: with ρ the fraction of candidate offsets among
 /// the first min(limit, 250000), the work is about ρ·L²/2 scores, capped as the scan's:
 /// L ≤ max(Ls, Ls/sqrt(ρ)), Ls = scan_length_limit(head) (large E, e.g. fp16 with many
@@ -91,9 +94,46 @@ std::vector<std::uint64_t> candidate_offsets(const FixedOffsetHead& head, const 
 /// "candidates" and `scores_evaluated` counts the scores actually evaluated. Cost: one
 /// realisation and two rotations per block and position up to min(N_max, max_length) + 2,
 /// O(B) binary64 operations per offset (candidate_offsets), plus one score per (query,
-/// active candidate offset). Memory: 8·head_dim bytes per position (keys as doubles). Throws
+/// active candidate offset), and the realisation of older keys a candidate offset needs. Throws
 /// InvalidArgument outside the domain (fast_range_refusal's reason) and unless
 /// 1 ≤ max_length ≤ kMaxScanLength.
+///
+/// How (THEORY §6 unchanged; only the order of work differs from the reference below): the
+/// positions are taken in chunks, each chunk's rotations realised once (realise_block per
+/// block over the chunk) and its queries and keys formed from the position-independent biases
+/// (binary64 with exact re-rounding into F where NUMERIC §2 allows, attention::rotate
+/// otherwise); the chunks of a batch run on `options.threads` threads (numeric::parallel_for)
+/// and the first failing query in position order is taken, so the result does not depend on
+/// the thread count. Keys are kept up to 256 MB; the keys of older positions that a candidate
+/// offset needs are realised again, one window of positions per chunk and offset. Memory: at
+/// most 256 MB of keys plus the batch's buffers and 8 bytes per candidate offset, whatever
+/// max_length is.
 CertifiedRange certified_range_fast(const FixedOffsetHead& head, const ScanOptions& options = {});
+
+/// The previous implementation of certified_range_fast, kept as the reference its tests
+/// compare with (same result, bit for bit, counts included): one thread, every position
+/// realised through attention::head_query / head_key, every key kept (8·head_dim bytes per
+/// position). Same errors as certified_range_fast.
+CertifiedRange certified_range_fast_reference(const FixedOffsetHead& head,
+                                              const ScanOptions& options = {});
+
+/// What certified_range_fast is expected to cost up to max_length (no failing query before
+/// it: an early failure stops sooner).
+struct RangeEstimate {
+  double seconds = 0;               ///< wall seconds on the given threads
+  double bytes = 0;                 ///< peak memory of keys, queries and candidate offsets
+  double seconds_per_position = 0;  ///< measured: realisation and both rotations, one thread
+  double candidate_density = 0;     ///< candidate offsets per offset over the probe
+};
+
+/// Estimates certified_range_fast(head, {max_length, threads}) from a probe measured now:
+/// the realisation and rotation of the first 256 positions (timed), the candidate offsets
+/// among the first min(max_length, 20000) (their density ρ and enumeration time), then
+/// seconds ≈ [L·(t_position + t_offset) + ρ·(L − K)²/2·t_position/2 + (L + ρ·L²/2)·t_score]
+/// / threads (K = positions whose keys are kept, t_score = 2 ns·head_dim) and bytes ≈
+/// min(L, K)·8·head_dim + the batch's buffers + 8·ρ·L. Cost: a few hundredths of a second for
+/// llama2-7b. Throws InvalidArgument outside the domain (fast_range_refusal's reason).
+RangeEstimate estimate_certified_range_fast(const FixedOffsetHead& head, std::uint64_t max_length,
+                                            unsigned threads);
 
 }  // namespace ropesim::proofs

@@ -173,6 +173,13 @@ struct ScanOptions {
   /// is incomplete, to be discarded (C = auto abandons a candidate its search no longer needs
   /// when it tries several at once).
   std::function<bool()> abandon;
+  /// Worker threads of the candidate algorithm (certified_range_fast: position chunks on
+  /// numeric::parallel_for); ≥ 1. The result does not depend on it. The scan ignores it.
+  unsigned threads = 1;
+  /// Candidate algorithm: bytes of realised keys kept between batches (default 256 MB); keys
+  /// older than that which a candidate offset needs are realised again. The result does not
+  /// depend on it (tests lower it to reach the re-realisation).
+  std::size_t key_store_bytes = std::size_t{1} << 28;
 };
 
 /// Result of the quadratic scan (THEORY §6, RoPE-X eq. 10).

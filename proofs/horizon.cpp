@@ -140,18 +140,20 @@ numeric::Value require_f_large(const numeric::Format& format, numeric::Rounding 
 }
 
 std::uint64_t horizon_max_length(RangeAlgorithm resolved, const FixedOffsetHead& head,
-                                 std::optional<std::uint64_t> requested, bool allow_slow) {
+                                 std::optional<std::uint64_t> requested, bool allow_slow,
+                                 unsigned threads) {
   const std::uint64_t limit = default_max_length(resolved, head);
   if (!requested) return limit;
   if (*requested < 1) throw InvalidArgument("L must be at least 1");
   if (*requested > limit && !allow_slow) {
     const double n = static_cast<double>(*requested) + 2;
     if (resolved == RangeAlgorithm::candidates) {
+      const RangeEstimate e = estimate_certified_range_fast(head, *requested, threads);
       throw InvalidArgument(fmt::format(
-          "L = {} is beyond the candidate algorithm's quick limit {} (it keeps {} bytes per "
-          "position: {:.3g} GB); pass --allow-slow to run it anyway",
-          *requested, limit, 8 * head.head.head_dim,
-          n * 8 * static_cast<double>(head.head.head_dim) / 1e9));
+          "L = {} is beyond the candidate algorithm's quick limit {} (estimate: up to {} and "
+          "{:.3g} GB on {} thread{}); pass --allow-slow to run it anyway",
+          *requested, limit, duration_text(e.seconds), e.bytes / 1e9, threads,
+          threads == 1 ? "" : "s"));
     }
     throw InvalidArgument(
         fmt::format("L = {} is beyond what the quadratic scan does in the time a user would "
@@ -160,6 +162,12 @@ std::uint64_t horizon_max_length(RangeAlgorithm resolved, const FixedOffsetHead&
                     *requested, limit, n * n / 2));
   }
   return *requested;
+}
+
+std::string duration_text(double seconds) {
+  if (seconds < 120) return fmt::format("{:.2g} s", std::max(seconds, 0.01));
+  if (seconds < 7200) return fmt::format("{:.0f} min", seconds / 60);
+  return fmt::format("{:.1f} h", seconds / 3600);
 }
 
 HorizonReport horizon(const HorizonSpec& spec) {
@@ -172,6 +180,8 @@ HorizonReport horizon(const HorizonSpec& spec) {
   ScanOptions options;
   options.max_length = max_length;
   options.use_fast_kernel = s.use_fast_kernel;
+  // C = auto runs its candidates on the threads; one C runs its position chunks on them
+  options.threads = s.auto_C ? 1u : std::max(1u, s.threads);
   // One head: the candidate algorithm where it applies to this C, else the scan (a C too large
   // for the error analysis; the scan's quick limit then caps L unless max_length was given).
   // (The candidate algorithm does not poll ScanOptions::abandon: it runs to the end.)

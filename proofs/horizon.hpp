@@ -70,15 +70,20 @@ numeric::Value require_f_large(const numeric::Format& format, numeric::Rounding 
 
 /// The L_max of one horizon run (THEORY §6): `requested` when given, else
 /// default_max_length(resolved, head). A requested L beyond that quick limit is refused unless
-/// `allow_slow` (the candidate algorithm keeps 8·head_dim bytes per position; the quadratic
-/// scan does up to N²/2 scores). Throws InvalidArgument with one line: "L must be at least 1"
-/// (L = 0); "L = … is beyond the candidate algorithm's quick limit … (it keeps 8·head_dim
-/// bytes per position:
-/// … GB); pass --allow-slow to run it anyway"; "L = … is beyond what the quadratic scan does
-/// in the time a user would wait for this head (limit …, up to N^2/2 = … scores); pass
-/// --allow-slow to run it anyway" (N = L + 2).
+/// `allow_slow` (the candidate algorithm realises about B cos/sin pairs per position; the
+/// quadratic scan does up to N²/2 scores). Throws InvalidArgument with one line: "L must be at
+/// least 1" (L = 0); "L = … is beyond the candidate algorithm's quick limit … (estimate: up
+/// to … and … GB on T threads); pass --allow-slow to run it anyway" (the estimate of
+/// estimate_certified_range_fast on `threads` threads, measured by a probe of a few
+/// hundredths of a second); "L = … is beyond what the quadratic scan does in the time a user
+/// would wait for this head (limit …, up to N^2/2 = … scores); pass --allow-slow to run it
+/// anyway" (N = L + 2). Whether L is refused does not depend on `threads`.
 std::uint64_t horizon_max_length(RangeAlgorithm resolved, const FixedOffsetHead& head,
-                                 std::optional<std::uint64_t> requested, bool allow_slow);
+                                 std::optional<std::uint64_t> requested, bool allow_slow,
+                                 unsigned threads = 1);
+
+/// "0.5 s", "12 min", "3.1 h": a duration for estimates.
+std::string duration_text(double seconds);
 
 /// What to measure.
 struct HorizonSpec {
@@ -88,8 +93,8 @@ struct HorizonSpec {
   bool auto_C = false;
   /// Relative slack of the record candidates: C_n = f_large/δ_n · (1 + slack), rounded up.
   mpq_class slack = mpq_class(1, 16);
-  /// L_max of the scan; 0 = default_max_length (10^7 for the candidate algorithm,
-  /// scan_length_limit(head) for the scan).
+  /// L_max of the scan; 0 = default_max_length (fast_range_length_limit for the candidate
+  /// algorithm, scan_length_limit(head) for the scan).
   std::uint64_t max_length = 0;
   /// Candidate algorithm or scan (see RangeAlgorithm). With C = auto the choice is made on the
   /// head with C = 1; a candidate C too large for the error analysis (possible overflow) is
@@ -103,6 +108,8 @@ struct HorizonSpec {
   /// Worker threads for the candidates of C = auto (numeric::parallel_for); ≥ 1. The report
   /// does not depend on it: candidates are tried concurrently in increasing order and taken
   /// in that order, so the candidates listed, the C chosen and N_max are those of one thread.
+  /// With a given C, the candidate algorithm's position chunks run on them instead
+  /// (certified_range_fast; the report does not depend on it either).
   unsigned threads = 1;
 };
 

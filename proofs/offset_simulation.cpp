@@ -195,4 +195,26 @@ SimulationReport check_offset_simulation(const FixedOffsetSpec& spec, std::uint6
   return report;
 }
 
+std::uint64_t simulation_length(std::optional<std::uint64_t> requested, std::uint64_t n_max) {
+  return requested ? *requested : n_max;
+}
+
+SimulationVerdict simulate_certified_range(const FixedOffsetSpec& head, std::uint64_t n_max,
+                                           std::optional<std::uint64_t> requested,
+                                           const SimulationOptions& options) {
+  SimulationVerdict v;
+  v.L = simulation_length(requested, n_max);
+  v.k = head.k;
+  v.n_max = n_max;
+  v.within_certified_range = v.L <= n_max;
+  if (v.L < head.k) return v;  // Cor 4.1 needs k ≤ L
+  v.report = check_offset_simulation(head, v.L, options);
+  if (!v.report->first) {
+    v.outcome = SimulationOutcome::agrees;
+  } else {
+    v.outcome = v.within_certified_range ? SimulationOutcome::bug : SimulationOutcome::allowed;
+  }
+  return v;
+}
+
 }  // namespace ropesim::proofs

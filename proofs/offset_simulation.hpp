@@ -87,4 +87,35 @@ WorkEstimate offset_simulation_work(const FixedOffsetSpec& spec, std::uint64_t L
 SimulationReport check_offset_simulation(const FixedOffsetSpec& spec, std::uint64_t L,
                                          const SimulationOptions& options = {});
 
+/// What an L-simulation check says about a measured certified range (THEORY §5 Cor 4.1:
+/// the Y^k transformer L-simulates Y^k π_a for k ≤ L ≤ N_max^(k)).
+enum class SimulationOutcome {
+  not_run,  ///< L < k: Cor 4.1 needs k ≤ L, nothing to simulate
+  agrees,   ///< no disagreement on the words run
+  bug,      ///< a disagreement with L ≤ N_max: the certified range is contradicted
+  allowed,  ///< a disagreement with L > N_max: beyond the certified range, allowed
+};
+
+/// The `horizon --simulate` verdict.
+struct SimulationVerdict {
+  std::uint64_t L = 0;  ///< the requested L, or N_max by default
+  std::uint64_t k = 1;
+  std::uint64_t n_max = 0;
+  bool within_certified_range = false;  ///< L ≤ N_max
+  SimulationOutcome outcome = SimulationOutcome::not_run;
+  std::optional<SimulationReport> report;  ///< unset when not run
+};
+
+/// The L of the check: `requested`, or N_max by default (the longest length Cor 4.1 covers).
+std::uint64_t simulation_length(std::optional<std::uint64_t> requested, std::uint64_t n_max);
+
+/// Runs check_offset_simulation(head, L, options) for L = simulation_length(requested, n_max)
+/// when L ≥ head.k and labels the outcome: a disagreement within the certified range
+/// (L ≤ n_max) is a bug, beyond it allowed (Cor 4.1 promises nothing there). `head` must carry
+/// the C the range was measured with (for C = auto, the C chosen). Throws InvalidArgument
+/// like check_offset_simulation.
+SimulationVerdict simulate_certified_range(const FixedOffsetSpec& head, std::uint64_t n_max,
+                                           std::optional<std::uint64_t> requested,
+                                           const SimulationOptions& options = {});
+
 }  // namespace ropesim::proofs

@@ -236,6 +236,19 @@ TEST_CASE(
   CHECK(ok.code == 0);
 }
 
+TEST_CASE("compile: Y^1000 is 1000 layers, refused at once in every format (issue 24 item 5)",
+          "[cli][budgets]") {
+  // Y^k = one offset head gated by P^k true, k P heads one layer each: 1001 layers and
+  // 2.81e7 numbers as construct offset --k 1000 above. fp32 refused after 37 s and 748 MB and
+  // fp16 ran on before the estimate.
+  for (const char* format : {"fp32", "fp16", "bf16"}) {
+    expect_quick_refusal(guarded(std::string("compile 'Y^1000 a' --format ") + format + " -o " +
+                                 temp_path("y1000.json")),
+                         {"Y^1000 is one offset head gated by a chain of 1000 P-head layers",
+                          "1e+03 layers", "about 2.81e+07 numbers"});
+  }
+}
+
 TEST_CASE("compile: --certify 10^6 in fp32 is refused by its work (hours) unless --allow-slow",
           "[cli][budgets]") {
   // Found with the cases above: the P-head certificate recomputes h(c) as a sum of c terms while

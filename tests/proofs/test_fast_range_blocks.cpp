@@ -245,20 +245,28 @@ TEST_CASE("llama2-7b schedule (64 blocks): candidates = scan in every format",
   const auto why = proofs::fast_range_refusal(r2);
   REQUIRE(why.has_value());
   CHECK(why->find("no position-independent bound E") != std::string::npos);
-  // the quick limit: 1.6·10^8 bytes of keys / (8·128 bytes per position)
-  CHECK(proofs::fast_range_length_limit(r2) == 156250);
+  // the quick limit: 6.4·10^7 realised (position, block) pairs / 64 blocks
+  CHECK(proofs::fast_range_length_limit(r2) == 1000000);
 }
 
 TEST_CASE(
-    "quick limit of several frequencies: 160 MB of keys, or the scan's when candidates "
+    "quick limit of several frequencies: 6.4·10^7 realised pairs, or the scan's when candidates "
     "are dense",
     "[proofs][fast_range][fast_range_blocks]") {
-  // fp32, C = 4·f_large on llama2-7b: candidates are rare → 2·10^7/128 = 156250
+  // fp32, C = 4·f_large on llama2-7b: candidates are rare but not absent — 4 among the first
+  // 250000 offsets, ρ = 1.6·10^-5, so the limit is the scan's 2500
+  // (2·10^4/sqrt(64)) over sqrt(ρ) = 0.004: 625000, below 6.4·10^7/64 = 10^6
   const auto fl =
       numeric::exact_rational(*numeric::f_large(Format::fp32(), Rounding::nearest_even));
   const auto sparse =
       proofs::make_fixed_offset_head(spec_of("llama2-7b", 4 * fl, 1, Format::fp32()));
-  CHECK(proofs::fast_range_length_limit(sparse) == 156250);
+  const auto E = *proofs::realised_score_error_bound(sparse);
+  CHECK(proofs::candidate_offsets(sparse, E, 250000).size() == 4);
+  CHECK(proofs::scan_length_limit(sparse) == 2500);
+  CHECK(proofs::fast_range_length_limit(sparse) == 625000);
+  // C = 4096: no candidate among the first 250000 offsets, the limit is 10^6
+  const auto wide = proofs::make_fixed_offset_head(spec_of("llama2-7b", 4096, 1, Format::fp32()));
+  CHECK(proofs::fast_range_length_limit(wide) == 1000000);
   // p = 4: E is so large that every offset is a candidate (ρ = 1) and the limit is the
   // scan's, 2·10^4/sqrt(8) = 7071 for 8 blocks with the binary64 kernel
   const Format tiny = Format::ieee(4, 6);

@@ -113,3 +113,35 @@ TEST_CASE("full L-simulation check: exhaustive ≤ 16, random ≤ 2000 (about an
           "[.full][proofs][simulation]") {
   check_presets(16, 2000);
 }
+
+TEST_CASE("the --simulate verdict: L defaults to N_max, k <= L, a bug or allowed (Cor 4.1)",
+          "[proofs][simulation][verdict]") {
+  // periodic:m=4, C = 64, k = 1 in fp16: N_max = 3, and length-4 words disagree (case above)
+  proofs::SimulationOptions o;
+  o.random_words = 0;
+  const auto spec = spec_of("periodic:m=4", 64, 1, Format::fp16());
+  const auto by_default = proofs::simulate_certified_range(spec, 3, std::nullopt, o);
+  CHECK(by_default.L == 3);
+  CHECK(by_default.within_certified_range);
+  CHECK(by_default.outcome == proofs::SimulationOutcome::agrees);
+  REQUIRE(by_default.report);
+  CHECK(by_default.report->words == 1 + 2 + 4 + 8);
+  // L = 4 > N_max = 3: the disagreement is allowed
+  const auto beyond = proofs::simulate_certified_range(spec, 3, 4, o);
+  CHECK_FALSE(beyond.within_certified_range);
+  CHECK(beyond.outcome == proofs::SimulationOutcome::allowed);
+  REQUIRE(beyond.report);
+  REQUIRE(beyond.report->first);
+  CHECK(beyond.report->first->word == "aaaa");
+  // the same disagreement under a (wrongly) claimed N_max = 4 contradicts the range: a bug
+  const auto claimed = proofs::simulate_certified_range(spec, 4, std::nullopt, o);
+  CHECK(claimed.L == 4);
+  CHECK(claimed.outcome == proofs::SimulationOutcome::bug);
+  // L < k: not run
+  const auto k2 = spec_of("periodic:m=4", 64, 2, Format::fp16());
+  const auto short_L = proofs::simulate_certified_range(k2, 3, 1, o);
+  CHECK(short_L.outcome == proofs::SimulationOutcome::not_run);
+  CHECK_FALSE(short_L.report);
+  CHECK(proofs::simulation_length(std::nullopt, 17) == 17);
+  CHECK(proofs::simulation_length(5, 17) == 5);
+}
