@@ -49,6 +49,15 @@ constexpr DiagnoseCandidate kCandidates[] = {
      "transformers #48428 (TF32 rounded the RoPE angle GEMM)",
      "disable TF32 for the angle (torch.backends.cuda.matmul.allow_tf32 = False) or form it as "
      "an elementwise product"},
+    {"torch-cpu-sleef", "power,cos_sin", "fp32:sleef-u10",
+     "PyTorch on CPU evaluates pow, cos and sin with SLEEF's u10 AVX2 functions (within 1 ulp of "
+     "fp32, not correctly rounded; with hf this is the hf-torch-cpu preset), so a few fp32 "
+     "cos/sin values differ from the correctly rounded path before the cast into A",
+     "not a bug report: PyTorch's own library calls (pytorch aten/src/ATen/cpu/vec/vec256/"
+     "vec256_float.h Sleef_cosf8_u10; checked bit for bit against PyTorch 1.13.1 in tests/torch/)",
+     "nothing to fix for accuracy (the difference is within 1 ulp of fp32 before rounding into "
+     "A); to match a correctly rounded reference bit for bit, compute the cos/sin cache in fp64 "
+     "and round once"},
 };
 
 double larger(const attention::ErrorMaximum& a, const attention::ErrorMaximum& b) {
@@ -131,6 +140,16 @@ nlohmann::json band_json(const BandError& b) {
           {"nonfinite", b.nonfinite}};
 }
 
+nlohmann::json score_drift_json(const std::optional<DiagnoseScoreDrift>& d) {
+  if (!d) return nullptr;
+  auto number = [](double v) {
+    return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(std::isnan(v) ? "nan" : "inf");
+  };
+  return {{"drift", number(d->drift)},
+          {"max_error", {{"value", number(d->max_error)}, {"position", d->max_error_position}}},
+          {"nonfinite", d->nonfinite}};
+}
+
 nlohmann::json path_json(const DiagnosePath& p) {
   nlohmann::json j;
   j["name"] = p.name;
@@ -146,6 +165,7 @@ nlohmann::json path_json(const DiagnosePath& p) {
   j["bands"] = nlohmann::json::array();
   for (const auto& b : p.bands) j["bands"].push_back(band_json(b));
   j["overall"] = band_json(p.overall);
+  j["score_drift"] = score_drift_json(p.score_drift);
   j["first_differing_band"] =
       p.first_differing_band ? nlohmann::json(*p.first_differing_band) : nlohmann::json(nullptr);
   const auto& c = p.census;
@@ -215,6 +235,24 @@ std::vector<std::pair<std::uint64_t, std::uint64_t>> diagnose_bands(std::uint64_
     end *= 2;
   }
   return bands;
+}
+
+std::vector<std::uint64_t> diagnose_score_positions(std::uint64_t context, std::uint64_t offset) {
+  std::vector<std::uint64_t> out;
+  if (context == 0 || context - 1 < offset) return out;
+  const std::uint64_t last = context - 1, span = last - offset;
+  const std::uint64_t count = std::min<std::uint64_t>(64, span + 1);
+  for (std::uint64_t i = 0; i < count; ++i) {
+    // offset + floor(i·span/(count-1)) without overflow (span < 2^31)
+    out.push_back(count == 1 ? offset : offset + i * span / (count - 1));
+  }
+  for (const auto& [start, end] : diagnose_bands(context)) {
+    if (start >= offset) out.push_back(start);
+    if (end - 1 >= offset) out.push_back(end - 1);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
 }
 
 WorkEstimate diagnose_work(const attention::Schedule& s, std::uint64_t context) {
@@ -292,7 +330,34 @@ DiagnoseReport diagnose(const attention::Schedule& s, const numeric::Format& for
     path.overall.typical_ulps = lower_median(ulps_all);
     note("rotations " + path.name, 0, 1);
     path.census = census_of(s, r, options.context, options.threads);
+    if (!report.score.positions.empty()) {
+      const auto qk = attention::random_query_key(format, s.dimension(), report.score.seed);
+      const auto rotated = attention::rotate_scores(s, r, qk.query, qk.key, report.score.offset,
+                                                    report.score.positions, report.score.summation,
+                                                    report.score.accumulator);
+      report.score.exact = rotated.exact;
+      DiagnoseScoreDrift d;
+      d.drift = rotated.drift;
+      for (const auto& row : rotated.scores) {
+        if (std::isnan(row.absolute_error) || std::isinf(row.absolute_error)) {
+          ++d.nonfinite;
+        } else if (row.absolute_error > d.max_error) {
+          d.max_error = row.absolute_error;
+          d.max_error_position = row.position;
+        }
+      }
+      if (d.max_error == 0 && !rotated.scores.empty())
+        d.max_error_position = rotated.scores.front().position;
+      path.score_drift = d;
+    }
   };
+
+  // The fixed-offset score's settings: the framework's accumulation for every path.
+  report.score.positions = diagnose_score_positions(options.context, report.score.offset);
+  if (const auto* acc = attention::framework_score_accumulation(preset.name)) {
+    report.score.summation = numeric::Summation::wide_accumulator;
+    report.score.accumulator = numeric::parse_format(acc->format);
+  }
 
   report.correct.name = "correct";
   report.correct.realisation = correct.name();
@@ -307,9 +372,18 @@ DiagnoseReport diagnose(const attention::Schedule& s, const numeric::Format& for
     path.candidate = &candidate;
     path.against = "correct";
     try {
-      path.realisation = candidate.step.empty()
-                             ? std::string(candidate.value)
-                             : with_pipeline_step(preset.spec, candidate.step, candidate.value);
+      if (candidate.step.empty()) {
+        path.realisation = std::string(candidate.value);
+      } else {
+        path.realisation = std::string(preset.spec);
+        std::string_view keys = candidate.step;
+        while (!keys.empty()) {
+          const auto comma = keys.find(',');
+          path.realisation =
+              with_pipeline_step(path.realisation, keys.substr(0, comma), candidate.value);
+          keys = comma == std::string_view::npos ? std::string_view{} : keys.substr(comma + 1);
+        }
+      }
       const auto r = attention::parse_realisation(path.realisation, binding);
       attention::check_applicable(s, r);
       if (r.name() == correct_steps) {
@@ -342,15 +416,20 @@ DiagnoseReport diagnose(const attention::Schedule& s, const numeric::Format& for
   hs.head.k = 1;
   static_cast<numeric::FormatBinding&>(hs.head.policy) = binding;
   hs.auto_C = true;
-  FixedOffsetSpec probe = hs.head;
-  probe.C = 1;
-  const auto head = make_fixed_offset_head(probe);
-  const auto algorithm = resolve_range_algorithm(hs.algorithm, head);
-  hs.max_length = horizon_max_length(algorithm, head, std::nullopt, false);
-  hs.threads = std::max(1u, options.threads);
   report.horizon.realisation = std::string(preset.name);
   report.horizon.theta = s.blocks.front().theta.as_rational();
-  report.horizon.report = horizon(hs);
+  try {
+    FixedOffsetSpec probe = hs.head;
+    probe.C = 1;
+    const auto head = make_fixed_offset_head(probe);
+    const auto algorithm = resolve_range_algorithm(hs.algorithm, head);
+    hs.max_length = horizon_max_length(algorithm, head, std::nullopt, false);
+    hs.threads = std::max(1u, options.threads);
+    report.horizon.report = horizon(hs);
+  } catch (const InvalidArgument& e) {
+    // e.g. hf-torch-cpu: SLEEF's 8-lane calls need 8 blocks, so block 0 alone is no head
+    report.horizon.skipped = std::string(preset.name) + " on block 0 alone: " + e.what();
+  }
 
   // The bounds.
   auto& bounds = report.bounds;
@@ -394,7 +473,19 @@ nlohmann::json to_json(const DiagnoseReport& report) {
   for (const auto& c : report.candidates) j["candidates"].push_back(path_json(c));
   j["ranking"] = nlohmann::json::array();
   for (const auto i : report.ranking) j["ranking"].push_back(report.candidates[i].name);
-  j["horizon"] = to_json(report.horizon.report);
+  j["score"] = {{"offset", report.score.offset},
+                {"seed", report.score.seed},
+                {"summation", std::string(numeric::to_string(report.score.summation))},
+                {"accumulator", report.score.summation == numeric::Summation::wide_accumulator
+                                    ? nlohmann::json(report.score.accumulator.name)
+                                    : nlohmann::json(nullptr)},
+                {"positions", report.score.positions},
+                {"exact", std::isfinite(report.score.exact) ? nlohmann::json(report.score.exact)
+                                                            : nlohmann::json("nan")}};
+  j["horizon"] =
+      report.horizon.skipped.empty() ? to_json(report.horizon.report) : nlohmann::json::object();
+  j["horizon"]["skipped"] = report.horizon.skipped.empty() ? nlohmann::json(nullptr)
+                                                           : nlohmann::json(report.horizon.skipped);
   j["horizon"]["theta"] = report.horizon.theta ? nlohmann::json(report.horizon.theta->get_str())
                                                : nlohmann::json(nullptr);
   const auto& b = report.bounds;
