@@ -64,14 +64,9 @@ double larger(const attention::ErrorMaximum& a, const attention::ErrorMaximum& b
   return std::max(a.value, b.value);
 }
 
-/// The larger of two maxima (the earlier one on ties, as compare keeps the first).
-attention::ErrorMaximum max_of(const attention::ErrorMaximum& a, const attention::ErrorMaximum& b) {
-  if (!b.seen) return a;
-  if (!a.seen) return b;
-  if (b.value > a.value) return b;
-  if (b.value == a.value &&
-      (b.position < a.position || (b.position == a.position && b.block < a.block)))
-    return b;
+/// The larger of two maxima (attention::merge: the earlier place on ties).
+attention::ErrorMaximum max_of(attention::ErrorMaximum a, const attention::ErrorMaximum& b) {
+  attention::merge(a, b);
   return a;
 }
 
@@ -119,22 +114,14 @@ DiagnoseCensus census_of(const attention::Schedule& s, const attention::Realisat
   return out;
 }
 
-nlohmann::json maximum_json(const attention::ErrorMaximum& m) {
-  nlohmann::json j;
-  j["value"] = std::isfinite(m.value) ? nlohmann::json(m.value) : nlohmann::json("inf");
-  j["position"] = m.seen ? nlohmann::json(m.position) : nlohmann::json(nullptr);
-  j["block"] = m.seen ? nlohmann::json(m.block) : nlohmann::json(nullptr);
-  return j;
-}
-
 nlohmann::json band_json(const BandError& b) {
   return {{"start", b.start},
           {"end", b.end},
-          {"max_absolute", maximum_json(b.max_absolute)},
+          {"max_absolute", attention::to_json(b.max_absolute)},
           {"typical_absolute", b.typical_absolute},
-          {"max_ulps", maximum_json(b.max_ulps)},
+          {"max_ulps", attention::to_json(b.max_ulps)},
           {"typical_ulps", b.typical_ulps},
-          {"max_angle", b.max_angle ? maximum_json(*b.max_angle) : nlohmann::json(nullptr)},
+          {"max_angle", b.max_angle ? attention::to_json(*b.max_angle) : nlohmann::json(nullptr)},
           {"differing", b.differing},
           {"entries", b.entries},
           {"nonfinite", b.nonfinite}};
