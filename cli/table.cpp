@@ -36,6 +36,20 @@ std::string cell_text(const nlohmann::json& cell) {
 Table Table::select(const std::vector<std::string>& names) const {
   Table t;
   t.json_extra = json_extra;
+  // json_numbers follow their columns: kept only when the column is selected (with its
+  // "_exact" companion).
+  for (const auto& extra : json_numbers) {
+    nlohmann::json kept = nlohmann::json::object();
+    if (extra.is_object()) {
+      for (const auto& [key, value] : extra.items()) {
+        const std::string base = key.size() > 6 && key.compare(key.size() - 6, 6, "_exact") == 0
+                                     ? key.substr(0, key.size() - 6)
+                                     : key;
+        if (std::find(names.begin(), names.end(), base) != names.end()) kept[key] = value;
+      }
+    }
+    t.json_numbers.push_back(std::move(kept));
+  }
   std::vector<std::size_t> index;
   for (const auto& name : names) {
     const auto it = std::find(columns.begin(), columns.end(), name);
@@ -301,6 +315,7 @@ nlohmann::json Table::to_json() const {
   for (std::size_t r = 0; r < rows.size(); ++r) {
     nlohmann::json object = nlohmann::json::object();
     for (std::size_t c = 0; c < columns.size(); ++c) object[columns[c]] = rows[r][c];
+    if (r < json_numbers.size() && json_numbers[r].is_object()) object.update(json_numbers[r]);
     if (r < json_extra.size() && json_extra[r].is_object()) object.update(json_extra[r]);
     list.push_back(object);
   }

@@ -24,6 +24,7 @@
 #include "numeric/error.hpp"
 #include "numeric/exact.hpp"
 #include "numeric/format.hpp"
+#include "numeric/json_number.hpp"
 #include "numeric/parallel.hpp"
 #include "proofs/bounds.hpp"
 #include "proofs/no_decay.hpp"
@@ -113,6 +114,13 @@ Table base_context_table(const std::vector<std::uint64_t>& lengths,
         rejection_cell(exact[i]),
         exact[i].candidates,
         exact[i].refined};
+    // JSON: a base found (nothing undecided below it) and the paper's as numbers
+    nlohmann::json numbers = nlohmann::json::object();
+    auto bound_number = [&](const std::string& column, const proofs::BaseBound& b) {
+      if (b.base && b.undecided.empty()) numeric::put_exact(numbers, column, mpq_class(*b.base));
+    };
+    if (paper) numeric::put_exact(numbers, "paper", paper->value);
+    bound_number("exact", exact[i]);
     for (std::size_t f = 0; f < format_names.size(); ++f) {
       if (lengths[i] > finite_max_length || i >= finite[f].size()) {
         row.emplace_back(nullptr);
@@ -120,9 +128,11 @@ Table base_context_table(const std::vector<std::uint64_t>& lengths,
       } else {
         row.push_back(bound_cell(finite[f][i]));
         row.push_back(rejection_cell(finite[f][i]));
+        bound_number(realisation + "_" + format_names[f], finite[f][i]);
       }
     }
     t.rows.push_back(std::move(row));
+    t.json_numbers.push_back(std::move(numbers));
   }
   return t;
 }
@@ -215,6 +225,11 @@ Table semantic_drift_table(const std::vector<PresetRow>& models, const std::stri
                                       drift_cell(r.exact)};
       for (const auto& d : r.realised) row.push_back(drift_cell(d));
       t.rows.push_back(std::move(row));
+      // JSON: p as a number ("none" for the model's own schedule stays text)
+      nlohmann::json numbers = nlohmann::json::object();
+      for (const auto& p : ps)
+        if (p.text == r.label) numeric::put_exact(numbers, "p", p.value);
+      t.json_numbers.push_back(std::move(numbers));
     }
   }
   if (progress) std::cerr << "\n";
@@ -271,6 +286,12 @@ Table nope_table(const std::vector<numeric::Format>& formats,
                         c.pairs, c.identical, proofs::dyadic_decimal(c.max_difference),
                         fmt::format("{:.3e}", c.bound.get_d()), c.bound_holds(), c.margin.get_str(),
                         c.underflows});
+      // JSON: the exact values as numbers (with "_exact" beside where binary64 cannot hold)
+      nlohmann::json numbers = nlohmann::json::object();
+      numeric::put_exact(numbers, "max_difference", c.max_difference);
+      numeric::put_exact(numbers, "bound", c.bound);
+      numeric::put_exact(numbers, "margin", c.margin);
+      t.json_numbers.push_back(std::move(numbers));
     }
   }
   return t;
@@ -300,6 +321,7 @@ Table no_decay_table(const attention::Schedule& s, const std::vector<numeric::Fo
     double error = 0;
     const double exact = sum.approximate(static_cast<std::int64_t>(n), &error);
     std::vector<nlohmann::json> row{n, fmt::format("{:.12f}", exact)};
+    t.json_numbers.push_back({{"exact", exact}});  // JSON: the nearest double, as a number
     for (std::size_t r = 0; r < realisations.size(); ++r) {
       const auto v =
           proofs::realised_alignment_score(s, realisations[r], key_position + n, key_position);
@@ -549,6 +571,14 @@ Action add_table_bounds_command(CLI::App* table) {
             c.d_extra,
             c.block ? nlohmann::json(*c.block) : nlohmann::json(nullptr),
             fmt::format("{:.6g}", c.t_extra.to_double())};
+        // JSON: numbers (the text columns round for reading)
+        nlohmann::json numbers = {{"x", c.ratio}, {"T_extra", c.t_extra.to_double()}};
+        numeric::put_exact(numbers, "base", p->config.rope_theta);
+        if (c.block) {
+          numbers["block_period"] =
+              2 * 3.14159265358979323846 / s.blocks[*c.block].theta.to_double();
+        }
+        t.json_numbers.push_back(std::move(numbers));
         if (!c.block) {
           row.emplace_back(nullptr);
           for (std::size_t k = 0; k < realisations.size(); ++k) row.emplace_back(nullptr);

@@ -6,6 +6,7 @@
 #include "attention/framework_presets.hpp"
 #include "numeric/error.hpp"
 #include "numeric/fast_engine.hpp"
+#include "numeric/json_number.hpp"
 #include "proofs/fixed_offset_head.hpp"
 
 namespace ropesim::proofs {
@@ -18,8 +19,11 @@ constexpr DiagnoseCandidate kCandidates[] = {
      "inv_freq is computed in fp32 but stored in the model dtype, as `model.to(dtype)` does to "
      "the registered buffer, so every frequency but the highest is off by up to half an ulp of "
      "A and the angle error grows linearly with the position",
-     "Megatron-LM #535 (inv_freq in fp16); docs/FRAMEWORK_BUGS.md 'More cases' (Llama-3.2-1B "
-     "inv_freq kept as bf16)",
+     "Megatron-LM #744 (`to(torch.bfloat16)` turns RotaryEmbedding's inv_freq into bf16), "
+     "transformers #30709 (Trainer's bf16_full_eval calls model.to(bfloat16), casting the "
+     "buffers), transformers #29496 (Mistral's inv_freq in bf16 under bf16 training), "
+     "NVIDIA-NeMo/Automodel #2549 (fix: keep RoPE frequency buffers fp32 under a bf16 model "
+     "cast); docs/FRAMEWORK_BUGS.md 'inv_freq cast with the model'",
      "keep the inv_freq buffer in fp32 (register it with persistent=False and re-create it in "
      "fp32 after casting the model)"},
     {"angle-bf16", "angle", "bf16",
@@ -473,11 +477,16 @@ nlohmann::json to_json(const DiagnoseReport& report) {
       report.horizon.skipped.empty() ? to_json(report.horizon.report) : nlohmann::json::object();
   j["horizon"]["skipped"] = report.horizon.skipped.empty() ? nlohmann::json(nullptr)
                                                            : nlohmann::json(report.horizon.skipped);
-  j["horizon"]["theta"] = report.horizon.theta ? nlohmann::json(report.horizon.theta->get_str())
-                                               : nlohmann::json(nullptr);
+  if (report.horizon.theta)
+    numeric::put_exact(j["horizon"], "theta", *report.horizon.theta);
+  else
+    j["horizon"]["theta"] = nullptr;
   const auto& b = report.bounds;
   nlohmann::json bc;
-  bc["base"] = b.base ? nlohmann::json(b.base->get_str()) : nlohmann::json(nullptr);
+  if (b.base)
+    numeric::put_exact(bc, "base", *b.base);
+  else
+    bc["base"] = nullptr;
   bc["dim"] = b.dim;
   if (b.config_check) {
     bc["config_verdict"] = to_string(b.config_check->verdict);
@@ -485,18 +494,20 @@ nlohmann::json to_json(const DiagnoseReport& report) {
                                                    : nlohmann::json(nullptr);
   }
   if (b.bound) {
-    bc["smallest_grid_base"] =
-        b.bound->base ? nlohmann::json(b.bound->base->get_str()) : nlohmann::json(nullptr);
-    bc["rejected_base"] = b.bound->rejected_base ? nlohmann::json(b.bound->rejected_base->get_str())
-                                                 : nlohmann::json(nullptr);
+    // grid bases are integers below 10^20
+    bc["smallest_grid_base"] = nullptr;
+    bc["rejected_base"] = nullptr;
+    if (b.bound->base) numeric::put_exact(bc, "smallest_grid_base", mpq_class(*b.bound->base));
+    if (b.bound->rejected_base)
+      numeric::put_exact(bc, "rejected_base", mpq_class(*b.bound->rejected_base));
     bc["rejected_witness"] = b.bound->rejected_witness ? nlohmann::json(*b.bound->rejected_witness)
                                                        : nlohmann::json(nullptr);
   }
   j["bounds"]["base_context"] = bc;
   j["bounds"]["semantic_drift"] = {{"channels", b.channels},
-                                   {"tolerance", b.drift_tolerance.get_str()},
                                    {"exact", drift_json(b.drift_exact)},
                                    {"realised", drift_json(b.drift_realised)}};
+  numeric::put_exact(j["bounds"]["semantic_drift"], "tolerance", b.drift_tolerance);
   return j;
 }
 
