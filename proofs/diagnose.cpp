@@ -215,6 +215,19 @@ std::string with_pipeline_step(std::string_view framework_spec, std::string_view
   return out;
 }
 
+std::string candidate_realisation(std::string_view framework_spec,
+                                  const DiagnoseCandidate& candidate) {
+  if (candidate.step.empty()) return std::string(candidate.value);
+  std::string spec(framework_spec);
+  std::string_view keys = candidate.step;
+  while (!keys.empty()) {
+    const auto comma = keys.find(',');
+    spec = with_pipeline_step(spec, keys.substr(0, comma), candidate.value);
+    keys = comma == std::string_view::npos ? std::string_view{} : keys.substr(comma + 1);
+  }
+  return spec;
+}
+
 std::vector<std::pair<std::uint64_t, std::uint64_t>> diagnose_bands(std::uint64_t context) {
   if (context == 0) throw InvalidArgument("diagnose: the context must hold at least 1 position");
   std::vector<std::pair<std::uint64_t, std::uint64_t>> bands;
@@ -363,18 +376,7 @@ DiagnoseReport diagnose(const attention::Schedule& s, const numeric::Format& for
     path.candidate = &candidate;
     path.against = "correct";
     try {
-      if (candidate.step.empty()) {
-        path.realisation = std::string(candidate.value);
-      } else {
-        path.realisation = std::string(preset.spec);
-        std::string_view keys = candidate.step;
-        while (!keys.empty()) {
-          const auto comma = keys.find(',');
-          path.realisation =
-              with_pipeline_step(path.realisation, keys.substr(0, comma), candidate.value);
-          keys = comma == std::string_view::npos ? std::string_view{} : keys.substr(comma + 1);
-        }
-      }
+      path.realisation = candidate_realisation(preset.spec, candidate);
       const auto r = attention::parse_realisation(path.realisation, binding);
       attention::check_applicable(s, r);
       if (r.name() == correct_steps) {

@@ -69,6 +69,13 @@ std::span<const DiagnoseCandidate> diagnose_candidates();
 std::string with_pipeline_step(std::string_view framework_spec, std::string_view key,
                                std::string_view value);
 
+/// The realisation spec of `candidate` for a framework preset's `pipeline:` spec: each step
+/// named in candidate.step (comma-separated) set to candidate.value by with_pipeline_step, or
+/// candidate.value itself when candidate.step is empty. Throws InvalidArgument as
+/// with_pipeline_step does.
+std::string candidate_realisation(std::string_view framework_spec,
+                                  const DiagnoseCandidate& candidate);
+
 /// The position bands of a context of N tokens: [0, 1024), then [2^k, 2^(k+1)) for k ≥ 10,
 /// the last one cut at N (half-open, positions 0-based). N ≥ 1.
 std::vector<std::pair<std::uint64_t, std::uint64_t>> diagnose_bands(std::uint64_t context);
