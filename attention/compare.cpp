@@ -105,6 +105,23 @@ void ExactBlockRotation::at(std::uint64_t i, mpfr_ptr angle, mpfr_ptr cos, mpfr_
 // ---------------------------------------------------------------------------------------------
 // The comparison
 
+void merge(ErrorMaximum& into, const ErrorMaximum& m) {
+  if (!m.seen) return;
+  if (!into.seen || m.value > into.value ||
+      (m.value == into.value &&
+       (m.position < into.position || (m.position == into.position && m.block < into.block)))) {
+    into = m;
+  }
+}
+
+nlohmann::json to_json(const ErrorMaximum& m) {
+  nlohmann::json j;
+  j["value"] = std::isfinite(m.value) ? nlohmann::json(m.value) : nlohmann::json("inf");
+  j["position"] = m.seen ? nlohmann::json(m.position) : nlohmann::json(nullptr);
+  j["block"] = m.seen ? nlohmann::json(m.block) : nlohmann::json(nullptr);
+  return j;
+}
+
 namespace {
 
 constexpr mpfr_prec_t kWork = 256;  // working precision of the error arithmetic
@@ -132,17 +149,6 @@ const Value* find_step(const detail::Steps& steps, const char* name) {
 
 void observe(ErrorMaximum& m, double value, std::uint64_t position, std::size_t block) {
   if (!m.seen || value > m.value) m = ErrorMaximum{value, position, block, true};
-}
-
-/// Merges a block's maximum into the overall one: positions ascend within a block, blocks
-/// in the order asked, so a strictly larger value wins and ties keep the earlier position.
-void merge(ErrorMaximum& into, const ErrorMaximum& m) {
-  if (!m.seen) return;
-  if (!into.seen || m.value > into.value ||
-      (m.value == into.value &&
-       (m.position < into.position || (m.position == into.position && m.block < into.block)))) {
-    into = m;
-  }
 }
 
 void merge(ErrorPair& into, const ErrorPair& e) {
@@ -385,16 +391,8 @@ WorkEstimate compare_work(const Schedule& s, const CompareOptions& options, bool
 
 namespace {
 
-nlohmann::json maximum_json(const ErrorMaximum& m) {
-  nlohmann::json j;
-  j["value"] = std::isfinite(m.value) ? nlohmann::json(m.value) : nlohmann::json("inf");
-  j["position"] = m.seen ? nlohmann::json(m.position) : nlohmann::json(nullptr);
-  j["block"] = m.seen ? nlohmann::json(m.block) : nlohmann::json(nullptr);
-  return j;
-}
-
 nlohmann::json pair_json(const ErrorPair& p) {
-  return {{"absolute", maximum_json(p.absolute)}, {"relative", maximum_json(p.relative)}};
+  return {{"absolute", to_json(p.absolute)}, {"relative", to_json(p.relative)}};
 }
 
 nlohmann::json stats_json(const CompareStats& st) {
@@ -402,7 +400,7 @@ nlohmann::json stats_json(const CompareStats& st) {
   j["cos"] = pair_json(st.cos);
   j["sin"] = pair_json(st.sin);
   j["angle"] = st.angle ? pair_json(*st.angle) : nlohmann::json(nullptr);
-  j["ulps"] = maximum_json(st.ulps);
+  j["ulps"] = to_json(st.ulps);
   j["entries"] = st.entries;
   j["differing"] = st.differing;
   j["nonfinite"] = st.nonfinite;

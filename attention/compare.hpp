@@ -75,6 +75,16 @@ struct ErrorMaximum {
   bool seen = false;  ///< false: no entry contributed (value 0)
 };
 
+/// Merges the maximum `m` into `into` (the one merge of maxima: compare's blocks into its
+/// overall statistics, diagnose's bands into a path's): a strictly larger value wins; on a
+/// tie the smaller position, then the smaller block, wins, so the result is the first place
+/// where the larger value is attained. An unseen `m` changes nothing.
+void merge(ErrorMaximum& into, const ErrorMaximum& m);
+
+/// A maximum as JSON: {"value" (the string "inf" when infinite), "position", "block"
+/// (both null when no entry contributed)}. Does not print.
+nlohmann::json to_json(const ErrorMaximum& m);
+
 /// Largest |realised - reference| and |realised - reference| / |reference| of one quantity.
 /// The relative error is 0 where both are 0 and +inf where only the reference is 0.
 struct ErrorPair {

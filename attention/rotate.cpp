@@ -6,6 +6,7 @@
 
 #include "attention/compare.hpp"
 #include "numeric/error.hpp"
+#include "numeric/json_number.hpp"
 #include "numeric/mpfr_util.hpp"
 
 namespace ropesim::attention {
@@ -183,10 +184,27 @@ nlohmann::json to_json(const RotateResult& r) {
     if (std::isinf(d)) return d > 0 ? "inf" : "-inf";
     return d;
   };
-  auto values = [](const std::vector<Value>& v) {
-    nlohmann::json a = nlohmann::json::array();
-    for (const auto& x : v) a.push_back(x.to_decimal(17));
-    return a;
+  // A value of F as a JSON number; beside it its exact value when binary64 cannot hold it
+  // (formats wider than fp64). Non-finite values as "nan", "inf", "-inf".
+  auto put_value = [&](nlohmann::json& out, const std::string& key, const Value& x) {
+    if (!x.is_finite()) {
+      out[key] = number(x.to_double());
+      return;
+    }
+    numeric::put_exact(out, key, numeric::exact_rational(x));
+  };
+  auto put_values = [&](nlohmann::json& out, const std::string& key, const std::vector<Value>& v) {
+    nlohmann::json numbers = nlohmann::json::array(), exact = nlohmann::json::array();
+    bool all_binary64 = true;
+    for (const auto& x : v) {
+      nlohmann::json one;
+      put_value(one, "v", x);
+      numbers.push_back(one["v"]);
+      exact.push_back(one.contains("v_exact") ? one["v_exact"] : one["v"]);
+      all_binary64 = all_binary64 && !one.contains("v_exact");
+    }
+    out[key] = numbers;
+    if (!all_binary64) out[key + "_exact"] = exact;
   };
   nlohmann::json j;
   j["schedule"] = r.schedule;
@@ -198,8 +216,8 @@ nlohmann::json to_json(const RotateResult& r) {
                          : nlohmann::json(nullptr);
   j["layout"] = std::string(to_string(r.layout));
   j["offset"] = r.offset;
-  j["query"] = values(r.query);
-  j["key"] = values(r.key);
+  put_values(j, "query", r.query);
+  put_values(j, "key", r.key);
   j["exact"] = number(r.exact);
   j["drift"] = number(r.drift);
   nlohmann::json rows = nlohmann::json::array();
@@ -208,6 +226,7 @@ nlohmann::json to_json(const RotateResult& r) {
     row["position"] = s.position;
     row["key_position"] = s.key_position;
     row["score"] = {{"decimal", s.score.to_decimal(17)}, {"hex", s.score.to_hex()}};
+    put_value(row["score"], "value", s.score);
     row["absolute_error"] = number(s.absolute_error);
     row["relative_error"] = number(s.relative_error);
     row["overflow"] = (s.flags & flag_overflow) != 0;

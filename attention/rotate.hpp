@@ -89,10 +89,12 @@ RotateResult rotate_scores(const Schedule& s, const Realisation& r, std::span<co
                            const Format& accumulator = Format::fp32());
 
 /// The result as JSON: schedule, realization, format, summation, accumulator (the format's
-/// name under wide-accumulator, else null), layout, offset, query and
-/// key (decimal strings), exact, drift, and "scores": [{position, key_position, score
-/// {decimal, hex}, absolute_error, relative_error, overflow, nan}] (non-finite errors as
-/// the strings "inf"/"nan"). Does not print.
+/// name under wide-accumulator, else null), layout, offset, query and key (lists of JSON
+/// numbers; when F holds a value binary64 cannot, "query_exact"/"key_exact" list every value
+/// exactly as "P/Q" or an integer), exact, drift, and "scores": [{position, key_position,
+/// score {decimal, hex, value (a number; "value_exact" beside it when not binary64)},
+/// absolute_error, relative_error, overflow, nan}] (non-finite numbers as the strings
+/// "inf"/"-inf"/"nan"). Does not print.
 nlohmann::json to_json(const RotateResult& result);
 
 }  // namespace ropesim::attention

@@ -26,15 +26,13 @@
 #include <vector>
 
 #include "attention/census.hpp"
+#include "numeric/stopwatch.hpp"
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using ropesim::numeric::Clock;
+using ropesim::numeric::seconds_since;
 using namespace ropesim;
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 /// Native double cos+sin of θ_d·i for every block and position (θ_d to double).
 double native_seconds(const attention::Schedule& s, std::uint64_t positions) {

@@ -25,16 +25,14 @@
 #include "attention/transformer.hpp"
 #include "logic/formula.hpp"
 #include "numeric/format.hpp"
+#include "numeric/stopwatch.hpp"
 #include "proofs/compiler.hpp"
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using ropesim::numeric::Clock;
+using ropesim::numeric::seconds_since;
 using namespace ropesim;
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 std::vector<double> doubles(const attention::Matrix& m) {
   std::vector<double> out;

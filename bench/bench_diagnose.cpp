@@ -16,16 +16,14 @@
 #include "attention/realisation.hpp"
 #include "attention/schedule.hpp"
 #include "numeric/format.hpp"
+#include "numeric/stopwatch.hpp"
 #include "proofs/diagnose.hpp"
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using ropesim::numeric::Clock;
+using ropesim::numeric::seconds_since;
 using namespace ropesim;
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 }  // namespace
 

@@ -20,17 +20,15 @@
 #include <vector>
 
 #include "numeric/format.hpp"
+#include "numeric/stopwatch.hpp"
 #include "proofs/fast_range.hpp"
 #include "proofs/fixed_offset_head.hpp"
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using ropesim::numeric::Clock;
 using ropesim::numeric::Format;
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
+using ropesim::numeric::seconds_since;
 
 ropesim::proofs::FixedOffsetHead head_for(const Format& f, const mpq_class& C,
                                           const std::string& realisation = "r1") {

@@ -17,17 +17,15 @@
 #include "attention/transformer.hpp"
 #include "logic/formula.hpp"
 #include "numeric/format.hpp"
+#include "numeric/stopwatch.hpp"
 #include "proofs/compiler.hpp"
 #include "proofs/length_experiment.hpp"
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using ropesim::numeric::Clock;
+using ropesim::numeric::seconds_since;
 using namespace ropesim;
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 }  // namespace
 

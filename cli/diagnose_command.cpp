@@ -54,6 +54,30 @@ std::string drift_text(const proofs::DriftResult& d) {
   return fmt::format("{}{}", *d.length, d.nan ? " (NaN)" : "");
 }
 
+/// "drifts by X (max |error| Y at p = Z)" for a path's fixed-offset score.
+std::string score_text(const proofs::DiagnosePath& p) {
+  if (!p.score_drift) return "n/a";
+  const auto& d = *p.score_drift;
+  return fmt::format("drifts by {} (max |error| {} at p = {}{})", num(d.drift), num(d.max_error),
+                     d.max_error_position,
+                     d.nonfinite ? fmt::format("; {} non-finite", d.nonfinite) : std::string());
+}
+
+/// The `ropesim rotate` command that computes `p`'s fixed-offset score along the positions.
+std::string rotate_command(const proofs::DiagnoseReport& r, const proofs::DiagnosePath& p) {
+  std::string positions;
+  for (const auto q : r.score.positions)
+    positions += (positions.empty() ? "" : ",") + fmt::format("{}", q);
+  std::string out = fmt::format(
+      "ropesim rotate --schedule '{}' --realization '{}' --format {} --seed {} --offset {} "
+      "--positions {} --summation {}",
+      r.schedule, p.realisation, r.format.name, r.score.seed, r.score.offset, positions,
+      numeric::to_string(r.score.summation));
+  if (r.score.summation == numeric::Summation::wide_accumulator)
+    out += " --accumulator " + r.score.accumulator.name;
+  return out;
+}
+
 /// The band in which `p` first differs from its reference, "a..b".
 std::string first_band(const proofs::DiagnoseReport& r, const proofs::DiagnosePath& p) {
   for (const auto& [a, b] : r.bands)
@@ -71,6 +95,13 @@ std::string summary_text(const proofs::DiagnoseReport& r) {
       "correct path {}: max |cos/sin error| against exact {} ({} ulps of {}), angle {}; {}{}\n",
       r.framework, num(c.overall.max_absolute.value), num(c.overall.max_ulps.value), r.format.name,
       angle_text(c.overall), collision_text(c.census, r.context), flags_line(c.census));
+  if (c.score_drift) {
+    out += fmt::format(
+        "score        previous-token score <R^_p q, R^_(p-{}) k> (random q, k: seed {}; exact {}) "
+        "over {} positions {}..{}: correct path {}\n",
+        r.score.offset, r.score.seed, num(r.score.exact), r.score.positions.size(),
+        r.score.positions.front(), r.score.positions.back(), score_text(c));
+  }
   if (r.ranking.empty()) {
     out += "risks        no candidate differs from the correct path in this setting\n";
   } else {
@@ -86,22 +117,27 @@ std::string summary_text(const proofs::DiagnoseReport& r) {
       continue;
     }
     out += fmt::format(
-        "  {}. {:<14} max {} (angle {}), first in positions {}; {}{}.\n     {}. Fix: {}. "
-        "Matches {}.\n",
+        "  {}. {:<14} max {} (angle {}), first in positions {}; {}{}; previous-token score "
+        "{}.\n     {}. Fix: {}. Matches {}.\n",
         rank, p.name, num(o.max_absolute.value), angle_text(o), first_band(r, p),
-        collision_text(p.census, r.context), flags_line(p.census), p.candidate->means,
-        p.candidate->fix, p.candidate->report);
+        collision_text(p.census, r.context), flags_line(p.census), score_text(p),
+        p.candidate->means, p.candidate->fix, p.candidate->report);
   }
   for (const auto& p : r.candidates) {
     if (!p.skipped.empty()) out += fmt::format("  -  {:<14} not measured: {}\n", p.name, p.skipped);
   }
   const auto& h = r.horizon.report;
-  out += fmt::format(
-      "head         previous-token head Y^1 on block 0 (theta {}), {} in {}: certified range "
-      "N_max = {}{} (C = {})\n",
-      r.horizon.theta ? r.horizon.theta->get_str() : "irrational", r.horizon.realisation,
-      r.format.name, h.range.n_max, h.range.at_limit ? " (at the scan limit)" : "",
-      h.C.to_decimal(9));
+  if (!r.horizon.skipped.empty()) {
+    out += fmt::format("head         previous-token head Y^1 on block 0: not measured: {}\n",
+                       r.horizon.skipped);
+  } else {
+    out += fmt::format(
+        "head         previous-token head Y^1 on block 0 (theta {}), {} in {}: certified range "
+        "N_max = {}{} (C = {})\n",
+        r.horizon.theta ? r.horizon.theta->get_str() : "irrational", r.horizon.realisation,
+        r.format.name, h.range.n_max, h.range.at_limit ? " (at the scan limit)" : "",
+        h.C.to_decimal(9));
+  }
   const auto& b = r.bounds;
   if (b.base && b.config_check) {
     out += fmt::format(
@@ -169,6 +205,36 @@ Table census_table(const proofs::DiagnoseReport& r) {
   add(r.correct);
   for (const auto i : r.ranking) add(r.candidates[i]);
   return t;
+}
+
+/// The fixed-offset score per path: drift and largest error against exact.
+Table score_table(const proofs::DiagnoseReport& r) {
+  Table t;
+  t.columns = {"path",      "realization",        "exact",    "drift",
+               "max_error", "max_error_position", "nonfinite"};
+  auto finite = [](double v) {
+    return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(std::isnan(v) ? "nan" : "inf");
+  };
+  auto add = [&](const proofs::DiagnosePath& p) {
+    if (!p.skipped.empty() || !p.score_drift) return;
+    const auto& d = *p.score_drift;
+    t.rows.push_back({p.name, p.realisation, finite(r.score.exact), finite(d.drift),
+                      finite(d.max_error), d.max_error_position, d.nonfinite});
+  };
+  add(r.correct);
+  for (const auto i : r.ranking) add(r.candidates[i]);
+  return t;
+}
+
+/// What the score table is and the command that reproduces the correct path's row.
+std::string score_note(const proofs::DiagnoseReport& r) {
+  if (!r.correct.score_drift) return "The context has fewer than 2 positions: no score drift.\n";
+  return fmt::format(
+      "The score <R^_p q, R^_(p-{0}) k> of one random q, k (seed {1}) at {2} positions spread over "
+      "{3}..{4}, against the exact q R_(-{0}) k (the same at every p; THEORY §2.1). Each row is "
+      "what `ropesim rotate` prints for that path, e.g. for the correct path:\n\n{5}\n",
+      r.score.offset, r.score.seed, r.score.positions.size(), r.score.positions.front(),
+      r.score.positions.back(), rotate_command(r, r.correct));
 }
 
 std::string html_escape(const std::string& s) {
@@ -275,7 +341,8 @@ std::string markdown_report(const proofs::DiagnoseReport& r) {
   std::string out = "# ropesim diagnose\n\nMade by " + provenance_line() + "\n\n```\n" +
                     summary_text(r) + "```\n\n## Errors per position band\n\n" +
                     band_table(r).to_markdown() + "\n## Rotation census\n\n" +
-                    census_table(r).to_markdown() + "\n## Candidates\n\n";
+                    census_table(r).to_markdown() + "\n## Fixed-offset score drift\n\n" +
+                    score_note(r) + "\n" + score_table(r).to_markdown() + "\n## Candidates\n\n";
   for (const auto& p : r.candidates) {
     out += fmt::format("- **{}** (`{}`): {}. Fix: {}. Report: {}.{}\n", p.name, p.realisation,
                        p.candidate->means, p.candidate->fix, p.candidate->report,
@@ -296,7 +363,9 @@ std::string html_report(const proofs::DiagnoseReport& r) {
       "</pre>\n<h2>Error against position</h2>\n" + svg_figure(error_figure(r)) +
       "\n<h2>Collision map</h2>\n" + svg_figure(collision_figure(r)) +
       "\n<h2>Errors per position band</h2>\n" + html_table(band_table(r)) +
-      "<h2>Rotation census</h2>\n" + html_table(census_table(r)) + "<h2>Candidates</h2>\n<ul>\n";
+      "<h2>Rotation census</h2>\n" + html_table(census_table(r)) +
+      "<h2>Fixed-offset score drift</h2>\n<p>" + html_escape(score_note(r)) + "</p>\n" +
+      html_table(score_table(r)) + "<h2>Candidates</h2>\n<ul>\n";
   for (const auto& p : r.candidates) {
     out += "<li><b>" + html_escape(p.name) + "</b> (<code>" + html_escape(p.realisation) +
            "</code>): " + html_escape(std::string(p.candidate->means)) +
@@ -393,7 +462,8 @@ Action add_diagnose_command(CLI::App& app) {
     } else {
       std::cout << summary_text(report) << "\n"
                 << band_table(report).for_terminal("").to_text() << "\n"
-                << census_table(report).for_terminal("").to_text();
+                << census_table(report).for_terminal("").to_text() << "\n"
+                << score_table(report).for_terminal("").to_text();
     }
     return 0;
   };

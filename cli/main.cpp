@@ -183,6 +183,64 @@ std::vector<attention::Schedule> grid_schedules(const std::string& models,
   return out;
 }
 
+namespace {
+
+/// Records argv as CLI11 parsed it (set_command_words): each word's option and role, so that
+/// provenance is structured data (issue 20 item 4: `merge` no longer re-tokenises commands).
+void record_command_words(const CLI::App& app, int argc, char** argv) {
+  // The parsed sub-command chain, deepest first: an option belongs to the deepest that has it.
+  std::vector<const CLI::App*> chain{&app};
+  for (bool deeper = true; deeper;) {
+    deeper = false;
+    for (const auto* sub : chain.back()->get_subcommands({})) {
+      if (sub->parsed()) {
+        chain.push_back(sub);
+        deeper = true;
+        break;
+      }
+    }
+  }
+  std::reverse(chain.begin(), chain.end());
+  auto find = [&](const std::string& name) -> const CLI::Option* {
+    for (const auto* level : chain)
+      if (const auto* opt = level->get_option_no_throw(name)) return opt;
+    return nullptr;
+  };
+  std::vector<CommandWord> words;
+  std::string pending;  // an option whose value is the next word
+  for (int i = 1; i < argc; ++i) {
+    CommandWord w;
+    w.text = argv[i];
+    if (!pending.empty()) {
+      w.option = pending;
+      w.role = "value";
+      pending.clear();
+    } else if (w.text.size() > 1 && w.text[0] == '-') {
+      const bool is_long = w.text.rfind("--", 0) == 0;
+      const std::size_t eq = is_long ? w.text.find('=') : std::string::npos;
+      const std::string name = is_long ? w.text.substr(0, eq) : w.text.substr(0, 2);
+      if (const auto* opt = find(name)) {
+        w.option = opt->get_name();
+        const bool takes_value = opt->get_items_expected_max() > 0;
+        if (is_long && eq != std::string::npos) {
+          w.role = "name=value";
+          w.value_at = eq + 1;
+        } else if (!is_long && w.text.size() > 2 && takes_value) {
+          w.role = "name=value";
+          w.value_at = 2;
+        } else {
+          w.role = "name";
+          if (takes_value) pending = w.option;
+        }
+      }
+    }
+    words.push_back(std::move(w));
+  }
+  set_command_words(std::move(words));
+}
+
+}  // namespace
+
 bool stderr_is_tty() { return ::isatty(STDERR_FILENO) != 0; }
 
 void warn_about_schedule(const attention::Schedule& schedule, std::uint64_t last_position) {
@@ -278,6 +336,7 @@ int ropesim::cli::run_command_line(int argc, char** argv, Action (*add_check)(CL
               << "ropesim --help)\n";
     return 2;
   }
+  record_command_words(app, argc, argv);
   try {
     for (const auto& action : actions) {
       const int code = action();

@@ -2,7 +2,10 @@
 // (`ropesim sweep|table horizon … --shard I/N --out …`) into the file one run would have
 // written, byte for byte: the same provenance (the command without --shard, writing to this
 // --out), the same header and the rows in table order (shard 1's rows, then shard 2's, …).
-// Reads CSV, Markdown, LaTeX and JSON exactly as render() (cli/table.cpp) writes them.
+// Reads CSV, Markdown, LaTeX and JSON exactly as render() (cli/table.cpp) writes them. Which
+// words of the command are run options (--shard, --out, --jobs, ...) comes from the structured
+// command words the shard recorded (CLI11's parse: CommandWord), not from re-tokenising the
+// command line.
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -62,12 +65,13 @@ const char* kind_name(OutputKind kind) {
 struct ShardFile {
   std::string path;
   ShardRecord record;
-  std::string writer;             ///< "ropesim V (commit C)": the build that wrote it
-  std::string command;            ///< the recorded command
-  std::string header;             ///< everything between the provenance and the rows (columns)
-  std::string footer;             ///< everything after the rows
-  std::vector<std::string> rows;  ///< text rows, each with its line end (CSV, Markdown, LaTeX)
-  nlohmann::json json;            ///< the whole document (JSON)
+  std::string writer;              ///< "ropesim V (commit C)": the build that wrote it
+  std::string command;             ///< the recorded command
+  std::vector<CommandWord> words;  ///< the recorded command words (structured provenance)
+  std::string header;              ///< everything between the provenance and the rows (columns)
+  std::string footer;              ///< everything after the rows
+  std::vector<std::string> rows;   ///< text rows, each with its line end (CSV, Markdown, LaTeX)
+  nlohmann::json json;             ///< the whole document (JSON)
 };
 
 [[noreturn]] void fail(const std::string& message) { throw InvalidArgument("merge: " + message); }
@@ -120,6 +124,43 @@ std::string no_shard(const std::string& path) {
          "--shard 1/N ... N/N";
 }
 
+std::string no_words(const std::string& path) {
+  return "'" + path +
+         "' has no command words after its shard record (written by an older ropesim?); "
+         "accepted: the shard files of one run of this ropesim";
+}
+
+/// Reads the recorded words (a JSON list of CommandWord) and checks that they spell the
+/// recorded command (shell_word quoting), so the two cannot disagree.
+void set_words(const nlohmann::json& list, ShardFile& f) {
+  if (!list.is_array()) fail(no_words(f.path));
+  std::string spelled = "ropesim";
+  for (const auto& item : list) {
+    const auto w = command_word_from_json(item);
+    if (!w) fail(no_words(f.path));
+    spelled += " " + shell_word(w->text);
+    f.words.push_back(*w);
+  }
+  if (spelled != f.command) {
+    fail("'" + f.path +
+         "': its command words do not spell its recorded command (edited?); accepted: shard "
+         "files as ropesim wrote them");
+  }
+}
+
+/// "command words: [...]" (the text after the comment prefix).
+void read_words(const std::string& text, ShardFile& f) {
+  const std::string prefix = "command words: ";
+  if (text.rfind(prefix, 0) != 0) fail(no_words(f.path));
+  nlohmann::json list;
+  try {
+    list = nlohmann::json::parse(text.substr(prefix.size()));
+  } catch (const nlohmann::json::exception&) {
+    fail(no_words(f.path));
+  }
+  set_words(list, f);
+}
+
 ShardFile read_text_shard(const std::string& path, OutputKind kind) {
   ShardFile f;
   f.path = path;
@@ -137,23 +178,25 @@ ShardFile read_text_shard(const std::string& path, OutputKind kind) {
         line(1).rfind(comment, 0) == 0 ? parse_shard_line(line(1).substr(2)) : std::nullopt;
     if (!record) fail(no_shard(path));
     f.record = *record;
+    if (line(2).rfind(comment, 0) != 0) fail(no_words(path));
+    read_words(line(2).substr(2), f);
     if (kind == OutputKind::csv) {
-      if (lines.size() < 3) fail(not_ours(path, kind, "no header line"));
-      f.header = lines[2];
-      first_row = 3;
+      if (lines.size() < 4) fail(not_ours(path, kind, "no header line"));
+      f.header = lines[3];
+      first_row = 4;
       end_row = lines.size();
     } else {
       // % needs \usepackage{booktabs}, \begin{tabular}, \toprule, header, \midrule, rows,
       // \bottomrule, \end{tabular} (Table::to_latex)
-      if (lines.size() < 9 || line(2).rfind("% needs ", 0) != 0 ||
-          line(3).rfind("\\begin{tabular}{", 0) != 0 || line(4) != "\\toprule" ||
-          line(6) != "\\midrule" || line(lines.size() - 2) != "\\bottomrule" ||
+      if (lines.size() < 10 || line(3).rfind("% needs ", 0) != 0 ||
+          line(4).rfind("\\begin{tabular}{", 0) != 0 || line(5) != "\\toprule" ||
+          line(7) != "\\midrule" || line(lines.size() - 2) != "\\bottomrule" ||
           line(lines.size() - 1) != "\\end{tabular}") {
         fail(not_ours(path, kind, "not a tabular of ropesim's layout"));
       }
-      f.header = lines[2] + lines[3] + lines[4] + lines[5] + lines[6];
+      f.header = lines[3] + lines[4] + lines[5] + lines[6] + lines[7];
       f.footer = lines[lines.size() - 2] + lines[lines.size() - 1];
-      first_row = 7;
+      first_row = 8;
       end_row = lines.size() - 2;
     }
   } else {  // Markdown: "Made by ropesim V (commit C): `CMD`", "", shard line, "", header, rule,
@@ -168,11 +211,13 @@ ShardFile read_text_shard(const std::string& path, OutputKind kind) {
     const auto record = line(1).empty() ? parse_shard_line(line(2)) : std::nullopt;
     if (!record || !line(3).empty()) fail(no_shard(path));
     f.record = *record;
-    if (lines.size() < 6 || line(4).rfind("|", 0) != 0 || line(5).rfind("|---|", 0) != 0) {
+    if (!line(5).empty()) fail(no_words(path));
+    read_words(line(4), f);
+    if (lines.size() < 8 || line(6).rfind("|", 0) != 0 || line(7).rfind("|---|", 0) != 0) {
       fail(not_ours(path, kind, "no table header"));
     }
-    f.header = lines[4] + lines[5];
-    first_row = 6;
+    f.header = lines[6] + lines[7];
+    first_row = 8;
     end_row = lines.size();
   }
   for (std::size_t i = first_row; i < end_row; ++i) {
@@ -210,11 +255,13 @@ ShardFile read_json_shard(const std::string& path) {
     return s[key].get<std::uint64_t>();
   };
   f.record = ShardRecord{Shard{whole("index"), whole("count")}, whole("rows")};
-  if (s.size() != 3 || f.record.shard.count < 1 || f.record.shard.count > kMaxShards ||
-      f.record.shard.index < 1 || f.record.shard.index > f.record.shard.count) {
+  if (s.size() != 4 || !s.contains("words") || f.record.shard.count < 1 ||
+      f.record.shard.count > kMaxShards || f.record.shard.index < 1 ||
+      f.record.shard.index > f.record.shard.count) {
     fail(no_shard(path));
   }
   f.command = p["command"].get<std::string>();
+  set_words(s["words"], f);
   nlohmann::json writer = p;
   writer.erase("shard");
   writer.erase("command");
@@ -226,119 +273,54 @@ ShardFile read_json_shard(const std::string& path) {
   return f;
 }
 
-/// The words of a command as set_command_line() recorded it (shell_word quoting).
-std::vector<std::string> command_words(const std::string& command) {
-  std::vector<std::string> words;
-  std::string word;
-  bool in_word = false, quoted = false;
-  for (std::size_t i = 0; i < command.size(); ++i) {
-    const char c = command[i];
-    if (quoted) {
-      if (c == '\'') {
-        quoted = false;
-      } else {
-        word += c;
-      }
-    } else if (c == '\'') {
-      quoted = true;
-      in_word = true;
-    } else if (c == '\\' && i + 1 < command.size()) {
-      word += command[++i];
-      in_word = true;
-    } else if (c == ' ') {
-      if (in_word) words.push_back(word);
-      word.clear();
-      in_word = false;
-    } else {
-      word += c;
-      in_word = true;
-    }
+/// Options that may differ between the shards of one run, by the option's first name (as
+/// CLI11 recorded it in the command words): which shard, where it was written, threads,
+/// progress and the terminal view (files carry every column whatever --columns says).
+bool run_option(const std::string& option) {
+  for (const char* name : {"--shard", "--out", "--jobs", "--threads", "--columns", "--quiet",
+                           "--progress", "--no-progress", "--json"}) {
+    if (option == name) return true;
   }
-  if (in_word) words.push_back(word);
-  return words;
-}
-
-/// Options that may differ between the shards of one run: which shard, where it was written,
-/// threads, progress and the terminal view (files carry every column whatever --columns says).
-bool run_option(const std::string& word, bool& takes_value) {
-  for (const char* name : {"--shard", "--out", "--jobs", "--threads", "--columns"}) {
-    if (word == name) {
-      takes_value = true;
-      return true;
-    }
-    if (word.rfind(std::string(name) + "=", 0) == 0) {
-      takes_value = false;
-      return true;
-    }
-  }
-  // -o, the short form of --out: `-o FILE` or `-oFILE` (CLI11 accepts both).
-  if (word == "-o") {
-    takes_value = true;
-    return true;
-  }
-  takes_value = false;
-  return word.rfind("-o", 0) == 0 || word == "--quiet" || word == "--progress" ||
-         word == "--no-progress" || word == "--json";
+  return false;
 }
 
 /// The command without the run options: what every shard of one run shares.
-std::string computation(const std::string& command) {
-  std::string out;
-  const auto words = command_words(command);
-  for (std::size_t i = 0; i < words.size(); ++i) {
-    bool takes_value = false;
-    if (run_option(words[i], takes_value)) {
-      i += takes_value ? 1 : 0;
-      continue;
-    }
-    out += (out.empty() ? "" : " ") + shell_word(words[i]);
-  }
+std::string computation(const std::vector<CommandWord>& words) {
+  std::string out = "ropesim";
+  for (const auto& w : words)
+    if (!run_option(w.option)) out += " " + shell_word(w.text);
   return out;
 }
 
 /// The I/N the command line asked for with --shard (empty when absent), as two numbers.
-std::optional<std::pair<std::uint64_t, std::uint64_t>> requested_shard(const std::string& command) {
-  const auto words = command_words(command);
+std::optional<std::pair<std::uint64_t, std::uint64_t>> requested_shard(
+    const std::vector<CommandWord>& words) {
   std::string value;
-  for (std::size_t i = 0; i < words.size(); ++i) {
-    if (words[i] == "--shard" && i + 1 < words.size()) value = words[i + 1];
-    if (words[i].rfind("--shard=", 0) == 0) value = words[i].substr(8);
+  for (const auto& w : words) {
+    if (w.option != "--shard") continue;
+    if (w.role == "value") value = w.text;
+    if (w.role == "name=value") value = w.text.substr(w.value_at);
   }
-  const std::size_t slash = value.find('/');
-  if (slash == std::string::npos) return std::nullopt;
   try {
-    return std::make_pair(std::stoull(value.substr(0, slash)),
-                          std::stoull(value.substr(slash + 1)));
-  } catch (const std::exception&) {
+    const Shard s = parse_shard(value);
+    return std::make_pair(s.index, s.count);
+  } catch (const InvalidArgument&) {
     return std::nullopt;
   }
 }
 
 /// The command of the single run the merged file stands for: shard 1's command
 /// without --shard, with --out naming `out`.
-std::string single_run_command(const std::string& command, const std::string& out) {
-  const auto words = command_words(command);
-  std::string text;
-  auto add = [&](const std::string& w) { text += (text.empty() ? "" : " ") + w; };
-  for (std::size_t i = 0; i < words.size(); ++i) {
-    const std::string& w = words[i];
-    if (w == "--shard") {
-      ++i;
-    } else if (w.rfind("--shard=", 0) == 0) {
-    } else if (w == "--out" && i + 1 < words.size()) {
-      add(shell_word(w));
-      add(shell_word(out));
-      ++i;
-    } else if (w.rfind("--out=", 0) == 0) {
-      add(shell_word("--out=" + out));
-    } else if (w == "-o" && i + 1 < words.size()) {
-      add("-o");
-      add(shell_word(out));
-      ++i;
-    } else if (w.rfind("-o", 0) == 0 && w.size() > 2) {
-      add(shell_word("-o" + out));
+std::string single_run_command(const std::vector<CommandWord>& words, const std::string& out) {
+  std::string text = "ropesim";
+  for (const auto& w : words) {
+    if (w.option == "--shard") continue;
+    if (w.option == "--out" && w.role == "value") {
+      text += " " + shell_word(out);
+    } else if (w.option == "--out" && w.role == "name=value") {
+      text += " " + shell_word(w.text.substr(0, w.value_at) + out);
     } else {
-      add(i == 0 ? w : shell_word(w));
+      text += " " + shell_word(w.text);
     }
   }
   return text;
@@ -385,9 +367,9 @@ Action add_merge_command(CLI::App& app) {
         fail("'" + f.path + "' and '" + first.path +
              "' were written by different ropesim builds; accepted: the shards of one run");
       }
-      if (computation(f.command) != computation(first.command)) {
+      if (computation(f.words) != computation(first.words)) {
         fail("'" + f.path + "' and '" + first.path + "' come from different commands (" +
-             first_difference(computation(f.command), computation(first.command)) +
+             first_difference(computation(f.words), computation(first.words)) +
              "); accepted: the shards of one run, which differ only in --shard, --out, --jobs, "
              "--quiet, --progress, --no-progress, --json and --columns");
       }
@@ -402,7 +384,7 @@ Action add_merge_command(CLI::App& app) {
         fail("'" + f.path + "' and '" + first.path +
              "' have different columns; accepted: the shards of one run");
       }
-      const auto asked = requested_shard(f.command);
+      const auto asked = requested_shard(f.words);
       if (!asked || asked->first != f.record.shard.index || asked->second != f.record.shard.count) {
         fail("'" + f.path + "' records shard " + std::to_string(f.record.shard.index) + "/" +
              std::to_string(n) +
@@ -439,7 +421,7 @@ Action add_merge_command(CLI::App& app) {
     const std::uint64_t total = first.record.total_rows;
     // provenance from shard 1 whatever the order of the files (the run options may differ)
     const ShardFile& one = *by_index.at(1);
-    const std::string command = single_run_command(one.command, o->out);
+    const std::string command = single_run_command(one.words, o->out);
     std::string text;
     if (kind == OutputKind::json) {
       nlohmann::json merged = one.json;

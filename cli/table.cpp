@@ -36,6 +36,20 @@ std::string cell_text(const nlohmann::json& cell) {
 Table Table::select(const std::vector<std::string>& names) const {
   Table t;
   t.json_extra = json_extra;
+  // json_numbers follow their columns: kept only when the column is selected (with its
+  // "_exact" companion).
+  for (const auto& extra : json_numbers) {
+    nlohmann::json kept = nlohmann::json::object();
+    if (extra.is_object()) {
+      for (const auto& [key, value] : extra.items()) {
+        const std::string base = key.size() > 6 && key.compare(key.size() - 6, 6, "_exact") == 0
+                                     ? key.substr(0, key.size() - 6)
+                                     : key;
+        if (std::find(names.begin(), names.end(), base) != names.end()) kept[key] = value;
+      }
+    }
+    t.json_numbers.push_back(std::move(kept));
+  }
   std::vector<std::size_t> index;
   for (const auto& name : names) {
     const auto it = std::find(columns.begin(), columns.end(), name);
@@ -301,6 +315,7 @@ nlohmann::json Table::to_json() const {
   for (std::size_t r = 0; r < rows.size(); ++r) {
     nlohmann::json object = nlohmann::json::object();
     for (std::size_t c = 0; c < columns.size(); ++c) object[columns[c]] = rows[r][c];
+    if (r < json_numbers.size() && json_numbers[r].is_object()) object.update(json_numbers[r]);
     if (r < json_extra.size() && json_extra[r].is_object()) object.update(json_extra[r]);
     list.push_back(object);
   }
@@ -359,6 +374,40 @@ std::string shell_word(const std::string& word) {
   return quoted + "'";
 }
 
+namespace {
+std::vector<CommandWord>& command_words_store() {
+  static std::vector<CommandWord> words;
+  return words;
+}
+}  // namespace
+
+void set_command_words(std::vector<CommandWord> words) { command_words_store() = std::move(words); }
+
+const std::vector<CommandWord>& recorded_command_words() { return command_words_store(); }
+
+nlohmann::json to_json(const CommandWord& w) {
+  nlohmann::json j = {{"word", w.text}, {"option", w.option}, {"role", w.role}};
+  if (w.role == "name=value") j["value_at"] = w.value_at;
+  return j;
+}
+
+std::optional<CommandWord> command_word_from_json(const nlohmann::json& j) {
+  if (!j.is_object() || !j.contains("word") || !j["word"].is_string() || !j.contains("option") ||
+      !j["option"].is_string() || !j.contains("role") || !j["role"].is_string()) {
+    return std::nullopt;
+  }
+  CommandWord w{j["word"], j["option"], j["role"], 0};
+  if (w.role == "name=value") {
+    if (!j.contains("value_at") || !j["value_at"].is_number_unsigned()) return std::nullopt;
+    w.value_at = j["value_at"];
+    if (w.value_at == 0 || w.value_at > w.text.size()) return std::nullopt;
+  } else if (w.role != "name" && w.role != "value" && w.role != "word") {
+    return std::nullopt;
+  }
+  if (j.size() != (w.role == "name=value" ? 4u : 3u)) return std::nullopt;
+  return w;
+}
+
 void set_command_line(int argc, char** argv) {
   std::string command = "ropesim";
   for (int i = 1; i < argc; ++i) command += " " + shell_word(argv[i]);
@@ -386,24 +435,30 @@ std::string render(const Table& table, OutputKind kind, const std::optional<Shar
     if (c == '\n' || c == '\r') c = ' ';
   }
   const std::string shard_text = shard ? shard_line(*shard) : std::string();
+  nlohmann::json words = nlohmann::json::array();
+  for (const auto& w : recorded_command_words()) words.push_back(to_json(w));
+  const std::string words_text = "command words: " + words.dump();
   switch (kind) {
     case OutputKind::csv:
-      return "# " + line + "\n" + (shard ? "# " + shard_text + "\n" : "") + table.to_csv();
+      return "# " + line + "\n" + (shard ? "# " + shard_text + "\n# " + words_text + "\n" : "") +
+             table.to_csv();
     case OutputKind::markdown:
       return "Made by ropesim " + std::string(ropesim::version()) + " (commit " +
              std::string(ropesim::source_commit()) + "): `" + recorded_command() + "`\n\n" +
-             (shard ? shard_text + "\n\n" : "") + table.to_markdown();
+             (shard ? shard_text + "\n\n" + words_text + "\n\n" : "") + table.to_markdown();
     case OutputKind::json: {
       nlohmann::json j = {{"provenance", provenance()}, {"rows", table.to_json()}};
       if (shard) {
         j["provenance"]["shard"] = {{"index", shard->shard.index},
                                     {"count", shard->shard.count},
-                                    {"rows", shard->total_rows}};
+                                    {"rows", shard->total_rows},
+                                    {"words", words}};
       }
       return j.dump(2) + "\n";
     }
     case OutputKind::latex:
-      return "% " + line + "\n" + (shard ? "% " + shard_text + "\n" : "") + table.to_latex();
+      return "% " + line + "\n" + (shard ? "% " + shard_text + "\n% " + words_text + "\n" : "") +
+             table.to_latex();
   }
   return {};
 }

@@ -20,6 +20,11 @@ struct Table {
   std::vector<std::vector<nlohmann::json>> rows;
   /// Extra per-row JSON objects merged into the JSON rendering only (e.g. witness lists).
   std::vector<nlohmann::json> json_extra;
+  /// Per-row objects keyed by column whose values replace those cells in the JSON rendering
+  /// only: the value as a JSON number where the text, CSV, Markdown and LaTeX views print it
+  /// rounded or in the paper's notation (issue 21 item 3), with "COLUMN_exact" beside it
+  /// (numeric::put_exact) when binary64 cannot hold it. select() keeps a key with its column.
+  std::vector<nlohmann::json> json_numbers;
   /// The columns the terminal shows by default (the ones that matter, to fit 120 columns);
   /// empty = all. Files (--out) and --json have every column unless --columns names some.
   std::vector<std::string> terminal_columns;
@@ -72,8 +77,9 @@ OutputKind output_kind_for(const std::string& path, const std::string& flag,
 /// `{"provenance": {...}, "rows": [...]}`. (Terminal output stays clean: no provenance.)
 /// With `shard` (a run with --shard; `table` holds that shard's rows) the provenance also
 /// records the shard: the line shard_line() after the provenance line (as a `#`/`%` comment in
-/// CSV/LaTeX, a paragraph in Markdown), and in JSON `provenance.shard` =
-/// {"index": I, "count": N, "rows": T}. `ropesim merge` reads it back.
+/// CSV/LaTeX, a paragraph in Markdown), then the line "command words: JSON" (the
+/// recorded_command_words() as a JSON list, same prefix), and in JSON `provenance.shard` =
+/// {"index": I, "count": N, "rows": T, "words": [...]}. `ropesim merge` reads them back.
 std::string render(const Table& table, OutputKind kind,
                    const std::optional<ShardRecord>& shard = std::nullopt);
 
@@ -89,6 +95,27 @@ void write_and_print(const Table& table, const std::optional<OutputKind>& kind,
 
 /// Records the command line (argv) for provenance; called once by main.
 void set_command_line(int argc, char** argv);
+
+/// One word of the command line as CLI11 parsed it: structured provenance that a tool reads
+/// back without re-tokenising the recorded command (`ropesim merge`).
+struct CommandWord {
+  std::string text;    ///< the word as given (argv[i], unquoted)
+  std::string option;  ///< the option it belongs to, by its first name ("--out" for `-o F`); ""
+                       ///< for a sub-command or a positional argument
+  /// "name" (the option's name), "value" (the option's value, after its name), "name=value"
+  /// (both in one word: `--out=F`, `-oF`; the value starts at `value_at`), or "word".
+  std::string role = "word";
+  std::size_t value_at = 0;
+};
+
+/// Records the words after "ropesim" as the parser saw them (main, after CLI11's parse).
+void set_command_words(std::vector<CommandWord> words);
+/// The recorded words (empty before set_command_words).
+const std::vector<CommandWord>& recorded_command_words();
+/// A word as JSON: {"word", "option", "role"} (+ "value_at" for "name=value"), and back;
+/// from_json returns nullopt for anything else.
+nlohmann::json to_json(const CommandWord& w);
+std::optional<CommandWord> command_word_from_json(const nlohmann::json& j);
 
 /// {"tool": "ropesim", "version", "commit", "command", "libm": {"glibc", "sleef"}}: what every
 /// written file records (libm: the versions the :glibc and :sleef-u10 pipeline steps call).

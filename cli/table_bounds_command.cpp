@@ -25,6 +25,7 @@
 #include "numeric/exact.hpp"
 #include "numeric/exact_decimal.hpp"
 #include "numeric/format.hpp"
+#include "numeric/json_number.hpp"
 #include "numeric/parallel.hpp"
 #include "proofs/bounds.hpp"
 #include "proofs/no_decay.hpp"
@@ -82,20 +83,15 @@ nlohmann::json bound_cell(const proofs::BaseBound& row) {
   return "none <= 9.9e19";
 }
 
-/// The paper's base for L (D = 128) checked exactly: "passes" or "fails at m=…".
-nlohmann::json paper_check_cell(const std::string& paper, std::uint64_t L, unsigned threads) {
-  // "4.3e3" → 43·10^2
-  const mpz_class mantissa(std::string{paper[0], paper[2]});
-  mpz_class power;
-  mpz_ui_pow_ui(power.get_mpz_t(), 10, std::stoul(paper.substr(4)) - 1);
-  const auto c = proofs::check_base_exact(
-      proofs::base_context_sum(mpq_class(mantissa * power), 128), L, {}, threads);
+/// The paper's base checked exactly (proofs::check_paper_base): "passes" or "fails at m=…".
+nlohmann::json paper_check_cell(const proofs::PaperBase& paper) {
+  const auto& c = paper.check;
   if (c.verdict == proofs::BaseVerdict::fails) return fmt::format("fails at m={}", *c.witness);
   return proofs::to_string(c.verdict);
 }
 
-Table base_context_table(const std::vector<std::uint64_t>& lengths, std::size_t dim,
-                         const std::vector<nlohmann::json>& paper_checks,
+Table base_context_table(const std::vector<std::uint64_t>& lengths,
+                         const std::vector<std::optional<proofs::PaperBase>>& papers,
                          const std::vector<proofs::BaseBound>& exact,
                          const std::vector<std::string>& format_names,
                          const std::vector<std::vector<proofs::BaseBound>>& finite,
@@ -110,14 +106,22 @@ Table base_context_table(const std::vector<std::uint64_t>& lengths, std::size_t 
     t.terminal_columns.push_back(realisation + "_" + f);
   }
   for (std::size_t i = 0; i < lengths.size(); ++i) {
-    const auto paper = dim == 128 ? proofs::paper_base_bound(lengths[i]) : std::nullopt;
-    std::vector<nlohmann::json> row{lengths[i],
-                                    paper ? nlohmann::json(*paper) : nlohmann::json(nullptr),
-                                    paper_checks[i],
-                                    bound_cell(exact[i]),
-                                    rejection_cell(exact[i]),
-                                    exact[i].candidates,
-                                    exact[i].refined};
+    const auto& paper = papers[i];
+    std::vector<nlohmann::json> row{
+        lengths[i],
+        paper ? nlohmann::json(paper->printed) : nlohmann::json(nullptr),
+        paper ? paper_check_cell(*paper) : nlohmann::json(nullptr),
+        bound_cell(exact[i]),
+        rejection_cell(exact[i]),
+        exact[i].candidates,
+        exact[i].refined};
+    // JSON: a base found (nothing undecided below it) and the paper's as numbers
+    nlohmann::json numbers = nlohmann::json::object();
+    auto bound_number = [&](const std::string& column, const proofs::BaseBound& b) {
+      if (b.base && b.undecided.empty()) numeric::put_exact(numbers, column, mpq_class(*b.base));
+    };
+    if (paper) numeric::put_exact(numbers, "paper", paper->value);
+    bound_number("exact", exact[i]);
     for (std::size_t f = 0; f < format_names.size(); ++f) {
       if (lengths[i] > finite_max_length || i >= finite[f].size()) {
         row.emplace_back(nullptr);
@@ -125,9 +129,11 @@ Table base_context_table(const std::vector<std::uint64_t>& lengths, std::size_t 
       } else {
         row.push_back(bound_cell(finite[f][i]));
         row.push_back(rejection_cell(finite[f][i]));
+        bound_number(realisation + "_" + format_names[f], finite[f][i]);
       }
     }
     t.rows.push_back(std::move(row));
+    t.json_numbers.push_back(std::move(numbers));
   }
   return t;
 }
@@ -181,7 +187,8 @@ nlohmann::json drift_cell(const proofs::DriftResult& r) {
   return fmt::format("> {}", r.max_length);
 }
 
-/// --kind semantic-drift: per preset, the preset's schedule and p-RoPE at each p.
+/// --kind semantic-drift: per preset, the preset's schedule and p-RoPE at each p
+/// (proofs::semantic_drift_rows).
 Table semantic_drift_table(const std::vector<PresetRow>& models, const std::string& p_text,
                            const std::string& realisation_text,
                            const std::vector<numeric::Format>& formats, const mpq_class& tolerance,
@@ -190,13 +197,8 @@ Table semantic_drift_table(const std::vector<PresetRow>& models, const std::stri
     throw InvalidArgument("--tolerance: must lie strictly between 0 and 1 (got " +
                           tolerance.get_str() + ")");
   }
-  std::vector<std::pair<std::string, mpq_class>> ps;
-  for (const auto& p : split_unique(p_text, "--p")) {
-    const mpq_class value = with_flag("--p", [&] { return numeric::parse_rational_exact(p, "p"); });
-    if (value < 0 || value > 1)
-      throw InvalidArgument("--p: p-RoPE's p must lie in [0, 1] (got " + p + ")");
-    ps.emplace_back(p, value);
-  }
+  const auto ps =
+      with_flag("--p", [&] { return proofs::parse_prope_fractions(split_unique(p_text, "--p")); });
   Table t;
   t.columns = {"preset", "p", "channels", "exact"};
   t.terminal_columns = t.columns;
@@ -213,25 +215,22 @@ Table semantic_drift_table(const std::vector<PresetRow>& models, const std::stri
   }
   for (const auto& model : models) {
     const std::string& name = model.name;
-    const auto* p = &model.preset;
-    const attention::Schedule& preset = model.schedule;
-    std::vector<std::pair<std::string, attention::Schedule>> rows{{"none", preset}};
-    for (const auto& [text, value] : ps) {
-      rows.emplace_back(text,
-                        attention::prope_schedule(p->config.rope_theta, preset.rotary_dim, value));
-    }
-    // The channels of the preset (the lowest-frequency quarter); p-RoPE has the same blocks.
-    const auto channels = proofs::semantic_channels(preset);
-    for (const auto& [label, s] : rows) {
-      if (progress) std::cerr << "\rdrift " << name << " p=" << label << "   " << std::flush;
-      std::vector<nlohmann::json> row{
-          name, label, fmt::format("{}..{}", channels.front(), channels.back()),
-          drift_cell(proofs::semantic_drift_exact(s, channels, tolerance, max_length))};
-      for (const auto& r : realisations) {
-        row.push_back(
-            drift_cell(proofs::semantic_drift_realised(s, channels, r, tolerance, max_length)));
-      }
+    const auto rows = proofs::semantic_drift_rows(
+        model.schedule, model.preset.config.rope_theta, ps, realisations, tolerance, max_length,
+        [&](const std::string& label) {
+          if (progress) std::cerr << "\rdrift " << name << " p=" << label << "   " << std::flush;
+        });
+    for (const auto& r : rows) {
+      std::vector<nlohmann::json> row{name, r.label,
+                                      fmt::format("{}..{}", r.channels.front(), r.channels.back()),
+                                      drift_cell(r.exact)};
+      for (const auto& d : r.realised) row.push_back(drift_cell(d));
       t.rows.push_back(std::move(row));
+      // JSON: p as a number ("none" for the model's own schedule stays text)
+      nlohmann::json numbers = nlohmann::json::object();
+      for (const auto& p : ps)
+        if (p.text == r.label) numeric::put_exact(numbers, "p", p.value);
+      t.json_numbers.push_back(std::move(numbers));
     }
   }
   if (progress) std::cerr << "\n";
@@ -288,6 +287,12 @@ Table nope_table(const std::vector<numeric::Format>& formats,
                         c.pairs, c.identical, numeric::exact_decimal(c.max_difference),
                         fmt::format("{:.3e}", c.bound.get_d()), c.bound_holds(), c.margin.get_str(),
                         c.underflows});
+      // JSON: the exact values as numbers (with "_exact" beside where binary64 cannot hold)
+      nlohmann::json numbers = nlohmann::json::object();
+      numeric::put_exact(numbers, "max_difference", c.max_difference);
+      numeric::put_exact(numbers, "bound", c.bound);
+      numeric::put_exact(numbers, "margin", c.margin);
+      t.json_numbers.push_back(std::move(numbers));
     }
   }
   return t;
@@ -304,15 +309,11 @@ Table no_decay_table(const attention::Schedule& s, const std::vector<numeric::Fo
   Table t;
   t.columns = {"n", "exact"};
   std::vector<attention::Realisation> realisations;
-  std::vector<numeric::EvaluationPolicy> policies;
   for (const auto& spec : realisation_specs) {
     for (const auto& f : formats) {
       realisations.push_back(
           with_flag("--realizations", [&] { return attention::parse_realisation(spec, f); }));
       attention::check_applicable(s, realisations.back());
-      numeric::EvaluationPolicy policy;
-      policy.format = f;
-      policies.push_back(policy);
       t.columns.push_back(realisations.back().name() + "_" + f.name);
     }
   }
@@ -321,9 +322,10 @@ Table no_decay_table(const attention::Schedule& s, const std::vector<numeric::Fo
     double error = 0;
     const double exact = sum.approximate(static_cast<std::int64_t>(n), &error);
     std::vector<nlohmann::json> row{n, fmt::format("{:.12f}", exact)};
+    t.json_numbers.push_back({{"exact", exact}});  // JSON: the nearest double, as a number
     for (std::size_t r = 0; r < realisations.size(); ++r) {
-      const auto v = proofs::realised_alignment_score(s, realisations[r], key_position + n,
-                                                      key_position, policies[r]);
+      const auto v =
+          proofs::realised_alignment_score(s, realisations[r], key_position + n, key_position);
       if (v.is_finite()) {
         row.push_back(v.to_double());
       } else {
@@ -488,12 +490,8 @@ Action add_table_bounds_command(CLI::App* table) {
                                             threads);
           },
           first);
-      std::vector<nlohmann::json> paper_checks;
-      for (const auto L : lengths) {
-        const auto paper = dim == 128 ? proofs::paper_base_bound(L) : std::nullopt;
-        paper_checks.push_back(paper ? paper_check_cell(*paper, L, threads)
-                                     : nlohmann::json(nullptr));
-      }
+      std::vector<std::optional<proofs::PaperBase>> papers;
+      for (const auto L : lengths) papers.push_back(proofs::check_paper_base(L, dim, threads));
       std::vector<std::uint64_t> finite_lengths;
       for (const auto L : lengths) {
         if (L <= o->finite_max_length) finite_lengths.push_back(L);
@@ -511,8 +509,8 @@ Action add_table_bounds_command(CLI::App* table) {
         });
       }
       if (progress) std::cerr << "\n";
-      t = base_context_table(lengths, dim, paper_checks, exact, format_names, finite,
-                             o->finite_max_length, realisations.front().name());
+      t = base_context_table(lengths, papers, exact, format_names, finite, o->finite_max_length,
+                             realisations.front().name());
     } else if (o->kind == "positional-head") {
       std::vector<std::uint64_t> offsets;
       for (const auto& item : split_unique(o->offsets, "--k")) {
@@ -574,6 +572,14 @@ Action add_table_bounds_command(CLI::App* table) {
             c.d_extra,
             c.block ? nlohmann::json(*c.block) : nlohmann::json(nullptr),
             fmt::format("{:.6g}", c.t_extra.to_double())};
+        // JSON: numbers (the text columns round for reading)
+        nlohmann::json numbers = {{"x", c.ratio}, {"T_extra", c.t_extra.to_double()}};
+        numeric::put_exact(numbers, "base", p->config.rope_theta);
+        if (c.block) {
+          numbers["block_period"] =
+              2 * 3.14159265358979323846 / s.blocks[*c.block].theta.to_double();
+        }
+        t.json_numbers.push_back(std::move(numbers));
         if (!c.block) {
           row.emplace_back(nullptr);
           for (std::size_t k = 0; k < realisations.size(); ++k) row.emplace_back(nullptr);

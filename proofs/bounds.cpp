@@ -10,6 +10,7 @@
 
 #include "numeric/arithmetic.hpp"
 #include "numeric/error.hpp"
+#include "numeric/exact.hpp"
 #include "numeric/mpfr_util.hpp"
 #include "numeric/parallel.hpp"
 
@@ -294,6 +295,17 @@ std::optional<std::string> paper_base_bound(std::uint64_t length) {
   return std::nullopt;
 }
 
+std::optional<PaperBase> check_paper_base(std::uint64_t length, std::size_t dim, unsigned threads) {
+  if (dim != kPaperBaseDim) return std::nullopt;
+  const auto printed = paper_base_bound(length);
+  if (!printed) return std::nullopt;
+  PaperBase out;
+  out.printed = *printed;
+  out.value = numeric::parse_decimal_exact(*printed, "the paper's base");
+  out.check = check_base_exact(base_context_sum(out.value, kPaperBaseDim), length, {}, threads);
+  return out;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Critical dimension
 
@@ -482,6 +494,45 @@ DriftResult semantic_drift_realised(const attention::Schedule& s,
     }
   }
   return out;
+}
+
+std::vector<PRopeFraction> parse_prope_fractions(const std::vector<std::string>& texts,
+                                                 std::string_view what) {
+  std::vector<PRopeFraction> out;
+  for (const auto& text : texts) {
+    const mpq_class value = numeric::parse_rational_exact(text, std::string(what));
+    if (value < 0 || value > 1) {
+      throw InvalidArgument("p-RoPE's " + std::string(what) + " must lie in [0, 1] (got " + text +
+                            ")");
+    }
+    out.push_back({text, value});
+  }
+  return out;
+}
+
+std::vector<SemanticDriftRow> semantic_drift_rows(
+    const attention::Schedule& model, const mpq_class& base, const std::vector<PRopeFraction>& ps,
+    const std::vector<attention::Realisation>& realisations, const mpq_class& tolerance,
+    std::uint64_t max_length, const std::function<void(const std::string&)>& progress) {
+  if (tolerance <= 0 || tolerance >= 1) {
+    throw InvalidArgument("semantic drift: the tolerance must lie strictly between 0 and 1 (got " +
+                          tolerance.get_str() + ")");
+  }
+  std::vector<SemanticDriftRow> rows;
+  rows.push_back({"none", model, {}, {}, {}});
+  for (const auto& p : ps)
+    rows.push_back(
+        {p.text, attention::prope_schedule(base, model.rotary_dim, p.value), {}, {}, {}});
+  const auto channels = semantic_channels(model);
+  for (auto& row : rows) {
+    if (progress) progress(row.label);
+    row.channels = channels;
+    row.exact = semantic_drift_exact(row.schedule, channels, tolerance, max_length);
+    for (const auto& r : realisations)
+      row.realised.push_back(
+          semantic_drift_realised(row.schedule, channels, r, tolerance, max_length));
+  }
+  return rows;
 }
 
 }  // namespace ropesim::proofs

@@ -21,6 +21,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "attention/realisation.hpp"
@@ -147,6 +148,25 @@ std::vector<BaseBound> base_context_bounds(const std::vector<std::uint64_t>& len
 /// satisfy the paper's own criterion and why the others may not.
 std::optional<std::string> paper_base_bound(std::uint64_t length);
 
+/// The head dimension D of Men et al. 2024's Table 1: its printed bases hold for D = 128 only.
+inline constexpr std::size_t kPaperBaseDim = 128;
+
+/// The paper's printed base for one context length, read exactly and checked exactly.
+struct PaperBase {
+  std::string printed;  ///< as printed, e.g. "4.3e3" (paper_base_bound)
+  mpq_class value;      ///< its exact value (numeric::parse_decimal_exact), e.g. 4300
+  /// check_base_exact of base_context_sum(value, kPaperBaseDim) for m = 0..L: whether the
+  /// printed base satisfies the paper's own criterion B_m ≥ 0 (docs/BOUNDS.md §1).
+  BaseCheck check;
+};
+
+/// The paper's base for context length `length` at rotary dimension `dim`, checked exactly
+/// with `threads` workers: nullopt when dim ≠ kPaperBaseDim (the paper printed no other D)
+/// or paper_base_bound(length) has no entry. Source: Men et al. 2024 (arXiv 2405.14591),
+/// Table 1.
+std::optional<PaperBase> check_paper_base(std::uint64_t length, std::size_t dim,
+                                          unsigned threads = 1);
+
 // ---------------------------------------------------------------------------------------------
 // Critical dimension for extrapolation [Liu et al. 2023]
 // ---------------------------------------------------------------------------------------------
@@ -222,5 +242,38 @@ DriftResult semantic_drift_realised(const attention::Schedule& s,
                                     const std::vector<std::size_t>& channels,
                                     const attention::Realisation& realisation,
                                     const mpq_class& tolerance, std::uint64_t max_length);
+
+/// One p of p-RoPE [Barbero et al. 2024 §5, arXiv 2410.06205]: p as the user wrote it and
+/// exactly. p-RoPE keeps the highest-frequency fraction p of the blocks and sets the rest to
+/// θ = 0 (attention::prope_schedule).
+struct PRopeFraction {
+  std::string text;  ///< e.g. "0.75"
+  mpq_class value;   ///< in [0, 1]
+};
+
+/// Reads p-RoPE fractions written as exact decimals or fractions ("0.75", "3/4"). Throws
+/// InvalidArgument for a malformed number (naming `what`) or a p outside [0, 1] ("p-RoPE's p
+/// must lie in [0, 1] (got 2)").
+std::vector<PRopeFraction> parse_prope_fractions(const std::vector<std::string>& texts,
+                                                 std::string_view what = "p");
+
+/// One row of the semantic-drift comparison: a schedule (the model's own, or p-RoPE at one p
+/// with the model's base and rotary dimension) with its drift over the model's channels.
+struct SemanticDriftRow {
+  std::string label;  ///< "none" (the model's schedule) or the p as written
+  attention::Schedule schedule;
+  std::vector<std::size_t> channels;  ///< semantic_channels(model): p-RoPE has the same blocks
+  DriftResult exact;                  ///< semantic_drift_exact
+  std::vector<DriftResult> realised;  ///< semantic_drift_realised per realisation, in order
+};
+
+/// The model's schedule and p-RoPE(base, model.rotary_dim, p) for each p, each with the drift
+/// of the model's semantic channels, exactly and under each realisation. `progress`, when
+/// set, is called with each row's label before it is computed. Throws InvalidArgument unless
+/// 0 < tolerance < 1, or as semantic_drift_exact / prope_schedule do.
+std::vector<SemanticDriftRow> semantic_drift_rows(
+    const attention::Schedule& model, const mpq_class& base, const std::vector<PRopeFraction>& ps,
+    const std::vector<attention::Realisation>& realisations, const mpq_class& tolerance,
+    std::uint64_t max_length, const std::function<void(const std::string&)>& progress = {});
 
 }  // namespace ropesim::proofs

@@ -6,6 +6,7 @@
 #include "attention/framework_presets.hpp"
 #include "numeric/error.hpp"
 #include "numeric/fast_engine.hpp"
+#include "numeric/json_number.hpp"
 #include "proofs/fixed_offset_head.hpp"
 
 namespace ropesim::proofs {
@@ -18,8 +19,11 @@ constexpr DiagnoseCandidate kCandidates[] = {
      "inv_freq is computed in fp32 but stored in the model dtype, as `model.to(dtype)` does to "
      "the registered buffer, so every frequency but the highest is off by up to half an ulp of "
      "A and the angle error grows linearly with the position",
-     "Megatron-LM #535 (inv_freq in fp16); docs/FRAMEWORK_BUGS.md 'More cases' (Llama-3.2-1B "
-     "inv_freq kept as bf16)",
+     "Megatron-LM #744 (`to(torch.bfloat16)` turns RotaryEmbedding's inv_freq into bf16), "
+     "transformers #30709 (Trainer's bf16_full_eval calls model.to(bfloat16), casting the "
+     "buffers), transformers #29496 (Mistral's inv_freq in bf16 under bf16 training), "
+     "NVIDIA-NeMo/Automodel #2549 (fix: keep RoPE frequency buffers fp32 under a bf16 model "
+     "cast); docs/FRAMEWORK_BUGS.md 'inv_freq cast with the model'",
      "keep the inv_freq buffer in fp32 (register it with persistent=False and re-create it in "
      "fp32 after casting the model)"},
     {"angle-bf16", "angle", "bf16",
@@ -49,20 +53,24 @@ constexpr DiagnoseCandidate kCandidates[] = {
      "transformers #48428 (TF32 rounded the RoPE angle GEMM)",
      "disable TF32 for the angle (torch.backends.cuda.matmul.allow_tf32 = False) or form it as "
      "an elementwise product"},
+    {"torch-cpu-sleef", "power,cos_sin", "fp32:sleef-u10",
+     "PyTorch on CPU evaluates pow, cos and sin with SLEEF's u10 AVX2 functions (within 1 ulp of "
+     "fp32, not correctly rounded; with hf this is the hf-torch-cpu preset), so a few fp32 "
+     "cos/sin values differ from the correctly rounded path before the cast into A",
+     "not a bug report: PyTorch's own library calls (pytorch aten/src/ATen/cpu/vec/vec256/"
+     "vec256_float.h Sleef_cosf8_u10; checked bit for bit against PyTorch 1.13.1 in tests/torch/)",
+     "nothing to fix for accuracy (the difference is within 1 ulp of fp32 before rounding into "
+     "A); to match a correctly rounded reference bit for bit, compute the cos/sin cache in fp64 "
+     "and round once"},
 };
 
 double larger(const attention::ErrorMaximum& a, const attention::ErrorMaximum& b) {
   return std::max(a.value, b.value);
 }
 
-/// The larger of two maxima (the earlier one on ties, as compare keeps the first).
-attention::ErrorMaximum max_of(const attention::ErrorMaximum& a, const attention::ErrorMaximum& b) {
-  if (!b.seen) return a;
-  if (!a.seen) return b;
-  if (b.value > a.value) return b;
-  if (b.value == a.value &&
-      (b.position < a.position || (b.position == a.position && b.block < a.block)))
-    return b;
+/// The larger of two maxima (attention::merge: the earlier place on ties).
+attention::ErrorMaximum max_of(attention::ErrorMaximum a, const attention::ErrorMaximum& b) {
+  attention::merge(a, b);
   return a;
 }
 
@@ -110,25 +118,27 @@ DiagnoseCensus census_of(const attention::Schedule& s, const attention::Realisat
   return out;
 }
 
-nlohmann::json maximum_json(const attention::ErrorMaximum& m) {
-  nlohmann::json j;
-  j["value"] = std::isfinite(m.value) ? nlohmann::json(m.value) : nlohmann::json("inf");
-  j["position"] = m.seen ? nlohmann::json(m.position) : nlohmann::json(nullptr);
-  j["block"] = m.seen ? nlohmann::json(m.block) : nlohmann::json(nullptr);
-  return j;
-}
-
 nlohmann::json band_json(const BandError& b) {
   return {{"start", b.start},
           {"end", b.end},
-          {"max_absolute", maximum_json(b.max_absolute)},
+          {"max_absolute", attention::to_json(b.max_absolute)},
           {"typical_absolute", b.typical_absolute},
-          {"max_ulps", maximum_json(b.max_ulps)},
+          {"max_ulps", attention::to_json(b.max_ulps)},
           {"typical_ulps", b.typical_ulps},
-          {"max_angle", b.max_angle ? maximum_json(*b.max_angle) : nlohmann::json(nullptr)},
+          {"max_angle", b.max_angle ? attention::to_json(*b.max_angle) : nlohmann::json(nullptr)},
           {"differing", b.differing},
           {"entries", b.entries},
           {"nonfinite", b.nonfinite}};
+}
+
+nlohmann::json score_drift_json(const std::optional<DiagnoseScoreDrift>& d) {
+  if (!d) return nullptr;
+  auto number = [](double v) {
+    return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(std::isnan(v) ? "nan" : "inf");
+  };
+  return {{"drift", number(d->drift)},
+          {"max_error", {{"value", number(d->max_error)}, {"position", d->max_error_position}}},
+          {"nonfinite", d->nonfinite}};
 }
 
 nlohmann::json path_json(const DiagnosePath& p) {
@@ -146,6 +156,7 @@ nlohmann::json path_json(const DiagnosePath& p) {
   j["bands"] = nlohmann::json::array();
   for (const auto& b : p.bands) j["bands"].push_back(band_json(b));
   j["overall"] = band_json(p.overall);
+  j["score_drift"] = score_drift_json(p.score_drift);
   j["first_differing_band"] =
       p.first_differing_band ? nlohmann::json(*p.first_differing_band) : nlohmann::json(nullptr);
   const auto& c = p.census;
@@ -204,6 +215,19 @@ std::string with_pipeline_step(std::string_view framework_spec, std::string_view
   return out;
 }
 
+std::string candidate_realisation(std::string_view framework_spec,
+                                  const DiagnoseCandidate& candidate) {
+  if (candidate.step.empty()) return std::string(candidate.value);
+  std::string spec(framework_spec);
+  std::string_view keys = candidate.step;
+  while (!keys.empty()) {
+    const auto comma = keys.find(',');
+    spec = with_pipeline_step(spec, keys.substr(0, comma), candidate.value);
+    keys = comma == std::string_view::npos ? std::string_view{} : keys.substr(comma + 1);
+  }
+  return spec;
+}
+
 std::vector<std::pair<std::uint64_t, std::uint64_t>> diagnose_bands(std::uint64_t context) {
   if (context == 0) throw InvalidArgument("diagnose: the context must hold at least 1 position");
   std::vector<std::pair<std::uint64_t, std::uint64_t>> bands;
@@ -215,6 +239,24 @@ std::vector<std::pair<std::uint64_t, std::uint64_t>> diagnose_bands(std::uint64_
     end *= 2;
   }
   return bands;
+}
+
+std::vector<std::uint64_t> diagnose_score_positions(std::uint64_t context, std::uint64_t offset) {
+  std::vector<std::uint64_t> out;
+  if (context == 0 || context - 1 < offset) return out;
+  const std::uint64_t last = context - 1, span = last - offset;
+  const std::uint64_t count = std::min<std::uint64_t>(64, span + 1);
+  for (std::uint64_t i = 0; i < count; ++i) {
+    // offset + floor(i·span/(count-1)) without overflow (span < 2^31)
+    out.push_back(count == 1 ? offset : offset + i * span / (count - 1));
+  }
+  for (const auto& [start, end] : diagnose_bands(context)) {
+    if (start >= offset) out.push_back(start);
+    if (end - 1 >= offset) out.push_back(end - 1);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
 }
 
 WorkEstimate diagnose_work(const attention::Schedule& s, std::uint64_t context) {
@@ -292,7 +334,34 @@ DiagnoseReport diagnose(const attention::Schedule& s, const numeric::Format& for
     path.overall.typical_ulps = lower_median(ulps_all);
     note("rotations " + path.name, 0, 1);
     path.census = census_of(s, r, options.context, options.threads);
+    if (!report.score.positions.empty()) {
+      const auto qk = attention::random_query_key(format, s.dimension(), report.score.seed);
+      const auto rotated = attention::rotate_scores(s, r, qk.query, qk.key, report.score.offset,
+                                                    report.score.positions, report.score.summation,
+                                                    report.score.accumulator);
+      report.score.exact = rotated.exact;
+      DiagnoseScoreDrift d;
+      d.drift = rotated.drift;
+      for (const auto& row : rotated.scores) {
+        if (std::isnan(row.absolute_error) || std::isinf(row.absolute_error)) {
+          ++d.nonfinite;
+        } else if (row.absolute_error > d.max_error) {
+          d.max_error = row.absolute_error;
+          d.max_error_position = row.position;
+        }
+      }
+      if (d.max_error == 0 && !rotated.scores.empty())
+        d.max_error_position = rotated.scores.front().position;
+      path.score_drift = d;
+    }
   };
+
+  // The fixed-offset score's settings: the framework's accumulation for every path.
+  report.score.positions = diagnose_score_positions(options.context, report.score.offset);
+  if (const auto* acc = attention::framework_score_accumulation(preset.name)) {
+    report.score.summation = numeric::Summation::wide_accumulator;
+    report.score.accumulator = numeric::parse_format(acc->format);
+  }
 
   report.correct.name = "correct";
   report.correct.realisation = correct.name();
@@ -307,9 +376,7 @@ DiagnoseReport diagnose(const attention::Schedule& s, const numeric::Format& for
     path.candidate = &candidate;
     path.against = "correct";
     try {
-      path.realisation = candidate.step.empty()
-                             ? std::string(candidate.value)
-                             : with_pipeline_step(preset.spec, candidate.step, candidate.value);
+      path.realisation = candidate_realisation(preset.spec, candidate);
       const auto r = attention::parse_realisation(path.realisation, binding);
       attention::check_applicable(s, r);
       if (r.name() == correct_steps) {
@@ -342,15 +409,20 @@ DiagnoseReport diagnose(const attention::Schedule& s, const numeric::Format& for
   hs.head.k = 1;
   static_cast<numeric::FormatBinding&>(hs.head.policy) = binding;
   hs.auto_C = true;
-  FixedOffsetSpec probe = hs.head;
-  probe.C = 1;
-  const auto head = make_fixed_offset_head(probe);
-  const auto algorithm = resolve_range_algorithm(hs.algorithm, head);
-  hs.max_length = horizon_max_length(algorithm, head, std::nullopt, false);
-  hs.threads = std::max(1u, options.threads);
   report.horizon.realisation = std::string(preset.name);
   report.horizon.theta = s.blocks.front().theta.as_rational();
-  report.horizon.report = horizon(hs);
+  try {
+    FixedOffsetSpec probe = hs.head;
+    probe.C = 1;
+    const auto head = make_fixed_offset_head(probe);
+    const auto algorithm = resolve_range_algorithm(hs.algorithm, head);
+    hs.max_length = horizon_max_length(algorithm, head, std::nullopt, false);
+    hs.threads = std::max(1u, options.threads);
+    report.horizon.report = horizon(hs);
+  } catch (const InvalidArgument& e) {
+    // e.g. hf-torch-cpu: SLEEF's 8-lane calls need 8 blocks, so block 0 alone is no head
+    report.horizon.skipped = std::string(preset.name) + " on block 0 alone: " + e.what();
+  }
 
   // The bounds.
   auto& bounds = report.bounds;
@@ -394,12 +466,29 @@ nlohmann::json to_json(const DiagnoseReport& report) {
   for (const auto& c : report.candidates) j["candidates"].push_back(path_json(c));
   j["ranking"] = nlohmann::json::array();
   for (const auto i : report.ranking) j["ranking"].push_back(report.candidates[i].name);
-  j["horizon"] = to_json(report.horizon.report);
-  j["horizon"]["theta"] = report.horizon.theta ? nlohmann::json(report.horizon.theta->get_str())
-                                               : nlohmann::json(nullptr);
+  j["score"] = {{"offset", report.score.offset},
+                {"seed", report.score.seed},
+                {"summation", std::string(numeric::to_string(report.score.summation))},
+                {"accumulator", report.score.summation == numeric::Summation::wide_accumulator
+                                    ? nlohmann::json(report.score.accumulator.name)
+                                    : nlohmann::json(nullptr)},
+                {"positions", report.score.positions},
+                {"exact", std::isfinite(report.score.exact) ? nlohmann::json(report.score.exact)
+                                                            : nlohmann::json("nan")}};
+  j["horizon"] =
+      report.horizon.skipped.empty() ? to_json(report.horizon.report) : nlohmann::json::object();
+  j["horizon"]["skipped"] = report.horizon.skipped.empty() ? nlohmann::json(nullptr)
+                                                           : nlohmann::json(report.horizon.skipped);
+  if (report.horizon.theta)
+    numeric::put_exact(j["horizon"], "theta", *report.horizon.theta);
+  else
+    j["horizon"]["theta"] = nullptr;
   const auto& b = report.bounds;
   nlohmann::json bc;
-  bc["base"] = b.base ? nlohmann::json(b.base->get_str()) : nlohmann::json(nullptr);
+  if (b.base)
+    numeric::put_exact(bc, "base", *b.base);
+  else
+    bc["base"] = nullptr;
   bc["dim"] = b.dim;
   if (b.config_check) {
     bc["config_verdict"] = to_string(b.config_check->verdict);
@@ -407,18 +496,20 @@ nlohmann::json to_json(const DiagnoseReport& report) {
                                                    : nlohmann::json(nullptr);
   }
   if (b.bound) {
-    bc["smallest_grid_base"] =
-        b.bound->base ? nlohmann::json(b.bound->base->get_str()) : nlohmann::json(nullptr);
-    bc["rejected_base"] = b.bound->rejected_base ? nlohmann::json(b.bound->rejected_base->get_str())
-                                                 : nlohmann::json(nullptr);
+    // grid bases are integers below 10^20
+    bc["smallest_grid_base"] = nullptr;
+    bc["rejected_base"] = nullptr;
+    if (b.bound->base) numeric::put_exact(bc, "smallest_grid_base", mpq_class(*b.bound->base));
+    if (b.bound->rejected_base)
+      numeric::put_exact(bc, "rejected_base", mpq_class(*b.bound->rejected_base));
     bc["rejected_witness"] = b.bound->rejected_witness ? nlohmann::json(*b.bound->rejected_witness)
                                                        : nlohmann::json(nullptr);
   }
   j["bounds"]["base_context"] = bc;
   j["bounds"]["semantic_drift"] = {{"channels", b.channels},
-                                   {"tolerance", b.drift_tolerance.get_str()},
                                    {"exact", drift_json(b.drift_exact)},
                                    {"realised", drift_json(b.drift_realised)}};
+  numeric::put_exact(j["bounds"]["semantic_drift"], "tolerance", b.drift_tolerance);
   return j;
 }
 

@@ -13,6 +13,7 @@
 #include "numeric/format_properties.hpp"
 #include "numeric/mpfr_util.hpp"
 #include "numeric/parallel.hpp"
+#include "numeric/stopwatch.hpp"
 
 namespace ropesim::proofs {
 
@@ -72,10 +73,6 @@ struct Propagation {
   }
   static Err add(const Err& x, const Err& y) { return {x.M + y.M, x.D + y.D}; }
 };
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 /// Exact t − m ≥ f for finite doubles (TwoSum; as in the scan).
 bool lead_at_least(double t, double m, double f) {
@@ -450,7 +447,7 @@ CertifiedRange certified_range_fast_reference(const FixedOffsetHead& head,
   }
   if (auto why = fast_range_refusal(head))
     throw InvalidArgument("the candidate algorithm does not apply: " + *why);
-  const auto start = std::chrono::steady_clock::now();
+  const auto start = numeric::Clock::now();
   const mpq_class E = *realised_score_error_bound(head);
   CertifiedRange out;
   out.algorithm = "candidates";
@@ -572,7 +569,7 @@ CertifiedRange certified_range_fast_reference(const FixedOffsetHead& head,
     out.n_max = options.max_length;
     out.at_limit = true;
   }
-  out.seconds = seconds_since(start);
+  out.seconds = numeric::seconds_since(start);
   return out;
 }
 

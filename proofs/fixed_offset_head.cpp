@@ -7,6 +7,7 @@
 #include "numeric/engine.hpp"
 #include "numeric/error.hpp"
 #include "numeric/format_properties.hpp"
+#include "numeric/stopwatch.hpp"
 #include "numeric/summation.hpp"
 
 namespace ropesim::proofs {
@@ -15,10 +16,6 @@ using numeric::Format;
 using numeric::Value;
 
 namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 mpq_class exact_of(const Value& v) { return attention::exact_rational(v); }
 
@@ -237,7 +234,7 @@ CertifiedRange certified_range(const FixedOffsetHead& head, const ScanOptions& o
     throw InvalidArgument("the scan's max_length must be in 1.." + std::to_string(kMaxScanLength) +
                           ", got " + std::to_string(options.max_length));
   }
-  const auto start = std::chrono::steady_clock::now();
+  const auto start = numeric::Clock::now();
   CertifiedRange out;
   out.max_length = options.max_length;
   RealisedScores scores(head, options.use_fast_kernel);
@@ -342,7 +339,7 @@ CertifiedRange certified_range(const FixedOffsetHead& head, const ScanOptions& o
     out.n_max = options.max_length;
     out.at_limit = true;
   }
-  out.seconds = seconds_since(start);
+  out.seconds = numeric::seconds_since(start);
   return out;
 }
 

@@ -37,4 +37,12 @@ numeric::Value realised_alignment_score(const attention::Schedule& s,
   return numeric::dot(q, k, policy);
 }
 
+numeric::Value realised_alignment_score(const attention::Schedule& s,
+                                        const attention::Realisation& realisation,
+                                        std::uint64_t query_position, std::uint64_t key_position) {
+  numeric::EvaluationPolicy policy;
+  policy.format = realisation.format;
+  return realised_alignment_score(s, realisation, query_position, key_position, policy);
+}
+
 }  // namespace ropesim::proofs

@@ -35,4 +35,11 @@ numeric::Value realised_alignment_score(const attention::Schedule& s,
                                         std::uint64_t query_position, std::uint64_t key_position,
                                         const numeric::EvaluationPolicy& policy);
 
+/// realised_alignment_score with the realisation's own format F and F's default evaluation
+/// policy (sequential sum, round to nearest-even): the score as `table bounds --kind
+/// no-decay` reports it, with F held once (by the realisation).
+numeric::Value realised_alignment_score(const attention::Schedule& s,
+                                        const attention::Realisation& realisation,
+                                        std::uint64_t query_position, std::uint64_t key_position);
+
 }  // namespace ropesim::proofs

@@ -76,6 +76,31 @@ TEST_CASE("rotate: e1, e1 on single:g=1 at fp16 by hand, drift with p", "[cli][r
   CHECK(j["exact"].get<double>() == Approx(0.28366218546322626).epsilon(1e-15));
   CHECK(j["drift"].get<double>() == 1.0 / 4096);
   CHECK(j["summation"] == "sequential");
+  // JSON numbers where the value is a binary64 (issue 21 item 3): the score and q, k
+  CHECK(j["scores"][0]["score"]["value"].get<double>() == 1162.0 / 4096);
+  CHECK(j["query"] == nlohmann::json::array({1, 0}));
+  CHECK(j["key"] == nlohmann::json::array({1, 0}));
+  CHECK(!j.contains("query_exact"));
+}
+
+TEST_CASE("rotate: values binary64 cannot hold get their exact value beside them",
+          "[cli][rotate]") {
+  // p=113,e=15 (binary128's shape): 0.3333333333333333333333 rounded to 113 bits is not a binary64:
+  // the number is its nearest double, the exact value (an odd numerator over 2^114) stands beside
+  // it
+  const Run r =
+      run("rotate --schedule single:g=1 --realization r1 --format p=113,e=15 --q "
+          "0.3333333333333333333333,1 "
+          "--k 1,0 --offset 0 --positions 0 --json");
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  REQUIRE(j.contains("query_exact"));
+  CHECK(j["query"][0].get<double>() == Approx(1.0 / 3).epsilon(1e-15));
+  // Python: round(Fraction("0.3333333333333333333333") * 2**114), odd, over 2^114
+  CHECK(j["query_exact"][0] ==
+        "6923062478046436838039969466045657/20769187434139310514121985316880384");
+  CHECK(j["query_exact"][1] == 1);
 }
 
 TEST_CASE("rotate: --seed gives the same bytes twice; bad input is one line", "[cli][rotate]") {

@@ -81,6 +81,39 @@ void check_census(const json& path, const std::string& schedule, const std::stri
   }
 }
 
+/// Checks the fixed-offset score drift of `path` against `rotate` with the report's settings.
+void check_score(const json& report, const json& path, const std::string& schedule,
+                 const std::string& format) {
+  INFO(path["name"]);
+  const auto& settings = report["score"];
+  std::string positions;
+  for (const auto& p : settings["positions"])
+    positions += (positions.empty() ? "" : ",") + std::to_string(p.get<std::uint64_t>());
+  std::string command = "rotate --schedule " + schedule + " --realization '" +
+                        path["realization"].get<std::string>() + "' --format " + format +
+                        " --seed " + std::to_string(settings["seed"].get<std::uint64_t>()) +
+                        " --offset " + std::to_string(settings["offset"].get<std::uint64_t>()) +
+                        " --positions " + positions + " --summation " +
+                        settings["summation"].get<std::string>();
+  if (!settings["accumulator"].is_null())
+    command += " --accumulator " + settings["accumulator"].get<std::string>();
+  const json r = run_json(command + " --json");
+  CHECK(settings["exact"] == r["exact"]);
+  const auto& d = path["score_drift"];
+  CHECK(d["drift"] == r["drift"]);
+  double max_error = 0;
+  std::uint64_t at = r["scores"][0]["position"];
+  for (const auto& row : r["scores"]) {
+    if (row["absolute_error"].get<double>() > max_error) {
+      max_error = row["absolute_error"];
+      at = row["position"];
+    }
+  }
+  CHECK(d["max_error"]["value"].get<double>() == max_error);
+  CHECK(d["max_error"]["position"] == at);
+  CHECK(d["nonfinite"] == 0);
+}
+
 const json* candidate(const json& report, const std::string& name) {
   for (const auto& c : report["candidates"])
     if (c["name"] == name) return &c;
@@ -99,6 +132,16 @@ TEST_CASE("diagnose on Llama-3.1-8B in bf16 with hf equals compare, rotations, h
   CHECK(d["bands"][2] == json::array({2048, 3000}));
   check_bands(d["correct"], schedule, "bf16", "exact");
   check_census(d["correct"], schedule, "bf16", 3000);
+  check_score(d, d["correct"], schedule, "bf16");
+  // the drift's positions: 64 spread over 1..2999 (1 + floor(i·2998/63)) and the bands' ends
+  // 1023, 1024, 2047, 2048
+  // (0 is below the offset 1); wide-accumulator fp32 as hf's score GEMM
+  CHECK(d["score"]["offset"] == 1);
+  CHECK(d["score"]["summation"] == "wide-accumulator");
+  CHECK(d["score"]["accumulator"] == "fp32");
+  CHECK(d["score"]["positions"].front() == 1);
+  CHECK(d["score"]["positions"].back() == 2999);
+  CHECK(d["score"]["positions"].size() == 67);  // 2047 is one of the 64
   // the fp32-phase path keeps every rotation distinct
   CHECK(d["correct"]["census"]["distinct"] == 3000);
   CHECK(d["correct"]["census"]["first_repeat"].is_null());
@@ -106,7 +149,24 @@ TEST_CASE("diagnose on Llama-3.1-8B in bf16 with hf equals compare, rotations, h
     if (!c["skipped"].is_null()) continue;
     check_bands(c, schedule, "bf16", "hf");
     check_census(c, schedule, "bf16", 3000);
+    check_score(d, c, schedule, "bf16");
   }
+  // PyTorch CPU's SLEEF calls: with hf, the candidate is the hf-torch-cpu preset's step list,
+  // so its first band equals `compare --realization hf-torch-cpu --against hf`
+  const json* sleef = candidate(d, "torch-cpu-sleef");
+  REQUIRE(sleef != nullptr);
+  if ((*sleef)["skipped"].is_null()) {  // needs AVX2 (the preset refuses otherwise)
+    const json c =
+        run_json("compare --schedule " + schedule +
+                 " --realization hf-torch-cpu --against hf --format bf16 --positions 1024 --json");
+    CHECK(value((*sleef)["bands"][0]["max_absolute"]) == max_abs(c["overall"]));
+    CHECK((*sleef)["bands"][0]["differing"] == c["overall"]["differing"]);
+  }
+  // a bf16 angle moves the previous-token score more than the correct path does
+  const json* angle = candidate(d, "angle-bf16");
+  REQUIRE(angle != nullptr);
+  CHECK((*angle)["score_drift"]["max_error"]["value"].get<double>() >
+        d["correct"]["score_drift"]["max_error"]["value"].get<double>());
   // bf16 is the model dtype: the bf16 cos/sin cache candidate only changes cos_sin's format
   // and the positions-in-fp16 candidate collides first at 2049 = 2048 (docs/FRAMEWORK_BUGS.md)
   const json* positions = candidate(d, "position-fp16");
@@ -124,7 +184,7 @@ TEST_CASE("diagnose on Llama-3.1-8B in bf16 with hf equals compare, rotations, h
   }
   // the previous-token head on block 0 (theta = 1) equals horizon --g 1
   const json h = run_json("horizon --g 1 --realization hf --format bf16 --k 1 --C auto --json");
-  CHECK(d["horizon"]["theta"] == "1");
+  CHECK(d["horizon"]["theta"] == 1);
   CHECK(d["horizon"]["n_max"] == h["n_max"]);
   CHECK(d["horizon"]["C"] == h["C"]);
   // base-context: table bounds --kind base-context for D = 128, L = 3000
@@ -132,8 +192,8 @@ TEST_CASE("diagnose on Llama-3.1-8B in bf16 with hf equals compare, rotations, h
       "table bounds --kind base-context --dim 128 --lengths 3000 --formats bf16 "
       "--finite-max-length 1 --json");
   const auto& bc = d["bounds"]["base_context"];
-  CHECK(std::stod(bc["smallest_grid_base"].get<std::string>()) ==
-        std::stod(b[0]["exact"].get<std::string>()));
+  CHECK(bc["smallest_grid_base"] == b[0]["exact"]);  // both JSON numbers
+  CHECK(bc["smallest_grid_base"].is_number_integer());
   CHECK(bc["config_verdict"] == "passes");  // 5e5 is above the bound 1.6e4-ish for L = 3000
   // semantic drift: table bounds --kind semantic-drift over m = 0..2999
   const json s = run_json("table bounds --kind semantic-drift --presets " + schedule +
@@ -146,6 +206,38 @@ TEST_CASE("diagnose on Llama-3.1-8B in bf16 with hf equals compare, rotations, h
   CHECK(text(drift["exact"]) == s[0]["exact"].get<std::string>());
   CHECK(text(drift["realised"]) == s[0]["hf_bf16"].get<std::string>());
   CHECK(s[0]["channels"] == "48..63");
+}
+
+TEST_CASE("diagnose with --framework hf-torch-cpu: PyTorch CPU's own SLEEF path as the framework",
+          "[cli][diagnose]") {
+  const Run probe =
+      run("compare --schedule llama2-7b --realization hf-torch-cpu --format bf16 "
+          "--positions 8 --json");
+  if (probe.code != 0) {
+    WARN("hf-torch-cpu does not apply here (no AVX2?): " << probe.err);
+    return;
+  }
+  const std::string schedule = "llama2-7b";
+  const json d = run_json(
+      "diagnose --schedule llama2-7b --dtype bf16 --framework hf-torch-cpu --context "
+      "1500 --json");
+  CHECK(d["framework"] == "hf-torch-cpu");
+  check_bands(d["correct"], schedule, "bf16", "exact");
+  check_score(d, d["correct"], schedule, "bf16");
+  // SLEEF's 8-lane calls need 8 blocks: block 0 alone is no head, and the report says so
+  CHECK(d["horizon"]["skipped"].get<std::string>().find("multiple of 8") != std::string::npos);
+  // the SLEEF candidate is the framework itself: nothing to measure
+  const json* sleef = candidate(d, "torch-cpu-sleef");
+  REQUIRE(sleef != nullptr);
+  CHECK((*sleef)["skipped"].get<std::string>().find("same step list") != std::string::npos);
+  // the buffer cast on top of PyTorch's own trig, against hf-torch-cpu
+  const json* cast = candidate(d, "inv-freq-cast");
+  REQUIRE(cast != nullptr);
+  REQUIRE((*cast)["skipped"].is_null());
+  CHECK((*cast)["realization"].get<std::string>().find("cos_sin=fp32:sleef-u10") !=
+        std::string::npos);
+  check_bands(*cast, schedule, "bf16", "hf-torch-cpu");
+  check_score(d, *cast, schedule, "bf16");
 }
 
 TEST_CASE("diagnose on hand-written Phi-3 longrope, Qwen2.5 YaRN and Gemma-2 configs",
@@ -220,6 +312,19 @@ TEST_CASE("diagnose writes Markdown and HTML reports; bad input is one line, exi
       "--framework");
   expect_usage_error(run("diagnose --schedule llama3-8b --dtype bf17 --framework hf --out " + none),
                      "--dtype");
+  // did you mean, for each name-valued flag
+  expect_usage_error(run("diagnose --schedule llama3-8b --dtype bf16 --framework hf-torch-cpo "
+                         "--context 10 --out " +
+                         none),
+                     "did you mean 'hf-torch-cpu'?");
+  expect_usage_error(run("diagnose --schedule llama3-8b --dtype bfloat61 --framework hf "
+                         "--context 10 --out " +
+                         none),
+                     "did you mean 'bfloat16'?");
+  expect_usage_error(run("diagnose --schedule lama3-8b --dtype bf16 --framework hf "
+                         "--context 10 --out " +
+                         none),
+                     "did you mean 'llama3-8b'?");
   expect_usage_error(run("diagnose --schedule llama3-8b --dtype bf16 --framework hf --out x.txt"),
                      "REPORT.html");
   expect_usage_error(run("diagnose --dtype bf16 --framework hf"), "--config");

@@ -101,24 +101,41 @@ TEST_CASE("--shard I/N holds rows [floor((I-1)T/N), floor(IT/N)) and records the
   REQUIRE(run(kSweep + " --shard 2/3 --out " + part).code == 0);
   const auto all = lines_of(slurp(whole)), mine = lines_of(slurp(part));
   // T = 8, N = 3: shard 2 holds rows [floor(8/3), floor(16/3)) = [2, 5)
-  // whole: provenance, header, 8 rows; part: provenance, shard record, header, rows 2, 3, 4
+  // whole: provenance, header, 8 rows; part: provenance, shard record, command words, header,
+  // rows 2, 3, 4
   REQUIRE(all.size() == 10);
-  REQUIRE(mine.size() == 6);
+  REQUIRE(mine.size() == 7);
   CHECK(mine[1] ==
         "# shard 2/3 of 8 rows (rows [2, 5) of the table, counted from 0; join the shards with "
         "ropesim merge)");
-  CHECK(mine[2] == all[1]);
-  CHECK(mine[3] == all[2 + 2]);
-  CHECK(mine[4] == all[2 + 3]);
-  CHECK(mine[5] == all[2 + 4]);
+  // the command words as CLI11 parsed them: --shard's value and --out's are values of options
+  const std::string prefix = "# command words: ";
+  REQUIRE(mine[2].rfind(prefix, 0) == 0);
+  const auto words = nlohmann::json::parse(mine[2].substr(prefix.size()));
+  REQUIRE(words.size() >= 4);
+  CHECK(words[0] == nlohmann::json({{"word", "sweep"}, {"option", ""}, {"role", "word"}}));
+  const auto n = words.size();
+  CHECK(words[n - 4] ==
+        nlohmann::json({{"word", "--shard"}, {"option", "--shard"}, {"role", "name"}}));
+  CHECK(words[n - 3] ==
+        nlohmann::json({{"word", "2/3"}, {"option", "--shard"}, {"role", "value"}}));
+  CHECK(words[n - 1] == nlohmann::json({{"word", part}, {"option", "--out"}, {"role", "value"}}));
+  CHECK(mine[3] == all[1]);
+  CHECK(mine[4] == all[2 + 2]);
+  CHECK(mine[5] == all[2 + 3]);
+  CHECK(mine[6] == all[2 + 4]);
   // and the rows are the grid's (schedule, then realization, then format): row 2 is single:g=1, r2,
   // fp16
-  CHECK(mine[3].rfind("single:g=1,r2,fp16,", 0) == 0);
-  CHECK(mine[5].rfind("\"conventional:base=10000,dim=8\",r1,fp16,", 0) == 0);
+  CHECK(mine[4].rfind("single:g=1,r2,fp16,", 0) == 0);
+  CHECK(mine[6].rfind("\"conventional:base=10000,dim=8\",r1,fp16,", 0) == 0);
   const std::string json = temp_path("rr_part.json");
   REQUIRE(run(kSweep + " --shard 3/3 --out " + json).code == 0);
   const auto j = nlohmann::json::parse(slurp(json));
-  CHECK(j["provenance"]["shard"] == nlohmann::json({{"index", 3}, {"count", 3}, {"rows", 8}}));
+  CHECK(j["provenance"]["shard"]["index"] == 3);
+  CHECK(j["provenance"]["shard"]["count"] == 3);
+  CHECK(j["provenance"]["shard"]["rows"] == 8);
+  CHECK(j["provenance"]["shard"]["words"].back() ==
+        nlohmann::json({{"word", json}, {"option", "--out"}, {"role", "value"}}));
   REQUIRE(j["rows"].size() == 3);  // rows [5, 8)
   CHECK(j["rows"][0]["schedule"] == "conventional:base=10000,dim=8");
   CHECK(j["rows"][0]["realization"] == "r1");
@@ -211,6 +228,23 @@ TEST_CASE("merge refuses inconsistent shard sets: one line, exit 2, no output fi
     std::ofstream(path("fake3.csv"), std::ios::binary) << text;
   }
   refused(s1 + " " + s2 + " " + path("fake3.csv"), "does not ask for it", out);
+  {
+    // command words edited to ask for shard 3: they no longer spell the recorded command
+    std::string text = slurp(path("s2.csv"));
+    const std::string from = "{\"option\":\"--shard\",\"role\":\"value\",\"word\":\"2/3\"}";
+    const std::size_t at = text.find(from);
+    REQUIRE(at != std::string::npos);
+    text.replace(at, from.size(), "{\"option\":\"--shard\",\"role\":\"value\",\"word\":\"3/3\"}");
+    std::ofstream(path("words3.csv"), std::ios::binary) << text;
+    // a shard without its command words (as written before they were recorded)
+    std::string old = slurp(path("s3.csv"));
+    const std::size_t line = old.find("# command words: ");
+    REQUIRE(line != std::string::npos);
+    old.erase(line, old.find('\n', line) + 1 - line);
+    std::ofstream(path("old3.csv"), std::ios::binary) << old;
+  }
+  refused(s1 + " " + s2 + " " + path("words3.csv"), "do not spell its recorded command", out);
+  refused(s1 + " " + s2 + " " + path("old3.csv"), "has no command words", out);
   // --out naming one of the shards would destroy it
   {
     const std::string before = slurp(s1);
@@ -223,7 +257,7 @@ TEST_CASE("merge refuses inconsistent shard sets: one line, exit 2, no output fi
   CHECK(std::filesystem::exists(out));
   for (const auto& name :
        {"s1.csv", "s2.csv", "s3.csv", "s1.json", "s2.json", "s3.json", "four2.csv", "other2.csv",
-        "whole.csv", "cut3.csv", "fake3.csv", "out.csv"}) {
+        "whole.csv", "cut3.csv", "fake3.csv", "words3.csv", "old3.csv", "out.csv"}) {
     std::filesystem::remove(path(name));
   }
 }

@@ -62,10 +62,10 @@ TEST_CASE("table bounds --kind base-context on a small case", "[cli][bounds]") {
   REQUIRE(r.code == 0);
   const auto rows = nlohmann::json::parse(r.out);
   REQUIRE(rows.size() == 2);
-  CHECK(rows[0]["exact"] == "1.2e3");
+  CHECK(rows[0]["exact"] == 1200);  // a JSON number; the CSV and text print "1.2e3"
   CHECK(rows[0]["exact_below_fails_at"] == "1.1e3 @ m=16");
-  CHECK(rows[1]["exact"] == "3.9e3");
-  CHECK(rows[1]["r1_bf16"] == "3.8e3");
+  CHECK(rows[1]["exact"] == 3900);
+  CHECK(rows[1]["r1_bf16"] == 3800);
   CHECK(rows[1]["r1_bf16_below_fails_at"] == "3.7e3 @ m=22");
   CHECK(rows[0]["paper"].is_null());  // the paper's table is for D = 128 only
   std::ifstream in(out);
@@ -105,7 +105,7 @@ TEST_CASE("table bounds --kind semantic-drift on llama2-7b", "[cli][bounds]") {
   CHECK(rows[0]["channels"] == "48..63");
   CHECK(rows[0]["exact"] == 285);
   CHECK(rows[0]["r1_bf16"] == 316);
-  CHECK(rows[1]["p"] == "0.75");
+  CHECK(rows[1]["p"] == 0.75);  // a JSON number ("none" above is the model's own schedule)
   CHECK(rows[1]["exact"] == "> 1000");
   CHECK(rows[1]["r1_bf16"] == "> 1000");
   expect_usage_error(run("table bounds --kind semantic-drift --tolerance 1.5"), "--tolerance");
@@ -150,11 +150,14 @@ TEST_CASE("table bounds --kind nope-previous-token: exact sums equal, ordered su
   const auto rows = nlohmann::json::parse(r.out);
   REQUIRE(rows.size() == 3);
   CHECK(rows[0]["summation"] == "sequential");
-  CHECK(rows[0]["bound"] == "3.049e-02");
+  // a JSON number: 64520417/2116026368 is not a binary64, so the exact value stands beside it
+  CHECK(rows[0]["bound"].get<double>() == 64520417.0 / 2116026368.0);
+  CHECK(rows[0]["bound_exact"] == "64520417/2116026368");
+  CHECK(rows[0]["margin"] == 0.5);
   CHECK(rows[0]["bound_holds"] == true);
   CHECK(rows[2]["summation"] == "exact");
   CHECK(rows[2]["identical"] == 50);
-  CHECK(rows[2]["max_difference"] == "0");
+  CHECK(rows[2]["max_difference"] == 0);
   const std::string out = temp_path("nope_bad.csv");
   expect_usage_error(
       run("table bounds --kind nope-previous-token --summations wide-accumulator --out " + out),
@@ -176,7 +179,7 @@ TEST_CASE("table bounds --kind no-decay: cos n at the record distances", "[cli][
   REQUIRE(rows.size() == 8);
   const int distances[] = {0, 1, 6, 19, 25, 44, 333, 710};
   for (std::size_t i = 0; i < 8; ++i) CHECK(rows[i]["n"] == distances[i]);
-  CHECK(rows[5]["exact"] == "0.999843308648");
+  CHECK(rows[5]["exact"].get<double>() == Approx(0.99984330864769122007).epsilon(1e-15));
   CHECK(rows[5]["r1_fp32"] == 0.9998432993888855);
   CHECK(rows[7]["r1_fp16"] == 1.0);
   CHECK(rows[6]["r2_bf16"] == 0.53125);

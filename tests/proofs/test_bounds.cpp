@@ -245,3 +245,55 @@ TEST_CASE("T_train of the presets", "[bounds]") {
     }
   }
 }
+
+TEST_CASE("the paper's bases read exactly and checked at D = 128 without the CLI", "[bounds]") {
+  // Independent check (numpy float64, the margin confirmed with mpmath at 40 digits): with
+  // B_m = sum_{i<64} cos(m * b^(-2i/128)), b = 4300 keeps B_m >= 0 for m = 0..1024 (min 0.249);
+  // b = 27000 first has B_m < 0 at m = 4079 (B_4079 = -0.0920873548), L = 4096.
+  const auto k1 = proofs::check_paper_base(1024, 128, 2);
+  REQUIRE(k1);
+  CHECK(k1->printed == "4.3e3");
+  CHECK(k1->value == mpq_class(4300));
+  CHECK(k1->check.verdict == BaseVerdict::passes);
+  const auto k4 = proofs::check_paper_base(4096, proofs::kPaperBaseDim);
+  REQUIRE(k4);
+  CHECK(k4->value == mpq_class(27000));
+  CHECK(k4->check.verdict == BaseVerdict::fails);
+  REQUIRE(k4->check.witness);
+  CHECK(*k4->check.witness == 4079);
+  // the paper printed D = 128 only, and no entry for 3000
+  CHECK(!proofs::check_paper_base(1024, 64));
+  CHECK(!proofs::check_paper_base(3000, 128));
+}
+
+TEST_CASE("semantic-drift rows: the model and p-RoPE at each p, without the CLI", "[bounds]") {
+  // conventional:base=100,dim=8 (blocks θ_i = 100^(-i/4)); its channel is block 3 (the
+  // hand derivation above: exact drift at m = 5, bf16 r1 at m = 6 for tolerance 0.012);
+  // p = 3/4 sets block 3 to θ = 0: no drift; p = 1 keeps the schedule.
+  const auto s = attention::conventional_schedule(mpq_class(100), 8);
+  const auto ps = proofs::parse_prope_fractions({"0.75", "1"});
+  REQUIRE(ps.size() == 2);
+  CHECK(ps[0].value == mpq_class(3, 4));
+  const std::vector<attention::Realisation> rs{
+      attention::parse_realisation("r1", numeric::Format::bf16())};
+  const auto rows =
+      proofs::semantic_drift_rows(s, mpq_class(100), ps, rs, mpq_class(12, 1000), 100);
+  REQUIRE(rows.size() == 3);
+  CHECK(rows[0].label == "none");
+  CHECK(rows[0].channels == std::vector<std::size_t>{3});
+  REQUIRE(rows[0].exact.length);
+  CHECK(*rows[0].exact.length == 5);
+  REQUIRE(rows[0].realised.size() == 1);
+  REQUIRE(rows[0].realised[0].length);
+  CHECK(*rows[0].realised[0].length == 6);
+  CHECK(rows[1].label == "0.75");
+  CHECK(!rows[1].exact.length);
+  CHECK(!rows[1].realised[0].length);
+  REQUIRE(rows[2].exact.length);
+  CHECK(*rows[2].exact.length == 5);
+  CHECK_THROWS_WITH(proofs::parse_prope_fractions({"2"}),
+                    Catch::Contains("p-RoPE's p must lie in [0, 1] (got 2)"));
+  CHECK_THROWS_AS(proofs::parse_prope_fractions({"x"}), InvalidArgument);
+  CHECK_THROWS_AS(proofs::semantic_drift_rows(s, mpq_class(100), ps, rs, mpq_class(1), 10),
+                  InvalidArgument);
+}

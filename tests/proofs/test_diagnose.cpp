@@ -43,12 +43,16 @@ TEST_CASE("every candidate is one step of every preset that the parser accepts",
     CHECK(!c.fix.empty());
     CHECK(!c.means.empty());
     // the hf preset takes every candidate, and each changes its step list in bf16
-    const auto spec =
-        proofs::with_pipeline_step(attention::framework_preset("hf").spec, c.step, c.value);
+    const auto spec = proofs::candidate_realisation(attention::framework_preset("hf").spec, c);
     const auto r = attention::parse_realisation(spec, numeric::Format::bf16());
     const auto hf = attention::parse_realisation(attention::framework_preset("hf").spec,
                                                  numeric::Format::bf16());
     CHECK(r.name() != hf.name());
   }
-  CHECK(names.size() == 7);
+  CHECK(names.size() == 8);
+  // torch-cpu-sleef sets power and cos_sin to SLEEF: with hf, hf-torch-cpu's own spec
+  const auto& sleef = proofs::diagnose_candidates().back();
+  REQUIRE(sleef.name == "torch-cpu-sleef");
+  CHECK(proofs::candidate_realisation(attention::framework_preset("hf").spec, sleef) ==
+        attention::framework_preset("hf-torch-cpu").spec);
 }

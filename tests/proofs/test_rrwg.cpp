@@ -120,5 +120,12 @@ TEST_CASE("no decay: cos n on theta_1 = 1, exact and realised", "[rrwg]") {
   // r2 in bf16 forms the phase in bf16: î = round(333) = 332 (a tie; even significand),
   // φ = 332, round_bf16(cos 332) = 0.53125 = 17/32.
   CHECK(score(numeric::Format::bf16(), "r2", 333, 0) == mpq_class(17, 32));
+  // the overload without a policy takes F from the realisation (`table bounds --kind no-decay`)
+  CHECK(numeric::exact_rational(proofs::realised_alignment_score(
+            s, attention::parse_realisation("r1", numeric::Format::fp32()), 44, 0)) ==
+        mpq_class(16774587, 16777216));
+  CHECK(numeric::exact_rational(proofs::realised_alignment_score(
+            s, attention::parse_realisation("r2", numeric::Format::bf16()), 333, 0)) ==
+        mpq_class(17, 32));
   CHECK_THROWS_AS(proofs::alignment_sum(attention::unrotated_schedule(1)), InvalidArgument);
 }

@@ -1,0 +1,40 @@
+#pragma once
+/// Exact values in ropesim's JSON output (issue 21 item 3): a value that is a binary64 number
+/// is written as a JSON number, so that `json.load` and `pandas` read it as it is; a value
+/// binary64 cannot hold is written as its nearest binary64 number with the exact value beside
+/// it as a string (`"base": 0.1, "base_exact": "1/10"`). Header-only.
+#include <gmpxx.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+namespace ropesim::numeric {
+
+/// `q` as a JSON number when it is exactly a binary64 value (an integer JSON number when `q`
+/// is an integer of magnitude < 2^53), else nullopt.
+inline std::optional<nlohmann::json> binary64_json(const mpq_class& q) {
+  const double d = q.get_d();
+  if (!std::isfinite(d) || mpq_class(d) != q) return std::nullopt;
+  if (q.get_den() == 1 && std::abs(d) < 9007199254740992.0) {
+    if (d >= 0) return nlohmann::json(static_cast<std::uint64_t>(d));
+    return nlohmann::json(static_cast<std::int64_t>(d));
+  }
+  return nlohmann::json(d);
+}
+
+/// Sets `out[key]` to `q` as a JSON number (binary64_json), or, when binary64 cannot hold `q`,
+/// to its nearest binary64 value with `out[key + "_exact"]` = q's exact text ("P/Q" or an
+/// integer, mpq_class::get_str). A `q` beyond binary64's range gets null and the exact text.
+inline void put_exact(nlohmann::json& out, const std::string& key, const mpq_class& q) {
+  if (const auto j = binary64_json(q)) {
+    out[key] = *j;
+    return;
+  }
+  const double d = q.get_d();
+  out[key] = std::isfinite(d) ? nlohmann::json(d) : nlohmann::json(nullptr);
+  out[key + "_exact"] = q.get_str();
+}
+
+}  // namespace ropesim::numeric
