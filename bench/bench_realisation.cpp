@@ -112,9 +112,8 @@ int main(int argc, char** argv) {
           "{:>3} {:>4}: evaluate_bits {:.3f} s, {:.3g} pairs/s = {:.2f} x native time; evaluate "
           "(Values) {:.2f} x native; exact path alone {:.3g} pairs/s (N = {}), fast path {:.1f} x "
           "faster; fallbacks {} of {} evaluations ({} exact cases)\n",
-          spec, format.name, fast, fast_pairs, fast / native,
-          values / native, exact_pairs, exact_positions, fast_pairs / exact_pairs, st.fallbacks,
-          st.evaluations, st.exact_cases);
+          spec, format.name, fast, fast_pairs, fast / native, values / native, exact_pairs,
+          exact_positions, fast_pairs / exact_pairs, st.fallbacks, st.evaluations, st.exact_cases);
     }
   }
   return 0;

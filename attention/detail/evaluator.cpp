@@ -217,7 +217,7 @@ class R1Group final : public Group {
       return Fast::undecided;
     }
     Approx c, s;
-    cos_sin_turns(fh, fl, ef, c, s);
+    if (!cos_sin_turns(fh, fl, ef, c, s)) return Fast::undecided;
     for (std::size_t k = 0; k < targets_.size(); ++k) {
       const numeric::Binary64Rounding& f = targets_[k]->real().binary64();
       if (!round_decided(f, c, out[k].cos) || !round_decided(f, s, out[k].sin))
@@ -470,7 +470,7 @@ class PipelineGroup final : public Group {
       double fh = 0, fl = 0, ef = 0;
       if (!turns_of_radians(a, fh, fl, ef)) return Fast::undecided;
       Approx ca, sa;
-      cos_sin_turns(fh, fl, ef, ca, sa);
+      if (!cos_sin_turns(fh, fl, ef, ca, sa)) return Fast::undecided;
       const numeric::Binary64Rounding& f = cs_->real().binary64();
       if (!round_decided(f, ca, c) || !round_decided(f, sa, sn)) return Fast::undecided;
     }

@@ -45,6 +45,28 @@ inline Sum fast_two_sum(double a, double b) {  // |a| ≥ |b| or a = 0
   const double s = a + b;
   return {s, b - (s - a)};
 }
+/// a·b − RN(a·b), exactly: Dekker's TwoProd with Veltkamp's splitting (Handbook §4.4.2,
+/// Algorithms 4.9 and 4.10; exact when no intermediate overflows — |a|, |b| < 2^995 — and the
+/// error term does not underflow — |a·b| ≥ 2^-969 or 0, as the callers keep). Without -mfma,
+/// std::fma is a library call; this stays inline.
+inline double split_hi(double a) {
+  const double c = 134217729.0 * a;  // 2^27 + 1
+  return c - (c - a);
+}
+inline double two_prod_error(double a, double b, double p) {
+  const double ah = split_hi(a), al = a - ah;
+  const double bh = split_hi(b), bl = b - bh;
+  return ((ah * bh - p) + ah * bl + al * bh) + al * bl;
+}
+/// floor(x) for |x| < 2^62, exactly (the integer conversion truncates toward zero).
+inline double floor_small(double x) {
+  const double t = static_cast<double>(static_cast<std::int64_t>(x));
+  return t > x ? t - 1.0 : t;
+}
+/// An integer nearest to x (ties either way) for |x| < 2^62.
+inline double nearest_small(double x) {
+  return static_cast<double>(static_cast<std::int64_t>(x < 0 ? x - 0.5 : x + 0.5));
+}
 
 struct Constants {
   double two_pi_hi = 0, two_pi_lo = 0;  // |2π − hi − lo| ≤ 2^-104 (hi ∈ [4, 8), |lo| ≤ 2^-51)
@@ -91,13 +113,15 @@ FastPathFault& fast_path_fault() {
   return fault;
 }
 
-void cos_sin_turns(double fh, double fl, double ef, Approx& c, Approx& s) {
+bool cos_sin_turns(double fh, double fl, double ef, Approx& c, Approx& s) {
   const Constants& k = constants();
-  // (1) Quadrant. q = nearest(4·fh), |q| ≤ 8. gh = fh − q/4 is exact: for q = 0 trivially;
-  // otherwise |fh| ≥ 1/8 and |q/4 − fh| ≤ 1/8 put q/4 within [fh/2, 2·fh] (Sterbenz). Then
-  // g = gh + fl renormalised by TwoSum (exact): |g| ≤ 1/8 + 2^-50, |gl| ≤ ulp(gh)/2 ≤ u·|gh|.
-  const double q = std::nearbyint(4.0 * fh);
+  // (1) Quadrant. q = an integer nearest 4·fh (ties either way), |q| ≤ 8. gh = fh − q/4 is exact:
+  // for q = 0 trivially; otherwise |fh| ≥ 1/8 and |q/4 − fh| ≤ 1/8 put q/4 within [fh/2, 2·fh]
+  // (Sterbenz). Then g = gh + fl renormalised by TwoSum (exact): |g| ≤ 1/8 + 2^-50, |gl| ≤
+  // ulp(gh)/2 ≤ u·|gh|.
+  const double q = nearest_small(4.0 * fh);
   const Sum g = two_sum(fh - 0.25 * q, fl);
+  if (g.hi != 0 && std::fabs(g.hi) < 0x1p-900) return false;  // keeps TwoProd's error exact
   // (2) y = 2π·g in double-double. p + e = gh·Th exactly (TwoProd); t = RN(RN(gh·Tl) +
   // RN(gl·Th)); (yh, yl) = FastTwoSum(p, RN(e + t)) (|p| ≥ |e + t| or p = 0).
   // Errors, with |g| ≤ 0.126, |gl| ≤ 2^-56: 2π's own error |g|·2^-104 ≤ 2^-107; dropped gl·Tl
@@ -105,7 +129,7 @@ void cos_sin_turns(double fh, double fl, double ef, Approx& c, Approx& s) {
   // (|t| ≤ 2^-52) ≤ 2^-105; RN(e + t) (|e| ≤ u·0.8) ≤ 2^-105. Total E_y ≤ 2^-102, plus the
   // input's error 2π·ef ≤ 6.3·ef. |yh| ≤ 2π·(1/8 + 2^-50) < 0.7855, |yl| ≤ u·|yh|.
   const double p = g.hi * k.two_pi_hi;
-  const double e = std::fma(g.hi, k.two_pi_hi, -p);
+  const double e = two_prod_error(g.hi, k.two_pi_hi, p);
   const double t = g.hi * k.two_pi_lo + g.lo * k.two_pi_hi;
   const Sum y = fast_two_sum(p, e + t);
   const double ey = 0x1p-102 + 6.3 * ef;
@@ -166,6 +190,7 @@ void cos_sin_turns(double fh, double fl, double ef, Approx& c, Approx& s) {
       if (fault.cover) a->err += 2 * std::fabs(a->v * fault.perturbation);
     }
   }
+  return true;
 }
 
 bool turns_of_ratio(std::uint64_t r, std::uint64_t m, double& fh, double& fl, double& ef) {
@@ -175,7 +200,7 @@ bool turns_of_ratio(std::uint64_t r, std::uint64_t m, double& fh, double& fl, do
   // fl = RN(e/M): |fl − e/M| ≤ u·|fl|; |fl| ≤ ulp(fh)/2 ≤ 2^-54.
   const double R = static_cast<double>(r), M = static_cast<double>(m);
   fh = R / M;
-  const double e = std::fma(-fh, M, R);
+  const double e = R - fh * M - two_prod_error(fh, M, fh * M);  // R − fh·M: exact (Sterbenz)
   fl = e / M;
   ef = std::fabs(fl) * 0x1p-52;
   return true;
@@ -191,8 +216,8 @@ bool turns_of_product(const Turn& tau, std::uint64_t i, double& fh, double& fl, 
   const double I = static_cast<double>(i);
   const double p = I * tau.hi;
   if (!(std::fabs(p) < 0x1p50)) return false;
-  const double e = std::fma(I, tau.hi, -p);
-  const double ph = p - std::floor(p);
+  const double e = two_prod_error(I, tau.hi, p);
+  const double ph = p - floor_small(p);
   const double itl = I * tau.lo;
   const double lo = e + itl;
   const Sum f = two_sum(ph, lo);
@@ -212,8 +237,8 @@ bool turns_of_radians(double x, double& fh, double& fl, double& ef) {
   // 2^-52·|c1|); the constant's truncation ≤ |x|·2^-160. Stated as (|x|·2^-158 +
   // 2u·(2|x·c1| + |lo|))·(1 + 2^-50).
   const double p = x * k.inv_hi;
-  const double e = std::fma(x, k.inv_hi, -p);
-  const double ph = p - std::floor(p);
+  const double e = two_prod_error(x, k.inv_hi, p);
+  const double ph = p - floor_small(p);
   const double xc1 = x * k.inv_mid;
   const double lo = e + (xc1 + x * k.inv_lo);
   const Sum f = two_sum(ph, lo);
@@ -225,11 +250,12 @@ bool turns_of_radians(double x, double& fh, double& fl, double& ef) {
 
 bool round_decided(const numeric::Binary64Rounding& f, const Approx& a, double& out) {
   if (!(a.err < kInf) || !std::isfinite(a.v)) return false;
-  // RN(v ∓ err) is within u·|·| of the exact end; widening by 2^-52·|·| and one step outward
-  // encloses [v − err, v + err]; then round_F is monotone.
+  // RN(v ∓ err) is within u·|·| of the exact end; moving it outward by d = 2^-51·|·| + 2^-1074
+  // (≥ two ulps of it, or the least subnormal) keeps RN(lo − d) below lo − d + ulp/2, so below
+  // the exact end; likewise above. Then round_F is monotone.
   double lo = a.v - a.err, hi = a.v + a.err;
-  lo = std::nextafter(lo - std::fabs(lo) * 0x1p-52, -kInf);
-  hi = std::nextafter(hi + std::fabs(hi) * 0x1p-52, kInf);
+  lo = lo - (std::fabs(lo) * 0x1p-51 + 0x1p-1074);
+  hi = hi + (std::fabs(hi) * 0x1p-51 + 0x1p-1074);
   const double rl = f.round(lo), rh = f.round(hi);
   if (std::bit_cast<std::uint64_t>(rl) != std::bit_cast<std::uint64_t>(rh) || !std::isfinite(rl))
     return false;

@@ -24,8 +24,9 @@ struct Approx {
 
 /// cos(2π·f) and sin(2π·f) for f known as fh + fl with |f − (fh + fl)| ≤ ef turns
 /// (|fh| ≤ 2, |fl| ≤ 2^-50, ef ≤ 2^-40; the caller's reduction guarantees these). The result
-/// bounds hold for the exact cos(2πf), sin(2πf). Never throws.
-void cos_sin_turns(double fh, double fl, double ef, Approx& c, Approx& s);
+/// bounds hold for the exact cos(2πf), sin(2πf). Returns false (c, s unspecified) when the
+/// reduced turn is non-zero below 2^-900 (the caller falls back). Never throws.
+bool cos_sin_turns(double fh, double fl, double ef, Approx& c, Approx& s);
 
 /// The turns of an angle x radians given as an exact double: f = x/(2π) mod 1 as fh + fl with
 /// its error bound ef (cos_sin_turns' input). Returns false when |x| ≥ 2^50 or x is not finite
