@@ -244,6 +244,44 @@ struct RealisedPair {
   std::uint8_t flags = 0;  ///< RealisedFlag bits
 };
 
+/// The realised (cos, sin) of one block at one position as bit patterns: cos and sin are
+/// Value::bits_key() of RealisedPair's cos and sin (the double's bits for formats that fit a
+/// double — what the census keys on; one key for every NaN), flags the same RealisedFlag bits.
+/// detail::BlockEvaluator::evaluate_bits fills it without building Values.
+struct PairBits {
+  std::uint64_t cos = 0;
+  std::uint64_t sin = 0;
+  std::uint8_t flags = 0;  ///< RealisedFlag bits
+  bool operator==(const PairBits&) const = default;
+};
+
+/// What the realisation fast path did (issue 24 item 1; attention/detail/fast_trig.hpp): counts
+/// of (position, evaluator group) evaluations. A group is one realisation, or several that
+/// share work (r1/r3 members in several formats; pipelines differing only in the table format).
+struct FastPathStats {
+  /// Tried on the binary64 path (r1, r3 and correctly rounded pipelines whose formats fit it).
+  std::uint64_t evaluations = 0;
+  /// Of those, undecided by the rounding test and recomputed by the exact path (Ziv's step 2).
+  std::uint64_t fallbacks = 0;
+  /// Of those, angles whose cos/sin are known exactly (i = 0, θ = 0, rational cos or sin of a
+  /// rational turn) and handed to the exact path by design, not by the rounding test.
+  std::uint64_t exact_cases = 0;
+  /// Evaluations by the exact path alone: groups outside the fast domain (r2, directed
+  /// rounding, formats with p > 25, library cos/sin steps, wide formats).
+  std::uint64_t exact_only = 0;
+  FastPathStats& operator+=(const FastPathStats& o) {
+    evaluations += o.evaluations;
+    fallbacks += o.fallbacks;
+    exact_cases += o.exact_cases;
+    exact_only += o.exact_only;
+    return *this;
+  }
+};
+
+/// The fast path's totals over every evaluator since the program started (all threads; relaxed
+/// atomic counters added once per evaluate call: exact totals, no ordering). Throws nothing.
+FastPathStats realisation_fast_path_counters();
+
 /// The realised rotation R̂_i at one position: one pair per rotary block (unrotated pairs
 /// are the identity and are not stored), plus how it is applied.
 struct RealisedRotation {

@@ -3,10 +3,13 @@
 #include <gmpxx.h>
 
 #include <algorithm>
+#include <atomic>
+#include <bit>
 #include <cmath>
 #include <optional>
 #include <unordered_map>
 
+#include "attention/detail/fast_trig.hpp"
 #include "attention/detail/format_ops.hpp"
 #include "attention/detail/hf_scaling.hpp"
 #include "numeric/error.hpp"
@@ -23,6 +26,36 @@ __extension__ typedef unsigned __int128 u128;  // exact a·r mod m for 64-bit m
 
 void add_step(Steps* steps, const char* name, const Value& v) {
   if (steps != nullptr) steps->emplace_back(name, v);
+}
+
+/// τ = θ/(2π) as a double-double with a proven error bound (fast_trig.hpp Turn): θ enclosed at
+/// 320 bits, |θ − mid| ≤ (hi − lo); τ' = mid/(2π) at 320 bits (relative error ≤ 2^-318);
+/// τh = RN(τ'), τl = RN(τ' − τh); err = |τ' − τh − τl| + (hi − lo)/6 + 2^-300·|τ'| rounded up.
+Turn turn_of(const ExactReal& theta) {
+  Turn t;
+  numeric::Mpfr lo(320), hi(320), mid(320), two_pi(320), w(320), r(320);
+  theta.enclose(lo, hi);
+  if (!mpfr_number_p(lo) || !mpfr_number_p(hi)) return t;
+  mpfr_add(mid, lo, hi, MPFR_RNDN);
+  mpfr_div_2ui(mid, mid, 1, MPFR_RNDN);
+  mpfr_const_pi(two_pi, MPFR_RNDN);
+  mpfr_mul_2ui(two_pi, two_pi, 1, MPFR_RNDN);
+  mpfr_div(mid, mid, two_pi, MPFR_RNDN);
+  t.hi = mpfr_get_d(mid, MPFR_RNDN);
+  mpfr_sub_d(r, mid, t.hi, MPFR_RNDN);
+  t.lo = mpfr_get_d(r, MPFR_RNDN);
+  mpfr_sub_d(r, r, t.lo, MPFR_RNDN);
+  mpfr_abs(r, r, MPFR_RNDU);
+  mpfr_sub(w, hi, lo, MPFR_RNDU);
+  mpfr_div_ui(w, w, 6, MPFR_RNDU);
+  mpfr_add(r, r, w, MPFR_RNDU);
+  mpfr_abs(w, mid, MPFR_RNDU);
+  mpfr_mul_2si(w, w, -300, MPFR_RNDU);
+  mpfr_add(r, r, w, MPFR_RNDU);
+  t.err = mpfr_get_d(r, MPFR_RNDU);
+  const double a = std::fabs(t.hi);
+  t.valid = a >= 0x1p-900 && a <= 0x1p20 && t.err <= a * 0x1p-100;
+  return t;
 }
 
 /// Finds or creates the FormatOps for (format, rounding) in `list`; returns its index.
@@ -88,6 +121,16 @@ struct BlockEvaluator::Group {
   virtual void compute(std::uint64_t i, RealisedPair* out, Steps* steps) = 0;
   /// Flags raised by the position-independent constants (pipelines; 0 otherwise).
   virtual std::uint8_t constant_flags() const { return 0; }
+
+  /// The fast path's verdict for one position (compute_fast).
+  enum class Fast { decided, exact_case, undecided };
+  /// True when compute_fast may be called (every slot's format in the fast domain).
+  virtual bool fast_capable() { return false; }
+  /// out[slot] for position i by the binary64 fast path (attention/detail/fast_trig.hpp):
+  /// `decided` — out written, the same elements as compute(); `exact_case` — an angle whose
+  /// cos/sin are known exactly, left to compute(); `undecided` — the rounding test failed
+  /// (a fallback). Precondition: fast_capable().
+  virtual Fast compute_fast(std::uint64_t, FastPair*) { return Fast::undecided; }
 };
 
 namespace {
@@ -151,6 +194,39 @@ class R1Group final : public Group {
     rounder_->of_product(*theta_, i, out);
   }
 
+  bool fast_capable() override {
+    prepare();
+    return fast_ok_;
+  }
+
+  // The angle's turns, exactly as compute() forms the angle: r/m of a rational turn (r = a·i
+  // mod m, the same r), else τ·i with τ = θ/2π; then cos_sin_turns and the rounding test per
+  // target (attention/detail/fast_trig.hpp). i = 0, θ = 0, r = 0 and the rational cos/sin of
+  // 12r ≡ 0 (mod m) stay with compute() (exact values).
+  Fast compute_fast(std::uint64_t i, FastPair* out) override {
+    if (i == 0 || block_.theta.is_zero()) return Fast::exact_case;
+    double fh = 0, fl = 0, ef = 0;
+    if (unit_) {
+      const std::uint64_t r =
+          m_ <= (std::uint64_t{1} << 32)
+              ? (a_ * (i % m_)) % m_
+              : static_cast<std::uint64_t>((static_cast<u128>(a_) * (i % m_)) % m_);
+      if (r == 0 || (static_cast<u128>(r) * 12) % m_ == 0) return Fast::exact_case;
+      if (!turns_of_ratio(r, m_, fh, fl, ef)) return Fast::undecided;
+    } else if (!turns_of_product(tau_, i, fh, fl, ef)) {
+      return Fast::undecided;
+    }
+    Approx c, s;
+    if (!cos_sin_turns(fh, fl, ef, c, s)) return Fast::undecided;
+    for (std::size_t k = 0; k < targets_.size(); ++k) {
+      const numeric::Binary64Rounding& f = targets_[k]->real().binary64();
+      if (!round_decided(f, c, out[k].cos) || !round_decided(f, s, out[k].sin))
+        return Fast::undecided;
+      out[k].flags = 0;  // finite cos/sin of a finite angle: no overflow, no NaN
+    }
+    return Fast::decided;
+  }
+
  private:
   void prepare() {
     if (rounder_) return;
@@ -164,7 +240,14 @@ class R1Group final : public Group {
       unit_ = std::make_unique<numeric::AngleEnclosure>(ExactReal::pi_times(mpq_class(2, m_)));
     } else if (!block_.theta.is_zero()) {
       theta_ = std::make_unique<numeric::AngleEnclosure>(block_.theta);
+      tau_ = turn_of(block_.theta);
     }
+    // The fast domain: every target rounds doubles the fast way (nearest-even, IEEE-style,
+    // Binary64Rounding::fast_rounding) with p ≤ 25 (binary64's ~2^-50 relative bound then
+    // decides all but ~2^-24 of the roundings); rational turns need m < 2^53.
+    fast_ok_ =
+        !targets_.empty() && (!unit_ || m_ < (std::uint64_t{1} << 53)) && (unit_ || tau_.valid);
+    for (const auto& t : targets_) fast_ok_ = fast_ok_ && t->fast_round() && t->precision() <= 25;
   }
   void set_exact(RealisedPair* out, int) {
     for (std::size_t k = 0; k < targets_.size(); ++k) {
@@ -178,6 +261,8 @@ class R1Group final : public Group {
   const numeric::Engine& engine_;
   std::vector<std::unique_ptr<FormatOps>> targets_;
   std::unique_ptr<PairRounder> rounder_;
+  bool fast_ok_ = false;
+  Turn tau_;  ///< θ/(2π) in double-double (the θ·i case)
   std::unique_ptr<numeric::AngleEnclosure> theta_, unit_;
   std::uint64_t m_ = 0, a_ = 0;
   std::unordered_map<std::uint64_t, std::vector<RealisedPair>> memo_;
@@ -269,6 +354,13 @@ class StepOps {
   Value store(const Value& v, std::uint8_t& flags) const {
     return store_ ? store_->convert(v, flags) : v;
   }
+  /// The storage format's arithmetic, or null when the result stays in the compute format.
+  const FormatOps* store_ops() const { return store_.get(); }
+  /// True when the compute and storage formats round doubles the fast way
+  /// (Binary64Rounding::fast_rounding: nearest-even, IEEE-style).
+  bool fast_round() const { return compute_.fast_round() && (!store_ || store_->fast_round()); }
+  /// store() of an exact double on the fast path (precondition: fast_round()).
+  double store_double(double v) const { return store_ ? store_->round_double(v) : v; }
 
  private:
   FormatOps compute_;
@@ -333,6 +425,70 @@ class PipelineGroup final : public Group {
     return find_ops(tables_, r.steps.table, r.rounding, engine_);
   }
   std::uint8_t constant_flags() const override { return const_flags_; }
+
+  bool fast_capable() override {
+    if (!fast_decided_) decide_fast();
+    return fast_ok_;
+  }
+
+  // The steps of compute() on doubles: every step's result is the exact result of its operation
+  // rounded once into its format (Binary64Rounding::round of an exact double: products of
+  // elements with p ≤ 26 are exact in binary64; ÷ and chained × of elements of one fast_arith
+  // format are innocuous double roundings, numeric/binary64_rounding.hpp); cos and sin by
+  // cos_sin_turns and the rounding test. Non-finite intermediates (overflow, NaN) and positions
+  // ≥ 2^53 go to compute(), which raises the flags.
+  Fast compute_fast(std::uint64_t i, FastPair* out) override {
+    if (zero_angle_) {
+      for (std::size_t k = 0; k < tables_.size(); ++k) out[k] = zero_out_[k];
+      return Fast::decided;
+    }
+    const std::uint64_t t_index = tile_ != 0 ? i % tile_ : i;
+    if (t_index >= (std::uint64_t{1} << 53)) return Fast::undecided;
+    const double t = pos_.store_double(pos_->round_double(static_cast<double>(t_index)));
+    const double x = operands_                                  ? operands_->round_double(t)
+                     : ang_->format() == x_format_of_position() ? t
+                                                                : ang_->round_double(t);
+    double a = 0;
+    switch (steps_.recipe) {
+      case AngleRecipe::product:
+      case AngleRecipe::power:
+        a = ang_->round_double(factor_d_ * x);
+        break;
+      case AngleRecipe::quotient:
+        a = ang_->round_double(x / factor_d_);
+        break;
+      case AngleRecipe::chained:
+        a = x;
+        for (std::size_t k = 0; k < chain_; ++k) a = ang_->round_double(a * factor_d_);
+        break;
+    }
+    a = ang_.store_double(a);
+    if (!angle_in_cs_) a = cs_->round_double(a);
+    if (!std::isfinite(a)) return Fast::undecided;
+    double c = 1.0, sn = a;  // cos(±0) = 1 (one() is 1 here: decide_fast), sin(±0) = ±0
+    if (a != 0) {
+      double fh = 0, fl = 0, ef = 0;
+      if (!turns_of_radians(a, fh, fl, ef)) return Fast::undecided;
+      Approx ca, sa;
+      if (!cos_sin_turns(fh, fl, ef, ca, sa)) return Fast::undecided;
+      const numeric::Binary64Rounding& f = cs_->real().binary64();
+      if (!round_decided(f, ca, c) || !round_decided(f, sa, sn)) return Fast::undecided;
+    }
+    c = cs_.store_double(c);
+    sn = cs_.store_double(sn);
+    if (scale_) {
+      c = scaling_.store_double(scaling_->round_double(scaling_->round_double(c) * scale_d_));
+      sn = scaling_.store_double(scaling_->round_double(scaling_->round_double(sn) * scale_d_));
+    }
+    for (std::size_t k = 0; k < tables_.size(); ++k) {
+      out[k].cos = tables_[k]->round_double(c);
+      out[k].sin = tables_[k]->round_double(sn);
+      if (!std::isfinite(out[k].cos) || !std::isfinite(out[k].sin)) return Fast::undecided;
+      out[k].flags = 0;
+    }
+    return Fast::decided;
+  }
+
   void compute(std::uint64_t i, RealisedPair* out, Steps* steps) override {
     RealisedPair c;
     std::uint8_t fl = 0;
@@ -437,6 +593,45 @@ class PipelineGroup final : public Group {
     p.cos = library_value(numeric::sleef_cosf8_u10(lanes)[lane_], x, p.flags);
     p.sin = library_value(numeric::sleef_sinf8_u10(lanes)[lane_], x, p.flags);
     return p;
+  }
+
+  /// Decides the fast domain (after add(): the tables are known). Every step rounds doubles
+  /// the fast way (nearest-even, IEEE-style); the angle's operations are exact in binary64 or
+  /// innocuous double roundings: without GEMM operands the angle format is fast_arith (p ≤ 25
+  /// or binary64); with them, their format has p ≤ 26 and the recipe is one product (two
+  /// ≤ 26-bit factors: exact); cos/sin in a format with p ≤ 25 by the correctly rounded step
+  /// (library steps keep the exact path: their results are already binary values); the
+  /// attention scaling's format is fast_arith. A θ = 0 block caches its constant output.
+  void decide_fast() {
+    fast_decided_ = true;
+    bool ok = steps_.cos_sin.implementation == numeric::LibmImplementation::correctly_rounded &&
+              !tables_.empty() && pos_.fast_round() && ang_.fast_round() && cs_.fast_round() &&
+              cs_->precision() <= 25 && cs_->one().to_double() == 1.0 && cs_->one_flags() == 0;
+    if (operands_) {
+      ok = ok && operands_->fast_round() && operands_->precision() <= 26 &&
+           ang_->precision() <= 26 &&
+           (steps_.recipe == AngleRecipe::product || steps_.recipe == AngleRecipe::power);
+    } else {
+      ok = ok && ang_->fast_arith();
+    }
+    if (scale_) ok = ok && scaling_.fast_round() && scaling_->fast_arith();
+    for (const auto& t : tables_) ok = ok && t->fast_round();
+    if (ok && zero_angle_) {
+      std::vector<RealisedPair> tmp(tables_.size());
+      compute(0, tmp.data(), nullptr);
+      for (const auto& p : tmp) {
+        if (p.cos.is_wide() || p.sin.is_wide() || !p.cos.is_finite() || !p.sin.is_finite())
+          ok = false;
+        zero_out_.push_back({p.cos.to_double(), p.sin.to_double(), p.flags});
+      }
+    }
+    if (ok && !zero_angle_) {
+      ok = !factor_.is_wide() && std::isfinite(factor_.to_double()) &&
+           (!scale_ || (!scale_->is_wide() && std::isfinite(scale_->to_double())));
+      factor_d_ = factor_.to_double();
+      if (scale_) scale_d_ = scale_->to_double();
+    }
+    fast_ok_ = ok;
   }
 
   /// An input of the angle step: the GEMM operand rounding, or the conversion into the
@@ -595,6 +790,10 @@ class PipelineGroup final : public Group {
   Steps constant_steps_;
   Value factor_;
   std::size_t chain_ = 0;
+  // fast path (decide_fast)
+  bool fast_decided_ = false, fast_ok_ = false;
+  double factor_d_ = 0, scale_d_ = 0;
+  std::vector<FastPair> zero_out_;
   std::uint64_t tile_ = 0;  ///< Resonance table: λ of a tabulated block, 0 = not tabulated
   /// cos_sin=fp32:sleef-u10: this block's lane and the groups of its lane mates (null: own
   /// lane, or past the last block).
@@ -652,22 +851,112 @@ BlockEvaluator::BlockEvaluator(const Schedule& s, std::size_t block,
 
 BlockEvaluator::~BlockEvaluator() = default;
 
-void BlockEvaluator::evaluate(std::uint64_t begin, std::uint64_t end,
-                              std::vector<std::vector<RealisedPair>>& out) {
+namespace {
+
+std::atomic<std::uint64_t> total_evaluations{0}, total_fallbacks{0}, total_exact_cases{0},
+    total_exact_only{0};
+
+}  // namespace
+
+FastPathStats fast_path_totals() {
+  FastPathStats s;
+  s.evaluations = total_evaluations.load(std::memory_order_relaxed);
+  s.fallbacks = total_fallbacks.load(std::memory_order_relaxed);
+  s.exact_cases = total_exact_cases.load(std::memory_order_relaxed);
+  s.exact_only = total_exact_only.load(std::memory_order_relaxed);
+  return s;
+}
+
+/// Positions begin..end-1: each group by compute_fast when it is fast-capable (and the fast path
+/// is enabled), by compute() otherwise or when compute_fast does not decide; then
+/// emit(member, k, fast, const FastPair&, const RealisedPair&): the FastPair when fast, else
+/// the RealisedPair.
+template <class Emit>
+void BlockEvaluator::run(std::uint64_t begin, std::uint64_t end, Emit&& emit) {
+  if (end < begin) {
+    throw InvalidArgument("BlockEvaluator: end " + std::to_string(end) + " < begin " +
+                          std::to_string(begin));
+  }
   const std::size_t n = end - begin;
-  out.resize(member_slot_.size());
-  for (auto& o : out) o.resize(n);
-  std::vector<std::size_t> offset(groups_.size() + 1, 0);
-  for (std::size_t g = 0; g < groups_.size(); ++g) offset[g + 1] = offset[g] + groups_[g]->slots();
+  const std::size_t ng = groups_.size();
+  std::vector<std::size_t> offset(ng + 1, 0);
+  for (std::size_t g = 0; g < ng; ++g) offset[g + 1] = offset[g] + groups_[g]->slots();
   scratch_.resize(offset.back());
+  fast_scratch_.resize(offset.back());
+  std::vector<char> capable(ng), fast(ng);
+  for (std::size_t g = 0; g < ng; ++g) capable[g] = fast_enabled_ && groups_[g]->fast_capable();
+  FastPathStats local;
   for (std::size_t k = 0; k < n; ++k) {
-    for (std::size_t g = 0; g < groups_.size(); ++g) {
-      groups_[g]->compute(begin + k, scratch_.data() + offset[g], nullptr);
+    const std::uint64_t i = begin + k;
+    for (std::size_t g = 0; g < ng; ++g) {
+      fast[g] = 0;
+      if (capable[g]) {
+        ++local.evaluations;
+        switch (groups_[g]->compute_fast(i, fast_scratch_.data() + offset[g])) {
+          case Group::Fast::decided:
+            fast[g] = 1;
+            break;
+          case Group::Fast::exact_case:
+            ++local.exact_cases;
+            break;
+          case Group::Fast::undecided:
+            ++local.fallbacks;
+            break;
+        }
+      } else {
+        ++local.exact_only;
+      }
+      if (!fast[g]) groups_[g]->compute(i, scratch_.data() + offset[g], nullptr);
     }
     for (std::size_t m = 0; m < member_slot_.size(); ++m) {
-      out[m][k] = scratch_[offset[member_slot_[m].first] + member_slot_[m].second];
+      const auto [g, slot] = member_slot_[m];
+      emit(m, k, fast[g] != 0, fast_scratch_[offset[g] + slot], scratch_[offset[g] + slot]);
     }
   }
+  stats_ += local;
+  total_evaluations.fetch_add(local.evaluations, std::memory_order_relaxed);
+  total_fallbacks.fetch_add(local.fallbacks, std::memory_order_relaxed);
+  total_exact_cases.fetch_add(local.exact_cases, std::memory_order_relaxed);
+  total_exact_only.fetch_add(local.exact_only, std::memory_order_relaxed);
+}
+
+void BlockEvaluator::evaluate(std::uint64_t begin, std::uint64_t end,
+                              std::vector<std::vector<RealisedPair>>& out) {
+  const std::size_t n = end >= begin ? end - begin : 0;
+  out.resize(member_slot_.size());
+  for (auto& o : out) o.resize(n);
+  run(begin, end,
+      [&](std::size_t m, std::size_t k, bool fast, const FastPair& f, const RealisedPair& p) {
+        if (fast) {
+          RealisedPair& o = out[m][k];
+          o.cos = Value::from_double_exact(f.cos);
+          o.sin = Value::from_double_exact(f.sin);
+          o.flags = f.flags;
+        } else {
+          out[m][k] = p;
+        }
+      });
+}
+
+void BlockEvaluator::evaluate_bits(std::uint64_t begin, std::uint64_t end,
+                                   std::vector<std::vector<PairBits>>& out) {
+  const std::size_t n = end >= begin ? end - begin : 0;
+  out.resize(member_slot_.size());
+  for (auto& o : out) o.resize(n);
+  run(begin, end,
+      [&](std::size_t m, std::size_t k, bool fast, const FastPair& f, const RealisedPair& p) {
+        PairBits& o = out[m][k];
+        if (fast) {
+          // the fast path's results are finite doubles: bits_key() is their bit pattern
+          o.cos = std::bit_cast<std::uint64_t>(f.cos);
+          o.sin = std::bit_cast<std::uint64_t>(f.sin);
+          o.flags = f.flags;
+        } else {
+          o.cos = p.cos.bits_key();
+          o.sin = p.sin.bits_key();
+          o.flags = p.flags;
+        }
+      });
 }
 
 std::uint8_t BlockEvaluator::constant_flags(std::size_t member) const {
@@ -747,3 +1036,9 @@ RealisedPair evaluate_mixed(const RotaryBlock& block, const Realisation& r,
 }
 
 }  // namespace ropesim::attention::detail
+
+namespace ropesim::attention {
+
+FastPathStats realisation_fast_path_counters() { return detail::fast_path_totals(); }
+
+}  // namespace ropesim::attention

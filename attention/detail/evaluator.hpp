@@ -20,6 +20,12 @@ namespace ropesim::attention::detail {
 /// Named intermediate values of one position (for PositionReport).
 using Steps = std::vector<std::pair<std::string, Value>>;
 
+/// A realised pair on the fast path: the elements as doubles (formats that fit a double).
+struct FastPair {
+  double cos = 0, sin = 0;
+  std::uint8_t flags = 0;
+};
+
 class BlockEvaluator {
  public:
   /// `members` must outlive the evaluator and be applicable to `s` (check_applicable).
@@ -29,9 +35,20 @@ class BlockEvaluator {
   BlockEvaluator(const BlockEvaluator&) = delete;
   BlockEvaluator& operator=(const BlockEvaluator&) = delete;
 
-  /// out[m][k] = realised pair of member m at position begin + k (out is resized).
+  /// out[m][k] = realised pair of member m at position begin + k (out is resized). Members in
+  /// the fast domain go through the binary64 fast path (attention/detail/fast_trig.hpp) and
+  /// fall back to the exact path when its rounding test cannot decide: the same values.
   void evaluate(std::uint64_t begin, std::uint64_t end,
                 std::vector<std::vector<RealisedPair>>& out);
+  /// out[m][k] = the bits of member m's realised pair at position begin + k (PairBits: the
+  /// same bit patterns and flags as evaluate(), Value::bits_key()), without building Values
+  /// on the fast path. out is resized. Throws what evaluate() throws.
+  void evaluate_bits(std::uint64_t begin, std::uint64_t end,
+                     std::vector<std::vector<PairBits>>& out);
+  /// What the fast path did in this evaluator's evaluate / evaluate_bits calls so far.
+  const FastPathStats& fast_path_stats() const { return stats_; }
+  /// Forces the exact path for every evaluation (the tests compare both paths bit for bit).
+  void set_fast_path(bool enabled) { fast_enabled_ = enabled; }
   /// Flags raised by member m's position-independent constants (a pipeline's exponent,
   /// power, inv_freq / theta_scale): reported apart, not in the per-position flags.
   std::uint8_t constant_flags(std::size_t member) const;
@@ -45,7 +62,16 @@ class BlockEvaluator {
   // member m → (group index, slot within the group's outputs)
   std::vector<std::pair<std::size_t, std::size_t>> member_slot_;
   std::vector<RealisedPair> scratch_;
+  std::vector<FastPair> fast_scratch_;
+  FastPathStats stats_;
+  bool fast_enabled_ = true;
+
+  template <class Emit>
+  void run(std::uint64_t begin, std::uint64_t end, Emit&& emit);
 };
+
+/// The totals behind attention::realisation_fast_path_counters().
+FastPathStats fast_path_totals();
 
 /// The realised pair of a block whose angle mixes axes (LieRE / RoPE-Mixed: several
 /// schedule.hpp AxisAngle terms) at the tuple p, for r1, r2 or r3 (pipelines are refused by
