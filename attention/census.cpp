@@ -45,14 +45,6 @@ inline std::uint64_t flag_bits(std::uint8_t flags) {
   return ((flags & flag_overflow) ? 1u : 0u) | ((flags & flag_nan) ? 2u : 0u);
 }
 
-/// The realised (cos, sin) bit patterns of one position of one block (binary64 bits, NaN as
-/// Value::bits_key's one NaN key), as the fast realisation's BlockEvaluator::evaluate_bits
-/// will give them.
-struct PairBits {
-  std::uint64_t cos = 0, sin = 0;
-  std::uint8_t flags = 0;
-};
-
 /// A block's exact key per position for table formats stored as binary64 but not packable:
 /// both bit patterns.
 struct Key2 {
@@ -312,12 +304,16 @@ class LineSource {
       }
     }
   }
-  /// The adapter the census reads narrow formats through: bits[m][k] = member m's pair at
-  /// window index begin + k as binary64 bit patterns (Value::bits_key). Today converted from
-  /// evaluate(); the fast realisation's BlockEvaluator::evaluate_bits gives the same bits
-  /// directly (switch the streamed case to it when it exists).
+  /// What the census reads narrow formats through: bits[m][k] = member m's pair at window
+  /// index begin + k as binary64 bit patterns (Value::bits_key). Streamed blocks come from the
+  /// realisation's BlockEvaluator::evaluate_bits (its fast path, no Values built); constant and
+  /// mixed-axis blocks are converted from evaluate().
   void evaluate_bits(std::uint64_t begin, std::uint64_t end,
                      std::vector<std::vector<PairBits>>& bits) {
+    if (!is_constant_ && !mixed_) {
+      ev_->evaluate_bits(options_.start + begin, options_.start + end, bits);
+      return;
+    }
     evaluate(begin, end, scratch_);
     bits.resize(scratch_.size());
     for (std::size_t m = 0; m < scratch_.size(); ++m) {

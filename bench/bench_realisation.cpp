@@ -16,15 +16,13 @@
 
 #include "attention/detail/evaluator.hpp"
 #include "attention/realisation.hpp"
+#include "numeric/stopwatch.hpp"
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
 using namespace ropesim;
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
+using numeric::Clock;
+using numeric::seconds_since;
 
 /// Native binary64 cos+sin of θ_d·i for every block and position (θ_d to double).
 double native_seconds(const attention::Schedule& s, std::uint64_t positions) {

@@ -932,7 +932,7 @@ CertifiedRange certified_range_fast(const FixedOffsetHead& head, const ScanOptio
     out.n_max = options.max_length;
     out.at_limit = true;
   }
-  out.seconds = seconds_since(start);
+  out.seconds = numeric::seconds_since(start);
   return out;
 }
 
@@ -953,14 +953,14 @@ RangeEstimate estimate_certified_range_fast(const FixedOffsetHead& head, std::ui
     std::vector<double> q(realised.dim()), kk(realised.dim());
     for (std::uint64_t p = 0; p < probe; ++p) realised.rotate(pairs, p, q.data(), kk.data());
   }
-  est.seconds_per_position = seconds_since(t0) / static_cast<double>(probe);
+  est.seconds_per_position = numeric::seconds_since(t0) / static_cast<double>(probe);
   // candidate density over a probe of offsets
   const std::uint64_t offsets = std::min<std::uint64_t>(20000, max_length);
   t0 = std::chrono::steady_clock::now();
   CandidateEnumerator e(head, E);
   std::vector<std::uint64_t> found;
   e.extend(offsets, found);
-  const double per_offset = seconds_since(t0) / static_cast<double>(offsets);
+  const double per_offset = numeric::seconds_since(t0) / static_cast<double>(offsets);
   est.candidate_density = static_cast<double>(found.size()) / static_cast<double>(offsets);
   const double rho = est.candidate_density;
   const double kept = static_cast<double>(kKeyStoreBytes) / (8 * D);
