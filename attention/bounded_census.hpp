@@ -1,5 +1,5 @@
 #pragma once
-/// The rotation census under bounded-error trig (issue 22 item 4; THEORY §3 "Every implementation
+/// The rotation census under bounded-error trig (THEORY §3 "Every implementation
 /// within a bound"): what holds for EVERY implementation of cos and sin within a TrigErrorModel
 /// (attention/bounded_realisation.hpp) over positions S..S+N-1.
 ///

@@ -89,7 +89,7 @@ TrigErrorModel TrigErrorModel::parse(std::string_view text) {
   if (auto m = named_model(text)) return *m;
   if (text.substr(0, 3) != "ulp") bad_model(text, "unknown model");
   std::string_view rest = text.substr(3);
-  // the separators: '-' (documented), ':', '<=', '≤' (issue 22's spelling)
+  // the separators: '-' (documented), ':', '<=', '≤' (also accepted)
   for (std::string_view sep : {"-", ":", "<=", "\u2264"}) {
     if (rest.substr(0, sep.size()) == sep) {
       rest = rest.substr(sep.size());

@@ -1,5 +1,5 @@
 #pragma once
-/// Bounded-error trig (issue 22 item 4; THEORY §3 "Every implementation within a bound";
+/// Bounded-error trig (THEORY §3 "Every implementation within a bound";
 /// NUMERIC §3 "Vendor error bounds of cos and sin"): a pipeline whose `cos_sin` step is not one
 /// library but every binary32 implementation of cos and sin within a stated error, e.g.
 /// `cos_sin=fp32:ulp-1`.

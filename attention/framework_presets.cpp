@@ -310,7 +310,7 @@ const ScoreAccumulation* framework_score_accumulation(std::string_view name) {
       "CUBLAS_COMPUTE_16F only when allowFP16AccumulationCuBLAS is set, off by default); "
       "the fused attention kernels (flash-attention, TransformerEngine, vLLM, llama.cpp CUDA), "
       "PyTorch's CPU gemm for reduced floats, ggml's CPU dot products, MLX's Metal GEMM and XLA "
-      "are taken to accumulate in fp32 too: their sources were not read for issue 25 (only "
+      "are taken to accumulate in fp32 too: their sources were not read (only "
       "CUDABlas.cpp was)",
       "real GEMMs sum in blocked or tree orders (split-K, tensor-core fragments) and may fuse "
       "products; this is left-to-right fp32 accumulation with each product rounded to fp32 (exact "

@@ -255,7 +255,7 @@ struct PairBits {
   bool operator==(const PairBits&) const = default;
 };
 
-/// What the realisation fast path did (issue 24 item 1; attention/detail/fast_trig.hpp): counts
+/// What the realisation fast path did (attention/detail/fast_trig.hpp): counts
 /// of (position, evaluator group) evaluations. A group is one realisation, or several that
 /// share work (r1/r3 members in several formats; pipelines differing only in the table format).
 struct FastPathStats {

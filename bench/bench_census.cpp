@@ -9,7 +9,7 @@
 //
 // --cli times `ropesim rotations --schedule PRESET --realization hf --format bf16 --positions N
 // --json` (the binary built beside this bench, or --binary PATH) against a native C loop of
-// binary64 cos+sin over the same N x blocks angles, in the same run (issue 24's target: within
+// binary64 cos+sin over the same N x blocks angles, in the same run (target: within
 // 6x; N = 1048576 for llama2-7b is 2^26 angles).
 //
 //   build/bench/bench_census [--preset NAME] [--positions N] [--only-threads] [--threads 1,2]

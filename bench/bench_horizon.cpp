@@ -191,7 +191,7 @@ int main(int argc, char** argv) {
         fast.seconds, fast.scores_evaluated, fast.candidate_offsets,
         fast.error_bound ? fast.error_bound->get_d() : 0.0);
   }
-  // 0d. Long certified ranges of multi-frequency heads (issue 24 item 4): the chunked,
+  // 0d. Long certified ranges of multi-frequency heads: the chunked,
   //     threaded candidate algorithm against its previous implementation
   //     (certified_range_fast_reference: every position through head_query / head_key) on
   //     the same head, the reference measured on a prefix of `reference_length` positions in

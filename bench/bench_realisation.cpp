@@ -1,4 +1,4 @@
-// Realisation throughput (issue 24 item 1): realised (cos, sin) pairs per second of
+// Realisation throughput: realised (cos, sin) pairs per second of
 // detail::BlockEvaluator::evaluate_bits — the fast path with its fallbacks — for r1 and hf at
 // bf16 and fp32 on one preset, one thread, next to a native binary64 cos+sin loop over the same
 // angles θ_d·i measured in the same run (the ratio is what to compare across machines); then

@@ -1,5 +1,5 @@
 #pragma once
-/// `ropesim rotations` and `ropesim horizon` with a bounded-error cos_sin step (issue 22 item 4;
+/// `ropesim rotations` and `ropesim horizon` with a bounded-error cos_sin step (
 /// attention/bounded_census.hpp, proofs/bounded_range.hpp): the census interval and the
 /// certified range over every implementation within the model. Kept apart from
 /// rotations_command.cpp and horizon_command.cpp, which only dispatch here.

@@ -186,7 +186,7 @@ std::vector<attention::Schedule> grid_schedules(const std::string& models,
 namespace {
 
 /// Records argv as CLI11 parsed it (set_command_words): each word's option and role, so that
-/// provenance is structured data (issue 20 item 4: `merge` no longer re-tokenises commands).
+/// provenance is structured data (`merge` no longer re-tokenises commands).
 void record_command_words(const CLI::App& app, int argc, char** argv) {
   // The parsed sub-command chain, deepest first: an option belongs to the deepest that has it.
   std::vector<const CLI::App*> chain{&app};

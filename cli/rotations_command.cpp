@@ -216,7 +216,7 @@ Action add_rotations_command(CLI::App& app) {
     const numeric::Engine* engine =
         with_flag("--engine", [&] { return &numeric::engine_by_name(o->engine); });
     const numeric::FormatBinding binding{format, mode, engine};
-    // issue 22 item 4: a bounded-error cos_sin step is the census over every implementation
+    // a bounded-error cos_sin step is the census over every implementation
     if (attention::is_bounded_realisation_spec(o->realisation)) {
       return bounded_rotations(*cmd, schedule, binding,
                                {o->realisation, o->start, o->positions, o->json, o->out});

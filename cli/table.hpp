@@ -22,7 +22,7 @@ struct Table {
   std::vector<nlohmann::json> json_extra;
   /// Per-row objects keyed by column whose values replace those cells in the JSON rendering
   /// only: the value as a JSON number where the text, CSV, Markdown and LaTeX views print it
-  /// rounded or in the paper's notation (issue 21 item 3), with "COLUMN_exact" beside it
+  /// rounded or in the paper's notation, with "COLUMN_exact" beside it
   /// (numeric::put_exact) when binary64 cannot hold it. select() keeps a key with its column.
   std::vector<nlohmann::json> json_numbers;
   /// The columns the terminal shows by default (the ones that matter, to fit 120 columns);

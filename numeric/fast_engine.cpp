@@ -1,4 +1,4 @@
-// The fast exact engine (NUMERIC §2; issue 8). Bit-identical to mpfr_engine() by construction
+// The fast exact engine (NUMERIC §2). Bit-identical to mpfr_engine() by construction
 // (argued below) and by test (tests/numeric/test_fast_engine.cpp).
 //
 // Domain. A format F is *fast* when it is floating point with p ≤ 25 and -400 ≤ emin ≤ emax ≤

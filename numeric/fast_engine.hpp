@@ -1,5 +1,5 @@
 #pragma once
-/// The fast exact engine and engine selection (NUMERIC §2; issue 8).
+/// The fast exact engine and engine selection (NUMERIC §2).
 ///
 /// `fast_engine()` returns, for every format, rounding direction and input, the same element of
 /// F as `mpfr_engine()` (bit for bit; tests/numeric/test_fast_engine.cpp checks it

@@ -1,5 +1,5 @@
 #pragma once
-/// Exact values in ropesim's JSON output (issue 21 item 3): a value that is a binary64 number
+/// Exact values in ropesim's JSON output: a value that is a binary64 number
 /// is written as a JSON number, so that `json.load` and `pandas` read it as it is; a value
 /// binary64 cannot hold is written as its nearest binary64 number with the exact value beside
 /// it as a string (`"base": 0.1, "base_exact": "1/10"`). Header-only.

@@ -1,5 +1,5 @@
 #pragma once
-/// The certified range of the fixed-offset head under bounded-error trig (issue 22 item 4;
+/// The certified range of the fixed-offset head under bounded-error trig (
 /// THEORY §6 "Every implementation within a bound"): the length L such that for EVERY
 /// implementation of cos and sin within the model (attention/bounded_realisation.hpp) every
 /// query k+1 ≤ i ≤ L+1 puts its score of j = i − k ahead of every other realised score by at

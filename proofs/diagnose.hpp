@@ -1,5 +1,5 @@
 #pragma once
-/// `ropesim diagnose`: one report on a model's RoPE at finite precision (issue 23). For one
+/// `ropesim diagnose`: one report on a model's RoPE at finite precision. For one
 /// schedule (a Hugging Face config), an activation format A and a framework preset, and the
 /// known ways that framework goes wrong (docs/FRAMEWORK_BUGS.md, NUMERIC §4), over positions
 /// 0..N-1 of a context of N tokens:

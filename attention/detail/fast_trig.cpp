@@ -1,5 +1,5 @@
-// The binary64 first step of the realisation fast path (attention/detail/fast_trig.hpp; issue 24
-// item 1; NUMERIC §2). The error argument of every step is stated beside it (CORE-MATH habit).
+// The binary64 first step of the realisation fast path (attention/detail/fast_trig.hpp;
+// NUMERIC §2). The error argument of every step is stated beside it (CORE-MATH habit).
 //
 // Notation: u = 2^-53, RN = binary64 round-to-nearest-even (ropesim never changes the mode;
 // -ffp-contract=off keeps the compiler from fusing operations, std::fma is the one explicit

@@ -1,5 +1,5 @@
 #pragma once
-/// Internal: the binary64 first step of the realisation fast path (issue 24 item 1; NUMERIC §2;
+/// Internal: the binary64 first step of the realisation fast path (NUMERIC §2;
 /// THEORY §3). cos and sin of an exact angle — a rational turn r/m, θ·i for an exact θ, or an
 /// exact double in radians — in binary64 with a proven absolute error bound, the argument
 /// reduced exactly or in double-double; then the rounding test: if both ends of
