@@ -111,9 +111,12 @@ CertifiedRange certified_range_fast(const FixedOffsetHead& head, const ScanOptio
   // increasing) and j = i − k + n (negative candidates), the largest score kept (first j on
   // ties), as the reference does.
   KeyStore store;
+  // `cancelled()` is asked before each query: once an earlier chunk of the batch has failed,
+  // this chunk's outcome is never read and its remaining queries are skipped.
   auto evaluate = [&](std::uint64_t a, std::uint64_t b, const std::vector<double>& queries,
-                      std::uint64_t query_begin) -> ChunkOutcome {
+                      std::uint64_t query_begin, const auto& cancelled) -> ChunkOutcome {
     ChunkOutcome o;
+    if (cancelled()) return o;
     // keys older than the store: realised again, once per merged window of offsets
     std::vector<KeyBlock> far;
     const std::uint64_t kept = store.begin();
@@ -137,6 +140,7 @@ CertifiedRange certified_range_fast(const FixedOffsetHead& head, const ScanOptio
       return p;
     };
     for (std::uint64_t i = a; i < b; ++i) {
+      if (cancelled()) break;
       const double* q = &queries[D * (i - query_begin)];
       const std::uint64_t target = i - k;
       const Value t = score(q, key(target));
@@ -178,7 +182,10 @@ CertifiedRange certified_range_fast(const FixedOffsetHead& head, const ScanOptio
   // Batches of chunks: each chunk's positions realised once (queries and keys), then its
   // queries scored, the chunks of a batch on the threads; the first failing query is the
   // first in position order, whatever the thread count. Chunks grow from 64 positions to
-  // max_chunk (a failing query often comes early).
+  // max_chunk (a failing query often comes early). The threads take the chunks in position
+  // order; once a chunk fails, the later chunks of its batch stop (their work is speculative:
+  // only chunks before the failing one count), so a second thread costs at most the chunk it
+  // is running when the failure is found.
   const std::uint64_t max_chunk = std::max<std::uint64_t>(64, 131072 / std::max<std::size_t>(D, 1));
   const std::size_t chunks_per_batch = 4 * threads;
   bool failed = false;
@@ -209,10 +216,17 @@ CertifiedRange certified_range_fast(const FixedOffsetHead& head, const ScanOptio
     for (auto& kb : keys) store.append(std::move(kb));
     store.evict(options.key_store_bytes, batch_begin > k ? batch_begin - k : 0);
     std::vector<ChunkOutcome> outcomes(chunks.size());
+    std::atomic<std::size_t> first_failed{chunks.size()};
     numeric::parallel_for(threads, chunks.size(), [&](std::size_t c) {
       const auto [a, b] = chunks[c];
       const std::uint64_t qa = std::max(a, std::min(b, k + 1));
-      if (qa < b) outcomes[c] = evaluate(qa, b, queries[c], qa);
+      if (qa >= b) return;
+      outcomes[c] =
+          evaluate(qa, b, queries[c], qa, [&first_failed, c] { return first_failed.load() < c; });
+      if (!outcomes[c].fail_query) return;
+      std::size_t seen = first_failed.load();
+      while (c < seen && !first_failed.compare_exchange_weak(seen, c)) {
+      }
     });
     for (std::size_t c = 0; c < chunks.size(); ++c) {
       const auto [a, b] = chunks[c];
