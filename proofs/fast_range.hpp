@@ -104,11 +104,12 @@ std::vector<std::uint64_t> candidate_offsets(const FixedOffsetHead& head, const 
 /// positions are taken in chunks, each chunk's rotations realised once (realise_block per
 /// block over the chunk) and its queries and keys formed from the position-independent biases
 /// (binary64 with exact re-rounding into F where NUMERIC §2 allows, attention::rotate
-/// otherwise); the chunks of a batch run on `options.threads` threads (numeric::parallel_for)
-/// and the first failing query in position order is taken, so the result does not depend on
-/// the thread count. Keys are kept up to 256 MB; the keys of older positions that a candidate
-/// offset needs are realised again, one window of positions per chunk and offset. Memory: at
-/// most 256 MB of keys plus the batch's buffers and 8 bytes per candidate offset, whatever
+/// otherwise); the chunks of a batch run on `options.threads` threads (numeric::parallel_for,
+/// in position order; once a chunk fails the later chunks of its batch stop, their work being
+/// speculative) and the first failing query in position order is taken, so the result does not
+/// depend on the thread count. Keys are kept up to 256 MB; the keys of older positions that a
+/// candidate offset needs are realised again, one window of positions per chunk and offset. Memory:
+/// at most 256 MB of keys plus the batch's buffers and 8 bytes per candidate offset, whatever
 /// max_length is.
 CertifiedRange certified_range_fast(const FixedOffsetHead& head, const ScanOptions& options = {});
 
