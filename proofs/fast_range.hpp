@@ -98,24 +98,20 @@ std::vector<std::uint64_t> candidate_offsets(const FixedOffsetHead& head, const 
 /// InvalidArgument outside the domain (fast_range_refusal's reason) and unless
 /// 1 ≤ max_length ≤ kMaxScanLength.
 ///
-/// How (THEORY §6 unchanged; only the order of work differs from the reference below): the
+/// How (THEORY §6 unchanged; only the order of work differs from a plain one-thread loop over
+/// the queries, which tests/proofs/fast_range_reference.hpp keeps as the second implementation
+/// every field is compared with): the
 /// positions are taken in chunks, each chunk's rotations realised once (realise_block per
 /// block over the chunk) and its queries and keys formed from the position-independent biases
 /// (binary64 with exact re-rounding into F where NUMERIC §2 allows, attention::rotate
-/// otherwise); the chunks of a batch run on `options.threads` threads (numeric::parallel_for)
-/// and the first failing query in position order is taken, so the result does not depend on
-/// the thread count. Keys are kept up to 256 MB; the keys of older positions that a candidate
-/// offset needs are realised again, one window of positions per chunk and offset. Memory: at
-/// most 256 MB of keys plus the batch's buffers and 8 bytes per candidate offset, whatever
+/// otherwise); the chunks of a batch run on `options.threads` threads (numeric::parallel_for,
+/// in position order; once a chunk fails the later chunks of its batch stop, their work being
+/// speculative) and the first failing query in position order is taken, so the result does not
+/// depend on the thread count. Keys are kept up to 256 MB; the keys of older positions that a
+/// candidate offset needs are realised again, one window of positions per chunk and offset. Memory:
+/// at most 256 MB of keys plus the batch's buffers and 8 bytes per candidate offset, whatever
 /// max_length is.
 CertifiedRange certified_range_fast(const FixedOffsetHead& head, const ScanOptions& options = {});
-
-/// The previous implementation of certified_range_fast, kept as the reference its tests
-/// compare with (same result, bit for bit, counts included): one thread, every position
-/// realised through attention::head_query / head_key, every key kept (8·head_dim bytes per
-/// position). Same errors as certified_range_fast.
-CertifiedRange certified_range_fast_reference(const FixedOffsetHead& head,
-                                              const ScanOptions& options = {});
 
 /// What certified_range_fast is expected to cost up to max_length (no failing query before
 /// it: an early failure stops sooner).

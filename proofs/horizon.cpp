@@ -277,8 +277,16 @@ HorizonReport horizon(const HorizonSpec& spec) {
   }
   const std::int64_t limit =
       single_block(head) ? kRecordLimit : static_cast<std::int64_t>(max_length);
-  report.delta_bound = delta_bound(head.ideal, head.C_exact, head.f_large_exact, limit);
-  report.tie_distance = tie_distance(head.ideal, F, head.policy.rounding, limit);
+  // The two comparison columns search the record distances independently (for several blocks
+  // a filtered scan of S(n) up to max_length, O(blocks) per offset, as long as the range's own
+  // work where it fails early): on two threads when there are.
+  numeric::parallel_for(std::min(2u, std::max(1u, s.threads)), 2, [&](std::size_t column) {
+    if (column == 0) {
+      report.delta_bound = delta_bound(head.ideal, head.C_exact, head.f_large_exact, limit);
+    } else {
+      report.tie_distance = tie_distance(head.ideal, F, head.policy.rounding, limit);
+    }
+  });
   const double C = head.C.to_double(), f = head.f_large.to_double();
   if (single_block(head)) report.heuristic = std::numbers::pi * std::sqrt(2 * C / f) - 1;
   report.tie_cap =

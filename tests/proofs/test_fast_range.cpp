@@ -20,33 +20,12 @@ using namespace ropesim;
 using numeric::Format;
 using numeric::Rounding;
 
+using fast_range_test::head_or_discard;
+using fast_range_test::random_C;
+using fast_range_test::random_format;
 using fast_range_test::require_same;
 using fast_range_test::spec_of;
 using fast_range_test::up_to;
-
-namespace {
-
-Format random_format() {
-  const int which = *rc::gen::inRange(0, 8);
-  switch (which) {
-    case 0:
-      return Format::fp16();
-    case 1:
-      return Format::bf16();
-    case 2:
-      return Format::fp32();
-    case 3:
-      return Format::fp8e5m2();
-    case 4:
-      return numeric::parse_format("tf32");
-    case 5:
-      return Format::fp64();
-    default:
-      return Format::ieee(*rc::gen::inRange(3, 30), *rc::gen::inRange(5, 9));
-  }
-}
-
-}  // namespace
 
 TEST_CASE("candidate algorithm = quadratic scan (N_max, witness, scores) on random heads",
           "[proofs][fast_range][property]") {
@@ -72,20 +51,10 @@ TEST_CASE("candidate algorithm = quadratic scan (N_max, witness, scores) on rand
       schedule = "single:g=" + std::to_string(num) + "/" + std::to_string(den);
     }
     const std::uint64_t k = *rc::gen::inRange(1, 7);
-    // C = f_large · 2^s · (1 + m/64): from too small to lead at all up to near overflow
-    const auto fl = numeric::exact_rational(*numeric::f_large(F, r));
-    const int s = *rc::gen::inRange(-1, std::min(F.precision + 6, 40));
-    mpq_class C = fl * (1 + mpq_class(*rc::gen::inRange(0, 64), 64));
-    C *= s >= 0 ? mpq_class(mpz_class(1) << s) : mpq_class(1, 2);
-    RC_PRE(C < numeric::exact_rational(numeric::max_finite(F)));
-    auto spec = spec_of(schedule, C, k, F, realisation, r, sum);
+    // C: from too small to lead at all up to near overflow
+    auto spec = spec_of(schedule, random_C(F, r), k, F, realisation, r, sum);
     spec.policy.accumulator = *rc::gen::element(Format::fp32(), Format::fp16(), Format::fp64());
-    proofs::FixedOffsetHead head;
-    try {
-      head = proofs::make_fixed_offset_head(spec);
-    } catch (const InvalidArgument&) {
-      RC_DISCARD("head not constructible");
-    }
+    const proofs::FixedOffsetHead head = head_or_discard(spec);
     RC_PRE(!proofs::fast_range_refusal(head).has_value());
     const std::uint64_t L = *rc::gen::inRange(1, 300);
     const bool kernel = *rc::gen::arbitrary<bool>();

@@ -1,4 +1,4 @@
-// The candidate algorithm on multi-frequency heads (proofs/fast_range.hpp; issue 8): several
+// The candidate algorithm on multi-frequency heads (proofs/fast_range.hpp): several
 // rotary blocks with weights w_d, unrotated pairs as zero coordinates. Equal to the quadratic
 // scan (RapidCheck over random schedules of 2–8 blocks, weights, C, k, formats, roundings,
 // summations, r1/r3; fixed seed from tests/main.cpp), its error bound E checked against exact
@@ -21,26 +21,14 @@ using namespace ropesim;
 using numeric::Format;
 using numeric::Rounding;
 
+using fast_range_test::head_or_discard;
+using fast_range_test::random_C;
+using fast_range_test::random_format;
 using fast_range_test::require_same;
 using fast_range_test::spec_of;
 using fast_range_test::up_to;
 
 namespace {
-
-Format random_format() {
-  switch (*rc::gen::inRange(0, 6)) {
-    case 0:
-      return Format::fp16();
-    case 1:
-      return Format::bf16();
-    case 2:
-      return Format::fp32();
-    case 3:
-      return Format::fp64();
-    default:
-      return Format::ieee(*rc::gen::inRange(3, 30), *rc::gen::inRange(5, 9));
-  }
-}
 
 /// A random schedule of 2–8 rotary blocks and whether r3 applies (rational turns): random
 /// turns a/m, a conventional schedule with a random base, or a partial one whose other half
@@ -90,21 +78,11 @@ TEST_CASE("multi-block candidate algorithm = quadratic scan (N_max, witness, sco
     const std::string realisation =
         rational ? *rc::gen::element(std::string("r1"), std::string("r3")) : "r1";
     const std::uint64_t k = *rc::gen::inRange(1, 7);
-    // C = f_large · 2^s · (1 + m/64): from too small to lead at all up to large
-    const auto fl = numeric::exact_rational(*numeric::f_large(F, r));
-    const int s = *rc::gen::inRange(-1, std::min(F.precision + 6, 40));
-    mpq_class C = fl * (1 + mpq_class(*rc::gen::inRange(0, 64), 64));
-    C *= s >= 0 ? mpq_class(mpz_class(1) << s) : mpq_class(1, 2);
-    RC_PRE(C < numeric::exact_rational(numeric::max_finite(F)));
-    auto spec = spec_of(schedule, C, k, F, realisation, r, sum);
+    // C: from too small to lead at all up to large
+    auto spec = spec_of(schedule, random_C(F, r), k, F, realisation, r, sum);
     spec.weights = random_weights(spec.schedule.blocks.size());
     spec.policy.accumulator = *rc::gen::element(Format::fp32(), Format::fp16(), Format::fp64());
-    proofs::FixedOffsetHead head;
-    try {
-      head = proofs::make_fixed_offset_head(spec);
-    } catch (const InvalidArgument&) {
-      RC_DISCARD("head not constructible");
-    }
+    const proofs::FixedOffsetHead head = head_or_discard(spec);
     RC_PRE(!proofs::fast_range_refusal(head).has_value());
     const std::uint64_t L = *rc::gen::inRange(1, 120);
     const bool kernel = *rc::gen::arbitrary<bool>();
@@ -138,12 +116,7 @@ TEST_CASE("multi-block error bound E holds for every sampled realised score (exa
     auto spec = spec_of(schedule, C, *rc::gen::inRange(1, 5), F, realisation, r, sum);
     spec.weights = random_weights(spec.schedule.blocks.size());
     spec.policy.accumulator = *rc::gen::element(Format::fp32(), Format::fp16(), Format::fp64());
-    proofs::FixedOffsetHead head;
-    try {
-      head = proofs::make_fixed_offset_head(spec);
-    } catch (const InvalidArgument&) {
-      RC_DISCARD("head not constructible");
-    }
+    const proofs::FixedOffsetHead head = head_or_discard(spec);
     const auto E = proofs::realised_score_error_bound(head);
     RC_PRE(E.has_value());  // a C too large for the accumulator is refused, not bounded
     proofs::RealisedScores scores(head, false);

@@ -1,9 +1,10 @@
 // The candidate algorithm's chunked, threaded evaluation (proofs/fast_range.hpp
-// certified_range_fast; issue 24 item 4) against the previous one-thread implementation it
-// replaced, kept as certified_range_fast_reference (every position through
-// attention::head_query / head_key, every key kept): the same CertifiedRange bit for bit,
-// counts included, for 1, 2 and 3 threads and with a small key store (older keys realised
-// again), on random heads and on llama2-7b / llama3 at fp32 and bf16 with a failing query.
+// certified_range_fast) against the plain one-thread second implementation in
+// fast_range_reference.hpp (every position through attention::head_query / head_key, every
+// key kept, the candidate offsets listed up front, gaps in exact rationals): the same
+// CertifiedRange bit for bit, counts included, for 1, 2 and 3 threads and with a small key
+// store (older keys realised again), on random heads and on llama2-7b / llama3 at fp32 and
+// bf16 with a failing query.
 #include <rapidcheck.h>
 
 #include <catch2/catch.hpp>
@@ -12,12 +13,16 @@
 #include "numeric/exact.hpp"
 #include "numeric/format_properties.hpp"
 #include "proofs/fast_range.hpp"
+#include "tests/proofs/fast_range_reference.hpp"
 #include "tests/proofs/fast_range_support.hpp"
 
 using namespace ropesim;
 using numeric::Format;
 using numeric::Rounding;
 
+using fast_range_test::head_or_discard;
+using fast_range_test::random_C;
+using fast_range_test::reference_range_by_candidates;
 using fast_range_test::require_same;
 using fast_range_test::spec_of;
 using fast_range_test::up_to;
@@ -69,18 +74,8 @@ TEST_CASE("chunked candidate algorithm = reference implementation, any threads a
                                         ? *rc::gen::element(std::string("r1"), std::string("r3"))
                                         : "r1";
     const std::uint64_t k = *rc::gen::element<std::uint64_t>(1, 2, 5, 70, 300);
-    const auto fl = numeric::exact_rational(*numeric::f_large(F, r));
-    const int s = *rc::gen::inRange(-1, std::min(F.precision + 6, 40));
-    mpq_class C = fl * (1 + mpq_class(*rc::gen::inRange(0, 64), 64));
-    C *= s >= 0 ? mpq_class(mpz_class(1) << s) : mpq_class(1, 2);
-    RC_PRE(C < numeric::exact_rational(numeric::max_finite(F)));
-    auto spec = spec_of(schedule, C, k, F, realisation, r, sum);
-    proofs::FixedOffsetHead head;
-    try {
-      head = proofs::make_fixed_offset_head(spec);
-    } catch (const InvalidArgument&) {
-      RC_DISCARD("head not constructible");
-    }
+    const proofs::FixedOffsetHead head =
+        head_or_discard(spec_of(schedule, random_C(F, r), k, F, realisation, r, sum));
     RC_PRE(!proofs::fast_range_refusal(head).has_value());
     // up to 1500 positions: chunks of 64, 128, … and several batches
     const std::uint64_t L = *rc::gen::inRange(1, 1500);
@@ -89,7 +84,7 @@ TEST_CASE("chunked candidate algorithm = reference implementation, any threads a
     // keys of 16–400 positions kept: older ones a candidate needs are realised again
     const std::size_t store =
         8 * head.head.head_dim * static_cast<std::size_t>(*rc::gen::inRange(16, 400));
-    const auto reference = proofs::certified_range_fast_reference(head, up_to(L, kernel));
+    const auto reference = reference_range_by_candidates(head, up_to(L, kernel));
     const auto fast = proofs::certified_range_fast(head, chunked(L, kernel, threads, store));
     RC_TAG(reference.at_limit ? "at limit" : "fails",
            reference.candidate_offsets > 0 ? "candidates" : "no candidate");
@@ -116,7 +111,7 @@ TEST_CASE("chunked = reference on llama2-7b and llama3-8b at fp32 and bf16, 1 an
     const auto head = proofs::make_fixed_offset_head(
         spec_of(c.schedule, numeric::parse_rational_exact(c.C, "C"), 1, c.F));
     REQUIRE(!proofs::fast_range_refusal(head));
-    const auto reference = proofs::certified_range_fast_reference(head, up_to(1500));
+    const auto reference = reference_range_by_candidates(head, up_to(1500));
     for (unsigned threads : {1u, 2u}) {
       const auto fast =
           proofs::certified_range_fast(head, chunked(1500, true, threads, 8 * 128 * 100));
