@@ -163,3 +163,39 @@ TEST_CASE("census memory: at most 16 bytes a position at bf16, 20 at fp32", "[ce
   CHECK(fp32.working_bytes > 16 * n);
   CHECK(fp32.working_bytes <= 20 * n);
 }
+
+TEST_CASE("per-block periods and distinct counts at every thread count, periods in every part",
+          "[census][threads]") {
+  // N = 100003: P ≤ 50001, and the period search splits that range into 3 parts scanned on the
+  // threads. periodic:m = 2, 20000, 40000, 50001, 50002 under r1 has block periods 2 (first
+  // part), 20000 (second), 40000 (third), 50001 (the last P of the last part) and none
+  // (50002 > N/2), and as many distinct pairs as m in fp32 (more than the distinct-key set's
+  // N/8 budget for m ≥ 20000: counted by sorting) — all recomputed directly here. bf16 and fp64
+  // take the 4-byte set and the pair keys.
+  const std::uint64_t n = 100003;
+  const Schedule s = parse_schedule("periodic:m=2,20000,40000,50001,50002");
+  for (const Format& f : {Format::fp32(), Format::bf16(), Format::fp64()}) {
+    INFO(f.name);
+    const Realisation r = parse_realisation("r1", f);
+    std::vector<BlockBrute> want;
+    for (std::size_t b = 0; b < s.blocks.size(); ++b) want.push_back(block_brute(s, r, b, n));
+    if (f.name == "fp32") {
+      const std::vector<std::uint64_t> m = {2, 20000, 40000, 50001, 50002};
+      for (std::size_t b = 0; b < m.size(); ++b) {
+        CHECK(want[b].distinct == m[b]);
+        CHECK(want[b].period ==
+              (m[b] <= n / 2 ? std::optional<std::uint64_t>(m[b]) : std::nullopt));
+      }
+    }
+    for (unsigned t : {1u, 2u, 3u}) {
+      INFO(t << " threads");
+      const auto got = census(s, r, opts(n, t));
+      REQUIRE(got.distinct_per_block.size() == s.blocks.size());
+      for (std::size_t b = 0; b < s.blocks.size(); ++b) {
+        INFO("block " << b);
+        CHECK(got.distinct_per_block[b] == want[b].distinct);
+        CHECK(got.period_per_block[b] == want[b].period);
+      }
+    }
+  }
+}
