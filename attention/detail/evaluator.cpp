@@ -90,46 +90,57 @@ void BlockEvaluator::run(std::uint64_t begin, std::uint64_t end, Emit&& emit) {
   std::vector<std::size_t> offset(ng + 1, 0);
   for (std::size_t g = 0; g < ng; ++g) offset[g + 1] = offset[g] + groups_[g]->slots();
   scratch_.resize(offset.back());
-  std::vector<char> capable(ng), fast(ng);
+  std::vector<char> capable(ng);
   for (std::size_t g = 0; g < ng; ++g) capable[g] = fast_enabled_ && groups_[g]->fast_capable();
   batches_.resize(ng);
-  for (std::size_t g = 0; g < ng; ++g) {
-    if (capable[g]) batches_[g].resize(groups_[g]->slots());
-  }
+  for (std::size_t g = 0; g < ng; ++g) batches_[g].resize(groups_[g]->slots());
   FastPathStats local;
   for (std::uint64_t chunk = begin; chunk < end; chunk += kBatch) {
     const std::size_t len = static_cast<std::size_t>(std::min<std::uint64_t>(kBatch, end - chunk));
+    // the fast path in a batch, then the exact path for the positions it left, group by group
+    // (groups are independent), the exact pairs kept in the batch's `slow` in position order
     for (std::size_t g = 0; g < ng; ++g) {
-      if (!capable[g]) {
-        local.exact_only += len;
-        continue;
-      }
       Group::Batch& batch = batches_[g];
-      const bool batched = batch_enabled_
-                               ? groups_[g]->compute_fast_batch(chunk, len, batch)
-                               : groups_[g]->Group::compute_fast_batch(chunk, len, batch);
-      local.evaluations += len;
-      if (batched) local.batched += len;
+      const std::size_t slots = groups_[g]->slots();
+      if (capable[g]) {
+        const bool batched = batch_enabled_
+                                 ? groups_[g]->compute_fast_batch(chunk, len, batch)
+                                 : groups_[g]->Group::compute_fast_batch(chunk, len, batch);
+        local.evaluations += len;
+        if (batched) local.batched += len;
+      } else {
+        std::fill(batch.status.begin(), batch.status.begin() + len, Group::Fast::undecided);
+        local.exact_only += len;
+      }
+      batch.slow.clear();
       for (std::size_t k = 0; k < len; ++k) {
-        local.exact_cases += batch.status[k] == Group::Fast::exact_case;
-        local.fallbacks += batch.status[k] == Group::Fast::undecided;
+        const Group::Fast verdict = batch.status[k];
+        if (verdict == Group::Fast::decided) continue;
+        if (capable[g]) {
+          local.exact_cases += verdict == Group::Fast::exact_case;
+          local.fallbacks += verdict == Group::Fast::undecided;
+        }
+        groups_[g]->compute(chunk + k, scratch_.data() + offset[g], nullptr);
+        batch.slow_index[k] = static_cast<std::uint32_t>(batch.slow.size() / slots);
+        batch.slow.insert(batch.slow.end(),
+                          scratch_.begin() + static_cast<std::ptrdiff_t>(offset[g]),
+                          scratch_.begin() + static_cast<std::ptrdiff_t>(offset[g] + slots));
       }
     }
-    for (std::size_t k = 0; k < len; ++k) {
-      const std::uint64_t i = chunk + k;
-      for (std::size_t g = 0; g < ng; ++g) {
-        fast[g] = capable[g] && batches_[g].status[k] == Group::Fast::decided;
-        if (!fast[g]) groups_[g]->compute(i, scratch_.data() + offset[g], nullptr);
-      }
-      for (std::size_t m = 0; m < member_slot_.size(); ++m) {
-        const auto [g, slot] = member_slot_[m];
-        FastPair f;
-        if (fast[g]) {
-          const Group::Batch& batch = batches_[g];
-          f = {batch.cos[slot * kBatch + k], batch.sin[slot * kBatch + k],
-               batch.flags[slot * kBatch + k]};
+    for (std::size_t m = 0; m < member_slot_.size(); ++m) {
+      const auto [g, slot] = member_slot_[m];
+      const Group::Batch& batch = batches_[g];
+      const std::size_t slots = groups_[g]->slots();
+      const double* cos = batch.cos.data() + slot * kBatch;
+      const double* sin = batch.sin.data() + slot * kBatch;
+      const std::uint8_t* flags = batch.flags.data() + slot * kBatch;
+      const std::size_t base = chunk - begin;
+      for (std::size_t k = 0; k < len; ++k) {
+        if (batch.status[k] == Group::Fast::decided) {
+          emit(m, base + k, true, FastPair{cos[k], sin[k], flags[k]}, scratch_[0]);
+        } else {
+          emit(m, base + k, false, FastPair{}, batch.slow[batch.slow_index[k] * slots + slot]);
         }
-        emit(m, i - begin, fast[g] != 0, f, scratch_[offset[g] + slot]);
       }
     }
   }

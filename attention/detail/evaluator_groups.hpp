@@ -84,9 +84,11 @@ struct BlockEvaluator::GroupBatch {
   std::vector<double> cos, sin;
   std::vector<std::uint8_t> flags;
   std::vector<FastVerdict> status;
-  std::vector<double> input;          // the kernels' per-position input
-  std::vector<std::uint8_t> decided;  // the kernels' verdicts
-  std::vector<FastPair> pairs;        // one position's slots (the scalar loop)
+  std::vector<double> input;              // the kernels' per-position input
+  std::vector<std::uint8_t> decided;      // the kernels' verdicts
+  std::vector<FastPair> pairs;            // one position's slots (the scalar loop)
+  std::vector<RealisedPair> slow;         // the exact path's pairs, `slots` per position left
+  std::vector<std::uint32_t> slow_index;  // position k's first pair in `slow` / slots
   void resize(std::size_t slots) {
     cos.resize(slots * kBatch);
     sin.resize(slots * kBatch);
@@ -95,6 +97,7 @@ struct BlockEvaluator::GroupBatch {
     input.assign(kBatch, 1.0);
     decided.resize(kBatch);
     pairs.resize(slots);
+    slow_index.resize(kBatch);
   }
 };
 
