@@ -11,11 +11,15 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <vector>
 
+#include "attention/detail/evaluator.hpp"
 #include "attention/detail/fast_trig.hpp"
 #include "attention/detail/fast_trig_batch.hpp"
 #include "attention/detail/format_ops.hpp"
+#include "attention/realisation.hpp"
+#include "attention/schedule.hpp"
 #include "numeric/binary64_rounding.hpp"
 #include "numeric/engine.hpp"
 #include "numeric/format.hpp"
@@ -154,4 +158,42 @@ TEST_CASE("batched kernel: r1_batch equals cos_sin_turns and round_decided lane 
   }
   CHECK(compared == 2 * 1024);
   CHECK(decided > compared / 2);
+}
+
+TEST_CASE(
+    "batched evaluator: several members and groups share batches, each equal to the exact path",
+    "[realisation][fast-path]") {
+  // One evaluator for r1 in bf16, fp16 and fp32 (one r1 group, three slots of the batch), hf in
+  // bf16 and fp32 (one pipeline group, two table slots) and r2 in bf16 (exact path only):
+  // every member's bits against its own exact-path evaluator, over a run that is not a
+  // multiple of the batch (3 batches and a tail) and starts away from 0.
+  using namespace ropesim::attention;
+  const Schedule s = preset_schedule("llama2-7b");
+  std::vector<Realisation> members;
+  for (const char* spec : {"r1", "hf", "r2"}) {
+    for (const Format& f : {Format::bf16(), Format::fp16(), Format::fp32()}) {
+      if (std::string(spec) == "r2" && f != Format::bf16()) continue;
+      if (std::string(spec) == "hf" && f == Format::fp16()) continue;
+      members.push_back(parse_realisation(spec, f));
+    }
+  }
+  const std::uint64_t begin = 1000, end = begin + 3 * kBatch + 37;
+  for (std::size_t b : {std::size_t{0}, std::size_t{17}, std::size_t{63}}) {
+    BlockEvaluator shared(s, b, members, members.front().arithmetic_engine());
+    std::vector<std::vector<PairBits>> got;
+    shared.evaluate_bits(begin, end, got);
+    REQUIRE(got.size() == members.size());
+    for (std::size_t m = 0; m < members.size(); ++m) {
+      const std::vector<Realisation> one{members[m]};
+      BlockEvaluator exact(s, b, one, members[m].arithmetic_engine());
+      exact.set_fast_path(false);
+      std::vector<std::vector<PairBits>> want;
+      exact.evaluate_bits(begin, end, want);
+      INFO("block " << b << " " << members[m].name() << " " << members[m].format.name);
+      CHECK(got[m] == want[0]);
+    }
+    // r1 (3 slots) and hf (2 slots) in lanes; r2 by the exact path alone
+    CHECK(shared.fast_path_stats().batched == 2 * (end - begin));
+    CHECK(shared.fast_path_stats().exact_only == end - begin);
+  }
 }
