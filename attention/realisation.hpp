@@ -269,11 +269,15 @@ struct FastPathStats {
   /// Evaluations by the exact path alone: groups outside the fast domain (r2, directed
   /// rounding, formats with p > 25, library cos/sin steps, wide formats).
   std::uint64_t exact_only = 0;
+  /// Of the evaluations, those done by a batched kernel (positions in lanes,
+  /// attention/detail/fast_trig_batch.hpp) rather than position by position.
+  std::uint64_t batched = 0;
   FastPathStats& operator+=(const FastPathStats& o) {
     evaluations += o.evaluations;
     fallbacks += o.fallbacks;
     exact_cases += o.exact_cases;
     exact_only += o.exact_only;
+    batched += o.batched;
     return *this;
   }
 };

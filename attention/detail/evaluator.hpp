@@ -36,8 +36,10 @@ class BlockEvaluator {
   BlockEvaluator& operator=(const BlockEvaluator&) = delete;
 
   /// out[m][k] = realised pair of member m at position begin + k (out is resized). Members in
-  /// the fast domain go through the binary64 fast path (attention/detail/fast_trig.hpp) and
-  /// fall back to the exact path when its rounding test cannot decide: the same values.
+  /// the fast domain go through the binary64 fast path (attention/detail/fast_trig.hpp),
+  /// kBatch positions at a time in lanes where the group has a batched kernel
+  /// (fast_trig_batch.hpp), and fall back to the exact path, position by position, where its
+  /// rounding test cannot decide: the same values. Throws InvalidArgument when end < begin.
   void evaluate(std::uint64_t begin, std::uint64_t end,
                 std::vector<std::vector<RealisedPair>>& out);
   /// out[m][k] = the bits of member m's realised pair at position begin + k (PairBits: the
@@ -49,6 +51,10 @@ class BlockEvaluator {
   const FastPathStats& fast_path_stats() const { return stats_; }
   /// Forces the exact path for every evaluation (the tests compare both paths bit for bit).
   void set_fast_path(bool enabled) { fast_enabled_ = enabled; }
+  /// With false, the fast path goes position by position (the scalar functions of
+  /// fast_trig.hpp) instead of the batched kernels (fast_trig_batch.hpp); the values are the
+  /// same (the tests compare all three paths).
+  void set_batch(bool enabled) { batch_enabled_ = enabled; }
   /// Flags raised by member m's position-independent constants (a pipeline's exponent,
   /// power, inv_freq / theta_scale): reported apart, not in the per-position flags.
   std::uint8_t constant_flags(std::size_t member) const;
@@ -56,15 +62,17 @@ class BlockEvaluator {
   RealisedPair evaluate_one(std::size_t member, std::uint64_t position, Steps* steps);
 
   struct Group;
+  struct GroupBatch;
 
  private:
   std::vector<std::unique_ptr<Group>> groups_;
   // member m → (group index, slot within the group's outputs)
   std::vector<std::pair<std::size_t, std::size_t>> member_slot_;
   std::vector<RealisedPair> scratch_;
-  std::vector<FastPair> fast_scratch_;
+  std::vector<GroupBatch> batches_;  ///< per group: the fast path's outputs over one batch
   FastPathStats stats_;
   bool fast_enabled_ = true;
+  bool batch_enabled_ = true;
 
   template <class Emit>
   void run(std::uint64_t begin, std::uint64_t end, Emit&& emit);
@@ -84,5 +92,13 @@ FastPathStats fast_path_totals();
 RealisedPair evaluate_mixed(const RotaryBlock& block, const Realisation& r,
                             const std::vector<std::uint64_t>& position,
                             const std::vector<std::string>& axes, Steps* steps);
+
+/// Block b of `s` at the tuple p (multi-axis schedules): one-axis blocks by the one-axis
+/// evaluator at p_a (a block with no term has θ = 0 and is realised at 0), mixed blocks by
+/// evaluate_mixed; `steps` (may be null) receives the intermediate steps, `constant_flags`
+/// (may be null) the pipeline constants' flags. Throws what BlockEvaluator and
+/// evaluate_mixed throw. Defined in attention/realisation.cpp (realise, query_position).
+RealisedPair realise_block_at(const Schedule& s, const Realisation& r, std::size_t b,
+                              const PositionTuple& p, Steps* steps, std::uint8_t* constant_flags);
 
 }  // namespace ropesim::attention::detail

@@ -23,41 +23,17 @@
 #include <cmath>
 #include <limits>
 
+#include "attention/detail/eft.hpp"
 #include "numeric/mpfr_util.hpp"
 
 namespace ropesim::attention::detail {
 
 namespace {
 
-using numeric::Mpfr;
-
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-struct Sum {
-  double hi, lo;
-};
-inline Sum two_sum(double a, double b) {
-  const double s = a + b;
-  const double bb = s - a;
-  return {s, (a - (s - bb)) + (b - bb)};
-}
-inline Sum fast_two_sum(double a, double b) {  // |a| ≥ |b| or a = 0
-  const double s = a + b;
-  return {s, b - (s - a)};
-}
-/// a·b − RN(a·b), exactly: Dekker's TwoProd with Veltkamp's splitting (Handbook §4.4.2,
-/// Algorithms 4.9 and 4.10; exact when no intermediate overflows — |a|, |b| < 2^995 — and the
-/// error term does not underflow — |a·b| ≥ 2^-969 or 0, as the callers keep). Without -mfma,
-/// std::fma is a library call; this stays inline.
-inline double split_hi(double a) {
-  const double c = 134217729.0 * a;  // 2^27 + 1
-  return c - (c - a);
-}
-inline double two_prod_error(double a, double b, double p) {
-  const double ah = split_hi(a), al = a - ah;
-  const double bh = split_hi(b), bl = b - bh;
-  return ((ah * bh - p) + ah * bl + al * bh) + al * bl;
-}
+using Sum = SumOf<double>;
+
 /// floor(x) for |x| < 2^62, exactly (the integer conversion truncates toward zero).
 inline double floor_small(double x) {
   const double t = static_cast<double>(static_cast<std::int64_t>(x));
@@ -68,45 +44,40 @@ inline double nearest_small(double x) {
   return static_cast<double>(static_cast<std::int64_t>(x < 0 ? x - 0.5 : x + 0.5));
 }
 
-struct Constants {
-  double two_pi_hi = 0, two_pi_lo = 0;  // |2π − hi − lo| ≤ 2^-104 (hi ∈ [4, 8), |lo| ≤ 2^-51)
-  double inv_hi = 0, inv_mid = 0, inv_lo = 0;  // |1/(2π) − hi − mid − lo| ≤ 2^-160
-  // Taylor coefficients RN((−1)^k/(2k+1)!) k = 1..8 and RN((−1)^k/(2k)!) k = 1..9
-  double s[9] = {}, c[10] = {};
-  Constants() {
-    Mpfr x(400), t(400);
-    mpfr_const_pi(x, MPFR_RNDN);
-    mpfr_mul_2ui(x, x, 1, MPFR_RNDN);
-    two_pi_hi = mpfr_get_d(x, MPFR_RNDN);
-    mpfr_sub_d(x, x, two_pi_hi, MPFR_RNDN);
-    two_pi_lo = mpfr_get_d(x, MPFR_RNDN);
-    mpfr_const_pi(x, MPFR_RNDN);
-    mpfr_mul_2ui(x, x, 1, MPFR_RNDN);
-    mpfr_ui_div(x, 1, x, MPFR_RNDN);
-    double* parts[3] = {&inv_hi, &inv_mid, &inv_lo};
-    for (double* p : parts) {
-      *p = mpfr_get_d(x, MPFR_RNDN);
-      mpfr_sub_d(x, x, *p, MPFR_RNDN);
-    }
-    for (unsigned k = 1; k <= 9; ++k) {
-      mpfr_fac_ui(t, 2 * k, MPFR_RNDN);
+}  // namespace
+
+TrigConstants::TrigConstants() {
+  using numeric::Mpfr;
+  Mpfr x(400), t(400);
+  mpfr_const_pi(x, MPFR_RNDN);
+  mpfr_mul_2ui(x, x, 1, MPFR_RNDN);
+  two_pi_hi = mpfr_get_d(x, MPFR_RNDN);
+  mpfr_sub_d(x, x, two_pi_hi, MPFR_RNDN);
+  two_pi_lo = mpfr_get_d(x, MPFR_RNDN);
+  mpfr_const_pi(x, MPFR_RNDN);
+  mpfr_mul_2ui(x, x, 1, MPFR_RNDN);
+  mpfr_ui_div(x, 1, x, MPFR_RNDN);
+  double* parts[3] = {&inv_hi, &inv_mid, &inv_lo};
+  for (double* p : parts) {
+    *p = mpfr_get_d(x, MPFR_RNDN);
+    mpfr_sub_d(x, x, *p, MPFR_RNDN);
+  }
+  for (unsigned k = 1; k <= 9; ++k) {
+    mpfr_fac_ui(t, 2 * k, MPFR_RNDN);
+    mpfr_ui_div(x, 1, t, MPFR_RNDN);
+    c[k] = (k % 2 ? -1 : 1) * mpfr_get_d(x, MPFR_RNDN);
+    if (k <= 8) {
+      mpfr_fac_ui(t, 2 * k + 1, MPFR_RNDN);
       mpfr_ui_div(x, 1, t, MPFR_RNDN);
-      c[k] = (k % 2 ? -1 : 1) * mpfr_get_d(x, MPFR_RNDN);
-      if (k <= 8) {
-        mpfr_fac_ui(t, 2 * k + 1, MPFR_RNDN);
-        mpfr_ui_div(x, 1, t, MPFR_RNDN);
-        s[k] = (k % 2 ? -1 : 1) * mpfr_get_d(x, MPFR_RNDN);
-      }
+      s[k] = (k % 2 ? -1 : 1) * mpfr_get_d(x, MPFR_RNDN);
     }
   }
-};
-
-const Constants& constants() {
-  static const Constants k;
-  return k;
 }
 
-}  // namespace
+const TrigConstants& trig_constants() {
+  static const TrigConstants k;
+  return k;
+}
 
 FastPathFault& fast_path_fault() {
   static FastPathFault fault;
@@ -114,7 +85,7 @@ FastPathFault& fast_path_fault() {
 }
 
 bool cos_sin_turns(double fh, double fl, double ef, Approx& c, Approx& s) {
-  const Constants& k = constants();
+  const TrigConstants& k = trig_constants();
   // (1) Quadrant. q = an integer nearest 4·fh (ties either way), |q| ≤ 8. gh = fh − q/4 is exact:
   // for q = 0 trivially; otherwise |fh| ≥ 1/8 and |q/4 − fh| ≤ 1/8 put q/4 within [fh/2, 2·fh]
   // (Sterbenz). Then g = gh + fl renormalised by TwoSum (exact): |g| ≤ 1/8 + 2^-50, |gl| ≤
@@ -230,7 +201,7 @@ bool turns_of_product(const Turn& tau, std::uint64_t i, double& fh, double& fl, 
 bool turns_of_radians(double x, double& fh, double& fl, double& ef) {
   if (!(std::fabs(x) < 0x1p50)) return false;  // also NaN
   if (x != 0 && std::fabs(x) < 0x1p-800) return false;
-  const Constants& k = constants();
+  const TrigConstants& k = trig_constants();
   // p + e = x·c0 exactly (TwoProd; |x·c0| ≥ 2^-803 or 0); |p| < 2^48 so ph = p − floor(p) is
   // exact (as in turns_of_product). lo = RN(e + RN(RN(x·c1) + RN(x·c2))): errors ≤
   // u·(|x·c1| + |x·c2|) + u·|x·c1 + x·c2|(1 + u) + u·|lo| ≤ u·(2.1·|x·c1| + |lo|) (|c2| ≤

@@ -53,6 +53,20 @@ bool turns_of_ratio(std::uint64_t r, std::uint64_t m, double& fh, double& fl, do
 /// `out`; false otherwise (undecided, or the result overflows). Never throws.
 bool round_decided(const numeric::Binary64Rounding& f, const Approx& a, double& out);
 
+/// The constants of the fast path, rounded from MPFR at 400 bits once: 2π = two_pi_hi +
+/// two_pi_lo (|error| ≤ 2^-104; hi ∈ [4, 8), |lo| ≤ 2^-51); 1/(2π) = inv_hi + inv_mid + inv_lo
+/// (|error| ≤ 2^-160); the Taylor coefficients s[k] = RN((−1)^k/(2k+1)!), k = 1..8, and
+/// c[k] = RN((−1)^k/(2k)!), k = 1..9 (s[0], c[0] unused). Shared by cos_sin_turns and the
+/// batched kernels (fast_trig_batch.hpp), which must use the same values.
+struct TrigConstants {
+  double two_pi_hi = 0, two_pi_lo = 0;
+  double inv_hi = 0, inv_mid = 0, inv_lo = 0;
+  double s[9] = {}, c[10] = {};
+  TrigConstants();
+};
+/// The one TrigConstants (built on first use; thread-safe static). Never throws.
+const TrigConstants& trig_constants();
+
 /// A deliberately wrong fast path, for the tests only (never set in the library or the tools):
 /// every cos/sin approximation is multiplied by (1 + perturbation); when `cover` is true the
 /// error bound grows by 2·|v|·|perturbation| (a correct bound: results stay bit-identical, with

@@ -1,9 +1,12 @@
-// The realisation fast path (issue 24 item 1; attention/detail/fast_trig.hpp) against the exact
-// path it replaces (the second implementation: BlockEvaluator with set_fast_path(false), i.e.
-// numeric::CosSinRounder's double-double step and MPFR), bit for bit and flag for flag:
+// The realisation fast path (attention/detail/fast_trig.hpp, and its batched kernels
+// attention/detail/fast_trig_batch.hpp) against the exact path it replaces (the second
+// implementation: BlockEvaluator with set_fast_path(false), i.e. numeric::CosSinRounder's
+// double-double step and MPFR), bit for bit and flag for flag — both the batched evaluation
+// (the default: positions in lanes) and the position-by-position one (set_batch(false)):
 // every preset × realisation × preset format on sampled positions below 2^16 ([realisation]),
 // the full 2^16 positions ([bulk]), random positions up to 2^30 (RapidCheck), a deliberately
-// wrong error bound that must be caught, and the hard cases where the rounding test falls back.
+// wrong error bound that must be caught on both, and the hard cases where the rounding test
+// falls back.
 #include <rapidcheck.h>
 
 #include <catch2/catch.hpp>
@@ -13,6 +16,7 @@
 
 #include "attention/detail/evaluator.hpp"
 #include "attention/detail/fast_trig.hpp"
+#include "attention/detail/fast_trig_batch.hpp"
 #include "attention/framework_presets.hpp"
 #include "attention/realisation.hpp"
 #include "attention/schedule.hpp"
@@ -26,15 +30,18 @@ namespace {
 
 /// Result of comparing the fast and exact paths on one (schedule, realisation).
 struct Comparison {
-  std::uint64_t pairs = 0;       // (member, position) pairs compared per block, summed
-  std::uint64_t mismatches = 0;  // pairs whose bits or flags differ
-  std::string first;             // the first mismatch, for the failure message
-  FastPathStats stats;           // the fast evaluator's counters
+  std::uint64_t pairs = 0;             // (member, position) pairs compared per block, summed
+  std::uint64_t mismatches = 0;        // pairs whose bits or flags differ (either fast evaluator)
+  std::uint64_t batch_mismatches = 0;  // of those, the batched evaluator's
+  std::string first;                   // the first mismatch, for the failure message
+  FastPathStats stats;                 // the batched fast evaluator's counters
+  FastPathStats scalar_stats;          // the position-by-position fast evaluator's counters
 };
 
-/// Compares evaluate_bits (fast) with evaluate_bits and evaluate (exact path forced) for every
-/// block of `s` on the position ranges [b, b + len) of `ranges`; also checks that the fast
-/// evaluator's evaluate() gives the same Values as its evaluate_bits().
+/// Compares evaluate_bits of the fast path — batched (the default) and position by position
+/// (set_batch(false)) — with evaluate_bits and evaluate of the exact path (set_fast_path(false))
+/// for every block_stride-th block of `s` on the position ranges [b, b + len) of `ranges`;
+/// with values_too, also the batched evaluator's evaluate() (Values) against the exact bits.
 Comparison compare_paths(const Schedule& s, const Realisation& r,
                          const std::vector<std::pair<std::uint64_t, std::uint64_t>>& ranges,
                          bool values_too = false, std::size_t block_stride = 1) {
@@ -43,17 +50,21 @@ Comparison compare_paths(const Schedule& s, const Realisation& r,
   for (std::size_t b = 0; b < s.blocks.size(); b += block_stride) {
     if (s.blocks[b].axis_angles.size() > 1) continue;  // mixed-axis blocks: evaluate_mixed
     detail::BlockEvaluator fast(s, b, members, r.arithmetic_engine());
+    detail::BlockEvaluator scalar(s, b, members, r.arithmetic_engine());
+    scalar.set_batch(false);
     detail::BlockEvaluator exact(s, b, members, r.arithmetic_engine());
     exact.set_fast_path(false);
     for (const auto& [begin, len] : ranges) {
-      std::vector<std::vector<PairBits>> fb, eb;
+      std::vector<std::vector<PairBits>> fb, sb, eb;
       fast.evaluate_bits(begin, begin + len, fb);
+      scalar.evaluate_bits(begin, begin + len, sb);
       exact.evaluate_bits(begin, begin + len, eb);
       std::vector<std::vector<RealisedPair>> fv;
       if (values_too) fast.evaluate(begin, begin + len, fv);
       for (std::uint64_t k = 0; k < len; ++k) {
         ++c.pairs;
-        bool bad = !(fb[0][k] == eb[0][k]);
+        const bool batch_bad = !(fb[0][k] == eb[0][k]);
+        bool bad = batch_bad || !(sb[0][k] == eb[0][k]);
         if (values_too) {
           bad = bad || fv[0][k].cos.bits_key() != eb[0][k].cos ||
                 fv[0][k].sin.bits_key() != eb[0][k].sin || fv[0][k].flags != eb[0][k].flags;
@@ -61,13 +72,16 @@ Comparison compare_paths(const Schedule& s, const Realisation& r,
         if (bad) {
           if (c.mismatches == 0) {
             c.first = s.spec + " " + r.name() + " " + r.format.name + " block " +
-                      std::to_string(b) + " position " + std::to_string(begin + k);
+                      std::to_string(b) + " position " + std::to_string(begin + k) +
+                      (batch_bad ? " (batched)" : " (position by position)");
           }
           ++c.mismatches;
+          c.batch_mismatches += batch_bad;
         }
       }
     }
     c.stats += fast.fast_path_stats();
+    c.scalar_stats += scalar.fast_path_stats();
   }
   return c;
 }
@@ -112,6 +126,10 @@ FastPathStats sweep(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& 
         const Comparison c = compare_paths(s, r, ranges, false, block_stride);
         INFO(c.first);
         REQUIRE(c.mismatches == 0);
+        // the same verdicts position by position and in lanes
+        CHECK(c.stats.fallbacks == c.scalar_stats.fallbacks);
+        CHECK(c.stats.exact_cases == c.scalar_stats.exact_cases);
+        CHECK(c.scalar_stats.batched == 0);
         total += c.stats;
         ++combos;
       }
@@ -134,6 +152,8 @@ TEST_CASE("fast path: bit-identical to the exact path on every preset, sampled p
   // the fast path was really taken (not everything left to the exact path)
   CHECK(st.evaluations > st.fallbacks + st.exact_cases);
   CHECK(st.exact_only > 0);  // fp64 / fp8e4m3 / library steps keep the exact path
+  // the batched kernels did most of it (θ = 0 blocks and the like go position by position)
+  CHECK(st.batched > st.evaluations / 2);
 }
 
 TEST_CASE("fast path: bit-identical to the exact path on all 2^16 positions (fp32, bf16, fp16)",
@@ -163,8 +183,30 @@ TEST_CASE("fast path: evaluate() and evaluate_bits() agree with the exact path",
       INFO(c.first);
       CHECK(c.mismatches == 0);
       CHECK(c.stats.evaluations > 0);
+      CHECK(c.stats.batched == c.stats.evaluations);
     }
   }
+}
+
+TEST_CASE("fast path: the baseline (SSE2) kernels agree with the exact path as the AVX2 ones do",
+          "[realisation][fast-path]") {
+  // The batched kernels are compiled twice on x86-64 (detail::BatchIsa); the other tests run
+  // the form the processor selects (AVX2 where it has it). Here the baseline form runs the same
+  // comparisons, every preset and realisation in fp32 and bf16 on two windows.
+  using ropesim::numeric::Format;
+  const detail::BatchIsa before = detail::set_batch_isa(detail::BatchIsa::baseline);
+  REQUIRE(detail::batch_isa() == detail::BatchIsa::baseline);
+  FastPathStats st;
+  try {
+    st = sweep({{0, 300}, {1u << 20, 40}}, {Format::fp32(), Format::bf16()}, 8);
+  } catch (...) {
+    detail::set_batch_isa(before);
+    throw;
+  }
+  detail::set_batch_isa(before);
+  CHECK(st.batched > st.evaluations / 2);
+  INFO("AVX2 available: " << detail::batch_avx2_available());
+  CHECK(detail::batch_isa() == before);
 }
 
 TEST_CASE("fast path: random positions up to 2^30", "[realisation][fast-path]") {
@@ -186,9 +228,10 @@ TEST_CASE("fast path: random positions up to 2^30", "[realisation][fast-path]") 
 
 TEST_CASE("fast path: a wrong error bound is caught, a correct wide one is not",
           "[realisation][fast-path]") {
-  // The approximations of cos and sin are multiplied by (1 + 2^-20) (FastPathFault). With the
-  // bound widened to cover it the results stay bit-identical (more fallbacks); with the bound
-  // left as it was — a wrong bound — fp32 results (ulp 2^-23 relative) differ: the comparison
+  // The approximations of cos and sin are multiplied by (1 + 2^-20) (FastPathFault), in the
+  // scalar functions and in the batched kernels alike. With the bound widened to cover it the
+  // results stay bit-identical (more fallbacks); with the bound left as it was — a wrong bound —
+  // fp32 results (ulp 2^-23 relative) differ, in the batched evaluator too: the comparison
   // detects it. This is the check that the bit-identity tests above can fail.
   auto& fault = detail::fast_path_fault();
   const Schedule s = preset_schedule("llama2-7b");
@@ -202,7 +245,10 @@ TEST_CASE("fast path: a wrong error bound is caught, a correct wide one is not",
     INFO(spec);
     CHECK(covered.mismatches == 0);
     CHECK(covered.stats.fallbacks > 0);
+    CHECK(covered.stats.batched == covered.stats.evaluations);
     CHECK(wrong.mismatches > 0);
+    CHECK(wrong.batch_mismatches > 0);
+    CHECK(wrong.stats.batched == wrong.stats.evaluations);
   }
   const Realisation bf = parse_realisation("r1", ropesim::numeric::Format::bf16());
   fault = {0x1p-20, true};
@@ -229,6 +275,7 @@ TEST_CASE("fast path: a hard case falls back and equals the exact path",
   fast.evaluate_bits(69890, 69893, fb);
   exact.evaluate_bits(69890, 69893, eb);
   CHECK(fast.fast_path_stats().evaluations == 3);
+  CHECK(fast.fast_path_stats().batched == 3);  // found in lanes, recomputed by the exact path
   CHECK(fast.fast_path_stats().fallbacks == 1);
   CHECK(fb == eb);
   const auto before = realisation_fast_path_counters();
