@@ -25,6 +25,7 @@
 
 #include "attention/schedule.hpp"
 #include "numeric/engine.hpp"
+#include "numeric/flags.hpp"
 #include "numeric/format.hpp"
 #include "numeric/format_binding.hpp"
 #include "numeric/libm.hpp"
@@ -231,27 +232,28 @@ void check_applicable(const Schedule& s, const Realisation& r);
 /// coordinate per Schedule::position_axes entry (docs/variants/MULTI_AXIS.md).
 using PositionTuple = std::vector<std::uint64_t>;
 
-/// Per-position flags of a realised value (bit mask).
-enum RealisedFlag : std::uint8_t {
-  flag_overflow = 1,  ///< some step's exact result exceeded max finite (→ ±inf, or clamped)
-  flag_nan = 2,       ///< some step produced NaN (e.g. cos(+inf))
-};
+/// The per-position flags of a realised value are numeric::Flags, stored in one byte as
+/// Flags::bits() (read them back with numeric::Flags::from_bits): Flag::overflow when some
+/// step's exact result exceeded max finite (→ ±inf, or clamped), Flag::invalid when some step
+/// produced NaN (e.g. cos(+inf)). flag_overflow and flag_nan are those two bits as bytes.
+inline constexpr std::uint8_t flag_overflow = numeric::Flags(numeric::Flag::overflow).bits();
+inline constexpr std::uint8_t flag_nan = numeric::Flags(numeric::Flag::invalid).bits();
 
 /// The realised (cos, sin) of one block at one position, in table_format().
 struct RealisedPair {
   Value cos;
   Value sin;
-  std::uint8_t flags = 0;  ///< RealisedFlag bits
+  std::uint8_t flags = 0;  ///< numeric::Flags bits (overflow, invalid)
 };
 
 /// The realised (cos, sin) of one block at one position as bit patterns: cos and sin are
 /// Value::bits_key() of RealisedPair's cos and sin (the double's bits for formats that fit a
-/// double — what the census keys on; one key for every NaN), flags the same RealisedFlag bits.
+/// double — what the census keys on; one key for every NaN), flags the same numeric::Flags bits.
 /// detail::BlockEvaluator::evaluate_bits fills it without building Values.
 struct PairBits {
   std::uint64_t cos = 0;
   std::uint64_t sin = 0;
-  std::uint8_t flags = 0;  ///< RealisedFlag bits
+  std::uint8_t flags = 0;  ///< numeric::Flags bits (overflow, invalid)
   bool operator==(const PairBits&) const = default;
 };
 
@@ -365,8 +367,8 @@ struct BlockReport {
   /// s·exact, like with like), ulp by numeric::ulp_exponent; NaN when the realised value is
   /// not finite.
   double cos_error_ulps = 0, sin_error_ulps = 0;
-  std::uint8_t flags = 0;  ///< RealisedFlag bits of the position's steps
-  /// RealisedFlag bits of the block's position-independent constants (a pipeline's exponent,
+  std::uint8_t flags = 0;  ///< numeric::Flags bits of the position's steps
+  /// numeric::Flags bits of the block's position-independent constants (a pipeline's exponent,
   /// power, inv_freq / theta_scale), e.g. β^e overflowing fp16 so that inv_freq = 1/inf = 0.
   std::uint8_t constant_flags = 0;
 };

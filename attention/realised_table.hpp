@@ -25,7 +25,7 @@ struct RealisedTable {
   /// unless a pipeline's attention factor scales it; ±inf or NaN where a step overflowed or
   /// produced NaN).
   std::vector<double> cos, sin;
-  /// Per position: the OR of its blocks' RealisedFlag bits (flag_overflow, flag_nan).
+  /// Per position: the OR of its blocks' numeric::Flags bits (overflow 1, invalid = NaN 2).
   std::vector<std::uint8_t> flags;
 };
 

@@ -229,8 +229,9 @@ nlohmann::json to_json(const RotateResult& r) {
     put_value(row["score"], "value", s.score);
     row["absolute_error"] = number(s.absolute_error);
     row["relative_error"] = number(s.relative_error);
-    row["overflow"] = (s.flags & flag_overflow) != 0;
-    row["nan"] = (s.flags & flag_nan) != 0;
+    const numeric::Flags flags = numeric::Flags::from_bits(s.flags);
+    row["overflow"] = flags.test(numeric::Flag::overflow);
+    row["nan"] = flags.test(numeric::Flag::invalid);
     rows.push_back(row);
   }
   j["scores"] = rows;

@@ -52,7 +52,7 @@ struct ScoreAtPosition {
   Value score;                       ///< ⟨R̂_p q, R̂_{p-n} k⟩ in F by the summation policy
   double absolute_error = 0;         ///< |score - exact| (nearest double; NaN if not finite)
   double relative_error = 0;         ///< |score - exact| / |exact| (inf if exact = 0 ≠ score)
-  std::uint8_t flags = 0;            ///< RealisedFlag bits of R̂_p and R̂_{p-n}
+  std::uint8_t flags = 0;            ///< numeric::Flags bits of R̂_p and R̂_{p-n}
 };
 
 /// The result of rotate_scores.

@@ -194,7 +194,7 @@ Action add_construct_command(CLI::App& app) {
       return 0;
     }
     if (offset->parsed()) {
-      const proofs::HorizonSpec spec = horizon_spec(oo->head);
+      const proofs::HorizonSpec spec = proofs::horizon_spec(oo->head);
       attention::check_model_budget("--k " + std::to_string(spec.head.k),
                                     proofs::offset_model_shape(spec.head));
       if (offset->count("--out") > 0) io::check_output_path(oo->out, "--out");

@@ -35,79 +35,6 @@ nlohmann::json number_cell(const std::optional<double>& d, int digits) {
 
 }  // namespace
 
-proofs::HorizonSpec horizon_spec(const HeadArguments& a) {
-  proofs::HorizonSpec spec;
-  auto& policy = spec.head.policy;
-  policy.engine = with_flag("--engine", [&] { return &numeric::engine_by_name(a.engine); });
-  policy.rounding = with_flag("--rounding", [&] { return numeric::parse_rounding(a.rounding); });
-  policy.summation =
-      with_flag("--summation", [&] { return attention::parse_summation(a.summation); });
-  policy.accumulator =
-      with_flag("--accumulator", [&] { return numeric::parse_format(a.accumulator); });
-  policy.format = with_flag("--format", [&] { return numeric::parse_format(a.format); });
-  if (!a.schedule.empty()) {
-    spec.head.schedule =
-        with_flag("--schedule", [&] { return attention::parse_schedule(a.schedule); });
-    if (spec.head.schedule.is_multi_axis()) {
-      // the fixed-offset head Y^k along one axis, the other coordinates 0
-      if (a.axis.empty()) {
-        std::string names;
-        for (const auto& n : spec.head.schedule.position_axes)
-          names += (names.empty() ? "" : ", ") + n;
-        throw InvalidArgument("--axis: '" + a.schedule +
-                              "' has tuple positions; accepted: one of " + names);
-      }
-      spec.head.schedule = with_flag("--axis", [&] {
-        return attention::along_axis(spec.head.schedule, spec.head.schedule.axis_index(a.axis));
-      });
-    } else if (!a.axis.empty()) {
-      throw InvalidArgument("--axis: '" + a.schedule +
-                            "' has scalar positions; accepted: no --axis for it");
-    }
-    if (spec.head.schedule.blocks.empty()) {
-      throw InvalidArgument("--schedule: '" + a.schedule + "' has no rotary block");
-    }
-  } else {
-    const mpq_class g = with_flag("--g", [&] { return numeric::parse_rational_exact(a.g, "g"); });
-    if (sgn(g) <= 0) throw InvalidArgument("--g: the frequency g must be positive, got " + a.g);
-    spec.head.schedule = attention::single_schedule(g);
-  }
-  spec.head.k = numeric::parse_integer(a.k, "--k", 1, 1000000);  // the offset k
-  spec.head.realisation = a.realisation;
-  const auto realisation = with_flag(
-      "--realization", [&] { return attention::parse_realisation(a.realisation, policy); });
-  with_flag("--realization", [&] {
-    attention::check_applicable(spec.head.schedule, realisation);
-    return 0;
-  });
-  try {
-    proofs::require_f_large(policy.format, policy.rounding, a.rounding);
-  } catch (const proofs::FLargeUndefined& e) {
-    const char* flag = e.cause() == proofs::FLargeCause::rounding ? "--rounding: " : "--format: ";
-    throw InvalidArgument(flag + std::string(e.what()));
-  }
-  if (a.C == "auto") {
-    spec.auto_C = true;
-  } else {
-    spec.head.C = with_flag("--C", [&] { return numeric::parse_rational_exact(a.C, "C"); });
-    if (sgn(spec.head.C) <= 0)
-      throw InvalidArgument("--C: C must be positive (or 'auto'), got " + a.C);
-    with_flag("--C", [&] { return proofs::require_finite_scale(spec.head.C, policy, a.C); });
-  }
-  spec.algorithm =
-      with_flag("--algorithm", [&] { return proofs::parse_range_algorithm(a.algorithm); });
-  // The algorithm and its reasonable length for this head (the head with C = 1 for C = auto).
-  proofs::FixedOffsetSpec probe = spec.head;
-  if (spec.auto_C) probe.C = 1;
-  const auto head = with_flag("--C", [&] { return proofs::make_fixed_offset_head(probe); });
-  const auto algorithm = with_flag(
-      "--algorithm", [&] { return proofs::resolve_range_algorithm(spec.algorithm, head); });
-  spec.max_length = with_flag("--max-length", [&] {
-    return proofs::horizon_max_length(algorithm, head, a.max_length, a.allow_slow, a.threads);
-  });
-  return spec;
-}
-
 Table horizon_table(const std::vector<proofs::HorizonReport>& reports) {
   Table t;
   t.columns = {"format",       "g",          "k",
@@ -309,7 +236,7 @@ Action add_horizon_command(CLI::App& app) {
     if (attention::is_bounded_realisation_spec(o->head.realisation))  // cli/bounded_rotations
       return bounded_horizon(*cmd, o->head, o->json, o->out);
     o->head.threads = jobs_threads(o->jobs);
-    auto spec = horizon_spec(o->head);
+    auto spec = proofs::horizon_spec(o->head);
     spec.threads = o->head.threads;  // the candidates of --C auto, or one C's position chunks
     const auto start = std::chrono::steady_clock::now();
     const bool show_progress = !o->quiet && stderr_is_tty();

@@ -24,6 +24,7 @@
 #include "cli/jobs.hpp"
 #include "cli/plot_common.hpp"
 #include "cli/progress.hpp"
+#include "cli/realisation_options.hpp"
 #include "cli/table.hpp"
 #include "numeric/error.hpp"
 #include "numeric/exact.hpp"
@@ -41,8 +42,7 @@ constexpr std::uint64_t kMaxErrorCells = std::uint64_t{1} << 20;
 
 CLI::App* add_plot_error(CLI::App* plot, std::function<int()>& action) {
   struct Options {
-    std::string schedule, realisation = "r1", format = "fp32", rounding = "nearest-even",
-                          engine = "auto";
+    RealisationArguments realised;
     std::uint64_t positions = 2048;
     PlotOutput output;
     ProgressChoice progress = ProgressChoice::automatic;
@@ -51,16 +51,8 @@ CLI::App* add_plot_error(CLI::App* plot, std::function<int()>& action) {
   auto* cmd = plot->add_subcommand("error",
                                    "Heat map of the realised-rotation error max(|cos^ - cos|, "
                                    "|sin^ - sin|) over positions x blocks");
-  cmd->add_option("--schedule", o->schedule, "Schedule spec or model preset")->required();
-  cmd->add_option("--realization,--realisation", o->realisation,
-                  "r1 r2 r3 hf llamacpp-cpu llamacpp-cuda pipeline:...")
-      ->capture_default_str();
-  cmd->add_option("--format", o->format, "Number format F (r1-r3) or activation format (pipelines)")
-      ->capture_default_str();
-  cmd->add_option("--rounding", o->rounding, "Rounding of every step")->capture_default_str();
-  cmd->add_option("--engine", o->engine,
-                  "Arithmetic engine: mpfr fast auto (same bits, different speed)")
-      ->capture_default_str();
+  cmd->add_option("--schedule", o->realised.schedule, "Schedule spec or model preset")->required();
+  add_realisation_options(cmd, o->realised);
   add_integer_option(cmd, "--positions", o->positions, "N: positions 0..N-1", 1, 1048576)
       ->capture_default_str();
   o->output.add_options(cmd);
@@ -68,23 +60,14 @@ CLI::App* add_plot_error(CLI::App* plot, std::function<int()>& action) {
   action = [cmd, o]() -> int {
     if (!cmd->parsed()) return -1;
     o->output.check(cmd);
-    const auto mode = with_flag("--rounding", [&] { return numeric::parse_rounding(o->rounding); });
-    const auto format = with_flag("--format", [&] { return numeric::parse_format(o->format); });
-    const auto schedule =
-        with_flag("--schedule", [&] { return attention::parse_schedule(o->schedule); });
-    const numeric::Engine* engine =
-        with_flag("--engine", [&] { return &numeric::engine_by_name(o->engine); });
-    auto realisation = with_flag("--realization", [&] {
-      return attention::parse_realisation(o->realisation,
-                                          numeric::FormatBinding{format, mode, engine});
-    });
-    with_flag("--realization", [&] {
-      attention::check_applicable(schedule, realisation);
-      return 0;
-    });
+    const RealisationPolicy policy = parse_realisation_policy(o->realised);
+    const attention::Schedule& schedule = policy.schedule;
+    const numeric::Rounding mode = policy.binding.rounding;
+    auto realisation = parse_applicable_realisation(o->realised, policy);
     const std::uint64_t blocks = schedule.blocks.size();
     if (blocks == 0)
-      throw InvalidArgument("--schedule: '" + o->schedule + "' has no rotary block to draw");
+      throw InvalidArgument("--schedule: '" + o->realised.schedule +
+                            "' has no rotary block to draw");
     if (o->positions * blocks > kMaxErrorCells) {
       throw InvalidArgument(fmt::format(
           "--positions: {} positions × {} blocks = {} cells; the heat map draws at most {} "

@@ -87,7 +87,7 @@ CLI::App* add_plot_horizon(CLI::App* plot, std::function<int()>& action) {
         a.format = format;
         a.k = k;
         try {
-          specs.push_back(horizon_spec(a));
+          specs.push_back(proofs::horizon_spec(a));
         } catch (const InvalidArgument& e) {
           rethrow_as_list(e);
         }

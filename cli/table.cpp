@@ -13,6 +13,7 @@
 #include "attention/realisation.hpp"
 #include "numeric/budget.hpp"
 #include "numeric/error.hpp"
+#include "numeric/flags.hpp"
 #include "numeric/libm.hpp"
 #include "numeric/lists.hpp"
 #include "numeric/suggest.hpp"
@@ -477,8 +478,9 @@ void write_model_spec(const std::string& path, const nlohmann::json& spec) {
 
 std::string flags_text(std::uint8_t flags) {
   std::string s;
-  if (flags & attention::flag_overflow) s += "overflow";
-  if (flags & attention::flag_nan) s += s.empty() ? "NaN" : ",NaN";
+  const numeric::Flags raised = numeric::Flags::from_bits(flags);
+  if (raised.test(numeric::Flag::overflow)) s += "overflow";
+  if (raised.test(numeric::Flag::invalid)) s += s.empty() ? "NaN" : ",NaN";
   return s.empty() ? "-" : s;
 }
 

@@ -140,8 +140,9 @@ std::string shell_word(const std::string& word);
 /// One cell as text ("-" for null, shortest round-trip for numbers).
 std::string cell_text(const nlohmann::json& cell);
 
-/// The realised-value flags (attention::RealisedFlag bits) as text: "overflow", "NaN",
-/// "overflow,NaN", or "-" for none (rotations --position, rotate).
+/// The flags of a realised value (numeric::Flags bits: overflow, invalid) as text: "overflow",
+/// "NaN" (invalid: some step produced NaN), "overflow,NaN", or "-" for none (rotations
+/// --position, rotate).
 std::string flags_text(std::uint8_t flags);
 
 }  // namespace ropesim::cli

@@ -112,7 +112,7 @@ Action add_table_command(CLI::App& app) {
               a.C = C;
               a.realisation = r;
               try {
-                specs.push_back(horizon_spec(a));
+                specs.push_back(proofs::horizon_spec(a));
               } catch (const InvalidArgument& e) {
                 // name the list flags rather than the single-head ones
                 std::string what = e.what();

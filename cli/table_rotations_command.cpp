@@ -13,6 +13,7 @@
 #include "attention/realised_table.hpp"
 #include "cli/commands.hpp"
 #include "cli/jobs.hpp"
+#include "cli/realisation_options.hpp"
 #include "cli/table.hpp"
 #include "io/files.hpp"
 #include "numeric/error.hpp"
@@ -214,8 +215,8 @@ std::string number_text(double v, bool json) {
 
 Action add_table_rotations_command(CLI::App* table) {
   struct Options {
-    std::string schedule, realisation = "r1", format = "fp32", rounding = "nearest-even",
-                          engine = "auto", out;
+    RealisationArguments realised;
+    std::string out;
     std::uint64_t positions = 65536, start = 0;
     unsigned jobs = 0;
     bool allow_slow = false;
@@ -224,17 +225,10 @@ Action add_table_rotations_command(CLI::App* table) {
   auto* cmd = table->add_subcommand(
       "rotations",
       "The realised (cos, sin) of every block at positions S..S+N-1, to .npz .npy .csv .json");
-  cmd->add_option("--schedule", o->schedule, "Schedule spec or model preset (see docs/CLI.md)")
+  cmd->add_option("--schedule", o->realised.schedule,
+                  "Schedule spec or model preset (see docs/CLI.md)")
       ->required();
-  cmd->add_option("--realization,--realisation", o->realisation,
-                  "r1 r2 r3 hf llamacpp-cpu llamacpp-cuda pipeline:...")
-      ->capture_default_str();
-  cmd->add_option("--format", o->format, "Number format F (r1-r3) or activation format (pipelines)")
-      ->capture_default_str();
-  cmd->add_option("--rounding", o->rounding, "Rounding of every step")->capture_default_str();
-  cmd->add_option("--engine", o->engine,
-                  "Arithmetic engine: mpfr fast auto (same bits, different speed)")
-      ->capture_default_str();
+  add_realisation_options(cmd, o->realised);
   add_integer_option(cmd, "--positions", o->positions, "N: positions S..S+N-1", 1,
                      attention::kMaxCensusPositions)
       ->capture_default_str();
@@ -252,17 +246,12 @@ Action add_table_rotations_command(CLI::App* table) {
     if (!cmd->parsed()) return -1;
     const TableFile kind = table_file_for(o->out);
     io::check_output_path(o->out, "--out");
-    const auto mode = with_flag("--rounding", [&] { return numeric::parse_rounding(o->rounding); });
-    const auto format = with_flag("--format", [&] { return numeric::parse_format(o->format); });
-    const auto schedule =
-        with_flag("--schedule", [&] { return attention::parse_schedule(o->schedule); });
-    const numeric::Engine* engine =
-        with_flag("--engine", [&] { return &numeric::engine_by_name(o->engine); });
-    const numeric::FormatBinding binding{format, mode, engine};
-    const auto realisation = with_flag(
-        "--realization", [&] { return attention::parse_realisation(o->realisation, binding); });
+    const RealisationPolicy policy = parse_realisation_policy(o->realised);
+    const attention::Schedule& schedule = policy.schedule;
+    const numeric::Format& format = policy.binding.format;
+    const numeric::Rounding mode = policy.binding.rounding;
+    const auto realisation = parse_applicable_realisation(o->realised, policy);
     with_flag("--realization", [&] {
-      attention::check_applicable(schedule, realisation);
       attention::check_table_fits_double(realisation);
       return 0;
     });

@@ -27,7 +27,7 @@ enum class ElementwiseOperation { add, sub, mul, div };
 /// For fast formats (see the file comment) the arrays are processed in blocks of 256 by a
 /// branch-free kernel (round-to-nearest-even: innocuous double rounding then a magic-constant
 /// re-rounding; nearest-away and directed modes: a round-to-odd binary64 value then bit masks;
-/// NUMERIC §2, argued in fast_engine.cpp); a block holding any element outside the kernel's
+/// NUMERIC §2, argued in fast_engine_arrays.cpp); a block holding any element outside the kernel's
 /// domain (operands not in F or subnormal, results below F's normal range — except under
 /// nearest-even with subnormals — or beyond max finite, ±inf, NaN) is recomputed element by
 /// element by the scalar path. `out` may be the same array as `a` or `b`. Throws InvalidArgument
@@ -44,7 +44,7 @@ enum class UnaryFunction { exp, log, cos, sin };
 /// per-element Engine call, Value and atomic counter update (the counters of
 /// fast_engine_counters() are updated once per call with the same totals). exp, log, cos, sin
 /// in binary64 with a rounding test against F's boundaries, MPFR when it cannot decide (Ziv;
-/// NUMERIC §2, argued in fast_engine.cpp). `out` may be the same array as `x`. Throws
+/// NUMERIC §2, argued in fast_engine_scalar.hpp). `out` may be the same array as `x`. Throws
 /// InvalidArgument when the spans differ in length, out overlaps x otherwise, or F does not
 /// fit in a double.
 void round_elementwise_unary(const Format& f, UnaryFunction fn, std::span<const double> x,

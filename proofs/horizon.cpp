@@ -8,6 +8,7 @@
 #include <numbers>
 
 #include "numeric/engine.hpp"
+#include "numeric/enum_names.hpp"
 #include "numeric/error.hpp"
 #include "numeric/exact.hpp"
 #include "numeric/exact_decimal.hpp"
@@ -99,12 +100,28 @@ std::vector<std::pair<Value, std::string>> auto_c_candidates(const FixedOffsetHe
   return unique;
 }
 
+namespace {
+
+constexpr numeric::Spelling<RangeAlgorithm> range_algorithm_names[] = {
+    {RangeAlgorithm::automatic, "auto"},
+    {RangeAlgorithm::candidates, "candidates"},
+    {RangeAlgorithm::scan, "scan"}};
+constexpr numeric::EnumNames<RangeAlgorithm> range_algorithm_table{
+    .what = "certified-range algorithm",
+    .names = range_algorithm_names,
+    .aliases = {},
+    .accepted = {},
+    .suggest = false,
+    .suggestions = {}};
+
+}  // namespace
+
 RangeAlgorithm parse_range_algorithm(const std::string& text) {
-  if (text == "auto") return RangeAlgorithm::automatic;
-  if (text == "scan") return RangeAlgorithm::scan;
-  if (text == "candidates") return RangeAlgorithm::candidates;
-  throw InvalidArgument("unknown certified-range algorithm '" + text +
-                        "'; accepted: auto, candidates, scan");
+  return numeric::parse_name(range_algorithm_table, text);
+}
+
+std::string_view to_string(RangeAlgorithm algorithm) {
+  return numeric::name_of(range_algorithm_table, algorithm);
 }
 
 RangeAlgorithm resolve_range_algorithm(RangeAlgorithm algorithm, const FixedOffsetHead& head) {

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "numeric/error.hpp"
@@ -29,8 +30,12 @@ namespace ropesim::proofs {
 /// failure witness (tests/proofs: property against the scan).
 enum class RangeAlgorithm { automatic, scan, candidates };
 
-/// Parses "auto" | "scan" | "candidates"; throws InvalidArgument naming the accepted values.
+/// Parses "auto" | "scan" | "candidates" (numeric/enum_names.hpp); throws InvalidArgument
+/// "unknown certified-range algorithm 'x'; accepted: auto, candidates, scan" for other text.
 RangeAlgorithm parse_range_algorithm(const std::string& text);
+
+/// "auto", "candidates" or "scan": the spelling parse_range_algorithm reads.
+std::string_view to_string(RangeAlgorithm algorithm);
 
 /// The algorithm `algorithm` resolves to for `head` (automatic → candidates or scan).
 /// Throws InvalidArgument when `candidates` is forced on a head outside its domain.

@@ -69,7 +69,7 @@ std::pair<py::array_t<double>, py::array_t<std::uint8_t>> round_values(
 }
 
 /// attention::realised_table as two (positions, blocks) float64 arrays and a (positions,)
-/// uint8 array of RealisedFlag bits.
+/// uint8 array of numeric::Flags bits (1 overflow, 2 invalid: NaN).
 py::tuple rotation_table(const std::string& schedule_spec, const std::string& realisation_spec,
                          const std::string& format_spec, std::uint64_t positions,
                          std::uint64_t start, const std::string& rounding,

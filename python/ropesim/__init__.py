@@ -159,7 +159,7 @@ def round(values, format: str, rounding: str = "nearest-even") -> _np.ndarray:
     return rounded
 
 
-_FLAG_NAMES = (("invalid", 1), ("division_by_zero", 2), ("overflow", 4), ("underflow", 8),
+_FLAG_NAMES = (("invalid", 2), ("division_by_zero", 4), ("overflow", 1), ("underflow", 8),
                ("inexact", 16))
 
 

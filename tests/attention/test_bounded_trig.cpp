@@ -1,4 +1,4 @@
-// Bounded-error trig (issue 22 item 4; attention/bounded_realisation.hpp, bounded_census.hpp):
+// Bounded-error trig (attention/bounded_realisation.hpp, bounded_census.hpp):
 // spellings and refusals, boxes derived by hand, ulp-0 = the correctly rounded pipeline, and the
 // census interval checked against concrete implementations inside it (cr, SLEEF u10, glibc at
 // U = 1), with a box shrunk by one ulp seen failing.
@@ -48,7 +48,7 @@ TEST_CASE("bounded trig: spellings and refusals", "[bounded]") {
   CHECK(is_bounded_realisation_spec("pipeline:table=bf16;cos_sin=fp32>bf16:cuda-fast"));
   CHECK_FALSE(is_bounded_realisation_spec("pipeline:cos_sin=fp32:sleef-u10"));
   CHECK_FALSE(is_bounded_realisation_spec("hf"));
-  // the documented spelling and the issue's are one model
+  // the documented spelling ulp-3 and the other spellings of U <= 3 are one model
   for (const std::string s : {"ulp-3", "ulp:3", "ulp<=3", "ulp\u22643"}) {
     const auto r = bounded("pipeline:cos_sin=fp32:" + s);
     CHECK(r.model.kind == TrigErrorModel::Kind::ulps);
@@ -209,7 +209,7 @@ TEST_CASE("bounded trig: cr, SLEEF u10 and glibc lie inside ulp-1", "[bounded]")
     }
   }
   // in bf16 most 1-ulp differences vanish in the table cast: the interval is narrow, and the
-  // bf16 censuses of cr and SLEEF (which differ per block, issue 22) both lie inside it
+  // bf16 censuses of cr and SLEEF (which differ per block) both lie inside it
   const auto ivb = bounded_census(s, bounded("pipeline:cos_sin=fp32:ulp-1", Format::bf16()), 0, n);
   INFO("bf16 interval [" << ivb.fewest << ", " << ivb.most << "]");
   for (const std::string impl : {"cr", "sleef-u10"}) {
@@ -221,7 +221,7 @@ TEST_CASE("bounded trig: cr, SLEEF u10 and glibc lie inside ulp-1", "[bounded]")
       CHECK(cen.distinct_per_block[d] <= ivb.most_per_block[d]);
     }
   }
-  // SLEEF is not correctly rounded: about 5 % of its values are 1 ulp off (issue 22), so the
+  // SLEEF is not correctly rounded: about 5 % of its values are 1 ulp off, so the
   // deliberately wrong box, ulp-1 shrunk by one ulp at each end (= ulp-0), excludes it: the
   // containment check above fails on every such entry
   CHECK(sleef_off_cr > 0);

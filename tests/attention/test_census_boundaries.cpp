@@ -35,7 +35,7 @@ TEST_CASE("period exactly N/2 is found; one position fewer and it is not (period
     Opt period;
   };
   const std::vector<Case> cases{
-      {"periodic:m=4", 8, 4},             // P = 4 = N/2 exactly (issue 10: r3, 8 positions)
+      {"periodic:m=4", 8, 4},             // P = 4 = N/2 exactly (r3, 8 positions)
       {"periodic:m=4", 9, 4},             // odd N: floor(9/2) = 4
       {"periodic:m=4", 7, std::nullopt},  // floor(7/2) = 3 < 4
       {"periodic:m=5", 10, 5},            // P = N/2 exactly

@@ -150,7 +150,7 @@ TEST_CASE("r2 under each rounding mode: GPT-NeoX #1003 entry (block 1, position 
   // sin 1045 = 0.91290834288496316787, ·2^11 = 1869.6363 → 1870·2^-11 = 0.9130859375 (nearest
   //   and upward alike).
   // With nearest-even in place of the requested mode, toward-zero would give θ̂ = 0.5625 and
-  // cos = -0.4082 instead of 0.9995 (issue 10's first surviving mutant).
+  // cos = -0.4082 instead of 0.9995 (a mutant that ignored the mode survived before this case).
   const Schedule s = parse_schedule("conventional:base=10000,dim=32");
   const PerMode theta_hat = {0.5625, 0.5625, 0.56201171875, 0.5625, 0.56201171875};
   const PerMode phi = {1045, 1045, 1043, 1045, 1043};

@@ -1,4 +1,4 @@
-// Framework presets (attention/framework_presets.hpp; docs/FRAMEWORKS.md; issue 9): every
+// Framework presets (attention/framework_presets.hpp; docs/FRAMEWORKS.md): every
 // preset's step list parses, the built-in names keep their meaning, and for hf-cpu/hf-cuda,
 // hf-cuda-tf32, vllm, megatron, te-fused, llama.cpp and jax the realised steps at one
 // position and block equal values derived independently by
@@ -227,7 +227,7 @@ TEST_CASE("jax (Gemma): the angle is position / timescale, no reciprocal", "[fra
   REQUIRE(step_value(product, "angle") == 1607575.0 / 1024);
 }
 
-TEST_CASE("issue 9's fp16 inv_freq: what PyTorch's model.half() gives instead",
+TEST_CASE("base 1e6 with inv_freq in fp16: what PyTorch's model.half() gives instead",
           "[framework-presets]") {
   // The buffer computed in fp32 and cast to fp16 (pipeline:inv_freq=fp32>fp16) keeps every
   // block non-zero: block 1 is 0.8056640625 as with the exact base, block 63 is the fp16

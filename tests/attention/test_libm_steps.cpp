@@ -1,5 +1,5 @@
 // Pipeline steps computed by the libraries frameworks call (realisation.hpp
-// StepFormat::implementation; numeric/libm.hpp; issue 22): the `:IMPL` spelling and its
+// StepFormat::implementation; numeric/libm.hpp): the `:IMPL` spelling and its
 // refusals, and values quoted from real PyTorch 1.13.1 (Debian python3-torch, one thread):
 // at ATEN_CPU_CAPABILITY=avx2 (SLEEF u10 AVX2, eight lanes per vector) and =default (glibc
 // cosf). The full tables are compared in tests/torch/ (ctest torch-oracle).

@@ -1,8 +1,8 @@
 // Mixed-format attention heads (attention/head_formats.hpp, mixed_attention.hpp) and the model
 // spec's heads[k].formats block: hand-derived values, the exact-fraction second implementation
-// (tests/derivations/accumulator_values.py) for issue 9's case, the old path as a second
-// implementation of an empty block, the step reports of pytorch #60939, and one-line refusals
-// naming the JSON path.
+// (tests/derivations/accumulator_values.py) for 4096 terms in an 11-bit accumulator, the old path
+// as a second implementation of an empty block, the step reports of pytorch #60939, and one-line
+// refusals naming the JSON path.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <string>
@@ -63,10 +63,11 @@ std::string refusal(const std::string& text) {
 
 }  // namespace
 
-TEST_CASE("issue 9: 4096 terms in an 11-bit accumulator versus promotion into fp32 every 128",
+TEST_CASE("4096 terms in an 11-bit accumulator versus promotion into fp32 every 128",
           "[attention][mixed]") {
   // Every expected bit pattern below is printed by tests/derivations/accumulator_values.py
-  // (issue_case: exact fractions for the accumulators, mpmath exp at 200 bits, no ropesim code).
+  // (accumulation_case: exact fractions for the accumulators, mpmath exp at 200 bits, no ropesim
+  // code).
   AccumulationCase c;
   c.accumulators = {ropesim::numeric::parse_accumulator_model("p=11,e=8"),
                     ropesim::numeric::parse_accumulator_model("p=11,e=8/128>fp32"),

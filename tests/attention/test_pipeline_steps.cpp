@@ -1,8 +1,8 @@
-// Pipelines as real code computes them (realisation.hpp PipelineSteps; NUMERIC §3; issue 9):
+// Pipelines as real code computes them (realisation.hpp PipelineSteps; NUMERIC §3):
 // per-step compute and storage formats, per-step rounding, the exact or converted base, GEMM
 // operands, the quotient recipe, constants' flags kept apart from the positions' flags, and
 // the one-line refusals. Expected values are derived by hand (in the comments) or quoted
-// from the bug reports the issue lists.
+// from the frameworks' bug reports (docs/FRAMEWORK_BUGS.md).
 #include <catch2/catch.hpp>
 #include <string>
 
@@ -11,6 +11,8 @@
 
 using namespace ropesim::attention;
 using ropesim::InvalidArgument;
+using ropesim::numeric::Flag;
+using ropesim::numeric::Flags;
 
 namespace {
 
@@ -44,7 +46,7 @@ std::string refusal(const std::string& spec) {
 }  // namespace
 
 TEST_CASE(
-    "inv_freq in fp16 with the base kept exact (issue 9: \"CUDA style\"; PyTorch itself converts "
+    "inv_freq in fp16 with the base kept exact (\"CUDA style\"; PyTorch itself converts "
     "the base, docs/FRAMEWORKS.md)",
     "[pipeline-steps]") {
   // base 10^6, D = 128. Block 1: e = fp16(2/128) = 2^-6 exactly; p = fp16(10^(6/64)) with
@@ -59,7 +61,7 @@ TEST_CASE(
   for (const auto& b : rep.blocks) {
     INFO("block " << b.block);
     REQUIRE((step_value(b, "inv_freq") == 0) == (b.block >= 52));
-    REQUIRE(((b.constant_flags & flag_overflow) != 0) == (b.block >= 52));
+    REQUIRE(Flags::from_bits(b.constant_flags).test(Flag::overflow) == (b.block >= 52));
     REQUIRE(b.flags == 0);
   }
   // CPU style (the Python float base converted to fp16 first): 10^6 > 65520 is inf already;
@@ -69,14 +71,14 @@ TEST_CASE(
   for (const auto& b : cpu.blocks) {
     INFO("block " << b.block);
     REQUIRE(step_value(b, "inv_freq") == (b.block == 0 ? 1.0 : 0.0));
-    REQUIRE((b.constant_flags & flag_overflow) != 0);
+    REQUIRE(Flags::from_bits(b.constant_flags).test(Flag::overflow));
     REQUIRE(b.flags == 0);
   }
 }
 
 TEST_CASE("inv_freq computed in fp32 then stored in bf16 is not bf16 throughout",
           "[pipeline-steps]") {
-  // Llama-3.2-1B (issue 9's case): block 2's inv_freq computed in fp32 and cast to bf16 is
+  // Llama-3.2-1B: block 2's inv_freq computed in fp32 and cast to bf16 is
   // 0.439453125; rounding every step in bf16 gives 0.44140625; 8 of the 32 blocks differ.
   const auto stored = report("llama3.2-1b", "pipeline:inv_freq=fp32>bf16", Format::bf16(), 1);
   const auto all = report("llama3.2-1b", "pipeline:inv_freq=bf16", Format::bf16(), 1);

@@ -1,4 +1,4 @@
-// Bounded-error trig from the command line (docs/CLI.md "Bounded-error trig"; issue 22 item 4):
+// Bounded-error trig from the command line (docs/CLI.md "Bounded-error trig"):
 // the census interval and the all-implementations range in JSON, the hand-counted bf16 case,
 // and the refusals (one line, exit 2, nothing written).
 #include <catch2/catch.hpp>

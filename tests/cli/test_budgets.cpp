@@ -1,4 +1,4 @@
-// Issue 25 §2, "Inputs without a budget": every input that ran on (hours, gigabytes, an OOM kill
+// Inputs without a budget: every input that ran on (hours, gigabytes, an OOM kill
 // or "internal error") instead of being refused with the estimate stays a test. Each refusal is
 // one line on stderr, exit code 2, nothing on stdout, no file, and comes at once: every command
 // runs under `ulimit -v 4000000` (so a regression fails with bad_alloc instead of eating the
@@ -98,7 +98,7 @@ TEST_CASE("compile: Y^(2^64-1) a is refused by the model's size at once (it ran 
                        {"d_model 3.69e+19", "1.84e+19 layers",
                         "accepted: models that ropesim run reads", "16777216 numbers", "64 MiB"});
   CHECK_FALSE(std::filesystem::exists(out));
-  // classify refused the same formula at once before this issue (formula automaton state cap).
+  // classify refuses the same formula at once too (formula automaton state cap).
   const TimedRun c = guarded("classify --formula 'Y^18446744073709551615 a' --alphabet ab");
   CHECK(c.run.code == 2);
   CHECK(c.seconds < 5);
@@ -236,8 +236,7 @@ TEST_CASE(
   CHECK(ok.code == 0);
 }
 
-TEST_CASE("compile: Y^1000 is 1000 layers, refused at once in every format (issue 24 item 5)",
-          "[cli][budgets]") {
+TEST_CASE("compile: Y^1000 is 1000 layers, refused at once in every format", "[cli][budgets]") {
   // Y^k = one offset head gated by P^k true, k P heads one layer each: 1001 layers and
   // 2.81e7 numbers as construct offset --k 1000 above. fp32 refused after 37 s and 748 MB and
   // fp16 ran on before the estimate.

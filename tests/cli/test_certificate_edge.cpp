@@ -1,4 +1,4 @@
-// Issue 19 item 6: past the certified length a model file records, `run` and `classify
+// The certified length in use: past the certified length a model file records, `run` and `classify
 // --model` say so in one line on stderr; stdout and the exit code are unchanged.
 #include <catch2/catch.hpp>
 #include <filesystem>

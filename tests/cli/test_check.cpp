@@ -28,11 +28,11 @@ TEST_CASE("check: a passing property prints its count and the overall line, exit
 
 TEST_CASE("check reports its evidence: passed, discarded, seconds and the source, in text and JSON",
           "[cli][check]") {
-  // Issue 19's defect: in p=8,e=3 (largest finite value 15.9375) every MOD_5 atom is refused,
-  // rightly: it needs a scale of at least 2*f_large/(1 - cos 72°) = 2*6.9375/0.690983... = 20.08
-  // (f_large(p=8,e=3) = 6.9375). The property recognised a margin refusal by the text "mod(",
-  // while the compiler wrote "MOD_5^0 atom refused ...", and failed. With the typed reason the
-  // refusal is a discard, counted and reported.
+  // The defect this guards against: in p=8,e=3 (largest finite value 15.9375) every MOD_5 atom is
+  // refused, rightly: it needs a scale of at least 2*f_large/(1 - cos 72°) = 2*6.9375/0.690983...
+  // = 20.08 (f_large(p=8,e=3) = 6.9375). The property recognised a margin refusal by the text
+  // "mod(", while the compiler wrote "MOD_5^0 atom refused ...", and failed. With the typed reason
+  // the refusal is a discard, counted and reported.
   const Run r = run("check --property compiler-mod --trials 100 --format p=8,e=3 --json --quiet");
   INFO(r.out << r.err);
   REQUIRE(r.code == 0);

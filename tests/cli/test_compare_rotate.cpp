@@ -76,7 +76,7 @@ TEST_CASE("rotate: e1, e1 on single:g=1 at fp16 by hand, drift with p", "[cli][r
   CHECK(j["exact"].get<double>() == Approx(0.28366218546322626).epsilon(1e-15));
   CHECK(j["drift"].get<double>() == 1.0 / 4096);
   CHECK(j["summation"] == "sequential");
-  // JSON numbers where the value is a binary64 (issue 21 item 3): the score and q, k
+  // JSON numbers where the value is a binary64: the score and q, k
   CHECK(j["scores"][0]["score"]["value"].get<double>() == 1162.0 / 4096);
   CHECK(j["query"] == nlohmann::json::array({1, 0}));
   CHECK(j["key"] == nlohmann::json::array({1, 0}));

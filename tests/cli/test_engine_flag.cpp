@@ -1,4 +1,4 @@
-// --engine mpfr|fast|auto: the same bytes for every engine (issue 8), and a one-line error
+// --engine mpfr|fast|auto: the same bytes for every engine, and a one-line error
 // naming the accepted engines for anything else.
 #include <catch2/catch.hpp>
 #include <filesystem>

@@ -1,4 +1,4 @@
-// Issue 19 item 4: `ropesim experiment length`. Expected values come from elsewhere: the
+// `ropesim experiment length`. Expected values come from elsewhere: the
 // certified length from `compile --json` (the horizon scan), the theorems (exact up to the
 // certified length, Cor 4.1; periodic MOD heads exact at every length, T5), and a second path
 // for the accuracy past the certificate: the same words run one by one through `ropesim run`

@@ -1,4 +1,4 @@
-// Issue "A reference tool's hardening": every input a new user tried that broke the contract
+// A reference tool's hardening: every input a new user tried that broke the contract
 // "one line, exit 2, no partial file, nothing lost" (or printed a wrong value) stays a test.
 // Expected values are derived by hand in the comments.
 #include <catch2/catch.hpp>
@@ -445,7 +445,7 @@ TEST_CASE("realised cos/sin are decided for every precision and at angle 0", "[c
 
 TEST_CASE("census budgets and table --json", "[cli][hardening]") {
   // 2^31 positions × 64 blocks of llama2-7b: about 1.4e11 pairs and 2^31·24 B = 48 GiB (the
-  // census's at most 24 bytes a position, attention::census_work; 64 before issue 24).
+  // census's at most 24 bytes a position, attention::census_work).
   const Run big = run("rotations --schedule llama2-7b --positions 2147483648");
   expect_usage_error(big, "--positions");
   CHECK(big.err.find("48 GiB") != std::string::npos);

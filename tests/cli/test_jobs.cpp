@@ -1,4 +1,4 @@
-// Parallel and sharded runs (issue 8): --jobs N prints the bytes of --jobs 1; --shard I/N takes
+// Parallel and sharded runs: --jobs N prints the bytes of --jobs 1; --shard I/N takes
 // the I-th of N contiguous blocks of rows; `ropesim merge` of all shards is byte for byte the
 // single run's file; bad shard specs and inconsistent shard sets are refused with one line and exit
 // code 2.

@@ -1,5 +1,6 @@
 // `ropesim run` on mixed-format heads (which step overflowed, pytorch #60939) and
-// `ropesim accumulate` (issue 9's case; values from tests/derivations/accumulator_values.py).
+// `ropesim accumulate` (4096 terms in an 11-bit accumulator; values from
+// tests/derivations/accumulator_values.py).
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -52,7 +53,7 @@ TEST_CASE("a malformed formats block: one line naming the file and the JSON path
   std::filesystem::remove(path);
 }
 
-TEST_CASE("accumulate: issue 9's weights, 11 bits against promotion every 128 into fp32",
+TEST_CASE("accumulate: 4096 weights, 11 bits against promotion every 128 into fp32",
           "[cli][mixed]") {
   Run r = run("accumulate");
   REQUIRE(r.code == 0);

@@ -1,5 +1,5 @@
-// Issue 19 item 5: a conventional (multi-frequency) Y^k head is built, run and certified end to
-// end. The certified range is the one `horizon` measures for the same schedule (a second,
+// Multi-frequency heads: a conventional (multi-frequency) Y^k head is built, run and certified end
+// to end. The certified range is the one `horizon` measures for the same schedule (a second,
 // separate command path), and the model is right on every word within it (the formula Y a read
 // at EOS holds iff the word ends with a).
 #include <catch2/catch.hpp>

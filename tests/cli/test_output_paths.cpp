@@ -1,4 +1,4 @@
-// Issue 25 §1: every file a command writes goes through io::write_output_file, so a device
+// Output paths: every file a command writes goes through io::write_output_file, so a device
 // node, a FIFO, a symbolic link or /dev/stdout given as the output behaves as with any Unix
 // tool. Each case below was a data loss before: the node or link was replaced by a regular
 // file (`mknod full.csv c 1 7; ropesim formats --out full.csv` exited 0 with full.csv now a

@@ -1,4 +1,4 @@
-// Outputs for papers and notebooks (issue 21): LaTeX tables with booktabs and math-mode headers.
+// Outputs for papers and notebooks: LaTeX tables with booktabs and math-mode headers.
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>

@@ -1,4 +1,4 @@
-// Defaults that mislead a practitioner (issue 25 §4), from the command line: compare and
+// Defaults that mislead a practitioner, from the command line: compare and
 // rotations measure a framework pipeline on YaRN like with like (the attention factor on both
 // sides), longrope warns when a run outgrows short_factor, transformers' older rope type
 // spellings and PyTorch's dtype names are accepted, a mistyped name gets "did you mean",
@@ -45,7 +45,7 @@ TEST_CASE(
   // multiplies by fp32(s) = 1.13862943649292 (exact product: ×1), and casts to bf16:
   // 1.13862943649292 · 128 = 145.7446 → 146, i.e. 146/128 = 1.140625. Error 1.140625 − s =
   // 1123402597805/562949953421312 = 0.0019955638880109206 (Python fractions), in ulps of bf16 at
-  // 1.14 (2^-7): 0.2554321776653978. Before issue 25 the reference was 1 and the error 0.140625.
+  // 1.14 (2^-7): 0.2554321776653978. With the unscaled reference 1 the error would be 0.140625.
   const Run r =
       run("compare --schedule qwen2.5-7b-yarn --realization hf --format bf16 --positions 1 "
           "--blocks 0 --json");

@@ -1,4 +1,4 @@
-// Issue 25 §3, "Accepted though wrong, or refused though right": every input that was accepted
+// Strict input, "accepted though wrong, or refused though right": every input that was accepted
 // though wrong (atoms outside the alphabet, empty or repeated list items, duplicate JSON keys,
 // 1e3 for an integer), refused though right (1e400 in a config.json) or answered with a
 // misleading message stays a test. Bad input: one line on stderr, exit 2, nothing on stdout,

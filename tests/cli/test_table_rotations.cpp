@@ -1,4 +1,4 @@
-// `ropesim table rotations` (issue 21 §2): the realised (cos, sin) table written to .npz, .npy,
+// `ropesim table rotations`: the realised (cos, sin) table written to .npz, .npy,
 // .csv and .json, read back (the .npz and .npy with numpy, /usr/bin/python3) and compared with
 // values derived by hand and with the census of the same window (`ropesim rotations --json`,
 // whose counts tests/attention checks independently).

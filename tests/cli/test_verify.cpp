@@ -1,7 +1,8 @@
-// Issue 19 item 7: `--certificate FILE.json` on `rotations` and `horizon`, and `ropesim-verify`,
-// which re-checks a certificate with its own trusted base (verify/ropesim_verify.cpp). Every
-// certificate the commands write on the docs' examples is accepted; one changed witness, one
-// bit of a constant or one score changed is rejected with exit 1 naming the item.
+// Certificates and their checker: `--certificate FILE.json` on `rotations` and `horizon`, and
+// `ropesim-verify`, which re-checks a certificate with its own trusted base
+// (verify/ropesim_verify.cpp). Every certificate the commands write on the docs' examples is
+// accepted; one changed witness, one bit of a constant or one score changed is rejected with exit 1
+// naming the item.
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>

@@ -155,9 +155,9 @@ def softmax_fp32(scores):
     return [round_to(t / z, "fp32", "rne") for t in e]
 
 
-def issue_case(terms=4096, keys=8, seed=20261201):
+def accumulation_case(terms=4096, keys=8, seed=20261201):
     """attention::run_accumulation_case: needle k_0 = q, bf16 coordinates |x| in [2^-5, 2^-1)."""
-    print(f"== issue 9 case: {terms} terms, {keys} keys, seed {seed}")
+    print(f"== accumulation case: {terms} terms, {keys} keys, seed {seed}")
     g = Lcg(seed)
 
     def draw():
@@ -189,4 +189,4 @@ def issue_case(terms=4096, keys=8, seed=20261201):
 
 if __name__ == "__main__":
     accumulator_cases()
-    issue_case()
+    accumulation_case()

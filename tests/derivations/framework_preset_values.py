@@ -185,7 +185,7 @@ show("product angle", rnd("fp32", inv * 3000))
 show("cos", rnd("fp32", mpmath.cos(mp(angle))))
 show("sin", rnd("fp32", mpmath.sin(mp(angle))))
 
-section("issue 9: base 1e6, D = 128, inv_freq in fp16 (exponent, power, inv_freq all fp16)")
+section("base 1e6, D = 128, inv_freq in fp16 (exponent, power, inv_freq all fp16)")
 for style in ("base exact", "base fp16 (Python float converted)", "fp32 then stored fp16"):
     zero_blocks = []
     block1 = None

@@ -1,5 +1,5 @@
-// io/files.hpp: inputs read with a byte budget, outputs written as Unix tools write them
-// (issue 25 §1–2). Every expectation is what the file system shows afterwards: the kind of
+// io/files.hpp: inputs read with a byte budget, outputs written as Unix tools write them.
+// Every expectation is what the file system shows afterwards: the kind of
 // node (lstat), its content, its permission bits, and the directory's entries.
 #include <fcntl.h>
 #include <sys/stat.h>

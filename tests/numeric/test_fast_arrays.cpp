@@ -1,6 +1,6 @@
 // The array forms of the fast engine against the MPFR engine, element by element and bit for
 // bit (numeric::round_elementwise's block kernels and numeric::round_elementwise_unary;
-// numeric/fast_engine.cpp, issue 8).
+// numeric/fast_engine_arrays.cpp).
 //
 // The MPFR engine is the independent implementation (its own tests check it against GMP
 // rationals, tests/numeric/test_exhaustive.cpp). The operand arrays are laid out so that both
@@ -38,7 +38,7 @@ using ropesim::numeric::mpfr_engine;
 using ropesim::numeric::parse_format;
 using ropesim::numeric::UnaryFunction;
 
-constexpr std::size_t kBlock = 256;  // the kernel's block length (numeric/fast_engine.cpp)
+constexpr std::size_t kBlock = 256;  // the kernel's block length (numeric/fast_engine_arrays.cpp)
 
 bool identical(double a, double b) {
   return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b);

@@ -1,4 +1,5 @@
-// The fast engine against the MPFR engine, bit for bit (numeric/fast_engine.cpp; issue 8).
+// The fast engine against the MPFR engine, bit for bit (numeric/fast_engine.cpp,
+// numeric/fast_engine_scalar.hpp).
 //
 // The MPFR engine is the independent implementation here (its own tests check it against
 // GMP rationals and Boost, tests/numeric/test_exhaustive.cpp). Compared:

@@ -302,3 +302,24 @@ TEST_CASE("flags of + − × ÷ on every pair of fp8 values agree with IEEE's de
     }
   }
 }
+
+TEST_CASE("flag bytes: overflow is 1 and invalid (NaN) is 2, as Python's rotation_table documents",
+          "[flags]") {
+  // docs/PYTHON.md: rotation_table(..., flags=True) returns "a (positions,) uint8 array
+  // (1 overflow, 2 NaN)"; the realisations store Flags::bits() there.
+  CHECK(Flags(Flag::overflow).bits() == 1);
+  CHECK(Flags(Flag::invalid).bits() == 2);
+  CHECK((Flags(Flag::overflow) | Flag::invalid).bits() == 3);
+  // the other three flags take the remaining bits, each its own
+  CHECK((Flags(Flag::division_by_zero) | Flag::underflow | Flag::inexact).bits() == 4 + 8 + 16);
+  // from_bits reads a stored byte back; bits above the five flags are dropped
+  CHECK(Flags::from_bits(3) == (Flags(Flag::overflow) | Flag::invalid));
+  CHECK(Flags::from_bits(2).test(Flag::invalid));
+  CHECK_FALSE(Flags::from_bits(2).test(Flag::overflow));
+  CHECK(Flags::from_bits(0xe0) == Flags());
+  // a NaN from fp16's cos(+inf) raises invalid: the realisations' "NaN" bit
+  const Arithmetic a(Format::fp16(), Rounding::nearest_even, ropesim::numeric::mpfr_engine());
+  Flags raised;
+  CHECK(a.cos(v(INFINITY), raised).is_nan());
+  CHECK(raised.bits() == 2);
+}

@@ -2,7 +2,6 @@
 // (double-double, numeric/double_double.hpp) is checked bit for bit against the MPFR Ziv path
 // (a second implementation) and both against the reference engine's cos_sin (a third), on
 // random inputs (fixed seeds) and hard cases; the rest against values derived by hand.
-// (Moved here from tests/attention/test_realisation.cpp with the code, issue 8.)
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <random>

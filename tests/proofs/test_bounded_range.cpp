@@ -1,4 +1,4 @@
-// The certified range under bounded-error trig (proofs/bounded_range.hpp; issue 22 item 4):
+// The certified range under bounded-error trig (proofs/bounded_range.hpp):
 // ulp-0 is the scan of the correctly rounded pipeline exactly, and at U = 1 the range every
 // implementation certifies is at most the range of each concrete implementation inside the
 // model (cr, glibc cosf/sinf, SLEEF u10), each measured by the ordinary scan.

@@ -295,7 +295,7 @@ TEST_CASE("leaf roots and atoms outside the alphabet", "[compiler]") {
   CHECK(!attention::run(proofs::compile(ltl::parse("a"), {"a", "b"}, o).model, "aa").accept);
   CHECK(attention::run(proofs::compile(ltl::parse("true"), {"a", "b"}, o).model, "").accept);
   CHECK(attention::run(proofs::compile(ltl::parse("mod(1,0)"), {"a", "b"}, o).model, "b").accept);
-  // An atom outside the alphabet is refused, as classify --formula refuses it (issue 25 §3).
+  // An atom outside the alphabet is refused, as classify --formula refuses it.
   CHECK_THROWS_WITH(proofs::compile(ltl::parse("!c"), {"a", "b"}, o),
                     Catch::Contains("atom 'c' is not a letter of the alphabet"));
   CHECK_THROWS_WITH(proofs::compile(ltl::parse("P c"), {"a", "b"}, o),

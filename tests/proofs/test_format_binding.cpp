@@ -1,4 +1,4 @@
-// F's arithmetic held once (issue 8, "One home for F's arithmetic"): a head's realisation is
+// F's arithmetic held once: a head's realisation is
 // parsed from its policy's numeric::FormatBinding, so F, the rounding and the engine are the
 // policy's by construction; the engine changes no byte (mpfr and fast are two implementations
 // of the same correctly rounded operations, NUMERIC §2); and the scale C is refused by the

@@ -1,5 +1,5 @@
-// The science decisions `ropesim horizon` and `ropesim construct` used to make themselves
-// (issue 8): f_large defined or not, and the quick limit on L (proofs/horizon.hpp,
+// The science decisions `ropesim horizon` and `ropesim construct` used to make themselves:
+// f_large defined or not, and the quick limit on L (proofs/horizon.hpp,
 // proofs/mod_atom.hpp). Expected values and messages derived by hand below.
 #include <catch2/catch.hpp>
 #include <string>

@@ -67,7 +67,7 @@ namespace {
 
 void check_presets(std::uint64_t exhaustive, std::uint64_t random_max) {
   // Exhaustive up to length min(L, 10) and two random words up to min(L, 300) here, to keep
-  // ctest short; the full check of the issue (exhaustive ≤ 16, random ≤ 2000) is the hidden
+  // ctest short; the full check (exhaustive ≤ 16, random ≤ 2000) is the hidden
   // test "[.full]" below and `ropesim horizon --simulate` (docs/tables/horizon.md records its
   // results). C = auto over lengths ≤ 2000.
   for (const Format& f : {Format::fp8e4m3(), Format::fp8e5m2(), Format::bf16(), Format::fp16(),

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Builds Hugging Face Llama RoPE tables in real PyTorch, the oracle of tests/torch/ (issue 22).
+"""Builds Hugging Face Llama RoPE tables in real PyTorch, the oracle of tests/torch/.
 
     /usr/bin/python3 tests/torch/hf_tables.py MODELS_JSON OUT_DIR [POSITIONS]
 

@@ -1,4 +1,4 @@
-// Real PyTorch as the oracle (issue 22): tests/torch/hf_tables.py builds the Hugging Face Llama
+// Real PyTorch as the oracle: tests/torch/hf_tables.py builds the Hugging Face Llama
 // RoPE tables in PyTorch 1.13.1 (Debian python3-torch, one thread) at CPU capability avx2 and
 // default, for llama2-7b, llama3-8b and llama3.1-8b over positions 0..16383, and this test
 // requires, through the library (realise_block):
