@@ -325,6 +325,13 @@ class LineSource {
     }
   }
 
+  /// What the fast path did in this source's evaluate / evaluate_bits calls: a function of the
+  /// positions asked for (a constant block's one evaluation in the constructor and mixed-axis
+  /// blocks are not counted), so sums over tasks do not depend on how positions were split.
+  FastPathStats fast_path_stats() const {
+    return ev_ && !is_constant_ ? ev_->fast_path_stats() : FastPathStats{};
+  }
+
  private:
   const Schedule& s_;
   std::size_t b_;
@@ -396,7 +403,8 @@ constexpr std::uint32_t kRepMask = 0x7fffffffu;
 /// of its members. Frees `mem.fp`.
 std::vector<std::uint32_t> exact_classes(const Schedule& s, const std::vector<Realisation>& rs,
                                          const CensusOptions& options, std::size_t member,
-                                         Member& mem, unsigned threads, Meter& meter) {
+                                         Member& mem, unsigned threads, Meter& meter,
+                                         FastPathStats& fast_path) {
   const std::size_t n = mem.fp.size();
   std::vector<std::uint32_t> idx;
   allocate(idx, n, std::uint32_t{0}, meter);
@@ -465,6 +473,7 @@ std::vector<std::uint32_t> exact_classes(const Schedule& s, const std::vector<Re
   const std::size_t slot_bytes =
       packed ? sizeof(std::uint64_t) : (narrow ? sizeof(Key2) : sizeof(ExactKey));
   meter.add(std::min<std::size_t>(threads, s.blocks.size()) * groups * slot_bytes);
+  std::vector<FastPathStats> block_stats(s.blocks.size());
   numeric::parallel_for(threads, s.blocks.size(), [&](std::size_t b) {
     LineSource src(s, b, rs, options);
     std::vector<std::uint64_t> packed_keys(packed ? groups : 0);
@@ -506,7 +515,9 @@ std::vector<std::uint32_t> exact_classes(const Schedule& s, const std::vector<Re
         }
       }
     }
+    block_stats[b] = src.fast_path_stats();
   });
+  for (const auto& st : block_stats) fast_path += st;
   meter.sub(std::min<std::size_t>(threads, s.blocks.size()) * groups * slot_bytes);
   // split the groups that failed: the members' full rotations, compared exactly
   std::vector<std::uint32_t> members_of_broken;
@@ -527,6 +538,7 @@ std::vector<std::uint32_t> exact_classes(const Schedule& s, const std::vector<Re
         const ExactKey e = exact_key(kind, values[member][0]);
         rotation[k] += e.wide.empty() ? fmt::format("{:x},{:x};", e.cos, e.sin) : e.wide + ";";
       }
+      fast_path += src.fast_path_stats();
     }
     // positions increase along members_of_broken: the first of each exact class is its
     // smallest position
@@ -703,6 +715,8 @@ std::vector<CensusResult> census_many(const Schedule& s,
   // in position order: their blocks run on one thread.
   const std::uint64_t task = task_positions(n, threads);
   const std::uint64_t tasks = (n + task - 1) / task;
+  FastPathStats fast_path;  // summed from per-task counters: independent of the thread count
+  std::vector<FastPathStats> task_stats(tasks);
   for (std::size_t b = 0; b < s.blocks.size(); ++b) {
     for (auto& mem : members) mem.wide.clear();
     numeric::parallel_for(any_wide ? 1 : threads, tasks, [&](std::size_t t) {
@@ -743,7 +757,9 @@ std::vector<CensusResult> census_many(const Schedule& s,
           }
         }
       }
+      task_stats[t] = src.fast_path_stats();
     });
+    for (const auto& st : task_stats) fast_path += st;
     for (auto& mem : members) {
       CensusResult& r = mem.result;
       switch (mem.kind) {
@@ -785,7 +801,7 @@ std::vector<CensusResult> census_many(const Schedule& s,
       }
       mem.fp[i] = f & ~kFlagBits;
     }
-    auto rep = exact_classes(s, realisations, options, k, mem, threads, meter);
+    auto rep = exact_classes(s, realisations, options, k, mem, threads, meter, fast_path);
     finish(r, rep, p_max, meter);
     release(rep, meter);
   }
@@ -795,6 +811,7 @@ std::vector<CensusResult> census_many(const Schedule& s,
   for (auto& mem : members) {
     mem.result.seconds = m ? seconds / static_cast<double>(m) : 0;
     mem.result.working_bytes = meter.peak.load();
+    mem.result.fast_path = fast_path;
     out.push_back(std::move(mem.result));
   }
   return out;
@@ -906,6 +923,10 @@ nlohmann::json to_json(const CensusResult& r, bool include_witnesses) {
   j["first_overflow"] = opt(r.overflow.first);
   j["nan_positions"] = r.nan.count;
   j["first_nan"] = opt(r.nan.first);
+  j["fast_path"] = {{"evaluations", r.fast_path.evaluations},
+                    {"fallbacks", r.fast_path.fallbacks},
+                    {"exact_cases", r.fast_path.exact_cases},
+                    {"exact_only", r.fast_path.exact_only}};
   return j;
 }
 
