@@ -152,6 +152,8 @@ std::vector<CensusResult> census_many(const Schedule& s,
   // formats intern their keys in position order: their blocks' positions run on one thread.
   const std::uint64_t task = task_positions(n, threads);
   const std::uint64_t tasks = (n + task - 1) / task;
+  FastPathStats fast_path;  // summed from per-task counters: independent of the thread count
+  std::vector<FastPathStats> task_stats(tasks);
   for (std::size_t b = 0; b < s.blocks.size(); ++b) {
     for (auto& mem : members) {
       mem.wide.clear();
@@ -196,7 +198,9 @@ std::vector<CensusResult> census_many(const Schedule& s,
           record_chunk(mem, begin, end);
         }
       }
+      task_stats[t] = src.fast_path_stats();
     });
+    for (const auto& st : task_stats) fast_path += st;
     for (auto& mem : members) {
       CensusResult& r = mem.result;
       r.period_per_block.push_back(block_period(mem, threads));
@@ -223,7 +227,7 @@ std::vector<CensusResult> census_many(const Schedule& s,
       }
       mem.fp[i] = f & ~kFlagBits;
     }
-    auto rep = exact_classes(s, realisations, options, k, mem, threads, meter);
+    auto rep = exact_classes(s, realisations, options, k, mem, threads, meter, fast_path);
     finish(r, rep, p_max, meter);
     release(rep, meter);
   }
@@ -233,6 +237,7 @@ std::vector<CensusResult> census_many(const Schedule& s,
   for (auto& mem : members) {
     mem.result.seconds = m ? seconds / static_cast<double>(m) : 0;
     mem.result.working_bytes = meter.peak.load();
+    mem.result.fast_path = fast_path;
     out.push_back(std::move(mem.result));
   }
   return out;

@@ -135,6 +135,15 @@ struct CensusResult {
   /// Wall time of this census in seconds (sweep shares work across cells: then the time of
   /// the shared computation divided among the cells). Not part of the science.
   double seconds = 0;
+  /// What the realisation fast path (attention/detail/fast_trig.hpp; FastPathStats counts
+  /// (position, evaluator group) evaluations) did for this census: the main pass (every
+  /// position of the window in every block realised once, blocks reading an axis fixed at `at`
+  /// and blocks mixing axes excepted: they do not go through the fast path), the verification
+  /// of equal fingerprints (the chunks of 4096 positions that hold a class of ≥ 2 positions,
+  /// again in every block) and the splitting of a class that failed it. Summed from per-task
+  /// counters, so it does not depend on CensusOptions::threads. census_many evaluates its
+  /// realisations together: every result of one call carries that call's totals.
+  FastPathStats fast_path;
   /// The most bytes the census's per-position arrays held at once (fingerprints, one block's
   /// keys, the distinct-count tables, class ids, the z-function), over all realisations of
   /// one census_many call. Not part of the science; the memory test and bench read it
@@ -205,8 +214,9 @@ std::vector<CensusResult> sweep(const SweepGrid& grid, const CensusOptions& opti
 /// period, max_period, max_witness and max_witness_period (the largest witness i and its P),
 /// witnessed (how many P have a witness; null when periodic), witnesses (only with
 /// `include_witnesses`: the P_max-long list, -1 where P has none), overflow_positions,
-/// first_overflow, nan_positions, first_nan; or not_applicable in place of the results.
-/// Timing and memory (seconds, working_bytes) are not included.
+/// first_overflow, nan_positions, first_nan, and fast_path ({"evaluations", "fallbacks",
+/// "exact_cases", "exact_only"}: CensusResult::fast_path); or not_applicable in place of the
+/// results. Timing and memory (seconds, working_bytes) are not included.
 nlohmann::json to_json(const CensusResult& result, bool include_witnesses = false);
 
 namespace detail {

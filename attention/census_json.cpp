@@ -44,6 +44,10 @@ nlohmann::json to_json(const CensusResult& r, bool include_witnesses) {
   j["first_overflow"] = opt(r.overflow.first);
   j["nan_positions"] = r.nan.count;
   j["first_nan"] = opt(r.nan.first);
+  j["fast_path"] = {{"evaluations", r.fast_path.evaluations},
+                    {"fallbacks", r.fast_path.fallbacks},
+                    {"exact_cases", r.fast_path.exact_cases},
+                    {"exact_only", r.fast_path.exact_only}};
   return j;
 }
 

@@ -55,7 +55,8 @@ constexpr std::uint32_t kRepMask = 0x7fffffffu;
 
 std::vector<std::uint32_t> exact_classes(const Schedule& s, const std::vector<Realisation>& rs,
                                          const CensusOptions& options, std::size_t member,
-                                         Member& mem, unsigned threads, Meter& meter) {
+                                         Member& mem, unsigned threads, Meter& meter,
+                                         FastPathStats& fast_path) {
   const std::size_t n = mem.fp.size();
   std::vector<std::uint32_t> idx;
   allocate(idx, n, std::uint32_t{0}, meter);
@@ -124,6 +125,7 @@ std::vector<std::uint32_t> exact_classes(const Schedule& s, const std::vector<Re
   const std::size_t slot_bytes =
       packed ? sizeof(std::uint64_t) : (narrow ? sizeof(Key2) : sizeof(ExactKey));
   meter.add(std::min<std::size_t>(threads, s.blocks.size()) * groups * slot_bytes);
+  std::vector<FastPathStats> block_stats(s.blocks.size());
   numeric::parallel_for(threads, s.blocks.size(), [&](std::size_t b) {
     LineSource src(s, b, rs, options);
     std::vector<std::uint64_t> packed_keys(packed ? groups : 0);
@@ -165,7 +167,9 @@ std::vector<std::uint32_t> exact_classes(const Schedule& s, const std::vector<Re
         }
       }
     }
+    block_stats[b] = src.fast_path_stats();
   });
+  for (const auto& st : block_stats) fast_path += st;
   meter.sub(std::min<std::size_t>(threads, s.blocks.size()) * groups * slot_bytes);
   // split the groups that failed: the members' full rotations, compared exactly
   std::vector<std::uint32_t> members_of_broken;
@@ -186,6 +190,7 @@ std::vector<std::uint32_t> exact_classes(const Schedule& s, const std::vector<Re
         const ExactKey e = exact_key(kind, values[member][0]);
         rotation[k] += e.wide.empty() ? fmt::format("{:x},{:x};", e.cos, e.sin) : e.wide + ";";
       }
+      fast_path += src.fast_path_stats();
     }
     // positions increase along members_of_broken: the first of each exact class is its
     // smallest position

@@ -9,6 +9,8 @@
 
 #include "attention/detail/evaluator.hpp"
 #include "numeric/error.hpp"
+#include "numeric/exact.hpp"
+#include "numeric/json_number.hpp"
 #include "numeric/mpfr_util.hpp"
 #include "numeric/real_rounding.hpp"
 
@@ -423,11 +425,12 @@ nlohmann::json to_json(const CompareResult& r) {
   j["positions"] = r.positions;
   if (r.attention_factor) {
     const auto& f = *r.attention_factor;
-    j["attention_factor"] = {{"value", f.value.get_str()},
-                             {"decimal", fmt::format("{:.17g}", f.value.get_d())},
+    nlohmann::json factor = {{"decimal", fmt::format("{:.17g}", numeric::nearest_double(f.value))},
                              {"expression", f.expression},
                              {"realization", f.realisation},
                              {"against", f.against}};
+    numeric::put_exact(factor, "value", f.value);  // a binary64: a JSON number
+    j["attention_factor"] = factor;
   } else {
     j["attention_factor"] = nullptr;
   }

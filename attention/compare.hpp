@@ -175,8 +175,9 @@ WorkEstimate compare_work(const Schedule& s, const CompareOptions& options, bool
 
 /// The result as JSON: {"schedule", "realization", "against", "table_format",
 /// "against_table_format" (null against exact), "start", "positions", "attention_factor"
-/// (null, or {"value": exact rational string, "decimal": its 17-digit decimal, "expression",
-/// "realization": bool, "against": bool}), "blocks": [{"block",
+/// (null, or {"value": s as a JSON number (numeric::put_exact; s is a binary64, so no
+/// "value_exact"), "decimal": its 17-digit decimal, "expression", "realization": bool,
+/// "against": bool}), "blocks": [{"block",
 /// "cos", "sin", "angle", "ulps", "entries", "differing", "nonfinite", "first_nonfinite"}],
 /// "overall": {...}}; "cos"/"sin"/"angle" are {"absolute": M, "relative": M} with M =
 /// {"value", "position", "block"} ("value" is the string "inf" when infinite; "angle" is null

@@ -8,6 +8,7 @@
 #include "attention/realisation.hpp"
 #include "numeric/error.hpp"
 #include "numeric/exact.hpp"
+#include "numeric/json_number.hpp"
 #include "numeric/mpfr_util.hpp"
 
 namespace ropesim::attention {
@@ -163,10 +164,24 @@ nlohmann::json to_json(const PositionReport& report) {
     j["position"] = report.tuple;
     j["position_axes"] = report.axes;
   }
-  j["attention_factor"] = report.attention_factor
-                              ? nlohmann::json{{"value", report.attention_factor->get_str()},
-                                               {"expression", report.attention_factor_text}}
-                              : nlohmann::json(nullptr);
+  if (report.attention_factor) {
+    nlohmann::json factor = {{"expression", report.attention_factor_text}};
+    numeric::put_exact(factor, "value", *report.attention_factor);
+    j["attention_factor"] = factor;
+  } else {
+    j["attention_factor"] = nullptr;
+  }
+  // a realised value: "value" its JSON number (with "value_exact" when binary64 cannot hold it;
+  // "nan", "inf", "-inf" when not finite) beside its 17-digit "decimal" and its exact "hex"
+  auto value_json = [](const Value& v) {
+    nlohmann::json o = {{"decimal", decimal(v)}, {"hex", v.to_hex()}};
+    if (v.is_finite()) {
+      numeric::put_exact(o, "value", numeric::exact_rational(v));
+    } else {
+      o["value"] = v.is_nan() ? "nan" : (v.sign_bit() ? "-inf" : "inf");
+    }
+    return o;
+  };
   nlohmann::json blocks = nlohmann::json::array();
   for (const auto& b : report.blocks) {
     nlohmann::json jb;
@@ -178,11 +193,10 @@ nlohmann::json to_json(const PositionReport& report) {
     jb["reference_cos"] = b.reference_cos;
     jb["reference_sin"] = b.reference_sin;
     nlohmann::json steps = nlohmann::json::object();
-    for (const auto& [name, v] : b.steps)
-      steps[name] = {{"decimal", decimal(v)}, {"hex", v.to_hex()}};
+    for (const auto& [name, v] : b.steps) steps[name] = value_json(v);
     jb["steps"] = steps;
-    jb["cos"] = {{"decimal", decimal(b.cos)}, {"hex", b.cos.to_hex()}};
-    jb["sin"] = {{"decimal", decimal(b.sin)}, {"hex", b.sin.to_hex()}};
+    jb["cos"] = value_json(b.cos);
+    jb["sin"] = value_json(b.sin);
     auto num = [](double d) {
       return std::isfinite(d) ? nlohmann::json(d) : nlohmann::json(nullptr);
     };

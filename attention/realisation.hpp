@@ -404,7 +404,15 @@ PositionReport query_position(const Schedule& s, const Realisation& r, std::uint
 PositionReport query_position(const Schedule& s, const Realisation& r,
                               const PositionTuple& position);
 
-/// The report as JSON (values as decimal and hex strings). Does not print.
+/// The report as JSON: schedule, realization, table_format, position (a number, or the tuple
+/// with position_axes), attention_factor (null, or {"value": s as a JSON number with
+/// "value_exact" "P/Q" beside it when binary64 cannot hold it, "expression"}), blocks (per
+/// block: block, exact_angle, exact_angle_text, exact_cos, exact_sin, reference_cos,
+/// reference_sin, steps {name: V}, cos V, sin V, cos_error_ulps, sin_error_ulps (null when not
+/// finite), overflow, nan, constant_overflow, constant_nan), where a realised value V is
+/// {"value": a JSON number (numeric::put_exact: "value_exact" beside it for formats wider than
+/// binary64; "nan", "inf", "-inf" when not finite), "decimal": 17 significant digits, "hex":
+/// exact}. Does not print.
 nlohmann::json to_json(const PositionReport& report);
 
 }  // namespace ropesim::attention

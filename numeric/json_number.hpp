@@ -10,12 +10,14 @@
 #include <optional>
 #include <string>
 
+#include "numeric/exact.hpp"
+
 namespace ropesim::numeric {
 
 /// `q` as a JSON number when it is exactly a binary64 value (an integer JSON number when `q`
 /// is an integer of magnitude < 2^53), else nullopt.
 inline std::optional<nlohmann::json> binary64_json(const mpq_class& q) {
-  const double d = q.get_d();
+  const double d = nearest_double(q);
   if (!std::isfinite(d) || mpq_class(d) != q) return std::nullopt;
   if (q.get_den() == 1 && std::abs(d) < 9007199254740992.0) {
     if (d >= 0) return nlohmann::json(static_cast<std::uint64_t>(d));
@@ -25,14 +27,15 @@ inline std::optional<nlohmann::json> binary64_json(const mpq_class& q) {
 }
 
 /// Sets `out[key]` to `q` as a JSON number (binary64_json), or, when binary64 cannot hold `q`,
-/// to its nearest binary64 value with `out[key + "_exact"]` = q's exact text ("P/Q" or an
+/// to its nearest binary64 value (nearest_double: correctly rounded, not mpq_get_d, which
+/// truncates) with `out[key + "_exact"]` = q's exact text ("P/Q" or an
 /// integer, mpq_class::get_str). A `q` beyond binary64's range gets null and the exact text.
 inline void put_exact(nlohmann::json& out, const std::string& key, const mpq_class& q) {
   if (const auto j = binary64_json(q)) {
     out[key] = *j;
     return;
   }
-  const double d = q.get_d();
+  const double d = nearest_double(q);
   out[key] = std::isfinite(d) ? nlohmann::json(d) : nlohmann::json(nullptr);
   out[key + "_exact"] = q.get_str();
 }

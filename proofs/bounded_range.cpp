@@ -7,6 +7,7 @@
 #include "attention/bounded_realisation.hpp"
 #include "numeric/binary64_rounding.hpp"
 #include "numeric/error.hpp"
+#include "numeric/exact.hpp"
 #include "numeric/exact_decimal.hpp"
 #include "proofs/horizon.hpp"
 
@@ -174,7 +175,9 @@ nlohmann::json to_json(const BoundedRange& r) {
   j["fail_competitor"] = opt(r.fail_competitor);
   j["target_lo"] = opt(r.target_lo);
   j["competitor_hi"] = opt(r.competitor_hi);
-  j["gap"] = r.gap ? nlohmann::json(numeric::exact_decimal(*r.gap)) : nlohmann::json(nullptr);
+  // the gap as a JSON number (nearest binary64) with its exact decimal beside it, as horizon's
+  j["gap"] = r.gap ? nlohmann::json(numeric::nearest_double(*r.gap)) : nlohmann::json(nullptr);
+  j["gap_exact"] = r.gap ? nlohmann::json(numeric::exact_decimal(*r.gap)) : nlohmann::json(nullptr);
   j["uncertain_entries"] = r.uncertain_entries;
   j["undocumented_entries"] = r.undocumented_entries;
   j["scores_enclosed"] = r.scores_enclosed;

@@ -63,8 +63,8 @@ BoundedRange bounded_certified_range(const FixedOffsetSpec& spec, std::uint64_t 
 inline constexpr std::uint64_t kMaxBoundedRangeLength = 1u << 16;
 
 /// The result as JSON (keys: realization model n_max at_limit max_length fail_query
-/// fail_competitor target_lo competitor_hi gap uncertain_entries undocumented_entries
-/// scores_enclosed). Does not print.
+/// fail_competitor target_lo competitor_hi gap (the nearest binary64) gap_exact (its exact
+/// decimal) uncertain_entries undocumented_entries scores_enclosed). Does not print.
 nlohmann::json to_json(const BoundedRange& r);
 
 }  // namespace ropesim::proofs

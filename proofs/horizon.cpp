@@ -13,6 +13,7 @@
 #include "numeric/exact.hpp"
 #include "numeric/exact_decimal.hpp"
 #include "numeric/format_properties.hpp"
+#include "numeric/json_number.hpp"
 #include "numeric/mpfr_util.hpp"
 #include "numeric/parallel.hpp"
 
@@ -33,9 +34,24 @@ nlohmann::json number_or_null(const std::optional<double>& d) {
   return *d;
 }
 
-nlohmann::json value_number(const Value& v) {
-  if (!v.is_finite()) return v.is_nan() ? "nan" : (v.sign_bit() ? "-inf" : "inf");
-  return v.to_double();
+/// Sets out[key] to the element v of F as a JSON number, with out[key + "_exact"] ("P/Q") beside
+/// it when binary64 cannot hold v (formats wider than fp64; numeric::put_exact); "nan", "inf",
+/// "-inf" when v is not finite.
+void put_value(nlohmann::json& out, const std::string& key, const Value& v) {
+  if (!v.is_finite()) {
+    out[key] = v.is_nan() ? "nan" : (v.sign_bit() ? "-inf" : "inf");
+    return;
+  }
+  numeric::put_exact(out, key, numeric::exact_rational(v));
+}
+
+/// out[key] = q as put_exact writes it, or null when q is unset.
+void put_optional(nlohmann::json& out, const std::string& key, const std::optional<mpq_class>& q) {
+  if (q) {
+    numeric::put_exact(out, key, *q);
+  } else {
+    out[key] = nullptr;
+  }
 }
 
 }  // namespace
@@ -321,11 +337,11 @@ HorizonReport horizon(const HorizonSpec& spec) {
 nlohmann::json to_json(const HorizonReport& r) {
   nlohmann::json j;
   j["format"] = r.format;
-  j["g"] = r.g ? nlohmann::json(numeric::nearest_double(*r.g)) : nlohmann::json(nullptr);
+  put_optional(j, "g", r.g);
   j["k"] = r.k;
-  j["C"] = value_number(r.C);
+  put_value(j, "C", r.C);
   j["realization"] = r.realisation;
-  j["f_large"] = value_number(r.f_large);
+  put_value(j, "f_large", r.f_large);
   j["n_max"] = r.range.n_max;
   j["fail_query"] =
       r.range.fail_query ? nlohmann::json(*r.range.fail_query) : nlohmann::json(nullptr);
@@ -348,14 +364,17 @@ nlohmann::json to_json(const HorizonReport& r) {
       r.range.fail_offset ? nlohmann::json(*r.range.fail_offset) : nlohmann::json(nullptr);
   j["gap_exact"] =
       r.range.gap ? nlohmann::json(numeric::exact_decimal(*r.range.gap)) : nlohmann::json(nullptr);
-  j["target_score"] =
-      r.range.target_score ? value_number(*r.range.target_score) : nlohmann::json(nullptr);
-  j["competitor_score"] =
-      r.range.competitor_score ? value_number(*r.range.competitor_score) : nlohmann::json(nullptr);
-  j["smallest_passing_gap"] =
-      r.range.smallest_passing_gap
-          ? nlohmann::json(numeric::nearest_double(*r.range.smallest_passing_gap))
-          : nlohmann::json(nullptr);
+  if (r.range.target_score) {
+    put_value(j, "target_score", *r.range.target_score);
+  } else {
+    j["target_score"] = nullptr;
+  }
+  if (r.range.competitor_score) {
+    put_value(j, "competitor_score", *r.range.competitor_score);
+  } else {
+    j["competitor_score"] = nullptr;
+  }
+  put_optional(j, "smallest_passing_gap", r.range.smallest_passing_gap);
   j["delta_bound_at_limit"] = r.delta_bound.at_limit;
   j["tie_distance_at_limit"] =
       r.tie_distance ? nlohmann::json(r.tie_distance->at_limit) : nlohmann::json(nullptr);
@@ -365,10 +384,9 @@ nlohmann::json to_json(const HorizonReport& r) {
   j["C_source"] = r.C_source;
   nlohmann::json cands = nlohmann::json::array();
   for (const auto& c : r.candidates) {
-    cands.push_back({{"C", value_number(c.C)},
-                     {"source", c.source},
-                     {"n_max", c.n_max},
-                     {"at_limit", c.at_limit}});
+    nlohmann::json candidate = {{"source", c.source}, {"n_max", c.n_max}, {"at_limit", c.at_limit}};
+    put_value(candidate, "C", c.C);
+    cands.push_back(std::move(candidate));
   }
   j["candidates"] = cands;
   j["scores_evaluated"] = r.range.scores_evaluated;
@@ -377,9 +395,7 @@ nlohmann::json to_json(const HorizonReport& r) {
   j["candidate_offsets"] = r.range.algorithm == "candidates"
                                ? nlohmann::json(r.range.candidate_offsets)
                                : nlohmann::json(nullptr);
-  j["error_bound"] = r.range.error_bound
-                         ? nlohmann::json(numeric::nearest_double(*r.range.error_bound))
-                         : nlohmann::json(nullptr);
+  put_optional(j, "error_bound", r.range.error_bound);
   return j;
 }
 

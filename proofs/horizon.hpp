@@ -182,8 +182,13 @@ HorizonReport horizon(const HorizonSpec& spec);
 /// fail_competitor gap delta_bound tie_distance` (numbers; null where not applicable) and
 /// `schedule rounding summation blocks n_max_at_limit max_length offset gap_exact
 /// delta_bound_at_limit tie_distance_at_limit heuristic tie_cap pm_ceiling C_source
-/// candidates scores_evaluated seconds fast_kernel algorithm candidate_offsets error_bound`. Does
-/// not print.
+/// candidates scores_evaluated fast_kernel algorithm candidate_offsets error_bound`. Exact
+/// values are JSON numbers with `KEY_exact` ("P/Q", numeric::put_exact) beside them where
+/// binary64 cannot hold them: g (e.g. 0.1 with g_exact "1/10"), C, f_large, target_score,
+/// competitor_score and each candidate's C (elements of F: only formats wider than fp64 need
+/// it), smallest_passing_gap and error_bound (rationals); gap is the nearest binary64 with
+/// gap_exact, the exact decimal, always beside it. heuristic, tie_cap, pm_ceiling are binary64
+/// approximations by definition. Does not print.
 nlohmann::json to_json(const HorizonReport& report);
 
 }  // namespace ropesim::proofs

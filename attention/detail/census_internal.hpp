@@ -139,6 +139,13 @@ class LineSource {
   void evaluate_bits(std::uint64_t begin, std::uint64_t end,
                      std::vector<std::vector<PairBits>>& bits);
 
+  /// What the fast path did in this source's evaluate / evaluate_bits calls: a function of the
+  /// positions asked for (a constant block's one evaluation in the constructor and mixed-axis
+  /// blocks are not counted), so sums over tasks do not depend on how positions were split.
+  FastPathStats fast_path_stats() const {
+    return ev_ && !is_constant_ ? ev_->fast_path_stats() : FastPathStats{};
+  }
+
  private:
   const Schedule& s_;
   std::size_t b_;
@@ -291,7 +298,8 @@ std::optional<std::uint64_t> block_period(const Member& mem, unsigned threads);
 /// of its members. Frees `mem.fp`.
 std::vector<std::uint32_t> exact_classes(const Schedule& s, const std::vector<Realisation>& rs,
                                          const CensusOptions& options, std::size_t member,
-                                         Member& mem, unsigned threads, Meter& meter);
+                                         Member& mem, unsigned threads, Meter& meter,
+                                         FastPathStats& fast_path);
 
 /// The census results derived from exact classes rep (rep[i] = smallest window index with
 /// the same realised rotation): distinct count, first repeat, largest class, period and

@@ -209,7 +209,9 @@ def census(schedule: str, realization: str = "r1", format: str = "fp32",
     Over positions start..start+positions-1: ``distinct`` realised rotations,
     ``largest_class``, ``distinct_per_block``, ``period_per_block``, ``first_repeat``
     ([i, j] or None), ``periodic``, ``period``, witnesses (``witnesses=True``: the list for
-    every P), overflow/NaN counts. Raises ValueError with the CLI's message for bad input.
+    every P), overflow/NaN counts, and ``fast_path``: what the realisation fast path did
+    (``evaluations``, ``fallbacks``, ``exact_cases``, ``exact_only``, ints; independent of
+    `jobs`). Raises ValueError with the CLI's message for bad input.
     """
     args = ["rotations", "--schedule", schedule, "--realization", realization, "--format",
             format, "--positions", positions, "--rounding", rounding, "--engine", engine,
@@ -226,8 +228,11 @@ def position(schedule: str, position, realization: str = "r1", format: str = "fp
     """``ropesim rotations --position I --json``: the realised rotation at one position.
 
     Per block (``"blocks"``, also as a DataFrame under ``"table"``): the exact angle, cos and
-    sin next to the realised ones and the error in ulps (NUMERIC §4). `position`: an integer
-    or a tuple for multi-axis schedules. Raises ValueError for bad input.
+    sin next to the realised ones and the error in ulps (NUMERIC §4). Each realised value
+    (``"cos"``, ``"sin"``, every step) is a dict: ``"value"`` (float, exact for formats up to
+    fp64; beside it ``"value_exact"``, a Fraction, for wider formats), ``"decimal"`` (17
+    digits, as a number) and ``"hex"`` (text). `position`: an integer or a tuple for
+    multi-axis schedules. Raises ValueError for bad input.
     """
     if isinstance(position, (tuple, list)):
         position = "(" + ",".join(str(p) for p in position) + ")"
@@ -247,7 +252,9 @@ def horizon(k: int = 1, format: str = "fp16", g=None, schedule: str | None = Non
 
     Give `g` (frequency in radians per position: a number, exact decimal string or "P/Q") or
     `schedule`. Returns the CLI's dict: the certified range N_max^(k), the scale C, margins and
-    the papers' bounds next to it. Raises ValueError for bad input.
+    the papers' bounds next to it. Exact values are numbers; where a float cannot hold one the
+    exact value is beside it as a Fraction under ``KEY_exact`` (``g=0.1``: ``"g"`` 0.1 and
+    ``"g_exact"`` Fraction(1, 10)). Raises ValueError for bad input.
     """
     if g is None and schedule is None:
         g = 1

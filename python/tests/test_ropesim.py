@@ -221,3 +221,36 @@ def test_position_gpt_neox_1003():
     assert block["cos"]["decimal"] == float(np.float16(np.cos(1045.0)))
     assert block["sin"]["decimal"] == float(np.float16(np.sin(1045.0)))
     assert list(report["table"]["block"]) == list(range(16))
+
+
+def test_census_fast_path_counters():
+    # single:g=1 (one block), r1 fp32, positions 0..99: every position realised once (all 100
+    # rotations distinct, nothing verified again), position 0 an exact case (i = 0).
+    got = ropesim.census("single:g=1", "r1", "fp32", positions=100, jobs=2)
+    assert got["distinct"] == 100
+    fast = got["fast_path"]
+    assert fast["evaluations"] == 100 and fast["exact_cases"] == 1 and fast["exact_only"] == 0
+    assert all(isinstance(v, int) for v in fast.values())
+    assert ropesim.census("single:g=1", "r1", "fp32", positions=100, jobs=1) == got
+
+
+def test_position_values_are_numbers():
+    # cos 1 = 0.5403023058681397…: fp32 spaces [0.5, 1) by 2^-24, cos 1·2^24 = 9064768.49 ->
+    # 9064768; at p = 64 by 2^-64: 9966818358784711826.49 -> …826 = 4983409179392355913/2^63,
+    # which a float cannot hold (64 bits): the Fraction beside the nearest float.
+    cos = ropesim.position("single:g=1", 1, format="fp32")["blocks"][0]["cos"]
+    assert cos["value"] == 9064768 / 2 ** 24 and isinstance(cos["value"], float)
+    assert "value_exact" not in cos and isinstance(cos["hex"], str)
+    wide = ropesim.position("single:g=1", 1, format="p=64,e=15")["blocks"][0]["cos"]
+    assert wide["value_exact"] == Fraction(4983409179392355913, 2 ** 63)
+    assert wide["value"] == float(wide["value_exact"])
+
+
+def test_horizon_exact_values():
+    # g = 0.1 = 1/10 is not a float: 0.1 with the Fraction beside it; fp32's f_large is the least
+    # fp32 above 150 ln 2 = 103.9720771 on the 2^-17 grid: 13627829/2^17, a float.
+    got = ropesim.horizon(k=1, g="0.1", format="fp32", C=1000)
+    assert got["g"] == 0.1 and got["g_exact"] == Fraction(1, 10)
+    assert got["f_large"] == 13627829 / 2 ** 17 and "f_large_exact" not in got
+    # gap: the nearest float, its exact decimal beside it (a float or a Fraction here)
+    assert float(got["gap_exact"]) == got["gap"]
