@@ -9,6 +9,7 @@
 #include "attention/detail/format_ops.hpp"
 #include "attention/framework_presets.hpp"
 #include "attention/realisation.hpp"
+#include "numeric/enum_names.hpp"
 #include "numeric/error.hpp"
 #include "numeric/exact.hpp"
 #include "numeric/lists.hpp"
@@ -54,36 +55,47 @@ PipelineSteps llamacpp_steps(const Format& a, AngleRecipe recipe) {
   return s;
 }
 
-std::string_view arithmetic_name(RotationArithmetic a) {
-  return a == RotationArithmetic::theory ? "theory" : "hf_eager";
-}
+constexpr numeric::Spelling<RotationArithmetic> arithmetic_names[] = {
+    {RotationArithmetic::theory, "theory"}, {RotationArithmetic::hf_eager, "hf_eager"}};
+constexpr numeric::EnumNames<RotationArithmetic> arithmetic_table{.what = "rotation arithmetic",
+                                                                  .names = arithmetic_names,
+                                                                  .aliases = {},
+                                                                  .accepted = {},
+                                                                  .suggest = false,
+                                                                  .suggestions = {}};
+
+constexpr numeric::Spelling<PairLayout> pair_layout_names[] = {
+    {PairLayout::adjacent, "adjacent"}, {PairLayout::rotate_half, "rotate_half"}};
+constexpr numeric::Spelling<PairLayout> pair_layout_aliases[] = {
+    {PairLayout::rotate_half, "rotate-half"}};
+constexpr numeric::EnumNames<PairLayout> pair_layout_table{.what = "pair layout",
+                                                           .names = pair_layout_names,
+                                                           .aliases = pair_layout_aliases,
+                                                           .accepted = {},
+                                                           .suggest = false,
+                                                           .suggestions = {}};
+
+constexpr numeric::Spelling<AngleRecipe> angle_recipe_names[] = {
+    {AngleRecipe::product, "product"},
+    {AngleRecipe::quotient, "quotient"},
+    {AngleRecipe::chained, "chained"},
+    {AngleRecipe::power, "power"}};
+constexpr numeric::EnumNames<AngleRecipe> angle_recipe_table{.what = "angle recipe",
+                                                             .names = angle_recipe_names,
+                                                             .aliases = {},
+                                                             .accepted = {},
+                                                             .suggest = false,
+                                                             .suggestions = {}};
+
+std::string_view arithmetic_name(RotationArithmetic a) { return name_of(arithmetic_table, a); }
 
 }  // namespace
 
-std::string_view to_string(PairLayout layout) {
-  return layout == PairLayout::adjacent ? "adjacent" : "rotate_half";
-}
+std::string_view to_string(PairLayout layout) { return name_of(pair_layout_table, layout); }
 
-PairLayout parse_pair_layout(std::string_view text) {
-  if (text == "adjacent") return PairLayout::adjacent;
-  if (text == "rotate_half" || text == "rotate-half") return PairLayout::rotate_half;
-  throw InvalidArgument("unknown pair layout '" + std::string(text) +
-                        "'; accepted: adjacent, rotate_half");
-}
+PairLayout parse_pair_layout(std::string_view text) { return parse_name(pair_layout_table, text); }
 
-std::string_view to_string(AngleRecipe recipe) {
-  switch (recipe) {
-    case AngleRecipe::product:
-      return "product";
-    case AngleRecipe::quotient:
-      return "quotient";
-    case AngleRecipe::chained:
-      return "chained";
-    case AngleRecipe::power:
-      return "power";
-  }
-  return "?";
-}
+std::string_view to_string(AngleRecipe recipe) { return name_of(angle_recipe_table, recipe); }
 
 std::string StepFormat::spelling() const {
   std::string out = compute.name;

@@ -36,7 +36,8 @@ inline std::size_t find_ops(std::vector<std::unique_ptr<FormatOps>>& list, const
 }
 
 /// numeric::CosSinRounder (the one rounding of cos/sin of exact angles, numeric/real_rounding.hpp)
-/// over FormatOps targets, writing RealisedPair: components set, overflow OR-ed in as kOverflow.
+/// over FormatOps targets, writing RealisedPair: components set, overflow OR-ed in as
+/// flag_overflow.
 class PairRounder {
  public:
   explicit PairRounder(const std::vector<const FormatOps*>& targets)
@@ -67,7 +68,7 @@ class PairRounder {
     for (std::size_t k = 0; k < buffer_.size(); ++k) {
       if (want_cos) out[k].cos = std::move(buffer_[k].cos);
       if (want_sin) out[k].sin = std::move(buffer_[k].sin);
-      if (buffer_[k].flags.test(numeric::Flag::overflow)) out[k].flags |= kOverflow;
+      if (buffer_[k].flags.test(numeric::Flag::overflow)) out[k].flags |= flag_overflow;
     }
   }
 
@@ -161,7 +162,7 @@ class CosSinOfValue {
       // cos(±inf) = sin(±inf) = NaN (IEEE 754 invalid operation)
       p.cos = ops_.nan();
       p.sin = ops_.nan();
-      p.flags = kNaN;
+      p.flags = flag_nan;
     } else if (angle.is_zero()) {
       p.cos = ops_.one();
       p.flags = ops_.one_flags();

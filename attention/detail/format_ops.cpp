@@ -45,10 +45,10 @@ bool FormatOps::at_max(const Value& v) const {
 template <class Exact>
 Value FormatOps::flag(const Value& result, const Exact& exact_flags, std::uint8_t& flags) const {
   if (result.is_nan()) {
-    flags |= kNaN;
+    flags |= flag_nan;
   } else if (result.is_inf() || at_max(result)) {
     // the only results that can carry IEEE overflow; decided by numeric::Arithmetic
-    if (exact_flags().test(numeric::Flag::overflow)) flags |= kOverflow;
+    if (exact_flags().test(numeric::Flag::overflow)) flags |= flag_overflow;
   }
   return result;
 }
@@ -61,7 +61,7 @@ Value FormatOps::from_uint(std::uint64_t i, std::uint8_t& flags) const {
   if (fast_.fast_rounding() && i < (std::uint64_t{1} << 53)) {
     // round-to-nearest-even with infinities: ±inf is exactly the overflow
     const double r = fast_.round(static_cast<double>(i));
-    if (std::isinf(r)) flags |= kOverflow;
+    if (std::isinf(r)) flags |= flag_overflow;
     return Value::from_double_exact(r);
   }
   const mpz_class n(std::to_string(i));
@@ -73,22 +73,22 @@ Value FormatOps::from_uint(std::uint64_t i, std::uint8_t& flags) const {
 Value FormatOps::from_rational(const mpq_class& q, std::uint8_t& flags) const {
   numeric::Flags f;
   const Value v = real_.rational(q, f);
-  if (f.test(numeric::Flag::overflow)) flags |= kOverflow;
+  if (f.test(numeric::Flag::overflow)) flags |= flag_overflow;
   return v;
 }
 
 Value FormatOps::round_real(const ExactReal& x, std::uint8_t& flags) const {
   numeric::Flags f;
   const Value v = real_.real(x, f);
-  if (f.test(numeric::Flag::overflow)) flags |= kOverflow;
+  if (f.test(numeric::Flag::overflow)) flags |= flag_overflow;
   return v;
 }
 
 Value FormatOps::convert(const Value& v, std::uint8_t& flags) const {
   if (fast_.fast_rounding() && !v.is_wide()) {
     const double r = fast_.round(v.narrow());
-    if (std::isnan(r)) flags |= kNaN;
-    if (std::isinf(r) && std::isfinite(v.narrow())) flags |= kOverflow;
+    if (std::isnan(r)) flags |= flag_nan;
+    if (std::isinf(r) && std::isfinite(v.narrow())) flags |= flag_overflow;
     return Value::from_double_exact(r);
   }
   const Value res = arithmetic_.convert(v);
@@ -125,8 +125,8 @@ ROPESIM_FLAGGED_OP(sub)
 Value FormatOps::pow(const Value& a, const Value& b, std::uint8_t& flags) const {
   numeric::Flags f;
   const Value r = arithmetic_.pow(a, b, f);
-  if (r.is_nan()) flags |= kNaN;
-  if (f.test(numeric::Flag::overflow)) flags |= kOverflow;
+  if (r.is_nan()) flags |= flag_nan;
+  if (f.test(numeric::Flag::overflow)) flags |= flag_overflow;
   return r;
 }
 

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "attention/realisation.hpp"
 #include "numeric/arithmetic.hpp"
 #include "numeric/binary64_rounding.hpp"
 #include "numeric/engine.hpp"
@@ -28,9 +29,6 @@ using numeric::ExactReal;
 using numeric::Format;
 using numeric::Rounding;
 using numeric::Value;
-
-constexpr std::uint8_t kOverflow = 1;
-constexpr std::uint8_t kNaN = 2;
 
 /// Holds one numeric::RealRounding bound to (F, rounding, engine) and works through its
 /// Arithmetic and Binary64Rounding: one arithmetic object per format, not one per use.
@@ -83,7 +81,7 @@ class FormatOps {
 
  private:
   bool at_max(const Value& v) const;  // |v| == max finite
-  /// NaN → kNaN; ±inf or ±max → kOverflow when the exact result x overflows after rounding.
+  /// NaN → flag_nan; ±inf or ±max → flag_overflow when the exact result x overflows after rounding.
   template <class Exact>
   Value flag(const Value& result, const Exact& x, std::uint8_t& flags) const;
 

@@ -264,8 +264,8 @@ class PipelineGroup final : public Group {
 
   /// A binary32 library result as a Value, with the flags IEEE would raise.
   static Value library_value(float result, float argument, std::uint8_t& flags) {
-    if (std::isnan(result)) flags |= kNaN;
-    if (std::isinf(result) && std::isfinite(argument)) flags |= kOverflow;
+    if (std::isnan(result)) flags |= flag_nan;
+    if (std::isinf(result) && std::isfinite(argument)) flags |= flag_overflow;
     return Value::from_double_exact(static_cast<double>(result));
   }
 
@@ -432,8 +432,8 @@ class PipelineGroup final : public Group {
     } else {
       result = numeric::glibc_powf(base, exponent);
     }
-    if (std::isnan(result)) fl |= kNaN;
-    if (std::isinf(result) && std::isfinite(base) && std::isfinite(exponent)) fl |= kOverflow;
+    if (std::isnan(result)) fl |= flag_nan;
+    if (std::isinf(result) && std::isfinite(base) && std::isfinite(exponent)) fl |= flag_overflow;
     return power_.store(Value::from_double_exact(static_cast<double>(result)), fl);
   }
 
