@@ -32,10 +32,95 @@ std::uint64_t task_positions(std::uint64_t n, unsigned threads) {
   return chunks * kChunk;
 }
 
-/// How a block's realised pairs are produced along the census line (census.hpp
-/// CensusOptions::axis): streamed at scalar positions S.. (one-axis schedules, and blocks
-/// reading the line's moving axis or the diagonal), constant (a block reading an axis that
-/// stays at `at`), or per tuple (blocks mixing axes).
+/// Positions up to which a census on several threads takes whole blocks as its tasks (one
+/// lane a thread, each holding its own keys, per-block tables and partial fingerprints) instead
+/// of splitting each block's positions over the threads: at 2^16 positions a block is a few
+/// milliseconds of work, too short to share without the threads waiting on each other (two
+/// joins a block) and contending for one distinct-key set. The extra lanes cost at most 24
+/// bytes a position each, a few MiB at this size.
+constexpr std::uint64_t kBlockLanePositions = std::uint64_t{1} << 18;
+
+/// The lanes of a census of n positions over `blocks` blocks on `threads` threads: 1 (blocks
+/// one after the other, positions split) unless n ≤ kBlockLanePositions and there are at least
+/// two blocks a thread to share out.
+unsigned block_lanes(std::uint64_t n, std::size_t blocks, unsigned threads) {
+  if (threads <= 1 || n > kBlockLanePositions || blocks < 2 * std::size_t{threads}) return 1;
+  return threads;
+}
+
+/// Allocates mem's per-position arrays for n positions (the fingerprints, zero, and the keys of
+/// its kind) and its per-block tables, counted in `meter`.
+void allocate_lane(Member& mem, std::uint64_t n, Meter& meter) {
+  allocate(mem.fp, n, std::uint64_t{0}, meter);
+  switch (mem.kind) {
+    case KeyKind::pack16:
+      allocate(mem.key16, n, std::uint32_t{0}, meter);
+      break;
+    case KeyKind::pack32:
+    case KeyKind::wide:
+      allocate(mem.key32, n, std::uint64_t{0}, meter);
+      break;
+    case KeyKind::pair:
+      allocate(mem.key2, n, Key2{}, meter);
+      break;
+  }
+  reserve_block_tables(mem, n, meter);
+}
+
+/// Frees what allocate_lane allocated (the fingerprints only when `fingerprints`).
+void release_lane(Member& mem, Meter& meter, bool fingerprints) {
+  release_block_tables(mem, meter);
+  release(mem.key16, meter);
+  release(mem.key32, meter);
+  release(mem.key2, meter);
+  mem.wide.clear();
+  if (fingerprints) release(mem.fp, meter);
+}
+
+/// Streams block b's window indices [first, last) from `src` into every member of `into`, a
+/// chunk of kChunk at a time: each position's exact key and fingerprint term, then the chunk's
+/// keys into the block's distinct-key set and its hash for the period search (record_chunk).
+/// `first` is a multiple of kChunk. Wide members intern their keys in position order.
+void stream_block(LineSource& src, std::vector<Member>& into, std::size_t b, std::uint64_t first,
+                  std::uint64_t last) {
+  const std::size_t m = into.size();
+  const bool any_wide = std::any_of(into.begin(), into.end(),
+                                    [](const Member& mem) { return mem.kind == KeyKind::wide; });
+  std::vector<std::vector<PairBits>> bits;
+  std::vector<std::vector<RealisedPair>> values;
+  for (std::uint64_t begin = first; begin < last; begin += kChunk) {
+    const std::uint64_t end = std::min(last, begin + kChunk);
+    if (!any_wide) {
+      src.evaluate_bits(begin, end, bits);
+    } else {
+      src.evaluate(begin, end, values);
+      bits.resize(m);
+      for (std::size_t k = 0; k < m; ++k) {
+        bits[k].resize(end - begin);
+        for (std::uint64_t i = begin; i < end; ++i) {
+          const RealisedPair& p = values[k][i - begin];
+          bits[k][i - begin] = PairBits{p.cos.bits_key(), p.sin.bits_key(), p.flags};
+        }
+      }
+    }
+    for (std::size_t k = 0; k < m; ++k) {
+      Member& mem = into[k];
+      for (std::uint64_t i = begin; i < end; ++i) {
+        const PairBits& p = bits[k][i - begin];
+        if (mem.kind != KeyKind::wide) {
+          put_key(mem, i, p, b);
+          continue;
+        }
+        const std::string key = wide_key(values[k][i - begin]);
+        const auto it = mem.wide.emplace(key, static_cast<std::uint32_t>(mem.wide.size())).first;
+        mem.key32[i] = it->second;
+        add_term(mem.fp[i], it->second, b, p.flags);
+      }
+      record_chunk(mem, begin, end);
+    }
+  }
+}
+
 void check_options(const CensusOptions& o) {
   if (o.positions == 0 || o.positions > kMaxCensusPositions) {
     throw InvalidArgument("census: positions N = " + std::to_string(o.positions) +
@@ -116,20 +201,6 @@ std::vector<CensusResult> census_many(const Schedule& s,
     Member& mem = members[k];
     mem.kind = key_kind(realisations[k].table_format());
     any_wide = any_wide || mem.kind == KeyKind::wide;
-    allocate(mem.fp, n, std::uint64_t{0}, meter);
-    switch (mem.kind) {
-      case KeyKind::pack16:
-        allocate(mem.key16, n, std::uint32_t{0}, meter);
-        break;
-      case KeyKind::pack32:
-      case KeyKind::wide:
-        allocate(mem.key32, n, std::uint64_t{0}, meter);
-        break;
-      case KeyKind::pair:
-        allocate(mem.key2, n, Key2{}, meter);
-        break;
-    }
-    reserve_block_tables(mem, n, meter);
     CensusResult& r = mem.result;
     r.schedule = s.spec;
     r.realisation = realisations[k].name();
@@ -144,75 +215,81 @@ std::vector<CensusResult> census_many(const Schedule& s,
       if (options.axis) r.at[*options.axis] = 0;
     }
   }
-  // Blocks one after the other; within a block, positions in tasks (task_positions) spread over
-  // the threads (each task writes its own positions' keys and fingerprints, which fold the blocks
-  // in block order, adds the keys to the block's distinct-key set and hashes each chunk for the
-  // period search), so nothing depends on the thread count. Then the block's period is sought
-  // on the threads, and its distinct count read from the set (or counted by sorting). Wide
-  // formats intern their keys in position order: their blocks' positions run on one thread.
-  const std::uint64_t task = task_positions(n, threads);
-  const std::uint64_t tasks = (n + task - 1) / task;
   FastPathStats fast_path;  // summed from per-task counters: independent of the thread count
-  std::vector<FastPathStats> task_stats(tasks);
-  for (std::size_t b = 0; b < s.blocks.size(); ++b) {
-    for (auto& mem : members) {
-      mem.wide.clear();
-      begin_block(mem);
+  const std::size_t blocks = s.blocks.size();
+  const unsigned lanes = block_lanes(n, blocks, any_wide ? 1 : threads);
+  if (lanes <= 1) {
+    // Blocks one after the other; within a block, positions in tasks (task_positions) spread
+    // over the threads (each task writes its own positions' keys and fingerprints, adds the
+    // keys to the block's distinct-key set and hashes each chunk for the period search), so
+    // nothing depends on the thread count. Then the block's period is sought on the threads,
+    // and its distinct count read from the set (or counted by sorting). Wide formats intern
+    // their keys in position order: their blocks' positions run on one thread.
+    for (auto& mem : members) allocate_lane(mem, n, meter);
+    const std::uint64_t task = task_positions(n, threads);
+    const std::uint64_t tasks = (n + task - 1) / task;
+    std::vector<FastPathStats> task_stats(tasks);
+    for (std::size_t b = 0; b < blocks; ++b) {
+      for (auto& mem : members) begin_block(mem);
+      numeric::parallel_for(any_wide ? 1 : threads, tasks, [&](std::size_t t) {
+        LineSource src(s, b, realisations, options);
+        stream_block(src, members, b, t * task, std::min<std::uint64_t>(n, (t + 1) * task));
+        task_stats[t] = src.fast_path_stats();
+      });
+      for (const auto& st : task_stats) fast_path += st;
+      for (auto& mem : members) {
+        CensusResult& r = mem.result;
+        r.period_per_block.push_back(block_period(mem, threads));
+        r.distinct_per_block.push_back(block_distinct(mem, threads, meter));
+      }
     }
-    numeric::parallel_for(any_wide ? 1 : threads, tasks, [&](std::size_t t) {
-      LineSource src(s, b, realisations, options);
-      std::vector<std::vector<PairBits>> bits;
-      std::vector<std::vector<RealisedPair>> values;
-      const std::uint64_t last = std::min<std::uint64_t>(n, (t + 1) * task);
-      for (std::uint64_t begin = t * task; begin < last; begin += kChunk) {
-        const std::uint64_t end = std::min(last, begin + kChunk);
-        if (!any_wide) {
-          src.evaluate_bits(begin, end, bits);
-        } else {
-          src.evaluate(begin, end, values);
-          bits.resize(m);
-          for (std::size_t k = 0; k < m; ++k) {
-            bits[k].resize(end - begin);
-            for (std::uint64_t i = begin; i < end; ++i) {
-              const RealisedPair& p = values[k][i - begin];
-              bits[k][i - begin] = PairBits{p.cos.bits_key(), p.sin.bits_key(), p.flags};
-            }
-          }
-        }
+    for (auto& mem : members) release_lane(mem, meter, false);
+  } else {
+    // Short lines (block_lanes): whole blocks are the tasks, taken in turn by `lanes` lanes,
+    // each with its own keys, per-block tables and partial fingerprints (the sum of the terms
+    // of the blocks it took), added together afterwards: the sum, and so every result, does not
+    // depend on which lane took which block.
+    std::vector<std::vector<Member>> lane(lanes);
+    for (auto& l : lane) {
+      l = std::vector<Member>(m);
+      for (std::size_t k = 0; k < m; ++k) {
+        l[k].kind = members[k].kind;
+        allocate_lane(l[k], n, meter);
+      }
+    }
+    std::vector<std::optional<std::uint64_t>> period(blocks * m);
+    std::vector<std::uint64_t> distinct(blocks * m);
+    std::vector<FastPathStats> block_stats(blocks);
+    std::atomic<std::size_t> next{0};
+    numeric::parallel_for(lanes, lanes, [&](std::size_t l) {
+      for (std::size_t b = next++; b < blocks; b = next++) {
+        for (auto& mem : lane[l]) begin_block(mem);
+        LineSource src(s, b, realisations, options);
+        stream_block(src, lane[l], b, 0, n);
+        block_stats[b] = src.fast_path_stats();
         for (std::size_t k = 0; k < m; ++k) {
-          Member& mem = members[k];
-          for (std::uint64_t i = begin; i < end; ++i) {
-            const PairBits& p = bits[k][i - begin];
-            if (mem.kind != KeyKind::wide) {
-              put_key(mem, i, p, b);
-              continue;
-            }
-            const std::string key = wide_key(values[k][i - begin]);
-            const auto it =
-                mem.wide.emplace(key, static_cast<std::uint32_t>(mem.wide.size())).first;
-            mem.key32[i] = it->second;
-            std::uint64_t& f = mem.fp[i];
-            f = (fold(f & ~kFlagBits, it->second, b) & ~kFlagBits) | (f & kFlagBits) |
-                flag_bits(p.flags);
-          }
-          record_chunk(mem, begin, end);
+          period[b * m + k] = block_period(lane[l][k], 1);
+          distinct[b * m + k] = block_distinct(lane[l][k], 1, meter);
         }
       }
-      task_stats[t] = src.fast_path_stats();
     });
-    for (const auto& st : task_stats) fast_path += st;
-    for (auto& mem : members) {
-      CensusResult& r = mem.result;
-      r.period_per_block.push_back(block_period(mem, threads));
-      r.distinct_per_block.push_back(block_distinct(mem, threads, meter));
+    for (const auto& st : block_stats) fast_path += st;
+    for (std::size_t k = 0; k < m; ++k) {
+      Member& mem = members[k];
+      mem.fp = std::move(lane[0][k].fp);
+      for (unsigned l = 1; l < lanes; ++l) {
+        const auto& part = lane[l][k].fp;
+        for (std::uint64_t i = 0; i < n; ++i) mem.fp[i] = add_fingerprints(mem.fp[i], part[i]);
+      }
+      for (auto& l : lane) release_lane(l[k], meter, true);
+      for (std::size_t b = 0; b < blocks; ++b) {
+        mem.result.period_per_block.push_back(period[b * m + k]);
+        mem.result.distinct_per_block.push_back(distinct[b * m + k]);
+      }
     }
   }
-  for (auto& mem : members) release_block_tables(mem, meter);
   for (std::size_t k = 0; k < m; ++k) {
     Member& mem = members[k];
-    release(mem.key16, meter);
-    release(mem.key32, meter);
-    release(mem.key2, meter);
     mem.wide.clear();
     CensusResult& r = mem.result;
     for (std::size_t i = 0; i < n; ++i) {
@@ -313,7 +390,8 @@ WorkEstimate census_work(const Schedule& s, const CensusOptions& options, std::s
   const double blocks = static_cast<double>(std::max<std::size_t>(1, s.blocks.size()));
   e.units = static_cast<double>(options.positions) * blocks * static_cast<double>(cells);
   e.units_per_second = 2e6 * static_cast<double>(std::max(1u, options.threads));
-  e.bytes = static_cast<double>(options.positions) * 24;
+  e.bytes = static_cast<double>(options.positions) * 24 *
+            block_lanes(options.positions, s.blocks.size(), std::max(1u, options.threads));
   return e;
 }
 

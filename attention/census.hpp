@@ -13,7 +13,10 @@
 /// fingerprint of all blocks' keys. Equal fingerprints are never trusted: every group of
 /// positions with one fingerprint is re-realised block by block and compared bit for bit with
 /// its first position, and a group that differs is split by the exact rotations; so no
-/// "distinct" and no "repeat" is ever false. Work is split by positions (census threads).
+/// "distinct" and no "repeat" is ever false. Work is split by positions (census threads); on
+/// lines of at most 2^18 positions with at least two blocks a thread, by whole blocks instead,
+/// each thread keeping its own block keys and partial fingerprints (a fingerprint is a sum of
+/// per-block terms, so the split does not change it).
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -169,7 +172,9 @@ CensusResult census(const Schedule& s, const Realisation& r, const CensusOptions
 /// realised (position, block) pairs, for check_budget. The rate is the one-thread rate of the
 /// exact path measured in bench_census (about 2·10^6 pairs/s; MPFR-heavy realisations are
 /// slower); memory is O(N): CensusResult::working_bytes, at most 24 bytes a position per
-/// realisation (16 for formats with ≤ 8 significant bits such as bf16, 20 for fp16/fp32).
+/// realisation (16 for formats with ≤ 8 significant bits such as bf16, 20 for fp16/fp32), and
+/// that much again for every further thread on lines of at most 2^18 positions (blocks in
+/// lanes: census()).
 WorkEstimate census_work(const Schedule& s, const CensusOptions& options, std::size_t cells = 1);
 
 /// Census of one schedule under several realisations at once, sharing work (r1's
@@ -221,13 +226,12 @@ nlohmann::json to_json(const CensusResult& result, bool include_witnesses = fals
 
 namespace detail {
 
-/// Test hook: the function that folds block `block`'s exact key into a position's running
-/// fingerprint (bits 0-1 of its result are ignored). nullptr restores the default (splitmix64
-/// mixing). A deliberately weak one forces fingerprint collisions, which the census must
-/// detect and split (tests/attention/test_census_memory.cpp). Not thread-safe against a
-/// running census.
-using CensusFingerprint = std::uint64_t (*)(std::uint64_t fingerprint, std::uint64_t key,
-                                            std::size_t block);
+/// Test hook: the function giving block `block`'s term of a position's fingerprint from the
+/// block's exact key (a position's fingerprint is the sum of its blocks' terms mod 2^64; bits
+/// 0-1 of the sum are ignored). nullptr restores the default (splitmix64 mixing). A
+/// deliberately weak one forces fingerprint collisions, which the census must detect and split
+/// (tests/attention/test_census_memory.cpp). Not thread-safe against a running census.
+using CensusFingerprint = std::uint64_t (*)(std::uint64_t key, std::size_t block);
 void set_census_fingerprint_for_testing(CensusFingerprint fingerprint);
 /// Test hook: false skips the exact verification of equal fingerprints (results may then be
 /// wrong: this only exists to show that the verification is what keeps them exact).

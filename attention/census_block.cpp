@@ -211,6 +211,7 @@ void release_block_tables(Member& mem, Meter& meter) {
 }
 
 void begin_block(Member& mem) {
+  mem.wide.clear();
   if (mem.kind == KeyKind::pack16) mem.set16.clear();
   if (mem.kind == KeyKind::pack32) mem.set32.clear();
 }

@@ -3,7 +3,8 @@
 // ratio is what to compare across machines). Also times the default-sweep grid of one preset.
 //
 // Then the same census (hf, bf16) with 1 and 2 threads (the speed-up, and the check that both
-// give the same JSON), the census's own count of its working bytes a position
+// give the same JSON), in --repeat rounds (default 5 up to 2^20 positions, 1 above) with each
+// thread count's median, the census's own count of its working bytes a position
 // (CensusResult::working_bytes) and the peak resident memory of the process after each census
 // (getrusage; it only grows), from which the bytes per position are read.
 //
@@ -13,11 +14,13 @@
 // 6x; N = 1048576 for llama2-7b is 2^26 angles).
 //
 //   build/bench/bench_census [--preset NAME] [--positions N] [--only-threads] [--threads 1,2]
+//                            [--repeat R]
 //   build/bench/bench_census --preset llama2-7b --positions 16777216 --only-threads   (2^24)
 //   build/bench/bench_census --cli --positions 1048576
 #include <fmt/format.h>
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -55,40 +58,62 @@ double peak_rss_mib() {
   return static_cast<double>(u.ru_maxrss) / 1024.0;
 }
 
-/// hf at bf16 with each thread count: seconds, speed-up against the first, equal JSON, memory.
+/// hf at bf16 with each thread count, `repeat` rounds (each round runs every thread count once,
+/// so that a passing disturbance hits all counts alike): seconds, speed-up against the first
+/// count's run of the same round, equal JSON, memory; then each count's median over the rounds
+/// and the speed-up of the medians (a census of 2^16 positions takes a tenth of a second, so
+/// one run alone says little).
 void threads_section(const attention::Schedule& s, std::uint64_t positions, double native,
-                     const std::vector<unsigned>& thread_counts) {
+                     const std::vector<unsigned>& thread_counts, unsigned repeat) {
   const double pairs = static_cast<double>(positions) * static_cast<double>(s.blocks.size());
   const auto r = attention::parse_realisation("hf", numeric::Format::bf16());
   const double before = peak_rss_mib();
-  fmt::print("threads: hf bf16 over N = {} (peak RSS before: {:.0f} MiB)\n", positions, before);
+  fmt::print("threads: hf bf16 over N = {} (peak RSS before: {:.0f} MiB), {} round(s)\n", positions,
+             before, repeat);
   nlohmann::json first;
   std::vector<std::int64_t> first_witnesses;
-  double first_seconds = 0;
-  for (unsigned t : thread_counts) {
-    attention::CensusOptions options;
-    options.positions = positions;
-    options.threads = t;
-    const auto start = Clock::now();
-    const auto result = attention::census(s, r, options);
-    const double seconds = seconds_since(start);
-    // every key but the witness list, and the witnesses apart (the JSON of 2^23 witnesses
-    // would add about 16 bytes a position to the resident memory measured here)
-    const auto json = attention::to_json(result);
-    if (first.is_null()) {
-      first = json;
-      first_witnesses = result.witnesses;
-      first_seconds = seconds;
+  std::vector<std::vector<double>> times(thread_counts.size());
+  for (unsigned round = 0; round < repeat; ++round) {
+    double round_first = 0;
+    for (std::size_t c = 0; c < thread_counts.size(); ++c) {
+      const unsigned t = thread_counts[c];
+      attention::CensusOptions options;
+      options.positions = positions;
+      options.threads = t;
+      const auto start = Clock::now();
+      const auto result = attention::census(s, r, options);
+      const double seconds = seconds_since(start);
+      times[c].push_back(seconds);
+      // every key but the witness list, and the witnesses apart (the JSON of 2^23 witnesses
+      // would add about 16 bytes a position to the resident memory measured here)
+      const auto json = attention::to_json(result);
+      if (first.is_null()) {
+        first = json;
+        first_witnesses = result.witnesses;
+      }
+      if (c == 0) round_first = seconds;
+      const bool equal = json == first && result.witnesses == first_witnesses;
+      fmt::print(
+          "  {} thread(s): {:.3f} s, {:.3g} pairs/s, {:.1f} x native; distinct {}; working "
+          "{:.2f} bytes/position; peak RSS {:.0f} MiB ({:.1f} bytes per position above the "
+          "start); speed-up {:.2f}; JSON {}\n",
+          t, seconds, pairs / seconds, seconds / native, result.distinct_rotations,
+          static_cast<double>(result.working_bytes) / static_cast<double>(positions),
+          peak_rss_mib(), (peak_rss_mib() - before) * 1048576.0 / static_cast<double>(positions),
+          round_first / seconds, equal ? "equal" : "DIFFERS");
     }
-    const bool equal = json == first && result.witnesses == first_witnesses;
-    fmt::print(
-        "  {} thread(s): {:.3f} s, {:.3g} pairs/s, {:.1f} x native; distinct {}; working "
-        "{:.2f} bytes/position; peak RSS {:.0f} MiB ({:.1f} bytes per position above the start); "
-        "speed-up {:.2f}; JSON {}\n",
-        t, seconds, pairs / seconds, seconds / native, result.distinct_rotations,
-        static_cast<double>(result.working_bytes) / static_cast<double>(positions), peak_rss_mib(),
-        (peak_rss_mib() - before) * 1048576.0 / static_cast<double>(positions),
-        first_seconds / seconds, equal ? "equal" : "DIFFERS");
+  }
+  if (repeat < 2) return;
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const std::size_t h = v.size() / 2;
+    return v.size() % 2 ? v[h] : (v[h - 1] + v[h]) / 2;
+  };
+  const double base = median(times[0]);
+  for (std::size_t c = 0; c < thread_counts.size(); ++c) {
+    const double m = median(times[c]);
+    fmt::print("  median of {} rounds, {} thread(s): {:.3f} s; speed-up {:.2f}\n", repeat,
+               thread_counts[c], m, base / m);
   }
 }
 
@@ -112,6 +137,7 @@ int main(int argc, char** argv) {
   std::string preset = "llama2-7b";
   std::uint64_t positions = 65536;
   bool only_threads = false, cli = false;
+  unsigned repeat = 0;  // 0: 5 rounds up to 2^20 positions, 1 above
   std::vector<unsigned> thread_counts = {1, 2};
 #ifdef ROPESIM_BINARY
   std::string binary = ROPESIM_BINARY;
@@ -126,6 +152,8 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--preset") == 0) preset = argv[i + 1];
     if (std::strcmp(argv[i], "--positions") == 0) positions = std::stoull(argv[i + 1]);
     if (std::strcmp(argv[i], "--binary") == 0) binary = argv[i + 1];
+    if (std::strcmp(argv[i], "--repeat") == 0)
+      repeat = static_cast<unsigned>(std::stoul(argv[i + 1]));
     if (std::strcmp(argv[i], "--threads") == 0) {
       thread_counts.clear();
       for (const char* p = argv[i + 1]; *p;) {
@@ -135,6 +163,7 @@ int main(int argc, char** argv) {
       }
     }
   }
+  if (repeat == 0) repeat = positions <= (std::uint64_t{1} << 20) ? 5 : 1;
   const attention::Schedule s = attention::preset_schedule(preset);
   const double pairs = static_cast<double>(positions) * static_cast<double>(s.blocks.size());
   const double native = native_seconds(s, positions);
@@ -147,7 +176,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (only_threads) {
-    threads_section(s, positions, native, thread_counts);
+    threads_section(s, positions, native, thread_counts, repeat);
     return 0;
   }
   fmt::print("{:<6} {:<6} {:>10} {:>14} {:>16}\n", "real.", "format", "seconds", "pairs/s",
@@ -177,6 +206,6 @@ int main(int argc, char** argv) {
       "sweep of {} x r1 r2 hf x bf16 fp16 fp32 fp64 (12 cells, shared work): {:.2f} s = {:.1f} x "
       "native for one table\n",
       preset, t, t / native);
-  threads_section(s, positions, native, thread_counts);
+  threads_section(s, positions, native, thread_counts, repeat);
   return 0;
 }

@@ -1,7 +1,7 @@
 #pragma once
 /// Internal: the parts of the rotation census (attention/census.hpp) shared by its files:
-/// the exact per-block keys of realised (cos, sin) pairs and the 64-bit fingerprints that fold
-/// them in block order (this header), the source of a block's realised pairs along the census
+/// the exact per-block keys of realised (cos, sin) pairs and the 64-bit fingerprints that sum
+/// them over the blocks (this header), the source of a block's realised pairs along the census
 /// line (census_source.cpp), the per-block distinct count and smallest period, gathered while
 /// the positions stream (census_block.cpp), the exact classes and the results derived from
 /// them (census_verify.cpp), and the driver (census.cpp).
@@ -36,17 +36,30 @@ extern std::atomic<detail::CensusFingerprint> g_fingerprint;
 /// False when detail::set_census_verification_for_testing switched verification off.
 extern std::atomic<bool> g_verify;
 
-/// Folds block b's exact key into a position's running fingerprint (bits 0-1 are left to the
-/// caller: they hold the overflow/NaN flags).
-inline std::uint64_t fold(std::uint64_t fingerprint, std::uint64_t key, std::size_t block) {
-  if (const auto hook = g_fingerprint.load(std::memory_order_relaxed))
-    return hook(fingerprint, key, block);
-  return mix(fingerprint ^ mix(key + 0x9e3779b97f4a7c15ULL * (block + 1)));
+/// Block b's share of a position's fingerprint: a position's fingerprint is the sum (mod 2^64,
+/// bits 0-1 cleared) of its blocks' terms, so the blocks may be folded in any order, or into
+/// partial sums on different threads that are added afterwards (add_fingerprints), with the same
+/// result.
+inline std::uint64_t fingerprint_term(std::uint64_t key, std::size_t block) {
+  if (const auto hook = g_fingerprint.load(std::memory_order_relaxed)) return hook(key, block);
+  return mix(key + 0x9e3779b97f4a7c15ULL * (block + 1));
 }
 
 constexpr std::uint64_t kFlagBits = 3;  // bit 0 overflow, bit 1 NaN (in the fingerprint word)
 inline std::uint64_t flag_bits(std::uint8_t flags) {
   return ((flags & flag_overflow) ? 1u : 0u) | ((flags & flag_nan) ? 2u : 0u);
+}
+
+/// Adds block b's term of `key` and the block's overflow/NaN flags to fingerprint word f (bits
+/// 2-63: the sum of the terms' bits 2-63; bits 0-1: the flags of any block).
+inline void add_term(std::uint64_t& f, std::uint64_t key, std::size_t block, std::uint8_t flags) {
+  f = (((f & ~kFlagBits) + fingerprint_term(key, block)) & ~kFlagBits) | (f & kFlagBits) |
+      flag_bits(flags);
+}
+
+/// Two partial fingerprint words of the same position (disjoint sets of blocks) as one.
+inline std::uint64_t add_fingerprints(std::uint64_t a, std::uint64_t b) {
+  return (((a & ~kFlagBits) + (b & ~kFlagBits)) & ~kFlagBits) | ((a | b) & kFlagBits);
 }
 
 /// A block's exact key per position for table formats stored as binary64 but not packable:
@@ -226,7 +239,7 @@ class KeySet {
 };
 
 /// One member's census state. Per position: `fp`, a 64-bit fingerprint of the whole realised
-/// rotation so far (bits 2-63: the blocks' exact keys folded in block order; bits 0-1: the
+/// rotation so far (bits 2-63: the sum of the blocks' fingerprint_term; bits 0-1: the
 /// overflow/NaN flags of any block), and the current block's exact keys (one of key16, key32,
 /// key2, ids by KeyKind). Per block, gathered while its positions stream: the distinct packed
 /// keys (set16, set32) and one polynomial hash per chunk of positions (chunk_hash, for the
@@ -264,8 +277,7 @@ inline void put_key(Member& mem, std::uint64_t i, const PairBits& p, std::size_t
     case KeyKind::wide:
       break;
   }
-  std::uint64_t& f = mem.fp[i];
-  f = (fold(f & ~kFlagBits, k, b) & ~kFlagBits) | (f & kFlagBits) | flag_bits(p.flags);
+  add_term(mem.fp[i], k, b, p.flags);
 }
 
 // ---- per-block distinct count and period (census_block.cpp) ----------------------------------
@@ -275,7 +287,7 @@ inline void put_key(Member& mem, std::uint64_t i, const PairBits& p, std::size_t
 void reserve_block_tables(Member& mem, std::uint64_t n, Meter& meter);
 /// Frees what reserve_block_tables allocated.
 void release_block_tables(Member& mem, Meter& meter);
-/// Starts a block: empties the distinct-key set.
+/// Starts a block: empties the distinct-key set (and the wide ids).
 void begin_block(Member& mem);
 /// After mem's keys of window indices [begin, end) are stored (begin a multiple of kChunk, end
 /// the chunk's end): adds them to the distinct-key set and stores the chunk's hash. Safe to

@@ -35,11 +35,9 @@ struct HookGuard {
 };
 
 /// Every position gets one fingerprint: all N positions collide.
-std::uint64_t constant_fingerprint(std::uint64_t, std::uint64_t, std::size_t) { return 0; }
+std::uint64_t constant_fingerprint(std::uint64_t, std::size_t) { return 0; }
 /// Keeps only the lowest bit of each block's key: many unequal rotations collide.
-std::uint64_t weak_fingerprint(std::uint64_t f, std::uint64_t key, std::size_t) {
-  return (f + (key & 1)) << 2;
-}
+std::uint64_t weak_fingerprint(std::uint64_t key, std::size_t) { return (key & 1) << 2; }
 
 /// Per block, directly from realise_block: distinct (cos, sin) bit patterns and the smallest
 /// period P ≤ N/2 (brute force, O(N²) at worst: small N only).
@@ -125,6 +123,41 @@ TEST_CASE("census results do not depend on the thread count", "[census][threads]
   }
 }
 
+TEST_CASE("short lines on several threads: blocks in lanes, results as on one thread",
+          "[census][threads]") {
+  // 16 blocks and N ≤ 2^18: on 2-4 threads whole blocks are the tasks, each thread's lane
+  // summing its blocks' fingerprint terms apart; every key kind (pack16 bf16, pack32 fp16/fp32,
+  // pair fp64) in one census_many, whose results must equal one thread's, fast-path counters
+  // included, also with the weak fingerprint forcing collisions across lanes.
+  const HookGuard guard;
+  const Schedule s = parse_schedule("conventional:base=10000,dim=32");
+  REQUIRE(s.blocks.size() == 16);
+  const std::vector<Realisation> rs = {
+      parse_realisation("r2", Format::bf16()), parse_realisation("r2", Format::fp16()),
+      parse_realisation("hf", Format::fp32()), parse_realisation("r1", Format::fp64())};
+  const std::uint64_t n = 5000;
+  auto all = [&](unsigned threads) {
+    nlohmann::json j = nlohmann::json::array();
+    for (const auto& r : census_many(s, rs, opts(n, threads))) j.push_back(to_json(r, true));
+    return j;
+  };
+  const auto one = all(1);
+  // the lines repeat: r2 at bf16 has far fewer distinct rotations than positions
+  REQUIRE(one[0]["distinct"].get<std::uint64_t>() < n);
+  REQUIRE(one[3]["distinct"].get<std::uint64_t>() == n);
+  for (unsigned t : {2u, 3u, 4u}) {
+    INFO(t << " threads");
+    CHECK(all(t) == one);
+  }
+  detail::set_census_fingerprint_for_testing(&weak_fingerprint);
+  auto strip = [](nlohmann::json j) {
+    for (auto& r : j) r.erase("fast_path");  // the collisions make the census verify more
+    return j;
+  };
+  CHECK(strip(all(2)) == strip(one));
+  CHECK(strip(all(3)) == strip(one));
+}
+
 TEST_CASE("per-block distinct counts and periods equal a direct recomputation",
           "[census][memory]") {
   // pack16 (bf16), pack32 (fp16, fp32), pair (fp64) keys; periodic and non-periodic blocks
@@ -159,15 +192,25 @@ TEST_CASE("per-block distinct counts and periods equal a direct recomputation",
 TEST_CASE("census memory: at most 16 bytes a position at bf16, 20 at fp32", "[census][memory]") {
   // llama2-7b's 64 blocks, hf: the bench's configuration at a test-sized N. working_bytes
   // counts the census's per-position arrays at their peak (fingerprints 8, one block's keys
-  // 4 (bf16) or 8 (fp32), the distinct-count tables, then the class sort's index and ids).
+  // 4 (bf16) or 8 (fp32), the distinct-count tables 2, then the class sort's index and ids).
   const std::uint64_t n = 1 << 14;
   const Schedule s = preset_schedule("llama2-7b");
-  const auto bf16 = census(s, parse_realisation("hf", Format::bf16()), opts(n, 2));
+  const auto bf16 = census(s, parse_realisation("hf", Format::bf16()), opts(n, 1));
   CHECK(bf16.working_bytes > 12 * n);  // the fingerprints and keys are really counted
   CHECK(bf16.working_bytes <= 16 * n);
-  const auto fp32 = census(s, parse_realisation("hf", Format::fp32()), opts(n, 2));
+  const auto fp32 = census(s, parse_realisation("hf", Format::fp32()), opts(n, 1));
   CHECK(fp32.working_bytes > 16 * n);
   CHECK(fp32.working_bytes <= 20 * n);
+  // On 2 threads this short line runs its blocks in 2 lanes, each streaming with its own
+  // fingerprints, keys and tables: 2 · (8 + 4 + 2) at bf16, 2 · (8 + 8 + 2) at fp32, and one
+  // 8-byte hash a chunk of 4096 positions each.
+  const std::uint64_t hashes = 8 * ((n + 4095) / 4096);
+  const auto bf16_lanes = census(s, parse_realisation("hf", Format::bf16()), opts(n, 2));
+  CHECK(bf16_lanes.working_bytes > 24 * n);
+  CHECK(bf16_lanes.working_bytes <= 2 * (14 * n + hashes));
+  const auto fp32_lanes = census(s, parse_realisation("hf", Format::fp32()), opts(n, 2));
+  CHECK(fp32_lanes.working_bytes > 32 * n);
+  CHECK(fp32_lanes.working_bytes <= 2 * (18 * n + hashes));
 }
 
 TEST_CASE("per-block periods and distinct counts at every thread count, periods in every part",
