@@ -62,6 +62,9 @@ CLI::App* add_plot_horizon(CLI::App* plot, std::function<int()>& action) {
       ->capture_default_str();
   cmd->add_option("--rounding", o->head.rounding, "Rounding of every operation")
       ->capture_default_str();
+  cmd->add_option("--algorithm", o->head.algorithm,
+                  "Certified range by auto, candidates or scan (see ropesim horizon)")
+      ->capture_default_str();
   add_integer_option(cmd, "--max-length", o->head.max_length,
                      "L_max of every scan (default: each head's quick limit)", 1,
                      proofs::kMaxScanLength);

@@ -117,6 +117,29 @@ TEST_CASE("plot horizon marks values at the scan limit as lower bounds", "[cli][
   std::filesystem::remove(csv);
 }
 
+TEST_CASE("plot horizon --algorithm scan: the quadratic scan's quick limit, as the table's",
+          "[cli][plot]") {
+  REQUIRE_GNUPLOT();
+  // docs/tables/horizon.md ("N_max against the precision p", measured with --algorithm scan):
+  // p=31,e=11 has no failing query within the quadratic scan's limit of 2000 positions on the
+  // reference path (the candidate algorithm's default limit is 10^7), C auto = 2^40.
+  const std::string svg = temp_path("horizon_scan.svg"), csv = temp_path("horizon_scan.csv");
+  const Run r =
+      run("plot horizon --formats p=31,e=11 --algorithm scan --out " + svg + " --data " + csv);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const auto rows = csv_rows(slurp(csv));
+  REQUIRE(rows.size() == 2);
+  CHECK(column(rows, 1, "C") == "1.09951163e+12");
+  CHECK(column(rows, 1, "n_max") == "2000");
+  CHECK(column(rows, 1, "n_max_at_limit") == "yes");
+  const Run bad = run("plot horizon --formats fp16 --algorithm quick --out " + svg);
+  CHECK(bad.code == 2);
+  CHECK(bad.err.find("accepted: auto, candidates, scan") != std::string::npos);
+  std::filesystem::remove(svg);
+  std::filesystem::remove(csv);
+}
+
 TEST_CASE("plot rotations: periodic:m=2,3,12 under r3 has 12 distinct rotations in every format",
           "[cli][plot]") {
   REQUIRE_GNUPLOT();
