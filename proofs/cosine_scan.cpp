@@ -53,6 +53,24 @@ bool cos_sin_at(const Turn& tau, std::uint64_t i, Approx& c, Approx& s) {
   return attention::detail::cos_sin_turns(fh, fl, ef, c, s);
 }
 
+/// cos θ (sine = false) or sin θ of a block as the double d nearest the midpoint of a 128-bit
+/// enclosure [lo, hi] (BlockAngle); returns max(hi − d, d − lo) rounded up, which bounds |d − x|.
+double nearest_of_enclosure(const BlockAngle& angle, bool sine, double& d) {
+  Mpfr lo(128), hi(128), mid(129), r(53), t(53);
+  if (sine) {
+    angle.enclose_sin(1, lo, hi);
+  } else {
+    angle.enclose_cos(1, lo, hi);
+  }
+  mpfr_add(mid, lo, hi, MPFR_RNDN);  // any point would do: the error is measured from d
+  mpfr_div_2ui(mid, mid, 1, MPFR_RNDN);
+  d = mpfr_get_d(mid, MPFR_RNDN);
+  mpfr_sub_d(r, hi, d, MPFR_RNDU);
+  mpfr_d_sub(t, d, lo, MPFR_RNDU);
+  mpfr_max(r, r, t, MPFR_RNDU);
+  return mpfr_get_d(r, MPFR_RNDU);
+}
+
 }  // namespace
 
 int proven_sign(double value, double bound, double threshold, double threshold_error) {
@@ -85,12 +103,13 @@ CosineSumFilter::CosineSumFilter(const CosineSum& s) {
     double rc = 1, rs = 0, re = 0, hi = 0, lo = 0, te = 0;
     if (!theta.is_zero()) {
       const Turn tau = attention::detail::turn_of(theta);
-      Approx c, sn;
-      if (tau.valid && cos_sin_at(tau, 1, c, sn)) {
-        rc = c.v;
-        rs = sn.v;
-        // |e^{iθ} − (rc + i·rs)| ≤ |Δcos| + |Δsin|, the sum rounded up by the factor
-        re = (c.err + sn.err) * (1 + 0x1p-50);
+      if (tau.valid) {
+        // e^{iθ} to nearly binary64's precision: cos θ and sin θ enclosed at 128 bits
+        // (BlockAngle), rounded to the nearest doubles; the error of each is the larger distance
+        // from the double to an end of its enclosure, rounded up (about 2^-54 each).
+        re = (nearest_of_enclosure(s.blocks[b], false, rc) +
+              nearest_of_enclosure(s.blocks[b], true, rs)) *
+             (1 + 0x1p-50);  // the sum rounded up
         hi = tau.hi;
         lo = tau.lo;
         te = tau.err;

@@ -218,7 +218,8 @@ TEST_CASE("cosine scan: the filter's bound holds against MPFR and is small",
         const double err_lo = std::fabs(value[k] - mpfr_get_d(lo, MPFR_RNDN));
         const double err_hi = std::fabs(value[k] - mpfr_get_d(hi, MPFR_RNDN));
         CHECK(std::max(err_lo, err_hi) <= bound[k] * (1 + 1e-6) + 1e-30);
-        CHECK(bound[k] < 1e-9);
+        // ≈ 7·10^-13 + k·2.8·10^-14 for 64 unit weights (cosine_scan.cpp: K0 + k·K1)
+        CHECK(bound[k] < 4e-11 * static_cast<double>(s.blocks.size()) / 64);
       }
     }
   }
