@@ -249,3 +249,22 @@ TEST_CASE("cosine scan: record distances of several blocks", "[proofs][cosine_sc
   for (const auto& r : proofs::record_distances(s, 1000)) ns.push_back(r.n);
   CHECK(ns == expected);
 }
+
+TEST_CASE("cosine scan: a first hit deep in the range, the same on one and two threads",
+          "[proofs][cosine_scan]") {
+  // Turns 1/1009 and 1/2003 (primes): S(n) = 2 = S(0) exactly when 1009·2003 = 2021027 divides n
+  // (Chinese remainder theorem); elsewhere S(n) ≤ 1 + cos(2π/2003) = 2 − 4.9·10^-6, far outside
+  // the filter's bound, so only the hit is handed to the exact comparison. The limit holds two
+  // hits and about 4900 runs, spread over 128 tasks on two threads.
+  const CosineSum s = sum_of("periodic:1/1009,1/2003");
+  for (unsigned threads : {1u, 2u}) {
+    INFO(threads << " threads");
+    CosineScanStats stats;
+    CHECK(fast(s, mpq_class(2), true, 5'000'000, &stats, threads) == 2021027);
+    CHECK(stats.filtered == 2021027);
+    CHECK(stats.exact == 1);
+    CHECK_FALSE(fast(s, mpq_class(2), true, 2021026, &stats, threads).has_value());
+    CHECK(stats.filtered == 2021026);
+    CHECK(stats.exact == 0);
+  }
+}
