@@ -252,18 +252,23 @@ TEST_CASE("cosine scan: record distances of several blocks", "[proofs][cosine_sc
 
 TEST_CASE("cosine scan: a first hit deep in the range, the same on one and two threads",
           "[proofs][cosine_scan]") {
-  // Turns 1/1009 and 1/2003 (primes): S(n) = 2 = S(0) exactly when 1009·2003 = 2021027 divides n
-  // (Chinese remainder theorem); elsewhere S(n) ≤ 1 + cos(2π/2003) = 2 − 4.9·10^-6, far outside
-  // the filter's bound, so only the hit is handed to the exact comparison. The limit holds two
-  // hits and about 4900 runs, spread over 128 tasks on two threads.
-  const CosineSum s = sum_of("periodic:1/1009,1/2003");
+  // Turns 1/1009 and 1/2003 (primes) and 62 blocks of turn 1 (cos = 1 at every n, work enough
+  // for the threads to overlap): S(n) = 64 = S(0) exactly when 1009·2003 = 2021027 divides n
+  // (Chinese remainder theorem); elsewhere S(n) ≤ 63 + cos(2π/2003) = 64 − 4.9·10^-6, far
+  // outside the filter's bound, so only the hit is handed to the exact comparison. The limit
+  // holds two hits and about 4900 runs, spread over 128 tasks on two threads.
+  std::string spec = "periodic:1/1009,1/2003";
+  for (int b = 0; b < 62; ++b) spec += ",1/1";
+  const CosineSum s = sum_of(spec);
+  const mpq_class W = s.weight_sum();
+  REQUIRE(W == 64);
   for (unsigned threads : {1u, 2u}) {
     INFO(threads << " threads");
     CosineScanStats stats;
-    CHECK(fast(s, mpq_class(2), true, 5'000'000, &stats, threads) == 2021027);
+    CHECK(fast(s, W, true, 5'000'000, &stats, threads) == 2021027);
     CHECK(stats.filtered == 2021027);
     CHECK(stats.exact == 1);
-    CHECK_FALSE(fast(s, mpq_class(2), true, 2021026, &stats, threads).has_value());
+    CHECK_FALSE(fast(s, W, true, 2021026, &stats, threads).has_value());
     CHECK(stats.filtered == 2021026);
     CHECK(stats.exact == 0);
   }
