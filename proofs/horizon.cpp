@@ -310,16 +310,13 @@ HorizonReport horizon(const HorizonSpec& spec) {
   }
   const std::int64_t limit =
       single_block(head) ? kRecordLimit : static_cast<std::int64_t>(max_length);
-  // The two comparison columns search the record distances independently (for several blocks
-  // a filtered scan of S(n) up to max_length, O(blocks) per offset, as long as the range's own
-  // work where it fails early): on two threads when there are.
-  numeric::parallel_for(std::min(2u, std::max(1u, s.threads)), 2, [&](std::size_t column) {
-    if (column == 0) {
-      report.delta_bound = delta_bound(head.ideal, head.C_exact, head.f_large_exact, limit);
-    } else {
-      report.tie_distance = tie_distance(head.ideal, F, head.policy.rounding, limit);
-    }
-  });
+  // The two comparison columns: for one block over the record distances (continued
+  // fractions); for several blocks each a filtered scan of S(n) up to max_length (O(blocks) per
+  // offset, cosine_scan.hpp) on the threads, cancelled past its first hit.
+  CosineScanOptions scan;
+  scan.threads = std::max(1u, s.threads);
+  report.delta_bound = delta_bound(head.ideal, head.C_exact, head.f_large_exact, limit, scan);
+  report.tie_distance = tie_distance(head.ideal, F, head.policy.rounding, limit, scan);
   const double C = head.C.to_double(), f = head.f_large.to_double();
   if (single_block(head)) report.heuristic = std::numbers::pi * std::sqrt(2 * C / f) - 1;
   report.tie_cap =

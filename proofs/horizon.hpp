@@ -114,7 +114,8 @@ struct HorizonSpec {
   /// does not depend on it: candidates are tried concurrently in increasing order and taken
   /// in that order, so the candidates listed, the C chosen and N_max are those of one thread.
   /// With a given C, the candidate algorithm's position chunks run on them instead
-  /// (certified_range_fast; the report does not depend on it either).
+  /// (certified_range_fast; the report does not depend on it either). The δ-bound and
+  /// tie-distance scans of several blocks run on them too (first_reaching, cosine_scan.hpp).
   unsigned threads = 1;
 };
 

@@ -1,5 +1,6 @@
 #include "proofs/records.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -139,33 +140,49 @@ std::vector<RecordDistance> record_distances(const CosineSum& s, std::int64_t li
     }
     return records;
   }
-  // Several blocks: scan with a double pre-filter and exact decisions where it is unsure.
-  double best_err = 0;
-  double best = s.approximate(1, &best_err);
-  for (std::int64_t n = 2; n <= limit; ++n) {
-    double err = 0;
-    const double v = s.approximate(n, &err);
-    if (v + err < best - best_err) continue;
-    bool record = false;
-    if (v - err > best + best_err) {
-      record = true;
-    } else {
-      record = compare_sums(s, n, records.back().n) > 0;
-    }
-    if (record) {
-      records.push_back({n, delta_double(s, n)});
-      best = v;
-      best_err = err;
+  // Several blocks: scan with the binary64 filter (cosine_scan.hpp), exact decisions where it
+  // is unsure. [best − best_radius, best + best_radius] encloses S at the last record.
+  const CosineSumFilter filter(s);
+  double best = 0, best_radius = 0;
+  auto enclose_record = [&](std::int64_t n) {
+    // [lo, hi] from a 128-bit enclosure, outward to doubles; best = lo and best_radius ≥ hi − lo
+    // (RN(hi − lo) ≥ (hi − lo)(1 − u), times 1 + 2^-50 rounded: ≥ (hi − lo)).
+    Mpfr lo(128), hi(128);
+    s.enclose(n, lo, hi);
+    best = mpfr_get_d(lo, MPFR_RNDD);
+    best_radius = (mpfr_get_d(hi, MPFR_RNDU) - best) * (1 + 0x1p-50);
+  };
+  enclose_record(1);
+  constexpr auto kRun = static_cast<std::int64_t>(CosineSumFilter::kRun);
+  double value[CosineSumFilter::kRun], bound[CosineSumFilter::kRun];
+  for (std::int64_t n0 = 2; n0 <= limit; n0 += kRun) {
+    const std::int64_t count = std::min(kRun, limit - n0 + 1);
+    const bool filtered = filter.evaluate(n0, static_cast<std::size_t>(count), value, bound);
+    for (std::int64_t k = 0; k < count; ++k) {
+      const std::int64_t n = n0 + k;
+      const int sign = filtered ? proven_sign(value[k], bound[k], best, best_radius) : 0;
+      if (sign < 0) continue;
+      if (sign > 0 || compare_sums(s, n, records.back().n) > 0) {
+        records.push_back({n, delta_double(s, n)});
+        enclose_record(n);
+      }
     }
   }
   return records;
 }
 
 SearchBound delta_bound(const CosineSum& s, const mpq_class& C, const mpq_class& f_large,
-                        std::int64_t limit) {
+                        std::int64_t limit, const CosineScanOptions& scan) {
   if (sgn(C) <= 0) throw InvalidArgument("delta_bound: C must be positive");
+  if (scan.stats) *scan.stats = {};
   if (limit < 1) return {0, true};
   const mpq_class threshold = s.weight_sum() - f_large / C;  // fail iff S(n) > threshold
+  if (s.blocks.size() > 1) {
+    // The first n with S(n) > threshold is a record (it exceeds every earlier S(m) ≤ threshold)
+    // and the first record that does, so the scan for it gives the same L.
+    const auto n = first_reaching(s, threshold, false, std::min(limit, kMaxLimit), scan);
+    return n ? SearchBound{*n - 1, false} : SearchBound{limit, true};
+  }
   for (const auto& rec : record_distances(s, limit)) {
     if (s.compare(rec.n, threshold) > 0) return {rec.n - 1, false};
   }
@@ -198,12 +215,19 @@ std::optional<RoundsToOne> rounds_to_one(const numeric::Format& f, numeric::Roun
 }
 
 std::optional<SearchBound> tie_distance(const CosineSum& s, const numeric::Format& f,
-                                        numeric::Rounding r, std::int64_t limit) {
+                                        numeric::Rounding r, std::int64_t limit,
+                                        const CosineScanOptions& scan) {
+  if (scan.stats) *scan.stats = {};
   const auto rt = rounds_to_one(f, r);
   if (!rt) return std::nullopt;
   if (limit < 1) return SearchBound{0, true};
   const mpq_class W = s.weight_sum();
   const mpq_class threshold = rt->threshold * W;  // round(S/W) = 1 iff S ≥ t·W (W > 0)
+  if (s.blocks.size() > 1) {
+    // As in delta_bound: the first n reaching the threshold is the first record reaching it.
+    const auto n = first_reaching(s, threshold, rt->inclusive, std::min(limit, kMaxLimit), scan);
+    return n ? SearchBound{*n, false} : SearchBound{limit, true};
+  }
   for (const auto& rec : record_distances(s, limit)) {
     const int c = s.compare(rec.n, threshold);
     if (c > 0 || (c == 0 && rt->inclusive)) return SearchBound{rec.n, false};

@@ -4,7 +4,9 @@
 /// the tie distance (the first n with round_F(cos g·n) = 1). Generalised to a multi-frequency
 /// head S(n) = Σ_d w_d·cos(θ_d·n) with δ_L = S(0) − max_{1≤n≤L} S(n).
 ///
-/// All decisions are exact (proven enclosures refined until they decide, exact_trig.hpp).
+/// All decisions are exact (proven enclosures refined until they decide, exact_trig.hpp); for
+/// several blocks a binary64 filter with a proven error bound (cosine_scan.hpp) skips the
+/// offsets it can decide, without changing any result.
 #include <gmpxx.h>
 
 #include <cstdint>
@@ -14,6 +16,7 @@
 #include "numeric/format.hpp"
 #include "numeric/rounding.hpp"
 #include "numeric/value.hpp"
+#include "proofs/cosine_scan.hpp"
 #include "proofs/exact_trig.hpp"
 
 namespace ropesim::proofs {
@@ -34,7 +37,8 @@ struct RecordDistance {
 /// minima of ||n·θ/2π|| over n ≥ 1 occur exactly at n = 1 and at the convergent denominators,
 /// and 1 − cos(θn) = 1 − cos(2π||nθ/2π||) is increasing in that distance. Each record is
 /// confirmed exactly. Cost: O(number of records). limit ≤ 4·10^18.
-/// Several blocks: an exact scan n = 1..limit (O(limit·blocks)).
+/// Several blocks: a scan n = 1..limit, O(limit·blocks) binary64 operations (the filter of
+/// cosine_scan.hpp) plus an exact comparison where the filter cannot tell.
 /// Throws InvalidArgument if limit < 1.
 std::vector<RecordDistance> record_distances(const CosineSum& s, std::int64_t limit);
 
@@ -49,9 +53,13 @@ struct SearchBound {
 
 /// The largest L ≥ 0 with C·δ_L ≥ f_large, δ_L = S(0) − max_{1≤n≤L} S(n) (THEORY §6, the
 /// sufficient condition under exact scores; L = 0 when already C·δ_1 < f_large), searched
-/// over L ≤ limit. C > 0 and f_large > 0 are exact rationals.
+/// over L ≤ limit. C > 0 and f_large > 0 are exact rationals. One block: over the record
+/// distances (continued fractions). Several blocks: L + 1 is the first n with
+/// S(n) > S(0) − f_large/C, found by first_reaching (cosine_scan.hpp; `scan`: its threads and
+/// stats, the same answer as the exact scan first_reaching_exact for every thread count).
+/// Throws InvalidArgument if C ≤ 0.
 SearchBound delta_bound(const CosineSum& s, const mpq_class& C, const mpq_class& f_large,
-                        std::int64_t limit);
+                        std::int64_t limit, const CosineScanOptions& scan = {});
 
 /// The smallest real t with round_F(t) = 1 under `r`, and whether t itself rounds to 1
 /// (`inclusive`; false for round-up, where every t > prev(1) rounds to 1 but prev(1) does
@@ -65,9 +73,12 @@ std::optional<RoundsToOne> rounds_to_one(const numeric::Format& f, numeric::Roun
 /// The tie distance (THEORY §6): the first n ≥ 1 with round_F(S(n)/S(0)) = 1, i.e.
 /// round_F(cos g·n) = 1 for one block with w = 1 (44 for fp16 and bf16, 710 for fp32 at
 /// g = 1). Searched over n ≤ limit; `at_limit` when none was found. std::nullopt value when
-/// nothing rounds to 1 (rounds_to_one is nullopt).
+/// nothing rounds to 1 (rounds_to_one is nullopt). Several blocks: the first n with
+/// S(n) ≥ t·S(0) (S(n) > t·S(0) when not `inclusive`), t from rounds_to_one, found by
+/// first_reaching with `scan` (as delta_bound).
 std::optional<SearchBound> tie_distance(const CosineSum& s, const numeric::Format& f,
-                                        numeric::Rounding r, std::int64_t limit);
+                                        numeric::Rounding r, std::int64_t limit,
+                                        const CosineScanOptions& scan = {});
 
 /// Continued-fraction partial quotients [a0; a1, a2, …] of x > 0 given by a proven
 /// enclosure (or exactly when rational), as far as the convergent denominators stay

@@ -24,6 +24,7 @@
 #include <limits>
 
 #include "attention/detail/eft.hpp"
+#include "numeric/exact_real.hpp"
 #include "numeric/mpfr_util.hpp"
 
 namespace ropesim::attention::detail {
@@ -175,6 +176,36 @@ bool turns_of_ratio(std::uint64_t r, std::uint64_t m, double& fh, double& fl, do
   fl = e / M;
   ef = std::fabs(fl) * 0x1p-52;
   return true;
+}
+
+/// τ = θ/(2π) as a double-double with a proven error bound (fast_trig.hpp Turn): θ enclosed at
+/// 320 bits, |θ − mid| ≤ (hi − lo); τ' = mid/(2π) at 320 bits (relative error ≤ 2^-318);
+/// τh = RN(τ'), τl = RN(τ' − τh); err = |τ' − τh − τl| + (hi − lo)/6 + 2^-300·|τ'| rounded up.
+Turn turn_of(const numeric::ExactReal& theta) {
+  Turn t;
+  numeric::Mpfr lo(320), hi(320), mid(320), two_pi(320), w(320), r(320);
+  theta.enclose(lo, hi);
+  if (!mpfr_number_p(lo) || !mpfr_number_p(hi)) return t;
+  mpfr_add(mid, lo, hi, MPFR_RNDN);
+  mpfr_div_2ui(mid, mid, 1, MPFR_RNDN);
+  mpfr_const_pi(two_pi, MPFR_RNDN);
+  mpfr_mul_2ui(two_pi, two_pi, 1, MPFR_RNDN);
+  mpfr_div(mid, mid, two_pi, MPFR_RNDN);
+  t.hi = mpfr_get_d(mid, MPFR_RNDN);
+  mpfr_sub_d(r, mid, t.hi, MPFR_RNDN);
+  t.lo = mpfr_get_d(r, MPFR_RNDN);
+  mpfr_sub_d(r, r, t.lo, MPFR_RNDN);
+  mpfr_abs(r, r, MPFR_RNDU);
+  mpfr_sub(w, hi, lo, MPFR_RNDU);
+  mpfr_div_ui(w, w, 6, MPFR_RNDU);
+  mpfr_add(r, r, w, MPFR_RNDU);
+  mpfr_abs(w, mid, MPFR_RNDU);
+  mpfr_mul_2si(w, w, -300, MPFR_RNDU);
+  mpfr_add(r, r, w, MPFR_RNDU);
+  t.err = mpfr_get_d(r, MPFR_RNDU);
+  const double a = std::fabs(t.hi);
+  t.valid = a >= 0x1p-900 && a <= 0x1p20 && t.err <= a * 0x1p-100;
+  return t;
 }
 
 bool turns_of_product(const Turn& tau, std::uint64_t i, double& fh, double& fl, double& ef) {

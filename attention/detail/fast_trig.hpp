@@ -13,6 +13,7 @@
 #include <cstdint>
 
 #include "numeric/binary64_rounding.hpp"
+#include "numeric/exact_real.hpp"
 
 namespace ropesim::attention::detail {
 
@@ -39,6 +40,12 @@ struct Turn {
   double err = 0;
   bool valid = false;  ///< false when |τ| ∉ [2^-900, 2^20] (the caller keeps the exact path)
 };
+
+/// τ = θ/(2π) of an exact angle θ (radians) as a Turn: θ enclosed at 320 bits, the quotient at
+/// 320 bits rounded to a double-double, err the sum of the three errors rounded up. Not valid
+/// when |τ| ∉ [2^-900, 2^20] (θ = 0 among them) or θ's enclosure is too wide. Throws only what
+/// ExactReal::enclose throws.
+Turn turn_of(const numeric::ExactReal& theta);
 
 /// The turns of θ·i, f = τ·i mod 1, τ = θ/(2π) (Turn), as fh + fl with error bound ef; i must be
 /// below 2^53 and |τ·i| below 2^50, else false (exact path). Never throws.

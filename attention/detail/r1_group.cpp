@@ -14,36 +14,6 @@ namespace ropesim::attention::detail {
 
 namespace {
 
-/// τ = θ/(2π) as a double-double with a proven error bound (fast_trig.hpp Turn): θ enclosed at
-/// 320 bits, |θ − mid| ≤ (hi − lo); τ' = mid/(2π) at 320 bits (relative error ≤ 2^-318);
-/// τh = RN(τ'), τl = RN(τ' − τh); err = |τ' − τh − τl| + (hi − lo)/6 + 2^-300·|τ'| rounded up.
-Turn turn_of(const ExactReal& theta) {
-  Turn t;
-  numeric::Mpfr lo(320), hi(320), mid(320), two_pi(320), w(320), r(320);
-  theta.enclose(lo, hi);
-  if (!mpfr_number_p(lo) || !mpfr_number_p(hi)) return t;
-  mpfr_add(mid, lo, hi, MPFR_RNDN);
-  mpfr_div_2ui(mid, mid, 1, MPFR_RNDN);
-  mpfr_const_pi(two_pi, MPFR_RNDN);
-  mpfr_mul_2ui(two_pi, two_pi, 1, MPFR_RNDN);
-  mpfr_div(mid, mid, two_pi, MPFR_RNDN);
-  t.hi = mpfr_get_d(mid, MPFR_RNDN);
-  mpfr_sub_d(r, mid, t.hi, MPFR_RNDN);
-  t.lo = mpfr_get_d(r, MPFR_RNDN);
-  mpfr_sub_d(r, r, t.lo, MPFR_RNDN);
-  mpfr_abs(r, r, MPFR_RNDU);
-  mpfr_sub(w, hi, lo, MPFR_RNDU);
-  mpfr_div_ui(w, w, 6, MPFR_RNDU);
-  mpfr_add(r, r, w, MPFR_RNDU);
-  mpfr_abs(w, mid, MPFR_RNDU);
-  mpfr_mul_2si(w, w, -300, MPFR_RNDU);
-  mpfr_add(r, r, w, MPFR_RNDU);
-  t.err = mpfr_get_d(r, MPFR_RNDU);
-  const double a = std::fabs(t.hi);
-  t.valid = a >= 0x1p-900 && a <= 0x1p20 && t.err <= a * 0x1p-100;
-  return t;
-}
-
 /// r1 and r3: round_F(cos θi), round_F(sin θi) of the exact angle (THEORY §3 R1, R3).
 /// For rational blocks θ = 2πa/m the angle is reduced exactly to 2π·r/m, r = a·i mod m, so
 /// the values are T_d(i mod m) of R3 [RoPE-X eq. 7]; cos/sin that are rational (0, ±1/2,
