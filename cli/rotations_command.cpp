@@ -209,29 +209,30 @@ Action add_rotations_command(CLI::App& app) {
       j["provenance"] = provenance();
       io::write_output_file(o->out, j.dump(2) + "\n");
     };
-    const auto mode = with_flag("--rounding", [&] { return numeric::parse_rounding(o->rounding); });
-    const auto format = with_flag("--format", [&] { return numeric::parse_format(o->format); });
+    const auto mode =
+        with_context("--rounding", [&] { return numeric::parse_rounding(o->rounding); });
+    const auto format = with_context("--format", [&] { return numeric::parse_format(o->format); });
     const auto schedule =
-        with_flag("--schedule", [&] { return attention::parse_schedule(o->schedule); });
+        with_context("--schedule", [&] { return attention::parse_schedule(o->schedule); });
     const numeric::Engine* engine =
-        with_flag("--engine", [&] { return &numeric::engine_by_name(o->engine); });
+        with_context("--engine", [&] { return &numeric::engine_by_name(o->engine); });
     const numeric::FormatBinding binding{format, mode, engine};
     // a bounded-error cos_sin step is the census over every implementation
     if (attention::is_bounded_realisation_spec(o->realisation)) {
       return bounded_rotations(*cmd, schedule, binding,
                                {o->realisation, o->start, o->positions, o->json, o->out});
     }
-    auto realisation = with_flag(
+    auto realisation = with_context(
         "--realization", [&] { return attention::parse_realisation(o->realisation, binding); });
-    with_flag("--realization", [&] {
+    with_context("--realization", [&] {
       attention::check_applicable(schedule, realisation);
       return 0;
     });
     if (o->position) {
       const attention::PositionTuple tuple =
-          with_flag("--position", [&] { return attention::parse_position_tuple(*o->position); });
+          with_context("--position", [&] { return attention::parse_position_tuple(*o->position); });
       if (tuple.size() == 1) warn_about_schedule(schedule, tuple.front());
-      const auto report = with_flag("--position", [&] {
+      const auto report = with_context("--position", [&] {
         return tuple.size() == 1 ? attention::query_position(schedule, realisation, tuple.front())
                                  : attention::query_position(schedule, realisation, tuple);
       });
@@ -267,9 +268,10 @@ Action add_rotations_command(CLI::App& app) {
                             std::to_string(attention::kMaxCensusLastPosition - (o->positions - 1)));
     }
     options.max_period = o->max_period;
-    if (o->axis) options.axis = with_flag("--axis", [&] { return schedule.axis_index(*o->axis); });
+    if (o->axis)
+      options.axis = with_context("--axis", [&] { return schedule.axis_index(*o->axis); });
     if (o->at)
-      options.at = with_flag("--at", [&] { return attention::parse_position_tuple(*o->at); });
+      options.at = with_context("--at", [&] { return attention::parse_position_tuple(*o->at); });
     options.threads = jobs_threads(o->threads);
     if (!o->certificate.empty() && !schedule.position_axes.empty()) {
       throw InvalidArgument("--certificate: a certificate covers one-axis schedules; '" +
