@@ -65,11 +65,11 @@ RotarySegment get_segment(const json& j, const std::string& path, const Evaluati
   }
   check_keys(j, path, {"schedule", "realisation", "realization", "layout", "format"});
   const std::string spec = get_string(required_field(j, path, "schedule"), child(path, "schedule"));
-  seg.schedule = with_path(child(path, "schedule"), [&] { return parse_schedule(spec); });
+  seg.schedule = with_context(child(path, "schedule"), [&] { return parse_schedule(spec); });
   Format format = policy.format;
   if (const json* fj = optional_field(j, "format")) {
     const std::string fs = get_string(*fj, child(path, "format"));
-    format = with_path(child(path, "format"), [&] { return numeric::parse_format(fs); });
+    format = with_context(child(path, "format"), [&] { return numeric::parse_format(fs); });
   }
   const char* rkey = optional_field(j, "realization") ? "realization" : "realisation";
   if (optional_field(j, "realization") && optional_field(j, "realisation")) {
@@ -107,13 +107,13 @@ RotarySegment get_segment(const json& j, const std::string& path, const Evaluati
   }
   if (const json* lj = optional_field(j, "layout")) {
     const std::string ls = get_string(*lj, child(path, "layout"));
-    seg.layout = with_path(child(path, "layout"), [&] { return parse_pair_layout(ls); });
+    seg.layout = with_context(child(path, "layout"), [&] { return parse_pair_layout(ls); });
   }
   for (std::size_t b = 0; b < nb; ++b) {
     if (!seg.realisations[b]) continue;
     Schedule sub = seg.schedule;
     sub.blocks = {seg.schedule.blocks[b]};
-    with_path(rp, [&] {
+    with_context(rp, [&] {
       check_applicable(sub, *seg.realisations[b]);
       return 0;
     });
@@ -123,12 +123,12 @@ RotarySegment get_segment(const json& j, const std::string& path, const Evaluati
 
 Format get_format(const json& j, const std::string& path) {
   const std::string text = get_string(j, path);
-  return with_path(path, [&] { return numeric::parse_format(text); });
+  return with_context(path, [&] { return numeric::parse_format(text); });
 }
 
 Rounding get_rounding(const json& j, const std::string& path) {
   const std::string text = get_string(j, path);
-  return with_path(path, [&] { return numeric::parse_rounding(text); });
+  return with_context(path, [&] { return numeric::parse_rounding(text); });
 }
 
 /// An accumulator model: its compact spelling ("p=11,e=8@toward-zero/128>fp32") or
@@ -136,7 +136,7 @@ Rounding get_rounding(const json& j, const std::string& path) {
 numeric::AccumulatorModel get_accumulator(const json& j, const std::string& path) {
   if (j.is_string()) {
     const std::string text = j.get<std::string>();
-    return with_path(path, [&] { return numeric::parse_accumulator_model(text); });
+    return with_context(path, [&] { return numeric::parse_accumulator_model(text); });
   }
   if (!j.is_object()) {
     bad(path,
@@ -379,10 +379,11 @@ Model read_model(const json& spec, const ModelLoadOptions& options) {
   const json& pj = required_field(spec, "", "policy");
   check_keys(pj, "policy", {"format", "rounding", "summation", "accumulator"});
   const std::string fs = get_string(required_field(pj, "policy", "format"), "policy.format");
-  m.policy.format = with_path("policy.format", [&] { return numeric::parse_format(fs); });
+  m.policy.format = with_context("policy.format", [&] { return numeric::parse_format(fs); });
   if (const json* r = optional_field(pj, "rounding")) {
     const std::string rs = get_string(*r, "policy.rounding");
-    m.policy.rounding = with_path("policy.rounding", [&] { return numeric::parse_rounding(rs); });
+    m.policy.rounding =
+        with_context("policy.rounding", [&] { return numeric::parse_rounding(rs); });
   }
   if (options.format) m.policy.format = *options.format;
   if (options.rounding) m.policy.rounding = *options.rounding;
@@ -401,12 +402,12 @@ Model read_model(const json& spec, const ModelLoadOptions& options) {
   m.policy.engine = options.engine;
   if (const json* s = optional_field(pj, "summation")) {
     const std::string ss = get_string(*s, "policy.summation");
-    m.policy.summation = with_path("policy.summation", [&] { return parse_summation(ss); });
+    m.policy.summation = with_context("policy.summation", [&] { return parse_summation(ss); });
   }
   if (const json* a = optional_field(pj, "accumulator")) {
     const std::string as = get_string(*a, "policy.accumulator");
     m.policy.accumulator =
-        with_path("policy.accumulator", [&] { return numeric::parse_format(as); });
+        with_context("policy.accumulator", [&] { return numeric::parse_format(as); });
   } else if (m.policy.summation == Summation::wide_accumulator) {
     bad("policy.accumulator", "missing (required with summation wide-accumulator), e.g. \"fp32\"");
   }
@@ -418,17 +419,17 @@ Model read_model(const json& spec, const ModelLoadOptions& options) {
       m.options.bos = get_bool(*b, "architecture.bos");
     if (const json* x = optional_field(*aj, "masking")) {
       const std::string s = get_string(*x, "architecture.masking");
-      m.options.masking = with_path("architecture.masking", [&] { return parse_masking(s); });
+      m.options.masking = with_context("architecture.masking", [&] { return parse_masking(s); });
     }
     if (const json* x = optional_field(*aj, "softmax")) {
       const std::string s = get_string(*x, "architecture.softmax");
       m.options.softmax =
-          with_path("architecture.softmax", [&] { return parse_softmax_variant(s); });
+          with_context("architecture.softmax", [&] { return parse_softmax_variant(s); });
     }
     if (const json* x = optional_field(*aj, "layer_norm")) {
       const std::string s = get_string(*x, "architecture.layer_norm");
       m.options.norm_placement =
-          with_path("architecture.layer_norm", [&] { return parse_norm_placement(s); });
+          with_context("architecture.layer_norm", [&] { return parse_norm_placement(s); });
     }
   }
 

@@ -64,16 +64,6 @@ std::string get_string(const json& j, const std::string& path);
 /// A JSON boolean; throws naming `path` otherwise.
 bool get_bool(const json& j, const std::string& path);
 
-/// Runs `parse()`, rethrowing InvalidArgument with "<path>: " in front.
-template <class F>
-auto with_path(const std::string& path, F&& parse) {
-  try {
-    return parse();
-  } catch (const InvalidArgument& e) {
-    throw InvalidArgument(path + ": " + e.what());
-  }
-}
-
 /// Reads one number exactly (a JSON number, a decimal string like "-2.5e-3", a fraction like
 /// "1/3", or "inf"/"-inf") and rounds it once into F.
 Value get_value(const json& j, const std::string& path, const Arithmetic& f);

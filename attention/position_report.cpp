@@ -175,11 +175,7 @@ nlohmann::json to_json(const PositionReport& report) {
   // "nan", "inf", "-inf" when not finite) beside its 17-digit "decimal" and its exact "hex"
   auto value_json = [](const Value& v) {
     nlohmann::json o = {{"decimal", decimal(v)}, {"hex", v.to_hex()}};
-    if (v.is_finite()) {
-      numeric::put_exact(o, "value", numeric::exact_rational(v));
-    } else {
-      o["value"] = v.is_nan() ? "nan" : (v.sign_bit() ? "-inf" : "inf");
-    }
+    numeric::put_value(o, "value", v);
     return o;
   };
   nlohmann::json blocks = nlohmann::json::array();

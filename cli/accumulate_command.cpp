@@ -80,7 +80,7 @@ Action add_accumulate_command(CLI::App& app) {
         o->accumulators.empty() ? std::vector<std::string>{"p=11,e=8", "p=11,e=8/128>fp32", "fp32"}
                                 : o->accumulators;
     for (std::size_t i = 0; i < spellings.size(); ++i) {
-      c.accumulators.push_back(with_flag(
+      c.accumulators.push_back(with_context(
           "--accumulator", [&] { return numeric::parse_accumulator_model(spellings[i]); }));
       for (std::size_t j = 0; j < i; ++j) {  // CLI.md: no list repeats an item, not even respelt
         const numeric::AccumulatorModel &x = c.accumulators[j], &y = c.accumulators[i];
@@ -98,7 +98,7 @@ Action add_accumulate_command(CLI::App& app) {
       }
     }
     const numeric::Engine* engine =
-        with_flag("--engine", [&] { return &numeric::engine_by_name(o->engine); });
+        with_context("--engine", [&] { return &numeric::engine_by_name(o->engine); });
     check_budget("--terms x --keys", attention::accumulation_work(c), opt_in_budget(o->allow_slow));
     const attention::AccumulationResult r = attention::run_accumulation_case(c, *engine);
     if (o->json) {

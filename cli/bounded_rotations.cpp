@@ -28,12 +28,12 @@ int bounded_rotations(const CLI::App& cmd, const attention::Schedule& schedule,
                             "--format --rounding --engine --positions --start --json --out");
     }
   }
-  const auto realisation = with_flag("--realization", [&] {
+  const auto realisation = with_context("--realization", [&] {
     auto r = attention::parse_bounded_realisation(request.realisation, binding);
     attention::check_bounded_applicable(schedule, r);
     return r;
   });
-  const auto census = with_flag("--positions", [&] {
+  const auto census = with_context("--positions", [&] {
     return attention::bounded_census(schedule, realisation, request.start, request.positions);
   });
   nlohmann::json j = attention::to_json(census);
@@ -60,10 +60,10 @@ int bounded_horizon(const CLI::App& cmd, const HeadArguments& arguments, bool js
   }
   if (!out.empty()) (void)output_kind_for(out, "--out", {OutputKind::json});
   const numeric::FormatBinding binding{
-      with_flag("--format", [&] { return numeric::parse_format(arguments.format); }),
-      with_flag("--rounding", [&] { return numeric::parse_rounding(arguments.rounding); }),
-      with_flag("--engine", [&] { return &numeric::engine_by_name(arguments.engine); })};
-  const auto bounded = with_flag("--realization", [&] {
+      with_context("--format", [&] { return numeric::parse_format(arguments.format); }),
+      with_context("--rounding", [&] { return numeric::parse_rounding(arguments.rounding); }),
+      with_context("--engine", [&] { return &numeric::engine_by_name(arguments.engine); })};
+  const auto bounded = with_context("--realization", [&] {
     return attention::parse_bounded_realisation(arguments.realisation, binding);
   });
   HeadArguments base = arguments;
@@ -78,7 +78,7 @@ int bounded_horizon(const CLI::App& cmd, const HeadArguments& arguments, bool js
   const std::uint64_t length = std::clamp<std::uint64_t>(
       cr.range.n_max + (cr.range.at_limit ? 0 : 1), 1, proofs::kMaxBoundedRangeLength);
   const auto range =
-      with_flag("--realization", [&] { return proofs::bounded_certified_range(head, length); });
+      with_context("--realization", [&] { return proofs::bounded_certified_range(head, length); });
   nlohmann::json j;
   j["correctly_rounded"] = proofs::to_json(cr);
   j["every_implementation"] = proofs::to_json(range);

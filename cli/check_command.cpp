@@ -64,7 +64,7 @@ Action add_check_command(CLI::App& app) {
     options.max_size = o->max_size;
     options.replay = o->replay;
     if (!o->format.empty())
-      options.format = with_flag("--format", [&] { return numeric::parse_format(o->format); });
+      options.format = with_context("--format", [&] { return numeric::parse_format(o->format); });
     std::vector<std::string> names;
     if (o->property == "all") {
       if (!o->replay.empty())
@@ -107,8 +107,8 @@ Action add_check_command(CLI::App& app) {
                     << std::flush;
         };
       }
-      const auto outcome =
-          with_flag("--replay", [&] { return properties::run_property(name, options, progress); });
+      const auto outcome = with_context(
+          "--replay", [&] { return properties::run_property(name, options, progress); });
       if (show_progress) std::cerr << "\r\033[K" << std::flush;
       const bool ok = !outcome.failed && !outcome.gave_up;
       (ok ? passed : failed) += 1;

@@ -57,7 +57,7 @@ std::pair<automata::Dfa, nlohmann::json> model_source(
     const CLI::App& cmd, const ClassifyOptions& o,
     const std::optional<std::vector<std::string>>& alphabet) {
   const attention::Model model =
-      with_flag("--model", [&] { return attention::load_model(o.model_file); });
+      with_context("--model", [&] { return attention::load_model(o.model_file); });
   if (alphabet && *alphabet != model.embedding.alphabet) {
     throw InvalidArgument(
         "--alphabet " + automata::alphabet_text(*alphabet) + " differs from the alphabet " +
@@ -93,7 +93,7 @@ std::pair<automata::Dfa, nlohmann::json> model_source(
     progress.update(done, total, "words");
   };
   const proofs::Extraction x =
-      with_flag("--exhaustive-length", [&] { return proofs::extract_automaton(model, e); });
+      with_context("--exhaustive-length", [&] { return proofs::extract_automaton(model, e); });
   progress.finish();
   // The timings go to stderr only: stdout and the files are the same bytes on every run.
   std::cerr << fmt::format("classify: extraction took {:.3f} s ({:.3f} s in the transformer)\n",
@@ -125,7 +125,8 @@ std::pair<automata::Dfa, nlohmann::json> language_source(const CLI::App& cmd,
   }
   std::optional<std::vector<std::string>> alphabet;
   if (cmd.count("--alphabet") > 0)
-    alphabet = with_flag("--alphabet", [&] { return automata::alphabet_from_letters(o.alphabet); });
+    alphabet =
+        with_context("--alphabet", [&] { return automata::alphabet_from_letters(o.alphabet); });
   if (model) return model_source(cmd, o, alphabet);
   if (regex) {
     if (!alphabet)
@@ -150,7 +151,7 @@ std::pair<automata::Dfa, nlohmann::json> language_source(const CLI::App& cmd,
                             (message.rfind("formula: ", 0) == 0 ? message.substr(9) : message));
     }
   }
-  automata::Dfa d = with_flag("--dfa", [&] { return automata::load_dfa(o.dfa_file); });
+  automata::Dfa d = with_context("--dfa", [&] { return automata::load_dfa(o.dfa_file); });
   if (alphabet && *alphabet != d.alphabet()) {
     throw InvalidArgument("--alphabet " + automata::alphabet_text(*alphabet) +
                           " differs from the alphabet " + automata::alphabet_text(d.alphabet()) +

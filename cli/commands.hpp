@@ -74,18 +74,6 @@ std::vector<std::string> split_list(const std::string& text, const std::string& 
 std::vector<std::string> split_unique(const std::string& text, const std::string& flag,
                                       ListKind kind = ListKind::plain);
 
-/// Runs `parse()` and returns its result; an InvalidArgument it throws is rethrown with the
-/// flag's name in front (`--format: unknown format ...`), so the one-line error names the
-/// option to fix. Other exceptions pass through unchanged.
-template <class F>
-auto with_flag(const std::string& flag, F&& parse) {
-  try {
-    return parse();
-  } catch (const InvalidArgument& e) {
-    throw InvalidArgument(flag + ": " + e.what());
-  }
-}
-
 /// Strict integer option text (numeric::parse_integer): decimal digits only (no sign, no `0x`, no
 /// octal, no exponent, no fraction), value in [lo, hi]. CLI11 alone would wrap `-1` to 2^64 - 1,
 /// clamp 99999999999999999999999 to 2^64 - 1 and read `0x10` as 16 and `010` as 8, so every integer

@@ -204,28 +204,30 @@ Action add_compare_command(CLI::App& app) {
       kind = output_kind_for(o->out, "--out");
       io::check_output_path(o->out, "--out");
     }
-    const auto mode = with_flag("--rounding", [&] { return numeric::parse_rounding(o->rounding); });
-    const auto format = with_flag("--format", [&] { return numeric::parse_format(o->format); });
+    const auto mode =
+        with_context("--rounding", [&] { return numeric::parse_rounding(o->rounding); });
+    const auto format = with_context("--format", [&] { return numeric::parse_format(o->format); });
     const auto against_format =
-        o->against_format.empty() ? format : with_flag("--against-format", [&] {
+        o->against_format.empty() ? format : with_context("--against-format", [&] {
           return numeric::parse_format(o->against_format);
         });
     const auto schedule =
-        with_flag("--schedule", [&] { return attention::parse_schedule(o->schedule); });
+        with_context("--schedule", [&] { return attention::parse_schedule(o->schedule); });
     const numeric::Engine* engine =
-        with_flag("--engine", [&] { return &numeric::engine_by_name(o->engine); });
+        with_context("--engine", [&] { return &numeric::engine_by_name(o->engine); });
     const numeric::FormatBinding binding{format, mode, engine};
-    auto a = with_flag("--realization",
-                       [&] { return attention::parse_realisation(o->realisation, binding); });
-    with_flag("--realization", [&] {
+    auto a = with_context("--realization",
+                          [&] { return attention::parse_realisation(o->realisation, binding); });
+    with_context("--realization", [&] {
       attention::check_applicable(schedule, a);
       return 0;
     });
     std::optional<attention::Realisation> b;
     if (o->against != "exact") {
       const numeric::FormatBinding against{against_format, mode, engine};
-      b = with_flag("--against", [&] { return attention::parse_realisation(o->against, against); });
-      with_flag("--against", [&] {
+      b = with_context("--against",
+                       [&] { return attention::parse_realisation(o->against, against); });
+      with_context("--against", [&] {
         attention::check_applicable(schedule, *b);
         return 0;
       });
@@ -248,7 +250,7 @@ Action add_compare_command(CLI::App& app) {
                  opt_in_budget(o->allow_slow));
     warn_about_schedule(schedule, o->start + (o->positions - 1));
     ProgressReporter progress(o->progress, "compare " + a.name());
-    const auto result = with_flag("--blocks", [&] {
+    const auto result = with_context("--blocks", [&] {
       return attention::compare(schedule, a, b, options,
                                 [&](std::uint64_t done, std::uint64_t total) {
                                   progress.update(done, total, "entries");

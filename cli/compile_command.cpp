@@ -163,13 +163,14 @@ Action add_compile_command(CLI::App& app) {
     if (!cmd->parsed()) return -1;
     proofs::CompileOptions options;
     options.policy.rounding =
-        with_flag("--rounding", [&] { return numeric::parse_rounding(o->rounding); });
-    options.policy.format = with_flag("--format", [&] { return numeric::parse_format(o->format); });
+        with_context("--rounding", [&] { return numeric::parse_rounding(o->rounding); });
+    options.policy.format =
+        with_context("--format", [&] { return numeric::parse_format(o->format); });
     options.certify_limit = numeric::parse_integer(o->certify, "--certify", 1, 1000000);
     options.layer_norm = o->layer_norm;
     if (cmd->count("--schedule") > 0) {
       options.offset_schedule =
-          with_flag("--schedule", [&] { return attention::parse_schedule(o->schedule); });
+          with_context("--schedule", [&] { return attention::parse_schedule(o->schedule); });
       if (options.offset_schedule.is_multi_axis()) {
         throw InvalidArgument("--schedule: '" + o->schedule +
                               "' has several position axes; accepted: a one-axis schedule "

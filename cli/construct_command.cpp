@@ -158,21 +158,23 @@ Action add_construct_command(CLI::App& app) {
       proofs::ModModelSpec spec;
       auto& policy = spec.atom.policy;
       policy.rounding =
-          with_flag("--rounding", [&] { return numeric::parse_rounding(mo->rounding); });
-      policy.format = with_flag("--format", [&] { return numeric::parse_format(mo->format); });
-      policy.engine = with_flag("--engine", [&] { return &numeric::engine_by_name(mo->engine); });
+          with_context("--rounding", [&] { return numeric::parse_rounding(mo->rounding); });
+      policy.format = with_context("--format", [&] { return numeric::parse_format(mo->format); });
+      policy.engine =
+          with_context("--engine", [&] { return &numeric::engine_by_name(mo->engine); });
       // m ≤ kMaxModulus (numeric/budget.hpp): the compiler checks every residue for every
       // candidate C.
       spec.atom.m = numeric::parse_integer(mo->m, "--m", 1, kMaxModulus);
       spec.atom.r = numeric::parse_integer(mo->r, "--r", 0, spec.atom.m - 1);
-      spec.readout = with_flag("--readout", [&] { return proofs::parse_mod_readout(mo->readout); });
-      with_flag("--rounding", [&] {
+      spec.readout =
+          with_context("--readout", [&] { return proofs::parse_mod_readout(mo->readout); });
+      with_context("--rounding", [&] {
         proofs::require_mod_f_large(spec, mo->rounding);
         return 0;
       });
       if (mo->C != "auto") {
         const mpq_class C =
-            with_flag("--C", [&] { return numeric::parse_decimal_exact(mo->C, "C"); });
+            with_context("--C", [&] { return numeric::parse_decimal_exact(mo->C, "C"); });
         if (sgn(C) <= 0) throw InvalidArgument("--C: C must be positive (or 'auto'), got " + mo->C);
         spec.atom.C = C;
       }
@@ -181,7 +183,7 @@ Action add_construct_command(CLI::App& app) {
       // --format; with a given C, about --C).
       const std::string refusal_flag = spec.atom.C ? "--C" : "--format";
       const proofs::ModModel built =
-          with_flag(refusal_flag, [&] { return proofs::mod_model(spec); });
+          with_context(refusal_flag, [&] { return proofs::mod_model(spec); });
       const nlohmann::json report = proofs::to_json(built, spec);
       if (mod->count("--out") > 0) write_model(mo->out, built.model, report);
       if (mo->json) {

@@ -424,12 +424,12 @@ Action add_diagnose_command(CLI::App& app) {
     }
     if (o->config.empty() && o->schedule.empty())
       throw InvalidArgument("--config: give a config.json (or --schedule S)");
-    const auto format = with_flag("--dtype", [&] { return numeric::parse_format(o->dtype); });
-    (void)with_flag("--framework", [&] { return attention::framework_preset(o->framework); });
+    const auto format = with_context("--dtype", [&] { return numeric::parse_format(o->dtype); });
+    (void)with_context("--framework", [&] { return attention::framework_preset(o->framework); });
     const auto s =
         o->config.empty()
-            ? with_flag("--schedule", [&] { return attention::parse_schedule(o->schedule); })
-            : with_flag("--config", [&] { return attention::hf_config_schedule(o->config); });
+            ? with_context("--schedule", [&] { return attention::parse_schedule(o->schedule); })
+            : with_context("--config", [&] { return attention::hf_config_schedule(o->config); });
     std::uint64_t context = o->context;
     if (context == 0) {
       if (!s.max_position_embeddings) {
@@ -451,7 +451,7 @@ Action add_diagnose_command(CLI::App& app) {
     options.progress = [&](const std::string&, std::uint64_t, std::uint64_t) {
       progress.update(std::min(++step, steps), steps, "steps");
     };
-    const auto report = with_flag(
+    const auto report = with_context(
         "--framework", [&] { return proofs::diagnose(s, format, o->framework, options); });
     progress.finish();
     if (!o->out.empty()) {

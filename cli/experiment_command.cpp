@@ -138,7 +138,7 @@ proofs::LengthExperimentSpec length_spec(const LengthArguments& a) {
       if (earlier.spec == text) throw InvalidArgument("--schedule: '" + text + "' is given twice");
     }
     attention::Schedule s =
-        with_flag("--schedule", [&] { return attention::parse_schedule(text); });
+        with_context("--schedule", [&] { return attention::parse_schedule(text); });
     if (s.is_multi_axis())
       throw InvalidArgument("--schedule: '" + text +
                             "' has several position axes; accepted: a one-axis schedule");
@@ -146,18 +146,18 @@ proofs::LengthExperimentSpec length_spec(const LengthArguments& a) {
     spec.schedules.push_back(std::move(s));
   }
   for (const auto& text : a.formats) {
-    numeric::Format f = with_flag("--format", [&] { return numeric::parse_format(text); });
+    numeric::Format f = with_context("--format", [&] { return numeric::parse_format(text); });
     for (const auto& earlier : spec.formats) {
       if (earlier.name == f.name) throw InvalidArgument("--format: '" + text + "' is given twice");
     }
     spec.formats.push_back(std::move(f));
   }
-  spec.rounding = with_flag("--rounding", [&] { return numeric::parse_rounding(a.rounding); });
+  spec.rounding = with_context("--rounding", [&] { return numeric::parse_rounding(a.rounding); });
   spec.lengths = parse_lengths(a.lengths);
   spec.words = static_cast<std::size_t>(a.words);
   spec.seed = a.seed;
   spec.adversarial = static_cast<std::size_t>(a.adversarial);
-  (void)with_flag("formula", [&] { return ltl::parse(a.formula); });
+  (void)with_context("formula", [&] { return ltl::parse(a.formula); });
   // The work: one causal pass per word and model, each about (L+2)²/2 scores per head; the
   // compiled models of the zoo have at most a few dozen heads (counted as 32 here).
   const double longest = static_cast<double>(spec.lengths.back());
@@ -178,7 +178,7 @@ proofs::LengthExperimentSpec length_spec(const LengthArguments& a) {
 std::vector<proofs::LengthSeries> run_length_experiment(const proofs::LengthExperimentSpec& spec,
                                                         const LengthArguments& a) {
   ProgressReporter progress(a.progress, "experiment length: compiling and running the models");
-  auto series = with_flag("formula", [&] {
+  auto series = with_context("formula", [&] {
     return proofs::length_experiment(
         spec, [&](std::size_t done, std::size_t total) { progress.update(done, total, "models"); });
   });

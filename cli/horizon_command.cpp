@@ -216,7 +216,7 @@ Action add_horizon_command(CLI::App& app) {
     if (!cmd->parsed()) return -1;
     if (cmd->count("--schedule") > 0 && o->head.schedule.empty()) {
       // an empty --schedule is a bad spec (refused as by the other commands), not "no schedule"
-      with_flag("--schedule", [] { return attention::parse_schedule(""); });
+      with_context("--schedule", [] { return attention::parse_schedule(""); });
     }
     if (!o->head.schedule.empty() && cmd->count("--g") > 0) {
       throw InvalidArgument(

@@ -84,13 +84,13 @@ std::vector<std::string> split_unique(const std::string& text, const std::string
   if (kind == ListKind::formats) {  // precision and exponent ranges: p=4..53,e=11
     std::vector<std::string> expanded;
     for (const auto& item : items) {
-      const auto formats = with_flag(flag, [&] { return numeric::expand_format_range(item); });
+      const auto formats = with_context(flag, [&] { return numeric::expand_format_range(item); });
       expanded.insert(expanded.end(), formats.begin(), formats.end());
     }
     items = std::move(expanded);
     std::vector<numeric::Format> seen;  // the same format under two spellings (fp16, p=11,e=5)
     for (const auto& item : items) {
-      const numeric::Format f = with_flag(flag, [&] { return numeric::parse_format(item); });
+      const numeric::Format f = with_context(flag, [&] { return numeric::parse_format(item); });
       for (const auto& earlier : seen) {
         if (earlier == f && earlier.name != item) {
           throw InvalidArgument(flag + ": '" + item + "' is the same format as '" + earlier.name +
@@ -176,9 +176,9 @@ std::vector<attention::Schedule> grid_schedules(const std::string& models,
   }
   std::vector<attention::Schedule> out;
   for (const auto& name : names)
-    out.push_back(with_flag("--models", [&] { return attention::preset_schedule(name); }));
+    out.push_back(with_context("--models", [&] { return attention::preset_schedule(name); }));
   for (const auto& spec : split_unique(schedules, "--schedules", ListKind::schedules)) {
-    out.push_back(with_flag("--schedules", [&] { return attention::parse_schedule(spec); }));
+    out.push_back(with_context("--schedules", [&] { return attention::parse_schedule(spec); }));
   }
   return out;
 }

@@ -61,17 +61,19 @@ CLI::App* add_plot_rotations(CLI::App* plot, std::function<int()>& action) {
     if (cmd->count("--models") > 0 && o->models.empty())
       throw InvalidArgument("--models: empty list; accepted: all or preset names");
     attention::SweepGrid grid;
-    grid.rounding = with_flag("--rounding", [&] { return numeric::parse_rounding(o->rounding); });
+    grid.rounding =
+        with_context("--rounding", [&] { return numeric::parse_rounding(o->rounding); });
     grid.schedules = grid_schedules(o->models, o->schedules);
     for (const auto& spec : split_unique(o->formats, "--formats", ListKind::formats)) {
-      grid.formats.push_back(with_flag("--formats", [&] { return numeric::parse_format(spec); }));
+      grid.formats.push_back(
+          with_context("--formats", [&] { return numeric::parse_format(spec); }));
     }
     if (o->realisation.find(',') != std::string::npos &&
         o->realisation.rfind("pipeline:", 0) != 0) {
       throw InvalidArgument("--realization: plot rotations takes one realization, got '" +
                             o->realisation + "'");
     }
-    with_flag("--realization", [&] {
+    with_context("--realization", [&] {
       return attention::parse_realisation(o->realisation, numeric::Format::fp32());
     });
     grid.realisations.push_back(o->realisation);

@@ -21,19 +21,19 @@ void add_realisation_options(CLI::App* cmd, RealisationArguments& a) {
 }
 
 RealisationPolicy parse_realisation_policy(const RealisationArguments& a) {
-  const auto mode = with_flag("--rounding", [&] { return numeric::parse_rounding(a.rounding); });
-  const auto format = with_flag("--format", [&] { return numeric::parse_format(a.format); });
-  auto schedule = with_flag("--schedule", [&] { return attention::parse_schedule(a.schedule); });
+  const auto mode = with_context("--rounding", [&] { return numeric::parse_rounding(a.rounding); });
+  const auto format = with_context("--format", [&] { return numeric::parse_format(a.format); });
+  auto schedule = with_context("--schedule", [&] { return attention::parse_schedule(a.schedule); });
   const numeric::Engine* engine =
-      with_flag("--engine", [&] { return &numeric::engine_by_name(a.engine); });
+      with_context("--engine", [&] { return &numeric::engine_by_name(a.engine); });
   return {std::move(schedule), numeric::FormatBinding{format, mode, engine}};
 }
 
 attention::Realisation parse_applicable_realisation(const RealisationArguments& a,
                                                     const RealisationPolicy& policy) {
-  auto realisation = with_flag(
+  auto realisation = with_context(
       "--realization", [&] { return attention::parse_realisation(a.realisation, policy.binding); });
-  with_flag("--realization", [&] {
+  with_context("--realization", [&] {
     attention::check_applicable(policy.schedule, realisation);
     return 0;
   });

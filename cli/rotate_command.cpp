@@ -38,7 +38,7 @@ std::vector<numeric::Value> parse_vector(const std::string& text, const std::str
   std::vector<numeric::Value> out;
   for (const auto& item : split_list(text, flag, ListKind::plain, numeric::Repeats::allowed)) {
     const mpq_class q =
-        with_flag(flag, [&] { return numeric::parse_decimal_exact(item, "vector value"); });
+        with_context(flag, [&] { return numeric::parse_decimal_exact(item, "vector value"); });
     out.push_back(numeric::mpfr_engine().from_rational(f, q, numeric::Rounding::nearest_even));
   }
   return out;
@@ -120,21 +120,22 @@ Action add_rotate_command(CLI::App& app) {
       throw InvalidArgument(
           "rotate: give the query position with --position P or --positions LIST");
     }
-    const auto mode = with_flag("--rounding", [&] { return numeric::parse_rounding(o->rounding); });
-    const auto format = with_flag("--format", [&] { return numeric::parse_format(o->format); });
+    const auto mode =
+        with_context("--rounding", [&] { return numeric::parse_rounding(o->rounding); });
+    const auto format = with_context("--format", [&] { return numeric::parse_format(o->format); });
     std::optional<numeric::Summation> summation_flag;
     if (o->summation != "auto") {
       summation_flag =
-          with_flag("--summation", [&] { return numeric::parse_summation(o->summation); });
+          with_context("--summation", [&] { return numeric::parse_summation(o->summation); });
     }
     const auto schedule =
-        with_flag("--schedule", [&] { return attention::parse_schedule(o->schedule); });
+        with_context("--schedule", [&] { return attention::parse_schedule(o->schedule); });
     const numeric::Engine* engine =
-        with_flag("--engine", [&] { return &numeric::engine_by_name(o->engine); });
+        with_context("--engine", [&] { return &numeric::engine_by_name(o->engine); });
     const numeric::FormatBinding binding{format, mode, engine};
-    auto r = with_flag("--realization",
-                       [&] { return attention::parse_realisation(o->realisation, binding); });
-    with_flag("--realization", [&] {
+    auto r = with_context("--realization",
+                          [&] { return attention::parse_realisation(o->realisation, binding); });
+    with_context("--realization", [&] {
       attention::check_applicable(schedule, r);
       return 0;
     });
@@ -163,7 +164,7 @@ Action add_rotate_command(CLI::App& app) {
             "--accumulator with --summation wide-accumulator (or a framework preset)");
       }
       accumulator =
-          with_flag("--accumulator", [&] { return numeric::parse_format(o->accumulator); });
+          with_context("--accumulator", [&] { return numeric::parse_format(o->accumulator); });
     }
     attention::QueryKey qk;
     if (o->seed) {
@@ -184,7 +185,7 @@ Action add_rotate_command(CLI::App& app) {
     if (ps.empty())
       throw InvalidArgument("--positions: empty list; accepted: integers, e.g. 100,1000,10000");
     warn_about_schedule(schedule, *std::max_element(ps.begin(), ps.end()));
-    const auto result = with_flag(o->position ? "--position" : "--positions", [&] {
+    const auto result = with_context(o->position ? "--position" : "--positions", [&] {
       return attention::rotate_scores(schedule, r, qk.query, qk.key, o->offset, ps, summation,
                                       accumulator);
     });

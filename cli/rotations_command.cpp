@@ -10,6 +10,7 @@
 #include "cli/bounded_rotations.hpp"
 #include "cli/commands.hpp"
 #include "cli/jobs.hpp"
+#include "cli/realisation_options.hpp"
 #include "cli/table.hpp"
 #include "numeric/error.hpp"
 #include "numeric/fast_engine.hpp"
@@ -128,8 +129,7 @@ std::string position_text(const attention::PositionReport& report, numeric::Roun
 
 Action add_rotations_command(CLI::App& app) {
   struct Options {
-    std::string schedule, realisation = "r1", format = "fp32", rounding = "nearest-even",
-                          engine = "auto";
+    RealisationArguments realised;
     std::uint64_t positions = 65536, start = 0;
     std::optional<std::uint64_t> max_period;
     std::optional<std::string> position, axis, at;
@@ -141,17 +141,10 @@ Action add_rotations_command(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "rotations",
       "Rotation census of one schedule, realization and format (or one position with --position)");
-  cmd->add_option("--schedule", o->schedule, "Schedule spec or model preset (see docs/CLI.md)")
+  cmd->add_option("--schedule", o->realised.schedule,
+                  "Schedule spec or model preset (see docs/CLI.md)")
       ->required();
-  cmd->add_option("--realization,--realisation", o->realisation,
-                  "r1 r2 r3 hf llamacpp-cpu llamacpp-cuda pipeline:...")
-      ->capture_default_str();
-  cmd->add_option("--format", o->format, "Number format F (r1-r3) or activation format (pipelines)")
-      ->capture_default_str();
-  cmd->add_option("--rounding", o->rounding, "Rounding of every step")->capture_default_str();
-  cmd->add_option("--engine", o->engine,
-                  "Arithmetic engine: mpfr fast auto (same bits, different speed)")
-      ->capture_default_str();
+  add_realisation_options(cmd, o->realised);
   auto* positions = add_integer_option(cmd, "--positions", o->positions, "N: positions 0..N-1", 2,
                                        attention::kMaxCensusPositions)
                         ->capture_default_str();
@@ -209,29 +202,22 @@ Action add_rotations_command(CLI::App& app) {
       j["provenance"] = provenance();
       io::write_output_file(o->out, j.dump(2) + "\n");
     };
-    const auto mode = with_flag("--rounding", [&] { return numeric::parse_rounding(o->rounding); });
-    const auto format = with_flag("--format", [&] { return numeric::parse_format(o->format); });
-    const auto schedule =
-        with_flag("--schedule", [&] { return attention::parse_schedule(o->schedule); });
-    const numeric::Engine* engine =
-        with_flag("--engine", [&] { return &numeric::engine_by_name(o->engine); });
-    const numeric::FormatBinding binding{format, mode, engine};
+    const RealisationPolicy policy = parse_realisation_policy(o->realised);
+    const attention::Schedule& schedule = policy.schedule;
+    const numeric::FormatBinding& binding = policy.binding;
+    const numeric::Format& format = binding.format;
+    const numeric::Rounding mode = binding.rounding;
     // a bounded-error cos_sin step is the census over every implementation
-    if (attention::is_bounded_realisation_spec(o->realisation)) {
+    if (attention::is_bounded_realisation_spec(o->realised.realisation)) {
       return bounded_rotations(*cmd, schedule, binding,
-                               {o->realisation, o->start, o->positions, o->json, o->out});
+                               {o->realised.realisation, o->start, o->positions, o->json, o->out});
     }
-    auto realisation = with_flag(
-        "--realization", [&] { return attention::parse_realisation(o->realisation, binding); });
-    with_flag("--realization", [&] {
-      attention::check_applicable(schedule, realisation);
-      return 0;
-    });
+    const auto realisation = parse_applicable_realisation(o->realised, policy);
     if (o->position) {
       const attention::PositionTuple tuple =
-          with_flag("--position", [&] { return attention::parse_position_tuple(*o->position); });
+          with_context("--position", [&] { return attention::parse_position_tuple(*o->position); });
       if (tuple.size() == 1) warn_about_schedule(schedule, tuple.front());
-      const auto report = with_flag("--position", [&] {
+      const auto report = with_context("--position", [&] {
         return tuple.size() == 1 ? attention::query_position(schedule, realisation, tuple.front())
                                  : attention::query_position(schedule, realisation, tuple);
       });
@@ -267,9 +253,10 @@ Action add_rotations_command(CLI::App& app) {
                             std::to_string(attention::kMaxCensusLastPosition - (o->positions - 1)));
     }
     options.max_period = o->max_period;
-    if (o->axis) options.axis = with_flag("--axis", [&] { return schedule.axis_index(*o->axis); });
+    if (o->axis)
+      options.axis = with_context("--axis", [&] { return schedule.axis_index(*o->axis); });
     if (o->at)
-      options.at = with_flag("--at", [&] { return attention::parse_position_tuple(*o->at); });
+      options.at = with_context("--at", [&] { return attention::parse_position_tuple(*o->at); });
     options.threads = jobs_threads(o->threads);
     if (!o->certificate.empty() && !schedule.position_axes.empty()) {
       throw InvalidArgument("--certificate: a certificate covers one-axis schedules; '" +

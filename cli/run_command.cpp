@@ -203,14 +203,16 @@ Action add_run_command(CLI::App& app) {
     if (!cmd->parsed()) return -1;
     attention::ModelLoadOptions load;
     if (!o->format.empty())
-      load.format = with_flag("--format", [&] { return numeric::parse_format(o->format); });
+      load.format = with_context("--format", [&] { return numeric::parse_format(o->format); });
     if (!o->rounding.empty())
-      load.rounding = with_flag("--rounding", [&] { return numeric::parse_rounding(o->rounding); });
+      load.rounding =
+          with_context("--rounding", [&] { return numeric::parse_rounding(o->rounding); });
     if (o->allow_large) load.max_parameters = SIZE_MAX;
-    load.engine = with_flag("--engine", [&] { return &numeric::engine_by_name(o->engine); });
+    load.engine = with_context("--engine", [&] { return &numeric::engine_by_name(o->engine); });
     attention::Model model = attention::load_model(o->model, load);  // messages name the file
     // Tokenise first so that a bad word is reported as --input.
-    const auto symbols = with_flag("--input", [&] { return attention::tokenize(model, o->input); });
+    const auto symbols =
+        with_context("--input", [&] { return attention::tokenize(model, o->input); });
     const std::uint64_t eos = symbols.size() + 1;
     check_budget("--input", attention::run_work(model, symbols.size()),
                  opt_in_budget(o->allow_slow));

@@ -173,8 +173,9 @@ Action add_sweep_command(CLI::App& app) {
     }
 
     attention::SweepGrid grid;
-    grid.rounding = with_flag("--rounding", [&] { return numeric::parse_rounding(o->rounding); });
-    grid.engine = with_flag("--engine", [&] { return &numeric::engine_by_name(o->engine); });
+    grid.rounding =
+        with_context("--rounding", [&] { return numeric::parse_rounding(o->rounding); });
+    grid.engine = with_context("--engine", [&] { return &numeric::engine_by_name(o->engine); });
     grid.schedules = grid_schedules(o->models, o->schedules);
     for (const auto& spec : split_unique(o->formats, "--formats", ListKind::formats)) {
       try {

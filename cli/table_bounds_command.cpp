@@ -165,12 +165,12 @@ std::vector<PresetRow> resolve_presets(const std::string& presets) {
     PresetRow row;
     row.name = n;
     if (n.rfind("hf-config", 0) == 0) {
-      row.schedule = with_flag("--presets", [&] { return attention::parse_schedule(n); });
+      row.schedule = with_context("--presets", [&] { return attention::parse_schedule(n); });
       const std::string path = n.substr(n.find(':') + 1);
       row.preset = attention::ModelPreset{
-          n, path, with_flag("--presets", [&] { return attention::read_hf_config(path); })};
+          n, path, with_context("--presets", [&] { return attention::read_hf_config(path); })};
     } else {
-      row.schedule = with_flag("--presets", [&] { return attention::preset_schedule(n); });
+      row.schedule = with_context("--presets", [&] { return attention::preset_schedule(n); });
       const auto& all = attention::model_presets();
       row.preset =
           *std::find_if(all.begin(), all.end(), [&](const auto& m) { return m.name == n; });
@@ -197,8 +197,8 @@ Table semantic_drift_table(const std::vector<PresetRow>& models, const std::stri
     throw InvalidArgument("--tolerance: must lie strictly between 0 and 1 (got " +
                           tolerance.get_str() + ")");
   }
-  const auto ps =
-      with_flag("--p", [&] { return proofs::parse_prope_fractions(split_unique(p_text, "--p")); });
+  const auto ps = with_context(
+      "--p", [&] { return proofs::parse_prope_fractions(split_unique(p_text, "--p")); });
   Table t;
   t.columns = {"preset", "p", "channels", "exact"};
   t.terminal_columns = t.columns;
@@ -208,7 +208,7 @@ Table semantic_drift_table(const std::vector<PresetRow>& models, const std::stri
   for (const auto& spec : specs) {
     for (const auto& f : formats) {
       realisations.push_back(
-          with_flag("--realizations", [&] { return attention::parse_realisation(spec, f); }));
+          with_context("--realizations", [&] { return attention::parse_realisation(spec, f); }));
       t.columns.push_back(realisations.back().name() + "_" + f.name);
       t.terminal_columns.push_back(t.columns.back());
     }
@@ -277,12 +277,12 @@ Table nope_table(const std::vector<numeric::Format>& formats,
       proofs::NopeCheckSpec spec;
       spec.policy.format = f;
       spec.policy.summation =
-          with_flag("--summations", [&] { return numeric::parse_summation(text); });
+          with_context("--summations", [&] { return numeric::parse_summation(text); });
       spec.length = length;
       spec.trials = trials;
       spec.seed = seed;
       const auto c =
-          with_flag("--summations", [&] { return proofs::nope_previous_token_check(spec); });
+          with_context("--summations", [&] { return proofs::nope_previous_token_check(spec); });
       t.rows.push_back({f.name, std::string(numeric::to_string(spec.policy.summation)), length,
                         c.pairs, c.identical, numeric::exact_decimal(c.max_difference),
                         fmt::format("{:.3e}", c.bound.get_d()), c.bound_holds(), c.margin.get_str(),
@@ -312,7 +312,7 @@ Table no_decay_table(const attention::Schedule& s, const std::vector<numeric::Fo
   for (const auto& spec : realisation_specs) {
     for (const auto& f : formats) {
       realisations.push_back(
-          with_flag("--realizations", [&] { return attention::parse_realisation(spec, f); }));
+          with_context("--realizations", [&] { return attention::parse_realisation(spec, f); }));
       attention::check_applicable(s, realisations.back());
       t.columns.push_back(realisations.back().name() + "_" + f.name);
     }
@@ -454,7 +454,7 @@ Action add_table_bounds_command(CLI::App* table) {
     const auto format_names = split_unique(o->formats, "--formats", ListKind::formats);
     std::vector<numeric::Format> formats;
     for (const auto& f : format_names) {
-      formats.push_back(with_flag("--formats", [&] { return numeric::parse_format(f); }));
+      formats.push_back(with_context("--formats", [&] { return numeric::parse_format(f); }));
     }
     const bool progress = !o->quiet && stderr_is_tty();
     const unsigned threads = jobs_threads(o->jobs);
@@ -473,7 +473,7 @@ Action add_table_bounds_command(CLI::App* table) {
       }
       std::vector<attention::Realisation> realisations;
       for (const auto& f : formats) {
-        realisations.push_back(with_flag(
+        realisations.push_back(with_context(
             "--realization", [&] { return attention::parse_realisation(o->realisation, f); }));
       }
       const std::uint64_t first = proofs::base_grid_index_at_least(mpq_class(mpz_class(o->from)));
@@ -519,24 +519,25 @@ Action add_table_bounds_command(CLI::App* table) {
       const auto specs = split_unique(o->realisations, "--realizations", ListKind::realisations);
       for (const auto& spec : specs)
         for (const auto& f : formats)
-          (void)with_flag("--realizations", [&] { return attention::parse_realisation(spec, f); });
+          (void)with_context("--realizations",
+                             [&] { return attention::parse_realisation(spec, f); });
       t = positional_head_table(formats, specs, offsets, progress);
     } else if (o->kind == "nope-previous-token") {
       const auto summations = split_unique(o->summations, "--summations");
       for (const auto& text : summations)
-        (void)with_flag("--summations", [&] { return numeric::parse_summation(text); });
+        (void)with_context("--summations", [&] { return numeric::parse_summation(text); });
       t = nope_table(formats, summations, o->nope_length, o->trials, o->seed);
     } else if (o->kind == "no-decay") {
       const auto s =
-          with_flag("--schedule", [&] { return attention::parse_schedule(o->schedule); });
+          with_context("--schedule", [&] { return attention::parse_schedule(o->schedule); });
       t = no_decay_table(s, formats,
                          split_unique(o->realisations, "--realizations", ListKind::realisations),
                          o->max_length, o->key_position);
     } else if (o->kind == "semantic-drift") {
       t = semantic_drift_table(
           resolve_presets(o->presets), o->p_values, o->realisations, formats,
-          with_flag("--tolerance",
-                    [&] { return numeric::parse_rational_exact(o->tolerance, "tolerance"); }),
+          with_context("--tolerance",
+                       [&] { return numeric::parse_rational_exact(o->tolerance, "tolerance"); }),
           o->max_length, progress);
     } else {
       const auto models = resolve_presets(o->presets);
@@ -548,8 +549,8 @@ Action add_table_bounds_command(CLI::App* table) {
       std::vector<attention::Realisation> realisations;
       for (const auto& spec : realisation_specs) {
         for (const auto& f : formats) {
-          realisations.push_back(
-              with_flag("--realizations", [&] { return attention::parse_realisation(spec, f); }));
+          realisations.push_back(with_context(
+              "--realizations", [&] { return attention::parse_realisation(spec, f); }));
           const std::string column = realisations.back().name() + "_" + f.name;
           t.columns.push_back(column);
           t.terminal_columns.push_back(column);

@@ -251,7 +251,7 @@ Action add_table_rotations_command(CLI::App* table) {
     const numeric::Format& format = policy.binding.format;
     const numeric::Rounding mode = policy.binding.rounding;
     const auto realisation = parse_applicable_realisation(o->realised, policy);
-    with_flag("--realization", [&] {
+    with_context("--realization", [&] {
       attention::check_table_fits_double(realisation);
       return 0;
     });

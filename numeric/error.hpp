@@ -19,4 +19,20 @@ class InvalidArgument : public std::invalid_argument {
       : std::invalid_argument(printable(message)) {}
 };
 
+/// Runs `f()` and returns its result; an InvalidArgument it throws is rethrown with `prefix`
+/// and ": " in front of its message, so the one-line error names what to fix: a flag
+/// (`--format: unknown format ...`), a spec field (`policy.format: ...`). The error rethrown is a
+/// plain InvalidArgument also when `f` threw a subclass (BudgetExceeded, a refusal): code that
+/// needs the subclass's type or fields catches it itself, without with_context (the horizon
+/// options read an undefined f_large's cause to name --rounding or --format). Other exceptions
+/// pass through unchanged.
+template <class F>
+auto with_context(const std::string& prefix, F&& f) {
+  try {
+    return f();
+  } catch (const InvalidArgument& e) {
+    throw InvalidArgument(prefix + ": " + e.what());
+  }
+}
+
 }  // namespace ropesim

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "numeric/exact.hpp"
+#include "numeric/value.hpp"
 
 namespace ropesim::numeric {
 
@@ -38,6 +39,21 @@ inline void put_exact(nlohmann::json& out, const std::string& key, const mpq_cla
   const double d = nearest_double(q);
   out[key] = std::isfinite(d) ? nlohmann::json(d) : nlohmann::json(nullptr);
   out[key + "_exact"] = q.get_str();
+}
+
+/// Sets `out[key]` to the element `v` of F. A finite v is written as put_exact writes its exact
+/// value (exact_rational): a JSON number when binary64 holds v (every element of fp64 and
+/// narrower formats; -0 is written 0), else its nearest binary64 value with
+/// `out[key + "_exact"]` = "P/Q" beside it (a format wider than fp64: p > 53, or beyond
+/// binary64's range, where `out[key]` is null). A v that is not finite is the string "nan",
+/// "inf" or "-inf" (JSON has no such numbers), with no `KEY_exact`. Other keys of `out` are left
+/// as they are. Throws nothing.
+inline void put_value(nlohmann::json& out, const std::string& key, const Value& v) {
+  if (!v.is_finite()) {
+    out[key] = v.is_nan() ? "nan" : (v.sign_bit() ? "-inf" : "inf");
+    return;
+  }
+  put_exact(out, key, exact_rational(v));
 }
 
 }  // namespace ropesim::numeric

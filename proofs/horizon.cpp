@@ -34,17 +34,6 @@ nlohmann::json number_or_null(const std::optional<double>& d) {
   return *d;
 }
 
-/// Sets out[key] to the element v of F as a JSON number, with out[key + "_exact"] ("P/Q") beside
-/// it when binary64 cannot hold v (formats wider than fp64; numeric::put_exact); "nan", "inf",
-/// "-inf" when v is not finite.
-void put_value(nlohmann::json& out, const std::string& key, const Value& v) {
-  if (!v.is_finite()) {
-    out[key] = v.is_nan() ? "nan" : (v.sign_bit() ? "-inf" : "inf");
-    return;
-  }
-  numeric::put_exact(out, key, numeric::exact_rational(v));
-}
-
 /// out[key] = q as put_exact writes it, or null when q is unset.
 void put_optional(nlohmann::json& out, const std::string& key, const std::optional<mpq_class>& q) {
   if (q) {
@@ -336,9 +325,9 @@ nlohmann::json to_json(const HorizonReport& r) {
   j["format"] = r.format;
   put_optional(j, "g", r.g);
   j["k"] = r.k;
-  put_value(j, "C", r.C);
+  numeric::put_value(j, "C", r.C);
   j["realization"] = r.realisation;
-  put_value(j, "f_large", r.f_large);
+  numeric::put_value(j, "f_large", r.f_large);
   j["n_max"] = r.range.n_max;
   j["fail_query"] =
       r.range.fail_query ? nlohmann::json(*r.range.fail_query) : nlohmann::json(nullptr);
@@ -362,12 +351,12 @@ nlohmann::json to_json(const HorizonReport& r) {
   j["gap_exact"] =
       r.range.gap ? nlohmann::json(numeric::exact_decimal(*r.range.gap)) : nlohmann::json(nullptr);
   if (r.range.target_score) {
-    put_value(j, "target_score", *r.range.target_score);
+    numeric::put_value(j, "target_score", *r.range.target_score);
   } else {
     j["target_score"] = nullptr;
   }
   if (r.range.competitor_score) {
-    put_value(j, "competitor_score", *r.range.competitor_score);
+    numeric::put_value(j, "competitor_score", *r.range.competitor_score);
   } else {
     j["competitor_score"] = nullptr;
   }
@@ -382,7 +371,7 @@ nlohmann::json to_json(const HorizonReport& r) {
   nlohmann::json cands = nlohmann::json::array();
   for (const auto& c : r.candidates) {
     nlohmann::json candidate = {{"source", c.source}, {"n_max", c.n_max}, {"at_limit", c.at_limit}};
-    put_value(candidate, "C", c.C);
+    numeric::put_value(candidate, "C", c.C);
     cands.push_back(std::move(candidate));
   }
   j["candidates"] = cands;

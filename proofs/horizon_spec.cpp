@@ -15,34 +15,19 @@
 
 namespace ropesim::proofs {
 
-namespace {
-
-/// Runs `parse()`, rethrowing InvalidArgument with "<option>: " in front.
-template <class F>
-auto naming_option(const std::string& option, F&& parse) {
-  try {
-    return parse();
-  } catch (const InvalidArgument& e) {
-    throw InvalidArgument(option + ": " + e.what());
-  }
-}
-
-}  // namespace
-
 HorizonSpec horizon_spec(const HorizonArguments& a) {
   HorizonSpec spec;
   auto& policy = spec.head.policy;
-  policy.engine = naming_option("--engine", [&] { return &numeric::engine_by_name(a.engine); });
-  policy.rounding =
-      naming_option("--rounding", [&] { return numeric::parse_rounding(a.rounding); });
+  policy.engine = with_context("--engine", [&] { return &numeric::engine_by_name(a.engine); });
+  policy.rounding = with_context("--rounding", [&] { return numeric::parse_rounding(a.rounding); });
   policy.summation =
-      naming_option("--summation", [&] { return numeric::parse_summation(a.summation); });
+      with_context("--summation", [&] { return numeric::parse_summation(a.summation); });
   policy.accumulator =
-      naming_option("--accumulator", [&] { return numeric::parse_format(a.accumulator); });
-  policy.format = naming_option("--format", [&] { return numeric::parse_format(a.format); });
+      with_context("--accumulator", [&] { return numeric::parse_format(a.accumulator); });
+  policy.format = with_context("--format", [&] { return numeric::parse_format(a.format); });
   if (!a.schedule.empty()) {
     spec.head.schedule =
-        naming_option("--schedule", [&] { return attention::parse_schedule(a.schedule); });
+        with_context("--schedule", [&] { return attention::parse_schedule(a.schedule); });
     if (spec.head.schedule.is_multi_axis()) {
       // the fixed-offset head Y^k along one axis, the other coordinates 0
       if (a.axis.empty()) {
@@ -52,7 +37,7 @@ HorizonSpec horizon_spec(const HorizonArguments& a) {
         throw InvalidArgument("--axis: '" + a.schedule +
                               "' has tuple positions; accepted: one of " + names);
       }
-      spec.head.schedule = naming_option("--axis", [&] {
+      spec.head.schedule = with_context("--axis", [&] {
         return attention::along_axis(spec.head.schedule, spec.head.schedule.axis_index(a.axis));
       });
     } else if (!a.axis.empty()) {
@@ -64,15 +49,15 @@ HorizonSpec horizon_spec(const HorizonArguments& a) {
     }
   } else {
     const mpq_class g =
-        naming_option("--g", [&] { return numeric::parse_rational_exact(a.g, "g"); });
+        with_context("--g", [&] { return numeric::parse_rational_exact(a.g, "g"); });
     if (sgn(g) <= 0) throw InvalidArgument("--g: the frequency g must be positive, got " + a.g);
     spec.head.schedule = attention::single_schedule(g);
   }
   spec.head.k = numeric::parse_integer(a.k, "--k", 1, 1000000);  // the offset k
   spec.head.realisation = a.realisation;
-  const auto realisation = naming_option(
+  const auto realisation = with_context(
       "--realization", [&] { return attention::parse_realisation(a.realisation, policy); });
-  naming_option("--realization", [&] {
+  with_context("--realization", [&] {
     attention::check_applicable(spec.head.schedule, realisation);
     return 0;
   });
@@ -85,19 +70,19 @@ HorizonSpec horizon_spec(const HorizonArguments& a) {
   if (a.C == "auto") {
     spec.auto_C = true;
   } else {
-    spec.head.C = naming_option("--C", [&] { return numeric::parse_rational_exact(a.C, "C"); });
+    spec.head.C = with_context("--C", [&] { return numeric::parse_rational_exact(a.C, "C"); });
     if (sgn(spec.head.C) <= 0)
       throw InvalidArgument("--C: C must be positive (or 'auto'), got " + a.C);
-    naming_option("--C", [&] { return require_finite_scale(spec.head.C, policy, a.C); });
+    with_context("--C", [&] { return require_finite_scale(spec.head.C, policy, a.C); });
   }
-  spec.algorithm = naming_option("--algorithm", [&] { return parse_range_algorithm(a.algorithm); });
+  spec.algorithm = with_context("--algorithm", [&] { return parse_range_algorithm(a.algorithm); });
   // The algorithm and its reasonable length for this head (the head with C = 1 for C = auto).
   FixedOffsetSpec probe = spec.head;
   if (spec.auto_C) probe.C = 1;
-  const auto head = naming_option("--C", [&] { return make_fixed_offset_head(probe); });
+  const auto head = with_context("--C", [&] { return make_fixed_offset_head(probe); });
   const auto algorithm =
-      naming_option("--algorithm", [&] { return resolve_range_algorithm(spec.algorithm, head); });
-  spec.max_length = naming_option("--max-length", [&] {
+      with_context("--algorithm", [&] { return resolve_range_algorithm(spec.algorithm, head); });
+  spec.max_length = with_context("--max-length", [&] {
     return horizon_max_length(algorithm, head, a.max_length, a.allow_slow, a.threads);
   });
   return spec;

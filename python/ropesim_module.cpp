@@ -35,19 +35,13 @@ using namespace ropesim;
 
 namespace {
 
-/// Runs `parse()`, rethrowing InvalidArgument with `flag` in front (the CLI's one-line message).
-template <class F>
-auto flagged(const std::string& flag, F&& parse) {
-  return cli::with_flag(flag, std::forward<F>(parse));
-}
-
 /// Rounds every element of `values` (binary64, any shape) into `format` under `rounding`:
 /// returns (rounded as binary64, IEEE flag bits as uint8), both of the input's shape.
 std::pair<py::array_t<double>, py::array_t<std::uint8_t>> round_values(
     py::array_t<double, py::array::c_style | py::array::forcecast> values,
     const std::string& format, const std::string& rounding) {
-  const auto f = flagged("format", [&] { return numeric::parse_format(format); });
-  const auto mode = flagged("rounding", [&] { return numeric::parse_rounding(rounding); });
+  const auto f = with_context("format", [&] { return numeric::parse_format(format); });
+  const auto mode = with_context("rounding", [&] { return numeric::parse_rounding(rounding); });
   std::vector<py::ssize_t> shape(values.shape(), values.shape() + values.ndim());
   py::array_t<double> out(shape);
   py::array_t<std::uint8_t> flags(shape);
@@ -74,16 +68,16 @@ py::tuple rotation_table(const std::string& schedule_spec, const std::string& re
                          const std::string& format_spec, std::uint64_t positions,
                          std::uint64_t start, const std::string& rounding,
                          const std::string& engine_name, unsigned jobs) {
-  const auto format = flagged("format", [&] { return numeric::parse_format(format_spec); });
-  const auto mode = flagged("rounding", [&] { return numeric::parse_rounding(rounding); });
+  const auto format = with_context("format", [&] { return numeric::parse_format(format_spec); });
+  const auto mode = with_context("rounding", [&] { return numeric::parse_rounding(rounding); });
   const auto schedule =
-      flagged("schedule", [&] { return attention::parse_schedule(schedule_spec); });
+      with_context("schedule", [&] { return attention::parse_schedule(schedule_spec); });
   const numeric::Engine* engine =
-      flagged("engine", [&] { return &numeric::engine_by_name(engine_name); });
+      with_context("engine", [&] { return &numeric::engine_by_name(engine_name); });
   const numeric::FormatBinding binding{format, mode, engine};
-  const auto realisation = flagged(
+  const auto realisation = with_context(
       "realization", [&] { return attention::parse_realisation(realisation_spec, binding); });
-  flagged("realization", [&] {
+  with_context("realization", [&] {
     attention::check_applicable(schedule, realisation);
     attention::check_table_fits_double(realisation);
     return 0;
@@ -92,7 +86,7 @@ py::tuple rotation_table(const std::string& schedule_spec, const std::string& re
   attention::RealisedTable t;
   {
     py::gil_scoped_release release;
-    t = flagged("positions", [&] {
+    t = with_context("positions", [&] {
       return attention::realised_table(schedule, realisation, start, positions,
                                        numeric::resolve_threads(jobs));
     });
