@@ -36,9 +36,10 @@ std::uint64_t task_positions(std::uint64_t n, unsigned threads) {
 /// lane a thread, each holding its own keys, per-block tables and partial fingerprints) instead
 /// of splitting each block's positions over the threads: at 2^16 positions a block is a few
 /// milliseconds of work, too short to share without the threads waiting on each other (two
-/// joins a block) and contending for one distinct-key set. The extra lanes cost at most 24
-/// bytes a position each, a few MiB at this size.
-constexpr std::uint64_t kBlockLanePositions = std::uint64_t{1} << 18;
+/// joins a block) and contending for one distinct-key set (docs/PERFORMANCE.md, "Short lines on
+/// several threads": 1.27 → 1.78 at 2^16 and 1.66 → 1.91 at 2^19 on two threads). The extra
+/// lanes cost at most 24 bytes a position each, tens of MiB at this size.
+constexpr std::uint64_t kBlockLanePositions = std::uint64_t{1} << 20;
 
 /// The lanes of a census of n positions over `blocks` blocks on `threads` threads: 1 (blocks
 /// one after the other, positions split) unless n ≤ kBlockLanePositions and there are at least

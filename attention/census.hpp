@@ -14,7 +14,7 @@
 /// positions with one fingerprint is re-realised block by block and compared bit for bit with
 /// its first position, and a group that differs is split by the exact rotations; so no
 /// "distinct" and no "repeat" is ever false. Work is split by positions (census threads); on
-/// lines of at most 2^18 positions with at least two blocks a thread, by whole blocks instead,
+/// lines of at most 2^20 positions with at least two blocks a thread, by whole blocks instead,
 /// each thread keeping its own block keys and partial fingerprints (a fingerprint is a sum of
 /// per-block terms, so the split does not change it).
 #include <cstddef>
@@ -173,7 +173,7 @@ CensusResult census(const Schedule& s, const Realisation& r, const CensusOptions
 /// exact path measured in bench_census (about 2·10^6 pairs/s; MPFR-heavy realisations are
 /// slower); memory is O(N): CensusResult::working_bytes, at most 24 bytes a position per
 /// realisation (16 for formats with ≤ 8 significant bits such as bf16, 20 for fp16/fp32), and
-/// that much again for every further thread on lines of at most 2^18 positions (blocks in
+/// that much again for every further thread on lines of at most 2^20 positions (blocks in
 /// lanes: census()).
 WorkEstimate census_work(const Schedule& s, const CensusOptions& options, std::size_t cells = 1);
 

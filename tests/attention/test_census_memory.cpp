@@ -125,7 +125,7 @@ TEST_CASE("census results do not depend on the thread count", "[census][threads]
 
 TEST_CASE("short lines on several threads: blocks in lanes, results as on one thread",
           "[census][threads]") {
-  // 16 blocks and N ≤ 2^18: on 2-4 threads whole blocks are the tasks, each thread's lane
+  // 16 blocks and N ≤ 2^20: on 2-4 threads whole blocks are the tasks, each thread's lane
   // summing its blocks' fingerprint terms apart; every key kind (pack16 bf16, pack32 fp16/fp32,
   // pair fp64) in one census_many, whose results must equal one thread's, fast-path counters
   // included, also with the weak fingerprint forcing collisions across lanes.
