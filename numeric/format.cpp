@@ -107,8 +107,9 @@ Format Format::custom(int p, int emin, int emax) {
 }
 
 Format Format::fixed(int integer_bits, int fraction_bits) {
-  if (integer_bits < 0 || fraction_bits < 0 || integer_bits + fraction_bits < 1 ||
-      integer_bits + fraction_bits > 1000) {
+  // each part bounded first, so that I + F cannot overflow
+  if (integer_bits < 0 || fraction_bits < 0 || integer_bits > 1000 || fraction_bits > 1000 ||
+      integer_bits + fraction_bits < 1 || integer_bits + fraction_bits > 1000) {
     throw InvalidArgument("fixed-point format needs I >= 0, F >= 0, 1 <= I + F <= 1000, got I=" +
                           std::to_string(integer_bits) + ", F=" + std::to_string(fraction_bits));
   }

@@ -201,6 +201,9 @@ TEST_CASE("parse_format rejects bad spellings with an actionable message",
       {"p=11,emin=5,emax=4", {"emin", "5", "4"}},
       {"fixed:-1.4", {"-1"}},
       {"fixed:600.600", {"600"}},
+      // I + F overflowed int before the range check (a libFuzzer finding: UB, then accepted)
+      {"fixed:5.2147483647", {"I=5", "F=2147483647"}},
+      {"fixed:2147483647.1", {"I=2147483647"}},
   };
   for (const auto& [bad, needles] : out_of_range) {
     INFO("spelling '" << bad << "'");
