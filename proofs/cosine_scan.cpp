@@ -16,6 +16,7 @@
 #include <limits>
 
 #include "attention/detail/fast_trig.hpp"
+#include "numeric/exact.hpp"
 #include "numeric/mpfr_util.hpp"
 #include "numeric/parallel.hpp"
 
@@ -29,21 +30,15 @@ using numeric::Mpfr;
 
 constexpr std::int64_t kNone = std::numeric_limits<std::int64_t>::max();
 
-/// |q − d| for the double d, rounded up to a double (exact rational difference, then MPFR).
-double distance_up(const mpq_class& q, double d) {
-  mpq_class diff = q - mpq_class(d);
-  diff = abs(diff);
+/// q ≥ 0 rounded up to a double (MPFR at 53 bits, RNDU).
+double up_double(const mpq_class& q) {
   Mpfr r(53);
-  mpfr_set_q(r, diff.get_mpq_t(), MPFR_RNDU);
+  mpfr_set_q(r, q.get_mpq_t(), MPFR_RNDU);
   return mpfr_get_d(r, MPFR_RNDU);
 }
 
-/// The double nearest q (MPFR at 53 bits, RNDN: exact as a double unless out of range).
-double nearest_double(const mpq_class& q) {
-  Mpfr r(53);
-  mpfr_set_q(r, q.get_mpq_t(), MPFR_RNDN);
-  return mpfr_get_d(r, MPFR_RNDN);
-}
+/// |q − d| for the double d, rounded up to a double (the difference is exact as a rational).
+double distance_up(const mpq_class& q, double d) { return up_double(abs(q - mpq_class(d))); }
 
 /// cos and sin of 2π·τ·i for the Turn τ (the realisation fast path: turns_of_product, then
 /// cos_sin_turns; their bounds hold for the exact values). False outside their domain.
@@ -92,7 +87,7 @@ CosineSumFilter::CosineSumFilter(const CosineSum& s) {
   for (std::size_t b = 0; b < s.blocks.size(); ++b) {
     const mpq_class& w = s.weights[b];
     if (sgn(w) == 0) continue;  // as CosineSum::exact and enclose
-    double wd = nearest_double(w);
+    double wd = numeric::nearest_double(w);
     if (!std::isfinite(wd)) {
       usable_ = false;
       wd = 0;
@@ -135,11 +130,8 @@ CosineSumFilter::CosineSumFilter(const CosineSum& s) {
   turn_error_.resize(padded_, 0.0);
   mpq_class abs_sum = 0;
   for (double w : weight_) abs_sum += abs(mpq_class(w));
-  Mpfr r(53);
-  mpfr_set_q(r, abs_sum.get_mpq_t(), MPFR_RNDU);
-  weight_abs_ = mpfr_get_d(r, MPFR_RNDU);
-  mpfr_set_q(r, weight_error.get_mpq_t(), MPFR_RNDU);
-  weight_error_ = mpfr_get_d(r, MPFR_RNDU);
+  weight_abs_ = up_double(abs_sum);
+  weight_error_ = up_double(weight_error);
   // The bounds below need B'·u ≤ 2^-20 and a finite Σ|w|.
   if (padded_ > (std::size_t{1} << 20) || !std::isfinite(weight_abs_) ||
       !std::isfinite(weight_error_) || !(rot_error_ <= 0x1p-40))
@@ -228,7 +220,7 @@ std::optional<std::int64_t> first_reaching(const CosineSum& s, const mpq_class& 
   if (options.stats) *options.stats = {};
   if (limit < 1) return std::nullopt;
   const CosineSumFilter filter(s);
-  const double nearest = nearest_double(t);
+  const double nearest = numeric::nearest_double(t);
   // t beyond binary64's range (never for a threshold of S, |S| ≤ Σ|w|): every n exactly
   const bool comparable = std::isfinite(nearest);
   const double threshold = nearest + options.threshold_shift;
