@@ -133,9 +133,13 @@ TEST_CASE("plot horizon --algorithm scan: the quadratic scan's quick limit, as t
   CHECK(column(rows, 1, "C") == "1.09951163e+12");
   CHECK(column(rows, 1, "n_max") == "2000");
   CHECK(column(rows, 1, "n_max_at_limit") == "yes");
-  const Run bad = run("plot horizon --formats fp16 --algorithm quick --out " + svg);
+  const std::string untouched = temp_path("horizon_bad_algorithm.svg");
+  const Run bad = run("plot horizon --formats fp16 --algorithm quick --out " + untouched);
   CHECK(bad.code == 2);
-  CHECK(bad.err.find("accepted: auto, candidates, scan") != std::string::npos);
+  CHECK(bad.err.find("--algorithm: unknown certified-range algorithm 'quick'; accepted: auto, "
+                     "candidates, scan") != std::string::npos);
+  CHECK(std::count(bad.err.begin(), bad.err.end(), '\n') == 1);  // one line
+  CHECK_FALSE(std::filesystem::exists(untouched));               // no file written
   std::filesystem::remove(svg);
   std::filesystem::remove(csv);
 }
