@@ -2,6 +2,7 @@
 // its title, axis labels and provenance; --data writes the plotted numbers, checked here against
 // values derived independently (docs/tables/horizon.md, periodic tables, NUMERIC §4); bad input
 // exits 2 with one line and no file.
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
