@@ -138,8 +138,11 @@ Action add_compile_command(CLI::App& app) {
                   "Counts of earlier psi positions the P-head certificate checks (1..1000000)")
       ->capture_default_str();
   cmd->add_option("--schedule", o->schedule,
-                  "RoPE schedule of the Y^k heads (default single:g=1): any schedule horizon "
-                  "accepts, e.g. llama2-7b or conventional:base=10000,dim=8 (equal weights)");
+                  "RoPE schedule of every rotary head (default: single:g=1 for the Y^k heads, "
+                  "each MOD atom's own periodic table): any schedule horizon accepts, e.g. "
+                  "llama2-7b or conventional:base=10000,dim=8; Y^k heads use every block "
+                  "(equal weights), MOD atoms a block nearest a turn 2*pi*a/m, exact only up "
+                  "to its certified range unless the schedule is periodic (THEORY §7 C4')");
   cmd->add_option("-o,--out", o->out, "Write the model spec (JSON) to this file");
   cmd->add_option("--certificate", o->certificate,
                   "Write the certificate (f_large, the P-head count, MOD constants and margins, "
@@ -178,6 +181,7 @@ Action add_compile_command(CLI::App& app) {
       }
       if (options.offset_schedule.blocks.empty())
         throw InvalidArgument("--schedule: '" + o->schedule + "' has no rotary block");
+      options.mod_schedule = options.offset_schedule;
     }
     const std::vector<std::string> alphabet = parse_alphabet(o->alphabet);
     const ltl::Formula formula = ltl::parse(o->formula);

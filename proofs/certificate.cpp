@@ -228,6 +228,11 @@ nlohmann::json horizon_certificate(const FixedOffsetSpec& spec, const HorizonRep
 }
 
 nlohmann::json compile_certificate(const CompiledModel& compiled, const CompileOptions& options) {
+  if (!compiled.bounded_mod_heads.empty()) {
+    throw InvalidArgument(
+        "a compile certificate does not yet cover MOD atoms under a non-periodic schedule (C4' "
+        "heads, THEORY §7); accepted: models whose MOD atoms use periodic tables");
+  }
   if (compiled.layer_norm) {
     throw InvalidArgument(
         "--certificate: a certificate covers models without --layer-norm (the LayerNorm "
