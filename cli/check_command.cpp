@@ -7,14 +7,14 @@
 #include <cmath>
 #include <iostream>
 #include <memory>
-#include <utility>
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "cli/commands.hpp"
 #include "numeric/format.hpp"
 #include "numeric/json_number.hpp"
-#include "numeric/summation.hpp"
 #include "numeric/suggest.hpp"
+#include "numeric/summation.hpp"
 #include "properties/check.hpp"
 
 namespace ropesim::cli {
@@ -80,9 +80,9 @@ void print_thresholds(const properties::ThresholdReport& t) {
       "{} accept none; {} distinct languages (acceptance patterns)\n",
       t.nontrivial, t.draws, percent(t.nontrivial, t.draws), count(all), count(none),
       t.languages.size());
-  std::cout << fmt::format(
-      "  checked on words actually run{}: {} of {} draws\n",
-      t.n_star.empty() ? " (no n*)" : " at n* <= n < n* + max(period, 4)", t.computed, t.draws);
+  std::cout << fmt::format("  checked on words actually run{}: {} of {} draws\n",
+                           t.n_star.empty() ? " (no n*)" : " at n* <= n < n* + max(period, 4)",
+                           t.computed, t.draws);
 }
 
 nlohmann::json thresholds_json(const properties::ThresholdReport& t) {
@@ -100,8 +100,10 @@ nlohmann::json thresholds_json(const properties::ThresholdReport& t) {
   out["n_star"] = n_star;
   out["nontrivial"] = t.nontrivial;
   out["nontrivial_fraction"] = t.draws == 0 ? 0.0 : static_cast<double>(t.nontrivial) / t.draws;
-  out["accept_all"] = t.languages.count(std::string(127, '1')) ? t.languages.at(std::string(127, '1')) : 0;
-  out["accept_none"] = t.languages.count(std::string(127, '0')) ? t.languages.at(std::string(127, '0')) : 0;
+  out["accept_all"] =
+      t.languages.count(std::string(127, '1')) ? t.languages.at(std::string(127, '1')) : 0;
+  out["accept_none"] =
+      t.languages.count(std::string(127, '0')) ? t.languages.at(std::string(127, '0')) : 0;
   out["distinct_languages"] = t.languages.size();
   out["checked_by_computation"] = t.computed;
   return out;
@@ -128,10 +130,11 @@ Action add_check_command(CLI::App& app) {
                      100000);
   cmd->add_option("--format", o->format,
                   "Use only this format in every property that generates formats");
-  cmd->add_option("--summation", o->summation,
-                  "nope-ltlp, rope-p-ltlpmod: the summation of the drawn models: exact (default, the "
-                  "theorem's regime), sequential, pairwise, wide-accumulator (the last two decided "
-                  "on words run, no n*)");
+  cmd->add_option(
+      "--summation", o->summation,
+      "nope-ltlp, rope-p-ltlpmod: the summation of the drawn models: exact (default, the "
+      "theorem's regime), sequential, pairwise, wide-accumulator (the last two decided "
+      "on words run, no n*)");
   cmd->add_option("--draw", o->draw,
                   "nope-ltlp, rope-p-ltlpmod: standard (default) or reachable (small formats whose "
                   "n* is within --max-length; the identity checked on words run past n*)");
@@ -158,8 +161,8 @@ Action add_check_command(CLI::App& app) {
       } else if (o->draw == "reachable") {
         options.draw = properties::ConverseDraw::reachable;
       } else {
-        throw InvalidArgument(fmt::format(
-            "--draw: unknown draw '{}'; accepted: standard, reachable", o->draw));
+        throw InvalidArgument(
+            fmt::format("--draw: unknown draw '{}'; accepted: standard, reachable", o->draw));
       }
     }
     std::vector<std::string> names;

@@ -563,10 +563,9 @@ std::string regime_text(const CheckOptions& options, const ConverseSettings& set
     case Summation::wide_accumulator:
       break;
   }
-  return fmt::format("{} sums{}, {}: not covered by the eventual analysis",
-                     numeric::to_string(settings.summation),
-                     settings.summation == Summation::wide_accumulator ? " (accumulator fp32)" : "",
-                     formats);
+  return fmt::format(
+      "{} sums{}, {}: not covered by the eventual analysis", numeric::to_string(settings.summation),
+      settings.summation == Summation::wide_accumulator ? " (accumulator fp32)" : "", formats);
 }
 
 bool accepts_word(const Model& model, const IdentityWords& words, std::uint64_t n, bool with_x) {

@@ -164,11 +164,11 @@ void converse_property(const CheckOptions& options, const ConverseSettings& sett
 /// What one passed converse case measured (collected by run_theorem for successful trials only,
 /// never for shrink steps).
 struct ConverseCase {
-  std::string regime;                ///< the hypotheses, e.g. "exact sums rounded once, ..."
-  std::string decided_by;            ///< "eventual-behaviour analysis" or "words run ..."
-  std::optional<mpz_class> n_star;   ///< from the analysis (none for pairwise/wide)
-  std::string pattern;               ///< accept ('1') / reject ('0') on the words of length ≤ 6
-  bool computed = false;             ///< checked on words actually run past n*
+  std::string regime;               ///< the hypotheses, e.g. "exact sums rounded once, ..."
+  std::string decided_by;           ///< "eventual-behaviour analysis" or "words run ..."
+  std::optional<mpz_class> n_star;  ///< from the analysis (none for pairwise/wide)
+  std::string pattern;              ///< accept ('1') / reject ('0') on the words of length ≤ 6
+  bool computed = false;            ///< checked on words actually run past n*
 };
 
 /// The case the running trial recorded (set by converse_property, taken by run_theorem's

@@ -69,8 +69,7 @@ TEST_CASE("check: the converse hypotheses as options", "[cli][check]") {
   expect_usage_error(run("check --property nope-ltlp --draw reachable --summation pairwise"),
                      "exact and sequential only");
   // Under sequential sums the property fails (exit 1) and names the hypotheses in its replay.
-  const Run seq =
-      run("check --property nope-ltlp --summation sequential --trials 200 --quiet");
+  const Run seq = run("check --property nope-ltlp --summation sequential --trials 200 --quiet");
   INFO(seq.out << seq.err);
   CHECK(seq.code == 1);
   CHECK(seq.out.find("told apart") != std::string::npos);

@@ -252,10 +252,9 @@ PropertyOutcome run_outside(const std::string& name, ConverseClass kind,
   ConverseSettings settings;
   settings.kind = kind;
   settings.summation = summation;
-  const Theorem outside{{name, "outside the theorem", "converse identity"},
-                        [settings](const CheckOptions& options) {
-                          converse_property(options, settings);
-                        }};
+  const Theorem outside{
+      {name, "outside the theorem", "converse identity", 3, 53, true},
+      [settings](const CheckOptions& options) { converse_property(options, settings); }};
   CheckOptions options;
   options.trials = 1000;
   options.seed = 20261201;
@@ -379,7 +378,7 @@ struct Rebuilt {
 Rebuilt rebuild(const std::vector<std::string>& counterexample, attention::Summation summation) {
   std::map<std::string, std::string> value;
   for (const auto& line : counterexample) {
-    const auto at = line.find(": ");
+    const auto at = line.rfind(": ");  // keys may hold ": " themselves, values never
     if (at != std::string::npos) value[line.substr(0, at)] = line.substr(at + 2);
   }
   const auto text = [&](const std::string& key) {
@@ -416,7 +415,8 @@ Rebuilt rebuild(const std::vector<std::string>& counterexample, attention::Summa
 
 }  // namespace
 
-TEST_CASE("--summation sequential: nope-ltlp fails, shrunk to a model that counts", "[converse]") {
+TEST_CASE("nope-ltlp under --summation sequential fails, shrunk to a model that counts",
+          "[converse]") {
   // `ropesim check --property nope-ltlp --summation sequential --trials 200` (docs/TESTING.md).
   // The shrunk case is rebuilt from its printed lines and run with run() itself (quadratic, every
   // position, nothing shared with the analysis) at n* and far past it: the two words stay apart
@@ -475,7 +475,7 @@ TEST_CASE("n* of a hand-built NoPE model equals the hand-derived value", "[conve
   CHECK_FALSE(attention::run(m, repeat_word(words, 127, false)).accept);
 }
 
-TEST_CASE("--draw reachable checks the identity on words run past n*", "[converse]") {
+TEST_CASE("the reachable draw checks the identity on words run past n*", "[converse]") {
   // The reachable draw, exact sums (the theorem's regime): passes, every passed case checked
   // on the words actually run at n* ≤ n < n* + max(period, 4).
   CheckOptions options;
@@ -497,8 +497,9 @@ TEST_CASE("--draw reachable checks the identity on words run past n*", "[convers
   broken.kind = ConverseClass::nope;
   broken.draw = ConverseDraw::reachable;
   broken.n_star_for_testing = [](const mpz_class&) { return mpz_class(1); };
-  const Theorem wrong{{"nope-ltlp-wrong-n-star", "deliberately broken", "converse identity"},
-                      [broken](const CheckOptions& o) { converse_property(o, broken); }};
+  const Theorem wrong{
+      {"nope-ltlp-wrong-n-star", "deliberately broken", "converse identity", 3, 53, true},
+      [broken](const CheckOptions& o) { converse_property(o, broken); }};
   CheckOptions o;
   o.trials = 200;
   const auto caught = run_theorem(wrong, o);
@@ -508,7 +509,7 @@ TEST_CASE("--draw reachable checks the identity on words run past n*", "[convers
   CHECK(caught.description.find("predicted no separation") != std::string::npos);
 }
 
-TEST_CASE("--summation sequential with --draw reachable fails by computation", "[converse]") {
+TEST_CASE("sequential sums in the reachable draw fail by computation", "[converse]") {
   CheckOptions options;
   options.trials = 200;
   options.summation = attention::Summation::sequential;
