@@ -577,8 +577,10 @@ bool accepts_word(const Model& model, const IdentityWords& words, std::uint64_t 
 void converse_property(const CheckOptions& options, const ConverseSettings& settings) {
   const Summation summation = settings.summation;
   attention::RandomModelOptions shape;
-  shape.format = *uniform(converse_formats(summation, settings.draw)).as("format");
-  if (options.format) shape.format = *options.format;
+  // --format replaces the draw (and is what the counterexample shows).
+  shape.format = *uniform(options.format ? rc::gen::just(*options.format)
+                                         : converse_formats(summation, settings.draw))
+                      .as("format");
   shape.layers = 1;
   shape.heads = *uniform(rc::gen::inRange<std::size_t>(1, 3)).as("heads");
   shape.d_model = *uniform(rc::gen::inRange<std::size_t>(1, 5)).as("d_model");
