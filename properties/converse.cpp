@@ -639,11 +639,17 @@ void converse_property(const CheckOptions& options, const ConverseSettings& sett
     const std::uint64_t n_min = std::max<std::uint64_t>(1, n_max / 2);
     const std::uint64_t step = std::max<std::uint64_t>(1, (n_max - n_min) / 15);
     bool apart_everywhere = true;
-    bool with_x = false, without_x = false;
-    std::uint64_t tried = 0;
-    for (std::uint64_t n = n_max; n >= n_min && tried < 16; n -= step, ++tried) {
-      with_x = accepts_word(model, words, n, true);
-      without_x = accepts_word(model, words, n, false);
+    bool with_x_at_max = false, without_x_at_max = false;
+    std::uint64_t tried = 0, lowest = n_max;
+    for (std::uint64_t n = n_max; n >= n_min && tried < 16; n -= step) {
+      const bool with_x = accepts_word(model, words, n, true);
+      const bool without_x = accepts_word(model, words, n, false);
+      if (tried == 0) {
+        with_x_at_max = with_x;
+        without_x_at_max = without_x;
+      }
+      ++tried;
+      lowest = n;
       apart_everywhere = apart_everywhere && with_x != without_x;
       if (n < step) break;
     }
@@ -652,7 +658,8 @@ void converse_property(const CheckOptions& options, const ConverseSettings& sett
           "u(xy)^n x v and u(xy)^n v are told apart at each of the {} values of n run in [{}, "
           "{}] ({} summation: words run, no eventual analysis; a bounded observation, not a "
           "proof that no n0 exists): accept(u(xy)^n x v) = {}, accept(u(xy)^n v) = {} at n = {}",
-          tried, n_min, n_max, numeric::to_string(summation), with_x, without_x, n_max));
+          tried, lowest, n_max, numeric::to_string(summation), with_x_at_max, without_x_at_max,
+          n_max));
     }
     record.pattern = acceptance_pattern(model);
     record.computed = true;
