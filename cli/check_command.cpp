@@ -169,6 +169,15 @@ Action add_check_command(CLI::App& app) {
     if (o->property == "all") {
       if (!o->replay.empty())
         throw InvalidArgument("--replay needs --property NAME (the property that failed)");
+      for (const auto* option :
+           {options.summation ? "--summation" : nullptr, options.draw ? "--draw" : nullptr}) {
+        if (option == nullptr) continue;
+        throw InvalidArgument(fmt::format(
+            "{} applies only to nope-ltlp and rope-p-ltlpmod (the properties that draw models); "
+            "with --property all the others would ignore it: give --property nope-ltlp or "
+            "rope-p-ltlpmod",
+            option));
+      }
       for (const auto& info : properties::property_list()) names.push_back(info.name);
     } else {
       bool known = false;
