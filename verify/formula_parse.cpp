@@ -134,9 +134,9 @@ class Reader {
     }
     if (std::islower(static_cast<unsigned char>(c))) {
       const std::size_t start = pos_;
-      while (pos_ < s_.size() && (std::islower(static_cast<unsigned char>(s_[pos_])) ||
-                                  std::isdigit(static_cast<unsigned char>(s_[pos_])) ||
-                                  s_[pos_] == '_'))
+      while (pos_ < s_.size() &&
+             (std::islower(static_cast<unsigned char>(s_[pos_])) ||
+              std::isdigit(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_'))
         ++pos_;
       const std::string word = s_.substr(start, pos_ - start);
       if (word == "true") return "T";

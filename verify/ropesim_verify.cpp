@@ -90,7 +90,9 @@
 // k and f_large, claims `at_limit` (N_max^(k) ≥ n_max: every query up to n_max + 1 listed) and
 // is checked as above. The certified length is the smallest of the P head's count and the Y^k
 // heads' n_max (none: every length) and must equal the listed one. Not covered: the LayerNorm
-// mirror (compile --certificate refuses it).
+// mirror (compile --certificate refuses it). A compile certificate is checked against the model
+// file it names (`ropesim-verify CERT.json MODEL.json`; refused without it): its SHA-256, every
+// head and FFN of the model bound to the evidence, the formula re-read — verify/compile_check.inc.
 #include <gmp.h>
 #include <gmpxx.h>
 #include <mpfr.h>
