@@ -281,7 +281,7 @@ TEST_CASE("a model edited after compiling is caught by the evidence recomputed f
               return;
             }
       },
-      true, "FFN output");
+      true, "FFN output 16: gives 0x8p-4, not 0/1, on a 0/1 input");
   // the MOD head moved to a non-periodic schedule (llama2-7b under r1): refused, exit 2
   expect_model_rejected(
       m97, "edit_m97_llama",
