@@ -398,3 +398,46 @@ TEST_CASE("ropesim-verify reads a margin in exact_decimal's scientific spelling"
   CHECK(unreadable.err.find("is not an exact decimal") != std::string::npos);
   remove(x);
 }
+
+TEST_CASE("a Y^k head on a conventional schedule: its angles recomputed from the definition",
+          "[verify]") {
+  // conventional:base=100,dim=4: θ_0 = 1, θ_1 = 100^(-2/4) = 1/10 (RoFormer), equal weights 1/2
+  const Compiled x =
+      compile("Y a", "--format bf16 --schedule conventional:base=100,dim=4", "conv_ya");
+  const auto& hz = x.c["bounded_heads"][0]["horizon"];
+  CHECK(hz["blocks"] == nlohmann::json::parse(R"([{"theta": "1"}, {"theta": "1/10"}])"));
+  expect_valid(x);
+  // a block's angle changed in the horizon certificate: 1/9 is not 100^(-1/2)
+  auto c = x.c;
+  c["bounded_heads"][0]["horizon"]["blocks"][1]["theta"] = "1/9";
+  expect_rejected(c, x.model, "conv_ya_theta.json",
+                  "block 1 is not conventional:base=100,dim=4's θ = 100^(-1/2)");
+  // the same angle spelled as a power is accepted by the binding (10000^(-1/4) = 1/10)
+  c = x.c;
+  c["bounded_heads"][0]["horizon"]["blocks"][1]["theta"] = "10000^(-1/4)";
+  {
+    const std::string path = temp_path("conv_ya_power.json");
+    write_json(path, c);
+    const Run v = verify(path, x.model);
+    INFO(v.out << v.err);
+    // the binding accepts it; the horizon check then rounds 10000^(-1/4) by Ziv as it does 1/10
+    CHECK(v.out.find("is not conventional") == std::string::npos);
+    std::filesystem::remove(path);
+  }
+  // the model's schedule changed (hash updated): not its horizon certificate's schedule
+  expect_model_rejected(
+      x, "conv_ya_base",
+      [](nlohmann::json& m) {
+        m["layers"][1]["heads"][0]["rope"][0]["schedule"] = "conventional:base=1000,dim=4";
+      },
+      true, "its horizon certificate is for \"conventional:base=100,dim=4\"");
+  // a schedule the verifier has no definition of (model and certificate both relabelled):
+  // refused, exit 2
+  Compiled relabelled = x;
+  relabelled.m["layers"][1]["heads"][0]["rope"][0]["schedule"] = "llama2-7b";
+  relabelled.c["bounded_heads"][0]["horizon"]["schedule"] = "llama2-7b";
+  expect_model_rejected(
+      relabelled, "conv_ya_llama", [](nlohmann::json&) {}, true,
+      "schedule llama2-7b: its angles are not recomputed by this verifier yet", 2);
+  remove(x);
+}
