@@ -441,3 +441,28 @@ TEST_CASE("a Y^k head on a conventional schedule: its angles recomputed from the
       "schedule llama2-7b: its angles are not recomputed by this verifier yet", 2);
   remove(x);
 }
+
+TEST_CASE("compile certificates of more formulas verify against their models", "[verify]") {
+  // every gadget kind: Y^2 and its gate P^2⊤, a P of a conjunction with a Y, constants (true
+  // read by the classifier from top; mod(1,0) ∨ b, a disjunction with top, is constant 1), a
+  // MOD_3 atom under a negated disjunction, nested P with !P true
+  int n = 0;
+  for (const std::string formula : {"Y^2 a | !P(b & Y a)", "true", "false", "mod(1,0) | b",
+                                    "!(a | b) & mod(3,2)", "P(a & !P true)"}) {
+    INFO(formula);
+    const Compiled x = compile(formula, "--format fp16", "more_" + std::to_string(n++));
+    expect_valid(x);
+    remove(x);
+  }
+  // the constant true model does not compute false
+  const Compiled t = compile("true", "--format fp16", "more_true");
+  auto c = t.c;
+  c["formula"] = "false";
+  expect_rejected(c, t.model, "more_true_false.json", "the model computes T, the formula reads F");
+  remove(t);
+  // a format spelled by its parameters: covered by name only, refused (exit 2)
+  const Compiled p = compile("P a", "--format p=11,e=5", "more_custom");
+  expect_rejected(p.c, p.model, "more_custom.json", "format p=11,e=5: a model's format is covered",
+                  2);
+  remove(p);
+}
