@@ -64,7 +64,9 @@ nlohmann::json horizon_certificate(const FixedOffsetSpec& spec, const HorizonRep
 /// horizon certificate of the lower-bound claim N_max^(k) ≥ its n_max (`at_limit` set: every
 /// query up to n_max + 1 leads by f_large), and the certified length (the minimum of the P
 /// head's count and the Y^k ranges; null = every length). `options` are the ones compile()
-/// ran with (policy, offset_schedule). Throws InvalidArgument for a model with the LayerNorm
+/// ran with (policy, offset_schedule). `ropesim compile` adds `model_sha256` (the SHA-256 of
+/// the model file it writes), by which ropesim-verify binds the certificate to that file.
+/// Throws InvalidArgument for a model with the LayerNorm
 /// mirror (its checks are not part of the certificate) and when a Y^k head's range is too
 /// long to certify (kMaxHorizonCertificateWork).
 nlohmann::json compile_certificate(const CompiledModel& compiled, const CompileOptions& options);

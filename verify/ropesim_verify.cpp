@@ -90,10 +90,13 @@
 // k and f_large, claims `at_limit` (N_max^(k) ≥ n_max: every query up to n_max + 1 listed) and
 // is checked as above. The certified length is the smallest of the P head's count and the Y^k
 // heads' n_max (none: every length) and must equal the listed one. Not covered: the LayerNorm
-// mirror (compile --certificate refuses it).
+// mirror (compile --certificate refuses it). A compile certificate is checked against the model
+// file it names (`ropesim-verify CERT.json MODEL.json`; refused without it): its SHA-256, every
+// head and FFN of the model bound to the evidence, the formula re-read — verify/compile_check.inc.
 #include <gmp.h>
 #include <gmpxx.h>
 #include <mpfr.h>
+#include <openssl/evp.h>
 
 #include <algorithm>
 #include <array>
@@ -107,10 +110,13 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "formula_parse.hpp"
 
 namespace {
 
@@ -1509,13 +1515,16 @@ void check_compile(const json& c) {
     throw Invalid("certified_length: the certified parts give " +
                   (length ? std::to_string(*length) : std::string("every length")));
 }
+
+// The compile certificate against its model (MODEL.json): verify/compile_check.inc.
+#include "compile_check.inc"  // NOLINT(bugprone-suspicious-include)
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
+  if (argc < 2 || argc > 3 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
     std::cerr
-        << "usage: ropesim-verify FILE.json   (a certificate of ropesim rotations, horizon or "
-           "compile --certificate)\n";
+        << "usage: ropesim-verify FILE.json [MODEL.json]   (a certificate of ropesim rotations, "
+           "horizon or compile --certificate; a compile certificate with the model it names)\n";
     return 2;
   }
   try {
@@ -1531,13 +1540,20 @@ int main(int argc, char** argv) {
       throw Unreadable("not a ropesim certificate (no 'certificate' and 'version' keys)");
     if (c.at("version") != 1) throw Unreadable("certificate version is not 1");
     const std::string kind = c.at("certificate").get<std::string>();
+    if (argc == 3 && kind != "compile")
+      throw Unreadable("MODEL.json is read with a compile certificate only; this is a " + kind +
+                       " certificate");
     try {
       if (kind == "census")
         check_census(c);
       else if (kind == "horizon")
         check_horizon(c);
+      else if (kind == "compile" && argc == 3)
+        check_compile_model(c, argv[2]);
       else if (kind == "compile")
-        check_compile(c);
+        throw Unreadable(
+            "a compile certificate is checked against its model: ropesim-verify CERT.json "
+            "MODEL.json");
       else
         throw Unreadable("certificate kind '" + kind +
                          "' is not covered (covered: census, horizon, compile)");
