@@ -56,10 +56,9 @@ void require_verifier_schedule(const attention::Schedule& s) {
   const auto& list = s.kind == "preset" ? presets : kinds;
   const std::string& name = s.kind == "preset" ? s.spec : s.kind;
   if (std::find(list.begin(), list.end(), name) == list.end()) {
-    throw InvalidArgument(
-        "--certificate: ropesim-verify does not rebuild schedule '" + s.spec +
-        "'; accepted: single, periodic, conventional, partial and the presets " +
-        fmt::format("{}", fmt::join(presets, ", ")));
+    throw InvalidArgument("--certificate: ropesim-verify does not rebuild schedule '" + s.spec +
+                          "'; accepted: single, periodic, conventional, partial and the presets " +
+                          fmt::format("{}", fmt::join(presets, ", ")));
   }
 }
 
@@ -116,8 +115,8 @@ nlohmann::json census_certificate(const attention::Schedule& s, const attention:
   return j;
 }
 
-void check_census_certificate_covered(const attention::Schedule& s,
-                                      const attention::Realisation& r, std::uint64_t positions) {
+void check_census_certificate_covered(const attention::Schedule& s, const attention::Realisation& r,
+                                      std::uint64_t positions) {
   require_verifier_schedule(s);
   const std::string name = r.name();
   if (name != "r1" && name != "r2" && name != "r3" && name != "hf") {
@@ -128,16 +127,15 @@ void check_census_certificate_covered(const attention::Schedule& s,
   if (name == "hf") {
     // hf's inv_freq comes from β and D (verify/census_check.hpp, HF): base-β schedules
     // without Llama 3's scaling, every step nearest-even
-    const bool base_schedule = (s.kind == "conventional" || s.kind == "partial" ||
-                                s.kind == "preset") &&
-                               s.base && !s.llama3 && !s.attention_scaling;
+    const bool base_schedule =
+        (s.kind == "conventional" || s.kind == "partial" || s.kind == "preset") && s.base &&
+        !s.llama3 && !s.attention_scaling;
     if (!base_schedule || r.rounding != numeric::Rounding::nearest_even) {
       throw InvalidArgument(
           "--certificate: ropesim-verify recomputes realization 'hf' on base-beta schedules "
           "without rope scaling (conventional, partial, presets without rope_scaling) with "
           "nearest-even rounding only; '" +
-          s.spec + "' with rounding " + std::string(numeric::to_string(r.rounding)) +
-          " is not");
+          s.spec + "' with rounding " + std::string(numeric::to_string(r.rounding)) + " is not");
     }
   }
   const numeric::Format& f = r.table_format();

@@ -55,8 +55,8 @@ nlohmann::json census_certificate(const attention::Schedule& s, const attention:
 /// within fp64, nearest-away rounding, or positions × blocks above
 /// kMaxCensusCertificateWork. Call it before the census runs, so nothing is computed or
 /// written in vain.
-void check_census_certificate_covered(const attention::Schedule& s,
-                                      const attention::Realisation& r, std::uint64_t positions);
+void check_census_certificate_covered(const attention::Schedule& s, const attention::Realisation& r,
+                                      std::uint64_t positions);
 
 /// The largest (N_max + 2)²/2 · blocks of score evaluations horizon_certificate accepts
 /// (10^8: about a minute for ropesim, a few for the verifier, which recomputes them all).

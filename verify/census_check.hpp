@@ -152,9 +152,9 @@ void realise_block(Rotations& R, const HfSteps* hf, std::size_t d, std::uint64_t
   const Format& F = R.format();
   if (hf) {
     keys.assign(offsets.size(), PairKey{});
-    const std::size_t threads = std::min<std::size_t>(
-        std::max(1u, std::min(std::thread::hardware_concurrency(), 4u)),
-        std::max<std::size_t>(1, offsets.size() / 4096));
+    const std::size_t threads =
+        std::min<std::size_t>(std::max(1u, std::min(std::thread::hardware_concurrency(), 4u)),
+                              std::max<std::size_t>(1, offsets.size() / 4096));
     std::vector<std::string> errors(threads);
     auto work = [&](std::size_t th) {
       try {
@@ -270,7 +270,7 @@ std::vector<std::uint32_t> rotation_classes(Rotations& R, const HfSteps* hf, std
 
 /// Reads [a, b] of two non-negative integers, or null.
 std::optional<std::pair<std::uint64_t, std::uint64_t>> read_pair(const json& j,
-                                                                  const std::string& item) {
+                                                                 const std::string& item) {
   if (j.is_null()) return std::nullopt;
   if (!j.is_array() || j.size() != 2 || !j[0].is_number_unsigned() || !j[1].is_number_unsigned())
     throw Unreadable(item + ": expected [i, j] of non-negative integers or null");
@@ -293,8 +293,9 @@ void check_census(const json& c) {
   if (realization == "hf") {
     const auto bd = schedule_base(c.at("schedule").get<std::string>(), blocks.size());
     if (!bd || bd->llama3)
-      throw Unreadable("realization hf is covered on base-beta schedules without llama3 scaling "
-                       "(conventional, partial and the presets without rope_scaling)");
+      throw Unreadable(
+          "realization hf is covered on base-beta schedules without llama3 scaling "
+          "(conventional, partial and the presets without rope_scaling)");
     if (F.rnd != MPFR_RNDN) throw Unreadable("realization hf is covered with nearest-even only");
     hf = hf_steps(*bd, blocks.size());
   }
@@ -302,8 +303,7 @@ void check_census(const json& c) {
   const std::uint64_t S = u64(c, "start"), N = u64(c, "positions"), Pmax = u64(c, "max_period");
   if (N < 2 || S > (std::uint64_t{1} << 63) - N) throw Invalid("window: bad start/positions");
   if (static_cast<double>(N) * static_cast<double>(R.blocks()) > kMaxCensusEvaluations)
-    throw Unreadable("census: " + std::to_string(N) + " positions x " +
-                     std::to_string(R.blocks()) +
+    throw Unreadable("census: " + std::to_string(N) + " positions x " + std::to_string(R.blocks()) +
                      " blocks is more than 2^25 realisations to check: not checked");
   const std::uint64_t last = S + N - 1;
   std::optional<std::uint64_t> period;
@@ -333,10 +333,10 @@ void check_census(const json& c) {
     throw Invalid("distinct: the window has " + std::to_string(distinct) +
                   " distinct realised rotations, not " + std::to_string(u64(c, "distinct")));
   if (read_pair(c.at("first_repeat"), "first_repeat") != first_repeat)
-    throw Invalid("first_repeat: it is " +
-                  (first_repeat ? "[" + std::to_string(first_repeat->first) + ", " +
-                                      std::to_string(first_repeat->second) + "]"
-                                : std::string("null (all distinct)")));
+    throw Invalid("first_repeat: it is " + (first_repeat
+                                                ? "[" + std::to_string(first_repeat->first) + ", " +
+                                                      std::to_string(first_repeat->second) + "]"
+                                                : std::string("null (all distinct)")));
   if (read_pair(c.at("largest_class"), "largest_class") != std::make_pair(largest, largest_at))
     throw Invalid("largest_class: it is [" + std::to_string(largest) + ", " +
                   std::to_string(largest_at) + "]");
@@ -364,8 +364,7 @@ void check_census(const json& c) {
     seen[P] = true;
   }
   for (const auto& w : c.at("witnesses")) {
-    if (!w.is_array() || w.size() != 2 || !w[0].is_number_unsigned() ||
-        !w[1].is_number_unsigned())
+    if (!w.is_array() || w.size() != 2 || !w[0].is_number_unsigned() || !w[1].is_number_unsigned())
       throw Unreadable("witnesses: expected [P, i] of non-negative integers");
     const std::uint64_t P = w[0].get<std::uint64_t>(), i = w[1].get<std::uint64_t>();
     const std::string item =

@@ -88,11 +88,11 @@
 // mirror (compile --certificate refuses it).
 #include <fcntl.h>
 #include <gmp.h>
+#include <gmpxx.h>
+#include <mpfr.h>
 #include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <gmpxx.h>
-#include <mpfr.h>
 
 #include <algorithm>
 #include <array>
@@ -205,7 +205,8 @@ Format read_format(const json& f, const std::string& rounding) {
     long p = 0, a = 0, b = 0, e = 0;
     char tail = 0;
     if (std::sscanf(base.c_str(), "p=%ld,emin=%ld,emax=%ld%c", &p, &a, &b, &tail) == 3 &&
-        base == "p=" + std::to_string(p) + ",emin=" + std::to_string(a) + ",emax=" + std::to_string(b)) {
+        base == "p=" + std::to_string(p) + ",emin=" + std::to_string(a) +
+                    ",emax=" + std::to_string(b)) {
       expected = {p, a, b};
     } else if (std::sscanf(base.c_str(), "p=%ld,e=%ld%c", &p, &e, &tail) == 2 && e >= 2 &&
                e <= 28 && base == "p=" + std::to_string(p) + ",e=" + std::to_string(e)) {
@@ -682,7 +683,8 @@ std::vector<Block> read_blocks(const json& j) {
   for (const auto& b : j) {
     Block out;
     only_keys(b, {"theta", "turn"}, "blocks");
-    if (b.size() != 1) throw Unreadable("blocks: each block is {\"theta\": ...} or {\"turn\": ...}");
+    if (b.size() != 1)
+      throw Unreadable("blocks: each block is {\"theta\": ...} or {\"turn\": ...}");
     if (b.contains("turn")) {
       mpq_class t(b.at("turn").get<std::string>());
       if (t.get_den() == 0) throw Unreadable("blocks: bad turn");
@@ -1250,10 +1252,10 @@ void check_horizon(const json& c) {
   if (c.at("summation").get<std::string>() != "sequential")
     throw Unreadable("summation " + c.at("summation").get<std::string>() +
                      " is not covered (covered: sequential)");
-  only_keys(c,
-            {"certificate", "version", "evidence", "schedule", "realization", "format",
-             "rounding", "summation", "blocks", "weights", "k", "C", "f_large", "n_max",
-             "at_limit", "max_length", "queries", "fail", "error_bound", "candidate_offsets"},
+  only_keys(c, {"certificate", "version",  "evidence",  "schedule",    "realization",
+                "format",      "rounding", "summation", "blocks",      "weights",
+                "k",           "C",        "f_large",   "n_max",       "at_limit",
+                "max_length",  "queries",  "fail",      "error_bound", "candidate_offsets"},
             "horizon certificate");
   if (!c.at("fail").is_null())
     only_keys(c.at("fail"), {"query", "competitor", "target", "competitor_score", "gap"}, "fail");

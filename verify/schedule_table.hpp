@@ -96,20 +96,42 @@ ExprPtr binary_expr(Expr::Kind k, ExprPtr a, ExprPtr b) {
   return n;
 }
 
-/// θ_d = β^(−2(d−1)/D) for d = 1..D/2 (1 for d = 1).
+/// β^e when it is rational, else nullopt. With e = n/d in lowest terms, β^e is rational iff
+/// β^(1/d) is (if r = β^(n/d) and β are rational, so is β^(1/d) = r^u·β^v for u·n + v·d = 1),
+/// i.e. iff β's numerator and denominator are perfect d-th powers; then β^e = (β^(1/d))^n.
+std::optional<mpq_class> rational_power(const mpq_class& beta, const mpq_class& e) {
+  if (e == 0) return mpq_class(1);
+  if (!e.get_den().fits_ulong_p() || !e.get_num().fits_slong_p()) return std::nullopt;
+  const unsigned long d = e.get_den().get_ui();
+  mpz_class rn, rd;
+  if (mpz_root(rn.get_mpz_t(), beta.get_num_mpz_t(), d) == 0 ||
+      mpz_root(rd.get_mpz_t(), beta.get_den_mpz_t(), d) == 0)
+    return std::nullopt;
+  const long n = e.get_num().get_si();
+  if (n > 4096 || n < -4096) return std::nullopt;  // θ of a head: |n| < D/2; keep it small
+  mpz_class pn, pd;
+  mpz_pow_ui(pn.get_mpz_t(), rn.get_mpz_t(), static_cast<unsigned long>(n < 0 ? -n : n));
+  mpz_pow_ui(pd.get_mpz_t(), rd.get_mpz_t(), static_cast<unsigned long>(n < 0 ? -n : n));
+  mpq_class q = n < 0 ? mpq_class(pd, pn) : mpq_class(pn, pd);
+  q.canonicalize();
+  return q;
+}
+
+/// θ_d = β^(−2(d−1)/D) for d = 1..D/2 (1 for d = 1; rational when β^e is).
 std::vector<Block> conventional_blocks(const mpq_class& base, long dim) {
   std::vector<Block> blocks;
   for (long k = 0; k < dim / 2; ++k) {
     Block b;
-    if (k == 0) {
-      b.theta = rational_expr(1);
+    mpq_class e(-2 * k, dim);
+    e.canonicalize();
+    if (auto q = rational_power(base, e)) {
+      b.theta = rational_expr(*q);
     } else {
       auto n = std::make_shared<Expr>();
       n->kind = Expr::power;
       n->q = 1;
       n->beta = base;
-      n->exponent = mpq_class(-2 * k, dim);
-      n->exponent.canonicalize();
+      n->exponent = e;
       b.theta = n;
     }
     blocks.push_back(std::move(b));
@@ -142,12 +164,10 @@ ExprPtr llama3_scaled(const ExprPtr& theta, const PresetRow& row) {
                     "the llama3 band") < 0)
     return theta;
   const ExprPtr smooth = binary_expr(
-      Expr::mul,
-      binary_expr(Expr::sub, binary_expr(Expr::div, Ltheta, two_pi), rational_expr(low)),
+      Expr::mul, binary_expr(Expr::sub, binary_expr(Expr::div, Ltheta, two_pi), rational_expr(low)),
       rational_expr(mpq_class(1 / (high - low))));
   return binary_expr(
-      Expr::add,
-      binary_expr(Expr::mul, binary_expr(Expr::sub, rational_expr(1), smooth), scaled),
+      Expr::add, binary_expr(Expr::mul, binary_expr(Expr::sub, rational_expr(1), smooth), scaled),
       binary_expr(Expr::mul, smooth, theta));
 }
 
@@ -246,8 +266,8 @@ std::optional<BaseDim> schedule_base(const std::string& spec, std::size_t blocks
   if (kind != "conventional" && kind != "partial") return std::nullopt;
   // base=Q is the first key ropesim writes; schedule_definition has checked the spelling
   const std::size_t at = spec.find("base="), end = spec.find(',', at);
-  return BaseDim{mpq_class(spec.substr(at + 5, end - at - 5), 10),
-                 static_cast<long>(2 * blocks), false};
+  return BaseDim{mpq_class(spec.substr(at + 5, end - at - 5), 10), static_cast<long>(2 * blocks),
+                 false};
 }
 
 /// The certificate's schedule (`schedule`, `blocks`): the definition's blocks, after checking
@@ -267,8 +287,8 @@ std::vector<Block> checked_schedule(const json& c) {
       continue;
     }
     const auto qa = rational_value(*a.theta), qb = rational_value(*b.theta);
-    if (qa || qb) {
-      if (!qa || !qb || *qa != *qb) throw Invalid(item);
+    if (qa && qb) {
+      if (*qa != *qb) throw Invalid(item);
       continue;
     }
     Interval x(512), y(512);

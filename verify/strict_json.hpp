@@ -112,7 +112,8 @@ json parse_strict(const std::string& text) {
 }
 
 /// Refuses (Unreadable) a key of object `j` that is not in `allowed`; `where` names the object.
-void only_keys(const json& j, std::initializer_list<const char*> allowed, const std::string& where) {
+void only_keys(const json& j, std::initializer_list<const char*> allowed,
+               const std::string& where) {
   if (!j.is_object()) throw Unreadable(where + ": expected an object");
   for (const auto& item : j.items()) {
     bool known = false;

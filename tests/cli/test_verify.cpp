@@ -226,6 +226,76 @@ TEST_CASE("the verifier's schedule table agrees with ropesim's presets", "[verif
   CHECK(!std::filesystem::exists(path));
 }
 
+TEST_CASE("an hf census certificate (the deployed path) is accepted", "[verify]") {
+  // llama2-7b under hf at bf16: fp32 steps, every one correctly rounded, then the bf16 table
+  const std::string path = temp_path("census_hf.json");
+  REQUIRE(run("rotations --schedule llama2-7b --realization hf --format bf16 --positions 4096 "
+              "--certificate " +
+              path)
+              .code == 0);
+  const auto c = read_json(path);
+  CHECK(c["realization"] == "hf");
+  const Run v = verify(path);
+  INFO(v.err);
+  CHECK(v.code == 0);
+  CHECK(v.out == "VALID\n");
+  auto tampered = c;
+  tampered["distinct"] = c["distinct"].get<std::uint64_t>() - 1;
+  expect_rejected(tampered, "census_hf_distinct.json", "distinct: the window has");
+  std::filesystem::remove(path);
+
+  // across 2^24 hf's fp32 position t = round(i) has spacing 2 and ties to even: i = 2^24 + j
+  // gives t = 2^24 + {0, 0, 2, 4, 4, 4, 6, 8, 8, 8, ...}: positions 16777200..16777215 are 16
+  // rotations, j = 0..47 take t = 2^24 + 0, 2, ..., 48 (25 values); by hand 41 distinct, the
+  // first repeat [2^24, 2^24 + 1], the largest class {2^24 + 3, 2^24 + 4, 2^24 + 5}
+  const std::string window = temp_path("census_hf_window.json");
+  REQUIRE(run("rotations --schedule llama2-7b --realization hf --format bf16 --start 16777200 "
+              "--positions 64 --certificate " +
+              window)
+              .code == 0);
+  const auto w = read_json(window);
+  CHECK(w["distinct"] == 41);
+  CHECK(w["first_repeat"] == nlohmann::json::array({16777216, 16777217}));
+  CHECK(w["largest_class"] == nlohmann::json::array({3, 16777219}));
+  const Run vw = verify(window);
+  INFO(vw.err);
+  CHECK(vw.out == "VALID\n");
+  std::filesystem::remove(window);
+
+  // a pipeline with SLEEF's cos/sin (not correctly rounded) is refused before the census
+  const std::string sleef = temp_path("census_sleef.json");
+  expect_usage_error(run("rotations --schedule llama2-7b --realization hf-torch-cpu --format bf16 "
+                         "--positions 64 --certificate " +
+                         sleef),
+                     "--certificate: ropesim-verify cannot recompute realization");
+  CHECK(!std::filesystem::exists(sleef));
+}
+
+TEST_CASE("a horizon certificate names its head: schedule, blocks and weights", "[verify]") {
+  const std::string path = temp_path("horizon_label.json");
+  REQUIRE(run("horizon --schedule conventional:base=10000,dim=8 --k 1 --C 1000 --format fp16 "
+              "--certificate " +
+              path)
+              .code == 0);
+  const auto c = read_json(path);
+  REQUIRE(verify(path).out == "VALID\n");
+  // another head's angles under the same label
+  auto tampered = c;
+  tampered["blocks"][1]["theta"] = "100^(-1/4)";
+  expect_rejected(tampered, "horizon_label_blocks.json",
+                  "blocks: block 1 is not conventional:base=10000,dim=8's");
+  // the label changed: base 100's block 1 is 100^(-1/4)
+  tampered = c;
+  tampered["schedule"] = "conventional:base=100,dim=8";
+  expect_rejected(tampered, "horizon_label_schedule.json",
+                  "blocks: block 1 is not conventional:base=100,dim=8's");
+  // the weights changed: the head of the schedule has equal weights 1/4
+  tampered = c;
+  tampered["weights"] = nlohmann::json::array({"1/2", "1/6", "1/6", "1/6"});
+  expect_rejected(tampered, "horizon_label_weights.json", "weights: block 0 has weight");
+  std::filesystem::remove(path);
+}
+
 TEST_CASE("a periodic census certificate is checked at every position", "[verify]") {
   // periodic:m=2,3,12 under r3: the period is lcm(2, 3, 12) = 12 (THEORY §3 Prop 2.2), with a
   // witness for every P = 1..11
