@@ -270,6 +270,17 @@ nlohmann::json horizon_certificate(const FixedOffsetSpec& spec, const HorizonRep
     j = horizon_header(head, weights, k, range, "candidates");
     j["error_bound"] = range.error_bound->get_str();
     j["candidate_offsets"] = candidate_offsets(head, *range.error_bound, max_offset);
+    // ropesim-verify recomputes every candidate's score at every certified query (its
+    // kMaxHorizonScores budget): refuse here, before anything is written, what it would refuse
+    const double work = static_cast<double>(j["candidate_offsets"].size()) *
+                        static_cast<double>(B) * static_cast<double>(range.n_max + 2);
+    if (work > kMaxHorizonCertificateScores) {
+      throw InvalidArgument(fmt::format(
+          "--certificate: ropesim-verify would recompute {} candidate offsets x {} blocks x {} "
+          "queries = {:.3g} block scores; accepted: at most {:.0e} (a smaller --max-length, a "
+          "larger C or a shorter head)",
+          j["candidate_offsets"].size(), B, range.n_max + 2, work, kMaxHorizonCertificateScores));
+    }
   }
   if (!range.at_limit && range.fail_query && range.fail_competitor) {
     RealisedScores scores(head);

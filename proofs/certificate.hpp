@@ -62,6 +62,11 @@ void check_census_certificate_covered(const attention::Schedule& s, const attent
 /// (10^8: about a minute for ropesim, a few for the verifier, which recomputes them all).
 inline constexpr double kMaxHorizonCertificateWork = 1e8;
 
+/// The most block scores ropesim-verify recomputes for a horizon certificate's candidate
+/// evidence (candidate offsets × blocks × (N_max + 2); verify/ropesim_verify.cpp
+/// kMaxHorizonScores, the same number): horizon_certificate refuses more before writing.
+inline constexpr double kMaxHorizonCertificateScores = 2e8;
+
 /// The horizon certificate of a measured head (THEORY §6, RoPE-X eq. 10): the head (blocks,
 /// weights w_d as exact rationals, C and f_large as elements of F, k, summation), the claim
 /// (`n_max`, `at_limit`, `max_length`), the evidence, and the failing query with its
@@ -74,7 +79,10 @@ inline constexpr double kMaxHorizonCertificateWork = 1e8;
 /// `candidate_offsets` (candidate_offsets(head, E, ·) up to the largest competitor offset);
 /// linear in N_max. `spec` is the head the report was measured on (its C is replaced by
 /// report.C). Throws InvalidArgument when the scan's work exceeds kMaxHorizonCertificateWork
-/// (naming N_max and the limit), for a multi-axis schedule, and like make_fixed_offset_head.
+/// (naming N_max and the limit), when the candidates' check exceeds
+/// kMaxHorizonCertificateScores (naming the estimate), for a schedule ropesim-verify does not
+/// rebuild (multi-axis, YaRN/M-RoPE presets, ...; as check_census_certificate_covered), and
+/// like make_fixed_offset_head.
 nlohmann::json horizon_certificate(const FixedOffsetSpec& spec, const HorizonReport& report);
 
 /// The compile certificate of a compiled model (THEORY §7 C1, C4, C5), built from the
