@@ -523,6 +523,14 @@ bool enclose(const Expr& e, Interval& r) {
       mpfr_const_pi(r.hi, MPFR_RNDU);
       return true;
     case Expr::power: {  // β^e = exp(e·log β), each step rounded outward
+      // cached by value (β, e, w): a head's angles are enclosed at every position
+      thread_local std::map<std::tuple<std::string, std::string, mpfr_prec_t>, Interval> cache;
+      const auto key = std::make_tuple(e.beta.get_str(), e.exponent.get_str(), w);
+      if (auto it = cache.find(key); it != cache.end()) {
+        mpfr_set(r.lo, it->second.lo, MPFR_RNDD);
+        mpfr_set(r.hi, it->second.hi, MPFR_RNDU);
+        return true;
+      }
       Interval lb(w), ex(w), prod(w);
       set_q(lb, e.beta);
       mpfr_log(lb.lo, lb.lo, MPFR_RNDD);
@@ -531,6 +539,7 @@ bool enclose(const Expr& e, Interval& r) {
       interval_mul(prod, lb, ex);
       mpfr_exp(r.lo, prod.lo, MPFR_RNDD);
       mpfr_exp(r.hi, prod.hi, MPFR_RNDU);
+      if (cache.size() < 100000) cache.emplace(key, r);
       return true;
     }
     default:
@@ -1165,6 +1174,14 @@ void check_candidates(const json& c, Rotations& R, Head& head, const Format& F, 
     const std::uint64_t v = n.get<std::uint64_t>();
     if (v >= 1 && v <= max_offset) candidate[v] = true;
   }
+  // θ_d enclosed once per block (β^e costs a log and an exp), then θ_d·n per offset
+  std::vector<Interval> theta_encl;
+  theta_encl.reserve(B);
+  for (std::size_t d = 0; d < B; ++d) {
+    theta_encl.emplace_back(wbits);
+    if (!blocks[d].turn && !enclose(*blocks[d].theta, theta_encl.back()))
+      throw Unreadable("candidates: cannot enclose an angle");
+  }
   for (std::uint64_t n = 1; n <= max_offset; ++n) {
     if (candidate[n]) continue;
     Interval S(wbits), term(wbits), wi(wbits), cosn(wbits);
@@ -1181,10 +1198,9 @@ void check_candidates(const json& c, Rotations& R, Head& head, const Format& F, 
         mpfr_const_pi(pi2.hi, MPFR_RNDU);
         interval_mul(x, tt, pi2);
       } else {
-        Interval e(wbits), f(wbits);
-        if (!enclose(*blocks[d].theta, e)) throw Unreadable("candidates: cannot enclose an angle");
+        Interval f(wbits);
         set_q(f, mpq_class(to_mpz(n)));
-        interval_mul(x, e, f);
+        interval_mul(x, theta_encl[d], f);
       }
       Mp width(wbits);
       mpfr_sub(width, x.hi, x.lo, MPFR_RNDU);
