@@ -38,9 +38,10 @@
 // REALISED ROTATIONS (THEORY §3). Block d of R̂_i: r1 and r3 round cos and sin of the exact
 // angle θ_d·i once into F (for a turn θ_d = 2πa/m this is 2π·((a·i) mod m)/m, the same real,
 // which is r3's table entry T_d(i mod m)); r2 rounds θ̂ = round_F(θ_d), î = round_F(i),
-// φ = round_F(θ̂·î), then cos φ and sin φ (cos of ±inf or NaN is NaN). Angles are read from the
-// certificate as exact expressions (the grammar of parse_expression); which schedule they
-// belong to is the claim's subject: a reader compares them with the schedule named.
+// φ = round_F(θ̂·î), then cos φ and sin φ (cos of ±inf or NaN is NaN). The angles are rebuilt from
+// the schedule's name with this checker's own table (verify/schedule_table.hpp); the
+// certificate's listed angles (exact expressions, the grammar of Parser) must be the same, and
+// a name outside the table is refused (exit 2). Reading is strict (verify/strict_json.hpp).
 //
 // CENSUS CERTIFICATE (THEORY §3 Def 2.1, Prop 4.1): verify/census_check.hpp. Every position of
 // the window is realised here and split into classes of equal rotations; the distinct count,
