@@ -217,6 +217,15 @@ TEST_CASE("the verifier's schedule table agrees with ropesim's presets", "[verif
       std::filesystem::remove(path);
     }
   }
+  // over the verifier's budget (2^25 positions x blocks): gemma-7b has 128 blocks, so 2^19
+  // positions need 2^26 pairs; refused before the census runs, with the estimate
+  const std::string big = temp_path("census_big.json");
+  expect_usage_error(run("rotations --schedule gemma-7b --realization r1 --format bf16 "
+                         "--positions 524288 --certificate " +
+                         big),
+                     "524288 positions x 128 blocks = 6.71e+07 (cos, sin) pairs; accepted: at "
+                     "most 3.36e+07");
+  CHECK(!std::filesystem::exists(big));
   // the presets it does not rebuild are refused before anything is written
   const std::string path = temp_path("census_yarn.json");
   expect_usage_error(run("rotations --schedule qwen2.5-7b-yarn --realization r1 --format bf16 "
