@@ -259,7 +259,7 @@ def test_horizon_exact_values():
 def test_experiment_length_balanced_words(ropesim_binary):
     # The star-free (ab)* of issue 32 in fp16 (certified 43): by hand, one member (ab)^(n/2)
     # at each even length and none at odd ones; the member of length 44 is rejected.
-    formula = "!P(b & !Y true) & !P(a & Y a) & !P(b & Y b) & (Y b | !Y true)"
+    formula = "!P(b & !P true) & !P(a & Y a) & !P(b & Y b) & (Y b | !P true)"
     result = ropesim.experiment_length(formula, lengths="41..44", words=2)
     rows = result["rows"]
     assert [r["members"] for r in rows] == [0, 1, 0, 1]

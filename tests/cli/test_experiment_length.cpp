@@ -174,7 +174,7 @@ TEST_CASE("experiment length: members of the star-free (ab)* expose the model pa
   // single:g=1) in fp16 is certified to 43. Uniform random words hold almost no member; the
   // balanced words hold the only member of each even length, (ab)^(n/2), and none at odd
   // lengths (both by hand). Past 43 the member (ab)^22 is rejected: `ropesim run` says so.
-  const std::string formula = "'!P(b & !Y true) & !P(a & Y a) & !P(b & Y b) & (Y b | !Y true)'";
+  const std::string formula = "'!P(b & !P true) & !P(a & Y a) & !P(b & Y b) & (Y b | !P true)'";
   const Run compiled = run("compile " + formula + " --alphabet ab --format fp16 --json");
   REQUIRE(compiled.code == 0);
   const auto certified =

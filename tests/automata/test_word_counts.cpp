@@ -1,33 +1,49 @@
 // automata/word_counts: exact path counts and uniform sampling of the words of one length on one
 // side of a language (the balanced words of `experiment length`). The expectations come from
-// elsewhere: every word up to length 12 (8 over three letters) enumerated and evaluated by the
-// logic's evaluator ltl::accepts, not by the DFA; hand-derived counts ((ab)*: one member at
-// each even length, none at odd ones); uniformity by a chi-square test with a fixed seed and a
-// generous bound; uniform_below against its definition worked by hand on mt19937_64 outputs.
+// elsewhere: every word up to length 12 (8 over three letters) enumerated and matched by
+// std::regex (a second regular-expression engine, not ropesim's DFA); hand-derived counts
+// ((ab)*: one member at each even length, none at odd ones); uniformity by a chi-square test
+// with a fixed seed and a generous bound; uniform_below against its definition worked by hand
+// on mt19937_64 outputs. The formula path (formula_dfa, MOD and Y^k formulas against
+// ltl::accepts on every drawn word) runs in tests/cli/test_experiment_length.cpp.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <map>
 #include <random>
+#include <regex>
 #include <string>
 #include <vector>
 
 #include "automata/minimise.hpp"
+#include "automata/regex.hpp"
 #include "automata/word_counts.hpp"
-#include "logic/evaluate.hpp"
-#include "logic/formula.hpp"
 #include "numeric/budget.hpp"
 #include "numeric/error.hpp"
-#include "proofs/formula_automaton.hpp"
 
 using namespace ropesim;
 using automata::Side;
 
 namespace {
 
-automata::WordCounts counts_of(const std::string& formula, const std::vector<std::string>& sigma,
+std::vector<std::string> symbols(const std::string& letters) {
+  std::vector<std::string> sigma;
+  for (const char c : letters) sigma.emplace_back(1, c);
+  return sigma;
+}
+
+automata::WordCounts counts_of(const std::string& regex, const std::string& letters,
                                std::uint64_t max_length) {
-  return automata::WordCounts(automata::minimise(proofs::formula_dfa(ltl::parse(formula), sigma)),
+  return automata::WordCounts(automata::minimise(automata::regex_to_dfa(regex, symbols(letters))),
                               max_length);
+}
+
+/// The language of `regex` as std::regex (ECMAScript; the test's regular expressions use only
+/// | * ( ) and letters, which mean the same there): "." is Σ, written out as a class of the
+/// letters.
+std::regex reference(const std::string& regex, const std::string& letters) {
+  std::string pattern;
+  for (const char c : regex) pattern += c == '.' ? "[" + letters + "]" : std::string(1, c);
+  return std::regex(pattern);
 }
 
 /// Every word of length n over `letters`, in lexicographic order of letter indices.
@@ -43,7 +59,7 @@ std::vector<std::string> all_words(const std::string& letters, std::size_t n) {
 }
 
 struct Case {
-  std::string formula;
+  std::string regex;
   std::string letters;
   std::size_t max_length;
 };
@@ -52,28 +68,21 @@ struct Case {
 
 TEST_CASE("word counts: members and non-members of every length match brute force",
           "[word_counts]") {
-  // MOD atoms, Y^k, P, S; two and three letters; Σ* (no non-member), ∅ (no member), and (ab)*
-  // written with MOD and star-free (empty member sides at odd lengths).
+  // Modular languages (length ≡ 0 mod 3, (aa)*, (ab)* with empty member sides at odd lengths),
+  // star-free ones, two and three letters; Σ* (no non-member at any length).
   const std::vector<Case> cases = {
-      {"mod(2,1) & !P(mod(2,1) & !a | mod(2,0) & !b)", "ab", 12},
-      {"!P(b & !Y true) & !P(a & Y a) & !P(b & Y b) & (Y b | !Y true)", "ab", 12},
-      {"mod(3,1) & P b", "ab", 12},
-      {"P(b & Y^2 a)", "ab", 12},
-      {"!a S b", "abc", 8},
-      {"mod(2,0) | Y c", "abc", 8},
-      {"true", "ab", 12},
-      {"!true", "ab", 12},
+      {"(ab)*", "ab", 12},         {"(...)*", "ab", 12}, {"(aa)*", "a", 12},
+      {"(b|ab*a)*", "ab", 12},     {".*ab.*", "ab", 12}, {".*a..", "ab", 12},
+      {"(a|b)*c(a|c)*", "abc", 8}, {".*", "abc", 8},     {"a*|(ab)*b", "ab", 12},
   };
   for (const auto& c : cases) {
-    std::vector<std::string> sigma;
-    for (const char ch : c.letters) sigma.emplace_back(1, ch);
-    const ltl::Formula f = ltl::parse(c.formula);
-    const auto counts = counts_of(c.formula, sigma, c.max_length);
+    const auto counts = counts_of(c.regex, c.letters, c.max_length);
+    const std::regex language = reference(c.regex, c.letters);
     for (std::size_t n = 0; n <= c.max_length; ++n) {
-      INFO(c.formula << " over " << c.letters << ", length " << n);
+      INFO(c.regex << " over " << c.letters << ", length " << n);
       std::vector<std::string> in, out;
       for (const auto& w : all_words(c.letters, n))
-        (ltl::accepts(f, ltl::letters(w)) ? in : out).push_back(w);
+        (std::regex_match(w, language) ? in : out).push_back(w);
       CHECK(counts.words(n, Side::members) == in.size());
       CHECK(counts.words(n, Side::nonmembers) == out.size());
       // Unranking lists exactly the members (non-members) in lexicographic order, and rank
@@ -95,7 +104,7 @@ TEST_CASE("word counts: members and non-members of every length match brute forc
 TEST_CASE("word counts: (ab)* has one member at each even length and none at odd ones",
           "[word_counts]") {
   // By hand: (ab)^(n/2) is the only member of length n, for even n; 2^n − 1 non-members.
-  const auto counts = counts_of("mod(2,1) & !P(mod(2,1) & !a | mod(2,0) & !b)", {"a", "b"}, 500);
+  const auto counts = counts_of("(ab)*", "ab", 500);
   for (std::uint64_t n : {0, 1, 2, 43, 44, 499, 500}) {
     CHECK(counts.words(n, Side::members) == (n % 2 == 0 ? 1 : 0));
     mpz_class all;
@@ -114,20 +123,20 @@ TEST_CASE("word counts: (ab)* has one member at each even length and none at odd
 
 TEST_CASE("word counts: samples are uniform (chi-square, fixed seed) and on their side",
           "[word_counts]") {
-  // P(a & Y b) over {a, b} at length 7: the words containing "ba". By brute force below.
-  const std::string formula = "P(a & Y b)";
-  const ltl::Formula f = ltl::parse(formula);
-  const auto counts = counts_of(formula, {"a", "b"}, 7);
+  // The words over {a, b} containing "ba", at length 7: 120 of them, and 8 without (a^i b^(7−i)).
+  const std::string regex = ".*ba.*";
+  const auto counts = counts_of(regex, "ab", 7);
+  const std::regex language = reference(regex, "ab");
   for (const Side side : {Side::members, Side::nonmembers}) {
     const std::size_t categories = counts.words(7, side).get_ui();
-    REQUIRE(categories >= 8);  // 120 members, 8 non-members (a^i b^(7-i))
+    CHECK(categories == (side == Side::members ? 120u : 8u));
     const std::size_t per_category = 200;
     const std::size_t draws = categories * per_category;
     std::map<std::string, std::size_t> seen;
     std::mt19937_64 rng(2026);
     for (std::size_t i = 0; i < draws; ++i) {
       const std::string w = counts.dfa().text(*counts.sample(7, side, rng));
-      REQUIRE(ltl::accepts(f, ltl::letters(w)) == (side == Side::members));
+      REQUIRE(std::regex_match(w, language) == (side == Side::members));
       ++seen[w];
     }
     CHECK(seen.size() == categories);  // every word of the side drawn
@@ -167,7 +176,7 @@ TEST_CASE("word counts: uniform_below takes the 64-bit digits most significant f
 
 TEST_CASE("word counts: a table beyond the memory limit is refused before it is built",
           "[word_counts]") {
-  const auto dfa = automata::minimise(proofs::formula_dfa(ltl::parse("P(a & Y b)"), {"a", "b"}));
+  const auto dfa = automata::minimise(automata::regex_to_dfa(".*ba.*", symbols("ab")));
   CHECK(automata::word_count_bytes(dfa.state_count(), 2, 1000000) > kMaxWordCountBytes);
   CHECK_THROWS_AS(automata::WordCounts(dfa, 1000000), BudgetExceeded);
   CHECK_NOTHROW(automata::WordCounts(dfa, 2000));
