@@ -252,7 +252,9 @@ TEST_CASE("experiment length: Σ* has no non-member; the balanced accuracy is th
           "--no-progress");
   INFO(r.err);
   REQUIRE(r.code == 0);
-  for (const auto& row : nlohmann::json::parse(r.out)["rows"]) {
+  const auto j = nlohmann::json::parse(r.out);  // kept alive for the loop
+  REQUIRE(j["rows"].size() == 5);
+  for (const auto& row : j["rows"]) {
     CHECK(row["nonmembers_empty"] == true);
     CHECK(row["nonmembers"] == 0);
     CHECK(row["accuracy_nonmembers"].is_null());
