@@ -310,6 +310,10 @@ TEST_CASE("experiment length: bad input is one line and exit 2", "[cli][experime
   expect_usage_error(run("experiment length 'Y a' --adversarial -1"), "--adversarial");
   expect_usage_error(run("experiment length 'Y a' --adversarial 10001"), "--adversarial");
   expect_usage_error(run("experiment length 'Y a' --lengths 1000000 --words 100000"), "--lengths");
+  // The exact path counts of the balanced words beyond their 1 GiB limit (numeric/budget.hpp):
+  // refused before anything is allocated or run, even with --allow-slow.
+  expect_usage_error(run("experiment length 'Y a' --lengths 100000 --words 1 --allow-slow"),
+                     "--lengths: the path counts");
   // plot length shares the options: the same refusal before gnuplot runs, no figure.
   const std::string svg = temp_path("refused_length.svg");
   expect_usage_error(run("plot length 'Y a' --lengths 5,3 --out " + svg), "--lengths");
