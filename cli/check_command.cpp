@@ -8,10 +8,13 @@
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "cli/commands.hpp"
 #include "numeric/format.hpp"
+#include "numeric/json_number.hpp"
 #include "numeric/suggest.hpp"
+#include "numeric/summation.hpp"
 #include "properties/check.hpp"
 
 namespace ropesim::cli {
@@ -26,9 +29,85 @@ struct CheckFlags {
   int max_size = 100;
   std::string format;
   std::string replay;
+  std::string summation;
+  std::string draw;
   bool json = false;
   bool quiet = false;
 };
+
+// log10 of a positive integer, to about 15 digits (mpz_get_d_2exp: n = d·2^e, 0.5 <= d < 1).
+double log10_of(const mpz_class& n) {
+  signed long exponent = 0;
+  const double d = mpz_get_d_2exp(&exponent, n.get_mpz_t());
+  return std::log10(d) + static_cast<double>(exponent) * std::log10(2.0);
+}
+
+// n* in text: exact below 10^6, else "1.7e+38" (also beyond binary64's range: "3.1e+4931").
+std::string n_star_text(const mpz_class& n) {
+  if (n < 1000000) return n.get_str();
+  const double l = log10_of(n);
+  const double whole = std::floor(l);
+  double mantissa = std::pow(10.0, l - whole);
+  long long power = static_cast<long long>(whole);
+  if (mantissa >= 9.95) {
+    mantissa /= 10;
+    ++power;
+  }
+  return fmt::format("{:.1f}e+{}", mantissa, power);
+}
+
+// The fraction k/total in percent, one decimal (0 when total is 0).
+double percent(int k, int total) {
+  return total == 0 ? 0.0 : std::round(1000.0 * k / total) / 10.0;
+}
+
+void print_thresholds(const properties::ThresholdReport& t) {
+  std::cout << "  regime: " << t.regime << "\n  decided by: " << t.decided_by << "\n";
+  if (t.n_star.empty()) {
+    std::cout << fmt::format("  n*: none over {} passed draws\n", t.draws);
+  } else {
+    std::cout << fmt::format("  n* over {} passed draws: min {}, median {}, max {}\n",
+                             t.n_star.size(), n_star_text(t.n_star.front()),
+                             n_star_text(t.median()), n_star_text(t.n_star.back()));
+  }
+  const std::string all(127, '1'), none(127, '0');
+  const auto count = [&](const std::string& pattern) {
+    const auto it = t.languages.find(pattern);
+    return it == t.languages.end() ? 0 : it->second;
+  };
+  std::cout << fmt::format(
+      "  on the 127 words of length <= 6: {} of {} draws non-trivial ({}%), {} draws accept all, "
+      "{} accept none; {} distinct languages (acceptance patterns)\n",
+      t.nontrivial, t.draws, percent(t.nontrivial, t.draws), count(all), count(none),
+      t.languages.size());
+  std::cout << fmt::format("  checked on words actually run{}: {} of {} draws\n",
+                           t.n_star.empty() ? " (no n*)" : " at n* <= n < n* + max(period, 4)",
+                           t.computed, t.draws);
+}
+
+nlohmann::json thresholds_json(const properties::ThresholdReport& t) {
+  nlohmann::json out{{"regime", t.regime}, {"decided_by", t.decided_by}, {"draws", t.draws}};
+  nlohmann::json n_star{{"count", t.n_star.size()}};
+  if (!t.n_star.empty()) {
+    // Each as a number (with KEY_exact when binary64 cannot hold it) and its log10.
+    const std::pair<const char*, const mpz_class*> points[] = {
+        {"min", &t.n_star.front()}, {"median", &t.median()}, {"max", &t.n_star.back()}};
+    for (const auto& [key, n] : points) {
+      numeric::put_exact(n_star, key, mpq_class(*n));
+      n_star[std::string(key) + "_log10"] = std::round(log10_of(*n) * 1000) / 1000;
+    }
+  }
+  out["n_star"] = n_star;
+  out["nontrivial"] = t.nontrivial;
+  out["nontrivial_fraction"] = t.draws == 0 ? 0.0 : static_cast<double>(t.nontrivial) / t.draws;
+  out["accept_all"] =
+      t.languages.count(std::string(127, '1')) ? t.languages.at(std::string(127, '1')) : 0;
+  out["accept_none"] =
+      t.languages.count(std::string(127, '0')) ? t.languages.at(std::string(127, '0')) : 0;
+  out["distinct_languages"] = t.languages.size();
+  out["checked_by_computation"] = t.computed;
+  return out;
+}
 
 }  // namespace
 
@@ -51,6 +130,14 @@ Action add_check_command(CLI::App& app) {
                      100000);
   cmd->add_option("--format", o->format,
                   "Use only this format in every property that generates formats");
+  cmd->add_option(
+      "--summation", o->summation,
+      "nope-ltlp, rope-p-ltlpmod: the summation of the drawn models: exact (default, the "
+      "theorem's regime), sequential, pairwise, wide-accumulator (the last two decided "
+      "on words run, no n*)");
+  cmd->add_option("--draw", o->draw,
+                  "nope-ltlp, rope-p-ltlpmod: standard (default) or reachable (small formats whose "
+                  "n* is within --max-length; the identity checked on words run past n*)");
   cmd->add_option("--replay", o->replay,
                   "Replay one failing case: the token of a failure's replay command");
   cmd->add_flag("--json", o->json, "Print JSON (one object per property and the totals)");
@@ -65,10 +152,32 @@ Action add_check_command(CLI::App& app) {
     options.replay = o->replay;
     if (!o->format.empty())
       options.format = with_context("--format", [&] { return numeric::parse_format(o->format); });
+    if (!o->summation.empty())
+      options.summation =
+          with_context("--summation", [&] { return numeric::parse_summation(o->summation); });
+    if (!o->draw.empty()) {
+      if (o->draw == "standard") {
+        options.draw = properties::ConverseDraw::standard;
+      } else if (o->draw == "reachable") {
+        options.draw = properties::ConverseDraw::reachable;
+      } else {
+        throw InvalidArgument(
+            fmt::format("--draw: unknown draw '{}'; accepted: standard, reachable", o->draw));
+      }
+    }
     std::vector<std::string> names;
     if (o->property == "all") {
       if (!o->replay.empty())
         throw InvalidArgument("--replay needs --property NAME (the property that failed)");
+      for (const auto* option :
+           {options.summation ? "--summation" : nullptr, options.draw ? "--draw" : nullptr}) {
+        if (option == nullptr) continue;
+        throw InvalidArgument(fmt::format(
+            "{} applies only to nope-ltlp and rope-p-ltlpmod (the properties that draw models); "
+            "with --property all the others would ignore it: give --property nope-ltlp or "
+            "rope-p-ltlpmod",
+            option));
+      }
       for (const auto& info : properties::property_list()) names.push_back(info.name);
     } else {
       bool known = false;
@@ -83,13 +192,11 @@ Action add_check_command(CLI::App& app) {
       }
       names.push_back(o->property);
     }
-    if (options.format) {  // every property run must be able to use it: refused up front, before
-                           // any output
-      for (const auto& info : properties::property_list()) {
-        if (std::find(names.begin(), names.end(), info.name) != names.end()) {
-          properties::check_format_usable(info, *options.format);
-        }
-      }
+    // Every property run must be able to use the options: refused up front, before any output.
+    for (const auto& info : properties::property_list()) {
+      if (std::find(names.begin(), names.end(), info.name) == names.end()) continue;
+      if (options.format) properties::check_format_usable(info, *options.format);
+      properties::check_hypotheses_usable(info, options);
     }
     const bool show_progress = !o->quiet && stderr_is_tty();
     const auto start = std::chrono::steady_clock::now();
@@ -127,6 +234,7 @@ Action add_check_command(CLI::App& app) {
                           {"description", outcome.description},
                           {"counterexample", outcome.counterexample},
                           {"replay", outcome.replay_command}});
+        if (outcome.thresholds) report.back()["thresholds"] = thresholds_json(*outcome.thresholds);
         continue;
       }
       std::cout << fmt::format("{:<18} {} passed, {} discarded, {} failed{}, {:.1f} s  [{}]\n",
@@ -138,6 +246,7 @@ Action add_check_command(CLI::App& app) {
         if (!outcome.replay_command.empty())
           std::cout << "  replay: " << outcome.replay_command << "\n";
       }
+      if (outcome.thresholds) print_thresholds(*outcome.thresholds);
     }
     if (o->json) {
       std::cout

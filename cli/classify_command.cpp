@@ -101,7 +101,26 @@ std::pair<automata::Dfa, nlohmann::json> model_source(
   nlohmann::json extraction = proofs::to_json(x);
   extraction.erase("seconds");
   extraction.erase("oracle_seconds");
-  return {x.dfa, {{"kind", "model"}, {"text", o.model_file}, {"extraction", extraction}}};
+  // The scope of the answer: the class is the model's on the words tested; a model with bounded
+  // heads (Y^k, C4' MOD) is certified exact only up to its certified length.
+  nlohmann::json scope = {
+      {"certified_length",
+       model.certified_length ? nlohmann::json(*model.certified_length) : nlohmann::json()},
+      {"longest_test_word", longest}};
+  if (model.certified_length) {
+    scope["statement"] = fmt::format(
+        "the class holds on words up to the certified length {}; beyond it the model may differ "
+        "from its construction (see `ropesim run` warnings)",
+        *model.certified_length);
+  } else {
+    scope["statement"] = fmt::format(
+        "the class is the language of the model on the words tested (length <= {}); no certified "
+        "length is recorded in the model",
+        longest);
+  }
+  return {
+      x.dfa,
+      {{"kind", "model"}, {"text", o.model_file}, {"extraction", extraction}, {"scope", scope}}};
 }
 
 /// The DFA of the one source given, and its description for the report ({"kind", "text"}).
@@ -255,6 +274,12 @@ std::string text_report(const automata::Classification& c, const nlohmann::json&
   s += fmt::format("class        {}", automata::to_string(c.language_class));
   if (c.language_class == LanguageClass::ltl_p_mod) s += fmt::format(" (k = {}), not LTL[P]", *c.k);
   if (c.language_class == LanguageClass::none) s += " (neither LTL[P] nor LTL[P,MOD])";
+  if (source.contains("scope") && source["scope"]["certified_length"].is_number()) {
+    s += fmt::format(
+        " on words up to the certified length {}; beyond it the model may differ "
+        "from its construction (see `ropesim run` warnings)",
+        source["scope"]["certified_length"].get<std::uint64_t>());
+  }
   s += "\n";
   if (c.language_class != LanguageClass::ltl_p)
     s += "witness      " + automata::witness_description(c) + "\n";

@@ -138,12 +138,16 @@ Action add_compile_command(CLI::App& app) {
                   "Counts of earlier psi positions the P-head certificate checks (1..1000000)")
       ->capture_default_str();
   cmd->add_option("--schedule", o->schedule,
-                  "RoPE schedule of the Y^k heads (default single:g=1): any schedule horizon "
-                  "accepts, e.g. llama2-7b or conventional:base=10000,dim=8 (equal weights)");
+                  "RoPE schedule of every rotary head (default: single:g=1 for the Y^k heads, "
+                  "each MOD atom's own periodic table): any schedule horizon accepts, e.g. "
+                  "llama2-7b or conventional:base=10000,dim=8; Y^k heads use every block "
+                  "(equal weights), MOD atoms a block nearest a turn 2*pi*a/m, exact only up "
+                  "to its certified range unless the schedule is periodic (THEORY §7 C4')");
   cmd->add_option("-o,--out", o->out, "Write the model spec (JSON) to this file");
   cmd->add_option("--certificate", o->certificate,
-                  "Write the certificate (f_large, the P-head count, MOD constants and margins, "
-                  "the Y^k ranges, the certified length) to FILE.json, for ropesim-verify");
+                  "Write the certificate (the model file's SHA-256, f_large, the P-head count, MOD "
+                  "constants and margins, the Y^k ranges, the certified length) to FILE.json, "
+                  "for ropesim-verify FILE.json MODEL.json; needs --out");
   cmd->add_flag("--explain", o->explain,
                 "Print per layer which named coordinates each head and FFN reads and writes, the "
                 "constants in F, "
@@ -178,6 +182,7 @@ Action add_compile_command(CLI::App& app) {
       }
       if (options.offset_schedule.blocks.empty())
         throw InvalidArgument("--schedule: '" + o->schedule + "' has no rotary block");
+      options.mod_schedule = options.offset_schedule;
     }
     const std::vector<std::string> alphabet = parse_alphabet(o->alphabet);
     const ltl::Formula formula = ltl::parse(o->formula);
@@ -191,6 +196,11 @@ Action add_compile_command(CLI::App& app) {
     }
     if (cmd->count("--out") > 0) io::check_output_path(o->out, "--out");
     if (cmd->count("--certificate") > 0) {
+      if (cmd->count("--out") == 0) {  // the certificate names the model file by its SHA-256
+        throw InvalidArgument(
+            "--certificate needs --out MODEL.json: the certificate is about the model file, "
+            "named by its SHA-256 (ropesim-verify CERT.json MODEL.json)");
+      }
       (void)output_kind_for(o->certificate, "--certificate", {OutputKind::json});
       io::check_output_path(o->certificate, "--certificate");
       if (o->layer_norm) {  // refused before compiling (proofs::compile_certificate refuses too)
@@ -206,17 +216,21 @@ Action add_compile_command(CLI::App& app) {
     const proofs::CompiledModel compiled = proofs::compile(formula, alphabet, options);
     progress.finish();
     const nlohmann::json report = proofs::to_json(compiled);
-    // built (and possibly refused) before any file is written
-    const std::string certificate =
-        o->certificate.empty() ? std::string()
-                               : proofs::compile_certificate(compiled, options).dump(1) + "\n";
-    if (!o->certificate.empty()) io::write_output_file(o->certificate, certificate);
+    nlohmann::json spec;
     if (cmd->count("--out") > 0) {
-      nlohmann::json spec = attention::model_to_json(compiled.model);
+      spec = attention::model_to_json(compiled.model);
       spec["_construction"] = report;
       spec["_provenance"] = provenance();
-      write_model_spec(o->out, spec);
     }
+    // built (and possibly refused) before any file is written; it names the model file's bytes
+    std::string certificate;
+    if (!o->certificate.empty()) {
+      nlohmann::json c = proofs::compile_certificate(compiled, options);
+      c["model_sha256"] = sha256_hex(model_spec_text(spec));
+      certificate = c.dump(1) + "\n";
+    }
+    if (cmd->count("--out") > 0) write_model_spec(o->out, spec);
+    if (!o->certificate.empty()) io::write_output_file(o->certificate, certificate);
     if (o->json) {
       nlohmann::json j = report;
       j["out"] = o->out.empty() ? nlohmann::json() : nlohmann::json(o->out);

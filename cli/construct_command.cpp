@@ -8,6 +8,7 @@
 // Argument parsing and output only (STYLE): the science is in proofs/.
 #include <fmt/format.h>
 
+#include <cmath>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -54,7 +55,36 @@ std::string mod_text(const proofs::ModModel& built, const proofs::ModModelSpec& 
           ? fmt::format("the atom MOD_{}^{} read at EOS = N+1", spec.atom.m, built.atom_residue)
           : std::string("the atom read at EOS = N+1"),
       p.format.name, numeric::to_string(p.rounding));
-  if (!built.atom) {
+  if (built.bounded) {
+    const auto& h = *built.bounded;
+    s += fmt::format(
+        "source     THEORY §7 C4': the residue test on block {} of {} (r1: theta = {:.8g} rad "
+        "per position), the turn 2*pi*{}/{} it approximates, epsilon = {:.6g} rad\n",
+        h.block, h.schedule, h.theta, h.a, h.m, h.epsilon);
+    s += fmt::format("f_large    {}\n", number(h.f_large));
+    s += fmt::format("C          {}{}\n", number(h.C),
+                     h.auto_C ? fmt::format("  (auto: the longest range over {} (block, C) tried)",
+                                            h.candidates.size())
+                              : std::string("  (given)"));
+    s += fmt::format(
+        "query bias ({}, {}) on the block, (1, 0) on the baseline pair   b = "
+        "cos(pi/m) = {}   key weight C*b = {}\n",
+        number(h.query_cos), number(h.query_sin), number(h.b), number(h.key_weight));
+    s += fmt::format("range      N_max^MOD = {}{}: every query 2..{} leads by >= f_large\n",
+                     h.n_max, h.at_limit ? " (the scan's limit)" : "", h.n_max + 1);
+    if (h.fail_query) {
+      s += fmt::format("fails at   query {}: BOS score {}, other score {} ({} should win)\n",
+                       *h.fail_query, number(h.fail_bos_score), number(h.fail_other_score),
+                       *h.fail_query % h.m == h.r ? "BOS" : "the other keys");
+    }
+    if (h.drift_bound >= 0) {
+      s += fmt::format(
+          "drift      exact-arithmetic estimate (L+1)*|epsilon| <= pi/m - eta: L <= {}\n",
+          std::isfinite(h.drift_bound) ? fmt::format("{:.0f}", h.drift_bound)
+                                       : std::string("any (epsilon = 0)"));
+    }
+    s += fmt::format("certified  words of length <= {} (beyond, the model may err)\n", h.n_max);
+  } else if (!built.atom) {
     s += "head       none: MOD_1^0 is top (THEORY §7 C4), the model accepts every word\n";
   } else {
     const auto& h = *built.atom;
@@ -113,7 +143,7 @@ std::string mod_text(const proofs::ModModel& built, const proofs::ModModelSpec& 
 Action add_construct_command(CLI::App& app) {
   struct ModOptions {
     std::string m, r, format = "fp32", C = "auto", rounding = "nearest-even", readout = "length",
-                      out, engine = "auto";
+                      out, engine = "auto", schedule;
     bool json = false;
   };
   struct OffsetOptions {
@@ -128,7 +158,9 @@ Action add_construct_command(CLI::App& app) {
   cmd->require_subcommand(1);
 
   auto* mod = cmd->add_subcommand(
-      "mod", "The MOD_m^r atom with periodic RoPE (THEORY §7 C4, RoPE-X App C.3)");
+      "mod",
+      "The MOD_m^r atom: periodic RoPE (THEORY §7 C4, RoPE-X App C.3) or, under a non-periodic "
+      "--schedule, bounded by its certified range (C4')");
   mod->add_option("--m", mo->m, "Modulus m >= 1 (m = 1 is top)")->required();
   mod->add_option("--r", mo->r, "Residue 0 <= r < m")->required();
   mod->add_option("--format", mo->format, "Number format F")->capture_default_str();
@@ -140,6 +172,11 @@ Action add_construct_command(CLI::App& app) {
   mod->add_option("--readout", mo->readout,
                   "length: accept iff N = r (mod m); eos: accept iff MOD_m^r holds at N+1")
       ->capture_default_str();
+  mod->add_option("--schedule", mo->schedule,
+                  "RoPE schedule of the head (default: its own periodic table, C4). A periodic "
+                  "schedule keeps C4; a non-periodic one (e.g. llama2-7b, single:g=1) builds the "
+                  "residue test on its block nearest a turn 2*pi*a/m (r1), exact only up to its "
+                  "certified range N_max^MOD (THEORY §7 C4'), or refuses");
   mod->add_option("-o,--out", mo->out, "Write the model spec (JSON) to this file");
   mod->add_flag("--json", mo->json, "Print the construction report as JSON");
 
@@ -178,10 +215,21 @@ Action add_construct_command(CLI::App& app) {
         if (sgn(C) <= 0) throw InvalidArgument("--C: C must be positive (or 'auto'), got " + mo->C);
         spec.atom.C = C;
       }
+      if (mod->count("--schedule") > 0) {
+        spec.schedule =
+            with_context("--schedule", [&] { return attention::parse_schedule(mo->schedule); });
+        if (spec.schedule->is_multi_axis()) {
+          throw InvalidArgument("--schedule: '" + mo->schedule +
+                                "' has several position axes; accepted: a one-axis schedule");
+        }
+        if (spec.schedule->blocks.empty())
+          throw InvalidArgument("--schedule: '" + mo->schedule + "' has no rotary block");
+      }
       if (mod->count("--out") > 0) io::check_output_path(mo->out, "--out");
       // What remains to fail is C: not finite in F, or F refused (with C = auto that is about F,
       // --format; with a given C, about --C).
-      const std::string refusal_flag = spec.atom.C ? "--C" : "--format";
+      const bool bounded = spec.schedule && !proofs::periodic_schedule_p(*spec.schedule);
+      const std::string refusal_flag = spec.atom.C ? "--C" : bounded ? "--schedule" : "--format";
       const proofs::ModModel built =
           with_context(refusal_flag, [&] { return proofs::mod_model(spec); });
       const nlohmann::json report = proofs::to_json(built, spec);

@@ -153,8 +153,9 @@ void add_length_options(CLI::App* cmd, LengthArguments& a) {
   cmd->add_option("--alphabet", a.alphabet, "Letters of the words (default ab)")
       ->capture_default_str();
   cmd->add_option("--schedule", a.schedules,
-                  "Schedule of the Y^k heads; repeat for several (default single:g=1)")
-      ->capture_default_str();
+                  "Schedule of every rotary head (Y^k heads, MOD atoms: C4' bounded under a "
+                  "non-periodic schedule); repeat for several (default: single:g=1 for the Y^k "
+                  "heads, each MOD atom's own periodic table)");
   cmd->add_option("--format", a.formats, "Number format F; repeat for several (default fp16)")
       ->capture_default_str();
   cmd->add_option("--rounding", a.rounding, "Rounding of every operation")->capture_default_str();
@@ -175,7 +176,11 @@ proofs::LengthExperimentSpec length_spec(const LengthArguments& a) {
   proofs::LengthExperimentSpec spec;
   spec.formula = a.formula;
   spec.alphabet = parse_letters(a.alphabet);
-  for (const auto& text : a.schedules) {
+  // No --schedule: single:g=1 for the Y^k heads, periodic tables for the MOD atoms (C4).
+  spec.schedule_for_mod = !a.schedules.empty();
+  const std::vector<std::string> schedules =
+      a.schedules.empty() ? std::vector<std::string>{"single:g=1"} : a.schedules;
+  for (const auto& text : schedules) {
     for (const auto& earlier : spec.schedules) {
       if (earlier.spec == text) throw InvalidArgument("--schedule: '" + text + "' is given twice");
     }
@@ -276,7 +281,7 @@ Action add_experiment_command(CLI::App& app) {
   auto* cmd = experiment->add_subcommand(
       "length",
       "Accuracy against length of a compiled formula per schedule x format (RoPE-X §5-6): "
-      "periodic MOD heads stay exact, a conventional Y^k head is exact up to its certified "
+      "periodic heads stay exact, conventional Y^k and MOD heads are exact up to their certified "
       "length");
   add_length_options(cmd, o->args);
   cmd->add_option("-o,--out", o->out, "Write the rows to FILE (.csv .md .json .tex)");
@@ -302,11 +307,13 @@ Action add_experiment_command(CLI::App& app) {
       j["adversarial"] = spec.adversarial;
       nlohmann::json list = nlohmann::json::array();
       for (const auto& s : series) {
-        list.push_back({{"schedule", s.schedule},
-                        {"format", s.format},
-                        {"certified_length", optional_number(s.certified_length)},
-                        {"longest_all_right", optional_number(s.longest_all_right)},
-                        {"refused", s.refused ? nlohmann::json(*s.refused) : nlohmann::json()}});
+        list.push_back(
+            {{"schedule", s.schedule},
+             {"format", s.format},
+             {"certified_length", optional_number(s.certified_length)},
+             {"longest_all_right", optional_number(s.longest_all_right)},
+             {"mod_atoms", s.mod_atoms.empty() ? nlohmann::json() : nlohmann::json(s.mod_atoms)},
+             {"refused", s.refused ? nlohmann::json(*s.refused) : nlohmann::json()}});
       }
       j["series"] = list;
       j["rows"] = table.to_json();
@@ -326,10 +333,12 @@ Action add_experiment_command(CLI::App& app) {
         continue;
       }
       text += fmt::format(
-          "{} in {}: certified length {}, every word right up to length {}\n", s.schedule, s.format,
+          "{} in {}: certified length {}, every word right up to length {}{}\n", s.schedule,
+          s.format,
           s.certified_length ? std::to_string(*s.certified_length) : std::string("unbounded"),
           s.longest_all_right ? std::to_string(*s.longest_all_right)
-                              : std::string("- (the first length failed)"));
+                              : std::string("- (the first length failed)"),
+          s.mod_atoms.empty() ? std::string() : "; MOD atoms on " + s.mod_atoms);
     }
     text += table.to_text();
     std::cout << text;

@@ -15,7 +15,9 @@ namespace ropesim::cli {
 /// The experiment's flags as given.
 struct LengthArguments {
   std::string formula, alphabet = "ab", lengths = "1..64", rounding = "nearest-even";
-  std::vector<std::string> schedules{"single:g=1"}, formats{"fp16"};
+  /// Empty: single:g=1 for the Y^k heads and each MOD atom's own periodic table (as `compile`
+  /// without --schedule).
+  std::vector<std::string> schedules, formats{"fp16"};
   std::uint64_t words = 20, seed = 1, adversarial = 2;
   bool allow_slow = false;
   ProgressChoice progress = ProgressChoice::automatic;

@@ -121,6 +121,11 @@ std::string one_line(std::string_view raw) {
         i = close + 1;
         continue;
       }
+      if (close != std::string_view::npos) {      // a short quoted value, kept whole (its closing
+        out += message.substr(i, close - i + 1);  // quote does not open another)
+        i = close + 1;
+        continue;
+      }
     }
     out += (c == '\n' || c == '\r') ? ' ' : c;
     ++i;

@@ -263,6 +263,9 @@ Action add_rotations_command(CLI::App& app) {
                             schedule.spec +
                             "' has position axes; accepted: a schedule without position axes");
     }
+    // a certificate ropesim-verify cannot check is refused before the census runs
+    if (!o->certificate.empty())
+      proofs::check_census_certificate_covered(schedule, realisation, options.positions);
     check_budget("--positions", attention::census_work(schedule, options),
                  opt_in_budget(o->allow_slow));
     warn_about_schedule(schedule, o->start + (o->positions - 1));

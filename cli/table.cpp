@@ -1,6 +1,7 @@
 #include "cli/table.hpp"
 
 #include <fmt/format.h>
+#include <openssl/evp.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <stdexcept>
 
 #include "attention/realisation.hpp"
 #include "numeric/budget.hpp"
@@ -464,8 +466,20 @@ std::string render(const Table& table, OutputKind kind, const std::optional<Shar
   return {};
 }
 
+std::string model_spec_text(const nlohmann::json& spec) { return spec.dump(2) + "\n"; }
+
+std::string sha256_hex(const std::string& bytes) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int n = 0;
+  if (EVP_Digest(bytes.data(), bytes.size(), digest, &n, EVP_sha256(), nullptr) != 1)
+    throw std::runtime_error("SHA-256 failed (OpenSSL EVP_Digest)");
+  std::string out;
+  for (unsigned int k = 0; k < n; ++k) out += fmt::format("{:02x}", digest[k]);
+  return out;
+}
+
 void write_model_spec(const std::string& path, const nlohmann::json& spec) {
-  const std::string text = spec.dump(2) + "\n";
+  const std::string text = model_spec_text(spec);
   if (text.size() > kMaxInputFileBytes) {
     throw BudgetExceeded(
         fmt::format("--out: the model spec would be {} ({} bytes), more than the {} that ropesim "

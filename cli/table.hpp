@@ -133,6 +133,13 @@ std::string provenance_line();
 /// is larger than kMaxInputFileBytes (numeric/budget.hpp), the most ropesim reads.
 void write_model_spec(const std::string& path, const nlohmann::json& spec);
 
+/// The bytes write_model_spec writes for `spec` (`spec.dump(2)` and a newline).
+std::string model_spec_text(const nlohmann::json& spec);
+
+/// SHA-256 of `bytes` as 64 lowercase hexadecimal digits (OpenSSL's EVP_Digest, FIPS 180-4):
+/// how a compile certificate names the model file it is about (`model_sha256`).
+std::string sha256_hex(const std::string& bytes);
+
 /// `word` as one shell word: unchanged if it has only safe characters, else in single quotes
 /// (how the recorded command quotes each argument, so it can be pasted back).
 std::string shell_word(const std::string& word);

@@ -2,6 +2,7 @@
 #include "proofs/certificate.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
@@ -44,6 +45,23 @@ void require_one_axis(const attention::Schedule& s) {
   }
 }
 
+/// The schedule spellings ropesim-verify rebuilds from its own table (verify/schedule_table.hpp):
+/// single, periodic, conventional, partial and the presets without YaRN or M-RoPE.
+void require_verifier_schedule(const attention::Schedule& s) {
+  require_one_axis(s);
+  static const std::vector<std::string> kinds = {"single", "periodic", "conventional", "partial"};
+  static const std::vector<std::string> presets = {
+      "llama2-7b",  "codellama-7b", "llama3-8b", "llama3.1-8b",  "llama3.2-1b",
+      "mistral-7b", "qwen2-7b",     "gemma-7b",  "gpt-neox-20b", "phi-2"};
+  const auto& list = s.kind == "preset" ? presets : kinds;
+  const std::string& name = s.kind == "preset" ? s.spec : s.kind;
+  if (std::find(list.begin(), list.end(), name) == list.end()) {
+    throw InvalidArgument("--certificate: ropesim-verify does not rebuild schedule '" + s.spec +
+                          "'; accepted: single, periodic, conventional, partial and the presets " +
+                          fmt::format("{}", fmt::join(presets, ", ")));
+  }
+}
+
 std::string hex(const numeric::Value& v) { return v.to_hex(); }
 
 /// a > b for finite elements of F (exactly; narrow values are doubles).
@@ -60,9 +78,10 @@ nlohmann::json census_certificate(const attention::Schedule& s, const attention:
   if (!result.not_applicable.empty())
     throw InvalidArgument("no certificate for a census that does not apply: " +
                           result.not_applicable);
+  check_census_certificate_covered(s, r, result.positions);
   nlohmann::json j;
   j["certificate"] = "census";
-  j["version"] = 1;
+  j["version"] = kCensusCertificateVersion;
   j["schedule"] = s.spec;
   j["realization"] = r.name();
   j["format"] = format_json(r.table_format());
@@ -70,33 +89,74 @@ nlohmann::json census_certificate(const attention::Schedule& s, const attention:
   j["blocks"] = blocks_json(s);
   j["start"] = result.start;
   j["positions"] = result.positions;
+  j["distinct"] = result.distinct_rotations;
+  j["first_repeat"] =
+      result.first_repeat
+          ? nlohmann::json::array({result.first_repeat->earlier, result.first_repeat->later})
+          : nlohmann::json(nullptr);
+  j["largest_class"] =
+      nlohmann::json::array({result.largest_class.size, result.largest_class.position});
   j["max_period"] = result.max_period;
   j["period"] = result.period ? nlohmann::json(*result.period) : nlohmann::json(nullptr);
+  // the census's own witnesses (the smallest i for each P): the verifier checks each against
+  // the classes of equal rotations it computes itself, so nothing is realised here
   nlohmann::json witnesses = nlohmann::json::array();
   nlohmann::json unwitnessed = nlohmann::json::array();
   for (std::size_t k = 0; k < result.witnesses.size(); ++k) {
     const std::uint64_t P = k + 1;
     if (result.witnesses[k] < 0) {
       unwitnessed.push_back(P);
-      continue;
+    } else {
+      witnesses.push_back(nlohmann::json::array({P, result.witnesses[k]}));
     }
-    const auto i = static_cast<std::uint64_t>(result.witnesses[k]);
-    const auto a = attention::realise(s, r, i);
-    const auto b = attention::realise(s, r, i + P);
-    std::optional<std::size_t> block;
-    for (std::size_t d = 0; d < a.blocks.size() && !block; ++d) {
-      if (!a.blocks[d].cos.same_bits(b.blocks[d].cos) ||
-          !a.blocks[d].sin.same_bits(b.blocks[d].sin))
-        block = d;
-    }
-    if (!block)  // the census and realise disagree: never write a certificate that is wrong
-      throw std::logic_error(
-          fmt::format("census witness i = {} for P = {} has R^_(i+P) = R^_i", i, P));
-    witnesses.push_back(nlohmann::json::array({P, i, *block}));
   }
   j["witnesses"] = witnesses;
   j["unwitnessed"] = unwitnessed;
   return j;
+}
+
+void check_census_certificate_covered(const attention::Schedule& s, const attention::Realisation& r,
+                                      std::uint64_t positions) {
+  require_verifier_schedule(s);
+  const std::string name = r.name();
+  if (name != "r1" && name != "r2" && name != "r3" && name != "hf") {
+    throw InvalidArgument("--certificate: ropesim-verify cannot recompute realization '" + name +
+                          "' (its steps are not all correctly rounded or not modelled there); "
+                          "accepted: r1, r2, r3, hf");
+  }
+  if (name == "hf") {
+    // hf's inv_freq comes from β and D (verify/census_check.hpp, HF): base-β schedules
+    // without Llama 3's scaling, every step nearest-even
+    const bool base_schedule =
+        (s.kind == "conventional" || s.kind == "partial" || s.kind == "preset") && s.base &&
+        !s.llama3 && !s.attention_scaling;
+    if (!base_schedule || r.rounding != numeric::Rounding::nearest_even) {
+      throw InvalidArgument(
+          "--certificate: ropesim-verify recomputes realization 'hf' on base-beta schedules "
+          "without rope scaling (conventional, partial, presets without rope_scaling) with "
+          "nearest-even rounding only; '" +
+          s.spec + "' with rounding " + std::string(numeric::to_string(r.rounding)) + " is not");
+    }
+  }
+  const numeric::Format& f = r.table_format();
+  if (f.kind != numeric::Format::Kind::floating || !f.subnormals || !f.has_infinity ||
+      f.precision > 53 || f.emin < -1022 || f.emax > 1023) {
+    throw InvalidArgument("--certificate: ropesim-verify does not cover format " + f.name +
+                          "; accepted: binary floating formats with subnormals and infinities "
+                          "within fp64 (fp8e5m2, fp16, bf16, tf32, fp32, fp64, ...)");
+  }
+  if (r.rounding == numeric::Rounding::nearest_away) {
+    throw InvalidArgument(
+        "--certificate: ropesim-verify does not cover rounding nearest-away; accepted: "
+        "nearest-even, toward-zero, upward, downward");
+  }
+  const double work = static_cast<double>(positions) * static_cast<double>(s.blocks.size());
+  if (work > kMaxCensusCertificateWork) {
+    throw InvalidArgument(fmt::format(
+        "--certificate: ropesim-verify would realise up to {} positions x {} blocks = {:.3g} "
+        "(cos, sin) pairs; accepted: at most {:.3g} (fewer --positions)",
+        positions, s.blocks.size(), work, kMaxCensusCertificateWork));
+  }
 }
 
 namespace {
@@ -189,7 +249,7 @@ nlohmann::json horizon_json(const FixedOffsetHead& head, std::vector<mpq_class> 
 }  // namespace
 
 nlohmann::json horizon_certificate(const FixedOffsetSpec& spec, const HorizonReport& report) {
-  require_one_axis(spec.schedule);
+  require_verifier_schedule(spec.schedule);
   FixedOffsetSpec hs = spec;
   hs.C = numeric::exact_rational(report.C);
   const FixedOffsetHead head = make_fixed_offset_head(hs);
@@ -210,6 +270,17 @@ nlohmann::json horizon_certificate(const FixedOffsetSpec& spec, const HorizonRep
     j = horizon_header(head, weights, k, range, "candidates");
     j["error_bound"] = range.error_bound->get_str();
     j["candidate_offsets"] = candidate_offsets(head, *range.error_bound, max_offset);
+    // ropesim-verify recomputes every candidate's score at every certified query (its
+    // kMaxHorizonScores budget): refuse here, before anything is written, what it would refuse
+    const double work = static_cast<double>(j["candidate_offsets"].size()) *
+                        static_cast<double>(B) * static_cast<double>(range.n_max + 2);
+    if (work > kMaxHorizonCertificateScores) {
+      throw InvalidArgument(fmt::format(
+          "--certificate: ropesim-verify would recompute {} candidate offsets x {} blocks x {} "
+          "queries = {:.3g} block scores; accepted: at most {:.0e} (a smaller --max-length, a "
+          "larger C or a shorter head)",
+          j["candidate_offsets"].size(), B, range.n_max + 2, work, kMaxHorizonCertificateScores));
+    }
   }
   if (!range.at_limit && range.fail_query && range.fail_competitor) {
     RealisedScores scores(head);
@@ -228,6 +299,11 @@ nlohmann::json horizon_certificate(const FixedOffsetSpec& spec, const HorizonRep
 }
 
 nlohmann::json compile_certificate(const CompiledModel& compiled, const CompileOptions& options) {
+  if (!compiled.bounded_mod_heads.empty()) {
+    throw InvalidArgument(
+        "a compile certificate does not yet cover MOD atoms under a non-periodic schedule (C4' "
+        "heads, THEORY §7); accepted: models whose MOD atoms use periodic tables");
+  }
   if (compiled.layer_norm) {
     throw InvalidArgument(
         "--certificate: a certificate covers models without --layer-norm (the LayerNorm "

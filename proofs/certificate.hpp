@@ -24,22 +24,48 @@
 
 namespace ropesim::proofs {
 
+/// Version of the census certificate format: 2 states the census (distinct count, first
+/// repeat, largest class, period) and is checked by re-realising every position.
+inline constexpr int kCensusCertificateVersion = 2;
+
+/// The largest positions × rotary blocks a census certificate may need: ropesim-verify
+/// re-realises every position block by block until the classes of equal rotations are exact,
+/// at most positions × blocks (cos, sin) pairs (2^25: about 20 s of MPFR on 2 cores; all
+/// distinct usually needs a few blocks, docs/PERFORMANCE.md "Certificates"). verify/ has the
+/// same constant.
+inline constexpr double kMaxCensusCertificateWork = 33554432;
+
 /// The census certificate of `result` (THEORY §3 Def 2.1 and Prop 4.1): the window
-/// (`start`, `positions`) and either `period` P with a witness for every smaller candidate
-/// period, or `period` null with a witness for every P = 1..`max_period`. `witnesses` lists
-/// [P, i, d]: R̂_{i+P} ≠ R̂_i, compared by bit pattern, already in block d (0-based) — the
-/// block is found here by realising i and i + P once more. A periodic claim is checked by the
-/// verifier at every position of the window. `result` must come from
-/// attention::census(s, r, ·) on a one-axis schedule. Cost: two realisations per witness
-/// (up to N/2 witnesses). Throws InvalidArgument for a multi-axis schedule ("a certificate
-/// covers one-axis schedules; accepted: a schedule without position axes") or a result that
-/// does not apply (not_applicable set).
+/// (`start`, `positions`), the census's claims — `distinct` (the number of distinct R̂_i),
+/// `first_repeat` ([i, j] or null), `largest_class` ([size, smallest position]), `period` (P,
+/// or null: no period ≤ N/2) — and the census's witnesses [P, i] (R̂_{i+P} ≠ R̂_i) for every
+/// candidate period below P (periodic) or up to `max_period` (non-periodic), the P without one
+/// in `unwitnessed`. ropesim-verify proves every claim by realising every position itself and
+/// splitting the window into classes of equal rotations; the witnesses let it check the
+/// period claims in time linear in N. Nothing is realised here: the cost is writing the JSON.
+/// `result` must come from attention::census(s, r, ·) on a one-axis schedule. Throws
+/// InvalidArgument like check_census_certificate_covered and for a result that does not
+/// apply (not_applicable set).
 nlohmann::json census_certificate(const attention::Schedule& s, const attention::Realisation& r,
                                   const attention::CensusResult& result);
+
+/// Refuses (InvalidArgument, one line naming the accepted values and the estimate) a census
+/// certificate ropesim-verify cannot check: a multi-axis schedule, a realisation other than
+/// r1, r2, r3, a table format that is not binary floating point with subnormals and infinities
+/// within fp64, nearest-away rounding, or positions × blocks above
+/// kMaxCensusCertificateWork. Call it before the census runs, so nothing is computed or
+/// written in vain.
+void check_census_certificate_covered(const attention::Schedule& s, const attention::Realisation& r,
+                                      std::uint64_t positions);
 
 /// The largest (N_max + 2)²/2 · blocks of score evaluations horizon_certificate accepts
 /// (10^8: about a minute for ropesim, a few for the verifier, which recomputes them all).
 inline constexpr double kMaxHorizonCertificateWork = 1e8;
+
+/// The most block scores ropesim-verify recomputes for a horizon certificate's candidate
+/// evidence (candidate offsets × blocks × (N_max + 2); verify/ropesim_verify.cpp
+/// kMaxHorizonScores, the same number): horizon_certificate refuses more before writing.
+inline constexpr double kMaxHorizonCertificateScores = 2e8;
 
 /// The horizon certificate of a measured head (THEORY §6, RoPE-X eq. 10): the head (blocks,
 /// weights w_d as exact rationals, C and f_large as elements of F, k, summation), the claim
@@ -53,7 +79,10 @@ inline constexpr double kMaxHorizonCertificateWork = 1e8;
 /// `candidate_offsets` (candidate_offsets(head, E, ·) up to the largest competitor offset);
 /// linear in N_max. `spec` is the head the report was measured on (its C is replaced by
 /// report.C). Throws InvalidArgument when the scan's work exceeds kMaxHorizonCertificateWork
-/// (naming N_max and the limit), for a multi-axis schedule, and like make_fixed_offset_head.
+/// (naming N_max and the limit), when the candidates' check exceeds
+/// kMaxHorizonCertificateScores (naming the estimate), for a schedule ropesim-verify does not
+/// rebuild (multi-axis, YaRN/M-RoPE presets, ...; as check_census_certificate_covered), and
+/// like make_fixed_offset_head.
 nlohmann::json horizon_certificate(const FixedOffsetSpec& spec, const HorizonReport& report);
 
 /// The compile certificate of a compiled model (THEORY §7 C1, C4, C5), built from the
@@ -64,7 +93,9 @@ nlohmann::json horizon_certificate(const FixedOffsetSpec& spec, const HorizonRep
 /// horizon certificate of the lower-bound claim N_max^(k) ≥ its n_max (`at_limit` set: every
 /// query up to n_max + 1 leads by f_large), and the certified length (the minimum of the P
 /// head's count and the Y^k ranges; null = every length). `options` are the ones compile()
-/// ran with (policy, offset_schedule). Throws InvalidArgument for a model with the LayerNorm
+/// ran with (policy, offset_schedule). `ropesim compile` adds `model_sha256` (the SHA-256 of
+/// the model file it writes), by which ropesim-verify binds the certificate to that file.
+/// Throws InvalidArgument for a model with the LayerNorm
 /// mirror (its checks are not part of the certificate) and when a Y^k head's range is too
 /// long to certify (kMaxHorizonCertificateWork).
 nlohmann::json compile_certificate(const CompiledModel& compiled, const CompileOptions& options);

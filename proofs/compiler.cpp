@@ -58,7 +58,8 @@ LayerComponents layer_components(const PlannedLayer& layer, const ResidualSpace&
                                 node.k, options.offset_schedule, range, policy);
     } else {  // modulo, m ≥ 2
       has_mod = true;
-      parts = mod_components(space, node.m, node.r, node.raw, "count", node.out, node.text, policy);
+      parts = mod_components(space, node.m, node.r, node.raw, "count", node.out, node.text, policy,
+                             options.mod_schedule, options.offset_max_length);
     }
     for (Component& c : parts) out.push_back(std::move(c));
   }

@@ -91,7 +91,16 @@ struct CompileOptions {
   /// multi-frequency head with equal weights, certified by the same range scan. Must have at
   /// least one rotary block.
   attention::Schedule offset_schedule = attention::single_schedule(1);
-  /// L_max of every Y^k head's range scan (HorizonSpec::max_length); 0 = horizon's default.
+  /// The RoPE schedule of every MOD atom (THEORY §7 C4, C4'): unset (the default) or periodic
+  /// (every block a rational turn, periodic_schedule_p) gives C4's exact head on its own
+  /// periodic table; a non-periodic schedule gives C4', the residue test on the block of that
+  /// schedule nearest a turn 2πa/m, exact only up to its certified range N_max^MOD (which then
+  /// bounds certified_length), or a Refusal(mod_schedule) when no block certifies a range ≥ 2m.
+  /// `ropesim compile --schedule S` sets both offset_schedule and mod_schedule: one schedule for
+  /// every rotary head.
+  std::optional<attention::Schedule> mod_schedule;
+  /// L_max of every Y^k head's range scan (HorizonSpec::max_length; 0 = horizon's default) and of
+  /// every C4' head's (BoundedModSpec::max_length; 0 = kBoundedModMaxLength).
   /// The refusal hint's trial compilations cap it (kHintScanLength) so that a hint costs
   /// seconds, not the minute a full fp64 scan takes.
   std::uint64_t offset_max_length = 0;
@@ -148,10 +157,15 @@ struct CompiledModel {
   std::optional<PastCertificate> past;
   /// The C4 heads, in node order.
   std::vector<ModAtomHead> mod_heads;
+  /// The C4' heads (MOD atoms under a non-periodic mod_schedule), in layer order, with their
+  /// certified ranges N_max^MOD.
+  std::vector<BoundedModHead> bounded_mod_heads;
   /// The bounded Y^k heads (C5), in layer order: subformula, k, C and N_max^(k).
   using BoundedHead = proofs::BoundedHead;
   std::vector<BoundedHead> bounded_heads;
-  /// The word length up to which every coordinate is certified exact (nullopt = every length).
+  /// The word length up to which every coordinate is certified exact: the minimum of the P
+  /// heads' certified count, the Y^k heads' N_max^(k) and the C4' heads' N_max^MOD (nullopt =
+  /// every length).
   std::optional<std::uint64_t> certified_length;
   /// Present when compiled with CompileOptions::layer_norm.
   std::optional<LayerNormMirror> layer_norm;

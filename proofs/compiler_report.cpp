@@ -32,6 +32,11 @@ void describe_components(CompiledModel& out, const std::vector<LayerComponents>&
     for (const Component& c : layer) {
       (c.sublayer == Sublayer::attention ? desc.heads : desc.ffn).push_back(c.description);
       if (c.mod_head) out.mod_heads.push_back(*c.mod_head);
+      if (c.bounded_mod_head) {
+        out.bounded_mod_heads.push_back(*c.bounded_mod_head);
+        const std::uint64_t n_max = c.bounded_mod_head->n_max;
+        if (!out.certified_length || n_max < *out.certified_length) out.certified_length = n_max;
+      }
       if (c.bounded_head) {
         out.bounded_heads.push_back(*c.bounded_head);
         const std::uint64_t n_max = c.bounded_head->n_max;
@@ -102,6 +107,9 @@ nlohmann::json to_json(const CompiledModel& c) {
                     {"margins", margins}});
   }
   j["mod_heads"] = mods;
+  nlohmann::json bounded_mods = nlohmann::json::array();
+  for (const auto& h : c.bounded_mod_heads) bounded_mods.push_back(to_json(h));
+  j["bounded_mod_heads"] = bounded_mods;
   nlohmann::json bounded = nlohmann::json::array();
   for (const auto& b : c.bounded_heads) {
     bounded.push_back({{"node", b.node},

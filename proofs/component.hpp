@@ -17,6 +17,7 @@
 #include "attention/transformer.hpp"
 #include "numeric/engine.hpp"
 #include "numeric/value.hpp"
+#include "proofs/bounded_mod.hpp"
 #include "proofs/gadgets.hpp"
 #include "proofs/mod_atom.hpp"
 #include "proofs/refusal.hpp"
@@ -75,6 +76,8 @@ struct Component {
   std::vector<RawOutputRange> raw_outputs;
   std::optional<ModAtomHead> mod_head;      ///< the C4 head and its realised margins
   std::optional<BoundedHead> bounded_head;  ///< the Y^k head and its certified range
+  /// The C4' MOD head on a non-periodic schedule and its certified range N_max^MOD.
+  std::optional<BoundedModHead> bounded_mod_head;
 };
 
 /// The components of one layer, in the order the layer holds them: heads in plan order (then the

@@ -166,6 +166,8 @@ std::vector<LengthSeries> length_experiment(const LengthExperimentSpec& spec,
       options.policy.format = format;
       options.policy.rounding = spec.rounding;
       options.offset_schedule = schedule;
+      // Every rotary head, MOD atoms too (THEORY §7 C4'), unless told to keep their tables.
+      if (spec.schedule_for_mod) options.mod_schedule = schedule;
       options.suggest_format = false;
       std::optional<CompiledModel> compiled;
       try {
@@ -176,6 +178,10 @@ std::vector<LengthSeries> length_experiment(const LengthExperimentSpec& spec,
       }
       if (compiled) {
         series.certified_length = compiled->certified_length;
+        if (!compiled->bounded_mod_heads.empty())
+          series.mod_atoms = "the schedule (C4', bounded)";
+        else if (!compiled->mod_heads.empty())
+          series.mod_atoms = "periodic tables (C4)";
         const attention::PrefixOracle oracle(compiled->model);
         for (std::size_t i = 0; i < spec.lengths.size(); ++i) {
           LengthRow row;

@@ -1,8 +1,9 @@
 #pragma once
 /// Accuracy against length: the seed paper's headline experiment as one call (RoPE-X §5–6,
-/// THEORY §6, §8). A formula is compiled once per (schedule, format) — periodic RoPE tables for
-/// its MOD atoms (C4), the given schedule for its Y^k heads (C5) — and every compiled model is
-/// run on the same seeded words, compared with the formula's truth (ltl::accepts).
+/// THEORY §6, §8). A formula is compiled once per (schedule, format) with the schedule as the
+/// schedule of every rotary head — its Y^k heads (C5) and its MOD atoms (C4 on a periodic
+/// schedule, C4' bounded by N_max^MOD on a non-periodic one, or refused) — and every compiled
+/// model is run on the same seeded words, compared with the formula's truth (ltl::accepts).
 ///
 /// Balanced words (issue 32): uniform random words over Σ are almost all non-members of a
 /// sparse language such as (ab)*, so a model that rejects everything would score ≈ 1. Each
@@ -29,8 +30,12 @@ namespace ropesim::proofs {
 struct LengthExperimentSpec {
   std::string formula;                         ///< LTL[P,MOD] text with Y^k (logic/formula.hpp)
   std::vector<std::string> alphabet;           ///< single-letter symbols, e.g. {"a", "b"}
-  std::vector<attention::Schedule> schedules;  ///< the Y^k heads' schedules (≥ 1)
-  std::vector<numeric::Format> formats;        ///< F of each model (≥ 1)
+  std::vector<attention::Schedule> schedules;  ///< the rotary heads' schedules (≥ 1)
+  /// True (the default): each schedule is also the MOD atoms' (C4 when periodic, C4' otherwise).
+  /// False: MOD atoms keep their own periodic tables (C4) whatever the schedule — what
+  /// `experiment length` does when no --schedule is named, as `compile` does.
+  bool schedule_for_mod = true;
+  std::vector<numeric::Format> formats;  ///< F of each model (≥ 1)
   numeric::Rounding rounding = numeric::Rounding::nearest_even;
   std::vector<std::uint64_t> lengths;  ///< word lengths, ascending, each ≥ 1
   /// Words per length and side (≥ 1): `words` members and `words` non-members of each length
@@ -90,6 +95,9 @@ struct LengthRow {
 struct LengthSeries {
   std::string schedule;  ///< the schedule's spec
   std::string format;    ///< F's name
+  /// How the formula's MOD atoms were built: "" (none), "periodic tables (C4)" or "the schedule
+  /// (C4', bounded)".
+  std::string mod_atoms;
   /// The model's certified length (compile's certified_length; none: exact at every length).
   std::optional<std::uint64_t> certified_length;
   /// Set when the compiler refused F (its one-line reason); then `rows` is empty.

@@ -504,19 +504,31 @@ ModModel mod_model(const ModModelSpec& spec) {
     wiring.bos = "bos";
     wiring.top = "top";
     wiring.output = "mod_head";
+    const bool bounded = spec.schedule && !periodic_schedule_p(*spec.schedule);
     try {
-      out.atom = make_mod_atom_head(atom, wiring);
+      if (bounded) {
+        BoundedModSpec b;
+        b.m = m;
+        b.r = a;
+        b.schedule = *spec.schedule;
+        b.C = atom.C;
+        b.max_length = spec.max_length;
+        b.policy = atom.policy;
+        out.bounded = make_bounded_mod_head(b, wiring);
+      } else {
+        out.atom = make_mod_atom_head(atom, wiring);
+      }
     } catch (const InvalidArgument& e) {
       if (spec.readout != ModReadout::length) throw;
       throw InvalidArgument("the length test N = r (mod m) with m = " + std::to_string(m) +
                             ", r = " + std::to_string(r) + " reads the atom " + atom_name(m, a) +
                             " at EOS: " + e.what());
     }
-    const ModAtomHead& h = *out.atom;
+    const attention::AttentionHead& head = bounded ? out.bounded->head : out.atom->head;
 
     // Layer 1: the C4 head and the counting head; FFN: the first-position flag.
     attention::Layer layer1;
-    layer1.heads.push_back(h.head);
+    layer1.heads.push_back(head);
     attention::AttentionHead count = counting_head(space, "bos", "count", f);
     count.name = "count 1/#keys";
     layer1.heads.push_back(std::move(count));
@@ -534,13 +546,25 @@ ModModel mod_model(const ModModelSpec& spec) {
     layer2.ffn = assemble_feed_forward({gate}, space, f);
     model.layers.push_back(std::move(layer2));
 
-    model.description = "C4 MOD atom " + atom_name(m, a) + " (THEORY §7, RoPE-X App C.3): head " +
-                        h.head.name + " with r3 table periodic 1/" + std::to_string(m) +
-                        ", C = " + decimal(h.C) + (h.auto_C ? " (auto)" : "") +
-                        ", f_large = " + decimal(h.f_large) + ", smallest lead " +
-                        approx_text(h.min_margin.get_d()) +
-                        "; count head 1/#keys gives first = [position 1]; out = ReLU(head" +
-                        (one_satisfies ? ")" : " - first)") + "; " + layout;
+    const std::string tail = "; count head 1/#keys gives first = [position 1]; out = ReLU(head" +
+                             std::string(one_satisfies ? ")" : " - first)") + "; " + layout;
+    if (bounded) {
+      const BoundedModHead& h = *out.bounded;
+      model.description = "C4' MOD atom " + atom_name(m, a) + " under the non-periodic schedule " +
+                          h.schedule + " (THEORY §7 C4'): head " + h.head.name + " on block " +
+                          std::to_string(h.block) + " (r1, turn " + std::to_string(h.a) + "/" +
+                          std::to_string(m) + "), C = " + decimal(h.C) +
+                          (h.auto_C ? " (auto)" : "") + ", f_large = " + decimal(h.f_large) +
+                          ", exact on words of length <= N_max^MOD = " + std::to_string(h.n_max) +
+                          (h.at_limit ? " (the scan's limit)" : "") + tail;
+    } else {
+      const ModAtomHead& h = *out.atom;
+      model.description = "C4 MOD atom " + atom_name(m, a) + " (THEORY §7, RoPE-X App C.3): head " +
+                          h.head.name + " with r3 table periodic 1/" + std::to_string(m) +
+                          ", C = " + decimal(h.C) + (h.auto_C ? " (auto)" : "") +
+                          ", f_large = " + decimal(h.f_large) + ", smallest lead " +
+                          approx_text(h.min_margin.get_d()) + tail;
+    }
   }
   model.classifier.weights.assign(d, zero);
   model.classifier.weights[space.index("out")] = one;
@@ -557,6 +581,12 @@ nlohmann::json to_json(const ModModel& model, const ModModelSpec& spec) {
   j["readout"] = std::string(to_string(spec.readout));
   j["format"] = spec.atom.policy.format.name;
   j["rounding"] = std::string(numeric::to_string(spec.atom.policy.rounding));
+  if (model.bounded) {
+    j["construction"] = "C4'";
+    j["bounded"] = to_json(*model.bounded);
+    j["certified_length"] = model.bounded->n_max;
+    return j;
+  }
   if (!model.atom) {
     j["note"] = "m = 1: MOD_1^0 is top; no attention head and no C";
     return j;

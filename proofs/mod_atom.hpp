@@ -39,6 +39,8 @@
 #include "numeric/format.hpp"
 #include "numeric/rounding.hpp"
 #include "numeric/value.hpp"
+#include "proofs/bounded_mod.hpp"
+#include "proofs/mod_wiring.hpp"
 #include "proofs/refusal.hpp"
 #include "proofs/residual_space.hpp"
 
@@ -85,16 +87,6 @@ struct ModAtomSpec {
   mpq_class slack = mpq_class(1, 16);
   /// F, rounding, summation (THEORY §2.1). Default: fp32, nearest-even, sequential.
   attention::EvaluationPolicy policy;
-};
-
-/// Where the head reads and writes, by name in a model's residual space (THEORY §7 C1: gadgets
-/// address named coordinates, never indices). The head's matrices have space.size() columns
-/// (d_model). The default is a stand-alone head over the space `bos top out`.
-struct ModWiring {
-  ResidualSpace space{"bos", "top", "out"};
-  std::string bos = "bos";     ///< 1 at BOS, 0 elsewhere (the BOS key and the value read it)
-  std::string top = "top";     ///< ⊤: 1 at every token but BOS (the non-BOS keys read it)
-  std::string output = "out";  ///< receives the head's output
 };
 
 /// The realised scores of one query residue s = i mod m (THEORY §7 compiler criterion).
@@ -182,6 +174,12 @@ struct ModModelSpec {
   ModReadout readout = ModReadout::length;
   /// The alphabet (every symbol is embedded the same way: the language depends on N only).
   std::vector<std::string> alphabet = {"a", "b"};
+  /// The RoPE schedule of the head: unset or periodic (periodic_schedule_p) gives C4 on its
+  /// periodic table; a non-periodic schedule gives C4' (make_bounded_mod_head with atom.C and
+  /// atom.policy), exact on words up to its certified range N_max^MOD (THEORY §7 C4').
+  std::optional<attention::Schedule> schedule;
+  /// The C4' range scan's limit (BoundedModSpec::max_length; 0 = its default).
+  std::uint64_t max_length = 0;
 };
 
 /// The model and its head.
@@ -189,8 +187,11 @@ struct ModModel {
   attention::Model model;
   /// The atom residue the head tests: r for ModReadout::eos, (r + 1) mod m for length.
   std::uint64_t atom_residue = 0;
-  /// The C4 head (nullopt for m = 1, where MOD_1^0 = ⊤ needs no attention).
+  /// The C4 head (nullopt for m = 1, where MOD_1^0 = ⊤ needs no attention, and under a
+  /// non-periodic schedule).
   std::optional<ModAtomHead> atom;
+  /// The C4' head under a non-periodic schedule, with its certified range N_max^MOD.
+  std::optional<BoundedModHead> bounded;
 };
 
 /// The named residual space of mod_model (d_model = 6), in index order: `top` (⊤, 1 at every

@@ -1,16 +1,20 @@
 #include "proofs/mod_component.hpp"
 
+#include <fmt/format.h>
+
 #include "numeric/exact_decimal.hpp"
+#include "proofs/bounded_mod.hpp"
 
 namespace ropesim::proofs {
 
 using numeric::exact_decimal;
 
-std::vector<Component> mod_components(const ResidualSpace& space, std::uint64_t m, std::uint64_t r,
-                                      const std::string& raw, const std::string& count,
-                                      const std::string& out, const std::string& node,
-                                      const attention::EvaluationPolicy& policy) {
-  const numeric::Arithmetic a = numeric::arithmetic(policy);
+namespace {
+
+/// The C4 head of mod(m,r) on its periodic table (make_mod_atom_head).
+Component periodic_head(const ResidualSpace& space, std::uint64_t m, std::uint64_t r,
+                        const std::string& raw, const std::string& node,
+                        const attention::EvaluationPolicy& policy) {
   ModAtomSpec spec;
   spec.m = m;
   spec.r = r;
@@ -32,9 +36,52 @@ std::vector<Component> mod_components(const ResidualSpace& space, std::uint64_t 
                       {{"C", exact_decimal(built.C)},
                        {"f_large", exact_decimal(built.f_large)},
                        {"min_margin", numeric::exact_decimal(built.min_margin)}}};
+  head.mod_head = std::move(built);
+  return head;
+}
+
+}  // namespace
+
+std::vector<Component> mod_components(const ResidualSpace& space, std::uint64_t m, std::uint64_t r,
+                                      const std::string& raw, const std::string& count,
+                                      const std::string& out, const std::string& node,
+                                      const attention::EvaluationPolicy& policy,
+                                      const std::optional<attention::Schedule>& schedule,
+                                      std::uint64_t max_length) {
+  const numeric::Arithmetic a = numeric::arithmetic(policy);
+  Component head;
+  if (schedule && !periodic_schedule_p(*schedule)) {
+    // C4': the residue test on a block of the named schedule, exact up to N_max^MOD.
+    BoundedModSpec spec;
+    spec.m = m;
+    spec.r = r;
+    spec.schedule = *schedule;
+    spec.max_length = max_length;
+    spec.policy = policy;
+    ModWiring wiring;
+    wiring.space = space;
+    wiring.output = raw;
+    BoundedModHead built = make_bounded_mod_head(spec, wiring);
+    built.head.name = node;
+    head.sublayer = Sublayer::attention;
+    head.head = built.head;
+    head.description = {"MOD (bounded)",
+                        node,
+                        {"bos", "top"},
+                        {raw},
+                        {{"schedule", schedule->spec},
+                         {"realisation", "r1"},
+                         {"block", fmt::format("{}", built.block)},
+                         {"turn", fmt::format("{}/{}", built.a, m)},
+                         {"C", exact_decimal(built.C)},
+                         {"f_large", exact_decimal(built.f_large)},
+                         {"certified_range", fmt::format("{}", built.n_max)}}};
+    head.bounded_mod_head = std::move(built);
+  } else {
+    head = periodic_head(space, m, r, raw, node, policy);
+  }
   head.raw_outputs = {{raw, a.zero(), a.zero(), RawOutputRange::Want::zero},
                       {raw, a.one(), a.one(), RawOutputRange::Want::one}};
-  head.mod_head = std::move(built);
   // Position 1 sees only BOS, where the head outputs 1: switch it off there unless 1 ≡ r.
   const bool at_1 = mod_formula(m, r, 1);
   Component first;

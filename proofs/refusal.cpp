@@ -18,6 +18,8 @@ std::string_view to_string(RefusalReason reason) {
       return "offset_head";
     case RefusalReason::mod_margin:
       return "mod_margin";
+    case RefusalReason::mod_schedule:
+      return "mod_schedule";
     case RefusalReason::layer_norm_gain:
       return "layer_norm_gain";
     case RefusalReason::layer_norm_mirror:

@@ -19,6 +19,8 @@ enum class RefusalReason {
   offset_head,        ///< a Y^k head's certified range N_max^(k) < k in F (THEORY §6)
   mod_margin,         ///< a MOD_m^r atom's realised margins: no C makes every residue's
                       ///< winner lead by f_large in F (C4)
+  mod_schedule,       ///< a MOD_m^r atom under a non-periodic schedule: no block of the
+                      ///< schedule certifies a range N_max^MOD ≥ 2m in F (C4')
   layer_norm_gain,    ///< the LayerNorm mirror's raw scale 2^−p or gain 2^(p−1) is not in F
   layer_norm_mirror,  ///< any other check of the LayerNorm mirror (post-LN, C1)
 };

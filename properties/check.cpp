@@ -3,12 +3,14 @@
 #include <fmt/format.h>
 #include <rapidcheck.h>
 
+#include <algorithm>
 #include <chrono>
 #include <iterator>
 #include <sstream>
 
 #include "numeric/error.hpp"
 #include "numeric/suggest.hpp"
+#include "properties/converse.hpp"
 #include "properties/theorems.hpp"
 
 namespace ropesim::properties {
@@ -20,11 +22,18 @@ class ProgressListener : public rc::detail::TestListener {
   ProgressListener(const std::string& name, int wanted, const CheckProgress& progress)
       : name_(name), wanted_(wanted), progress_(progress) {}
   void onTestCaseFinished(const rc::detail::CaseDescription& description) override {
-    if (description.result.type == rc::detail::CaseResult::Type::Success) ++done_;
+    auto& record = converse_record();
+    if (description.result.type == rc::detail::CaseResult::Type::Success) {
+      ++done_;
+      if (record) collect(*record);
+    }
     if (description.result.type == rc::detail::CaseResult::Type::Discard) ++discarded_;
+    record.reset();
     if (progress_) progress_(name_, done_, wanted_);
   }
-  void onShrinkTried(const rc::detail::CaseDescription&, bool) override {}
+  void onShrinkTried(const rc::detail::CaseDescription&, bool) override {
+    converse_record().reset();
+  }
   void onTestFinished(const rc::detail::TestMetadata&, const rc::detail::TestResult&) override {}
 
  private:
@@ -37,6 +46,31 @@ class ProgressListener : public rc::detail::TestListener {
  public:
   /// Cases discarded so far (RapidCheck's results count only successes).
   [[nodiscard]] int discarded() const { return discarded_; }
+  /// What the passed converse cases recorded (none for the other properties).
+  [[nodiscard]] std::optional<ThresholdReport> thresholds() const {
+    if (!thresholds_) return std::nullopt;
+    ThresholdReport out = *thresholds_;
+    std::sort(out.n_star.begin(), out.n_star.end());
+    return out;
+  }
+
+ private:
+  void collect(const ConverseCase& record) {
+    if (!thresholds_) {
+      thresholds_.emplace();
+      thresholds_->regime = record.regime;
+      thresholds_->decided_by = record.decided_by;
+    }
+    ThresholdReport& t = *thresholds_;
+    ++t.draws;
+    if (record.n_star) t.n_star.push_back(*record.n_star);
+    ++t.languages[record.pattern];
+    if (record.pattern.find('0') != std::string::npos &&
+        record.pattern.find('1') != std::string::npos)
+      ++t.nontrivial;
+    if (record.computed) ++t.computed;
+  }
+  std::optional<ThresholdReport> thresholds_;
 };
 
 // The replay token: RapidCheck's Reproduce (random state, size, shrink path) serialised by
@@ -105,6 +139,9 @@ std::string replay_command(const std::string& name, const CheckOptions& options,
   std::string command = fmt::format("ropesim check --property {} --max-length {} --max-size {}",
                                     name, options.max_length, options.max_size);
   if (options.format) command += fmt::format(" --format {}", options.format->name);
+  if (options.summation)
+    command += fmt::format(" --summation {}", numeric::to_string(*options.summation));
+  if (options.draw == ConverseDraw::reachable) command += " --draw reachable";
   command += fmt::format(" --replay {}", token);
   return command;
 }
@@ -143,6 +180,34 @@ void check_format_usable(const PropertyInfo& info, const numeric::Format& format
   }
 }
 
+void check_hypotheses_usable(const PropertyInfo& info, const CheckOptions& options) {
+  const auto refuse = [&](const std::string& option) {
+    throw InvalidArgument(fmt::format(
+        "{}: property {} draws no models, so it has no summation or format draw to set; {} "
+        "applies only to nope-ltlp and rope-p-ltlpmod",
+        option, info.name, option));
+  };
+  if (!info.draws_models) {
+    if (options.summation) refuse("--summation");
+    if (options.draw) refuse("--draw");
+    return;
+  }
+  if (options.draw != ConverseDraw::reachable) return;
+  if (options.format) {
+    throw InvalidArgument(fmt::format(
+        "--draw reachable draws its own formats (p 3-8, 3-4 exponent bits, so that n* is within "
+        "--max-length); give --format '{}' or --draw reachable, not both",
+        options.format->name));
+  }
+  if (options.summation && *options.summation != numeric::Summation::exact &&
+      *options.summation != numeric::Summation::sequential) {
+    throw InvalidArgument(fmt::format(
+        "--draw reachable needs n* from the eventual-behaviour analysis, which covers --summation "
+        "exact and sequential only (got {})",
+        numeric::to_string(*options.summation)));
+  }
+}
+
 PropertyOutcome run_property(const std::string& name, const CheckOptions& options,
                              const CheckProgress& progress) {
   const Theorem* theorem = nullptr;
@@ -166,6 +231,7 @@ PropertyOutcome run_theorem(const Theorem& theorem_ref, const CheckOptions& opti
   if (options.max_length < 1) throw InvalidArgument("--max-length must be at least 1");
   if (options.max_size < 1) throw InvalidArgument("--max-size must be at least 1");
   if (options.format) check_format_usable(theorem->info, *options.format);
+  check_hypotheses_usable(theorem->info, options);
 
   rc::detail::TestParams params;
   params.seed = options.seed;
@@ -187,6 +253,8 @@ PropertyOutcome run_theorem(const Theorem& theorem_ref, const CheckOptions& opti
   PropertyOutcome outcome;
   outcome.name = name;
   outcome.discarded = listener.discarded();
+  outcome.thresholds = listener.thresholds();
+  converse_record().reset();
   outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   rc::detail::SuccessResult success;
   rc::detail::FailureResult failure;

@@ -401,13 +401,13 @@ EventualBehaviour eventual_behaviour(const Model& model, const IdentityWords& wo
     }
     return attention::accepts_output(eos_value(model, stacked, concat));
   };
-  out.threshold = std::max(sides[0].threshold, sides[1].threshold);
+  out.n_star = std::max(sides[0].threshold, sides[1].threshold);
   const std::uint64_t common = std::lcm(sides[0].period, sides[1].period);
   if (common > max_blocks) return undecided("the common period exceeds the cap");
   out.period = common;
   out.decided = true;
   for (std::uint64_t k = 0; k < common; ++k) {
-    const mpz_class n = out.threshold + k;
+    const mpz_class n = out.n_star + k;
     const bool with_x = accepts(sides[0], n);
     const bool without_x = accepts(sides[1], n);
     if (k == 0 || with_x != without_x) {
@@ -424,35 +424,33 @@ EventualBehaviour eventual_behaviour(const Model& model, const IdentityWords& wo
 
 namespace {
 
-// The formats of each regime (converse.hpp). Presets first (they shrink to the first one).
-rc::Gen<numeric::Format> regime_format(ConverseRegime regime) {
-  switch (regime) {
-    case ConverseRegime::exact_sums:
-      return rc::gen::weightedOneOf<numeric::Format>(
-          {{2, rc::gen::element(numeric::Format::fp16(), numeric::Format::bf16(),
-                                numeric::Format::fp32(), numeric::Format::tf32(),
-                                numeric::Format::fp64(), numeric::Format::fp8e5m2())},
-           {1, rc::gen::apply([](int p, int e) { return numeric::Format::ieee(p, e); },
-                              rc::gen::inRange(4, 25), rc::gen::inRange(5, 12))},
-           // Small ranges (max F ≤ 480): Z reaches ∞ within a few hundred copies of xy, so
-           // the prediction is confirmed on the actual words.
-           {2, rc::gen::apply([](int p, int e) { return numeric::Format::ieee(p, e); },
-                              rc::gen::inRange(3, 9), rc::gen::inRange(4, 5))}});
-    case ConverseRegime::sequential_sums:
-      return rc::gen::weightedOneOf<numeric::Format>(
-          {{1, rc::gen::element(numeric::Format::fp8e5m2(), numeric::Format::fp8e4m3())},
-           {2, rc::gen::apply([](int p, int e) { return numeric::Format::ieee(p, e); },
-                              rc::gen::inRange(3, 9), rc::gen::inRange(4, 7))}});
-    case ConverseRegime::saturating:
-      return rc::gen::weightedOneOf<numeric::Format>(
-          {{1, rc::gen::just(numeric::Format::fp8e4m3())},
-           {2, rc::gen::apply(
-                   [](int p, int e) {
-                     return numeric::parse_format(fmt::format("p={},e={},overflow=saturate", p, e));
-                   },
-                   rc::gen::inRange(3, 9), rc::gen::inRange(4, 7))}});
+// The formats a converse run draws (converse.hpp, ConverseSettings). Presets first (they
+// shrink to the first one).
+rc::Gen<numeric::Format> converse_formats(numeric::Summation summation, ConverseDraw draw) {
+  if (draw == ConverseDraw::reachable) {
+    // max F ≤ (2 − 2^(1−p))·2^7 < 256 and ≥ 15: under exact sums a block with Σ e_j ≥ 1 drives
+    // the denominator to ∞ within 256 copies; under sequential sums it stops below 2^p ≤ 256.
+    return rc::gen::apply([](int p, int e) { return numeric::Format::ieee(p, e); },
+                          rc::gen::inRange(3, 9), rc::gen::inRange(3, 5));
   }
-  return rc::gen::just(numeric::Format::fp16());
+  if (summation == numeric::Summation::exact) {
+    return rc::gen::weightedOneOf<numeric::Format>(
+        {{2, rc::gen::element(numeric::Format::fp16(), numeric::Format::bf16(),
+                              numeric::Format::fp32(), numeric::Format::tf32(),
+                              numeric::Format::fp64(), numeric::Format::fp8e5m2())},
+         {1, rc::gen::apply([](int p, int e) { return numeric::Format::ieee(p, e); },
+                            rc::gen::inRange(4, 25), rc::gen::inRange(5, 12))},
+         // Small ranges (max F ≤ 480): Z reaches ∞ within a few hundred copies of xy, so
+         // the prediction is confirmed on the actual words.
+         {2, rc::gen::apply([](int p, int e) { return numeric::Format::ieee(p, e); },
+                            rc::gen::inRange(3, 9), rc::gen::inRange(4, 5))}});
+  }
+  // Sequential sums (and the word-run summations): formats of 3–8 bits, so that the
+  // denominators settle within the iteration cap and rounding acts within runnable lengths.
+  return rc::gen::weightedOneOf<numeric::Format>(
+      {{1, rc::gen::element(numeric::Format::fp8e5m2(), numeric::Format::fp8e4m3())},
+       {2, rc::gen::apply([](int p, int e) { return numeric::Format::ieee(p, e); },
+                          rc::gen::inRange(3, 9), rc::gen::inRange(4, 7))}});
 }
 
 // RapidCheck scales inRange (and the generators built on it) with the test size, so early
@@ -532,12 +530,57 @@ void sparsify(Model& model, std::uint64_t seed, bool mirror) {
   model.validate();
 }
 
-void converse_property(const CheckOptions& options, ConverseClass kind, ConverseRegime regime) {
+namespace {
+
+// Accept ('1') or reject ('0') on every word of length ≤ 6 over {a, b}, in length-lexicographic
+// order (127 words): the language the model shows on the words tried.
+std::string acceptance_pattern(const Model& model) {
+  std::string out;
+  for (std::size_t length = 0; length <= 6; ++length) {
+    for (std::size_t bits = 0; bits < (std::size_t{1} << length); ++bits) {
+      std::string w;
+      for (std::size_t i = 0; i < length; ++i) w += (bits >> (length - 1 - i)) & 1 ? 'b' : 'a';
+      out += attention::accepts_output(one_layer_output(model, w)) ? '1' : '0';
+    }
+  }
+  return out;
+}
+
+// The hypotheses of a run, one line (ThresholdReport::regime).
+std::string regime_text(const CheckOptions& options, const ConverseSettings& settings) {
+  const std::string formats = options.format ? "F = " + options.format->name
+                              : settings.draw == ConverseDraw::reachable
+                                  ? "F drawn small (p 3-8, 3-4 exponent bits)"
+                                  : "F drawn";
+  switch (settings.summation) {
+    case Summation::exact:
+      if (options.format && !options.format->has_infinity)
+        return "exact sums rounded once, " + formats + " saturating (no inf): outside the theorem";
+      return "exact sums rounded once, " + formats + " with inf: the theorem's regime";
+    case Summation::sequential:
+      return "sequential sums (THEORY 2.1), " + formats + ": outside the theorem";
+    case Summation::pairwise:
+    case Summation::wide_accumulator:
+      break;
+  }
+  return fmt::format(
+      "{} sums{}, {}: not covered by the eventual analysis", numeric::to_string(settings.summation),
+      settings.summation == Summation::wide_accumulator ? " (accumulator fp32)" : "", formats);
+}
+
+bool accepts_word(const Model& model, const IdentityWords& words, std::uint64_t n, bool with_x) {
+  return attention::accepts_output(one_layer_output(model, repeat_word(words, n, with_x)));
+}
+
+}  // namespace
+
+void converse_property(const CheckOptions& options, const ConverseSettings& settings) {
+  const Summation summation = settings.summation;
   attention::RandomModelOptions shape;
-  shape.format = *uniform(regime_format(regime)).as("format");
-  if (options.format) shape.format = *options.format;
-  if (regime == ConverseRegime::exact_sums && !shape.format.has_infinity)
-    RC_DISCARD("an F without infinity is outside the theorem (the saturating regime)");
+  // --format replaces the draw (and is what the counterexample shows).
+  shape.format = *uniform(options.format ? rc::gen::just(*options.format)
+                                         : converse_formats(summation, settings.draw))
+                      .as("format");
   shape.layers = 1;
   shape.heads = *uniform(rc::gen::inRange<std::size_t>(1, 3)).as("heads");
   shape.d_model = *uniform(rc::gen::inRange<std::size_t>(1, 5)).as("d_model");
@@ -546,7 +589,7 @@ void converse_property(const CheckOptions& options, ConverseClass kind, Converse
   const int norms = *uniform(rc::gen::inRange(0, 3)).as("norms (0 none, 1 post, 2 pre)");
   if (norms == 1) shape.norms = attention::NormPlacement::post;
   if (norms == 2) shape.norms = attention::NormPlacement::pre;
-  if (kind == ConverseClass::rope_p) {
+  if (settings.kind == ConverseClass::rope_p) {
     shape.rotary = attention::RandomRotary::periodic;
     shape.max_period = *uniform(rc::gen::inRange<std::uint64_t>(2, 5)).as("max table period");
   } else {
@@ -558,42 +601,132 @@ void converse_property(const CheckOptions& options, ConverseClass kind, Converse
   const int degenerate =
       *uniform(rc::gen::element(0, 1, 2, 2)).as("sparsify (0 no, 1 yes, 2 symmetric: b = -a)");
   if (degenerate > 0) sparsify(model, seed, degenerate == 2);
-  model.policy.summation =
-      regime == ConverseRegime::sequential_sums ? Summation::sequential : Summation::exact;
+  model.policy.summation = summation;  // wide_accumulator: the policy's accumulator, fp32
   std::uint64_t period = 1;
   for (const auto& head : model.layers[0].heads) period = std::lcm(period, *rotation_period(head));
   IdentityWords words;
   words.u = *uniform(word_gen("ab", 0, 3)).as("u");
   const auto cx = *uniform(rc::gen::inRange<std::uint64_t>(1, 3)).as("|x| / period");
   words.x = *uniform(word_gen("ab", cx * period, cx * period)).as("x");
-  const auto cy = *uniform(rc::gen::inRange<std::uint64_t>(0, 3)).as("|y| / period");
-  words.y = *uniform(word_gen("ab", cy * period, cy * period)).as("y");
+  // Half of the y are x with a and b swapped, so xy holds as many a as b: the block a counting
+  // model adds nothing to, while x itself tips the count (x = a, y = b gives (ab)^n a).
+  const bool swapped = *uniform(rc::gen::arbitrary<bool>()).as("y = x with a, b swapped");
+  if (swapped) {
+    words.y = words.x;
+    for (auto& c : words.y) c = c == 'a' ? 'b' : 'a';
+  } else {
+    const auto cy = *uniform(rc::gen::inRange<std::uint64_t>(0, 3)).as("|y| / period");
+    words.y = *uniform(word_gen("ab", cy * period, cy * period)).as("y");
+  }
   words.v = *uniform(word_gen("ab", 0, 3)).as("v");
   RC_LOG() << "rotation period " << period << "\n";
+
+  ConverseCase record;
+  record.regime = regime_text(options, settings);
+  const std::uint64_t fixed = words.u.size() + words.x.size() + words.v.size();
+  const std::uint64_t block = words.x.size() + words.y.size();
+
+  if (summation != Summation::sequential && summation != Summation::exact) {
+    // No eventual analysis: the words actually run, at up to 16 values of n in
+    // [n_max / 2, n_max], n_max the largest n whose words fit in --max-length.
+    record.decided_by = fmt::format(
+        "words run at up to 16 n in [n_max/2, n_max], words <= {} symbols (a bounded "
+        "observation: no eventual analysis covers {} summation, no n*)",
+        options.max_length, numeric::to_string(summation));
+    if (options.max_length < fixed + block)
+      RC_DISCARD("--max-length holds no word u(xy)^n x v with n >= 1");
+    const std::uint64_t n_max = (options.max_length - fixed) / block;
+    const std::uint64_t n_min = std::max<std::uint64_t>(1, n_max / 2);
+    const std::uint64_t step = std::max<std::uint64_t>(1, (n_max - n_min) / 15);
+    bool apart_everywhere = true;
+    bool with_x_at_max = false, without_x_at_max = false;
+    std::uint64_t tried = 0, lowest = n_max;
+    for (std::uint64_t n = n_max; n >= n_min && tried < 16; n -= step) {
+      const bool with_x = accepts_word(model, words, n, true);
+      const bool without_x = accepts_word(model, words, n, false);
+      if (tried == 0) {
+        with_x_at_max = with_x;
+        without_x_at_max = without_x;
+      }
+      ++tried;
+      lowest = n;
+      apart_everywhere = apart_everywhere && with_x != without_x;
+      if (n < step) break;
+    }
+    if (apart_everywhere) {
+      RC_FAIL(fmt::format(
+          "u(xy)^n x v and u(xy)^n v are told apart at each of the {} values of n run in [{}, "
+          "{}] ({} summation: words run, no eventual analysis; a bounded observation, not a "
+          "proof that no n0 exists): accept(u(xy)^n x v) = {}, accept(u(xy)^n v) = {} at n = {}",
+          tried, lowest, n_max, numeric::to_string(summation), with_x_at_max, without_x_at_max,
+          n_max));
+    }
+    record.pattern = acceptance_pattern(model);
+    record.computed = true;
+    converse_record() = std::move(record);
+    return;
+  }
 
   const EventualBehaviour result = eventual_behaviour(model, words, 1u << 14);
   if (!result.decided) RC_DISCARD(result.reason);
   // Confirm the prediction on the actual words where they are short enough.
-  const mpz_class n = result.witness ? *result.witness : result.threshold;
+  const mpz_class n = result.witness ? *result.witness : result.n_star;
   if (n <= 20000 && repeat_word(words, n.get_ui(), true).size() <= 20000) {
-    const bool with_x =
-        attention::accepts_output(one_layer_output(model, repeat_word(words, n.get_ui(), true)));
-    const bool without_x =
-        attention::accepts_output(one_layer_output(model, repeat_word(words, n.get_ui(), false)));
+    const bool with_x = accepts_word(model, words, n.get_ui(), true);
+    const bool without_x = accepts_word(model, words, n.get_ui(), false);
     if (with_x != result.accept_with_x || without_x != result.accept_without_x) {
       RC_FAIL(fmt::format("the analysis predicted accept {}/{} at n = {}, the words give {}/{}",
                           result.accept_with_x, result.accept_without_x, n.get_str(), with_x,
                           without_x));
     }
   }
+  // The identity on words actually run past n*: n* ≤ n < n* + max(period, 4), where those
+  // words fit in --max-length (the reachable draw discards the cases where they do not).
+  const mpz_class from =
+      settings.n_star_for_testing ? settings.n_star_for_testing(result.n_star) : result.n_star;
+  const std::uint64_t span = std::max<std::uint64_t>(result.period, 4);
+  const mpz_class last = from + span - 1;
+  const bool fits = last * block + fixed <= options.max_length;
+  if (settings.draw == ConverseDraw::reachable && !fits) {
+    RC_DISCARD(fmt::format("the words at n* + max(period, 4) exceed --max-length (n* = {})",
+                           result.n_star.get_str()));
+  }
+  if (fits) {
+    for (std::uint64_t k = from.get_ui(); k <= last.get_ui(); ++k) {
+      const bool with_x = accepts_word(model, words, k, true);
+      const bool without_x = accepts_word(model, words, k, false);
+      if (with_x != without_x) {
+        RC_FAIL(fmt::format(
+            "on the words actually run, u(xy)^n x v and u(xy)^n v are told apart at n = {} >= "
+            "n* = {} (checked for n* <= n < n* + {}): accept(u(xy)^n x v) = {}, accept(u(xy)^n v) "
+            "= {}; {}",
+            k, from.get_str(), span, with_x, without_x,
+            result.witness ? fmt::format("the analysis agrees: apart at n = {} and every n + k*{}",
+                                         result.witness->get_str(), result.period)
+                           : std::string("the analysis predicted no separation from its n*, so "
+                                         "it or the n* used is wrong")));
+      }
+    }
+  }
   if (result.witness) {
     RC_FAIL(fmt::format(
         "u(xy)^n x v and u(xy)^n v are told apart at n = {} and at every n + k*{} (both "
-        "acceptance sequences are periodic from n = {}): accept(u(xy)^n x v) = {}, "
+        "acceptance sequences are periodic from n* = {}; decided by the eventual-behaviour "
+        "analysis, the words there are longer than --max-length): accept(u(xy)^n x v) = {}, "
         "accept(u(xy)^n v) = {}",
-        n.get_str(), result.period, result.threshold.get_str(), result.accept_with_x,
+        n.get_str(), result.period, result.n_star.get_str(), result.accept_with_x,
         result.accept_without_x));
   }
+  record.decided_by = "eventual-behaviour analysis (n*, period, verdict for every n >= n*)";
+  record.n_star = result.n_star;
+  record.pattern = acceptance_pattern(model);
+  record.computed = fits;
+  converse_record() = std::move(record);
+}
+
+std::optional<ConverseCase>& converse_record() {
+  static std::optional<ConverseCase> record;
+  return record;
 }
 
 }  // namespace ropesim::properties

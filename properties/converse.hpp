@@ -9,11 +9,11 @@
 /// dividing M the same holds when |x| and |y| are multiples of M (every position of the
 /// repeated block keeps its residue, and P-subformulas are monotone along the repetitions).
 /// The analysis below shows that both acceptance sequences are eventually periodic and finds
-/// a threshold N0 and a common period L with both sequences periodic from N0 on. A language
-/// satisfying the identity has them equal at every n ≥ max(N0, n0), hence (by periodicity) at
-/// every n ≥ N0. So a difference at some n in [N0, N0 + L) recurs at n + kL for every k ≥ 0
+/// a threshold n* and a common period L with both sequences periodic from n* on. A language
+/// satisfying the identity has them equal at every n ≥ max(n*, n0), hence (by periodicity) at
+/// every n ≥ n*. So a difference at some n in [n*, n* + L) recurs at n + kL for every k ≥ 0
 /// and no n0 exists: the model's language is not in the class. Conversely equality on that
-/// window is equality for every n ≥ N0. Nothing is sampled; the verdict is exact.
+/// window is equality for every n ≥ n*. Nothing is sampled; the verdict is exact.
 ///
 /// Why the sequences are eventually periodic (one layer, BOS, strict masking, stable softmax).
 /// With one layer the EOS representation depends on the earlier tokens only through their
@@ -45,10 +45,12 @@
 #include <gmpxx.h>
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 
 #include "attention/transformer.hpp"
+#include "numeric/summation.hpp"
 #include "properties/check.hpp"
 
 namespace ropesim::properties {
@@ -63,14 +65,20 @@ struct EventualBehaviour {
   /// False when the analysis does not apply or an iteration hit its cap; `reason` says why.
   bool decided = false;
   std::string reason;
-  /// From n = threshold on, both acceptance sequences are periodic with `period` (an integer:
-  /// under exact summation in fp32 it is about max F / Σ e_j, far beyond any word one can run).
-  mpz_class threshold = 0;
+  /// n*: from n = n_star on, both acceptance sequences are periodic with `period` — the point
+  /// from which the model's behaviour on this instance is provably what it is for every larger
+  /// n (the class's, u(xy)^n x v ∈ L ⟺ u(xy)^n v ∈ L, when there is no witness). It is the n
+  /// from which every running sum of the analysis has settled (the softmax denominators and the
+  /// output sums: under exact sums the n where rnd(a + n·b) reaches its end value ±∞ or ±max F,
+  /// under sequential sums the first fixed point of the denominator fold and the preperiod of
+  /// the output folds), so it is proven, not necessarily the smallest such n. An integer: under
+  /// exact summation in fp32 it is about max F / Σ e_j ≈ 10^38, far beyond any word one can run.
+  mpz_class n_star = 0;
   std::uint64_t period = 1;
-  /// The first n in [threshold, threshold + period) where the two words are told apart, if
-  /// any (then they are told apart at witness + k·period for every k ≥ 0).
+  /// The first n in [n_star, n_star + period) where the two words are told apart, if any (then
+  /// they are told apart at witness + k·period for every k ≥ 0).
   std::optional<mpz_class> witness;
-  /// Acceptance of u(xy)^n x v and of u(xy)^n v at n = witness (or at n = threshold).
+  /// Acceptance of u(xy)^n x v and of u(xy)^n v at n = witness (or at n = n_star).
   bool accept_with_x = false;
   bool accept_without_x = false;
 };
@@ -111,28 +119,61 @@ enum class ConverseClass {
   rope_p,  ///< r3 tables of random periods (lcm M): the identity with |x|, |y| ≡ 0 mod M (T5)
 };
 
-/// Which arithmetic the generated models use (THEORY §1, §2.1).
-enum class ConverseRegime {
-  /// Every sum exact, rounded once into F (Summation::exact), F with ±∞ and
-  /// round-to-nearest-even: the regime in which the upper halves hold (see theorems.cpp).
-  exact_sums,
-  /// THEORY §2.1's canonical sequential sums, in formats of 3–8 bits (so that the
-  /// denominators settle within the iteration cap): outside the theorems (docs/TESTING.md).
-  sequential_sums,
-  /// Exact sums in a saturating F without ∞ (fp8 E4M3, `overflow=saturate`): outside.
-  saturating,
+/// The hypotheses a converse run draws its models under (`ropesim check --summation`,
+/// `--draw`, `--format`; THEORY §1, §2.1, §5 "The converse as identities").
+struct ConverseSettings {
+  ConverseClass kind = ConverseClass::nope;
+  /// The summation of every sum of the drawn models (policy.summation). `exact` with an F
+  /// that has ±∞ is the theorem's regime; `sequential` (THEORY §2.1's canonical policy) and a
+  /// saturating F (`--format ...,overflow=saturate`) are outside it. `pairwise` and
+  /// `wide_accumulator` (accumulator fp32) are not covered by eventual_behaviour (pairwise is
+  /// not a fold; a wide fold settles only after ~2^24 copies): those runs decide on words
+  /// actually run up to CheckOptions::max_length and say so (a bounded observation, no n*).
+  numeric::Summation summation = numeric::Summation::exact;
+  /// standard: the formats of the regime (converse_property); reachable: ieee(p, e) with
+  /// p ∈ [3, 8], e ∈ [3, 4] (max F ≤ 255), so that n* is small, and every case is checked
+  /// on the words u(xy)^n x v and u(xy)^n v actually run at n* ≤ n < n* + max(period, 4)
+  /// (cases whose words there exceed max_length are discarded, with that reason).
+  ConverseDraw draw = ConverseDraw::standard;
+  /// Testing only (a deliberate break): the n from which the words are checked in the
+  /// reachable draw is this function of the analysis's n* (unset: n* itself). A threshold told
+  /// too small must be caught by the words run, not by the analysis.
+  std::function<mpz_class(const mpz_class&)> n_star_for_testing;
 };
 
-/// The body of the converse properties `nope-ltlp` and `rope-p-ltlpmod` (theorems.cpp) for
-/// one class and regime: generates a random one-layer model (random_model: 1–2 heads,
-/// d_model 1–4, head_dim 2 or 4, optional FFN and LayerNorm, weights k/4; a quarter of the
-/// models then sparsified, half sparsified and made symmetric, see sparsify) and words u, x, y,
-/// v over {a, b}, decides the eventual behaviour (eventual_behaviour) and fails, with the
-/// witness n, threshold and period, when the two words stay apart. Cases the analysis cannot
-/// decide (non-finite scores, caps) are discarded with the reason. Where the words at the
-/// threshold are short enough (≤ 20000 symbols), the predicted acceptance is confirmed by
-/// one_layer_output on the actual words, so a wrong analysis fails loudly instead of passing.
-/// Run under RapidCheck (run_theorem).
-void converse_property(const CheckOptions& options, ConverseClass kind, ConverseRegime regime);
+/// The body of the converse properties `nope-ltlp` and `rope-p-ltlpmod` (theorems.cpp) under
+/// `settings`: generates a random one-layer model (random_model: 1–2 heads, d_model 1–4,
+/// head_dim 2 or 4, optional FFN and LayerNorm, weights k/4; a quarter of the models then
+/// sparsified, half sparsified and made symmetric, see sparsify) and words u, x, y, v over
+/// {a, b}, and
+///   - exact / sequential summation: decides the eventual behaviour (eventual_behaviour) and
+///     fails, with the witness n, n* and period, when the two words stay apart. Cases the
+///     analysis cannot decide (non-finite scores, caps) are discarded with the reason. Where
+///     the words at n* are short enough (≤ 20000 symbols; always in the reachable draw) the
+///     prediction is confirmed by one_layer_output on the actual words, and in the reachable
+///     draw the identity itself is checked on the words run at n* ≤ n < n* + max(period, 4):
+///     a separation there fails the property by computation;
+///   - pairwise / wide-accumulator summation: runs the words at up to 16 values of n in
+///     [n_max/2, n_max] (n_max the largest n whose words fit in max_length) and fails when they
+///     are told apart at every one (stated as a bounded observation: no eventual analysis).
+/// Every passed case records its n*, its acceptance pattern on the 127 words of length ≤ 6
+/// and whether it was checked by computation (converse_record; run_theorem collects them into
+/// PropertyOutcome::thresholds). Run under RapidCheck (run_theorem).
+void converse_property(const CheckOptions& options, const ConverseSettings& settings);
+
+/// What one passed converse case measured (collected by run_theorem for successful trials only,
+/// never for shrink steps).
+struct ConverseCase {
+  std::string regime;               ///< the hypotheses, e.g. "exact sums rounded once, ..."
+  std::string decided_by;           ///< "eventual-behaviour analysis" or "words run ..."
+  std::optional<mpz_class> n_star;  ///< from the analysis (none for pairwise/wide)
+  std::string pattern;              ///< accept ('1') / reject ('0') on the words of length ≤ 6
+  bool computed = false;            ///< checked on words actually run past n*
+};
+
+/// The case the running trial recorded (set by converse_property, taken by run_theorem's
+/// listener when the trial succeeds, cleared otherwise). One process-wide slot: RapidCheck
+/// runs one property at a time per process.
+std::optional<ConverseCase>& converse_record();
 
 }  // namespace ropesim::properties

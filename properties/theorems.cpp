@@ -640,15 +640,26 @@ void extract_rope_p(const CheckOptions& options) {
   RC_ASSERT(c.language_class != automata::LanguageClass::none);
 }
 
+// The hypotheses of a converse run from the options (`--summation`, `--draw`): exact sums and
+// the standard draw unless told otherwise.
+ConverseSettings converse_settings(const CheckOptions& options, ConverseClass kind) {
+  ConverseSettings settings;
+  settings.kind = kind;
+  settings.summation = options.summation.value_or(attention::Summation::exact);
+  settings.draw = options.draw.value_or(ConverseDraw::standard);
+  return settings;
+}
+
 // T1 upper half [LC25] (THEORY §5 "The converse as identities"): a NoPE F-transformer ropesim
 // did not build recognises an R-trivial language, so for every u, x, y, v it cannot tell
 // u(xy)^n x v from u(xy)^n v for all large n. Random one-layer models (converse.hpp) and
 // random words; the eventual behaviour of both acceptance sequences is decided exactly
-// (eventual_behaviour: a threshold N0 and period L from which both are periodic), and a
-// difference anywhere in [N0, N0 + L) recurs for ever, so it is a counterexample whatever the
+// (eventual_behaviour: a threshold n* and period L from which both are periodic), and a
+// difference anywhere in [n*, n* + L) recurs for ever, so it is a counterexample whatever the
 // language's n0 — no bound on n0 is needed, and no finite sample stands in for "large n".
 //
-// Regime: every sum exact and rounded once into an F with ±∞ (Summation::exact,
+// Regime (the default; `--summation`, `--draw` and a saturating `--format` set others, see
+// ConverseSettings): every sum exact and rounded once into an F with ±∞ (Summation::exact,
 // round-to-nearest-even). Why the identity holds there (the argument this property checks
 // against the decision procedure and, where the threshold is small, against the model run on
 // the actual words): the block's keys repeat, so the softmax denominator of the EOS query grows
@@ -659,7 +670,7 @@ void extract_rope_p(const CheckOptions& options) {
 // and a value sum with both signs counts — T1's upper half fails there, and with exact sums in
 // a saturating F (fp8 E4M3) too (tests/properties/test_converse.cpp, docs/TESTING.md).
 void nope_ltlp(const CheckOptions& options) {
-  converse_property(options, ConverseClass::nope, ConverseRegime::exact_sums);
+  converse_property(options, converse_settings(options, ConverseClass::nope));
 }
 
 // T5 upper half [RoPE-X Lemma 3.1 / Thm 3.1]: the same for RoPE_P models whose rotary pairs
@@ -668,7 +679,7 @@ void nope_ltlp(const CheckOptions& options) {
 // whose moduli divide M (THEORY §5: the k-automaton is partially ordered), which is what the
 // paper's translation of such a transformer (realised rotations depend on i mod M) gives.
 void rope_p_ltlpmod(const CheckOptions& options) {
-  converse_property(options, ConverseClass::rope_p, ConverseRegime::exact_sums);
+  converse_property(options, converse_settings(options, ConverseClass::rope_p));
 }
 
 }  // namespace
@@ -744,12 +755,12 @@ const std::vector<Theorem>& theorems() {
       {{"nope-ltlp", "LC25 Thm 3.3 upper half, T2 identity (THEORY §5 T1, converse)",
         "a random one-layer NoPE transformer (exact sums in F with inf) does not tell u(xy)^n x v "
         "from u(xy)^n v for all large n: the eventual behaviour, decided exactly, agrees",
-        3, 53},
+        3, 53, true},
        nope_ltlp},
       {{"rope-p-ltlpmod", "RoPE-X Lemma 3.1 / Thm 3.1 upper half (THEORY §5 T5, T6, converse)",
         "a random one-layer RoPE_P transformer (r3 tables of periods 2-4, lcm M; exact sums in F "
         "with inf) does not tell u(xy)^n x v from u(xy)^n v for all large n, |x|, |y| = 0 mod M",
-        3, 53},
+        3, 53, true},
        rope_p_ltlpmod},
   };
   return list;

@@ -55,3 +55,46 @@ TEST_CASE("check: bad input is one line and exit 2", "[cli][check]") {
   expect_usage_error(run("check --replay abcd"), "--replay needs --property");
   expect_usage_error(run("check --property periodic-r3 --format fp99"), "--format");
 }
+
+TEST_CASE("check: the converse hypotheses as options", "[cli][check]") {
+  // Refused in one line, exit 2, where they do not apply (never silently ignored).
+  expect_usage_error(run("check --summation sequential"), "--summation");
+  expect_usage_error(run("check --property compiler-mod --summation sequential"),
+                     "applies only to nope-ltlp and rope-p-ltlpmod");
+  expect_usage_error(run("check --property periodic-r3 --draw reachable"), "--draw");
+  expect_usage_error(run("check --property nope-ltlp --summation kahan"), "--summation");
+  expect_usage_error(run("check --property nope-ltlp --draw far"), "accepted: standard, reachable");
+  expect_usage_error(run("check --property nope-ltlp --draw reachable --format fp16"),
+                     "--draw reachable");
+  expect_usage_error(run("check --property nope-ltlp --draw reachable --summation pairwise"),
+                     "exact and sequential only");
+  // Under sequential sums the property fails (exit 1) and names the hypotheses in its replay.
+  const Run seq = run("check --property nope-ltlp --summation sequential --trials 200 --quiet");
+  INFO(seq.out << seq.err);
+  CHECK(seq.code == 1);
+  CHECK(seq.out.find("told apart") != std::string::npos);
+  CHECK(seq.out.find("--summation sequential --replay") != std::string::npos);
+  // A saturating format runs (exact sums in F without inf: outside the theorem) and says so.
+  const Run sat = run(
+      "check --property nope-ltlp --format p=3,e=4,overflow=saturate --trials 30 --json --quiet");
+  INFO(sat.out << sat.err);
+  REQUIRE((sat.code == 0 || sat.code == 1));
+  const auto j = nlohmann::json::parse(sat.out);
+  const auto& p = j["properties"][0];
+  if (p["failed"] == 0) {
+    CHECK(p["thresholds"]["regime"].get<std::string>().find("saturating") != std::string::npos);
+  }
+  // The default run passes and prints the n* distribution, in text and in JSON.
+  const Run text = run("check --property nope-ltlp --trials 50 --quiet");
+  INFO(text.out);
+  REQUIRE(text.code == 0);
+  CHECK(text.out.find("n* over 50 passed draws: min ") != std::string::npos);
+  CHECK(text.out.find("distinct languages") != std::string::npos);
+  const Run js = run("check --property nope-ltlp --trials 50 --json --quiet");
+  REQUIRE(js.code == 0);
+  const auto t = nlohmann::json::parse(js.out)["properties"][0]["thresholds"];
+  CHECK(t["draws"] == 50);
+  CHECK(t["n_star"]["count"] == 50);
+  CHECK(t["n_star"].contains("median"));
+  CHECK(t["distinct_languages"].get<int>() >= 1);
+}

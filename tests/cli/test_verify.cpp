@@ -51,6 +51,25 @@ std::string hex(double d) {
 
 }  // namespace
 
+namespace {
+
+/// Writes `j` to a fresh file and expects ropesim-verify to refuse it (exit 2) with `item` in
+/// its one line on stderr.
+void expect_refused_text(const std::string& text, const std::string& name,
+                         const std::string& item) {
+  const std::string path = temp_path(name);
+  std::ofstream(path) << text;
+  const Run r = verify(path);
+  INFO(r.out << r.err);
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err.find(item) != std::string::npos);
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  std::filesystem::remove(path);
+}
+
+}  // namespace
+
 TEST_CASE("a census certificate of the docs' r2 bf16 window is accepted", "[verify]") {
   // docs/CLI.md: r2 at bf16 on single:g=1 over 65536..66303 has two realised rotations
   // (î = 65536 up to 65792, 66048 from 65793): not periodic, a witness for every P ≤ 384.
@@ -62,10 +81,15 @@ TEST_CASE("a census certificate of the docs' r2 bf16 window is accepted", "[veri
   REQUIRE(made.code == 0);
   const auto c = read_json(path);
   CHECK(c["certificate"] == "census");
+  CHECK(c["version"] == 2);
   CHECK(c["period"].is_null());
+  // by hand: classes 65536..65792 (257 positions, î = 65536) and 65793..66303 (511, î = 66048)
+  CHECK(c["distinct"] == 2);
+  CHECK(c["first_repeat"] == nlohmann::json::array({65536, 65537}));
+  CHECK(c["largest_class"] == nlohmann::json::array({511, 65793}));
   CHECK(c["witnesses"].size() == 384);
   // P = 1: the first i with R^_(i+1) != R^_i is 65792 (the last position with î = 65536)
-  CHECK(c["witnesses"][0] == nlohmann::json::array({1, 65792, 0}));
+  CHECK(c["witnesses"][0] == nlohmann::json::array({1, 65792}));
   const Run v = verify(path);
   INFO(v.err);
   CHECK(v.code == 0);
@@ -74,7 +98,7 @@ TEST_CASE("a census certificate of the docs' r2 bf16 window is accepted", "[veri
   // R^_65601 = R^_65600 (bf16's spacing on [2^16, 2^17) is 512)
   auto tampered = c;
   tampered["witnesses"][0][1] = 65600;
-  expect_rejected(tampered, "census_r2_bad.json", "witness for P = 1 (i = 65600, block 0)");
+  expect_rejected(tampered, "census_r2_bad.json", "witness for P = 1 (i = 65600)");
   // a witness outside the window
   tampered = c;
   tampered["witnesses"][383][1] = 66303;
@@ -83,11 +107,65 @@ TEST_CASE("a census certificate of the docs' r2 bf16 window is accepted", "[veri
   tampered = c;
   tampered["witnesses"].erase(5);
   expect_rejected(tampered, "census_r2_missing.json", "witness for P = 6: missing");
+  // the census's claims, each changed
+  tampered = c;
+  tampered["distinct"] = 3;
+  expect_rejected(tampered, "census_r2_distinct.json",
+                  "distinct: the window has 2 distinct realised rotations, not 3");
+  tampered = c;
+  tampered["first_repeat"] = nullptr;
+  expect_rejected(tampered, "census_r2_repeat.json", "first_repeat: it is [65536, 65537]");
+  tampered = c;
+  tampered["largest_class"] = nlohmann::json::array({257, 65536});
+  expect_rejected(tampered, "census_r2_class.json", "largest_class: it is [511, 65793]");
+  tampered = c;
+  tampered["period"] = 1;
+  tampered["witnesses"] = nlohmann::json::array();
+  expect_rejected(tampered, "census_r2_period.json", "period P = 1: R^_65793 != R^_65792");
+  // the subject relabelled: single:g=2 has another angle than the blocks listed
+  tampered = c;
+  tampered["schedule"] = "single:g=2";
+  expect_rejected(tampered, "census_r2_label.json", "blocks: block 0 is not single:g=2's");
+  // the format's name does not match its parameters
+  tampered = c;
+  tampered["format"]["name"] = "fp16";
+  expect_rejected(tampered, "census_r2_format.json", "format: fp16 has precision 11");
   std::filesystem::remove(path);
 }
 
+TEST_CASE("ropesim-verify reads strictly", "[verify]") {
+  const std::string path = temp_path("census_strict.json");
+  REQUIRE(run("rotations --schedule single:g=1 --realization r2 --format bf16 --start 65536 "
+              "--positions 768 --certificate " +
+              path)
+              .code == 0);
+  const auto c = read_json(path);
+  std::filesystem::remove(path);
+  // a period 1.5 is not read as 1
+  auto tampered = c;
+  tampered["witnesses"][0][0] = 1.5;
+  expect_refused_text(tampered.dump(), "strict_float.json", "the number 1.5 is not an integer");
+  // a key given twice (the last would win): "distinct": 2 then "distinct": 3
+  std::string text = c.dump();
+  text.insert(text.size() - 1, ",\"distinct\":3");
+  expect_refused_text(text, "strict_duplicate.json", "the key 'distinct' is given twice");
+  // a key no census certificate has
+  tampered = c;
+  tampered["proves"] = "everything";
+  expect_refused_text(tampered.dump(), "strict_unknown.json", "unknown key 'proves'");
+  // a schedule spelling the verifier's table does not know
+  tampered = c;
+  tampered["schedule"] = "qwen2.5-7b-yarn";
+  expect_refused_text(tampered.dump(), "strict_schedule.json",
+                      "schedule 'qwen2.5-7b-yarn' is not covered");
+  // more than 64 MiB from a device: refused after reading 64 MiB, not kept growing
+  const Run zero = verify("/dev/zero");
+  CHECK(zero.code == 2);
+  CHECK(zero.err.find("longer than 64 MiB") != std::string::npos);
+}
+
 TEST_CASE("a census certificate of a model preset at bf16 is accepted", "[verify]") {
-  // llama2-7b (64 blocks, θ_d = 10000^(-(d-1)/64)) under r1 in bf16: non-periodic on 0..4095
+  // llama2-7b (64 blocks, θ_d = 10000^(-(d-1)/64)) under r1 in bf16: all 4096 rotations distinct
   const std::string path = temp_path("census_llama.json");
   const Run made =
       run("rotations --schedule llama2-7b --realization r1 --format bf16 --positions 4096 "
@@ -97,18 +175,133 @@ TEST_CASE("a census certificate of a model preset at bf16 is accepted", "[verify
   const auto c = read_json(path);
   CHECK(c["blocks"].size() == 64);
   CHECK(c["blocks"][1]["theta"] == "10000^(-1/64)");
+  CHECK(c["distinct"] == 4096);
+  CHECK(c["first_repeat"].is_null());
   CHECK(c["witnesses"].size() == 2048);
   const Run v = verify(path);
   INFO(v.err);
   CHECK(v.code == 0);
   CHECK(v.out == "VALID\n");
-  // one witness changed: block 63 has θ = 10000^(-63/64) ≈ 1.15480e-4, so at i = 3000 and 3001
-  // the angles are 0.346440 and 0.346556: sin ≈ 0.33955 and 0.33966 both round to 174·2^-9
-  // in bf16 (spacing 2^-9 on [1/4, 1/2)) and cos ≈ 0.94059 and 0.94055 both to 241·2^-8
-  // (spacing 2^-8 on [1/2, 1)): R^_3001 = R^_3000 in that block
+  // the census claims one rotation fewer
   auto tampered = c;
-  tampered["witnesses"][0] = nlohmann::json::array({1, 3000, 63});
-  expect_rejected(tampered, "census_llama_bad.json", "witness for P = 1 (i = 3000, block 63)");
+  tampered["distinct"] = 4095;
+  expect_rejected(tampered, "census_llama_distinct.json", "distinct: the window has 4096");
+  tampered = c;
+  tampered["first_repeat"] = nlohmann::json::array({0, 4095});
+  expect_rejected(tampered, "census_llama_repeat.json", "first_repeat: it is null");
+  // relabelled: llama3-8b has base 500000, so block 1 is 500000^(-1/64), not 10000^(-1/64)
+  tampered = c;
+  tampered["schedule"] = "llama3-8b";
+  expect_rejected(tampered, "census_llama_label.json", "blocks: block 1 is not llama3-8b's");
+  // the angles changed to llama3-8b's while the label stays: the blocks no longer match
+  tampered = c;
+  tampered["blocks"][1]["theta"] = "500000^(-1/64)";
+  expect_rejected(tampered, "census_llama_blocks.json", "blocks: block 1 is not llama2-7b's");
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("the verifier's schedule table agrees with ropesim's presets", "[verify]") {
+  // verify/schedule_table.hpp reads data/models.json by hand: a certificate of every preset it
+  // covers (ropesim's angles from data/models.json) must carry the angles it rebuilds
+  for (const std::string preset :
+       {"llama2-7b", "codellama-7b", "llama3-8b", "llama3.1-8b", "llama3.2-1b", "mistral-7b",
+        "qwen2-7b", "gemma-7b", "gpt-neox-20b", "phi-2"}) {
+    DYNAMIC_SECTION(preset) {
+      const std::string path = temp_path("census_preset.json");
+      REQUIRE(run("rotations --schedule " + preset +
+                  " --realization r1 --format bf16 --positions 64 --certificate " + path)
+                  .code == 0);
+      const Run v = verify(path);
+      INFO(v.err);
+      CHECK(v.out == "VALID\n");
+      std::filesystem::remove(path);
+    }
+  }
+  // over the verifier's budget (2^25 positions x blocks): gemma-7b has 128 blocks, so 2^19
+  // positions need 2^26 pairs; refused before the census runs, with the estimate
+  const std::string big = temp_path("census_big.json");
+  expect_usage_error(run("rotations --schedule gemma-7b --realization r1 --format bf16 "
+                         "--positions 524288 --certificate " +
+                         big),
+                     "524288 positions x 128 blocks = 6.71e+07 (cos, sin) pairs; accepted: at "
+                     "most 3.36e+07");
+  CHECK(!std::filesystem::exists(big));
+  // the presets it does not rebuild are refused before anything is written
+  const std::string path = temp_path("census_yarn.json");
+  expect_usage_error(run("rotations --schedule qwen2.5-7b-yarn --realization r1 --format bf16 "
+                         "--positions 64 --certificate " +
+                         path),
+                     "--certificate: ropesim-verify does not rebuild schedule 'qwen2.5-7b-yarn'");
+  CHECK(!std::filesystem::exists(path));
+}
+
+TEST_CASE("an hf census certificate (the deployed path) is accepted", "[verify]") {
+  // llama2-7b under hf at bf16: fp32 steps, every one correctly rounded, then the bf16 table
+  const std::string path = temp_path("census_hf.json");
+  REQUIRE(run("rotations --schedule llama2-7b --realization hf --format bf16 --positions 4096 "
+              "--certificate " +
+              path)
+              .code == 0);
+  const auto c = read_json(path);
+  CHECK(c["realization"] == "hf");
+  const Run v = verify(path);
+  INFO(v.err);
+  CHECK(v.code == 0);
+  CHECK(v.out == "VALID\n");
+  auto tampered = c;
+  tampered["distinct"] = c["distinct"].get<std::uint64_t>() - 1;
+  expect_rejected(tampered, "census_hf_distinct.json", "distinct: the window has");
+  std::filesystem::remove(path);
+
+  // across 2^24 hf's fp32 position t = round(i) has spacing 2 and ties to even: i = 2^24 + j
+  // gives t = 2^24 + {0, 0, 2, 4, 4, 4, 6, 8, 8, 8, ...}: positions 16777200..16777215 are 16
+  // rotations, j = 0..47 take t = 2^24 + 0, 2, ..., 48 (25 values); by hand 41 distinct, the
+  // first repeat [2^24, 2^24 + 1], the largest class {2^24 + 3, 2^24 + 4, 2^24 + 5}
+  const std::string window = temp_path("census_hf_window.json");
+  REQUIRE(run("rotations --schedule llama2-7b --realization hf --format bf16 --start 16777200 "
+              "--positions 64 --certificate " +
+              window)
+              .code == 0);
+  const auto w = read_json(window);
+  CHECK(w["distinct"] == 41);
+  CHECK(w["first_repeat"] == nlohmann::json::array({16777216, 16777217}));
+  CHECK(w["largest_class"] == nlohmann::json::array({3, 16777219}));
+  const Run vw = verify(window);
+  INFO(vw.err);
+  CHECK(vw.out == "VALID\n");
+  std::filesystem::remove(window);
+
+  // a pipeline with SLEEF's cos/sin (not correctly rounded) is refused before the census
+  const std::string sleef = temp_path("census_sleef.json");
+  expect_usage_error(run("rotations --schedule llama2-7b --realization hf-torch-cpu --format bf16 "
+                         "--positions 64 --certificate " +
+                         sleef),
+                     "--certificate: ropesim-verify cannot recompute realization");
+  CHECK(!std::filesystem::exists(sleef));
+}
+
+TEST_CASE("a horizon certificate names its head: schedule, blocks and weights", "[verify]") {
+  const std::string path = temp_path("horizon_label.json");
+  REQUIRE(run("horizon --schedule conventional:base=10000,dim=8 --k 1 --C 1000 --format fp16 "
+              "--certificate " +
+              path)
+              .code == 0);
+  const auto c = read_json(path);
+  REQUIRE(verify(path).out == "VALID\n");
+  // another head's angles under the same label
+  auto tampered = c;
+  tampered["blocks"][1]["theta"] = "100^(-1/4)";
+  expect_rejected(tampered, "horizon_label_blocks.json",
+                  "blocks: block 1 is not conventional:base=10000,dim=8's");
+  // the label changed: base 100's block 1 is 100^(-1/4)
+  tampered = c;
+  tampered["schedule"] = "conventional:base=100,dim=8";
+  expect_rejected(tampered, "horizon_label_schedule.json",
+                  "blocks: block 1 is not conventional:base=100,dim=8's");
+  // the weights changed: the head of the schedule has equal weights 1/4
+  tampered = c;
+  tampered["weights"] = nlohmann::json::array({"1/2", "1/6", "1/6", "1/6"});
+  expect_rejected(tampered, "horizon_label_weights.json", "weights: block 0 has weight");
   std::filesystem::remove(path);
 }
 
@@ -124,13 +317,17 @@ TEST_CASE("a periodic census certificate is checked at every position", "[verify
   const auto c = read_json(path);
   CHECK(c["period"] == 12);
   CHECK(c["witnesses"].size() == 11);
+  // 12 rotations; 0, 12, ..., 192 is one of the 8 classes of 17 positions (0..7 + 12·16 ≤ 199)
+  CHECK(c["distinct"] == 12);
+  CHECK(c["first_repeat"] == nlohmann::json::array({0, 12}));
+  CHECK(c["largest_class"] == nlohmann::json::array({17, 0}));
   CHECK(verify(path).out == "VALID\n");
   // claiming period 6 fails: block 2 has m = 12, so R^_6 != R^_0 there
   auto tampered = c;
   tampered["period"] = 6;
   tampered["witnesses"] = nlohmann::json::array();
   for (int P = 1; P < 6; ++P) tampered["witnesses"].push_back(c["witnesses"][P - 1]);
-  expect_rejected(tampered, "census_periodic_bad.json", "period P = 6: R^_6 != R^_0 in block 2");
+  expect_rejected(tampered, "census_periodic_bad.json", "period P = 6: R^_6 != R^_0");
   std::filesystem::remove(path);
 }
 
@@ -231,18 +428,14 @@ TEST_CASE("horizon certificates of other heads are accepted", "[verify]") {
 }
 
 TEST_CASE("ropesim-verify refuses what it does not cover and what it cannot read", "[verify]") {
-  // a pipeline realisation: the verifier models r1, r2, r3 only (exit 2, not VALID)
+  // a pipeline realisation the verifier does not recompute: refused before the census runs,
+  // nothing written
   const std::string path = temp_path("census_hf.json");
-  const Run made =
-      run("rotations --schedule llama2-7b --realization hf --format bf16 --positions 64 "
-          "--certificate " +
-          path);
-  REQUIRE(made.code == 0);
-  const Run v = verify(path);
-  CHECK(v.code == 2);
-  CHECK(v.out.empty());
-  CHECK(v.err.find("realization hf is not covered (covered: r1, r2, r3)") != std::string::npos);
-  std::filesystem::remove(path);
+  expect_usage_error(run("rotations --schedule llama2-7b --realization llamacpp-cpu --format bf16 "
+                         "--positions 64 --certificate " +
+                         path),
+                     "--certificate: ropesim-verify cannot recompute realization 'llamacpp-cpu'");
+  CHECK(!std::filesystem::exists(path));
 
   const std::string garbage = temp_path("not_json.json");
   std::ofstream(garbage) << "{ not json";
@@ -272,122 +465,4 @@ TEST_CASE("--certificate takes a .json path and touches no file on bad input", "
   CHECK(!std::filesystem::exists(json_path));
 }
 
-TEST_CASE("compile certificates of the docs' formulas are accepted; a changed constant is not",
-          "[verify]") {
-  // docs/GUIDE.md: (ab)* in fp16 — two MOD_2 heads and a P head
-  const std::string path = temp_path("compile_ab.json");
-  const Run made =
-      run("compile 'mod(2,1) & !P(mod(2,1) & !a | mod(2,0) & !b)' --alphabet ab --format fp16 "
-          "--certificate " +
-          path);
-  REQUIRE(made.code == 0);
-  const auto c = read_json(path);
-  CHECK(c["certificate"] == "compile");
-  REQUIRE(c["mod_heads"].size() >= 1);
-  CHECK(c["mod_heads"][0]["m"] == 2);
-  // b_2 = (1 + cos π)/2 = 0 and T(1) = (−1, 0): the constants THEORY §7 C4 gives for m = 2
-  CHECK(c["mod_heads"][0]["b"] == "0x0p+0");
-  CHECK(!c["past"].is_null());
-  const Run v = verify(path);
-  INFO(v.err);
-  CHECK(v.code == 0);
-  CHECK(v.out == "VALID\n");
-  // one bit of a MOD head's C: its BOS scores and margins change
-  auto tampered = c;
-  const double C = std::strtod(c["mod_heads"][0]["C"].get<std::string>().c_str(), nullptr);
-  tampered["mod_heads"][0]["C"] = hex(C + std::ldexp(1.0, std::ilogb(C) - 10));
-  expect_rejected(tampered, "compile_ab_C.json", "MOD_2^");
-  // a P-head count one larger than the re-binarisation allows
-  tampered = c;
-  if (c["past"]["certified_count"].is_null()) {
-    tampered["past"]["certified_count"] = 5;
-  } else {
-    tampered["past"]["certified_count"] = c["past"]["certified_count"].get<std::uint64_t>() + 1;
-  }
-  expect_rejected(tampered, "compile_ab_past.json", "P head: the certified count is");
-  std::filesystem::remove(path);
-}
-
-TEST_CASE("a compile certificate with a Y^k head carries its certified range", "[verify]") {
-  // Σ*a = Y a in fp16: the Y^1 head on g = 1 with C = auto certifies N_max^(1) (THEORY §6)
-  const std::string path = temp_path("compile_ya.json");
-  const Run made = run("compile 'Y a' --alphabet ab --format fp16 --json --certificate " + path);
-  REQUIRE(made.code == 0);
-  const auto report = nlohmann::json::parse(made.out);
-  const auto c = read_json(path);
-  REQUIRE(c["bounded_heads"].size() == 1);
-  CHECK(c["certified_length"] == report["certified_length"]);
-  CHECK(c["bounded_heads"][0]["horizon"]["n_max"] == report["certified_length"]);
-  const Run v = verify(path);
-  INFO(v.err);
-  CHECK(v.code == 0);
-  CHECK(v.out == "VALID\n");
-  auto tampered = c;
-  tampered["certified_length"] = c["certified_length"].get<std::uint64_t>() + 1;
-  expect_rejected(tampered, "compile_ya_length.json", "certified_length");
-  tampered = c;
-  tampered["bounded_heads"][0]["horizon"]["queries"][3]["target"] = hex(1);
-  expect_rejected(tampered, "compile_ya_score.json", "Y^1 head");
-  std::filesystem::remove(path);
-
-  // fp32: MOD_97 and a P head (docs/GUIDE.md)
-  const std::string m97 = temp_path("compile_m97.json");
-  REQUIRE(run("compile 'mod(97,3) & P a' --alphabet ab --format fp32 --certificate " + m97).code ==
-          0);
-  const Run v97 = verify(m97);
-  INFO(v97.err);
-  CHECK(v97.out == "VALID\n");
-  std::filesystem::remove(m97);
-}
-
-TEST_CASE("compile --certificate refuses the LayerNorm mirror in one line and writes nothing",
-          "[verify]") {
-  const std::string path = temp_path("compile_ln.json");
-  const std::string model = temp_path("compile_ln_model.json");
-  expect_usage_error(run("compile 'P(a & !P true)' --format fp16 --layer-norm -o " + model +
-                         " --certificate " + path),
-                     "--certificate: a certificate covers models without --layer-norm");
-  CHECK(!std::filesystem::exists(path));
-  CHECK(!std::filesystem::exists(model));
-}
-
-TEST_CASE("ropesim-verify reads a margin in exact_decimal's scientific spelling", "[verify]") {
-  // numeric::exact_decimal writes tiny or round values as "5.9604644775390625e-8" / "1e6"; the
-  // checker must read that spelling as the same rational, and a changed exponent is a
-  // different margin.
-  const std::string path = temp_path("compile_sci.json");
-  const Run made =
-      run("compile 'mod(2,1) & !P(mod(2,1) & !a | mod(2,0) & !b)' --alphabet ab --format fp16 "
-          "--certificate " +
-          path);
-  REQUIRE(made.code == 0);
-  auto c = read_json(path);
-  REQUIRE(c["mod_heads"].size() >= 1);
-  auto& margin = c["mod_heads"][0]["margins"][0]["margin"];
-  REQUIRE(margin.is_string());
-  // "d.ddd" as "dddde-3", the same rational
-  const std::string original = margin.get<std::string>();
-  std::string text = original;
-  const auto point = text.find('.');
-  const std::size_t after = point == std::string::npos ? 0 : text.size() - point - 1;
-  if (point != std::string::npos) text.erase(point, 1);
-  margin = text + "e-" + std::to_string(after);
-  write_json(path, c);
-  const Run v = verify(path);
-  INFO(margin << "\n" << v.out << v.err);
-  CHECK(v.code == 0);
-  margin = text + "e-" + std::to_string(after + 1);  // ten times smaller
-  expect_rejected(c, "compile_sci_bad.json", "margin");
-  // a leading zero changes no decimal: "017.34375" is 17.34375 (GMP's base 0 read it as octal)
-  margin = "0" + original;
-  write_json(path, c);
-  const Run leading_zero = verify(path);
-  INFO(margin << "\n" << leading_zero.out << leading_zero.err);
-  CHECK(leading_zero.code == 0);
-  margin = text + "e-x";
-  write_json(path, c);
-  const Run unreadable = verify(path);
-  CHECK(unreadable.code == 2);
-  CHECK(unreadable.err.find("is not an exact decimal") != std::string::npos);
-  std::filesystem::remove(path);
-}
+// The compile certificates (checked against their model): tests/cli/test_verify_compile.cpp.

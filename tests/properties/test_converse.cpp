@@ -6,12 +6,15 @@
 
 #include <catch2/catch.hpp>
 #include <iostream>
+#include <map>
+#include <optional>
 #include <string>
 
 #include "attention/model_spec.hpp"
 #include "attention/random_model.hpp"
 #include "attention/run.hpp"
 #include "attention/transformer.hpp"
+#include "numeric/format.hpp"
 #include "properties/check.hpp"
 #include "properties/converse.hpp"
 #include "properties/generators.hpp"
@@ -150,8 +153,8 @@ TEST_CASE("the eventual behaviour agrees with the model on the actual words", "[
                               seed % 7 ? "" : "a"};
     const auto r = eventual_behaviour(m, words, 1u << 12);
     if (!r.decided) continue;
-    if (r.threshold > 200) continue;
-    const std::uint64_t from = r.threshold.get_ui();
+    if (r.n_star > 200) continue;
+    const std::uint64_t from = r.n_star.get_ui();
     for (std::uint64_t n = from; n < from + 2 * r.period && n < from + 8; ++n) {
       const bool with_x =
           attention::accepts_output(one_layer_output(m, repeat_word(words, n, true)));
@@ -221,7 +224,7 @@ TEST_CASE("the counting model under exact sums: apart until Z overflows, then ne
   CHECK_FALSE(r.witness.has_value());
   CHECK_FALSE(r.accept_with_x);
   CHECK_FALSE(r.accept_without_x);
-  CHECK(r.threshold == 126);
+  CHECK(r.n_star == 126);
   CHECK(r.period == 1);
   CHECK(attention::run(m, ab(124, true)).accept);         // Z = rnd(250) = 248, α = rnd(1/248)
   CHECK_FALSE(attention::run(m, ab(125, true)).accept);   // Z = rnd(252) = ∞
@@ -243,13 +246,19 @@ TEST_CASE("the counting model in a saturating F under exact sums counts for ever
 
 namespace {
 
-PropertyOutcome run_outside(const std::string& name, ConverseClass kind, ConverseRegime regime) {
+PropertyOutcome run_outside(const std::string& name, ConverseClass kind,
+                            attention::Summation summation,
+                            std::optional<Format> format = std::nullopt) {
+  ConverseSettings settings;
+  settings.kind = kind;
+  settings.summation = summation;
   const Theorem outside{
-      {name, "outside the theorem", "converse identity"},
-      [kind, regime](const CheckOptions& options) { converse_property(options, kind, regime); }};
+      {name, "outside the theorem", "converse identity", 3, 53, true},
+      [settings](const CheckOptions& options) { converse_property(options, settings); }};
   CheckOptions options;
   options.trials = 1000;
   options.seed = 20261201;
+  options.format = format;
   const auto outcome = run_theorem(outside, options);
   std::cout << name << ": " << (outcome.failed ? "FAILED" : "passed") << " after " << outcome.passed
             << " trials\n  " << outcome.description << "\n";
@@ -263,16 +272,17 @@ PropertyOutcome run_outside(const std::string& name, ConverseClass kind, Convers
 TEST_CASE("the converse properties fail outside the theorems", "[converse]") {
   // Same generator, canonical sequential sums (small formats): the models count.
   const auto nope =
-      run_outside("nope-ltlp-sequential", ConverseClass::nope, ConverseRegime::sequential_sums);
+      run_outside("nope-ltlp-sequential", ConverseClass::nope, attention::Summation::sequential);
   CHECK(nope.failed);
   CHECK(nope.description.find("told apart") != std::string::npos);
   const auto rope = run_outside("rope-p-ltlpmod-sequential", ConverseClass::rope_p,
-                                ConverseRegime::sequential_sums);
+                                attention::Summation::sequential);
   CHECK(rope.failed);
   CHECK(rope.description.find("told apart") != std::string::npos);
-  // Exact sums in a saturating F.
+  // Exact sums in a saturating F (`--format p=3,e=4,overflow=saturate`).
   const auto saturating =
-      run_outside("nope-ltlp-saturating", ConverseClass::nope, ConverseRegime::saturating);
+      run_outside("nope-ltlp-saturating", ConverseClass::nope, attention::Summation::exact,
+                  numeric::parse_format("p=3,e=4,overflow=saturate"));
   CHECK(saturating.failed);
   CHECK(saturating.description.find("told apart") != std::string::npos);
 }
@@ -288,6 +298,13 @@ TEST_CASE("the registered converse properties pass in their regime", "[converse]
     CHECK_FALSE(outcome.failed);
     CHECK_FALSE(outcome.gave_up);
     CHECK(outcome.passed == 100);
+    // The n* distribution: one n* per passed trial, non-trivial draws among them.
+    REQUIRE(outcome.thresholds.has_value());
+    CHECK(outcome.thresholds->draws == 100);
+    CHECK(outcome.thresholds->n_star.size() == 100);
+    CHECK(outcome.thresholds->n_star.front() <= outcome.thresholds->median());
+    CHECK(outcome.thresholds->median() <= outcome.thresholds->n_star.back());
+    CHECK(outcome.thresholds->regime.find("the theorem's regime") != std::string::npos);
   }
 }
 
@@ -347,4 +364,190 @@ TEST_CASE("examples/nope_counter_fp16.json is the counting model in fp16", "[con
   REQUIRE(r.witness.has_value());
   CHECK(r.accept_with_x);
   CHECK_FALSE(r.accept_without_x);
+}
+
+namespace {
+
+// The model and words of a shrunk nope-ltlp counterexample, rebuilt from its "name: value" lines
+// the way converse_property builds them (random_model, sparsify, the policy's summation).
+struct Rebuilt {
+  Model model;
+  IdentityWords words;
+};
+
+Rebuilt rebuild(const std::vector<std::string>& counterexample, attention::Summation summation) {
+  std::map<std::string, std::string> value;
+  for (const auto& line : counterexample) {
+    const auto at = line.rfind(": ");  // keys may hold ": " themselves, values never
+    if (at != std::string::npos) value[line.substr(0, at)] = line.substr(at + 2);
+  }
+  const auto text = [&](const std::string& key) {
+    INFO("counterexample key " << key);
+    REQUIRE(value.count(key) == 1);
+    std::string v = value.at(key);
+    if (v.size() >= 2 && v.front() == '"') v = v.substr(1, v.size() - 2);
+    return v;
+  };
+  attention::RandomModelOptions shape;
+  shape.format = numeric::parse_format(text("format"));
+  shape.layers = 1;
+  shape.heads = std::stoul(text("heads"));
+  shape.d_model = std::stoul(text("d_model"));
+  shape.head_dim = 2 * std::stoul(text("head_dim / 2"));
+  shape.ffn = text("ffn") == "true";
+  const int norms = std::stoi(text("norms (0 none, 1 post, 2 pre)"));
+  if (norms == 1) shape.norms = attention::NormPlacement::post;
+  if (norms == 2) shape.norms = attention::NormPlacement::pre;
+  shape.rotary = attention::RandomRotary::none;
+  const std::uint64_t seed = std::stoull(text("weight seed"));
+  Rebuilt out{attention::random_model(shape, seed), {}};
+  const int degenerate = std::stoi(text("sparsify (0 no, 1 yes, 2 symmetric: b = -a)"));
+  if (degenerate > 0) sparsify(out.model, seed, degenerate == 2);
+  out.model.policy.summation = summation;
+  out.words = {text("u"), text("x"), "", text("v")};
+  if (text("y = x with a, b swapped") == "true") {
+    for (const char c : out.words.x) out.words.y += c == 'a' ? 'b' : 'a';
+  } else {
+    out.words.y = text("y");
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("nope-ltlp under --summation sequential fails, shrunk to a model that counts",
+          "[converse]") {
+  // `ropesim check --property nope-ltlp --summation sequential --trials 200` (docs/TESTING.md).
+  // The shrunk case is rebuilt from its printed lines and run with run() itself (quadratic, every
+  // position, nothing shared with the analysis) at n* and far past it: the two words stay apart
+  // at every n tried — the model counts, as examples/nope_counter_fp16.json does.
+  CheckOptions options;
+  options.trials = 200;
+  options.summation = attention::Summation::sequential;
+  const auto outcome = run_property("nope-ltlp", options);
+  INFO(outcome.description);
+  for (const auto& line : outcome.counterexample) INFO(line);
+  REQUIRE(outcome.failed);
+  CHECK(outcome.description.find("told apart") != std::string::npos);
+  CHECK(outcome.replay_command.find("--summation sequential") != std::string::npos);
+  const Rebuilt r = rebuild(outcome.counterexample, attention::Summation::sequential);
+  const auto eventual = eventual_behaviour(r.model, r.words);
+  REQUIRE(eventual.witness.has_value());
+  const std::uint64_t from = eventual.n_star.get_ui();
+  int apart = 0;
+  for (const std::uint64_t n : {from, from + 1, from + 2, from + 7, from + 60, from + 150}) {
+    INFO("n = " << n);
+    const bool with_x = attention::run(r.model, repeat_word(r.words, n, true)).accept;
+    const bool without_x = attention::run(r.model, repeat_word(r.words, n, false)).accept;
+    CHECK(with_x != without_x);
+    apart += with_x != without_x;
+  }
+  CHECK(apart == 6);
+  // The replay token reproduces exactly that case.
+  CheckOptions replay = options;
+  replay.replay = outcome.replay_command.substr(outcome.replay_command.rfind(' ') + 1);
+  const auto again = run_property("nope-ltlp", replay);
+  CHECK(again.failed);
+  CHECK(again.counterexample == outcome.counterexample);
+}
+
+TEST_CASE("n* of a hand-built NoPE model equals the hand-derived value", "[converse]") {
+  // One NoPE head, Q = K = 0 (every e_j = 1), a and b both embedded at +1, BOS at 0: the
+  // classifier reads y = Σ_j rnd(α·v_j) = the count of letters times α = rnd(1/Z), which is
+  // > 0 while Z is finite and 0 once Z = ∞. Exact sums rounded once in p = 5, e = 4: max F =
+  // (2 − 2^-4)·2^7 = 248, ulp 8 at the top, so a count rounds to ∞ from 252 on (the tie 252
+  // goes to the even 256 = ∞). Words x = "a", y = "a": u(xy)^n x v has 2n + 2 keys (BOS
+  // included), u(xy)^n v has 2n + 1. So Z = ∞ on the first from n = 125, on the second from
+  // n = 126 (2n + 1 ≥ 252): n* = 126. At n* − 1 = 125 the first is rejected (Z = ∞) and the
+  // second accepted (Z = rnd(251) = 248); at n* both are rejected, for every larger n too.
+  Model m = counting_model(Format::ieee(5, 4), attention::Summation::exact);
+  m.embedding.symbols[1] = m.embedding.symbols[0];
+  const IdentityWords words{"", "a", "a", ""};
+  const auto r = eventual_behaviour(m, words);
+  REQUIRE(r.decided);
+  CHECK(r.n_star == 126);
+  CHECK_FALSE(r.witness.has_value());
+  CHECK(r.period == 1);
+  CHECK_FALSE(attention::run(m, repeat_word(words, 125, true)).accept);
+  CHECK(attention::run(m, repeat_word(words, 125, false)).accept);
+  CHECK_FALSE(attention::run(m, repeat_word(words, 126, true)).accept);
+  CHECK_FALSE(attention::run(m, repeat_word(words, 126, false)).accept);
+  CHECK_FALSE(attention::run(m, repeat_word(words, 127, false)).accept);
+}
+
+TEST_CASE("the reachable draw checks the identity on words run past n*", "[converse]") {
+  // The reachable draw, exact sums (the theorem's regime): passes, every passed case checked
+  // on the words actually run at n* ≤ n < n* + max(period, 4).
+  CheckOptions options;
+  options.trials = 100;
+  options.draw = ConverseDraw::reachable;
+  const auto outcome = run_property("nope-ltlp", options);
+  INFO(outcome.description);
+  CHECK_FALSE(outcome.failed);
+  CHECK_FALSE(outcome.gave_up);
+  REQUIRE(outcome.thresholds.has_value());
+  CHECK(outcome.thresholds->draws == outcome.passed);
+  CHECK(outcome.thresholds->computed == outcome.passed);
+  CHECK(outcome.thresholds->n_star.size() == static_cast<std::size_t>(outcome.passed));
+  // Deliberately broken: the words are checked from n = 1 instead of n* (an analysis that told
+  // the wrong threshold). Counting models in the exact regime separate before their
+  // denominators reach ∞, and the words run catch it — by computation, not by the analysis,
+  // which still sees no eventual separation.
+  ConverseSettings broken;
+  broken.kind = ConverseClass::nope;
+  broken.draw = ConverseDraw::reachable;
+  broken.n_star_for_testing = [](const mpz_class&) { return mpz_class(1); };
+  const Theorem wrong{
+      {"nope-ltlp-wrong-n-star", "deliberately broken", "converse identity", 3, 53, true},
+      [broken](const CheckOptions& o) { converse_property(o, broken); }};
+  CheckOptions o;
+  o.trials = 200;
+  const auto caught = run_theorem(wrong, o);
+  INFO(caught.description);
+  CHECK(caught.failed);
+  CHECK(caught.description.find("on the words actually run") != std::string::npos);
+  CHECK(caught.description.find("predicted no separation") != std::string::npos);
+}
+
+TEST_CASE("sequential sums in the reachable draw fail by computation", "[converse]") {
+  CheckOptions options;
+  options.trials = 200;
+  options.summation = attention::Summation::sequential;
+  options.draw = ConverseDraw::reachable;
+  const auto outcome = run_property("nope-ltlp", options);
+  INFO(outcome.description);
+  CHECK(outcome.failed);
+  CHECK(outcome.description.find("on the words actually run") != std::string::npos);
+  CHECK(outcome.description.find("the analysis agrees") != std::string::npos);
+}
+
+TEST_CASE("pairwise summation is decided on words run and says so", "[converse]") {
+  CheckOptions options;
+  options.trials = 20;
+  options.max_length = 200;
+  options.summation = attention::Summation::pairwise;
+  const auto outcome = run_property("nope-ltlp", options);
+  INFO(outcome.description);
+  CHECK_FALSE(outcome.gave_up);
+  if (outcome.failed) {
+    CHECK(outcome.description.find("a bounded observation") != std::string::npos);
+  } else {
+    REQUIRE(outcome.thresholds.has_value());
+    CHECK(outcome.thresholds->n_star.empty());
+    CHECK(outcome.thresholds->decided_by.find("words run") != std::string::npos);
+  }
+}
+
+TEST_CASE("the hypotheses are refused where they do not apply", "[converse]") {
+  CheckOptions options;
+  options.summation = attention::Summation::sequential;
+  CHECK_THROWS_AS(run_property("compiler-mod", options), InvalidArgument);
+  options.summation.reset();
+  options.draw = ConverseDraw::reachable;
+  CHECK_THROWS_AS(run_property("periodic-r3", options), InvalidArgument);
+  options.format = Format::fp16();
+  CHECK_THROWS_AS(run_property("nope-ltlp", options), InvalidArgument);
+  options.format.reset();
+  options.summation = attention::Summation::pairwise;
+  CHECK_THROWS_AS(run_property("nope-ltlp", options), InvalidArgument);
 }
