@@ -39,7 +39,19 @@ const HeadRotations& PrefixOracle::rotations(std::size_t layer, std::size_t head
   return cached;
 }
 
-PrefixRun PrefixOracle::run(std::string_view word) const {
+PrefixRun PrefixOracle::run(std::string_view word) const { return run(indices(word)); }
+
+PrefixRun PrefixOracle::run(std::span<const std::size_t> letters) const {
+  return run_from(letters, 0);
+}
+
+Value PrefixOracle::output(std::span<const std::size_t> letters) const {
+  return run_from(letters, letters.size()).outputs.back();
+}
+
+Value PrefixOracle::output(std::string_view word) const { return output(indices(word)); }
+
+std::vector<std::size_t> PrefixOracle::indices(std::string_view word) const {
   const std::vector<std::string> symbols = tokenize(model_, word);
   const auto& alphabet = model_.embedding.alphabet;
   std::vector<std::size_t> letters;
@@ -48,10 +60,10 @@ PrefixRun PrefixOracle::run(std::string_view word) const {
     letters.push_back(static_cast<std::size_t>(std::find(alphabet.begin(), alphabet.end(), s) -
                                                alphabet.begin()));
   }
-  return run(letters);
+  return letters;
 }
 
-PrefixRun PrefixOracle::run(std::span<const std::size_t> letters) const {
+PrefixRun PrefixOracle::run_from(std::span<const std::size_t> letters, std::size_t shortest) const {
   const Model& model = model_;
   const EvaluationPolicy& policy = model.policy;
   const std::size_t alphabet_size = model.embedding.alphabet.size();
@@ -118,12 +130,12 @@ PrefixRun PrefixOracle::run(std::span<const std::size_t> letters) const {
     x = std::move(h);
   }
 
-  // One EOS query per prefix: the prefix of length n has EOS at position n + 1 and the visible
-  // prefix tokens 0..bos+n-1 (plus EOS itself under non-strict masking).
+  // One EOS query per prefix from `shortest` on: the prefix of length n has EOS at position
+  // n + 1 and the visible prefix tokens 0..bos+n-1 (plus EOS itself under non-strict masking).
   PrefixRun result;
-  result.outputs.reserve(n_symbols + 1);
-  result.accept.reserve(n_symbols + 1);
-  for (std::size_t n = 0; n <= n_symbols; ++n) {
+  result.outputs.reserve(n_symbols + 1 - shortest);
+  result.accept.reserve(n_symbols + 1 - shortest);
+  for (std::size_t n = shortest; n <= n_symbols; ++n) {
     const std::uint64_t eos_position = n + 1;
     const std::size_t prefix_tokens = bos + n;
     std::vector<Value> e = model.embedding.eos;

@@ -51,7 +51,21 @@ class PrefixOracle {
   /// symbol not in the alphabet).
   PrefixRun run(std::string_view word) const;
 
+  /// The classifier value y on the whole word only: run(letters).outputs.back(), bit for bit,
+  /// with one EOS query instead of N + 1 (about half the work of run() for a long word: the
+  /// symbol tokens' causal pass remains). For callers that need one length per word (the
+  /// balanced words of proofs/length_experiment.hpp). Throws InvalidArgument as run() does.
+  Value output(std::span<const std::size_t> letters) const;
+  /// The same for a word as text (split as tokenize() splits it).
+  Value output(std::string_view word) const;
+
  private:
+  /// The letters of `word` as indices into the model's alphabet (throws as tokenize()).
+  std::vector<std::size_t> indices(std::string_view word) const;
+  /// run() for the prefixes of length shortest..N only (outputs[0] is that of length
+  /// `shortest`; shortest ≤ N).
+  PrefixRun run_from(std::span<const std::size_t> letters, std::size_t shortest) const;
+
   const HeadRotations& rotations(std::size_t layer, std::size_t head,
                                  std::uint64_t positions) const;
 

@@ -1,6 +1,7 @@
 // `ropesim experiment length`: accuracy against length per schedule × format
 // (proofs/length_experiment.hpp). Parsing and printing only.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <chrono>
 #include <cmath>
@@ -96,13 +97,52 @@ nlohmann::json optional_number(const std::optional<std::uint64_t>& v) {
 
 Table length_table(const std::vector<proofs::LengthSeries>& series) {
   Table t;
-  t.columns = {"schedule", "format",           "length",         "accuracy",      "correct",
-               "words",    "certified_length", "aliasing_right", "aliasing_words"};
+  t.columns = {"schedule",
+               "format",
+               "length",
+               "balanced_accuracy",
+               "accuracy_members",
+               "accuracy_nonmembers",
+               "accuracy",
+               "members_right",
+               "members",
+               "nonmembers_right",
+               "nonmembers",
+               "aliasing_right",
+               "aliasing_words",
+               "correct",
+               "words",
+               "members_empty",
+               "nonmembers_empty",
+               "members_exhaustive",
+               "nonmembers_exhaustive",
+               "certified_length"};
+  const auto rounded = [](double v) { return std::round(v * 1e6) / 1e6; };
+  const auto optional_rate = [&](const std::optional<double>& v) {
+    return v ? nlohmann::json(rounded(*v)) : nlohmann::json();
+  };
   for (const auto& s : series) {
     for (const auto& row : s.rows) {
-      t.rows.push_back({s.schedule, s.format, row.length, std::round(row.accuracy() * 1e6) / 1e6,
-                        row.correct, row.words, optional_number(s.certified_length),
-                        row.adversarial_correct, row.adversarial_words});
+      t.rows.push_back({s.schedule,
+                        s.format,
+                        row.length,
+                        rounded(row.balanced_accuracy()),
+                        optional_rate(row.accuracy_members()),
+                        optional_rate(row.accuracy_nonmembers()),
+                        rounded(row.accuracy()),
+                        row.members_correct,
+                        row.members,
+                        row.nonmembers_correct,
+                        row.nonmembers,
+                        row.adversarial_correct,
+                        row.adversarial_words,
+                        row.correct(),
+                        row.words(),
+                        row.members_empty,
+                        row.nonmembers_empty,
+                        row.members_exhaustive,
+                        row.nonmembers_exhaustive,
+                        optional_number(s.certified_length)});
     }
   }
   return t;
@@ -121,7 +161,9 @@ void add_length_options(CLI::App* cmd, LengthArguments& a) {
   cmd->add_option("--rounding", a.rounding, "Rounding of every operation")->capture_default_str();
   cmd->add_option("--lengths", a.lengths, "Word lengths: a list 8,16,32, a range A..B, or both")
       ->capture_default_str();
-  add_integer_option(cmd, "--words", a.words, "Random words per length (default 40)", 1, 100000);
+  add_integer_option(cmd, "--words", a.words,
+                     "Members and non-members per length: N of each, drawn uniformly (default 20)",
+                     1, 100000);
   add_integer_option(cmd, "--adversarial", a.adversarial,
                      "Offset-aliasing words per length for Y^k heads (default 2; 0: none)", 0,
                      10000);
@@ -163,17 +205,19 @@ proofs::LengthExperimentSpec length_spec(const LengthArguments& a) {
   spec.seed = a.seed;
   spec.adversarial = static_cast<std::size_t>(a.adversarial);
   (void)with_context("formula", [&] { return ltl::parse(a.formula); });
-  // The work: one causal pass per word and model, each about (L+2)²/2 scores per head; the
-  // compiled models of the zoo have at most a few dozen heads (counted as 32 here).
-  const double longest = static_cast<double>(spec.lengths.back());
+  // The work: one causal pass per word and model, about (L+2)²/2 scores per head for a word of
+  // length L (one EOS query: attention::PrefixOracle::output); up to `words` members,
+  // `words` non-members and `adversarial` offset-aliasing words per length (the aliasing
+  // words counted for every formula). The compiled models of the zoo have at most a few dozen
+  // heads (counted as 32 here).
   WorkEstimate work;
   work.what = "attention scores";
-  // Offset-aliasing words: one pass of each requested length L (counted for every formula).
-  double aliasing = 0;
-  for (const std::uint64_t L : spec.lengths)
-    aliasing += static_cast<double>(spec.adversarial) * (double(L) + 2) * (double(L) + 2) / 2;
-  work.units = (static_cast<double>(spec.words) * (longest + 2) * (longest + 2) / 2 + aliasing) *
-               static_cast<double>(spec.schedules.size()) *
+  double per_model = 0;
+  for (const std::uint64_t L : spec.lengths) {
+    per_model += (2 * static_cast<double>(spec.words) + static_cast<double>(spec.adversarial)) *
+                 (double(L) + 2) * (double(L) + 2) / 2;
+  }
+  work.units = per_model * static_cast<double>(spec.schedules.size()) *
                static_cast<double>(spec.formats.size()) * 32;
   work.units_per_second = 2e7;
   check_budget("--lengths", work, opt_in_budget(a.allow_slow));
@@ -183,12 +227,46 @@ proofs::LengthExperimentSpec length_spec(const LengthArguments& a) {
 std::vector<proofs::LengthSeries> run_length_experiment(const proofs::LengthExperimentSpec& spec,
                                                         const LengthArguments& a) {
   ProgressReporter progress(a.progress, "experiment length: compiling and running the models");
-  auto series = with_context("formula", [&] {
-    return proofs::length_experiment(
+  std::vector<proofs::LengthSeries> series;
+  try {
+    series = proofs::length_experiment(
         spec, [&](std::size_t done, std::size_t total) { progress.update(done, total, "models"); });
-  });
+  } catch (const BudgetExceeded& e) {
+    // The path-count table of the balanced words: a limit of the lengths asked for.
+    throw InvalidArgument(std::string("--lengths: ") + e.what());
+  } catch (const InvalidArgument& e) {
+    throw InvalidArgument(std::string("formula: ") + e.what());
+  }
   progress.finish();
   return series;
+}
+
+std::string length_side_note(const std::vector<proofs::LengthSeries>& series) {
+  // The rows are the same words for every model: the first drawn series says which sides are
+  // empty.
+  for (const auto& s : series) {
+    if (s.refused) continue;
+    std::vector<std::string> none_in, none_out;
+    for (const auto& row : s.rows) {
+      if (row.members_empty) none_in.push_back(std::to_string(row.length));
+      if (row.nonmembers_empty) none_out.push_back(std::to_string(row.length));
+    }
+    const auto list = [](const std::vector<std::string>& v) {
+      if (v.size() <= 12) return fmt::format("{}", fmt::join(v, ","));
+      return fmt::format("{},... ({} lengths)",
+                         fmt::join(std::vector<std::string>(v.begin(), v.begin() + 12), ","),
+                         v.size());
+    };
+    std::string out;
+    if (!none_in.empty())
+      out += "no member of the language at length " + list(none_in) + " (members side empty)\n";
+    if (!none_out.empty()) {
+      out += "no non-member of the language at length " + list(none_out) +
+             " (non-members side empty)\n";
+    }
+    return out;
+  }
+  return "";
 }
 
 Action add_experiment_command(CLI::App& app) {
@@ -243,9 +321,12 @@ Action add_experiment_command(CLI::App& app) {
       return 0;
     }
     std::string text = fmt::format(
-        "experiment length  '{}' over {}, {} random words per length (seed {}), {} "
-        "offset-aliasing words per length for Y^k heads\n",
-        o->args.formula, o->args.alphabet, spec.words, spec.seed, spec.adversarial);
+        "experiment length  '{}' over {}, per length {} members and {} non-members drawn "
+        "uniformly (seed {}; every word of a side with at most {}), {} offset-aliasing words "
+        "per length for Y^k heads\n",
+        o->args.formula, o->args.alphabet, spec.words, spec.words, spec.seed, spec.words,
+        spec.adversarial);
+    text += length_side_note(series);
     for (const auto& s : series) {
       if (s.refused) {
         text += fmt::format("{} in {}: refused: {}\n", s.schedule, s.format, one_line(*s.refused));

@@ -18,7 +18,7 @@ struct LengthArguments {
   /// Empty: single:g=1 for the Y^k heads and each MOD atom's own periodic table (as `compile`
   /// without --schedule).
   std::vector<std::string> schedules, formats{"fp16"};
-  std::uint64_t words = 40, seed = 1, adversarial = 2;
+  std::uint64_t words = 20, seed = 1, adversarial = 2;
   bool allow_slow = false;
   ProgressChoice progress = ProgressChoice::automatic;
 };
@@ -36,8 +36,15 @@ proofs::LengthExperimentSpec length_spec(const LengthArguments& a);
 std::vector<proofs::LengthSeries> run_length_experiment(const proofs::LengthExperimentSpec& spec,
                                                         const LengthArguments& a);
 
-/// One row per (schedule, format, length): schedule, format, length, accuracy, correct, words,
-/// certified_length (null: exact at every length).
+/// One row per (schedule, format, length): schedule, format, length, balanced_accuracy,
+/// accuracy_members, accuracy_nonmembers (null: that side is empty at this length), accuracy
+/// (every word tried), members_right, members, nonmembers_right, nonmembers, aliasing_right,
+/// aliasing_words, correct, words (all words tried), members_empty, nonmembers_empty,
+/// members_exhaustive, nonmembers_exhaustive, certified_length (null: exact at every length).
 Table length_table(const std::vector<proofs::LengthSeries>& series);
+
+/// The lines saying at which lengths a side is empty ("no member of the language at length
+/// 1,3,5 ..."), or "" when both sides have words at every length.
+std::string length_side_note(const std::vector<proofs::LengthSeries>& series);
 
 }  // namespace ropesim::cli

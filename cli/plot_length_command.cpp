@@ -31,20 +31,105 @@
 
 namespace ropesim::cli {
 
+namespace {
+
+/// What `plot length --metric` draws.
+enum class Metric { balanced, members, nonmembers, accuracy };
+
+Metric parse_metric(const std::string& text) {
+  if (text == "balanced") return Metric::balanced;
+  if (text == "members") return Metric::members;
+  if (text == "nonmembers") return Metric::nonmembers;
+  if (text == "accuracy") return Metric::accuracy;
+  throw InvalidArgument("--metric: '" + text +
+                        "' is not a metric; accepted: balanced, members, nonmembers, accuracy");
+}
+
+/// The row's value of `metric`; nullopt where that side is empty (not drawn).
+std::optional<double> metric_value(const proofs::LengthRow& row, Metric metric) {
+  switch (metric) {
+    case Metric::balanced:
+      return row.balanced_accuracy();
+    case Metric::members:
+      return row.accuracy_members();
+    case Metric::nonmembers:
+      return row.accuracy_nonmembers();
+    case Metric::accuracy:
+      return row.accuracy();
+  }
+  return std::nullopt;
+}
+
+std::string metric_title(Metric metric) {
+  switch (metric) {
+    case Metric::balanced:
+      return "Balanced accuracy";
+    case Metric::members:
+      return "Accuracy on members";
+    case Metric::nonmembers:
+      return "Accuracy on non-members";
+    case Metric::accuracy:
+      return "Accuracy on every word";
+  }
+  return "";
+}
+
+std::string metric_label(Metric metric) {
+  switch (metric) {
+    case Metric::balanced:
+      return "balanced accuracy";
+    case Metric::members:
+      return "accuracy on members";
+    case Metric::nonmembers:
+      return "accuracy on non-members";
+    case Metric::accuracy:
+      return "accuracy (every word)";
+  }
+  return "";
+}
+
+/// The vertical distance between two neighbouring series (axis units).
+constexpr double kOffsetStep = 0.012;
+
+/// Series i of n is drawn shifted by (i − (n − 1)/2)·kOffsetStep: centred on the true values.
+double series_offset(std::size_t i, std::size_t n) {
+  return (static_cast<double>(i) - (static_cast<double>(n) - 1) / 2) * kOffsetStep;
+}
+
+/// gnuplot point types that stay apart in print: filled circle, square, triangle, diamond,
+/// pentagon, then their open forms.
+std::string marker(std::size_t i) {
+  static const int types[] = {7, 5, 9, 13, 15, 6, 4, 8, 12, 14};
+  return std::to_string(types[i % 10]);
+}
+
+/// Every how many points a marker is drawn: about 40 markers per series.
+std::string marker_interval(std::size_t points) {
+  return std::to_string(std::max<std::size_t>(1, points / 40));
+}
+
+}  // namespace
+
 CLI::App* add_plot_length(CLI::App* plot, std::function<int()>& action) {
   struct Options {
     LengthArguments args;
     PlotOutput output;
+    std::string metric = "balanced";
   };
   auto o = std::make_shared<Options>();
   auto* cmd = plot->add_subcommand(
       "length",
-      "Accuracy against length per schedule x format, certified lengths marked (experiment "
-      "length)");
+      "Balanced accuracy (or --metric) against length per schedule x format, certified "
+      "lengths marked (experiment length)");
   add_length_options(cmd, o->args);
   o->output.add_options(cmd);
+  cmd->add_option("--metric", o->metric,
+                  "What the y axis shows: balanced (default; mean of the members' and "
+                  "non-members' accuracy), members, nonmembers or accuracy (every word tried)")
+      ->capture_default_str();
   action = [cmd, o]() -> int {
     if (!cmd->parsed()) return -1;
+    const Metric metric = parse_metric(o->metric);
     const proofs::LengthExperimentSpec spec = length_spec(o->args);
     o->output.check(cmd);
     const auto series = run_length_experiment(spec, o->args);
@@ -53,21 +138,31 @@ CLI::App* add_plot_length(CLI::App* plot, std::function<int()>& action) {
     std::string script;
     std::vector<std::string> plots;
     std::size_t drawn = 0;
+    std::size_t to_draw = 0;
+    for (const auto& s : series) to_draw += s.refused ? 0 : 1;
     for (std::size_t i = 0; i < series.size(); ++i) {
       const auto& s = series[i];
       if (s.refused) continue;
+      // Series that agree (all at 1, say) would hide each other: each is drawn shifted by its
+      // own small vertical offset, with its own marker and dash pattern (the data file keeps
+      // the values).
+      const double offset = series_offset(drawn, to_draw);
       std::vector<std::vector<std::string>> rows;
-      for (const auto& row : s.rows)
-        rows.push_back({std::to_string(row.length), gnuplot_number(row.accuracy())});
+      for (const auto& row : s.rows) {
+        const std::optional<double> v = metric_value(row, metric);
+        rows.push_back(
+            {std::to_string(row.length), v ? gnuplot_number(*v + offset) : std::string("NaN")});
+      }
       const std::string name = fmt::format("S{}", i);
       script += rows_block(name, rows);
       const std::string title = s.schedule + " in " + s.format + " (certified " +
                                 (s.certified_length ? std::to_string(*s.certified_length)
                                                     : std::string("at every length")) +
                                 ")";
-      plots.push_back(
-          fmt::format("${} using 1:2 with linespoints lw 2 pt 7 ps 0.6 lc rgb '{}' title {}", name,
-                      colour(drawn), gnuplot_quote(title)));
+      plots.push_back(fmt::format(
+          "${} using 1:2 with linespoints lw 1.5 dt {} pt {} ps 0.7 pi {} lc rgb '{}' title {}",
+          name, drawn % 5 + 1, marker(drawn), marker_interval(s.rows.size()), colour(drawn),
+          gnuplot_quote(title)));
       // The certified length: a dashed vertical line in the series' colour.
       if (s.certified_length && *s.certified_length <= spec.lengths.back()) {
         script += fmt::format(
@@ -81,27 +176,35 @@ CLI::App* add_plot_length(CLI::App* plot, std::function<int()>& action) {
           "plot length: the compiler refused every schedule x format; nothing to draw (" +
           one_line(*series.front().refused) + ")");
     }
-    script +=
-        "set title " +
-        gnuplot_lines({"Accuracy against word length of the compiled formula " + o->args.formula,
-                       fmt::format("{} random words over {} per length (seed {}); dashed: the "
-                                   "certified length N_max of each model",
-                                   spec.words, o->args.alphabet, spec.seed)}) +
-        o->output.font_at(13) + "\n";
+    // Three short title lines, so that the figure reads at --size 12cm,7cm.
+    script += "set title " +
+              gnuplot_lines(
+                  {metric_title(metric) + " against word length: " + o->args.formula,
+                   fmt::format("{} members + {} non-members per length over {}, drawn uniformly "
+                               "(seed {})",
+                               spec.words, spec.words, o->args.alphabet, spec.seed),
+                   fmt::format("dashed: certified length; series shifted by {:g} each to stay "
+                               "visible",
+                               kOffsetStep)}) +
+              o->output.font_at(11) + "\n";
     script += "set xlabel " + gnuplot_quote("word length N") + "\n";
-    script += "set ylabel " + gnuplot_quote("accuracy (fraction of words classified right)") + "\n";
-    script += "set yrange [-0.02:1.02]\nset grid xtics ytics lt 1 lw 1 lc rgb '#e4e4e4'\n";
+    script += "set ylabel " + gnuplot_quote(metric_label(metric)) + "\n";
+    script += "set yrange [-0.04:1.06]\nset grid xtics ytics lt 1 lw 1 lc rgb '#e4e4e4'\n";
     script +=
         fmt::format("set xrange [{}:{}]\n", spec.lengths.front() > 1 ? spec.lengths.front() - 1 : 0,
                     spec.lengths.back() + 1);
-    script += "set key outside right top vertical Left reverse spacing 1.1" +
+    // The key above the plot in two columns (below it would collide with the provenance
+    // footnote at small sizes); the bottom margin (character heights) holds the tick labels, the
+    // x label and the footnote.
+    script += "set key above left Left reverse horizontal maxcols 2 spacing 1.1 samplen 3" +
               o->output.font_at(10) + "\n";
-    script += "set bmargin 6\n";  // room for the provenance footnote under the x label
+    script += "set bmargin 5\n";
     script += "plot ";
     for (std::size_t i = 0; i < plots.size(); ++i) script += (i ? ", \\\n     " : "") + plots[i];
     script += "\n";
-    o->output.draw(script, 1400, 750);
+    o->output.draw(script, 1400, 800);
     o->output.write_data(data);
+    std::cout << length_side_note(series);
     for (const auto& s : series) {
       if (s.refused) {
         std::cout << fmt::format("{} in {}: refused: {}\n", s.schedule, s.format,

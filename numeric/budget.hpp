@@ -46,6 +46,12 @@ inline constexpr std::uint64_t kMaxModelNumbers = std::uint64_t{1} << 24;
 /// under a second; mod(2^64-1, 0) would need 1.8e19 table entries.
 inline constexpr std::uint64_t kMaxModulus = 10000;
 
+/// The most memory the exact path-count table of automata::WordCounts may take (the balanced
+/// words of `experiment length`): 1 GiB, about 10 states × lengths 0..39000 over two letters.
+/// The lengths `experiment length` runs in practice (≤ 10^3) take under 10 MiB for the small
+/// minimal DFAs of the zoo; the experiment's attention work is refused long before this.
+inline constexpr double kMaxWordCountBytes = 1024.0 * 1024 * 1024;
+
 /// An estimate of the work a computation will do.
 struct WorkEstimate {
   std::string what;  ///< what is counted, e.g. "transformer positions", "realised scores"

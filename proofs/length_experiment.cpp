@@ -2,13 +2,18 @@
 
 #include <algorithm>
 #include <random>
+#include <stdexcept>
+#include <string>
 
 #include "attention/prefix_oracle.hpp"
+#include "automata/minimise.hpp"
+#include "automata/word_counts.hpp"
 #include "logic/evaluate.hpp"
 #include "logic/formula.hpp"
 #include "numeric/error.hpp"
 #include "proofs/compiler.hpp"
 #include "proofs/fixed_offset_head.hpp"
+#include "proofs/formula_automaton.hpp"
 
 namespace ropesim::proofs {
 
@@ -34,13 +39,36 @@ void validate(const LengthExperimentSpec& spec) {
   if (spec.words == 0) throw InvalidArgument("words must be at least 1");
 }
 
-/// Word w of the experiment: `length` letters drawn uniformly from the alphabet.
-std::string random_word(const LengthExperimentSpec& spec, std::size_t w, std::uint64_t length) {
-  std::mt19937_64 rng(spec.seed + w);
-  std::uniform_int_distribution<std::size_t> letter(0, spec.alphabet.size() - 1);
-  std::string word(length, ' ');
-  for (char& c : word) c = spec.alphabet[letter(rng)][0];
-  return word;
+/// The balanced words of one length and side (see length_experiment), as text.
+struct SideWords {
+  std::vector<std::string> words;
+  bool empty = false, exhaustive = false;
+};
+
+SideWords side_words(const automata::WordCounts& counts, std::uint64_t n, automata::Side side,
+                     const LengthExperimentSpec& spec, const ltl::Formula& formula) {
+  SideWords out;
+  const mpz_class total = counts.words(n, side);
+  const auto keep = [&](const automata::Word& w) {
+    std::string text = counts.dfa().text(w);
+    // A second evaluation of the formula: the DFA and ltl::accepts must agree on every word.
+    if (ltl::accepts(formula, ltl::letters(text)) != (side == automata::Side::members)) {
+      throw std::logic_error("length_experiment: the formula's DFA and ltl::accepts disagree on '" +
+                             text + "'");
+    }
+    out.words.push_back(std::move(text));
+  };
+  if (sgn(total) == 0) {
+    out.empty = true;
+  } else if (total <= static_cast<unsigned long>(spec.words)) {
+    out.exhaustive = true;
+    for (unsigned long r = 0; r < total.get_ui(); ++r) keep(counts.unrank(n, side, r));
+  } else {
+    const std::uint64_t s = side == automata::Side::members ? 0 : 1;
+    std::mt19937_64 rng(spec.seed + 0x9E3779B97F4A7C15ULL * (2 * n + s));
+    for (std::size_t w = 0; w < spec.words; ++w) keep(*counts.sample(n, side, rng));
+  }
+  return out;
 }
 
 /// The offsets k of the formula's Y^k operators, ascending, each once.
@@ -103,15 +131,13 @@ std::vector<LengthSeries> length_experiment(const LengthExperimentSpec& spec,
   const std::uint64_t longest = spec.lengths.back();
   const std::vector<std::uint64_t> ks = yesterday_offsets(formula);
 
-  // The formula's truth on every requested prefix of every word: the same for every model.
-  std::vector<std::string> words;
-  std::vector<std::vector<bool>> truth;  // [word][length index]
-  for (std::size_t w = 0; w < spec.words; ++w) {
-    words.push_back(random_word(spec, w, longest));
-    std::vector<bool> t;
-    for (const std::uint64_t L : spec.lengths)
-      t.push_back(ltl::accepts(formula, ltl::letters(std::string_view(words.back()).substr(0, L))));
-    truth.push_back(std::move(t));
+  // The balanced words of every requested length: the same for every model.
+  const automata::Dfa dfa = automata::minimise(formula_dfa(formula, spec.alphabet));
+  const automata::WordCounts counts(dfa, longest);
+  std::vector<SideWords> members, nonmembers;  // [length index]
+  for (const std::uint64_t L : spec.lengths) {
+    members.push_back(side_words(counts, L, automata::Side::members, spec, formula));
+    nonmembers.push_back(side_words(counts, L, automata::Side::nonmembers, spec, formula));
   }
 
   std::vector<LengthSeries> out;
@@ -157,24 +183,32 @@ std::vector<LengthSeries> length_experiment(const LengthExperimentSpec& spec,
         else if (!compiled->mod_heads.empty())
           series.mod_atoms = "periodic tables (C4)";
         const attention::PrefixOracle oracle(compiled->model);
-        for (const std::uint64_t L : spec.lengths) series.rows.push_back({L, 0, 0, 0, 0});
-        for (std::size_t w = 0; w < words.size(); ++w) {
-          const attention::PrefixRun run = oracle.run(words[w]);
-          for (std::size_t i = 0; i < spec.lengths.size(); ++i) {
-            series.rows[i].words += 1;
-            series.rows[i].correct += run.accept[spec.lengths[i]] == truth[w][i] ? 1 : 0;
+        for (std::size_t i = 0; i < spec.lengths.size(); ++i) {
+          LengthRow row;
+          row.length = spec.lengths[i];
+          row.members_empty = members[i].empty;
+          row.members_exhaustive = members[i].exhaustive;
+          row.nonmembers_empty = nonmembers[i].empty;
+          row.nonmembers_exhaustive = nonmembers[i].exhaustive;
+          for (const std::string& w : members[i].words) {
+            row.members += 1;
+            row.members_correct += attention::accepts_output(oracle.output(w)) ? 1 : 0;
           }
+          for (const std::string& w : nonmembers[i].words) {
+            row.nonmembers += 1;
+            row.nonmembers_correct += attention::accepts_output(oracle.output(w)) ? 0 : 1;
+          }
+          series.rows.push_back(row);
         }
         for (std::size_t i = 0; i < aliasing.size(); ++i) {
           for (std::size_t a = 0; a < aliasing[i].size(); ++a) {
-            const attention::PrefixRun run = oracle.run(aliasing[i][a]);
+            const bool accept = attention::accepts_output(oracle.output(aliasing[i][a]));
             series.rows[i].adversarial_words += 1;
-            series.rows[i].adversarial_correct +=
-                run.accept[spec.lengths[i]] == aliasing_truth[i][a] ? 1 : 0;
+            series.rows[i].adversarial_correct += accept == aliasing_truth[i][a] ? 1 : 0;
           }
         }
         for (const LengthRow& row : series.rows) {
-          if (row.correct != row.words || row.adversarial_correct != row.adversarial_words) break;
+          if (row.correct() != row.words()) break;
           series.longest_all_right = row.length;
         }
       }

@@ -387,15 +387,24 @@ def formats(formats: str | None = None, rounding: str = "nearest-even"):
 
 
 def experiment_length(formula: str, alphabet: str = "ab", lengths: str = "1..64",
-                      schedules=None, formats=None, words: int = 40, seed: int = 1,
-                      rounding: str = "nearest-even", allow_slow: bool = False) -> dict:
+                      schedules=None, formats=None, words: int = 20, seed: int = 1,
+                      rounding: str = "nearest-even", adversarial: int = 2,
+                      allow_slow: bool = False) -> dict:
     """Accuracy of the compiled model against word length (``ropesim experiment length --json``).
 
-    `schedules`, `formats`: a name or a list of names (one series each). Returns the CLI's dict;
-    its rows also as a DataFrame under ``"table"``.
+    Per length, `words` members and `words` non-members of the formula's language drawn
+    uniformly by exact path counts in its minimal DFA (every word of a side with at most `words`
+    words; none of a side that is empty at that length), plus `adversarial` offset-aliasing
+    words for Y^k heads; docs/CLI.md gives the draw. `schedules`, `formats`: a name or a list of
+    names (one series each). Returns the CLI's dict: ``series`` (certified_length,
+    longest_all_right: every word right) and ``rows`` with balanced_accuracy,
+    accuracy_members, accuracy_nonmembers (None where that side is empty), accuracy (every word
+    tried), the counts and the empty/exhaustive flags; the rows also as a DataFrame under
+    ``"table"``. Raises ValueError with the CLI's one-line message on bad input.
     """
     args = ["experiment", "length", formula, "--alphabet", alphabet, "--lengths", lengths,
-            "--words", words, "--seed", seed, "--rounding", rounding, "--json"]
+            "--words", words, "--seed", seed, "--rounding", rounding,
+            "--adversarial", adversarial, "--json"]
     for flag, values in (("--schedule", schedules), ("--format", formats)):
         if values is None:
             continue

@@ -254,3 +254,18 @@ def test_horizon_exact_values():
     assert got["f_large"] == 13627829 / 2 ** 17 and "f_large_exact" not in got
     # gap: the nearest float, its exact decimal beside it (a float or a Fraction here)
     assert float(got["gap_exact"]) == got["gap"]
+
+
+def test_experiment_length_balanced_words(ropesim_binary):
+    # The star-free (ab)* of issue 32 in fp16 (certified 43): by hand, one member (ab)^(n/2)
+    # at each even length and none at odd ones; the member of length 44 is rejected.
+    formula = "!P(b & !P true) & !P(a & Y a) & !P(b & Y b) & (Y b | !P true)"
+    result = ropesim.experiment_length(formula, lengths="41..44", words=2)
+    rows = result["rows"]
+    assert [r["members"] for r in rows] == [0, 1, 0, 1]
+    assert rows[0]["accuracy_members"] is None and rows[0]["members_empty"] is True
+    assert rows[1]["accuracy_members"] == 1.0 and rows[3]["accuracy_members"] == 0.0
+    assert rows[3]["balanced_accuracy"] < 1.0
+    assert list(result["table"]["length"]) == [41, 42, 43, 44]
+    with pytest.raises(ValueError, match="--words"):
+        ropesim.experiment_length(formula, words=0)

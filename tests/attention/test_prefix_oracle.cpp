@@ -70,6 +70,8 @@ void check_against_run(const Model& model, const std::string& word) {
     CHECK(prefixes.outputs[n].same_bits(r.output));
     CHECK(prefixes.accept[n] == r.accept);
   }
+  // The whole word alone (one EOS query): run()'s output on the whole word, bit for bit.
+  CHECK(PrefixOracle(model).output(word).same_bits(run(model, word).output));
 }
 
 }  // namespace
@@ -141,6 +143,7 @@ TEST_CASE("prefix oracle equals run() on long words (rotation cache grows)", "[p
       CHECK(r.outputs[n].same_bits(run(m, w.substr(0, n)).output));
     }
     CHECK(r.outputs[length].same_bits(run(m, w).output));
+    CHECK(oracle.output(w).same_bits(run(m, w).output));
   }
 }
 
