@@ -21,11 +21,12 @@ Action add_plot_command(CLI::App& app) {
   auto* plot =
       app.add_subcommand("plot", "Figures drawn with gnuplot (--out FILE.svg|FILE.png|FILE.pdf)");
   plot->require_subcommand(1);
-  auto actions = std::make_shared<std::vector<Action>>(4);
+  auto actions = std::make_shared<std::vector<Action>>(5);
   add_plot_horizon(plot, (*actions)[0]);
   add_plot_rotations(plot, (*actions)[1]);
   add_plot_error(plot, (*actions)[2]);
   add_plot_length(plot, (*actions)[3]);
+  add_plot_separation(plot, (*actions)[4]);
   return [actions]() -> int {
     for (const auto& action : *actions) {
       const int code = action();

@@ -1,7 +1,8 @@
 #pragma once
 // What every `ropesim plot` subcommand shares (plot_command.cpp registers them; one file per
 // figure: plot_horizon_command.cpp, plot_rotations_command.cpp, plot_error_command.cpp,
-// plot_length_command.cpp): the output flags and the gnuplot data helpers. CLI only.
+// plot_length_command.cpp, plot_separation_command.cpp): the output flags and the gnuplot data
+// helpers. CLI only.
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
@@ -119,5 +120,6 @@ CLI::App* add_plot_horizon(CLI::App* plot, std::function<int()>& action);
 CLI::App* add_plot_rotations(CLI::App* plot, std::function<int()>& action);
 CLI::App* add_plot_error(CLI::App* plot, std::function<int()>& action);
 CLI::App* add_plot_length(CLI::App* plot, std::function<int()>& action);
+CLI::App* add_plot_separation(CLI::App* plot, std::function<int()>& action);
 
 }  // namespace ropesim::cli
