@@ -306,8 +306,13 @@ def compile(formula: str, alphabet: str = "ab", format: str = "fp16",
             layer_norm: bool = False, allow_slow: bool = False) -> Model:
     """Compiles an LTL[P,MOD] formula into an F-transformer (``ropesim compile``; THEORY §7).
 
+    `schedule`: the RoPE schedule of every rotary head (``compile --schedule``): the Y^k heads
+    use all its blocks; MOD atoms keep their periodic tables under a periodic schedule and are
+    built on its block nearest a turn 2πa/m otherwise, exact only up to their certified range
+    N_max^MOD (THEORY §7 C4'), or refused. None: single:g=1 for Y^k, periodic tables for MOD.
     Returns a ``Model`` with ``.run(word)`` and ``.trace(word)``. Raises ValueError with the
-    CLI's message when the formula does not parse or F cannot realise a construction.
+    CLI's message when the formula does not parse or F cannot realise a construction (e.g.
+    ``compile("mod(2,0)", schedule="llama2-7b")``: no bounded MOD_2 on llama2-7b's angles).
     """
     with _tempfile.TemporaryDirectory(prefix="ropesim-compile-") as d:
         path = _os.path.join(d, "model.json")
