@@ -84,13 +84,10 @@ Layout layout_of(const attention::Schedule& s, std::size_t block) {
   return l;
 }
 
-struct Indices {
-  std::size_t d_model = 0, bos = 0, top = 0, output = 0;
-};
-
 /// The C4' head on `schedule` (every block by r1) with block `block` carrying the residue test.
 attention::AttentionHead build_head(const attention::Schedule& schedule, std::size_t block,
-                                    const Indices& w, const attention::EvaluationPolicy& policy,
+                                    const ModWiringIndices& w,
+                                    const attention::EvaluationPolicy& policy,
                                     const Value& query_cos, const Value& query_sin, const Value& C,
                                     const Value& key_weight) {
   const attention::Arithmetic f = numeric::arithmetic(policy);
@@ -148,7 +145,7 @@ constexpr std::uint64_t kChunk = 4096;
 void scan_block(BlockScan& scan, const attention::Schedule& schedule, std::size_t block,
                 std::uint64_t m, std::uint64_t r, std::uint64_t max_length,
                 const mpq_class& f_large, const attention::EvaluationPolicy& policy,
-                const Indices& w) {
+                const ModWiringIndices& w) {
   const attention::Schedule one = attention::detail::block_schedule(schedule, block);
   const attention::Realisation r1 = attention::parse_realisation("r1", policy);
   const attention::Arithmetic f = numeric::arithmetic(policy);
@@ -198,18 +195,6 @@ void scan_block(BlockScan& scan, const attention::Schedule& schedule, std::size_
       }
     }
   }
-}
-
-Indices resolve(const ModWiring& wiring) {
-  Indices i;
-  i.d_model = wiring.space.size();
-  i.bos = wiring.space.index(wiring.bos);
-  i.top = wiring.space.index(wiring.top);
-  i.output = wiring.space.index(wiring.output);
-  if (i.bos == i.top)
-    throw InvalidArgument("MOD head wiring: bos and top must be different coordinates, got '" +
-                          wiring.bos + "' for both");
-  return i;
 }
 
 /// The candidate scales: the given C, or the powers of two from 2^floor(log2(f_large/(1 −
@@ -282,7 +267,7 @@ BoundedModHead make_bounded_mod_head(const BoundedModSpec& spec, const ModWiring
     throw InvalidArgument("schedule '" + s.spec +
                           "' has no rotary block; a MOD atom under it needs one (THEORY §7 C4')");
   }
-  const Indices w = resolve(wiring);
+  const ModWiringIndices w = resolve(wiring);
   const Format& F = spec.policy.format;
   const auto fl = numeric::f_large(F, spec.policy.rounding);
   if (!fl) {

@@ -64,24 +64,6 @@ Value round_b(const CosineSum& c, std::uint64_t m, const Format& F, Rounding r,
   return *v;  // b_m ∈ (0, 1]: always finite
 }
 
-/// The wiring's coordinates resolved to indices of its space (the head's matrices are indexed
-/// by them; the names are the interface).
-struct WiringIndices {
-  std::size_t d_model = 0, bos = 0, top = 0, output = 0;
-};
-
-WiringIndices resolve(const ModWiring& w) {
-  WiringIndices i;
-  i.d_model = w.space.size();
-  i.bos = w.space.index(w.bos);
-  i.top = w.space.index(w.top);
-  i.output = w.space.index(w.output);
-  if (i.bos == i.top)
-    throw InvalidArgument("MOD head wiring: bos and top must be different coordinates, got '" +
-                          w.bos + "' for both");
-  return i;
-}
-
 Value f_large_or_throw(const Format& F, Rounding r) {
   const auto fl = numeric::f_large(F, r);
   if (!fl) {
@@ -158,7 +140,7 @@ struct MarginContext {
   std::vector<std::vector<Value>> queries;  // residue s: q at position m + s
 
   MarginContext(const attention::AttentionHead& h, std::uint64_t m_, std::uint64_t r_,
-                const WiringIndices& w, const attention::EvaluationPolicy& p)
+                const ModWiringIndices& w, const attention::EvaluationPolicy& p)
       : head(&h), m(m_), r(r_), policy(&p) {
     rotations = attention::realise_head(h, 2 * m, p);
     const attention::Arithmetic f = numeric::arithmetic(p);
@@ -211,7 +193,7 @@ struct MarginContext {
 };
 
 /// Sets the head's C-dependent weights: the BOS key Ĉ and the non-BOS key weight w.
-void set_scale(attention::AttentionHead& h, const WiringIndices& w, const Value& C,
+void set_scale(attention::AttentionHead& h, const ModWiringIndices& w, const Value& C,
                const Value& key_weight) {
   h.key.at(0, w.bos) = C;
   h.key.at(2, w.top) = key_weight;
@@ -254,7 +236,7 @@ ModAtomHead make_mod_atom_head(const ModAtomSpec& spec, const ModWiring& named) 
                           ", got r = " + std::to_string(r));
   }
   if (sgn(spec.slack) <= 0) throw InvalidArgument("the C = auto slack must be positive");
-  const WiringIndices wiring = resolve(named);
+  const ModWiringIndices wiring = resolve(named);
   const Format& F = spec.policy.format;
   const Rounding rnd = spec.policy.rounding;
   const auto& engine = spec.policy.arithmetic_engine();
