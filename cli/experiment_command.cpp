@@ -205,21 +205,8 @@ proofs::LengthExperimentSpec length_spec(const LengthArguments& a) {
   spec.seed = a.seed;
   spec.adversarial = static_cast<std::size_t>(a.adversarial);
   (void)with_context("formula", [&] { return ltl::parse(a.formula); });
-  // The work: one causal pass per word and model, about (L+2)²/2 scores per head for a word of
-  // length L (one EOS query: attention::PrefixOracle::output); up to `words` members,
-  // `words` non-members and `adversarial` offset-aliasing words per length (the aliasing
-  // words counted for every formula). The compiled models of the zoo have at most a few dozen
-  // heads (counted as 32 here).
-  WorkEstimate work;
-  work.what = "attention scores";
-  double per_model = 0;
-  for (const std::uint64_t L : spec.lengths) {
-    per_model += (2 * static_cast<double>(spec.words) + static_cast<double>(spec.adversarial)) *
-                 (double(L) + 2) * (double(L) + 2) / 2;
-  }
-  work.units = per_model * static_cast<double>(spec.schedules.size()) *
-               static_cast<double>(spec.formats.size()) * 32;
-  work.units_per_second = 2e7;
+  // The work: proofs::length_experiment_work (one series per schedule and format).
+  const WorkEstimate work = proofs::length_experiment_work(spec, spec.schedules.size());
   check_budget("--lengths", work, opt_in_budget(a.allow_slow));
   return spec;
 }

@@ -71,9 +71,18 @@ struct PlotOutput {
       }
     }
     if (cmd->count("--data") > 0) {
-      if (data.empty() || std::filesystem::path(data).extension() != ".csv") {
+      if (data.empty()) {
         throw InvalidArgument(
-            "--data: the plotted data is written as CSV; accepted: a path ending in .csv, got '" +
+            "--data: empty file name; accepted: a path ending in .csv, a device, FIFO or "
+            "descriptor such as /dev/stdout");
+      }
+      // The data is CSV whatever the name: a regular file must say so (.csv); a device, FIFO
+      // or this process's descriptor (/dev/stdout, a pipe) is written through as it is.
+      if (io::output_target(data, "--data").mode == io::OutputMode::replace &&
+          std::filesystem::path(data).extension() != ".csv") {
+        throw InvalidArgument(
+            "--data: the plotted data is written as CSV; accepted: a path ending in .csv, a "
+            "device, FIFO or descriptor such as /dev/stdout, got '" +
             data + "'");
       }
       io::check_output_path(data, "--data");
@@ -121,5 +130,19 @@ CLI::App* add_plot_rotations(CLI::App* plot, std::function<int()>& action);
 CLI::App* add_plot_error(CLI::App* plot, std::function<int()>& action);
 CLI::App* add_plot_length(CLI::App* plot, std::function<int()>& action);
 CLI::App* add_plot_separation(CLI::App* plot, std::function<int()>& action);
+
+/// gnuplot point types that stay apart in print: filled circle, square, triangle, diamond,
+/// pentagon, then their open forms (series i gets the i-th, cyclically).
+inline std::string series_marker(std::size_t i) {
+  static const int types[] = {7, 5, 9, 13, 15, 6, 4, 8, 12, 14};
+  return std::to_string(types[i % 10]);
+}
+
+/// The vertical shift of series i of n overlapping series of accuracies: (i − (n − 1)/2)·step
+/// (axis units), so the drawn series are centred on the true values (the data files keep them
+/// unshifted).
+inline double series_offset(std::size_t i, std::size_t n, double step) {
+  return (static_cast<double>(i) - (static_cast<double>(n) - 1) / 2) * step;
+}
 
 }  // namespace ropesim::cli

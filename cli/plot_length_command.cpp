@@ -91,18 +91,6 @@ std::string metric_label(Metric metric) {
 /// The vertical distance between two neighbouring series (axis units).
 constexpr double kOffsetStep = 0.012;
 
-/// Series i of n is drawn shifted by (i − (n − 1)/2)·kOffsetStep: centred on the true values.
-double series_offset(std::size_t i, std::size_t n) {
-  return (static_cast<double>(i) - (static_cast<double>(n) - 1) / 2) * kOffsetStep;
-}
-
-/// gnuplot point types that stay apart in print: filled circle, square, triangle, diamond,
-/// pentagon, then their open forms.
-std::string marker(std::size_t i) {
-  static const int types[] = {7, 5, 9, 13, 15, 6, 4, 8, 12, 14};
-  return std::to_string(types[i % 10]);
-}
-
 /// Every how many points a marker is drawn: about 40 markers per series.
 std::string marker_interval(std::size_t points) {
   return std::to_string(std::max<std::size_t>(1, points / 40));
@@ -146,7 +134,7 @@ CLI::App* add_plot_length(CLI::App* plot, std::function<int()>& action) {
       // Series that agree (all at 1, say) would hide each other: each is drawn shifted by its
       // own small vertical offset, with its own marker and dash pattern (the data file keeps
       // the values).
-      const double offset = series_offset(drawn, to_draw);
+      const double offset = series_offset(drawn, to_draw, kOffsetStep);
       std::vector<std::vector<std::string>> rows;
       for (const auto& row : s.rows) {
         const std::optional<double> v = metric_value(row, metric);
@@ -161,7 +149,7 @@ CLI::App* add_plot_length(CLI::App* plot, std::function<int()>& action) {
                                 ")";
       plots.push_back(fmt::format(
           "${} using 1:2 with linespoints lw 1.5 dt {} pt {} ps 0.7 pi {} lc rgb '{}' title {}",
-          name, drawn % 5 + 1, marker(drawn), marker_interval(s.rows.size()), colour(drawn),
+          name, drawn % 5 + 1, series_marker(drawn), marker_interval(s.rows.size()), colour(drawn),
           gnuplot_quote(title)));
       // The certified length: a dashed vertical line in the series' colour.
       if (s.certified_length && *s.certified_length <= spec.lengths.back()) {

@@ -24,12 +24,6 @@ namespace ropesim::cli {
 
 namespace {
 
-/// gnuplot point types that stay apart in print.
-std::string separation_marker(std::size_t i) {
-  static const int types[] = {7, 5, 9, 13, 15, 6, 4, 8, 12, 14};
-  return std::to_string(types[i % 10]);
-}
-
 /// The vertical distance between two neighbouring series of a panel (axis units).
 constexpr double kSeparationOffset = 0.015;
 
@@ -101,18 +95,8 @@ CLI::App* add_plot_separation(CLI::App* plot, std::function<int()>& action) {
       }
     }
     // The work: `experiment length`'s estimate for every language and schedule.
-    WorkEstimate work;
-    work.what = "attention scores";
-    double per_model = 0;
-    for (const std::uint64_t L : spec.experiment.lengths) {
-      per_model += (2 * static_cast<double>(spec.experiment.words) +
-                    static_cast<double>(spec.experiment.adversarial)) *
-                   (double(L) + 2) * (double(L) + 2) / 2;
-    }
-    work.units = per_model * static_cast<double>(proofs::separation_languages().size()) *
-                 static_cast<double>(spec.schedules.size()) *
-                 static_cast<double>(spec.experiment.formats.size()) * 32;
-    work.units_per_second = 2e7;
+    const WorkEstimate work = proofs::length_experiment_work(
+        spec.experiment, proofs::separation_languages().size() * spec.schedules.size());
     check_budget("--lengths", work, opt_in_budget(o->allow_slow));
     o->output.check(cmd);
 
@@ -151,9 +135,7 @@ CLI::App* add_plot_separation(CLI::App* plot, std::function<int()>& action) {
                               s.series.format, one_line(*s.series.refused));
           continue;
         }
-        const double offset =
-            (static_cast<double>(drawn) - (static_cast<double>(drawn_series.size()) - 1) / 2) *
-            kSeparationOffset;
+        const double offset = series_offset(drawn, drawn_series.size(), kSeparationOffset);
         std::vector<std::vector<std::string>> rows;
         for (const auto& row : s.series.rows) {
           rows.push_back(
@@ -168,7 +150,7 @@ CLI::App* add_plot_separation(CLI::App* plot, std::function<int()>& action) {
             ")";
         plots.push_back(fmt::format(
             "${} using 1:2 with linespoints lw 1.3 dt {} pt {} ps 0.5 pi {} lc rgb '{}' title {}",
-            name, drawn % 5 + 1, separation_marker(drawn),
+            name, drawn % 5 + 1, series_marker(drawn),
             std::max<std::size_t>(1, s.series.rows.size() / 25), colour(drawn),
             gnuplot_quote(title)));
         if (s.series.certified_length &&

@@ -219,4 +219,18 @@ std::vector<LengthSeries> length_experiment(const LengthExperimentSpec& spec,
   return out;
 }
 
+WorkEstimate length_experiment_work(const LengthExperimentSpec& spec, std::size_t series) {
+  WorkEstimate work;
+  work.what = "attention scores";
+  double per_model = 0;
+  for (const std::uint64_t L : spec.lengths) {
+    per_model += (2 * static_cast<double>(spec.words) + static_cast<double>(spec.adversarial)) *
+                 (double(L) + 2) * (double(L) + 2) / 2;
+  }
+  work.units =
+      per_model * static_cast<double>(series) * static_cast<double>(spec.formats.size()) * 32;
+  work.units_per_second = 2e7;
+  return work;
+}
+
 }  // namespace ropesim::proofs

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "attention/schedule.hpp"
+#include "numeric/budget.hpp"
 #include "numeric/format.hpp"
 #include "numeric/rounding.hpp"
 
@@ -144,5 +145,14 @@ using LengthProgress = std::function<void(std::size_t, std::size_t)>;
 /// formula_dfa's state cap.
 std::vector<LengthSeries> length_experiment(const LengthExperimentSpec& spec,
                                             const LengthProgress& progress = {});
+
+/// The attention work of `series` series of `spec`'s lengths per format (length_experiment
+/// runs one per schedule: series = spec.schedules.size(); plot separation one per language and
+/// schedule), for check_budget before it starts: one causal pass per word and model, about
+/// (L+2)²/2 scores per head for a word of length L (one EOS query:
+/// attention::PrefixOracle::output); up to `words` members, `words` non-members and
+/// `adversarial` offset-aliasing words per length; the compiled models of the zoo have at most
+/// a few dozen heads (counted as 32). Units: attention scores, at 2·10^7 per second.
+WorkEstimate length_experiment_work(const LengthExperimentSpec& spec, std::size_t series);
 
 }  // namespace ropesim::proofs

@@ -144,7 +144,45 @@ TEST_CASE("plot separation: panels per language, refusals named, data per series
   expect_usage_error(run("plot separation --schedule nope:1 --out " + bad), "--schedule");
   expect_usage_error(run("plot separation --schedule periodic --schedule periodic --out " + bad),
                      "--schedule");
+  // Every flag's bad value: one line naming it, exit 2, nothing written.
+  expect_usage_error(run("plot separation --lengths 5..2 --out " + bad), "--lengths");
+  expect_usage_error(run("plot separation --lengths x --out " + bad), "--lengths");
+  expect_usage_error(run("plot separation --words 0 --out " + bad), "--words");
+  expect_usage_error(run("plot separation --format fp99 --out " + bad), "--format");
+  expect_usage_error(run("plot separation --rounding up-ish --out " + bad), "--rounding");
+  expect_usage_error(run("plot separation --lengths 1..4 --out " + temp_path("sep_bad.txt")),
+                     "--out");
   CHECK_FALSE(std::filesystem::exists(bad));
+}
+
+TEST_CASE("plot separation: --out through a symbolic link, --data to standard output",
+          "[cli][separation][plot][output_paths]") {
+  if (std::system("command -v gnuplot >/dev/null 2>&1") != 0) {
+    WARN("gnuplot is not installed (apt-get install gnuplot-nox): plot test skipped");
+    return;
+  }
+  namespace fs = std::filesystem;
+  const fs::path dir = temp_path("sep_paths");
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path target = dir / "target.svg", link = dir / "link.svg";
+  { std::ofstream(target) << "old content\n"; }
+  fs::create_symlink(target, link);
+  const Run r =
+      run("plot separation --schedule single:g=1 --format fp32 --lengths 1..3 --words 1 "
+          "--no-progress --out " +
+          link.string() + " --data /dev/stdout");
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(fs::is_symlink(link));
+  CHECK(fs::read_symlink(link) == target);
+  const std::string svg = read_all(target.string());
+  CHECK(svg.find("<svg") != std::string::npos);
+  CHECK(svg.find("old content") == std::string::npos);
+  // The data went to standard output (a pipe here), with the Sigma*a rows.
+  CHECK(r.out.find("Sigma*a,single:g=1,fp32,1,1,") != std::string::npos);
+  CHECK(std::distance(fs::directory_iterator(dir), fs::directory_iterator()) == 2);
+  fs::remove_all(dir);
 }
 
 TEST_CASE("classify --model states the certified length its class holds to", "[cli][separation]") {
