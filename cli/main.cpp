@@ -88,16 +88,18 @@ std::vector<std::string> split_unique(const std::string& text, const std::string
       expanded.insert(expanded.end(), formats.begin(), formats.end());
     }
     items = std::move(expanded);
-    std::vector<numeric::Format> seen;  // the same format under two spellings (fp16, p=11,e=5)
+    // The same format under two spellings (fp16, half, p=11,e=5), whichever comes first; the
+    // same spelling twice is left to refuse_repeats' message.
+    std::vector<std::pair<numeric::Format, std::string>> seen;
     for (const auto& item : items) {
       const numeric::Format f = with_context(flag, [&] { return numeric::parse_format(item); });
-      for (const auto& earlier : seen) {
-        if (earlier == f && earlier.name != item) {
-          throw InvalidArgument(flag + ": '" + item + "' is the same format as '" + earlier.name +
+      for (const auto& [earlier, spelled] : seen) {
+        if (earlier == f && spelled != item) {
+          throw InvalidArgument(flag + ": '" + item + "' is the same format as '" + spelled +
                                 "', listed earlier; list each format once");
         }
       }
-      seen.push_back(f);
+      seen.emplace_back(f, item);
     }
   }
   numeric::refuse_repeats(items, text, flag, numeric::Repeats::items);

@@ -127,6 +127,18 @@ TEST_CASE("lists and options refuse repeats where CLI.md forbids them", "[cli][s
   expect_usage_error(
       run("accumulate --terms 8 --keys 2 --accumulator fp32 --accumulator 'p=24,e=8'"),
       "are the same accumulator");
+  // A format repeated under an alias, whichever spelling comes first (half,fp16 was accepted
+  // and printed the row twice while fp16,half was refused).
+  for (const char* list : {"half,fp16", "fp16,half", "bfloat16,bf16", "float,fp32", "fp32,float",
+                           "p=11,e=5,fp16"}) {
+    INFO(list);
+    expect_usage_error(run(std::string("formats --formats '") + list + "'"),
+                       "listed earlier; list each format once");
+  }
+  expect_usage_error(run("table horizon --formats half,fp16 --g 1 --k 1 --C 64 --quiet"),
+                     "listed earlier");
+  expect_usage_error(run("sweep --models phi-2 --formats bfloat16,bf16 --realizations r1"),
+                     "listed earlier");
   // Format options: 'subnormals=off,subnormals=on' says two things.
   expect_usage_error(run("formats --formats 'p=8,e=5,subnormals=off,subnormals=on'"),
                      "'subnormals' is given twice");
