@@ -32,6 +32,7 @@ struct CheckFlags {
   std::string summation;
   std::string draw;
   bool json = false;
+  bool timings = false;
   bool quiet = false;
 };
 
@@ -140,10 +141,19 @@ Action add_check_command(CLI::App& app) {
                   "n* is within --max-length; the identity checked on words run past n*)");
   cmd->add_option("--replay", o->replay,
                   "Replay one failing case: the token of a failure's replay command");
-  cmd->add_flag("--json", o->json, "Print JSON (one object per property and the totals)");
+  cmd->add_flag("--json", o->json,
+                "Print JSON (one object per property and the totals; the same bytes for the "
+                "same command)");
+  cmd->add_flag("--timings", o->timings,
+                "With --json: add each property's wall time (\"seconds\"), which differs "
+                "between runs");
   cmd->add_flag("--quiet", o->quiet, "No progress on stderr");
   return [cmd, o]() -> int {
     if (!cmd->parsed()) return -1;
+    if (o->timings && !o->json) {
+      throw InvalidArgument(
+          "--timings: only with --json (the text output shows each property's time already)");
+    }
     properties::CheckOptions options;
     options.trials = o->trials;
     options.seed = o->seed;
@@ -228,12 +238,12 @@ Action add_check_command(CLI::App& app) {
                           {"source", source},
                           {"passed", outcome.passed},
                           {"discarded", outcome.discarded},
-                          {"seconds", std::round(outcome.seconds * 1000) / 1000},
                           {"failed", outcome.failed ? 1 : 0},
                           {"gave_up", outcome.gave_up},
                           {"description", outcome.description},
                           {"counterexample", outcome.counterexample},
                           {"replay", outcome.replay_command}});
+        if (o->timings) report.back()["seconds"] = std::round(outcome.seconds * 1000) / 1000;
         if (outcome.thresholds) report.back()["thresholds"] = thresholds_json(*outcome.thresholds);
         continue;
       }

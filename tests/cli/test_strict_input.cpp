@@ -129,8 +129,8 @@ TEST_CASE("lists and options refuse repeats where CLI.md forbids them", "[cli][s
       "are the same accumulator");
   // A format repeated under an alias, whichever spelling comes first (half,fp16 was accepted
   // and printed the row twice while fp16,half was refused).
-  for (const char* list : {"half,fp16", "fp16,half", "bfloat16,bf16", "float,fp32", "fp32,float",
-                           "p=11,e=5,fp16"}) {
+  for (const char* list :
+       {"half,fp16", "fp16,half", "bfloat16,bf16", "float,fp32", "fp32,float", "p=11,e=5,fp16"}) {
     INFO(list);
     expect_usage_error(run(std::string("formats --formats '") + list + "'"),
                        "listed earlier; list each format once");
