@@ -203,6 +203,7 @@ Action add_compile_command(CLI::App& app) {
       }
       (void)output_kind_for(o->certificate, "--certificate", {OutputKind::json});
       io::check_output_path(o->certificate, "--certificate");
+      io::check_distinct_outputs({{o->out, "--out"}, {o->certificate, "--certificate"}});
       if (o->layer_norm) {  // refused before compiling (proofs::compile_certificate refuses too)
         throw InvalidArgument(
             "--certificate: a certificate covers models without --layer-norm (the LayerNorm "

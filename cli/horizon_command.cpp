@@ -232,6 +232,7 @@ Action add_horizon_command(CLI::App& app) {
     if (cmd->count("--certificate") > 0) {
       (void)output_kind_for(o->certificate, "--certificate", {OutputKind::json});
       io::check_output_path(o->certificate, "--certificate");
+      io::check_distinct_outputs({{o->out, "--out"}, {o->certificate, "--certificate"}});
     }
     if (attention::is_bounded_realisation_spec(o->head.realisation))  // cli/bounded_rotations
       return bounded_horizon(*cmd, o->head, o->json, o->out);

@@ -196,6 +196,7 @@ Action add_rotations_command(CLI::App& app) {
     if (cmd->count("--certificate") > 0) {
       (void)output_kind_for(o->certificate, "--certificate", {OutputKind::json});
       io::check_output_path(o->certificate, "--certificate");
+      io::check_distinct_outputs({{o->out, "--out"}, {o->certificate, "--certificate"}});
     }
     auto write_out = [&](nlohmann::json j) {
       if (o->out.empty()) return;

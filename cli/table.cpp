@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "attention/realisation.hpp"
+#include "io/files.hpp"
 #include "numeric/budget.hpp"
 #include "numeric/error.hpp"
 #include "numeric/flags.hpp"
@@ -354,6 +355,10 @@ OutputKind output_kind_for(const std::string& path, const std::string& flag,
     }
     return k;
   }
+  // A device, FIFO or descriptor (/dev/null, /dev/stdout, a pipe) has no name to read the kind
+  // from: where the flag writes one kind only, it gets that kind, as any Unix tool's output.
+  if (accepted.size() == 1 && io::output_target(path, flag).mode != io::OutputMode::replace)
+    return *accepted.begin();
   throw InvalidArgument(flag + ": unknown " + role + " extension '" + ext + "' in '" + path + "'" +
                         expected);
 }

@@ -66,7 +66,9 @@ inline constexpr std::initializer_list<OutputKind> all_output_kinds = {
 /// Maps the extension of `path` (`.csv .md .json .tex`) to a kind among `accepted`; throws
 /// ropesim::InvalidArgument naming `flag` and listing only the accepted extensions otherwise
 /// (an empty name, an unknown extension, or a kind the command does not write). `role` says
-/// what the path is: "output" for a file written, "input" for one read (`merge` shards).
+/// what the path is: "output" for a file written, "input" for one read (`merge` shards). A
+/// device, FIFO or descriptor without a known extension (/dev/null, /dev/stdout) gets the one
+/// kind when `accepted` has only one.
 OutputKind output_kind_for(const std::string& path, const std::string& flag,
                            std::initializer_list<OutputKind> accepted = all_output_kinds,
                            const std::string& role = "output");

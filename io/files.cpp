@@ -233,6 +233,25 @@ void check_output_path(const std::string& path, const std::string& flag) {
   ::unlink(probe.c_str());
 }
 
+void check_distinct_outputs(const std::vector<NamedOutput>& outputs) {
+  std::vector<std::pair<std::filesystem::path, const NamedOutput*>> files;
+  for (const NamedOutput& o : outputs) {
+    if (o.path.empty()) continue;
+    const OutputTarget target = output_target(o.path, o.flag);
+    if (target.mode != OutputMode::replace) continue;
+    std::error_code ec;
+    std::filesystem::path where = std::filesystem::weakly_canonical(target.path, ec);
+    if (ec) where = std::filesystem::absolute(target.path);
+    for (const auto& [earlier, named] : files) {
+      if (earlier == where) {
+        throw InvalidArgument(o.flag + ": '" + o.path + "' is also the " + named->flag +
+                              " file; give different files");
+      }
+    }
+    files.emplace_back(where, &o);
+  }
+}
+
 void write_output_file(const std::string& path, const std::string& text, const std::string& flag) {
   // The one writer: OutputStream's rules (descriptor, write-through, or a temporary file renamed
   // over the path by commit(); removed by its destructor when a write throws).

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "numeric/budget.hpp"
 
@@ -76,6 +77,20 @@ OutputTarget output_target(const std::string& path, const std::string& flag);
 /// (a FIFO is not opened, so the check never blocks). Throws ropesim::InvalidArgument naming
 /// `flag` and the path otherwise. Nothing is left on disk.
 void check_output_path(const std::string& path, const std::string& flag);
+
+/// One output of a command: its path and the flag that names it.
+struct NamedOutput {
+  std::string path;
+  std::string flag;
+};
+
+/// Checks that no two of a command's outputs are the same regular file (after following
+/// symbolic links; a new path counts by where it would be created), so that one is never
+/// written over the other. Empty paths are skipped; devices, FIFOs and descriptors
+/// (/dev/null, /dev/stdout) may be shared, as a shell's redirections may. Throws
+/// ropesim::InvalidArgument: "<flag2>: '<path2>' is also the <flag1> file; give different
+/// files".
+void check_distinct_outputs(const std::vector<NamedOutput>& outputs);
 
 /// Writes `text` to `path` as `flag`'s output, by the rules of the file comment. Throws
 /// ropesim::InvalidArgument naming `flag` and the path if the file cannot be created, written

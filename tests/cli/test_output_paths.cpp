@@ -175,6 +175,30 @@ TEST_CASE("-o /dev/stdout writes to standard output, and appends under >>", "[cl
   CHECK(classify.out.find("\"provenance\"") != std::string::npos);
 }
 
+TEST_CASE("--certificate and --out naming one file are refused, nothing written",
+          "[cli][output_paths]") {
+  Scratch s;
+  const std::string same = s.at("same.json"), link = s.at("link.json");
+  fs::create_symlink(same, link);  // the same file under another name
+  for (const std::string& command :
+       {std::string("compile 'P a' --alphabet ab --format fp16"),
+        std::string("horizon --g 1 --k 1 --C 2096 --format fp16 --max-length 10"),
+        std::string("rotations --schedule single:g=1 --format fp16 --positions 10")}) {
+    INFO(command);
+    expect_usage_error(run(command + " -o '" + same + "' --certificate '" + same + "'"),
+                       "is also the --out file");
+    expect_usage_error(run(command + " -o '" + same + "' --certificate '" + link + "'"),
+                       "is also the --out file");
+    CHECK_FALSE(fs::exists(same));
+    // Two devices may be shared, as in a shell (a JSON-only flag takes a device as JSON).
+    const bool json_out = command.rfind("horizon", 0) != 0;  // horizon's --out has four kinds
+    const Run both = run(command + " -o " + (json_out ? "/dev/null" : s.at("h.csv")) +
+                         " --certificate /dev/null");
+    INFO(both.err);
+    CHECK(both.code == 0);
+  }
+}
+
 TEST_CASE("an empty output path is refused, not ignored", "[cli][output_paths]") {
   // compile, construct mod and construct offset exited 0 and wrote nothing for -o ''.
   expect_usage_error(run("compile 'P a' --alphabet ab --format fp16 -o ''"), "empty file name");
