@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -82,17 +83,86 @@ bool in_proc(const std::string& path) {
   throw InvalidArgument(flag + ": '" + path + "' " + problem);
 }
 
+// Temporary files still open, for removal when a signal ends the process (SIGINT, SIGTERM,
+// SIGHUP, SIGPIPE with their default action): a fixed table of paths read by the handler, which
+// only calls async-signal-safe functions (unlink, sigaction, raise). A path longer than a slot
+// or a 65th simultaneous temporary is not tracked (ropesim writes at most a few at once).
+constexpr std::size_t kTrackedTemporaries = 64;
+constexpr std::size_t kTrackedPathBytes = 4096;
+struct TrackedTemporary {
+  std::atomic<bool> live{false};
+  char path[kTrackedPathBytes] = {};
+};
+TrackedTemporary g_tracked[kTrackedTemporaries];
+std::atomic<bool> g_claimed[kTrackedTemporaries];
+
+extern "C" void remove_temporaries_and_resignal(int signal_number) {
+  for (auto& t : g_tracked) {
+    if (t.live.load(std::memory_order_acquire)) ::unlink(t.path);
+  }
+  struct sigaction default_action {};
+  default_action.sa_handler = SIG_DFL;
+  sigemptyset(&default_action.sa_mask);
+  ::sigaction(signal_number, &default_action, nullptr);
+  ::raise(signal_number);  // ends the process as the signal would have
+}
+
+/// Installs the handler once, for each of the signals whose action is still the default (a
+/// host's own handler, such as Python's for SIGINT, and an ignored signal are left alone).
+void install_temporary_cleanup() {
+  static std::atomic<bool> installed{false};
+  if (installed.exchange(true)) return;
+  for (const int signal_number : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) {
+    struct sigaction old {};
+    if (::sigaction(signal_number, nullptr, &old) != 0) continue;
+    if ((old.sa_flags & SA_SIGINFO) != 0 || old.sa_handler != SIG_DFL) continue;
+    struct sigaction action {};
+    action.sa_handler = remove_temporaries_and_resignal;
+    sigemptyset(&action.sa_mask);
+    ::sigaction(signal_number, &action, nullptr);
+  }
+}
+
+/// Tracks `path` for removal on a signal: its slot, or -1 when it cannot be tracked.
+int track_temporary(const std::string& path) {
+  install_temporary_cleanup();
+  if (path.size() >= kTrackedPathBytes) return -1;
+  for (std::size_t i = 0; i < kTrackedTemporaries; ++i) {
+    if (g_claimed[i].exchange(true)) continue;
+    std::memcpy(g_tracked[i].path, path.c_str(), path.size() + 1);
+    g_tracked[i].live.store(true, std::memory_order_release);
+    return static_cast<int>(i);
+  }
+  return -1;
+}
+
+/// Stops tracking slot `slot` (before the file is renamed or removed); -1 is a no-op.
+void forget_temporary(int slot) {
+  if (slot < 0) return;
+  g_tracked[slot].live.store(false, std::memory_order_release);
+  g_claimed[slot].store(false, std::memory_order_release);
+}
+
 std::string temporary_name(const std::string& final_path) {
   static std::atomic<unsigned> counter{0};
   return final_path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
 }
 
 /// Creates a new temporary file next to `final_path` (mode 0666 less the umask); -1 on error.
-int create_temporary(const std::string& final_path, std::string& name) {
+/// `slot` receives its track_temporary slot (tracked before it is created, so that no signal
+/// leaves it behind; forget_temporary when it is renamed or removed).
+int create_temporary(const std::string& final_path, std::string& name, int& slot) {
+  slot = -1;
   for (int attempt = 0; attempt < 100; ++attempt) {
     name = temporary_name(final_path);
+    slot = track_temporary(name);
     const int fd = ::open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
-    if (fd >= 0 || errno != EEXIST) return fd;
+    if (fd >= 0) return fd;
+    const int saved = errno;
+    forget_temporary(slot);  // not ours: another process's file, or nothing created
+    slot = -1;
+    errno = saved;
+    if (saved != EEXIST) return fd;
   }
   return -1;
 }
@@ -117,8 +187,8 @@ int own_descriptor(const std::string& path) {
 
 /// create_temporary, or the one-line refusal naming `flag`, `path` and the directory.
 int create_temporary_or_refuse(const std::string& final_path, const std::string& flag,
-                               const std::string& path, std::string& name) {
-  const int fd = create_temporary(final_path, name);
+                               const std::string& path, std::string& name, int& slot) {
+  const int fd = create_temporary(final_path, name, slot);
   if (fd < 0) {
     refuse_output(flag, path,
                   "cannot be written: cannot create a file in '" + parent_of(final_path) + "' (" +
@@ -228,9 +298,11 @@ void check_output_path(const std::string& path, const std::string& flag) {
     refuse_output(flag, path, "is not writable (" + error_text(errno) + ")");
   }
   std::string probe;
-  Descriptor fd(create_temporary_or_refuse(target.path, flag, path, probe));
+  int slot = -1;
+  Descriptor fd(create_temporary_or_refuse(target.path, flag, path, probe, slot));
   fd.close();
   ::unlink(probe.c_str());
+  forget_temporary(slot);
 }
 
 void check_distinct_outputs(const std::vector<NamedOutput>& outputs) {
@@ -279,11 +351,13 @@ OutputStream::OutputStream(const std::string& path, const std::string& flag)
   final_path_ = target.path;
   struct stat old {};
   const bool existed = ::stat(target.path.c_str(), &old) == 0;
-  fd_ = create_temporary_or_refuse(target.path, flag, path, temporary_);
+  fd_ = create_temporary_or_refuse(target.path, flag, path, temporary_, tracked_slot_);
   if (existed && ::fchmod(fd_, old.st_mode & 07777) != 0) {
     const int saved = errno;
     ::close(fd_);
     ::unlink(temporary_.c_str());
+    forget_temporary(tracked_slot_);
+    tracked_slot_ = -1;
     fd_ = -1;
     refuse_output(flag, path, "cannot keep the file's permissions (" + error_text(saved) + ")");
   }
@@ -291,7 +365,10 @@ OutputStream::OutputStream(const std::string& path, const std::string& flag)
 
 OutputStream::~OutputStream() {
   if (owned_ && fd_ >= 0) ::close(fd_);
-  if (replace_ && !committed_) ::unlink(temporary_.c_str());
+  if (replace_ && !committed_) {
+    ::unlink(temporary_.c_str());
+    forget_temporary(tracked_slot_);
+  }
 }
 
 void OutputStream::write(std::string_view bytes) {
@@ -310,6 +387,7 @@ void OutputStream::commit() {
   }
   if (replace_ && ::rename(temporary_.c_str(), final_path_.c_str()) != 0)
     refuse_output(flag_, path_, "cannot be replaced (" + error_text(errno) + ")");
+  if (replace_) forget_temporary(tracked_slot_);
   committed_ = true;
 }
 

@@ -105,6 +105,10 @@ void write_output_file(const std::string& path, const std::string& text,
 /// destructor removes the temporary file); devices, FIFOs and this process's descriptors are
 /// written through as the pieces arrive. Memory does not grow with the file: each write() goes
 /// straight to the descriptor. Errors are ropesim::InvalidArgument naming `flag` and the path.
+/// A temporary file is also removed when SIGINT, SIGTERM, SIGHUP or SIGPIPE ends the process
+/// (a handler installed on first use for each of them whose action is still the default; a
+/// host's own handler, such as Python's SIGINT, is left alone): an interrupted run leaves
+/// neither a partial file nor its temporary.
 class OutputStream {
  public:
   /// Opens `path` as `flag`'s output (creates the temporary file, or opens the device).
@@ -128,6 +132,7 @@ class OutputStream {
   bool replace_ = false;
   bool committed_ = false;
   std::uint64_t size_ = 0;
+  int tracked_slot_ = -1;  ///< the temporary's slot in the signal cleanup's table
 };
 
 }  // namespace ropesim::io

@@ -199,6 +199,38 @@ TEST_CASE("--certificate and --out naming one file are refused, nothing written"
   }
 }
 
+TEST_CASE("a run ended by SIGTERM or SIGINT leaves neither the file nor its temporary",
+          "[cli][output_paths][signals]") {
+  // Before: `timeout 4 ropesim table rotations … --out big.csv` left big.csv.tmp.<pid>.1
+  // (144 MB) behind. The run is stopped once its temporary file exists (it is being written);
+  // `set -m` gives the background job the default SIGINT action a terminal's job has.
+  for (const char* signal_name : {"TERM", "INT"}) {
+    INFO(signal_name);
+    Scratch s;
+    const std::string dir = s.dir.string();
+    const std::string script_path = s.at("stop.sh");
+    {
+      std::ofstream script(script_path);
+      script << "set -m\n"
+             << ROPESIM_BINARY
+             << " table rotations --schedule llama2-7b --positions 3000000 --out '" << dir
+             << "/big.csv' 2>/dev/null &\n"
+             << "pid=$!; i=0\n"
+             << "while [ $i -lt 600 ] && ! ls '" << dir << "' | grep -q tmp; do sleep 0.05; "
+             << "i=$((i+1)); done\n"
+             << "ls '" << dir << "' | grep -c tmp\n"
+             << "kill -" << signal_name << " $pid; wait $pid; echo status=$?\n"
+             << "rm -f '" << script_path << "'\n";
+    }
+    const Run r = run_binary("bash", "'" + script_path + "'");
+    INFO(r.out << r.err);
+    CHECK(r.out.find("1\n") == 0);  // the temporary existed when the signal came
+    CHECK(r.out.find(std::string("status=") +
+                     (std::string(signal_name) == "TERM" ? "143" : "130")) != std::string::npos);
+    CHECK(std::distance(fs::directory_iterator(s.dir), fs::directory_iterator()) == 0);
+  }
+}
+
 TEST_CASE("an empty output path is refused, not ignored", "[cli][output_paths]") {
   // compile, construct mod and construct offset exited 0 and wrote nothing for -o ''.
   expect_usage_error(run("compile 'P a' --alphabet ab --format fp16 -o ''"), "empty file name");
