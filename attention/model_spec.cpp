@@ -270,6 +270,11 @@ AttentionHead get_head(const json& j, const std::string& path, std::size_t d,
           "expected an array of segments ({\"schedule\", \"realisation\"} or "
           "{\"unrotated_pairs\"}), got " +
               type_text(*r));
+    if (r->empty()) {
+      bad(rp,
+          "an empty array covers none of the head's coordinates; give segments covering "
+          "head_dim, or leave \"rope\" out (or null) for NoPE");
+    }
     std::size_t dim = 0;
     for (std::size_t k = 0; k < r->size(); ++k) {
       h.rotary.push_back(get_segment((*r)[k], index(rp, k), policy));

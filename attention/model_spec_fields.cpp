@@ -18,6 +18,32 @@ constexpr const char* number_forms =
     "a JSON number, a decimal string like \"-2.5e-3\", a fraction like \"1/3\", or "
     "\"inf\"/\"-inf\"";
 
+/// True when `t` follows JSON's number grammar: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+bool is_json_number_text(std::string_view t) {
+  std::size_t i = 0;
+  const auto digits = [&] {
+    const std::size_t start = i;
+    while (i < t.size() && t[i] >= '0' && t[i] <= '9') ++i;
+    return i - start;
+  };
+  if (i < t.size() && t[i] == '-') ++i;
+  if (i < t.size() && t[i] == '0') {
+    ++i;
+  } else if (digits() == 0) {
+    return false;
+  }
+  if (i < t.size() && t[i] == '.') {
+    ++i;
+    if (digits() == 0) return false;
+  }
+  if (i < t.size() && (t[i] == 'e' || t[i] == 'E')) {
+    ++i;
+    if (i < t.size() && (t[i] == '+' || t[i] == '-')) ++i;
+    if (digits() == 0) return false;
+  }
+  return i == t.size();
+}
+
 }  // namespace
 
 [[noreturn]] void bad(const std::string& path, const std::string& problem) {
@@ -121,14 +147,18 @@ Value get_value(const json& j, const std::string& path, const Arithmetic& f) {
   const std::optional<std::string> number_text = numeric::json_number_text(j);  // 2.5, 1e400
   if (!j.is_string() && !number_text)
     bad(path, std::string("expected ") + number_forms + ", got " + type_text(j));
-  std::string text = number_text ? *number_text : j.get<std::string>();
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())))
-    text.erase(text.begin());
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
-  if (text == "inf" || text == "+inf" || text == "infinity" || text == "+infinity") {
-    return f.convert(Value::from_double_exact(HUGE_VAL));
-  }
-  if (text == "-inf" || text == "-infinity") return f.convert(Value::from_double_exact(-HUGE_VAL));
+  const std::string text = number_text ? *number_text : j.get<std::string>();
+  if (text == "inf") return f.convert(Value::from_double_exact(HUGE_VAL));
+  if (text == "-inf") return f.convert(Value::from_double_exact(-HUGE_VAL));
+  // A string holds a number as JSON writes one (no blanks, no '+', no ".5" or "1."), or a
+  // fraction of two such numbers: one spelling per value, as MODEL_SPEC.md lists them.
+  const std::size_t slash_at = text.find('/');
+  const bool well_formed =
+      slash_at == std::string::npos
+          ? is_json_number_text(text)
+          : is_json_number_text(std::string_view(text).substr(0, slash_at)) &&
+                is_json_number_text(std::string_view(text).substr(slash_at + 1));
+  if (!well_formed) bad(path, "'" + text + "' is not a number; expected " + number_forms);
   const bool negative = !text.empty() && text[0] == '-';
   mpq_class q;
   try {

@@ -150,6 +150,11 @@ Action add_check_command(CLI::App& app) {
   cmd->add_flag("--quiet", o->quiet, "No progress on stderr");
   return [cmd, o]() -> int {
     if (!cmd->parsed()) return -1;
+    if (cmd->count("--replay") > 0 && o->replay.empty()) {
+      throw InvalidArgument(
+          "--replay: empty token; accepted: the token of a failure's replay command (ropesim "
+          "check prints it)");
+    }
     if (o->timings && !o->json) {
       throw InvalidArgument(
           "--timings: only with --json (the text output shows each property's time already)");

@@ -146,6 +146,10 @@ std::optional<std::vector<std::uint64_t>> parse_positions(const std::string& tex
                                                           std::uint64_t eos, bool& all) {
   all = false;
   std::vector<std::uint64_t> out;
+  if (text.find_first_not_of(" \t,") == std::string::npos) {
+    throw InvalidArgument(
+        "--positions: empty list; accepted: a comma list of positions (BOS = 0), eos, or all");
+  }
   for (const auto& item : split_list(text, "--positions")) {
     if (item == "all") {
       all = true;
@@ -217,7 +221,7 @@ Action add_run_command(CLI::App& app) {
     check_budget("--input", attention::run_work(model, symbols.size()),
                  opt_in_budget(o->allow_slow));
     attention::RunOptions options;
-    if (!o->positions.empty()) {
+    if (cmd->count("--positions") > 0) {  // '' is a bad list, not "no --positions"
       bool all = false;
       options.trace_positions = *parse_positions(o->positions, eos, all);
       options.trace_all = all;

@@ -252,6 +252,23 @@ TEST_CASE("malformed specs give one line naming the path", "[model_spec]") {
        "layers[0].ffn.w2: missing"},
       {edited([](json& j) { j["d_model"] = -1; }), "d_model: expected a non-negative integer"},
       {R"({"ropesim_model": 1, "ropesim_model": 1})", "duplicate key 'ropesim_model'"},
+      // One spelling per number (issue 39): JSON's grammar inside strings, no blanks.
+      {edited([](json& j) { j["classifier"]["bias"] = " 1"; }),
+       "classifier.bias: ' 1' is not a number"},
+      {edited([](json& j) { j["classifier"]["bias"] = "+1"; }),
+       "classifier.bias: '+1' is not a number"},
+      {edited([](json& j) { j["classifier"]["bias"] = ".5"; }),
+       "classifier.bias: '.5' is not a number"},
+      {edited([](json& j) { j["classifier"]["bias"] = "1."; }),
+       "classifier.bias: '1.' is not a number"},
+      {edited([](json& j) { j["classifier"]["bias"] = "007"; }),
+       "classifier.bias: '007' is not a number"},
+      {edited([](json& j) { j["classifier"]["bias"] = "1/ 3"; }),
+       "classifier.bias: '1/ 3' is not a number"},
+      {edited([](json& j) { j["classifier"]["bias"] = "infinity"; }),
+       "classifier.bias: 'infinity' is not a number"},
+      {edited([](json& j) { j["layers"][0]["heads"][0]["rope"] = json::array(); }),
+       "layers[0].heads[0].rope: an empty array covers none of the head's coordinates"},
   };
   for (const auto& [text, expected] : cases) {
     INFO(expected);

@@ -337,3 +337,13 @@ TEST_CASE("classify --model prints the same bytes on stdout every time; timings 
   CHECK(!nlohmann::json::parse(json_first.out)["source"]["extraction"].contains("seconds"));
   std::filesystem::remove(model);
 }
+
+TEST_CASE("an empty value given to a flag is refused, not taken as the flag's absence",
+          "[cli][strict]") {
+  // Issue 39: check --replay '' ran the whole property; run --positions '' traced nothing.
+  expect_usage_error(run("check --property binary-mod --trials 2 --replay ''"), "--replay");
+  const std::string model = temp_path("strict_empty_mod3.json");
+  REQUIRE(run("construct mod --m 3 --r 0 --format fp16 -o " + model).code == 0);
+  expect_usage_error(run("run " + model + " --input ab --positions ''"), "--positions");
+  std::filesystem::remove(model);
+}
