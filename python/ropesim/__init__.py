@@ -107,7 +107,40 @@ def _frame(rows):
         import pandas
     except ImportError:  # pragma: no cover - pandas is installed by scripts/setup
         return rows
-    return pandas.DataFrame(rows)
+    try:
+        return pandas.DataFrame(rows)
+    except OverflowError:  # an exact integer beyond binary64 (n_max = 2^16434): kept exact
+        return pandas.DataFrame(rows, dtype=object)
+
+
+def _arguments(args) -> list:
+    """The command-line words of `args`: str, int and Fraction/float values as text.
+
+    Raises TypeError for None, bool and other types (``m.run(None)`` ran the word "None"), and
+    ValueError for text with a NUL character (the command line would cut it there:
+    ``compile("P a\\x00 & bogus")`` compiled ``P a``). The flag before a value names it.
+    """
+    words = []
+    for i, a in enumerate(args):
+        what = f"the value of {args[i - 1]}" if i > 0 and str(args[i - 1]).startswith("--") \
+            else f"argument {i + 1}"
+        if isinstance(a, bool) or a is None or not isinstance(a, (str, int, float, Fraction)):
+            raise TypeError(f"{what}: expected a str or a number, got {type(a).__name__}")
+        text = str(a)
+        if "\x00" in text:
+            raise ValueError(f"{what}: contains a NUL character, which no argument can hold")
+        words.append(text)
+    return words
+
+
+def _count(name: str, value, minimum: int) -> int:
+    """`value` as an int >= `minimum`: TypeError for anything but an int (None, 1.5, True),
+    ValueError below `minimum` (with the accepted range)."""
+    if isinstance(value, bool) or not isinstance(value, (int, _np.integer)):
+        raise TypeError(f"{name}: expected an int, got {type(value).__name__} {value!r}")
+    if value < minimum:
+        raise ValueError(f"{name}: must be at least {minimum}, got {value}")
+    return int(value)
 
 
 def cli(*args: str) -> str:
@@ -117,7 +150,7 @@ def cli(*args: str) -> str:
     RuntimeError on any other non-zero exit. Every other function of the module is built on it
     or on the C++ library directly.
     """
-    code, out, err = _ropesim.run_cli([str(a) for a in args])
+    code, out, err = _ropesim.run_cli(_arguments(args))
     if code == 0:
         return out
     message = err.strip().splitlines()[-1] if err.strip() else f"exit code {code}"
@@ -155,8 +188,17 @@ def round(values, format: str, rounding: str = "nearest-even") -> _np.ndarray:
     nearest-away, toward-zero, upward, downward. Raises ValueError for a bad format or rounding.
     Example: ``round([0.1], "bf16")`` is ``array([0.10009765625])``.
     """
-    rounded, _ = _ropesim.round_values(_np.asarray(values, dtype=_np.float64), format, rounding)
+    rounded, _ = _ropesim.round_values(_values(values), format, rounding)
     return rounded
+
+
+def _values(values) -> _np.ndarray:
+    """`values` as a float64 array; TypeError for None (numpy would read it as NaN) and for
+    text (round numbers, not their spellings)."""
+    if values is None or isinstance(values, (str, bytes)):
+        raise TypeError(f"values: expected numbers (a scalar, list or array), got "
+                        f"{type(values).__name__}")
+    return _np.asarray(values, dtype=_np.float64)
 
 
 _FLAG_NAMES = (("invalid", 2), ("division_by_zero", 4), ("overflow", 1), ("underflow", 8),
@@ -170,7 +212,7 @@ def round_flags(values, format: str, rounding: str = "nearest-even") -> dict:
     ``"division_by_zero"``, ``"overflow"``, ``"underflow"`` (tininess after rounding),
     ``"inexact"``: bool arrays of the input's shape. Raises ValueError like ``round``.
     """
-    rounded, bits = _ropesim.round_values(_np.asarray(values, dtype=_np.float64), format, rounding)
+    rounded, bits = _ropesim.round_values(_values(values), format, rounding)
     out = {"value": rounded}
     for name, bit in _FLAG_NAMES:
         out[name] = (bits & bit) != 0
@@ -189,13 +231,20 @@ def rotation_table(schedule: str, realization: str, format: str, positions: int,
     the realisation parser accepts (``r1``, ``r2``, ``r3``, ``hf``, framework presets,
     ``pipeline:...``); `format`: F for r1–r3, the activation format for pipelines. With
     ``flags=True`` also a (positions,) uint8 array: bit 1 overflow, bit 2 NaN at that position.
-    Raises ValueError for bad input, a realisation that does not apply, a table format a
+    Raises TypeError when `positions`, `start` or `jobs` is not an int (None, 1.5) or a text
+    argument is not a str, ValueError for positions < 1 or a negative start (as the CLI), and
+    ValueError for bad input, a realisation that does not apply, a table format a
     binary64 cannot hold, or a table beyond the memory budget (8 GiB; 17 bytes per
     (position, block)). Example: ``rotation_table("llama2-7b", "r2", "bf16", 65536)`` has 1281
     distinct rows, the census' ``distinct``.
     """
+    positions, start = _count("positions", positions, 1), _count("start", start, 0)
+    jobs = _count("jobs", jobs, 0)
+    for name, text in (("schedule", schedule), ("realization", realization), ("format", format),
+                       ("rounding", rounding), ("engine", engine)):
+        _arguments(["--" + name, text])
     cos, sin, position_flags = _ropesim.rotation_table(
-        schedule, realization, format, int(positions), int(start), rounding, engine, int(jobs))
+        schedule, realization, format, positions, start, rounding, engine, jobs)
     return (cos, sin, position_flags) if flags else (cos, sin)
 
 

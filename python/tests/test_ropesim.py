@@ -269,3 +269,44 @@ def test_experiment_length_balanced_words(ropesim_binary):
     assert list(result["table"]["length"]) == [41, 42, 43, 44]
     with pytest.raises(ValueError, match="--words"):
         ropesim.experiment_length(formula, words=0)
+
+
+# The boundary (issue 39): what the command line cannot carry is refused, types are checked.
+def test_nul_in_text_is_refused_not_cut():
+    with pytest.raises(ValueError, match="NUL"):
+        ropesim.compile("P a\x00 & bogus", alphabet="ab", format="fp16")
+    model = ropesim.compile("P a", alphabet="ab", format="fp16")
+    with pytest.raises(ValueError, match="NUL"):
+        model.run("ab\x00ba")
+    with pytest.raises(TypeError, match="--input"):
+        model.run(None)
+    assert model.run("ab")["accept"] is True
+
+
+def test_round_refuses_none_and_text():
+    with pytest.raises(TypeError):
+        ropesim.round(None, "bf16")
+    with pytest.raises(TypeError):
+        ropesim.round_flags("0.1", "bf16")
+
+
+def test_rotation_table_counts_are_ints_at_least_one():
+    for bad in (1.5, None, True, "3"):
+        with pytest.raises(TypeError, match="positions"):
+            ropesim.rotation_table("single:g=1", "r1", "fp16", bad)
+    with pytest.raises(ValueError, match="positions: must be at least 1"):
+        ropesim.rotation_table("single:g=1", "r1", "fp16", 0)
+    with pytest.raises(ValueError, match="start: must be at least 0"):
+        ropesim.rotation_table("single:g=1", "r1", "fp16", 4, start=-1)
+    with pytest.raises(TypeError, match="start"):
+        ropesim.rotation_table("single:g=1", "r1", "fp16", 4, start=None)
+    with pytest.raises(ValueError, match="NUL"):
+        ropesim.rotation_table("single:g=1\x00junk", "r1", "fp16", 4)
+    cos, _ = ropesim.rotation_table("single:g=1", "r1", "fp16", np.int64(3))
+    assert cos.shape == (3, 1)
+
+
+def test_formats_with_integers_beyond_binary64_keep_them_exact():
+    table = ropesim.formats("p=53,e=15")
+    n_max = table["n_max"][0] if hasattr(table, "columns") else table[0]["n_max"]
+    assert n_max == 2 ** 16434
