@@ -41,8 +41,9 @@ inline std::size_t utf8_length(std::string_view text, std::size_t at) {
 
 /// `text` safe to echo in a one-line message: well-formed UTF-8 is kept as it is (`é` stays
 /// `é`); every byte that is not well-formed UTF-8 and every control byte (NUL, ESC, DEL, ...)
-/// but newline, carriage return and tab is written as `\xNN` (two lowercase hex digits), so a
-/// NUL cannot cut a message short and no raw byte reaches the terminal. Idempotent.
+/// but newline and carriage return is written as `\xNN` (two lowercase hex digits), a tab as
+/// `\t`, so a NUL cannot cut a message short, no raw byte reaches the terminal and an echoed
+/// tab is seen as one. Idempotent.
 inline std::string printable(std::string_view text) {
   static constexpr char hex[] = "0123456789abcdef";
   std::string out;
@@ -50,7 +51,12 @@ inline std::string printable(std::string_view text) {
   for (std::size_t i = 0; i < text.size();) {
     const auto c = static_cast<unsigned char>(text[i]);
     const std::size_t n = utf8_length(text, i);
-    const bool control = n == 1 && (c == 0x7F || (c < 0x20 && c != '\n' && c != '\r' && c != '\t'));
+    if (c == '\t') {
+      out += "\\t";
+      ++i;
+      continue;
+    }
+    const bool control = n == 1 && (c == 0x7F || (c < 0x20 && c != '\n' && c != '\r'));
     if (n == 0 || control) {
       out += "\\x";
       out += hex[c >> 4];

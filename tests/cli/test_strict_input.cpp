@@ -347,3 +347,12 @@ TEST_CASE("an empty value given to a flag is refused, not taken as the flag's ab
   expect_usage_error(run("run " + model + " --input ab --positions ''"), "--positions");
   std::filesystem::remove(model);
 }
+
+TEST_CASE("a tab in an echoed value is shown as \\t, never raw", "[cli][strict]") {
+  // The tab reaches ropesim inside single quotes: --alphabet 'a<TAB>b'.
+  const Run tab = run("compile 'P a' --alphabet 'a\tb' -o /dev/null");
+  INFO(tab.err);
+  CHECK(tab.code == 2);
+  CHECK(tab.err.find('\t') == std::string::npos);
+  CHECK(tab.err.find("'\\t'") != std::string::npos);
+}
