@@ -305,7 +305,7 @@ std::vector<CensusResult> census_many(const Schedule& s,
       }
       mem.fp[i] = f & ~kFlagBits;
     }
-    auto rep = exact_classes(s, realisations, options, k, mem, threads, meter, fast_path);
+    auto rep = exact_classes(s, realisations[k], options, mem, threads, meter, fast_path);
     finish(r, rep, p_max, meter);
     release(rep, meter);
   }

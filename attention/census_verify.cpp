@@ -53,10 +53,13 @@ constexpr std::uint32_t kRepMask = 0x7fffffffu;
 
 }  // namespace
 
-std::vector<std::uint32_t> exact_classes(const Schedule& s, const std::vector<Realisation>& rs,
-                                         const CensusOptions& options, std::size_t member,
-                                         Member& mem, unsigned threads, Meter& meter,
-                                         FastPathStats& fast_path) {
+std::vector<std::uint32_t> exact_classes(const Schedule& s, const Realisation& realisation,
+                                         const CensusOptions& options, Member& mem,
+                                         unsigned threads, Meter& meter, FastPathStats& fast_path) {
+  // This member's realisation alone: re-realising only its own pairs keeps its verification as
+  // cheap inside census_many as in its own census (evaluating every member here made each of a
+  // sweep's k cells re-realise all k cells in every chunk holding a repeat: issue 34 item 7).
+  const std::vector<Realisation> rs{realisation};
   const std::size_t n = mem.fp.size();
   std::vector<std::uint32_t> idx;
   allocate(idx, n, std::uint32_t{0}, meter);
@@ -156,14 +159,14 @@ std::vector<std::uint32_t> exact_classes(const Schedule& s, const std::vector<Re
         const bool lead = (r & kHasMembers) != 0;
         const std::size_t g = slot(lead ? static_cast<std::uint32_t>(i) : r);
         if (kind == KeyKind::pack16) {
-          check(packed_keys, g, lead, std::uint64_t{key16(bits[member][i - begin])});
+          check(packed_keys, g, lead, std::uint64_t{key16(bits[0][i - begin])});
         } else if (kind == KeyKind::pack32) {
-          check(packed_keys, g, lead, key32(bits[member][i - begin]));
+          check(packed_keys, g, lead, key32(bits[0][i - begin]));
         } else if (narrow) {
-          const PairBits& p = bits[member][i - begin];
+          const PairBits& p = bits[0][i - begin];
           check(pair_keys, g, lead, Key2{p.cos, p.sin});
         } else {
-          check(wide_keys, g, lead, exact_key(kind, values[member][i - begin]));
+          check(wide_keys, g, lead, exact_key(kind, values[0][i - begin]));
         }
       }
     }
@@ -187,7 +190,7 @@ std::vector<std::uint32_t> exact_classes(const Schedule& s, const std::vector<Re
       for (std::size_t k = 0; k < members_of_broken.size(); ++k) {
         const std::uint64_t i = members_of_broken[k];
         src.evaluate(i, i + 1, values);
-        const ExactKey e = exact_key(kind, values[member][0]);
+        const ExactKey e = exact_key(kind, values[0][0]);
         rotation[k] += e.wide.empty() ? fmt::format("{:x},{:x};", e.cos, e.sin) : e.wide + ";";
       }
       fast_path += src.fast_path_stats();

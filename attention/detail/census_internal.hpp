@@ -305,13 +305,13 @@ std::optional<std::uint64_t> block_period(const Member& mem, unsigned threads);
 /// Turns the fingerprints into exact classes: rep[i] = the smallest position (window index)
 /// whose realised rotation equals R̂_i. Positions are grouped by fingerprint (an index sort);
 /// then every group of ≥ 2 positions is verified by re-realising its members block by block
-/// and comparing their bit patterns with the group's first position (unless verification is
+/// under `realisation` (this member's alone, whatever else its census_many evaluates) and
+/// comparing their bit patterns with the group's first position (unless verification is
 /// switched off by the test hook); a group that fails is split exactly by the full rotations
 /// of its members. Frees `mem.fp`.
-std::vector<std::uint32_t> exact_classes(const Schedule& s, const std::vector<Realisation>& rs,
-                                         const CensusOptions& options, std::size_t member,
-                                         Member& mem, unsigned threads, Meter& meter,
-                                         FastPathStats& fast_path);
+std::vector<std::uint32_t> exact_classes(const Schedule& s, const Realisation& realisation,
+                                         const CensusOptions& options, Member& mem,
+                                         unsigned threads, Meter& meter, FastPathStats& fast_path);
 
 /// The census results derived from exact classes rep (rep[i] = smallest window index with
 /// the same realised rotation): distinct count, first repeat, largest class, period and

@@ -1,7 +1,9 @@
 #pragma once
 /// Internal: evaluates the realised (cos, sin) of one rotary block over a range of
 /// positions, for several realisations at once, sharing work between them (THEORY §3;
-/// NUMERIC §3): r1/r3 members share one high-precision cos/sin per position across formats;
+/// NUMERIC §3): r1/r3 members share one high-precision cos/sin per position across formats
+/// (the formats of the binary64 fast path in one group, the others such as fp64 in another, so
+/// that one exact-only format does not send the rest down the exact path);
 /// identical r2 members share everything; pipelines that differ only in the table format
 /// share the cos/sin-format table. Per-block constants (θ's enclosure, θ̂, inv_freq) are
 /// computed once; cos/sin are memoised by angle bit pattern where angles repeat (p ≤ 16).

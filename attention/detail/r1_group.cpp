@@ -8,11 +8,21 @@
 
 #include "attention/detail/evaluator_groups.hpp"
 #include "attention/detail/fast_trig.hpp"
+#include "numeric/binary64_rounding.hpp"
 #include "numeric/mpfr_util.hpp"
 
 namespace ropesim::attention::detail {
 
 namespace {
+
+/// Whether r's target can take the fast path (prepare(): binary64's fast rounding into F, p ≤
+/// 25). One group holds targets of one kind only: a target outside (fp64) would otherwise send
+/// every target of the group down the exact path, and a sweep of several formats would cost
+/// more than its formats apart (issue 34, item 7).
+bool fast_target(const Realisation& r) {
+  return numeric::Binary64Rounding(r.format, r.rounding).fast_rounding() &&
+         r.format.precision <= 25;
+}
 
 /// r1 and r3: round_F(cos θi), round_F(sin θi) of the exact angle (THEORY §3 R1, R3).
 /// For rational blocks θ = 2πa/m the angle is reduced exactly to 2π·r/m, r = a·i mod m, so
@@ -24,9 +34,11 @@ class R1Group final : public Group {
 
   std::size_t slots() const override { return targets_.size(); }
   bool matches(const Realisation& r) const override {
-    return r.kind == Realisation::Kind::r1 || r.kind == Realisation::Kind::r3;
+    return (r.kind == Realisation::Kind::r1 || r.kind == Realisation::Kind::r3) &&
+           (targets_.empty() || fast_target(r) == fast_targets_);
   }
   std::size_t add(const Realisation& r) override {
+    if (targets_.empty()) fast_targets_ = fast_target(r);
     return find_ops(targets_, r.format, r.rounding, engine_);
   }
 
@@ -191,7 +203,8 @@ class R1Group final : public Group {
   std::vector<std::unique_ptr<FormatOps>> targets_;
   std::unique_ptr<PairRounder> rounder_;
   bool fast_ok_ = false;
-  Turn tau_;  ///< θ/(2π) in double-double (the θ·i case)
+  bool fast_targets_ = false;  ///< fast_target() of every member
+  Turn tau_;                   ///< θ/(2π) in double-double (the θ·i case)
   std::unique_ptr<numeric::AngleEnclosure> theta_, unit_;
   std::uint64_t m_ = 0, a_ = 0;
   std::uint64_t step12_ = 1, a12_ = 0;  ///< m/gcd(m, 12) and a mod it (the batch's exact cases)

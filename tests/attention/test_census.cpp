@@ -179,6 +179,61 @@ TEST_CASE("census_many equals separate censuses and does not depend on threads",
   }
 }
 
+TEST_CASE("a multi-format sweep gives the rows of its single-format sweeps", "[census][sweep]") {
+  // The README's sweep evaluates every realisation × format of a schedule together
+  // (census_many); each cell must be what the sweep of its format alone gives, and what the
+  // census of that one realisation gives. r2 at bf16 and fp16 repeats from i = 256 and 2048 on
+  // (î = round_F(i)), so their fingerprint classes are verified and split against their own
+  // realisation; r1 bf16 shares r1's group with fp64 (the exact path) and hf's members share
+  // the fp32 table.
+  SweepGrid g;
+  g.schedules = {parse_schedule("conventional:base=10000,dim=8"), parse_schedule("periodic:m=3,5")};
+  g.realisations = {"r1", "r2", "hf"};
+  g.formats = {Format::bf16(), Format::fp16(), Format::fp32(), Format::fp64()};
+  const std::uint64_t n = 5000;
+  const auto together = sweep(g, opts(n, 2));
+  REQUIRE(together.size() == g.schedules.size() * g.realisations.size() * g.formats.size());
+  auto json = [](const CensusResult& c) {
+    auto j = to_json(c, true);
+    j.erase("fast_path");  // the counters are the whole call's (census_many), not one cell's
+    return j;
+  };
+  for (std::size_t f = 0; f < g.formats.size(); ++f) {
+    SweepGrid one = g;
+    one.formats = {g.formats[f]};
+    const auto apart = sweep(one, opts(n, 1));
+    REQUIRE(apart.size() == g.schedules.size() * g.realisations.size());
+    for (std::size_t k = 0; k < apart.size(); ++k) {
+      // cell (s, r) of the one-format grid is cell (s, r, f) of the full grid
+      const auto& a = together[k * g.formats.size() + f];
+      INFO(a.schedule << " " << a.realisation << " " << a.format.name);
+      CHECK(json(a) == json(apart[k]));
+      const Realisation alone =
+          parse_realisation(g.realisations[k % g.realisations.size()], g.formats[f]);
+      CHECK(json(a) == json(census(g.schedules[k / g.realisations.size()], alone, opts(n, 1))));
+    }
+  }
+  // By hand, conventional r2 (φ = round_F(θ̂·î), î = round_F(i); equal î, equal rotation; block
+  // θ = 1 tells different î apart): bf16 (8 significant bits) rounds 257 to 256 first, and in
+  // [4096, 8192) (spacing 32) î = 4160 takes 4144..4176 (both ties go to the even 130·32): 33
+  // positions. fp16 (11 bits): 2049 → 2048 first; in spacing 4, î = 4104 takes 4102..4106.
+  const auto& bf16 = together[4];  // (conventional, r2, bf16)
+  const auto& fp16 = together[5];
+  REQUIRE(bf16.realisation == "r2");
+  REQUIRE(bf16.format.name == "bf16");
+  REQUIRE(fp16.format.name == "fp16");
+  REQUIRE(bf16.first_repeat.has_value());
+  CHECK(bf16.first_repeat->earlier == 256);
+  CHECK(bf16.first_repeat->later == 257);
+  CHECK(bf16.largest_class.size == 33);
+  CHECK(bf16.largest_class.position == 4144);
+  REQUIRE(fp16.first_repeat.has_value());
+  CHECK(fp16.first_repeat->earlier == 2048);
+  CHECK(fp16.first_repeat->later == 2049);
+  CHECK(fp16.largest_class.size == 5);
+  CHECK(fp16.largest_class.position == 4102);
+}
+
 TEST_CASE("census option errors", "[census]") {
   const Schedule s = parse_schedule("single:g=1");
   const Realisation r = parse_realisation("r1", Format::fp32());
