@@ -121,10 +121,11 @@ std::string horizon_text(const proofs::HorizonReport& r) {
   if (r.range.algorithm == "candidates") {
     out += fmt::format(
         "algorithm      candidates: {} offsets within f_large + 2E of the target (E = {:.6g}), "
-        "{} scores ({})\n",
+        "{} of them scored exactly (the rest excluded by per-query bounds), {} scores ({})\n",
         r.range.candidate_offsets,
         r.range.error_bound ? numeric::nearest_double(*r.range.error_bound) : 0.0,
-        r.range.scores_evaluated, r.range.fast_kernel ? "binary64 kernel" : "reference path");
+        r.range.offsets_scored, r.range.scores_evaluated,
+        r.range.fast_kernel ? "binary64 kernel" : "reference path");
   } else {
     out += fmt::format("scan           {} scores ({})\n", r.range.scores_evaluated,
                        r.range.fast_kernel ? "binary64 kernel" : "reference path");

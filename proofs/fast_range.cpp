@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <stdexcept>
 
 #include "numeric/error.hpp"
@@ -85,31 +86,64 @@ CertifiedRange certified_range_fast(const FixedOffsetHead& head, const ScanOptio
       numeric::nearest_double(E) * (1 + 0x1p-40) + std::fabs(target_ideal) * 0x1p-50;
 
   // Positive candidate offsets up to `upto`, enumerated over sub-ranges on the threads and
-  // appended in increasing order (the same list as one enumerator's).
+  // appended in increasing order (the same list as one enumerator's), each entered into the
+  // index with its upper bound u(n) ≥ S(n).
+  const detail::IdealDoubles ideal(head.ideal);
+  detail::OffsetIndex index(ideal.W);
   auto extend_positive = [&](std::uint64_t upto) {
     const std::uint64_t from = enumerate.done();
     if (upto <= from) return;
+    const std::size_t old_size = positive.size();
     const std::uint64_t span = upto - from;
     if (threads == 1 || span < 8192) {
       enumerate.extend(upto, positive);
-      return;
+    } else {
+      const std::size_t parts = 4 * threads;
+      std::vector<std::vector<std::uint64_t>> found(parts);
+      numeric::parallel_for(threads, parts, [&](std::size_t t) {
+        const std::uint64_t lo = from + span * t / parts, hi = from + span * (t + 1) / parts;
+        CandidateEnumerator e(head, E);
+        e.start_after(lo);
+        e.extend(hi, found[t]);
+      });
+      for (const auto& v : found) positive.insert(positive.end(), v.begin(), v.end());
+      enumerate.start_after(upto);
     }
-    const std::size_t parts = 4 * threads;
-    std::vector<std::vector<std::uint64_t>> found(parts);
+    const std::size_t added = positive.size() - old_size;
+    std::vector<double> u(added);
+    const std::size_t parts = added < 8192 ? 1 : 4 * threads;
     numeric::parallel_for(threads, parts, [&](std::size_t t) {
-      const std::uint64_t lo = from + span * t / parts, hi = from + span * (t + 1) / parts;
-      CandidateEnumerator e(head, E);
-      e.start_after(lo);
-      e.extend(hi, found[t]);
+      for (std::size_t x = added * t / parts; x < added * (t + 1) / parts; ++x)
+        u[x] = ideal.upper(positive[old_size + x]);
     });
-    for (const auto& v : found) positive.insert(positive.end(), v.begin(), v.end());
-    enumerate.start_after(upto);
+    for (std::size_t x = 0; x < added; ++x) index.add(positive[old_size + x], u[x]);
+  };
+  // the offsets n < k are enumerated once for both signs (positive = negative above)
+  std::vector<std::pair<std::uint64_t, double>> negative_u;
+  for (const std::uint64_t n : negative) {
+    negative_u.emplace_back(n, ideal.upper(n));
+    index.add(n, negative_u.back().second);
+  }
+  const detail::QueryBound query_bound(head, E);
+  const double C_double = head.C.to_double();  // exact: F fits a double
+  // the first query (plus one; 0: none) that scored offset n exactly (n > 0 by n, n < 0 by
+  // −n): speculative queries after the failing one are not counted
+  std::unique_ptr<std::atomic<std::uint64_t>[]> scored_before(
+      new std::atomic<std::uint64_t>[last + 1]()),
+      scored_after(new std::atomic<std::uint64_t>[k]());
+  auto note = [](std::atomic<std::uint64_t>& first, std::uint64_t i) {
+    std::uint64_t seen = first.load(std::memory_order_relaxed);
+    while ((seen == 0 || seen > i + 1) &&
+           !first.compare_exchange_weak(seen, i + 1, std::memory_order_relaxed)) {
+    }
   };
 
   // The queries i in [a, b) (k + 1 ≤ a), in order, until the first failing one: the target
-  // j = i − k against the competitors j = i − k − n (candidate n > 0 with n ≤ i − k, j
-  // increasing) and j = i − k + n (negative candidates), the largest score kept (first j on
-  // ties), as the reference does.
+  // j = i − k, its exact score t and the query's error bound err_i give σ_i (THEORY §6,
+  // per-query bounds); the competitors j = i − k − n (candidate n > 0 with n ≤ i − k) and
+  // j = i − k + n (negative candidates) whose u(n) > σ_i are scored exactly, in decreasing
+  // u(n) (the order of the ideal score gap), the largest score kept (first j on ties); every
+  // other competitor scores at most t − f_large.
   KeyStore store;
   // `cancelled()` is asked before each query: once an earlier chunk of the batch has failed,
   // this chunk's outcome is never read and its remaining queries are skipped.
@@ -117,15 +151,35 @@ CertifiedRange certified_range_fast(const FixedOffsetHead& head, const ScanOptio
                       std::uint64_t query_begin, const auto& cancelled) -> ChunkOutcome {
     ChunkOutcome o;
     if (cancelled()) return o;
-    // keys older than the store: realised again, once per merged window of offsets
-    std::vector<KeyBlock> far;
     const std::uint64_t kept = store.begin();
+    // the targets (kept: the store keeps every key from the batch's first target on) and σ_i
+    std::vector<Value> targets(b - a);
+    std::vector<double> sigma(b - a);
+    double sigma_min = HUGE_VAL;
+    for (std::uint64_t i = a; i < b; ++i) {
+      const double* q = &queries[D * (i - query_begin)];
+      const double* kt = store.find(i - k, D);
+      if (!kt) throw std::logic_error("certified_range_fast: a target key was not kept");
+      const Value t = score(q, kt);
+      finite_or_throw(t);
+      if (!(std::fabs(t.to_double() - target_ideal) <= target_slack))
+        throw std::logic_error(
+            "certified_range_fast: a target score is farther than E from C·S(0)");
+      targets[i - a] = t;
+      sigma[i - a] =
+          detail::prune_threshold(t.to_double(), f_double, query_bound.error(i, q), C_double);
+      sigma_min = std::min(sigma_min, sigma[i - a]);
+    }
+    // keys older than the store that some query may score: realised again, once per merged
+    // window of offsets
+    std::vector<KeyBlock> far;
     std::vector<std::pair<std::uint64_t, std::uint64_t>> windows;
-    const auto active_end = std::upper_bound(positive.begin(), positive.end(), b - 1 - k);
-    for (auto it = positive.begin(); it != active_end; ++it) {
-      const std::uint64_t n = *it;
-      const std::uint64_t lo = std::max(a, k + n) - k - n, hi = b - k - n;
-      if (lo < kept) windows.emplace_back(lo, std::min(hi, kept));
+    if (b - 1 > k) {
+      index.for_each_above(sigma_min, b - 1 - k, [&](const detail::OffsetIndex::Entry& e) {
+        const std::uint64_t n = e.n;
+        const std::uint64_t lo = std::max(a, k + n) - k - n, hi = b - k - n;
+        if (lo < kept) windows.emplace_back(lo, std::min(hi, kept));
+      });
     }
     std::sort(windows.begin(), windows.end());
     for (std::size_t w = 0; w < windows.size();) {
@@ -143,11 +197,8 @@ CertifiedRange certified_range_fast(const FixedOffsetHead& head, const ScanOptio
       if (cancelled()) break;
       const double* q = &queries[D * (i - query_begin)];
       const std::uint64_t target = i - k;
-      const Value t = score(q, key(target));
-      finite_or_throw(t);
-      if (!(std::fabs(t.narrow() - target_ideal) <= target_slack))
-        throw std::logic_error(
-            "certified_range_fast: a target score is farther than E from C·S(0)");
+      const Value& t = targets[i - a];
+      const double s_i = sigma[i - a];
       ++o.scores;
       Value m;
       std::uint64_t arg = 0;
@@ -156,16 +207,25 @@ CertifiedRange certified_range_fast(const FixedOffsetHead& head, const ScanOptio
         const Value s = score(q, key(j));
         finite_or_throw(s);
         ++o.scores;
-        const bool larger = kernel ? s.narrow() > m.narrow() : numeric::compare(s, m) > 0;
-        if (!have || larger) {
+        const int c = kernel ? (s.narrow() > m.narrow()    ? 1
+                                : s.narrow() == m.narrow() ? 0
+                                                           : -1)
+                             : (have ? numeric::compare(s, m) : 1);
+        if (!have || c > 0 || (c == 0 && j < arg)) {
           m = s;
           arg = j;
           have = true;
         }
       };
-      const auto stop = std::upper_bound(positive.begin(), positive.end(), target);
-      for (auto it = stop; it != positive.begin();) consider(target - *--it);
-      for (const std::uint64_t n : negative) consider(target + n);
+      index.for_each_above(s_i, target, [&](const detail::OffsetIndex::Entry& e) {
+        consider(target - e.n);
+        note(scored_before[e.n], i);
+      });
+      for (const auto& [n, u] : negative_u) {
+        if (!(u > s_i)) continue;
+        consider(target + n);
+        note(scored_after[n], i);
+      }
       if (!have) continue;
       const bool pass = kernel ? detail::lead_at_least(t.narrow(), m.narrow(), f_double)
                                : (exact_rational(t) - exact_rational(m) >= f);
@@ -248,11 +308,19 @@ CertifiedRange certified_range_fast(const FixedOffsetHead& head, const ScanOptio
       break;
     }
   }
+  const std::uint64_t reach = last_query > k ? last_query - k : 0;
   out.candidate_offsets =
       negative.size() +
-      static_cast<std::uint64_t>(
-          std::upper_bound(positive.begin(), positive.end(), last_query > k ? last_query - k : 0) -
-          positive.begin());
+      static_cast<std::uint64_t>(std::upper_bound(positive.begin(), positive.end(), reach) -
+                                 positive.begin());
+  out.offsets_scored = 0;
+  auto counted = [&](const std::atomic<std::uint64_t>& first) {
+    const std::uint64_t v = first.load(std::memory_order_relaxed);
+    return v != 0 && v - 1 <= last_query ? 1u : 0u;
+  };
+  for (std::uint64_t n = 1; n <= std::min(reach, last); ++n)
+    out.offsets_scored += counted(scored_before[n]);
+  for (std::uint64_t n = 1; n < k; ++n) out.offsets_scored += counted(scored_after[n]);
   if (!failed) {
     out.n_max = options.max_length;
     out.at_limit = true;

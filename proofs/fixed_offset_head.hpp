@@ -216,6 +216,10 @@ struct CertifiedRange {
   /// rounding-error bound E of every realised score (exact; see realised_score_error_bound).
   std::uint64_t candidate_offsets = 0;
   std::optional<mpq_class> error_bound;
+  /// Candidates only: the offsets n (both signs) at which at least one query scored a
+  /// competitor exactly — those whose per-query bound could not exclude them (THEORY §6,
+  /// per-query bounds); the rest of the candidate offsets were excluded at every query.
+  std::uint64_t offsets_scored = 0;
 };
 
 /// The certified range of a constructed head by a quadratic scan over queries

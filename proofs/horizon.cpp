@@ -382,6 +382,8 @@ nlohmann::json to_json(const HorizonReport& r) {
                                ? nlohmann::json(r.range.candidate_offsets)
                                : nlohmann::json(nullptr);
   put_optional(j, "error_bound", r.range.error_bound);
+  j["offsets_scored"] = r.range.algorithm == "candidates" ? nlohmann::json(r.range.offsets_scored)
+                                                          : nlohmann::json(nullptr);
   return j;
 }
 
