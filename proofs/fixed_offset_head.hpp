@@ -169,6 +169,10 @@ struct ScanOptions {
   std::uint64_t max_length = 20000;
   /// Use the binary64 kernel where it is exact (false: reference path only).
   bool use_fast_kernel = true;
+  /// Candidate algorithm: score competitors through numeric::Binary32Dot (eight at a time,
+  /// AVX2 where available) where it applies — formats with p ≤ 11 under nearest-even
+  /// (NUMERIC §2.1) — and use_fast_kernel is set; the same bits either way.
+  bool use_binary32_kernel = true;
   /// May be empty. Asked before each query; once it returns true the scan stops and its result
   /// is incomplete, to be discarded (C = auto abandons a candidate its search no longer needs
   /// when it tries several at once).
@@ -210,6 +214,8 @@ struct CertifiedRange {
   std::uint64_t scores_evaluated = 0;
   double seconds = 0;
   bool fast_kernel = false;
+  /// Candidates only: competitors were scored by numeric::Binary32Dot (NUMERIC §2.1).
+  bool binary32_kernel = false;
   /// "scan" (certified_range) or "candidates" (certified_range_fast, proofs/fast_range.hpp).
   std::string algorithm = "scan";
   /// Candidates only: the offsets n (both signs) whose competitors were evaluated, and the
