@@ -171,7 +171,9 @@ void add_head_options(CLI::App* cmd, HeadArguments& a) {
                      "L_max (default: the algorithm's quick limit: candidates 2*10^7/head_dim, "
                      "scan about 2*10^4/sqrt(pairs))",
                      1, proofs::kMaxScanLength);
-  cmd->add_flag("--allow-slow", a.allow_slow, "Run a --max-length beyond the quick limit even when its estimate exceeds the budget (10 min)");
+  cmd->add_flag("--allow-slow", a.allow_slow,
+                "Run a --max-length beyond the quick limit even when its estimate exceeds the "
+                "budget (10 min)");
 }
 
 Action add_horizon_command(CLI::App& app) {

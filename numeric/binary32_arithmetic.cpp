@@ -105,20 +105,30 @@ __attribute__((target("avx2,f16c"))) inline __m256 round_lanes(__m256 v) {
   }
 }
 
-template <bool BF16>
+/// x_c: x[c] in every lane (PAIRS false) or the eight lanes xt[8c .. 8c+8) (PAIRS true).
+template <bool PAIRS>
+__attribute__((target("avx2,f16c"))) inline __m256 x_lanes(const float* x, std::size_t c) {
+  if constexpr (PAIRS) {
+    return _mm256_loadu_ps(x + 8 * c);
+  } else {
+    return _mm256_set1_ps(x[c]);
+  }
+}
+
+template <bool BF16, bool PAIRS>
 __attribute__((target("avx2,f16c"))) void dot8_avx2(bool wide, const float* x, const float* yt,
                                                     std::size_t n, float* out) {
   if (wide) {
-    __m256 acc = _mm256_mul_ps(_mm256_set1_ps(x[0]), _mm256_loadu_ps(yt));
+    __m256 acc = _mm256_mul_ps(x_lanes<PAIRS>(x, 0), _mm256_loadu_ps(yt));
     for (std::size_t c = 1; c < n; ++c)
-      acc = _mm256_add_ps(acc, _mm256_mul_ps(_mm256_set1_ps(x[c]), _mm256_loadu_ps(yt + 8 * c)));
+      acc = _mm256_add_ps(acc, _mm256_mul_ps(x_lanes<PAIRS>(x, c), _mm256_loadu_ps(yt + 8 * c)));
     _mm256_storeu_ps(out, round_lanes<BF16>(acc));
     return;
   }
-  __m256 acc = round_lanes<BF16>(_mm256_mul_ps(_mm256_set1_ps(x[0]), _mm256_loadu_ps(yt)));
+  __m256 acc = round_lanes<BF16>(_mm256_mul_ps(x_lanes<PAIRS>(x, 0), _mm256_loadu_ps(yt)));
   for (std::size_t c = 1; c < n; ++c) {
     const __m256 p =
-        round_lanes<BF16>(_mm256_mul_ps(_mm256_set1_ps(x[c]), _mm256_loadu_ps(yt + 8 * c)));
+        round_lanes<BF16>(_mm256_mul_ps(x_lanes<PAIRS>(x, c), _mm256_loadu_ps(yt + 8 * c)));
     acc = round_lanes<BF16>(_mm256_add_ps(acc, p));
   }
   _mm256_storeu_ps(out, acc);
@@ -140,9 +150,9 @@ void Binary32Dot::dot8(const float* x, const float* yt, std::size_t n, float* ou
   if (allow_avx2 && vectorised()) {
     const bool wide = summation_ == Summation::wide_accumulator;
     if (f_.is_bf16()) {
-      dot8_avx2<true>(wide, x, yt, n, out);
+      dot8_avx2<true, false>(wide, x, yt, n, out);
     } else {
-      dot8_avx2<false>(wide, x, yt, n, out);
+      dot8_avx2<false, false>(wide, x, yt, n, out);
     }
     return;
   }
@@ -151,6 +161,29 @@ void Binary32Dot::dot8(const float* x, const float* yt, std::size_t n, float* ou
   for (std::size_t l = 0; l < 8; ++l) {
     for (std::size_t c = 0; c < n; ++c) y[c] = yt[8 * c + l];
     out[l] = (*this)(x, y.data(), n);
+  }
+}
+
+void Binary32Dot::dot8_pairs(const float* xt, const float* yt, std::size_t n, float* out,
+                             bool allow_avx2) const {
+#if ROPESIM_B32_AVX2
+  if (allow_avx2 && vectorised()) {
+    const bool wide = summation_ == Summation::wide_accumulator;
+    if (f_.is_bf16()) {
+      dot8_avx2<true, true>(wide, xt, yt, n, out);
+    } else {
+      dot8_avx2<false, true>(wide, xt, yt, n, out);
+    }
+    return;
+  }
+#endif
+  std::vector<float> x(n), y(n);
+  for (std::size_t l = 0; l < 8; ++l) {
+    for (std::size_t c = 0; c < n; ++c) {
+      x[c] = xt[8 * c + l];
+      y[c] = yt[8 * c + l];
+    }
+    out[l] = (*this)(x.data(), y.data(), n);
   }
 }
 

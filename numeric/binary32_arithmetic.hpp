@@ -76,6 +76,11 @@ class Binary32Dot {
   void dot8(const float* x, const float* yt, std::size_t n, float* out,
             bool allow_avx2 = true) const;
 
+  /// Eight dot products of eight x_l with eight y_l, both stored transposed (x_l[c] =
+  /// xt[8·c + l]): out[l] = (*this)(x_l, y_l, n); AVX2 as dot8.
+  void dot8_pairs(const float* xt, const float* yt, std::size_t n, float* out,
+                  bool allow_avx2 = true) const;
+
   /// True when dot8 runs the AVX2 kernel on this CPU for this policy.
   bool vectorised() const;
 

@@ -180,11 +180,34 @@ CertifiedRange certified_range_fast(const FixedOffsetHead& head, const ScanOptio
     std::vector<Value> targets(b - a);
     std::vector<double> sigma(b - a);
     double sigma_min = HUGE_VAL;
-    for (std::uint64_t i = a; i < b; ++i) {
-      const double* q = &queries[D * (i - query_begin)];
+    auto target_key = [&](std::uint64_t i) {
       const double* kt = store.find(i - k, D);
       if (!kt) throw std::logic_error("certified_range_fast: a target key was not kept");
-      const Value t = score(q, kt);
+      return kt;
+    };
+    if (kernel32) {
+      // the targets eight queries at a time (dot8_pairs: queries and keys transposed)
+      std::vector<float> xt(8 * D), kt8(8 * D);
+      float out8[8];
+      for (std::uint64_t g = a; g < b; g += 8) {
+        const std::uint64_t lanes = std::min<std::uint64_t>(8, b - g);
+        for (std::size_t l = 0; l < 8; ++l) {
+          const std::uint64_t i = g + std::min<std::uint64_t>(l, lanes - 1);
+          const double* q = &queries[D * (i - query_begin)];
+          const double* kt = target_key(i);
+          for (std::size_t c = 0; c < D; ++c) {
+            xt[8 * c + l] = static_cast<float>(q[c]);
+            kt8[8 * c + l] = static_cast<float>(kt[c]);
+          }
+        }
+        kernel32->dot8_pairs(xt.data(), kt8.data(), D, out8);
+        for (std::uint64_t l = 0; l < lanes; ++l)
+          targets[g + l - a] = Value::from_double_exact(static_cast<double>(out8[l]));
+      }
+    }
+    for (std::uint64_t i = a; i < b; ++i) {
+      const double* q = &queries[D * (i - query_begin)];
+      const Value t = kernel32 ? targets[i - a] : score(q, target_key(i));
       finite_or_throw(t);
       if (!(std::fabs(t.to_double() - target_ideal) <= target_slack))
         throw std::logic_error(
@@ -392,8 +415,7 @@ RangeEstimate estimate_certified_range_fast(const FixedOffsetHead& head, std::ui
   auto t0 = std::chrono::steady_clock::now();
   const auto pairs = realised.realise(0, probe);
   std::vector<double> q(D * probe), kk(D * probe);
-  for (std::uint64_t p = 0; p < probe; ++p)
-    realised.rotate(pairs, p, &q[D * p], &kk[D * p]);
+  for (std::uint64_t p = 0; p < probe; ++p) realised.rotate(pairs, p, &q[D * p], &kk[D * p]);
   est.seconds_per_position = numeric::seconds_since(t0) / static_cast<double>(probe);
   // the probe's queries: σ_i (per-query bounds) and every competitor scored, timed (the
   // kernel the algorithm uses)
@@ -412,11 +434,14 @@ RangeEstimate estimate_certified_range_fast(const FixedOffsetHead& head, std::ui
   const double f = head.f_large.to_double();
   double sigma = HUGE_VAL;
   std::uint64_t probe_scores = 0;
+  double bound_seconds = 0;
   t0 = std::chrono::steady_clock::now();
   for (std::uint64_t i = k + 1; i < probe; ++i) {
     const double t = score(&q[D * i], &kk[D * (i - k)]);
-    sigma = std::min(sigma, detail::prune_threshold(t, f, bound.error(i, &q[D * i]),
-                                                    head.C.to_double()));
+    const auto tb = std::chrono::steady_clock::now();
+    const double err = bound.error(i, &q[D * i]);
+    bound_seconds += numeric::seconds_since(tb);
+    sigma = std::min(sigma, detail::prune_threshold(t, f, err, head.C.to_double()));
     for (std::uint64_t j = 0; j < i; ++j) {
       if (j == i - k) continue;
       const double s = score(&q[D * i], &kk[D * j]);
@@ -424,8 +449,10 @@ RangeEstimate estimate_certified_range_fast(const FixedOffsetHead& head, std::ui
       if (!est.fails_in_probe && !detail::lead_at_least(t, s, f)) est.fails_in_probe = true;
     }
   }
-  double t_score = probe_scores ? numeric::seconds_since(t0) / static_cast<double>(probe_scores)
+  double t_score = probe_scores ? (numeric::seconds_since(t0) - bound_seconds) /
+                                      static_cast<double>(probe_scores)
                                 : 2e-9 * Dd;
+  const double t_query = probe > k + 1 ? bound_seconds / static_cast<double>(probe - k - 1) : 0;
   // eight at a time through the binary32 kernel: measured on the probe's keys too
   if (kernel32 && probe > k + 1 && probe >= 8) {
     std::vector<float> qf(D), yt(8 * D);
@@ -454,6 +481,7 @@ RangeEstimate estimate_certified_range_fast(const FixedOffsetHead& head, std::ui
   for (const std::uint64_t n : found)
     if (ideal.upper(n) > sigma) scored.push_back(n);
   const double per_offset = numeric::seconds_since(t0) / static_cast<double>(offsets);
+  est.seconds_per_offset = per_offset;
   est.candidate_density = static_cast<double>(found.size()) / static_cast<double>(offsets);
   // scores: one target per query, and each scored offset n at the queries i ≥ n + k; beyond
   // the probe of offsets, the density of scored offsets over its second half
@@ -469,18 +497,18 @@ RangeEstimate estimate_certified_range_fast(const FixedOffsetHead& head, std::ui
   est.scored_density = static_cast<double>(scored.size()) / O;
   const double kept = static_cast<double>(detail::kKeyStoreBytes) / (8 * Dd);
   const double far = L > kept ? rho_tail * (L - kept) * (L - kept) / 2 : 0;  // realised again
-  const double work = L * (est.seconds_per_position + per_offset) +
+  const double work = L * (est.seconds_per_position + per_offset + t_query) +
                       far * est.seconds_per_position / 2 + est.scores * t_score;
   est.seconds = work / std::max(1u, threads);
   if (est.fails_in_probe) {
     // a query of the probe fails: the run stops there (its first chunks)
-    est.seconds = std::min(est.seconds, 512 * est.seconds_per_position +
-                                            static_cast<double>(probe_scores) * t_score);
+    est.seconds = std::min(
+        est.seconds, 512 * est.seconds_per_position + static_cast<double>(probe_scores) * t_score);
   }
-  const double batch = 4.0 * std::max(1u, threads) *
-                       static_cast<double>(std::max<std::uint64_t>(64, 131072 / std::max<std::size_t>(D, 1)));
-  est.bytes = std::min(L, kept) * 8 * Dd + batch * 16 * Dd + 8 * est.candidate_density * L +
-              16 * L;
+  const double batch =
+      4.0 * std::max(1u, threads) *
+      static_cast<double>(std::max<std::uint64_t>(64, 131072 / std::max<std::size_t>(D, 1)));
+  est.bytes = std::min(L, kept) * 8 * Dd + batch * 16 * Dd + 8 * est.candidate_density * L + 16 * L;
   return est;
 }
 

@@ -123,6 +123,7 @@ struct RangeEstimate {
   double scored_density = 0;        ///< offsets above the probe's per-query threshold
   double scores = 0;                ///< expected scores (targets and competitors)
   bool fails_in_probe = false;      ///< a query of the probe fails: the run stops there
+  double seconds_per_offset = 0;    ///< measured: candidate filter and u(n) per offset
 };
 
 /// Estimates certified_range_fast(head, {max_length, threads}) from a probe measured now:
@@ -132,7 +133,8 @@ struct RangeEstimate {
 /// dot8 where it applies); the candidate offsets among the first min(max_length, 20000) and
 /// those with u(n) above the probe's smallest σ. Then scores ≈ L + Σ_n (L − k − n) over those
 /// offsets, plus their density over the probe's second half times (L − 20000)²/2 beyond it;
-/// seconds ≈ [L·(t_position + t_offset) + scores·t_score + keys realised again] / threads, or
+/// seconds ≈ [L·(t_position + t_offset + t_query) + scores·t_score + keys realised again] /
+/// threads (t_query: the query's error bound err_i), or
 /// only the probe's when a probe query fails. bytes ≈ min(L, K)·8·head_dim + the batch's
 /// buffers + 16·L (offset index and counts). Cost: a few hundredths of a second for llama2-7b.
 /// Throws InvalidArgument outside the domain (fast_range_refusal's reason).

@@ -1,7 +1,5 @@
 #include "proofs/horizon.hpp"
 
-#include "numeric/budget.hpp"
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -9,6 +7,7 @@
 #include <cmath>
 #include <numbers>
 
+#include "numeric/budget.hpp"
 #include "numeric/engine.hpp"
 #include "numeric/enum_names.hpp"
 #include "numeric/error.hpp"
@@ -165,12 +164,24 @@ numeric::Value require_f_large(const numeric::Format& format, numeric::Rounding 
 
 RangeEstimate estimate_horizon(const FixedOffsetHead& head, std::uint64_t max_length,
                                unsigned threads, bool auto_C, const mpq_class& slack) {
-  if (!auto_C) return estimate_certified_range_fast(head, max_length, threads);
+  // the scans of S(n) up to L besides the range (C = auto's record distances, the report's δ
+  // bound and tie distance): O(blocks) per offset each, on the threads
+  auto columns = [&](const RangeEstimate& e) {
+    return (auto_C ? 3 : 2) * static_cast<double>(max_length) * e.seconds_per_offset /
+           std::max(1u, threads);
+  };
+  if (!auto_C) {
+    RangeEstimate e = estimate_certified_range_fast(head, max_length, threads);
+    e.seconds += columns(e);
+    return e;
+  }
   // C = auto: the candidates in increasing order, one thread each, until one is predicted to
   // reach L (its probe passes and C·δ_L ≥ f_large in exact arithmetic), where the search stops
   const auto candidates = auto_c_candidates(
-      head, slack, static_cast<std::int64_t>(std::min<std::uint64_t>(max_length + 1, kRecordLimit)));
+      head, slack,
+      static_cast<std::int64_t>(std::min<std::uint64_t>(max_length + 1, kRecordLimit)));
   RangeEstimate total;
+  double longest = 0;  // the candidates run concurrently: the longest one bounds the wall time
   FixedOffsetSpec spec;
   spec.schedule = head.schedule;
   spec.weights = head.ideal.weights;
@@ -188,14 +199,16 @@ RangeEstimate estimate_horizon(const FixedOffsetHead& head, std::uint64_t max_le
     }
     const RangeEstimate e = estimate_certified_range_fast(h, max_length, 1);
     total.seconds += e.seconds;
+    longest = std::max(longest, e.seconds);
+    total.seconds_per_offset = std::max(total.seconds_per_offset, e.seconds_per_offset);
     total.bytes = std::max(total.bytes, e.bytes);
     total.scores += e.scores;
     if (e.fails_in_probe) continue;
-    const SearchBound reach = delta_bound(h.ideal, h.C_exact, h.f_large_exact,
-                                          static_cast<std::int64_t>(max_length));
+    const SearchBound reach =
+        delta_bound(h.ideal, h.C_exact, h.f_large_exact, static_cast<std::int64_t>(max_length));
     if (reach.at_limit) break;
   }
-  total.seconds /= std::max(1u, threads);
+  total.seconds = std::max(total.seconds / std::max(1u, threads), longest) + columns(total);
   total.bytes *= std::min<double>(std::max(1u, threads), static_cast<double>(candidates.size()));
   return total;
 }
@@ -211,14 +224,14 @@ std::uint64_t horizon_max_length(RangeAlgorithm resolved, const FixedOffsetHead&
     if (resolved == RangeAlgorithm::candidates) {
       // beyond the quick limit: run when the estimate is within the default budget
       const RangeEstimate e = estimate_horizon(head, *requested, threads, auto_C, slack);
-      const numeric::Budget budget;
+      const Budget budget;
       if (e.seconds <= budget.seconds && e.bytes <= budget.bytes) return *requested;
       throw InvalidArgument(fmt::format(
           "L = {} is beyond the candidate algorithm's quick limit {} and its estimate exceeds "
           "the budget of {} (estimate: up to {} and {:.3g} GB on {} thread{}); pass "
           "--allow-slow to run it anyway",
-          *requested, limit, duration_text(budget.seconds), duration_text(e.seconds),
-          e.bytes / 1e9, threads, threads == 1 ? "" : "s"));
+          *requested, limit, duration_text(budget.seconds), duration_text(e.seconds), e.bytes / 1e9,
+          threads, threads == 1 ? "" : "s"));
     }
     throw InvalidArgument(
         fmt::format("L = {} is beyond what the quadratic scan does in the time a user would "

@@ -197,8 +197,8 @@ HorizonReport horizon(const HorizonSpec& spec);
 /// `schedule rounding summation blocks n_max_at_limit max_length offset gap_exact
 /// delta_bound_at_limit tie_distance_at_limit heuristic tie_cap pm_ceiling C_source
 /// candidates scores_evaluated fast_kernel algorithm candidate_offsets error_bound
-/// offsets_scored binary32_kernel` (offsets_scored: the candidate offsets scored exactly at some query, the
-/// others excluded by the per-query bounds of THEORY §6; null for the scan). Exact
+/// offsets_scored binary32_kernel` (offsets_scored: the candidate offsets scored exactly at some
+/// query, the others excluded by the per-query bounds of THEORY §6; null for the scan). Exact
 /// values are JSON numbers with `KEY_exact` ("P/Q", numeric::put_exact) beside them where
 /// binary64 cannot hold them: g (e.g. 0.1 with g_exact "1/10"), C, f_large, target_score,
 /// competitor_score and each candidate's C (elements of F: only formats wider than fp64 need

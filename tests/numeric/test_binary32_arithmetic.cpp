@@ -114,7 +114,8 @@ TEST_CASE("Binary32Arithmetic: sampled bf16 and fp16 pairs agree with MPFR",
     REQUIRE(b.applies());
     std::mt19937_64 rng(34);
     Mismatches m;
-    for (int s = 0; s < 60000; ++s) check_ops(m, f, b, random_element(f, rng), random_element(f, rng));
+    for (int s = 0; s < 60000; ++s)
+      check_ops(m, f, b, random_element(f, rng), random_element(f, rng));
     // near-ties: a + ulp(a)/2·(1 + small) style partners, and cancelling neighbours
     for (int s = 0; s < 20000; ++s) {
       const float x = random_element(f, rng);
@@ -149,8 +150,7 @@ TEST_CASE("Binary32Arithmetic: bf16 products below 2^-126, every significand pai
         if (std::bit_cast<std::uint64_t>(static_cast<double>(fast)) !=
             std::bit_cast<std::uint64_t>(r64.round(exact_product)))
           m.add("mul(" + hex(a) + ", " + hex(c) + "): binary32 " + hex(fast));
-        if (++stride % 97 == 0 &&
-            !narrow(fast).same_bits(engine.mul(f, narrow(a), narrow(c), rne)))
+        if (++stride % 97 == 0 && !narrow(fast).same_bits(engine.mul(f, narrow(a), narrow(c), rne)))
           m.add("mul(" + hex(a) + ", " + hex(c) + ") against MPFR");
       }
     }
@@ -186,16 +186,26 @@ TEST_CASE("Binary32Dot = numeric::dot bit for bit; dot8 (AVX2) = its baseline",
         };
         for (auto& v : x) v = element();
         for (auto& v : yt) v = element();
-        float lanes[8], base[8];
+        float lanes[8], base[8], pairs[8], pairs_base[8];
         kernel->dot8(x.data(), yt.data(), n, lanes);
         kernel->dot8(x.data(), yt.data(), n, base, false);
+        // dot8_pairs: eight different x_l (transposed) with the same eight y_l
+        std::vector<float> xt(8 * n);
+        for (auto& v : xt) v = element();
+        kernel->dot8_pairs(xt.data(), yt.data(), n, pairs);
+        kernel->dot8_pairs(xt.data(), yt.data(), n, pairs_base, false);
         std::vector<Value> xv(n), yv(n);
         for (std::size_t c = 0; c < n; ++c) xv[c] = narrow(x[c]);
         for (int l = 0; l < 8; ++l) {
           for (std::size_t c = 0; c < n; ++c) yv[c] = narrow(yt[8 * c + l]);
           const Value exact = ropesim::numeric::dot(xv, yv, policy);
+          std::vector<Value> xl(n);
+          for (std::size_t c = 0; c < n; ++c) xl[c] = narrow(xt[8 * c + l]);
+          const Value exact_pair = ropesim::numeric::dot(xl, yv, policy);
           ++m.checked;
-          if (!narrow(lanes[l]).same_bits(exact) || !narrow(base[l]).same_bits(exact))
+          if (!narrow(lanes[l]).same_bits(exact) || !narrow(base[l]).same_bits(exact) ||
+              !narrow(pairs[l]).same_bits(exact_pair) ||
+              !narrow(pairs_base[l]).same_bits(exact_pair))
             m.add("n = " + std::to_string(n) + " lane " + std::to_string(l) + ": dot8 " +
                   hex(lanes[l]) + ", baseline " + hex(base[l]) + ", dot " + exact.to_hex());
         }
