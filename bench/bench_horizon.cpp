@@ -5,22 +5,27 @@
 // llama2-7b's 64 blocks), and the fp64 case with N_max in the millions (docs/PERFORMANCE.md).
 //
 //   build/bench/bench_horizon [--length L] [--skip-scan-rates] [--long-length N]
+//                             [--skip-models | --models-only]
 //   (default L = 20000: the scan's quick limit; N = 10^6 positions for the long multi-frequency
 //   ranges of section 0d on 1 and 2 threads, 0 to skip)
 //
 // Prints ratios measured in this one run; no absolute target is asserted anywhere.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include "numeric/binary32_arithmetic.hpp"
 #include "numeric/format.hpp"
 #include "numeric/stopwatch.hpp"
+#include "numeric/summation.hpp"
 #include "proofs/fast_range.hpp"
 #include "proofs/fixed_offset_head.hpp"
+#include "proofs/horizon.hpp"
 
 namespace {
 
@@ -83,13 +88,140 @@ int main(int argc, char** argv) {
   std::uint64_t length = 20000;
   bool scan_rates = true;
   std::uint64_t long_length = 1'000'000;  // 0: skip section 0d
+  bool model_rows = true, models_only = false;
   for (int a = 1; a < argc; ++a) {
     if (a + 1 < argc && std::strcmp(argv[a], "--length") == 0) length = std::stoull(argv[a + 1]);
     if (std::strcmp(argv[a], "--skip-scan-rates") == 0) scan_rates = false;
     if (a + 1 < argc && std::strcmp(argv[a], "--long-length") == 0)
       long_length = std::stoull(argv[a + 1]);
+    if (std::strcmp(argv[a], "--skip-models") == 0) model_rows = false;
+    if (std::strcmp(argv[a], "--models-only") == 0) models_only = true;
   }
   double checksum = 0;
+
+  // M. Real heads (issue 34): `ropesim horizon --schedule S --k 1 --C auto --format F
+  //    --max-length L --jobs 2` through proofs::horizon, with the estimate that decides
+  //    --allow-slow (proofs::estimate_horizon) printed beside the measured time; then the bf16
+  //    realised-score throughput of the binary32 kernel (Binary32Dot::dot8) against a native
+  //    binary32 dot loop over the same vectors, and the binary64 kernel.
+  if (model_rows) {
+    fmt::print("real heads: horizon --k 1 --C auto --jobs 2, estimate vs measured\n");
+    fmt::print("{:<10} {:<5} {:>8} {:>12} {:>10} {:>10} {:>10} {:>9} {:>10}\n", "schedule", "fmt",
+               "L", "N_max", "C", "estimate s", "actual s", "act/est", "scored");
+    struct ModelRow {
+      const char* schedule;
+      Format f;
+      std::uint64_t L;
+    };
+    for (const ModelRow& row : {ModelRow{"llama3-8b", Format::bf16(), 100000},
+                                ModelRow{"llama3-8b", Format::fp16(), 100000},
+                                ModelRow{"llama3-8b", Format::fp32(), 1000000},
+                                ModelRow{"llama2-7b", Format::bf16(), 100000}}) {
+      ropesim::proofs::HorizonSpec spec;
+      spec.head.schedule = ropesim::attention::parse_schedule(row.schedule);
+      spec.head.policy.format = row.f;
+      spec.auto_C = true;
+      spec.max_length = row.L;
+      spec.threads = 2;
+      ropesim::proofs::FixedOffsetSpec probe = spec.head;
+      probe.C = 1;
+      const auto head = ropesim::proofs::make_fixed_offset_head(probe);
+      const auto start = Clock::now();
+      const auto est = ropesim::proofs::estimate_horizon(head, row.L, 2, true, spec.slack);
+      const double est_seconds = seconds_since(start);
+      const auto t0 = Clock::now();
+      const auto r = ropesim::proofs::horizon(spec);
+      const double actual = seconds_since(t0);
+      fmt::print(
+          "{:<10} {:<5} {:>8} {:>12} {:>10.6g} {:>10.3g} {:>10.3g} {:>9.2f} {:>10}  "
+          "(estimate took {:.2f} s)\n",
+          row.schedule, row.f.name, row.L,
+          (r.range.at_limit ? ">=" : "") + std::to_string(r.range.n_max), r.C.to_double(),
+          est.seconds, actual, actual / est.seconds, r.range.offsets_scored, est_seconds);
+    }
+    // throughput: 64 queries × 2048 keys of llama3-8b's bf16 head (C = 16384), 128 coordinates
+    ropesim::proofs::FixedOffsetSpec spec;
+    spec.schedule = ropesim::attention::parse_schedule("llama3-8b");
+    spec.C = 16384;
+    spec.policy.format = Format::bf16();
+    const auto h = ropesim::proofs::make_fixed_offset_head(spec);
+    ropesim::proofs::RealisedScores s(h);
+    const std::size_t Q = 64, K = 2048, D = h.head.head_dim;
+    s.ensure(K);
+    std::vector<float> q(Q * D), keys(K * D), kt(K * D);
+    std::vector<double> qd(Q * D), kd(K * D);
+    for (std::size_t i = 0; i < Q; ++i)
+      for (std::size_t c = 0; c < D; ++c)
+        qd[i * D + c] = q[i * D + c] = static_cast<float>(s.query(K - 1 - i)[c].to_double());
+    for (std::size_t j = 0; j < K; ++j)
+      for (std::size_t c = 0; c < D; ++c)
+        kd[j * D + c] = keys[j * D + c] = static_cast<float>(s.key(j)[c].to_double());
+    for (std::size_t g = 0; g < K / 8; ++g)  // transposed groups of eight keys
+      for (std::size_t c = 0; c < D; ++c)
+        for (std::size_t l = 0; l < 8; ++l) kt[g * 8 * D + 8 * c + l] = keys[(8 * g + l) * D + c];
+    const auto kernel = ropesim::numeric::Binary32Dot::for_policy(h.policy);
+    const auto b64 = ropesim::numeric::Binary64Dot::for_policy(h.policy);
+    const double pairs = static_cast<double>(Q * K);
+    float sink = 0;
+    double sink64 = 0;
+    // each path timed five times, the fastest kept (the machine is shared)
+    auto fastest = [](auto&& body) {
+      double best = HUGE_VAL;
+      for (int rep = 0; rep < 5; ++rep) {
+        const auto t0 = Clock::now();
+        body();
+        best = std::min(best, seconds_since(t0));
+      }
+      return best;
+    };
+    const double native = fastest([&] {
+      for (std::size_t i = 0; i < Q; ++i) {
+        for (std::size_t j = 0; j < K; ++j) {
+          float acc = 0;  // native binary32, sequential, no rounding into F
+          for (std::size_t c = 0; c < D; ++c) acc += q[i * D + c] * keys[j * D + c];
+          sink += acc;
+        }
+      }
+    });
+    float out8[8];
+    const double lanes = fastest([&] {
+      for (std::size_t i = 0; i < Q; ++i) {
+        for (std::size_t g = 0; g < K / 8; ++g) {
+          kernel->dot8(&q[i * D], &kt[g * 8 * D], D, out8);
+          sink += out8[0] + out8[7];
+        }
+      }
+    });
+    const double baseline = fastest([&] {
+      for (std::size_t i = 0; i < Q; ++i) {
+        for (std::size_t g = 0; g < K / 8; ++g) {
+          kernel->dot8(&q[i * D], &kt[g * 8 * D], D, out8, false);
+          sink += out8[0] + out8[7];
+        }
+      }
+    });
+    const double binary64 = fastest([&] {
+      for (std::size_t i = 0; i < Q; ++i)
+        for (std::size_t j = 0; j < K; ++j) sink64 += (*b64)(&qd[i * D], &kd[j * D], D);
+    });
+    fmt::print(
+        "\nbf16 realised scores, llama3-8b (C = 16384, 128 coordinates, sequential sums), {} "
+        "scores, fastest of 5\n",
+        Q * K);
+    fmt::print("{:<34} {:>10} {:>12}\n", "path", "ns/score", "x native");
+    const double nn = native / pairs * 1e9;
+    fmt::print("{:<34} {:>10.2f} {:>12.2f}\n", "native binary32 loop (not bf16)", nn, 1.0);
+    fmt::print("{:<34} {:>10.2f} {:>12.2f}\n",
+               kernel->vectorised() ? "binary32 kernel, AVX2 dot8" : "binary32 kernel (no AVX2)",
+               lanes / pairs * 1e9, lanes / native);
+    fmt::print("{:<34} {:>10.2f} {:>12.2f}\n", "binary32 kernel, baseline lanes",
+               baseline / pairs * 1e9, baseline / native);
+    fmt::print("{:<34} {:>10.2f} {:>12.2f}\n", "binary64 kernel (Binary64Dot)",
+               binary64 / pairs * 1e9, binary64 / native);
+    checksum += sink + sink64;
+    if (models_only) return 0;
+    fmt::print("\n");
+  }
 
   // 0. Candidate algorithm vs quadratic scan on the same heads (same N_max required).
   fmt::print("candidate algorithm vs quadratic scan, same head, same L_max (g = 1, r1)\n");

@@ -121,10 +121,13 @@ std::string horizon_text(const proofs::HorizonReport& r) {
   if (r.range.algorithm == "candidates") {
     out += fmt::format(
         "algorithm      candidates: {} offsets within f_large + 2E of the target (E = {:.6g}), "
-        "{} scores ({})\n",
+        "{} of them scored exactly (the rest excluded by per-query bounds), {} scores ({})\n",
         r.range.candidate_offsets,
         r.range.error_bound ? numeric::nearest_double(*r.range.error_bound) : 0.0,
-        r.range.scores_evaluated, r.range.fast_kernel ? "binary64 kernel" : "reference path");
+        r.range.offsets_scored, r.range.scores_evaluated,
+        r.range.binary32_kernel ? "binary32 kernel"
+        : r.range.fast_kernel   ? "binary64 kernel"
+                                : "reference path");
   } else {
     out += fmt::format("scan           {} scores ({})\n", r.range.scores_evaluated,
                        r.range.fast_kernel ? "binary64 kernel" : "reference path");
@@ -168,7 +171,9 @@ void add_head_options(CLI::App* cmd, HeadArguments& a) {
                      "L_max (default: the algorithm's quick limit: candidates 2*10^7/head_dim, "
                      "scan about 2*10^4/sqrt(pairs))",
                      1, proofs::kMaxScanLength);
-  cmd->add_flag("--allow-slow", a.allow_slow, "Allow --max-length beyond the quick limit");
+  cmd->add_flag("--allow-slow", a.allow_slow,
+                "Run a --max-length beyond the quick limit even when its estimate exceeds the "
+                "budget (10 min)");
 }
 
 Action add_horizon_command(CLI::App& app) {
@@ -256,13 +261,16 @@ Action add_horizon_command(CLI::App& app) {
                    proofs::offset_simulation_work(spec.head, L, o->simulation),
                    opt_in_budget(o->head.allow_slow));
     }
-    if (!o->quiet && !spec.auto_C) {
+    if (!o->quiet) {
       // the estimate before a long run of the candidate algorithm (stderr: stdout unchanged)
-      const auto head = proofs::make_fixed_offset_head(spec.head);
+      proofs::FixedOffsetSpec probe = spec.head;
+      if (spec.auto_C) probe.C = 1;
+      const auto head = proofs::make_fixed_offset_head(probe);
       if (proofs::resolve_range_algorithm(spec.algorithm, head) ==
               proofs::RangeAlgorithm::candidates &&
           !proofs::fast_range_refusal(head)) {
-        const auto e = proofs::estimate_certified_range_fast(head, spec.max_length, spec.threads);
+        const auto e =
+            proofs::estimate_horizon(head, spec.max_length, spec.threads, spec.auto_C, spec.slack);
         if (e.seconds > 10)
           std::cerr << fmt::format(
               "horizon: estimate up to {} and {:.3g} GB for L = {} on {} thread{} (less if a "

@@ -68,7 +68,9 @@ CLI::App* add_plot_horizon(CLI::App* plot, std::function<int()>& action) {
   add_integer_option(cmd, "--max-length", o->head.max_length,
                      "L_max of every scan (default: each head's quick limit)", 1,
                      proofs::kMaxScanLength);
-  cmd->add_flag("--allow-slow", o->head.allow_slow, "Allow --max-length beyond the quick limit");
+  cmd->add_flag("--allow-slow", o->head.allow_slow,
+                "Run a --max-length beyond the quick limit even when its estimate exceeds the "
+                "budget (10 min)");
   o->output.add_options(cmd);
   action = [cmd, o]() -> int {
     if (!cmd->parsed()) return -1;

@@ -55,7 +55,9 @@ Action add_table_command(CLI::App& app) {
   add_integer_option(cmd, "--max-length", o->head.max_length,
                      "L_max of every scan (default: each head's quick limit)", 1,
                      proofs::kMaxScanLength);
-  cmd->add_flag("--allow-slow", o->head.allow_slow, "Allow --max-length beyond the quick limit");
+  cmd->add_flag("--allow-slow", o->head.allow_slow,
+                "Run a --max-length beyond the quick limit even when its estimate exceeds the "
+                "budget (10 min)");
   cmd->add_option("-o,--out", o->out,
                   "Write the table to FILE (.csv .md .json .tex; every column unless --columns)");
   cmd->add_flag(

@@ -119,16 +119,25 @@ struct RangeEstimate {
   double seconds = 0;               ///< wall seconds on the given threads
   double bytes = 0;                 ///< peak memory of keys, queries and candidate offsets
   double seconds_per_position = 0;  ///< measured: realisation and both rotations, one thread
-  double candidate_density = 0;     ///< candidate offsets per offset over the probe
+  double candidate_density = 0;     ///< candidate offsets (global E) per offset over the probe
+  double scored_density = 0;        ///< offsets above the probe's per-query threshold
+  double scores = 0;                ///< expected scores (targets and competitors)
+  bool fails_in_probe = false;      ///< a query of the probe fails: the run stops there
+  double seconds_per_offset = 0;    ///< measured: candidate filter and u(n) per offset
 };
 
 /// Estimates certified_range_fast(head, {max_length, threads}) from a probe measured now:
-/// the realisation and rotation of the first 256 positions (timed), the candidate offsets
-/// among the first min(max_length, 20000) (their density ρ and enumeration time), then
-/// seconds ≈ [L·(t_position + t_offset) + ρ·(L − K)²/2·t_position/2 + (L + ρ·L²/2)·t_score]
-/// / threads (K = positions whose keys are kept, t_score = 2 ns·head_dim) and bytes ≈
-/// min(L, K)·8·head_dim + the batch's buffers + 8·ρ·L. Cost: a few hundredths of a second for
-/// llama2-7b. Throws InvalidArgument outside the domain (fast_range_refusal's reason).
+/// the realisation and rotation of the first 256 positions (timed); their queries' per-query
+/// thresholds σ_i (THEORY §6) and every competitor of theirs scored (timed, and whether one
+/// already fails); the time of a score through the kernel the algorithm uses (Binary32Dot's
+/// dot8 where it applies); the candidate offsets among the first min(max_length, 20000) and
+/// those with u(n) above the probe's smallest σ. Then scores ≈ L + Σ_n (L − k − n) over those
+/// offsets, plus their density over the probe's second half times (L − 20000)²/2 beyond it;
+/// seconds ≈ [L·(t_position + t_offset + t_query) + scores·t_score + keys realised again] /
+/// threads (t_query: the query's error bound err_i), or
+/// only the probe's when a probe query fails. bytes ≈ min(L, K)·8·head_dim + the batch's
+/// buffers + 16·L (offset index and counts). Cost: a few hundredths of a second for llama2-7b.
+/// Throws InvalidArgument outside the domain (fast_range_refusal's reason).
 RangeEstimate estimate_certified_range_fast(const FixedOffsetHead& head, std::uint64_t max_length,
                                             unsigned threads);
 

@@ -75,6 +75,44 @@ void CandidateEnumerator::init_filtered_sum() {
   if (T_ < -W_exact) all_ = true;
 }
 
+IdealDoubles::IdealDoubles(const CosineSum& S) {
+  // as init_filtered_sum: θ̂_d the double nearest the centre of θ_d's enclosure, e_d the
+  // enclosure's distance to it (rounded up)
+  constexpr double u = 0x1p-53;
+  constexpr mpfr_prec_t P = 256;
+  Mpfr lo(P), hi(P), err(P);
+  for (std::size_t d = 0; d < S.blocks.size(); ++d) {
+    const double wd = S.weights[d].get_d();
+    S.blocks[d].theta().enclose(lo, hi);
+    mpfr_add(err, lo, hi, MPFR_RNDN);
+    mpfr_div_2ui(err, err, 1, MPFR_RNDN);
+    const double th = mpfr_get_d(err, MPFR_RNDN);
+    mpfr_sub_d(err, hi, th, MPFR_RNDU);
+    double ed = mpfr_get_d(err, MPFR_RNDU);
+    mpfr_d_sub(err, th, lo, MPFR_RNDU);
+    ed = std::max(ed, mpfr_get_d(err, MPFR_RNDU));
+    w.push_back(wd);
+    theta.push_back(th);
+    e.push_back(ed);
+    W += std::fabs(wd);
+    slope += std::fabs(wd) * (ed + u * std::fabs(th));
+  }
+}
+
+double IdealDoubles::upper(std::uint64_t n) const {
+  // |S̃(n) − S(n)| ≤ W·(2^-50 + (B+3)·2^-53) + n·slope (init_filtered_sum's argument; the
+  // weights' doubles err by ≤ 2^-53·|w_d| relative); the factor 2 covers the evaluation of
+  // the margin itself, and the final sum is rounded up
+  const double nd = static_cast<double>(n);  // exact: n < 2^53
+  double s = 0;
+  for (std::size_t d = 0; d < theta.size(); ++d) s += w[d] * std::cos(nd * theta[d]);
+  const double B = static_cast<double>(theta.size());
+  const double margin = 2 * (W * (0x1p-50 + (B + 3) * 0x1p-53) + B * 0x1p-1000) + 2 * nd * slope;
+  return std::nextafter(s + margin, HUGE_VAL);
+}
+
+OffsetIndex::OffsetIndex(double W) : buckets_(4096), lo_(-W - 1), scale_(4096 / (2 * W + 2)) {}
+
 bool CandidateEnumerator::filtered_candidate(std::uint64_t n) const {
   const double nd = static_cast<double>(n);  // exact: n < 2^53
   double s = 0;

@@ -78,6 +78,90 @@ class CandidateEnumerator {
   std::uint64_t done_ = 0;
 };
 
+/// The head's ideal score S(n)/C = Σ_d w_d·cos(n·θ_d) in binary64 with a proven margin
+/// (the filtered sum of CandidateEnumerator::init_filtered_sum): ŵ_d, θ̂_d the doubles of w_d
+/// and θ_d (|θ̂_d − θ_d| ≤ e_d), W = Σ|w_d|, slope = Σ_d |w_d|·(e_d + 2^-53·|θ̂_d|).
+struct IdealDoubles {
+  std::vector<double> w, theta, e;
+  double W = 0, slope = 0;
+  explicit IdealDoubles(const CosineSum& S);
+  /// u(n) ≥ S(n) (rigorous; see the definition in fast_range_candidates.cpp): S̃(n) plus
+  /// 2·(W·(2^-50 + (B+3)·2^-53) + B·2^-1000) + 2·n·slope, rounded up.
+  double upper(std::uint64_t n) const;
+};
+
+/// The per-query error bound of the per-position pruning (THEORY §6 "Per-query bounds"):
+/// err_i ≥ |Ŝ_{i,j} − C·S(i−k−j)| for every key j ≥ 0 of the head, from the realised query
+/// q̂_i alone:
+///   err_i = Σ_d ||q̂_{i,d} − q_{i,d}||₂ + K·Σ_d ||q̂_{i,d}||₂ + ρ_i,
+/// q_{i,d} = C·w_d·(cos((i−k)θ_d), sin((i−k)θ_d)) the ideal query block, K = ε + √2·η the
+/// largest ||k̂_{j,d} − k_{j,d}||₂ of a key block (cos and sin rounded once), and ρ_i the
+/// summation's rounding error bound for q̂_i against any key with |k̂_c| ≤ 1 (the forward
+/// error model of realised_score_error_bound with q̂_i's own magnitudes). Evaluated in
+/// binary64 on non-negative terms and rounded up (a factor 1 + 2^-30).
+class QueryBound {
+ public:
+  /// `E` is the global bound: used instead where the model does not fit binary64 (an
+  /// accumulator outside binary64).
+  QueryBound(const FixedOffsetHead& head, const mpq_class& E);
+  /// err_i for the query at position i ≥ k + 1 with realised query q (head_dim doubles).
+  double error(std::uint64_t i, const double* q) const;
+
+ private:
+  const FixedOffsetHead& head_;
+  IdealDoubles ideal_;
+  std::vector<std::pair<std::size_t, std::size_t>> coords_;
+  std::vector<double> Cw_;  // C·w_d in binary64
+  double K_ = 0, E_ = 0;
+  double eps_F_ = 0, eta_F_ = 0, eps_A_ = 0, eta_A_ = 0;
+  bool use_model_ = false;
+};
+
+/// σ_i: a lower bound of (t − f − err)/C in binary64 (each step rounded down): a competitor
+/// at offset n with u(n) ≤ σ_i scores Ŝ ≤ C·S(n) + err ≤ t − f and cannot break the gap.
+double prune_threshold(double t, double f, double err, double C);
+
+/// The offsets n with their upper bounds u(n), indexed by u in buckets; within a bucket the
+/// offsets are in the order added (increasing n).
+class OffsetIndex {
+ public:
+  struct Entry {
+    double u;
+    std::uint32_t n;
+  };
+  explicit OffsetIndex(double W);
+  void add(std::uint64_t n, double u) {
+    buckets_[bucket(u)].push_back({u, static_cast<std::uint32_t>(n)});
+    ++size_;
+  }
+  std::size_t size() const { return size_; }
+  /// Calls f(entry) for every entry with u > sigma and n ≤ max_n, from the bucket of the
+  /// largest u down (increasing n within a bucket).
+  template <typename Fn>
+  void for_each_above(double sigma, std::uint64_t max_n, Fn&& f) const {
+    const std::size_t lo = bucket(sigma);
+    for (std::size_t b = buckets_.size(); b-- > lo;) {
+      for (const Entry& e : buckets_[b]) {
+        if (e.n > max_n) break;
+        if (e.u > sigma) f(e);
+      }
+    }
+  }
+
+ private:
+  std::size_t bucket(double u) const {
+    // monotone in u (RN of a monotone expression), so an entry with u > σ is in a bucket
+    // ≥ bucket(σ)
+    const double x = (u - lo_) * scale_;
+    if (!(x > 0)) return 0;
+    if (x >= static_cast<double>(buckets_.size() - 1)) return buckets_.size() - 1;
+    return static_cast<std::size_t>(x);
+  }
+  std::vector<std::vector<Entry>> buckets_;
+  double lo_ = -1, scale_ = 1;
+  std::size_t size_ = 0;
+};
+
 /// Keys k_j of positions [begin, end), head_dim doubles each (elements of F).
 struct KeyBlock {
   std::uint64_t begin = 0, end = 0;

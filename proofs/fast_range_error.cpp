@@ -1,6 +1,7 @@
 // The candidate algorithm's domain and its error bound E (proofs/fast_range.hpp, THEORY §6):
 // a forward error analysis in exact rationals of every rounding of a realised score.
 #include <algorithm>
+#include <cmath>
 
 #include "numeric/error.hpp"
 #include "numeric/exact.hpp"
@@ -210,6 +211,139 @@ std::pair<mpq_class, bool> error_analysis(const FixedOffsetHead& head) {
 }
 
 }  // namespace
+
+namespace detail {
+
+namespace {
+
+/// q rounded up to a double (an upper bound of q ≥ 0).
+double up(const mpq_class& q) {
+  double d = numeric::nearest_double(q);
+  if (mpq_class(d) < q) d = std::nextafter(d, HUGE_VAL);
+  return d;
+}
+
+}  // namespace
+
+QueryBound::QueryBound(const FixedOffsetHead& head, const mpq_class& E)
+    : head_(head), ideal_(head.ideal) {
+  E_ = up(E);
+  const auto& policy = head.policy;
+  const auto F = rounding_model(policy.format, policy.rounding);
+  const bool wide = policy.summation == attention::Summation::wide_accumulator;
+  const auto A = wide ? rounding_model(policy.accumulator, policy.rounding) : F;
+  use_model_ = F.has_value() && A.has_value();
+  if (!use_model_) return;
+  eps_F_ = up(F->eps);
+  eta_F_ = up(F->eta);
+  eps_A_ = up(A->eps);
+  eta_A_ = up(A->eta);
+  // K ≥ ||(ĉ − c, ŝ − s)||₂ ≤ ||ε·(|c|, |s|)||₂ + ||(η, η)||₂ = ε + √2·η (Minkowski, c² + s² = 1)
+  K_ = std::nextafter(eps_F_ + std::nextafter(std::sqrt(2.0), HUGE_VAL) * eta_F_, HUGE_VAL);
+  const double C = head.C.to_double();  // exact: F fits a double
+  for (std::size_t d = 0; d < ideal_.w.size(); ++d) {
+    coords_.push_back(block_coordinates(head, d));
+    Cw_.push_back(C * ideal_.w[d]);
+  }
+}
+
+double QueryBound::error(std::uint64_t i, const double* q) const {
+  if (!use_model_) return E_;
+  constexpr double u = 0x1p-53;
+  const double m = static_cast<double>(i - head_.k);  // exact: < 2^53
+  // Σ_d ||q̂_d − q_d||₂ and Σ_d ||q̂_d||₂. q̃_d = (C·w_d)⊗(cos, sin)(m⊗θ̂_d) errs from q_d by
+  // ≤ |C·w_d|·(2^-50 + m·(e_d + u·|θ̂_d|) + 3u) per coordinate (argument, libm ≤ 2^-50,
+  // C·w_d's and the product's roundings, each ≤ u relative); γ_d is twice that, and
+  // ||δ_d|| ≤ ||q̂_d − q̃_d|| + √2·γ_d/2 with the computed norm's own error (≤ 4u relative)
+  // inside the factor 1 + 2^-50.
+  double a = 0, qn = 0;
+  for (std::size_t d = 0; d < Cw_.size(); ++d) {
+    const auto [c0, c1] = coords_[d];
+    const double ang = m * ideal_.theta[d];
+    const double x0 = q[c0] - Cw_[d] * std::cos(ang), x1 = q[c1] - Cw_[d] * std::sin(ang);
+    const double gamma = 2 * std::fabs(Cw_[d]) *
+                         (0x1p-50 + m * (ideal_.e[d] + u * std::fabs(ideal_.theta[d])) + 3 * u);
+    a += std::sqrt(x0 * x0 + x1 * x1) * (1 + 0x1p-50) + 0.75 * gamma;
+    qn += std::sqrt(q[c0] * q[c0] + q[c1] * q[c1]) * (1 + 0x1p-50);
+  }
+  // ρ: the rounding of the dot product of q̂ with any k̂ with |k̂_c| ≤ 1, in the policy's
+  // order (error_analysis with D = 0 for q̂ and k̂, which are exact, and q̂'s own magnitudes)
+  const auto& policy = head_.policy;
+  const std::size_t D = head_.head.head_dim;
+  struct Part {
+    double M = 0, D = 0;
+    bool zero = true;
+  };
+  auto round = [](const Part& x, double eps, double eta) {
+    return Part{x.M, x.D + eps * (x.M + x.D) + eta, x.zero};
+  };
+  std::vector<Part> terms(D);
+  for (std::size_t c = 0; c < D; ++c) {
+    const double mag = std::fabs(q[c]);
+    if (mag == 0) continue;  // 0·k̂ = 0 exactly, and adding an exact 0 is exact
+    switch (policy.summation) {
+      case attention::Summation::sequential:
+      case attention::Summation::pairwise:
+        terms[c] = round({mag, 0, false}, eps_F_, eta_F_);
+        break;
+      case attention::Summation::wide_accumulator: {
+        const Part qa = round({mag, 0, false}, eps_A_, eta_A_);
+        const Part ka = round({1, 0, false}, eps_A_, eta_A_);
+        const Part prod{mag, qa.M * ka.D + ka.M * qa.D + qa.D * ka.D, false};
+        terms[c] = round(prod, eps_A_, eta_A_);
+        break;
+      }
+      case attention::Summation::exact:
+        terms[c] = {mag, 0, false};
+        break;
+    }
+  }
+  auto add = [&](const Part& x, const Part& y, double eps, double eta) -> Part {
+    if (x.zero) return y;
+    if (y.zero) return x;
+    return round({x.M + y.M, x.D + y.D, false}, eps, eta);
+  };
+  auto sequential = [&](double eps, double eta) {
+    Part acc;
+    for (std::size_t t = 0; t < D; ++t) acc = add(acc, terms[t], eps, eta);
+    return acc;
+  };
+  auto pairwise = [&](auto&& self, std::size_t lo, std::size_t hi) -> Part {
+    if (hi - lo == 1) return terms[lo];
+    const std::size_t mid = lo + (hi - lo) / 2;
+    return add(self(self, lo, mid), self(self, mid, hi), eps_F_, eta_F_);
+  };
+  Part score;
+  switch (policy.summation) {
+    case attention::Summation::sequential:
+      score = sequential(eps_F_, eta_F_);
+      break;
+    case attention::Summation::pairwise:
+      score = pairwise(pairwise, 0, D);
+      break;
+    case attention::Summation::wide_accumulator:
+      score = round(sequential(eps_A_, eta_A_), eps_F_, eta_F_);
+      break;
+    case attention::Summation::exact: {
+      Part total;
+      for (std::size_t t = 0; t < D; ++t) total = {total.M + terms[t].M, 0, false};
+      score = round(total, eps_F_, eta_F_);
+      break;
+    }
+  }
+  // every term above is a non-negative sum or product of non-negative doubles: fewer than
+  // 2^20 such operations, each within 2^-53 relative, so the exact value is below the computed
+  // one times (1 − 2^-53)^-(2^20) < 1 + 2^-30
+  return (a + K_ * qn + score.D) * (1 + 0x1p-30);
+}
+
+double prune_threshold(double t, double f, double err, double C) {
+  double x = std::nextafter(t - f, -HUGE_VAL);
+  x = std::nextafter(x - err, -HUGE_VAL);
+  return std::nextafter(x / C, -HUGE_VAL);
+}
+
+}  // namespace detail
 
 std::optional<std::string> fast_range_refusal(const FixedOffsetHead& head) {
   if (auto why = detail::structural_refusal(head)) return why;

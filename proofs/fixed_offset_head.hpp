@@ -169,6 +169,10 @@ struct ScanOptions {
   std::uint64_t max_length = 20000;
   /// Use the binary64 kernel where it is exact (false: reference path only).
   bool use_fast_kernel = true;
+  /// Candidate algorithm: score competitors through numeric::Binary32Dot (eight at a time,
+  /// AVX2 where available) where it applies — formats with p ≤ 11 under nearest-even
+  /// (NUMERIC §2.1) — and use_fast_kernel is set; the same bits either way.
+  bool use_binary32_kernel = true;
   /// May be empty. Asked before each query; once it returns true the scan stops and its result
   /// is incomplete, to be discarded (C = auto abandons a candidate its search no longer needs
   /// when it tries several at once).
@@ -210,12 +214,18 @@ struct CertifiedRange {
   std::uint64_t scores_evaluated = 0;
   double seconds = 0;
   bool fast_kernel = false;
+  /// Candidates only: competitors were scored by numeric::Binary32Dot (NUMERIC §2.1).
+  bool binary32_kernel = false;
   /// "scan" (certified_range) or "candidates" (certified_range_fast, proofs/fast_range.hpp).
   std::string algorithm = "scan";
   /// Candidates only: the offsets n (both signs) whose competitors were evaluated, and the
   /// rounding-error bound E of every realised score (exact; see realised_score_error_bound).
   std::uint64_t candidate_offsets = 0;
   std::optional<mpq_class> error_bound;
+  /// Candidates only: the offsets n (both signs) at which at least one query scored a
+  /// competitor exactly — those whose per-query bound could not exclude them (THEORY §6,
+  /// per-query bounds); the rest of the candidate offsets were excluded at every query.
+  std::uint64_t offsets_scored = 0;
 };
 
 /// The certified range of a constructed head by a quadratic scan over queries

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <numbers>
 
+#include "numeric/budget.hpp"
 #include "numeric/engine.hpp"
 #include "numeric/enum_names.hpp"
 #include "numeric/error.hpp"
@@ -161,21 +162,76 @@ numeric::Value require_f_large(const numeric::Format& format, numeric::Rounding 
           "format with a wider range, e.g. fp16, bf16, fp32");
 }
 
+RangeEstimate estimate_horizon(const FixedOffsetHead& head, std::uint64_t max_length,
+                               unsigned threads, bool auto_C, const mpq_class& slack) {
+  // the scans of S(n) up to L besides the range (C = auto's record distances, the report's δ
+  // bound and tie distance): O(blocks) per offset each, on the threads
+  auto columns = [&](const RangeEstimate& e) {
+    return (auto_C ? 3 : 2) * static_cast<double>(max_length) * e.seconds_per_offset /
+           std::max(1u, threads);
+  };
+  if (!auto_C) {
+    RangeEstimate e = estimate_certified_range_fast(head, max_length, threads);
+    e.seconds += columns(e);
+    return e;
+  }
+  // C = auto: the candidates in increasing order, one thread each, until one is predicted to
+  // reach L (its probe passes and C·δ_L ≥ f_large in exact arithmetic), where the search stops
+  const auto candidates = auto_c_candidates(
+      head, slack,
+      static_cast<std::int64_t>(std::min<std::uint64_t>(max_length + 1, kRecordLimit)));
+  RangeEstimate total;
+  double longest = 0;  // the candidates run concurrently: the longest one bounds the wall time
+  FixedOffsetSpec spec;
+  spec.schedule = head.schedule;
+  spec.weights = head.ideal.weights;
+  spec.k = head.k;
+  spec.realisation = head.realisation.name();  // r1 or r3 (the candidate algorithm's domain)
+  spec.policy = head.policy;
+  for (const auto& [C, source] : candidates) {
+    spec.C = exact_rational(C);
+    const FixedOffsetHead h = make_fixed_offset_head(spec);
+    if (fast_range_refusal(h)) {
+      // the scan instead (an overflow-prone C): N²/2 scores at the binary64 kernel's rate
+      const double n = static_cast<double>(max_length) + 2;
+      total.seconds += n * n / 2 * 2e-9 * static_cast<double>(h.head.head_dim);
+      continue;
+    }
+    const RangeEstimate e = estimate_certified_range_fast(h, max_length, 1);
+    total.seconds += e.seconds;
+    longest = std::max(longest, e.seconds);
+    total.seconds_per_offset = std::max(total.seconds_per_offset, e.seconds_per_offset);
+    total.bytes = std::max(total.bytes, e.bytes);
+    total.scores += e.scores;
+    if (e.fails_in_probe) continue;
+    const SearchBound reach =
+        delta_bound(h.ideal, h.C_exact, h.f_large_exact, static_cast<std::int64_t>(max_length));
+    if (reach.at_limit) break;
+  }
+  total.seconds = std::max(total.seconds / std::max(1u, threads), longest) + columns(total);
+  total.bytes *= std::min<double>(std::max(1u, threads), static_cast<double>(candidates.size()));
+  return total;
+}
+
 std::uint64_t horizon_max_length(RangeAlgorithm resolved, const FixedOffsetHead& head,
                                  std::optional<std::uint64_t> requested, bool allow_slow,
-                                 unsigned threads) {
+                                 unsigned threads, bool auto_C, const mpq_class& slack) {
   const std::uint64_t limit = default_max_length(resolved, head);
   if (!requested) return limit;
   if (*requested < 1) throw InvalidArgument("L must be at least 1");
   if (*requested > limit && !allow_slow) {
     const double n = static_cast<double>(*requested) + 2;
     if (resolved == RangeAlgorithm::candidates) {
-      const RangeEstimate e = estimate_certified_range_fast(head, *requested, threads);
+      // beyond the quick limit: run when the estimate is within the default budget
+      const RangeEstimate e = estimate_horizon(head, *requested, threads, auto_C, slack);
+      const Budget budget;
+      if (e.seconds <= budget.seconds && e.bytes <= budget.bytes) return *requested;
       throw InvalidArgument(fmt::format(
-          "L = {} is beyond the candidate algorithm's quick limit {} (estimate: up to {} and "
-          "{:.3g} GB on {} thread{}); pass --allow-slow to run it anyway",
-          *requested, limit, duration_text(e.seconds), e.bytes / 1e9, threads,
-          threads == 1 ? "" : "s"));
+          "L = {} is beyond the candidate algorithm's quick limit {} and its estimate exceeds "
+          "the budget of {} (estimate: up to {} and {:.3g} GB on {} thread{}); pass "
+          "--allow-slow to run it anyway",
+          *requested, limit, duration_text(budget.seconds), duration_text(e.seconds), e.bytes / 1e9,
+          threads, threads == 1 ? "" : "s"));
     }
     throw InvalidArgument(
         fmt::format("L = {} is beyond what the quadratic scan does in the time a user would "
@@ -377,11 +433,14 @@ nlohmann::json to_json(const HorizonReport& r) {
   j["candidates"] = cands;
   j["scores_evaluated"] = r.range.scores_evaluated;
   j["fast_kernel"] = r.range.fast_kernel;
+  j["binary32_kernel"] = r.range.binary32_kernel;
   j["algorithm"] = r.range.algorithm;
   j["candidate_offsets"] = r.range.algorithm == "candidates"
                                ? nlohmann::json(r.range.candidate_offsets)
                                : nlohmann::json(nullptr);
   put_optional(j, "error_bound", r.range.error_bound);
+  j["offsets_scored"] = r.range.algorithm == "candidates" ? nlohmann::json(r.range.offsets_scored)
+                                                          : nlohmann::json(nullptr);
   return j;
 }
 

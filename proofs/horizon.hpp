@@ -73,19 +73,32 @@ class FLargeUndefined : public InvalidArgument {
 numeric::Value require_f_large(const numeric::Format& format, numeric::Rounding rounding,
                                const std::string& rounding_name);
 
+/// The estimated cost of one horizon run by the candidate algorithm up to max_length:
+/// estimate_certified_range_fast for a given C; for C = auto (`auto_C`, the candidates of
+/// auto_c_candidates with `slack`) the sum over the candidates in increasing order, one thread
+/// each, divided by `threads`, stopping after the first one predicted to reach max_length (its
+/// probe passes and C·δ_L ≥ f_large in exact arithmetic, delta_bound), where the search
+/// stops. `head` is the head with C = 1 for C = auto. Throws InvalidArgument outside the
+/// candidate algorithm's domain.
+RangeEstimate estimate_horizon(const FixedOffsetHead& head, std::uint64_t max_length,
+                               unsigned threads, bool auto_C = false,
+                               const mpq_class& slack = mpq_class(1, 16));
+
 /// The L_max of one horizon run (THEORY §6): `requested` when given, else
-/// default_max_length(resolved, head). A requested L beyond that quick limit is refused unless
-/// `allow_slow` (the candidate algorithm realises about B cos/sin pairs per position; the
-/// quadratic scan does up to N²/2 scores). Throws InvalidArgument with one line: "L must be at
-/// least 1" (L = 0); "L = … is beyond the candidate algorithm's quick limit … (estimate: up
-/// to … and … GB on T threads); pass --allow-slow to run it anyway" (the estimate of
-/// estimate_certified_range_fast on `threads` threads, measured by a probe of a few
-/// hundredths of a second); "L = … is beyond what the quadratic scan does in the time a user
-/// would wait for this head (limit …, up to N^2/2 = … scores); pass --allow-slow to run it
-/// anyway" (N = L + 2). Whether L is refused does not depend on `threads`.
+/// default_max_length(resolved, head). A requested L beyond that quick limit runs when the
+/// candidate algorithm's estimate (estimate_horizon, measured by a probe of a few hundredths
+/// of a second per candidate C) is within numeric::Budget's default (10 min, 8 GiB), and is
+/// refused otherwise unless `allow_slow`. Throws InvalidArgument with one line: "L must be at
+/// least 1" (L = 0); "L = … is beyond the candidate algorithm's quick limit … and its
+/// estimate exceeds the budget of 10 min (estimate: up to … and … GB on T threads); pass
+/// --allow-slow to run it anyway"; "L = … is beyond what the quadratic scan does in the time a
+/// user would wait for this head (limit …, up to N^2/2 = … scores); pass --allow-slow to run it
+/// anyway" (N = L + 2). Whether L is refused depends on the measured estimate (and so on the
+/// machine and `threads`).
 std::uint64_t horizon_max_length(RangeAlgorithm resolved, const FixedOffsetHead& head,
                                  std::optional<std::uint64_t> requested, bool allow_slow,
-                                 unsigned threads = 1);
+                                 unsigned threads = 1, bool auto_C = false,
+                                 const mpq_class& slack = mpq_class(1, 16));
 
 /// "0.5 s", "12 min", "3.1 h": a duration for estimates.
 std::string duration_text(double seconds);
@@ -183,7 +196,9 @@ HorizonReport horizon(const HorizonSpec& spec);
 /// fail_competitor gap delta_bound tie_distance` (numbers; null where not applicable) and
 /// `schedule rounding summation blocks n_max_at_limit max_length offset gap_exact
 /// delta_bound_at_limit tie_distance_at_limit heuristic tie_cap pm_ceiling C_source
-/// candidates scores_evaluated fast_kernel algorithm candidate_offsets error_bound`. Exact
+/// candidates scores_evaluated fast_kernel algorithm candidate_offsets error_bound
+/// offsets_scored binary32_kernel` (offsets_scored: the candidate offsets scored exactly at some
+/// query, the others excluded by the per-query bounds of THEORY §6; null for the scan). Exact
 /// values are JSON numbers with `KEY_exact` ("P/Q", numeric::put_exact) beside them where
 /// binary64 cannot hold them: g (e.g. 0.1 with g_exact "1/10"), C, f_large, target_score,
 /// competitor_score and each candidate's C (elements of F: only formats wider than fp64 need

@@ -83,7 +83,8 @@ HorizonSpec horizon_spec(const HorizonArguments& a) {
   const auto algorithm =
       with_context("--algorithm", [&] { return resolve_range_algorithm(spec.algorithm, head); });
   spec.max_length = with_context("--max-length", [&] {
-    return horizon_max_length(algorithm, head, a.max_length, a.allow_slow, a.threads);
+    return horizon_max_length(algorithm, head, a.max_length, a.allow_slow, a.threads, spec.auto_C,
+                              spec.slack);
   });
   return spec;
 }

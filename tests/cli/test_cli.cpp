@@ -355,7 +355,10 @@ TEST_CASE("horizon bad input: one line naming the flag, exit 2", "[cli][horizon]
   expect_usage_error(run("horizon --C 64 --format fp33"), "--format");
   expect_usage_error(run("horizon --C 64 --format fp16 --algorithm scan --max-length 50000"),
                      "--allow-slow");
-  expect_usage_error(run("horizon --C 64 --format fp16 --max-length 20000000"), "--allow-slow");
+  // beyond the quick limit and estimated beyond the 10 min budget (no early failure)
+  expect_usage_error(
+      run("horizon --g 1 --C 532040202032119.6 --format fp64 --max-length 4000000000 --quiet"),
+      "--allow-slow");
   expect_usage_error(run("horizon --C 64 --format fp16 --algorithm fastest"), "--algorithm");
   expect_usage_error(run("horizon --C 64 --format fp16 --realization r2 --algorithm candidates"),
                      "--algorithm");

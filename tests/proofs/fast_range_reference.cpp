@@ -13,6 +13,7 @@
 #include "numeric/exact.hpp"
 #include "numeric/stopwatch.hpp"
 #include "proofs/fast_range.hpp"
+#include "proofs/fast_range_detail.hpp"
 
 namespace fast_range_test {
 
@@ -61,6 +62,11 @@ proofs::CertifiedRange reference_range_by_candidates(const proofs::FixedOffsetHe
   const std::vector<std::uint64_t> before =
       proofs::candidate_offsets(head, E, last_query > k ? last_query - k : 0);
 
+  // per-query bounds (THEORY §6): competitor offset n is scored when u(n) > σ_i
+  const ropesim::proofs::detail::QueryBound bound(head, E);
+  const ropesim::proofs::detail::IdealDoubles ideal(head.ideal);
+  std::vector<bool> scored_before(last_query + 1, false), scored_after(k, false);
+
   proofs::CertifiedRange r;
   r.algorithm = "candidates";
   r.error_bound = E;
@@ -72,12 +78,25 @@ proofs::CertifiedRange reference_range_by_candidates(const proofs::FixedOffsetHe
     const std::uint64_t target = i - k;
     const Value t = score(i, target);
     ++r.scores_evaluated;
+    std::vector<double> qd(D);
+    for (std::size_t c = 0; c < D; ++c) qd[c] = q[i][c].narrow();
+    const double sigma = ropesim::proofs::detail::prune_threshold(
+        t.to_double(), head.f_large.to_double(), bound.error(i, qd.data()), head.C.to_double());
     // competitors j in increasing order: target − n (n ≤ target, from the largest n down),
-    // then target + n
+    // then target + n, those whose u(n) exceeds σ_i
     std::vector<std::uint64_t> competitors;
-    for (const std::uint64_t n : before)
-      if (n <= target) competitors.push_back(target - n);
-    for (const std::uint64_t n : after) competitors.push_back(target + n);
+    for (const std::uint64_t n : before) {
+      if (n <= target && ideal.upper(n) > sigma) {
+        competitors.push_back(target - n);
+        scored_before[n] = true;
+      }
+    }
+    for (const std::uint64_t n : after) {
+      if (ideal.upper(n) > sigma) {
+        competitors.push_back(target + n);
+        scored_after[n] = true;
+      }
+    }
     std::sort(competitors.begin(), competitors.end());
     std::optional<std::uint64_t> best;
     Value m;
@@ -105,6 +124,9 @@ proofs::CertifiedRange reference_range_by_candidates(const proofs::FixedOffsetHe
   r.candidate_offsets = after.size() + static_cast<std::uint64_t>(std::count_if(
                                            before.begin(), before.end(),
                                            [&](std::uint64_t n) { return n <= reach; }));
+  r.offsets_scored =
+      static_cast<std::uint64_t>(std::count(scored_before.begin(), scored_before.end(), true) +
+                                 std::count(scored_after.begin(), scored_after.end(), true));
   if (!r.fail_query) {
     r.n_max = options.max_length;
     r.at_limit = true;

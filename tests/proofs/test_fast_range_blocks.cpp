@@ -14,6 +14,7 @@
 #include "numeric/format_properties.hpp"
 #include "numeric/mpfr_util.hpp"
 #include "proofs/fast_range.hpp"
+#include "proofs/fast_range_detail.hpp"
 #include "proofs/horizon.hpp"
 #include "tests/proofs/fast_range_support.hpp"
 
@@ -143,6 +144,72 @@ TEST_CASE("multi-block error bound E holds for every sampled realised score (exa
         RC_ASSERT(mpfr_get_d(diff, MPFR_RNDD) >= -Ed);
         mpfr_sub(diff, d, lo, MPFR_RNDU);  // ≤ E required
         RC_ASSERT(mpfr_get_d(diff, MPFR_RNDU) <= Ed);
+      }
+    }
+  });
+  CHECK(ok);
+}
+
+TEST_CASE("per-query bound err_i and u(n) hold for every realised score (exact enclosures)",
+          "[proofs][fast_range][fast_range_blocks][query_bound][property]") {
+  // THEORY §6, per-query bounds: |Ŝ_{i,j} − C·S(i−k−j)| ≤ err_i for every key j (err_i from
+  // q̂_i alone), and u(n) ≥ S(n); checked against the reference scores (attention::head_score)
+  // and MPFR enclosures of S(n), every (i, j) of 24 positions.
+  const bool ok = rc::check("|S_hat - C S(n)| <= err_i, S(n) <= u(n)", [] {
+    const Format F = random_format();
+    const Rounding r =
+        *rc::gen::element(Rounding::nearest_even, Rounding::toward_zero, Rounding::downward);
+    RC_PRE(numeric::f_large(F, r).has_value());
+    const auto sum =
+        *rc::gen::element(attention::Summation::sequential, attention::Summation::pairwise,
+                          attention::Summation::wide_accumulator, attention::Summation::exact);
+    const int e = *rc::gen::inRange(0, std::min(F.precision + 8, 60));
+    const mpq_class C =
+        mpq_class(mpz_class(1) << e) * (1 + mpq_class(*rc::gen::inRange(0, 64), 64));
+    RC_PRE(C < numeric::exact_rational(numeric::max_finite(F)) / 64);
+    const bool one = *rc::gen::inRange(0, 4) == 0;
+    const auto [schedule, rational] =
+        one ? std::pair<std::string, bool>{"single:g=" + std::to_string(*rc::gen::inRange(1, 9)) +
+                                               "/" + std::to_string(*rc::gen::inRange(1, 9)),
+                                           false}
+            : random_schedule();
+    const std::string realisation =
+        rational ? *rc::gen::element(std::string("r1"), std::string("r3")) : "r1";
+    auto spec = spec_of(schedule, C, *rc::gen::inRange(1, 5), F, realisation, r, sum);
+    if (!one) spec.weights = random_weights(spec.schedule.blocks.size());
+    spec.policy.accumulator = *rc::gen::element(Format::fp32(), Format::fp16(), Format::fp64());
+    const proofs::FixedOffsetHead head = head_or_discard(spec);
+    const auto E = proofs::realised_score_error_bound(head);
+    RC_PRE(E.has_value());
+    const proofs::detail::QueryBound bound(head, *E);
+    const proofs::detail::IdealDoubles ideal(head.ideal);
+    proofs::RealisedScores scores(head, false);
+    const std::uint64_t P = 24;
+    scores.ensure(P);
+    numeric::Mpfr lo(200), hi(200), c(200), d(200), diff(200);
+    mpfr_set_q(c, head.C_exact.get_mpq_t(), MPFR_RNDN);  // exact: C is in F
+    for (std::uint64_t n = 1; n < 2 * P; ++n) {
+      const double u = ideal.upper(n);
+      RC_ASSERT(head.ideal.compare(static_cast<std::int64_t>(n), mpq_class(u)) <= 0);
+    }
+    const auto k = head.k;
+    for (std::uint64_t i = k + 1; i < P; ++i) {
+      std::vector<double> q;
+      for (const auto& v : scores.query(i)) q.push_back(v.to_double());
+      const double err = bound.error(i, q.data());
+      for (std::uint64_t j = 0; j < P; ++j) {
+        const std::int64_t n = static_cast<std::int64_t>(i) - static_cast<std::int64_t>(k) -
+                               static_cast<std::int64_t>(j);
+        head.ideal.enclose(n, lo, hi);
+        mpfr_mul(hi, hi, c, MPFR_RNDU);
+        mpfr_mul(lo, lo, c, MPFR_RNDD);
+        const auto s = scores.reference_score(i, j);
+        RC_ASSERT(s.is_finite());
+        s.to_mpfr(d);
+        mpfr_sub(diff, d, hi, MPFR_RNDD);  // ≥ −err required
+        RC_ASSERT(mpfr_get_d(diff, MPFR_RNDD) >= -err);
+        mpfr_sub(diff, d, lo, MPFR_RNDU);  // ≤ err required
+        RC_ASSERT(mpfr_get_d(diff, MPFR_RNDU) <= err);
       }
     }
   });

@@ -36,6 +36,7 @@ void require_identical(const proofs::CertifiedRange& reference,
   RC_ASSERT(reference.max_length == chunked.max_length);
   RC_ASSERT(reference.scores_evaluated == chunked.scores_evaluated);
   RC_ASSERT(reference.candidate_offsets == chunked.candidate_offsets);
+  RC_ASSERT(reference.offsets_scored == chunked.offsets_scored);
   RC_ASSERT(reference.fast_kernel == chunked.fast_kernel);
   RC_ASSERT(reference.error_bound == chunked.error_bound);
   RC_ASSERT(chunked.algorithm == std::string("candidates"));
@@ -124,6 +125,7 @@ TEST_CASE("chunked = reference on llama2-7b and llama3-8b at fp32 and bf16, 1 an
       CHECK(fast.gap == reference.gap);
       CHECK(fast.scores_evaluated == reference.scores_evaluated);
       CHECK(fast.candidate_offsets == reference.candidate_offsets);
+      CHECK(fast.offsets_scored == reference.offsets_scored);
     }
   }
 }

@@ -63,12 +63,24 @@ TEST_CASE("horizon_max_length: default, quick limit and --allow-slow", "[horizon
   REQUIRE(proofs::horizon_max_length(candidates, head, 10000000, false) == 10000000);
   REQUIRE(proofs::horizon_max_length(candidates, head, 123, false) == 123);
   REQUIRE(proofs::horizon_max_length(candidates, head, 100000000, true) == 100000000);
-  // L = 10^8: refused with the estimate (measured now, so only its form is checked)
-  REQUIRE_THROWS_WITH(
-      proofs::horizon_max_length(candidates, head, 100000000, false, 2),
-      Catch::Matchers::StartsWith("L = 100000000 is beyond the candidate algorithm's quick limit "
-                                  "10000000 (estimate: up to ") &&
-          Catch::Matchers::EndsWith(" GB on 2 threads); pass --allow-slow to run it anyway"));
+  // L = 10^8 beyond the quick limit: C = 1 fails at the probe's first queries, so the estimate
+  // is within the budget and the run is accepted without --allow-slow
+  REQUIRE(proofs::horizon_max_length(candidates, head, 100000000, false, 2) == 100000000);
+  // fp64, C = the record C of N_max = 2292815: no early failure; L = 4·10^9 positions is
+  // estimated beyond the 10 min budget and refused with the estimate (measured now, so only
+  // its form is checked)
+  {
+    proofs::FixedOffsetSpec spec;
+    spec.policy.format = Format::fp64();
+    spec.C = mpq_class("5320402020321196/10");
+    const auto far = proofs::make_fixed_offset_head(spec);
+    REQUIRE_THROWS_WITH(
+        proofs::horizon_max_length(candidates, far, 4000000000, false, 2),
+        Catch::Matchers::StartsWith(
+            "L = 4000000000 is beyond the candidate algorithm's quick limit 10000000 and its "
+            "estimate exceeds the budget of 10 min (estimate: up to ") &&
+            Catch::Matchers::EndsWith(" GB on 2 threads); pass --allow-slow to run it anyway"));
+  }
   REQUIRE_THROWS_WITH(proofs::horizon_max_length(candidates, head, 0, false),
                       "L must be at least 1");
   // the scan on one pair with the binary64 kernel: 2·10^4 (docs/CLI.md); L = 10^6:
