@@ -2,8 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <tuple>
 
 #include "attention/framework_presets.hpp"
+#include "attention/realised_table.hpp"
+#include "numeric/binary64_rounding.hpp"
 #include "numeric/error.hpp"
 #include "numeric/fast_engine.hpp"
 #include "numeric/json_number.hpp"
@@ -24,8 +29,9 @@ constexpr DiagnoseCandidate kCandidates[] = {
      "buffers), transformers #29496 (Mistral's inv_freq in bf16 under bf16 training), "
      "NVIDIA-NeMo/Automodel #2549 (fix: keep RoPE frequency buffers fp32 under a bf16 model "
      "cast); docs/FRAMEWORK_BUGS.md 'inv_freq cast with the model'",
-     "keep the inv_freq buffer in fp32 (register it with persistent=False and re-create it in "
-     "fp32 after casting the model)"},
+     "re-create the inv_freq buffer in fp32 after casting the model (`model.to(dtype)` casts "
+     "every floating buffer, persistent=False or not: only the re-created fp32 tensor, or "
+     "computing inv_freq inside forward in fp32, keeps it fp32)"},
     {"angle-bf16", "angle", "bf16",
      "the angle inv_freq*t is formed in bf16 (autocast around the RoPE matmul), so above "
      "position 256 the angle is rounded to 8 significant bits",
@@ -131,19 +137,39 @@ nlohmann::json band_json(const BandError& b) {
           {"nonfinite", b.nonfinite}};
 }
 
-nlohmann::json score_drift_json(const std::optional<DiagnoseScoreDrift>& d) {
-  if (!d) return nullptr;
-  auto number = [](double v) {
-    return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(std::isnan(v) ? "nan" : "inf");
-  };
-  return {{"drift", number(d->drift)},
-          {"max_error", {{"value", number(d->max_error)}, {"position", d->max_error_position}}},
-          {"nonfinite", d->nonfinite}};
+nlohmann::json number_json(double v) {
+  return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(std::isnan(v) ? "nan" : "inf");
 }
 
-nlohmann::json path_json(const DiagnosePath& p) {
+nlohmann::json scores_json(const DiagnoseReport& report, const DiagnosePath& p) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& x : p.scores) {
+    nlohmann::json bands = nlohmann::json::array();
+    for (const auto& b : x.bands) {
+      bands.push_back({{"start", b.start},
+                       {"end", b.end},
+                       {"max_abs_error", number_json(b.max_abs_error)},
+                       {"position", b.position},
+                       {"nonfinite", b.nonfinite}});
+    }
+    out.push_back({{"offset", x.offset},
+                   {"max_abs_error", number_json(x.max_abs_error)},
+                   {"max_rel_error", number_json(x.max_rel_error)},
+                   {"exact_score", number_json(x.exact)},
+                   {"score", number_json(x.score)},
+                   {"position", x.position},
+                   {"positions", x.positions},
+                   {"nonfinite", x.nonfinite},
+                   {"command", diagnose_rotate_command(report, p, x)},
+                   {"bands", bands}});
+  }
+  return out;
+}
+
+nlohmann::json path_json(const DiagnoseReport& report, const DiagnosePath& p) {
   nlohmann::json j;
   j["name"] = p.name;
+  j["framework"] = report.framework;
   j["realization"] = p.realisation;
   j["against"] = p.against;
   if (p.candidate) {
@@ -156,7 +182,8 @@ nlohmann::json path_json(const DiagnosePath& p) {
   j["bands"] = nlohmann::json::array();
   for (const auto& b : p.bands) j["bands"].push_back(band_json(b));
   j["overall"] = band_json(p.overall);
-  j["score_drift"] = score_drift_json(p.score_drift);
+  j["scores"] = scores_json(report, p);
+  j["score_method"] = p.score_method;
   j["first_differing_band"] =
       p.first_differing_band ? nlohmann::json(*p.first_differing_band) : nlohmann::json(nullptr);
   const auto& c = p.census;
@@ -241,23 +268,258 @@ std::vector<std::pair<std::uint64_t, std::uint64_t>> diagnose_bands(std::uint64_
   return bands;
 }
 
-std::vector<std::uint64_t> diagnose_score_positions(std::uint64_t context, std::uint64_t offset) {
-  std::vector<std::uint64_t> out;
-  if (context == 0 || context - 1 < offset) return out;
-  const std::uint64_t last = context - 1, span = last - offset;
-  const std::uint64_t count = std::min<std::uint64_t>(64, span + 1);
-  for (std::uint64_t i = 0; i < count; ++i) {
-    // offset + floor(i·span/(count-1)) without overflow (span < 2^31)
-    out.push_back(count == 1 ? offset : offset + i * span / (count - 1));
+std::optional<std::uint64_t> diagnose_default_context(const attention::Schedule& s) {
+  std::optional<std::uint64_t> out = s.max_position_embeddings;
+  if (s.rope_scaling && s.rope_scaling->factor && s.rope_scaling->original_max_position_embeddings) {
+    const mpq_class served =
+        *s.rope_scaling->factor * *s.rope_scaling->original_max_position_embeddings;
+    const mpz_class whole = served.get_num() / served.get_den();
+    if (whole > 0 && whole <= mpz_class(static_cast<unsigned long>(attention::kMaxCensusPositions))) {
+      const std::uint64_t n = whole.get_ui();
+      if (!out || n > *out) out = n;
+    }
   }
-  for (const auto& [start, end] : diagnose_bands(context)) {
-    if (start >= offset) out.push_back(start);
-    if (end - 1 >= offset) out.push_back(end - 1);
+  return out;
+}
+
+std::vector<std::uint64_t> diagnose_offsets(std::uint64_t context,
+                                            std::span<const std::uint64_t> requested) {
+  std::vector<std::uint64_t> out;
+  if (requested.empty()) {
+    for (const std::uint64_t n : {std::uint64_t{1}, std::uint64_t{64}, std::uint64_t{4096},
+                                  context > 0 ? context - 1 : 0})
+      if (n >= 1 && n < context) out.push_back(n);
+  } else {
+    for (const std::uint64_t n : requested) {
+      if (n == 0 || n >= context) {
+        throw InvalidArgument("diagnose: offset " + std::to_string(n) +
+                              " has no query position in a context of " + std::to_string(context) +
+                              "; accepted: 1.." + std::to_string(context > 0 ? context - 1 : 0));
+      }
+      out.push_back(n);
+    }
   }
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
 }
+
+std::string diagnose_rotate_command(const DiagnoseReport& report, const DiagnosePath& path,
+                                    const DiagnoseOffsetScore& score) {
+  std::string out = "ropesim rotate --schedule '" + report.schedule + "' --realization '" +
+                    path.realisation + "' --format " + report.format.name + " --seed " +
+                    std::to_string(report.score.seed) + " --offset " +
+                    std::to_string(score.offset) + " --position " +
+                    std::to_string(score.position) + " --summation " +
+                    std::string(numeric::to_string(report.score.summation));
+  if (report.score.summation == numeric::Summation::wide_accumulator)
+    out += " --accumulator " + report.score.accumulator.name;
+  return out;
+}
+
+namespace {
+
+/// The realised rotated query and key at every position 0..N-1 by the binary64 fast path
+/// (numeric::Binary64Rounding): apply_rotation's arithmetic on realised_table's (cos, sin),
+/// then the store into F as rotate_scores does. Unset when a format is outside the fast
+/// path's domain. Row p of `query`/`key` holds R̂_p q / R̂_p k (D doubles, elements of F).
+struct RotatedVectors {
+  std::size_t dim = 0;
+  std::vector<double> query, key;
+};
+
+std::optional<RotatedVectors> rotate_all_fast(const attention::Schedule& s,
+                                              const attention::Realisation& r,
+                                              const attention::QueryKey& qk, std::uint64_t context,
+                                              unsigned threads) {
+  if (r.rounding != numeric::Rounding::nearest_even || s.is_multi_axis()) return std::nullopt;
+  try {
+    attention::check_table_fits_double(r);
+  } catch (const InvalidArgument&) {
+    return std::nullopt;
+  }
+  const attention::RealisedRotation probe = attention::realise(s, r, 0);
+  if (probe.rounding != numeric::Rounding::nearest_even) return std::nullopt;
+  const numeric::Binary64Rounding rf(probe.rotation_format, probe.rounding);
+  const numeric::Binary64Rounding rout(probe.output_format, probe.rounding);
+  const numeric::Binary64Rounding rF(r.format, r.rounding);
+  if (!rf.fast_arithmetic() || !rout.fast_rounding() || !rF.fast_rounding()) return std::nullopt;
+  const bool to_out = !(probe.output_format == probe.rotation_format);
+  const bool to_f = !(probe.output_format == r.format);
+  const bool theory = probe.arithmetic == attention::RotationArithmetic::theory;
+  const std::size_t nb = s.blocks.size(), dim = s.dimension();
+  const bool adjacent = r.layout == attention::PairLayout::adjacent;
+  std::vector<double> q(dim), k(dim);
+  for (std::size_t j = 0; j < dim; ++j) {
+    q[j] = qk.query[j].to_double();
+    k[j] = qk.key[j].to_double();
+  }
+  RotatedVectors out;
+  out.dim = dim;
+  out.query.resize(context * dim);
+  out.key.resize(context * dim);
+  // one vector at one position: apply_rotation (realisation.cpp), then into F
+  auto rotate_one = [&](const double* x, const double* cos_row, const double* sin_row,
+                        double* y) {
+    for (std::size_t j = 0; j < dim; ++j) y[j] = x[j];
+    for (std::size_t d = 0; d < nb; ++d) {
+      const std::size_t i0 = adjacent ? 2 * d : d, i1 = adjacent ? 2 * d + 1 : d + nb;
+      const double x0 = rf.round(x[i0]), x1 = rf.round(x[i1]);
+      const double c = rf.round(cos_row[d]), sn = rf.round(sin_row[d]);
+      double y0, y1;
+      if (theory) {
+        y0 = rf.sub(rf.mul(c, x0), rf.mul(sn, x1));
+        y1 = rf.add(rf.mul(sn, x0), rf.mul(c, x1));
+      } else {
+        y0 = rf.add(rf.mul(x0, c), rf.mul(-x1, sn));
+        y1 = rf.add(rf.mul(x1, c), rf.mul(x0, sn));
+      }
+      y[i0] = to_out ? rout.round(y0) : y0;
+      y[i1] = to_out ? rout.round(y1) : y1;
+    }
+    if (to_f)
+      for (std::size_t j = 0; j < dim; ++j) y[j] = rF.round(y[j]);
+  };
+  for (std::uint64_t start = 0; start < context; start += attention::kRealisedTableChunk) {
+    const std::uint64_t count = std::min(attention::kRealisedTableChunk, context - start);
+    const auto table = attention::realised_table(s, r, start, count, threads);
+    for (std::uint64_t i = 0; i < count; ++i) {
+      const double* c = table.cos.data() + i * nb;
+      const double* sn = table.sin.data() + i * nb;
+      rotate_one(q.data(), c, sn, out.query.data() + (start + i) * dim);
+      rotate_one(k.data(), c, sn, out.key.data() + (start + i) * dim);
+    }
+  }
+  return out;
+}
+
+/// The realised extremes of one band at one offset: the largest and the smallest finite
+/// score (their first positions), the first non-finite one.
+struct BandExtremes {
+  std::uint64_t start = 0, end = 0;
+  std::optional<std::pair<double, std::uint64_t>> high, low;
+  std::uint64_t nonfinite = 0;
+  std::optional<std::uint64_t> first_nonfinite;
+  void add(double v, std::uint64_t p) {
+    if (!std::isfinite(v)) {
+      if (nonfinite++ == 0) first_nonfinite = p;
+      return;
+    }
+    if (!high || v > high->first) high = {v, p};
+    if (!low || v < low->first) low = {v, p};
+  }
+};
+
+/// The scores of one path at every offset over every query position. The error at a position
+/// is the one rotate_scores computes there; since the exact score is the same at every p, the
+/// largest |S - exact| of a band is reached at its largest or its smallest realised score, so
+/// rotate_scores recomputes those two (and the first non-finite one) per band by the engine,
+/// which must give the fast path's scores bit for bit (std::logic_error otherwise).
+std::vector<DiagnoseOffsetScore> offset_scores(
+    const attention::Schedule& s, const attention::Realisation& r, const attention::QueryKey& qk,
+    const DiagnoseScoreSettings& settings, std::uint64_t context,
+    const std::vector<std::pair<std::uint64_t, std::uint64_t>>& bands, unsigned threads,
+    std::string& method) {
+  std::vector<DiagnoseOffsetScore> out;
+  if (settings.offsets.empty()) return out;
+  const auto fast = rotate_all_fast(s, r, qk, context, threads);
+  numeric::EvaluationPolicy policy;
+  static_cast<numeric::FormatBinding&>(policy) = r;
+  policy.summation = settings.summation;
+  policy.accumulator = settings.accumulator;
+  const auto dot = numeric::Binary64Dot::for_policy(policy);
+  method = fast && dot ? "binary64" : "engine";
+  for (const std::uint64_t n : settings.offsets) {
+    std::vector<BandExtremes> ext;
+    for (const auto& [a, b] : bands) {
+      if (b <= n) continue;
+      BandExtremes e;
+      e.start = a;
+      e.end = b;
+      ext.push_back(e);
+    }
+    std::size_t band = 0;
+    auto add = [&](double v, std::uint64_t p) {
+      while (p >= ext[band].end) ++band;
+      ext[band].add(v, p);
+    };
+    if (method == "binary64") {
+      const std::size_t dim = fast->dim;
+      for (std::uint64_t p = n; p < context; ++p)
+        add((*dot)(fast->query.data() + p * dim, fast->key.data() + (p - n) * dim, dim), p);
+    } else {
+      // every position by the engine, in rotate_scores' largest batches
+      for (std::uint64_t p = n; p < context; p += attention::kMaxRotatePositions) {
+        std::vector<std::uint64_t> ps;
+        for (std::uint64_t x = p; x < std::min<std::uint64_t>(context, p + attention::kMaxRotatePositions); ++x)
+          ps.push_back(x);
+        const auto rows = attention::rotate_scores(s, r, qk.query, qk.key, n, ps,
+                                                   settings.summation, settings.accumulator);
+        for (const auto& row : rows.scores) add(row.score.to_double(), row.position);
+      }
+    }
+    // the engine's scores and errors at each band's extremes
+    std::vector<std::uint64_t> at;
+    for (const auto& e : ext) {
+      for (const auto& x : {e.high, e.low})
+        if (x) at.push_back(x->second);
+      if (e.first_nonfinite) at.push_back(*e.first_nonfinite);
+    }
+    std::sort(at.begin(), at.end());
+    at.erase(std::unique(at.begin(), at.end()), at.end());
+    const auto check = attention::rotate_scores(s, r, qk.query, qk.key, n, at, settings.summation,
+                                                settings.accumulator);
+    auto row_at = [&](std::uint64_t p) -> const attention::ScoreAtPosition& {
+      const auto it = std::lower_bound(at.begin(), at.end(), p);
+      return check.scores[static_cast<std::size_t>(it - at.begin())];
+    };
+    DiagnoseOffsetScore score;
+    score.offset = n;
+    score.exact = check.exact;
+    score.positions = context - n;
+    bool first = true;
+    for (const auto& e : ext) {
+      DiagnoseBandScore bs;
+      bs.start = e.start;
+      bs.end = e.end;
+      bs.nonfinite = e.nonfinite;
+      const attention::ScoreAtPosition* worst = nullptr;
+      for (const auto& x : {e.high, e.low}) {
+        if (!x) continue;
+        const auto& row = row_at(x->second);
+        const double v = row.score.to_double();
+        if (!(v == x->first) || std::signbit(v) != std::signbit(x->first)) {
+          throw std::logic_error("diagnose: the fast score at p = " + std::to_string(x->second) +
+                                 ", n = " + std::to_string(n) + " differs from rotate_scores'");
+        }
+        if (!worst || row.absolute_error > worst->absolute_error ||
+            (row.absolute_error == worst->absolute_error && row.position < worst->position))
+          worst = &row;
+      }
+      if (e.first_nonfinite) worst = &row_at(*e.first_nonfinite);  // error NaN
+      if (worst) {
+        bs.max_abs_error = worst->absolute_error;
+        bs.position = worst->position;
+        // NaN is the largest; among finite errors the larger; ties: the earlier band
+        const bool worse = std::isnan(bs.max_abs_error) ? !std::isnan(score.max_abs_error)
+                                                        : bs.max_abs_error > score.max_abs_error;
+        if (first || worse) {
+          score.max_abs_error = worst->absolute_error;
+          score.max_rel_error = worst->relative_error;
+          score.position = worst->position;
+          score.score = worst->score.to_double();
+          first = false;
+        }
+      }
+      score.nonfinite += e.nonfinite;
+      score.bands.push_back(bs);
+    }
+    out.push_back(std::move(score));
+  }
+  return out;
+}
+
+}  // namespace
 
 WorkEstimate diagnose_work(const attention::Schedule& s, std::uint64_t context) {
   // In seconds of one thread at compare-against-exact's rate (10^5 entries/s): the correct
@@ -274,8 +536,56 @@ WorkEstimate diagnose_work(const attention::Schedule& s, std::uint64_t context) 
   return e;
 }
 
-DiagnoseReport diagnose(const attention::Schedule& s, const numeric::Format& format,
-                        std::string_view framework, const DiagnoseOptions& options) {
+std::pair<std::vector<std::size_t>, std::vector<std::string>> rank_candidates(
+    const std::vector<DiagnosePath>& candidates) {
+  // the keys, larger = worse: the largest relative score error (NaN as +inf), the angle
+  // error, minus the distinct rotations
+  auto score_key = [](const DiagnosePath& p) {
+    double worst = 0;
+    for (const auto& x : p.scores) {
+      const double v = std::isnan(x.max_rel_error) ? std::numeric_limits<double>::infinity()
+                                                   : x.max_rel_error;
+      worst = std::max(worst, v);
+    }
+    return worst;
+  };
+  auto angle_key = [](const DiagnosePath& p) {
+    return p.overall.max_angle ? p.overall.max_angle->value : 0.0;
+  };
+  auto collision_key = [](const DiagnosePath& p) { return p.census.distinct; };
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < candidates.size(); ++i)
+    if (candidates[i].skipped.empty()) order.push_back(i);
+  // which metric separates x from y, in order; "tie" when none does
+  auto decider = [&](const DiagnosePath& x, const DiagnosePath& y) -> std::string {
+    if (score_key(x) != score_key(y)) return "score";
+    if (angle_key(x) != angle_key(y)) return "angle";
+    if (collision_key(x) != collision_key(y)) return "collisions";
+    return "tie";
+  };
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    const auto& x = candidates[a];
+    const auto& y = candidates[b];
+    if (score_key(x) != score_key(y)) return score_key(x) > score_key(y);
+    if (angle_key(x) != angle_key(y)) return angle_key(x) > angle_key(y);
+    return collision_key(x) < collision_key(y);
+  });
+  std::vector<std::string> decided;
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    const std::size_t other = i + 1 < order.size() ? i + 1 : i - (i > 0 ? 1 : 0);
+    decided.push_back(other == i ? "tie"
+                                 : decider(candidates[order[i]], candidates[order[other]]));
+  }
+  return {order, decided};
+}
+
+namespace {
+
+/// diagnose(); with `exact_bounds` set, its framework-independent bounds (base-context, exact
+/// semantic drift) are copied instead of computed again.
+DiagnoseReport diagnose_one(const attention::Schedule& s, const numeric::Format& format,
+                            std::string_view framework, const DiagnoseOptions& options,
+                            const DiagnoseBounds* exact_bounds) {
   if (options.context == 0 || options.context > attention::kMaxCensusPositions) {
     throw InvalidArgument("diagnose: the context must be 1..2^31 positions (got " +
                           std::to_string(options.context) + ")");
@@ -299,6 +609,8 @@ DiagnoseReport diagnose(const attention::Schedule& s, const numeric::Format& for
   };
   const auto correct = attention::parse_realisation(preset.name, binding);
   attention::check_applicable(s, correct);
+  if (attention::carries_attention_factor(s, correct)) report.attention_factor = *s.attention_scaling;
+  const auto qk = attention::random_query_key(format, s.dimension(), report.score.seed);
 
   // One path over the bands, against exact (nullopt) or the correct path.
   auto measure = [&](DiagnosePath& path, const attention::Realisation& r,
@@ -334,30 +646,13 @@ DiagnoseReport diagnose(const attention::Schedule& s, const numeric::Format& for
     path.overall.typical_ulps = lower_median(ulps_all);
     note("rotations " + path.name, 0, 1);
     path.census = census_of(s, r, options.context, options.threads);
-    if (!report.score.positions.empty()) {
-      const auto qk = attention::random_query_key(format, s.dimension(), report.score.seed);
-      const auto rotated = attention::rotate_scores(s, r, qk.query, qk.key, report.score.offset,
-                                                    report.score.positions, report.score.summation,
-                                                    report.score.accumulator);
-      report.score.exact = rotated.exact;
-      DiagnoseScoreDrift d;
-      d.drift = rotated.drift;
-      for (const auto& row : rotated.scores) {
-        if (std::isnan(row.absolute_error) || std::isinf(row.absolute_error)) {
-          ++d.nonfinite;
-        } else if (row.absolute_error > d.max_error) {
-          d.max_error = row.absolute_error;
-          d.max_error_position = row.position;
-        }
-      }
-      if (d.max_error == 0 && !rotated.scores.empty())
-        d.max_error_position = rotated.scores.front().position;
-      path.score_drift = d;
-    }
+    note("scores " + path.name, 0, 1);
+    path.scores = offset_scores(s, r, qk, report.score, options.context, report.bands,
+                                std::max(1u, options.threads), path.score_method);
   };
 
-  // The fixed-offset score's settings: the framework's accumulation for every path.
-  report.score.positions = diagnose_score_positions(options.context, report.score.offset);
+  // The score check's settings: the framework's accumulation for every path.
+  report.score.offsets = diagnose_offsets(options.context, options.offsets);
   if (const auto* acc = attention::framework_score_accumulation(preset.name)) {
     report.score.summation = numeric::Summation::wide_accumulator;
     report.score.accumulator = numeric::parse_format(acc->format);
@@ -389,17 +684,7 @@ DiagnoseReport diagnose(const attention::Schedule& s, const numeric::Format& for
     }
     report.candidates.push_back(std::move(path));
   }
-  for (std::size_t i = 0; i < report.candidates.size(); ++i)
-    if (report.candidates[i].skipped.empty()) report.ranking.push_back(i);
-  std::stable_sort(report.ranking.begin(), report.ranking.end(), [&](std::size_t a, std::size_t b) {
-    const auto& x = report.candidates[a].overall;
-    const auto& y = report.candidates[b].overall;
-    if (x.max_absolute.value != y.max_absolute.value)
-      return x.max_absolute.value > y.max_absolute.value;
-    const double ax = x.max_angle ? x.max_angle->value : 0,
-                 ay = y.max_angle ? y.max_angle->value : 0;
-    return ax > ay;
-  });
+  std::tie(report.ranking, report.decided_by) = rank_candidates(report.candidates);
 
   // The previous-token head Y^1 on block 0 (the highest frequency), realised by the framework.
   note("horizon", 0, 1);
@@ -427,12 +712,23 @@ DiagnoseReport diagnose(const attention::Schedule& s, const numeric::Format& for
   // The bounds.
   auto& bounds = report.bounds;
   bounds.dim = s.rotary_dim;
-  if (s.base && s.rotary_dim >= 2) {
+  if (exact_bounds) {
+    bounds = *exact_bounds;
+  } else if (s.base && s.rotary_dim >= 2) {
     note("base-context", 0, 1);
     bounds.base = *s.base;
     const unsigned threads = std::max(1u, options.threads);
-    bounds.config_check =
-        check_base_exact(base_context_sum(*s.base, s.rotary_dim), options.context, {}, threads);
+    // the config's own frequencies: scaled ones (llama3, YaRN, ...) when it has rope scaling
+    CosineSum own = base_context_sum(*s.base, s.rotary_dim);
+    if (s.rope_scaling) {
+      bounds.scaled = true;
+      own = CosineSum{};
+      for (const auto& block : s.blocks) {
+        own.blocks.emplace_back(block);
+        own.weights.emplace_back(1);
+      }
+    }
+    bounds.config_check = check_base_exact(own, options.context, {}, threads);
     const std::size_t dim = s.rotary_dim;
     const auto found = base_context_bounds(
         {options.context},
@@ -445,11 +741,53 @@ DiagnoseReport diagnose(const attention::Schedule& s, const numeric::Format& for
   note("semantic-drift", 0, 1);
   bounds.channels = semantic_channels(s);
   bounds.drift_tolerance = options.drift_tolerance;
-  bounds.drift_exact =
-      semantic_drift_exact(s, bounds.channels, options.drift_tolerance, options.context - 1);
+  if (!exact_bounds) {
+    bounds.drift_exact =
+        semantic_drift_exact(s, bounds.channels, options.drift_tolerance, options.context - 1);
+  }
   bounds.drift_realised = semantic_drift_realised(s, bounds.channels, correct,
                                                   options.drift_tolerance, options.context - 1);
   return report;
+}
+
+}  // namespace
+
+DiagnoseReport diagnose(const attention::Schedule& s, const numeric::Format& format,
+                        std::string_view framework, const DiagnoseOptions& options) {
+  return diagnose_one(s, format, framework, options, nullptr);
+}
+
+std::vector<DiagnoseReport> diagnose_frameworks(const attention::Schedule& s,
+                                                const numeric::Format& format,
+                                                std::span<const std::string> frameworks,
+                                                const DiagnoseOptions& options) {
+  if (frameworks.empty())
+    throw InvalidArgument("diagnose: no framework; accepted: one or more preset names");
+  for (const auto& f : frameworks) (void)attention::framework_preset(f);  // all known first
+  std::vector<DiagnoseReport> out;
+  for (const auto& f : frameworks)
+    out.push_back(diagnose_one(s, format, f, options, out.empty() ? nullptr : &out[0].bounds));
+  return out;
+}
+
+nlohmann::json to_json(std::span<const DiagnoseReport> reports) {
+  if (reports.size() == 1) return to_json(reports[0]);
+  nlohmann::json j;
+  j["schedule"] = reports[0].schedule;
+  j["format"] = reports[0].format.name;
+  j["context"] = reports[0].context;
+  j["frameworks"] = nlohmann::json::array();
+  j["paths"] = nlohmann::json::array();
+  j["ranking"] = nlohmann::json::array();
+  j["reports"] = nlohmann::json::array();
+  for (const auto& r : reports) {
+    const nlohmann::json one = to_json(r);
+    j["frameworks"].push_back(r.framework);
+    for (const auto& p : one["paths"]) j["paths"].push_back(p);
+    for (const auto& x : one["ranking"]) j["ranking"].push_back(x);
+    j["reports"].push_back(one);
+  }
+  return j;
 }
 
 nlohmann::json to_json(const DiagnoseReport& report) {
@@ -459,22 +797,31 @@ nlohmann::json to_json(const DiagnoseReport& report) {
   j["framework_spec"] = report.framework_spec;
   j["format"] = report.format.name;
   j["context"] = report.context;
+  if (report.attention_factor)
+    numeric::put_exact(j, "attention_factor", *report.attention_factor);
+  else
+    j["attention_factor"] = nullptr;
   j["bands"] = nlohmann::json::array();
   for (const auto& [a, b] : report.bands) j["bands"].push_back({a, b});
-  j["correct"] = path_json(report.correct);
+  j["correct"] = path_json(report, report.correct);
   j["candidates"] = nlohmann::json::array();
-  for (const auto& c : report.candidates) j["candidates"].push_back(path_json(c));
+  for (const auto& c : report.candidates) j["candidates"].push_back(path_json(report, c));
   j["ranking"] = nlohmann::json::array();
-  for (const auto i : report.ranking) j["ranking"].push_back(report.candidates[i].name);
-  j["score"] = {{"offset", report.score.offset},
-                {"seed", report.score.seed},
+  for (std::size_t place = 0; place < report.ranking.size(); ++place) {
+    j["ranking"].push_back({{"path", report.candidates[report.ranking[place]].name},
+                            {"framework", report.framework},
+                            {"place", place + 1},
+                            {"decided_by", report.decided_by[place]}});
+  }
+  j["paths"] = nlohmann::json::array();
+  j["paths"].push_back(j["correct"]);
+  for (const auto& c : j["candidates"]) j["paths"].push_back(c);
+  j["score"] = {{"seed", report.score.seed},
                 {"summation", std::string(numeric::to_string(report.score.summation))},
                 {"accumulator", report.score.summation == numeric::Summation::wide_accumulator
                                     ? nlohmann::json(report.score.accumulator.name)
                                     : nlohmann::json(nullptr)},
-                {"positions", report.score.positions},
-                {"exact", std::isfinite(report.score.exact) ? nlohmann::json(report.score.exact)
-                                                            : nlohmann::json("nan")}};
+                {"offsets", report.score.offsets}};
   j["horizon"] =
       report.horizon.skipped.empty() ? to_json(report.horizon.report) : nlohmann::json::object();
   j["horizon"]["skipped"] = report.horizon.skipped.empty() ? nlohmann::json(nullptr)
@@ -490,6 +837,7 @@ nlohmann::json to_json(const DiagnoseReport& report) {
   else
     bc["base"] = nullptr;
   bc["dim"] = b.dim;
+  bc["scaled_frequencies"] = b.scaled;
   if (b.config_check) {
     bc["config_verdict"] = to_string(b.config_check->verdict);
     bc["config_witness"] = b.config_check->witness ? nlohmann::json(*b.config_check->witness)
