@@ -70,7 +70,8 @@ struct RotateResult {
   std::vector<Value> query, key;
   std::uint64_t offset = 0;  ///< n
   /// The schedule's attention factor s when r carries it (carries_attention_factor, compare.hpp:
-  /// a framework pipeline multiplies cos and sin by s, so the realised score is about s²·qᵀR_{-n}k).
+  /// a framework pipeline multiplies cos and sin by s, so the realised score is about
+  /// s²·qᵀR_{-n}k).
   std::optional<mpq_class> attention_factor;
   /// The exact score in r's convention, the same for every p: s²·qᵀ R_{-n} k when r carries the
   /// attention factor s (both rotated vectors are scaled by s: like with like, as compare()
@@ -89,9 +90,9 @@ struct RotateResult {
 /// (sequential: left to right over coordinates 0..D-1, each product and partial sum rounded;
 /// THEORY §2.1; wide_accumulator: products and partial sums in `accumulator`, one rounding
 /// into F), next to the exact score in r's convention (exact_score, times s² when r carries
-/// the schedule's attention factor s: RotateResult::exact). q and k must be elements of F of dimension
-/// s.dimension(). Throws InvalidArgument for a dimension mismatch, an empty position list or
-/// more than kMaxRotatePositions, a p < n, p > 2^63 - 1, or a realisation that does not apply.
+/// the schedule's attention factor s: RotateResult::exact). q and k must be elements of F of
+/// dimension s.dimension(). Throws InvalidArgument for a dimension mismatch, an empty position list
+/// or more than kMaxRotatePositions, a p < n, p > 2^63 - 1, or a realisation that does not apply.
 RotateResult rotate_scores(const Schedule& s, const Realisation& r, std::span<const Value> q,
                            std::span<const Value> k, std::uint64_t offset,
                            const std::vector<std::uint64_t>& positions,

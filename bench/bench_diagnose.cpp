@@ -70,8 +70,9 @@ int main(int argc, char** argv) {
              framework_list, context, threads);
   fmt::print("  reference compare ({} correct path vs exact, {} entries, 1 thread): {:.1f} s\n",
              framework, reference.overall.entries, compare_seconds);
-  fmt::print("  diagnose ({} frameworks x {} candidates, scores, censuses, head, bounds): {:.1f} s\n",
-             frameworks.size(), proofs::diagnose_candidates().size(), diagnose_seconds);
+  fmt::print(
+      "  diagnose ({} frameworks x {} candidates, scores, censuses, head, bounds): {:.1f} s\n",
+      frameworks.size(), proofs::diagnose_candidates().size(), diagnose_seconds);
   fmt::print("  ratio diagnose / compare: {:.2f}\n", diagnose_seconds / compare_seconds);
   for (const auto& report : reports) {
     fmt::print("  ranking {}:", report.framework);

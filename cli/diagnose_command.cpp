@@ -94,13 +94,13 @@ std::string summary_text(const proofs::DiagnoseReport& r) {
       angle_text(c.overall), collision_text(c.census, r.context), flags_line(c.census));
   if (!c.scores.empty()) {
     out += fmt::format(
-        "score        <R^_p q, R^_(p-n) k> of random q, k (seed {}) against the exact score{}, "
-        "largest relative error over every p = n..{}: correct path {}\n",
-        r.score.seed,
-        r.attention_factor
-            ? fmt::format(" (both sides times s^2, s = {:.6g} the attention factor)",
-                          r.attention_factor->get_d())
-            : std::string(),
+        "score        <R^_p q, R^_(p-n) k> of {} random q, k draws against the exact score{}, "
+        "largest relative error over every p = n..{} (and the upper half of the draws by "
+        "|exact|): correct path {}\n",
+        r.score.seeds.size(),
+        r.attention_factor ? fmt::format(" (both sides times s^2, s = {:.6g} the attention factor)",
+                                         r.attention_factor->get_d())
+                           : std::string(),
         r.context - 1, score_text(c));
   }
   if (r.ranking.empty()) {
@@ -123,9 +123,9 @@ std::string summary_text(const proofs::DiagnoseReport& r) {
     out += fmt::format(
         "  {}. {:<14} score error {} (decided by {}); cos/sin max {} (angle {}), first in "
         "positions {}; {}{}.\n     {}. Fix: {}. Matches {}.\n",
-        rank, p.name, score_text(p), r.decided_by[place], num(o.max_absolute.value),
-        angle_text(o), first_band(r, p), collision_text(p.census, r.context),
-        flags_line(p.census), p.candidate->means, p.candidate->fix, p.candidate->report);
+        rank, p.name, score_text(p), r.decided_by[place], num(o.max_absolute.value), angle_text(o),
+        first_band(r, p), collision_text(p.census, r.context), flags_line(p.census),
+        p.candidate->means, p.candidate->fix, p.candidate->report);
   }
   for (const auto& p : r.candidates) {
     if (!p.skipped.empty()) out += fmt::format("  -  {:<14} not measured: {}\n", p.name, p.skipped);
@@ -171,8 +171,8 @@ std::string summary_text(const proofs::DiagnoseReport& r) {
 /// "nan" in its maximum columns (the maxima are over the finite entries; JSON keeps both).
 Table band_table(const proofs::DiagnoseReport& r) {
   Table t;
-  t.columns = {"path",     "against",      "positions",     "nonfinite",   "max_abs",
-               "position", "block",        "typical_abs",   "max_ulps",    "typical_ulps",
+  t.columns = {"path",          "against",   "positions",   "nonfinite", "max_abs",
+               "position",      "block",     "typical_abs", "max_ulps",  "typical_ulps",
                "max_angle_rad", "differing", "entries"};
   auto add = [&](const proofs::DiagnosePath& p) {
     if (!p.skipped.empty()) return;
@@ -216,13 +216,13 @@ Table census_table(const proofs::DiagnoseReport& r) {
 /// and the command that recomputes it.
 Table score_table(const proofs::DiagnoseReport& r) {
   Table t;
-  t.columns = {"path", "offset", "exact", "max_abs_error", "max_rel_error", "position",
-               "nonfinite", "command"};
+  t.columns = {"path",     "offset", "exact",     "max_abs_error", "max_rel_error",
+               "position", "seed",   "nonfinite", "command"};
   auto add = [&](const proofs::DiagnosePath& p) {
     if (!p.skipped.empty()) return;
     for (const auto& x : p.scores) {
       t.rows.push_back({p.name, x.offset, num(x.exact), num(x.max_abs_error),
-                        percent(x.max_rel_error), x.position, x.nonfinite,
+                        percent(x.max_rel_error), x.position, x.seed, x.nonfinite,
                         proofs::diagnose_rotate_command(r, p, x)});
     }
   };
@@ -236,11 +236,13 @@ std::string score_note(const proofs::DiagnoseReport& r) {
   if (r.correct.scores.empty()) return "The context has fewer than 2 positions: no score check.\n";
   const auto& x = r.correct.scores.front();
   return fmt::format(
-      "The score <R^_p q, R^_(p-n) k> of one random q, k (seed {}) against the exact score, the "
+      "The score <R^_p q, R^_(p-n) k> of random q, k (seeds 1..{}) against the exact score, the "
       "same at every p (THEORY §2.1){}, at each offset n, maximised over every query position "
-      "p = n..{} ({} fast path, each maximum recomputed by the engine). Each row's command "
-      "prints that score with `ropesim rotate`; e.g. the correct path at n = {}:\n\n{}\n",
-      r.score.seed,
+      "p = n..{} and over the draws whose |exact score| at n is at least the median (a relative "
+      "error near a zero of the score says nothing about rounding); {} fast path, each maximum "
+      "recomputed by the engine. Each row's command prints that score with `ropesim rotate`; "
+      "e.g. the correct path at n = {}:\n\n{}\n",
+      r.score.seeds.size(),
       r.attention_factor ? fmt::format("; {} multiplies cos and sin by the attention factor s = "
                                        "{:.6g}, so the exact score is taken times s^2",
                                        r.framework, r.attention_factor->get_d())
@@ -318,9 +320,10 @@ std::string error_figure(const proofs::DiagnoseReport& r) {
                                    r.schedule, r.format.name, r.framework)) +
          "\nset xlabel " + gnuplot_quote("band end (position)") + "\nset ylabel " +
          gnuplot_quote("max |error| (log scale)") +
-         fmt::format("\nset logscale xy 10\nset xrange [1000:{}]\nset format y '1e%L'\nset grid\n"
-                     "set key outside right top\nplot ",
-                     std::max<std::uint64_t>(r.context, 1024)) +
+         fmt::format(
+             "\nset logscale xy 10\nset xrange [1000:{}]\nset format y '1e%L'\nset grid\n"
+             "set key outside right top\nplot ",
+             std::max<std::uint64_t>(r.context, 1024)) +
          plots + "\n";
 }
 
@@ -396,9 +399,9 @@ Table ranking_table(std::span<const proofs::DiagnoseReport> reports) {
   for (std::size_t i = 0; i < places; ++i) {
     std::vector<nlohmann::json> row{i + 1};
     for (const auto& r : reports) {
-      row.push_back(i < r.ranking.size() ? r.candidates[r.ranking[i]].name + " (" +
-                                               r.decided_by[i] + ")"
-                                         : std::string("-"));
+      row.push_back(i < r.ranking.size()
+                        ? r.candidates[r.ranking[i]].name + " (" + r.decided_by[i] + ")"
+                        : std::string("-"));
     }
     t.rows.push_back(row);
   }
@@ -408,11 +411,12 @@ Table ranking_table(std::span<const proofs::DiagnoseReport> reports) {
 std::string markdown_report(std::span<const proofs::DiagnoseReport> reports) {
   std::string out = "# ropesim diagnose\n\nMade by " + provenance_line() + "\n\n";
   if (reports.size() > 1) {
-    out += "## Frameworks side by side\n\nLargest relative score error over every query "
-           "position, per offset:\n\n" +
-           frameworks_table(reports).to_markdown() +
-           "\nRanking per framework (worst first; the metric that decided each place):\n\n" +
-           ranking_table(reports).to_markdown() + "\n";
+    out +=
+        "## Frameworks side by side\n\nLargest relative score error over every query "
+        "position, per offset:\n\n" +
+        frameworks_table(reports).to_markdown() +
+        "\nRanking per framework (worst first; the metric that decided each place):\n\n" +
+        ranking_table(reports).to_markdown() + "\n";
   }
   for (const auto& r : reports) {
     const std::string h = reports.size() > 1 ? "## " + r.framework + ": " : "## ";
@@ -445,11 +449,12 @@ std::string html_report(std::span<const proofs::DiagnoseReport> reports) {
       ".side svg{width:100%;height:auto}</style></head><body>\n"
       "<h1>ropesim diagnose</h1>\n<p>Made by " +
       html_escape(provenance_line()) + "</p>\n";
-  out += "<h2>Frameworks side by side</h2>\n<p>Largest relative score error over every query "
-         "position, per offset (one column per framework):</p>\n" +
-         html_table(frameworks_table(reports)) +
-         "<p>Ranking per framework (worst first; the metric that decided each place):</p>\n" +
-         html_table(ranking_table(reports));
+  out +=
+      "<h2>Frameworks side by side</h2>\n<p>Largest relative score error over every query "
+      "position, per offset (one column per framework):</p>\n" +
+      html_table(frameworks_table(reports)) +
+      "<p>Ranking per framework (worst first; the metric that decided each place):</p>\n" +
+      html_table(ranking_table(reports));
   out += "<h2>Error against position</h2>\n<div class=\"side\">\n";
   for (const auto& r : reports)
     out += "<div class=\"figure error\"><h3>" + html_escape(r.framework) + "</h3>\n" +
@@ -483,7 +488,7 @@ std::string html_report(std::span<const proofs::DiagnoseReport> reports) {
 Action add_diagnose_command(CLI::App& app) {
   struct Options {
     std::string config, schedule, dtype, framework, out, offsets;
-    std::uint64_t context = 0;
+    std::uint64_t context = 0, draws = 8;
     bool json = false, allow_slow = false;
     unsigned jobs = 0;
     ProgressChoice progress = ProgressChoice::automatic;
@@ -510,6 +515,11 @@ Action add_diagnose_command(CLI::App& app) {
                      1, attention::kMaxCensusPositions);
   cmd->add_option("--offsets", o->offsets,
                   "Offsets n of the score check, comma list in 1..N-1 (default 1,64,4096,N-1)");
+  add_integer_option(cmd, "--draws", o->draws,
+                     "Random q, k draws of the score check (seeds 1..K; the upper half by |exact "
+                     "score| is scanned at each offset)",
+                     1, 64)
+      ->capture_default_str();
   cmd->add_option("--out", o->out, "Write the report to REPORT.md or REPORT.html");
   cmd->add_flag("--json", o->json, "Print the report as JSON");
   cmd->add_flag("--allow-slow", o->allow_slow,
@@ -568,6 +578,7 @@ Action add_diagnose_command(CLI::App& app) {
     proofs::DiagnoseOptions options;
     options.context = context;
     options.offsets = offsets;
+    options.draws = o->draws;
     options.threads = jobs_threads(o->jobs);
     // steps: per measured path one compare per band and one census; then head, bounds
     const std::uint64_t paths = 1 + proofs::diagnose_candidates().size();
@@ -577,9 +588,8 @@ Action add_diagnose_command(CLI::App& app) {
     options.progress = [&](const std::string&, std::uint64_t, std::uint64_t) {
       progress.update(std::min(++step, steps), steps, "steps");
     };
-    const auto reports = with_context("--framework", [&] {
-      return proofs::diagnose_frameworks(s, format, frameworks, options);
-    });
+    const auto reports = with_context(
+        "--framework", [&] { return proofs::diagnose_frameworks(s, format, frameworks, options); });
     progress.finish();
     if (!o->out.empty()) {
       io::write_output_file(o->out, html ? html_report(reports) : markdown_report(reports));

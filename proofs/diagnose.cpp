@@ -149,7 +149,9 @@ nlohmann::json scores_json(const DiagnoseReport& report, const DiagnosePath& p) 
       bands.push_back({{"start", b.start},
                        {"end", b.end},
                        {"max_abs_error", number_json(b.max_abs_error)},
+                       {"max_rel_error", number_json(b.max_rel_error)},
                        {"position", b.position},
+                       {"seed", b.seed},
                        {"nonfinite", b.nonfinite}});
     }
     out.push_back({{"offset", x.offset},
@@ -158,6 +160,8 @@ nlohmann::json scores_json(const DiagnoseReport& report, const DiagnosePath& p) 
                    {"exact_score", number_json(x.exact)},
                    {"score", number_json(x.score)},
                    {"position", x.position},
+                   {"seed", x.seed},
+                   {"draws", x.draws},
                    {"positions", x.positions},
                    {"nonfinite", x.nonfinite},
                    {"command", diagnose_rotate_command(report, p, x)},
@@ -270,11 +274,13 @@ std::vector<std::pair<std::uint64_t, std::uint64_t>> diagnose_bands(std::uint64_
 
 std::optional<std::uint64_t> diagnose_default_context(const attention::Schedule& s) {
   std::optional<std::uint64_t> out = s.max_position_embeddings;
-  if (s.rope_scaling && s.rope_scaling->factor && s.rope_scaling->original_max_position_embeddings) {
+  if (s.rope_scaling && s.rope_scaling->factor &&
+      s.rope_scaling->original_max_position_embeddings) {
     const mpq_class served =
         *s.rope_scaling->factor * *s.rope_scaling->original_max_position_embeddings;
     const mpz_class whole = served.get_num() / served.get_den();
-    if (whole > 0 && whole <= mpz_class(static_cast<unsigned long>(attention::kMaxCensusPositions))) {
+    if (whole > 0 &&
+        whole <= mpz_class(static_cast<unsigned long>(attention::kMaxCensusPositions))) {
       const std::uint64_t n = whole.get_ui();
       if (!out || n > *out) out = n;
     }
@@ -286,8 +292,8 @@ std::vector<std::uint64_t> diagnose_offsets(std::uint64_t context,
                                             std::span<const std::uint64_t> requested) {
   std::vector<std::uint64_t> out;
   if (requested.empty()) {
-    for (const std::uint64_t n : {std::uint64_t{1}, std::uint64_t{64}, std::uint64_t{4096},
-                                  context > 0 ? context - 1 : 0})
+    for (const std::uint64_t n :
+         {std::uint64_t{1}, std::uint64_t{64}, std::uint64_t{4096}, context > 0 ? context - 1 : 0})
       if (n >= 1 && n < context) out.push_back(n);
   } else {
     for (const std::uint64_t n : requested) {
@@ -308,9 +314,8 @@ std::string diagnose_rotate_command(const DiagnoseReport& report, const Diagnose
                                     const DiagnoseOffsetScore& score) {
   std::string out = "ropesim rotate --schedule '" + report.schedule + "' --realization '" +
                     path.realisation + "' --format " + report.format.name + " --seed " +
-                    std::to_string(report.score.seed) + " --offset " +
-                    std::to_string(score.offset) + " --position " +
-                    std::to_string(score.position) + " --summation " +
+                    std::to_string(score.seed) + " --offset " + std::to_string(score.offset) +
+                    " --position " + std::to_string(score.position) + " --summation " +
                     std::string(numeric::to_string(report.score.summation));
   if (report.score.summation == numeric::Summation::wide_accumulator)
     out += " --accumulator " + report.score.accumulator.name;
@@ -319,19 +324,50 @@ std::string diagnose_rotate_command(const DiagnoseReport& report, const Diagnose
 
 namespace {
 
-/// The realised rotated query and key at every position 0..N-1 by the binary64 fast path
-/// (numeric::Binary64Rounding): apply_rotation's arithmetic on realised_table's (cos, sin),
-/// then the store into F as rotate_scores does. Unset when a format is outside the fast
-/// path's domain. Row p of `query`/`key` holds R̂_p q / R̂_p k (D doubles, elements of F).
-struct RotatedVectors {
-  std::size_t dim = 0;
-  std::vector<double> query, key;
+/// The binary64 fast path of one realisation (numeric::Binary64Rounding): its realised table
+/// at every position 0..N-1 and the roundings of apply_rotation and of the store into F.
+/// Unset when a format is outside the fast path's domain.
+struct FastRotation {
+  attention::RealisedTable table;  ///< every position, every block
+  numeric::Binary64Rounding rf, rout, rF;
+  bool to_out = false, to_f = false, theory = false, adjacent = false;
+  std::size_t nb = 0, dim = 0;
+
+  /// R̂_p x for every p (row p, dim doubles), as apply_rotation then the store into F do.
+  std::vector<double> rotate_all(const std::vector<numeric::Value>& value) const {
+    std::vector<double> x(dim);
+    for (std::size_t j = 0; j < dim; ++j) x[j] = value[j].to_double();
+    std::vector<double> out(table.positions * dim);
+    for (std::uint64_t p = 0; p < table.positions; ++p) {
+      const double* cos_row = table.cos.data() + p * nb;
+      const double* sin_row = table.sin.data() + p * nb;
+      double* y = out.data() + p * dim;
+      for (std::size_t j = 0; j < dim; ++j) y[j] = x[j];
+      for (std::size_t d = 0; d < nb; ++d) {
+        const std::size_t i0 = adjacent ? 2 * d : d, i1 = adjacent ? 2 * d + 1 : d + nb;
+        const double x0 = rf.round(x[i0]), x1 = rf.round(x[i1]);
+        const double c = rf.round(cos_row[d]), sn = rf.round(sin_row[d]);
+        double y0, y1;
+        if (theory) {  // THEORY §2.1
+          y0 = rf.sub(rf.mul(c, x0), rf.mul(sn, x1));
+          y1 = rf.add(rf.mul(sn, x0), rf.mul(c, x1));
+        } else {  // hf eager: q·cos + rotate_half(q)·sin
+          y0 = rf.add(rf.mul(x0, c), rf.mul(-x1, sn));
+          y1 = rf.add(rf.mul(x1, c), rf.mul(x0, sn));
+        }
+        y[i0] = to_out ? rout.round(y0) : y0;
+        y[i1] = to_out ? rout.round(y1) : y1;
+      }
+      if (to_f)
+        for (std::size_t j = 0; j < dim; ++j) y[j] = rF.round(y[j]);
+    }
+    return out;
+  }
 };
 
-std::optional<RotatedVectors> rotate_all_fast(const attention::Schedule& s,
-                                              const attention::Realisation& r,
-                                              const attention::QueryKey& qk, std::uint64_t context,
-                                              unsigned threads) {
+std::optional<FastRotation> fast_rotation(const attention::Schedule& s,
+                                          const attention::Realisation& r, std::uint64_t context,
+                                          unsigned threads) {
   if (r.rounding != numeric::Rounding::nearest_even || s.is_multi_axis()) return std::nullopt;
   try {
     attention::check_table_fits_double(r);
@@ -340,57 +376,20 @@ std::optional<RotatedVectors> rotate_all_fast(const attention::Schedule& s,
   }
   const attention::RealisedRotation probe = attention::realise(s, r, 0);
   if (probe.rounding != numeric::Rounding::nearest_even) return std::nullopt;
-  const numeric::Binary64Rounding rf(probe.rotation_format, probe.rounding);
-  const numeric::Binary64Rounding rout(probe.output_format, probe.rounding);
-  const numeric::Binary64Rounding rF(r.format, r.rounding);
-  if (!rf.fast_arithmetic() || !rout.fast_rounding() || !rF.fast_rounding()) return std::nullopt;
-  const bool to_out = !(probe.output_format == probe.rotation_format);
-  const bool to_f = !(probe.output_format == r.format);
-  const bool theory = probe.arithmetic == attention::RotationArithmetic::theory;
-  const std::size_t nb = s.blocks.size(), dim = s.dimension();
-  const bool adjacent = r.layout == attention::PairLayout::adjacent;
-  std::vector<double> q(dim), k(dim);
-  for (std::size_t j = 0; j < dim; ++j) {
-    q[j] = qk.query[j].to_double();
-    k[j] = qk.key[j].to_double();
-  }
-  RotatedVectors out;
-  out.dim = dim;
-  out.query.resize(context * dim);
-  out.key.resize(context * dim);
-  // one vector at one position: apply_rotation (realisation.cpp), then into F
-  auto rotate_one = [&](const double* x, const double* cos_row, const double* sin_row,
-                        double* y) {
-    for (std::size_t j = 0; j < dim; ++j) y[j] = x[j];
-    for (std::size_t d = 0; d < nb; ++d) {
-      const std::size_t i0 = adjacent ? 2 * d : d, i1 = adjacent ? 2 * d + 1 : d + nb;
-      const double x0 = rf.round(x[i0]), x1 = rf.round(x[i1]);
-      const double c = rf.round(cos_row[d]), sn = rf.round(sin_row[d]);
-      double y0, y1;
-      if (theory) {
-        y0 = rf.sub(rf.mul(c, x0), rf.mul(sn, x1));
-        y1 = rf.add(rf.mul(sn, x0), rf.mul(c, x1));
-      } else {
-        y0 = rf.add(rf.mul(x0, c), rf.mul(-x1, sn));
-        y1 = rf.add(rf.mul(x1, c), rf.mul(x0, sn));
-      }
-      y[i0] = to_out ? rout.round(y0) : y0;
-      y[i1] = to_out ? rout.round(y1) : y1;
-    }
-    if (to_f)
-      for (std::size_t j = 0; j < dim; ++j) y[j] = rF.round(y[j]);
-  };
-  for (std::uint64_t start = 0; start < context; start += attention::kRealisedTableChunk) {
-    const std::uint64_t count = std::min(attention::kRealisedTableChunk, context - start);
-    const auto table = attention::realised_table(s, r, start, count, threads);
-    for (std::uint64_t i = 0; i < count; ++i) {
-      const double* c = table.cos.data() + i * nb;
-      const double* sn = table.sin.data() + i * nb;
-      rotate_one(q.data(), c, sn, out.query.data() + (start + i) * dim);
-      rotate_one(k.data(), c, sn, out.key.data() + (start + i) * dim);
-    }
-  }
-  return out;
+  FastRotation f{{},
+                 numeric::Binary64Rounding(probe.rotation_format, probe.rounding),
+                 numeric::Binary64Rounding(probe.output_format, probe.rounding),
+                 numeric::Binary64Rounding(r.format, r.rounding)};
+  if (!f.rf.fast_arithmetic() || !f.rout.fast_rounding() || !f.rF.fast_rounding())
+    return std::nullopt;
+  f.to_out = !(probe.output_format == probe.rotation_format);
+  f.to_f = !(probe.output_format == r.format);
+  f.theory = probe.arithmetic == attention::RotationArithmetic::theory;
+  f.adjacent = r.layout == attention::PairLayout::adjacent;
+  f.nb = s.blocks.size();
+  f.dim = s.dimension();
+  f.table = attention::realised_table(s, r, 0, context, threads);
+  return f;
 }
 
 /// The realised extremes of one band at one offset: the largest and the smallest finite
@@ -410,111 +409,170 @@ struct BandExtremes {
   }
 };
 
-/// The scores of one path at every offset over every query position. The error at a position
-/// is the one rotate_scores computes there; since the exact score is the same at every p, the
-/// largest |S - exact| of a band is reached at its largest or its smallest realised score, so
-/// rotate_scores recomputes those two (and the first non-finite one) per band by the engine,
-/// which must give the fast path's scores bit for bit (std::logic_error otherwise).
+/// NaN is worse than every number; among numbers the larger is worse.
+bool worse(double a, double b) { return std::isnan(a) ? !std::isnan(b) : a > b; }
+
+/// The scores of one path at every offset over every query position, for the q, k draws
+/// chosen at each offset: those whose |exact score| is at least the median over the draws
+/// (the relative error is meaningful there, not near a zero of the score). The error at a
+/// position is the one rotate_scores computes there; since the exact score is the same at
+/// every p, the largest |S - exact| of a band is reached at its largest or its smallest
+/// realised score, so rotate_scores recomputes those two (and the first non-finite one) per
+/// band by the engine, which must give the fast path's scores bit for bit (std::logic_error
+/// otherwise). Per band and offset the worst draw by relative error is kept.
 std::vector<DiagnoseOffsetScore> offset_scores(
-    const attention::Schedule& s, const attention::Realisation& r, const attention::QueryKey& qk,
-    const DiagnoseScoreSettings& settings, std::uint64_t context,
-    const std::vector<std::pair<std::uint64_t, std::uint64_t>>& bands, unsigned threads,
-    std::string& method) {
+    const attention::Schedule& s, const attention::Realisation& r,
+    const std::vector<attention::QueryKey>& draws, const DiagnoseScoreSettings& settings,
+    std::uint64_t context, const std::vector<std::pair<std::uint64_t, std::uint64_t>>& bands,
+    unsigned threads, std::string& method) {
   std::vector<DiagnoseOffsetScore> out;
   if (settings.offsets.empty()) return out;
-  const auto fast = rotate_all_fast(s, r, qk, context, threads);
   numeric::EvaluationPolicy policy;
   static_cast<numeric::FormatBinding&>(policy) = r;
   policy.summation = settings.summation;
   policy.accumulator = settings.accumulator;
   const auto dot = numeric::Binary64Dot::for_policy(policy);
-  method = fast && dot ? "binary64" : "engine";
+  const auto fast = dot ? fast_rotation(s, r, context, threads) : std::nullopt;
+  method = fast ? "binary64" : "engine";
+  // the exact score of every draw at every offset, in r's convention; the draws chosen
+  const std::size_t K = draws.size();
+  std::vector<std::vector<std::size_t>> chosen(settings.offsets.size());
+  for (std::size_t o = 0; o < settings.offsets.size(); ++o) {
+    const std::uint64_t n = settings.offsets[o];
+    std::vector<double> exact(K);
+    for (std::size_t k = 0; k < K; ++k) {
+      exact[k] = attention::rotate_scores(s, r, draws[k].query, draws[k].key, n, {n},
+                                          settings.summation, settings.accumulator)
+                     .exact;
+    }
+    std::vector<std::size_t> order(K);
+    for (std::size_t k = 0; k < K; ++k) order[k] = k;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      return std::fabs(exact[a]) > std::fabs(exact[b]);
+    });
+    order.resize((K + 1) / 2);
+    std::sort(order.begin(), order.end());
+    chosen[o] = order;
+  }
+  auto is_chosen = [&](std::size_t o, std::size_t k) {
+    return std::find(chosen[o].begin(), chosen[o].end(), k) != chosen[o].end();
+  };
   for (const std::uint64_t n : settings.offsets) {
-    std::vector<BandExtremes> ext;
-    for (const auto& [a, b] : bands) {
-      if (b <= n) continue;
-      BandExtremes e;
-      e.start = a;
-      e.end = b;
-      ext.push_back(e);
-    }
-    std::size_t band = 0;
-    auto add = [&](double v, std::uint64_t p) {
-      while (p >= ext[band].end) ++band;
-      ext[band].add(v, p);
-    };
-    if (method == "binary64") {
-      const std::size_t dim = fast->dim;
-      for (std::uint64_t p = n; p < context; ++p)
-        add((*dot)(fast->query.data() + p * dim, fast->key.data() + (p - n) * dim, dim), p);
-    } else {
-      // every position by the engine, in rotate_scores' largest batches
-      for (std::uint64_t p = n; p < context; p += attention::kMaxRotatePositions) {
-        std::vector<std::uint64_t> ps;
-        for (std::uint64_t x = p; x < std::min<std::uint64_t>(context, p + attention::kMaxRotatePositions); ++x)
-          ps.push_back(x);
-        const auto rows = attention::rotate_scores(s, r, qk.query, qk.key, n, ps,
-                                                   settings.summation, settings.accumulator);
-        for (const auto& row : rows.scores) add(row.score.to_double(), row.position);
-      }
-    }
-    // the engine's scores and errors at each band's extremes
-    std::vector<std::uint64_t> at;
-    for (const auto& e : ext) {
-      for (const auto& x : {e.high, e.low})
-        if (x) at.push_back(x->second);
-      if (e.first_nonfinite) at.push_back(*e.first_nonfinite);
-    }
-    std::sort(at.begin(), at.end());
-    at.erase(std::unique(at.begin(), at.end()), at.end());
-    const auto check = attention::rotate_scores(s, r, qk.query, qk.key, n, at, settings.summation,
-                                                settings.accumulator);
-    auto row_at = [&](std::uint64_t p) -> const attention::ScoreAtPosition& {
-      const auto it = std::lower_bound(at.begin(), at.end(), p);
-      return check.scores[static_cast<std::size_t>(it - at.begin())];
-    };
     DiagnoseOffsetScore score;
     score.offset = n;
-    score.exact = check.exact;
     score.positions = context - n;
-    bool first = true;
-    for (const auto& e : ext) {
+    for (const auto& [a, b] : bands) {
+      if (b <= n) continue;
       DiagnoseBandScore bs;
-      bs.start = e.start;
-      bs.end = e.end;
-      bs.nonfinite = e.nonfinite;
-      const attention::ScoreAtPosition* worst = nullptr;
-      for (const auto& x : {e.high, e.low}) {
-        if (!x) continue;
-        const auto& row = row_at(x->second);
-        const double v = row.score.to_double();
-        if (!(v == x->first) || std::signbit(v) != std::signbit(x->first)) {
-          throw std::logic_error("diagnose: the fast score at p = " + std::to_string(x->second) +
-                                 ", n = " + std::to_string(n) + " differs from rotate_scores'");
-        }
-        if (!worst || row.absolute_error > worst->absolute_error ||
-            (row.absolute_error == worst->absolute_error && row.position < worst->position))
-          worst = &row;
+      bs.start = a;
+      bs.end = b;
+      score.bands.push_back(bs);
+    }
+    out.push_back(score);
+  }
+  std::vector<std::vector<bool>> band_seen(out.size());
+  for (std::size_t o = 0; o < out.size(); ++o) band_seen[o].assign(out[o].bands.size(), false);
+  std::vector<bool> seen(out.size(), false);
+  for (std::size_t k = 0; k < K; ++k) {
+    bool needed = false;
+    for (std::size_t o = 0; o < out.size(); ++o) needed = needed || is_chosen(o, k);
+    if (!needed) continue;
+    std::vector<double> rq, rk;
+    if (fast) {
+      rq = fast->rotate_all(draws[k].query);
+      rk = fast->rotate_all(draws[k].key);
+    }
+    for (std::size_t o = 0; o < out.size(); ++o) {
+      if (!is_chosen(o, k)) continue;
+      const std::uint64_t n = settings.offsets[o];
+      auto& score = out[o];
+      std::vector<BandExtremes> ext;
+      for (const auto& bs : score.bands) {
+        BandExtremes e;
+        e.start = bs.start;
+        e.end = bs.end;
+        ext.push_back(e);
       }
-      if (e.first_nonfinite) worst = &row_at(*e.first_nonfinite);  // error NaN
-      if (worst) {
-        bs.max_abs_error = worst->absolute_error;
-        bs.position = worst->position;
-        // NaN is the largest; among finite errors the larger; ties: the earlier band
-        const bool worse = std::isnan(bs.max_abs_error) ? !std::isnan(score.max_abs_error)
-                                                        : bs.max_abs_error > score.max_abs_error;
-        if (first || worse) {
+      std::size_t band = 0;
+      auto add = [&](double v, std::uint64_t p) {
+        while (p >= ext[band].end) ++band;
+        ext[band].add(v, p);
+      };
+      if (fast) {
+        const std::size_t dim = fast->dim;
+        for (std::uint64_t p = n; p < context; ++p)
+          add((*dot)(rq.data() + p * dim, rk.data() + (p - n) * dim, dim), p);
+      } else {
+        // every position by the engine, in rotate_scores' largest batches
+        for (std::uint64_t p = n; p < context; p += attention::kMaxRotatePositions) {
+          std::vector<std::uint64_t> ps;
+          const std::uint64_t end =
+              std::min<std::uint64_t>(context, p + attention::kMaxRotatePositions);
+          for (std::uint64_t x = p; x < end; ++x) ps.push_back(x);
+          const auto rows = attention::rotate_scores(s, r, draws[k].query, draws[k].key, n, ps,
+                                                     settings.summation, settings.accumulator);
+          for (const auto& row : rows.scores) add(row.score.to_double(), row.position);
+        }
+      }
+      // the engine's scores and errors at each band's extremes
+      std::vector<std::uint64_t> at;
+      for (const auto& e : ext) {
+        for (const auto& x : {e.high, e.low})
+          if (x) at.push_back(x->second);
+        if (e.first_nonfinite) at.push_back(*e.first_nonfinite);
+      }
+      std::sort(at.begin(), at.end());
+      at.erase(std::unique(at.begin(), at.end()), at.end());
+      if (at.empty()) continue;
+      const auto check = attention::rotate_scores(s, r, draws[k].query, draws[k].key, n, at,
+                                                  settings.summation, settings.accumulator);
+      auto row_at = [&](std::uint64_t p) -> const attention::ScoreAtPosition& {
+        const auto it = std::lower_bound(at.begin(), at.end(), p);
+        return check.scores[static_cast<std::size_t>(it - at.begin())];
+      };
+      for (std::size_t i = 0; i < ext.size(); ++i) {
+        const auto& e = ext[i];
+        auto& bs = score.bands[i];
+        bs.nonfinite = std::max(bs.nonfinite, e.nonfinite);
+        const attention::ScoreAtPosition* worst = nullptr;
+        for (const auto& x : {e.high, e.low}) {
+          if (!x) continue;
+          const auto& row = row_at(x->second);
+          const double v = row.score.to_double();
+          if (!(v == x->first) || std::signbit(v) != std::signbit(x->first)) {
+            throw std::logic_error("diagnose: the fast score at p = " + std::to_string(x->second) +
+                                   ", n = " + std::to_string(n) + " differs from rotate_scores'");
+          }
+          if (!worst || row.absolute_error > worst->absolute_error ||
+              (row.absolute_error == worst->absolute_error && row.position < worst->position))
+            worst = &row;
+        }
+        if (e.first_nonfinite) worst = &row_at(*e.first_nonfinite);  // error NaN
+        if (!worst) continue;
+        // the worst draw by relative error (NaN for a non-finite score); ties: the earlier
+        if (!band_seen[o][i] || worse(worst->relative_error, bs.max_rel_error)) {
+          band_seen[o][i] = true;
+          bs.max_abs_error = worst->absolute_error;
+          bs.max_rel_error = worst->relative_error;
+          bs.position = worst->position;
+          bs.seed = settings.seeds[k];
+        }
+        if (!seen[o] || worse(worst->relative_error, score.max_rel_error)) {
+          seen[o] = true;
           score.max_abs_error = worst->absolute_error;
           score.max_rel_error = worst->relative_error;
           score.position = worst->position;
           score.score = worst->score.to_double();
-          first = false;
+          score.exact = check.exact;
+          score.seed = settings.seeds[k];
         }
       }
-      score.nonfinite += e.nonfinite;
-      score.bands.push_back(bs);
     }
-    out.push_back(std::move(score));
+  }
+  for (std::size_t o = 0; o < out.size(); ++o) {
+    out[o].nonfinite = 0;
+    for (const auto& bs : out[o].bands) out[o].nonfinite += bs.nonfinite;
+    for (const std::size_t k : chosen[o]) out[o].draws.push_back(settings.seeds[k]);
   }
   return out;
 }
@@ -543,8 +601,8 @@ std::pair<std::vector<std::size_t>, std::vector<std::string>> rank_candidates(
   auto score_key = [](const DiagnosePath& p) {
     double worst = 0;
     for (const auto& x : p.scores) {
-      const double v = std::isnan(x.max_rel_error) ? std::numeric_limits<double>::infinity()
-                                                   : x.max_rel_error;
+      const double v =
+          std::isnan(x.max_rel_error) ? std::numeric_limits<double>::infinity() : x.max_rel_error;
       worst = std::max(worst, v);
     }
     return worst;
@@ -573,8 +631,7 @@ std::pair<std::vector<std::size_t>, std::vector<std::string>> rank_candidates(
   std::vector<std::string> decided;
   for (std::size_t i = 0; i < order.size(); ++i) {
     const std::size_t other = i + 1 < order.size() ? i + 1 : i - (i > 0 ? 1 : 0);
-    decided.push_back(other == i ? "tie"
-                                 : decider(candidates[order[i]], candidates[order[other]]));
+    decided.push_back(other == i ? "tie" : decider(candidates[order[i]], candidates[order[other]]));
   }
   return {order, decided};
 }
@@ -609,8 +666,13 @@ DiagnoseReport diagnose_one(const attention::Schedule& s, const numeric::Format&
   };
   const auto correct = attention::parse_realisation(preset.name, binding);
   attention::check_applicable(s, correct);
-  if (attention::carries_attention_factor(s, correct)) report.attention_factor = *s.attention_scaling;
-  const auto qk = attention::random_query_key(format, s.dimension(), report.score.seed);
+  if (attention::carries_attention_factor(s, correct))
+    report.attention_factor = *s.attention_scaling;
+  std::vector<attention::QueryKey> draws;
+  for (std::uint64_t k = 1; k <= std::max<std::uint64_t>(1, options.draws); ++k) {
+    report.score.seeds.push_back(k);
+    draws.push_back(attention::random_query_key(format, s.dimension(), k));
+  }
 
   // One path over the bands, against exact (nullopt) or the correct path.
   auto measure = [&](DiagnosePath& path, const attention::Realisation& r,
@@ -647,7 +709,7 @@ DiagnoseReport diagnose_one(const attention::Schedule& s, const numeric::Format&
     note("rotations " + path.name, 0, 1);
     path.census = census_of(s, r, options.context, options.threads);
     note("scores " + path.name, 0, 1);
-    path.scores = offset_scores(s, r, qk, report.score, options.context, report.bands,
+    path.scores = offset_scores(s, r, draws, report.score, options.context, report.bands,
                                 std::max(1u, options.threads), path.score_method);
   };
 
@@ -816,7 +878,7 @@ nlohmann::json to_json(const DiagnoseReport& report) {
   j["paths"] = nlohmann::json::array();
   j["paths"].push_back(j["correct"]);
   for (const auto& c : j["candidates"]) j["paths"].push_back(c);
-  j["score"] = {{"seed", report.score.seed},
+  j["score"] = {{"seeds", report.score.seeds},
                 {"summation", std::string(numeric::to_string(report.score.summation))},
                 {"accumulator", report.score.summation == numeric::Summation::wide_accumulator
                                     ? nlohmann::json(report.score.accumulator.name)

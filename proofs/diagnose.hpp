@@ -98,7 +98,9 @@ std::vector<std::uint64_t> diagnose_offsets(std::uint64_t context,
 /// The settings of the score check (THEORY §2.1, §3; attention/rotate.hpp), the same for
 /// every path: `ropesim rotate --seed S --offset n --position p --summation …`.
 struct DiagnoseScoreSettings {
-  std::uint64_t seed = 1;  ///< q, k = attention::random_query_key(A, D, seed)
+  /// The seeds of the q, k draws: 1..K (DiagnoseOptions::draws); draw k is
+  /// attention::random_query_key(A, D, seed k), q then k, as `rotate --seed`.
+  std::vector<std::uint64_t> seeds;
   /// The score's accumulation: the framework preset's (attention::framework_score_accumulation:
   /// fp32 wide accumulator for every preset), else sequential in A.
   numeric::Summation summation = numeric::Summation::sequential;
@@ -107,28 +109,37 @@ struct DiagnoseScoreSettings {
 };
 
 /// The largest score error of one path at one offset n over the query positions p of one
-/// band [start, end) with p ≥ n.
+/// band [start, end) with p ≥ n, over the chosen draws (DiagnoseOffsetScore::draws).
 struct DiagnoseBandScore {
   std::uint64_t start = 0, end = 0;  ///< the band's positions [start, end)
-  double max_abs_error = 0;          ///< max over its p of |S(p, p-n) - exact| (NaN: see below)
-  std::uint64_t position = 0;        ///< the first p reaching it
-  std::uint64_t nonfinite = 0;       ///< its p whose realised score is ±inf or NaN
+  /// The worst draw's max over its p of |S(p, p-n) - exact| (NaN: see DiagnoseOffsetScore)
+  double max_abs_error = 0;
+  double max_rel_error = 0;     ///< that error / |exact| of the draw: the largest over the draws
+  std::uint64_t position = 0;   ///< the first p reaching it
+  std::uint64_t seed = 0;       ///< the draw's seed
+  std::uint64_t nonfinite = 0;  ///< its p whose realised score is ±inf or NaN (most of a draw)
 };
 
 /// The realised score S(p, p-n) = ⟨R̂_p q, R̂_{p-n} k⟩ of one path against the exact score at
-/// one offset n, maximised over every query position p = n..N-1 (attention::rotate_scores
-/// computes each one; the exact score is in the path's convention: s²·qᵀR_{-n}k when the path
-/// carries the attention factor s, RotateResult::exact). A non-finite realised score has error
-/// NaN (as `rotate` prints it), and NaN is the maximum of every set that holds it.
+/// one offset n, maximised over every query position p = n..N-1 and over the draws of q, k
+/// whose |exact score| at n is at least the median over the K draws (the upper half, ties to
+/// the smaller seed: a relative error near a zero of the score says nothing about rounding).
+/// attention::rotate_scores computes each score; the exact score is in the path's convention:
+/// s²·qᵀR_{-n}k when the path carries the attention factor s (RotateResult::exact). Per draw
+/// the largest |S - exact| over p; over the draws the largest relative error. A non-finite
+/// realised score has error NaN (as `rotate` prints it), and NaN is the worst of every set
+/// that holds it.
 struct DiagnoseOffsetScore {
-  std::uint64_t offset = 0;    ///< n
-  double exact = 0;            ///< the exact score (nearest double), the same at every p
-  double max_abs_error = 0;    ///< max over p of |S(p, p-n) - exact| (nearest double)
-  double max_rel_error = 0;    ///< that error / |exact| (inf when exact = 0 ≠ score)
-  std::uint64_t position = 0;  ///< the first p reaching max_abs_error
-  double score = 0;            ///< the realised S(position, position-n)
-  std::uint64_t positions = 0;  ///< the query positions scanned: N - n
-  std::uint64_t nonfinite = 0;  ///< those whose realised score is ±inf or NaN
+  std::uint64_t offset = 0;          ///< n
+  double exact = 0;                  ///< the worst draw's exact score (nearest double)
+  double max_abs_error = 0;          ///< its max over p of |S(p, p-n) - exact| (nearest double)
+  double max_rel_error = 0;          ///< that error / |exact|: the largest over the chosen draws
+  std::uint64_t position = 0;        ///< the first p reaching max_abs_error
+  std::uint64_t seed = 0;            ///< the worst draw's seed (`rotate --seed`)
+  std::vector<std::uint64_t> draws;  ///< the seeds of the chosen draws at this offset
+  double score = 0;                  ///< the realised S(position, position-n)
+  std::uint64_t positions = 0;       ///< the query positions scanned: N - n
+  std::uint64_t nonfinite = 0;       ///< those whose realised score is ±inf or NaN
   std::vector<DiagnoseBandScore> bands;  ///< per band that holds a p ≥ n
 };
 
@@ -202,8 +213,8 @@ struct DiagnoseBounds {
   /// The config's own frequencies, exactly: B_m = Σ_i cos(m·θ_i) over the schedule's blocks,
   /// which are the scaled ones when the config has rope scaling (`scaled`), else b^(-2i/D).
   std::optional<BaseCheck> config_check;
-  bool scaled = false;  ///< config_check used the schedule's scaled frequencies
-  std::optional<BaseBound> bound;         ///< the smallest grid base that passes (L = N)
+  bool scaled = false;             ///< config_check used the schedule's scaled frequencies
+  std::optional<BaseBound> bound;  ///< the smallest grid base that passes (L = N)
   /// Semantic drift [Barbero et al. 2024] of the lowest-frequency quarter of the blocks:
   /// exact and realised by the correct path, m = 0..N-1, tolerance `drift_tolerance`.
   std::vector<std::size_t> channels;
@@ -216,6 +227,9 @@ struct DiagnoseOptions {
   std::uint64_t context = 0;  ///< N ≥ 1: positions 0..N-1
   /// The score check's offsets (diagnose_offsets; empty: 1, 64, 4096, N - 1).
   std::vector<std::uint64_t> offsets;
+  /// K: the q, k draws of the score check (seeds 1..K; at each offset the upper half by
+  /// |exact score| is scanned). ≥ 1.
+  std::uint64_t draws = 8;
   /// Semantic drift's tolerance (as `table bounds --tolerance`, default 0.01).
   mpq_class drift_tolerance = mpq_class(1, 100);
   unsigned threads = 1;  ///< census and base-context worker threads (results do not depend on it)

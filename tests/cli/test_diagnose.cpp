@@ -5,8 +5,8 @@
 // semantic drift — on the Llama-3.1-8B config in examples/configs and on hand-written configs
 // (Phi-3 longrope, Qwen2.5 YaRN, Gemma-2 with head_dim 256).
 #include <algorithm>
-#include <cmath>
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
