@@ -12,6 +12,7 @@
 #include "numeric/error.hpp"
 #include "numeric/fast_engine.hpp"
 #include "numeric/json_number.hpp"
+#include "numeric/parallel.hpp"
 #include "proofs/fixed_offset_head.hpp"
 
 namespace ropesim::proofs {
@@ -324,6 +325,48 @@ std::string diagnose_rotate_command(const DiagnoseReport& report, const Diagnose
 
 namespace {
 
+/// compare() over `threads` groups of blocks run concurrently (numeric::parallel_for), merged
+/// as compare() merges its blocks (attention::merge: the first place of the larger value), so
+/// the result is compare()'s whatever the thread count.
+attention::CompareResult compare_parallel(const attention::Schedule& s,
+                                          const attention::Realisation& r,
+                                          const std::optional<attention::Realisation>& against,
+                                          const attention::CompareOptions& options,
+                                          unsigned threads) {
+  const std::size_t nb = s.blocks.size();
+  const std::size_t groups = std::min<std::size_t>(std::max(1u, threads), nb);
+  if (groups <= 1) return attention::compare(s, r, against, options);
+  std::vector<attention::CompareResult> parts(groups);
+  numeric::parallel_for(static_cast<unsigned>(groups), groups, [&](std::size_t g) {
+    attention::CompareOptions o = options;
+    o.blocks.clear();
+    for (std::size_t b = g * nb / groups; b < (g + 1) * nb / groups; ++b) o.blocks.push_back(b);
+    parts[g] = attention::compare(s, r, against, o);
+  });
+  attention::CompareResult out = std::move(parts[0]);
+  for (std::size_t g = 1; g < groups; ++g) {
+    auto& st = parts[g].overall;
+    auto& all = out.overall;
+    attention::merge(all.cos.absolute, st.cos.absolute);
+    attention::merge(all.cos.relative, st.cos.relative);
+    attention::merge(all.sin.absolute, st.sin.absolute);
+    attention::merge(all.sin.relative, st.sin.relative);
+    attention::merge(all.ulps, st.ulps);
+    all.entries += st.entries;
+    all.differing += st.differing;
+    all.nonfinite += st.nonfinite;
+    if (st.first_nonfinite && (!all.first_nonfinite || *st.first_nonfinite < *all.first_nonfinite))
+      all.first_nonfinite = st.first_nonfinite;
+    if (st.angle) {
+      if (!all.angle) all.angle = attention::ErrorPair{};
+      attention::merge(all.angle->absolute, st.angle->absolute);
+      attention::merge(all.angle->relative, st.angle->relative);
+    }
+    for (auto& block : parts[g].blocks) out.blocks.push_back(std::move(block));
+  }
+  return out;
+}
+
 /// The binary64 fast path of one realisation (numeric::Binary64Rounding): its realised table
 /// at every position 0..N-1 and the roundings of apply_rotation and of the store into F.
 /// Unset when a format is outside the fast path's domain.
@@ -334,33 +377,38 @@ struct FastRotation {
   std::size_t nb = 0, dim = 0;
 
   /// R̂_p x for every p (row p, dim doubles), as apply_rotation then the store into F do.
-  std::vector<double> rotate_all(const std::vector<numeric::Value>& value) const {
+  std::vector<double> rotate_all(const std::vector<numeric::Value>& value, unsigned threads) const {
     std::vector<double> x(dim);
     for (std::size_t j = 0; j < dim; ++j) x[j] = value[j].to_double();
     std::vector<double> out(table.positions * dim);
-    for (std::uint64_t p = 0; p < table.positions; ++p) {
-      const double* cos_row = table.cos.data() + p * nb;
-      const double* sin_row = table.sin.data() + p * nb;
-      double* y = out.data() + p * dim;
-      for (std::size_t j = 0; j < dim; ++j) y[j] = x[j];
-      for (std::size_t d = 0; d < nb; ++d) {
-        const std::size_t i0 = adjacent ? 2 * d : d, i1 = adjacent ? 2 * d + 1 : d + nb;
-        const double x0 = rf.round(x[i0]), x1 = rf.round(x[i1]);
-        const double c = rf.round(cos_row[d]), sn = rf.round(sin_row[d]);
-        double y0, y1;
-        if (theory) {  // THEORY §2.1
-          y0 = rf.sub(rf.mul(c, x0), rf.mul(sn, x1));
-          y1 = rf.add(rf.mul(sn, x0), rf.mul(c, x1));
-        } else {  // hf eager: q·cos + rotate_half(q)·sin
-          y0 = rf.add(rf.mul(x0, c), rf.mul(-x1, sn));
-          y1 = rf.add(rf.mul(x1, c), rf.mul(x0, sn));
+    const std::uint64_t chunks =
+        std::max<std::uint64_t>(1, std::min<std::uint64_t>(threads * 4, table.positions));
+    numeric::parallel_for(threads, chunks, [&](std::size_t chunk) {
+      for (std::uint64_t p = chunk * table.positions / chunks;
+           p < (chunk + 1) * table.positions / chunks; ++p) {
+        const double* cos_row = table.cos.data() + p * nb;
+        const double* sin_row = table.sin.data() + p * nb;
+        double* y = out.data() + p * dim;
+        for (std::size_t j = 0; j < dim; ++j) y[j] = x[j];
+        for (std::size_t d = 0; d < nb; ++d) {
+          const std::size_t i0 = adjacent ? 2 * d : d, i1 = adjacent ? 2 * d + 1 : d + nb;
+          const double x0 = rf.round(x[i0]), x1 = rf.round(x[i1]);
+          const double c = rf.round(cos_row[d]), sn = rf.round(sin_row[d]);
+          double y0, y1;
+          if (theory) {  // THEORY §2.1
+            y0 = rf.sub(rf.mul(c, x0), rf.mul(sn, x1));
+            y1 = rf.add(rf.mul(sn, x0), rf.mul(c, x1));
+          } else {  // hf eager: q·cos + rotate_half(q)·sin
+            y0 = rf.add(rf.mul(x0, c), rf.mul(-x1, sn));
+            y1 = rf.add(rf.mul(x1, c), rf.mul(x0, sn));
+          }
+          y[i0] = to_out ? rout.round(y0) : y0;
+          y[i1] = to_out ? rout.round(y1) : y1;
         }
-        y[i0] = to_out ? rout.round(y0) : y0;
-        y[i1] = to_out ? rout.round(y1) : y1;
+        if (to_f)
+          for (std::size_t j = 0; j < dim; ++j) y[j] = rF.round(y[j]);
       }
-      if (to_f)
-        for (std::size_t j = 0; j < dim; ++j) y[j] = rF.round(y[j]);
-    }
+    });
     return out;
   }
 };
@@ -479,8 +527,8 @@ std::vector<DiagnoseOffsetScore> offset_scores(
     if (!needed) continue;
     std::vector<double> rq, rk;
     if (fast) {
-      rq = fast->rotate_all(draws[k].query);
-      rk = fast->rotate_all(draws[k].key);
+      rq = fast->rotate_all(draws[k].query, threads);
+      rk = fast->rotate_all(draws[k].key, threads);
     }
     for (std::size_t o = 0; o < out.size(); ++o) {
       if (!is_chosen(o, k)) continue;
@@ -499,9 +547,31 @@ std::vector<DiagnoseOffsetScore> offset_scores(
         ext[band].add(v, p);
       };
       if (fast) {
+        // chunks of query positions on the threads, merged in position order (the first
+        // position of a strict maximum is kept, as one pass would keep it)
         const std::size_t dim = fast->dim;
-        for (std::uint64_t p = n; p < context; ++p)
-          add((*dot)(rq.data() + p * dim, rk.data() + (p - n) * dim, dim), p);
+        const std::uint64_t count = context - n;
+        const std::uint64_t chunks =
+            std::max<std::uint64_t>(1, std::min<std::uint64_t>(threads * 4, count));
+        std::vector<std::vector<BandExtremes>> parts(chunks, ext);
+        numeric::parallel_for(threads, chunks, [&](std::size_t c) {
+          auto& mine = parts[c];
+          std::size_t b = 0;
+          for (std::uint64_t p = n + c * count / chunks; p < n + (c + 1) * count / chunks; ++p) {
+            while (p >= mine[b].end) ++b;
+            mine[b].add((*dot)(rq.data() + p * dim, rk.data() + (p - n) * dim, dim), p);
+          }
+        });
+        for (const auto& part : parts) {
+          for (std::size_t i = 0; i < ext.size(); ++i) {
+            const auto& m = part[i];
+            auto& e = ext[i];
+            if (m.high && (!e.high || m.high->first > e.high->first)) e.high = m.high;
+            if (m.low && (!e.low || m.low->first < e.low->first)) e.low = m.low;
+            if (m.first_nonfinite && !e.first_nonfinite) e.first_nonfinite = m.first_nonfinite;
+            e.nonfinite += m.nonfinite;
+          }
+        }
       } else {
         // every position by the engine, in rotate_scores' largest batches
         for (std::uint64_t p = n; p < context; p += attention::kMaxRotatePositions) {
@@ -684,7 +754,7 @@ DiagnoseReport diagnose_one(const attention::Schedule& s, const numeric::Format&
       attention::CompareOptions co;
       co.start = start;
       co.positions = end - start;
-      const auto result = attention::compare(s, r, against, co);
+      const auto result = compare_parallel(s, r, against, co, std::max(1u, options.threads));
       path.bands.push_back(band_error(result, start, end));
       auto& b = path.bands.back();
       if (b.differing > 0 && !path.first_differing_band) path.first_differing_band = start;
