@@ -132,15 +132,17 @@ std::string summary_text(const proofs::DiagnoseReport& r) {
   }
   const auto& h = r.horizon.report;
   if (!r.horizon.skipped.empty()) {
-    out += fmt::format("head         previous-token head Y^1 on block 0: not measured: {}\n",
+    out += fmt::format("head         the model's previous-token head Y^1: not measured: {}\n",
                        r.horizon.skipped);
   } else {
     out += fmt::format(
-        "head         previous-token head Y^1 on block 0 (theta {}), {} in {}: certified range "
-        "N_max = {}{} (C = {})\n",
-        r.horizon.theta ? r.horizon.theta->get_str() : "irrational", r.horizon.realisation,
-        r.format.name, h.range.n_max, h.range.at_limit ? " (at the scan limit)" : "",
-        h.C.to_decimal(9));
+        "head         the model's previous-token head Y^1 ({} blocks, equal weights), {} in {}: "
+        "certified range N_max {} (C = {}, chosen automatically; `ropesim horizon --schedule "
+        "'{}' --realization {} --format {} --k 1 --C auto`)\n",
+        r.horizon.blocks, r.horizon.realisation, r.format.name,
+        h.range.at_limit ? fmt::format(">= {} (the scan limit: no failure up to it)", h.range.n_max)
+                         : fmt::format("= {}", h.range.n_max),
+        h.C.to_decimal(6), r.schedule, r.horizon.realisation, r.format.name);
   }
   const auto& b = r.bounds;
   if (b.base && b.config_check) {

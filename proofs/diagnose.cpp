@@ -664,6 +664,32 @@ WorkEstimate diagnose_work(const attention::Schedule& s, std::uint64_t context) 
   return e;
 }
 
+DiagnoseHorizon model_head_horizon(const attention::Schedule& s, std::string_view framework,
+                                   const numeric::FormatBinding& binding, unsigned threads) {
+  DiagnoseHorizon out;
+  out.realisation = std::string(framework);
+  out.blocks = s.blocks.size();
+  HorizonSpec hs;
+  hs.head.schedule = s;
+  hs.head.realisation = std::string(framework);
+  hs.head.k = 1;
+  static_cast<numeric::FormatBinding&>(hs.head.policy) = binding;
+  hs.auto_C = true;
+  try {
+    FixedOffsetSpec probe = hs.head;
+    probe.C = 1;
+    const auto head = make_fixed_offset_head(probe);
+    const auto algorithm = resolve_range_algorithm(hs.algorithm, head);
+    // the quick limit `ropesim horizon` uses by default: N_max, or "≥ L" at that L
+    hs.max_length = horizon_max_length(algorithm, head, std::nullopt, false, threads);
+    hs.threads = std::max(1u, threads);
+    out.report = horizon(hs);
+  } catch (const InvalidArgument& e) {
+    out.skipped = std::string(framework) + ": " + e.what();
+  }
+  return out;
+}
+
 std::pair<std::vector<std::size_t>, std::vector<std::string>> rank_candidates(
     const std::vector<DiagnosePath>& candidates) {
   // the keys, larger = worse: the largest relative score error (NaN as +inf), the angle
@@ -818,28 +844,9 @@ DiagnoseReport diagnose_one(const attention::Schedule& s, const numeric::Format&
   }
   std::tie(report.ranking, report.decided_by) = rank_candidates(report.candidates);
 
-  // The previous-token head Y^1 on block 0 (the highest frequency), realised by the framework.
+  // The model's own previous-token head Y^1 (every block), realised by the framework.
   note("horizon", 0, 1);
-  HorizonSpec hs;
-  hs.head.schedule = restrict_to_block(s, 0);
-  hs.head.realisation = std::string(preset.name);
-  hs.head.k = 1;
-  static_cast<numeric::FormatBinding&>(hs.head.policy) = binding;
-  hs.auto_C = true;
-  report.horizon.realisation = std::string(preset.name);
-  report.horizon.theta = s.blocks.front().theta.as_rational();
-  try {
-    FixedOffsetSpec probe = hs.head;
-    probe.C = 1;
-    const auto head = make_fixed_offset_head(probe);
-    const auto algorithm = resolve_range_algorithm(hs.algorithm, head);
-    hs.max_length = horizon_max_length(algorithm, head, std::nullopt, false);
-    hs.threads = std::max(1u, options.threads);
-    report.horizon.report = horizon(hs);
-  } catch (const InvalidArgument& e) {
-    // e.g. hf-torch-cpu: SLEEF's 8-lane calls need 8 blocks, so block 0 alone is no head
-    report.horizon.skipped = std::string(preset.name) + " on block 0 alone: " + e.what();
-  }
+  report.horizon = model_head_horizon(s, preset.name, binding, std::max(1u, options.threads));
 
   // The bounds.
   auto& bounds = report.bounds;
@@ -958,10 +965,7 @@ nlohmann::json to_json(const DiagnoseReport& report) {
       report.horizon.skipped.empty() ? to_json(report.horizon.report) : nlohmann::json::object();
   j["horizon"]["skipped"] = report.horizon.skipped.empty() ? nlohmann::json(nullptr)
                                                            : nlohmann::json(report.horizon.skipped);
-  if (report.horizon.theta)
-    numeric::put_exact(j["horizon"], "theta", *report.horizon.theta);
-  else
-    j["horizon"]["theta"] = nullptr;
+  j["horizon"]["blocks"] = report.horizon.blocks;
   const auto& b = report.bounds;
   nlohmann::json bc;
   if (b.base)

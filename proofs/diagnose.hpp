@@ -14,8 +14,8 @@
 ///    matter (1, 64, 4096, N - 1), maximised over every query position p = n..N-1 and per band,
 ///    with the arg-max (attention::rotate_scores, as `ropesim rotate`); the candidates ranked
 ///    by the largest relative score error, then angle error, then collisions;
-///  - the certified range of a previous-token head Y^1 on the highest frequency (block 0)
-///    realised by the framework in A (proofs::horizon, C = auto);
+///  - the certified range of the model's own previous-token head Y^1 (every block) realised
+///    by the framework in A (proofs::horizon, C = auto, the default limit: N_max or "≥ L");
 ///  - the base-context bound [Men et al. 2024] and the semantic drift [Barbero et al. 2024]
 ///    for this config (proofs/bounds.hpp).
 /// Every number is the one the single command computes for the same settings (compare,
@@ -192,15 +192,25 @@ struct DiagnosePath {
   std::optional<std::uint64_t> first_differing_band;
 };
 
-/// The previous-token head on the highest frequency.
+/// The model's own previous-token head: the fixed-offset head Y^1 over every rotary block of the
+/// schedule (equal weights, THEORY §6), realised by the framework in A, C = auto.
 struct DiagnoseHorizon {
   std::string realisation;  ///< the framework preset's name
-  HorizonReport report;     ///< horizon() of Y^1 on block 0, realised in A, C = auto
-  /// Set when the preset cannot realise block 0 alone (hf-torch-cpu: SLEEF's 8-lane calls
-  /// need 8 blocks): the refusal; `report` is then empty.
+  std::size_t blocks = 0;   ///< the head's rotary blocks: all of the schedule's
+  /// horizon() with the default quick limit L of `ropesim horizon` (horizon_max_length):
+  /// range.n_max is N_max, or L with range.at_limit ("N_max ≥ L").
+  HorizonReport report;
+  /// Set when the head cannot be built or measured (the refusal); `report` is then empty.
   std::string skipped;
-  std::optional<mpq_class> theta;  ///< θ_0 when rational (1 for every conventional schedule)
 };
+
+/// The model's own previous-token head for `framework` in `binding`'s format (issue 34 item
+/// 6): `ropesim horizon --schedule S --realization NAME --format A --k 1 --C auto` with its
+/// default maximum length, on `threads` threads. The one place diagnose measures a horizon, so
+/// a faster horizon (a higher default limit) reaches the report unchanged. An InvalidArgument
+/// from the head or horizon becomes `skipped`.
+DiagnoseHorizon model_head_horizon(const attention::Schedule& s, std::string_view framework,
+                                   const numeric::FormatBinding& binding, unsigned threads);
 
 /// The base-context and semantic-drift bounds for this config.
 struct DiagnoseBounds {

@@ -268,10 +268,12 @@ TEST_CASE("diagnose on Llama-3.1-8B in bf16 with hf equals compare, rotations, h
   CHECK(d["ranking"][0]["path"] == "angle-bf16");
   CHECK(d["paths"].size() == 1 + d["candidates"].size());
   for (const auto& p : d["paths"]) CHECK(p["framework"] == "hf");
-  // the previous-token head on block 0 (theta = 1) equals horizon --g 1
-  const json h = run_json("horizon --g 1 --realization hf --format bf16 --k 1 --C auto --json");
-  CHECK(d["horizon"]["theta"] == 1);
+  // the model's own previous-token head (64 blocks) equals horizon --schedule … --k 1 --C auto
+  const json h = run_json("horizon --schedule " + schedule +
+                          " --realization hf --format bf16 --k 1 --C auto --json");
+  CHECK(d["horizon"]["blocks"] == 64);
   CHECK(d["horizon"]["n_max"] == h["n_max"]);
+  CHECK(d["horizon"]["n_max_at_limit"] == h["n_max_at_limit"]);
   CHECK(d["horizon"]["C"] == h["C"]);
   // base-context: table bounds --kind base-context for D = 128, L = 3000
   const json b = run_json(
@@ -361,8 +363,9 @@ TEST_CASE("diagnose with --framework hf-torch-cpu: PyTorch CPU's own SLEEF path 
   CHECK(d["framework"] == "hf-torch-cpu");
   check_bands(d["correct"], schedule, "bf16", "exact");
   check_scores(d, d["correct"], schedule, "bf16");
-  // SLEEF's 8-lane calls need 8 blocks: block 0 alone is no head, and the report says so
-  CHECK(d["horizon"]["skipped"].get<std::string>().find("multiple of 8") != std::string::npos);
+  // the model's own head: all 64 blocks, which SLEEF's 8-lane calls can realise
+  CHECK(d["horizon"]["skipped"].is_null());
+  CHECK(d["horizon"]["blocks"] == 64);
   // the SLEEF candidate is the framework itself: nothing to measure
   const json* sleef = candidate(d, "torch-cpu-sleef");
   REQUIRE(sleef != nullptr);
