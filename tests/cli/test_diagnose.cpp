@@ -424,6 +424,48 @@ TEST_CASE("diagnose on hand-written Phi-3 longrope, Qwen2.5 YaRN and Gemma-2 con
   for (const auto& p : {phi3, qwen, gemma}) std::filesystem::remove(p);
 }
 
+TEST_CASE("diagnose with several frameworks: one run, one column each, the same numbers",
+          "[cli][diagnose]") {
+  const std::string args = "diagnose --schedule llama3-8b --dtype bf16 --context 1100 --draws 2";
+  const json both = run_json(args + " --framework hf,vllm --json");
+  CHECK(both["frameworks"] == json::array({"hf", "vllm"}));
+  REQUIRE(both["reports"].size() == 2);
+  // each framework's report is the one a single run prints
+  for (const std::string f : {"hf", "vllm"}) {
+    INFO(f);
+    const json one = run_json(args + " --framework " + f + " --json");
+    const json& mine = both["reports"][f == "hf" ? 0 : 1];
+    CHECK(mine["paths"] == one["paths"]);
+    CHECK(mine["ranking"] == one["ranking"]);
+    CHECK(mine["bounds"] == one["bounds"]);  // computed once, copied
+  }
+  // paths and ranking items of both frameworks in one list, each naming its framework
+  CHECK(both["paths"].size() == both["reports"][0]["paths"].size() * 2);
+  std::size_t vllm_items = 0;
+  for (const auto& item : both["ranking"]) vllm_items += item["framework"] == "vllm";
+  CHECK(vllm_items == both["reports"][1]["ranking"].size());
+  // the text has the side-by-side table; the HTML one figure per framework per kind
+  const Run text = run(args + " --framework hf,vllm");
+  REQUIRE(text.code == 0);
+  CHECK(text.out.find("hf max_rel_error") != std::string::npos);
+  CHECK(text.out.find("vllm max_rel_error") != std::string::npos);
+  const std::string html = temp_path("diagnose_two.html");
+  REQUIRE(run(args + " --framework hf,vllm --out " + html).code == 0);
+  std::ifstream in(html);
+  const std::string page((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto count = [&](const std::string& what) {
+    std::size_t n = 0;
+    for (auto at = page.find(what); at != std::string::npos; at = page.find(what, at + 1)) ++n;
+    return n;
+  };
+  CHECK(count("class=\"figure error\"") == 2);
+  CHECK(count("class=\"figure collision\"") == 2);
+  CHECK(count("<svg") >= 4);
+  std::filesystem::remove(html);
+  expect_usage_error(run(args + " --framework hf,vlm"), "--framework");
+  expect_usage_error(run(args + " --framework hf --offsets 1100"), "--offsets");
+}
+
 TEST_CASE("diagnose writes Markdown and HTML reports; bad input is one line, exit 2, no file",
           "[cli][diagnose]") {
   const std::string md = temp_path("diagnose.md"), html = temp_path("diagnose.html");
