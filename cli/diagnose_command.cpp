@@ -138,11 +138,12 @@ std::string summary_text(const proofs::DiagnoseReport& r) {
     out += fmt::format(
         "head         the model's previous-token head Y^1 ({} blocks, equal weights), {} in {}: "
         "certified range N_max {} (C = {}, chosen automatically; `ropesim horizon --schedule "
-        "'{}' --realization {} --format {} --k 1 --C auto`)\n",
+        "'{}' --realization {} --format {} --k 1 --C auto{}`)\n",
         r.horizon.blocks, r.horizon.realisation, r.format.name,
         h.range.at_limit ? fmt::format(">= {} (the scan limit: no failure up to it)", h.range.n_max)
                          : fmt::format("= {}", h.range.n_max),
-        h.C.to_decimal(6), r.schedule, r.horizon.realisation, r.format.name);
+        h.C.to_decimal(6), r.schedule, r.horizon.realisation, r.format.name,
+        r.horizon.limit ? fmt::format(" --max-length {}", *r.horizon.limit) : std::string());
   }
   const auto& b = r.bounds;
   if (b.base && b.config_check) {
@@ -491,7 +492,7 @@ std::string html_report(std::span<const proofs::DiagnoseReport> reports) {
 Action add_diagnose_command(CLI::App& app) {
   struct Options {
     std::string config, schedule, dtype, framework, out, offsets;
-    std::uint64_t context = 0, draws = 8;
+    std::uint64_t context = 0, draws = 8, horizon_limit = 0;
     bool json = false, allow_slow = false;
     unsigned jobs = 0;
     ProgressChoice progress = ProgressChoice::automatic;
@@ -523,6 +524,11 @@ Action add_diagnose_command(CLI::App& app) {
                      "score| is scanned at each offset)",
                      1, 64)
       ->capture_default_str();
+  add_integer_option(cmd, "--horizon-limit", o->horizon_limit,
+                     "Length limit L of the model head's certified range (as horizon "
+                     "--max-length L; default: horizon's quick limit; a larger L keeps the quick "
+                     "limit)",
+                     1, proofs::kMaxScanLength);
   cmd->add_option("--out", o->out, "Write the report to REPORT.md or REPORT.html");
   cmd->add_flag("--json", o->json, "Print the report as JSON");
   cmd->add_flag("--allow-slow", o->allow_slow,
@@ -582,6 +588,7 @@ Action add_diagnose_command(CLI::App& app) {
     options.context = context;
     options.offsets = offsets;
     options.draws = o->draws;
+    if (cmd->count("--horizon-limit") > 0) options.horizon_limit = o->horizon_limit;
     options.threads = jobs_threads(o->jobs);
     // steps: per measured path one compare per band and one census; then head, bounds
     const std::uint64_t paths = 1 + proofs::diagnose_candidates().size();

@@ -665,7 +665,10 @@ WorkEstimate diagnose_work(const attention::Schedule& s, std::uint64_t context) 
 }
 
 DiagnoseHorizon model_head_horizon(const attention::Schedule& s, std::string_view framework,
-                                   const numeric::FormatBinding& binding, unsigned threads) {
+                                   const numeric::FormatBinding& binding, unsigned threads,
+                                   std::optional<std::uint64_t> limit) {
+  if (limit && *limit == 0)
+    throw InvalidArgument("diagnose: the horizon limit must be at least 1 (got 0)");
   DiagnoseHorizon out;
   out.realisation = std::string(framework);
   out.blocks = s.blocks.size();
@@ -682,6 +685,10 @@ DiagnoseHorizon model_head_horizon(const attention::Schedule& s, std::string_vie
     const auto algorithm = resolve_range_algorithm(hs.algorithm, head);
     // the quick limit `ropesim horizon` uses by default: N_max, or "≥ L" at that L
     hs.max_length = horizon_max_length(algorithm, head, std::nullopt, false, threads);
+    if (limit && *limit < hs.max_length) {
+      hs.max_length = *limit;
+      out.limit = *limit;
+    }
     hs.threads = std::max(1u, threads);
     out.report = horizon(hs);
   } catch (const InvalidArgument& e) {
@@ -846,7 +853,8 @@ DiagnoseReport diagnose_one(const attention::Schedule& s, const numeric::Format&
 
   // The model's own previous-token head Y^1 (every block), realised by the framework.
   note("horizon", 0, 1);
-  report.horizon = model_head_horizon(s, preset.name, binding, std::max(1u, options.threads));
+  report.horizon = model_head_horizon(s, preset.name, binding, std::max(1u, options.threads),
+                                      options.horizon_limit);
 
   // The bounds.
   auto& bounds = report.bounds;
@@ -966,6 +974,8 @@ nlohmann::json to_json(const DiagnoseReport& report) {
   j["horizon"]["skipped"] = report.horizon.skipped.empty() ? nlohmann::json(nullptr)
                                                            : nlohmann::json(report.horizon.skipped);
   j["horizon"]["blocks"] = report.horizon.blocks;
+  j["horizon"]["limit"] =
+      report.horizon.limit ? nlohmann::json(*report.horizon.limit) : nlohmann::json(nullptr);
   const auto& b = report.bounds;
   nlohmann::json bc;
   if (b.base)

@@ -197,8 +197,11 @@ struct DiagnosePath {
 struct DiagnoseHorizon {
   std::string realisation;  ///< the framework preset's name
   std::size_t blocks = 0;   ///< the head's rotary blocks: all of the schedule's
-  /// horizon() with the default quick limit L of `ropesim horizon` (horizon_max_length):
-  /// range.n_max is N_max, or L with range.at_limit ("N_max ≥ L").
+  /// The length limit asked (DiagnoseOptions::horizon_limit), when it is below the quick
+  /// limit and so was used: `ropesim horizon --max-length` of the same run.
+  std::optional<std::uint64_t> limit;
+  /// horizon() with the default quick limit L of `ropesim horizon` (horizon_max_length), or
+  /// `limit` when set: range.n_max is N_max, or L with range.at_limit ("N_max ≥ L").
   HorizonReport report;
   /// Set when the head cannot be built or measured (the refusal); `report` is then empty.
   std::string skipped;
@@ -206,11 +209,14 @@ struct DiagnoseHorizon {
 
 /// The model's own previous-token head for `framework` in `binding`'s format (issue 34 item
 /// 6): `ropesim horizon --schedule S --realization NAME --format A --k 1 --C auto` with its
-/// default maximum length, on `threads` threads. The one place diagnose measures a horizon, so
-/// a faster horizon (a higher default limit) reaches the report unchanged. An InvalidArgument
-/// from the head or horizon becomes `skipped`.
+/// default maximum length, or `--max-length limit` when `limit` is below that quick limit (a
+/// larger `limit` leaves the quick limit: diagnose never runs a slow horizon), on `threads`
+/// threads. The one place diagnose measures a horizon, so a faster horizon (a higher default
+/// limit) reaches the report unchanged. An InvalidArgument from the head or horizon becomes
+/// `skipped`; `limit` 0 is an InvalidArgument.
 DiagnoseHorizon model_head_horizon(const attention::Schedule& s, std::string_view framework,
-                                   const numeric::FormatBinding& binding, unsigned threads);
+                                   const numeric::FormatBinding& binding, unsigned threads,
+                                   std::optional<std::uint64_t> limit = std::nullopt);
 
 /// The base-context and semantic-drift bounds for this config.
 struct DiagnoseBounds {
@@ -243,6 +249,9 @@ struct DiagnoseOptions {
   /// Semantic drift's tolerance (as `table bounds --tolerance`, default 0.01).
   mpq_class drift_tolerance = mpq_class(1, 100);
   unsigned threads = 1;  ///< census and base-context worker threads (results do not depend on it)
+  /// The model head's length limit (model_head_horizon's `limit`; `diagnose --horizon-limit`):
+  /// nullopt for `ropesim horizon`'s quick limit. ≥ 1.
+  std::optional<std::uint64_t> horizon_limit;
   /// Called with (stage, done, total) between steps; may be empty.
   std::function<void(const std::string&, std::uint64_t, std::uint64_t)> progress;
 };
