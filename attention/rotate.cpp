@@ -128,6 +128,12 @@ RotateResult rotate_scores(const Schedule& s, const Realisation& r, std::span<co
   out.offset = offset;
   Mpfr exact(kScorePrecision), x(kScorePrecision), lo(kScorePrecision), hi(kScorePrecision);
   exact_score_into(s, r.layout, q, k, offset, exact);
+  if (carries_attention_factor(s, r)) {
+    // like with like: both rotated vectors carry s, so the exact score carries s²
+    out.attention_factor = *s.attention_scaling;
+    const mpq_class square = *s.attention_scaling * *s.attention_scaling;
+    mpfr_mul_q(exact, exact, square.get_mpq_t(), MPFR_RNDN);
+  }
   out.exact = mpfr_get_d(exact, MPFR_RNDN);
   numeric::EvaluationPolicy policy;
   static_cast<numeric::FormatBinding&>(policy) = r;  // the realisation's F, rounding, engine
@@ -216,6 +222,10 @@ nlohmann::json to_json(const RotateResult& r) {
                          : nlohmann::json(nullptr);
   j["layout"] = std::string(to_string(r.layout));
   j["offset"] = r.offset;
+  if (r.attention_factor)
+    numeric::put_exact(j, "attention_factor", *r.attention_factor);
+  else
+    j["attention_factor"] = nullptr;
   put_values(j, "query", r.query);
   put_values(j, "key", r.key);
   j["exact"] = number(r.exact);

@@ -3,9 +3,12 @@
 /// the score ⟨R_p q, R_{p-n} k⟩ = qᵀ R_{-n} k depends only on the offset n; a realised model
 /// computes S(p, p-n) = ⟨R̂_p q, R̂_{p-n} k⟩ in F, which depends on p as well. rotate_scores
 /// computes both for a list of query positions p at one offset n.
+#include <gmpxx.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -65,8 +68,15 @@ struct RotateResult {
   Format accumulator = Format::fp32();
   PairLayout layout = PairLayout::adjacent;
   std::vector<Value> query, key;
-  std::uint64_t offset = 0;             ///< n
-  double exact = 0;                     ///< qᵀ R_{-n} k (exact_score), the same for every p
+  std::uint64_t offset = 0;  ///< n
+  /// The schedule's attention factor s when r carries it (carries_attention_factor, compare.hpp:
+  /// a framework pipeline multiplies cos and sin by s, so the realised score is about
+  /// s²·qᵀR_{-n}k).
+  std::optional<mpq_class> attention_factor;
+  /// The exact score in r's convention, the same for every p: s²·qᵀ R_{-n} k when r carries the
+  /// attention factor s (both rotated vectors are scaled by s: like with like, as compare()
+  /// scales its reference), else qᵀ R_{-n} k (exact_score); computed at 384 bits, nearest double.
+  double exact = 0;
   std::vector<ScoreAtPosition> scores;  ///< in the order of the positions asked
   /// max - min of the finite realised scores over the positions (0 for one position): how
   /// far the realised score drifts with p at fixed n; exactly it would be 0.
@@ -79,9 +89,10 @@ struct RotateResult {
 /// S(p, p-n) = Σ_j (R̂_p q)_j (R̂_{p-n} k)_j in F by numeric::dot under `summation`
 /// (sequential: left to right over coordinates 0..D-1, each product and partial sum rounded;
 /// THEORY §2.1; wide_accumulator: products and partial sums in `accumulator`, one rounding
-/// into F), next to exact_score. q and k must be elements of F of dimension
-/// s.dimension(). Throws InvalidArgument for a dimension mismatch, an empty position list or
-/// more than kMaxRotatePositions, a p < n, p > 2^63 - 1, or a realisation that does not apply.
+/// into F), next to the exact score in r's convention (exact_score, times s² when r carries
+/// the schedule's attention factor s: RotateResult::exact). q and k must be elements of F of
+/// dimension s.dimension(). Throws InvalidArgument for a dimension mismatch, an empty position list
+/// or more than kMaxRotatePositions, a p < n, p > 2^63 - 1, or a realisation that does not apply.
 RotateResult rotate_scores(const Schedule& s, const Realisation& r, std::span<const Value> q,
                            std::span<const Value> k, std::uint64_t offset,
                            const std::vector<std::uint64_t>& positions,
@@ -89,7 +100,8 @@ RotateResult rotate_scores(const Schedule& s, const Realisation& r, std::span<co
                            const Format& accumulator = Format::fp32());
 
 /// The result as JSON: schedule, realization, format, summation, accumulator (the format's
-/// name under wide-accumulator, else null), layout, offset, query and key (lists of JSON
+/// name under wide-accumulator, else null), layout, offset, attention_factor (null, or s as a
+/// JSON number: the exact score is then s²·qᵀR_{-n}k), query and key (lists of JSON
 /// numbers; when F holds a value binary64 cannot, "query_exact"/"key_exact" list every value
 /// exactly as "P/Q" or an integer), exact, drift, and "scores": [{position, key_position,
 /// score {decimal, hex, value (a number; "value_exact" beside it when not binary64)},

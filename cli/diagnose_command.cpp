@@ -23,7 +23,16 @@ namespace ropesim::cli {
 
 namespace {
 
-std::string num(double v) { return std::isfinite(v) ? fmt::format("{:.4g}", v) : "inf"; }
+std::string num(double v) {
+  if (std::isnan(v)) return "nan";
+  return std::isfinite(v) ? fmt::format("{:.4g}", v) : (v > 0 ? "inf" : "-inf");
+}
+
+/// A relative error as a percentage, 3 significant digits ("nan", "inf" kept).
+std::string percent(double v) {
+  if (!std::isfinite(v)) return num(v);
+  return fmt::format("{:.3g}%", 100 * v);
+}
 
 std::string band_text(std::uint64_t a, std::uint64_t b) { return fmt::format("{}..{}", a, b - 1); }
 
@@ -54,27 +63,14 @@ std::string drift_text(const proofs::DriftResult& d) {
   return fmt::format("{}{}", *d.length, d.nan ? " (NaN)" : "");
 }
 
-/// "drifts by X (max |error| Y at p = Z)" for a path's fixed-offset score.
+/// "n=1 0.21% · n=64 0.3% · …": a path's largest relative score error per offset.
 std::string score_text(const proofs::DiagnosePath& p) {
-  if (!p.score_drift) return "n/a";
-  const auto& d = *p.score_drift;
-  return fmt::format("drifts by {} (max |error| {} at p = {}{})", num(d.drift), num(d.max_error),
-                     d.max_error_position,
-                     d.nonfinite ? fmt::format("; {} non-finite", d.nonfinite) : std::string());
-}
-
-/// The `ropesim rotate` command that computes `p`'s fixed-offset score along the positions.
-std::string rotate_command(const proofs::DiagnoseReport& r, const proofs::DiagnosePath& p) {
-  std::string positions;
-  for (const auto q : r.score.positions)
-    positions += (positions.empty() ? "" : ",") + fmt::format("{}", q);
-  std::string out = fmt::format(
-      "ropesim rotate --schedule '{}' --realization '{}' --format {} --seed {} --offset {} "
-      "--positions {} --summation {}",
-      r.schedule, p.realisation, r.format.name, r.score.seed, r.score.offset, positions,
-      numeric::to_string(r.score.summation));
-  if (r.score.summation == numeric::Summation::wide_accumulator)
-    out += " --accumulator " + r.score.accumulator.name;
+  if (p.scores.empty()) return "n/a";
+  std::string out;
+  for (const auto& x : p.scores) {
+    out += fmt::format("{}n={} {}", out.empty() ? "" : ", ", x.offset, percent(x.max_rel_error));
+    if (x.nonfinite) out += fmt::format(" ({} non-finite)", x.nonfinite);
+  }
   return out;
 }
 
@@ -92,35 +88,43 @@ std::string summary_text(const proofs::DiagnoseReport& r) {
                      r.format.name, r.framework, r.context - 1, r.bands.size());
   const auto& c = r.correct;
   out += fmt::format(
-      "correct path {}: max |cos/sin error| against exact {} ({} ulps of {}), angle {}; {}{}\n",
-      r.framework, num(c.overall.max_absolute.value), num(c.overall.max_ulps.value), r.format.name,
+      "correct path {}: max |cos/sin error| against exact {} ({} ulp(1) of {}), angle {}; {}{}\n",
+      r.framework, num(c.overall.max_absolute.value),
+      num(std::ldexp(c.overall.max_absolute.value, r.format.precision - 1)), r.format.name,
       angle_text(c.overall), collision_text(c.census, r.context), flags_line(c.census));
-  if (c.score_drift) {
+  if (!c.scores.empty()) {
     out += fmt::format(
-        "score        previous-token score <R^_p q, R^_(p-{}) k> (random q, k: seed {}; exact {}) "
-        "over {} positions {}..{}: correct path {}\n",
-        r.score.offset, r.score.seed, num(r.score.exact), r.score.positions.size(),
-        r.score.positions.front(), r.score.positions.back(), score_text(c));
+        "score        <R^_p q, R^_(p-n) k> of {} random q, k draws against the exact score{}, "
+        "largest relative error over every p = n..{} (and the upper half of the draws by "
+        "|exact|): correct path {}\n",
+        r.score.seeds.size(),
+        r.attention_factor ? fmt::format(" (both sides times s^2, s = {:.6g} the attention factor)",
+                                         r.attention_factor->get_d())
+                           : std::string(),
+        r.context - 1, score_text(c));
   }
   if (r.ranking.empty()) {
     out += "risks        no candidate differs from the correct path in this setting\n";
   } else {
-    out += "risks        ranked by error against the correct path (max |cos/sin error|, angle):\n";
+    out +=
+        "risks        ranked by the largest relative score error over the offsets, then the "
+        "angle error against the correct path, then collisions (decided by: the metric that "
+        "separates a place from the next):\n";
   }
-  std::size_t rank = 0;
-  for (const auto i : r.ranking) {
-    const auto& p = r.candidates[i];
+  for (std::size_t place = 0; place < r.ranking.size(); ++place) {
+    const auto& p = r.candidates[r.ranking[place]];
     const auto& o = p.overall;
-    ++rank;
+    const std::size_t rank = place + 1;
     if (o.differing == 0) {
-      out += fmt::format("  {}. {:<14} no difference on 0..{}\n", rank, p.name, r.context - 1);
+      out += fmt::format("  {}. {:<14} no difference on 0..{} (decided by {})\n", rank, p.name,
+                         r.context - 1, r.decided_by[place]);
       continue;
     }
     out += fmt::format(
-        "  {}. {:<14} max {} (angle {}), first in positions {}; {}{}; previous-token score "
-        "{}.\n     {}. Fix: {}. Matches {}.\n",
-        rank, p.name, num(o.max_absolute.value), angle_text(o), first_band(r, p),
-        collision_text(p.census, r.context), flags_line(p.census), score_text(p),
+        "  {}. {:<14} score error {} (decided by {}); cos/sin max {} (angle {}), first in "
+        "positions {}; {}{}.\n     {}. Fix: {}. Matches {}.\n",
+        rank, p.name, score_text(p), r.decided_by[place], num(o.max_absolute.value), angle_text(o),
+        first_band(r, p), collision_text(p.census, r.context), flags_line(p.census),
         p.candidate->means, p.candidate->fix, p.candidate->report);
   }
   for (const auto& p : r.candidates) {
@@ -128,15 +132,18 @@ std::string summary_text(const proofs::DiagnoseReport& r) {
   }
   const auto& h = r.horizon.report;
   if (!r.horizon.skipped.empty()) {
-    out += fmt::format("head         previous-token head Y^1 on block 0: not measured: {}\n",
+    out += fmt::format("head         the model's previous-token head Y^1: not measured: {}\n",
                        r.horizon.skipped);
   } else {
     out += fmt::format(
-        "head         previous-token head Y^1 on block 0 (theta {}), {} in {}: certified range "
-        "N_max = {}{} (C = {})\n",
-        r.horizon.theta ? r.horizon.theta->get_str() : "irrational", r.horizon.realisation,
-        r.format.name, h.range.n_max, h.range.at_limit ? " (at the scan limit)" : "",
-        h.C.to_decimal(9));
+        "head         the model's previous-token head Y^1 ({} blocks, equal weights), {} in {}: "
+        "certified range N_max {} (C = {}, chosen automatically; `ropesim horizon --schedule "
+        "'{}' --realization {} --format {} --k 1 --C auto{}`)\n",
+        r.horizon.blocks, r.horizon.realisation, r.format.name,
+        h.range.at_limit ? fmt::format(">= {} (the scan limit: no failure up to it)", h.range.n_max)
+                         : fmt::format("= {}", h.range.n_max),
+        h.C.to_decimal(6), r.schedule, r.horizon.realisation, r.format.name,
+        r.horizon.limit ? fmt::format(" --max-length {}", *r.horizon.limit) : std::string());
   }
   const auto& b = r.bounds;
   if (b.base && b.config_check) {
@@ -150,7 +157,9 @@ std::string summary_text(const proofs::DiagnoseReport& r) {
     if (b.bound && b.bound->base)
       out +=
           fmt::format("; smallest grid base for L = {}: {}", r.context, b.bound->base->get_str());
-    out += " [Men et al. 2024; unscaled base]\n";
+    out += b.scaled ? " [Men et al. 2024; B_m over the config's scaled frequencies, the grid "
+                      "search over unscaled bases]\n"
+                    : " [Men et al. 2024]\n";
   }
   out += fmt::format(
       "drift        low-frequency channels {}..{} move q.k by > {}: exact at m = {}, {} at m = {} "
@@ -161,25 +170,25 @@ std::string summary_text(const proofs::DiagnoseReport& r) {
   return out;
 }
 
-/// One row per (path, band) and per path overall.
+/// One row per (path, band) and per path overall. A band with non-finite entries shows
+/// "nan" in its maximum columns (the maxima are over the finite entries; JSON keeps both).
 Table band_table(const proofs::DiagnoseReport& r) {
   Table t;
-  t.columns = {"path",          "against",     "positions", "max_abs",      "max_abs_position",
-               "max_abs_block", "typical_abs", "max_ulps",  "typical_ulps", "max_angle_rad",
-               "differing",     "entries",     "nonfinite"};
+  // no max_ulps column: near a zero of cos or sin one ulp of the reference is tiny, so the
+  // largest error in ulps says nothing there (it stays in the JSON)
+  t.columns = {"path",  "against",     "positions",    "nonfinite",     "max_abs",   "position",
+               "block", "typical_abs", "typical_ulps", "max_angle_rad", "differing", "entries"};
   auto add = [&](const proofs::DiagnosePath& p) {
     if (!p.skipped.empty()) return;
     auto row = [&](const std::string& label, const proofs::BandError& b) {
-      auto finite = [](double v) {
-        return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json("inf");
-      };
+      auto hidden = [&](double v) { return b.nonfinite > 0 ? std::string("nan") : num(v); };
       t.rows.push_back(
-          {p.name, p.against, label, finite(b.max_absolute.value),
+          {p.name, p.against, label, b.nonfinite, hidden(b.max_absolute.value),
            b.max_absolute.seen ? nlohmann::json(b.max_absolute.position) : nlohmann::json(nullptr),
            b.max_absolute.seen ? nlohmann::json(b.max_absolute.block) : nlohmann::json(nullptr),
-           finite(b.typical_absolute), finite(b.max_ulps.value), finite(b.typical_ulps),
-           b.max_angle ? finite(b.max_angle->value) : nlohmann::json(nullptr), b.differing,
-           b.entries, b.nonfinite});
+           num(b.typical_absolute), num(b.typical_ulps),
+           b.max_angle ? nlohmann::json(hidden(b.max_angle->value)) : nlohmann::json(nullptr),
+           b.differing, b.entries});
     };
     for (const auto& b : p.bands) row(band_text(b.start, b.end), b);
     row("all", p.overall);
@@ -207,34 +216,43 @@ Table census_table(const proofs::DiagnoseReport& r) {
   return t;
 }
 
-/// The fixed-offset score per path: drift and largest error against exact.
+/// The score check per path and offset: the largest error over every query position, where,
+/// and the command that recomputes it.
 Table score_table(const proofs::DiagnoseReport& r) {
   Table t;
-  t.columns = {"path",      "realization",        "exact",    "drift",
-               "max_error", "max_error_position", "nonfinite"};
-  auto finite = [](double v) {
-    return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(std::isnan(v) ? "nan" : "inf");
-  };
+  t.columns = {"path",     "offset", "exact",     "max_abs_error", "max_rel_error",
+               "position", "seed",   "nonfinite", "command"};
   auto add = [&](const proofs::DiagnosePath& p) {
-    if (!p.skipped.empty() || !p.score_drift) return;
-    const auto& d = *p.score_drift;
-    t.rows.push_back({p.name, p.realisation, finite(r.score.exact), finite(d.drift),
-                      finite(d.max_error), d.max_error_position, d.nonfinite});
+    if (!p.skipped.empty()) return;
+    for (const auto& x : p.scores) {
+      t.rows.push_back({p.name, x.offset, num(x.exact), num(x.max_abs_error),
+                        percent(x.max_rel_error), x.position, x.seed, x.nonfinite,
+                        proofs::diagnose_rotate_command(r, p, x)});
+    }
   };
   add(r.correct);
   for (const auto i : r.ranking) add(r.candidates[i]);
   return t;
 }
 
-/// What the score table is and the command that reproduces the correct path's row.
+/// What the score table is.
 std::string score_note(const proofs::DiagnoseReport& r) {
-  if (!r.correct.score_drift) return "The context has fewer than 2 positions: no score drift.\n";
+  if (r.correct.scores.empty()) return "The context has fewer than 2 positions: no score check.\n";
+  const auto& x = r.correct.scores.front();
   return fmt::format(
-      "The score <R^_p q, R^_(p-{0}) k> of one random q, k (seed {1}) at {2} positions spread over "
-      "{3}..{4}, against the exact q R_(-{0}) k (the same at every p; THEORY §2.1). Each row is "
-      "what `ropesim rotate` prints for that path, e.g. for the correct path:\n\n{5}\n",
-      r.score.offset, r.score.seed, r.score.positions.size(), r.score.positions.front(),
-      r.score.positions.back(), rotate_command(r, r.correct));
+      "The score <R^_p q, R^_(p-n) k> of random q, k (seeds 1..{}) against the exact score, the "
+      "same at every p (THEORY §2.1){}, at each offset n, maximised over every query position "
+      "p = n..{} and over the draws whose |exact score| at n is at least the median (a relative "
+      "error near a zero of the score says nothing about rounding); {} fast path, each maximum "
+      "recomputed by the engine. Each row's command prints that score with `ropesim rotate`; "
+      "e.g. the correct path at n = {}:\n\n{}\n",
+      r.score.seeds.size(),
+      r.attention_factor ? fmt::format("; {} multiplies cos and sin by the attention factor s = "
+                                       "{:.6g}, so the exact score is taken times s^2",
+                                       r.framework, r.attention_factor->get_d())
+                         : std::string(),
+      r.context - 1, r.correct.score_method, x.offset,
+      proofs::diagnose_rotate_command(r, r.correct, x));
 }
 
 std::string html_escape(const std::string& s) {
@@ -306,7 +324,10 @@ std::string error_figure(const proofs::DiagnoseReport& r) {
                                    r.schedule, r.format.name, r.framework)) +
          "\nset xlabel " + gnuplot_quote("band end (position)") + "\nset ylabel " +
          gnuplot_quote("max |error| (log scale)") +
-         "\nset logscale xy 10\nset format y '1e%L'\nset grid\nset key outside right top\nplot " +
+         fmt::format(
+             "\nset logscale xy 10\nset xrange [1000:{}]\nset format y '1e%L'\nset grid\n"
+             "set key outside right top\nplot ",
+             std::max<std::uint64_t>(r.context, 1024)) +
          plots + "\n";
 }
 
@@ -334,54 +355,144 @@ std::string collision_figure(const proofs::DiagnoseReport& r) {
          "\nset style fill solid 0.5\nset boxwidth 0.35\nset yrange [0:*]\nset grid ytics\n"
          "set key outside right top\nplot $C using ($1-0.2):2 with boxes title " +
          gnuplot_quote("distinct rotations") + ", $C using ($1+0.2):3 with boxes title " +
-         gnuplot_quote("first collision (context = none)") + "\n";
+         gnuplot_quote("first collision (at the top: none in the context)") + "\n";
 }
 
-std::string markdown_report(const proofs::DiagnoseReport& r) {
-  std::string out = "# ropesim diagnose\n\nMade by " + provenance_line() + "\n\n```\n" +
-                    summary_text(r) + "```\n\n## Errors per position band\n\n" +
-                    band_table(r).to_markdown() + "\n## Rotation census\n\n" +
-                    census_table(r).to_markdown() + "\n## Fixed-offset score drift\n\n" +
-                    score_note(r) + "\n" + score_table(r).to_markdown() + "\n## Candidates\n\n";
-  for (const auto& p : r.candidates) {
-    out += fmt::format("- **{}** (`{}`): {}. Fix: {}. Report: {}.{}\n", p.name, p.realisation,
-                       p.candidate->means, p.candidate->fix, p.candidate->report,
-                       p.skipped.empty() ? "" : " Not measured: " + p.skipped + ".");
+/// Several frameworks side by side: per path and offset the largest relative score error,
+/// one column per framework ("-" where the path was not measured there).
+Table frameworks_table(std::span<const proofs::DiagnoseReport> reports) {
+  Table t;
+  t.columns = {"path", "offset"};
+  for (const auto& r : reports) t.columns.push_back(r.framework + " max_rel_error");
+  std::vector<std::string> names{"correct"};
+  for (const auto& c : reports[0].candidates) names.push_back(c.name);
+  auto path_of = [](const proofs::DiagnoseReport& r,
+                    const std::string& name) -> const proofs::DiagnosePath* {
+    if (name == "correct") return &r.correct;
+    for (const auto& c : r.candidates)
+      if (c.name == name) return c.skipped.empty() ? &c : nullptr;
+    return nullptr;
+  };
+  for (const auto& name : names) {
+    for (const auto n : reports[0].score.offsets) {
+      std::vector<nlohmann::json> row{name, n};
+      for (const auto& r : reports) {
+        const auto* p = path_of(r, name);
+        std::string cell = "-";
+        if (p) {
+          for (const auto& x : p->scores)
+            if (x.offset == n) cell = percent(x.max_rel_error);
+        }
+        row.push_back(cell);
+      }
+      t.rows.push_back(row);
+    }
+  }
+  return t;
+}
+
+/// The ranking of each framework side by side: per place the path and what decided it.
+Table ranking_table(std::span<const proofs::DiagnoseReport> reports) {
+  Table t;
+  t.columns = {"place"};
+  std::size_t places = 0;
+  for (const auto& r : reports) {
+    t.columns.push_back(r.framework);
+    places = std::max(places, r.ranking.size());
+  }
+  for (std::size_t i = 0; i < places; ++i) {
+    std::vector<nlohmann::json> row{i + 1};
+    for (const auto& r : reports) {
+      row.push_back(i < r.ranking.size()
+                        ? r.candidates[r.ranking[i]].name + " (" + r.decided_by[i] + ")"
+                        : std::string("-"));
+    }
+    t.rows.push_back(row);
+  }
+  return t;
+}
+
+std::string markdown_report(std::span<const proofs::DiagnoseReport> reports) {
+  std::string out = "# ropesim diagnose\n\nMade by " + provenance_line() + "\n\n";
+  if (reports.size() > 1) {
+    out +=
+        "## Frameworks side by side\n\nLargest relative score error over every query "
+        "position, per offset:\n\n" +
+        frameworks_table(reports).to_markdown() +
+        "\nRanking per framework (worst first; the metric that decided each place):\n\n" +
+        ranking_table(reports).to_markdown() + "\n";
+  }
+  for (const auto& r : reports) {
+    const std::string h = reports.size() > 1 ? "## " + r.framework + ": " : "## ";
+    out += (reports.size() > 1 ? "# " + r.framework + "\n\n" : std::string()) + "```\n" +
+           summary_text(r) + "```\n\n" + h + "Errors per position band\n\n" +
+           band_table(r).to_markdown() + "\n" + h + "Rotation census\n\n" +
+           census_table(r).to_markdown() + "\n" + h + "Scores at the offsets that matter\n\n" +
+           score_note(r) + "\n" + score_table(r).to_markdown() + "\n" + h + "Candidates\n\n";
+    for (const auto& p : r.candidates) {
+      out += fmt::format("- **{}** (`{}`): {}. Fix: {}. Report: {}.{}\n", p.name, p.realisation,
+                         p.candidate->means, p.candidate->fix, p.candidate->report,
+                         p.skipped.empty() ? "" : " Not measured: " + p.skipped + ".");
+    }
+    out += "\n";
   }
   return out;
 }
 
-std::string html_report(const proofs::DiagnoseReport& r) {
+std::string html_report(std::span<const proofs::DiagnoseReport> reports) {
+  const auto& first = reports[0];
+  std::string names;
+  for (const auto& r : reports) names += (names.empty() ? "" : ", ") + r.framework;
   std::string out =
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>ropesim diagnose " +
-      html_escape(r.schedule) +
-      "</title>\n<style>body{font-family:sans-serif;max-width:1200px;margin:auto}"
+      html_escape(first.schedule) + " (" + html_escape(names) +
+      ")</title>\n<style>body{font-family:sans-serif;max-width:1400px;margin:auto}"
       "table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;padding:2px 6px}"
-      "pre{background:#f6f6f6;padding:8px;white-space:pre-wrap}</style></head><body>\n"
+      "pre{background:#f6f6f6;padding:8px;white-space:pre-wrap}"
+      ".side{display:flex;gap:12px;flex-wrap:wrap}.side>div{flex:1;min-width:420px}"
+      ".side svg{width:100%;height:auto}</style></head><body>\n"
       "<h1>ropesim diagnose</h1>\n<p>Made by " +
-      html_escape(provenance_line()) + "</p>\n<pre>" + html_escape(summary_text(r)) +
-      "</pre>\n<h2>Error against position</h2>\n" + svg_figure(error_figure(r)) +
-      "\n<h2>Collision map</h2>\n" + svg_figure(collision_figure(r)) +
-      "\n<h2>Errors per position band</h2>\n" + html_table(band_table(r)) +
-      "<h2>Rotation census</h2>\n" + html_table(census_table(r)) +
-      "<h2>Fixed-offset score drift</h2>\n<p>" + html_escape(score_note(r)) + "</p>\n" +
-      html_table(score_table(r)) + "<h2>Candidates</h2>\n<ul>\n";
-  for (const auto& p : r.candidates) {
-    out += "<li><b>" + html_escape(p.name) + "</b> (<code>" + html_escape(p.realisation) +
-           "</code>): " + html_escape(std::string(p.candidate->means)) +
-           ". Fix: " + html_escape(std::string(p.candidate->fix)) +
-           ". Report: " + html_escape(std::string(p.candidate->report)) + "." +
-           (p.skipped.empty() ? "" : " Not measured: " + html_escape(p.skipped) + ".") + "</li>\n";
+      html_escape(provenance_line()) + "</p>\n";
+  out +=
+      "<h2>Frameworks side by side</h2>\n<p>Largest relative score error over every query "
+      "position, per offset (one column per framework):</p>\n" +
+      html_table(frameworks_table(reports)) +
+      "<p>Ranking per framework (worst first; the metric that decided each place):</p>\n" +
+      html_table(ranking_table(reports));
+  out += "<h2>Error against position</h2>\n<div class=\"side\">\n";
+  for (const auto& r : reports)
+    out += "<div class=\"figure error\"><h3>" + html_escape(r.framework) + "</h3>\n" +
+           svg_figure(error_figure(r)) + "</div>\n";
+  out += "</div>\n<h2>Collision map</h2>\n<div class=\"side\">\n";
+  for (const auto& r : reports)
+    out += "<div class=\"figure collision\"><h3>" + html_escape(r.framework) + "</h3>\n" +
+           svg_figure(collision_figure(r)) + "</div>\n";
+  out += "</div>\n";
+  for (const auto& r : reports) {
+    out += "<h2>" + html_escape(r.framework) + "</h2>\n<pre>" + html_escape(summary_text(r)) +
+           "</pre>\n<h3>Errors per position band</h3>\n" + html_table(band_table(r)) +
+           "<h3>Rotation census</h3>\n" + html_table(census_table(r)) +
+           "<h3>Scores at the offsets that matter</h3>\n<p>" + html_escape(score_note(r)) +
+           "</p>\n" + html_table(score_table(r)) + "<h3>Candidates</h3>\n<ul>\n";
+    for (const auto& p : r.candidates) {
+      out += "<li><b>" + html_escape(p.name) + "</b> (<code>" + html_escape(p.realisation) +
+             "</code>): " + html_escape(std::string(p.candidate->means)) +
+             ". Fix: " + html_escape(std::string(p.candidate->fix)) +
+             ". Report: " + html_escape(std::string(p.candidate->report)) + "." +
+             (p.skipped.empty() ? "" : " Not measured: " + html_escape(p.skipped) + ".") +
+             "</li>\n";
+    }
+    out += "</ul>\n";
   }
-  return out + "</ul>\n</body></html>\n";
+  return out + "</body></html>\n";
 }
 
 }  // namespace
 
 Action add_diagnose_command(CLI::App& app) {
   struct Options {
-    std::string config, schedule, dtype, framework, out;
-    std::uint64_t context = 0;
+    std::string config, schedule, dtype, framework, out, offsets;
+    std::uint64_t context = 0, draws = 8, horizon_limit = 0;
     bool json = false, allow_slow = false;
     unsigned jobs = 0;
     ProgressChoice progress = ProgressChoice::automatic;
@@ -398,11 +509,26 @@ Action add_diagnose_command(CLI::App& app) {
   schedule->excludes(config);
   cmd->add_option("--dtype", o->dtype, "Activation format A (bf16, bfloat16, fp16, fp32, ...)")
       ->required();
-  cmd->add_option("--framework", o->framework, "Framework preset (hf, vllm, llamacpp-cpu, ...)")
+  cmd->add_option("--framework", o->framework,
+                  "Framework preset(s), comma list (hf, vllm, flash-attn, llamacpp-cpu, ...): one "
+                  "report with a column per framework")
       ->required();
   add_integer_option(cmd, "--context", o->context,
-                     "Context N: positions 0..N-1 (default max_position_embeddings)", 1,
-                     attention::kMaxCensusPositions);
+                     "Context N: positions 0..N-1 (default: the context the config serves, "
+                     "max(max_position_embeddings, factor x original_max_position_embeddings))",
+                     1, attention::kMaxCensusPositions);
+  cmd->add_option("--offsets", o->offsets,
+                  "Offsets n of the score check, comma list in 1..N-1 (default 1,64,4096,N-1)");
+  add_integer_option(cmd, "--draws", o->draws,
+                     "Random q, k draws of the score check (seeds 1..K; the upper half by |exact "
+                     "score| is scanned at each offset)",
+                     1, 64)
+      ->capture_default_str();
+  add_integer_option(cmd, "--horizon-limit", o->horizon_limit,
+                     "Length limit L of the model head's certified range (as horizon "
+                     "--max-length L; default: horizon's quick limit; a larger L keeps the quick "
+                     "limit)",
+                     1, proofs::kMaxScanLength);
   cmd->add_option("--out", o->out, "Write the report to REPORT.md or REPORT.html");
   cmd->add_flag("--json", o->json, "Print the report as JSON");
   cmd->add_flag("--allow-slow", o->allow_slow,
@@ -425,45 +551,73 @@ Action add_diagnose_command(CLI::App& app) {
     if (o->config.empty() && o->schedule.empty())
       throw InvalidArgument("--config: give a config.json (or --schedule S)");
     const auto format = with_context("--dtype", [&] { return numeric::parse_format(o->dtype); });
-    (void)with_context("--framework", [&] { return attention::framework_preset(o->framework); });
+    std::vector<std::string> frameworks;
+    for (const auto& item : split_list(o->framework, "--framework")) {
+      (void)with_context("--framework", [&] { return attention::framework_preset(item); });
+      frameworks.push_back(item);
+    }
+    if (frameworks.empty())
+      throw InvalidArgument("--framework: empty list; accepted: preset names, e.g. hf,vllm");
     const auto s =
         o->config.empty()
             ? with_context("--schedule", [&] { return attention::parse_schedule(o->schedule); })
             : with_context("--config", [&] { return attention::hf_config_schedule(o->config); });
     std::uint64_t context = o->context;
     if (context == 0) {
-      if (!s.max_position_embeddings) {
+      const auto served = proofs::diagnose_default_context(s);
+      if (!served) {
         throw InvalidArgument("--context: '" + s.spec +
                               "' has no max_position_embeddings; accepted: --context N (1..2^31)");
       }
-      context = *s.max_position_embeddings;
+      context = *served;
     }
-    check_budget("--context", proofs::diagnose_work(s, context), opt_in_budget(o->allow_slow));
+    std::vector<std::uint64_t> offsets;
+    if (cmd->count("--offsets") > 0) {
+      for (const auto& item : split_list(o->offsets, "--offsets"))
+        offsets.push_back(numeric::parse_integer(item, "--offsets", 1, context - 1));
+      if (offsets.empty())
+        throw InvalidArgument("--offsets: empty list; accepted: integers in 1.." +
+                              std::to_string(context - 1));
+    }
+    WorkEstimate work = proofs::diagnose_work(s, context);
+    work.units *= static_cast<double>(frameworks.size());
+    check_budget("--context", work, opt_in_budget(o->allow_slow));
     warn_about_schedule(s, context - 1);
     ProgressReporter progress(o->progress, "diagnose");
     proofs::DiagnoseOptions options;
     options.context = context;
+    options.offsets = offsets;
+    options.draws = o->draws;
+    if (cmd->count("--horizon-limit") > 0) options.horizon_limit = o->horizon_limit;
     options.threads = jobs_threads(o->jobs);
     // steps: per measured path one compare per band and one census; then head, bounds
     const std::uint64_t paths = 1 + proofs::diagnose_candidates().size();
-    const std::uint64_t steps = paths * (proofs::diagnose_bands(context).size() + 1) + 3;
+    const std::uint64_t steps =
+        frameworks.size() * (paths * (proofs::diagnose_bands(context).size() + 2) + 3);
     std::uint64_t step = 0;
     options.progress = [&](const std::string&, std::uint64_t, std::uint64_t) {
       progress.update(std::min(++step, steps), steps, "steps");
     };
-    const auto report = with_context(
-        "--framework", [&] { return proofs::diagnose(s, format, o->framework, options); });
+    const auto reports = with_context(
+        "--framework", [&] { return proofs::diagnose_frameworks(s, format, frameworks, options); });
     progress.finish();
     if (!o->out.empty()) {
-      io::write_output_file(o->out, html ? html_report(report) : markdown_report(report));
+      io::write_output_file(o->out, html ? html_report(reports) : markdown_report(reports));
     }
     if (o->json) {
-      std::cout << proofs::to_json(report).dump(2) << "\n";
-    } else {
+      std::cout << proofs::to_json(std::span<const proofs::DiagnoseReport>(reports)).dump(2)
+                << "\n";
+    } else if (reports.size() == 1) {
+      const auto& report = reports[0];
       std::cout << summary_text(report) << "\n"
                 << band_table(report).for_terminal("").to_text() << "\n"
                 << census_table(report).for_terminal("").to_text() << "\n"
                 << score_table(report).for_terminal("").to_text();
+    } else {
+      for (const auto& report : reports) std::cout << summary_text(report) << "\n";
+      std::cout << frameworks_table(reports).for_terminal("").to_text() << "\n"
+                << ranking_table(reports).for_terminal("").to_text()
+                << "(bands, census and score tables per framework: --out REPORT.md or --json)\n";
     }
     return 0;
   };

@@ -217,8 +217,16 @@ Action add_rotate_command(CLI::App& app) {
         result.format.name, numeric::to_string(result.summation), accumulation,
         schedule.dimension() - 1);
     out += fmt::format("accumulation {}\n", summation_origin);
-    out += fmt::format("exact        q R_(-n) k = {} (n = {}; the same at every p)\n",
-                       number_text(result.exact), result.offset);
+    if (result.attention_factor) {
+      out += fmt::format(
+          "exact        s^2 q R_(-n) k = {} (n = {}; the same at every p; s = {:.6g} is the "
+          "attention factor {} multiplies cos and sin by, so both sides carry s^2)\n",
+          number_text(result.exact), result.offset, result.attention_factor->get_d(),
+          result.realisation);
+    } else {
+      out += fmt::format("exact        q R_(-n) k = {} (n = {}; the same at every p)\n",
+                         number_text(result.exact), result.offset);
+    }
     Table t;
     t.columns = {"p", "p-n", "realised score", "abs error", "rel error", "flags"};
     for (const auto& s : result.scores) {

@@ -2,11 +2,17 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <tuple>
 
 #include "attention/framework_presets.hpp"
+#include "attention/realised_table.hpp"
+#include "numeric/binary64_rounding.hpp"
 #include "numeric/error.hpp"
 #include "numeric/fast_engine.hpp"
 #include "numeric/json_number.hpp"
+#include "numeric/parallel.hpp"
 #include "proofs/fixed_offset_head.hpp"
 
 namespace ropesim::proofs {
@@ -24,8 +30,9 @@ constexpr DiagnoseCandidate kCandidates[] = {
      "buffers), transformers #29496 (Mistral's inv_freq in bf16 under bf16 training), "
      "NVIDIA-NeMo/Automodel #2549 (fix: keep RoPE frequency buffers fp32 under a bf16 model "
      "cast); docs/FRAMEWORK_BUGS.md 'inv_freq cast with the model'",
-     "keep the inv_freq buffer in fp32 (register it with persistent=False and re-create it in "
-     "fp32 after casting the model)"},
+     "re-create the inv_freq buffer in fp32 after casting the model (`model.to(dtype)` casts "
+     "every floating buffer, persistent=False or not: only the re-created fp32 tensor, or "
+     "computing inv_freq inside forward in fp32, keeps it fp32)"},
     {"angle-bf16", "angle", "bf16",
      "the angle inv_freq*t is formed in bf16 (autocast around the RoPE matmul), so above "
      "position 256 the angle is rounded to 8 significant bits",
@@ -131,19 +138,43 @@ nlohmann::json band_json(const BandError& b) {
           {"nonfinite", b.nonfinite}};
 }
 
-nlohmann::json score_drift_json(const std::optional<DiagnoseScoreDrift>& d) {
-  if (!d) return nullptr;
-  auto number = [](double v) {
-    return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(std::isnan(v) ? "nan" : "inf");
-  };
-  return {{"drift", number(d->drift)},
-          {"max_error", {{"value", number(d->max_error)}, {"position", d->max_error_position}}},
-          {"nonfinite", d->nonfinite}};
+nlohmann::json number_json(double v) {
+  return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(std::isnan(v) ? "nan" : "inf");
 }
 
-nlohmann::json path_json(const DiagnosePath& p) {
+nlohmann::json scores_json(const DiagnoseReport& report, const DiagnosePath& p) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& x : p.scores) {
+    nlohmann::json bands = nlohmann::json::array();
+    for (const auto& b : x.bands) {
+      bands.push_back({{"start", b.start},
+                       {"end", b.end},
+                       {"max_abs_error", number_json(b.max_abs_error)},
+                       {"max_rel_error", number_json(b.max_rel_error)},
+                       {"position", b.position},
+                       {"seed", b.seed},
+                       {"nonfinite", b.nonfinite}});
+    }
+    out.push_back({{"offset", x.offset},
+                   {"max_abs_error", number_json(x.max_abs_error)},
+                   {"max_rel_error", number_json(x.max_rel_error)},
+                   {"exact_score", number_json(x.exact)},
+                   {"score", number_json(x.score)},
+                   {"position", x.position},
+                   {"seed", x.seed},
+                   {"draws", x.draws},
+                   {"positions", x.positions},
+                   {"nonfinite", x.nonfinite},
+                   {"command", diagnose_rotate_command(report, p, x)},
+                   {"bands", bands}});
+  }
+  return out;
+}
+
+nlohmann::json path_json(const DiagnoseReport& report, const DiagnosePath& p) {
   nlohmann::json j;
   j["name"] = p.name;
+  j["framework"] = report.framework;
   j["realization"] = p.realisation;
   j["against"] = p.against;
   if (p.candidate) {
@@ -156,7 +187,8 @@ nlohmann::json path_json(const DiagnosePath& p) {
   j["bands"] = nlohmann::json::array();
   for (const auto& b : p.bands) j["bands"].push_back(band_json(b));
   j["overall"] = band_json(p.overall);
-  j["score_drift"] = score_drift_json(p.score_drift);
+  j["scores"] = scores_json(report, p);
+  j["score_method"] = p.score_method;
   j["first_differing_band"] =
       p.first_differing_band ? nlohmann::json(*p.first_differing_band) : nlohmann::json(nullptr);
   const auto& c = p.census;
@@ -241,23 +273,381 @@ std::vector<std::pair<std::uint64_t, std::uint64_t>> diagnose_bands(std::uint64_
   return bands;
 }
 
-std::vector<std::uint64_t> diagnose_score_positions(std::uint64_t context, std::uint64_t offset) {
-  std::vector<std::uint64_t> out;
-  if (context == 0 || context - 1 < offset) return out;
-  const std::uint64_t last = context - 1, span = last - offset;
-  const std::uint64_t count = std::min<std::uint64_t>(64, span + 1);
-  for (std::uint64_t i = 0; i < count; ++i) {
-    // offset + floor(i·span/(count-1)) without overflow (span < 2^31)
-    out.push_back(count == 1 ? offset : offset + i * span / (count - 1));
+std::optional<std::uint64_t> diagnose_default_context(const attention::Schedule& s) {
+  std::optional<std::uint64_t> out = s.max_position_embeddings;
+  if (s.rope_scaling && s.rope_scaling->factor &&
+      s.rope_scaling->original_max_position_embeddings) {
+    const mpq_class served =
+        *s.rope_scaling->factor * *s.rope_scaling->original_max_position_embeddings;
+    const mpz_class whole = served.get_num() / served.get_den();
+    if (whole > 0 &&
+        whole <= mpz_class(static_cast<unsigned long>(attention::kMaxCensusPositions))) {
+      const std::uint64_t n = whole.get_ui();
+      if (!out || n > *out) out = n;
+    }
   }
-  for (const auto& [start, end] : diagnose_bands(context)) {
-    if (start >= offset) out.push_back(start);
-    if (end - 1 >= offset) out.push_back(end - 1);
+  return out;
+}
+
+std::vector<std::uint64_t> diagnose_offsets(std::uint64_t context,
+                                            std::span<const std::uint64_t> requested) {
+  std::vector<std::uint64_t> out;
+  if (requested.empty()) {
+    for (const std::uint64_t n :
+         {std::uint64_t{1}, std::uint64_t{64}, std::uint64_t{4096}, context > 0 ? context - 1 : 0})
+      if (n >= 1 && n < context) out.push_back(n);
+  } else {
+    for (const std::uint64_t n : requested) {
+      if (n == 0 || n >= context) {
+        throw InvalidArgument("diagnose: offset " + std::to_string(n) +
+                              " has no query position in a context of " + std::to_string(context) +
+                              "; accepted: 1.." + std::to_string(context > 0 ? context - 1 : 0));
+      }
+      out.push_back(n);
+    }
   }
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
 }
+
+std::string diagnose_rotate_command(const DiagnoseReport& report, const DiagnosePath& path,
+                                    const DiagnoseOffsetScore& score) {
+  std::string out = "ropesim rotate --schedule '" + report.schedule + "' --realization '" +
+                    path.realisation + "' --format " + report.format.name + " --seed " +
+                    std::to_string(score.seed) + " --offset " + std::to_string(score.offset) +
+                    " --position " + std::to_string(score.position) + " --summation " +
+                    std::string(numeric::to_string(report.score.summation));
+  if (report.score.summation == numeric::Summation::wide_accumulator)
+    out += " --accumulator " + report.score.accumulator.name;
+  return out;
+}
+
+namespace {
+
+/// compare() over `threads` groups of blocks run concurrently (numeric::parallel_for), merged
+/// as compare() merges its blocks (attention::merge: the first place of the larger value), so
+/// the result is compare()'s whatever the thread count.
+attention::CompareResult compare_parallel(const attention::Schedule& s,
+                                          const attention::Realisation& r,
+                                          const std::optional<attention::Realisation>& against,
+                                          const attention::CompareOptions& options,
+                                          unsigned threads) {
+  const std::size_t nb = s.blocks.size();
+  const std::size_t groups = std::min<std::size_t>(std::max(1u, threads), nb);
+  if (groups <= 1) return attention::compare(s, r, against, options);
+  std::vector<attention::CompareResult> parts(groups);
+  numeric::parallel_for(static_cast<unsigned>(groups), groups, [&](std::size_t g) {
+    attention::CompareOptions o = options;
+    o.blocks.clear();
+    for (std::size_t b = g * nb / groups; b < (g + 1) * nb / groups; ++b) o.blocks.push_back(b);
+    parts[g] = attention::compare(s, r, against, o);
+  });
+  attention::CompareResult out = std::move(parts[0]);
+  for (std::size_t g = 1; g < groups; ++g) {
+    auto& st = parts[g].overall;
+    auto& all = out.overall;
+    attention::merge(all.cos.absolute, st.cos.absolute);
+    attention::merge(all.cos.relative, st.cos.relative);
+    attention::merge(all.sin.absolute, st.sin.absolute);
+    attention::merge(all.sin.relative, st.sin.relative);
+    attention::merge(all.ulps, st.ulps);
+    all.entries += st.entries;
+    all.differing += st.differing;
+    all.nonfinite += st.nonfinite;
+    if (st.first_nonfinite && (!all.first_nonfinite || *st.first_nonfinite < *all.first_nonfinite))
+      all.first_nonfinite = st.first_nonfinite;
+    if (st.angle) {
+      if (!all.angle) all.angle = attention::ErrorPair{};
+      attention::merge(all.angle->absolute, st.angle->absolute);
+      attention::merge(all.angle->relative, st.angle->relative);
+    }
+    for (auto& block : parts[g].blocks) out.blocks.push_back(std::move(block));
+  }
+  return out;
+}
+
+/// The binary64 fast path of one realisation (numeric::Binary64Rounding): its realised table
+/// at every position 0..N-1 and the roundings of apply_rotation and of the store into F.
+/// Unset when a format is outside the fast path's domain.
+struct FastRotation {
+  attention::RealisedTable table;  ///< every position, every block
+  numeric::Binary64Rounding rf, rout, rF;
+  bool to_out = false, to_f = false, theory = false, adjacent = false;
+  std::size_t nb = 0, dim = 0;
+
+  /// R̂_p x for every p (row p, dim doubles), as apply_rotation then the store into F do.
+  std::vector<double> rotate_all(const std::vector<numeric::Value>& value, unsigned threads) const {
+    std::vector<double> x(dim);
+    for (std::size_t j = 0; j < dim; ++j) x[j] = value[j].to_double();
+    std::vector<double> out(table.positions * dim);
+    const std::uint64_t chunks =
+        std::max<std::uint64_t>(1, std::min<std::uint64_t>(threads * 4, table.positions));
+    numeric::parallel_for(threads, chunks, [&](std::size_t chunk) {
+      for (std::uint64_t p = chunk * table.positions / chunks;
+           p < (chunk + 1) * table.positions / chunks; ++p) {
+        const double* cos_row = table.cos.data() + p * nb;
+        const double* sin_row = table.sin.data() + p * nb;
+        double* y = out.data() + p * dim;
+        for (std::size_t j = 0; j < dim; ++j) y[j] = x[j];
+        for (std::size_t d = 0; d < nb; ++d) {
+          const std::size_t i0 = adjacent ? 2 * d : d, i1 = adjacent ? 2 * d + 1 : d + nb;
+          const double x0 = rf.round(x[i0]), x1 = rf.round(x[i1]);
+          const double c = rf.round(cos_row[d]), sn = rf.round(sin_row[d]);
+          double y0, y1;
+          if (theory) {  // THEORY §2.1
+            y0 = rf.sub(rf.mul(c, x0), rf.mul(sn, x1));
+            y1 = rf.add(rf.mul(sn, x0), rf.mul(c, x1));
+          } else {  // hf eager: q·cos + rotate_half(q)·sin
+            y0 = rf.add(rf.mul(x0, c), rf.mul(-x1, sn));
+            y1 = rf.add(rf.mul(x1, c), rf.mul(x0, sn));
+          }
+          y[i0] = to_out ? rout.round(y0) : y0;
+          y[i1] = to_out ? rout.round(y1) : y1;
+        }
+        if (to_f)
+          for (std::size_t j = 0; j < dim; ++j) y[j] = rF.round(y[j]);
+      }
+    });
+    return out;
+  }
+};
+
+std::optional<FastRotation> fast_rotation(const attention::Schedule& s,
+                                          const attention::Realisation& r, std::uint64_t context,
+                                          unsigned threads) {
+  if (r.rounding != numeric::Rounding::nearest_even || s.is_multi_axis()) return std::nullopt;
+  try {
+    attention::check_table_fits_double(r);
+  } catch (const InvalidArgument&) {
+    return std::nullopt;
+  }
+  const attention::RealisedRotation probe = attention::realise(s, r, 0);
+  if (probe.rounding != numeric::Rounding::nearest_even) return std::nullopt;
+  FastRotation f{{},
+                 numeric::Binary64Rounding(probe.rotation_format, probe.rounding),
+                 numeric::Binary64Rounding(probe.output_format, probe.rounding),
+                 numeric::Binary64Rounding(r.format, r.rounding)};
+  if (!f.rf.fast_arithmetic() || !f.rout.fast_rounding() || !f.rF.fast_rounding())
+    return std::nullopt;
+  f.to_out = !(probe.output_format == probe.rotation_format);
+  f.to_f = !(probe.output_format == r.format);
+  f.theory = probe.arithmetic == attention::RotationArithmetic::theory;
+  f.adjacent = r.layout == attention::PairLayout::adjacent;
+  f.nb = s.blocks.size();
+  f.dim = s.dimension();
+  f.table = attention::realised_table(s, r, 0, context, threads);
+  return f;
+}
+
+/// The realised extremes of one band at one offset: the largest and the smallest finite
+/// score (their first positions), the first non-finite one.
+struct BandExtremes {
+  std::uint64_t start = 0, end = 0;
+  std::optional<std::pair<double, std::uint64_t>> high, low;
+  std::uint64_t nonfinite = 0;
+  std::optional<std::uint64_t> first_nonfinite;
+  void add(double v, std::uint64_t p) {
+    if (!std::isfinite(v)) {
+      if (nonfinite++ == 0) first_nonfinite = p;
+      return;
+    }
+    if (!high || v > high->first) high = {v, p};
+    if (!low || v < low->first) low = {v, p};
+  }
+};
+
+/// NaN is worse than every number; among numbers the larger is worse.
+bool worse(double a, double b) { return std::isnan(a) ? !std::isnan(b) : a > b; }
+
+/// The scores of one path at every offset over every query position, for the q, k draws
+/// chosen at each offset: those whose |exact score| is at least the median over the draws
+/// (the relative error is meaningful there, not near a zero of the score). The error at a
+/// position is the one rotate_scores computes there; since the exact score is the same at
+/// every p, the largest |S - exact| of a band is reached at its largest or its smallest
+/// realised score, so rotate_scores recomputes those two (and the first non-finite one) per
+/// band by the engine, which must give the fast path's scores bit for bit (std::logic_error
+/// otherwise). Per band and offset the worst draw by relative error is kept.
+std::vector<DiagnoseOffsetScore> offset_scores(
+    const attention::Schedule& s, const attention::Realisation& r,
+    const std::vector<attention::QueryKey>& draws, const DiagnoseScoreSettings& settings,
+    std::uint64_t context, const std::vector<std::pair<std::uint64_t, std::uint64_t>>& bands,
+    unsigned threads, std::string& method) {
+  std::vector<DiagnoseOffsetScore> out;
+  if (settings.offsets.empty()) return out;
+  numeric::EvaluationPolicy policy;
+  static_cast<numeric::FormatBinding&>(policy) = r;
+  policy.summation = settings.summation;
+  policy.accumulator = settings.accumulator;
+  const auto dot = numeric::Binary64Dot::for_policy(policy);
+  const auto fast = dot ? fast_rotation(s, r, context, threads) : std::nullopt;
+  method = fast ? "binary64" : "engine";
+  // the exact score of every draw at every offset, in r's convention; the draws chosen
+  const std::size_t K = draws.size();
+  std::vector<std::vector<std::size_t>> chosen(settings.offsets.size());
+  for (std::size_t o = 0; o < settings.offsets.size(); ++o) {
+    const std::uint64_t n = settings.offsets[o];
+    std::vector<double> exact(K);
+    for (std::size_t k = 0; k < K; ++k) {
+      exact[k] = attention::rotate_scores(s, r, draws[k].query, draws[k].key, n, {n},
+                                          settings.summation, settings.accumulator)
+                     .exact;
+    }
+    std::vector<std::size_t> order(K);
+    for (std::size_t k = 0; k < K; ++k) order[k] = k;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      return std::fabs(exact[a]) > std::fabs(exact[b]);
+    });
+    order.resize((K + 1) / 2);
+    std::sort(order.begin(), order.end());
+    chosen[o] = order;
+  }
+  auto is_chosen = [&](std::size_t o, std::size_t k) {
+    return std::find(chosen[o].begin(), chosen[o].end(), k) != chosen[o].end();
+  };
+  for (const std::uint64_t n : settings.offsets) {
+    DiagnoseOffsetScore score;
+    score.offset = n;
+    score.positions = context - n;
+    for (const auto& [a, b] : bands) {
+      if (b <= n) continue;
+      DiagnoseBandScore bs;
+      bs.start = a;
+      bs.end = b;
+      score.bands.push_back(bs);
+    }
+    out.push_back(score);
+  }
+  std::vector<std::vector<bool>> band_seen(out.size());
+  for (std::size_t o = 0; o < out.size(); ++o) band_seen[o].assign(out[o].bands.size(), false);
+  std::vector<bool> seen(out.size(), false);
+  for (std::size_t k = 0; k < K; ++k) {
+    bool needed = false;
+    for (std::size_t o = 0; o < out.size(); ++o) needed = needed || is_chosen(o, k);
+    if (!needed) continue;
+    std::vector<double> rq, rk;
+    if (fast) {
+      rq = fast->rotate_all(draws[k].query, threads);
+      rk = fast->rotate_all(draws[k].key, threads);
+    }
+    for (std::size_t o = 0; o < out.size(); ++o) {
+      if (!is_chosen(o, k)) continue;
+      const std::uint64_t n = settings.offsets[o];
+      auto& score = out[o];
+      std::vector<BandExtremes> ext;
+      for (const auto& bs : score.bands) {
+        BandExtremes e;
+        e.start = bs.start;
+        e.end = bs.end;
+        ext.push_back(e);
+      }
+      std::size_t band = 0;
+      auto add = [&](double v, std::uint64_t p) {
+        while (p >= ext[band].end) ++band;
+        ext[band].add(v, p);
+      };
+      if (fast) {
+        // chunks of query positions on the threads, merged in position order (the first
+        // position of a strict maximum is kept, as one pass would keep it)
+        const std::size_t dim = fast->dim;
+        const std::uint64_t count = context - n;
+        const std::uint64_t chunks =
+            std::max<std::uint64_t>(1, std::min<std::uint64_t>(threads * 4, count));
+        std::vector<std::vector<BandExtremes>> parts(chunks, ext);
+        numeric::parallel_for(threads, chunks, [&](std::size_t c) {
+          auto& mine = parts[c];
+          std::size_t b = 0;
+          for (std::uint64_t p = n + c * count / chunks; p < n + (c + 1) * count / chunks; ++p) {
+            while (p >= mine[b].end) ++b;
+            mine[b].add((*dot)(rq.data() + p * dim, rk.data() + (p - n) * dim, dim), p);
+          }
+        });
+        for (const auto& part : parts) {
+          for (std::size_t i = 0; i < ext.size(); ++i) {
+            const auto& m = part[i];
+            auto& e = ext[i];
+            if (m.high && (!e.high || m.high->first > e.high->first)) e.high = m.high;
+            if (m.low && (!e.low || m.low->first < e.low->first)) e.low = m.low;
+            if (m.first_nonfinite && !e.first_nonfinite) e.first_nonfinite = m.first_nonfinite;
+            e.nonfinite += m.nonfinite;
+          }
+        }
+      } else {
+        // every position by the engine, in rotate_scores' largest batches
+        for (std::uint64_t p = n; p < context; p += attention::kMaxRotatePositions) {
+          std::vector<std::uint64_t> ps;
+          const std::uint64_t end =
+              std::min<std::uint64_t>(context, p + attention::kMaxRotatePositions);
+          for (std::uint64_t x = p; x < end; ++x) ps.push_back(x);
+          const auto rows = attention::rotate_scores(s, r, draws[k].query, draws[k].key, n, ps,
+                                                     settings.summation, settings.accumulator);
+          for (const auto& row : rows.scores) add(row.score.to_double(), row.position);
+        }
+      }
+      // the engine's scores and errors at each band's extremes
+      std::vector<std::uint64_t> at;
+      for (const auto& e : ext) {
+        for (const auto& x : {e.high, e.low})
+          if (x) at.push_back(x->second);
+        if (e.first_nonfinite) at.push_back(*e.first_nonfinite);
+      }
+      std::sort(at.begin(), at.end());
+      at.erase(std::unique(at.begin(), at.end()), at.end());
+      if (at.empty()) continue;
+      const auto check = attention::rotate_scores(s, r, draws[k].query, draws[k].key, n, at,
+                                                  settings.summation, settings.accumulator);
+      auto row_at = [&](std::uint64_t p) -> const attention::ScoreAtPosition& {
+        const auto it = std::lower_bound(at.begin(), at.end(), p);
+        return check.scores[static_cast<std::size_t>(it - at.begin())];
+      };
+      for (std::size_t i = 0; i < ext.size(); ++i) {
+        const auto& e = ext[i];
+        auto& bs = score.bands[i];
+        bs.nonfinite = std::max(bs.nonfinite, e.nonfinite);
+        const attention::ScoreAtPosition* worst = nullptr;
+        for (const auto& x : {e.high, e.low}) {
+          if (!x) continue;
+          const auto& row = row_at(x->second);
+          const double v = row.score.to_double();
+          if (!(v == x->first) || std::signbit(v) != std::signbit(x->first)) {
+            throw std::logic_error("diagnose: the fast score at p = " + std::to_string(x->second) +
+                                   ", n = " + std::to_string(n) + " differs from rotate_scores'");
+          }
+          if (!worst || row.absolute_error > worst->absolute_error ||
+              (row.absolute_error == worst->absolute_error && row.position < worst->position))
+            worst = &row;
+        }
+        if (e.first_nonfinite) worst = &row_at(*e.first_nonfinite);  // error NaN
+        if (!worst) continue;
+        // the worst draw by relative error (NaN for a non-finite score); ties: the earlier
+        if (!band_seen[o][i] || worse(worst->relative_error, bs.max_rel_error)) {
+          band_seen[o][i] = true;
+          bs.max_abs_error = worst->absolute_error;
+          bs.max_rel_error = worst->relative_error;
+          bs.position = worst->position;
+          bs.seed = settings.seeds[k];
+        }
+        if (!seen[o] || worse(worst->relative_error, score.max_rel_error)) {
+          seen[o] = true;
+          score.max_abs_error = worst->absolute_error;
+          score.max_rel_error = worst->relative_error;
+          score.position = worst->position;
+          score.score = worst->score.to_double();
+          score.exact = check.exact;
+          score.seed = settings.seeds[k];
+        }
+      }
+    }
+  }
+  for (std::size_t o = 0; o < out.size(); ++o) {
+    out[o].nonfinite = 0;
+    for (const auto& bs : out[o].bands) out[o].nonfinite += bs.nonfinite;
+    for (const std::size_t k : chosen[o]) out[o].draws.push_back(settings.seeds[k]);
+  }
+  return out;
+}
+
+}  // namespace
 
 WorkEstimate diagnose_work(const attention::Schedule& s, std::uint64_t context) {
   // In seconds of one thread at compare-against-exact's rate (10^5 entries/s): the correct
@@ -274,8 +664,88 @@ WorkEstimate diagnose_work(const attention::Schedule& s, std::uint64_t context) 
   return e;
 }
 
-DiagnoseReport diagnose(const attention::Schedule& s, const numeric::Format& format,
-                        std::string_view framework, const DiagnoseOptions& options) {
+DiagnoseHorizon model_head_horizon(const attention::Schedule& s, std::string_view framework,
+                                   const numeric::FormatBinding& binding, unsigned threads,
+                                   std::optional<std::uint64_t> limit) {
+  if (limit && *limit == 0)
+    throw InvalidArgument("diagnose: the horizon limit must be at least 1 (got 0)");
+  DiagnoseHorizon out;
+  out.realisation = std::string(framework);
+  out.blocks = s.blocks.size();
+  HorizonSpec hs;
+  hs.head.schedule = s;
+  hs.head.realisation = std::string(framework);
+  hs.head.k = 1;
+  static_cast<numeric::FormatBinding&>(hs.head.policy) = binding;
+  hs.auto_C = true;
+  try {
+    FixedOffsetSpec probe = hs.head;
+    probe.C = 1;
+    const auto head = make_fixed_offset_head(probe);
+    const auto algorithm = resolve_range_algorithm(hs.algorithm, head);
+    // the quick limit `ropesim horizon` uses by default: N_max, or "≥ L" at that L
+    hs.max_length = horizon_max_length(algorithm, head, std::nullopt, false, threads);
+    if (limit && *limit < hs.max_length) {
+      hs.max_length = *limit;
+      out.limit = *limit;
+    }
+    hs.threads = std::max(1u, threads);
+    out.report = horizon(hs);
+  } catch (const InvalidArgument& e) {
+    out.skipped = std::string(framework) + ": " + e.what();
+  }
+  return out;
+}
+
+std::pair<std::vector<std::size_t>, std::vector<std::string>> rank_candidates(
+    const std::vector<DiagnosePath>& candidates) {
+  // the keys, larger = worse: the largest relative score error (NaN as +inf), the angle
+  // error, minus the distinct rotations
+  auto score_key = [](const DiagnosePath& p) {
+    double worst = 0;
+    for (const auto& x : p.scores) {
+      const double v =
+          std::isnan(x.max_rel_error) ? std::numeric_limits<double>::infinity() : x.max_rel_error;
+      worst = std::max(worst, v);
+    }
+    return worst;
+  };
+  auto angle_key = [](const DiagnosePath& p) {
+    return p.overall.max_angle ? p.overall.max_angle->value : 0.0;
+  };
+  auto collision_key = [](const DiagnosePath& p) { return p.census.distinct; };
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < candidates.size(); ++i)
+    if (candidates[i].skipped.empty()) order.push_back(i);
+  // which metric separates x from y, in order; "tie" when none does
+  auto decider = [&](const DiagnosePath& x, const DiagnosePath& y) -> std::string {
+    if (score_key(x) != score_key(y)) return "score";
+    if (angle_key(x) != angle_key(y)) return "angle";
+    if (collision_key(x) != collision_key(y)) return "collisions";
+    return "tie";
+  };
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    const auto& x = candidates[a];
+    const auto& y = candidates[b];
+    if (score_key(x) != score_key(y)) return score_key(x) > score_key(y);
+    if (angle_key(x) != angle_key(y)) return angle_key(x) > angle_key(y);
+    return collision_key(x) < collision_key(y);
+  });
+  std::vector<std::string> decided;
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    const std::size_t other = i + 1 < order.size() ? i + 1 : i - (i > 0 ? 1 : 0);
+    decided.push_back(other == i ? "tie" : decider(candidates[order[i]], candidates[order[other]]));
+  }
+  return {order, decided};
+}
+
+namespace {
+
+/// diagnose(); with `exact_bounds` set, its framework-independent bounds (base-context, exact
+/// semantic drift) are copied instead of computed again.
+DiagnoseReport diagnose_one(const attention::Schedule& s, const numeric::Format& format,
+                            std::string_view framework, const DiagnoseOptions& options,
+                            const DiagnoseBounds* exact_bounds) {
   if (options.context == 0 || options.context > attention::kMaxCensusPositions) {
     throw InvalidArgument("diagnose: the context must be 1..2^31 positions (got " +
                           std::to_string(options.context) + ")");
@@ -299,6 +769,13 @@ DiagnoseReport diagnose(const attention::Schedule& s, const numeric::Format& for
   };
   const auto correct = attention::parse_realisation(preset.name, binding);
   attention::check_applicable(s, correct);
+  if (attention::carries_attention_factor(s, correct))
+    report.attention_factor = *s.attention_scaling;
+  std::vector<attention::QueryKey> draws;
+  for (std::uint64_t k = 1; k <= std::max<std::uint64_t>(1, options.draws); ++k) {
+    report.score.seeds.push_back(k);
+    draws.push_back(attention::random_query_key(format, s.dimension(), k));
+  }
 
   // One path over the bands, against exact (nullopt) or the correct path.
   auto measure = [&](DiagnosePath& path, const attention::Realisation& r,
@@ -310,7 +787,7 @@ DiagnoseReport diagnose(const attention::Schedule& s, const numeric::Format& for
       attention::CompareOptions co;
       co.start = start;
       co.positions = end - start;
-      const auto result = attention::compare(s, r, against, co);
+      const auto result = compare_parallel(s, r, against, co, std::max(1u, options.threads));
       path.bands.push_back(band_error(result, start, end));
       auto& b = path.bands.back();
       if (b.differing > 0 && !path.first_differing_band) path.first_differing_band = start;
@@ -334,30 +811,13 @@ DiagnoseReport diagnose(const attention::Schedule& s, const numeric::Format& for
     path.overall.typical_ulps = lower_median(ulps_all);
     note("rotations " + path.name, 0, 1);
     path.census = census_of(s, r, options.context, options.threads);
-    if (!report.score.positions.empty()) {
-      const auto qk = attention::random_query_key(format, s.dimension(), report.score.seed);
-      const auto rotated = attention::rotate_scores(s, r, qk.query, qk.key, report.score.offset,
-                                                    report.score.positions, report.score.summation,
-                                                    report.score.accumulator);
-      report.score.exact = rotated.exact;
-      DiagnoseScoreDrift d;
-      d.drift = rotated.drift;
-      for (const auto& row : rotated.scores) {
-        if (std::isnan(row.absolute_error) || std::isinf(row.absolute_error)) {
-          ++d.nonfinite;
-        } else if (row.absolute_error > d.max_error) {
-          d.max_error = row.absolute_error;
-          d.max_error_position = row.position;
-        }
-      }
-      if (d.max_error == 0 && !rotated.scores.empty())
-        d.max_error_position = rotated.scores.front().position;
-      path.score_drift = d;
-    }
+    note("scores " + path.name, 0, 1);
+    path.scores = offset_scores(s, r, draws, report.score, options.context, report.bands,
+                                std::max(1u, options.threads), path.score_method);
   };
 
-  // The fixed-offset score's settings: the framework's accumulation for every path.
-  report.score.positions = diagnose_score_positions(options.context, report.score.offset);
+  // The score check's settings: the framework's accumulation for every path.
+  report.score.offsets = diagnose_offsets(options.context, options.offsets);
   if (const auto* acc = attention::framework_score_accumulation(preset.name)) {
     report.score.summation = numeric::Summation::wide_accumulator;
     report.score.accumulator = numeric::parse_format(acc->format);
@@ -389,50 +849,33 @@ DiagnoseReport diagnose(const attention::Schedule& s, const numeric::Format& for
     }
     report.candidates.push_back(std::move(path));
   }
-  for (std::size_t i = 0; i < report.candidates.size(); ++i)
-    if (report.candidates[i].skipped.empty()) report.ranking.push_back(i);
-  std::stable_sort(report.ranking.begin(), report.ranking.end(), [&](std::size_t a, std::size_t b) {
-    const auto& x = report.candidates[a].overall;
-    const auto& y = report.candidates[b].overall;
-    if (x.max_absolute.value != y.max_absolute.value)
-      return x.max_absolute.value > y.max_absolute.value;
-    const double ax = x.max_angle ? x.max_angle->value : 0,
-                 ay = y.max_angle ? y.max_angle->value : 0;
-    return ax > ay;
-  });
+  std::tie(report.ranking, report.decided_by) = rank_candidates(report.candidates);
 
-  // The previous-token head Y^1 on block 0 (the highest frequency), realised by the framework.
+  // The model's own previous-token head Y^1 (every block), realised by the framework.
   note("horizon", 0, 1);
-  HorizonSpec hs;
-  hs.head.schedule = restrict_to_block(s, 0);
-  hs.head.realisation = std::string(preset.name);
-  hs.head.k = 1;
-  static_cast<numeric::FormatBinding&>(hs.head.policy) = binding;
-  hs.auto_C = true;
-  report.horizon.realisation = std::string(preset.name);
-  report.horizon.theta = s.blocks.front().theta.as_rational();
-  try {
-    FixedOffsetSpec probe = hs.head;
-    probe.C = 1;
-    const auto head = make_fixed_offset_head(probe);
-    const auto algorithm = resolve_range_algorithm(hs.algorithm, head);
-    hs.max_length = horizon_max_length(algorithm, head, std::nullopt, false);
-    hs.threads = std::max(1u, options.threads);
-    report.horizon.report = horizon(hs);
-  } catch (const InvalidArgument& e) {
-    // e.g. hf-torch-cpu: SLEEF's 8-lane calls need 8 blocks, so block 0 alone is no head
-    report.horizon.skipped = std::string(preset.name) + " on block 0 alone: " + e.what();
-  }
+  report.horizon = model_head_horizon(s, preset.name, binding, std::max(1u, options.threads),
+                                      options.horizon_limit);
 
   // The bounds.
   auto& bounds = report.bounds;
   bounds.dim = s.rotary_dim;
-  if (s.base && s.rotary_dim >= 2) {
+  if (exact_bounds) {
+    bounds = *exact_bounds;
+  } else if (s.base && s.rotary_dim >= 2) {
     note("base-context", 0, 1);
     bounds.base = *s.base;
     const unsigned threads = std::max(1u, options.threads);
-    bounds.config_check =
-        check_base_exact(base_context_sum(*s.base, s.rotary_dim), options.context, {}, threads);
+    // the config's own frequencies: scaled ones (llama3, YaRN, ...) when it has rope scaling
+    CosineSum own = base_context_sum(*s.base, s.rotary_dim);
+    if (s.rope_scaling) {
+      bounds.scaled = true;
+      own = CosineSum{};
+      for (const auto& block : s.blocks) {
+        own.blocks.emplace_back(block);
+        own.weights.emplace_back(1);
+      }
+    }
+    bounds.config_check = check_base_exact(own, options.context, {}, threads);
     const std::size_t dim = s.rotary_dim;
     const auto found = base_context_bounds(
         {options.context},
@@ -445,11 +888,53 @@ DiagnoseReport diagnose(const attention::Schedule& s, const numeric::Format& for
   note("semantic-drift", 0, 1);
   bounds.channels = semantic_channels(s);
   bounds.drift_tolerance = options.drift_tolerance;
-  bounds.drift_exact =
-      semantic_drift_exact(s, bounds.channels, options.drift_tolerance, options.context - 1);
+  if (!exact_bounds) {
+    bounds.drift_exact =
+        semantic_drift_exact(s, bounds.channels, options.drift_tolerance, options.context - 1);
+  }
   bounds.drift_realised = semantic_drift_realised(s, bounds.channels, correct,
                                                   options.drift_tolerance, options.context - 1);
   return report;
+}
+
+}  // namespace
+
+DiagnoseReport diagnose(const attention::Schedule& s, const numeric::Format& format,
+                        std::string_view framework, const DiagnoseOptions& options) {
+  return diagnose_one(s, format, framework, options, nullptr);
+}
+
+std::vector<DiagnoseReport> diagnose_frameworks(const attention::Schedule& s,
+                                                const numeric::Format& format,
+                                                std::span<const std::string> frameworks,
+                                                const DiagnoseOptions& options) {
+  if (frameworks.empty())
+    throw InvalidArgument("diagnose: no framework; accepted: one or more preset names");
+  for (const auto& f : frameworks) (void)attention::framework_preset(f);  // all known first
+  std::vector<DiagnoseReport> out;
+  for (const auto& f : frameworks)
+    out.push_back(diagnose_one(s, format, f, options, out.empty() ? nullptr : &out[0].bounds));
+  return out;
+}
+
+nlohmann::json to_json(std::span<const DiagnoseReport> reports) {
+  if (reports.size() == 1) return to_json(reports[0]);
+  nlohmann::json j;
+  j["schedule"] = reports[0].schedule;
+  j["format"] = reports[0].format.name;
+  j["context"] = reports[0].context;
+  j["frameworks"] = nlohmann::json::array();
+  j["paths"] = nlohmann::json::array();
+  j["ranking"] = nlohmann::json::array();
+  j["reports"] = nlohmann::json::array();
+  for (const auto& r : reports) {
+    const nlohmann::json one = to_json(r);
+    j["frameworks"].push_back(r.framework);
+    for (const auto& p : one["paths"]) j["paths"].push_back(p);
+    for (const auto& x : one["ranking"]) j["ranking"].push_back(x);
+    j["reports"].push_back(one);
+  }
+  return j;
 }
 
 nlohmann::json to_json(const DiagnoseReport& report) {
@@ -459,30 +944,38 @@ nlohmann::json to_json(const DiagnoseReport& report) {
   j["framework_spec"] = report.framework_spec;
   j["format"] = report.format.name;
   j["context"] = report.context;
+  if (report.attention_factor)
+    numeric::put_exact(j, "attention_factor", *report.attention_factor);
+  else
+    j["attention_factor"] = nullptr;
   j["bands"] = nlohmann::json::array();
   for (const auto& [a, b] : report.bands) j["bands"].push_back({a, b});
-  j["correct"] = path_json(report.correct);
+  j["correct"] = path_json(report, report.correct);
   j["candidates"] = nlohmann::json::array();
-  for (const auto& c : report.candidates) j["candidates"].push_back(path_json(c));
+  for (const auto& c : report.candidates) j["candidates"].push_back(path_json(report, c));
   j["ranking"] = nlohmann::json::array();
-  for (const auto i : report.ranking) j["ranking"].push_back(report.candidates[i].name);
-  j["score"] = {{"offset", report.score.offset},
-                {"seed", report.score.seed},
+  for (std::size_t place = 0; place < report.ranking.size(); ++place) {
+    j["ranking"].push_back({{"path", report.candidates[report.ranking[place]].name},
+                            {"framework", report.framework},
+                            {"place", place + 1},
+                            {"decided_by", report.decided_by[place]}});
+  }
+  j["paths"] = nlohmann::json::array();
+  j["paths"].push_back(j["correct"]);
+  for (const auto& c : j["candidates"]) j["paths"].push_back(c);
+  j["score"] = {{"seeds", report.score.seeds},
                 {"summation", std::string(numeric::to_string(report.score.summation))},
                 {"accumulator", report.score.summation == numeric::Summation::wide_accumulator
                                     ? nlohmann::json(report.score.accumulator.name)
                                     : nlohmann::json(nullptr)},
-                {"positions", report.score.positions},
-                {"exact", std::isfinite(report.score.exact) ? nlohmann::json(report.score.exact)
-                                                            : nlohmann::json("nan")}};
+                {"offsets", report.score.offsets}};
   j["horizon"] =
       report.horizon.skipped.empty() ? to_json(report.horizon.report) : nlohmann::json::object();
   j["horizon"]["skipped"] = report.horizon.skipped.empty() ? nlohmann::json(nullptr)
                                                            : nlohmann::json(report.horizon.skipped);
-  if (report.horizon.theta)
-    numeric::put_exact(j["horizon"], "theta", *report.horizon.theta);
-  else
-    j["horizon"]["theta"] = nullptr;
+  j["horizon"]["blocks"] = report.horizon.blocks;
+  j["horizon"]["limit"] =
+      report.horizon.limit ? nlohmann::json(*report.horizon.limit) : nlohmann::json(nullptr);
   const auto& b = report.bounds;
   nlohmann::json bc;
   if (b.base)
@@ -490,6 +983,7 @@ nlohmann::json to_json(const DiagnoseReport& report) {
   else
     bc["base"] = nullptr;
   bc["dim"] = b.dim;
+  bc["scaled_frequencies"] = b.scaled;
   if (b.config_check) {
     bc["config_verdict"] = to_string(b.config_check->verdict);
     bc["config_witness"] = b.config_check->witness ? nlohmann::json(*b.config_check->witness)

@@ -56,3 +56,61 @@ TEST_CASE("every candidate is one step of every preset that the parser accepts",
   CHECK(proofs::candidate_realisation(attention::framework_preset("hf").spec, sleef) ==
         attention::framework_preset("hf-torch-cpu").spec);
 }
+
+TEST_CASE("diagnose_offsets: 1, 64, 4096 and N - 1 below N, or the offsets asked",
+          "[proofs][diagnose]") {
+  using V = std::vector<std::uint64_t>;
+  CHECK(proofs::diagnose_offsets(131072, {}) == V{1, 64, 4096, 131071});
+  CHECK(proofs::diagnose_offsets(3000, {}) == V{1, 64, 2999});
+  CHECK(proofs::diagnose_offsets(65, {}) == V{1, 64});  // N - 1 = 64 once
+  CHECK(proofs::diagnose_offsets(2, {}) == V{1});
+  CHECK(proofs::diagnose_offsets(1, {}).empty());
+  const V asked{4096, 1, 4096};
+  CHECK(proofs::diagnose_offsets(5000, asked) == V{1, 4096});
+  const V too_far{5000};
+  CHECK_THROWS_AS(proofs::diagnose_offsets(5000, too_far), InvalidArgument);
+  const V zero{0};
+  CHECK_THROWS_AS(proofs::diagnose_offsets(5000, zero), InvalidArgument);
+}
+
+TEST_CASE("diagnose_default_context: the context a scaled config serves", "[proofs][diagnose]") {
+  // Qwen2.5-YaRN: max_position_embeddings 32768, factor 4 × original 32768 = 131072
+  CHECK(proofs::diagnose_default_context(attention::parse_schedule("qwen2.5-7b-yarn")) == 131072);
+  // Llama-3.1: max_position_embeddings 131072 > factor 8 × original 8192 = 65536
+  CHECK(proofs::diagnose_default_context(attention::parse_schedule("llama3.1-8b")) == 131072);
+  // unscaled: max_position_embeddings
+  CHECK(proofs::diagnose_default_context(attention::parse_schedule("llama2-7b")) == 4096);
+  CHECK(!proofs::diagnose_default_context(attention::parse_schedule("single:g=1")));
+}
+
+TEST_CASE("rank_candidates: score error, then angle, then collisions, and what decided",
+          "[proofs][diagnose]") {
+  auto path = [](const std::string& name, std::vector<double> rel, double angle,
+                 std::uint64_t distinct) {
+    proofs::DiagnosePath p;
+    p.name = name;
+    for (const double r : rel) {
+      proofs::DiagnoseOffsetScore x;
+      x.max_rel_error = r;
+      p.scores.push_back(x);
+    }
+    attention::ErrorMaximum a;
+    a.value = angle;
+    p.overall.max_angle = a;
+    p.census.distinct = distinct;
+    return p;
+  };
+  std::vector<proofs::DiagnosePath> c{
+      path("small", {0.001, 0.002}, 0.5, 100),  path("big", {0.01, 0.3}, 0.1, 100),
+      path("angle", {0.002, 0.001}, 0.9, 100),  path("collides", {0.002, 0.001}, 0.9, 50),
+      path("nan", {std::nan(""), 0.1}, 0, 100), path("same", {0.002, 0.001}, 0.9, 50)};
+  proofs::DiagnosePath skipped = path("skipped", {1.0}, 1, 1);
+  skipped.skipped = "does not apply";
+  c.push_back(skipped);
+  const auto [order, decided] = proofs::rank_candidates(c);
+  // NaN first; then 0.3; then the three at 0.002 by angle (0.9, 0.9, 0.5), the two at 0.9 by
+  // fewer distinct rotations, "collides" before "same" by list order (a tie)
+  CHECK(order == std::vector<std::size_t>{4, 1, 3, 5, 2, 0});
+  CHECK(decided ==
+        std::vector<std::string>{"score", "score", "tie", "collisions", "angle", "angle"});
+}
