@@ -486,6 +486,16 @@ TEST_CASE("diagnose with several frameworks: one run, one column each, the same 
   std::filesystem::remove(html);
   expect_usage_error(run(args + " --framework hf,vlm"), "--framework");
   expect_usage_error(run(args + " --framework hf --offsets 1100"), "--offsets");
+  // Bad values of the score check's and the head's options: one line, exit 2, no report.
+  const std::string bad =
+      "diagnose --schedule llama3-8b --dtype bf16 --context 300 "
+      "--framework hf --out " +
+      html;
+  expect_usage_error(run(bad + " --offsets 0"), "--offsets");
+  expect_usage_error(run(bad + " --draws 0"), "--draws");
+  expect_usage_error(run(bad + " --draws 65"), "--draws");
+  expect_usage_error(run(bad + " --horizon-limit 0"), "--horizon-limit");
+  CHECK_FALSE(std::filesystem::exists(html));
 }
 
 TEST_CASE("diagnose writes Markdown and HTML reports; bad input is one line, exit 2, no file",
