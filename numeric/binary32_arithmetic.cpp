@@ -9,6 +9,7 @@
 #include <vector>
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
 #include <immintrin.h>
 #define ROPESIM_B32_AVX2 1
 #else
@@ -84,8 +85,14 @@ float Binary32Dot::pairwise(const float* t, std::size_t n) const {
 namespace {
 
 #if ROPESIM_B32_AVX2
+/// AVX2 (with the operating system's support for the AVX state, which __builtin_cpu_supports
+/// checks) and F16C (CPUID leaf 1, ECX bit 29: clang 14's __builtin_cpu_supports has no "f16c").
 bool avx2_available() {
-  static const bool ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+  static const bool ok = [] {
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    const bool f16c = __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0 && (ecx & bit_F16C) != 0;
+    return f16c && __builtin_cpu_supports("avx2");
+  }();
   return ok;
 }
 
