@@ -323,6 +323,104 @@ Layer get_layer(const json& j, const std::string& path, std::size_t d,
 /// Refuses, before anything is allocated, a spec whose matrices and vectors hold more than
 /// options.max_parameters numbers (each dimension is read leniently here; read_model checks
 /// the types afterwards). Sizes are summed in doubles so that no product wraps around.
+void refuse_model_size(const ModelShape& shape, const ModelLoadOptions& options) {
+  const double total = spec_number_count(shape);
+  if (total > static_cast<double>(options.max_parameters)) {
+    throw InvalidArgument(
+        fmt::format("model spec: the model holds about {:.3g} numbers (d_model {}, with every "
+                    "head's head_dim/value_dim "
+                    "and ffn.hidden), more than the limit of {} (about {:.1f} GiB in memory); "
+                    "reduce the dimensions or "
+                    "raise the limit (ropesim run --allow-large)",
+                    total, shape.d_model, options.max_parameters,
+                    static_cast<double>(options.max_parameters) * sizeof(Value) / 1073741824.0));
+  }
+}
+
+/// The dimensions check_model_size reads, gathered by one SAX pass over the text before any
+/// JSON value is built (memory: the nesting depth): d_model, the alphabet's length, and per
+/// layer its heads' head_dim/value_dim and its ffn.hidden. Numbers of other keys are skipped
+/// unread. Returns false (and the caller parses as usual, which reports the problem) when the
+/// text is not JSON that nlohmann reads as is (e.g. a number beyond double's range).
+class ShapeSax : public nlohmann::json_sax<json> {
+ public:
+  ModelShape shape;
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t v) override { return number(static_cast<double>(v)); }
+  bool number_unsigned(number_unsigned_t v) override { return number(static_cast<double>(v)); }
+  bool number_float(number_float_t, const string_t&) override { return number(0); }
+  bool string(string_t&) override { return value(); }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override { return open(false); }
+  bool end_object() override { return close(); }
+  bool start_array(std::size_t) override { return open(true); }
+  bool end_array() override { return close(); }
+  bool key(string_t& k) override {
+    key_ = k;
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
+    return false;
+  }
+
+ private:
+  /// The names from the root to the value being read: object keys, "[]" for array elements.
+  std::vector<std::string> path_;
+  std::vector<bool> in_array_;
+  std::string key_;
+
+  std::string slot() const { return !in_array_.empty() && in_array_.back() ? "[]" : key_; }
+  bool at(std::initializer_list<const char*> names) const {
+    if (path_.size() + 1 != names.size()) return false;
+    std::size_t i = 0;
+    for (const char* n : names) {
+      const std::string& here = i < path_.size() ? path_[i] : slot();
+      if (here != n) return false;
+      ++i;
+    }
+    return true;
+  }
+  bool value() {
+    if (at({"alphabet", "[]"})) shape.symbols += 1;
+    return true;
+  }
+  bool number(double v) {
+    value();
+    const double n = v > 0 ? v : 0;
+    if (at({"d_model"})) shape.d_model = n;
+    if (at({"layers", "[]", "heads", "[]", "head_dim"})) shape.head_dims += n;
+    if (at({"layers", "[]", "heads", "[]", "value_dim"})) shape.value_dims += n;
+    if (at({"layers", "[]", "ffn", "hidden"})) shape.hidden += n;
+    return true;
+  }
+  bool open(bool array) {
+    if (!in_array_.empty()) {  // the root has no name
+      value();
+      if (at({"layers", "[]"})) shape.layers += 1;
+      if (at({"layers", "[]", "heads", "[]"})) shape.heads += 1;
+      if (at({"layers", "[]", "ffn"})) shape.ffn_layers += 1;
+      path_.push_back(slot());
+    }
+    in_array_.push_back(array);
+    return true;
+  }
+  bool close() {
+    in_array_.pop_back();
+    if (!path_.empty()) path_.pop_back();
+    return true;
+  }
+};
+
+/// check_model_size before parsing: the spec's dimensions from a SAX pass (ShapeSax), so that
+/// a spec over the budget is refused with its file read once and no JSON value built.
+void check_model_size_before_parsing(std::string_view text, const ModelLoadOptions& options) {
+  if (options.max_parameters == SIZE_MAX) return;
+  ShapeSax sax;
+  if (!nlohmann::json::sax_parse(text.begin(), text.end(), &sax)) return;
+  refuse_model_size(sax.shape, options);
+}
+
 void check_model_size(const json& spec, std::size_t d_model, const ModelLoadOptions& options) {
   if (options.max_parameters == SIZE_MAX) return;  // lifted: the per-dimension limits still apply
   auto size_of = [](const json* j) -> double {
@@ -353,17 +451,7 @@ void check_model_size(const json& spec, std::size_t d_model, const ModelLoadOpti
       }
     }
   }
-  const double total = spec_number_count(shape);
-  if (total > static_cast<double>(options.max_parameters)) {
-    throw InvalidArgument(
-        fmt::format("model spec: the model holds about {:.3g} numbers (d_model {}, with every "
-                    "head's head_dim/value_dim "
-                    "and ffn.hidden), more than the limit of {} (about {:.1f} GiB in memory); "
-                    "reduce the dimensions or "
-                    "raise the limit (ropesim run --allow-large)",
-                    total, d_model, options.max_parameters,
-                    static_cast<double>(options.max_parameters) * sizeof(Value) / 1073741824.0));
-  }
+  refuse_model_size(shape, options);
 }
 
 Model read_model(const json& spec, const ModelLoadOptions& options) {
@@ -510,6 +598,7 @@ Model read_model(const json& spec, const ModelLoadOptions& options) {
 }  // namespace
 
 Model parse_model(std::string_view text, const ModelLoadOptions& options) {
+  check_model_size_before_parsing(text, options);
   return read_model(parse_exact(text), options);
 }
 

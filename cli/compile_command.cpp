@@ -25,6 +25,7 @@
 #include "numeric/rounding.hpp"
 #include "proofs/certificate.hpp"
 #include "proofs/compiler.hpp"
+#include "proofs/horizon_spec.hpp"
 
 namespace ropesim::cli {
 
@@ -182,6 +183,7 @@ Action add_compile_command(CLI::App& app) {
       }
       if (options.offset_schedule.blocks.empty())
         throw InvalidArgument("--schedule: '" + o->schedule + "' has no rotary block");
+      proofs::check_head_blocks(o->schedule, options.offset_schedule.blocks.size(), o->allow_slow);
       options.mod_schedule = options.offset_schedule;
     }
     const std::vector<std::string> alphabet = parse_alphabet(o->alphabet);

@@ -1,5 +1,7 @@
 // The candidate algorithm's domain and its error bound E (proofs/fast_range.hpp, THEORY §6):
 // a forward error analysis in exact rationals of every rounding of a realised score.
+#include <mpfr.h>
+
 #include <algorithm>
 #include <cmath>
 
@@ -51,6 +53,26 @@ struct Err {
   mpq_class M, D;
 };
 
+/// An upper bound of q ≥ 0 of bounded size: q itself while its numerator and denominator
+/// together hold at most 1024 bits, else q rounded upward to a 256-bit dyadic (MPFR, RNDU).
+/// D_{t+1} = D_t + ε(M_t + D_t) + η multiplies D by (1 + ε) at every rounding, so along a
+/// sequential sum of 2B terms its exact rational grows by about p bits per term and the
+/// analysis of a wide head (B = 2^15 blocks) would take minutes; every bound in the
+/// propagation is monotone in D, so replacing D by a larger value keeps the bound sound and
+/// moves E by at most 2^-255 relative (small heads keep their exact E).
+mpq_class bounded_up(mpq_class q) {
+  const std::size_t bits =
+      mpz_sizeinbase(q.get_num_mpz_t(), 2) + mpz_sizeinbase(q.get_den_mpz_t(), 2);
+  if (bits <= 1024) return q;
+  mpfr_t x;
+  mpfr_init2(x, 256);
+  mpfr_set_q(x, q.get_mpq_t(), MPFR_RNDU);
+  mpz_class m;
+  const long e = mpfr_get_z_2exp(m.get_mpz_t(), x);
+  mpfr_clear(x);
+  return mpq_class(m) * pow2(e);
+}
+
 /// Forward error propagation in exact rationals; `overflow` is set when some rounded
 /// argument could exceed the format's largest finite value (the model would not hold).
 struct Propagation {
@@ -58,7 +80,7 @@ struct Propagation {
   Err round(const Err& x, const RoundingModel& r) {
     const mpq_class mag = x.M + x.D;  // |x̂| ≤ M + D
     if (mag >= r.max) overflow = true;
-    return {x.M, x.D + r.eps * mag + r.eta};
+    return {x.M, bounded_up(x.D + r.eps * mag + r.eta)};
   }
   static Err mul(const Err& x, const Err& y) {
     return {x.M * y.M, x.M * y.D + y.M * x.D + x.D * y.D};

@@ -215,15 +215,19 @@ RangeEstimate estimate_horizon(const FixedOffsetHead& head, std::uint64_t max_le
 
 std::uint64_t horizon_max_length(RangeAlgorithm resolved, const FixedOffsetHead& head,
                                  std::optional<std::uint64_t> requested, bool allow_slow,
-                                 unsigned threads, bool auto_C, const mpq_class& slack) {
+                                 unsigned threads, bool auto_C, const mpq_class& slack,
+                                 std::optional<RangeEstimate>* estimate) {
   const std::uint64_t limit = default_max_length(resolved, head);
   if (!requested) return limit;
   if (*requested < 1) throw InvalidArgument("L must be at least 1");
+  if (*requested > limit && allow_slow && estimate && resolved == RangeAlgorithm::candidates)
+    *estimate = estimate_horizon(head, *requested, threads, auto_C, slack);
   if (*requested > limit && !allow_slow) {
     const double n = static_cast<double>(*requested) + 2;
     if (resolved == RangeAlgorithm::candidates) {
       // beyond the quick limit: run when the estimate is within the default budget
       const RangeEstimate e = estimate_horizon(head, *requested, threads, auto_C, slack);
+      if (estimate) *estimate = e;
       const Budget budget;
       if (e.seconds <= budget.seconds && e.bytes <= budget.bytes) return *requested;
       throw InvalidArgument(fmt::format(

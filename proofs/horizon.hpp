@@ -95,10 +95,20 @@ RangeEstimate estimate_horizon(const FixedOffsetHead& head, std::uint64_t max_le
 /// user would wait for this head (limit …, up to N^2/2 = … scores); pass --allow-slow to run it
 /// anyway" (N = L + 2). Whether L is refused depends on the measured estimate (and so on the
 /// machine and `threads`).
+/// When `estimate` is given and L is beyond the quick limit, the estimate (computed in either
+/// case then) is stored there for the caller to show; it is left untouched otherwise (the quick
+/// limit is quick by construction and the estimate costs as much as a short run).
 std::uint64_t horizon_max_length(RangeAlgorithm resolved, const FixedOffsetHead& head,
                                  std::optional<std::uint64_t> requested, bool allow_slow,
                                  unsigned threads = 1, bool auto_C = false,
-                                 const mpq_class& slack = mpq_class(1, 16));
+                                 const mpq_class& slack = mpq_class(1, 16),
+                                 std::optional<RangeEstimate>* estimate = nullptr);
+
+/// The widest head horizon runs without --allow-slow: 4096 rotary blocks (head dimension
+/// 8192; real models' heads have at most 256 dimensions). The error analysis, the exact
+/// angles and each candidate C's probe cost time linear in the blocks (about 10 s per C at
+/// 8192 blocks on one core), before any offset is scanned.
+inline constexpr std::size_t kHorizonQuickBlocks = 4096;
 
 /// "0.5 s", "12 min", "3.1 h": a duration for estimates.
 std::string duration_text(double seconds);
@@ -130,6 +140,9 @@ struct HorizonSpec {
   /// (certified_range_fast; the report does not depend on it either). The δ-bound and
   /// tie-distance scans of several blocks run on them too (first_reaching, cosine_scan.hpp).
   unsigned threads = 1;
+  /// The candidate algorithm's estimate for a max_length beyond the quick limit (horizon_spec
+  /// fills it when it was computed for that check); none for the quick default.
+  std::optional<RangeEstimate> estimate;
 };
 
 /// One candidate C tried by C = auto.

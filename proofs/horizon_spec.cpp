@@ -1,6 +1,8 @@
 // Building a horizon spec from the text of its options (see horizon_spec.hpp).
 #include "proofs/horizon_spec.hpp"
 
+#include <fmt/format.h>
+
 #include <string>
 
 #include "attention/realisation.hpp"
@@ -14,6 +16,15 @@
 #include "proofs/fixed_offset_head.hpp"
 
 namespace ropesim::proofs {
+
+void check_head_blocks(const std::string& schedule, std::size_t blocks, bool allow_slow) {
+  if (blocks <= kHorizonQuickBlocks || allow_slow) return;
+  throw InvalidArgument(fmt::format(
+      "--schedule: '{}' has {} rotary blocks, beyond the quick limit of {} (head dimension {}; "
+      "real models' heads have at most 256 dimensions): its setup alone takes minutes; pass "
+      "--allow-slow to run it anyway",
+      schedule, blocks, kHorizonQuickBlocks, 2 * kHorizonQuickBlocks));
+}
 
 HorizonSpec horizon_spec(const HorizonArguments& a) {
   HorizonSpec spec;
@@ -47,6 +58,7 @@ HorizonSpec horizon_spec(const HorizonArguments& a) {
     if (spec.head.schedule.blocks.empty()) {
       throw InvalidArgument("--schedule: '" + a.schedule + "' has no rotary block");
     }
+    check_head_blocks(a.schedule, spec.head.schedule.blocks.size(), a.allow_slow);
   } else {
     const mpq_class g =
         with_context("--g", [&] { return numeric::parse_rational_exact(a.g, "g"); });
@@ -84,7 +96,7 @@ HorizonSpec horizon_spec(const HorizonArguments& a) {
       with_context("--algorithm", [&] { return resolve_range_algorithm(spec.algorithm, head); });
   spec.max_length = with_context("--max-length", [&] {
     return horizon_max_length(algorithm, head, a.max_length, a.allow_slow, a.threads, spec.auto_C,
-                              spec.slack);
+                              spec.slack, &spec.estimate);
   });
   return spec;
 }

@@ -39,8 +39,17 @@ struct HorizonArguments {
 /// or a positive decimal finite in F), the algorithm (auto|candidates|scan; candidates only
 /// where it applies), max_length within the algorithm's quick limit unless allow_slow
 /// (fast_range_length_limit for the candidate algorithm, scan_length_limit for the scan;
-/// horizon_max_length). Throws InvalidArgument with one line that starts with the option's
-/// name as the CLI spells it ("--format: ...", "--C: C must be positive (or 'auto'), got 0").
+/// horizon_max_length; its estimate kept in HorizonSpec::estimate), a schedule of at most
+/// kHorizonQuickBlocks rotary blocks unless allow_slow. Throws InvalidArgument with one line that
+/// starts with the option's name as the CLI spells it ("--format: ...", "--C: C must be positive
+/// (or 'auto'), got 0").
 HorizonSpec horizon_spec(const HorizonArguments& a);
+
+/// Refuses a schedule (spelled `schedule`) of more than kHorizonQuickBlocks rotary blocks unless
+/// `allow_slow`: the certified range's setup (exact angles, error analysis, one probe per C) is
+/// linear in the blocks and takes minutes beyond them. Throws InvalidArgument with one line:
+/// "--schedule: '…' has B rotary blocks, beyond the quick limit of 4096 (…); pass --allow-slow
+/// to run it anyway". Used by horizon (horizon_spec) and compile (its Y^k heads' ranges).
+void check_head_blocks(const std::string& schedule, std::size_t blocks, bool allow_slow);
 
 }  // namespace ropesim::proofs

@@ -273,3 +273,52 @@ TEST_CASE("horizon --simulate: a large k is refused from the model's shape, whic
   expect_quick_refusal(guarded("horizon --g 1 --k 100000 --format fp16 --simulate"),
                        {"--simulate", "bytes of memory", "reduce the sizes"});
 }
+
+TEST_CASE("run: a 59 MiB model spec over 2^24 numbers is refused before it is parsed",
+          "[cli][budgets]") {
+  // d_model 4096 and one head of head_dim 3800 whose query matrix is written out: 3800 rows of
+  // 4096 "0" strings, 62 267 240 bytes (inside the 64 MiB input limit). The model holds about
+  // 2·(4096 + 1)·3800 + ... ≈ 3.12e7 numbers > 2^24. Parsed whole first, such a spec took 11.6 s
+  // and 1.76 GB before the refusal; the dimensions are now read by one SAX pass over the text,
+  // so the refusal fits in an address space of 4× the file (ulimit -v, outside ASan).
+  const std::string path = temp_path("spec59.json");
+  {
+    std::string row = "[";
+    for (int c = 0; c < 4096; ++c) row += c ? ",\"0\"" : "\"0\"";
+    row += "]";
+    std::ofstream out(path, std::ios::binary);
+    out << R"({"ropesim_model":1,"policy":{"format":"fp16"},"architecture":{"masking":"strict"},)"
+        << R"("d_model":4096,"alphabet":["a","b"],"embedding":"zeros","layers":[{"heads":[)"
+        << R"({"head_dim":3800,"name":"big","key":"zeros","value_dim":1,"value":"zeros",)"
+        << R"("output":"zeros","query":[)";
+    for (int r = 0; r < 3800; ++r) out << (r ? "," : "") << row;
+    out << R"(]}]}],"classifier":{"weights":"zeros"}})";
+  }
+  const auto bytes = std::filesystem::file_size(path);
+  REQUIRE(bytes > 59u * 1048576);
+  std::string limit = memory_limit().empty()
+                          ? std::string()
+                          : "ulimit -v " + std::to_string(4 * bytes / 1024) + "; ";
+  const Run r =
+      run_binary("timeout 60 " + std::string(ROPESIM_BINARY), "run " + path + " --input ab", limit);
+  std::filesystem::remove(path);
+  INFO(r.err);
+  CHECK(r.code == 2);
+  CHECK(lines(r.err) == 1);
+  CHECK(r.err.find("3.12e+07 numbers") != std::string::npos);
+  CHECK(r.err.find("--allow-large") != std::string::npos);
+}
+
+TEST_CASE("horizon, compile: a head of 32768 rotary blocks is refused at once unless --allow-slow",
+          "[cli][budgets]") {
+  // conventional:base=10000,dim=65536 has 32768 blocks, beyond kHorizonQuickBlocks = 4096:
+  // horizon ran past 150 s (its estimate alone for minutes) and compile 'P(b & Y^3 a)' past 30 s.
+  const std::string schedule = "--schedule conventional:base=10000,dim=65536";
+  expect_quick_refusal(
+      guarded("horizon " + schedule + " --k 3 --C auto --format fp32"),
+      {"--schedule", "32768 rotary blocks", "quick limit of 4096", "--allow-slow"});
+  expect_quick_refusal(
+      guarded("compile 'P(b & Y^3 a)' " + schedule + " -o " + temp_path("wide.json")),
+      {"--schedule", "32768 rotary blocks", "--allow-slow"});
+  CHECK_FALSE(std::filesystem::exists(temp_path("wide.json")));
+}
