@@ -65,12 +65,16 @@ const std::array<FrameworkPreset, 16> kPresets{{
      "by the schedule."},
     {"hf-torch-cpu",
      "pipeline:exponent=fp32;power=fp32:sleef-u10;inv_freq=fp32;position=fp32;angle=fp32;"
-     "cos_sin=fp32:sleef-u10;attention_scaling=fp32;" ROPESIM_EAGER_IN_A,
+     "cos_sin=fp32:sleef-u10;attention_scaling=fp32;scalar_division=reciprocal;" ROPESIM_EAGER_IN_A,
      "Hugging Face >= 4.38 LlamaRotaryEmbedding as PyTorch CPU computes it at capability AVX2 "
      "(one thread): hf-cpu's steps with pow, cos and sin by SLEEF's u10 AVX2 functions, cos/sin "
-     "of emb = cat(freqs, freqs) taken eight consecutive entries per vector",
+     "of emb = cat(freqs, freqs) taken eight consecutive entries per vector, and a Python float "
+     "over a tensor in the llama3 scaling (2*math.pi / inv_freq, old_context_len / wavelen) as "
+     "torch's Tensor.__rtruediv__ computes it, reciprocal() then a product (two roundings)",
      ROPESIM_HF_SOURCES
      "; pytorch/pytorch@v1.13.1 (Debian python3-torch 1.13.1+dfsg-4, libtorch-dev headers):"
+     "torch/_tensor.py:837-840 (__rdiv__: return self.reciprocal() * other; __rtruediv__ = "
+     "__rdiv__); "
      "aten/src/ATen/cpu/vec/vec256/vec256_float.h:189-197 (sin/cos: Sleef_sinf8_u10, "
      "Sleef_cosf8_u10), 266-268 (pow: Sleef_powf8_u10); aten/src/ATen/cpu/vml.h:94-111 "
      "(IMPLEMENT_VML(cos): map over 8-lane vectors, chunks of parallel_for grain 2048); "

@@ -26,10 +26,27 @@ using json = nlohmann::json;
   throw InvalidArgument(std::string(where) + ": " + problem);
 }
 
+/// q as written when short, else in six significant digits ("1e+400"), so that a message
+/// never echoes a 400-digit number.
+std::string short_text(const mpq_class& q) {
+  std::string text = q.get_str();
+  if (text.size() <= 30) return text;
+  numeric::Mpfr x(64);
+  mpfr_set_q(x, q.get_mpq_t(), MPFR_RNDN);
+  char* buffer = nullptr;
+  if (mpfr_asprintf(&buffer, "%.6Rg", static_cast<mpfr_ptr>(x)) < 0 || !buffer) return text;
+  text = buffer;
+  mpfr_free_str(buffer);
+  return text;
+}
+
 std::uint64_t exact_count(const json& j, std::string_view where, std::string_view what) {
   const mpq_class q = exact_json_number(j, where, what);
-  if (q.get_den() != 1 || q < 0 || !q.get_num().fits_ulong_p()) {
-    refuse(where, std::string(what) + " must be a non-negative integer, got " + q.get_str());
+  if (q.get_den() != 1 || q < 0)
+    refuse(where, std::string(what) + " must be a non-negative integer, got " + short_text(q));
+  if (!q.get_num().fits_ulong_p()) {
+    refuse(where,
+           std::string(what) + " must be a non-negative integer below 2^64, got " + short_text(q));
   }
   return q.get_num().get_ui();
 }

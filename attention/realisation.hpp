@@ -148,6 +148,13 @@ struct PipelineSteps {
   /// β^e); base_format = the Python float rounded into that format.
   bool base_exact = false;
   std::optional<Format> base_format;
+  /// How the rope scaling divides a Python float by a tensor (Llama 3's `2 * math.pi /
+  /// inv_freq` and `old_context_len / wavelen`, hf_scaled_inv_freq): false = one correctly
+  /// rounded division (NUMERIC §3's reading of the source); true = PyTorch's
+  /// `Tensor.__rtruediv__`, `self.reciprocal() * other`: rnd(rnd(1/x)·rnd(s)), two roundings
+  /// (pytorch/pytorch@v1.13.1 torch/_tensor.py:837-840 `__rdiv__`, `__rtruediv__ = __rdiv__`).
+  /// Pipeline key `scalar_division=reciprocal` (default `correct`).
+  bool reciprocal_scalar_division = false;
   StepFormat exponent, power, inv_freq, position, angle, cos_sin, attention_scaling;
   /// GEMM operand format of the angle product: inv_freq (or theta_scale) and t are first
   /// rounded to it, the product then accumulates in angle's compute format (TF32 matmul).
@@ -199,6 +206,7 @@ struct Realisation : numeric::FormatBinding {
 ///   table, output = FORMAT or A
 ///   base = exact | FORMAT          (unset: the Python float of β in power's compute format)
 ///   angle.operands = FORMAT        (the angle product as a GEMM with rounded operands)
+///   scalar_division = correct | reciprocal   (PipelineSteps::reciprocal_scalar_division)
 ///   recipe = product|quotient|chained|power, arithmetic = theory|hf_eager,
 ///   layout = adjacent|rotate_half
 /// `inv_freq=X` also sets exponent's and power's compute format to X when those keys are

@@ -133,6 +133,7 @@ std::string Realisation::name() const {
   if (steps.base_exact) out += ";base=exact";
   if (steps.base_format) out += ";base=" + steps.base_format->name;
   if (steps.angle_operands) out += ";angle.operands=" + steps.angle_operands->name;
+  if (steps.reciprocal_scalar_division) out += ";scalar_division=reciprocal";
   if (steps.attention_scaling != step(Format::fp32()))
     out += ";attention_scaling=" + steps.attention_scaling.spelling();
   return out;
@@ -154,7 +155,7 @@ std::string realisation_spellings() {
          "pipeline:KEY=VALUE;... (steps exponent power inv_freq position angle cos_sin "
          "attention_scaling rotation = COMPUTE[>STORE][@MODE]; power and cos_sin may end in "
          ":cr|:glibc|:sleef-u10; table output = a format; a format "
-         "may be A; base=exact|FORMAT; angle.operands=FORMAT; "
+         "may be A; base=exact|FORMAT; angle.operands=FORMAT; scalar_division=correct|reciprocal; "
          "recipe=product|quotient|chained|power; "
          "arithmetic=theory|hf_eager; layout=adjacent|rotate_half)";
 }
@@ -355,6 +356,13 @@ Realisation parse_realisation(std::string_view spec, const numeric::FormatBindin
         r.steps.base_exact = true;
       else
         r.steps.base_format = plain();
+    } else if (key == "scalar_division") {
+      if (value == "correct")
+        r.steps.reciprocal_scalar_division = false;
+      else if (value == "reciprocal")
+        r.steps.reciprocal_scalar_division = true;
+      else
+        bad_realisation(spec, "scalar_division '" + value + "' (accepted: correct, reciprocal)");
     } else if (key == "recipe") {
       if (value == "product")
         r.steps.recipe = AngleRecipe::product;
@@ -385,7 +393,7 @@ Realisation parse_realisation(std::string_view spec, const numeric::FormatBindin
                       "unknown step '" + key +
                           "' (steps: exponent power inv_freq position "
                           "angle cos_sin attention_scaling table rotation output; options: base "
-                          "angle.operands recipe arithmetic layout)");
+                          "angle.operands scalar_division recipe arithmetic layout)");
     }
   }
   // The old spelling: inv_freq=X also meant the exponent and the power in X.

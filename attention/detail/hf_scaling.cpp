@@ -36,11 +36,19 @@ double correction_dim(double n, std::size_t dim, double base, double L) {
   return (static_cast<double>(dim) * python_log(L / denominator)) / (2 * python_log(base));
 }
 
+/// A Python float `s` (already in `f`) over the tensor element x: one correctly rounded
+/// division, or PyTorch's `x.reciprocal() * s` (torch/_tensor.py `__rdiv__`), two roundings.
+Value scalar_over(const FormatOps& f, const Value& s, const Value& x, bool reciprocal,
+                  std::uint8_t& fl) {
+  return reciprocal ? f.mul(f.div(f.one(), x, fl), s, fl) : f.div(s, x, fl);
+}
+
 /// Hugging Face _compute_llama3_parameters in `f`, each operation rounded in the order
 /// written (NUMERIC §3). Config numbers are Python floats.
-Value llama3(const FormatOps& f, const Value& inv, const Llama3Scaling& l, std::uint8_t& fl) {
+Value llama3(const FormatOps& f, const Value& inv, const Llama3Scaling& l, bool reciprocal,
+             std::uint8_t& fl) {
   const Value two_pi = scalar(f, 2 * 3.141592653589793, fl);
-  const Value wavelen = f.div(two_pi, inv, fl);
+  const Value wavelen = scalar_over(f, two_pi, inv, reciprocal, fl);
   const Value factor = scalar(f, python_float(l.factor), fl);
   const Value L = scalar(f, python_float(l.original_max_position_embeddings), fl);
   const Value lff = scalar(f, python_float(l.low_freq_factor), fl);
@@ -55,7 +63,7 @@ Value llama3(const FormatOps& f, const Value& inv, const Llama3Scaling& l, std::
   if (numeric::compare(wavelen, high) == -1) return inv;
   const double span_d = python_float(l.high_freq_factor) - python_float(l.low_freq_factor);
   const Value span = scalar(f, span_d, fl);
-  const Value smooth = f.div(f.sub(f.div(L, wavelen, fl), lff, fl), span, fl);
+  const Value smooth = f.div(f.sub(scalar_over(f, L, wavelen, reciprocal, fl), lff, fl), span, fl);
   const Value scaled = f.div(f.mul(f.sub(f.one(), smooth, fl), inv, fl), factor, fl);
   return f.add(scaled, f.mul(smooth, inv, fl), fl);
 }
@@ -92,13 +100,14 @@ Value yarn(const FormatOps& f, const Value& inv, const Value& p, const Schedule&
 }  // namespace
 
 Value hf_scaled_inv_freq(const FormatOps& f, const Value& inv_freq, const Value& power,
-                         const Schedule& s, const RotaryBlock& b, std::uint8_t& flags) {
+                         const Schedule& s, const RotaryBlock& b, std::uint8_t& flags,
+                         bool reciprocal_division) {
   if (!s.rope_scaling) return inv_freq;
   const RopeScaling& r = *s.rope_scaling;
   const Value p = f.convert(power, flags);
   if (r.type == "mrope") return inv_freq;
   if (r.type == "linear") return f.div(inv_freq, scalar(f, python_float(*r.factor), flags), flags);
-  if (r.type == "llama3") return llama3(f, inv_freq, *s.llama3, flags);
+  if (r.type == "llama3") return llama3(f, inv_freq, *s.llama3, reciprocal_division, flags);
   if (r.type == "yarn") return yarn(f, inv_freq, p, s, b, flags);
   if (r.type == "longrope") {
     const auto& ext = r.long_factors ? r.long_factor : r.short_factor;

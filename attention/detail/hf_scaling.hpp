@@ -25,8 +25,11 @@ namespace ropesim::attention::detail {
 ///   dynamic:  unchanged when seq_len ≤ max_position_embeddings; otherwise throws
 ///             InvalidArgument (HF recomputes the base in Python floats; not modelled).
 /// `power` is p = fp32(β^e) of the pipeline's power step (HF's pos_freqs), `inv_freq` =
-/// fp32(1/p). Raised flags are or-ed into `flags`.
+/// fp32(1/p). Raised flags are or-ed into `flags`. `reciprocal_division`: a Python float over
+/// a tensor (llama3's 2π/inv_freq and L/wavelen) as PyTorch computes it, rnd(rnd(1/x)·rnd(s))
+/// (PipelineSteps::reciprocal_scalar_division); otherwise one correctly rounded division.
 Value hf_scaled_inv_freq(const FormatOps& f, const Value& inv_freq, const Value& power,
-                         const Schedule& s, const RotaryBlock& b, std::uint8_t& flags);
+                         const Schedule& s, const RotaryBlock& b, std::uint8_t& flags,
+                         bool reciprocal_division = false);
 
 }  // namespace ropesim::attention::detail

@@ -476,7 +476,8 @@ class PipelineGroup final : public Group {
         constant("power", p);
         if (steps_.recipe == AngleRecipe::product) {
           Value inv = inv_->div(inv_->one(), inv_->convert(p, fl), fl);
-          inv = hf_scaled_inv_freq(*inv_, inv, p, s, b, fl);  // the schedule's rope scaling
+          // the schedule's rope scaling (a Python float over a tensor as the steps say)
+          inv = hf_scaled_inv_freq(*inv_, inv, p, s, b, fl, steps_.reciprocal_scalar_division);
           p = inv_.store(inv, fl);
           constant("inv_freq", p);
         }

@@ -255,6 +255,10 @@ TEST_CASE("hf-config refusals: one line naming the file and the accepted values"
       {"truncate",
        R"({"head_dim": 8, "max_position_embeddings": 64, "rope_scaling": {"type": "yarn", "factor": 2, "truncate": false}})",
        "truncate=false"},
+      // 10^400 was echoed as its 401 digits
+      {"huge_dim", R"({"head_dim": 1e400})",
+       "head_dim must be a non-negative integer below 2^64, got 1e+400"},
+      {"fraction_dim", R"({"head_dim": 8.5})", "head_dim must be a non-negative integer, got 17/2"},
   };
   for (const auto& c : cases) {
     const std::string path = write_config(c.name, c.text);

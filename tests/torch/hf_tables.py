@@ -27,6 +27,11 @@ import subprocess
 import sys
 
 PRESETS = ["llama2-7b", "llama3-8b", "llama3.1-8b"]
+# llama3.1-8b's llama3 scaling on base 10000: there torch's `2 * math.pi / inv_freq` and
+# `old_context_len / wavelen` (Tensor.__rtruediv__ = reciprocal() * other, two roundings) give
+# other inv_freq bits than one correctly rounded division in some blocks (at base 500000 the two
+# readings agree). Passed to ropesim as an hf-config file written next to the tables.
+SCALED_BASE_10000 = "llama3-scaling-base-10000"
 CAPABILITIES = {"avx2": "AVX2", "default": "NO AVX"}
 
 
@@ -78,7 +83,14 @@ def child(models_json, out_dir, capability, positions):
               "presets": []}
     blobs = []
     offset = 0
-    for name in PRESETS:
+    scaled = dict(models["llama3.1-8b"], name=SCALED_BASE_10000, rope_theta=10000.0)
+    config = os.path.join(out_dir, SCALED_BASE_10000 + ".json")
+    with open(config, "w") as f:
+        json.dump({"head_dim": scaled["head_dim"], "rope_theta": scaled["rope_theta"],
+                   "max_position_embeddings": scaled["max_position_embeddings"],
+                   "rope_scaling": scaled["rope_scaling"]}, f)
+    models[SCALED_BASE_10000] = scaled
+    for name in PRESETS + [SCALED_BASE_10000]:
         model = models[name]
         inv_freq, attention_scaling = inv_freq_of(torch, model)
         position_ids = torch.arange(positions)[None, :]
@@ -95,6 +107,8 @@ def child(models_json, out_dir, capability, positions):
         # ropesim has one (cos, sin) per block: both halves of the row must agree
         assert torch.equal(cos[..., :nb], cos[..., nb:]) and torch.equal(sin[..., :nb], sin[..., nb:])
         entry = {"name": name, "blocks": nb, "arrays": {}}
+        if name == SCALED_BASE_10000:
+            entry["schedule"] = "hf-config:" + config
         arrays = {"angle": freqs[0], "cos_fp32": cos[0, :, :nb], "sin_fp32": sin[0, :, :nb]}
         for dtype, label in ((torch.bfloat16, "bf16"), (torch.float16, "fp16")):
             arrays["cos_" + label] = cos.to(dtype=dtype)[0, :, :nb].view(torch.int16)

@@ -125,7 +125,8 @@ std::vector<std::vector<Count>> compare(const Tables& t, const std::string& spec
   const std::size_t positions = t.header["positions"];
   std::vector<std::vector<Count>> counts;
   for (const auto& p : t.header["presets"]) {
-    const Schedule s = parse_schedule(p["name"].get<std::string>());
+    // a preset by its name, or the schedule hf_tables.py names (an hf-config file it wrote)
+    const Schedule s = parse_schedule(p.value("schedule", p["name"].get<std::string>()));
     const std::size_t nb = p["blocks"];
     REQUIRE(s.blocks.size() == nb);
     counts.emplace_back(3);
@@ -197,7 +198,8 @@ TEST_CASE("glibc steps are PyTorch's scalar path (ATEN_CPU_CAPABILITY=default) b
   const Tables t = load("default");
   const std::string spec =
       "pipeline:exponent=fp32;power=fp32:glibc;inv_freq=fp32;position=fp32;angle=fp32;"
-      "cos_sin=fp32:glibc;attention_scaling=fp32;table=A;rotation=A;output=A;recipe=product;"
+      "cos_sin=fp32:glibc;attention_scaling=fp32;scalar_division=reciprocal;table=A;rotation=A;"
+      "output=A;recipe=product;"
       "arithmetic=hf_eager;layout=rotate_half";
   const auto counts = compare(t, spec, false);
   report(t, "hf-cpu with :glibc", counts);
