@@ -2,10 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <limits>
 #include <set>
+#include <stdexcept>
+#include <unordered_map>
 
 #include "attention/detail/evaluator.hpp"
 #include "numeric/error.hpp"
@@ -160,8 +163,9 @@ void merge(ErrorPair& into, const ErrorPair& e) {
 
 /// |x - ref| and |x - ref|/|ref| into `pair` (x, ref finite; ref at high precision).
 /// Returns true when x ≠ ref.
-bool record(ErrorPair& pair, mpfr_srcptr x, mpfr_srcptr ref, std::uint64_t i, std::size_t b) {
-  Mpfr d(kWork), rel(64);
+/// `d` (kWork bits) and `rel` (64 bits) are scratch, kept across calls (no allocation per entry).
+bool record(ErrorPair& pair, mpfr_srcptr x, mpfr_srcptr ref, std::uint64_t i, std::size_t b,
+            Mpfr& d, Mpfr& rel) {
   mpfr_sub(d, x, ref, MPFR_RNDN);
   mpfr_abs(d, d, MPFR_RNDN);
   observe(pair.absolute, mpfr_get_d(d, MPFR_RNDU), i, b);
@@ -179,11 +183,11 @@ bool record(ErrorPair& pair, mpfr_srcptr x, mpfr_srcptr ref, std::uint64_t i, st
 }
 
 /// |x - ref| / ulp_T(round_T(ref)), or nullopt when round_T(ref) is not finite.
-std::optional<double> ulps(const Format& t, mpfr_srcptr x, mpfr_srcptr ref) {
+/// `d` (kWork bits) is scratch.
+std::optional<double> ulps(const Format& t, mpfr_srcptr x, mpfr_srcptr ref, Mpfr& d) {
   const Value rounded = numeric::mpfr_engine().from_mpfr(t, ref, Rounding::nearest_even);
   if (!rounded.is_finite()) return std::nullopt;
   const long e = numeric::ulp_exponent(t, rounded);
-  Mpfr d(kWork);
   mpfr_sub(d, x, ref, MPFR_RNDN);
   mpfr_abs(d, d, MPFR_RNDN);
   mpfr_mul_2si(d, d, -e, MPFR_RNDN);
@@ -219,7 +223,113 @@ void check_options(const Schedule& s, const CompareOptions& o) {
   }
 }
 
+/// A value recorded into RealisedValues: exactly, or std::logic_error.
+double exact_double(const Value& v) {
+  if (v.is_wide())
+    throw std::logic_error(
+        "compare: a realised value does not fit a double; RealisedValues "
+        "needs formats of at most 53 bits (check_table_fits_double)");
+  return v.narrow();
+}
+
 }  // namespace
+
+RealisedValues::RealisedValues(std::uint64_t start, std::uint64_t positions, std::size_t blocks) {
+  table.start = start;
+  table.positions = positions;
+  table.blocks = blocks;
+  const std::size_t n = static_cast<std::size_t>(positions) * blocks;
+  table.cos.assign(n, 0.0);
+  table.sin.assign(n, 0.0);
+  angle.assign(n, 0.0);
+  entry_flags.assign(n, 0);
+  has_angle.assign(n, 0);
+  filled.assign(n, 0);
+}
+
+std::size_t RealisedValues::index(std::uint64_t i, std::size_t d) const {
+  if (i < table.start || i - table.start >= table.positions || d >= table.blocks) {
+    throw std::logic_error("RealisedValues: entry (" + std::to_string(i) + ", " +
+                           std::to_string(d) + ") is outside its positions and blocks");
+  }
+  return static_cast<std::size_t>(i - table.start) * table.blocks + d;
+}
+
+bool RealisedValues::complete() const {
+  return std::all_of(filled.begin(), filled.end(), [](std::uint8_t f) { return f != 0; });
+}
+
+void RealisedValues::finish() {
+  if (!complete()) throw std::logic_error("RealisedValues::finish: some entries are not filled");
+  table.flags.assign(static_cast<std::size_t>(table.positions), 0);
+  for (std::size_t k = 0; k < table.flags.size(); ++k)
+    for (std::size_t d = 0; d < table.blocks; ++d)
+      table.flags[k] |= entry_flags[k * table.blocks + d];
+}
+
+TableCensus census_of_table(const RealisedTable& table) {
+  TableCensus out;
+  const std::size_t n = static_cast<std::size_t>(table.positions), nb = table.blocks;
+  // Value::bits_key of a narrow value: its bits, one key for every NaN
+  auto key = [](double v) {
+    return std::isnan(v) ? std::uint64_t{0x7ff8000000000001ULL} : std::bit_cast<std::uint64_t>(v);
+  };
+  auto flag_bits = [&](std::size_t k) {
+    return static_cast<std::uint8_t>(table.flags[k] & (flag_overflow | flag_nan));
+  };
+  auto same_row = [&](std::size_t a, std::size_t b) {
+    if (flag_bits(a) != flag_bits(b)) return false;
+    for (std::size_t d = 0; d < nb; ++d) {
+      if (key(table.cos[a * nb + d]) != key(table.cos[b * nb + d]) ||
+          key(table.sin[a * nb + d]) != key(table.sin[b * nb + d]))
+        return false;
+    }
+    return true;
+  };
+  // classes by row hash: hash -> the classes' first rows (a collision list), class sizes
+  std::unordered_map<std::uint64_t, std::vector<std::size_t>> first_rows;
+  first_rows.reserve(n);
+  std::vector<std::uint64_t> class_size(n, 0);  // indexed by a class's first row
+  for (std::size_t k = 0; k < n; ++k) {
+    std::uint64_t h = 0x9e3779b97f4a7c15ULL ^ flag_bits(k);
+    for (std::size_t d = 0; d < nb; ++d) {
+      h = (h ^ key(table.cos[k * nb + d])) * 0x100000001b3ULL;
+      h ^= h >> 29;
+      h = (h ^ key(table.sin[k * nb + d])) * 0xbf58476d1ce4e5b9ULL;
+      h ^= h >> 31;
+    }
+    auto& rows = first_rows[h];
+    std::size_t first = k;
+    for (const std::size_t r : rows) {
+      if (same_row(r, k)) {
+        first = r;
+        break;
+      }
+    }
+    if (first == k) {
+      rows.push_back(k);
+      ++out.distinct;
+    } else if (!out.first_repeat_later) {
+      out.first_repeat_earlier = table.start + first;
+      out.first_repeat_later = table.start + k;
+    }
+    ++class_size[first];
+    const std::uint8_t f = flag_bits(k);
+    if (f & flag_overflow) {
+      if (out.overflow_count++ == 0) out.first_overflow = table.start + k;
+    }
+    if (f & flag_nan) {
+      if (out.nan_count++ == 0) out.first_nan = table.start + k;
+    }
+  }
+  for (std::size_t k = 0; k < n; ++k) {
+    if (class_size[k] > out.largest_class_size) {  // ties: the smaller first position
+      out.largest_class_size = class_size[k];
+      out.largest_class_position = table.start + k;
+    }
+  }
+  return out;
+}
 
 bool carries_attention_factor(const Schedule& s, const Realisation& r) {
   return r.kind == Realisation::Kind::pipeline && s.attention_scaling.has_value();
@@ -227,8 +337,11 @@ bool carries_attention_factor(const Schedule& s, const Realisation& r) {
 
 CompareResult compare(const Schedule& s, const Realisation& a,
                       const std::optional<Realisation>& against, const CompareOptions& options,
-                      const std::function<void(std::uint64_t, std::uint64_t)>& progress) {
+                      const std::function<void(std::uint64_t, std::uint64_t)>& progress,
+                      const CompareValues& values) {
   check_options(s, options);
+  if (values.against && !against)
+    throw std::logic_error("compare: B's recorded values without a realisation B");
   check_applicable(s, a);
   if (against) check_applicable(s, *against);
   CompareResult result;
@@ -266,13 +379,16 @@ CompareResult compare(const Schedule& s, const Realisation& a,
     for (std::size_t b = 0; b < s.blocks.size(); ++b) blocks.push_back(b);
   }
   std::vector<Realisation> members{a};
-  if (against) members.push_back(*against);
+  // B's values are realised here unless they were recorded before (CompareValues::against)
+  if (against && !values.against) members.push_back(*against);
   const char* a_angle = angle_step(a);
   const char* b_angle = against ? angle_step(*against) : nullptr;
   const Format& table = result.table_format;
 
   Mpfr xa(kWork), xb(kWork), ref_cos(kWork), ref_sin(kWork), ref_angle(kWork), x(kWork);
+  Mpfr scratch(kWork), scratch_rel(64);
   detail::Steps steps_a, steps_b;
+  Value recorded_b_angle;
   bool overall_angle = false;
   for (std::size_t b : blocks) {
     BlockComparison block;
@@ -291,9 +407,35 @@ CompareResult compare(const Schedule& s, const Realisation& a,
       steps_a.clear();
       steps_b.clear();
       const RealisedPair pa = ev.evaluate_one(0, i, a_angle ? &steps_a : nullptr);
+      const Value* va = find_step(steps_a, a_angle);
+      if (values.record) {
+        auto& rec = *values.record;
+        const std::size_t at = rec.index(i, b);
+        rec.table.cos[at] = exact_double(pa.cos);
+        rec.table.sin[at] = exact_double(pa.sin);
+        rec.entry_flags[at] = pa.flags;
+        rec.has_angle[at] = va != nullptr;
+        rec.angle[at] = va != nullptr ? exact_double(*va) : 0.0;
+        rec.filled[at] = 1;
+      }
       RealisedPair pb;
-      if (against) {
+      const Value* vb = nullptr;
+      if (against && values.against) {
+        const auto& rec = *values.against;
+        const std::size_t at = rec.index(i, b);
+        if (!rec.filled[at])
+          throw std::logic_error("compare: B's recorded values lack entry (" + std::to_string(i) +
+                                 ", " + std::to_string(b) + ")");
+        pb.cos = Value::from_double_exact(rec.table.cos[at]);
+        pb.sin = Value::from_double_exact(rec.table.sin[at]);
+        pb.flags = rec.entry_flags[at];
+        if (b_angle != nullptr && rec.has_angle[at]) {
+          recorded_b_angle = Value::from_double_exact(rec.angle[at]);
+          vb = &recorded_b_angle;
+        }
+      } else if (against) {
         pb = ev.evaluate_one(1, i, b_angle ? &steps_b : nullptr);
+        vb = find_step(steps_b, b_angle);
       } else {
         exact->at(i, ref_angle, ref_cos, ref_sin);
         if (a.kind == Realisation::Kind::pipeline && a.steps.resonance && s.blocks[b].turn) {
@@ -310,8 +452,6 @@ CompareResult compare(const Schedule& s, const Realisation& a,
           }
         }
       }
-      const Value* va = find_step(steps_a, a_angle);
-      const Value* vb = against ? find_step(steps_b, b_angle) : nullptr;
       if (!angle_known) {
         angle_known = true;
         has_angle = va != nullptr && (!against || vb != nullptr);
@@ -336,21 +476,21 @@ CompareResult compare(const Schedule& s, const Realisation& a,
       }
       pa.cos.to_mpfr(xa);
       pa.sin.to_mpfr(xb);
-      const bool cos_differs = record(st.cos, xa, ref_cos, i, b);
-      const bool sin_differs = record(st.sin, xb, ref_sin, i, b);
+      const bool cos_differs = record(st.cos, xa, ref_cos, i, b, scratch, scratch_rel);
+      const bool sin_differs = record(st.sin, xb, ref_sin, i, b, scratch, scratch_rel);
       if (against && same_convention ? (!pa.cos.same_bits(pb.cos) || !pa.sin.same_bits(pb.sin))
                                      : (cos_differs || sin_differs)) {
         ++st.differing;
       }
-      if (const auto u = ulps(table, xa, ref_cos)) observe(st.ulps, *u, i, b);
-      if (const auto u = ulps(table, xb, ref_sin)) observe(st.ulps, *u, i, b);
+      if (const auto u = ulps(table, xa, ref_cos, scratch)) observe(st.ulps, *u, i, b);
+      if (const auto u = ulps(table, xb, ref_sin, scratch)) observe(st.ulps, *u, i, b);
       if (has_angle && va != nullptr && va->is_finite()) {
         if (against) {
           if (vb == nullptr || !vb->is_finite()) continue;
           vb->to_mpfr(ref_angle);
         }
         va->to_mpfr(x);
-        record(angle_errors, x, ref_angle, i, b);
+        record(angle_errors, x, ref_angle, i, b, scratch, scratch_rel);
       }
     }
     if (has_angle) {

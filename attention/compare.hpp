@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "attention/realisation.hpp"
+#include "attention/realised_table.hpp"
 #include "attention/schedule.hpp"
 #include "numeric/budget.hpp"
 
@@ -153,6 +154,66 @@ struct CompareResult {
   CompareStats overall;
 };
 
+/// The realised values of one realisation over positions S..S+N-1, every block of the
+/// schedule, as compare() realises them: (cos, sin) in the table format and the angle step
+/// (BlockReport::steps "angle" / "phi") where the entry forms one, each held exactly in a
+/// binary64 (the formats must fit a double: check_table_fits_double, and a narrow angle
+/// format). compare() fills the entries of its window and blocks (CompareValues::record) and
+/// can read its B side from them instead of realising B again (CompareValues::against):
+/// `ropesim diagnose` realises each path once and hands the same values to its comparisons,
+/// its census (census_of_table) and its score check. Row-major N × B: entry (i, d) is index
+/// (i - S)·B + d. Memory: 27 bytes an entry.
+struct RealisedValues {
+  RealisedValues() = default;
+  /// Room for positions S..S+N-1 and `blocks` blocks, nothing filled.
+  RealisedValues(std::uint64_t start, std::uint64_t positions, std::size_t blocks);
+  /// The realised (cos, sin) (RealisedPair::cos, sin) and, once finish() has run, per
+  /// position the OR of its blocks' flags: then realised_table() of the same realisation
+  /// over the same window, bit for bit.
+  RealisedTable table;
+  std::vector<double> angle;              ///< the angle step where has_angle (else 0)
+  std::vector<std::uint8_t> entry_flags;  ///< RealisedPair::flags (numeric::Flags bits)
+  std::vector<std::uint8_t> has_angle;    ///< 1: the entry formed an angle step
+  std::vector<std::uint8_t> filled;       ///< 1: compare() wrote the entry
+  /// The index of entry (position i, block d), or std::logic_error when (i, d) is outside.
+  std::size_t index(std::uint64_t i, std::size_t d) const;
+  /// Whether every entry has been filled.
+  bool complete() const;
+  /// Sets table.flags from entry_flags. Throws std::logic_error unless complete().
+  void finish();
+};
+
+/// What compare() shares with other comparisons of the same realisations.
+struct CompareValues {
+  /// When set, A's realised values at every compared entry are written here (its window must
+  /// hold the comparison's; entries of other blocks or positions are left alone, so calls on
+  /// disjoint blocks or positions may fill one RealisedValues concurrently). A value that a
+  /// double cannot hold exactly is a std::logic_error.
+  RealisedValues* record = nullptr;
+  /// When set, B's realised values are read from here (filled by compare() of the
+  /// realisation `against` over these entries) instead of being realised again; the results
+  /// are the same bit for bit. An entry not filled is a std::logic_error.
+  const RealisedValues* against = nullptr;
+};
+
+/// Census facts of a realised table (the equivalence i ~ j ⟺ every block's (cos, sin) has the
+/// same bit pattern, Value::bits_key: one key for every NaN, +0 ≠ -0, and the positions'
+/// overflow and NaN flags agree — the classes census() counts).
+struct TableCensus {
+  std::uint64_t distinct = 0;  ///< CensusResult::distinct_rotations
+  std::optional<std::uint64_t> first_repeat_earlier, first_repeat_later;  ///< FirstRepeat
+  std::uint64_t largest_class_size = 0, largest_class_position = 0;       ///< LargestClass
+  std::uint64_t overflow_count = 0, nan_count = 0;                        ///< FlagSummary
+  std::optional<std::uint64_t> first_overflow, first_nan;
+};
+
+/// census()'s distinct rotations, first repeat, largest class and overflow/NaN positions of
+/// the positions of `table` (absolute: table.start + row), computed from the table itself by
+/// hashing its rows (collisions resolved by comparing the rows): no realisation. Equal to
+/// census() of the same realisation over the same window (tests/attention/test_compare.cpp).
+/// Throws nothing but std::bad_alloc; O(N·B) time, O(N) memory beside the table.
+TableCensus census_of_table(const RealisedTable& table);
+
 /// Compares realisation `a` with `against` (nullopt = the exact rotation) on schedule `s` over
 /// options.positions positions from options.start and options.blocks, like with like: when a
 /// side carries the schedule's attention factor s (carries_attention_factor), the reference is
@@ -164,9 +225,11 @@ struct CompareResult {
 /// Throws InvalidArgument for N = 0 or N > kMaxComparePositions, S + N - 1 >
 /// kMaxCompareLastPosition, a block index out of range or repeated, or a realisation that
 /// does not apply (check_applicable).
+/// `values` (optional) records A's realised values and/or supplies B's (CompareValues).
 CompareResult compare(const Schedule& s, const Realisation& a,
                       const std::optional<Realisation>& against, const CompareOptions& options,
-                      const std::function<void(std::uint64_t, std::uint64_t)>& progress = {});
+                      const std::function<void(std::uint64_t, std::uint64_t)>& progress = {},
+                      const CompareValues& values = {});
 
 /// The work of compare(), in compared (position, block) entries, for check_budget: rates
 /// measured on this machine kind, one thread (about 4·10^5 entries/s against a realisation,

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <iostream>
@@ -301,34 +302,49 @@ std::string svg_figure(const std::string& script) {
   return text;
 }
 
-/// Error against position per path (band maxima, log scale).
+/// Error against position per path (band maxima at each band's end, log scale). The x range
+/// runs from just below the first band's end to just above the context, so that every band's
+/// point is inside it whatever the context (one band, ending at N, for N <= 1024); a path with
+/// no error (every band 0: nothing to draw on a log scale) is left out, and when no path has
+/// one the figure says so instead of drawing nothing (gnuplot refuses a plot without a point).
 std::string error_figure(const proofs::DiagnoseReport& r) {
   std::string data, plots;
   std::vector<const proofs::DiagnosePath*> paths{&r.correct};
   for (const auto i : r.ranking) paths.push_back(&r.candidates[i]);
   int k = 0;
   for (const auto* p : paths) {
-    data += fmt::format("$P{} << EOD\n", k);
+    std::string points;
     for (const auto& b : p->bands) {
       const double v = b.max_absolute.value;
-      data += fmt::format("{} {}\n", gnuplot_number(static_cast<double>(b.end)),
-                          gnuplot_number(v > 0 ? v : std::nan("")));
+      points += fmt::format("{} {}\n", gnuplot_number(static_cast<double>(b.end)),
+                            gnuplot_number(v > 0 ? v : std::nan("")));
     }
-    data += "EOD\n";
+    const bool drawn = std::any_of(p->bands.begin(), p->bands.end(), [](const auto& b) {
+      return b.max_absolute.value > 0 && std::isfinite(b.max_absolute.value);
+    });
+    if (!drawn) continue;
+    data += fmt::format("$P{} << EOD\n", k) + points + "EOD\n";
     plots += fmt::format("{}$P{} using 1:2 with linespoints lw 2 title {}", k ? ", " : "", k,
                          gnuplot_quote(p->name + " (vs " + p->against + ")"));
     ++k;
   }
-  return data + "set title " +
-         gnuplot_quote(fmt::format("max |cos/sin error| per position band: {} in {} with {}",
-                                   r.schedule, r.format.name, r.framework)) +
-         "\nset xlabel " + gnuplot_quote("band end (position)") + "\nset ylabel " +
-         gnuplot_quote("max |error| (log scale)") +
-         fmt::format(
-             "\nset logscale xy 10\nset xrange [1000:{}]\nset format y '1e%L'\nset grid\n"
-             "set key outside right top\nplot ",
-             std::max<std::uint64_t>(r.context, 1024)) +
-         plots + "\n";
+  const double first_end = r.bands.empty() ? 1.0 : static_cast<double>(r.bands.front().second);
+  const std::string title = fmt::format("max |cos/sin error| per position band: {} in {} with {}",
+                                        r.schedule, r.format.name, r.framework);
+  std::string settings =
+      "set title " + gnuplot_quote(title) + "\nset xlabel " + gnuplot_quote("band end (position)") +
+      "\nset ylabel " + gnuplot_quote("max |error| (log scale)") +
+      fmt::format(
+          "\nset logscale xy 10\nset xrange [{}:{}]\nset format y '1e%L'\nset grid\n"
+          "set key outside right top\n",
+          gnuplot_number(0.9 * first_end), gnuplot_number(1.1 * static_cast<double>(r.context)));
+  if (k == 0) {
+    // no path has an error to draw: an empty frame that says so
+    return settings + "set yrange [1e-10:1]\nset label 1 " +
+           gnuplot_quote("no path differs from its reference in any band") +
+           " at graph 0.5, graph 0.5 center\nplot 1/0 notitle\n";
+  }
+  return data + settings + "plot " + plots + "\n";
 }
 
 /// The collision map: distinct rotations and the first collision per path.

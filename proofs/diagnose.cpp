@@ -125,6 +125,22 @@ DiagnoseCensus census_of(const attention::Schedule& s, const attention::Realisat
   return out;
 }
 
+/// census_of() from the path's realised table (attention::census_of_table: the same classes).
+DiagnoseCensus census_of_values(const attention::RealisedTable& table) {
+  const auto c = attention::census_of_table(table);
+  DiagnoseCensus out;
+  out.distinct = c.distinct;
+  if (c.first_repeat_later)
+    out.first_repeat = attention::FirstRepeat{*c.first_repeat_earlier, *c.first_repeat_later};
+  out.largest_class.size = c.largest_class_size;
+  out.largest_class.position = c.largest_class_position;
+  out.overflow.count = c.overflow_count;
+  out.overflow.first = c.first_overflow;
+  out.nan.count = c.nan_count;
+  out.nan.first = c.first_nan;
+  return out;
+}
+
 nlohmann::json band_json(const BandError& b) {
   return {{"start", b.start},
           {"end", b.end},
@@ -332,16 +348,18 @@ attention::CompareResult compare_parallel(const attention::Schedule& s,
                                           const attention::Realisation& r,
                                           const std::optional<attention::Realisation>& against,
                                           const attention::CompareOptions& options,
-                                          unsigned threads) {
+                                          unsigned threads,
+                                          const attention::CompareValues& values) {
   const std::size_t nb = s.blocks.size();
   const std::size_t groups = std::min<std::size_t>(std::max(1u, threads), nb);
-  if (groups <= 1) return attention::compare(s, r, against, options);
+  if (groups <= 1) return attention::compare(s, r, against, options, {}, values);
   std::vector<attention::CompareResult> parts(groups);
   numeric::parallel_for(static_cast<unsigned>(groups), groups, [&](std::size_t g) {
     attention::CompareOptions o = options;
     o.blocks.clear();
     for (std::size_t b = g * nb / groups; b < (g + 1) * nb / groups; ++b) o.blocks.push_back(b);
-    parts[g] = attention::compare(s, r, against, o);
+    // each group writes its own blocks' entries of values.record
+    parts[g] = attention::compare(s, r, against, o, {}, values);
   });
   attention::CompareResult out = std::move(parts[0]);
   for (std::size_t g = 1; g < groups; ++g) {
@@ -371,16 +389,24 @@ attention::CompareResult compare_parallel(const attention::Schedule& s,
 /// at every position 0..N-1 and the roundings of apply_rotation and of the store into F.
 /// Unset when a format is outside the fast path's domain.
 struct FastRotation {
-  attention::RealisedTable table;  ///< every position, every block
+  /// every position, every block: `*shared` when the caller has the table, else `owned`
+  attention::RealisedTable owned;
+  const attention::RealisedTable* shared = nullptr;
+  const attention::RealisedTable& table_ref() const { return shared ? *shared : owned; }
   numeric::Binary64Rounding rf, rout, rF;
   bool to_out = false, to_f = false, theory = false, adjacent = false;
   std::size_t nb = 0, dim = 0;
 
-  /// R̂_p x for every p (row p, dim doubles), as apply_rotation then the store into F do.
-  std::vector<double> rotate_all(const std::vector<numeric::Value>& value, unsigned threads) const {
+  /// R̂_p x for every p into `out` (row p, dim doubles; resized, every element written), as
+  /// apply_rotation then the store into F do. `out` is the caller's, kept across calls: a
+  /// fresh vector of N·D doubles per draw and path cost more in page faults and zeroing than
+  /// the rotation itself.
+  void rotate_all(const std::vector<numeric::Value>& value, unsigned threads,
+                  std::vector<double>& out) const {
+    const attention::RealisedTable& table = table_ref();
     std::vector<double> x(dim);
     for (std::size_t j = 0; j < dim; ++j) x[j] = value[j].to_double();
-    std::vector<double> out(table.positions * dim);
+    out.resize(table.positions * dim);
     const std::uint64_t chunks =
         std::max<std::uint64_t>(1, std::min<std::uint64_t>(threads * 4, table.positions));
     numeric::parallel_for(threads, chunks, [&](std::size_t chunk) {
@@ -409,13 +435,13 @@ struct FastRotation {
           for (std::size_t j = 0; j < dim; ++j) y[j] = rF.round(y[j]);
       }
     });
-    return out;
   }
 };
 
+/// `table`, when set, is r's realised table over 0..N-1 (used, not realised again).
 std::optional<FastRotation> fast_rotation(const attention::Schedule& s,
                                           const attention::Realisation& r, std::uint64_t context,
-                                          unsigned threads) {
+                                          unsigned threads, const attention::RealisedTable* table) {
   if (r.rounding != numeric::Rounding::nearest_even || s.is_multi_axis()) return std::nullopt;
   try {
     attention::check_table_fits_double(r);
@@ -425,6 +451,7 @@ std::optional<FastRotation> fast_rotation(const attention::Schedule& s,
   const attention::RealisedRotation probe = attention::realise(s, r, 0);
   if (probe.rounding != numeric::Rounding::nearest_even) return std::nullopt;
   FastRotation f{{},
+                 nullptr,
                  numeric::Binary64Rounding(probe.rotation_format, probe.rounding),
                  numeric::Binary64Rounding(probe.output_format, probe.rounding),
                  numeric::Binary64Rounding(r.format, r.rounding)};
@@ -436,7 +463,11 @@ std::optional<FastRotation> fast_rotation(const attention::Schedule& s,
   f.adjacent = r.layout == attention::PairLayout::adjacent;
   f.nb = s.blocks.size();
   f.dim = s.dimension();
-  f.table = attention::realised_table(s, r, 0, context, threads);
+  if (table && table->start == 0 && table->positions == context) {
+    f.shared = table;
+  } else {
+    f.owned = attention::realised_table(s, r, 0, context, threads);
+  }
   return f;
 }
 
@@ -472,7 +503,8 @@ std::vector<DiagnoseOffsetScore> offset_scores(
     const attention::Schedule& s, const attention::Realisation& r,
     const std::vector<attention::QueryKey>& draws, const DiagnoseScoreSettings& settings,
     std::uint64_t context, const std::vector<std::pair<std::uint64_t, std::uint64_t>>& bands,
-    unsigned threads, std::string& method) {
+    unsigned threads, std::string& method, const attention::RealisedTable* table,
+    std::vector<double>& rq, std::vector<double>& rk) {
   std::vector<DiagnoseOffsetScore> out;
   if (settings.offsets.empty()) return out;
   numeric::EvaluationPolicy policy;
@@ -480,7 +512,7 @@ std::vector<DiagnoseOffsetScore> offset_scores(
   policy.summation = settings.summation;
   policy.accumulator = settings.accumulator;
   const auto dot = numeric::Binary64Dot::for_policy(policy);
-  const auto fast = dot ? fast_rotation(s, r, context, threads) : std::nullopt;
+  const auto fast = dot ? fast_rotation(s, r, context, threads, table) : std::nullopt;
   method = fast ? "binary64" : "engine";
   // the exact score of every draw at every offset, in r's convention; the draws chosen
   const std::size_t K = draws.size();
@@ -525,10 +557,9 @@ std::vector<DiagnoseOffsetScore> offset_scores(
     bool needed = false;
     for (std::size_t o = 0; o < out.size(); ++o) needed = needed || is_chosen(o, k);
     if (!needed) continue;
-    std::vector<double> rq, rk;
     if (fast) {
-      rq = fast->rotate_all(draws[k].query, threads);
-      rk = fast->rotate_all(draws[k].key, threads);
+      fast->rotate_all(draws[k].query, threads, rq);
+      fast->rotate_all(draws[k].key, threads, rk);
     }
     for (std::size_t o = 0; o < out.size(); ++o) {
       if (!is_chosen(o, k)) continue;
@@ -741,6 +772,18 @@ std::pair<std::vector<std::size_t>, std::vector<std::string>> rank_candidates(
 
 namespace {
 
+/// `text` with the leading "FROM:" or "does not apply to FROM:" spelled with `to`.
+std::string replace_framework_name(const std::string& text, std::string_view from,
+                                   std::string_view to) {
+  for (const std::string_view prefix :
+       {std::string_view(), std::string_view("does not apply to ")}) {
+    const std::string head = std::string(prefix) + std::string(from) + ":";
+    if (text.rfind(head, 0) == 0)
+      return std::string(prefix) + std::string(to) + ":" + text.substr(head.size());
+  }
+  return text;
+}
+
 /// diagnose(); with `exact_bounds` set, its framework-independent bounds (base-context, exact
 /// semantic drift) are copied instead of computed again.
 DiagnoseReport diagnose_one(const attention::Schedule& s, const numeric::Format& format,
@@ -777,9 +820,25 @@ DiagnoseReport diagnose_one(const attention::Schedule& s, const numeric::Format&
     draws.push_back(attention::random_query_key(format, s.dimension(), k));
   }
 
+  // Each path is realised once: its band compares record its values (cos, sin, angle at every
+  // position and block), which are then its census and its score table, and the correct
+  // path's are every candidate's B side. Needs the values to fit a double (then always: the
+  // activation format's; wider formats realise each section on its own, as before).
+  const bool share = options.share_values && format.fits_double();
+  std::optional<attention::RealisedValues> correct_values;
+  std::vector<double> rotated_q, rotated_k;  // the score check's rotated draws, every path's
+
   // One path over the bands, against exact (nullopt) or the correct path.
   auto measure = [&](DiagnosePath& path, const attention::Realisation& r,
                      const std::optional<attention::Realisation>& against) {
+    std::optional<attention::RealisedValues> values;
+    if (share && r.table_format().fits_double() && (!against || correct_values))
+      values.emplace(0, options.context, s.blocks.size());
+    attention::CompareValues shared;
+    if (values) {
+      shared.record = &*values;
+      if (against) shared.against = &*correct_values;
+    }
     std::vector<double> abs_all, ulps_all;
     for (std::size_t i = 0; i < report.bands.size(); ++i) {
       const auto [start, end] = report.bands[i];
@@ -787,7 +846,8 @@ DiagnoseReport diagnose_one(const attention::Schedule& s, const numeric::Format&
       attention::CompareOptions co;
       co.start = start;
       co.positions = end - start;
-      const auto result = compare_parallel(s, r, against, co, std::max(1u, options.threads));
+      const auto result =
+          compare_parallel(s, r, against, co, std::max(1u, options.threads), shared);
       path.bands.push_back(band_error(result, start, end));
       auto& b = path.bands.back();
       if (b.differing > 0 && !path.first_differing_band) path.first_differing_band = start;
@@ -810,10 +870,17 @@ DiagnoseReport diagnose_one(const attention::Schedule& s, const numeric::Format&
     path.overall.typical_absolute = lower_median(abs_all);
     path.overall.typical_ulps = lower_median(ulps_all);
     note("rotations " + path.name, 0, 1);
-    path.census = census_of(s, r, options.context, options.threads);
+    if (values) {
+      values->finish();
+      path.census = census_of_values(values->table);
+    } else {
+      path.census = census_of(s, r, options.context, options.threads);
+    }
     note("scores " + path.name, 0, 1);
     path.scores = offset_scores(s, r, draws, report.score, options.context, report.bands,
-                                std::max(1u, options.threads), path.score_method);
+                                std::max(1u, options.threads), path.score_method,
+                                values ? &values->table : nullptr, rotated_q, rotated_k);
+    if (!against && values) correct_values = std::move(values);
   };
 
   // The score check's settings: the framework's accumulation for every path.
@@ -849,6 +916,7 @@ DiagnoseReport diagnose_one(const attention::Schedule& s, const numeric::Format&
     }
     report.candidates.push_back(std::move(path));
   }
+  correct_values.reset();
   std::tie(report.ranking, report.decided_by) = rank_candidates(report.candidates);
 
   // The model's own previous-token head Y^1 (every block), realised by the framework.
@@ -912,8 +980,39 @@ std::vector<DiagnoseReport> diagnose_frameworks(const attention::Schedule& s,
     throw InvalidArgument("diagnose: no framework; accepted: one or more preset names");
   for (const auto& f : frameworks) (void)attention::framework_preset(f);  // all known first
   std::vector<DiagnoseReport> out;
-  for (const auto& f : frameworks)
-    out.push_back(diagnose_one(s, format, f, options, out.empty() ? nullptr : &out[0].bounds));
+  for (const auto& f : frameworks) {
+    // A preset with the same pipeline spec and score accumulation as one already measured
+    // (vllm and flash-attn) realises the same steps: its report is that one's, renamed.
+    const auto& preset = attention::framework_preset(f);
+    const auto* acc = attention::framework_score_accumulation(preset.name);
+    const DiagnoseReport* same = nullptr;
+    for (const auto& r : out) {
+      if (!options.share_values) break;
+      const auto* racc = attention::framework_score_accumulation(r.framework);
+      if (r.framework_spec == preset.spec && (acc == nullptr) == (racc == nullptr) &&
+          (acc == nullptr || acc->format == racc->format))
+        same = &r;
+    }
+    if (same == nullptr) {
+      out.push_back(diagnose_one(s, format, f, options, out.empty() ? nullptr : &out[0].bounds));
+      continue;
+    }
+    DiagnoseReport copy = *same;
+    const numeric::FormatBinding binding{format, numeric::Rounding::nearest_even,
+                                         &numeric::engine_by_name("auto")};
+    const std::string name = attention::parse_realisation(preset.name, binding).name();
+    copy.framework = std::string(preset.name);
+    copy.correct.realisation = name;
+    copy.horizon.realisation = std::string(preset.name);
+    if (copy.horizon.skipped.empty()) copy.horizon.report.realisation = name;
+    for (auto& c : copy.candidates)  // candidates of the first spelled "does not apply to NAME"
+      if (!c.skipped.empty() && c.candidate != nullptr)
+        c.skipped = replace_framework_name(c.skipped, same->framework, preset.name);
+    if (!copy.horizon.skipped.empty())
+      copy.horizon.skipped =
+          replace_framework_name(copy.horizon.skipped, same->framework, preset.name);
+    out.push_back(std::move(copy));
+  }
   return out;
 }
 

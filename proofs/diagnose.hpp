@@ -252,6 +252,13 @@ struct DiagnoseOptions {
   /// The model head's length limit (model_head_horizon's `limit`; `diagnose --horizon-limit`):
   /// nullopt for `ropesim horizon`'s quick limit. ≥ 1.
   std::optional<std::uint64_t> horizon_limit;
+  /// Each path realised once (default): its band compares record its values, which are then
+  /// its census (attention::census_of_table) and its score table, and the correct path's are
+  /// every candidate's B side; a framework with the pipeline spec and score accumulation of one
+  /// already measured (vllm and flash-attn) gets that report, renamed. false: every section
+  /// realises its paths itself, as before issue 35's speed-up (bench_diagnose measures both;
+  /// the reports are equal, tests/proofs/test_diagnose.cpp).
+  bool share_values = true;
   /// Called with (stage, done, total) between steps; may be empty.
   std::function<void(const std::string&, std::uint64_t, std::uint64_t)> progress;
 };

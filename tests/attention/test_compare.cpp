@@ -2,10 +2,14 @@
 // exact rotation checked against an independent mpmath computation (values below, made by
 // the python3 script quoted in each test) and against query_position; realisation against
 // realisation checked by a direct loop over realise_block; scores checked by hand.
+#include <algorithm>
+#include <bit>
 #include <catch2/catch.hpp>
 #include <cmath>
 
+#include "attention/census.hpp"
 #include "attention/compare.hpp"
+#include "attention/realised_table.hpp"
 #include "attention/rotate.hpp"
 #include "numeric/engine.hpp"
 #include "numeric/error.hpp"
@@ -150,6 +154,107 @@ TEST_CASE("compare realisation against realisation equals a direct loop over rea
   CHECK(same.overall.cos.absolute.value == 0);
   REQUIRE(same.overall.angle.has_value());
   CHECK(same.overall.angle->absolute.value == 0);
+}
+
+// RealisedValues (diagnose realises each path once): what compare() records is realised_table's
+// table bit for bit, and a comparison that reads its B side from the recorded values gives the
+// comparison that realises B again (to_json equal), filled by two calls on disjoint blocks.
+TEST_CASE("compare records A's values and reads B's: the same table and the same result",
+          "[compare]") {
+  for (const std::string schedule : {"conventional:base=10000,dim=16", "qwen2.5-7b-yarn"}) {
+    INFO(schedule);
+    const Schedule s = parse_schedule(schedule);
+    const std::size_t nb = s.blocks.size();
+    const Realisation b = parse_realisation("hf", Format::bf16());
+    const Realisation a = parse_realisation(
+        "pipeline:exponent=fp32;power=fp32;inv_freq=fp32;position=fp32;angle=bf16;cos_sin=fp32;"
+        "attention_scaling=fp32;table=bf16;rotation=bf16;output=bf16;recipe=product;"
+        "arithmetic=hf_eager;layout=rotate_half",
+        Format::bf16());
+    const std::uint64_t start = 1000, n = 300;
+    std::vector<std::size_t> low, high;
+    for (std::size_t d = 0; d < nb; ++d) (d < nb / 2 ? low : high).push_back(d);
+    RealisedValues bv(start, n, nb), av(start, n, nb);
+    // B against exact, in two calls on disjoint blocks, recording
+    for (const auto& blocks : {low, high}) {
+      const auto with = compare(s, b, std::nullopt, at(start, n, blocks), {}, {&bv, nullptr});
+      const auto without = compare(s, b, std::nullopt, at(start, n, blocks));
+      CHECK(to_json(with) == to_json(without));
+    }
+    REQUIRE(bv.complete());
+    bv.finish();
+    const RealisedTable t = realised_table(s, b, start, n);
+    REQUIRE(bv.table.cos.size() == t.cos.size());
+    for (std::size_t k = 0; k < t.cos.size(); ++k) {
+      REQUIRE(std::bit_cast<std::uint64_t>(bv.table.cos[k]) ==
+              std::bit_cast<std::uint64_t>(t.cos[k]));
+      REQUIRE(std::bit_cast<std::uint64_t>(bv.table.sin[k]) ==
+              std::bit_cast<std::uint64_t>(t.sin[k]));
+    }
+    CHECK(bv.table.flags == t.flags);
+    // a pipeline forms its angle at every entry (θ ≠ 0 here)
+    CHECK(std::all_of(bv.has_angle.begin(), bv.has_angle.end(), [](auto h) { return h == 1; }));
+    // A against B: B read from its values equals B realised again; A recorded at once
+    const auto read = compare(s, a, b, at(start, n), {}, {&av, &bv});
+    const auto again = compare(s, a, b, at(start, n));
+    CHECK(to_json(read) == to_json(again));
+    CHECK(read.overall.angle.has_value());
+    CHECK(read.overall.differing > 0);
+    CHECK(av.complete());
+    // an entry outside the recorded window is a logic error, not a silent zero
+    RealisedValues small(start, 10, nb);
+    CHECK_THROWS_AS(compare(s, a, b, at(start, 20), {}, {nullptr, &small}), std::logic_error);
+  }
+}
+
+// census_of_table against census(), a second implementation (fingerprints verified exactly),
+// on tables with collisions (bf16 angle: R^_257 = R^_256), a periodic r1 table (rational
+// turns: every row repeats), and overflow and NaN (positions in fp16 overflow above 65519).
+TEST_CASE("census_of_table equals census() on the same window", "[compare][census]") {
+  struct Case {
+    std::string schedule, realisation;
+    Format format;
+    std::uint64_t start, n;
+  };
+  const std::string bf16_angle =
+      "pipeline:exponent=fp32;power=fp32;inv_freq=fp32;position=fp32;angle=bf16;cos_sin=fp32;"
+      "table=bf16;rotation=bf16;output=bf16;recipe=product;arithmetic=hf_eager;layout=rotate_half";
+  const std::string fp16_position =
+      "pipeline:exponent=fp32;power=fp32;inv_freq=fp32;position=fp16;angle=fp32;cos_sin=fp32;"
+      "table=bf16;rotation=bf16;output=bf16;recipe=product;arithmetic=hf_eager;layout=rotate_half";
+  const std::vector<Case> cases = {
+      {"conventional:base=10000,dim=8", bf16_angle, Format::bf16(), 0, 3000},
+      {"conventional:base=10000,dim=8", "hf", Format::bf16(), 0, 3000},
+      {"periodic:m=12", "r1", Format::fp32(), 5, 100},
+      {"conventional:base=10000,dim=8", fp16_position, Format::bf16(), 65400, 300},
+  };
+  bool saw_overflow = false, saw_repeat = false;
+  for (const auto& c : cases) {
+    INFO(c.schedule << " " << c.realisation);
+    const Schedule s = parse_schedule(c.schedule);
+    const Realisation r = parse_realisation(c.realisation, c.format);
+    CensusOptions o;
+    o.start = c.start;
+    o.positions = c.n;
+    const CensusResult want = census(s, r, o);
+    const TableCensus got = census_of_table(realised_table(s, r, c.start, c.n));
+    CHECK(got.distinct == want.distinct_rotations);
+    REQUIRE(got.first_repeat_later.has_value() == want.first_repeat.has_value());
+    if (want.first_repeat) {
+      saw_repeat = true;
+      CHECK(*got.first_repeat_earlier == want.first_repeat->earlier);
+      CHECK(*got.first_repeat_later == want.first_repeat->later);
+    }
+    CHECK(got.largest_class_size == want.largest_class.size);
+    CHECK(got.largest_class_position == want.largest_class.position);
+    CHECK(got.overflow_count == want.overflow.count);
+    CHECK(got.first_overflow == want.overflow.first);
+    CHECK(got.nan_count == want.nan.count);
+    CHECK(got.first_nan == want.nan.first);
+    saw_overflow = saw_overflow || want.overflow.count > 0;
+  }
+  CHECK(saw_overflow);  // the cases reach the flags
+  CHECK(saw_repeat);
 }
 
 TEST_CASE("compare refuses impossible parameters", "[compare]") {

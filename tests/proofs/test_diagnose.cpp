@@ -114,3 +114,34 @@ TEST_CASE("rank_candidates: score error, then angle, then collisions, and what d
   CHECK(decided ==
         std::vector<std::string>{"score", "score", "tie", "collisions", "angle", "angle"});
 }
+
+// Each path realised once (DiagnoseOptions::share_values, the default) against every section
+// realising its own (false, the code before): the same report, key for key, on Llama-3 (two
+// bands, collisions of the bf16 angle), Qwen2.5-YaRN (the attention factor on both sides) and
+// with vllm and flash-attn (one pipeline spec: flash-attn's report is vllm's, renamed).
+TEST_CASE("diagnose: shared realised values give the report of separate realisations",
+          "[proofs][diagnose]") {
+  struct Case {
+    std::string schedule;
+    std::uint64_t context;
+    std::vector<std::string> frameworks;
+  };
+  for (const Case& c : {Case{"llama3-8b", 1100, {"hf"}},
+                        Case{"qwen2.5-7b-yarn", 300, {"hf", "vllm", "flash-attn"}}}) {
+    INFO(c.schedule);
+    const auto s = attention::parse_schedule(c.schedule);
+    proofs::DiagnoseOptions o;
+    o.context = c.context;
+    o.draws = 2;
+    o.horizon_limit = 50;
+    const auto shared = proofs::diagnose_frameworks(s, numeric::Format::bf16(), c.frameworks, o);
+    o.share_values = false;
+    const auto separate = proofs::diagnose_frameworks(s, numeric::Format::bf16(), c.frameworks, o);
+    REQUIRE(shared.size() == separate.size());
+    for (std::size_t k = 0; k < shared.size(); ++k) {
+      INFO(c.frameworks[k]);
+      CHECK(proofs::to_json(shared[k]) == proofs::to_json(separate[k]));
+      CHECK(shared[k].correct.census.distinct > 0);
+    }
+  }
+}
