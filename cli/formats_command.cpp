@@ -107,6 +107,8 @@ Action add_formats_command(CLI::App& app) {
                      "unit_roundoff", "f_large", "n_max", "subnormals", "overflow", "rounding"};
     table.terminal_columns = {"name",         "p",       "emin",  "emax",    "max",
                               "min_positive", "f_large", "n_max", "overflow"};
+    table.numeric_columns = {"p",       "emin", "emax", "max", "min_positive", "unit_roundoff",
+                             "f_large", "n_max"};
     for (const auto& f : list) {
       const auto fl = numeric::f_large(f, mode);
       const bool fixed = f.is_fixed_point();

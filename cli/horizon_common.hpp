@@ -25,7 +25,11 @@ void add_head_shape_options(CLI::App* cmd, HeadArguments& a);
 void add_head_options(CLI::App* cmd, HeadArguments& a);
 
 /// The horizon table (one row per report) with the columns of docs/tables/horizon.md.
-Table horizon_table(const std::vector<proofs::HorizonReport>& reports);
+/// `schedule_heads`: the rows are multi-frequency heads (the g column holds schedule names,
+/// left-aligned in LaTeX); unset, read from the first report (a run that may have no rows,
+/// a shard, says it, so that its alignment matches the other shards').
+Table horizon_table(const std::vector<proofs::HorizonReport>& reports,
+                    std::optional<bool> schedule_heads = std::nullopt);
 
 /// A multi-line readable report.
 std::string horizon_text(const proofs::HorizonReport& report);

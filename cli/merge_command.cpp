@@ -71,7 +71,8 @@ struct ShardFile {
   std::string header;              ///< everything between the provenance and the rows (columns)
   std::string footer;              ///< everything after the rows
   std::vector<std::string> rows;   ///< text rows, each with its line end (CSV, Markdown, LaTeX)
-  nlohmann::json json;             ///< the whole document (JSON)
+  std::map<std::string, std::string> notes;  ///< LaTeX: the notes under the table, by letter
+  nlohmann::json json;                       ///< the whole document (JSON)
 };
 
 [[noreturn]] void fail(const std::string& message) { throw InvalidArgument("merge: " + message); }
@@ -187,17 +188,37 @@ ShardFile read_text_shard(const std::string& path, OutputKind kind) {
       end_row = lines.size();
     } else {
       // % needs \usepackage{booktabs}, \begin{tabular}, \toprule, header, \midrule, rows,
-      // \bottomrule, \end{tabular} (Table::to_latex)
-      if (lines.size() < 10 || line(3).rfind("% needs ", 0) != 0 ||
+      // \bottomrule, \end{tabular}, then the notes, if any: \par\smallskip and one line
+      // per note (Table::to_latex, latex_notes_block)
+      std::size_t end = lines.size();
+      if (end > 0 && line(end - 1).rfind("{\\footnotesize\\textsuperscript{", 0) == 0) {
+        while (end > 0 && line(end - 1).rfind("{\\footnotesize\\textsuperscript{", 0) == 0) --end;
+        if (end == 0 || line(end - 1) != "\\par\\smallskip")
+          fail(not_ours(path, kind, "notes without \\par\\smallskip"));
+        for (std::size_t i = end; i < lines.size(); ++i) {
+          // {\footnotesize\textsuperscript{LETTER}\,NOTE\par}
+          const std::string note = line(i);
+          const std::string head = "{\\footnotesize\\textsuperscript{", tail = "\\par}";
+          const std::size_t close = note.find("}\\,", head.size());
+          if (close == std::string::npos || note.size() < close + 3 + tail.size() ||
+              note.compare(note.size() - tail.size(), tail.size(), tail) != 0) {
+            fail(not_ours(path, kind, "a note line of another layout"));
+          }
+          f.notes[note.substr(head.size(), close - head.size())] =
+              note.substr(close + 3, note.size() - tail.size() - close - 3);
+        }
+        --end;
+      }
+      if (end < 10 || line(3).rfind("% needs ", 0) != 0 ||
           line(4).rfind("\\begin{tabular}{", 0) != 0 || line(5) != "\\toprule" ||
-          line(7) != "\\midrule" || line(lines.size() - 2) != "\\bottomrule" ||
-          line(lines.size() - 1) != "\\end{tabular}") {
+          line(7) != "\\midrule" || line(end - 2) != "\\bottomrule" ||
+          line(end - 1) != "\\end{tabular}") {
         fail(not_ours(path, kind, "not a tabular of ropesim's layout"));
       }
       f.header = lines[3] + lines[4] + lines[5] + lines[6] + lines[7];
-      f.footer = lines[lines.size() - 2] + lines[lines.size() - 1];
+      f.footer = lines[end - 2] + lines[end - 1];
       first_row = 8;
-      end_row = lines.size() - 2;
+      end_row = end - 2;
     }
   } else {  // Markdown: "Made by ropesim V (commit C): `CMD`", "", shard line, "", header, rule,
             // rows
@@ -226,6 +247,31 @@ ShardFile read_text_shard(const std::string& path, OutputKind kind) {
     f.rows.push_back(lines[i]);
   }
   return f;
+}
+
+/// A LaTeX row of `shard` with its note marks lettered by `notes` (the merged table's notes in
+/// order of first appearance, extended here); fails on a mark without a note.
+std::string reletter(const std::string& row, const ShardFile& shard,
+                     std::vector<std::string>& notes) {
+  const std::string prefix = latex_note_mark_prefix;
+  std::string out;
+  std::size_t at = 0;
+  for (std::size_t mark = row.find(prefix); mark != std::string::npos;
+       mark = row.find(prefix, at)) {
+    const std::size_t letter_at = mark + prefix.size();
+    const std::size_t close = row.find("}}", letter_at);
+    const auto note = close == std::string::npos
+                          ? shard.notes.end()
+                          : shard.notes.find(row.substr(letter_at, close - letter_at));
+    if (note == shard.notes.end())
+      fail(not_ours(shard.path, OutputKind::latex, "a note mark without its note"));
+    auto known = std::find(notes.begin(), notes.end(), note->second);
+    if (known == notes.end()) known = notes.insert(notes.end(), note->second);
+    out += row.substr(at, mark - at) +
+           latex_note_mark(note_letter(static_cast<std::size_t>(known - notes.begin())));
+    at = close + 2;
+  }
+  return out + row.substr(at);
 }
 
 ShardFile read_json_shard(const std::string& path) {
@@ -446,10 +492,15 @@ Action add_merge_command(CLI::App& app) {
           break;
       }
       text += first.header;
+      // LaTeX notes: each shard lettered its own notes in order of first appearance; the merged
+      // table letters them again over all rows, as the single run does (Table::to_latex).
+      std::vector<std::string> notes;
       for (const auto& [index, shard] : by_index) {
-        for (const auto& row : shard->rows) text += row;
+        for (const auto& row : shard->rows)
+          text += kind == OutputKind::latex ? reletter(row, *shard, notes) : row;
       }
       text += first.footer;
+      if (kind == OutputKind::latex) text += latex_notes_block(notes);
     }
     io::write_output_file(o->out, text);
     std::cout << "merged " << n << " shard" << (n == 1 ? "" : "s") << ", " << total

@@ -51,6 +51,22 @@ Table sweep_table(const std::vector<attention::CensusResult>& cells, const std::
                "nan_positions",
                "first_nan",
                "note"};
+  t.numeric_columns = {"positions",
+                       "distinct",
+                       "largest_class",
+                       "largest_class_position",
+                       "period",
+                       "witnessed",
+                       "max_period",
+                       "max_witness",
+                       "max_witness_period",
+                       "blocks",
+                       "periodic_blocks",
+                       "min_block_distinct",
+                       "overflow_positions",
+                       "first_overflow",
+                       "nan_positions",
+                       "first_nan"};
   for (const auto& r : cells) {
     if (!r.not_applicable.empty()) {
       t.rows.push_back({r.schedule, r.realisation, r.format.name,   rounding, r.positions,

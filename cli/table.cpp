@@ -15,6 +15,7 @@
 #include "attention/realisation.hpp"
 #include "io/files.hpp"
 #include "numeric/budget.hpp"
+#include "numeric/decimal_text.hpp"
 #include "numeric/error.hpp"
 #include "numeric/flags.hpp"
 #include "numeric/libm.hpp"
@@ -53,6 +54,19 @@ Table Table::select(const std::vector<std::string>& names) const {
       }
     }
     t.json_numbers.push_back(std::move(kept));
+  }
+  for (const auto& extra : latex_cells) {
+    nlohmann::json kept = nlohmann::json::object();
+    if (extra.is_object()) {
+      for (const auto& [key, value] : extra.items()) {
+        if (std::find(names.begin(), names.end(), key) != names.end()) kept[key] = value;
+      }
+    }
+    t.latex_cells.push_back(std::move(kept));
+  }
+  for (const auto& name : names) {
+    if (std::find(numeric_columns.begin(), numeric_columns.end(), name) != numeric_columns.end())
+      t.numeric_columns.push_back(name);
   }
   std::vector<std::size_t> index;
   for (const auto& name : names) {
@@ -175,6 +189,18 @@ std::string latex_escape(const std::string& text) {
       case '^':
         out += "\\^{}";
         break;
+      case '\\':
+        out += "\\textbackslash{}";
+        break;
+      case '{':
+        out += "\\{";
+        break;
+      case '}':
+        out += "\\}";
+        break;
+      case '~':
+        out += "\\textasciitilde{}";
+        break;
       case '\x01':
         out += "$\\";
         break;
@@ -195,7 +221,13 @@ std::string Table::to_csv() const {
   out += "\n";
   for (const auto& row : rows) {
     for (std::size_t c = 0; c < row.size(); ++c) {
-      out += (c ? "," : "") + csv_escape(row[c].is_null() ? std::string() : cell_text(row[c]));
+      // a binary64 number as a decimal that pandas' default reader also reads exactly where
+      // one exists (numeric/decimal_text.hpp); the rest as the other views show them
+      const std::string text = row[c].is_null() ? std::string()
+                               : row[c].is_number_float()
+                                   ? numeric::csv_decimal(row[c].get<double>())
+                                   : cell_text(row[c]);
+      out += (c ? "," : "") + csv_escape(text);
     }
     out += "\n";
   }
@@ -281,37 +313,107 @@ std::string latex_header(const std::string& column) {
 
 namespace {
 
-/// One cell of a LaTeX table: numbers with an exponent as $m\times10^{e}$, null as --, the rest
-/// as escaped text.
+/// A decimal number as text: "-12", "0.5", "1.5e-05", "2e+20" (what cell_text prints for numbers).
+bool is_decimal_number(const std::string& text) {
+  std::size_t i = 0;
+  auto digits = [&] {
+    const std::size_t from = i;
+    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])) != 0) ++i;
+    return i > from;
+  };
+  if (i < text.size() && text[i] == '-') ++i;
+  if (!digits()) return false;
+  if (i < text.size() && text[i] == '.') {
+    ++i;
+    if (!digits()) return false;
+  }
+  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    ++i;
+    if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+    if (!digits()) return false;
+  }
+  return i == text.size();
+}
+
+/// One cell of a LaTeX table: numbers (and decimal strings) with an exponent as
+/// $m\times10^{e}$, null as --, the rest as escaped text.
 std::string latex_cell(const nlohmann::json& cell) {
   if (cell.is_null()) return "--";
   const std::string text = cell_text(cell);
-  if (cell.is_number()) {
+  if (cell.is_number() || (cell.is_string() && is_decimal_number(text))) {
     const std::size_t e = text.find_first_of("eE");
     if (e != std::string::npos) {
       std::string exponent = text.substr(e + 1);
       if (!exponent.empty() && exponent[0] == '+') exponent.erase(0, 1);
+      while (exponent.size() > 1 && exponent[0] == '0') exponent.erase(0, 1);
+      if (exponent.size() > 2 && exponent[0] == '-' && exponent[1] == '0')
+        exponent.erase(1, exponent.find_first_not_of('0', 1) - 1);
       return "$" + text.substr(0, e) + "\\times10^{" + exponent + "}$";
     }
+  }
+  // a power of two too large or small for a double ("2^-16434", formats' unit_roundoff)
+  if (cell.is_string() && text.size() > 2 && text.compare(0, 2, "2^") == 0 &&
+      is_decimal_number(text.substr(2)) && text.find_first_of(".eE") == std::string::npos) {
+    return "$2^{" + text.substr(2) + "}$";
   }
   return latex_escape(text);
 }
 
 }  // namespace
 
+std::string note_letter(std::size_t index) {
+  std::string letters;
+  for (std::size_t n = index + 1; n > 0; n = (n - 1) / 26)
+    letters.insert(letters.begin(), static_cast<char>('a' + (n - 1) % 26));
+  return letters;
+}
+
+std::string latex_note_mark(const std::string& letter) {
+  return std::string(latex_note_mark_prefix) + letter + "}}";
+}
+
+std::string latex_notes_block(const std::vector<std::string>& notes) {
+  if (notes.empty()) return "";
+  std::string out = "\\par\\smallskip\n";
+  for (std::size_t i = 0; i < notes.size(); ++i)
+    out += "{\\footnotesize\\textsuperscript{" + note_letter(i) + "}\\," + notes[i] + "\\par}\n";
+  return out;
+}
+
 std::string Table::to_latex() const {
-  // Every column left-aligned: the alignment must not depend on the rows, so that the shards of
-  // a run (--shard) merge into the single run's file byte for byte (ropesim merge).
-  const std::string align(columns.size(), 'l');
+  // Numeric columns right-aligned, the others left-aligned: declared per column, never read
+  // from the rows, so that the shards of a run (--shard) merge into the single run's file byte
+  // for byte (ropesim merge).
+  std::string align;
+  for (const auto& c : columns) {
+    align += std::find(numeric_columns.begin(), numeric_columns.end(), c) != numeric_columns.end()
+                 ? 'r'
+                 : 'l';
+  }
   std::string out = "% needs \\usepackage{booktabs}\n\\begin{tabular}{" + align + "}\n\\toprule\n";
   for (std::size_t c = 0; c < columns.size(); ++c)
     out += (c ? " & " : "") + latex_header(columns[c]);
   out += " \\\\\n\\midrule\n";
-  for (const auto& row : rows) {
-    for (std::size_t c = 0; c < row.size(); ++c) out += (c ? " & " : "") + latex_cell(row[c]);
+  std::vector<std::string> notes;  // in order of first appearance
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    const auto& row = rows[r];
+    const nlohmann::json* paper =
+        r < latex_cells.size() && latex_cells[r].is_object() ? &latex_cells[r] : nullptr;
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      const nlohmann::json* over =
+          paper && paper->contains(columns[c]) ? &(*paper)[columns[c]] : nullptr;
+      std::string cell = latex_cell(over && over->contains("cell") ? (*over)["cell"] : row[c]);
+      if (over && over->contains("note") && (*over)["note"].is_string()) {
+        const std::string note = (*over)["note"];
+        auto at = std::find(notes.begin(), notes.end(), note);
+        if (at == notes.end()) at = notes.insert(notes.end(), note);
+        cell += latex_note_mark(note_letter(static_cast<std::size_t>(at - notes.begin())));
+      }
+      out += (c ? " & " : "") + cell;
+    }
     out += " \\\\\n";
   }
-  return out + "\\bottomrule\n\\end{tabular}\n";
+  return out + "\\bottomrule\n\\end{tabular}\n" + latex_notes_block(notes);
 }
 
 nlohmann::json Table::to_json() const {

@@ -25,6 +25,17 @@ struct Table {
   /// rounded or in the paper's notation, with "COLUMN_exact" beside it
   /// (numeric::put_exact) when binary64 cannot hold it. select() keeps a key with its column.
   std::vector<nlohmann::json> json_numbers;
+  /// Columns whose cells are numbers (or null): right-aligned in the LaTeX view. Declared by
+  /// the table's maker, never read from the rows, so every shard of a run gets the same
+  /// alignment (ropesim merge). select() keeps those selected.
+  std::vector<std::string> numeric_columns;
+  /// Per-row objects keyed by column whose values replace those cells in the LaTeX view only:
+  /// {"cell": V} and/or {"note": "LaTeX text"}. `cell` is what the paper shows where the
+  /// other views mix a number with a remark ("2096 (record n=25)" → 2096, ">=709" → 709) or
+  /// print a long name (an hf-config path → its short name); `note` becomes a footnote mark
+  /// after the cell (a, b, ... in order of first appearance, one per distinct note) and is
+  /// listed under the table (latex_notes_block). select() keeps a key with its column.
+  std::vector<nlohmann::json> latex_cells;
   /// The columns the terminal shows by default (the ones that matter, to fit 120 columns);
   /// empty = all. Files (--out) and --json have every column unless --columns names some.
   std::vector<std::string> terminal_columns;
@@ -43,8 +54,11 @@ struct Table {
   std::string to_csv() const;
   std::string to_markdown() const;
   /// A booktabs tabular (\toprule, \midrule, \bottomrule; the first line is the comment
-  /// "% needs \usepackage{booktabs}"): headers by latex_header, columns left-aligned (alike
-  /// in every shard of a run), numbers with an exponent as $m\times10^{e}$, null as --.
+  /// "% needs \usepackage{booktabs}"): headers by latex_header, numeric_columns right-aligned
+  /// and the others left-aligned (alike in every shard of a run), numbers with an exponent as
+  /// $m\times10^{e}$, null as --, latex_cells in place of the cells they name; when a cell
+  /// has a note, latex_note_mark after it and latex_notes_block after \end{tabular}.
+  /// Compiles with plain pdflatex and booktabs.
   std::string to_latex() const;
   nlohmann::json to_json() const;  ///< a list of objects keyed by column
 };
@@ -55,6 +69,21 @@ struct Table {
 /// names as escaped text with underscores read as spaces (first_repeat → "first repeat"; cos and
 /// sin set as functions).
 std::string latex_header(const std::string& column);
+
+/// The footnote letter of the `index`-th note (0-based): a..z, then aa, ab, ...
+std::string note_letter(std::size_t index);
+
+/// The footnote mark after a LaTeX cell: `\rlap{\textsuperscript{LETTER}}` (outside the
+/// column's width, so right-aligned numbers stay aligned).
+std::string latex_note_mark(const std::string& letter);
+
+/// The prefix every mark starts with (ropesim merge finds the marks by it).
+inline constexpr const char* latex_note_mark_prefix = "\\rlap{\\textsuperscript{";
+
+/// The notes listed under a LaTeX table, `notes[i]` with the letter note_letter(i): the line
+/// "\par\smallskip", then one line per note "{\footnotesize\textsuperscript{a}\,NOTE\par}";
+/// "" without notes.
+std::string latex_notes_block(const std::vector<std::string>& notes);
 
 /// The output kinds chosen by file extension.
 enum class OutputKind { csv, markdown, json, latex };

@@ -100,11 +100,26 @@ Table base_context_table(const std::vector<std::uint64_t>& lengths,
   t.columns = {"L",          "paper",  "paper_exact_check", "exact", "exact_below_fails_at",
                "candidates", "refined"};
   t.terminal_columns = {"L", "paper", "paper_exact_check", "exact", "exact_below_fails_at"};
+  t.numeric_columns = {"L", "paper", "exact", "candidates", "refined"};
   for (const auto& f : format_names) {
     t.columns.push_back(realisation + "_" + f);
     t.columns.push_back(realisation + "_" + f + "_below_fails_at");
     t.terminal_columns.push_back(realisation + "_" + f);
+    t.numeric_columns.push_back(realisation + "_" + f);
   }
+  // The paper's view (LaTeX) of a search result: the base alone, its remark as a note.
+  auto paper_bound = [](nlohmann::json& latex, const std::string& column,
+                        const proofs::BaseBound& b) {
+    if (!b.base) {
+      latex[column] = {{"cell", nullptr},
+                       {"note", "no grid base up to $9.9\\times10^{19}$ passes"}};
+    } else if (!b.undecided.empty()) {
+      latex[column] = {{"cell", base_text(*b.base)},
+                       {"note",
+                        "smaller grid bases left undecided (how many: the CSV and JSON "
+                        "outputs)"}};
+    }
+  };
   for (std::size_t i = 0; i < lengths.size(); ++i) {
     const auto& paper = papers[i];
     std::vector<nlohmann::json> row{
@@ -134,6 +149,13 @@ Table base_context_table(const std::vector<std::uint64_t>& lengths,
     }
     t.rows.push_back(std::move(row));
     t.json_numbers.push_back(std::move(numbers));
+    nlohmann::json latex = nlohmann::json::object();
+    paper_bound(latex, "exact", exact[i]);
+    for (std::size_t f = 0; f < format_names.size(); ++f) {
+      if (lengths[i] <= finite_max_length && i < finite[f].size())
+        paper_bound(latex, realisation + "_" + format_names[f], finite[f][i]);
+    }
+    t.latex_cells.push_back(std::move(latex));
   }
   return t;
 }
@@ -246,6 +268,8 @@ Table positional_head_table(const std::vector<numeric::Format>& formats,
                "n_max",  "fail_query",  "fail_offset", "delta_bound", "tie_distance"};
   t.terminal_columns = {"format", "realization", "k",           "C",
                         "n_max",  "fail_query",  "delta_bound", "tie_distance"};
+  t.numeric_columns = {"k",          "C",           "f_large",     "n_max",
+                       "fail_query", "fail_offset", "delta_bound", "tie_distance"};
   for (const auto& f : formats) {
     for (const auto& r : realisations) {
       for (const auto k : offsets) {
@@ -271,6 +295,8 @@ Table nope_table(const std::vector<numeric::Format>& formats,
   Table t;
   t.columns = {"format",         "summation", "n",           "pairs",  "identical",
                "max_difference", "bound",     "bound_holds", "margin", "underflows"};
+  t.numeric_columns = {"n",     "pairs",  "identical", "max_difference",
+                       "bound", "margin", "underflows"};
   t.terminal_columns = t.columns;
   for (const auto& f : formats) {
     for (const auto& text : summations) {
@@ -318,6 +344,7 @@ Table no_decay_table(const attention::Schedule& s, const std::vector<numeric::Fo
     }
   }
   t.terminal_columns = t.columns;
+  t.numeric_columns = t.columns;  // n, the exact score and the realised ones
   for (const auto n : distances) {
     double error = 0;
     const double exact = sum.approximate(static_cast<std::int64_t>(n), &error);

@@ -165,7 +165,7 @@ Action add_table_command(CLI::App& app) {
                     << "   " << std::flush;
         });
     if (progress) std::cerr << "\n";
-    const Table t = horizon_table(reports);
+    const Table t = horizon_table(reports, !schedules.empty());
     std::optional<ShardRecord> record;
     if (sharded) record = ShardRecord{shard, total_rows};
     write_and_print(t, kind, o->out, record, o->json, o->quiet, o->columns);

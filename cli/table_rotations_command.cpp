@@ -16,6 +16,7 @@
 #include "cli/realisation_options.hpp"
 #include "cli/table.hpp"
 #include "io/files.hpp"
+#include "numeric/decimal_text.hpp"
 #include "numeric/error.hpp"
 #include "numeric/fast_engine.hpp"
 
@@ -202,13 +203,14 @@ class ZipStream {
   std::vector<Entry> entries_;
 };
 
-/// A table value as CSV/JSON text: the shortest decimal that reads back as the same double
-/// (so the file holds the realised value exactly); "nan", "inf", "-inf" otherwise (quoted in
-/// JSON, which has no such numbers).
+/// A table value as CSV/JSON text: a decimal that reads back as the same double (so the file
+/// holds the realised value exactly): in JSON the shortest, in CSV numeric::csv_decimal (the
+/// shortest unless pandas' default reader misreads it); "nan", "inf", "-inf" otherwise (quoted
+/// in JSON, which has no such numbers).
 std::string number_text(double v, bool json) {
   if (std::isnan(v)) return json ? "\"nan\"" : "nan";
   if (std::isinf(v)) return v > 0 ? (json ? "\"inf\"" : "inf") : (json ? "\"-inf\"" : "-inf");
-  return fmt::format("{}", v);
+  return json ? fmt::format("{}", v) : numeric::csv_decimal(v);
 }
 
 }  // namespace

@@ -81,9 +81,18 @@ TEST_CASE("sweep: merged shards are the single run's file, byte for byte, in eve
 }
 
 TEST_CASE("table horizon: merged shards are the single run's file, byte for byte", "[cli][jobs]") {
-  for (const std::string ext : {"csv", "json"}) {
+  for (const std::string ext : {"csv", "json", "tex"}) {
     INFO(ext);
     const auto [single, merged] = single_and_merged(kTable, ext, 3, "table");
+    CHECK(merged == single);
+  }
+  {
+    // LaTeX notes: --C auto's C carries a note mark; shard 2 (row 1 only: fp16, k = 2, C a power
+    // of two) letters its one note a, the single run b (row 0's record note is a); the merge
+    // letters them again.
+    const auto [single, merged] = single_and_merged(kTable, "tex", 3, "table_notes");
+    CHECK(single.find("\\rlap{\\textsuperscript{b}}") != std::string::npos);
+    CHECK(single.find("{\\footnotesize\\textsuperscript{b}\\,") != std::string::npos);
     CHECK(merged == single);
   }
   // more shards than rows: the empty shards merge too
