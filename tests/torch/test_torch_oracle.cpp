@@ -120,7 +120,8 @@ struct Count {
 /// Compares `spec` with torch's tables of `t` for every preset and format: returns
 /// counts[preset][format]. When `hf_check` is set, every difference must be where torch's fp32
 /// value is not correctly rounded (MPFR), and `spec`'s fp32 value must be the correctly
-/// rounded one there.
+/// rounded one there; except in the scaled base-10000 case (an entry with a "schedule"), where
+/// the correctly rounded division gives other inv_freq bits than torch's and is only counted.
 std::vector<std::vector<Count>> compare(const Tables& t, const std::string& spec, bool hf_check) {
   const std::size_t positions = t.header["positions"];
   std::vector<std::vector<Count>> counts;
@@ -145,6 +146,7 @@ std::vector<std::vector<Count>> compare(const Tables& t, const std::string& spec
               ++counts.back()[f].identical;
               continue;
             }
+            if (hf_check && p.contains("schedule")) continue;
             if (!hf_check) {
               INFO(p["name"] << " " << kFormats[f] << " " << spec << " position " << i << " block "
                              << d << " " << what << ": ropesim " << mine << ", torch " << torch);
@@ -255,6 +257,18 @@ TEST_CASE("the correctly rounded hf differs from torch only where torch is not c
   report(t, "hf", counts);
   // and it does differ (SLEEF u10 is not correctly rounded): a test that can fail
   REQUIRE(counts[0][0].identical < counts[0][0].total);
+  // llama3 scaling on base 10000: the correctly rounded division 2π/inv_freq (hf) is not
+  // torch's reciprocal-then-product, so hf differs from torch there beyond libm (issue 39
+  // measured 97.3 % of fp32 values equal), which hf-torch-cpu's scalar_division=reciprocal
+  // models (the first test case requires it bit for bit)
+  std::size_t k = 0;
+  for (const auto& p : t.header["presets"]) {
+    if (p.contains("schedule")) {
+      INFO(p["name"]);
+      CHECK(counts[k][0].percent() < counts[0][0].percent() - 1);
+    }
+    ++k;
+  }
 }
 
 int main(int argc, char* argv[]) {
