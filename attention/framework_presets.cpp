@@ -65,7 +65,8 @@ const std::array<FrameworkPreset, 16> kPresets{{
      "by the schedule."},
     {"hf-torch-cpu",
      "pipeline:exponent=fp32;power=fp32:sleef-u10;inv_freq=fp32;position=fp32;angle=fp32;"
-     "cos_sin=fp32:sleef-u10;attention_scaling=fp32;scalar_division=reciprocal;" ROPESIM_EAGER_IN_A,
+     "cos_sin=fp32:sleef-u10;attention_scaling=fp32;" ROPESIM_EAGER_IN_A
+     ";scalar_division=reciprocal",
      "Hugging Face >= 4.38 LlamaRotaryEmbedding as PyTorch CPU computes it at capability AVX2 "
      "(one thread): hf-cpu's steps with pow, cos and sin by SLEEF's u10 AVX2 functions, cos/sin "
      "of emb = cat(freqs, freqs) taken eight consecutive entries per vector, and a Python float "

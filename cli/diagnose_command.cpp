@@ -428,8 +428,22 @@ Table ranking_table(std::span<const proofs::DiagnoseReport> reports) {
   return t;
 }
 
+/// A code fence longer than every run of backticks in `text` (CommonMark: the fence closes only
+/// on a run at least as long), so a config path or value cannot end the block early.
+std::string fence_for(const std::string& text) {
+  std::size_t longest = 0, run = 0;
+  for (const char c : text) {
+    run = c == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  return std::string(std::max<std::size_t>(3, longest + 1), '`');
+}
+
 std::string markdown_report(std::span<const proofs::DiagnoseReport> reports) {
-  std::string out = "# ropesim diagnose\n\nMade by " + provenance_line() + "\n\n";
+  // Text outside code is written with HTML's entities for < > & " (which Markdown renders as
+  // the characters), so a config path such as '<img src=x onerror=...>.json' stays text, as
+  // in the HTML report.
+  std::string out = "# ropesim diagnose\n\nMade by " + html_escape(provenance_line()) + "\n\n";
   if (reports.size() > 1) {
     out +=
         "## Frameworks side by side\n\nLargest relative score error over every query "
@@ -439,16 +453,19 @@ std::string markdown_report(std::span<const proofs::DiagnoseReport> reports) {
         ranking_table(reports).to_markdown() + "\n";
   }
   for (const auto& r : reports) {
-    const std::string h = reports.size() > 1 ? "## " + r.framework + ": " : "## ";
-    out += (reports.size() > 1 ? "# " + r.framework + "\n\n" : std::string()) + "```\n" +
-           summary_text(r) + "```\n\n" + h + "Errors per position band\n\n" +
+    const std::string framework = html_escape(r.framework);
+    const std::string h = reports.size() > 1 ? "## " + framework + ": " : "## ";
+    const std::string summary = summary_text(r), fence = fence_for(summary);
+    out += (reports.size() > 1 ? "# " + framework + "\n\n" : std::string()) + fence + "\n" +
+           summary + fence + "\n\n" + h + "Errors per position band\n\n" +
            band_table(r).to_markdown() + "\n" + h + "Rotation census\n\n" +
            census_table(r).to_markdown() + "\n" + h + "Scores at the offsets that matter\n\n" +
-           score_note(r) + "\n" + score_table(r).to_markdown() + "\n" + h + "Candidates\n\n";
+           html_escape(score_note(r)) + "\n" + score_table(r).to_markdown() + "\n" + h +
+           "Candidates\n\n";
     for (const auto& p : r.candidates) {
       out += fmt::format("- **{}** (`{}`): {}. Fix: {}. Report: {}.{}\n", p.name, p.realisation,
                          p.candidate->means, p.candidate->fix, p.candidate->report,
-                         p.skipped.empty() ? "" : " Not measured: " + p.skipped + ".");
+                         p.skipped.empty() ? "" : " Not measured: " + html_escape(p.skipped) + ".");
     }
     out += "\n";
   }

@@ -5,6 +5,7 @@
 #include <limits>
 #include <stdexcept>
 #include <tuple>
+#include <vector>
 
 #include "attention/framework_presets.hpp"
 #include "attention/realised_table.hpp"
@@ -60,10 +61,11 @@ constexpr DiagnoseCandidate kCandidates[] = {
      "transformers #48428 (TF32 rounded the RoPE angle GEMM)",
      "disable TF32 for the angle (torch.backends.cuda.matmul.allow_tf32 = False) or form it as "
      "an elementwise product"},
-    {"torch-cpu-sleef", "power,cos_sin", "fp32:sleef-u10",
+    {"torch-cpu-sleef", "power,cos_sin,scalar_division", "fp32:sleef-u10,fp32:sleef-u10,reciprocal",
      "PyTorch on CPU evaluates pow, cos and sin with SLEEF's u10 AVX2 functions (within 1 ulp of "
-     "fp32, not correctly rounded; with hf this is the hf-torch-cpu preset), so a few fp32 "
-     "cos/sin values differ from the correctly rounded path before the cast into A",
+     "fp32, not correctly rounded) and a Python float over a tensor in the rope scaling as "
+     "reciprocal() times the float (two roundings; with hf this is the hf-torch-cpu preset), so "
+     "a few fp32 cos/sin values differ from the correctly rounded path before the cast into A",
      "not a bug report: PyTorch's own library calls (pytorch aten/src/ATen/cpu/vec/vec256/"
      "vec256_float.h Sleef_cosf8_u10; checked bit for bit against PyTorch 1.13.1 in tests/torch/)",
      "nothing to fix for accuracy (the difference is within 1 ulp of fp32 before rounding into "
@@ -266,13 +268,21 @@ std::string with_pipeline_step(std::string_view framework_spec, std::string_view
 std::string candidate_realisation(std::string_view framework_spec,
                                   const DiagnoseCandidate& candidate) {
   if (candidate.step.empty()) return std::string(candidate.value);
+  auto split = [](std::string_view list) {
+    std::vector<std::string_view> items;
+    while (true) {
+      const auto comma = list.find(',');
+      items.push_back(list.substr(0, comma));
+      if (comma == std::string_view::npos) return items;
+      list = list.substr(comma + 1);
+    }
+  };
+  const auto keys = split(candidate.step);
+  // one value for every key, or one value per key in the keys' order
+  const auto values = split(candidate.value);
   std::string spec(framework_spec);
-  std::string_view keys = candidate.step;
-  while (!keys.empty()) {
-    const auto comma = keys.find(',');
-    spec = with_pipeline_step(spec, keys.substr(0, comma), candidate.value);
-    keys = comma == std::string_view::npos ? std::string_view{} : keys.substr(comma + 1);
-  }
+  for (std::size_t i = 0; i < keys.size(); ++i)
+    spec = with_pipeline_step(spec, keys[i], values.size() == 1 ? values[0] : values.at(i));
   return spec;
 }
 

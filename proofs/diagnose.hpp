@@ -53,7 +53,9 @@ struct DiagnoseCandidate {
   /// The pipeline keys changed, comma-separated, e.g. "inv_freq" or "power,cos_sin" (each
   /// set to `value`); empty: `value` is a whole realisation spec measured as it is.
   std::string_view step;
-  std::string_view value;   ///< the step's value, e.g. "fp32>A" (or the whole spec)
+  /// The step's value, e.g. "fp32>A", for every key; or one value per key, comma-separated in
+  /// the keys' order ("fp32:sleef-u10,fp32:sleef-u10,reciprocal"); or the whole spec.
+  std::string_view value;
   std::string_view means;   ///< one sentence: what the framework then computes
   std::string_view report;  ///< the public bug report it matches (docs/FRAMEWORK_BUGS.md)
   std::string_view fix;     ///< one sentence: what restores the correct path

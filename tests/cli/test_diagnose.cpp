@@ -631,3 +631,22 @@ TEST_CASE("diagnose writes a well-formed HTML report at contexts 512 and 1024", 
     std::filesystem::remove(html);
   }
 }
+
+TEST_CASE("diagnose's Markdown report writes a config path as text, not HTML", "[cli][diagnose]") {
+  // The HTML report escaped the path; the Markdown one embedded it raw, so a file named
+  // '<img src=x onerror=alert(1)>.json' became an element in any Markdown viewer.
+  const std::string dir = temp_path("md_escape");
+  std::filesystem::create_directories(dir);
+  const std::string config = dir + "/<img src=x onerror=alert(1)>.json";
+  std::filesystem::copy_file(kLlama, config, std::filesystem::copy_options::overwrite_existing);
+  const std::string md = dir + "/report.md";
+  const Run r = run("diagnose --config '" + config +
+                    "' --dtype bf16 --framework hf --context 300 --draws 1 --out " + md);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  std::ifstream in(md);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(text.find("<img") == std::string::npos);
+  CHECK(text.find("&lt;img src=x onerror=alert(1)&gt;.json") != std::string::npos);
+  std::filesystem::remove_all(dir);
+}
