@@ -439,6 +439,17 @@ std::string fence_for(const std::string& text) {
   return std::string(std::max<std::size_t>(3, longest + 1), '`');
 }
 
+/// `t` with every text cell in HTML's entities: Markdown renders raw HTML inside table cells,
+/// and the score table's commands carry the config path.
+Table markdown_safe(Table t) {
+  for (auto& row : t.rows) {
+    for (auto& cell : row) {
+      if (cell.is_string()) cell = html_escape(cell.get<std::string>());
+    }
+  }
+  return t;
+}
+
 std::string markdown_report(std::span<const proofs::DiagnoseReport> reports) {
   // Text outside code is written with HTML's entities for < > & " (which Markdown renders as
   // the characters), so a config path such as '<img src=x onerror=...>.json' stays text, as
@@ -448,9 +459,9 @@ std::string markdown_report(std::span<const proofs::DiagnoseReport> reports) {
     out +=
         "## Frameworks side by side\n\nLargest relative score error over every query "
         "position, per offset:\n\n" +
-        frameworks_table(reports).to_markdown() +
+        markdown_safe(frameworks_table(reports)).to_markdown() +
         "\nRanking per framework (worst first; the metric that decided each place):\n\n" +
-        ranking_table(reports).to_markdown() + "\n";
+        markdown_safe(ranking_table(reports)).to_markdown() + "\n";
   }
   for (const auto& r : reports) {
     const std::string framework = html_escape(r.framework);
@@ -458,10 +469,10 @@ std::string markdown_report(std::span<const proofs::DiagnoseReport> reports) {
     const std::string summary = summary_text(r), fence = fence_for(summary);
     out += (reports.size() > 1 ? "# " + framework + "\n\n" : std::string()) + fence + "\n" +
            summary + fence + "\n\n" + h + "Errors per position band\n\n" +
-           band_table(r).to_markdown() + "\n" + h + "Rotation census\n\n" +
-           census_table(r).to_markdown() + "\n" + h + "Scores at the offsets that matter\n\n" +
-           html_escape(score_note(r)) + "\n" + score_table(r).to_markdown() + "\n" + h +
-           "Candidates\n\n";
+           markdown_safe(band_table(r)).to_markdown() + "\n" + h + "Rotation census\n\n" +
+           markdown_safe(census_table(r)).to_markdown() + "\n" + h +
+           "Scores at the offsets that matter\n\n" + html_escape(score_note(r)) + "\n" +
+           markdown_safe(score_table(r)).to_markdown() + "\n" + h + "Candidates\n\n";
     for (const auto& p : r.candidates) {
       out += fmt::format("- **{}** (`{}`): {}. Fix: {}. Report: {}.{}\n", p.name, p.realisation,
                          p.candidate->means, p.candidate->fix, p.candidate->report,
