@@ -395,6 +395,9 @@ class ShapeSax : public nlohmann::json_sax<json> {
     return true;
   }
   bool open(bool array) {
+    // deeper than a model spec may nest: stop here (the parse that follows refuses it in one
+    // line) rather than keep a path as deep as the file is long
+    if (in_array_.size() >= max_model_spec_depth) return false;
     if (!in_array_.empty()) {  // the root has no name
       value();
       if (at({"layers", "[]"})) shape.layers += 1;
