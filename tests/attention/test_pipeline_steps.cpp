@@ -199,3 +199,26 @@ TEST_CASE("the attention factor scales the table (YaRN's mscale)", "[pipeline-st
   REQUIRE(query_position(s, parse_realisation("r1", Format::fp32()), 0).blocks[1].cos.to_double() ==
           1);
 }
+
+TEST_CASE("scalar_division: reciprocal is spelled back, a bad value is one line naming both",
+          "[pipeline-steps]") {
+  using ropesim::numeric::Format;
+  const auto r = parse_realisation("pipeline:scalar_division=reciprocal", Format::fp32());
+  CHECK(r.steps.reciprocal_scalar_division);
+  CHECK(r.name().find(";scalar_division=reciprocal") != std::string::npos);
+  CHECK(parse_realisation(r.name(), Format::fp32()).steps == r.steps);
+  const auto c = parse_realisation("pipeline:scalar_division=correct", Format::fp32());
+  CHECK_FALSE(c.steps.reciprocal_scalar_division);
+  CHECK(c.name().find("scalar_division") == std::string::npos);  // the default is not spelled
+  // PyTorch's CPU preset divides as torch does (tests/torch checks its bits); hf reads the source
+  CHECK(parse_realisation("hf-torch-cpu", Format::bf16()).steps.reciprocal_scalar_division);
+  CHECK_FALSE(parse_realisation("hf", Format::bf16()).steps.reciprocal_scalar_division);
+  try {
+    (void)parse_realisation("pipeline:scalar_division=exact", Format::fp32());
+    FAIL("accepted scalar_division=exact");
+  } catch (const InvalidArgument& e) {
+    const std::string m = e.what();
+    CHECK(m.find('\n') == std::string::npos);
+    CHECK(m.find("scalar_division 'exact' (accepted: correct, reciprocal)") != std::string::npos);
+  }
+}
