@@ -53,8 +53,12 @@ CLI::App* add_plot_horizon(CLI::App* plot, std::function<int()>& action) {
       "N_max^(k) of the fixed-offset head against the precision p, with the bounds of THEORY §6");
   cmd->add_option("--formats", o->formats, "Formats (binary floating point), e.g. p=4..24,e=8")
       ->capture_default_str();
-  cmd->add_option("--g", o->head.g, "Frequency g in radians per position (exact decimal)")
-      ->capture_default_str();
+  auto* g = cmd->add_option("--g", o->head.g, "Frequency g in radians per position (exact decimal)")
+                ->capture_default_str();
+  cmd->add_option("--schedule", o->head.schedule,
+                  "Multi-frequency head over a schedule or model preset (equal weights; instead "
+                  "of --g), e.g. llama3-8b")
+      ->excludes(g);
   cmd->add_option("--k", o->k, "Offsets k (one curve each)")->capture_default_str();
   cmd->add_option("--C", o->head.C, "Scale C (exact decimal) or 'auto'")->capture_default_str();
   cmd->add_option("--realization,--realisation", o->head.realisation,
@@ -80,6 +84,10 @@ CLI::App* add_plot_horizon(CLI::App* plot, std::function<int()>& action) {
     if (formats.empty())
       throw InvalidArgument("--formats: empty list; give formats such as p=4..24,e=8");
     if (ks.empty()) throw InvalidArgument("--k: empty list; give offsets such as 1,2");
+    if (cmd->count("--schedule") > 0 && o->head.schedule.empty()) {
+      // an empty --schedule is a bad spec (refused as by the other commands), not "no schedule"
+      with_context("--schedule", [] { return attention::parse_schedule(""); });
+    }
     if (o->head.C.find(',') != std::string::npos) {
       throw InvalidArgument("--C: plot horizon takes one C (or 'auto'), got '" + o->head.C + "'");
     }
@@ -300,7 +308,10 @@ CLI::App* add_plot_horizon(CLI::App* plot, std::function<int()>& action) {
         "set title " +
         gnuplot_lines(
             {"Certified range N_max^(k) of the fixed-offset head Y^k against the precision of F",
-             fmt::format("g = {} rad/position, C {}, realisation {}, {}", o->head.g,
+             fmt::format("{}, C {}, realisation {}, {}",
+                         o->head.schedule.empty()
+                             ? "g = " + o->head.g + " rad/position"
+                             : "head over " + first.schedule + " (equal weights)",
                          o->head.C == "auto" ? "auto (chosen per point)" : "= " + o->head.C,
                          first.realisation, first.rounding)}) +
         o->output.font_at(13) + "\n";

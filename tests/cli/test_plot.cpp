@@ -118,6 +118,45 @@ TEST_CASE("plot horizon marks values at the scan limit as lower bounds", "[cli][
   std::filesystem::remove(csv);
 }
 
+TEST_CASE("plot horizon --schedule: a real head's N_max per p, as the quadratic scan finds it",
+          "[cli][plot]") {
+  REQUIRE_GNUPLOT();
+  // The multi-frequency head over llama3-8b's 64 blocks at p = 6 (8 exponent bits) fails early
+  // (docs/figures/README.md, horizon_llama3.svg). The figure's points come from the candidate
+  // algorithm; the reference is the quadratic scan of `horizon --algorithm scan` (a second
+  // implementation of the certified range), and p = 6 and 7 must differ (the precision matters).
+  const std::string svg = temp_path("horizon_llama3.svg"), csv = temp_path("horizon_llama3.csv");
+  const Run r =
+      run("plot horizon --schedule llama3-8b --formats p=6..7,e=8 --k 1 --max-length "
+          "600 --out " +
+          svg + " --data " + csv);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const auto rows = csv_rows(slurp(csv));
+  REQUIRE(rows.size() == 3);
+  for (std::size_t row = 1; row <= 2; ++row) {
+    const std::string format = column(rows, row, "format");
+    const Run scan = run("horizon --schedule llama3-8b --format " + format +
+                         " --k 1 --max-length 600 --algorithm scan --json");
+    REQUIRE(scan.code == 0);
+    const auto j = nlohmann::json::parse(scan.out);
+    CHECK(column(rows, row, "n_max") == std::to_string(j.at("n_max").get<std::uint64_t>()));
+    CHECK(column(rows, row, "n_max_at_limit") ==
+          (j.at("n_max_at_limit").get<bool>() ? "yes" : "no"));
+  }
+  CHECK(column(rows, 1, "n_max") != column(rows, 2, "n_max"));
+  CHECK(slurp(svg).find("head over llama3-8b (equal weights)") != std::string::npos);
+  // --g and --schedule name two different heads: refused in one line, nothing written
+  const std::string untouched = temp_path("horizon_two_heads.svg");
+  const Run both = run("plot horizon --schedule llama3-8b --g 1 --formats fp16 --out " + untouched);
+  CHECK(both.code == 2);
+  CHECK(both.err.find("--g excludes --schedule") != std::string::npos);
+  CHECK(std::count(both.err.begin(), both.err.end(), '\n') == 1);
+  CHECK_FALSE(std::filesystem::exists(untouched));
+  std::filesystem::remove(svg);
+  std::filesystem::remove(csv);
+}
+
 TEST_CASE("plot horizon --algorithm scan: the quadratic scan's quick limit, as the table's",
           "[cli][plot]") {
   REQUIRE_GNUPLOT();
