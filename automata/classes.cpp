@@ -10,6 +10,7 @@
 
 #include "automata/export.hpp"
 #include "automata/minimise.hpp"
+#include "numeric/enum_names.hpp"
 #include "numeric/error.hpp"
 
 namespace ropesim::automata {
@@ -226,17 +227,18 @@ DefinitionTest decide_ltl_p_mod_by_definition(const Dfa& dfa) {
   return result;
 }
 
-std::string_view to_string(LanguageClass c) {
-  switch (c) {
-    case LanguageClass::ltl_p:
-      return "LTL[P]";
-    case LanguageClass::ltl_p_mod:
-      return "LTL[P,MOD]";
-    case LanguageClass::none:
-      return "none";
-  }
-  return "none";
-}
+namespace {
+
+constexpr numeric::Spelling<LanguageClass> language_class_names[] = {
+    {LanguageClass::ltl_p, "LTL[P]"},
+    {LanguageClass::ltl_p_mod, "LTL[P,MOD]"},
+    {LanguageClass::none, "none"}};
+constexpr numeric::EnumNames<LanguageClass> language_class_table{.what = "language class",
+                                                                 .names = language_class_names};
+
+}  // namespace
+
+std::string_view to_string(LanguageClass c) { return numeric::name_of(language_class_table, c); }
 
 Classification classify(const Dfa& dfa, std::size_t monoid_cap) {
   Classification c{minimise(dfa), LanguageClass::none, std::nullopt, std::nullopt, std::nullopt, {},
