@@ -189,8 +189,7 @@ TEST_CASE("bad schedule specs give one line listing the accepted ones", "[schedu
   }
 }
 
-TEST_CASE("the schedule-family table: spellings, kinds and keys from one row each",
-          "[schedule]") {
+TEST_CASE("the schedule-family table: spellings, kinds and keys from one row each", "[schedule]") {
   // every family kind (the grammar of schedule.hpp, by hand) is spelled, suggested when
   // mistyped and parses
   const std::vector<std::pair<std::string, std::string>> kinds = {
