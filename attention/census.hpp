@@ -224,6 +224,16 @@ std::vector<CensusResult> sweep(const SweepGrid& grid, const CensusOptions& opti
 /// results. Timing and memory (seconds, working_bytes) are not included.
 nlohmann::json to_json(const CensusResult& result, bool include_witnesses = false);
 
+/// The census counts under to_json(CensusResult)'s keys, written into `j`: distinct,
+/// first_repeat ([earlier, later] or null), largest_class (its size), largest_class_position,
+/// overflow_positions, first_overflow, nan_positions, first_nan (each first_* null when
+/// none). to_json uses it, and so does every other result that reports a census
+/// (proofs::DiagnoseReport's per-path census): one census JSON shape everywhere.
+void put_census_counts(nlohmann::json& j, std::uint64_t distinct,
+                       const std::optional<FirstRepeat>& first_repeat,
+                       const LargestClass& largest_class, const FlagSummary& overflow,
+                       const FlagSummary& nan);
+
 namespace detail {
 
 /// Test hook: the function giving block `block`'s term of a position's fingerprint from the

@@ -3,6 +3,23 @@
 
 namespace ropesim::attention {
 
+void put_census_counts(nlohmann::json& j, std::uint64_t distinct,
+                       const std::optional<FirstRepeat>& first_repeat,
+                       const LargestClass& largest_class, const FlagSummary& overflow,
+                       const FlagSummary& nan) {
+  using nlohmann::json;
+  auto opt = [](const auto& o) { return o ? json(*o) : json(nullptr); };
+  j["distinct"] = distinct;
+  j["first_repeat"] =
+      first_repeat ? json::array({first_repeat->earlier, first_repeat->later}) : json(nullptr);
+  j["largest_class"] = largest_class.size;
+  j["largest_class_position"] = largest_class.position;
+  j["overflow_positions"] = overflow.count;
+  j["first_overflow"] = opt(overflow.first);
+  j["nan_positions"] = nan.count;
+  j["first_nan"] = opt(nan.first);
+}
+
 nlohmann::json to_json(const CensusResult& r, bool include_witnesses) {
   using nlohmann::json;
   auto opt = [](const auto& o) { return o ? json(*o) : json(nullptr); };
@@ -22,15 +39,11 @@ nlohmann::json to_json(const CensusResult& r, bool include_witnesses) {
     j["not_applicable"] = r.not_applicable;
     return j;
   }
-  j["distinct"] = r.distinct_rotations;
-  j["largest_class"] = r.largest_class.size;
-  j["largest_class_position"] = r.largest_class.position;
+  put_census_counts(j, r.distinct_rotations, r.first_repeat, r.largest_class, r.overflow, r.nan);
   j["distinct_per_block"] = r.distinct_per_block;
   json periods = json::array();
   for (const auto& p : r.period_per_block) periods.push_back(opt(p));
   j["period_per_block"] = periods;
-  j["first_repeat"] = r.first_repeat ? json::array({r.first_repeat->earlier, r.first_repeat->later})
-                                     : json(nullptr);
   j["periodic"] = r.period.has_value();
   j["period"] = opt(r.period);
   j["max_period"] = r.max_period;
@@ -40,10 +53,6 @@ nlohmann::json to_json(const CensusResult& r, bool include_witnesses) {
   for (auto w : r.witnesses) witnessed += w >= 0 ? 1 : 0;
   j["witnessed"] = r.period ? json(nullptr) : json(witnessed);
   if (include_witnesses) j["witnesses"] = r.witnesses;
-  j["overflow_positions"] = r.overflow.count;
-  j["first_overflow"] = opt(r.overflow.first);
-  j["nan_positions"] = r.nan.count;
-  j["first_nan"] = opt(r.nan.first);
   j["fast_path"] = {{"evaluations", r.fast_path.evaluations},
                     {"fallbacks", r.fast_path.fallbacks},
                     {"exact_cases", r.fast_path.exact_cases},

@@ -5,20 +5,25 @@
 
 #include <algorithm>
 
+#include "numeric/enum_names.hpp"
 #include "numeric/error.hpp"
 
 namespace ropesim::attention {
 
+namespace {
+
+constexpr numeric::Spelling<PositionAxis> position_axis_names[] = {
+    {PositionAxis::temporal, "temporal"},
+    {PositionAxis::height, "height"},
+    {PositionAxis::width, "width"}};
+constexpr numeric::EnumNames<PositionAxis> position_axis_table{.what = "position axis",
+                                                               .names = position_axis_names};
+
+}  // namespace
+
+// name_of's texts are the literals above, so .data() is NUL-terminated
 const char* to_string(PositionAxis axis) {
-  switch (axis) {
-    case PositionAxis::temporal:
-      return "temporal";
-    case PositionAxis::height:
-      return "height";
-    case PositionAxis::width:
-      return "width";
-  }
-  return "temporal";
+  return numeric::name_of(position_axis_table, axis).data();
 }
 
 bool Schedule::is_rational() const {

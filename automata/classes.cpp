@@ -10,6 +10,8 @@
 
 #include "automata/export.hpp"
 #include "automata/minimise.hpp"
+#include "automata/shortest_word.hpp"
+#include "numeric/enum_names.hpp"
 #include "numeric/error.hpp"
 
 namespace ropesim::automata {
@@ -90,28 +92,13 @@ std::vector<Component> strongly_connected_components(const Dfa& dfa) {
 }
 
 std::optional<Word> shortest_path(const Dfa& dfa, State from, State to) {
-  constexpr std::size_t kNone = static_cast<std::size_t>(-1);
-  std::vector<State> parent(dfa.state_count(), kNone);
-  std::vector<Letter> via(dfa.state_count(), 0);
-  std::queue<State> pending;
-  parent.at(from) = from;
-  pending.push(from);
-  while (!pending.empty() && parent.at(to) == kNone) {
-    const State q = pending.front();
-    pending.pop();
-    for (Letter a = 0; a < dfa.letter_count(); ++a) {
-      const State r = dfa.next(q, a);
-      if (parent[r] == kNone) {
-        parent[r] = q;
-        via[r] = a;
-        pending.push(r);
-      }
-    }
-  }
-  if (parent[to] == kNone) return std::nullopt;
-  Word w;
-  for (State at = to; at != from; at = parent[at]) w.push_back(via[at]);
-  return Word(w.rbegin(), w.rend());
+  (void)std::vector<State>(dfa.state_count()).at(to);  // std::out_of_range, as for `from`
+  auto path = shortest_word(
+      dfa.state_count(), dfa.letter_count(), from,
+      [&](std::size_t q, Letter a) { return dfa.next(q, a); },
+      [&](std::size_t q) { return q == to; });
+  if (!path) return std::nullopt;
+  return std::move(path->first);
 }
 
 PartialOrder partial_order(const Dfa& dfa) {
@@ -177,27 +164,12 @@ PartialOrder k_automaton_partial_order(const Dfa& dfa, std::size_t k) {
     const State p = it->second;
     // Words from (p, 0) to (q, 0) and back, by breadth first search in the product.
     auto path = [&](std::size_t from, std::size_t to) {
-      constexpr std::size_t kNone = static_cast<std::size_t>(-1);
-      std::vector<std::size_t> parent(n * k, kNone);
-      std::vector<Letter> via(n * k, 0);
-      std::queue<std::size_t> pending;
-      parent[from] = from;
-      pending.push(from);
-      while (!pending.empty() && parent[to] == kNone) {
-        const std::size_t v = pending.front();
-        pending.pop();
-        for (Letter a = 0; a < dfa.letter_count(); ++a) {
-          const std::size_t u = dfa.next(v / k, a) * k + (v % k + 1) % k;
-          if (parent[u] == kNone) {
-            parent[u] = v;
-            via[u] = a;
-            pending.push(u);
-          }
-        }
-      }
-      Word w;
-      for (std::size_t at = to; at != from; at = parent[at]) w.push_back(via[at]);
-      return Word(w.rbegin(), w.rend());
+      return shortest_word(
+                 n * k, dfa.letter_count(), from,
+                 [&](std::size_t v, Letter a) { return dfa.next(v / k, a) * k + (v % k + 1) % k; },
+                 [&](std::size_t v) { return v == to; })
+          .value()  // (q, 0) and (p, 0) share a component: each reaches the other
+          .first;
     };
     return {false, TwoStateCycle{p, q, path(p * k, q * k), path(q * k, p * k)}};
   }
@@ -226,17 +198,18 @@ DefinitionTest decide_ltl_p_mod_by_definition(const Dfa& dfa) {
   return result;
 }
 
-std::string_view to_string(LanguageClass c) {
-  switch (c) {
-    case LanguageClass::ltl_p:
-      return "LTL[P]";
-    case LanguageClass::ltl_p_mod:
-      return "LTL[P,MOD]";
-    case LanguageClass::none:
-      return "none";
-  }
-  return "none";
-}
+namespace {
+
+constexpr numeric::Spelling<LanguageClass> language_class_names[] = {
+    {LanguageClass::ltl_p, "LTL[P]"},
+    {LanguageClass::ltl_p_mod, "LTL[P,MOD]"},
+    {LanguageClass::none, "none"}};
+constexpr numeric::EnumNames<LanguageClass> language_class_table{.what = "language class",
+                                                                 .names = language_class_names};
+
+}  // namespace
+
+std::string_view to_string(LanguageClass c) { return numeric::name_of(language_class_table, c); }
 
 Classification classify(const Dfa& dfa, std::size_t monoid_cap) {
   Classification c{minimise(dfa), LanguageClass::none, std::nullopt, std::nullopt, std::nullopt, {},

@@ -5,6 +5,7 @@
 #include <queue>
 #include <set>
 
+#include "automata/shortest_word.hpp"
 #include "numeric/error.hpp"
 
 namespace ropesim::automata {
@@ -127,35 +128,14 @@ std::optional<Word> counterexample(const Dfa& a, const Dfa& b) {
                           alphabet_text(a.alphabet()) + " and " + alphabet_text(b.alphabet()) +
                           "; accepted: the same symbols in the same order");
   }
+  // Breadth first over pairs (p, q) = p·nb + q: the first pair the DFAs disagree on.
   const std::size_t nb = b.state_count();
-  constexpr std::size_t kNone = static_cast<std::size_t>(-1);
-  // Breadth first over pairs (p, q); parent links rebuild the shortest word.
-  std::vector<std::size_t> parent(a.state_count() * nb, kNone);
-  std::vector<Letter> via(a.state_count() * nb, 0);
-  std::queue<std::size_t> pending;
-  const std::size_t start = a.initial() * nb + b.initial();
-  parent[start] = start;
-  pending.push(start);
-  while (!pending.empty()) {
-    const std::size_t pair = pending.front();
-    pending.pop();
-    const State p = pair / nb, q = pair % nb;
-    if (a.accepting(p) != b.accepting(q)) {
-      Word w;
-      for (std::size_t at = pair; at != start; at = parent[at]) w.push_back(via[at]);
-      std::reverse(w.begin(), w.end());
-      return w;
-    }
-    for (Letter x = 0; x < a.letter_count(); ++x) {
-      const std::size_t next = a.next(p, x) * nb + b.next(q, x);
-      if (parent[next] == kNone) {
-        parent[next] = pair;
-        via[next] = x;
-        pending.push(next);
-      }
-    }
-  }
-  return std::nullopt;
+  auto found = shortest_word(
+      a.state_count() * nb, a.letter_count(), a.initial() * nb + b.initial(),
+      [&](std::size_t pair, Letter x) { return a.next(pair / nb, x) * nb + b.next(pair % nb, x); },
+      [&](std::size_t pair) { return a.accepting(pair / nb) != b.accepting(pair % nb); });
+  if (!found) return std::nullopt;
+  return std::move(found->first);
 }
 
 }  // namespace ropesim::automata

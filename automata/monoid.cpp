@@ -4,8 +4,9 @@
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/strong_components.hpp>
 #include <map>
-#include <queue>
 #include <stdexcept>
+
+#include "automata/shortest_word.hpp"
 
 namespace ropesim::automata {
 
@@ -42,27 +43,12 @@ namespace {
 
 /// A shortest word x with s·x = t in the right Cayley graph (t reachable from s).
 Word cayley_path(const TransitionMonoid& m, std::size_t s, std::size_t t) {
-  constexpr std::size_t kNone = static_cast<std::size_t>(-1);
-  std::vector<std::size_t> parent(m.elements.size(), kNone);
-  std::vector<Letter> via(m.elements.size(), 0);
-  std::queue<std::size_t> pending;
-  parent[s] = s;
-  pending.push(s);
-  while (!pending.empty() && parent[t] == kNone) {
-    const std::size_t u = pending.front();
-    pending.pop();
-    for (Letter a = 0; a < m.right[u].size(); ++a) {
-      const std::size_t v = m.right[u][a];
-      if (parent[v] == kNone) {
-        parent[v] = u;
-        via[v] = a;
-        pending.push(v);
-      }
-    }
-  }
-  Word w;
-  for (std::size_t at = t; at != s; at = parent[at]) w.push_back(via[at]);
-  return Word(w.rbegin(), w.rend());
+  return shortest_word(
+             m.elements.size(), m.right.at(s).size(), s,
+             [&](std::size_t u, Letter a) { return m.right[u][a]; },
+             [&](std::size_t u) { return u == t; })
+      .value()
+      .first;
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "numeric/enum_names.hpp"
+
 namespace ropesim::ltl {
 
 std::vector<bool> reachable_nodes(const Formula& formula) {
@@ -95,23 +97,17 @@ Fragment fragment(const Formula& formula) {
   return uses_mod ? Fragment::ltl_p_mod : Fragment::ltl_p;
 }
 
-std::string_view to_string(Fragment fragment) {
-  switch (fragment) {
-    case Fragment::ltl_p:
-      return "LTL[P]";
-    case Fragment::ltl_p_mod:
-      return "LTL[P,MOD]";
-    case Fragment::ltl_p_y:
-      return "LTL[P,Y]";
-    case Fragment::ltl_p_y_mod:
-      return "LTL[P,Y,MOD]";
-    case Fragment::ltl_s:
-      return "LTL";
-    case Fragment::ltl_s_mod:
-      return "LTL[S,MOD]";
-  }
-  return "?";
-}
+namespace {
+
+constexpr numeric::Spelling<Fragment> fragment_names[] = {
+    {Fragment::ltl_p, "LTL[P]"},     {Fragment::ltl_p_mod, "LTL[P,MOD]"},
+    {Fragment::ltl_p_y, "LTL[P,Y]"}, {Fragment::ltl_p_y_mod, "LTL[P,Y,MOD]"},
+    {Fragment::ltl_s, "LTL"},        {Fragment::ltl_s_mod, "LTL[S,MOD]"}};
+constexpr numeric::EnumNames<Fragment> fragment_table{.what = "fragment", .names = fragment_names};
+
+}  // namespace
+
+std::string_view to_string(Fragment fragment) { return numeric::name_of(fragment_table, fragment); }
 
 bool within(Fragment inner, Fragment outer) {
   // Operator sets: P ⊂ all; MOD in ltl_p_mod, ltl_p_y_mod, ltl_s_mod; Y in ltl_p_y.. (S gives Y).

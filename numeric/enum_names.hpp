@@ -28,13 +28,13 @@ struct EnumNames {
   /// One name per value, in the order the refusal lists them; name_of gives these.
   std::span<const Spelling<E>> names;
   /// Further spellings parse_name accepts (never printed).
-  std::span<const Spelling<E>> aliases;
+  std::span<const Spelling<E>> aliases = {};
   /// The text after "; accepted: "; empty: the names joined by ", ".
-  std::string_view accepted;
+  std::string_view accepted = {};
   /// Whether the refusal suggests the closest spelling (numeric::did_you_mean) ...
-  bool suggest;
+  bool suggest = false;
   /// ... among these spellings; empty: among the names.
-  std::span<const std::string_view> suggestions;
+  std::span<const std::string_view> suggestions = {};
 };
 
 /// The name of `value` in `table`; "?" for a value the table does not list. Throws nothing.

@@ -1,5 +1,6 @@
 #include "numeric/format.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <string>
 
@@ -135,23 +136,52 @@ bool Format::fits_double() const {
   return precision <= 53 && emax <= 1023 && smallest_exponent >= -1074;
 }
 
+namespace {
+
+constexpr std::string_view fp64_torch[] = {"float64", "double"};
+constexpr std::string_view fp32_torch[] = {"float32", "float"};
+constexpr std::string_view fp16_torch[] = {"float16", "half"};
+constexpr std::string_view bf16_torch[] = {"bfloat16"};
+constexpr std::string_view fp8e4m3_torch[] = {"float8_e4m3fn"};
+constexpr std::string_view fp8e5m2_torch[] = {"float8_e5m2"};
+
+// The one table of named formats (format.hpp NamedFormat).
+constexpr NamedFormat named_format_table[] = {
+    {"fp64", &Format::fp64, fp64_torch, 6},
+    {"fp32", &Format::fp32, fp32_torch, 5},
+    {"tf32", &Format::tf32, {}, 4},
+    {"fp16", &Format::fp16, fp16_torch, 3},
+    {"bf16", &Format::bf16, bf16_torch, 2},
+    {"fp8e4m3", &Format::fp8e4m3, fp8e4m3_torch, 0},
+    {"fp8e5m2", &Format::fp8e5m2, fp8e5m2_torch, 1},
+};
+
+}  // namespace
+
+std::span<const NamedFormat> named_formats() { return named_format_table; }
+
 std::vector<std::string> preset_format_names() {
-  return {"fp64", "fp32", "tf32", "fp16", "bf16", "fp8e4m3", "fp8e5m2"};
+  std::vector<std::string> names;
+  for (const NamedFormat& n : named_formats()) names.emplace_back(n.name);
+  return names;
 }
 
 const std::vector<std::pair<std::string, std::string>>& format_aliases() {
-  static const std::vector<std::pair<std::string, std::string>> aliases = {
-      {"bfloat16", "bf16"},       {"float16", "fp16"},
-      {"half", "fp16"},           {"float32", "fp32"},
-      {"float", "fp32"},          {"float64", "fp64"},
-      {"double", "fp64"},         {"float8_e4m3fn", "fp8e4m3"},
-      {"float8_e5m2", "fp8e5m2"},
-  };
+  static const std::vector<std::pair<std::string, std::string>> aliases = [] {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const NamedFormat& n : named_formats()) {
+      for (const std::string_view alias : n.torch_names) out.emplace_back(alias, n.name);
+    }
+    return out;
+  }();
   return aliases;
 }
 
 std::string format_spellings() {
-  return "fp64, fp32, tf32, fp16, bf16, fp8e4m3, fp8e5m2, p=P,e=E, p=P,emin=A,emax=B, fixed:I.F "
+  std::string names;
+  for (const NamedFormat& n : named_formats()) names += std::string(n.name) + ", ";
+  return names +
+         "p=P,e=E, p=P,emin=A,emax=B, fixed:I.F "
          "(floating formats may add ,subnormals=off and/or ,overflow=saturate; PyTorch names "
          "such as bfloat16, float16, half, float32, torch.bfloat16 are aliases)";
 }
@@ -258,26 +288,15 @@ Format parse_format_unchecked(std::string_view spec) {
   // PyTorch's dtype names (format_aliases), with or without `torch.`
   const std::string_view torch_prefix = "torch.";
   if (head.rfind(torch_prefix, 0) == 0) head = head.substr(torch_prefix.size());
-  for (const auto& [alias, preset] : format_aliases()) {
-    if (head == alias) {
-      head = preset;
-      break;
+  const NamedFormat* named = nullptr;
+  for (const NamedFormat& n : named_formats()) {
+    const auto& aliases = n.torch_names;
+    if (head == n.name || std::find(aliases.begin(), aliases.end(), head) != aliases.end()) {
+      named = &n;
     }
   }
-  if (head == "fp64") {
-    f = Format::fp64();
-  } else if (head == "fp32") {
-    f = Format::fp32();
-  } else if (head == "tf32") {
-    f = Format::tf32();
-  } else if (head == "fp16") {
-    f = Format::fp16();
-  } else if (head == "bf16") {
-    f = Format::bf16();
-  } else if (head == "fp8e4m3") {
-    f = Format::fp8e4m3();
-  } else if (head == "fp8e5m2") {
-    f = Format::fp8e5m2();
+  if (named != nullptr) {
+    f = named->make();
   } else if (head.rfind("fixed:", 0) == 0) {
     const std::string body = head.substr(6);
     const std::size_t dot = body.find('.');

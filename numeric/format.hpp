@@ -1,5 +1,6 @@
 #pragma once
 /// The finite set F of THEORY §1: a binary floating-point or fixed-point format.
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -69,7 +70,29 @@ struct Format {
   friend bool operator==(const Format& a, const Format& b);
 };
 
-/// The preset names, in the order `ropesim formats` lists them.
+/// One named (preset) format: the row every list of presets is read from — the parser
+/// (parse_format), the spellings (format_spellings, `ropesim formats`), the aliases
+/// (format_aliases), the compiler's format hint (proofs/compiler_hint.hpp) and the property
+/// generators (properties/generators.hpp). Adding a named format is one row of named_formats()
+/// (numeric/format.cpp) plus its test and docs.
+struct NamedFormat {
+  std::string_view name;  ///< the preset's spelling, e.g. "fp16" (Format::name of make())
+  Format (*make)();       ///< its constructor, e.g. Format::fp16
+  /// PyTorch's dtype names for it (torch.dtype; parsed with or without `torch.`), e.g.
+  /// float16, half
+  std::span<const std::string_view> torch_names;
+  /// Its place when the presets are ordered from the smallest up, 0 first: by storage width
+  /// (8 bits for fp8e4m3 and fp8e5m2, 16 for bf16 and fp16, 19 for tf32, ...), equal widths in
+  /// the order the hint has always used (fp8e4m3 before fp8e5m2, bf16 before fp16). The
+  /// compiler's hint tries the presets in this order.
+  int size_rank;
+};
+
+/// The named formats, in the order `ropesim formats` lists them: fp64, fp32, tf32, fp16, bf16,
+/// fp8e4m3, fp8e5m2.
+std::span<const NamedFormat> named_formats();
+
+/// The preset names (named_formats()' names), in the order `ropesim formats` lists them.
 std::vector<std::string> preset_format_names();
 
 /// Parses a format spelling:
@@ -84,7 +107,8 @@ std::vector<std::string> preset_format_names();
 /// and the accepted ones.
 Format parse_format(std::string_view spec);
 
-/// PyTorch dtype names accepted for the preset formats, as (alias, preset) pairs: the
+/// PyTorch dtype names accepted for the preset formats (named_formats()' torch_names, in its
+/// order), as (alias, preset) pairs: the
 /// `torch.<name>` attributes of torch/_C/_VariableFunctions (torch.bfloat16, torch.float16 =
 /// torch.half, torch.float32 = torch.float, torch.float64 = torch.double,
 /// torch.float8_e4m3fn, torch.float8_e5m2; PyTorch docs "torch.dtype"). parse_format also

@@ -14,6 +14,7 @@
 #include "numeric/error.hpp"
 #include "numeric/exact_decimal.hpp"
 #include "numeric/format_properties.hpp"
+#include "proofs/component.hpp"
 #include "proofs/exact_trig.hpp"
 #include "proofs/refusal.hpp"
 
@@ -269,13 +270,7 @@ BoundedModHead make_bounded_mod_head(const BoundedModSpec& spec, const ModWiring
   }
   const ModWiringIndices w = resolve(wiring);
   const Format& F = spec.policy.format;
-  const auto fl = numeric::f_large(F, spec.policy.rounding);
-  if (!fl) {
-    throw Refusal(RefusalReason::no_f_large,
-                  "f_large(" + F.name + ") is undefined under rounding " +
-                      std::string(numeric::to_string(spec.policy.rounding)) +
-                      " (THEORY §1); use nearest-even, nearest-away, toward-zero or downward");
-  }
+  const std::optional<Value> fl = f_large_or_refuse(spec.policy);
   const mpq_class f_large = exact_of(*fl);
   const std::uint64_t max_length = spec.max_length == 0 ? kBoundedModMaxLength : spec.max_length;
   const std::vector<Value> scales = scale_candidates(spec, *fl);

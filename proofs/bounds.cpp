@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "numeric/arithmetic.hpp"
+#include "numeric/enum_names.hpp"
 #include "numeric/error.hpp"
 #include "numeric/exact.hpp"
 #include "numeric/mpfr_util.hpp"
@@ -58,16 +59,19 @@ CosineSum base_context_sum(const mpq_class& base, std::size_t dim) {
   return sum;
 }
 
+namespace {
+
+constexpr numeric::Spelling<BaseVerdict> base_verdict_names[] = {
+    {BaseVerdict::passes, "passes"},
+    {BaseVerdict::fails, "fails"},
+    {BaseVerdict::undecided, "undecided"}};
+constexpr numeric::EnumNames<BaseVerdict> base_verdict_table{.what = "base verdict",
+                                                             .names = base_verdict_names};
+
+}  // namespace
+
 std::string to_string(BaseVerdict verdict) {
-  switch (verdict) {
-    case BaseVerdict::passes:
-      return "passes";
-    case BaseVerdict::fails:
-      return "fails";
-    case BaseVerdict::undecided:
-      return "undecided";
-  }
-  return "?";
+  return std::string(numeric::name_of(base_verdict_table, verdict));
 }
 
 // ---------------------------------------------------------------------------------------------

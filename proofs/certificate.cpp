@@ -5,6 +5,8 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <functional>
+#include <optional>
 
 #include "numeric/error.hpp"
 #include "numeric/exact_decimal.hpp"
@@ -188,6 +190,23 @@ nlohmann::json horizon_header(const FixedOffsetHead& head, const std::vector<mpq
   return j;
 }
 
+/// The certificate's "fail" block (both algorithms): the failing query i, its competitor c,
+/// the realised target score Ŝ_{i,i-k} and competitor score Ŝ_{i,c} (hex) and the exact gap;
+/// null when the range stopped at its limit or has no failing query. `scores` is called only
+/// when there is one.
+nlohmann::json fail_block(const CertifiedRange& range, std::uint64_t k,
+                          const std::function<const RealisedScores&()>& scores) {
+  if (range.at_limit || !range.fail_query || !range.fail_competitor) return nullptr;
+  const RealisedScores& s = scores();
+  const std::uint64_t i = *range.fail_query, c = *range.fail_competitor;
+  return {{"query", i},
+          {"competitor", c},
+          {"target", hex(s.score(i, i - k))},
+          {"competitor_score", hex(s.score(i, c))},
+          {"gap", range.gap ? nlohmann::json(numeric::exact_decimal(*range.gap))
+                            : nlohmann::json(nullptr)}};
+}
+
 nlohmann::json horizon_json(const FixedOffsetHead& head, std::vector<mpq_class> weights,
                             const CertifiedRange& range) {
   const std::uint64_t k = head.k;
@@ -232,17 +251,7 @@ nlohmann::json horizon_json(const FixedOffsetHead& head, std::vector<mpq_class> 
     queries.push_back(q);
   }
   j["queries"] = queries;
-  if (!range.at_limit && range.fail_query && range.fail_competitor) {
-    const std::uint64_t i = *range.fail_query, c = *range.fail_competitor;
-    j["fail"] = {{"query", i},
-                 {"competitor", c},
-                 {"target", hex(scores.score(i, i - k))},
-                 {"competitor_score", hex(scores.score(i, c))},
-                 {"gap", range.gap ? nlohmann::json(numeric::exact_decimal(*range.gap))
-                                   : nlohmann::json(nullptr)}};
-  } else {
-    j["fail"] = nullptr;
-  }
+  j["fail"] = fail_block(range, k, [&]() -> const RealisedScores& { return scores; });
   return j;
 }
 
@@ -282,19 +291,12 @@ nlohmann::json horizon_certificate(const FixedOffsetSpec& spec, const HorizonRep
           j["candidate_offsets"].size(), B, range.n_max + 2, work, kMaxHorizonCertificateScores));
     }
   }
-  if (!range.at_limit && range.fail_query && range.fail_competitor) {
-    RealisedScores scores(head);
-    scores.ensure(last_query + 1);
-    const std::uint64_t i = *range.fail_query, c = *range.fail_competitor;
-    j["fail"] = {{"query", i},
-                 {"competitor", c},
-                 {"target", hex(scores.score(i, i - k))},
-                 {"competitor_score", hex(scores.score(i, c))},
-                 {"gap", range.gap ? nlohmann::json(numeric::exact_decimal(*range.gap))
-                                   : nlohmann::json(nullptr)}};
-  } else {
-    j["fail"] = nullptr;
-  }
+  std::optional<RealisedScores> scores;  // realised only for a failing query
+  j["fail"] = fail_block(range, k, [&]() -> const RealisedScores& {
+    scores.emplace(head);
+    scores->ensure(last_query + 1);
+    return *scores;
+  });
   return j;
 }
 

@@ -13,8 +13,16 @@
 namespace ropesim::proofs {
 
 const std::vector<std::string>& compiler_preset_formats() {
-  static const std::vector<std::string> presets = {"fp8e4m3", "fp8e5m2", "bf16", "fp16",
-                                                   "tf32",    "fp32",    "fp64"};
+  // the named formats (numeric::named_formats) by size_rank
+  static const std::vector<std::string> presets = [] {
+    std::vector<numeric::NamedFormat> rows(numeric::named_formats().begin(),
+                                           numeric::named_formats().end());
+    std::sort(rows.begin(), rows.end(),
+              [](const auto& a, const auto& b) { return a.size_rank < b.size_rank; });
+    std::vector<std::string> names;
+    for (const auto& row : rows) names.emplace_back(row.name);
+    return names;
+  }();
   return presets;
 }
 

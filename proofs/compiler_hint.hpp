@@ -7,8 +7,8 @@
 
 namespace ropesim::proofs {
 
-/// The preset formats the hint tries, smallest first: fp8e4m3, fp8e5m2, bf16, fp16, tf32,
-/// fp32, fp64.
+/// The preset formats the hint tries, smallest first (numeric::named_formats() by size_rank):
+/// fp8e4m3, fp8e5m2, bf16, fp16, tf32, fp32, fp64.
 const std::vector<std::string>& compiler_preset_formats();
 
 /// `refusal` (of a compilation under `options`) with the hint appended: `compile_in` is tried

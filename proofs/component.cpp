@@ -2,6 +2,7 @@
 
 #include "numeric/exact_decimal.hpp"
 #include "numeric/format_properties.hpp"
+#include "proofs/f_large.hpp"
 
 namespace ropesim::proofs {
 
@@ -16,15 +17,11 @@ void require_exact(const numeric::Arithmetic& a, const mpq_class& q, const std::
 }
 
 numeric::Value f_large_or_refuse(const attention::EvaluationPolicy& policy) {
-  const auto fl = numeric::f_large(policy.format, policy.rounding);
-  if (!fl) {
-    throw Refusal(RefusalReason::no_f_large,
-                  "f_large(" + policy.format.name + ") is undefined under rounding " +
-                      std::string(numeric::to_string(policy.rounding)) +
-                      ": no finite score lead makes softmax select exactly, so no P or MOD head "
-                      "works (THEORY §1); use nearest-even, nearest-away, toward-zero or downward");
+  try {
+    return require_f_large(policy.format, policy.rounding);
+  } catch (const FLargeUndefined& e) {
+    throw Refusal(RefusalReason::no_f_large, e.what());
   }
-  return *fl;
 }
 
 }  // namespace ropesim::proofs

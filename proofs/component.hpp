@@ -89,8 +89,8 @@ using LayerComponents = std::vector<Component>;
 void require_exact(const numeric::Arithmetic& arithmetic, const mpq_class& q,
                    const std::string& what, RefusalReason reason = RefusalReason::exact_constant);
 
-/// f_large(F) under the policy's rounding (THEORY §1). Throws Refusal(no_f_large) naming the
-/// rounding when it is undefined (round-up: no finite lead makes softmax select exactly).
+/// f_large(F) under the policy's rounding (THEORY §1). Throws Refusal(no_f_large) with
+/// require_f_large's message (proofs/f_large.hpp) when it is undefined.
 numeric::Value f_large_or_refuse(const attention::EvaluationPolicy& policy);
 
 }  // namespace ropesim::proofs

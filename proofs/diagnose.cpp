@@ -210,18 +210,10 @@ nlohmann::json path_json(const DiagnoseReport& report, const DiagnosePath& p) {
   j["first_differing_band"] =
       p.first_differing_band ? nlohmann::json(*p.first_differing_band) : nlohmann::json(nullptr);
   const auto& c = p.census;
-  j["census"] = {
-      {"distinct", c.distinct},
-      {"first_repeat", c.first_repeat ? nlohmann::json{{"earlier", c.first_repeat->earlier},
-                                                       {"later", c.first_repeat->later}}
-                                      : nlohmann::json(nullptr)},
-      {"largest_class", {{"size", c.largest_class.size}, {"position", c.largest_class.position}}},
-      {"overflow",
-       {{"count", c.overflow.count},
-        {"first", c.overflow.first ? nlohmann::json(*c.overflow.first) : nlohmann::json(nullptr)}}},
-      {"nan",
-       {{"count", c.nan.count},
-        {"first", c.nan.first ? nlohmann::json(*c.nan.first) : nlohmann::json(nullptr)}}}};
+  nlohmann::json census;  // the keys of `ropesim rotations --json` (attention::put_census_counts)
+  attention::put_census_counts(census, c.distinct, c.first_repeat, c.largest_class, c.overflow,
+                               c.nan);
+  j["census"] = census;
   return j;
 }
 

@@ -9,6 +9,7 @@
 #include "numeric/format_properties.hpp"
 #include "numeric/stopwatch.hpp"
 #include "numeric/summation.hpp"
+#include "proofs/f_large.hpp"
 
 namespace ropesim::proofs {
 
@@ -52,16 +53,8 @@ FixedOffsetHead make_fixed_offset_head(const FixedOffsetSpec& spec, const HeadWi
     throw InvalidArgument("schedule '" + spec.schedule.spec +
                           "' has no rotary block; the fixed-offset head needs one");
   }
-  const auto fl = numeric::f_large(F, r);
-  if (!fl) {
-    throw InvalidArgument(
-        "f_large(" + F.name + ") is undefined under rounding " +
-        std::string(numeric::to_string(r)) +
-        ": no finite score lead makes softmax select exactly (THEORY §1); use nearest-even, "
-        "nearest-away, toward-zero or downward");
-  }
-  h.f_large = *fl;
-  h.f_large_exact = exact_of(*fl);
+  h.f_large = require_f_large(F, r);
+  h.f_large_exact = exact_of(h.f_large);
   // parsed from the policy's FormatBinding: the head's realisation has the policy's F,
   // rounding and engine by construction (no second copy to keep in step)
   h.realisation = attention::parse_realisation(spec.realisation, spec.policy);

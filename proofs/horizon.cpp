@@ -145,23 +145,6 @@ std::uint64_t default_max_length(RangeAlgorithm resolved, const FixedOffsetHead&
                                                 : scan_length_limit(head);
 }
 
-numeric::Value require_f_large(const numeric::Format& format, numeric::Rounding rounding,
-                               const std::string& rounding_name) {
-  if (const auto fl = numeric::f_large(format, rounding)) return *fl;
-  if (rounding == numeric::Rounding::upward) {
-    throw FLargeUndefined(
-        FLargeCause::rounding,
-        "f_large(" + format.name + ") is undefined under rounding " + rounding_name +
-            " (exp(-f) never rounds up to 0; THEORY §1); use nearest-even, nearest-away, "
-            "toward-zero or downward");
-  }
-  throw FLargeUndefined(
-      FLargeCause::format,
-      "f_large(" + format.name + ") is undefined: exp(-max) does not round to 0 in " + format.name +
-          " (its range is too small for stable softmax to select exactly; THEORY §1); use a "
-          "format with a wider range, e.g. fp16, bf16, fp32");
-}
-
 RangeEstimate estimate_horizon(const FixedOffsetHead& head, std::uint64_t max_length,
                                unsigned threads, bool auto_C, const mpq_class& slack) {
   // the scans of S(n) up to L besides the range (C = auto's record distances, the report's δ

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "numeric/error.hpp"
+#include "proofs/f_large.hpp"
 #include "proofs/fast_range.hpp"
 #include "proofs/fixed_offset_head.hpp"
 #include "proofs/records.hpp"
@@ -45,33 +46,7 @@ RangeAlgorithm resolve_range_algorithm(RangeAlgorithm algorithm, const FixedOffs
 /// candidate algorithm, scan_length_limit(head) for the scan.
 std::uint64_t default_max_length(RangeAlgorithm resolved, const FixedOffsetHead& head);
 
-/// The input that makes f_large(F) undefined (THEORY §1).
-enum class FLargeCause {
-  rounding,  ///< upward rounding: exp(−f) never rounds up to 0
-  format,    ///< F's range is too small: exp(−max) does not round to 0
-};
-
-/// Thrown by require_f_large: an InvalidArgument whose message is the one-line reason and
-/// whose cause() says which input to change (the CLI names the flag from it).
-class FLargeUndefined : public InvalidArgument {
- public:
-  FLargeUndefined(FLargeCause cause, const std::string& message)
-      : InvalidArgument(message), cause_(cause) {}
-  FLargeCause cause() const { return cause_; }
-
- private:
-  FLargeCause cause_;
-};
-
-/// f_large(F) under `rounding` (THEORY §1: the smallest positive f in F with
-/// round_F(exp(−f)) = 0), which every fixed-offset head and horizon needs. Throws
-/// FLargeUndefined when none exists: under upward rounding (cause rounding) "f_large(F) is
-/// undefined under rounding R (exp(-f) never rounds up to 0; THEORY §1); use nearest-even,
-/// nearest-away, toward-zero or downward", otherwise (cause format) "f_large(F) is undefined:
-/// exp(-max) does not round to 0 in F (its range is too small ...); use a format with a wider
-/// range, e.g. fp16, bf16, fp32". `rounding_name` is the spelling of R echoed in the message.
-numeric::Value require_f_large(const numeric::Format& format, numeric::Rounding rounding,
-                               const std::string& rounding_name);
+// FLargeCause, FLargeUndefined and require_f_large: proofs/f_large.hpp
 
 /// The estimated cost of one horizon run by the candidate algorithm up to max_length:
 /// estimate_certified_range_fast for a given C; for C = auto (`auto_C`, the candidates of

@@ -14,6 +14,7 @@
 #include "numeric/format_properties.hpp"
 #include "numeric/real_rounding.hpp"
 #include "proofs/exact_trig.hpp"
+#include "proofs/f_large.hpp"
 #include "proofs/gadgets.hpp"
 #include "proofs/residual_space.hpp"
 
@@ -64,18 +65,6 @@ Value round_b(const CosineSum& c, std::uint64_t m, const Format& F, Rounding r,
   return *v;  // b_m ∈ (0, 1]: always finite
 }
 
-Value f_large_or_throw(const Format& F, Rounding r) {
-  const auto fl = numeric::f_large(F, r);
-  if (!fl) {
-    throw InvalidArgument(
-        "f_large(" + F.name + ") is undefined under rounding " +
-        std::string(numeric::to_string(r)) +
-        ": no finite score lead makes softmax select exactly (THEORY §1); use nearest-even, "
-        "nearest-away, toward-zero or downward");
-  }
-  return *fl;
-}
-
 std::string atom_name(std::uint64_t m, std::uint64_t r) {
   return "MOD_" + std::to_string(m) + "^" + std::to_string(r);
 }
@@ -92,7 +81,7 @@ ModScaleBound mod_scale_bound(std::uint64_t m, const Format& F, Rounding roundin
     throw InvalidArgument("the C4 scale bound needs m >= 2 (MOD_1^0 is ⊤), got m = " +
                           std::to_string(m));
   }
-  const Value fl = f_large_or_throw(F, rounding);
+  const Value fl = require_f_large(F, rounding);
   const mpq_class f = exact_of(fl);
   const CosineSum c = cos_step(m);
   ModScaleBound out;
@@ -246,7 +235,7 @@ ModAtomHead make_mod_atom_head(const ModAtomSpec& spec, const ModWiring& named) 
   h.policy = spec.policy;
   h.m = m;
   h.r = r;
-  h.f_large = f_large_or_throw(F, rnd);
+  h.f_large = require_f_large(F, rnd);
   h.f_large_exact = exact_of(h.f_large);
   h.bound = mod_scale_bound(m, F, rnd, engine);
 
@@ -415,12 +404,7 @@ ModReadout parse_mod_readout(std::string_view text) { return parse_name(mod_read
 
 void require_mod_f_large(const ModModelSpec& spec, const std::string& rounding_name) {
   const auto& policy = spec.atom.policy;
-  if (spec.atom.m > 1 && !numeric::f_large(policy.format, policy.rounding)) {
-    throw InvalidArgument("f_large(" + policy.format.name + ") is undefined under rounding " +
-                          rounding_name +
-                          " (no finite lead makes softmax select exactly; THEORY §1); use "
-                          "nearest-even, nearest-away, toward-zero or downward");
-  }
+  if (spec.atom.m > 1) (void)require_f_large(policy.format, policy.rounding, rounding_name);
 }
 
 ResidualSpace mod_model_space() {

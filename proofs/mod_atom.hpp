@@ -225,9 +225,9 @@ ModModel mod_model(const ModModelSpec& spec);
 
 /// Checks, before mod_model builds anything, that the MOD_m^r model of `spec` has an f_large
 /// (THEORY §1, §7 C4): for m ≥ 2 the head needs a finite score lead f_large(F) under the
-/// policy's rounding (m = 1 is ⊤ and needs none). Throws InvalidArgument with one line
-/// "f_large(F) is undefined under rounding R (no finite lead makes softmax select exactly;
-/// THEORY §1); use nearest-even, nearest-away, toward-zero or downward" (`rounding_name` is
+/// policy's rounding (m = 1 is ⊤ and needs none). Throws require_f_large's FLargeUndefined
+/// (proofs/f_large.hpp: "f_large(F) is undefined under rounding R (exp(-f) never rounds up to
+/// 0; THEORY §1); use nearest-even, nearest-away, toward-zero or downward", `rounding_name`
 /// the spelling of R echoed); returns normally otherwise.
 void require_mod_f_large(const ModModelSpec& spec, const std::string& rounding_name);
 

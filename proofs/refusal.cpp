@@ -1,31 +1,28 @@
 #include "proofs/refusal.hpp"
 
+#include "numeric/enum_names.hpp"
 namespace ropesim::proofs {
 
+namespace {
+
+constexpr numeric::Spelling<RefusalReason> refusal_reason_names[] = {
+    {RefusalReason::input, "input"},
+    {RefusalReason::summation, "summation"},
+    {RefusalReason::no_f_large, "no_f_large"},
+    {RefusalReason::exact_constant, "exact_constant"},
+    {RefusalReason::past_head, "past_head"},
+    {RefusalReason::offset_head, "offset_head"},
+    {RefusalReason::mod_margin, "mod_margin"},
+    {RefusalReason::mod_schedule, "mod_schedule"},
+    {RefusalReason::layer_norm_gain, "layer_norm_gain"},
+    {RefusalReason::layer_norm_mirror, "layer_norm_mirror"}};
+constexpr numeric::EnumNames<RefusalReason> refusal_reason_table{.what = "refusal reason",
+                                                                 .names = refusal_reason_names};
+
+}  // namespace
+
 std::string_view to_string(RefusalReason reason) {
-  switch (reason) {
-    case RefusalReason::input:
-      return "input";
-    case RefusalReason::summation:
-      return "summation";
-    case RefusalReason::no_f_large:
-      return "no_f_large";
-    case RefusalReason::exact_constant:
-      return "exact_constant";
-    case RefusalReason::past_head:
-      return "past_head";
-    case RefusalReason::offset_head:
-      return "offset_head";
-    case RefusalReason::mod_margin:
-      return "mod_margin";
-    case RefusalReason::mod_schedule:
-      return "mod_schedule";
-    case RefusalReason::layer_norm_gain:
-      return "layer_norm_gain";
-    case RefusalReason::layer_norm_mirror:
-      return "layer_norm_mirror";
-  }
-  return "unknown";
+  return numeric::name_of(refusal_reason_table, reason);
 }
 
 }  // namespace ropesim::proofs

@@ -12,11 +12,16 @@ namespace ropesim::properties {
 rc::Gen<numeric::Format> format_gen(int min_p, int max_p,
                                     const std::optional<numeric::Format>& fixed) {
   if (fixed) return rc::gen::just(*fixed);
+  // the named formats (numeric::named_formats) with min_p <= p <= max_p, fp32 first
   std::vector<numeric::Format> presets;
-  for (const auto& f : {numeric::Format::fp32(), numeric::Format::fp16(), numeric::Format::bf16(),
-                        numeric::Format::tf32(), numeric::Format::fp64(),
-                        numeric::Format::fp8e5m2(), numeric::Format::fp8e4m3()}) {
-    if (f.precision >= min_p && f.precision <= max_p) presets.push_back(f);
+  for (const numeric::NamedFormat& named : numeric::named_formats()) {
+    const numeric::Format f = named.make();
+    if (f.precision < min_p || f.precision > max_p) continue;
+    if (named.name == "fp32") {
+      presets.insert(presets.begin(), f);
+    } else {
+      presets.push_back(f);
+    }
   }
   auto random = rc::gen::apply(
       [](int p, int exponent_bits) { return numeric::Format::ieee(p, exponent_bits); },

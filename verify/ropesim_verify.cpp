@@ -626,6 +626,42 @@ struct Angle {
   mpz_class factor = 1;
 };
 
+/// Encloses the real angle a in r at r's precision (2π·t outward, or expr · factor through
+/// enclose); false where enclose cannot.
+bool enclose_angle(const Angle& a, Interval& r) {
+  if (a.turn) {
+    Interval t(mpfr_get_prec(r.lo)), two_pi(mpfr_get_prec(r.lo));
+    set_q(t, *a.turn);
+    mpfr_const_pi(two_pi.lo, MPFR_RNDD);
+    mpfr_const_pi(two_pi.hi, MPFR_RNDU);
+    mpfr_mul_2ui(two_pi.lo, two_pi.lo, 1, MPFR_RNDD);
+    mpfr_mul_2ui(two_pi.hi, two_pi.hi, 1, MPFR_RNDU);
+    interval_mul(r, t, two_pi);
+    return true;
+  }
+  Interval e(mpfr_get_prec(r.lo)), f(mpfr_get_prec(r.lo));
+  if (!enclose(*a.expr, e)) return false;
+  set_q(f, mpq_class(a.factor));
+  interval_mul(r, e, f);
+  return true;
+}
+
+/// Encloses cos y (sine: sin y) for every y in x, in r: f(x.lo) rounded outward, widened by
+/// x's width (|f(y) − f(x.lo)| ≤ |y − x.lo| ≤ width for f = cos, sin).
+void enclose_trig(const Interval& x, bool sine, Interval& r) {
+  Mp width(mpfr_get_prec(r.lo));
+  mpfr_sub(width, x.hi, x.lo, MPFR_RNDU);
+  if (sine) {
+    mpfr_sin(r.lo, x.lo, MPFR_RNDD);
+    mpfr_sin(r.hi, x.lo, MPFR_RNDU);
+  } else {
+    mpfr_cos(r.lo, x.lo, MPFR_RNDD);
+    mpfr_cos(r.hi, x.lo, MPFR_RNDU);
+  }
+  mpfr_sub(r.lo, r.lo, width, MPFR_RNDD);
+  mpfr_add(r.hi, r.hi, width, MPFR_RNDU);
+}
+
 /// The realised (cos, sin) of the real angle a, each rounded once into F.
 std::pair<FValue, FValue> cos_sin_of_angle(const Angle& a, const Format& F,
                                            const std::string& what) {
@@ -641,23 +677,6 @@ std::pair<FValue, FValue> cos_sin_of_angle(const Angle& a, const Format& F,
   }
   if (exact_angle && *exact_angle == 0)
     return {round_rational(1, F, what), round_rational(0, F, what)};
-  auto angle = [&](Interval& r) {
-    if (a.turn) {
-      Interval t(mpfr_get_prec(r.lo)), two_pi(mpfr_get_prec(r.lo));
-      set_q(t, *a.turn);
-      mpfr_const_pi(two_pi.lo, MPFR_RNDD);
-      mpfr_const_pi(two_pi.hi, MPFR_RNDU);
-      mpfr_mul_2ui(two_pi.lo, two_pi.lo, 1, MPFR_RNDD);
-      mpfr_mul_2ui(two_pi.hi, two_pi.hi, 1, MPFR_RNDU);
-      interval_mul(r, t, two_pi);
-      return true;
-    }
-    Interval e(mpfr_get_prec(r.lo)), f(mpfr_get_prec(r.lo));
-    if (!enclose(*a.expr, e)) return false;
-    set_q(f, mpq_class(a.factor));
-    interval_mul(r, e, f);
-    return true;
-  };
   auto trig = [&](bool sine) {
     std::optional<mpq_class> exact;
     if (a.turn) exact = sine ? exact_turn_trig(*a.turn).second : exact_turn_trig(*a.turn).first;
@@ -665,19 +684,8 @@ std::pair<FValue, FValue> cos_sin_of_angle(const Angle& a, const Format& F,
     return ziv(
         [&](Interval& r) {
           Interval x(mpfr_get_prec(r.lo));
-          if (!angle(x)) return false;
-          Mp width(mpfr_get_prec(r.lo));
-          mpfr_sub(width, x.hi, x.lo, MPFR_RNDU);
-          // |f(y) − f(lo)| ≤ |y − lo| ≤ width for f = cos, sin and y in [lo, hi]
-          if (sine) {
-            mpfr_sin(r.lo, x.lo, MPFR_RNDD);
-            mpfr_sin(r.hi, x.lo, MPFR_RNDU);
-          } else {
-            mpfr_cos(r.lo, x.lo, MPFR_RNDD);
-            mpfr_cos(r.hi, x.lo, MPFR_RNDU);
-          }
-          mpfr_sub(r.lo, r.lo, width, MPFR_RNDD);
-          mpfr_add(r.hi, r.hi, width, MPFR_RNDU);
+          if (!enclose_angle(a, x)) return false;
+          enclose_trig(x, sine, r);
           return true;
         },
         F, what);
@@ -775,16 +783,7 @@ class Rotations {
   FValue round_angle(const Angle& a, const std::string& what) {
     if (a.turn) {
       if (*a.turn == 0) return round_rational(0, F_, what);
-      return ziv(
-          [&](Interval& r) {
-            Interval t(mpfr_get_prec(r.lo)), pi2(mpfr_get_prec(r.lo));
-            set_q(t, *a.turn * 2);
-            mpfr_const_pi(pi2.lo, MPFR_RNDD);
-            mpfr_const_pi(pi2.hi, MPFR_RNDU);
-            interval_mul(r, t, pi2);
-            return true;
-          },
-          F_, what);
+      return ziv([&](Interval& r) { return enclose_angle(a, r); }, F_, what);
     }
     if (auto q = rational_value(*a.expr)) return round_rational(*q, F_, what);
     return ziv([&](Interval& r) { return enclose(*a.expr, r); }, F_, what);
@@ -898,29 +897,8 @@ FValue scaled_trig(const Angle& a, const mpq_class& s, bool sine, const Format& 
       [&](Interval& r) {
         const mpfr_prec_t w = mpfr_get_prec(r.lo);
         Interval x(w), t(w), sc(w);
-        if (a.turn) {
-          Interval tt(w), pi2(w);
-          set_q(tt, *a.turn * 2);
-          mpfr_const_pi(pi2.lo, MPFR_RNDD);
-          mpfr_const_pi(pi2.hi, MPFR_RNDU);
-          interval_mul(x, tt, pi2);
-        } else {
-          Interval e(w), f(w);
-          if (!enclose(*a.expr, e)) return false;
-          set_q(f, mpq_class(a.factor));
-          interval_mul(x, e, f);
-        }
-        Mp width(w);
-        mpfr_sub(width, x.hi, x.lo, MPFR_RNDU);
-        if (sine) {
-          mpfr_sin(t.lo, x.lo, MPFR_RNDD);
-          mpfr_sin(t.hi, x.lo, MPFR_RNDU);
-        } else {
-          mpfr_cos(t.lo, x.lo, MPFR_RNDD);
-          mpfr_cos(t.hi, x.lo, MPFR_RNDU);
-        }
-        mpfr_sub(t.lo, t.lo, width, MPFR_RNDD);
-        mpfr_add(t.hi, t.hi, width, MPFR_RNDU);
+        if (!enclose_angle(a, x)) return false;
+        enclose_trig(x, sine, t);
         set_q(sc, s);
         interval_mul(r, t, sc);
         return true;

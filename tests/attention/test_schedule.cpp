@@ -189,6 +189,44 @@ TEST_CASE("bad schedule specs give one line listing the accepted ones", "[schedu
   }
 }
 
+TEST_CASE("the schedule-family table: spellings, kinds and keys from one row each", "[schedule]") {
+  // every family kind (the grammar of schedule.hpp, by hand) is spelled, suggested when
+  // mistyped and parses
+  const std::vector<std::pair<std::string, std::string>> kinds = {
+      {"conventional", "conventional:base=10000,dim=8"},
+      {"single", "single:g=1/3"},
+      {"periodic", "periodic:m=8,12"},
+      {"partial", "partial:base=10000,dim=8,factor=1/2"},
+      {"prope", "prope:base=10000,dim=8,p=1/2"},
+      {"resonance", "resonance:base=10000,dim=8"},
+      {"resonance-yarn", "resonance-yarn:base=10000,dim=16,factor=4,original=64"},
+      {"axial2d", "axial2d:base=10000,dim=8"},
+      {"mrope", "mrope:base=10000,dim=16,sections=4,2,2"},
+      {"hirope", "hirope:base=10000,dim=16,levels=2,split=4,4"},
+      {"liere", "liere:axes=2,blocks=1/4|1/3,1/5|1/7"},
+      {"hope", "hope:base=10000,dim=8,train_len=64"},
+      {"fope", "fope:base=10000,dim=8,train_len=64,seed=3"}};
+  const std::string spellings = ropesim::attention::schedule_spellings();
+  for (const auto& [kind, example] : kinds) {
+    INFO(kind);
+    CHECK((spellings.find(" " + kind + ":") != std::string::npos ||
+           spellings.rfind(kind + ":", 0) == 0));
+    CHECK_NOTHROW(parse_schedule(example));
+    // one letter dropped from the kind: the refusal suggests it
+    const std::string typo = kind.substr(0, kind.size() - 1) + example.substr(kind.size());
+    CHECK(error_of(typo).find("did you mean '" + kind + "'") != std::string::npos);
+  }
+  CHECK(spellings.find("hf-config:PATH | hf-config[seq_len=N]:PATH") != std::string::npos);
+  // a key outside the family's parameters is refused before any is read, naming them
+  CHECK(error_of("conventional:bse=10000,dim=16")
+            .find("unexpected key 'bse' (conventional accepts base, dim)") != std::string::npos);
+  CHECK(error_of("mrope:base=10000,dim=16,sections=4,2,2,seed=1")
+            .find("unexpected key 'seed' (mrope accepts base, dim, sections)") !=
+        std::string::npos);
+  // a missing key is still named when the others are known
+  CHECK(error_of("prope:base=10000,dim=8").find("missing p=") != std::string::npos);
+}
+
 TEST_CASE("exact comparison and approximation oracle of ExactReal", "[schedule]") {
   const ExactReal pi = ExactReal::pi_times(1);
   REQUIRE(compare(pi, ExactReal::rational(mpq_class(355, 113))) < 0);  // π < 355/113

@@ -74,15 +74,12 @@ void check_census(const json& path, const std::string& schedule, const std::stri
                           path["realization"].get<std::string>() + "' --format " + format +
                           " --positions " + std::to_string(context) + " --json");
   const auto& c = path["census"];
-  CHECK(c["distinct"] == r["distinct"]);
-  CHECK(c["largest_class"]["size"] == r["largest_class"]);
-  CHECK(c["overflow"]["count"] == r["overflow_positions"]);
-  CHECK(c["nan"]["count"] == r["nan_positions"]);
-  if (r["first_repeat"].is_null()) {
-    CHECK(c["first_repeat"].is_null());
-  } else {
-    CHECK(c["first_repeat"]["earlier"] == r["first_repeat"][0]);
-    CHECK(c["first_repeat"]["later"] == r["first_repeat"][1]);
+  // one census shape: every key of the path's census is the rotations command's key, equal
+  CHECK(c.size() == 8);
+  for (const auto& [key, value] : c.items()) {
+    INFO(key);
+    REQUIRE(r.contains(key));
+    CHECK(value == r[key]);
   }
 }
 
@@ -249,7 +246,7 @@ TEST_CASE("diagnose on Llama-3.1-8B in bf16 with hf equals compare, rotations, h
   // and the positions-in-fp16 candidate collides first at 2049 = 2048 (docs/FRAMEWORK_BUGS.md)
   const json* positions = candidate(d, "position-fp16");
   REQUIRE(positions != nullptr);
-  CHECK((*positions)["census"]["first_repeat"]["later"] == 2049);
+  CHECK((*positions)["census"]["first_repeat"][1] == 2049);
   // the ranking: by the largest relative score error, then angle, then collisions, with
   // the metric that decided each place; the paths list has every path with its framework
   REQUIRE(d["ranking"].size() >= 2);

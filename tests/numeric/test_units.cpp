@@ -1,6 +1,7 @@
 // Unit tests with values derived by hand (the derivation is in the comment next to each
 // value), from the hardware (<limits>), or from the independent reference. Nothing asserted
 // here is computed by the code under test.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cfloat>
 #include <cmath>
@@ -98,6 +99,56 @@ TEST_CASE("preset formats have the published parameters", "[numeric][format]") {
   check_same_fields(Format::ieee(8, 8), Format::bf16());
   check_same_fields(Format::ieee(53, 11), Format::fp64());
   check_same_fields(Format::custom(24, -126, 127), Format::fp32());
+}
+
+TEST_CASE("the named-format table is what the parser, aliases and hint read",
+          "[numeric][format][parse]") {
+  using ropesim::numeric::NamedFormat;
+  const auto table = ropesim::numeric::named_formats();
+  // the PyTorch dtype names (torch.dtype docs) by hand, as (alias, preset)
+  const std::vector<std::pair<std::string, std::string>> torch = {
+      {"float64", "fp64"},  {"double", "fp64"},           {"float32", "fp32"},
+      {"float", "fp32"},    {"float16", "fp16"},          {"half", "fp16"},
+      {"bfloat16", "bf16"}, {"float8_e4m3fn", "fp8e4m3"}, {"float8_e5m2", "fp8e5m2"}};
+  CHECK(ropesim::numeric::format_aliases() == torch);
+  std::vector<int> ranks;
+  for (const NamedFormat& row : table) {
+    INFO(row.name);
+    const Format f = row.make();
+    CHECK(f.name == row.name);
+    check_same_fields(parse_format(row.name), f);
+    for (const std::string_view alias : row.torch_names) {
+      check_same_fields(parse_format(alias), f);
+      check_same_fields(parse_format("torch." + std::string(alias)), f);
+      CHECK(parse_format(alias).name == row.name);  // the Format keeps the preset's name
+    }
+    ranks.push_back(row.size_rank);
+  }
+  // size_rank: a permutation of 0..n-1 that orders the presets by storage width, the width
+  // counted from the fields: 1 sign bit + (p - 1) stored significand bits + the exponent
+  // field, whose width w is the least with 2^w - 1 >= emax - emin + 2 codes (normals, plus the
+  // zero/subnormal code; the inf/NaN code is the +1 of 2^w - 1 for IEEE formats, fp8e4m3's
+  // top code is normal).
+  auto bits = [](const Format& f) {
+    int w = 1;
+    while ((1 << w) - 1 < f.emax - f.emin + 2 - (f.has_infinity ? 0 : 1)) ++w;
+    return 1 + (f.precision - 1) + w;
+  };
+  CHECK(bits(Format::fp16()) == 16);
+  CHECK(bits(Format::bf16()) == 16);
+  CHECK(bits(Format::tf32()) == 19);
+  CHECK(bits(Format::fp8e4m3()) == 8);
+  CHECK(bits(Format::fp8e5m2()) == 8);
+  CHECK(bits(Format::fp64()) == 64);
+  std::vector<int> sorted = ranks;
+  std::sort(sorted.begin(), sorted.end());
+  for (std::size_t k = 0; k < sorted.size(); ++k) CHECK(sorted[k] == static_cast<int>(k));
+  for (const NamedFormat& a : table) {
+    for (const NamedFormat& b : table) {
+      INFO(a.name << " before " << b.name);
+      if (a.size_rank < b.size_rank) CHECK(bits(a.make()) <= bits(b.make()));
+    }
+  }
 }
 
 TEST_CASE("fits_double follows binary64's precision and range", "[numeric][format]") {

@@ -101,9 +101,9 @@ TEST_CASE("require_mod_f_large: m >= 2 needs f_large, m = 1 does not", "[mod_ato
   REQUIRE_NOTHROW(proofs::require_mod_f_large(spec, "nearest-even"));
   spec.atom.policy.rounding = Rounding::upward;
   REQUIRE_THROWS_WITH(proofs::require_mod_f_large(spec, "upward"),
-                      "f_large(fp16) is undefined under rounding upward (no finite lead makes "
-                      "softmax select exactly; THEORY §1); use nearest-even, nearest-away, "
-                      "toward-zero or downward");
+                      "f_large(fp16) is undefined under rounding upward (exp(-f) never rounds "
+                      "up to 0; THEORY §1); use nearest-even, nearest-away, toward-zero or "
+                      "downward");
   spec.atom.m = 1;  // ⊤: no head, no f_large needed
   REQUIRE_NOTHROW(proofs::require_mod_f_large(spec, "upward"));
 }
