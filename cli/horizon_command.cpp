@@ -56,6 +56,31 @@ nlohmann::json noted(const nlohmann::json& number, const std::string& note) {
   return {{"cell", number}, {"note", note}};
 }
 
+/// The `--simulate` line of the readable report.
+std::string simulation_text(const proofs::SimulationVerdict& v,
+                            const proofs::SimulationOptions& options) {
+  const std::uint64_t L = v.L;
+  if (v.outcome == proofs::SimulationOutcome::not_run) {
+    return fmt::format("simulation     not run: L = {} < k = {} (Cor 4.1 needs k <= L <= N_max)\n",
+                       L, v.k);
+  }
+  const auto& r = *v.report;
+  if (r.first) {
+    return fmt::format(
+        "simulation     L = {}: DISAGREEMENT on '{}' at position {}: Y^k pi_a is {}, the "
+        "transformer gives {}{}\n",
+        L, r.first->word.size() > 60 ? r.first->word.substr(0, 60) + "..." : r.first->word,
+        r.first->position, r.first->expected ? 1 : 0, r.first->got,
+        v.outcome == proofs::SimulationOutcome::bug ? " (within the certified range: a bug)"
+                                                    : " (beyond N_max: allowed)");
+  }
+  return fmt::format(
+      "simulation     L = {}: agrees on {} words, {} positions (all words up to length {}, {} "
+      "random up to {})\n",
+      L, r.words, r.positions, r.exhaustive_length, options.random_words,
+      std::min(L, options.random_max_length));
+}
+
 }  // namespace
 
 Table horizon_table(const std::vector<proofs::HorizonReport>& reports,
@@ -339,42 +364,8 @@ Action add_horizon_command(CLI::App& app) {
       head.C = attention::exact_rational(report.C);
       const auto v = proofs::simulate_certified_range(head, report.range.n_max, o->simulate_length,
                                                       o->simulation);
-      const std::uint64_t L = v.L;
-      nlohmann::json sim;
-      sim["L"] = L;
-      if (v.outcome == proofs::SimulationOutcome::not_run) {
-        sim["note"] = "L < k: Cor 4.1 needs k <= L <= N_max; nothing to simulate";
-        text +=
-            fmt::format("simulation     not run: L = {} < k = {} (Cor 4.1 needs k <= L <= N_max)\n",
-                        L, report.k);
-      } else {
-        const auto& r = *v.report;
-        sim["exhaustive_length"] = r.exhaustive_length;
-        sim["words"] = r.words;
-        sim["positions"] = r.positions;
-        sim["within_certified_range"] = v.within_certified_range;
-        if (r.first) {
-          sim["disagreement"] = {{"word", r.first->word},
-                                 {"position", r.first->position},
-                                 {"expected", r.first->expected},
-                                 {"got", r.first->got}};
-          text += fmt::format(
-              "simulation     L = {}: DISAGREEMENT on '{}' at position {}: Y^k pi_a is {}, the "
-              "transformer gives {}{}\n",
-              L, r.first->word.size() > 60 ? r.first->word.substr(0, 60) + "..." : r.first->word,
-              r.first->position, r.first->expected ? 1 : 0, r.first->got,
-              v.outcome == proofs::SimulationOutcome::bug ? " (within the certified range: a bug)"
-                                                          : " (beyond N_max: allowed)");
-        } else {
-          sim["disagreement"] = nullptr;
-          text += fmt::format(
-              "simulation     L = {}: agrees on {} words, {} positions (all words up to length {}, "
-              "{} random up to {})\n",
-              L, r.words, r.positions, r.exhaustive_length, o->simulation.random_words,
-              std::min(L, o->simulation.random_max_length));
-        }
-      }
-      json["simulation"] = sim;
+      json["simulation"] = proofs::to_json(v);
+      text += simulation_text(v, o->simulation);
     }
     // built (and possibly refused) before any file is written
     const std::string certificate =

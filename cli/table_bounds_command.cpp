@@ -22,8 +22,8 @@
 #include "cli/table.hpp"
 #include "numeric/error.hpp"
 #include "numeric/exact.hpp"
-#include "numeric/summation.hpp"
 #include "numeric/format.hpp"
+#include "numeric/summation.hpp"
 #include "proofs/bounds_study.hpp"
 
 namespace ropesim::cli {

@@ -12,7 +12,7 @@
 #include "cli/horizon_common.hpp"
 #include "cli/jobs.hpp"
 #include "numeric/error.hpp"
-#include "numeric/parallel.hpp"
+#include "proofs/horizon_rows.hpp"
 
 namespace ropesim::cli {
 
@@ -84,56 +84,17 @@ Action add_table_command(CLI::App& app) {
     const bool sharded = cmd->count("--shard") > 0;
     const Shard shard = sharded ? parse_shard(o->shard) : Shard{1, 1};  // 1/1: every row
     // Validate every cell's arguments before measuring anything (bad input: no output).
-    std::vector<proofs::HorizonSpec> specs;
-    const auto formats = split_unique(o->formats, "--formats", ListKind::formats);
-    const auto gs = o->schedules.empty() ? split_unique(o->g, "--g") : std::vector<std::string>{};
-    const auto schedules = split_unique(o->schedules, "--schedules", ListKind::schedules);
-    const auto ks = split_unique(o->k, "--k");
-    const auto Cs = split_unique(o->C, "--C");
-    const auto realisations =
-        split_unique(o->realisations, "--realizations", ListKind::realisations);
-    if (formats.empty() || (gs.empty() && schedules.empty()) || ks.empty() || Cs.empty() ||
-        realisations.empty()) {
-      throw InvalidArgument(
-          "table horizon: the grid is empty (give --formats, --g or --schedules, --k, --C, "
-          "--realizations)");
-    }
-    for (const auto& format : formats) {
-      for (std::size_t h = 0; h < (schedules.empty() ? gs.size() : schedules.size()); ++h) {
-        for (const auto& k : ks) {
-          for (const auto& C : Cs) {
-            for (const auto& r : realisations) {
-              HeadArguments a = o->head;
-              a.format = format;
-              if (schedules.empty()) {
-                a.g = gs[h];
-              } else {
-                a.schedule = schedules[h];
-              }
-              a.k = k;
-              a.C = C;
-              a.realisation = r;
-              try {
-                specs.push_back(proofs::horizon_spec(a));
-              } catch (const InvalidArgument& e) {
-                // name the list flags rather than the single-head ones
-                std::string what = e.what();
-                for (const auto& [single, list] : std::vector<std::pair<std::string, std::string>>{
-                         {"--format:", "--formats:"},
-                         {"--realization:", "--realizations:"},
-                         {"--schedule:", "--schedules:"}}) {
-                  if (what.rfind(single, 0) == 0) what = list + what.substr(single.size());
-                }
-                throw InvalidArgument(what);
-              }
-            }
-          }
-        }
-      }
-    }
-    // Row i is specs[i]; a shard measures its rows only. The rows run on the --jobs threads
-    // (each row's candidates C on the threads left over when there are fewer rows than
-    // threads) and are kept in table order.
+    proofs::HorizonGrid grid;
+    grid.head = o->head;
+    grid.formats = split_unique(o->formats, "--formats", ListKind::formats);
+    if (o->schedules.empty()) grid.gs = split_unique(o->g, "--g");
+    grid.schedules = split_unique(o->schedules, "--schedules", ListKind::schedules);
+    grid.ks = split_unique(o->k, "--k");
+    grid.Cs = split_unique(o->C, "--C");
+    grid.realisations = split_unique(o->realisations, "--realizations", ListKind::realisations);
+    std::vector<proofs::HorizonSpec> specs = proofs::horizon_grid_specs(grid);
+    // Row i is specs[i]; a shard measures its rows only (proofs::horizon_rows: on the --jobs
+    // threads, in table order).
     const std::uint64_t total_rows = specs.size();
     if (sharded) {
       std::vector<proofs::HorizonSpec> mine;
@@ -142,30 +103,21 @@ Action add_table_command(CLI::App& app) {
       }
       specs = std::move(mine);
     }
-    const unsigned threads = jobs_threads(o->jobs);
-    const unsigned row_threads =
-        specs.empty()
-            ? 1
-            : std::max<unsigned>(
-                  1, threads / static_cast<unsigned>(std::min<std::size_t>(threads, specs.size())));
-    for (auto& spec : specs) spec.threads = row_threads;
     const bool progress = !o->quiet && stderr_is_tty();
     const auto start = std::chrono::steady_clock::now();
-    std::vector<proofs::HorizonReport> reports(specs.size());
-    numeric::parallel_for(
-        threads, specs.size(), [&](std::size_t c) { reports[c] = proofs::horizon(specs[c]); },
-        [&](std::size_t done, std::size_t c) {
+    const auto reports = proofs::horizon_rows(
+        std::move(specs), jobs_threads(o->jobs),
+        [&](std::size_t done, std::size_t total, const proofs::HorizonReport& row) {
           if (!progress) return;
           const double elapsed =
               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
           std::cerr << "\r"
-                    << progress_line(done, specs.size(),
-                                     reports[c].format + " k=" + std::to_string(reports[c].k),
+                    << progress_line(done, total, row.format + " k=" + std::to_string(row.k),
                                      elapsed)
                     << "   " << std::flush;
         });
     if (progress) std::cerr << "\n";
-    const Table t = horizon_table(reports, !schedules.empty());
+    const Table t = horizon_table(reports, !grid.schedules.empty());
     std::optional<ShardRecord> record;
     if (sharded) record = ShardRecord{shard, total_rows};
     write_and_print(t, kind, o->out, record, o->json, o->quiet, o->columns);
