@@ -22,12 +22,7 @@ int bounded_rotations(const CLI::App& cmd, const attention::Schedule& schedule,
                       const BoundedRotationsRequest& request) {
   for (const char* flag :
        {"--position", "--certificate", "--axis", "--at", "--max-period", "--witnesses"}) {
-    if (cmd.count(flag) > 0) {
-      throw InvalidArgument(std::string(flag) +
-                            ": not available with a bounded-error cos_sin step (the census over "
-                            "every implementation); accepted with it: --schedule --realization "
-                            "--format --rounding --engine --positions --start --json --out");
-    }
+    if (cmd.count(flag) > 0) attention::refuse_bounded_census_option(flag);
   }
   const auto realisation = with_context("--realization", [&] {
     auto r = attention::parse_bounded_realisation(request.realisation, binding);

@@ -20,7 +20,6 @@
 #include "numeric/json_number.hpp"
 #include "proofs/no_decay.hpp"
 #include "proofs/positional_head.hpp"
-#include "proofs/records.hpp"
 
 namespace ropesim::cli {
 
@@ -281,31 +280,25 @@ Table nope_table(const std::vector<numeric::Format>& formats,
 Table no_decay_table(const attention::Schedule& s, const std::vector<numeric::Format>& formats,
                      const std::vector<std::string>& realisation_specs, std::uint64_t max_length,
                      std::uint64_t key_position) {
-  const auto sum = proofs::alignment_sum(s);
-  std::vector<std::uint64_t> distances{0};
-  for (const auto& r : proofs::record_distances(sum, static_cast<std::int64_t>(max_length)))
-    distances.push_back(static_cast<std::uint64_t>(r.n));
+  proofs::NoDecayOptions options;
+  options.schedule = s;
+  options.max_length = max_length;
+  options.key_position = key_position;
   Table t;
   t.columns = {"n", "exact"};
-  std::vector<attention::Realisation> realisations;
   for (const auto& spec : realisation_specs) {
     for (const auto& f : formats) {
-      realisations.push_back(
+      options.realisations.push_back(
           with_context("--realizations", [&] { return attention::parse_realisation(spec, f); }));
-      attention::check_applicable(s, realisations.back());
-      t.columns.push_back(realisations.back().name() + "_" + f.name);
+      t.columns.push_back(options.realisations.back().name() + "_" + f.name);
     }
   }
   t.terminal_columns = t.columns;
   t.numeric_columns = t.columns;  // n, the exact score and the realised ones
-  for (const auto n : distances) {
-    double error = 0;
-    const double exact = sum.approximate(static_cast<std::int64_t>(n), &error);
-    std::vector<nlohmann::json> row{n, fmt::format("{:.12f}", exact)};
-    t.json_numbers.push_back({{"exact", exact}});  // JSON: the nearest double, as a number
-    for (std::size_t r = 0; r < realisations.size(); ++r) {
-      const auto v =
-          proofs::realised_alignment_score(s, realisations[r], key_position + n, key_position);
+  for (const auto& r : proofs::no_decay_study(options)) {
+    std::vector<nlohmann::json> row{r.n, fmt::format("{:.12f}", r.exact)};
+    t.json_numbers.push_back({{"exact", r.exact}});  // JSON: the nearest double, as a number
+    for (const auto& v : r.realised) {
       if (v.is_finite()) {
         row.push_back(v.to_double());
       } else {

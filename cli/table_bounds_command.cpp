@@ -14,6 +14,7 @@
 #include <iostream>
 #include <limits>
 
+#include "attention/census.hpp"
 #include "attention/realisation.hpp"
 #include "attention/schedule.hpp"
 #include "cli/bounds_tables.hpp"
@@ -233,8 +234,8 @@ CLI::App* add_table_bounds_options(CLI::App* table, TableBoundsOptions* o) {
                   "finite-precision columns")
       ->capture_default_str();
   add_integer_option(cmd, "--positions", o->positions,
-                     "critical-dim: positions 0..N-1 of the census of the critical block", 2,
-                     std::uint64_t{1} << 24)
+                     "critical-dim: positions 0..N-1 of the census of the critical block",
+                     attention::kMinCensusPositions, std::uint64_t{1} << 24)
       ->capture_default_str();
   cmd->add_option("--tolerance", o->tolerance,
                   "semantic-drift: relative tolerance (exact decimal or P/Q, in (0, 1))")
