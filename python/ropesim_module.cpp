@@ -1,7 +1,10 @@
-// ropesim._ropesim: the C++ side of the Python module `ropesim` (docs/PYTHON.md). Three kinds of
+// ropesim._ropesim: the C++ side of the Python module `ropesim` (docs/PYTHON.md). Four kinds of
 // entry point, none a second implementation:
-//   round_values        numeric::Arithmetic::convert of each binary64 into F, with its flags;
+//   round_values        numeric::Arithmetic::convert of each binary64 into F, with its flags
+//                       (flag_bits: numeric/flags.hpp's bits by name);
 //   rotation_table      attention::realised_table (the evaluator the census counts);
+//   census              attention::census with the CLI's parsing and limits
+//                       (attention/realisation_policy.hpp, check_census_limits), as to_json;
 //   run_cli             the `ropesim` command line (cli::run_command_line) run in-process with
 //                       std::cout and std::cerr captured, so a function returns what the CLI's
 //                       --json prints and raises the CLI's one-line message.
