@@ -322,4 +322,11 @@ std::string to_text(const BoundedCensus& c) {
   return out;
 }
 
+void refuse_bounded_census_option(const std::string& flag) {
+  throw InvalidArgument(flag +
+                        ": not available with a bounded-error cos_sin step (the census over "
+                        "every implementation); accepted with it: --schedule --realization "
+                        "--format --rounding --engine --positions --start --json --out");
+}
+
 }  // namespace ropesim::attention

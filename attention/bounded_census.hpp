@@ -100,6 +100,11 @@ inline constexpr std::uint64_t kMaxBoundedCensusEntries = std::uint64_t{1} << 25
 BoundedCensus bounded_census(const Schedule& s, const BoundedRealisation& r, std::uint64_t start,
                              std::uint64_t positions);
 
+/// Refuses `flag`, a census option the bounded census does not take (--position, --certificate,
+/// --axis, --at, --max-period, --witnesses): throws InvalidArgument with one line naming it and
+/// the options accepted with a bounded-error cos_sin step.
+[[noreturn]] void refuse_bounded_census_option(const std::string& flag);
+
 /// The census as JSON (keys: schedule realization model model_source format table_format start
 /// positions distinct_fewest distinct_most exact fixed_distinct fixed_positions piercing
 /// piercing_block piercing_coordinate fewest_per_block most_per_block uncertain_per_block

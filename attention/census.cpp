@@ -18,6 +18,27 @@ std::atomic<bool> g_verify{true};
 
 }  // namespace census_impl
 
+void check_census_limits(std::uint64_t positions, std::uint64_t start,
+                         std::optional<std::uint64_t> max_period) {
+  if (positions < kMinCensusPositions) {
+    throw InvalidArgument("--positions: N must be at least 2, got " + std::to_string(positions));
+  }
+  if (positions > kMaxCensusPositions) {
+    throw InvalidArgument("--positions: N = " + std::to_string(positions) +
+                          "; accepted: 2..2147483648");
+  }
+  if (max_period && (*max_period < 1 || *max_period >= positions)) {
+    throw InvalidArgument("--max-period: P_max must be in 1..N-1 = 1.." +
+                          std::to_string(positions - 1));
+  }
+  if (start > kMaxCensusLastPosition - (positions - 1)) {
+    throw InvalidArgument("--start: the last position S + N - 1 = " + std::to_string(start) +
+                          " + " + std::to_string(positions - 1) +
+                          " exceeds 2^63 - 1; accepted: S <= " +
+                          std::to_string(kMaxCensusLastPosition - (positions - 1)));
+  }
+}
+
 namespace {
 
 using namespace census_impl;
@@ -123,20 +144,7 @@ void stream_block(LineSource& src, std::vector<Member>& into, std::size_t b, std
 }
 
 void check_options(const CensusOptions& o) {
-  if (o.positions == 0 || o.positions > kMaxCensusPositions) {
-    throw InvalidArgument("census: positions N = " + std::to_string(o.positions) +
-                          "; accepted: 1..2147483648");
-  }
-  if (o.start > kMaxCensusLastPosition - (o.positions - 1)) {
-    throw InvalidArgument("census: the last position S + N - 1 = " + std::to_string(o.start) +
-                          " + " + std::to_string(o.positions - 1) +
-                          " exceeds 2^63 - 1; accepted: S + N - 1 ≤ " +
-                          std::to_string(kMaxCensusLastPosition));
-  }
-  if (o.max_period && (*o.max_period >= o.positions)) {
-    throw InvalidArgument("census: max period " + std::to_string(*o.max_period) +
-                          " must be < N = " + std::to_string(o.positions));
-  }
+  check_census_limits(o.positions, o.start, o.max_period);
   if (o.threads == 0) throw InvalidArgument("census: threads must be ≥ 1, got 0");
 }
 

@@ -31,6 +31,9 @@
 
 namespace ropesim::attention {
 
+/// The smallest census length N accepted: a census compares realised rotations, so it needs
+/// two positions (with one, no pair is compared and no period 1..N-1 exists).
+inline constexpr std::uint64_t kMinCensusPositions = 2;
 /// The largest census length N accepted (2^31 positions).
 inline constexpr std::uint64_t kMaxCensusPositions = std::uint64_t{1} << 31;
 /// The largest last position S + N - 1 of a census (2^63 - 1, the range of --position).
@@ -38,14 +41,14 @@ inline constexpr std::uint64_t kMaxCensusLastPosition = (std::uint64_t{1} << 63)
 
 /// Options of a census.
 struct CensusOptions {
-  /// N: positions S..S+N-1 are realised. Must be ≥ 1.
+  /// N: positions S..S+N-1 are realised. Must be in kMinCensusPositions..kMaxCensusPositions.
   std::uint64_t positions = 65536;
   /// S: the first position of the window (0-based, BOS = 0). Every position the result
   /// reports (first repeat, witnesses, largest class, first overflow/NaN) is absolute, and
   /// periods and witnesses are about the window S..S+N-1 only: R̂_{i+P} = R̂_i is checked for
   /// S ≤ i < S+N-P. S + N - 1 must be ≤ kMaxCensusLastPosition.
   std::uint64_t start = 0;
-  /// P_max: witnesses are sought for P = 1..P_max. Default (nullopt) N/2; must be ≤ N - 1.
+  /// P_max: witnesses are sought for P = 1..P_max. Default (nullopt) N/2; must be in 1..N-1.
   std::optional<std::uint64_t> max_period;
   /// Worker threads (numeric::parallel_for) over tasks of consecutive positions, one rotary
   /// block after the other; results do not depend on it. ≥ 1.
@@ -158,14 +161,23 @@ struct CensusResult {
 /// calling thread only.
 using CensusProgress = std::function<void(std::size_t, std::size_t, const CensusResult&)>;
 
+/// The census limits, checked once for every caller (census, census_many, the CLI's rotations
+/// and sweep before they measure anything): N in 2..2^31, P_max (when set) in 1..N-1, the last
+/// position S + N - 1 ≤ kMaxCensusLastPosition. Throws InvalidArgument with one line naming the
+/// CLI's flag: "--positions: N must be at least 2, got 1", "--positions: N = 2147483649;
+/// accepted: 2..2147483648", "--max-period: P_max must be in 1..N-1 = 1..9", "--start: the last
+/// position S + N - 1 = … exceeds 2^63 - 1; accepted: S <= …".
+void check_census_limits(std::uint64_t positions, std::uint64_t start,
+                         std::optional<std::uint64_t> max_period);
+
 /// Census of one schedule × realisation over positions S..S+N-1 (options.start, positions);
 /// on a multi-axis schedule along options.axis with the others at options.at (or along the
 /// diagonal). Along axis a the period found is the smallest m with R̂(p + m·e_a) = R̂(p)
 /// over the window: for a schedule of exact turns realised by r1/r3, lcm over the blocks
 /// that read a of m_{d,a}/gcd(a_{d,a}, m_{d,a}) (docs/variants/MULTI_AXIS.md, the period
-/// lattice). Throws InvalidArgument if N = 0, N > kMaxCensusPositions, S + N - 1 >
-/// kMaxCensusLastPosition, P_max ≥ N, threads = 0, the axis or `at` do not fit the schedule
-/// (naming its axes), or the realisation does not apply (check_applicable).
+/// lattice). Throws InvalidArgument for limits check_census_limits refuses, threads = 0, the axis
+/// or `at` do not fit the schedule (naming its axes), or the realisation does not apply
+/// (check_applicable).
 CensusResult census(const Schedule& s, const Realisation& r, const CensusOptions& options);
 
 /// The work of `cells` censuses of schedule `s` over options.positions positions, in

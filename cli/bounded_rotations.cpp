@@ -12,6 +12,7 @@
 #include "numeric/error.hpp"
 #include "numeric/exact_decimal.hpp"
 #include "numeric/fast_engine.hpp"
+#include "proofs/bounded_horizon.hpp"
 #include "proofs/bounded_range.hpp"
 
 namespace ropesim::cli {
@@ -21,12 +22,7 @@ int bounded_rotations(const CLI::App& cmd, const attention::Schedule& schedule,
                       const BoundedRotationsRequest& request) {
   for (const char* flag :
        {"--position", "--certificate", "--axis", "--at", "--max-period", "--witnesses"}) {
-    if (cmd.count(flag) > 0) {
-      throw InvalidArgument(std::string(flag) +
-                            ": not available with a bounded-error cos_sin step (the census over "
-                            "every implementation); accepted with it: --schedule --realization "
-                            "--format --rounding --engine --positions --start --json --out");
-    }
+    if (cmd.count(flag) > 0) attention::refuse_bounded_census_option(flag);
   }
   const auto realisation = with_context("--realization", [&] {
     auto r = attention::parse_bounded_realisation(request.realisation, binding);
@@ -59,30 +55,8 @@ int bounded_horizon(const CLI::App& cmd, const HeadArguments& arguments, bool js
     }
   }
   if (!out.empty()) (void)output_kind_for(out, "--out", {OutputKind::json});
-  const numeric::FormatBinding binding{
-      with_context("--format", [&] { return numeric::parse_format(arguments.format); }),
-      with_context("--rounding", [&] { return numeric::parse_rounding(arguments.rounding); }),
-      with_context("--engine", [&] { return &numeric::engine_by_name(arguments.engine); })};
-  const auto bounded = with_context("--realization", [&] {
-    return attention::parse_bounded_realisation(arguments.realisation, binding);
-  });
-  HeadArguments base = arguments;
-  base.realisation = bounded.base.name();
-  const proofs::HorizonSpec spec = horizon_spec(base);
-  const proofs::HorizonReport cr = proofs::horizon(spec);
-  proofs::FixedOffsetSpec head = spec.head;
-  head.realisation = arguments.realisation;
-  head.C = mpq_class(cr.C.to_double());  // C in F (at most binary32: a double holds it)
-  // every implementation includes :cr, so its range is at most cr's: scan one query past it
-  // (to the same limit when cr stopped at its scan limit)
-  const std::uint64_t length = std::clamp<std::uint64_t>(
-      cr.range.n_max + (cr.range.at_limit ? 0 : 1), 1, proofs::kMaxBoundedRangeLength);
-  const auto range =
-      with_context("--realization", [&] { return proofs::bounded_certified_range(head, length); });
-  nlohmann::json j;
-  j["correctly_rounded"] = proofs::to_json(cr);
-  j["every_implementation"] = proofs::to_json(range);
-  j["model_source"] = bounded.model.source;
+  const proofs::BoundedHorizonReport report = proofs::bounded_horizon(arguments);
+  const nlohmann::json j = proofs::to_json(report);
   if (!out.empty()) {
     nlohmann::json file = j;
     file["provenance"] = provenance();
@@ -92,12 +66,20 @@ int bounded_horizon(const CLI::App& cmd, const HeadArguments& arguments, bool js
     std::cout << j.dump(2) << "\n";
     return 0;
   }
+  std::cout << bounded_horizon_text(report);
+  return 0;
+}
+
+std::string bounded_horizon_text(const proofs::BoundedHorizonReport& report) {
+  const auto& cr = report.correctly_rounded;
+  const auto& range = report.every_implementation;
+  const auto& head = report.head;
   std::string text;
   text += fmt::format("head           Y^{} on {} in {} (C = {}, {})\n", head.k, cr.schedule,
                       cr.format, cr.C.to_decimal(9), cr.C_source);
   text += fmt::format("realization    {}\n", range.realisation);
   text += fmt::format("trig model     {}{}\n", range.model,
-                      bounded.model.source.empty() ? "" : " (" + bounded.model.source + ")");
+                      report.model_source.empty() ? "" : " (" + report.model_source + ")");
   text += fmt::format("N_max :cr      {}{}\n", cr.range.n_max,
                       cr.range.at_limit ? " (at the scan limit)" : "");
   text += fmt::format(
@@ -115,8 +97,7 @@ int bounded_horizon(const CLI::App& cmd, const HeadArguments& arguments, bool js
   }
   text += fmt::format("entries        {} uncertain (box of more than one value), {} undocumented\n",
                       range.uncertain_entries, range.undocumented_entries);
-  std::cout << text;
-  return 0;
+  return text;
 }
 
 }  // namespace ropesim::cli

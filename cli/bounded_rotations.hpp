@@ -10,6 +10,7 @@
 #include "attention/schedule.hpp"
 #include "cli/horizon_common.hpp"
 #include "numeric/format_binding.hpp"
+#include "proofs/bounded_horizon.hpp"
 
 namespace ropesim::cli {
 
@@ -28,13 +29,14 @@ int bounded_rotations(const CLI::App& cmd, const attention::Schedule& schedule,
                       const numeric::FormatBinding& binding,
                       const BoundedRotationsRequest& request);
 
-/// `ropesim horizon --realization pipeline:...;cos_sin=fp32:MODEL`: validates the head as
-/// horizon_spec does for the correctly rounded pipeline (`:cr`), measures its horizon (C = auto
-/// chooses C there), then the range every implementation certifies at that C
-/// (proofs::bounded_certified_range, scanned up to the :cr N_max + 1). Prints both (text or
+/// `ropesim horizon --realization pipeline:...;cos_sin=fp32:MODEL`: runs proofs::bounded_horizon
+/// (the :cr horizon, then the range every implementation certifies at its C). Prints both (text or
 /// --json; --out FILE.json also writes the JSON with provenance). Refuses --certificate,
 /// --simulate, --simulate-length (one line naming the flag). Returns 0.
 int bounded_horizon(const CLI::App& cmd, const HeadArguments& arguments, bool json,
                     const std::string& out);
+
+/// The readable report of proofs::bounded_horizon: both ranges, the first doubtful query.
+std::string bounded_horizon_text(const proofs::BoundedHorizonReport& report);
 
 }  // namespace ropesim::cli

@@ -112,11 +112,13 @@ nlohmann::json thresholds_json(const properties::ThresholdReport& t) {
 
 }  // namespace
 
-Action add_check_command(CLI::App& app) {
+namespace {
+
+/// Registers the options of the command into `o`; returns the command.
+CLI::App* add_check_options(CLI::App& app, CheckFlags* o) {
   auto* cmd = app.add_subcommand("check",
                                  "Check the theorems (THEORY §5) as RapidCheck properties: exit 0 "
                                  "if all pass, 1 if any fails");
-  auto o = std::make_shared<CheckFlags>();
   cmd->add_option("--property", o->property,
                   "Property to run: all (default) or one of: " + properties::property_names());
   add_integer_option(cmd, "--trials", o->trials,
@@ -148,129 +150,149 @@ Action add_check_command(CLI::App& app) {
                 "With --json: add each property's wall time (\"seconds\"), which differs "
                 "between runs");
   cmd->add_flag("--quiet", o->quiet, "No progress on stderr");
+  return cmd;
+}
+
+/// The properties `--property` names (all: every one), each checked to accept the options
+/// before any runs (refused up front, before any output).
+std::vector<std::string> property_names_to_run(const CheckFlags& o,
+                                               const properties::CheckOptions& options) {
+  std::vector<std::string> names;
+  if (o.property == "all") {
+    if (!o.replay.empty())
+      throw InvalidArgument("--replay needs --property NAME (the property that failed)");
+    for (const auto* option :
+         {options.summation ? "--summation" : nullptr, options.draw ? "--draw" : nullptr}) {
+      if (option == nullptr) continue;
+      throw InvalidArgument(fmt::format(
+          "{} applies only to nope-ltlp and rope-p-ltlpmod (the properties that draw models); "
+          "with --property all the others would ignore it: give --property nope-ltlp or "
+          "rope-p-ltlpmod",
+          option));
+    }
+    for (const auto& info : properties::property_list()) names.push_back(info.name);
+  } else {
+    bool known = false;
+    for (const auto& info : properties::property_list()) known = known || info.name == o.property;
+    if (!known) {
+      std::vector<std::string> known_names;
+      for (const auto& info : properties::property_list()) known_names.push_back(info.name);
+      throw InvalidArgument(fmt::format("--property: unknown property '{}'{}; accepted: all, {}",
+                                        o.property, numeric::did_you_mean(o.property, known_names),
+                                        properties::property_names()));
+    }
+    names.push_back(o.property);
+  }
+  // Every property run must be able to use the options: refused up front, before any output.
+  for (const auto& info : properties::property_list()) {
+    if (std::find(names.begin(), names.end(), info.name) == names.end()) continue;
+    if (options.format) properties::check_format_usable(info, *options.format);
+    properties::check_hypotheses_usable(info, options);
+  }
+  return names;
+}
+
+/// Runs the command with options `o` (`cmd` tells which flags were given); returns the exit code.
+int run_check(const CLI::App& cmd, CheckFlags& o) {
+  if (cmd.count("--replay") > 0 && o.replay.empty()) {
+    throw InvalidArgument(
+        "--replay: empty token; accepted: the token of a failure's replay command (ropesim "
+        "check prints it)");
+  }
+  if (o.timings && !o.json) {
+    throw InvalidArgument(
+        "--timings: only with --json (the text output shows each property's time already)");
+  }
+  properties::CheckOptions options;
+  options.trials = o.trials;
+  options.seed = o.seed;
+  options.max_length = o.max_length;
+  options.max_size = o.max_size;
+  options.replay = o.replay;
+  if (!o.format.empty())
+    options.format = with_context("--format", [&] { return numeric::parse_format(o.format); });
+  if (!o.summation.empty())
+    options.summation =
+        with_context("--summation", [&] { return numeric::parse_summation(o.summation); });
+  if (!o.draw.empty()) {
+    if (o.draw == "standard") {
+      options.draw = properties::ConverseDraw::standard;
+    } else if (o.draw == "reachable") {
+      options.draw = properties::ConverseDraw::reachable;
+    } else {
+      throw InvalidArgument(
+          fmt::format("--draw: unknown draw '{}'; accepted: standard, reachable", o.draw));
+    }
+  }
+  const std::vector<std::string> names = property_names_to_run(o, options);
+  const bool show_progress = !o.quiet && stderr_is_tty();
+  const auto start = std::chrono::steady_clock::now();
+  int passed = 0, failed = 0;
+  nlohmann::json report = nlohmann::json::array();
+  for (const auto& name : names) {
+    properties::CheckProgress progress;
+    if (show_progress) {
+      progress = [&](const std::string& what, int done, int total) {
+        const double elapsed =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        std::cerr << "\r"
+                  << progress_line(static_cast<std::size_t>(done), static_cast<std::size_t>(total),
+                                   what, elapsed)
+                  << std::flush;
+      };
+    }
+    const auto outcome =
+        with_context("--replay", [&] { return properties::run_property(name, options, progress); });
+    if (show_progress) std::cerr << "\r\033[K" << std::flush;
+    const bool ok = !outcome.failed && !outcome.gave_up;
+    (ok ? passed : failed) += 1;
+    std::string source;
+    for (const auto& info : properties::property_list()) {
+      if (info.name == name) source = info.source;
+    }
+    if (o.json) {
+      report.push_back({{"property", name},
+                        {"source", source},
+                        {"passed", outcome.passed},
+                        {"discarded", outcome.discarded},
+                        {"failed", outcome.failed ? 1 : 0},
+                        {"gave_up", outcome.gave_up},
+                        {"description", outcome.description},
+                        {"counterexample", outcome.counterexample},
+                        {"replay", outcome.replay_command}});
+      if (o.timings) report.back()["seconds"] = std::round(outcome.seconds * 1000) / 1000;
+      if (outcome.thresholds) report.back()["thresholds"] = thresholds_json(*outcome.thresholds);
+      continue;
+    }
+    std::cout << fmt::format("{:<18} {} passed, {} discarded, {} failed{}, {:.1f} s  [{}]\n", name,
+                             outcome.passed, outcome.discarded, outcome.failed ? 1 : 0,
+                             outcome.gave_up ? " (gave up)" : "", outcome.seconds, source);
+    if (!ok) {
+      std::cout << "  " << one_line(outcome.description) << "\n";
+      for (const auto& line : outcome.counterexample) std::cout << "  " << one_line(line) << "\n";
+      if (!outcome.replay_command.empty())
+        std::cout << "  replay: " << outcome.replay_command << "\n";
+    }
+    if (outcome.thresholds) print_thresholds(*outcome.thresholds);
+  }
+  if (o.json) {
+    std::cout
+        << nlohmann::json{{"properties", report}, {"passed", passed}, {"failed", failed}}.dump(2)
+        << "\n";
+  } else {
+    std::cout << fmt::format("overall: {} passed, {} failed\n", passed, failed);
+  }
+  return failed == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+Action add_check_command(CLI::App& app) {
+  auto o = std::make_shared<CheckFlags>();
+  CLI::App* cmd = add_check_options(app, o.get());
   return [cmd, o]() -> int {
     if (!cmd->parsed()) return -1;
-    if (cmd->count("--replay") > 0 && o->replay.empty()) {
-      throw InvalidArgument(
-          "--replay: empty token; accepted: the token of a failure's replay command (ropesim "
-          "check prints it)");
-    }
-    if (o->timings && !o->json) {
-      throw InvalidArgument(
-          "--timings: only with --json (the text output shows each property's time already)");
-    }
-    properties::CheckOptions options;
-    options.trials = o->trials;
-    options.seed = o->seed;
-    options.max_length = o->max_length;
-    options.max_size = o->max_size;
-    options.replay = o->replay;
-    if (!o->format.empty())
-      options.format = with_context("--format", [&] { return numeric::parse_format(o->format); });
-    if (!o->summation.empty())
-      options.summation =
-          with_context("--summation", [&] { return numeric::parse_summation(o->summation); });
-    if (!o->draw.empty()) {
-      if (o->draw == "standard") {
-        options.draw = properties::ConverseDraw::standard;
-      } else if (o->draw == "reachable") {
-        options.draw = properties::ConverseDraw::reachable;
-      } else {
-        throw InvalidArgument(
-            fmt::format("--draw: unknown draw '{}'; accepted: standard, reachable", o->draw));
-      }
-    }
-    std::vector<std::string> names;
-    if (o->property == "all") {
-      if (!o->replay.empty())
-        throw InvalidArgument("--replay needs --property NAME (the property that failed)");
-      for (const auto* option :
-           {options.summation ? "--summation" : nullptr, options.draw ? "--draw" : nullptr}) {
-        if (option == nullptr) continue;
-        throw InvalidArgument(fmt::format(
-            "{} applies only to nope-ltlp and rope-p-ltlpmod (the properties that draw models); "
-            "with --property all the others would ignore it: give --property nope-ltlp or "
-            "rope-p-ltlpmod",
-            option));
-      }
-      for (const auto& info : properties::property_list()) names.push_back(info.name);
-    } else {
-      bool known = false;
-      for (const auto& info : properties::property_list())
-        known = known || info.name == o->property;
-      if (!known) {
-        std::vector<std::string> known_names;
-        for (const auto& info : properties::property_list()) known_names.push_back(info.name);
-        throw InvalidArgument(fmt::format(
-            "--property: unknown property '{}'{}; accepted: all, {}", o->property,
-            numeric::did_you_mean(o->property, known_names), properties::property_names()));
-      }
-      names.push_back(o->property);
-    }
-    // Every property run must be able to use the options: refused up front, before any output.
-    for (const auto& info : properties::property_list()) {
-      if (std::find(names.begin(), names.end(), info.name) == names.end()) continue;
-      if (options.format) properties::check_format_usable(info, *options.format);
-      properties::check_hypotheses_usable(info, options);
-    }
-    const bool show_progress = !o->quiet && stderr_is_tty();
-    const auto start = std::chrono::steady_clock::now();
-    int passed = 0, failed = 0;
-    nlohmann::json report = nlohmann::json::array();
-    for (const auto& name : names) {
-      properties::CheckProgress progress;
-      if (show_progress) {
-        progress = [&](const std::string& what, int done, int total) {
-          const double elapsed =
-              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-          std::cerr << "\r"
-                    << progress_line(static_cast<std::size_t>(done),
-                                     static_cast<std::size_t>(total), what, elapsed)
-                    << std::flush;
-        };
-      }
-      const auto outcome = with_context(
-          "--replay", [&] { return properties::run_property(name, options, progress); });
-      if (show_progress) std::cerr << "\r\033[K" << std::flush;
-      const bool ok = !outcome.failed && !outcome.gave_up;
-      (ok ? passed : failed) += 1;
-      std::string source;
-      for (const auto& info : properties::property_list()) {
-        if (info.name == name) source = info.source;
-      }
-      if (o->json) {
-        report.push_back({{"property", name},
-                          {"source", source},
-                          {"passed", outcome.passed},
-                          {"discarded", outcome.discarded},
-                          {"failed", outcome.failed ? 1 : 0},
-                          {"gave_up", outcome.gave_up},
-                          {"description", outcome.description},
-                          {"counterexample", outcome.counterexample},
-                          {"replay", outcome.replay_command}});
-        if (o->timings) report.back()["seconds"] = std::round(outcome.seconds * 1000) / 1000;
-        if (outcome.thresholds) report.back()["thresholds"] = thresholds_json(*outcome.thresholds);
-        continue;
-      }
-      std::cout << fmt::format("{:<18} {} passed, {} discarded, {} failed{}, {:.1f} s  [{}]\n",
-                               name, outcome.passed, outcome.discarded, outcome.failed ? 1 : 0,
-                               outcome.gave_up ? " (gave up)" : "", outcome.seconds, source);
-      if (!ok) {
-        std::cout << "  " << one_line(outcome.description) << "\n";
-        for (const auto& line : outcome.counterexample) std::cout << "  " << one_line(line) << "\n";
-        if (!outcome.replay_command.empty())
-          std::cout << "  replay: " << outcome.replay_command << "\n";
-      }
-      if (outcome.thresholds) print_thresholds(*outcome.thresholds);
-    }
-    if (o->json) {
-      std::cout
-          << nlohmann::json{{"properties", report}, {"passed", passed}, {"failed", failed}}.dump(2)
-          << "\n";
-    } else {
-      std::cout << fmt::format("overall: {} passed, {} failed\n", passed, failed);
-    }
-    return failed == 0 ? 0 : 1;
+    return run_check(*cmd, *o);
   };
 }
 

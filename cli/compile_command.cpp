@@ -108,22 +108,25 @@ std::string explain_text(const nlohmann::json& j) {
 
 }  // namespace
 
-Action add_compile_command(CLI::App& app) {
-  struct Options {
-    std::string formula;
-    std::string alphabet = "ab";
-    std::string format = "fp32";
-    std::string rounding = "nearest-even";
-    std::string out;
-    std::string certify = "10000";
-    bool explain = false;
-    bool json = false;
-    bool layer_norm = false;
-    std::string schedule, certificate;
-    ProgressChoice progress = ProgressChoice::automatic;
-    bool allow_slow = false;
-  };
-  auto o = std::make_shared<Options>();
+namespace {
+
+struct CompileOptions {
+  std::string formula;
+  std::string alphabet = "ab";
+  std::string format = "fp32";
+  std::string rounding = "nearest-even";
+  std::string out;
+  std::string certify = "10000";
+  bool explain = false;
+  bool json = false;
+  bool layer_norm = false;
+  std::string schedule, certificate;
+  ProgressChoice progress = ProgressChoice::automatic;
+  bool allow_slow = false;
+};
+
+/// Registers the options of the command into `o`; returns the command.
+CLI::App* add_compile_options(CLI::App& app, CompileOptions* o) {
   auto* cmd = app.add_subcommand("compile",
                                  "Compile an LTL[P,MOD] formula into an F-transformer spec for "
                                  "`ropesim run` (THEORY §7 C1, C4)");
@@ -164,107 +167,118 @@ Action add_compile_command(CLI::App& app) {
                 "LayerNorm is exact");
   add_progress_flags(cmd, o->progress);
 
+  return cmd;
+}
+
+/// Runs the command with options `o` (`cmd` tells which flags were given); returns the exit code.
+int run_compile(const CLI::App& cmd, CompileOptions& o) {
+  proofs::CompileOptions options;
+  options.policy.rounding =
+      with_context("--rounding", [&] { return numeric::parse_rounding(o.rounding); });
+  options.policy.format = with_context("--format", [&] { return numeric::parse_format(o.format); });
+  options.certify_limit = numeric::parse_integer(o.certify, "--certify", 1, 1000000);
+  options.layer_norm = o.layer_norm;
+  if (cmd.count("--schedule") > 0) {
+    options.offset_schedule =
+        with_context("--schedule", [&] { return attention::parse_schedule(o.schedule); });
+    if (options.offset_schedule.is_multi_axis()) {
+      throw InvalidArgument("--schedule: '" + o.schedule +
+                            "' has several position axes; accepted: a one-axis schedule "
+                            "(ropesim horizon --axis measures one axis of it)");
+    }
+    if (options.offset_schedule.blocks.empty())
+      throw InvalidArgument("--schedule: '" + o.schedule + "' has no rotary block");
+    proofs::check_head_blocks(o.schedule, options.offset_schedule.blocks.size(), o.allow_slow);
+    options.mod_schedule = options.offset_schedule;
+  }
+  const std::vector<std::string> alphabet = parse_alphabet(o.alphabet);
+  const ltl::Formula formula = ltl::parse(o.formula);
+  // The budgets, before anything is built: the model's size (a refusal no flag lifts) and the
+  // P-head certificate's work (quadratic in --certify while the sums are exact).
+  proofs::check_compile_budget(formula, alphabet, options);
+  if (proofs::estimate_compile(formula, alphabet, options).past_heads) {
+    check_budget("--certify", proofs::certify_past_head_work(options.policy, options.certify_limit),
+                 opt_in_budget(o.allow_slow));
+  }
+  if (cmd.count("--out") > 0) io::check_output_path(o.out, "--out");
+  if (cmd.count("--certificate") > 0) {
+    if (cmd.count("--out") == 0) {  // the certificate names the model file by its SHA-256
+      throw InvalidArgument(
+          "--certificate needs --out MODEL.json: the certificate is about the model file, "
+          "named by its SHA-256 (ropesim-verify CERT.json MODEL.json)");
+    }
+    (void)output_kind_for(o.certificate, "--certificate", {OutputKind::json});
+    io::check_output_path(o.certificate, "--certificate");
+    io::check_distinct_outputs({{o.out, "--out"}, {o.certificate, "--certificate"}});
+    if (o.layer_norm) {  // refused before compiling (proofs::compile_certificate refuses too)
+      throw InvalidArgument(
+          "--certificate: a certificate covers models without --layer-norm (the LayerNorm "
+          "mirror's checks are not part of it)");
+    }
+  }
+  ProgressReporter progress(o.progress, "compile: certifying P heads");
+  options.progress = [&](std::uint64_t done, std::uint64_t total) {
+    progress.update(done, total, "counts");
+  };
+  const proofs::CompiledModel compiled = proofs::compile(formula, alphabet, options);
+  progress.finish();
+  const nlohmann::json report = proofs::to_json(compiled);
+  nlohmann::json spec;
+  if (cmd.count("--out") > 0) {
+    spec = attention::model_to_json(compiled.model);
+    spec["_construction"] = report;
+    spec["_provenance"] = provenance();
+  }
+  // built (and possibly refused) before any file is written; it names the model file's bytes
+  std::string certificate;
+  if (!o.certificate.empty()) {
+    nlohmann::json c = proofs::compile_certificate(compiled, options);
+    c["model_sha256"] = sha256_hex(model_spec_text(spec));
+    certificate = c.dump(1) + "\n";
+  }
+  if (cmd.count("--out") > 0) write_model_spec(o.out, spec);
+  if (!o.certificate.empty()) io::write_output_file(o.certificate, certificate);
+  if (o.json) {
+    nlohmann::json j = report;
+    j["out"] = o.out.empty() ? nlohmann::json() : nlohmann::json(o.out);
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+  std::string s =
+      fmt::format("compile    {} over {{{}}} in {} ({}): {} layers, d_model {}\n", compiled.formula,
+                  fmt::join(alphabet, ", "), options.policy.format.name,
+                  numeric::to_string(options.policy.rounding), compiled.model.layers.size(),
+                  compiled.model.d_model);
+  if (compiled.layer_norm) {
+    s += fmt::format(
+        "layernorm  post-LN, eps 0, gain = bias = 1/2; {} coordinate/mirror pairs ({} padding), "
+        "{} raw "
+        "coordinates scaled by {} (gain = bias = {}): every LayerNorm checked exact in {}\n",
+        compiled.layer_norm->pairs, compiled.layer_norm->padding, compiled.layer_norm->raw,
+        numeric::exact_decimal(compiled.layer_norm->raw_scale),
+        numeric::exact_decimal(compiled.layer_norm->raw_gain), options.policy.format.name);
+  }
+  s += fmt::format("certified  every coordinate exactly 0/1 (0 at BOS) on every word {}\n",
+                   compiled.certified_length
+                       ? fmt::format("of length <= {}", *compiled.certified_length)
+                       : std::string("(any length)"));
+  if (o.explain) s += explain_text(report);
+  if (!o.out.empty()) {
+    s += fmt::format("model      written to {} (run it: ropesim run {} --input WORD [--trace])\n",
+                     o.out, o.out);
+  }
+  std::cout << s;
+  return 0;
+}
+
+}  // namespace
+
+Action add_compile_command(CLI::App& app) {
+  auto o = std::make_shared<CompileOptions>();
+  CLI::App* cmd = add_compile_options(app, o.get());
   return [cmd, o]() -> int {
     if (!cmd->parsed()) return -1;
-    proofs::CompileOptions options;
-    options.policy.rounding =
-        with_context("--rounding", [&] { return numeric::parse_rounding(o->rounding); });
-    options.policy.format =
-        with_context("--format", [&] { return numeric::parse_format(o->format); });
-    options.certify_limit = numeric::parse_integer(o->certify, "--certify", 1, 1000000);
-    options.layer_norm = o->layer_norm;
-    if (cmd->count("--schedule") > 0) {
-      options.offset_schedule =
-          with_context("--schedule", [&] { return attention::parse_schedule(o->schedule); });
-      if (options.offset_schedule.is_multi_axis()) {
-        throw InvalidArgument("--schedule: '" + o->schedule +
-                              "' has several position axes; accepted: a one-axis schedule "
-                              "(ropesim horizon --axis measures one axis of it)");
-      }
-      if (options.offset_schedule.blocks.empty())
-        throw InvalidArgument("--schedule: '" + o->schedule + "' has no rotary block");
-      proofs::check_head_blocks(o->schedule, options.offset_schedule.blocks.size(), o->allow_slow);
-      options.mod_schedule = options.offset_schedule;
-    }
-    const std::vector<std::string> alphabet = parse_alphabet(o->alphabet);
-    const ltl::Formula formula = ltl::parse(o->formula);
-    // The budgets, before anything is built: the model's size (a refusal no flag lifts) and the
-    // P-head certificate's work (quadratic in --certify while the sums are exact).
-    proofs::check_compile_budget(formula, alphabet, options);
-    if (proofs::estimate_compile(formula, alphabet, options).past_heads) {
-      check_budget("--certify",
-                   proofs::certify_past_head_work(options.policy, options.certify_limit),
-                   opt_in_budget(o->allow_slow));
-    }
-    if (cmd->count("--out") > 0) io::check_output_path(o->out, "--out");
-    if (cmd->count("--certificate") > 0) {
-      if (cmd->count("--out") == 0) {  // the certificate names the model file by its SHA-256
-        throw InvalidArgument(
-            "--certificate needs --out MODEL.json: the certificate is about the model file, "
-            "named by its SHA-256 (ropesim-verify CERT.json MODEL.json)");
-      }
-      (void)output_kind_for(o->certificate, "--certificate", {OutputKind::json});
-      io::check_output_path(o->certificate, "--certificate");
-      io::check_distinct_outputs({{o->out, "--out"}, {o->certificate, "--certificate"}});
-      if (o->layer_norm) {  // refused before compiling (proofs::compile_certificate refuses too)
-        throw InvalidArgument(
-            "--certificate: a certificate covers models without --layer-norm (the LayerNorm "
-            "mirror's checks are not part of it)");
-      }
-    }
-    ProgressReporter progress(o->progress, "compile: certifying P heads");
-    options.progress = [&](std::uint64_t done, std::uint64_t total) {
-      progress.update(done, total, "counts");
-    };
-    const proofs::CompiledModel compiled = proofs::compile(formula, alphabet, options);
-    progress.finish();
-    const nlohmann::json report = proofs::to_json(compiled);
-    nlohmann::json spec;
-    if (cmd->count("--out") > 0) {
-      spec = attention::model_to_json(compiled.model);
-      spec["_construction"] = report;
-      spec["_provenance"] = provenance();
-    }
-    // built (and possibly refused) before any file is written; it names the model file's bytes
-    std::string certificate;
-    if (!o->certificate.empty()) {
-      nlohmann::json c = proofs::compile_certificate(compiled, options);
-      c["model_sha256"] = sha256_hex(model_spec_text(spec));
-      certificate = c.dump(1) + "\n";
-    }
-    if (cmd->count("--out") > 0) write_model_spec(o->out, spec);
-    if (!o->certificate.empty()) io::write_output_file(o->certificate, certificate);
-    if (o->json) {
-      nlohmann::json j = report;
-      j["out"] = o->out.empty() ? nlohmann::json() : nlohmann::json(o->out);
-      std::cout << j.dump(2) << "\n";
-      return 0;
-    }
-    std::string s =
-        fmt::format("compile    {} over {{{}}} in {} ({}): {} layers, d_model {}\n",
-                    compiled.formula, fmt::join(alphabet, ", "), options.policy.format.name,
-                    numeric::to_string(options.policy.rounding), compiled.model.layers.size(),
-                    compiled.model.d_model);
-    if (compiled.layer_norm) {
-      s += fmt::format(
-          "layernorm  post-LN, eps 0, gain = bias = 1/2; {} coordinate/mirror pairs ({} padding), "
-          "{} raw "
-          "coordinates scaled by {} (gain = bias = {}): every LayerNorm checked exact in {}\n",
-          compiled.layer_norm->pairs, compiled.layer_norm->padding, compiled.layer_norm->raw,
-          numeric::exact_decimal(compiled.layer_norm->raw_scale),
-          numeric::exact_decimal(compiled.layer_norm->raw_gain), options.policy.format.name);
-    }
-    s += fmt::format("certified  every coordinate exactly 0/1 (0 at BOS) on every word {}\n",
-                     compiled.certified_length
-                         ? fmt::format("of length <= {}", *compiled.certified_length)
-                         : std::string("(any length)"));
-    if (o->explain) s += explain_text(report);
-    if (!o->out.empty()) {
-      s += fmt::format("model      written to {} (run it: ropesim run {} --input WORD [--trace])\n",
-                       o->out, o->out);
-    }
-    std::cout << s;
-    return 0;
+    return run_compile(*cmd, *o);
   };
 }
 

@@ -140,17 +140,108 @@ std::string mod_text(const proofs::ModModel& built, const proofs::ModModelSpec& 
 
 }  // namespace
 
+namespace {
+
+struct ModOptions {
+  std::string m, r, format = "fp32", C = "auto", rounding = "nearest-even", readout = "length", out,
+                    engine = "auto", schedule;
+  bool json = false;
+};
+struct OffsetOptions {
+  HeadArguments head;
+  std::string out;
+  bool json = false;
+};
+
+/// `construct mod` with options `mo` (`mod` tells which flags were given): the MOD_m^r model.
+int run_construct_mod(const CLI::App& mod, ModOptions& mo) {
+  proofs::ModModelSpec spec;
+  auto& policy = spec.atom.policy;
+  policy.rounding =
+      with_context("--rounding", [&] { return numeric::parse_rounding(mo.rounding); });
+  policy.format = with_context("--format", [&] { return numeric::parse_format(mo.format); });
+  policy.engine = with_context("--engine", [&] { return &numeric::engine_by_name(mo.engine); });
+  // m ≤ kMaxModulus (numeric/budget.hpp): the compiler checks every residue for every
+  // candidate C.
+  spec.atom.m = numeric::parse_integer(mo.m, "--m", 1, kMaxModulus);
+  spec.atom.r = numeric::parse_integer(mo.r, "--r", 0, spec.atom.m - 1);
+  spec.readout = with_context("--readout", [&] { return proofs::parse_mod_readout(mo.readout); });
+  with_context("--rounding", [&] {
+    proofs::require_mod_f_large(spec, mo.rounding);
+    return 0;
+  });
+  if (mo.C != "auto") {
+    const mpq_class C =
+        with_context("--C", [&] { return numeric::parse_decimal_exact(mo.C, "C"); });
+    if (sgn(C) <= 0) throw InvalidArgument("--C: C must be positive (or 'auto'), got " + mo.C);
+    spec.atom.C = C;
+  }
+  if (mod.count("--schedule") > 0) {
+    spec.schedule =
+        with_context("--schedule", [&] { return attention::parse_schedule(mo.schedule); });
+    if (spec.schedule->is_multi_axis()) {
+      throw InvalidArgument("--schedule: '" + mo.schedule +
+                            "' has several position axes; accepted: a one-axis schedule");
+    }
+    if (spec.schedule->blocks.empty())
+      throw InvalidArgument("--schedule: '" + mo.schedule + "' has no rotary block");
+  }
+  if (mod.count("--out") > 0) io::check_output_path(mo.out, "--out");
+  // What remains to fail is C: not finite in F, or F refused (with C = auto that is about F,
+  // --format; with a given C, about --C).
+  const bool bounded = spec.schedule && !proofs::periodic_schedule_p(*spec.schedule);
+  const std::string refusal_flag = spec.atom.C ? "--C" : bounded ? "--schedule" : "--format";
+  const proofs::ModModel built =
+      with_context(refusal_flag, [&] { return proofs::mod_model(spec); });
+  const nlohmann::json report = proofs::to_json(built, spec);
+  if (mod.count("--out") > 0) write_model(mo.out, built.model, report);
+  if (mo.json) {
+    nlohmann::json j = report;
+    j["out"] = mo.out.empty() ? nlohmann::json() : nlohmann::json(mo.out);
+    std::cout << j.dump(2) << "\n";
+  } else {
+    std::cout << mod_text(built, spec, mo.out);
+  }
+  return 0;
+}
+
+/// `construct offset` with options `oo`: the Y^k pi_a model of the head horizon measures.
+int run_construct_offset(const CLI::App& offset, OffsetOptions& oo) {
+  const proofs::HorizonSpec spec = proofs::horizon_spec(oo.head);
+  attention::check_model_budget("--k " + std::to_string(spec.head.k),
+                                proofs::offset_model_shape(spec.head));
+  if (offset.count("--out") > 0) io::check_output_path(oo.out, "--out");
+  const proofs::HorizonReport report = proofs::horizon(spec);
+  proofs::FixedOffsetSpec head = spec.head;
+  head.C = attention::exact_rational(report.C);
+  const attention::Model model = proofs::offset_model(head);
+  nlohmann::json j = proofs::to_json(report);
+  if (offset.count("--out") > 0) write_model(oo.out, model, j);
+  if (oo.json) {
+    j["out"] = oo.out.empty() ? nlohmann::json() : nlohmann::json(oo.out);
+    std::cout << j.dump(2) << "\n";
+  } else {
+    std::string s =
+        fmt::format("construct  {}: {} layers, d_model {} (THEORY §6-§7 C5, RoPE-X App D)\n",
+                    model.name, model.layers.size(), model.d_model);
+    s += horizon_text(report);
+    s += fmt::format(
+        "simulates  Y^{} pi_a at every position of every word of length L for k <= L <= N_max "
+        "(Cor 4.1)\n",
+        report.k);
+    if (offset.count("--out") > 0) {
+      s += fmt::format(
+          "model      written to {} (explain it: ropesim run {} --input WORD --trace)\n", oo.out,
+          oo.out);
+    }
+    std::cout << s;
+  }
+  return 0;
+}
+
+}  // namespace
+
 Action add_construct_command(CLI::App& app) {
-  struct ModOptions {
-    std::string m, r, format = "fp32", C = "auto", rounding = "nearest-even", readout = "length",
-                      out, engine = "auto", schedule;
-    bool json = false;
-  };
-  struct OffsetOptions {
-    HeadArguments head;
-    std::string out;
-    bool json = false;
-  };
   auto mo = std::make_shared<ModOptions>();
   auto oo = std::make_shared<OffsetOptions>();
   auto* cmd = app.add_subcommand(
@@ -191,90 +282,8 @@ Action add_construct_command(CLI::App& app) {
 
   return [cmd, mod, offset, mo, oo]() -> int {
     if (!cmd->parsed()) return -1;
-    if (mod->parsed()) {
-      proofs::ModModelSpec spec;
-      auto& policy = spec.atom.policy;
-      policy.rounding =
-          with_context("--rounding", [&] { return numeric::parse_rounding(mo->rounding); });
-      policy.format = with_context("--format", [&] { return numeric::parse_format(mo->format); });
-      policy.engine =
-          with_context("--engine", [&] { return &numeric::engine_by_name(mo->engine); });
-      // m ≤ kMaxModulus (numeric/budget.hpp): the compiler checks every residue for every
-      // candidate C.
-      spec.atom.m = numeric::parse_integer(mo->m, "--m", 1, kMaxModulus);
-      spec.atom.r = numeric::parse_integer(mo->r, "--r", 0, spec.atom.m - 1);
-      spec.readout =
-          with_context("--readout", [&] { return proofs::parse_mod_readout(mo->readout); });
-      with_context("--rounding", [&] {
-        proofs::require_mod_f_large(spec, mo->rounding);
-        return 0;
-      });
-      if (mo->C != "auto") {
-        const mpq_class C =
-            with_context("--C", [&] { return numeric::parse_decimal_exact(mo->C, "C"); });
-        if (sgn(C) <= 0) throw InvalidArgument("--C: C must be positive (or 'auto'), got " + mo->C);
-        spec.atom.C = C;
-      }
-      if (mod->count("--schedule") > 0) {
-        spec.schedule =
-            with_context("--schedule", [&] { return attention::parse_schedule(mo->schedule); });
-        if (spec.schedule->is_multi_axis()) {
-          throw InvalidArgument("--schedule: '" + mo->schedule +
-                                "' has several position axes; accepted: a one-axis schedule");
-        }
-        if (spec.schedule->blocks.empty())
-          throw InvalidArgument("--schedule: '" + mo->schedule + "' has no rotary block");
-      }
-      if (mod->count("--out") > 0) io::check_output_path(mo->out, "--out");
-      // What remains to fail is C: not finite in F, or F refused (with C = auto that is about F,
-      // --format; with a given C, about --C).
-      const bool bounded = spec.schedule && !proofs::periodic_schedule_p(*spec.schedule);
-      const std::string refusal_flag = spec.atom.C ? "--C" : bounded ? "--schedule" : "--format";
-      const proofs::ModModel built =
-          with_context(refusal_flag, [&] { return proofs::mod_model(spec); });
-      const nlohmann::json report = proofs::to_json(built, spec);
-      if (mod->count("--out") > 0) write_model(mo->out, built.model, report);
-      if (mo->json) {
-        nlohmann::json j = report;
-        j["out"] = mo->out.empty() ? nlohmann::json() : nlohmann::json(mo->out);
-        std::cout << j.dump(2) << "\n";
-      } else {
-        std::cout << mod_text(built, spec, mo->out);
-      }
-      return 0;
-    }
-    if (offset->parsed()) {
-      const proofs::HorizonSpec spec = proofs::horizon_spec(oo->head);
-      attention::check_model_budget("--k " + std::to_string(spec.head.k),
-                                    proofs::offset_model_shape(spec.head));
-      if (offset->count("--out") > 0) io::check_output_path(oo->out, "--out");
-      const proofs::HorizonReport report = proofs::horizon(spec);
-      proofs::FixedOffsetSpec head = spec.head;
-      head.C = attention::exact_rational(report.C);
-      const attention::Model model = proofs::offset_model(head);
-      nlohmann::json j = proofs::to_json(report);
-      if (offset->count("--out") > 0) write_model(oo->out, model, j);
-      if (oo->json) {
-        j["out"] = oo->out.empty() ? nlohmann::json() : nlohmann::json(oo->out);
-        std::cout << j.dump(2) << "\n";
-      } else {
-        std::string s =
-            fmt::format("construct  {}: {} layers, d_model {} (THEORY §6-§7 C5, RoPE-X App D)\n",
-                        model.name, model.layers.size(), model.d_model);
-        s += horizon_text(report);
-        s += fmt::format(
-            "simulates  Y^{} pi_a at every position of every word of length L for k <= L <= N_max "
-            "(Cor 4.1)\n",
-            report.k);
-        if (offset->count("--out") > 0) {
-          s += fmt::format(
-              "model      written to {} (explain it: ropesim run {} --input WORD --trace)\n",
-              oo->out, oo->out);
-        }
-        std::cout << s;
-      }
-      return 0;
-    }
+    if (mod->parsed()) return run_construct_mod(*mod, *mo);
+    if (offset->parsed()) return run_construct_offset(*offset, *oo);
     return -1;
   };
 }

@@ -18,6 +18,9 @@ enum class PlotKind { svg, png, pdf };
 /// accepted extensions otherwise (also for an empty name).
 PlotKind plot_kind_for(const std::string& path, const std::string& flag);
 
+/// The font size in points of a figure of `kind` when --font gives none: svg 13, png 11, pdf 9.
+double default_font_size(PlotKind kind);
+
 /// How a figure is drawn, beyond its content: the options --size, --font and --no-footnote of
 /// `ropesim plot` (docs/CLI.md, "ropesim plot").
 struct FigureStyle {

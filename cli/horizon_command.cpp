@@ -27,172 +27,31 @@ namespace ropesim::cli {
 
 namespace {
 
-std::string value_text(const numeric::Value& v) { return v.to_decimal(9); }
-
-nlohmann::json number_cell(const std::optional<double>& d, int digits) {
-  if (!d || !std::isfinite(*d)) return nullptr;
-  return fmt::format("{:.{}g}", *d, digits);
-}
-
-/// The name a paper prints for a schedule: an hf-config schedule (`hf-config:PATH`,
-/// `hf-config[seq_len=N]:PATH`) by its file's stem, or its directory's name when the file is
-/// called config.json as Hugging Face's are; other specs (presets, inline schedules) as given.
-std::string schedule_short_name(const std::string& spec) {
-  if (spec.rfind("hf-config", 0) != 0) return spec;
-  const std::size_t bracket = spec.find(']');
-  const std::size_t colon = spec.find(':', bracket == std::string::npos ? 0 : bracket);
-  if (colon == std::string::npos) return spec;
-  const std::filesystem::path path(spec.substr(colon + 1));
-  const std::string stem = path.stem().string();
-  const std::string directory = path.parent_path().filename().string();
-  if (stem == "config" && !directory.empty() && directory != "." && directory != "..")
-    return directory;
-  return stem.empty() ? spec : stem;
-}
-
-/// The LaTeX cell of a number the other views print with a remark: `number` alone, `note`
-/// listed under the table (Table::latex_cells).
-nlohmann::json noted(const nlohmann::json& number, const std::string& note) {
-  return {{"cell", number}, {"note", note}};
+std::string simulation_text(const proofs::SimulationVerdict& v,
+                            const proofs::SimulationOptions& options) {
+  const std::uint64_t L = v.L;
+  if (v.outcome == proofs::SimulationOutcome::not_run) {
+    return fmt::format("simulation     not run: L = {} < k = {} (Cor 4.1 needs k <= L <= N_max)\n",
+                       L, v.k);
+  }
+  const auto& r = *v.report;
+  if (r.first) {
+    return fmt::format(
+        "simulation     L = {}: DISAGREEMENT on '{}' at position {}: Y^k pi_a is {}, the "
+        "transformer gives {}{}\n",
+        L, r.first->word.size() > 60 ? r.first->word.substr(0, 60) + "..." : r.first->word,
+        r.first->position, r.first->expected ? 1 : 0, r.first->got,
+        v.outcome == proofs::SimulationOutcome::bug ? " (within the certified range: a bug)"
+                                                    : " (beyond N_max: allowed)");
+  }
+  return fmt::format(
+      "simulation     L = {}: agrees on {} words, {} positions (all words up to length {}, {} "
+      "random up to {})\n",
+      L, r.words, r.positions, r.exhaustive_length, options.random_words,
+      std::min(L, options.random_max_length));
 }
 
 }  // namespace
-
-Table horizon_table(const std::vector<proofs::HorizonReport>& reports,
-                    std::optional<bool> schedule_heads) {
-  Table t;
-  t.columns = {"format",       "g",          "k",
-               "realization",  "C",          "f_large",
-               "n_max",        "fail_query", "fail_competitor",
-               "offset",       "gap",        "delta_bound",
-               "tie_distance", "heuristic",  "tie_cap",
-               "pm_ceiling"};
-  t.terminal_columns = {
-      "format",          "g",   "k",           "realization",  "C",        "f_large", "n_max",
-      "fail_competitor", "gap", "delta_bound", "tie_distance", "heuristic"};
-  // g holds a frequency, or a schedule's name in the rows of multi-frequency heads (a run
-  // has one kind or the other: table horizon's --g and --schedules exclude each other).
-  const bool schedules = schedule_heads ? *schedule_heads : !reports.empty() && !reports.front().g;
-  t.numeric_columns = {
-      "k",   "C",           "f_large",      "n_max",     "fail_query", "fail_competitor", "offset",
-      "gap", "delta_bound", "tie_distance", "heuristic", "tie_cap",    "pm_ceiling"};
-  if (!schedules) t.numeric_columns.push_back("g");
-  for (const auto& r : reports) {
-    auto at_limit = [](std::uint64_t v, bool limit) -> nlohmann::json {
-      if (limit) return ">=" + std::to_string(v);
-      return v;
-    };
-    nlohmann::json g = r.g ? nlohmann::json(fmt::format("{}", numeric::nearest_double(*r.g)))
-                           : nlohmann::json(r.schedule);
-    nlohmann::json tie = nullptr;
-    if (r.tie_distance)
-      tie = r.tie_distance->at_limit ? nlohmann::json(">" + std::to_string(r.tie_distance->value))
-                                     : nlohmann::json(r.tie_distance->value);
-    const nlohmann::json C = r.auto_C ? nlohmann::json(value_text(r.C) + " (" + r.C_source + ")")
-                                      : nlohmann::json(value_text(r.C));
-    t.rows.push_back(
-        {r.format, g, r.k, r.realisation, C, value_text(r.f_large),
-         at_limit(r.range.n_max, r.range.at_limit),
-         r.range.fail_query ? nlohmann::json(*r.range.fail_query) : nlohmann::json(nullptr),
-         r.range.fail_competitor ? nlohmann::json(*r.range.fail_competitor)
-                                 : nlohmann::json(nullptr),
-         r.range.fail_offset ? nlohmann::json(*r.range.fail_offset) : nlohmann::json(nullptr),
-         r.range.gap ? nlohmann::json(fmt::format("{:.6g}", numeric::nearest_double(*r.range.gap)))
-                     : nlohmann::json(nullptr),
-         at_limit(static_cast<std::uint64_t>(r.delta_bound.value), r.delta_bound.at_limit), tie,
-         number_cell(r.heuristic, 6), number_cell(r.tie_cap, 6), number_cell(r.pm_ceiling, 8)});
-    t.json_extra.push_back(proofs::to_json(r));
-    // The paper's view (LaTeX): numbers alone, their remarks as notes under the table, the
-    // schedule by its short name.
-    nlohmann::json paper = nlohmann::json::object();
-    if (!r.g) paper["g"] = {{"cell", schedule_short_name(r.schedule)}};
-    if (r.auto_C) {
-      paper["C"] = noted(
-          value_text(r.C),
-          r.C_source.rfind("record", 0) == 0
-              ? "$C$ chosen by \\texttt{--C auto}: $f_{\\mathrm{large}}/\\delta_n$ rounded up "
-                "into the format at a record distance $n$ of the ideal score (the distance is "
-                "in the CSV and JSON outputs)"
-              : "$C$ chosen by \\texttt{--C auto}: a power of two");
-    }
-    if (r.range.at_limit) {
-      paper["n_max"] = noted(r.range.n_max,
-                             "a lower bound: no query fails up to the scan limit $L_{\\max}$ "
-                             "(\\texttt{--max-length})");
-    }
-    if (r.delta_bound.at_limit) {
-      paper["delta_bound"] = noted(static_cast<std::uint64_t>(r.delta_bound.value),
-                                   "a lower bound: $C\\delta_L \\geq f_{\\mathrm{large}}$ holds "
-                                   "up to the end of the search");
-    }
-    if (r.tie_distance && r.tie_distance->at_limit) {
-      paper["tie_distance"] =
-          noted(r.tie_distance->value, "more than this: no tie up to the end of the search");
-    }
-    t.latex_cells.push_back(std::move(paper));
-  }
-  return t;
-}
-
-std::string horizon_text(const proofs::HorizonReport& r) {
-  std::string out;
-  const std::string head =
-      r.g ? fmt::format("Y^{} head, g = {}", r.k, numeric::nearest_double(*r.g))
-          : fmt::format("multi-frequency Y^{} head, {} blocks of {} (equal weights)", r.k, r.blocks,
-                        r.schedule);
-  out += fmt::format("head           {}; realization {} in {} ({}, {} sums)\n", head, r.realisation,
-                     r.format, r.rounding, r.summation);
-  out += fmt::format(
-      "C              {}{}\n", value_text(r.C),
-      r.auto_C ? fmt::format("  (auto: {}; {} candidates tried)", r.C_source, r.candidates.size())
-               : std::string());
-  out += fmt::format("f_large        {}\n", value_text(r.f_large));
-  if (r.saturating)
-    out += fmt::format(
-        "note           {} has no infinities and saturates: an extension of THEORY §1's F\n",
-        r.format);
-  if (r.range.at_limit) {
-    out +=
-        fmt::format("N_max          >= {}  (no failing query up to i = {}; raise --max-length)\n",
-                    r.range.n_max, r.range.max_length + 1);
-  } else {
-    std::string gap = r.range.gap
-                          ? fmt::format("gap {} < f_large", numeric::exact_decimal(*r.range.gap))
-                          : std::string("a score is not finite");
-    out += fmt::format(
-        "N_max          {}  (query i = {} fails: competitor j = {}, offset i-k-j = {}, {})\n",
-        r.range.n_max, *r.range.fail_query, *r.range.fail_competitor, *r.range.fail_offset, gap);
-  }
-  out += fmt::format(
-      "delta bound    {}{}  (largest L with C*delta_L(g) >= f_large, exact arithmetic)\n",
-      r.delta_bound.at_limit ? ">= " : "", r.delta_bound.value);
-  if (r.tie_distance) {
-    out += fmt::format("tie distance   {}{}  (first n with round_F(cos g*n) = 1)\n",
-                       r.tie_distance->at_limit ? "> " : "", r.tie_distance->value);
-  } else {
-    out += "tie distance   -  (1 is not in F)\n";
-  }
-  if (r.heuristic)
-    out += fmt::format("heuristic      L <~ {:.1f}  (pi*sqrt(2C/f_large) - 1)\n", *r.heuristic);
-  out += fmt::format("tie cap        L <~ {:.0f}  (pi*sqrt(2/u))\n", r.tie_cap);
-  if (r.pm_ceiling)
-    out += fmt::format("PM ceiling     {:.8g}  (1/eps_mach of the angle format)\n", *r.pm_ceiling);
-  if (r.range.algorithm == "candidates") {
-    out += fmt::format(
-        "algorithm      candidates: {} offsets within f_large + 2E of the target (E = {:.6g}), "
-        "{} of them scored exactly (the rest excluded by per-query bounds), {} scores ({})\n",
-        r.range.candidate_offsets,
-        r.range.error_bound ? numeric::nearest_double(*r.range.error_bound) : 0.0,
-        r.range.offsets_scored, r.range.scores_evaluated,
-        r.range.binary32_kernel ? "binary32 kernel"
-        : r.range.fast_kernel   ? "binary64 kernel"
-                                : "reference path");
-  } else {
-    out += fmt::format("scan           {} scores ({})\n", r.range.scores_evaluated,
-                       r.range.fast_kernel ? "binary64 kernel" : "reference path");
-  }
-  return out;
-}
 
 void add_head_shape_options(CLI::App* cmd, HeadArguments& a) {
   cmd->add_option("--g", a.g, "Frequency g in radians per position (exact decimal or fraction P/Q)")
@@ -235,18 +94,21 @@ void add_head_options(CLI::App* cmd, HeadArguments& a) {
                 "budget (10 min)");
 }
 
-Action add_horizon_command(CLI::App& app) {
-  struct Options {
-    HeadArguments head;
-    bool json = false;
-    bool simulate = false;
-    bool quiet = false;
-    unsigned jobs = 0;
-    std::string out, certificate;
-    std::optional<std::uint64_t> simulate_length;
-    proofs::SimulationOptions simulation;
-  };
-  auto o = std::make_shared<Options>();
+namespace {
+
+struct HorizonOptions {
+  HeadArguments head;
+  bool json = false;
+  bool simulate = false;
+  bool quiet = false;
+  unsigned jobs = 0;
+  std::string out, certificate;
+  std::optional<std::uint64_t> simulate_length;
+  proofs::SimulationOptions simulation;
+};
+
+/// Registers the options of the command into `o`; returns the command.
+CLI::App* add_horizon_options(CLI::App& app, HorizonOptions* o) {
   auto* cmd = app.add_subcommand(
       "horizon",
       "Certified range N_max^(k) of the fixed-offset head Y^k (THEORY §6) and comparison columns");
@@ -276,122 +138,100 @@ Action add_horizon_command(CLI::App& app) {
       ->capture_default_str();
   add_integer_option(cmd, "--seed", o->simulation.seed, "Seed of the random words", 0, UINT64_MAX)
       ->capture_default_str();
+  return cmd;
+}
+
+/// Runs the command with options `o` (`cmd` tells which flags were given); returns the exit code.
+int run_horizon(const CLI::App& cmd, HorizonOptions& o) {
+  if (cmd.count("--schedule") > 0 && o.head.schedule.empty()) {
+    // an empty --schedule is a bad spec (refused as by the other commands), not "no schedule"
+    with_context("--schedule", [] { return attention::parse_schedule(""); });
+  }
+  if (!o.head.schedule.empty() && cmd.count("--g") > 0) {
+    throw InvalidArgument("--g: give either --g (one frequency) or --schedule (several), not both");
+  }
+  if (o.simulate_length && *o.simulate_length < 1)
+    throw InvalidArgument("--simulate-length: L must be at least 1");
+  std::optional<OutputKind> kind;
+  if (cmd.count("--out") > 0) {
+    kind = output_kind_for(o.out, "--out");
+    io::check_output_path(o.out, "--out");
+  }
+  if (cmd.count("--certificate") > 0) {
+    (void)output_kind_for(o.certificate, "--certificate", {OutputKind::json});
+    io::check_output_path(o.certificate, "--certificate");
+    io::check_distinct_outputs({{o.out, "--out"}, {o.certificate, "--certificate"}});
+  }
+  if (attention::is_bounded_realisation_spec(o.head.realisation))  // cli/bounded_rotations
+    return bounded_horizon(cmd, o.head, o.json, o.out);
+  o.head.threads = jobs_threads(o.jobs);
+  auto spec = proofs::horizon_spec(o.head);
+  spec.threads = o.head.threads;  // the candidates of --C auto, or one C's position chunks
+  const auto start = std::chrono::steady_clock::now();
+  const bool show_progress = !o.quiet && stderr_is_tty();
+  if (show_progress) {
+    spec.progress = [start](std::size_t done, std::size_t total) {
+      const double elapsed =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      std::cerr << "\r" << progress_line(done, total, "candidates C", elapsed) << "   "
+                << std::flush;
+    };
+  }
+  if (o.simulate || o.simulate_length) {
+    // The simulation's cost at its longest possible L, checked before the scan runs.
+    const std::uint64_t L = proofs::simulation_length(o.simulate_length, spec.max_length);
+    check_budget(cmd.count("--random-words") ? "--random-words" : "--simulate",
+                 proofs::offset_simulation_work(spec.head, L, o.simulation),
+                 opt_in_budget(o.head.allow_slow));
+  }
+  if (!o.quiet && spec.estimate && spec.estimate->seconds > 10) {
+    // the estimate of a --max-length beyond the quick limit, computed when it was checked
+    // (stderr: stdout unchanged); the quick default is quick by construction
+    const auto& e = *spec.estimate;
+    std::cerr << fmt::format(
+        "horizon: estimate up to {} and {:.3g} GB for L = {} on {} thread{} (less if a "
+        "query fails earlier)\n",
+        proofs::duration_text(e.seconds), e.bytes / 1e9, spec.max_length, spec.threads,
+        spec.threads == 1 ? "" : "s");
+  }
+  const auto report = proofs::horizon(spec);
+  if (show_progress && report.auto_C) std::cerr << "\n";
+  nlohmann::json json = proofs::to_json(report);
+  std::string text = horizon_text(report);
+  if (o.simulate || o.simulate_length) {
+    proofs::FixedOffsetSpec head = spec.head;
+    head.C = attention::exact_rational(report.C);
+    const auto v =
+        proofs::simulate_certified_range(head, report.range.n_max, o.simulate_length, o.simulation);
+    json["simulation"] = proofs::to_json(v);
+    text += simulation_text(v, o.simulation);
+  }
+  // built (and possibly refused) before any file is written
+  const std::string certificate =
+      o.certificate.empty() ? std::string()
+                            : proofs::horizon_certificate(spec.head, report).dump(1) + "\n";
+  if (!o.certificate.empty()) io::write_output_file(o.certificate, certificate);
+  if (kind) {
+    Table t = horizon_table({report});
+    if (json.contains("simulation")) t.json_extra[0]["simulation"] = json["simulation"];
+    io::write_output_file(o.out, render(t, *kind));
+  }
+  if (o.json) {
+    std::cout << json.dump(2) << "\n";
+  } else {
+    std::cout << text;
+  }
+  return 0;
+}
+
+}  // namespace
+
+Action add_horizon_command(CLI::App& app) {
+  auto o = std::make_shared<HorizonOptions>();
+  CLI::App* cmd = add_horizon_options(app, o.get());
   return [cmd, o]() -> int {
     if (!cmd->parsed()) return -1;
-    if (cmd->count("--schedule") > 0 && o->head.schedule.empty()) {
-      // an empty --schedule is a bad spec (refused as by the other commands), not "no schedule"
-      with_context("--schedule", [] { return attention::parse_schedule(""); });
-    }
-    if (!o->head.schedule.empty() && cmd->count("--g") > 0) {
-      throw InvalidArgument(
-          "--g: give either --g (one frequency) or --schedule (several), not both");
-    }
-    if (o->simulate_length && *o->simulate_length < 1)
-      throw InvalidArgument("--simulate-length: L must be at least 1");
-    std::optional<OutputKind> kind;
-    if (cmd->count("--out") > 0) {
-      kind = output_kind_for(o->out, "--out");
-      io::check_output_path(o->out, "--out");
-    }
-    if (cmd->count("--certificate") > 0) {
-      (void)output_kind_for(o->certificate, "--certificate", {OutputKind::json});
-      io::check_output_path(o->certificate, "--certificate");
-      io::check_distinct_outputs({{o->out, "--out"}, {o->certificate, "--certificate"}});
-    }
-    if (attention::is_bounded_realisation_spec(o->head.realisation))  // cli/bounded_rotations
-      return bounded_horizon(*cmd, o->head, o->json, o->out);
-    o->head.threads = jobs_threads(o->jobs);
-    auto spec = proofs::horizon_spec(o->head);
-    spec.threads = o->head.threads;  // the candidates of --C auto, or one C's position chunks
-    const auto start = std::chrono::steady_clock::now();
-    const bool show_progress = !o->quiet && stderr_is_tty();
-    if (show_progress) {
-      spec.progress = [start](std::size_t done, std::size_t total) {
-        const double elapsed =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        std::cerr << "\r" << progress_line(done, total, "candidates C", elapsed) << "   "
-                  << std::flush;
-      };
-    }
-    if (o->simulate || o->simulate_length) {
-      // The simulation's cost at its longest possible L, checked before the scan runs.
-      const std::uint64_t L = proofs::simulation_length(o->simulate_length, spec.max_length);
-      check_budget(cmd->count("--random-words") ? "--random-words" : "--simulate",
-                   proofs::offset_simulation_work(spec.head, L, o->simulation),
-                   opt_in_budget(o->head.allow_slow));
-    }
-    if (!o->quiet && spec.estimate && spec.estimate->seconds > 10) {
-      // the estimate of a --max-length beyond the quick limit, computed when it was checked
-      // (stderr: stdout unchanged); the quick default is quick by construction
-      const auto& e = *spec.estimate;
-      std::cerr << fmt::format(
-          "horizon: estimate up to {} and {:.3g} GB for L = {} on {} thread{} (less if a "
-          "query fails earlier)\n",
-          proofs::duration_text(e.seconds), e.bytes / 1e9, spec.max_length, spec.threads,
-          spec.threads == 1 ? "" : "s");
-    }
-    const auto report = proofs::horizon(spec);
-    if (show_progress && report.auto_C) std::cerr << "\n";
-    nlohmann::json json = proofs::to_json(report);
-    std::string text = horizon_text(report);
-    if (o->simulate || o->simulate_length) {
-      proofs::FixedOffsetSpec head = spec.head;
-      head.C = attention::exact_rational(report.C);
-      const auto v = proofs::simulate_certified_range(head, report.range.n_max, o->simulate_length,
-                                                      o->simulation);
-      const std::uint64_t L = v.L;
-      nlohmann::json sim;
-      sim["L"] = L;
-      if (v.outcome == proofs::SimulationOutcome::not_run) {
-        sim["note"] = "L < k: Cor 4.1 needs k <= L <= N_max; nothing to simulate";
-        text +=
-            fmt::format("simulation     not run: L = {} < k = {} (Cor 4.1 needs k <= L <= N_max)\n",
-                        L, report.k);
-      } else {
-        const auto& r = *v.report;
-        sim["exhaustive_length"] = r.exhaustive_length;
-        sim["words"] = r.words;
-        sim["positions"] = r.positions;
-        sim["within_certified_range"] = v.within_certified_range;
-        if (r.first) {
-          sim["disagreement"] = {{"word", r.first->word},
-                                 {"position", r.first->position},
-                                 {"expected", r.first->expected},
-                                 {"got", r.first->got}};
-          text += fmt::format(
-              "simulation     L = {}: DISAGREEMENT on '{}' at position {}: Y^k pi_a is {}, the "
-              "transformer gives {}{}\n",
-              L, r.first->word.size() > 60 ? r.first->word.substr(0, 60) + "..." : r.first->word,
-              r.first->position, r.first->expected ? 1 : 0, r.first->got,
-              v.outcome == proofs::SimulationOutcome::bug ? " (within the certified range: a bug)"
-                                                          : " (beyond N_max: allowed)");
-        } else {
-          sim["disagreement"] = nullptr;
-          text += fmt::format(
-              "simulation     L = {}: agrees on {} words, {} positions (all words up to length {}, "
-              "{} random up to {})\n",
-              L, r.words, r.positions, r.exhaustive_length, o->simulation.random_words,
-              std::min(L, o->simulation.random_max_length));
-        }
-      }
-      json["simulation"] = sim;
-    }
-    // built (and possibly refused) before any file is written
-    const std::string certificate =
-        o->certificate.empty() ? std::string()
-                               : proofs::horizon_certificate(spec.head, report).dump(1) + "\n";
-    if (!o->certificate.empty()) io::write_output_file(o->certificate, certificate);
-    if (kind) {
-      Table t = horizon_table({report});
-      if (json.contains("simulation")) t.json_extra[0]["simulation"] = json["simulation"];
-      io::write_output_file(o->out, render(t, *kind));
-    }
-    if (o->json) {
-      std::cout << json.dump(2) << "\n";
-    } else {
-      std::cout << text;
-    }
-    return 0;
+    return run_horizon(*cmd, *o);
   };
 }
 

@@ -52,17 +52,100 @@ std::vector<std::uint64_t> parse_positions(const std::string& text) {
   return out;
 }
 
+/// The score's summation, its accumulator and where the choice comes from.
+struct ScoreSummation {
+  numeric::Summation summation = numeric::Summation::sequential;
+  numeric::Format accumulator = numeric::Format::fp32();
+  std::string origin;
+};
+
+/// The score's accumulation: --summation, else the framework preset's (fp32 GEMM
+/// accumulation), else sequential in F (THEORY §2.1's canonical order); --accumulator only
+/// with wide-accumulator.
+ScoreSummation choose_summation(const attention::Realisation& r,
+                                const std::optional<numeric::Summation>& summation_flag,
+                                const std::string& accumulator_text) {
+  const attention::ScoreAccumulation* preset_accumulation =
+      attention::framework_score_accumulation(r.name());
+  ScoreSummation c;
+  c.origin = "sequential in F: THEORY §2.1's canonical order (--summation to change)";
+  if (summation_flag) {
+    c.summation = *summation_flag;
+    c.origin = "--summation";
+  } else if (preset_accumulation) {
+    c.summation = numeric::Summation::wide_accumulator;
+    c.accumulator = numeric::parse_format(preset_accumulation->format);
+    c.origin = fmt::format("{}'s accumulation: its q·k GEMM accumulates in {} (docs/FRAMEWORKS.md)",
+                           r.name(), preset_accumulation->format);
+  }
+  if (!accumulator_text.empty()) {
+    if (c.summation != numeric::Summation::wide_accumulator) {
+      throw InvalidArgument(
+          "--accumulator: only --summation wide-accumulator has an accumulator; accepted: "
+          "--accumulator with --summation wide-accumulator (or a framework preset)");
+    }
+    c.accumulator =
+        with_context("--accumulator", [&] { return numeric::parse_format(accumulator_text); });
+  }
+  return c;
+}
+
+/// The readable report of `rotate`.
+std::string rotate_text(const attention::RotateResult& result, const attention::Schedule& schedule,
+                        numeric::Rounding mode, const std::string& summation_origin) {
+  std::string out;
+  out += fmt::format("schedule     {}\n", result.schedule);
+  out += fmt::format("realization  {} (format {}, layout {}, rounding {})\n", result.realisation,
+                     result.format.name, attention::to_string(result.layout),
+                     numeric::to_string(mode));
+  out += fmt::format("q            {}\n", vector_text(result.query));
+  out += fmt::format("k            {}\n", vector_text(result.key));
+  const std::string accumulation = result.summation == numeric::Summation::wide_accumulator
+                                       ? fmt::format(" (accumulator {})", result.accumulator.name)
+                                       : "";
+  out += fmt::format(
+      "score        <R^_p q, R^_(p-n) k> in {}, summation {}{} over coordinates 0..{}\n",
+      result.format.name, numeric::to_string(result.summation), accumulation,
+      schedule.dimension() - 1);
+  out += fmt::format("accumulation {}\n", summation_origin);
+  if (result.attention_factor) {
+    out += fmt::format(
+        "exact        s^2 q R_(-n) k = {} (n = {}; the same at every p; s = {:.6g} is the "
+        "attention factor {} multiplies cos and sin by, so both sides carry s^2)\n",
+        number_text(result.exact), result.offset, result.attention_factor->get_d(),
+        result.realisation);
+  } else {
+    out += fmt::format("exact        q R_(-n) k = {} (n = {}; the same at every p)\n",
+                       number_text(result.exact), result.offset);
+  }
+  Table t;
+  t.columns = {"p", "p-n", "realised score", "abs error", "rel error", "flags"};
+  for (const auto& s : result.scores) {
+    t.rows.push_back({s.position, s.key_position, s.score.to_decimal(9),
+                      number_text(s.absolute_error), number_text(s.relative_error),
+                      flags_text(s.flags)});
+  }
+  out += t.to_text();
+  out += fmt::format("drift        max - min of the realised score over {} position{}: {}\n",
+                     result.scores.size(), result.scores.size() == 1 ? "" : "s",
+                     number_text(result.drift));
+  return out;
+}
+
 }  // namespace
 
-Action add_rotate_command(CLI::App& app) {
-  struct Options {
-    std::string schedule, realisation = "r1", format = "fp32", rounding = "nearest-even",
-                          engine = "auto", q, k, positions, summation = "auto", accumulator, out;
-    std::optional<std::uint64_t> seed, position;
-    std::uint64_t offset = 0;
-    bool json = false;
-  };
-  auto o = std::make_shared<Options>();
+namespace {
+
+struct RotateOptions {
+  std::string schedule, realisation = "r1", format = "fp32", rounding = "nearest-even",
+                        engine = "auto", q, k, positions, summation = "auto", accumulator, out;
+  std::optional<std::uint64_t> seed, position;
+  std::uint64_t offset = 0;
+  bool json = false;
+};
+
+/// Registers the options of the command into `o`; returns the command.
+CLI::App* add_rotate_options(CLI::App& app, RotateOptions* o) {
   auto* cmd =
       app.add_subcommand("rotate",
                          "Realised score <R^_p q, R^_(p-n) k> in F next to the exact q R_(-n) k, "
@@ -106,140 +189,92 @@ Action add_rotate_command(CLI::App& app) {
   seed->excludes(q);
   seed->excludes(k);
   position->excludes(positions);
-  return [cmd, o, q, k, seed, position, positions]() -> int {
-    if (!cmd->parsed()) return -1;
-    if (cmd->count("--out") > 0) {
-      (void)output_kind_for(o->out, "--out", {OutputKind::json});  // writes JSON only
-      io::check_output_path(o->out, "--out");
-    }
-    if (seed->count() == 0 && (q->count() == 0 || k->count() == 0)) {
-      throw InvalidArgument(
-          "rotate: give the vectors with --q LIST and --k LIST, or --seed N for random ones");
-    }
-    if (position->count() == 0 && positions->count() == 0) {
-      throw InvalidArgument(
-          "rotate: give the query position with --position P or --positions LIST");
-    }
-    const auto mode =
-        with_context("--rounding", [&] { return numeric::parse_rounding(o->rounding); });
-    const auto format = with_context("--format", [&] { return numeric::parse_format(o->format); });
-    std::optional<numeric::Summation> summation_flag;
-    if (o->summation != "auto") {
-      summation_flag =
-          with_context("--summation", [&] { return numeric::parse_summation(o->summation); });
-    }
-    const auto schedule =
-        with_context("--schedule", [&] { return attention::parse_schedule(o->schedule); });
-    const numeric::Engine* engine =
-        with_context("--engine", [&] { return &numeric::engine_by_name(o->engine); });
-    const numeric::FormatBinding binding{format, mode, engine};
-    auto r = with_context("--realization",
-                          [&] { return attention::parse_realisation(o->realisation, binding); });
-    with_context("--realization", [&] {
-      attention::check_applicable(schedule, r);
-      return 0;
-    });
-    // The score's accumulation: --summation, else the framework preset's (fp32 GEMM
-    // accumulation), else sequential in F (THEORY §2.1's canonical order).
-    const attention::ScoreAccumulation* preset_accumulation =
-        attention::framework_score_accumulation(r.name());
-    numeric::Summation summation = numeric::Summation::sequential;
-    std::string summation_origin =
-        "sequential in F: THEORY §2.1's canonical order (--summation to change)";
-    numeric::Format accumulator = numeric::Format::fp32();
-    if (summation_flag) {
-      summation = *summation_flag;
-      summation_origin = "--summation";
-    } else if (preset_accumulation) {
-      summation = numeric::Summation::wide_accumulator;
-      accumulator = numeric::parse_format(preset_accumulation->format);
-      summation_origin =
-          fmt::format("{}'s accumulation: its q·k GEMM accumulates in {} (docs/FRAMEWORKS.md)",
-                      r.name(), preset_accumulation->format);
-    }
-    if (!o->accumulator.empty()) {
-      if (summation != numeric::Summation::wide_accumulator) {
-        throw InvalidArgument(
-            "--accumulator: only --summation wide-accumulator has an accumulator; accepted: "
-            "--accumulator with --summation wide-accumulator (or a framework preset)");
-      }
-      accumulator =
-          with_context("--accumulator", [&] { return numeric::parse_format(o->accumulator); });
-    }
-    attention::QueryKey qk;
-    if (o->seed) {
-      qk = attention::random_query_key(format, schedule.dimension(), *o->seed);
-    } else {
-      qk.query = parse_vector(o->q, "--q", format);
-      qk.key = parse_vector(o->k, "--k", format);
-      for (const auto& [flag, v] : {std::pair{"--q", &qk.query}, std::pair{"--k", &qk.key}}) {
-        if (v->size() != schedule.dimension()) {
-          throw InvalidArgument(fmt::format(
-              "{}: {} values, but '{}' has dimension {}; accepted: {} comma-separated values", flag,
-              v->size(), schedule.spec, schedule.dimension(), schedule.dimension()));
-        }
-      }
-    }
-    const std::vector<std::uint64_t> ps =
-        o->position ? std::vector<std::uint64_t>{*o->position} : parse_positions(o->positions);
-    if (ps.empty())
-      throw InvalidArgument("--positions: empty list; accepted: integers, e.g. 100,1000,10000");
-    warn_about_schedule(schedule, *std::max_element(ps.begin(), ps.end()));
-    const auto result = with_context(o->position ? "--position" : "--positions", [&] {
-      return attention::rotate_scores(schedule, r, qk.query, qk.key, o->offset, ps, summation,
-                                      accumulator);
-    });
-    nlohmann::json j = attention::to_json(result);
-    j["rounding"] = std::string(numeric::to_string(mode));
-    j["summation_origin"] = summation_origin;
-    if (o->seed) j["seed"] = *o->seed;
-    if (!o->out.empty()) {
-      nlohmann::json file = j;
-      file["provenance"] = provenance();
-      io::write_output_file(o->out, file.dump(2) + "\n");
-    }
-    if (o->json) {
-      std::cout << j.dump(2) << "\n";
-      return 0;
-    }
-    std::string out;
-    out += fmt::format("schedule     {}\n", result.schedule);
-    out += fmt::format("realization  {} (format {}, layout {}, rounding {})\n", result.realisation,
-                       result.format.name, attention::to_string(result.layout),
-                       numeric::to_string(mode));
-    out += fmt::format("q            {}\n", vector_text(result.query));
-    out += fmt::format("k            {}\n", vector_text(result.key));
-    const std::string accumulation = result.summation == numeric::Summation::wide_accumulator
-                                         ? fmt::format(" (accumulator {})", result.accumulator.name)
-                                         : "";
-    out += fmt::format(
-        "score        <R^_p q, R^_(p-n) k> in {}, summation {}{} over coordinates 0..{}\n",
-        result.format.name, numeric::to_string(result.summation), accumulation,
-        schedule.dimension() - 1);
-    out += fmt::format("accumulation {}\n", summation_origin);
-    if (result.attention_factor) {
-      out += fmt::format(
-          "exact        s^2 q R_(-n) k = {} (n = {}; the same at every p; s = {:.6g} is the "
-          "attention factor {} multiplies cos and sin by, so both sides carry s^2)\n",
-          number_text(result.exact), result.offset, result.attention_factor->get_d(),
-          result.realisation);
-    } else {
-      out += fmt::format("exact        q R_(-n) k = {} (n = {}; the same at every p)\n",
-                         number_text(result.exact), result.offset);
-    }
-    Table t;
-    t.columns = {"p", "p-n", "realised score", "abs error", "rel error", "flags"};
-    for (const auto& s : result.scores) {
-      t.rows.push_back({s.position, s.key_position, s.score.to_decimal(9),
-                        number_text(s.absolute_error), number_text(s.relative_error),
-                        flags_text(s.flags)});
-    }
-    out += t.to_text();
-    out += fmt::format("drift        max - min of the realised score over {} position{}: {}\n",
-                       result.scores.size(), result.scores.size() == 1 ? "" : "s",
-                       number_text(result.drift));
-    std::cout << out;
+  return cmd;
+}
+
+/// Runs the command with options `o` (`cmd` tells which flags were given); returns the exit code.
+int run_rotate(const CLI::App& cmd, RotateOptions& o) {
+  if (cmd.count("--out") > 0) {
+    (void)output_kind_for(o.out, "--out", {OutputKind::json});  // writes JSON only
+    io::check_output_path(o.out, "--out");
+  }
+  if (cmd.count("--seed") == 0 && (cmd.count("--q") == 0 || cmd.count("--k") == 0)) {
+    throw InvalidArgument(
+        "rotate: give the vectors with --q LIST and --k LIST, or --seed N for random ones");
+  }
+  if (cmd.count("--position") == 0 && cmd.count("--positions") == 0) {
+    throw InvalidArgument("rotate: give the query position with --position P or --positions LIST");
+  }
+  const auto mode = with_context("--rounding", [&] { return numeric::parse_rounding(o.rounding); });
+  const auto format = with_context("--format", [&] { return numeric::parse_format(o.format); });
+  std::optional<numeric::Summation> summation_flag;
+  if (o.summation != "auto") {
+    summation_flag =
+        with_context("--summation", [&] { return numeric::parse_summation(o.summation); });
+  }
+  const auto schedule =
+      with_context("--schedule", [&] { return attention::parse_schedule(o.schedule); });
+  const numeric::Engine* engine =
+      with_context("--engine", [&] { return &numeric::engine_by_name(o.engine); });
+  const numeric::FormatBinding binding{format, mode, engine};
+  auto r = with_context("--realization",
+                        [&] { return attention::parse_realisation(o.realisation, binding); });
+  with_context("--realization", [&] {
+    attention::check_applicable(schedule, r);
     return 0;
+  });
+  const ScoreSummation chosen = choose_summation(r, summation_flag, o.accumulator);
+  const numeric::Summation summation = chosen.summation;
+  const numeric::Format& accumulator = chosen.accumulator;
+  const std::string& summation_origin = chosen.origin;
+  attention::QueryKey qk;
+  if (o.seed) {
+    qk = attention::random_query_key(format, schedule.dimension(), *o.seed);
+  } else {
+    qk.query = parse_vector(o.q, "--q", format);
+    qk.key = parse_vector(o.k, "--k", format);
+    for (const auto& [flag, v] : {std::pair{"--q", &qk.query}, std::pair{"--k", &qk.key}}) {
+      if (v->size() != schedule.dimension()) {
+        throw InvalidArgument(fmt::format(
+            "{}: {} values, but '{}' has dimension {}; accepted: {} comma-separated values", flag,
+            v->size(), schedule.spec, schedule.dimension(), schedule.dimension()));
+      }
+    }
+  }
+  const std::vector<std::uint64_t> ps =
+      o.position ? std::vector<std::uint64_t>{*o.position} : parse_positions(o.positions);
+  if (ps.empty())
+    throw InvalidArgument("--positions: empty list; accepted: integers, e.g. 100,1000,10000");
+  warn_about_schedule(schedule, *std::max_element(ps.begin(), ps.end()));
+  const auto result = with_context(o.position ? "--position" : "--positions", [&] {
+    return attention::rotate_scores(schedule, r, qk.query, qk.key, o.offset, ps, summation,
+                                    accumulator);
+  });
+  nlohmann::json j = attention::to_json(result);
+  j["rounding"] = std::string(numeric::to_string(mode));
+  j["summation_origin"] = summation_origin;
+  if (o.seed) j["seed"] = *o.seed;
+  if (!o.out.empty()) {
+    nlohmann::json file = j;
+    file["provenance"] = provenance();
+    io::write_output_file(o.out, file.dump(2) + "\n");
+  }
+  if (o.json) {
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+  std::cout << rotate_text(result, schedule, mode, summation_origin);
+  return 0;
+}
+
+}  // namespace
+
+Action add_rotate_command(CLI::App& app) {
+  auto o = std::make_shared<RotateOptions>();
+  CLI::App* cmd = add_rotate_options(app, o.get());
+  return [cmd, o]() -> int {
+    if (!cmd->parsed()) return -1;
+    return run_rotate(*cmd, *o);
   };
 }
 

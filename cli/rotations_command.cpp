@@ -127,17 +127,20 @@ std::string position_text(const attention::PositionReport& report, numeric::Roun
 
 }  // namespace
 
-Action add_rotations_command(CLI::App& app) {
-  struct Options {
-    RealisationArguments realised;
-    std::uint64_t positions = 65536, start = 0;
-    std::optional<std::uint64_t> max_period;
-    std::optional<std::string> position, axis, at;
-    bool json = false, witnesses = false, allow_slow = false;
-    unsigned threads = 0;
-    std::string out, certificate;
-  };
-  auto o = std::make_shared<Options>();
+namespace {
+
+struct RotationsOptions {
+  RealisationArguments realised;
+  std::uint64_t positions = 65536, start = 0;
+  std::optional<std::uint64_t> max_period;
+  std::optional<std::string> position, axis, at;
+  bool json = false, witnesses = false, allow_slow = false;
+  unsigned threads = 0;
+  std::string out, certificate;
+};
+
+/// Registers the options of the command into `o`; returns the command.
+CLI::App* add_rotations_options(CLI::App& app, RotationsOptions* o) {
   auto* cmd = app.add_subcommand(
       "rotations",
       "Rotation census of one schedule, realization and format (or one position with --position)");
@@ -145,9 +148,10 @@ Action add_rotations_command(CLI::App& app) {
                   "Schedule spec or model preset (see docs/CLI.md)")
       ->required();
   add_realisation_options(cmd, o->realised);
-  auto* positions = add_integer_option(cmd, "--positions", o->positions, "N: positions 0..N-1", 2,
-                                       attention::kMaxCensusPositions)
-                        ->capture_default_str();
+  auto* positions =
+      add_integer_option(cmd, "--positions", o->positions, "N: positions 0..N-1",
+                         attention::kMinCensusPositions, attention::kMaxCensusPositions)
+          ->capture_default_str();
   auto* start = add_integer_option(
       cmd, "--start", o->start,
       "S: the census covers positions S..S+N-1 (periods and witnesses are about that window)", 0,
@@ -187,103 +191,103 @@ Action add_rotations_command(CLI::App& app) {
   position->excludes(threads);
   position->excludes(axis);
   position->excludes(at);
-  return [cmd, o]() -> int {
-    if (!cmd->parsed()) return -1;
-    if (cmd->count("--out") > 0) {
-      (void)output_kind_for(o->out, "--out", {OutputKind::json});  // writes JSON only
-      io::check_output_path(o->out, "--out");
-    }
-    if (cmd->count("--certificate") > 0) {
-      (void)output_kind_for(o->certificate, "--certificate", {OutputKind::json});
-      io::check_output_path(o->certificate, "--certificate");
-      io::check_distinct_outputs({{o->out, "--out"}, {o->certificate, "--certificate"}});
-    }
-    auto write_out = [&](nlohmann::json j) {
-      if (o->out.empty()) return;
-      j["provenance"] = provenance();
-      io::write_output_file(o->out, j.dump(2) + "\n");
-    };
-    const RealisationPolicy policy = parse_realisation_policy(o->realised);
-    const attention::Schedule& schedule = policy.schedule;
-    const numeric::FormatBinding& binding = policy.binding;
-    const numeric::Format& format = binding.format;
-    const numeric::Rounding mode = binding.rounding;
-    // a bounded-error cos_sin step is the census over every implementation
-    if (attention::is_bounded_realisation_spec(o->realised.realisation)) {
-      return bounded_rotations(*cmd, schedule, binding,
-                               {o->realised.realisation, o->start, o->positions, o->json, o->out});
-    }
-    const auto realisation = parse_applicable_realisation(o->realised, policy);
-    if (o->position) {
-      const attention::PositionTuple tuple =
-          with_context("--position", [&] { return attention::parse_position_tuple(*o->position); });
-      if (tuple.size() == 1) warn_about_schedule(schedule, tuple.front());
-      const auto report = with_context("--position", [&] {
-        return tuple.size() == 1 ? attention::query_position(schedule, realisation, tuple.front())
-                                 : attention::query_position(schedule, realisation, tuple);
-      });
-      if (o->json) {
-        nlohmann::json j = attention::to_json(report);
-        j["format"] = format.name;
-        j["rounding"] = std::string(numeric::to_string(mode));
-        write_out(j);
-        std::cout << j.dump(2) << "\n";
-      } else {
-        nlohmann::json j = attention::to_json(report);
-        j["format"] = format.name;
-        j["rounding"] = std::string(numeric::to_string(mode));
-        write_out(j);
-        std::cout << position_text(report, mode);
-      }
-      return 0;
-    }
-    if (o->positions < 2)
-      throw InvalidArgument("--positions: N must be at least 2, got " +
-                            std::to_string(o->positions));
-    if (o->max_period && (*o->max_period < 1 || *o->max_period >= o->positions)) {
-      throw InvalidArgument("--max-period: P_max must be in 1..N-1 = 1.." +
-                            std::to_string(o->positions - 1));
-    }
-    attention::CensusOptions options;
-    options.positions = o->positions;
-    options.start = o->start;
-    if (o->start > attention::kMaxCensusLastPosition - (o->positions - 1)) {
-      throw InvalidArgument("--start: the last position S + N - 1 = " + std::to_string(o->start) +
-                            " + " + std::to_string(o->positions - 1) +
-                            " exceeds 2^63 - 1; accepted: S <= " +
-                            std::to_string(attention::kMaxCensusLastPosition - (o->positions - 1)));
-    }
-    options.max_period = o->max_period;
-    if (o->axis)
-      options.axis = with_context("--axis", [&] { return schedule.axis_index(*o->axis); });
-    if (o->at)
-      options.at = with_context("--at", [&] { return attention::parse_position_tuple(*o->at); });
-    options.threads = jobs_threads(o->threads);
-    if (!o->certificate.empty() && !schedule.position_axes.empty()) {
-      throw InvalidArgument("--certificate: a certificate covers one-axis schedules; '" +
-                            schedule.spec +
-                            "' has position axes; accepted: a schedule without position axes");
-    }
-    // a certificate ropesim-verify cannot check is refused before the census runs
-    if (!o->certificate.empty())
-      proofs::check_census_certificate_covered(schedule, realisation, options.positions);
-    check_budget("--positions", attention::census_work(schedule, options),
-                 opt_in_budget(o->allow_slow));
-    warn_about_schedule(schedule, o->start + (o->positions - 1));
-    const auto result = attention::census(schedule, realisation, options);
-    // the certificate is built (and may refuse) before any file is written
-    const std::string certificate =
-        o->certificate.empty()
-            ? std::string()
-            : proofs::census_certificate(schedule, realisation, result).dump(1) + "\n";
-    write_out(attention::to_json(result, true));
-    if (!o->certificate.empty()) io::write_output_file(o->certificate, certificate);
-    if (o->json) {
-      std::cout << attention::to_json(result, o->witnesses).dump(2) << "\n";
+  return cmd;
+}
+
+/// Runs the command with options `o` (`cmd` tells which flags were given); returns the exit code.
+int run_rotations(const CLI::App& cmd, RotationsOptions& o) {
+  if (cmd.count("--out") > 0) {
+    (void)output_kind_for(o.out, "--out", {OutputKind::json});  // writes JSON only
+    io::check_output_path(o.out, "--out");
+  }
+  if (cmd.count("--certificate") > 0) {
+    (void)output_kind_for(o.certificate, "--certificate", {OutputKind::json});
+    io::check_output_path(o.certificate, "--certificate");
+    io::check_distinct_outputs({{o.out, "--out"}, {o.certificate, "--certificate"}});
+  }
+  auto write_out = [&](nlohmann::json j) {
+    if (o.out.empty()) return;
+    j["provenance"] = provenance();
+    io::write_output_file(o.out, j.dump(2) + "\n");
+  };
+  const RealisationPolicy policy = parse_realisation_policy(o.realised);
+  const attention::Schedule& schedule = policy.schedule;
+  const numeric::FormatBinding& binding = policy.binding;
+  const numeric::Format& format = binding.format;
+  const numeric::Rounding mode = binding.rounding;
+  // a bounded-error cos_sin step is the census over every implementation
+  if (attention::is_bounded_realisation_spec(o.realised.realisation)) {
+    return bounded_rotations(cmd, schedule, binding,
+                             {o.realised.realisation, o.start, o.positions, o.json, o.out});
+  }
+  const auto realisation = parse_applicable_realisation(o.realised, policy);
+  if (o.position) {
+    const attention::PositionTuple tuple =
+        with_context("--position", [&] { return attention::parse_position_tuple(*o.position); });
+    if (tuple.size() == 1) warn_about_schedule(schedule, tuple.front());
+    const auto report = with_context("--position", [&] {
+      return tuple.size() == 1 ? attention::query_position(schedule, realisation, tuple.front())
+                               : attention::query_position(schedule, realisation, tuple);
+    });
+    if (o.json) {
+      nlohmann::json j = attention::to_json(report);
+      j["format"] = format.name;
+      j["rounding"] = std::string(numeric::to_string(mode));
+      write_out(j);
+      std::cout << j.dump(2) << "\n";
     } else {
-      std::cout << census_text(result, mode);
+      nlohmann::json j = attention::to_json(report);
+      j["format"] = format.name;
+      j["rounding"] = std::string(numeric::to_string(mode));
+      write_out(j);
+      std::cout << position_text(report, mode);
     }
     return 0;
+  }
+  attention::check_census_limits(o.positions, o.start, o.max_period);
+  attention::CensusOptions options;
+  options.positions = o.positions;
+  options.start = o.start;
+  options.max_period = o.max_period;
+  if (o.axis) options.axis = with_context("--axis", [&] { return schedule.axis_index(*o.axis); });
+  if (o.at)
+    options.at = with_context("--at", [&] { return attention::parse_position_tuple(*o.at); });
+  options.threads = jobs_threads(o.threads);
+  if (!o.certificate.empty() && !schedule.position_axes.empty()) {
+    throw InvalidArgument("--certificate: a certificate covers one-axis schedules; '" +
+                          schedule.spec +
+                          "' has position axes; accepted: a schedule without position axes");
+  }
+  // a certificate ropesim-verify cannot check is refused before the census runs
+  if (!o.certificate.empty())
+    proofs::check_census_certificate_covered(schedule, realisation, options.positions);
+  check_budget("--positions", attention::census_work(schedule, options),
+               opt_in_budget(o.allow_slow));
+  warn_about_schedule(schedule, o.start + (o.positions - 1));
+  const auto result = attention::census(schedule, realisation, options);
+  // the certificate is built (and may refuse) before any file is written
+  const std::string certificate =
+      o.certificate.empty()
+          ? std::string()
+          : proofs::census_certificate(schedule, realisation, result).dump(1) + "\n";
+  write_out(attention::to_json(result, true));
+  if (!o.certificate.empty()) io::write_output_file(o.certificate, certificate);
+  if (o.json) {
+    std::cout << attention::to_json(result, o.witnesses).dump(2) << "\n";
+  } else {
+    std::cout << census_text(result, mode);
+  }
+  return 0;
+}
+
+}  // namespace
+
+Action add_rotations_command(CLI::App& app) {
+  auto o = std::make_shared<RotationsOptions>();
+  CLI::App* cmd = add_rotations_options(app, o.get());
+  return [cmd, o]() -> int {
+    if (!cmd->parsed()) return -1;
+    return run_rotations(*cmd, *o);
   };
 }
 

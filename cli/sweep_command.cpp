@@ -118,17 +118,20 @@ Table sweep_table(const std::vector<attention::CensusResult>& cells, const std::
 
 }  // namespace
 
-Action add_sweep_command(CLI::App& app) {
-  struct Options {
-    std::string models, schedules, formats = "bf16,fp16,fp32,fp64", realisations = "r1,r2,hf", out,
-                                   rounding = "nearest-even", columns, shard, engine = "auto";
-    std::uint64_t positions = 65536;
-    std::optional<std::uint64_t> max_period;
-    unsigned threads = 0;
-    bool quiet = false, json = false, allow_slow = false;
-    ProgressChoice progress = ProgressChoice::automatic;
-  };
-  auto o = std::make_shared<Options>();
+namespace {
+
+struct SweepOptions {
+  std::string models, schedules, formats = "bf16,fp16,fp32,fp64", realisations = "r1,r2,hf", out,
+                                 rounding = "nearest-even", columns, shard, engine = "auto";
+  std::uint64_t positions = 65536;
+  std::optional<std::uint64_t> max_period;
+  unsigned threads = 0;
+  bool quiet = false, json = false, allow_slow = false;
+  ProgressChoice progress = ProgressChoice::automatic;
+};
+
+/// Registers the options of the command into `o`; returns the command.
+CLI::App* add_sweep_options(CLI::App& app, SweepOptions* o) {
   auto* cmd = app.add_subcommand(
       "sweep", "Rotation census over a grid: schedules/models x realizations x formats, one table");
   cmd->add_option(
@@ -139,8 +142,8 @@ Action add_sweep_command(CLI::App& app) {
   cmd->add_option("--formats", o->formats, "Formats")->capture_default_str();
   cmd->add_option("--realizations,--realisations", o->realisations, "Realizations")
       ->capture_default_str();
-  add_integer_option(cmd, "--positions", o->positions, "N: positions 0..N-1", 2,
-                     attention::kMaxCensusPositions)
+  add_integer_option(cmd, "--positions", o->positions, "N: positions 0..N-1",
+                     attention::kMinCensusPositions, attention::kMaxCensusPositions)
       ->capture_default_str();
   add_integer_option(cmd, "--max-period", o->max_period, "P_max for witnesses (default N/2)", 1,
                      attention::kMaxCensusPositions);
@@ -165,102 +168,106 @@ Action add_sweep_command(CLI::App& app) {
   add_progress_flags(cmd, o->progress);
   cmd->add_flag("--allow-slow", o->allow_slow,
                 "Run even when the estimate exceeds the default budget (10 min, 8 GiB)");
+  return cmd;
+}
+
+/// Runs the command with options `o` (`cmd` tells which flags were given); returns the exit code.
+int run_sweep(const CLI::App& cmd, SweepOptions& o) {
+  std::optional<OutputKind> kind;
+  if (cmd.count("--out") > 0) {
+    kind = output_kind_for(o.out, "--out");
+    io::check_output_path(o.out, "--out");
+  }
+  const bool sharded = cmd.count("--shard") > 0;
+  const Shard shard = sharded ? parse_shard(o.shard) : Shard{1, 1};  // 1/1: every row
+  if (cmd.count("--models") > 0 && o.models.empty())
+    throw InvalidArgument("--models: empty list; accepted: all or preset names");
+  if (cmd.count("--schedules") > 0 && o.schedules.empty()) {
+    throw InvalidArgument("--schedules: empty list; accepted: " + attention::schedule_spellings());
+  }
+  attention::check_census_limits(o.positions, 0, o.max_period);
+
+  attention::SweepGrid grid;
+  grid.rounding = with_context("--rounding", [&] { return numeric::parse_rounding(o.rounding); });
+  grid.engine = with_context("--engine", [&] { return &numeric::engine_by_name(o.engine); });
+  grid.schedules = grid_schedules(o.models, o.schedules);
+  for (const auto& spec : split_unique(o.formats, "--formats", ListKind::formats)) {
+    try {
+      grid.formats.push_back(numeric::parse_format(spec));
+    } catch (const InvalidArgument& e) {
+      throw InvalidArgument(std::string("--formats: ") + e.what());
+    }
+  }
+  for (const auto& spec : split_unique(o.realisations, "--realizations", ListKind::realisations)) {
+    try {
+      (void)attention::parse_realisation(spec, numeric::Format::fp32());
+    } catch (const InvalidArgument& e) {
+      throw InvalidArgument(std::string("--realizations: ") + e.what());
+    }
+    grid.realisations.push_back(spec);
+  }
+  if (grid.schedules.empty() || grid.formats.empty() || grid.realisations.empty()) {
+    throw InvalidArgument(
+        "sweep: the grid is empty (give --models, --schedules, --formats and --realizations)");
+  }
+
+  attention::CensusOptions options;
+  options.positions = o.positions;
+  options.max_period = o.max_period;
+  options.threads = jobs_threads(o.threads);
+  for (const auto& s : grid.schedules)
+    warn_about_schedule(s, o.positions - 1);  // longrope past L_orig
+  // Row i of the table is grid cell i (attention::sweep's order); a shard runs its rows only.
+  const std::size_t cells_per_schedule = grid.formats.size() * grid.realisations.size();
+  const std::uint64_t total_rows = grid.schedules.size() * cells_per_schedule;
+  std::function<bool(std::size_t)> selected;
+  if (sharded)
+    selected = [shard, total_rows](std::size_t cell) { return shard.owns(cell, total_rows); };
+  {
+    WorkEstimate total;
+    for (std::size_t si = 0; si < grid.schedules.size(); ++si) {
+      const auto& s = grid.schedules[si];
+      std::size_t cells = 0;
+      for (std::size_t c = 0; c < cells_per_schedule; ++c)
+        cells += shard.owns(si * cells_per_schedule + c, total_rows) ? 1 : 0;
+      const WorkEstimate e = attention::census_work(s, options, cells);
+      total.what = e.what;
+      total.units += e.units;
+      total.units_per_second = e.units_per_second;
+      total.bytes = std::max(total.bytes, e.bytes);
+    }
+    // The default sweep (the README's main job, about 3 minutes) is always within budget.
+    Budget budget = opt_in_budget(o.allow_slow);
+    budget.seconds = 1800;
+    check_budget("--positions", total, budget);
+  }
+  if (o.quiet && o.progress == ProgressChoice::on) {
+    throw InvalidArgument("--quiet: excludes --progress; accepted: one of them");
+  }
+  ProgressReporter reporter(o.quiet ? ProgressChoice::off : o.progress, "sweep");
+  attention::CensusProgress progress;
+  if (reporter.enabled()) {
+    progress = [&reporter](std::size_t done, std::size_t total, const attention::CensusResult&) {
+      reporter.update(done, total, "cells");
+    };
+  }
+  const auto cells = attention::sweep(grid, options, progress, selected);
+  reporter.finish();
+  const Table table = sweep_table(cells, std::string(numeric::to_string(grid.rounding)));
+  std::optional<ShardRecord> record;
+  if (sharded) record = ShardRecord{shard, total_rows};
+  write_and_print(table, kind, o.out, record, o.json, o.quiet, o.columns);
+  return 0;
+}
+
+}  // namespace
+
+Action add_sweep_command(CLI::App& app) {
+  auto o = std::make_shared<SweepOptions>();
+  CLI::App* cmd = add_sweep_options(app, o.get());
   return [cmd, o]() -> int {
     if (!cmd->parsed()) return -1;
-    std::optional<OutputKind> kind;
-    if (cmd->count("--out") > 0) {
-      kind = output_kind_for(o->out, "--out");
-      io::check_output_path(o->out, "--out");
-    }
-    const bool sharded = cmd->count("--shard") > 0;
-    const Shard shard = sharded ? parse_shard(o->shard) : Shard{1, 1};  // 1/1: every row
-    if (cmd->count("--models") > 0 && o->models.empty())
-      throw InvalidArgument("--models: empty list; accepted: all or preset names");
-    if (cmd->count("--schedules") > 0 && o->schedules.empty()) {
-      throw InvalidArgument("--schedules: empty list; accepted: " +
-                            attention::schedule_spellings());
-    }
-    if (o->positions < 2)
-      throw InvalidArgument("--positions: N must be at least 2, got " +
-                            std::to_string(o->positions));
-    if (o->max_period && (*o->max_period < 1 || *o->max_period >= o->positions)) {
-      throw InvalidArgument("--max-period: P_max must be in 1..N-1 = 1.." +
-                            std::to_string(o->positions - 1));
-    }
-
-    attention::SweepGrid grid;
-    grid.rounding =
-        with_context("--rounding", [&] { return numeric::parse_rounding(o->rounding); });
-    grid.engine = with_context("--engine", [&] { return &numeric::engine_by_name(o->engine); });
-    grid.schedules = grid_schedules(o->models, o->schedules);
-    for (const auto& spec : split_unique(o->formats, "--formats", ListKind::formats)) {
-      try {
-        grid.formats.push_back(numeric::parse_format(spec));
-      } catch (const InvalidArgument& e) {
-        throw InvalidArgument(std::string("--formats: ") + e.what());
-      }
-    }
-    for (const auto& spec :
-         split_unique(o->realisations, "--realizations", ListKind::realisations)) {
-      try {
-        (void)attention::parse_realisation(spec, numeric::Format::fp32());
-      } catch (const InvalidArgument& e) {
-        throw InvalidArgument(std::string("--realizations: ") + e.what());
-      }
-      grid.realisations.push_back(spec);
-    }
-    if (grid.schedules.empty() || grid.formats.empty() || grid.realisations.empty()) {
-      throw InvalidArgument(
-          "sweep: the grid is empty (give --models, --schedules, --formats and --realizations)");
-    }
-
-    attention::CensusOptions options;
-    options.positions = o->positions;
-    options.max_period = o->max_period;
-    options.threads = jobs_threads(o->threads);
-    for (const auto& s : grid.schedules)
-      warn_about_schedule(s, o->positions - 1);  // longrope past L_orig
-    // Row i of the table is grid cell i (attention::sweep's order); a shard runs its rows only.
-    const std::size_t cells_per_schedule = grid.formats.size() * grid.realisations.size();
-    const std::uint64_t total_rows = grid.schedules.size() * cells_per_schedule;
-    std::function<bool(std::size_t)> selected;
-    if (sharded)
-      selected = [shard, total_rows](std::size_t cell) { return shard.owns(cell, total_rows); };
-    {
-      WorkEstimate total;
-      for (std::size_t si = 0; si < grid.schedules.size(); ++si) {
-        const auto& s = grid.schedules[si];
-        std::size_t cells = 0;
-        for (std::size_t c = 0; c < cells_per_schedule; ++c)
-          cells += shard.owns(si * cells_per_schedule + c, total_rows) ? 1 : 0;
-        const WorkEstimate e = attention::census_work(s, options, cells);
-        total.what = e.what;
-        total.units += e.units;
-        total.units_per_second = e.units_per_second;
-        total.bytes = std::max(total.bytes, e.bytes);
-      }
-      // The default sweep (the README's main job, about 3 minutes) is always within budget.
-      Budget budget = opt_in_budget(o->allow_slow);
-      budget.seconds = 1800;
-      check_budget("--positions", total, budget);
-    }
-    if (o->quiet && o->progress == ProgressChoice::on) {
-      throw InvalidArgument("--quiet: excludes --progress; accepted: one of them");
-    }
-    ProgressReporter reporter(o->quiet ? ProgressChoice::off : o->progress, "sweep");
-    attention::CensusProgress progress;
-    if (reporter.enabled()) {
-      progress = [&reporter](std::size_t done, std::size_t total, const attention::CensusResult&) {
-        reporter.update(done, total, "cells");
-      };
-    }
-    const auto cells = attention::sweep(grid, options, progress, selected);
-    reporter.finish();
-    const Table table = sweep_table(cells, std::string(numeric::to_string(grid.rounding)));
-    std::optional<ShardRecord> record;
-    if (sharded) record = ShardRecord{shard, total_rows};
-    write_and_print(table, kind, o->out, record, o->json, o->quiet, o->columns);
-    return 0;
+    return run_sweep(*cmd, *o);
   };
 }
 

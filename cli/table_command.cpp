@@ -12,21 +12,22 @@
 #include "cli/horizon_common.hpp"
 #include "cli/jobs.hpp"
 #include "numeric/error.hpp"
-#include "numeric/parallel.hpp"
+#include "proofs/horizon_rows.hpp"
 
 namespace ropesim::cli {
 
-Action add_table_command(CLI::App& app) {
-  struct Options {
-    std::string formats = "fp8e5m2,bf16,fp16,tf32,fp32", g = "1", k = "1,2,4,8", C = "auto",
-                realisations = "r1", schedules, out, columns, shard;
-    HeadArguments head;
-    unsigned jobs = 0;
-    bool quiet = false, json = false;
-  };
-  auto o = std::make_shared<Options>();
-  auto* table = app.add_subcommand("table", "Generated tables (docs/tables/)");
-  table->require_subcommand(1);
+namespace {
+
+struct TableHorizonOptions {
+  std::string formats = "fp8e5m2,bf16,fp16,tf32,fp32", g = "1", k = "1,2,4,8", C = "auto",
+              realisations = "r1", schedules, out, columns, shard;
+  HeadArguments head;
+  unsigned jobs = 0;
+  bool quiet = false, json = false;
+};
+
+/// Registers the options of the command into `o`; returns the command.
+CLI::App* add_table_horizon_options(CLI::App* table, TableHorizonOptions* o) {
   auto* cmd = table->add_subcommand(
       "horizon", "Certified ranges of the Y^k head over formats x g x k x C x realizations");
   cmd->add_option("--formats", o->formats, "Formats")->capture_default_str();
@@ -69,6 +70,65 @@ Action add_table_command(CLI::App& app) {
   cmd->add_flag("--quiet", o->quiet, "No progress on stderr; with --out, nothing on stdout");
   add_jobs_option(cmd, o->jobs);
   add_shard_option(cmd, o->shard);
+  return cmd;
+}
+
+/// Runs the command with options `o` (`cmd` tells which flags were given); returns the exit code.
+int run_table_horizon(const CLI::App& cmd, TableHorizonOptions& o) {
+  std::optional<OutputKind> kind;
+  if (cmd.count("--out") > 0) {
+    kind = output_kind_for(o.out, "--out");
+    io::check_output_path(o.out, "--out");
+  }
+  const bool sharded = cmd.count("--shard") > 0;
+  const Shard shard = sharded ? parse_shard(o.shard) : Shard{1, 1};  // 1/1: every row
+  // Validate every cell's arguments before measuring anything (bad input: no output).
+  proofs::HorizonGrid grid;
+  grid.head = o.head;
+  grid.formats = split_unique(o.formats, "--formats", ListKind::formats);
+  if (o.schedules.empty()) grid.gs = split_unique(o.g, "--g");
+  grid.schedules = split_unique(o.schedules, "--schedules", ListKind::schedules);
+  grid.ks = split_unique(o.k, "--k");
+  grid.Cs = split_unique(o.C, "--C");
+  grid.realisations = split_unique(o.realisations, "--realizations", ListKind::realisations);
+  std::vector<proofs::HorizonSpec> specs = proofs::horizon_grid_specs(grid);
+  // Row i is specs[i]; a shard measures its rows only (proofs::horizon_rows: on the --jobs
+  // threads, in table order).
+  const std::uint64_t total_rows = specs.size();
+  if (sharded) {
+    std::vector<proofs::HorizonSpec> mine;
+    for (std::size_t i = 0; i < specs.size(); ++i) {
+      if (shard.owns(i, total_rows)) mine.push_back(std::move(specs[i]));
+    }
+    specs = std::move(mine);
+  }
+  const bool progress = !o.quiet && stderr_is_tty();
+  const auto start = std::chrono::steady_clock::now();
+  const auto reports = proofs::horizon_rows(
+      std::move(specs), jobs_threads(o.jobs),
+      [&](std::size_t done, std::size_t total, const proofs::HorizonReport& row) {
+        if (!progress) return;
+        const double elapsed =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        std::cerr << "\r"
+                  << progress_line(done, total, row.format + " k=" + std::to_string(row.k), elapsed)
+                  << "   " << std::flush;
+      });
+  if (progress) std::cerr << "\n";
+  const Table t = horizon_table(reports, !grid.schedules.empty());
+  std::optional<ShardRecord> record;
+  if (sharded) record = ShardRecord{shard, total_rows};
+  write_and_print(t, kind, o.out, record, o.json, o.quiet, o.columns);
+  return 0;
+}
+
+}  // namespace
+
+Action add_table_command(CLI::App& app) {
+  auto* table = app.add_subcommand("table", "Generated tables (docs/tables/)");
+  table->require_subcommand(1);
+  auto o = std::make_shared<TableHorizonOptions>();
+  CLI::App* cmd = add_table_horizon_options(table, o.get());
   const Action bounds = add_table_bounds_command(table);
   const Action rotations = add_table_rotations_command(table);
   return [cmd, o, bounds, rotations]() -> int {
@@ -76,100 +136,7 @@ Action add_table_command(CLI::App& app) {
       const int code = bounds();
       return code >= 0 ? code : rotations();
     }
-    std::optional<OutputKind> kind;
-    if (cmd->count("--out") > 0) {
-      kind = output_kind_for(o->out, "--out");
-      io::check_output_path(o->out, "--out");
-    }
-    const bool sharded = cmd->count("--shard") > 0;
-    const Shard shard = sharded ? parse_shard(o->shard) : Shard{1, 1};  // 1/1: every row
-    // Validate every cell's arguments before measuring anything (bad input: no output).
-    std::vector<proofs::HorizonSpec> specs;
-    const auto formats = split_unique(o->formats, "--formats", ListKind::formats);
-    const auto gs = o->schedules.empty() ? split_unique(o->g, "--g") : std::vector<std::string>{};
-    const auto schedules = split_unique(o->schedules, "--schedules", ListKind::schedules);
-    const auto ks = split_unique(o->k, "--k");
-    const auto Cs = split_unique(o->C, "--C");
-    const auto realisations =
-        split_unique(o->realisations, "--realizations", ListKind::realisations);
-    if (formats.empty() || (gs.empty() && schedules.empty()) || ks.empty() || Cs.empty() ||
-        realisations.empty()) {
-      throw InvalidArgument(
-          "table horizon: the grid is empty (give --formats, --g or --schedules, --k, --C, "
-          "--realizations)");
-    }
-    for (const auto& format : formats) {
-      for (std::size_t h = 0; h < (schedules.empty() ? gs.size() : schedules.size()); ++h) {
-        for (const auto& k : ks) {
-          for (const auto& C : Cs) {
-            for (const auto& r : realisations) {
-              HeadArguments a = o->head;
-              a.format = format;
-              if (schedules.empty()) {
-                a.g = gs[h];
-              } else {
-                a.schedule = schedules[h];
-              }
-              a.k = k;
-              a.C = C;
-              a.realisation = r;
-              try {
-                specs.push_back(proofs::horizon_spec(a));
-              } catch (const InvalidArgument& e) {
-                // name the list flags rather than the single-head ones
-                std::string what = e.what();
-                for (const auto& [single, list] : std::vector<std::pair<std::string, std::string>>{
-                         {"--format:", "--formats:"},
-                         {"--realization:", "--realizations:"},
-                         {"--schedule:", "--schedules:"}}) {
-                  if (what.rfind(single, 0) == 0) what = list + what.substr(single.size());
-                }
-                throw InvalidArgument(what);
-              }
-            }
-          }
-        }
-      }
-    }
-    // Row i is specs[i]; a shard measures its rows only. The rows run on the --jobs threads
-    // (each row's candidates C on the threads left over when there are fewer rows than
-    // threads) and are kept in table order.
-    const std::uint64_t total_rows = specs.size();
-    if (sharded) {
-      std::vector<proofs::HorizonSpec> mine;
-      for (std::size_t i = 0; i < specs.size(); ++i) {
-        if (shard.owns(i, total_rows)) mine.push_back(std::move(specs[i]));
-      }
-      specs = std::move(mine);
-    }
-    const unsigned threads = jobs_threads(o->jobs);
-    const unsigned row_threads =
-        specs.empty()
-            ? 1
-            : std::max<unsigned>(
-                  1, threads / static_cast<unsigned>(std::min<std::size_t>(threads, specs.size())));
-    for (auto& spec : specs) spec.threads = row_threads;
-    const bool progress = !o->quiet && stderr_is_tty();
-    const auto start = std::chrono::steady_clock::now();
-    std::vector<proofs::HorizonReport> reports(specs.size());
-    numeric::parallel_for(
-        threads, specs.size(), [&](std::size_t c) { reports[c] = proofs::horizon(specs[c]); },
-        [&](std::size_t done, std::size_t c) {
-          if (!progress) return;
-          const double elapsed =
-              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-          std::cerr << "\r"
-                    << progress_line(done, specs.size(),
-                                     reports[c].format + " k=" + std::to_string(reports[c].k),
-                                     elapsed)
-                    << "   " << std::flush;
-        });
-    if (progress) std::cerr << "\n";
-    const Table t = horizon_table(reports, !schedules.empty());
-    std::optional<ShardRecord> record;
-    if (sharded) record = ShardRecord{shard, total_rows};
-    write_and_print(t, kind, o->out, record, o->json, o->quiet, o->columns);
-    return 0;
+    return run_table_horizon(*cmd, *o);
   };
 }
 

@@ -2,6 +2,8 @@
 #include "proofs/no_decay.hpp"
 
 #include "numeric/error.hpp"
+#include "numeric/json_number.hpp"
+#include "proofs/records.hpp"
 
 namespace ropesim::proofs {
 
@@ -43,6 +45,44 @@ numeric::Value realised_alignment_score(const attention::Schedule& s,
   numeric::EvaluationPolicy policy;
   policy.format = realisation.format;
   return realised_alignment_score(s, realisation, query_position, key_position, policy);
+}
+
+std::vector<NoDecayRow> no_decay_study(const NoDecayOptions& options) {
+  const auto& s = options.schedule;
+  for (const auto& r : options.realisations) attention::check_applicable(s, r);
+  const auto sum = alignment_sum(s);
+  std::vector<std::uint64_t> distances{0};
+  for (const auto& r : record_distances(sum, static_cast<std::int64_t>(options.max_length)))
+    distances.push_back(static_cast<std::uint64_t>(r.n));
+  std::vector<NoDecayRow> rows;
+  for (const auto n : distances) {
+    NoDecayRow row;
+    row.n = n;
+    double error = 0;
+    row.exact = sum.approximate(static_cast<std::int64_t>(n), &error);
+    for (const auto& r : options.realisations) {
+      row.realised.push_back(
+          realised_alignment_score(s, r, options.key_position + n, options.key_position));
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+nlohmann::json to_json(const std::vector<NoDecayRow>& rows) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& row : rows) {
+    nlohmann::json j = {{"n", row.n}, {"exact", row.exact}};
+    nlohmann::json realised = nlohmann::json::array();
+    for (const auto& v : row.realised) {
+      nlohmann::json cell;
+      numeric::put_value(cell, "value", v);
+      realised.push_back(cell["value"]);
+    }
+    j["realised"] = std::move(realised);
+    out.push_back(std::move(j));
+  }
+  return out;
 }
 
 }  // namespace ropesim::proofs

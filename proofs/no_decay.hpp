@@ -9,6 +9,7 @@
 /// decay at all. The realised score computes the same product in F with the realised
 /// rotations R̂ (THEORY §3), which depend on both positions (docs/BOUNDS.md §5).
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <vector>
 
 #include "attention/realisation.hpp"
@@ -41,5 +42,31 @@ numeric::Value realised_alignment_score(const attention::Schedule& s,
 numeric::Value realised_alignment_score(const attention::Schedule& s,
                                         const attention::Realisation& realisation,
                                         std::uint64_t query_position, std::uint64_t key_position);
+
+/// What no_decay_study measures.
+struct NoDecayOptions {
+  attention::Schedule schedule;                      ///< the schedule of q and k
+  std::vector<attention::Realisation> realisations;  ///< one column each (each applies to it)
+  std::uint64_t max_length = 65536;                  ///< the largest record distance
+  std::uint64_t key_position = 0;                    ///< j; the query sits at j + n
+};
+
+/// One distance n: the exact score S(n) (nearest double, CosineSum::approximate) and the
+/// realised one per realisation.
+struct NoDecayRow {
+  std::uint64_t n = 0;
+  double exact = 0;
+  std::vector<numeric::Value> realised;
+};
+
+/// The rows at n = 0 and at every record distance of alignment_sum(schedule) up to max_length
+/// (record_distances): S(n) beside realised_alignment_score(schedule, r, j + n, j) for each
+/// realisation r. Throws InvalidArgument if a realisation does not apply to the schedule, or
+/// like alignment_sum.
+std::vector<NoDecayRow> no_decay_study(const NoDecayOptions& options);
+
+/// The rows as JSON: [{"n", "exact" (a number), "realised": [value per realisation: a number,
+/// or "nan", "inf", "-inf"; the nearest binary64 for a format wider than fp64)]}].
+nlohmann::json to_json(const std::vector<NoDecayRow>& rows);
 
 }  // namespace ropesim::proofs

@@ -217,4 +217,27 @@ SimulationVerdict simulate_certified_range(const FixedOffsetSpec& head, std::uin
   return v;
 }
 
+nlohmann::json to_json(const SimulationVerdict& v) {
+  nlohmann::json sim;
+  sim["L"] = v.L;
+  if (v.outcome == SimulationOutcome::not_run) {
+    sim["note"] = "L < k: Cor 4.1 needs k <= L <= N_max; nothing to simulate";
+    return sim;
+  }
+  const auto& r = *v.report;
+  sim["exhaustive_length"] = r.exhaustive_length;
+  sim["words"] = r.words;
+  sim["positions"] = r.positions;
+  sim["within_certified_range"] = v.within_certified_range;
+  if (r.first) {
+    sim["disagreement"] = {{"word", r.first->word},
+                           {"position", r.first->position},
+                           {"expected", r.first->expected},
+                           {"got", r.first->got}};
+  } else {
+    sim["disagreement"] = nullptr;
+  }
+  return sim;
+}
+
 }  // namespace ropesim::proofs

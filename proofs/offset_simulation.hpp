@@ -17,6 +17,7 @@
 ///   Classifier: out − 1/2 > 0.
 /// Embeddings: a = e_sym:a + e_top, b = e_sym:b + e_top, EOS = e_top, BOS = 0.
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -117,5 +118,11 @@ std::uint64_t simulation_length(std::optional<std::uint64_t> requested, std::uin
 SimulationVerdict simulate_certified_range(const FixedOffsetSpec& head, std::uint64_t n_max,
                                            std::optional<std::uint64_t> requested,
                                            const SimulationOptions& options = {});
+
+/// The verdict as `horizon --simulate --json` prints it under "simulation": {"L", "note"} when
+/// not run (L < k), else {"L", "exhaustive_length", "words", "positions",
+/// "within_certified_range", "disagreement": null or {"word", "position", "expected" (bool),
+/// "got" (the output coordinate's exact decimal, text)}}.
+nlohmann::json to_json(const SimulationVerdict& verdict);
 
 }  // namespace ropesim::proofs

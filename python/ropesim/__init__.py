@@ -5,7 +5,9 @@ nothing is computed a second time in Python.
 
 * ``round``, ``round_flags`` and ``rotation_table`` call the libraries directly and return numpy
   arrays (float64; every value is the element of F exactly, for formats that fit a binary64).
-* ``census``, ``position``, ``horizon``, ``compile`` (with ``Model.run`` / ``Model.trace``),
+* ``census`` calls attention::census directly and returns the dict ``ropesim rotations --json``
+  prints (each value by its JSON type);
+* ``position``, ``horizon``, ``compile`` (with ``Model.run`` / ``Model.trace``),
   ``classify``, ``formats`` and ``experiment_length`` run the matching ``ropesim`` command
   in-process with ``--json`` and return its JSON as Python objects with the same keys;
   ``check`` runs the ``ropesim`` executable (RapidCheck cannot be linked into the extension).
@@ -201,8 +203,8 @@ def _values(values) -> _np.ndarray:
     return _np.asarray(values, dtype=_np.float64)
 
 
-_FLAG_NAMES = (("invalid", 2), ("division_by_zero", 4), ("overflow", 1), ("underflow", 8),
-               ("inexact", 16))
+# (name, bit) of each IEEE flag, from numeric/flags.hpp through the extension.
+_FLAG_NAMES = tuple((name, bit) for name, bit in _ropesim.flag_bits)
 
 
 def round_flags(values, format: str, rounding: str = "nearest-even") -> dict:
@@ -260,16 +262,21 @@ def census(schedule: str, realization: str = "r1", format: str = "fp32",
     ([i, j] or None), ``periodic``, ``period``, witnesses (``witnesses=True``: the list for
     every P), overflow/NaN counts, and ``fast_path``: what the realisation fast path did
     (``evaluations``, ``fallbacks``, ``exact_cases``, ``exact_only``, ints; independent of
-    `jobs`). Raises ValueError with the CLI's message for bad input.
+    `jobs`). Calls attention::census directly (no command line). Raises ValueError with the
+    CLI's one-line message for bad input (N below 2, P_max outside 1..N-1, ...), TypeError for
+    a count that is not an int.
     """
-    args = ["rotations", "--schedule", schedule, "--realization", realization, "--format",
-            format, "--positions", positions, "--rounding", rounding, "--engine", engine,
-            "--jobs", jobs, "--json"]
-    if start:
-        args += ["--start", start]
-    args += _options(max_period=max_period, witnesses=witnesses, axis=axis, at=at,
-                     allow_slow=allow_slow)
-    return _json_command(*args)
+    positions, start, jobs = (_count("positions", positions, 0), _count("start", start, 0),
+                              _count("jobs", jobs, 0))
+    if max_period is not None:
+        max_period = _count("max_period", max_period, 0)
+    for name, text in (("schedule", schedule), ("realization", realization), ("format", format),
+                       ("rounding", rounding), ("engine", engine), ("axis", axis), ("at", at)):
+        if text is not None:
+            _arguments(["--" + name, text])
+    realised = _ropesim.RealisationArguments(schedule, realization, format, rounding, engine)
+    return _ropesim.census(realised, positions, start, max_period, bool(witnesses), axis, at,
+                           jobs, bool(allow_slow))
 
 
 def position(schedule: str, position, realization: str = "r1", format: str = "fp32",

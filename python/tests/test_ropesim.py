@@ -310,3 +310,17 @@ def test_formats_with_integers_beyond_binary64_keep_them_exact():
     table = ropesim.formats("p=53,e=15")
     n_max = table["n_max"][0] if hasattr(table, "columns") else table[0]["n_max"]
     assert n_max == 2 ** 16434
+
+
+def test_flag_bits_are_numeric_flags_hpp():
+    # numeric/flags.hpp: overflow = 1, invalid = 2, division_by_zero = 4, underflow = 8,
+    # inexact = 16; the extension's docstring and round_flags read them from there.
+    assert dict(ropesim._ropesim.flag_bits) == {"overflow": 1, "invalid": 2,
+                                                "division_by_zero": 4, "underflow": 8,
+                                                "inexact": 16}
+    assert "1 overflow, 2 invalid, 4 division-by-zero, 8 underflow, 16 inexact" in \
+        ropesim._ropesim.round_values.__doc__
+    # 1e6 > 65520 overflows fp16 (bit 1) and is inexact (bit 16); a conversion of a number
+    # raises no invalid (bit 2).
+    flags = ropesim.round_flags([1e6], "fp16")
+    assert flags["overflow"][0] and flags["inexact"][0] and not flags["invalid"][0]

@@ -238,6 +238,13 @@ TEST_CASE("census option errors", "[census]") {
   const Schedule s = parse_schedule("single:g=1");
   const Realisation r = parse_realisation("r1", Format::fp32());
   REQUIRE_THROWS_AS(census(s, r, opts(0)), InvalidArgument);
+  // One rule for every caller (check_census_limits): a census compares positions, so N >= 2
+  // (N = 1 has no pair and no period in 1..N-1), and P_max in 1..N-1 (0 names no period).
+  REQUIRE_THROWS_WITH(census(s, r, opts(1)), "--positions: N must be at least 2, got 1");
+  CHECK(census(s, r, opts(2)).distinct_rotations == 2);  // cos 0 = 1 and cos 1 < 1 differ
+  CensusOptions zero = opts(10);
+  zero.max_period = 0;
+  REQUIRE_THROWS_WITH(census(s, r, zero), "--max-period: P_max must be in 1..N-1 = 1..9");
   CensusOptions o = opts(10);
   o.max_period = 10;
   REQUIRE_THROWS_AS(census(s, r, o), InvalidArgument);
