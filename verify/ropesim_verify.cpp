@@ -62,12 +62,16 @@
 // f_large (or one is not finite), and the listed gap is their exact difference. Hence
 // N_max^(k) = the claimed value exactly. Cost: one score per (query, key), quadratic in N_max.
 // With `evidence` "candidates" (the candidate algorithm, r1/r3 only) the per-query list is
-// replaced by an argument linear in N_max: every realised score is within E_v of its ideal
-// C·S(i−k−j), S(n) = Σ_d w_d cos(θ_d n) (own_error_bound derives E_v here; the certificate's E
-// is not used), so a competitor at offset n cannot break any query's lead when
-// C·(S(0) − S(n)) − 2E_v ≥ f_large, decided with an MPFR enclosure of S(n) (S is even, so
-// offsets −(k−1)..−1 use |n|). Every offset where that fails, and every listed candidate, is
-// checked explicitly: its realised score at every certified query is recomputed and must trail
+// replaced by an argument that scores few competitors: every realised score is within E_v of its
+// ideal C·S(i−k−j), S(n) = Σ_d w_d cos(θ_d n) (own_error_bound derives E_v here; the
+// certificate's E is not used), so an offset n with C·(S(0) − S⁺(n)) − 2E_v ≥ f_large cannot
+// break any query's lead (S⁺ ≥ S from the realised rotations; S is even, so offsets
+// −(k−1)..−1 use |n|). At each certified query the target t_i is computed exactly and a
+// per-query bound err_i on |Ŝ_{i,j} − C·S(n)|, valid for every key, from the realised query
+// alone (check_candidates states the derivation); a candidate offset with
+// C·S⁺(n) + err_i ≤ t_i − f_large is excluded there, and every other competitor (listed
+// candidates included) is scored exactly (F's arithmetic on binary64 where verify/fast_f.hpp
+// proves it exact, MPFR otherwise) and must trail
 // the target by f_large. The failing query is checked as for the scan.
 //
 // COMPILE CERTIFICATE (THEORY §7 C1, C4, C5). f_large as above. The P head (C1 Patch 2), as
