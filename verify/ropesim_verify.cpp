@@ -104,6 +104,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <bit>
 #include <cctype>
 #include <cerrno>
@@ -115,6 +116,7 @@
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -1453,34 +1455,60 @@ void check_candidates(const json& c, Rotations& R, Head& head, const Format& F, 
     const double e = (t - (d - v)) + (-s - v);
     return e >= 0;
   };
-  std::vector<std::uint64_t> js;
-  for (std::uint64_t i = first; i <= n_max + 1; ++i) {
-    const std::size_t at = static_cast<std::size_t>(i - first);
-    const double sg = sigma[at], target = targets[at];
-    js.clear();
-    for (std::uint64_t n : offsets) {
-      if (Splus[n] <= sg) break;
-      if (n <= i - k) js.push_back(i - k - n);  // offset +n
-      if (n < k) js.push_back(i - k + n);       // offset −n (j < i)
-    }
-    if (js.empty()) continue;
-    query(i, q);
-    for (std::size_t g = 0; g < js.size(); g += 4) {
-      double s[4];
-      const double* ks[4];
-      for (std::size_t t = 0; t < 4; ++t) ks[t] = key(js[std::min(g + t, js.size() - 1)]);
-      ar.dot4(q.data(), ks, D, s);
-      for (std::size_t t = 0; t < 4 && g + t < js.size(); ++t) {
-        if (leads(target, s[t])) continue;
-        FValue x(F.p), y(F.p);
-        mpfr_set_d(x, target, MPFR_RNDN);
-        mpfr_set_d(y, s[t], MPFR_RNDN);
-        throw Invalid("query i = " + std::to_string(i) + ": target " + text(x) +
-                      " does not lead candidate j = " + std::to_string(js[g + t]) + " (" + text(y) +
-                      ") by f_large");
+  // the queries split over up to 4 threads, each in increasing order; the reported failure is
+  // the smallest failing query (and its first failing competitor in visiting order), as on one
+  // thread: a thread stops once it passes a failure another has found
+  const unsigned hw = std::thread::hardware_concurrency();
+  const std::size_t threads = std::max<std::size_t>(1, std::min(hw, 4u));
+  std::atomic<std::uint64_t> failed{std::numeric_limits<std::uint64_t>::max()};
+  std::vector<std::string> messages(threads);
+  std::vector<std::uint64_t> failed_at(threads, std::numeric_limits<std::uint64_t>::max());
+  auto work = [&](std::size_t th) {
+    std::vector<std::uint64_t> js;
+    std::vector<double> qv(D);
+    for (std::uint64_t i = first + th; i <= n_max + 1; i += threads) {
+      if (i > failed.load()) return;
+      const std::size_t at = static_cast<std::size_t>(i - first);
+      const double sg = sigma[at], target = targets[at];
+      js.clear();
+      for (std::uint64_t n : offsets) {
+        if (Splus[n] <= sg) break;
+        if (n <= i - k) js.push_back(i - k - n);  // offset +n
+        if (n < k) js.push_back(i - k + n);       // offset −n (j < i)
+      }
+      if (js.empty()) continue;
+      query(i, qv);
+      for (std::size_t g = 0; g < js.size(); g += 4) {
+        double sc[4];
+        const double* ks[4];
+        for (std::size_t t = 0; t < 4; ++t) ks[t] = key(js[std::min(g + t, js.size() - 1)]);
+        ar.dot4(qv.data(), ks, D, sc);
+        for (std::size_t t = 0; t < 4 && g + t < js.size(); ++t) {
+          if (leads(target, sc[t])) continue;
+          FValue x(F.p), y(F.p);
+          mpfr_set_d(x, target, MPFR_RNDN);
+          mpfr_set_d(y, sc[t], MPFR_RNDN);
+          messages[th] = "query i = " + std::to_string(i) + ": target " + text(x) +
+                         " does not lead candidate j = " + std::to_string(js[g + t]) + " (" +
+                         text(y) + ") by f_large";
+          failed_at[th] = i;
+          std::uint64_t seen = failed.load();
+          while (i < seen && !failed.compare_exchange_weak(seen, i)) {
+          }
+          return;
+        }
       }
     }
+  };
+  {
+    std::vector<std::thread> pool;
+    for (std::size_t th = 1; th < threads; ++th) pool.emplace_back(work, th);
+    work(0);
+    for (auto& t : pool) t.join();
   }
+  const auto worst = std::min_element(failed_at.begin(), failed_at.end());
+  if (*worst != std::numeric_limits<std::uint64_t>::max())
+    throw Invalid(messages[static_cast<std::size_t>(worst - failed_at.begin())]);
   lap("pass 2");
 }
 
