@@ -62,10 +62,18 @@ void check_census_certificate_covered(const attention::Schedule& s, const attent
 /// (10^8: about a minute for ropesim, a few for the verifier, which recomputes them all).
 inline constexpr double kMaxHorizonCertificateWork = 1e8;
 
-/// The most block scores ropesim-verify recomputes for a horizon certificate's candidate
-/// evidence (candidate offsets × blocks × (N_max + 2); verify/ropesim_verify.cpp
-/// kMaxHorizonScores, the same number): horizon_certificate refuses more before writing.
+/// The most block scores ropesim-verify computes for a horizon certificate's candidate
+/// evidence (the competitors its per-query bounds leave × blocks, counted before scoring;
+/// verify/ropesim_verify.cpp kMaxHorizonScores and kMaxHorizonFastScores, the same numbers):
+/// with MPFR's operations, and with F's arithmetic emulated on binary64 (verify/fast_f.hpp:
+/// nearest-even, p ≤ 26; about 5–25 ns a block score). horizon_certificate refuses more before
+/// writing.
 inline constexpr double kMaxHorizonCertificateScores = 2e8;
+inline constexpr double kMaxHorizonCertificateFastScores = 4e9;
+/// The verifier's per-query bounds are its own and somewhat wider than ropesim's: it scores
+/// about 1.76 times the competitors ropesim scored (llama3-8b, bf16, C = 16384, k = 1, at
+/// L = 2·10^3 and 10^5). horizon_certificate estimates its work with this ratio.
+inline constexpr double kVerifierScoreRatio = 2;
 
 /// The horizon certificate of a measured head (THEORY §6, RoPE-X eq. 10): the head (blocks,
 /// weights w_d as exact rationals, C and f_large as elements of F, k, summation), the claim

@@ -62,12 +62,16 @@
 // f_large (or one is not finite), and the listed gap is their exact difference. Hence
 // N_max^(k) = the claimed value exactly. Cost: one score per (query, key), quadratic in N_max.
 // With `evidence` "candidates" (the candidate algorithm, r1/r3 only) the per-query list is
-// replaced by an argument linear in N_max: every realised score is within E_v of its ideal
-// C·S(i−k−j), S(n) = Σ_d w_d cos(θ_d n) (own_error_bound derives E_v here; the certificate's E
-// is not used), so a competitor at offset n cannot break any query's lead when
-// C·(S(0) − S(n)) − 2E_v ≥ f_large, decided with an MPFR enclosure of S(n) (S is even, so
-// offsets −(k−1)..−1 use |n|). Every offset where that fails, and every listed candidate, is
-// checked explicitly: its realised score at every certified query is recomputed and must trail
+// replaced by an argument that scores few competitors: every realised score is within E_v of its
+// ideal C·S(i−k−j), S(n) = Σ_d w_d cos(θ_d n) (own_error_bound derives E_v here; the
+// certificate's E is not used), so an offset n with C·(S(0) − S⁺(n)) − 2E_v ≥ f_large cannot
+// break any query's lead (S⁺ ≥ S from the realised rotations; S is even, so offsets
+// −(k−1)..−1 use |n|). At each certified query the target t_i is computed exactly and a
+// per-query bound err_i on |Ŝ_{i,j} − C·S(n)|, valid for every key, from the realised query
+// alone (check_candidates states the derivation); a candidate offset with
+// C·S⁺(n) + err_i ≤ t_i − f_large is excluded there, and every other competitor (listed
+// candidates included) is scored exactly (F's arithmetic on binary64 where verify/fast_f.hpp
+// proves it exact, MPFR otherwise) and must trail
 // the target by f_large. The failing query is checked as for the scan.
 //
 // COMPILE CERTIFICATE (THEORY §7 C1, C4, C5). f_large as above. The P head (C1 Patch 2), as
@@ -100,18 +104,24 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
+#include <bit>
 #include <cctype>
 #include <cerrno>
+#include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <random>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -935,6 +945,9 @@ class Head {
     }
   }
 
+  /// The query bias, 2 per block: (round_F(C·w_d·cos kθ_d), round_F(−C·w_d·sin kθ_d)).
+  const std::vector<FValue>& bias() const { return bias_; }
+
   /// q_i (or k_i when key) for all blocks, 2 per block.
   std::vector<FValue> vector(std::uint64_t i, bool key) {
     const Format& F = R_.format();
@@ -1109,48 +1122,239 @@ mpq_class own_error_bound(const json& c, const Format& F, const FValue& C, std::
   return sum_et + sums;
 }
 
-/// The candidate algorithm's evidence (proofs/fast_range.hpp): with E_v = own_error_bound,
-/// a competitor at offset n = i − k − j ≠ 0 cannot break a query's lead when
-/// C·(S(0) − S(n)) − 2E_v ≥ f_large (S(n) = Σ_d w_d cos(θ_d n), enclosed with MPFR; S is even).
-/// Every offset 1..(last query − k) that this does not exclude, and every listed candidate, is
-/// a candidate; for every certified query the target and every candidate competitor's realised
-/// score are recomputed and the lead must be ≥ f_large. Needs F inside binary64 (the realised
-/// keys are kept as doubles, 16 bytes per block and position).
+#include "fast_f.hpp"
+
+/// The most block scores the per-query path of check_candidates computes when FastF is fast
+/// (about 5 ns each; MPFR's operations otherwise, under kMaxHorizonScores).
+/// proofs/certificate.hpp kMaxHorizonCertificateFastScores is the same number.
+constexpr double kMaxHorizonFastScores = 4e9;
+
+/// The realised rotations (ĉ, ŝ) of R̂_n for n = 0..last and every block d, as doubles
+/// (elements of F, exact), at [(n·B + d)·2] and [(n·B + d)·2 + 1]. Each is round_F of cos and
+/// sin of the exact angle θ_d·n (r1; r3's table entry is the same real). A block with an
+/// expression θ_d: θ_d is enclosed once at 64 bits, θ_d·n scaled outward, cos and sin taken at
+/// the lower end (MPFR, nearest) and widened by one ulp and by the enclosure's width
+/// (|cos y − cos x| ≤ |y − x|); when both ends round to the same element of F (rounding is
+/// monotone) that is the value. Otherwise, and for turn blocks, Rotations::at (Ziv's loop,
+/// the reference). Positions are split over up to 4 threads (MPFR's caches are thread-local);
+/// Rotations::at runs on the calling thread.
+std::vector<double> realised_table(Rotations& R, std::uint64_t last) {
+  const Format& F = R.format();
+  const std::size_t B = R.blocks();
+  const std::size_t N = static_cast<std::size_t>(last + 1);
+  std::vector<double> table(N * B * 2, 0.0);
+  std::vector<char> done(N * B, 0);
+  constexpr mpfr_prec_t w = 64;
+  std::vector<Interval> theta;
+  std::vector<bool> expr(B, false);
+  for (std::size_t d = 0; d < B; ++d) {
+    theta.emplace_back(w);
+    const Block& b = R.block(d);
+    if (!b.turn && enclose(*b.theta, theta.back())) expr[d] = true;
+  }
+  auto work = [&](std::size_t first, std::size_t step) {
+    Mp lo(w), hi(w), s(w), c(w), width(w), end_lo(w), end_hi(w);
+    FValue a(F.p), b(F.p);
+    for (std::size_t n = first; n < N; n += step) {
+      for (std::size_t d = 0; d < B; ++d) {
+        if (!expr[d]) continue;
+        mpfr_mul_ui(lo, theta[d].lo, static_cast<unsigned long>(n), MPFR_RNDD);
+        mpfr_mul_ui(hi, theta[d].hi, static_cast<unsigned long>(n), MPFR_RNDU);
+        mpfr_sub(width, hi, lo, MPFR_RNDU);
+        mpfr_sin_cos(s, c, lo, MPFR_RNDN);
+        bool same = true;
+        for (int t = 0; t < 2 && same; ++t) {
+          mpfr_srcptr v = t == 0 ? c.get() : s.get();
+          mpfr_set(end_lo, v, MPFR_RNDN);
+          mpfr_nextbelow(end_lo);
+          mpfr_sub(end_lo, end_lo, width, MPFR_RNDD);
+          mpfr_set(end_hi, v, MPFR_RNDN);
+          mpfr_nextabove(end_hi);
+          mpfr_add(end_hi, end_hi, width, MPFR_RNDU);
+          round_to_F(a, end_lo, F);
+          round_to_F(b, end_hi, F);
+          same = same_bits(a, b);
+          table[(n * B + d) * 2 + static_cast<std::size_t>(t)] = mpfr_get_d(a, MPFR_RNDN);
+        }
+        if (same) done[n * B + d] = 1;
+      }
+    }
+  };
+  const unsigned hw = std::thread::hardware_concurrency();
+  const std::size_t threads = std::min<std::size_t>(std::max(1u, std::min(hw, 4u)), N);
+  std::vector<std::thread> pool;
+  for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work, t, threads);
+  work(0, threads);
+  for (auto& t : pool) t.join();
+  for (std::size_t n = 0; n < N; ++n)
+    for (std::size_t d = 0; d < B; ++d) {
+      if (done[n * B + d]) continue;
+      const auto& cs = R.at(d, n);
+      table[(n * B + d) * 2] = mpfr_get_d(cs.first, MPFR_RNDN);  // exact: F inside binary64
+      table[(n * B + d) * 2 + 1] = mpfr_get_d(cs.second, MPFR_RNDN);
+    }
+  return table;
+}
+
+/// x as a 64-bit MPFR number rounded up (a rational upper bound).
+void set_up(Mp& out, const mpq_class& x) { mpfr_set_q(out, x.get_mpq_t(), MPFR_RNDU); }
+
+/// The candidate algorithm's evidence (proofs/fast_range.hpp), checked with this checker's own
+/// per-query bounds (THEORY §6 "Per-query bounds"; the derivation is below and in
+/// docs/TESTING.md). r1/r3 only: every realised rotation is cos and sin of the exact angle,
+/// rounded once. Notation: u = 2^−p, η = 2^(emin−p) under nearest-even (2^(1−p), 2^(emin−p+1)
+/// directed), so |rnd(x) − x| ≤ u|x| + η for every x up to max F; n = i − k − j the offset,
+/// S(n) = Σ_d w_d cos(θ_d n), A_d = C·w_d, D = 2B coordinates.
+///
+/// 1. The table: ĉ_{n,d} = round_F(cos θ_d n), ŝ likewise (realised_table), so
+///    |ĉ − cos| ≤ u + η and S(n) ≤ S⁺(n) = Σ_d w_d ĉ_{n,d} + (u + η)·Σ_d |w_d| (64-bit MPFR,
+///    rounded up). The key k̂_j is (1, 0) rotated by R̂_j with THEORY §2.1's arithmetic: the
+///    values (ĉ_j, ŝ_j) (checked), |k̂_{j,c}| ≤ 1.
+/// 2. Global E (the certificate's own path, own_error_bound): an offset with
+///    C·(S(0) − S⁺(n)) − 2E_v ≥ f_large is excluded at every query. The others, and every
+///    listed candidate, are the candidates, sorted by S⁺ descending.
+/// 3. Per query i: the realised query q̂_i (F's arithmetic, FastF) and its target
+///    t_i = Ŝ_{i,i−k}, computed exactly. With q_{i,d} = A_d·(cos (i−k)θ_d, sin (i−k)θ_d) and
+///    k_{j,d} = (cos jθ_d, sin jθ_d), q_i·k_j = C·S(n) and
+///      Ŝ_{i,j} − C·S(n) = (Ŝ_{i,j} − q̂_i·k̂_j) + q̂_i·(k̂_j − k_j) + (q̂_i − q_i)·k_j.
+///    (a) Rounding of the dot product, ρ_i. With a_c = |q̂_{i,c}|: each product
+///        x_c = q̂_c·k̂_c has |x_c| ≤ a_c, and its rounding x̂_c too (a_c ∈ F, rounding
+///        monotone), with |x̂_c − x_c| ≤ u·a_c + η. The partial sums s_1 = x̂_1,
+///        s_m = rnd(s_{m−1} + x̂_m) have |s_m| ≤ B_m and |s_{m−1} + x̂_m| ≤ T_m, with
+///        B_1 = a_1, T_m = B_{m−1} + a_m, B_m = (1 + u)·T_m + η (rounding is monotone). The
+///        error of s_m grows by at most u·a_m + η (the product) and u·T_m + η (the sum), so
+///        ρ_i = u·(P_D + Σ_{m=2..D} T_m) + (2D − 1)·η, P_D = Σ_c a_c (64-bit MPFR, upward).
+///    (b) The key's rounding: |q̂·(k̂ − k)| ≤ Σ_c a_c·(u|k_c| + η) ≤ (u + η)·P_D.
+///    (c) The query's error, per block (a priori, the same at every i): with the bias b
+///        (b_c = rnd(β_c), β = A_d·(cos kθ, −sin kθ), |β_c| ≤ A_d) and |ĉ|, |c| ≤ 1,
+///        |rnd(ĉ·b_0) − c·β_0| ≤ u|b_0| + η + (u + η)|b_0| + u·A_d + η; a component
+///        rnd(rnd(ĉb_0) ∓ rnd(ŝb_1)) is within Δ = δ + u(A_d + δ) + η of A_d·cos or sin,
+///        δ = (2u + η)(|b_0| + |b_1|) + 2u·A_d + 4η; and |(q̂ − q)·k| ≤ Q = Σ_d 2Δ_d.
+///    err_i = ρ_i + (u + η)·P_D + Q bounds |Ŝ_{i,j} − C·S(n)| for every key j. A competitor at
+///    offset n (both signs: S is even) cannot break the lead when C·S⁺(n) + err_i ≤
+///    t_i − f_large, i.e. S⁺(n) ≤ σ_i = (t_i − f_large − err_i)/C (rounded down; S⁺ rounded up
+///    to binary64). The candidates are visited from the largest S⁺ down until S⁺ ≤ σ_i; each
+///    competitor there is scored exactly (FastF) and must trail t_i by f_large (exact test).
+/// The block scores needed are counted before any is computed and refused (exit 2) beyond
+/// kMaxHorizonFastScores (FastF fast) or kMaxHorizonScores (MPFR). Needs F inside binary64.
 void check_candidates(const json& c, Rotations& R, Head& head, const Format& F, const FValue& C,
                       const FValue& f_large, std::uint64_t k, std::uint64_t n_max) {
   if (c.at("realization") != "r1" && c.at("realization") != "r3")
     throw Invalid("candidates: the evidence needs r1 or r3 (the angle's error grows under r2)");
   if (F.p > 53 || F.emin < -1022 || F.emax > 1023)
     throw Unreadable("candidates: " + F.name + " is not inside binary64: not covered");
-  const std::size_t B = R.blocks();
-  const mpq_class E = own_error_bound(c, F, C, B);
+  const std::size_t B = R.blocks(), D = 2 * B;
+  const mpq_class E = own_error_bound(c, F, C, B);  // also refuses a possible overflow
   const bool at_limit = c.at("at_limit").get<bool>();
   const std::uint64_t last_query = at_limit ? n_max + 1 : n_max + 2;
   if (last_query > (std::uint64_t{1} << 32)) throw Unreadable("candidates: n_max too large");
   // competitors sit at offsets i − k − j in −(k−1)..(last query − k), and S is even
   const std::uint64_t max_offset = std::max(last_query - k, k - 1);
-  const auto& blocks = R.all_blocks();  // the schedule's own (checked_schedule)
+  if (max_offset > (std::uint64_t{1} << 32)) throw Unreadable("candidates: k too large");
   std::vector<mpq_class> weights;
-  mpq_class S0 = 0;
+  mpq_class S0 = 0, W = 0;
   for (std::size_t d = 0; d < B; ++d) {
     mpq_class w(c.at("weights").at(d).get<std::string>());
     w.canonicalize();
     weights.push_back(w);
     S0 += w;
+    W += abs(w);
   }
-  // the exclusion test: lower bound of C·S0 − C·S(n) − 2E at 128 bits, against f_large
-  const mpfr_prec_t wbits = 128;
-  Mp lhs_fixed(wbits), twoE(wbits), Cm(wbits);
+  const bool nearest = F.rnd == MPFR_RNDN;
+  auto pow2 = [](long e) {
+    mpq_class q = 1;
+    if (e >= 0)
+      mpq_mul_2exp(q.get_mpq_t(), q.get_mpq_t(), static_cast<unsigned long>(e));
+    else
+      mpq_div_2exp(q.get_mpq_t(), q.get_mpq_t(), static_cast<unsigned long>(-e));
+    return q;
+  };
+  const mpq_class u = pow2(nearest ? -F.p : 1 - F.p);
+  const mpq_class eta = pow2(nearest ? F.emin - F.p : F.emin - F.p + 1);
+  mpq_class Cq;
+  mpfr_get_q(Cq.get_mpq_t(), C);
+
+  auto T0 = std::chrono::steady_clock::now();
+  auto lap = [&](const char* what) {
+    if (std::getenv("ROPESIM_VERIFY_STATS")) {
+      auto t1 = std::chrono::steady_clock::now();
+      std::fprintf(stderr, "%s %.2f s\n", what, std::chrono::duration<double>(t1 - T0).count());
+      T0 = t1;
+    }
+  };
+  const std::vector<double> table = realised_table(R, std::max(last_query, max_offset));
+  lap("table");
+  auto rot = [&](std::uint64_t n) { return &table[static_cast<std::size_t>(n) * D]; };
+  const FastF ar(F);
+  // the keys: (1, 0) rotated by R̂_j (THEORY §2.1) has the values (ĉ_j, ŝ_j)
+  for (std::uint64_t j = 0; j <= last_query; ++j)
+    for (std::size_t d = 0; d < B; ++d) {
+      const double cj = rot(j)[2 * d], sj = rot(j)[2 * d + 1];
+      const double k0 = ar.add(ar.mul(cj, 1.0), ar.mul(sj, 0.0), true);
+      const double k1 = ar.add(ar.mul(sj, 1.0), ar.mul(cj, 0.0));
+      if (k0 != cj || k1 != sj) throw std::logic_error("candidates: a key is not (c, s)");
+    }
+  auto key = [&](std::uint64_t j) { return rot(j); };
+  std::vector<double> bias;
+  for (const FValue& b : head.bias()) bias.push_back(mpfr_get_d(b, MPFR_RNDN));  // exact
+  auto query = [&](std::uint64_t i, std::vector<double>& q) {
+    const double* cs = rot(i);
+    for (std::size_t d = 0; d < B; ++d) {
+      const double ci = cs[2 * d], si = cs[2 * d + 1], b0 = bias[2 * d], b1 = bias[2 * d + 1];
+      q[2 * d] = ar.add(ar.mul(ci, b0), ar.mul(si, b1), true);
+      q[2 * d + 1] = ar.add(ar.mul(si, b0), ar.mul(ci, b1));
+    }
+  };
+
+  // 3(c): Q = Σ_d 2Δ_d, exact, then rounded up
+  mpq_class Qq = 0;
+  for (std::size_t d = 0; d < B; ++d) {
+    const mpq_class A = abs(Cq * weights[d]);
+    mpq_class b0, b1;
+    mpfr_get_q(b0.get_mpq_t(), head.bias()[2 * d]);
+    mpfr_get_q(b1.get_mpq_t(), head.bias()[2 * d + 1]);
+    const mpq_class delta = (2 * u + eta) * (abs(b0) + abs(b1)) + 2 * u * A + 4 * eta;
+    Qq += 2 * (delta + u * (A + delta) + eta);
+  }
+  constexpr mpfr_prec_t wb = 64;
+  Mp Qm(wb), um(wb), etam(wb), ue(wb), Cm(wb), fl(wb);
+  set_up(Qm, Qq);
+  set_up(um, u);
+  set_up(etam, eta);
+  set_up(ue, mpq_class(u + eta));
+  mpfr_set(Cm, C, MPFR_RNDN);        // exact: p ≤ 53 ≤ 64
+  mpfr_set(fl, f_large, MPFR_RNDN);  // exact
+
+  // 1 and 2: S⁺(n) from the table, the global exclusion, the candidates sorted by S⁺
+  std::vector<double> Splus(max_offset + 1, 0.0);
   {
-    mpq_class cs0;
-    mpfr_get_q(cs0.get_mpq_t(), C);
-    cs0 *= S0;
-    mpfr_set_q(lhs_fixed, cs0.get_mpq_t(), MPFR_RNDD);
-    const mpq_class e2 = 2 * E;
-    mpfr_set_q(twoE, e2.get_mpq_t(), MPFR_RNDU);
-    mpfr_sub(lhs_fixed, lhs_fixed, twoE, MPFR_RNDD);
-    mpfr_set(Cm, C, MPFR_RNDN);  // exact: C has p ≤ 53 bits
+    std::vector<Interval> wi;
+    for (std::size_t d = 0; d < B; ++d) {
+      wi.emplace_back(wb);
+      set_q(wi.back(), weights[d]);
+    }
+    Mp extra(wb), sum(wb), term(wb), x(wb);
+    set_up(extra, mpq_class((u + eta) * W));
+    for (std::uint64_t n = 1; n <= max_offset; ++n) {
+      mpfr_set(sum, extra, MPFR_RNDU);
+      const double* cs = rot(n);
+      for (std::size_t d = 0; d < B; ++d) {
+        mpfr_set_d(x, cs[2 * d], MPFR_RNDN);  // exact
+        mpfr_mul(term, x, mpfr_sgn(x.get()) >= 0 ? wi[d].hi : wi[d].lo, MPFR_RNDU);
+        mpfr_add(sum, sum, term, MPFR_RNDU);
+      }
+      Splus[n] = mpfr_get_d(sum, MPFR_RNDU);
+    }
   }
+  Mp lhs_fixed(wb);  // C·S(0) − 2E_v, rounded down
+  {
+    Mp twoE(wb);
+    mpq_class cs0 = Cq * S0;
+    mpfr_set_q(lhs_fixed, cs0.get_mpq_t(), MPFR_RNDD);
+    set_up(twoE, mpq_class(2 * E));
+    mpfr_sub(lhs_fixed, lhs_fixed, twoE, MPFR_RNDD);
+  }
+  lap("keys, Q, S+");
   std::vector<bool> candidate(max_offset + 1, false);
   for (const auto& n : c.at("candidate_offsets")) {
     if (!n.is_number_unsigned())
@@ -1158,93 +1362,154 @@ void check_candidates(const json& c, Rotations& R, Head& head, const Format& F, 
     const std::uint64_t v = n.get<std::uint64_t>();
     if (v >= 1 && v <= max_offset) candidate[v] = true;
   }
-  // θ_d enclosed once per block (β^e costs a log and an exp), then θ_d·n per offset
-  std::vector<Interval> theta_encl;
-  theta_encl.reserve(B);
-  for (std::size_t d = 0; d < B; ++d) {
-    theta_encl.emplace_back(wbits);
-    if (!blocks[d].turn && !enclose(*blocks[d].theta, theta_encl.back()))
-      throw Unreadable("candidates: cannot enclose an angle");
-  }
-  for (std::uint64_t n = 1; n <= max_offset; ++n) {
-    if (candidate[n]) continue;
-    Interval S(wbits), term(wbits), wi(wbits), cosn(wbits);
-    mpfr_set_zero(S.lo, 1);
-    mpfr_set_zero(S.hi, 1);
-    for (std::size_t d = 0; d < B; ++d) {
-      Interval x(wbits);
-      if (blocks[d].turn) {
-        mpq_class t = *blocks[d].turn * mpq_class(to_mpz(n));
-        t -= mpz_class(t.get_num() / t.get_den());
-        Interval tt(wbits), pi2(wbits);
-        set_q(tt, t * 2);
-        mpfr_const_pi(pi2.lo, MPFR_RNDD);
-        mpfr_const_pi(pi2.hi, MPFR_RNDU);
-        interval_mul(x, tt, pi2);
-      } else {
-        Interval f(wbits);
-        set_q(f, mpq_class(to_mpz(n)));
-        interval_mul(x, theta_encl[d], f);
-      }
-      Mp width(wbits);
-      mpfr_sub(width, x.hi, x.lo, MPFR_RNDU);
-      mpfr_cos(cosn.lo, x.lo, MPFR_RNDD);
-      mpfr_cos(cosn.hi, x.lo, MPFR_RNDU);
-      mpfr_sub(cosn.lo, cosn.lo, width, MPFR_RNDD);
-      mpfr_add(cosn.hi, cosn.hi, width, MPFR_RNDU);
-      set_q(wi, weights[d]);
-      interval_mul(term, wi, cosn);
-      mpfr_add(S.hi, S.hi, term.hi, MPFR_RNDU);
-    }
-    Mp lhs(wbits), cs(wbits);
-    mpfr_mul(cs, Cm, S.hi, MPFR_RNDU);
-    mpfr_sub(lhs, lhs_fixed, cs, MPFR_RNDD);
-    if (mpfr_less_p(lhs, f_large)) candidate[n] = true;
-  }
   std::vector<std::uint64_t> offsets;
-  double work = 0;  // block scores of the candidate competitors over all queries
-  for (std::uint64_t n = 1; n <= max_offset; ++n) {
-    if (!candidate[n]) continue;
-    offsets.push_back(n);
-    work += static_cast<double>(B) * static_cast<double>(n_max + 2);
-  }
-  if (work > kMaxHorizonScores)
-    throw Unreadable("candidates: " + std::to_string(offsets.size()) +
-                     " candidate offsets need more than 2e8 block scores: not checked");
-  // keys k_j = (ĉ_j, ŝ_j) per block, exact as doubles
-  std::vector<double> keys;
-  keys.reserve(static_cast<std::size_t>((last_query + 1) * 2 * B));
-  for (std::uint64_t j = 0; j <= last_query; ++j)
-    for (const FValue& v : head.vector(j, true)) keys.push_back(mpfr_get_d(v, MPFR_RNDN));
-  auto key = [&](std::uint64_t j) {
-    std::vector<FValue> out;
-    for (std::size_t t = 0; t < 2 * B; ++t) {
-      FValue v(F.p);
-      mpfr_set_d(v, keys[static_cast<std::size_t>(j * 2 * B + t)], MPFR_RNDN);  // exact
-      out.push_back(v);
+  {
+    Mp lhs(wb), cs(wb), sp(wb);
+    for (std::uint64_t n = 1; n <= max_offset; ++n) {
+      if (!candidate[n]) {
+        mpfr_set_d(sp, Splus[n], MPFR_RNDN);  // exact
+        mpfr_mul(cs, Cm, sp, MPFR_RNDU);
+        mpfr_sub(lhs, lhs_fixed, cs, MPFR_RNDD);
+        candidate[n] = mpfr_less_p(lhs, fl) != 0;
+      }
+      if (candidate[n]) offsets.push_back(n);
     }
-    return out;
+  }
+  std::stable_sort(offsets.begin(), offsets.end(),
+                   [&](std::uint64_t a, std::uint64_t b) { return Splus[a] > Splus[b]; });
+
+  // 3: per query, the target and the threshold σ_i; the work counted before any competitor
+  const std::uint64_t first = k + 1, queries = n_max + 1 >= first ? n_max + 2 - first : 0;
+  std::vector<double> sigma(static_cast<std::size_t>(queries)), targets(sigma.size());
+  std::vector<double> q(D);
+  double scores = 0;
+  {
+    Mp P(wb), Bm(wb), Tsum(wb), a(wb), t(wb), rho(wb), err(wb), s(wb), one_u(wb), eta_sum(wb);
+    mpfr_add_ui(one_u, um, 1, MPFR_RNDU);
+    mpfr_mul_ui(eta_sum, etam, static_cast<unsigned long>(2 * D - 1), MPFR_RNDU);
+    for (std::uint64_t i = first; i <= n_max + 1; ++i) {
+      query(i, q);
+      const double target = ar.dot(q.data(), key(i - k), D);
+      if (!std::isfinite(target))
+        throw Invalid("query i = " + std::to_string(i) + ": the target score is not finite");
+      // the recursion of 3(a): B_1 = a_1; T_m = B_{m−1} + a_m, B_m = (1 + u)·T_m + η;
+      // ρ = u·(P_D + Σ_{m≥2} T_m) + (2D − 1)·η;  err = ρ + (u + η)·P_D + Q
+      mpfr_set_d(P, std::fabs(q[0]), MPFR_RNDN);  // exact
+      mpfr_set(Bm, P, MPFR_RNDN);
+      mpfr_set_zero(Tsum, 1);
+      for (std::size_t cc = 1; cc < D; ++cc) {
+        mpfr_set_d(a, std::fabs(q[cc]), MPFR_RNDN);  // exact
+        mpfr_add(P, P, a, MPFR_RNDU);
+        mpfr_add(t, Bm, a, MPFR_RNDU);  // T_m
+        mpfr_add(Tsum, Tsum, t, MPFR_RNDU);
+        mpfr_mul(Bm, t, one_u, MPFR_RNDU);
+        mpfr_add(Bm, Bm, etam, MPFR_RNDU);
+      }
+      mpfr_add(rho, P, Tsum, MPFR_RNDU);
+      mpfr_mul(rho, rho, um, MPFR_RNDU);
+      mpfr_add(rho, rho, eta_sum, MPFR_RNDU);
+      mpfr_mul(t, ue, P, MPFR_RNDU);
+      mpfr_add(err, rho, t, MPFR_RNDU);
+      mpfr_add(err, err, Qm, MPFR_RNDU);
+      // σ_i = (t_i − f_large − err_i)/C, rounded down
+      mpfr_set_d(s, target, MPFR_RNDN);  // exact
+      mpfr_sub(s, s, fl, MPFR_RNDD);
+      mpfr_sub(s, s, err, MPFR_RNDD);
+      mpfr_div(s, s, Cm, MPFR_RNDD);
+      const double sg = mpfr_get_d(s, MPFR_RNDD);
+      const std::size_t at = static_cast<std::size_t>(i - first);
+      sigma[at] = sg;
+      targets[at] = target;
+      for (std::uint64_t n : offsets) {
+        if (Splus[n] <= sg) break;
+        scores += static_cast<double>(n <= i - k) + static_cast<double>(n < k);
+      }
+    }
+  }
+  lap("pass 1");
+  if (std::getenv("ROPESIM_VERIFY_STATS"))
+    std::fprintf(stderr, "candidates %zu, competitor scores %.0f\n", offsets.size(), scores);
+  const double budget = ar.fast() ? kMaxHorizonFastScores : kMaxHorizonScores;
+  if (scores * static_cast<double>(B) > budget) {
+    char line[200];
+    std::snprintf(line, sizeof line,
+                  "candidates: the per-query bounds leave %.3g competitor scores x %zu blocks = "
+                  "%.3g block scores; accepted: at most %.0e: not checked",
+                  scores, B, scores * static_cast<double>(B), budget);
+    throw Unreadable(line);
+  }
+  const double f = mpfr_get_d(f_large, MPFR_RNDN);  // exact
+  // t − s ≥ f exactly: the binary64 difference decides unless it equals f (rounding is
+  // monotone); then the sign of TwoSum's remainder does
+  auto leads = [&](double t, double s) {
+    const double d = t - s;
+    if (!std::isfinite(t) || !std::isfinite(s)) return false;
+    if (!std::isfinite(d)) {
+      FValue x(F.p), y(F.p);
+      mpfr_set_d(x, t, MPFR_RNDN);
+      mpfr_set_d(y, s, MPFR_RNDN);
+      return leads_by(x, y, f_large, F);
+    }
+    if (d != f) return d > f;
+    const double v = d - t;
+    const double e = (t - (d - v)) + (-s - v);
+    return e >= 0;
   };
-  for (std::uint64_t i = k + 1; i <= n_max + 1; ++i) {
-    const std::string item = "query i = " + std::to_string(i);
-    const auto qi = head.vector(i, false);
-    const FValue target = score(qi, key(i - k), F);
-    auto check = [&](std::uint64_t j) {
-      const FValue s = score(qi, key(j), F);
-      if (!leads_by(target, s, f_large, F))
-        throw Invalid(item + ": target " + text(target) + " does not lead candidate j = " +
-                      std::to_string(j) + " (" + text(s) + ") by f_large");
-    };
-    for (std::uint64_t n : offsets) {
-      if (n > i - k) break;
-      check(i - k - n);  // offset +n
+  // the queries split over up to 4 threads, each in increasing order; the reported failure is
+  // the smallest failing query (and its first failing competitor in visiting order), as on one
+  // thread: a thread stops once it passes a failure another has found
+  const unsigned hw = std::thread::hardware_concurrency();
+  const std::size_t threads = std::max<std::size_t>(1, std::min(hw, 4u));
+  std::atomic<std::uint64_t> failed{std::numeric_limits<std::uint64_t>::max()};
+  std::vector<std::string> messages(threads);
+  std::vector<std::uint64_t> failed_at(threads, std::numeric_limits<std::uint64_t>::max());
+  auto work = [&](std::size_t th) {
+    std::vector<std::uint64_t> js;
+    std::vector<double> qv(D);
+    for (std::uint64_t i = first + th; i <= n_max + 1; i += threads) {
+      if (i > failed.load()) return;
+      const std::size_t at = static_cast<std::size_t>(i - first);
+      const double sg = sigma[at], target = targets[at];
+      js.clear();
+      for (std::uint64_t n : offsets) {
+        if (Splus[n] <= sg) break;
+        if (n <= i - k) js.push_back(i - k - n);  // offset +n
+        if (n < k) js.push_back(i - k + n);       // offset −n (j < i)
+      }
+      if (js.empty()) continue;
+      query(i, qv);
+      for (std::size_t g = 0; g < js.size(); g += 4) {
+        double sc[4];
+        const double* ks[4];
+        for (std::size_t t = 0; t < 4; ++t) ks[t] = key(js[std::min(g + t, js.size() - 1)]);
+        ar.dot4(qv.data(), ks, D, sc);
+        for (std::size_t t = 0; t < 4 && g + t < js.size(); ++t) {
+          if (leads(target, sc[t])) continue;
+          FValue x(F.p), y(F.p);
+          mpfr_set_d(x, target, MPFR_RNDN);
+          mpfr_set_d(y, sc[t], MPFR_RNDN);
+          messages[th] = "query i = " + std::to_string(i) + ": target " + text(x) +
+                         " does not lead candidate j = " + std::to_string(js[g + t]) + " (" +
+                         text(y) + ") by f_large";
+          failed_at[th] = i;
+          std::uint64_t seen = failed.load();
+          while (i < seen && !failed.compare_exchange_weak(seen, i)) {
+          }
+          return;
+        }
+      }
     }
-    for (std::uint64_t n : offsets) {
-      if (n >= k) break;
-      check(i - k + n);  // offset −n (j < i)
-    }
-    if (!mpfr_number_p(target)) throw Invalid(item + ": the target score is not finite");
+  };
+  {
+    std::vector<std::thread> pool;
+    for (std::size_t th = 1; th < threads; ++th) pool.emplace_back(work, th);
+    work(0);
+    for (auto& t : pool) t.join();
   }
+  const auto worst = std::min_element(failed_at.begin(), failed_at.end());
+  if (*worst != std::numeric_limits<std::uint64_t>::max())
+    throw Invalid(messages[static_cast<std::size_t>(worst - failed_at.begin())]);
+  lap("pass 2");
 }
 
 void check_horizon(const json& c) {
@@ -1528,6 +1793,16 @@ void check_compile(const json& c) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // the arithmetic self-test of verify/fast_f.hpp (tests/cli/test_verify.cpp runs it)
+  if (argc == 3 && std::string(argv[1]) == "--self-test-arithmetic") {
+    try {
+      const long n = std::stol(argv[2]);
+      if (n >= 1 && n <= 100000000) return self_test_arithmetic(n);
+    } catch (const std::exception&) {
+    }
+    std::cerr << "ropesim-verify: --self-test-arithmetic N: N from 1 to 1e8\n";
+    return 2;
+  }
   if (argc < 2 || argc > 3 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
     std::cerr
         << "usage: ropesim-verify FILE.json [MODEL.json]   (a certificate of ropesim rotations, "

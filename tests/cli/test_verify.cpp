@@ -466,3 +466,82 @@ TEST_CASE("--certificate takes a .json path and touches no file on bad input", "
 }
 
 // The compile certificates (checked against their model): tests/cli/test_verify_compile.cpp.
+
+TEST_CASE("ropesim-verify's binary64 emulation of F agrees with its MPFR operations", "[verify]") {
+  // verify/fast_f.hpp against f_mul and f_add: bf16, fp16, fp32 and p=5 (subnormals, every
+  // exponent, sums at and next to midpoints); seen failing with ties rounded away from zero
+  const Run r = run_binary(ROPESIM_VERIFY_BINARY, "--self-test-arithmetic 100000");
+  INFO(r.out << r.err);
+  CHECK(r.code == 0);
+  CHECK(r.out ==
+        "p=8,emin=-126,emax=127: 300000 operations agree\n"
+        "p=11,emin=-14,emax=15: 300000 operations agree\n"
+        "p=24,emin=-126,emax=127: 300000 operations agree\n"
+        "p=5,emin=-14,emax=15: 300000 operations agree\n");
+}
+
+TEST_CASE("a bf16 certificate of a 64-block head is checked with per-query bounds", "[verify]") {
+  // llama3-8b, bf16, C = 8192: E ≈ 1.32·C makes every offset a candidate (3000 x 64 x 3002 =
+  // 5.8e8 block scores, refused by the global-E check alone); the verifier's own per-query
+  // bounds leave a few hundred thousand scores
+  const std::string path = temp_path("horizon_bf16_llama3.json");
+  const Run made =
+      run("horizon --schedule llama3-8b --k 1 --C 8192 --format bf16 --max-length "
+          "3000 --certificate " +
+          path);
+  REQUIRE(made.code == 0);
+  const auto c = read_json(path);
+  CHECK(c["evidence"] == "candidates");
+  CHECK(c["candidate_offsets"].size() == 3000);
+  CHECK(c["at_limit"] == true);
+  const Run v = verify(path);
+  INFO(v.err);
+  CHECK(v.code == 0);
+  CHECK(v.out == "VALID\n");
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("forged bf16 and p=6 horizon certificates are rejected by the per-query path",
+          "[verify]") {
+  // The true failures (ropesim's scan-equal candidate algorithm): llama3-8b bf16 C = 4096
+  // fails at query 13 (j = 11, gap 80); conventional:base=10000,dim=16 in p=6,e=6 with
+  // C = 1024 at query 2489 (j = 2487, offset 1, gap 16 < f_large = 25; the ideal gap
+  // C·(S(0) − S(1)) ≈ 66 is above f_large, so rounding makes the failure). A claim past the
+  // failure (at_limit, n_max = failing query − 1) must be caught by scoring that competitor:
+  // seen VALID with the per-query bound err_i set to 0 and S⁺ without its (u + η)·W term.
+  struct Case {
+    std::string head;
+    std::string item;
+  };
+  for (const Case& k :
+       {Case{"--schedule llama3-8b --k 1 --C 4096 --format bf16 --max-length 100",
+             "query i = 13: target 0x1p+12 does not lead candidate j = 11 (0xf.bp+8)"},
+        Case{"--schedule conventional:base=10000,dim=16 --k 1 --C 1024 --format p=6,e=6 "
+             "--max-length 3000",
+             "query i = 2489: target 0x3.ep+8 does not lead candidate j = 2487 (0x3.dp+8)"}}) {
+    DYNAMIC_SECTION(k.head) {
+      const std::string path = temp_path("horizon_forged.json");
+      const Run made = run("horizon " + k.head + " --certificate " + path);
+      REQUIRE(made.code == 0);
+      const auto c = read_json(path);
+      REQUIRE(c["evidence"] == "candidates");
+      REQUIRE(!c["fail"].is_null());
+      const Run v = verify(path);
+      INFO(v.err);
+      CHECK(v.out == "VALID\n");
+      auto forged = c;
+      const std::uint64_t fail = c["fail"]["query"].get<std::uint64_t>();
+      forged["n_max"] = fail - 1;
+      forged["max_length"] = fail - 1;
+      forged["at_limit"] = true;
+      forged["fail"] = nullptr;
+      expect_rejected(forged, "horizon_forged_nmax.json", k.item);
+      // the failing query's target score doubled (still an element of F)
+      forged = c;
+      forged["fail"]["target"] =
+          hex(2 * std::strtod(c["fail"]["target"].get<std::string>().c_str(), nullptr));
+      expect_rejected(forged, "horizon_forged_target.json", "target score is");
+      std::filesystem::remove(path);
+    }
+  }
+}
