@@ -74,7 +74,6 @@ std::string html_table(const Table& t) {
 }
 
 /// Draws `script` with gnuplot into a temporary SVG and returns its text (inline figure).
-
 std::string svg_figure(const std::string& script) {
   const auto path = std::filesystem::temp_directory_path() /
                     fmt::format("ropesim-diagnose-{}-{}.svg", ::getpid(), script.size());
@@ -92,15 +91,10 @@ std::string svg_figure(const std::string& script) {
 }
 
 /// Error against position per path (band maxima at each band's end, log scale). The x range
-
 /// runs from just below the first band's end to just above the context, so that every band's
-
 /// point is inside it whatever the context (one band, ending at N, for N <= 1024); a path with
-
 /// no error (every band 0: nothing to draw on a log scale) is left out, and when no path has
-
 /// one the figure says so instead of drawing nothing (gnuplot refuses a plot without a point).
-
 std::string error_figure(const proofs::DiagnoseReport& r) {
   std::string data, plots;
   std::vector<const proofs::DiagnosePath*> paths{&r.correct};
@@ -142,7 +136,6 @@ std::string error_figure(const proofs::DiagnoseReport& r) {
 }
 
 /// The collision map: distinct rotations and the first collision per path.
-
 std::string collision_figure(const proofs::DiagnoseReport& r) {
   std::string data = "$C << EOD\n";
   std::vector<const proofs::DiagnosePath*> paths{&r.correct};
@@ -169,16 +162,8 @@ std::string collision_figure(const proofs::DiagnoseReport& r) {
          gnuplot_quote("first collision (at the top: none in the context)") + "\n";
 }
 
-/// Several frameworks side by side: per path and offset the largest relative score error,
-
-/// one column per framework ("-" where the path was not measured there).
-
-/// The ranking of each framework side by side: per place the path and what decided it.
-
 /// A code fence longer than every run of backticks in `text` (CommonMark: the fence closes only
-
 /// on a run at least as long), so a config path or value cannot end the block early.
-
 std::string fence_for(const std::string& text) {
   std::size_t longest = 0, run = 0;
   for (const char c : text) {
@@ -189,9 +174,7 @@ std::string fence_for(const std::string& text) {
 }
 
 /// `t` with every text cell in HTML's entities: Markdown renders raw HTML inside table cells,
-
 /// and the score table's commands carry the config path.
-
 Table markdown_safe(Table t) {
   for (auto& row : t.rows) {
     for (auto& cell : row) {
@@ -244,7 +227,10 @@ std::string html_report(std::span<const proofs::DiagnoseReport> reports) {
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>ropesim diagnose " +
       html_escape(first.schedule) + " (" + html_escape(names) +
       ")</title>\n<style>body{font-family:sans-serif;max-width:1400px;margin:auto}"
-      "table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;padding:2px 6px}"
+      "table{border-collapse:collapse;font-size:13px;max-width:100%}"
+      // long pipeline strings and commands wrap anywhere: nothing runs off the right edge
+      "td,th{border:1px solid #ccc;padding:2px 6px;overflow-wrap:anywhere}"
+      "code{overflow-wrap:anywhere}"
       "pre{background:#f6f6f6;padding:8px;white-space:pre-wrap}"
       ".side{display:flex;gap:12px;flex-wrap:wrap}.side>div{flex:1;min-width:420px}"
       ".side svg{width:100%;height:auto}</style></head><body>\n"

@@ -32,7 +32,6 @@ std::string num(double v) {
 }
 
 /// A relative error as a percentage, 3 significant digits ("nan", "inf" kept).
-
 std::string percent(double v) {
   if (!std::isfinite(v)) return num(v);
   return fmt::format("{:.3g}%", 100 * v);
@@ -68,7 +67,6 @@ std::string drift_text(const proofs::DriftResult& d) {
 }
 
 /// "n=1 0.21% · n=64 0.3% · …": a path's largest relative score error per offset.
-
 std::string score_text(const proofs::DiagnosePath& p) {
   if (p.scores.empty()) return "n/a";
   std::string out;
@@ -80,24 +78,11 @@ std::string score_text(const proofs::DiagnosePath& p) {
 }
 
 /// The band in which `p` first differs from its reference, "a..b".
-
 std::string first_band(const proofs::DiagnoseReport& r, const proofs::DiagnosePath& p) {
   for (const auto& [a, b] : r.bands)
     if (p.first_differing_band && *p.first_differing_band == a) return band_text(a, b);
   return "-";
 }
-
-/// The few lines a person reads first.
-
-/// One row per (path, band) and per path overall. A band with non-finite entries shows
-
-/// "nan" in its maximum columns (the maxima are over the finite entries; JSON keeps both).
-
-/// The score check per path and offset: the largest error over every query position, where,
-
-/// and the command that recomputes it.
-
-/// What the score table is.
 
 }  // namespace
 
