@@ -378,7 +378,11 @@ class _Bound:
 
     The radius is itself computed in float64; its own rounding (relative, of the order of the
     number of operations times 2^-53) is covered by the factor 1.01 applied at the readout. A
-    NaN or infinite value gives an infinite radius (no claim). Valid for nearest rounding only.
+    NaN or infinite value gives an infinite radius (no claim). Valid for evaluations that round
+    to nearest, with the stable or no-max-subtraction softmax (the online softmax's rescaling
+    recurrence is not covered: infinite radius), under sequential, pairwise or exact summation
+    (a sum rounded once, or through n − 1 roundings in any order); the realised cos/sin are
+    the same constants on both sides (ropesim.rotation_table is the table ``run`` realises).
     """
 
     def __init__(self, dtype: torch.dtype):
@@ -864,6 +868,8 @@ class RopeTransformer(nn.Module):
         """The radius of the softmax weights (class _Bound: the softmax step)."""
         u, eta = bound.u, bound.eta
         t = visible.shape[0]
+        if self.softmax_variant == "online":  # its rescaling recurrence is not covered: no claim
+            return torch.where(visible, torch.full_like(rs, _math.inf), torch.zeros_like(rs))
         rho = torch.where(visible, rs, torch.zeros_like(rs)).amax(-1, keepdim=True)
         if self.softmax_variant == "no-max-subtraction":
             d = torch.zeros_like(rho)
@@ -1073,7 +1079,8 @@ def _read_matrix(value, rows: int, cols: int, path: str, dtype) -> torch.Tensor:
         for i, entry in enumerate(value.get("sparse", [])):
             if not isinstance(entry, list) or len(entry) != 3:
                 raise ValueError(f"{path}.sparse[{i}]: expected [row, col, value]")
-            r, c = _int(entry[0], f"{path}.sparse[{i}][0]"), _int(entry[1], f"{path}.sparse[{i}][1]")
+            r = _int(entry[0], f"{path}.sparse[{i}][0]")
+            c = _int(entry[1], f"{path}.sparse[{i}][1]")
             if r >= rows or c >= cols or (r, c) in seen:
                 raise ValueError(f"{path}.sparse[{i}]: entry ({r}, {c}) outside {rows} x {cols} "
                                  f"or given twice")
@@ -1108,9 +1115,9 @@ def from_model_spec(path, dtype: torch.dtype = torch.float32) -> RopeTransformer
     fractions, ``inf``, ``-0``) and rounded once, to nearest with ties to even, into `dtype`
     (float32 or float64): a spec written by ``to_model_spec`` loads back to identical
     parameters. The policy (format, rounding, summation, accumulator) is kept for
-    ``to_spec``/``to_model_spec``'s defaults as ``model.policy``. Raises ValueError naming the JSON path for
-    a malformed spec or a feature the twin does not compute (mixed-format heads' ``formats``
-    blocks, pipeline realisations, a rope segment ``format``).
+    ``to_spec``/``to_model_spec``'s defaults as ``model.policy``. Raises ValueError naming the
+    JSON path for a malformed spec or a feature the twin does not compute (mixed-format heads'
+    ``formats`` blocks, pipeline realisations, a rope segment ``format``).
     """
     _format_of(dtype)
     spec = _check_fields(_load_json(path), "model spec",

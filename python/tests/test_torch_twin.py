@@ -20,7 +20,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 import ropesim  # noqa: E402
-rt = pytest.importorskip("ropesim.torch")
+import ropesim.torch as rt  # noqa: E402
 
 ROPES = [
     None,
