@@ -43,7 +43,7 @@ import math as _math
 import os as _os
 import re as _re
 from fractions import Fraction as _Fraction
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 import numpy as _np
 import torch
@@ -53,7 +53,7 @@ from torch import nn
 from . import cli as _cli
 from . import rotation_table as _rotation_table
 
-__all__ = ["RopeTransformer", "from_model_spec", "RopeSegment"]
+__all__ = ["RopeTransformer", "from_model_spec", "RopeSegment", "train", "exact_decimal"]
 
 _TWIN_REALISATIONS = ("r1", "r2", "r3", "none")
 _MASKINGS = ("strict", "non-strict")
@@ -1007,6 +1007,53 @@ class RopeTransformer(nn.Module):
                 f"d_model={self.d_model}, layers={len(self.layers)}, bos={self.bos}, "
                 f"masking={self.masking!r}, softmax={self.softmax_variant!r}, "
                 f"layer_norm={self.norm_placement!r}")
+
+
+def train(model: RopeTransformer, words: Sequence, labels: Sequence, steps: int = 200,
+          lr: float = 0.01, batch_size: int | None = 64, seed: int = 0,
+          progress: Callable[[int, float], None] | None = None) -> list[float]:
+    """Trains `model` in place to accept the words labelled true: Adam (learning rate `lr`) on
+    the binary cross-entropy of sigmoid(y) (y the logit, accept iff y > 0), `steps` steps on
+    minibatches of `batch_size` words drawn without replacement per epoch (None: every word
+    each step), seeded by `seed`. Returns the loss of every step (floats). `progress(step,
+    loss)` is called after each step when given. A start of issue 37 item 2 (the training
+    experiment; docs/TRAINED.md), not the experiment itself.
+
+    Raises ValueError when `words` and `labels` differ in length or are empty, or a count is
+    out of range; TypeError for a count that is not an int.
+    """
+    words, labels = list(words), [bool(x) for x in labels]
+    if not words or len(words) != len(labels):
+        raise ValueError(f"words, labels: expected the same non-empty length, got {len(words)} "
+                         f"and {len(labels)}")
+    _check_int("steps", steps, 0)
+    _check_int("seed", seed, 0)
+    if batch_size is not None:
+        _check_int("batch_size", batch_size, 1)
+    target = torch.tensor(labels, dtype=model.classifier.dtype)
+    optimiser = torch.optim.Adam(model.parameters(), lr=lr)
+    g = torch.Generator().manual_seed(seed)
+    order, cursor = torch.randperm(len(words), generator=g), 0
+    losses = []
+    model.train()
+    for step in range(steps):
+        if batch_size is None or batch_size >= len(words):
+            batch = torch.arange(len(words))
+        else:
+            if cursor + batch_size > len(words):
+                order, cursor = torch.randperm(len(words), generator=g), 0
+            batch = order[cursor:cursor + batch_size]
+            cursor += batch_size
+        optimiser.zero_grad()
+        y = model([words[k] for k in batch.tolist()])
+        loss = _F.binary_cross_entropy_with_logits(y, target[batch])
+        loss.backward()
+        optimiser.step()
+        losses.append(float(loss))
+        if progress is not None:
+            progress(step, losses[-1])
+    model.eval()
+    return losses
 
 
 def _check_int(what: str, value, low: int) -> None:
