@@ -390,11 +390,11 @@ def test_bad_input_is_refused(tmp_path):
 
 
 def test_train_a_tiny_model_then_run_it_exactly(tmp_path):
-    """A start of issue 37 item 2: ropesim.torch.train fits "contains a" (LTL P a) on the 106 distinct
-    words of 200 drawn with length <= 8, one post-LN layer with a RoPE_P head (measured: loss
-    from 0.26 to below 10^-4, every training word right, 3.4 s); the trained model classifies its training words, survives
-    the export round trip bit for bit, and ``ropesim run`` at fp32 (sequential summation)
-    decides as the float32 twin wherever |y| > 2r."""
+    """A start of issue 37 item 2: ropesim.torch.train fits "contains a" (LTL P a) on the 106
+    distinct words of 200 drawn with length <= 8, one post-LN layer with a RoPE_P head
+    (measured: loss from 0.26 to below 10^-4, every training word right, 3.4 s); the trained
+    model survives the export round trip bit for bit, and ``ropesim run`` at fp32 (sequential
+    summation) is within 2r of the float32 twin on longer words."""
     started = time.time()
     model = rt.RopeTransformer("ab", d_model=8, layers=1, heads=1, head_dim=4,
                                rope=("periodic:m=2,3", "r3"), layer_norm="post", seed=3)
