@@ -730,6 +730,9 @@ class RopeTransformer(nn.Module):
                 p.copy_(torch.randn(p.shape, generator=g, dtype=torch.float64) * std)
 
         fill(self.embedding, 1.0)
+        if not self.bos:  # the unused BOS row: zeros, as from_model_spec reads a spec without BOS
+            with torch.no_grad():
+                self.embedding[len(self.alphabet)].zero_()
         for layer in self.layers:
             for head in layer.heads:
                 for p in (head.query, head.key, head.value):
