@@ -785,7 +785,7 @@ class RopeTransformer(nn.Module):
         bound = _Bound(dtype) if with_bound else None
         tokens, positions = self._tokens(indices)
         x = self.embedding[tokens]
-        rx = torch.zeros(x.shape, dtype=torch.float64) if bound else None
+        rx = torch.zeros(x.shape, dtype=torch.float64) if bound is not None else None
         t = tokens.shape[1]
         keys = torch.arange(t)
         visible = keys[None, :] < keys[:, None] if self.masking == "strict" \
@@ -802,7 +802,8 @@ class RopeTransformer(nn.Module):
                     outs.append(o)
                     routs.append(ro)
                 stacked = torch.cat([h.output for h in layer.heads], 1)
-                a, ra = _linear(torch.cat(outs, -1), torch.cat(routs, -1) if bound else None,
+                a, ra = _linear(torch.cat(outs, -1),
+                                torch.cat(routs, -1) if bound is not None else None,
                                 bound, stacked, layer.attention_bias)
                 x, rx = _add(x, rx, a, ra, bound)
                 if not pre and layer.attention_norm is not None:
@@ -816,7 +817,7 @@ class RopeTransformer(nn.Module):
                 if not pre and layer.ffn_norm is not None:
                     x, rx = layer.ffn_norm(x, rx, bound)
         x_eos = x[:, -1, :]
-        r_eos = rx[:, -1, :] if bound else None
+        r_eos = rx[:, -1, :] if bound is not None else None
         if self.final_norm is not None:
             x_eos, r_eos = self.final_norm(x_eos, r_eos, bound)
         y, ry = _linear(x_eos, r_eos, bound, self.classifier[None, :], self.classifier_bias[None])
