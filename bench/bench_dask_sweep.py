@@ -5,7 +5,7 @@ Runs one sweep grid, round after round, as
   dask   ropesim.dask.sweep(client, shards=S)        W worker processes of one thread each
   jobs   ropesim.sweep(jobs=W)                       one process, W threads
 (the order rotates between rounds), checks that the three tables are equal, and prints each wall
-time, the ratios one/dask and one/jobs per round with their median, and the load average before
+time and CPU time (this process and the workers'), the ratios one/dask and one/jobs per round with their median, and the load average before
 and after each run (the machine may be shared). The cluster is started once, before the rounds
 (its start-up time is printed apart).
 
@@ -15,6 +15,7 @@ and after each run (the machine may be shared). The cluster is started once, bef
 import argparse
 import logging
 import os
+import resource
 import statistics
 import time
 
@@ -22,6 +23,12 @@ import distributed
 
 import ropesim
 import ropesim.dask
+
+
+def cpu_seconds():
+    """User + system CPU seconds of this process so far (all its threads)."""
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
 
 
 def main():
@@ -57,11 +64,15 @@ def main():
         seconds, tables = {}, {}
         for name in order:
             load = os.getloadavg()[0]
+            cpu = cpu_seconds() + sum(client.run(cpu_seconds).values())
             t = time.monotonic()
             tables[name] = runs[name]()
             seconds[name] = time.monotonic() - t
-            print(f"round {r + 1} {name:5s} {seconds[name]:7.2f} s  (load {load:.2f} -> "
-                  f"{os.getloadavg()[0]:.2f})", flush=True)
+            # CPU of this process and of every worker process (a restarted worker would lose
+            # its count; none is restarted here)
+            cpu = cpu_seconds() + sum(client.run(cpu_seconds).values()) - cpu
+            print(f"round {r + 1} {name:5s} {seconds[name]:7.2f} s wall, {cpu:7.2f} s CPU  "
+                  f"(load {load:.2f} -> {os.getloadavg()[0]:.2f})", flush=True)
         if not (tables["dask"].equals(tables["one"]) and tables["jobs"].equals(tables["one"])):
             raise SystemExit("the tables differ")
         ratios["one/dask"].append(seconds["one"] / seconds["dask"])
