@@ -8,8 +8,10 @@
 #include <vector>
 
 #include "attention/schedule.hpp"
+#include "attention/sweep_table.hpp"
 #include "numeric/budget.hpp"
 #include "numeric/error.hpp"  // actions throw ropesim::InvalidArgument
+#include "numeric/grid_lists.hpp"
 #include "numeric/lists.hpp"
 
 namespace ropesim::cli {
@@ -48,31 +50,9 @@ Action add_table_bounds_command(CLI::App* table);
 /// `ropesim table rotations` under the `table` subcommand (cli/table_rotations_command.cpp).
 Action add_table_rotations_command(CLI::App* table);
 
-/// What a list holds, which decides where a comma starts a new item.
-enum class ListKind {
-  plain,         ///< every comma separates items (model names, realisations)
-  formats,       ///< `p=11,e=5,fp16`: an item starting with `p=` or without `=` is a new format
-  schedules,     ///< `conventional:base=1e4,dim=128,single:g=1,periodic:m=2,3,12,phi-2`: an item
-                 ///< with `:`, or a name (letters, no `=`), is a new schedule
-  realisations,  ///< `r1,hf;pipeline:angle=fp16;cos_sin=fp32;r2`: every comma separates items,
-                 ///< and a `;` group `key=value` (no `:`) continues the `pipeline:` before it
-};
-
-/// Splits a list on ';' (always a separator) and on the commas that start a new item of
-/// `kind`, so specs that contain commas can be listed as they are written. An empty `text` is
-/// the empty list; inside a non-empty one every empty item
-/// ('3,,4', 'p=8,e=5;;', a trailing ',') is refused (numeric::split_items), and repeats as
-/// `repeats` says: throws InvalidArgument naming `flag`.
-std::vector<std::string> split_list(const std::string& text, const std::string& flag,
-                                    ListKind kind = ListKind::plain,
-                                    numeric::Repeats repeats = numeric::Repeats::items);
-
-/// split_list, refusing an item listed twice (a grid cell computed twice is a typo, not a
-/// request): throws InvalidArgument naming `flag` and the repeated item. Format lists expand
-/// ranges (`p=4..53,e=11`, numeric::expand_format_range) first and also refuse one format
-/// under two spellings.
-std::vector<std::string> split_unique(const std::string& text, const std::string& flag,
-                                      ListKind kind = ListKind::plain);
+using numeric::ListKind;
+using numeric::split_list;
+using numeric::split_unique;
 
 /// Strict integer option text (numeric::parse_integer): decimal digits only (no sign, no `0x`, no
 /// octal, no exponent, no fraction), value in [lo, hi]. CLI11 alone would wrap `-1` to 2^64 - 1,
@@ -109,11 +89,7 @@ void add_spellings_to_help(CLI::App& app);
 std::string progress_line(std::size_t done, std::size_t total, const std::string& what,
                           double elapsed_seconds);
 
-/// The schedules of a census grid from --models (preset names or "all") and --schedules
-/// (specs): every preset when neither is given. Throws InvalidArgument naming the flag for an
-/// unknown preset, a bad spec, or an item listed twice.
-std::vector<attention::Schedule> grid_schedules(const std::string& models,
-                                                const std::string& schedules);
+using attention::grid_schedules;
 
 /// True if stderr is a terminal (progress display).
 bool stderr_is_tty();

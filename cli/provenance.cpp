@@ -34,17 +34,6 @@ std::string& recorded_command() {
 
 }  // namespace
 
-std::string shell_word(const std::string& word) {
-  if (!word.empty() &&
-      word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-                             "-_=.,:/+@%^") == std::string::npos) {
-    return word;
-  }
-  std::string quoted = "'";
-  for (char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return quoted + "'";
-}
-
 namespace {
 std::vector<CommandWord>& command_words_store() {
   static std::vector<CommandWord> words;
@@ -56,49 +45,19 @@ void set_command_words(std::vector<CommandWord> words) { command_words_store() =
 
 const std::vector<CommandWord>& recorded_command_words() { return command_words_store(); }
 
-nlohmann::json to_json(const CommandWord& w) {
-  nlohmann::json j = {{"word", w.text}, {"option", w.option}, {"role", w.role}};
-  if (w.role == "name=value") j["value_at"] = w.value_at;
-  return j;
-}
-
-std::optional<CommandWord> command_word_from_json(const nlohmann::json& j) {
-  if (!j.is_object() || !j.contains("word") || !j["word"].is_string() || !j.contains("option") ||
-      !j["option"].is_string() || !j.contains("role") || !j["role"].is_string()) {
-    return std::nullopt;
-  }
-  CommandWord w{j["word"], j["option"], j["role"], 0};
-  if (w.role == "name=value") {
-    if (!j.contains("value_at") || !j["value_at"].is_number_unsigned()) return std::nullopt;
-    w.value_at = j["value_at"];
-    if (w.value_at == 0 || w.value_at > w.text.size()) return std::nullopt;
-  } else if (w.role != "name" && w.role != "value" && w.role != "word") {
-    return std::nullopt;
-  }
-  if (j.size() != (w.role == "name=value" ? 4u : 3u)) return std::nullopt;
-  return w;
-}
-
 void set_command_line(int argc, char** argv) {
   std::string command = "ropesim";
   for (int i = 1; i < argc; ++i) command += " " + shell_word(argv[i]);
   recorded_command() = std::move(command);
 }
 
-nlohmann::json provenance() {
-  return {{"tool", "ropesim"},
-          {"version", std::string(ropesim::version())},
-          {"commit", std::string(ropesim::source_commit())},
-          {"command", recorded_command()},
-          // the math libraries the :glibc and :sleef-u10 pipeline steps call: another glibc
-          // may give other bits (numeric/libm.hpp)
-          {"libm", {{"glibc", numeric::glibc_version()}, {"sleef", numeric::sleef_version()}}}};
-}
+namespace {
+io::Provenance recorded_provenance() { return {recorded_command(), recorded_command_words()}; }
+}  // namespace
 
-std::string provenance_line() {
-  return "ropesim " + std::string(ropesim::version()) + " (commit " +
-         std::string(ropesim::source_commit()) + "); command: " + recorded_command();
-}
+nlohmann::json provenance() { return io::to_json(recorded_provenance()); }
+
+std::string provenance_line() { return io::provenance_line(recorded_provenance()); }
 
 std::string model_spec_text(const nlohmann::json& spec) { return spec.dump(2) + "\n"; }
 
@@ -132,38 +91,27 @@ std::string flags_text(std::uint8_t flags) {
   return s.empty() ? "-" : s;
 }
 
+void write_and_print(const Table& table, const std::optional<OutputKind>& kind,
+                     const std::string& out, const std::optional<ShardRecord>& shard, bool json,
+                     bool quiet, const std::string& columns) {
+  if (shard && !columns.empty()) {
+    throw InvalidArgument(
+        "--columns: a shard file keeps every column (ropesim merge needs them); accepted: "
+        "--columns without --shard, or on ropesim merge");
+  }
+  const Table file = table.for_files(columns);
+  const Table terminal = table.for_terminal(columns);
+  if (kind) io::write_output_file(out, render(file, *kind, shard));
+  if (quiet && kind) return;
+  if (json) {
+    std::cout << file.to_json().dump(2) << "\n";
+  } else {
+    std::cout << terminal.to_text();
+  }
+}
+
 std::string render(const Table& table, OutputKind kind, const std::optional<ShardRecord>& shard) {
-  std::string line = provenance_line();
-  for (char& c : line) {
-    if (c == '\n' || c == '\r') c = ' ';
-  }
-  const std::string shard_text = shard ? shard_line(*shard) : std::string();
-  nlohmann::json words = nlohmann::json::array();
-  for (const auto& w : recorded_command_words()) words.push_back(to_json(w));
-  const std::string words_text = "command words: " + words.dump();
-  switch (kind) {
-    case OutputKind::csv:
-      return "# " + line + "\n" + (shard ? "# " + shard_text + "\n# " + words_text + "\n" : "") +
-             table.to_csv();
-    case OutputKind::markdown:
-      return "Made by ropesim " + std::string(ropesim::version()) + " (commit " +
-             std::string(ropesim::source_commit()) + "): `" + recorded_command() + "`\n\n" +
-             (shard ? shard_text + "\n\n" + words_text + "\n\n" : "") + table.to_markdown();
-    case OutputKind::json: {
-      nlohmann::json j = {{"provenance", provenance()}, {"rows", table.to_json()}};
-      if (shard) {
-        j["provenance"]["shard"] = {{"index", shard->shard.index},
-                                    {"count", shard->shard.count},
-                                    {"rows", shard->total_rows},
-                                    {"words", words}};
-      }
-      return j.dump(2) + "\n";
-    }
-    case OutputKind::latex:
-      return "% " + line + "\n" + (shard ? "% " + shard_text + "\n% " + words_text + "\n" : "") +
-             table.to_latex();
-  }
-  return {};
+  return io::render(table, kind, recorded_provenance(), shard);
 }
 
 }  // namespace ropesim::cli

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "attention/census.hpp"
+#include "attention/sweep_table.hpp"
 #include "cli/commands.hpp"
 #include "cli/jobs.hpp"
 #include "cli/progress.hpp"
@@ -16,107 +17,6 @@
 #include "numeric/fast_engine.hpp"
 
 namespace ropesim::cli {
-
-namespace {
-
-nlohmann::json or_null(const std::optional<std::uint64_t>& v) {
-  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
-}
-
-Table sweep_table(const std::vector<attention::CensusResult>& cells, const std::string& rounding) {
-  Table t;
-  t.terminal_columns = {"schedule",      "realization",    "format",   "distinct",
-                        "largest_class", "first_repeat",   "period",   "witnessed",
-                        "max_witness",   "first_overflow", "first_nan"};
-  t.columns = {"schedule",
-               "realization",
-               "format",
-               "rounding",
-               "positions",
-               "distinct",
-               "largest_class",
-               "largest_class_position",
-               "first_repeat",
-               "periodic",
-               "period",
-               "witnessed",
-               "max_period",
-               "max_witness",
-               "max_witness_period",
-               "blocks",
-               "periodic_blocks",
-               "min_block_distinct",
-               "overflow_positions",
-               "first_overflow",
-               "nan_positions",
-               "first_nan",
-               "note"};
-  t.numeric_columns = {"positions",
-                       "distinct",
-                       "largest_class",
-                       "largest_class_position",
-                       "period",
-                       "witnessed",
-                       "max_period",
-                       "max_witness",
-                       "max_witness_period",
-                       "blocks",
-                       "periodic_blocks",
-                       "min_block_distinct",
-                       "overflow_positions",
-                       "first_overflow",
-                       "nan_positions",
-                       "first_nan"};
-  for (const auto& r : cells) {
-    if (!r.not_applicable.empty()) {
-      t.rows.push_back({r.schedule, r.realisation, r.format.name,   rounding, r.positions,
-                        nullptr,    nullptr,       nullptr,         nullptr,  nullptr,
-                        nullptr,    nullptr,       nullptr,         nullptr,  nullptr,
-                        nullptr,    nullptr,       nullptr,         nullptr,  nullptr,
-                        nullptr,    nullptr,       r.not_applicable});
-      continue;
-    }
-    std::uint64_t witnessed = 0;
-    for (auto w : r.witnesses) witnessed += w >= 0 ? 1 : 0;
-    // Component periodicity (THEORY §3 Def 2.1) observed on 0..N-1: blocks with a period ≤ N/2.
-    std::uint64_t periodic_blocks = 0;
-    for (const auto& p : r.period_per_block) periodic_blocks += p ? 1 : 0;
-    nlohmann::json min_block_distinct = nullptr;
-    if (!r.distinct_per_block.empty()) {
-      min_block_distinct =
-          *std::min_element(r.distinct_per_block.begin(), r.distinct_per_block.end());
-    }
-    const nlohmann::json repeat =
-        r.first_repeat ? nlohmann::json::array({r.first_repeat->earlier, r.first_repeat->later})
-                       : nlohmann::json(nullptr);
-    t.rows.push_back({r.schedule,
-                      r.realisation,
-                      r.format.name,
-                      rounding,
-                      r.positions,
-                      r.distinct_rotations,
-                      r.largest_class.size,
-                      r.largest_class.position,
-                      repeat,
-                      r.period.has_value(),
-                      or_null(r.period),
-                      r.period ? nlohmann::json(nullptr) : nlohmann::json(witnessed),
-                      r.max_period,
-                      or_null(r.largest_witness_position),
-                      or_null(r.largest_witness_period),
-                      r.distinct_per_block.size(),
-                      periodic_blocks,
-                      min_block_distinct,
-                      r.overflow.count,
-                      or_null(r.overflow.first),
-                      r.nan.count,
-                      or_null(r.nan.first),
-                      ""});
-  }
-  return t;
-}
-
-}  // namespace
 
 namespace {
 
@@ -180,67 +80,21 @@ int run_sweep(const CLI::App& cmd, SweepOptions& o) {
   }
   const bool sharded = cmd.count("--shard") > 0;
   const Shard shard = sharded ? parse_shard(o.shard) : Shard{1, 1};  // 1/1: every row
-  if (cmd.count("--models") > 0 && o.models.empty())
-    throw InvalidArgument("--models: empty list; accepted: all or preset names");
-  if (cmd.count("--schedules") > 0 && o.schedules.empty()) {
-    throw InvalidArgument("--schedules: empty list; accepted: " + attention::schedule_spellings());
-  }
-  attention::check_census_limits(o.positions, 0, o.max_period);
-
-  attention::SweepGrid grid;
-  grid.rounding = with_context("--rounding", [&] { return numeric::parse_rounding(o.rounding); });
-  grid.engine = with_context("--engine", [&] { return &numeric::engine_by_name(o.engine); });
-  grid.schedules = grid_schedules(o.models, o.schedules);
-  for (const auto& spec : split_unique(o.formats, "--formats", ListKind::formats)) {
-    try {
-      grid.formats.push_back(numeric::parse_format(spec));
-    } catch (const InvalidArgument& e) {
-      throw InvalidArgument(std::string("--formats: ") + e.what());
-    }
-  }
-  for (const auto& spec : split_unique(o.realisations, "--realizations", ListKind::realisations)) {
-    try {
-      (void)attention::parse_realisation(spec, numeric::Format::fp32());
-    } catch (const InvalidArgument& e) {
-      throw InvalidArgument(std::string("--realizations: ") + e.what());
-    }
-    grid.realisations.push_back(spec);
-  }
-  if (grid.schedules.empty() || grid.formats.empty() || grid.realisations.empty()) {
-    throw InvalidArgument(
-        "sweep: the grid is empty (give --models, --schedules, --formats and --realizations)");
-  }
-
-  attention::CensusOptions options;
-  options.positions = o.positions;
-  options.max_period = o.max_period;
-  options.threads = jobs_threads(o.threads);
-  for (const auto& s : grid.schedules)
-    warn_about_schedule(s, o.positions - 1);  // longrope past L_orig
-  // Row i of the table is grid cell i (attention::sweep's order); a shard runs its rows only.
-  const std::size_t cells_per_schedule = grid.formats.size() * grid.realisations.size();
-  const std::uint64_t total_rows = grid.schedules.size() * cells_per_schedule;
-  std::function<bool(std::size_t)> selected;
-  if (sharded)
-    selected = [shard, total_rows](std::size_t cell) { return shard.owns(cell, total_rows); };
-  {
-    WorkEstimate total;
-    for (std::size_t si = 0; si < grid.schedules.size(); ++si) {
-      const auto& s = grid.schedules[si];
-      std::size_t cells = 0;
-      for (std::size_t c = 0; c < cells_per_schedule; ++c)
-        cells += shard.owns(si * cells_per_schedule + c, total_rows) ? 1 : 0;
-      const WorkEstimate e = attention::census_work(s, options, cells);
-      total.what = e.what;
-      total.units += e.units;
-      total.units_per_second = e.units_per_second;
-      total.bytes = std::max(total.bytes, e.bytes);
-    }
-    // The default sweep (the README's main job, about 3 minutes) is always within budget.
-    Budget budget = opt_in_budget(o.allow_slow);
-    budget.seconds = 1800;
-    check_budget("--positions", total, budget);
-  }
+  attention::SweepRequest request;
+  if (cmd.count("--models") > 0) request.models = o.models;
+  if (cmd.count("--schedules") > 0) request.schedules = o.schedules;
+  request.formats = o.formats;
+  request.realisations = o.realisations;
+  request.rounding = o.rounding;
+  request.engine = o.engine;
+  request.positions = o.positions;
+  request.max_period = o.max_period;
+  const attention::SweepGrid grid = attention::sweep_grid(request);
+  const attention::CensusOptions options =
+      attention::sweep_options(request, jobs_threads(o.threads));
+  for (const auto& warning : attention::sweep_warnings(grid, o.positions))
+    std::cerr << "ropesim: warning: " << one_line(warning) << "\n";
+  attention::check_sweep_budget(grid, options, shard, o.allow_slow);
   if (o.quiet && o.progress == ProgressChoice::on) {
     throw InvalidArgument("--quiet: excludes --progress; accepted: one of them");
   }
@@ -251,11 +105,10 @@ int run_sweep(const CLI::App& cmd, SweepOptions& o) {
       reporter.update(done, total, "cells");
     };
   }
-  const auto cells = attention::sweep(grid, options, progress, selected);
+  const Table table = attention::sweep_shard_table(grid, options, shard, progress);
   reporter.finish();
-  const Table table = sweep_table(cells, std::string(numeric::to_string(grid.rounding)));
   std::optional<ShardRecord> record;
-  if (sharded) record = ShardRecord{shard, total_rows};
+  if (sharded) record = ShardRecord{shard, attention::sweep_rows(grid)};
   write_and_print(table, kind, o.out, record, o.json, o.quiet, o.columns);
   return 0;
 }

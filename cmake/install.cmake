@@ -20,7 +20,7 @@ set(ROPESIM_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/ropesim)
 # The headers keep their module folder (include/ropesim/numeric/format.hpp), so
 # `#include "numeric/format.hpp"` works with include/ropesim on the include path; the installed
 # file sets add that directory to the exported targets' INTERFACE_INCLUDE_DIRECTORIES.
-install(TARGETS ropesim_io ropesim_logic ropesim_numeric ropesim_automata ropesim_attention ropesim_proofs ropesim_all
+install(TARGETS ropesim_io ropesim_tables ropesim_logic ropesim_numeric ropesim_automata ropesim_attention ropesim_proofs ropesim_all
   EXPORT ropesimTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}

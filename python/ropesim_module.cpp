@@ -243,6 +243,8 @@ std::string flag_bits_text() {
 
 }  // namespace
 
+void bind_sweep(py::module_& m);  // python/bind_sweep.cpp: sweep, shards, tables as files
+
 PYBIND11_MODULE(_ropesim, m) {
   m.doc() = "C++ side of the ropesim Python module (docs/PYTHON.md); use `import ropesim`.";
   py::register_exception<InvalidArgument>(m, "InvalidArgument", PyExc_ValueError);
@@ -280,5 +282,6 @@ PYBIND11_MODULE(_ropesim, m) {
         "2..2^31, P_max in 1..N-1).");
   m.def("run_cli", &run_cli, py::arg("args"),
         "(exit code, stdout, stderr) of `ropesim ARGS...` run in-process (the GIL released).");
+  bind_sweep(m);
   m.attr("version") = std::string(ropesim::version());
 }

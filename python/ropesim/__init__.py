@@ -35,11 +35,12 @@ from fractions import Fraction
 import numpy as _np
 
 from . import _ropesim
+from ._sweep import sweep  # the sweep table from the library (python/ropesim/_sweep.py)
 
 __all__ = [
     "round", "round_flags", "rotation_table", "census", "position", "horizon", "compile",
     "Model", "classify", "check", "formats", "experiment_length", "cli", "Fraction",
-    "__version__",
+    "__version__", "sweep",
 ]
 __version__ = _ropesim.version
 

@@ -202,6 +202,17 @@ TEST_CASE("merge refuses inconsistent shard sets: one line, exit 2, no output fi
   other.replace(other.find("--positions 256"), 15, "--positions 128");
   make(other + " --shard 2/3", "other2.csv");
   make(kSweep, "whole.csv");
+  make(kTable + " --shard 2/3", "table2.csv");  // another command's shard
+  {
+    // shard 3 cut in the middle of its last row, and the JSON shard 3 cut in half (a copy
+    // interrupted: ropesim itself writes atomically)
+    std::string text = slurp(path("s3.csv"));
+    text.erase(text.size() - 5);
+    std::ofstream(path("half3.csv"), std::ios::binary) << text;
+    std::string json = slurp(path("s3.json"));
+    json.erase(json.size() / 2);
+    std::ofstream(path("half3.json"), std::ios::binary) << json;
+  }
   {
     // shard 3 with its last row cut off
     std::string text = slurp(path("s3.csv"));
@@ -221,6 +232,11 @@ TEST_CASE("merge refuses inconsistent shard sets: one line, exit 2, no output fi
   refused(s1 + " " + path("other2.csv") + " " + s3, "different commands", out);
   refused(s1 + " " + path("other2.csv") + " " + s3, "('--positions 128' vs '--positions 256')",
           out);
+  refused(s1 + " " + path("table2.csv") + " " + s3, "different commands", out);
+  refused(s1 + " " + path("table2.csv") + " " + s3, "('ropesim table' vs 'ropesim sweep')", out);
+  refused(s1 + " " + s2 + " " + path("half3.csv"), "the last line is cut off", out);
+  refused(path("s1.json") + " " + path("s2.json") + " " + path("half3.json"), "not valid JSON",
+          path("out.json"));
   refused(s1 + " " + path("four2.csv") + " " + s3, "is shard 2/4 of 8 rows", out);
   refused(s1 + " " + path("s2.json") + " " + s3, "is JSON but --out", out);
   refused(path("whole.csv"), "has no shard record", out);
@@ -266,7 +282,8 @@ TEST_CASE("merge refuses inconsistent shard sets: one line, exit 2, no output fi
   CHECK(std::filesystem::exists(out));
   for (const auto& name :
        {"s1.csv", "s2.csv", "s3.csv", "s1.json", "s2.json", "s3.json", "four2.csv", "other2.csv",
-        "whole.csv", "cut3.csv", "fake3.csv", "words3.csv", "old3.csv", "out.csv"}) {
+        "whole.csv", "cut3.csv", "fake3.csv", "words3.csv", "old3.csv", "out.csv", "table2.csv",
+        "half3.csv", "half3.json"}) {
     std::filesystem::remove(path(name));
   }
 }

@@ -1,29 +1,18 @@
-#include "cli/table.hpp"
+// io::Table and its views: text, CSV, Markdown, JSON (io/table.hpp); LaTeX in table_latex.cpp.
+#include "io/table.hpp"
 
 #include <fmt/format.h>
-#include <openssl/evp.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cctype>
-#include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <iostream>
-#include <stdexcept>
 
-#include "attention/realisation.hpp"
 #include "io/files.hpp"
-#include "numeric/budget.hpp"
 #include "numeric/decimal_text.hpp"
 #include "numeric/error.hpp"
-#include "numeric/flags.hpp"
-#include "numeric/libm.hpp"
 #include "numeric/lists.hpp"
 #include "numeric/suggest.hpp"
-#include "numeric/version.hpp"
 
-namespace ropesim::cli {
+namespace ropesim::io {
 
 std::string cell_text(const nlohmann::json& cell) {
   if (cell.is_null()) return "-";
@@ -91,25 +80,6 @@ Table Table::select(const std::vector<std::string>& names) const {
 
 Table Table::for_files(const std::string& columns_flag) const {
   return columns_flag.empty() ? select(columns) : for_terminal(columns_flag);
-}
-
-void write_and_print(const Table& table, const std::optional<OutputKind>& kind,
-                     const std::string& out, const std::optional<ShardRecord>& shard, bool json,
-                     bool quiet, const std::string& columns) {
-  if (shard && !columns.empty()) {
-    throw InvalidArgument(
-        "--columns: a shard file keeps every column (ropesim merge needs them); accepted: "
-        "--columns without --shard, or on ropesim merge");
-  }
-  const Table file = table.for_files(columns);
-  const Table terminal = table.for_terminal(columns);
-  if (kind) io::write_output_file(out, render(file, *kind, shard));
-  if (quiet && kind) return;
-  if (json) {
-    std::cout << file.to_json().dump(2) << "\n";
-  } else {
-    std::cout << terminal.to_text();
-  }
 }
 
 Table Table::for_terminal(const std::string& columns_flag) const {
@@ -247,10 +217,92 @@ OutputKind output_kind_for(const std::string& path, const std::string& flag,
   }
   // A device, FIFO or descriptor (/dev/null, /dev/stdout, a pipe) has no name to read the kind
   // from: where the flag writes one kind only, it gets that kind, as any Unix tool's output.
-  if (accepted.size() == 1 && io::output_target(path, flag).mode != io::OutputMode::replace)
+  if (accepted.size() == 1 && output_target(path, flag).mode != OutputMode::replace)
     return *accepted.begin();
   throw InvalidArgument(flag + ": unknown " + role + " extension '" + ext + "' in '" + path + "'" +
                         expected);
 }
 
-}  // namespace ropesim::cli
+}  // namespace ropesim::io
+
+namespace ropesim::io {
+
+namespace {
+
+const char* const kTableMembers[] = {"columns",         "rows",        "json_extra",
+                                     "json_numbers",    "latex_cells", "numeric_columns",
+                                     "terminal_columns"};
+
+std::vector<std::string> names(const nlohmann::json& j, const char* member) {
+  std::vector<std::string> out;
+  for (const auto& item : j.at(member)) {
+    if (!item.is_string())
+      throw InvalidArgument(std::string("table: '") + member + "' holds a non-string");
+    out.push_back(item.get<std::string>());
+  }
+  return out;
+}
+
+}  // namespace
+
+nlohmann::json table_to_json(const Table& table) {
+  return {{"columns", table.columns},
+          {"rows", table.rows},
+          {"json_extra", table.json_extra},
+          {"json_numbers", table.json_numbers},
+          {"latex_cells", table.latex_cells},
+          {"numeric_columns", table.numeric_columns},
+          {"terminal_columns", table.terminal_columns}};
+}
+
+Table table_from_json(const nlohmann::json& j) {
+  if (!j.is_object()) throw InvalidArgument("table: not a JSON object (io::table_to_json)");
+  for (const char* member : kTableMembers) {
+    if (!j.contains(member) || !j[member].is_array()) {
+      throw InvalidArgument(std::string("table: '") + member +
+                            "' is missing or not a list; accepted: io::table_to_json's object");
+    }
+  }
+  Table t;
+  t.columns = names(j, "columns");
+  t.numeric_columns = names(j, "numeric_columns");
+  t.terminal_columns = names(j, "terminal_columns");
+  for (const auto& row : j["rows"]) {
+    if (!row.is_array() || row.size() != t.columns.size()) {
+      throw InvalidArgument("table: a row of " + std::to_string(row.size()) + " cells under " +
+                            std::to_string(t.columns.size()) + " columns");
+    }
+    t.rows.push_back(row.get<std::vector<nlohmann::json>>());
+  }
+  t.json_extra = j["json_extra"].get<std::vector<nlohmann::json>>();
+  t.json_numbers = j["json_numbers"].get<std::vector<nlohmann::json>>();
+  t.latex_cells = j["latex_cells"].get<std::vector<nlohmann::json>>();
+  return t;
+}
+
+Table join_tables(const std::vector<Table>& parts) {
+  if (parts.empty()) throw InvalidArgument("table: no parts to join");
+  Table t = parts.front();
+  // a member used by any part is padded to the rows before it (an absent entry is no change)
+  const auto extend = [](std::vector<nlohmann::json>& into, std::size_t rows_before,
+                         const std::vector<nlohmann::json>& from) {
+    if (from.empty()) return;
+    into.resize(rows_before, nlohmann::json::object());
+    into.insert(into.end(), from.begin(), from.end());
+  };
+  for (std::size_t k = 1; k < parts.size(); ++k) {
+    const Table& p = parts[k];
+    if (p.columns != t.columns) {
+      throw InvalidArgument("table: part " + std::to_string(k + 1) +
+                            " has other columns than part 1; accepted: parts of one table");
+    }
+    const std::size_t before = t.rows.size();
+    extend(t.json_extra, before, p.json_extra);
+    extend(t.json_numbers, before, p.json_numbers);
+    extend(t.latex_cells, before, p.latex_cells);
+    t.rows.insert(t.rows.end(), p.rows.begin(), p.rows.end());
+  }
+  return t;
+}
+
+}  // namespace ropesim::io

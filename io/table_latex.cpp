@@ -1,30 +1,14 @@
 // Table::to_latex and its pieces (headers, cells, notes): the .tex view of a table
-// (cli/table.hpp).
+// (io/table.hpp).
 #include <fmt/format.h>
-#include <openssl/evp.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
-#include <iostream>
-#include <stdexcept>
+#include <string>
 
-#include "attention/realisation.hpp"
-#include "cli/table.hpp"
-#include "io/files.hpp"
-#include "numeric/budget.hpp"
-#include "numeric/decimal_text.hpp"
-#include "numeric/error.hpp"
-#include "numeric/flags.hpp"
-#include "numeric/libm.hpp"
-#include "numeric/lists.hpp"
-#include "numeric/suggest.hpp"
-#include "numeric/version.hpp"
+#include "io/table.hpp"
 
-namespace ropesim::cli {
+namespace ropesim::io {
 
 namespace {
 
@@ -245,4 +229,4 @@ std::string Table::to_latex() const {
   return out + "\\bottomrule\n\\end{tabular}\n" + latex_notes_block(notes);
 }
 
-}  // namespace ropesim::cli
+}  // namespace ropesim::io

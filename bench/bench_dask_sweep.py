@@ -1,0 +1,90 @@
+"""The speed-up of ropesim.dask.sweep on local Dask workers over one process (docs/SCALE.md).
+
+Runs one sweep grid, round after round, as
+  one    ropesim.sweep(jobs=1)                       one process, one thread
+  dask   ropesim.dask.sweep(client, shards=S)        W worker processes of one thread each
+  jobs   ropesim.sweep(jobs=W)                       one process, W threads
+(the order rotates between rounds), checks that the three tables are equal, and prints each wall
+time and CPU time (this process and the workers'), the ratios one/dask and one/jobs per round with their median, and the load average before
+and after each run (the machine may be shared). The cluster is started once, before the rounds
+(its start-up time is printed apart).
+
+  PYTHONPATH=build/python nice -n 15 /usr/bin/python3 bench/bench_dask_sweep.py \\
+      [--workers 2] [--shards 4] [--rounds 3] [--positions 16384] [--models ...]
+"""
+import argparse
+import logging
+import os
+import resource
+import statistics
+import time
+
+import distributed
+
+import ropesim
+import ropesim.dask
+
+
+def cpu_seconds():
+    """User + system CPU seconds of this process so far (all its threads)."""
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--shards", type=int, default=4)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--positions", type=int, default=16384)
+    parser.add_argument("--models", default="llama2-7b,llama3-8b,gemma-7b,phi-2")
+    parser.add_argument("--formats", default="bf16,fp16,fp32")
+    parser.add_argument("--realizations", default="r1,r2,hf")
+    a = parser.parse_args()
+    grid = dict(models=a.models, formats=a.formats, realizations=a.realizations,
+                positions=a.positions)
+    print(f"grid {grid}; {a.workers} workers x 1 thread, {a.shards} shards; "
+          f"{os.cpu_count()} cores", flush=True)
+    start = time.monotonic()
+    cluster = distributed.LocalCluster(n_workers=a.workers, threads_per_worker=1,
+                                       processes=True, dashboard_address=None,
+                                       silence_logs=logging.ERROR)
+    client = distributed.Client(cluster)
+    client.run(lambda: __import__("ropesim"))  # import ropesim in every worker first
+    print(f"cluster start-up and import: {time.monotonic() - start:.1f} s", flush=True)
+    runs = {
+        "one": lambda: ropesim.sweep(**grid, jobs=1),
+        "dask": lambda: ropesim.dask.sweep(client, shards=a.shards, **grid),
+        "jobs": lambda: ropesim.sweep(**grid, jobs=a.workers),
+    }
+    names = list(runs)
+    ratios = {"one/dask": [], "one/jobs": []}
+    for r in range(a.rounds):
+        order = names[r % len(names):] + names[:r % len(names)]
+        seconds, tables = {}, {}
+        for name in order:
+            load = os.getloadavg()[0]
+            cpu = cpu_seconds() + sum(client.run(cpu_seconds).values())
+            t = time.monotonic()
+            tables[name] = runs[name]()
+            seconds[name] = time.monotonic() - t
+            # CPU of this process and of every worker process (a restarted worker would lose
+            # its count; none is restarted here)
+            cpu = cpu_seconds() + sum(client.run(cpu_seconds).values()) - cpu
+            print(f"round {r + 1} {name:5s} {seconds[name]:7.2f} s wall, {cpu:7.2f} s CPU  "
+                  f"(load {load:.2f} -> {os.getloadavg()[0]:.2f})", flush=True)
+        if not (tables["dask"].equals(tables["one"]) and tables["jobs"].equals(tables["one"])):
+            raise SystemExit("the tables differ")
+        ratios["one/dask"].append(seconds["one"] / seconds["dask"])
+        ratios["one/jobs"].append(seconds["one"] / seconds["jobs"])
+        print(f"round {r + 1}: one/dask {ratios['one/dask'][-1]:.2f}, "
+              f"one/jobs {ratios['one/jobs'][-1]:.2f}; tables equal", flush=True)
+    for key, values in ratios.items():
+        print(f"{key}: median {statistics.median(values):.2f} "
+              f"(rounds {', '.join(f'{v:.2f}' for v in values)})")
+    client.close()
+    cluster.close()
+
+
+if __name__ == "__main__":
+    main()
