@@ -11,6 +11,7 @@
 #include "numeric/budget.hpp"
 #include "numeric/error.hpp"  // actions throw ropesim::InvalidArgument
 #include "numeric/lists.hpp"
+#include "numeric/spec_lists.hpp"
 
 namespace ropesim::cli {
 
@@ -19,10 +20,9 @@ using Action = std::function<int()>;
 /// The whole `ropesim` command line: parses argv (argv[0] is the program name), runs the
 /// command, prints its output to std::cout and errors to std::cerr as one line, and returns
 /// the exit code (0, 2 for bad input, 1 for an internal error). main() of the executable
-/// (cli/ropesim_main.cpp) and the Python module (python/ropesim_module.cpp) call it.
+/// (cli/ropesim_main.cpp) calls it; the Python module calls the libraries instead.
 /// `add_check` registers `ropesim check` (add_check_command, cli/check_command.cpp, which needs
-/// RapidCheck): the executable passes it; the Python module cannot (Debian's librapidcheck.a is
-/// not position-independent) and passes nullptr, so `check` is then an unknown command.
+/// RapidCheck): the executable passes it; without it (nullptr) `check` is an unknown command.
 int run_command_line(int argc, char** argv, Action (*add_check)(CLI::App&) = nullptr);
 
 Action add_formats_command(CLI::App& app);
@@ -48,31 +48,10 @@ Action add_table_bounds_command(CLI::App* table);
 /// `ropesim table rotations` under the `table` subcommand (cli/table_rotations_command.cpp).
 Action add_table_rotations_command(CLI::App* table);
 
-/// What a list holds, which decides where a comma starts a new item.
-enum class ListKind {
-  plain,         ///< every comma separates items (model names, realisations)
-  formats,       ///< `p=11,e=5,fp16`: an item starting with `p=` or without `=` is a new format
-  schedules,     ///< `conventional:base=1e4,dim=128,single:g=1,periodic:m=2,3,12,phi-2`: an item
-                 ///< with `:`, or a name (letters, no `=`), is a new schedule
-  realisations,  ///< `r1,hf;pipeline:angle=fp16;cos_sin=fp32;r2`: every comma separates items,
-                 ///< and a `;` group `key=value` (no `:`) continues the `pipeline:` before it
-};
-
-/// Splits a list on ';' (always a separator) and on the commas that start a new item of
-/// `kind`, so specs that contain commas can be listed as they are written. An empty `text` is
-/// the empty list; inside a non-empty one every empty item
-/// ('3,,4', 'p=8,e=5;;', a trailing ',') is refused (numeric::split_items), and repeats as
-/// `repeats` says: throws InvalidArgument naming `flag`.
-std::vector<std::string> split_list(const std::string& text, const std::string& flag,
-                                    ListKind kind = ListKind::plain,
-                                    numeric::Repeats repeats = numeric::Repeats::items);
-
-/// split_list, refusing an item listed twice (a grid cell computed twice is a typo, not a
-/// request): throws InvalidArgument naming `flag` and the repeated item. Format lists expand
-/// ranges (`p=4..53,e=11`, numeric::expand_format_range) first and also refuse one format
-/// under two spellings.
-std::vector<std::string> split_unique(const std::string& text, const std::string& flag,
-                                      ListKind kind = ListKind::plain);
+// The lists users write (numeric/spec_lists.hpp), shared with the Python module.
+using numeric::ListKind;
+using numeric::split_list;
+using numeric::split_unique;
 
 /// Strict integer option text (numeric::parse_integer): decimal digits only (no sign, no `0x`, no
 /// octal, no exponent, no fraction), value in [lo, hi]. CLI11 alone would wrap `-1` to 2^64 - 1,
@@ -96,9 +75,7 @@ inline Budget opt_in_budget(bool unlimited) {
   return b;
 }
 
-/// `message` as one readable line: newlines become spaces, quoted values over 80 characters
-/// are shortened (an error echoing a 1 MB value must not print a 1 MB line).
-std::string one_line(std::string_view message);
+using numeric::one_line;  // numeric/spec_lists.hpp
 
 /// Appends the accepted spellings (formats, schedules and presets, realisations and pipeline
 /// steps, rounding modes) to the --help text of every option that takes them.
