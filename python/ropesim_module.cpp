@@ -26,6 +26,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
@@ -390,10 +391,16 @@ py::object experiment_length(const proofs::LengthArguments& arguments) {
   }));
 }
 
+/// RapidCheck keeps process-wide state (ImplicitParam's scope stack is a plain static): one
+/// check runs at a time.
+std::mutex check_mutex;
+
 /// The theorems as RapidCheck properties (properties::check_request → run_property), as
-/// `ropesim check --json --quiet` prints it: every property named, run in order.
+/// `ropesim check --json --quiet` prints it: every property named, run in order, one check at
+/// a time in the process (check_mutex).
 py::object check(const properties::CheckArguments& arguments) {
   return to_python(library_call([&] {
+    const std::lock_guard<std::mutex> lock(check_mutex);
     const properties::CheckRequest request = properties::check_request(arguments);
     std::vector<properties::PropertyOutcome> outcomes;
     for (const auto& name : request.names) {
