@@ -174,7 +174,11 @@ nlohmann::json to_json(const PositionReport& report) {
   // a realised value: "value" its JSON number (with "value_exact" when binary64 cannot hold it;
   // "nan", "inf", "-inf" when not finite) beside its 17-digit "decimal" and its exact "hex"
   auto value_json = [](const Value& v) {
-    nlohmann::json o = {{"decimal", decimal(v)}, {"hex", v.to_hex()}};
+    nlohmann::json o = {
+        {"decimal", v.is_finite()
+                        ? numeric::number_text(decimal(v), numeric::NumberText::rounded_decimal)
+                        : nlohmann::json(decimal(v))},
+        {"hex", v.to_hex()}};
     numeric::put_value(o, "value", v);
     return o;
   };
@@ -205,6 +209,13 @@ nlohmann::json to_json(const PositionReport& report) {
     blocks.push_back(jb);
   }
   j["blocks"] = blocks;
+  return j;
+}
+
+nlohmann::json to_json(const PositionReport& report, const numeric::FormatBinding& binding) {
+  nlohmann::json j = to_json(report);
+  j["format"] = binding.format.name;
+  j["rounding"] = std::string(numeric::to_string(binding.rounding));
   return j;
 }
 

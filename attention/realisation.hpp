@@ -419,8 +419,13 @@ PositionReport query_position(const Schedule& s, const Realisation& r,
 /// reference_sin, steps {name: V}, cos V, sin V, cos_error_ulps, sin_error_ulps (null when not
 /// finite), overflow, nan, constant_overflow, constant_nan), where a realised value V is
 /// {"value": a JSON number (numeric::put_exact: "value_exact" beside it for formats wider than
-/// binary64; "nan", "inf", "-inf" when not finite), "decimal": 17 significant digits, "hex":
-/// exact}. Does not print.
+/// binary64; "nan", "inf", "-inf" when not finite), "decimal": 17 significant digits (marked
+/// numeric::NumberText::rounded_decimal under a NumberTextMarking), "hex": exact}. Does not
+/// print.
 nlohmann::json to_json(const PositionReport& report);
+
+/// What `ropesim rotations --position I --json` prints and ropesim.position returns:
+/// to_json(report) with "format" (F of `binding`, the realisation's) and "rounding".
+nlohmann::json to_json(const PositionReport& report, const numeric::FormatBinding& binding);
 
 }  // namespace ropesim::attention

@@ -102,7 +102,12 @@ RunResult run(const Model& model, std::string_view word, const RunOptions& optio
 /// when positions were traced, "trace"; for models with mixed-format heads (step_flags) also
 /// "first_overflow" and "first_invalid" (objects {"where", "step", "format", "layer",
 /// "position", "head"} or null). Values inside the trace are exact decimal strings
-/// (exact_decimal). Does not print.
+/// (exact_decimal; marked as exact numbers under a numeric::NumberTextMarking). Does not print.
 nlohmann::json to_json(const RunResult& result, std::string_view word);
+
+/// What `ropesim run MODEL --json` prints and ropesim.Model.run returns: to_json(result,
+/// word) with the model's "model" (its name) and "format" (its F). Values inside the trace and
+/// "output_exact" are exact decimals, marked as numbers under a numeric::NumberTextMarking.
+nlohmann::json to_json(const Model& model, const RunResult& result, std::string_view word);
 
 }  // namespace ropesim::attention

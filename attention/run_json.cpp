@@ -1,6 +1,7 @@
 // The run as JSON (docs/MODEL_SPEC.md, "Run output"). See run.hpp for the contract.
 #include "attention/run.hpp"
 #include "numeric/exact_decimal.hpp"
+#include "numeric/json_number.hpp"
 
 namespace ropesim::attention {
 
@@ -8,7 +9,7 @@ namespace {
 
 nlohmann::json values_json(const std::vector<Value>& v) {
   nlohmann::json a = nlohmann::json::array();
-  for (const auto& x : v) a.push_back(exact_decimal(x));
+  for (const auto& x : v) a.push_back(numeric::exact_decimal_json(x));
   return a;
 }
 
@@ -23,9 +24,9 @@ nlohmann::json to_json(const RunResult& result, std::string_view word) {
   if (result.output.is_finite()) {
     j["output"] = result.output.to_double();
   } else {
-    j["output"] = exact_decimal(result.output);
+    j["output"] = exact_decimal(result.output);  // "nan", "inf", "-inf"
   }
-  j["output_exact"] = exact_decimal(result.output);
+  j["output_exact"] = numeric::exact_decimal_json(result.output);
   if (result.first_non_finite) {
     const NonFinite& nf = *result.first_non_finite;
     nlohmann::json n;
@@ -88,6 +89,13 @@ nlohmann::json to_json(const RunResult& result, std::string_view word) {
     trace["readout"] = values_json(result.readout);
     j["trace"] = trace;
   }
+  return j;
+}
+
+nlohmann::json to_json(const Model& model, const RunResult& result, std::string_view word) {
+  nlohmann::json j = to_json(result, word);
+  j["model"] = model.name;
+  j["format"] = model.policy.format.name;
   return j;
 }
 

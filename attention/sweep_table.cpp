@@ -10,7 +10,7 @@
 #include "numeric/error.hpp"
 #include "numeric/fast_engine.hpp"
 #include "numeric/format.hpp"
-#include "numeric/grid_lists.hpp"
+#include "numeric/spec_lists.hpp"
 #include "numeric/parallel.hpp"
 #include "numeric/rounding.hpp"
 

@@ -16,6 +16,7 @@
 #include "numeric/suggest.hpp"
 #include "numeric/summation.hpp"
 #include "properties/check.hpp"
+#include "properties/check_study.hpp"
 
 namespace ropesim::cli {
 
@@ -86,30 +87,6 @@ void print_thresholds(const properties::ThresholdReport& t) {
                            t.computed, t.draws);
 }
 
-nlohmann::json thresholds_json(const properties::ThresholdReport& t) {
-  nlohmann::json out{{"regime", t.regime}, {"decided_by", t.decided_by}, {"draws", t.draws}};
-  nlohmann::json n_star{{"count", t.n_star.size()}};
-  if (!t.n_star.empty()) {
-    // Each as a number (with KEY_exact when binary64 cannot hold it) and its log10.
-    const std::pair<const char*, const mpz_class*> points[] = {
-        {"min", &t.n_star.front()}, {"median", &t.median()}, {"max", &t.n_star.back()}};
-    for (const auto& [key, n] : points) {
-      numeric::put_exact(n_star, key, mpq_class(*n));
-      n_star[std::string(key) + "_log10"] = std::round(log10_of(*n) * 1000) / 1000;
-    }
-  }
-  out["n_star"] = n_star;
-  out["nontrivial"] = t.nontrivial;
-  out["nontrivial_fraction"] = t.draws == 0 ? 0.0 : static_cast<double>(t.nontrivial) / t.draws;
-  out["accept_all"] =
-      t.languages.count(std::string(127, '1')) ? t.languages.at(std::string(127, '1')) : 0;
-  out["accept_none"] =
-      t.languages.count(std::string(127, '0')) ? t.languages.at(std::string(127, '0')) : 0;
-  out["distinct_languages"] = t.languages.size();
-  out["checked_by_computation"] = t.computed;
-  return out;
-}
-
 }  // namespace
 
 namespace {
@@ -153,82 +130,29 @@ CLI::App* add_check_options(CLI::App& app, CheckFlags* o) {
   return cmd;
 }
 
-/// The properties `--property` names (all: every one), each checked to accept the options
-/// before any runs (refused up front, before any output).
-std::vector<std::string> property_names_to_run(const CheckFlags& o,
-                                               const properties::CheckOptions& options) {
-  std::vector<std::string> names;
-  if (o.property == "all") {
-    if (!o.replay.empty())
-      throw InvalidArgument("--replay needs --property NAME (the property that failed)");
-    for (const auto* option :
-         {options.summation ? "--summation" : nullptr, options.draw ? "--draw" : nullptr}) {
-      if (option == nullptr) continue;
-      throw InvalidArgument(fmt::format(
-          "{} applies only to nope-ltlp and rope-p-ltlpmod (the properties that draw models); "
-          "with --property all the others would ignore it: give --property nope-ltlp or "
-          "rope-p-ltlpmod",
-          option));
-    }
-    for (const auto& info : properties::property_list()) names.push_back(info.name);
-  } else {
-    bool known = false;
-    for (const auto& info : properties::property_list()) known = known || info.name == o.property;
-    if (!known) {
-      std::vector<std::string> known_names;
-      for (const auto& info : properties::property_list()) known_names.push_back(info.name);
-      throw InvalidArgument(fmt::format("--property: unknown property '{}'{}; accepted: all, {}",
-                                        o.property, numeric::did_you_mean(o.property, known_names),
-                                        properties::property_names()));
-    }
-    names.push_back(o.property);
-  }
-  // Every property run must be able to use the options: refused up front, before any output.
-  for (const auto& info : properties::property_list()) {
-    if (std::find(names.begin(), names.end(), info.name) == names.end()) continue;
-    if (options.format) properties::check_format_usable(info, *options.format);
-    properties::check_hypotheses_usable(info, options);
-  }
-  return names;
-}
-
 /// Runs the command with options `o` (`cmd` tells which flags were given); returns the exit code.
 int run_check(const CLI::App& cmd, CheckFlags& o) {
-  if (cmd.count("--replay") > 0 && o.replay.empty()) {
-    throw InvalidArgument(
-        "--replay: empty token; accepted: the token of a failure's replay command (ropesim "
-        "check prints it)");
-  }
   if (o.timings && !o.json) {
     throw InvalidArgument(
         "--timings: only with --json (the text output shows each property's time already)");
   }
-  properties::CheckOptions options;
-  options.trials = o.trials;
-  options.seed = o.seed;
-  options.max_length = o.max_length;
-  options.max_size = o.max_size;
-  options.replay = o.replay;
-  if (!o.format.empty())
-    options.format = with_context("--format", [&] { return numeric::parse_format(o.format); });
-  if (!o.summation.empty())
-    options.summation =
-        with_context("--summation", [&] { return numeric::parse_summation(o.summation); });
-  if (!o.draw.empty()) {
-    if (o.draw == "standard") {
-      options.draw = properties::ConverseDraw::standard;
-    } else if (o.draw == "reachable") {
-      options.draw = properties::ConverseDraw::reachable;
-    } else {
-      throw InvalidArgument(
-          fmt::format("--draw: unknown draw '{}'; accepted: standard, reachable", o.draw));
-    }
-  }
-  const std::vector<std::string> names = property_names_to_run(o, options);
+  properties::CheckArguments arguments;
+  arguments.property = o.property;
+  arguments.trials = o.trials;
+  arguments.seed = o.seed;
+  arguments.max_length = o.max_length;
+  arguments.max_size = o.max_size;
+  arguments.format = o.format;
+  arguments.summation = o.summation;
+  arguments.draw = o.draw;
+  if (cmd.count("--replay") > 0) arguments.replay = o.replay;
+  const properties::CheckRequest request = properties::check_request(arguments);
+  const properties::CheckOptions& options = request.options;
+  const std::vector<std::string>& names = request.names;
   const bool show_progress = !o.quiet && stderr_is_tty();
   const auto start = std::chrono::steady_clock::now();
   int passed = 0, failed = 0;
-  nlohmann::json report = nlohmann::json::array();
+  std::vector<properties::PropertyOutcome> outcomes;  // --json: printed at the end
   for (const auto& name : names) {
     properties::CheckProgress progress;
     if (show_progress) {
@@ -244,25 +168,15 @@ int run_check(const CLI::App& cmd, CheckFlags& o) {
     const auto outcome =
         with_context("--replay", [&] { return properties::run_property(name, options, progress); });
     if (show_progress) std::cerr << "\r\033[K" << std::flush;
-    const bool ok = !outcome.failed && !outcome.gave_up;
+    const bool ok = properties::passed(outcome);
     (ok ? passed : failed) += 1;
+    if (o.json) {
+      outcomes.push_back(outcome);
+      continue;
+    }
     std::string source;
     for (const auto& info : properties::property_list()) {
       if (info.name == name) source = info.source;
-    }
-    if (o.json) {
-      report.push_back({{"property", name},
-                        {"source", source},
-                        {"passed", outcome.passed},
-                        {"discarded", outcome.discarded},
-                        {"failed", outcome.failed ? 1 : 0},
-                        {"gave_up", outcome.gave_up},
-                        {"description", outcome.description},
-                        {"counterexample", outcome.counterexample},
-                        {"replay", outcome.replay_command}});
-      if (o.timings) report.back()["seconds"] = std::round(outcome.seconds * 1000) / 1000;
-      if (outcome.thresholds) report.back()["thresholds"] = thresholds_json(*outcome.thresholds);
-      continue;
     }
     std::cout << fmt::format("{:<18} {} passed, {} discarded, {} failed{}, {:.1f} s  [{}]\n", name,
                              outcome.passed, outcome.discarded, outcome.failed ? 1 : 0,
@@ -276,9 +190,7 @@ int run_check(const CLI::App& cmd, CheckFlags& o) {
     if (outcome.thresholds) print_thresholds(*outcome.thresholds);
   }
   if (o.json) {
-    std::cout
-        << nlohmann::json{{"properties", report}, {"passed", passed}, {"failed", failed}}.dump(2)
-        << "\n";
+    std::cout << properties::check_json(outcomes, o.timings).dump(2) << "\n";
   } else {
     std::cout << fmt::format("overall: {} passed, {} failed\n", passed, failed);
   }

@@ -22,9 +22,7 @@
 #include "cli/table.hpp"
 #include "logic/formula.hpp"
 #include "numeric/error.hpp"
-#include "proofs/extraction.hpp"
-#include "proofs/formula_automaton.hpp"
-#include "proofs/po_formula.hpp"
+#include "proofs/language_class.hpp"
 
 namespace ropesim::cli {
 
@@ -50,175 +48,8 @@ struct ClassifyOptions {
   bool allow_slow = false;
 };
 
-/// The DFA extracted from --model by L* and the source description with the extraction's
-/// figures ("extraction": proofs::to_json). The alphabet is the model's; a different
-/// --alphabet is refused.
-std::pair<automata::Dfa, nlohmann::json> model_source(
-    const CLI::App& cmd, const ClassifyOptions& o,
-    const std::optional<std::vector<std::string>>& alphabet) {
-  const attention::Model model =
-      with_context("--model", [&] { return attention::load_model(o.model_file); });
-  if (alphabet && *alphabet != model.embedding.alphabet) {
-    throw InvalidArgument(
-        "--alphabet " + automata::alphabet_text(*alphabet) + " differs from the alphabet " +
-        automata::alphabet_text(model.embedding.alphabet) + " of --model " + o.model_file +
-        "; accepted: the same letters in the same order, or no --alphabet");
-  }
-  proofs::ExtractionOptions e;
-  e.exhaustive_length = cmd.count("--exhaustive-length") > 0
-                            ? static_cast<std::size_t>(o.exhaustive_length)
-                            : proofs::default_exhaustive_length(model.embedding.alphabet.size());
-  e.random_words = static_cast<std::size_t>(o.random_words);
-  e.random_length = static_cast<std::size_t>(o.random_length);
-  e.seed = o.seed;
-  e.max_states = static_cast<std::size_t>(o.max_states);
-  // The equivalence test words alone: refused with the estimate before the first query.
-  const WorkEstimate work = proofs::extraction_work(model, e);
-  check_budget(cmd.count("--exhaustive-length") > 0 && o.random_length == 0
-                   ? "--exhaustive-length"
-                   : "--random-words x --random-length",
-               work, opt_in_budget(o.allow_slow));
-  // The extraction queries words up to the longest of its exhaustive and random lengths; past
-  // the model's certified length its answers are the model's, not the construction's.
-  const std::uint64_t longest = std::max<std::uint64_t>(e.exhaustive_length, e.random_length);
-  if (model.certified_length && longest > *model.certified_length) {
-    std::cerr << fmt::format(
-        "ropesim: warning: the extraction tests words of up to {} symbols, more than the "
-        "certified length {} recorded in {}; the automaton describes the model past its "
-        "certificate (THEORY §6)\n",
-        longest, *model.certified_length, o.model_file);
-  }
-  ProgressReporter progress(o.progress, "classify --model: running the model on the test words");
-  e.progress = [&](std::uint64_t done, std::uint64_t total) {
-    progress.update(done, total, "words");
-  };
-  const proofs::Extraction x =
-      with_context("--exhaustive-length", [&] { return proofs::extract_automaton(model, e); });
-  progress.finish();
-  // The timings go to stderr only: stdout and the files are the same bytes on every run.
-  std::cerr << fmt::format("classify: extraction took {:.3f} s ({:.3f} s in the transformer)\n",
-                           x.seconds, x.oracle_seconds);
-  nlohmann::json extraction = proofs::to_json(x);
-  extraction.erase("seconds");
-  extraction.erase("oracle_seconds");
-  // The scope of the answer: the class is the model's on the words tested; a model with bounded
-  // heads (Y^k, C4' MOD) is certified exact only up to its certified length.
-  nlohmann::json scope = {
-      {"certified_length",
-       model.certified_length ? nlohmann::json(*model.certified_length) : nlohmann::json()},
-      {"longest_test_word", longest}};
-  if (model.certified_length) {
-    scope["statement"] = fmt::format(
-        "the class holds on words up to the certified length {}; beyond it the model may differ "
-        "from its construction (see `ropesim run` warnings)",
-        *model.certified_length);
-  } else {
-    scope["statement"] = fmt::format(
-        "the class is the language of the model on the words tested (length <= {}); no certified "
-        "length is recorded in the model",
-        longest);
-  }
-  return {
-      x.dfa,
-      {{"kind", "model"}, {"text", o.model_file}, {"extraction", extraction}, {"scope", scope}}};
-}
-
-/// The DFA of the one source given, and its description for the report ({"kind", "text"}).
-/// Throws InvalidArgument naming the flags when none or several are given.
-std::pair<automata::Dfa, nlohmann::json> language_source(const CLI::App& cmd,
-                                                         const ClassifyOptions& o) {
-  const bool regex = cmd.count("--regex") > 0, dfa = cmd.count("--dfa") > 0,
-             formula = cmd.count("--formula") > 0, model = cmd.count("--model") > 0;
-  const int sources = int{regex} + int{dfa} + int{formula} + int{model};
-  if (sources != 1) {
-    std::string given;
-    for (const auto& [flag, on] : {std::pair{"--regex", regex}, std::pair{"--dfa", dfa},
-                                   std::pair{"--formula", formula}, std::pair{"--model", model}}) {
-      if (on) given += std::string(given.empty() ? "" : " and ") + flag;
-    }
-    throw InvalidArgument(
-        (sources == 0 ? std::string("no language given")
-                      : given + (sources == 2 ? " both given" : " all given")) +
-        "; accepted: exactly one of --regex R or --formula F (with --alphabet), --dfa FILE or "
-        "--model MODEL.json");
-  }
-  std::optional<std::vector<std::string>> alphabet;
-  if (cmd.count("--alphabet") > 0)
-    alphabet =
-        with_context("--alphabet", [&] { return automata::alphabet_from_letters(o.alphabet); });
-  if (model) return model_source(cmd, o, alphabet);
-  if (regex) {
-    if (!alphabet)
-      throw InvalidArgument("--regex needs --alphabet (the letters, e.g. --alphabet ab)");
-    try {
-      return {automata::regex_to_dfa(o.regex, *alphabet), {{"kind", "regex"}, {"text", o.regex}}};
-    } catch (const InvalidArgument& e) {  // "regex: ... at column N" → "--regex: ... at column N"
-      const std::string message = e.what();
-      throw InvalidArgument("--regex: " +
-                            (message.rfind("regex: ", 0) == 0 ? message.substr(7) : message));
-    }
-  }
-  if (formula) {
-    if (!alphabet)
-      throw InvalidArgument("--formula needs --alphabet (the letters, e.g. --alphabet ab)");
-    try {
-      return {proofs::formula_dfa(ltl::parse(o.formula), *alphabet),
-              {{"kind", "formula"}, {"text", o.formula}}};
-    } catch (const InvalidArgument& e) {  // "formula: column N: ..." → "--formula: column N: ..."
-      const std::string message = e.what();
-      throw InvalidArgument("--formula: " +
-                            (message.rfind("formula: ", 0) == 0 ? message.substr(9) : message));
-    }
-  }
-  automata::Dfa d = with_context("--dfa", [&] { return automata::load_dfa(o.dfa_file); });
-  if (alphabet && *alphabet != d.alphabet()) {
-    throw InvalidArgument("--alphabet " + automata::alphabet_text(*alphabet) +
-                          " differs from the alphabet " + automata::alphabet_text(d.alphabet()) +
-                          " of --dfa " + o.dfa_file +
-                          "; accepted: the same letters in the same order, or no --alphabet");
-  }
-  return {std::move(d), {{"kind", "dfa"}, {"text", o.dfa_file}}};
-}
-
 /// Longest formula the text report prints (characters); longer ones are summarised.
 constexpr std::size_t kTextFormulaChars = 2000;
-/// Largest tree (ltl::tree_size) the JSON report prints as text; larger ones give sizes only.
-constexpr std::uint64_t kJsonFormulaTree = 1000000;
-
-/// The report's `formula`: for LTL[P], the C3 formula of the minimal DFA (THEORY §7 C3,
-/// proofs/po_formula.hpp) as {construction, text (null if its tree has more than
-/// kJsonFormulaTree nodes), dag_nodes, tree_nodes (null at ≥ 2^64)}; null for other classes.
-/// When a letter is not a formula atom (`--alphabet AB`, `é`) the formula cannot be written:
-/// text, dag_nodes and tree_nodes are null and `unavailable` says why (not an error: the
-/// classification stands).
-nlohmann::json formula_json(const automata::Classification& c) {
-  if (c.language_class != automata::LanguageClass::ltl_p) return nullptr;
-  for (const auto& letter : c.minimal.alphabet()) {  // --regex/--dfa letters such as 'A' or 'é'
-    try {
-      ltl::Formula probe;
-      (void)probe.symbol(letter);
-    } catch (const InvalidArgument&) {
-      return {{"construction", "C3: PODFA -> LTL[P] (LC25 Lemma C.1, THEORY §7)"},
-              {"text", nullptr},
-              {"dag_nodes", nullptr},
-              {"tree_nodes", nullptr},
-              {"unavailable",
-               "letter " + quoted_text(letter) +
-                   " is not a formula atom (a lowercase letter, then lowercase letters, digits or "
-                   "'_'), so the C3 formula cannot be written"}};
-    }
-  }
-  const ltl::Formula f = proofs::po_dfa_formula(c.minimal);
-  const std::uint64_t tree = ltl::tree_size(f);
-  nlohmann::json j = {{"construction", "C3: PODFA -> LTL[P] (LC25 Lemma C.1, THEORY §7)"},
-                      {"text", nullptr},
-                      {"dag_nodes", f.size()},
-                      {"tree_nodes", nullptr}};
-  if (tree != std::numeric_limits<std::uint64_t>::max()) j["tree_nodes"] = tree;
-  if (tree <= kJsonFormulaTree) j["text"] = ltl::to_string(f);
-  return j;
-}
-
 /// The `formula` line of the text report ("" when there is no formula).
 std::string formula_line(const nlohmann::json& formula) {
   if (formula.is_null()) return "";
@@ -354,12 +185,43 @@ Action add_classify_command(CLI::App& app) {
     if (!cmd->parsed()) return -1;
     if (cmd->count("--dot") > 0) io::check_output_path(o->dot, "--dot");
     if (cmd->count("--out") > 0) io::check_output_path(o->out, "--out");
-    const auto [dfa, source] = language_source(*cmd, *o);
-    const automata::Classification c =
-        automata::classify(dfa, static_cast<std::size_t>(o->monoid_cap));
-    nlohmann::json report = {{"source", source}};
-    report.update(automata::to_json(c));
-    report["formula"] = formula_json(c);
+    proofs::ClassifyArguments arguments;
+    auto given = [&](const char* flag, const std::string& value) {
+      return cmd->count(flag) > 0 ? std::optional<std::string>(value) : std::nullopt;
+    };
+    arguments.alphabet = given("--alphabet", o->alphabet);
+    arguments.regex = given("--regex", o->regex);
+    arguments.formula = given("--formula", o->formula);
+    arguments.dfa_file = given("--dfa", o->dfa_file);
+    arguments.model_file = given("--model", o->model_file);
+    if (cmd->count("--exhaustive-length") > 0) arguments.exhaustive_length = o->exhaustive_length;
+    arguments.random_words = o->random_words;
+    arguments.random_length = o->random_length;
+    arguments.seed = o->seed;
+    arguments.max_states = o->max_states;
+    arguments.monoid_cap = o->monoid_cap;
+    arguments.allow_slow = o->allow_slow;
+    arguments.warn = [](const std::string& line) {
+      std::cerr << "ropesim: warning: " << line << "\n";
+    };
+    // --model: the extraction's model runs
+    std::optional<ProgressReporter> progress;
+    if (arguments.model_file) {
+      progress.emplace(o->progress, "classify --model: running the model on the test words");
+      arguments.progress = [&](std::uint64_t done, std::uint64_t total) {
+        progress->update(done, total, "words");
+      };
+    }
+    const proofs::LanguageClassification classified = proofs::classify_language(arguments);
+    if (progress) progress->finish();
+    if (classified.extraction_seconds) {
+      // The timings go to stderr only: stdout and the files are the same bytes on every run.
+      std::cerr << fmt::format("classify: extraction took {:.3f} s ({:.3f} s in the transformer)\n",
+                               *classified.extraction_seconds, *classified.oracle_seconds);
+    }
+    const automata::Classification& c = classified.classification;
+    const nlohmann::json& source = classified.source;
+    const nlohmann::json report = proofs::to_json(classified);
     if (cmd->count("--dot") > 0)
       io::write_output_file(o->dot, "// " + provenance_line() + "\n" + automata::to_dot(c.minimal),
                             "--dot");

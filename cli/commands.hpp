@@ -11,8 +11,8 @@
 #include "attention/sweep_table.hpp"
 #include "numeric/budget.hpp"
 #include "numeric/error.hpp"  // actions throw ropesim::InvalidArgument
-#include "numeric/grid_lists.hpp"
 #include "numeric/lists.hpp"
+#include "numeric/spec_lists.hpp"
 
 namespace ropesim::cli {
 
@@ -21,10 +21,9 @@ using Action = std::function<int()>;
 /// The whole `ropesim` command line: parses argv (argv[0] is the program name), runs the
 /// command, prints its output to std::cout and errors to std::cerr as one line, and returns
 /// the exit code (0, 2 for bad input, 1 for an internal error). main() of the executable
-/// (cli/ropesim_main.cpp) and the Python module (python/ropesim_module.cpp) call it.
+/// (cli/ropesim_main.cpp) calls it; the Python module calls the libraries instead.
 /// `add_check` registers `ropesim check` (add_check_command, cli/check_command.cpp, which needs
-/// RapidCheck): the executable passes it; the Python module cannot (Debian's librapidcheck.a is
-/// not position-independent) and passes nullptr, so `check` is then an unknown command.
+/// RapidCheck): the executable passes it; without it (nullptr) `check` is an unknown command.
 int run_command_line(int argc, char** argv, Action (*add_check)(CLI::App&) = nullptr);
 
 Action add_formats_command(CLI::App& app);
@@ -50,6 +49,7 @@ Action add_table_bounds_command(CLI::App* table);
 /// `ropesim table rotations` under the `table` subcommand (cli/table_rotations_command.cpp).
 Action add_table_rotations_command(CLI::App* table);
 
+// The lists users write (numeric/spec_lists.hpp), shared with the Python module.
 using numeric::ListKind;
 using numeric::split_list;
 using numeric::split_unique;
@@ -76,9 +76,7 @@ inline Budget opt_in_budget(bool unlimited) {
   return b;
 }
 
-/// `message` as one readable line: newlines become spaces, quoted values over 80 characters
-/// are shortened (an error echoing a 1 MB value must not print a 1 MB line).
-std::string one_line(std::string_view message);
+using numeric::one_line;  // numeric/spec_lists.hpp
 
 /// Appends the accepted spellings (formats, schedules and presets, realisations and pipeline
 /// steps, rounding modes) to the --help text of every option that takes them.

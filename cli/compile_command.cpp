@@ -24,41 +24,13 @@
 #include "numeric/lists.hpp"
 #include "numeric/rounding.hpp"
 #include "proofs/certificate.hpp"
+#include "proofs/compile_request.hpp"
 #include "proofs/compiler.hpp"
 #include "proofs/horizon_spec.hpp"
 
 namespace ropesim::cli {
 
 namespace {
-
-/// The alphabet from `--alphabet`: single letters ("ab"), or symbols separated by commas
-/// ("a,b0,c"). Throws InvalidArgument naming the flag.
-std::vector<std::string> parse_alphabet(const std::string& text) {
-  if (text.empty())
-    throw InvalidArgument("--alphabet: give at least one symbol, e.g. --alphabet ab");
-  std::vector<std::string> symbols;
-  if (text.find(',') != std::string::npos) {
-    symbols = numeric::split_items(text, ',', "--alphabet", numeric::Repeats::items);
-  } else {
-    for (std::size_t i = 0; i < text.size();) {  // one symbol per character (é is one character)
-      const std::size_t n = std::max<std::size_t>(utf8_length(text, i), 1);
-      symbols.push_back(text.substr(i, n));
-      i += n;
-    }
-  }
-  for (const auto& s : symbols) {
-    try {
-      ltl::Formula f;
-      (void)f.symbol(s);
-    } catch (const InvalidArgument&) {
-      throw InvalidArgument(
-          "--alphabet: " + quoted_text(s) +
-          " is not a symbol; accepted: a lowercase ASCII letter, then lowercase letters, digits or "
-          "'_', e.g. --alphabet ab or --alphabet a,b0");
-    }
-  }
-  return symbols;
-}
 
 /// The --explain text: per layer the heads and FFN gadgets by the coordinates they read and
 /// write, the constants in F, the P-head certificate and the MOD margins.
@@ -172,34 +144,19 @@ CLI::App* add_compile_options(CLI::App& app, CompileOptions* o) {
 
 /// Runs the command with options `o` (`cmd` tells which flags were given); returns the exit code.
 int run_compile(const CLI::App& cmd, CompileOptions& o) {
-  proofs::CompileOptions options;
-  options.policy.rounding =
-      with_context("--rounding", [&] { return numeric::parse_rounding(o.rounding); });
-  options.policy.format = with_context("--format", [&] { return numeric::parse_format(o.format); });
-  options.certify_limit = numeric::parse_integer(o.certify, "--certify", 1, 1000000);
-  options.layer_norm = o.layer_norm;
-  if (cmd.count("--schedule") > 0) {
-    options.offset_schedule =
-        with_context("--schedule", [&] { return attention::parse_schedule(o.schedule); });
-    if (options.offset_schedule.is_multi_axis()) {
-      throw InvalidArgument("--schedule: '" + o.schedule +
-                            "' has several position axes; accepted: a one-axis schedule "
-                            "(ropesim horizon --axis measures one axis of it)");
-    }
-    if (options.offset_schedule.blocks.empty())
-      throw InvalidArgument("--schedule: '" + o.schedule + "' has no rotary block");
-    proofs::check_head_blocks(o.schedule, options.offset_schedule.blocks.size(), o.allow_slow);
-    options.mod_schedule = options.offset_schedule;
-  }
-  const std::vector<std::string> alphabet = parse_alphabet(o.alphabet);
-  const ltl::Formula formula = ltl::parse(o.formula);
-  // The budgets, before anything is built: the model's size (a refusal no flag lifts) and the
-  // P-head certificate's work (quadratic in --certify while the sums are exact).
-  proofs::check_compile_budget(formula, alphabet, options);
-  if (proofs::estimate_compile(formula, alphabet, options).past_heads) {
-    check_budget("--certify", proofs::certify_past_head_work(options.policy, options.certify_limit),
-                 opt_in_budget(o.allow_slow));
-  }
+  proofs::CompileArguments arguments;
+  arguments.formula = o.formula;
+  arguments.alphabet = o.alphabet;
+  arguments.format = o.format;
+  arguments.rounding = o.rounding;
+  arguments.certify = o.certify;
+  if (cmd.count("--schedule") > 0) arguments.schedule = o.schedule;
+  arguments.layer_norm = o.layer_norm;
+  arguments.allow_slow = o.allow_slow;
+  proofs::CompileRequest request = proofs::compile_request(arguments);
+  proofs::CompileOptions& options = request.options;
+  const std::vector<std::string>& alphabet = request.alphabet;
+  const ltl::Formula& formula = request.formula;
   if (cmd.count("--out") > 0) io::check_output_path(o.out, "--out");
   if (cmd.count("--certificate") > 0) {
     if (cmd.count("--out") == 0) {  // the certificate names the model file by its SHA-256

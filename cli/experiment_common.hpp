@@ -9,17 +9,12 @@
 #include "cli/progress.hpp"
 #include "cli/table.hpp"
 #include "proofs/length_experiment.hpp"
+#include "proofs/length_study.hpp"
 
 namespace ropesim::cli {
 
-/// The experiment's flags as given.
-struct LengthArguments {
-  std::string formula, alphabet = "ab", lengths = "1..64", rounding = "nearest-even";
-  /// Empty: single:g=1 for the Y^k heads and each MOD atom's own periodic table (as `compile`
-  /// without --schedule).
-  std::vector<std::string> schedules, formats{"fp16"};
-  std::uint64_t words = 20, seed = 1, adversarial = 2;
-  bool allow_slow = false;
+/// The experiment's flags as given (proofs::LengthArguments) and the progress choice.
+struct LengthArguments : proofs::LengthArguments {
   ProgressChoice progress = ProgressChoice::automatic;
 };
 

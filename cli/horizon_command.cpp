@@ -143,13 +143,9 @@ CLI::App* add_horizon_options(CLI::App& app, HorizonOptions* o) {
 
 /// Runs the command with options `o` (`cmd` tells which flags were given); returns the exit code.
 int run_horizon(const CLI::App& cmd, HorizonOptions& o) {
-  if (cmd.count("--schedule") > 0 && o.head.schedule.empty()) {
-    // an empty --schedule is a bad spec (refused as by the other commands), not "no schedule"
-    with_context("--schedule", [] { return attention::parse_schedule(""); });
-  }
-  if (!o.head.schedule.empty() && cmd.count("--g") > 0) {
-    throw InvalidArgument("--g: give either --g (one frequency) or --schedule (several), not both");
-  }
+  proofs::check_head_source(cmd.count("--g") > 0, cmd.count("--schedule") > 0
+                                                      ? std::optional(o.head.schedule)
+                                                      : std::nullopt);
   if (o.simulate_length && *o.simulate_length < 1)
     throw InvalidArgument("--simulate-length: L must be at least 1");
   std::optional<OutputKind> kind;

@@ -1,5 +1,5 @@
 // The ropesim command line: argument parsing and output only (STYLE: no science in cli/).
-// main() is cli/ropesim_main.cpp; the Python module runs run_command_line in-process.
+// main() is cli/ropesim_main.cpp (the Python module calls the libraries, not this).
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -35,36 +35,6 @@ CLI::Validator integer_in(std::uint64_t lo, std::uint64_t hi) {
         return {};
       },
       "INT in " + range, "integer_in");
-}
-
-std::string one_line(std::string_view raw) {
-  const std::string printed = printable(raw);  // no NUL, control byte or stray non-UTF-8 byte
-  const std::string_view message = printed;
-  // Quoted values ('...') longer than 80 characters are shortened to their first 60 and a
-  // count, so an error about a 1 MB value is one readable line; newlines become spaces.
-  std::string out;
-  std::size_t i = 0;
-  while (i < message.size()) {
-    const char c = message[i];
-    if (c == '\'') {
-      const std::size_t close = message.find('\'', i + 1);
-      if (close != std::string_view::npos && close - i - 1 > 80) {
-        out += "'" + std::string(message.substr(i + 1, 60)) + "...' (" +
-               std::to_string(close - i - 1) + " characters)";
-        i = close + 1;
-        continue;
-      }
-      if (close != std::string_view::npos) {      // a short quoted value, kept whole (its closing
-        out += message.substr(i, close - i + 1);  // quote does not open another)
-        i = close + 1;
-        continue;
-      }
-    }
-    out += (c == '\n' || c == '\r') ? ' ' : c;
-    ++i;
-  }
-  if (out.size() > 2000) out = out.substr(0, 1980) + "... (message shortened)";
-  return out;
 }
 
 void add_spellings_to_help(CLI::App& app) {

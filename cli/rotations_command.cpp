@@ -213,7 +213,6 @@ int run_rotations(const CLI::App& cmd, RotationsOptions& o) {
   const RealisationPolicy policy = parse_realisation_policy(o.realised);
   const attention::Schedule& schedule = policy.schedule;
   const numeric::FormatBinding& binding = policy.binding;
-  const numeric::Format& format = binding.format;
   const numeric::Rounding mode = binding.rounding;
   // a bounded-error cos_sin step is the census over every implementation
   if (attention::is_bounded_realisation_spec(o.realised.realisation)) {
@@ -229,17 +228,11 @@ int run_rotations(const CLI::App& cmd, RotationsOptions& o) {
       return tuple.size() == 1 ? attention::query_position(schedule, realisation, tuple.front())
                                : attention::query_position(schedule, realisation, tuple);
     });
+    const nlohmann::json j = attention::to_json(report, binding);
+    write_out(j);
     if (o.json) {
-      nlohmann::json j = attention::to_json(report);
-      j["format"] = format.name;
-      j["rounding"] = std::string(numeric::to_string(mode));
-      write_out(j);
       std::cout << j.dump(2) << "\n";
     } else {
-      nlohmann::json j = attention::to_json(report);
-      j["format"] = format.name;
-      j["rounding"] = std::string(numeric::to_string(mode));
-      write_out(j);
       std::cout << position_text(report, mode);
     }
     return 0;

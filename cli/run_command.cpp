@@ -246,10 +246,7 @@ Action add_run_command(CLI::App& app) {
           symbols.size(), *model.certified_length, o->model);
     }
     if (o->json) {
-      nlohmann::json j = attention::to_json(result, o->input);
-      j["model"] = model.name;
-      j["format"] = model.policy.format.name;
-      std::cout << j.dump(2) << "\n";
+      std::cout << attention::to_json(model, result, o->input).dump(2) << "\n";
     } else {
       std::cout << run_text(model, result, o->input);
     }

@@ -14,6 +14,7 @@
 #include "numeric/error.hpp"
 #include "numeric/exact_decimal.hpp"
 #include "numeric/format_properties.hpp"
+#include "numeric/json_number.hpp"
 #include "proofs/component.hpp"
 #include "proofs/exact_trig.hpp"
 #include "proofs/refusal.hpp"
@@ -416,19 +417,21 @@ nlohmann::json to_json(const BoundedModHead& h) {
   j["a"] = h.a;
   j["theta"] = h.theta;
   j["epsilon"] = h.epsilon;
-  j["C"] = decimal(h.C);
+  j["C"] = numeric::exact_decimal_json(h.C);
   j["C_auto"] = h.auto_C;
-  j["b"] = decimal(h.b);
-  j["key_weight"] = decimal(h.key_weight);
-  j["query_bias"] = {decimal(h.query_cos), decimal(h.query_sin)};
-  j["f_large"] = decimal(h.f_large);
+  j["b"] = numeric::exact_decimal_json(h.b);
+  j["key_weight"] = numeric::exact_decimal_json(h.key_weight);
+  j["query_bias"] = {numeric::exact_decimal_json(h.query_cos),
+                     numeric::exact_decimal_json(h.query_sin)};
+  j["f_large"] = numeric::exact_decimal_json(h.f_large);
   j["n_max"] = h.n_max;
   j["at_limit"] = h.at_limit;
   j["max_length"] = h.max_length;
   j["fail_query"] = h.fail_query ? nlohmann::json(*h.fail_query) : nlohmann::json();
-  j["fail_bos_score"] = h.fail_query ? nlohmann::json(decimal(h.fail_bos_score)) : nlohmann::json();
+  j["fail_bos_score"] =
+      h.fail_query ? (numeric::exact_decimal_json(h.fail_bos_score)) : nlohmann::json();
   j["fail_other_score"] =
-      h.fail_query ? nlohmann::json(decimal(h.fail_other_score)) : nlohmann::json();
+      h.fail_query ? (numeric::exact_decimal_json(h.fail_other_score)) : nlohmann::json();
   j["drift_bound"] =
       std::isfinite(h.drift_bound) ? nlohmann::json(h.drift_bound) : nlohmann::json();
   nlohmann::json candidates = nlohmann::json::array();

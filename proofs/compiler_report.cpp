@@ -1,6 +1,7 @@
 #include "proofs/compiler_report.hpp"
 
 #include "numeric/exact_decimal.hpp"
+#include "numeric/json_number.hpp"
 
 namespace ropesim::proofs {
 
@@ -10,13 +11,13 @@ namespace {
 
 nlohmann::json certificate_json(const PastCertificate& c) {
   nlohmann::json j;
-  j["f1"] = exact_decimal(c.f1);
-  j["f2"] = exact_decimal(c.f2);
+  j["f1"] = numeric::exact_decimal_json(c.f1);
+  j["f2"] = numeric::exact_decimal_json(c.f2);
   j["certified_count"] = c.certified_count ? nlohmann::json(*c.certified_count) : nlohmann::json();
   j["stagnation_count"] =
       c.stagnation_count ? nlohmann::json(*c.stagnation_count) : nlohmann::json();
-  j["min_output"] = exact_decimal(c.min_output);
-  j["max_output"] = exact_decimal(c.max_output);
+  j["min_output"] = numeric::exact_decimal_json(c.min_output);
+  j["max_output"] = numeric::exact_decimal_json(c.max_output);
   j["first_failure"] = c.first_failure ? nlohmann::json(*c.first_failure) : nlohmann::json();
   j["limit"] = c.limit;
   return j;
@@ -53,9 +54,9 @@ nlohmann::json to_json(const CompiledModel& c) {
   if (c.layer_norm) {
     j["layer_norm"] = {{"placement", "post"},
                        {"mirror", true},
-                       {"epsilon", "0"},
-                       {"raw_scale", exact_decimal(c.layer_norm->raw_scale)},
-                       {"raw_gain", exact_decimal(c.layer_norm->raw_gain)},
+                       {"epsilon", numeric::number_text("0")},
+                       {"raw_scale", numeric::exact_decimal_json(c.layer_norm->raw_scale)},
+                       {"raw_gain", numeric::exact_decimal_json(c.layer_norm->raw_gain)},
                        {"pairs", c.layer_norm->pairs},
                        {"padding", c.layer_norm->padding},
                        {"raw_coordinates", c.layer_norm->raw}};
@@ -65,7 +66,7 @@ nlohmann::json to_json(const CompiledModel& c) {
   j["alphabet"] = c.alphabet;
   j["format"] = c.model.policy.format.name;
   j["rounding"] = std::string(numeric::to_string(c.model.policy.rounding));
-  j["f_large"] = exact_decimal(c.f_large);
+  j["f_large"] = numeric::exact_decimal_json(c.f_large);
   j["coordinates"] = c.space.names();
   nlohmann::json nodes = nlohmann::json::array();
   for (const auto& name : c.node_coordinates) {
@@ -93,17 +94,17 @@ nlohmann::json to_json(const CompiledModel& c) {
   for (const auto& h : c.mod_heads) {
     nlohmann::json margins = nlohmann::json::array();
     for (const auto& rm : h.margins) {
-      margins.push_back({{"residue", rm.residue},
-                         {"bos_wins", rm.bos_wins},
-                         {"margin", rm.margin ? nlohmann::json(numeric::exact_decimal(*rm.margin))
-                                              : nlohmann::json()},
-                         {"passes", rm.passes}});
+      margins.push_back(
+          {{"residue", rm.residue},
+           {"bos_wins", rm.bos_wins},
+           {"margin", rm.margin ? (numeric::exact_decimal_json(*rm.margin)) : nlohmann::json()},
+           {"passes", rm.passes}});
     }
     mods.push_back({{"m", h.m},
                     {"r", h.r},
-                    {"C", exact_decimal(h.C)},
+                    {"C", numeric::exact_decimal_json(h.C)},
                     {"bound", h.bound.approximate},
-                    {"min_margin", numeric::exact_decimal(h.min_margin)},
+                    {"min_margin", numeric::exact_decimal_json(h.min_margin)},
                     {"margins", margins}});
   }
   j["mod_heads"] = mods;
@@ -114,7 +115,7 @@ nlohmann::json to_json(const CompiledModel& c) {
   for (const auto& b : c.bounded_heads) {
     bounded.push_back({{"node", b.node},
                        {"k", b.k},
-                       {"C", exact_decimal(b.C)},
+                       {"C", numeric::exact_decimal_json(b.C)},
                        {"n_max", b.n_max},
                        {"at_limit", b.at_limit}});
   }

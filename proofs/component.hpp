@@ -31,7 +31,9 @@ struct GadgetDescription {
   std::string node;  ///< the subformula it computes (empty for count)
   std::vector<std::string> reads;
   std::vector<std::string> writes;
-  nlohmann::json constants;  ///< exact decimal strings
+  /// name → value: numbers as exact decimal strings (numeric::number_text, marked as numbers
+  /// under a numeric::NumberTextMarking), text (a schedule, a realisation) as strings
+  nlohmann::json constants;
 };
 
 /// A compiled layer, as the report describes it: its heads, then its FFN gadgets.

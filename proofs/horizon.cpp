@@ -392,7 +392,7 @@ nlohmann::json to_json(const HorizonReport& r) {
   j["offset"] =
       r.range.fail_offset ? nlohmann::json(*r.range.fail_offset) : nlohmann::json(nullptr);
   j["gap_exact"] =
-      r.range.gap ? nlohmann::json(numeric::exact_decimal(*r.range.gap)) : nlohmann::json(nullptr);
+      r.range.gap ? (numeric::exact_decimal_json(*r.range.gap)) : nlohmann::json(nullptr);
   if (r.range.target_score) {
     numeric::put_value(j, "target_score", *r.range.target_score);
   } else {

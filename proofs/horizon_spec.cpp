@@ -26,6 +26,16 @@ void check_head_blocks(const std::string& schedule, std::size_t blocks, bool all
       schedule, blocks, kHorizonQuickBlocks, 2 * kHorizonQuickBlocks));
 }
 
+void check_head_source(bool g_given, const std::optional<std::string>& schedule) {
+  if (schedule && schedule->empty()) {
+    // an empty --schedule is a bad spec (refused as by the other commands), not "no schedule"
+    with_context("--schedule", [] { return attention::parse_schedule(""); });
+  }
+  if (schedule && !schedule->empty() && g_given) {
+    throw InvalidArgument("--g: give either --g (one frequency) or --schedule (several), not both");
+  }
+}
+
 HorizonSpec horizon_spec(const HorizonArguments& a) {
   HorizonSpec spec;
   auto& policy = spec.head.policy;

@@ -32,6 +32,12 @@ struct HorizonArguments {
   unsigned threads = 1;
 };
 
+/// Refuses a head named twice or by nothing: an empty `schedule` (a bad spec, refused as
+/// attention::parse_schedule refuses it: "--schedule: ..."), or a schedule given with
+/// `g_given` ("--g: give either --g (one frequency) or --schedule (several), not both").
+/// `schedule`: the --schedule text when given. Used by `ropesim horizon` and ropesim.horizon.
+void check_head_source(bool g_given, const std::optional<std::string>& schedule);
+
 /// The HorizonSpec that `a` describes, validated. Checks, in order: engine, rounding,
 /// summation, accumulator, format, g / schedule (g > 0; a schedule with rotary blocks, and
 /// axis exactly when it has tuple positions), k ∈ [1, 10^6], the realisation (known and

@@ -12,6 +12,7 @@
 #include "numeric/error.hpp"
 #include "numeric/exact_decimal.hpp"
 #include "numeric/format_properties.hpp"
+#include "numeric/json_number.hpp"
 #include "numeric/real_rounding.hpp"
 #include "proofs/exact_trig.hpp"
 #include "proofs/f_large.hpp"
@@ -564,8 +565,7 @@ nlohmann::json to_json(const ModModel& model, const ModModelSpec& spec) {
   nlohmann::json bound;
   bound["rounded_up"] = decimal(h.bound.rounded_up);
   bound["approximate"] = h.bound.approximate;
-  bound["exact"] =
-      h.bound.exact ? nlohmann::json(numeric::exact_decimal(*h.bound.exact)) : nlohmann::json();
+  bound["exact"] = h.bound.exact ? (numeric::exact_decimal_json(*h.bound.exact)) : nlohmann::json();
   bound["finite"] = h.bound.finite;
   j["bound"] = bound;
   j["query_bias"] = {decimal(h.query_cos), decimal(h.query_sin)};
@@ -576,16 +576,16 @@ nlohmann::json to_json(const ModModel& model, const ModModelSpec& spec) {
   j["table"] = table;
   nlohmann::json margins = nlohmann::json::array();
   for (const auto& rm : h.margins) {
-    margins.push_back({{"residue", rm.residue},
-                       {"bos_wins", rm.bos_wins},
-                       {"bos_score", decimal(rm.bos_score)},
-                       {"other_score", decimal(rm.bos_wins ? rm.other_max : rm.other_min)},
-                       {"margin", rm.margin ? nlohmann::json(numeric::exact_decimal(*rm.margin))
-                                            : nlohmann::json()},
-                       {"passes", rm.passes}});
+    margins.push_back(
+        {{"residue", rm.residue},
+         {"bos_wins", rm.bos_wins},
+         {"bos_score", decimal(rm.bos_score)},
+         {"other_score", decimal(rm.bos_wins ? rm.other_max : rm.other_min)},
+         {"margin", rm.margin ? (numeric::exact_decimal_json(*rm.margin)) : nlohmann::json()},
+         {"passes", rm.passes}});
   }
   j["margins"] = margins;
-  j["min_margin"] = numeric::exact_decimal(h.min_margin);
+  j["min_margin"] = numeric::exact_decimal_json(h.min_margin);
   j["candidates_tried"] = h.candidates.size();
   return j;
 }

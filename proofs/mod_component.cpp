@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "numeric/exact_decimal.hpp"
+#include "numeric/json_number.hpp"
 #include "proofs/bounded_mod.hpp"
 
 namespace ropesim::proofs {
@@ -33,9 +34,9 @@ Component periodic_head(const ResidualSpace& space, std::uint64_t m, std::uint64
                       node,
                       {"bos", "top"},
                       {raw},
-                      {{"C", exact_decimal(built.C)},
-                       {"f_large", exact_decimal(built.f_large)},
-                       {"min_margin", numeric::exact_decimal(built.min_margin)}}};
+                      {{"C", numeric::exact_decimal_json(built.C)},
+                       {"f_large", numeric::exact_decimal_json(built.f_large)},
+                       {"min_margin", numeric::exact_decimal_json(built.min_margin)}}};
   head.mod_head = std::move(built);
   return head;
 }
@@ -65,17 +66,18 @@ std::vector<Component> mod_components(const ResidualSpace& space, std::uint64_t 
     built.head.name = node;
     head.sublayer = Sublayer::attention;
     head.head = built.head;
-    head.description = {"MOD (bounded)",
-                        node,
-                        {"bos", "top"},
-                        {raw},
-                        {{"schedule", schedule->spec},
-                         {"realisation", "r1"},
-                         {"block", fmt::format("{}", built.block)},
-                         {"turn", fmt::format("{}/{}", built.a, m)},
-                         {"C", exact_decimal(built.C)},
-                         {"f_large", exact_decimal(built.f_large)},
-                         {"certified_range", fmt::format("{}", built.n_max)}}};
+    head.description = {
+        "MOD (bounded)",
+        node,
+        {"bos", "top"},
+        {raw},
+        {{"schedule", schedule->spec},
+         {"realisation", "r1"},
+         {"block", numeric::number_text(fmt::format("{}", built.block))},
+         {"turn", numeric::number_text(fmt::format("{}/{}", built.a, m))},
+         {"C", numeric::exact_decimal_json(built.C)},
+         {"f_large", numeric::exact_decimal_json(built.f_large)},
+         {"certified_range", numeric::number_text(fmt::format("{}", built.n_max))}}};
     head.bounded_mod_head = std::move(built);
   } else {
     head = periodic_head(space, m, r, raw, node, policy);
@@ -92,7 +94,7 @@ std::vector<Component> mod_components(const ResidualSpace& space, std::uint64_t 
       node,
       at_1 ? std::vector<std::string>{raw} : std::vector<std::string>{raw, count, "top"},
       {out},
-      {{"value_at_position_1", at_1 ? "1" : "0"}}};
+      {{"value_at_position_1", numeric::number_text(at_1 ? "1" : "0")}}};
   return {std::move(head), std::move(first)};
 }
 
@@ -101,7 +103,7 @@ Component counting_component(const ResidualSpace& space, const std::string& bos,
   Component c;
   c.sublayer = Sublayer::attention;
   c.head = counting_head(space, bos, count, a);
-  c.description = {"count", "", {bos}, {count}, {{"value_weight", "1"}}};
+  c.description = {"count", "", {bos}, {count}, {{"value_weight", numeric::number_text("1")}}};
   c.raw_outputs = {
       {count, a.one(), a.one(), RawOutputRange::Want::one},  // position 1
       {count, a.zero(), a.from_rational(mpq_class(1, 2)), RawOutputRange::Want::at_most_half}};

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "numeric/exact_decimal.hpp"
+#include "numeric/json_number.hpp"
 
 namespace ropesim::proofs {
 
@@ -57,11 +58,11 @@ std::vector<Component> offset_components(const ResidualSpace& space, const std::
                       node,
                       {psi},
                       {raw},
-                      {{"k", fmt::format("{}", k)},
+                      {{"k", numeric::number_text(fmt::format("{}", k))},
                        {"schedule", schedule.spec},
                        {"realisation", "r1"},
-                       {"C", numeric::exact_decimal(built.C)},
-                       {"certified_range", fmt::format("{}", n_max)}}};
+                       {"C", numeric::exact_decimal_json(built.C)},
+                       {"certified_range", numeric::number_text(fmt::format("{}", n_max))}}};
   head.raw_outputs = {{raw, a.zero(), a.zero(), RawOutputRange::Want::zero},
                       {raw, a.one(), a.one(), RawOutputRange::Want::one}};
   head.bounded_head = BoundedHead{node, k, built.C, n_max, certificate.report.range.at_limit};

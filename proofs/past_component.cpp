@@ -9,6 +9,7 @@
 #include "numeric/error.hpp"
 #include "numeric/exact_decimal.hpp"
 #include "numeric/format_properties.hpp"
+#include "numeric/json_number.hpp"
 
 namespace ropesim::proofs {
 
@@ -161,12 +162,13 @@ std::vector<Component> past_components(const ResidualSpace& space, const std::st
   Component head;
   head.sublayer = Sublayer::attention;
   head.head = past_head(space, psi, raw, f_large, a, node);
-  head.description = {
-      "P",
-      node,
-      {psi},
-      {raw},
-      {{"query_bias", "1"}, {"key_weight", exact_decimal(f_large)}, {"value_weight", "1"}}};
+  head.description = {"P",
+                      node,
+                      {psi},
+                      {raw},
+                      {{"query_bias", numeric::number_text("1")},
+                       {"key_weight", numeric::exact_decimal_json(f_large)},
+                       {"value_weight", numeric::number_text("1")}}};
   head.raw_outputs = {
       {raw, a.zero(), a.zero(), RawOutputRange::Want::zero},
       {raw, certificate.min_output, certificate.max_output, RawOutputRange::Want::one}};
@@ -177,9 +179,9 @@ std::vector<Component> past_components(const ResidualSpace& space, const std::st
                             node,
                             {raw, "top"},
                             {out},
-                            {{"f1", exact_decimal(certificate.f1)},
-                             {"f2", exact_decimal(certificate.f2)},
-                             {"scale", "4"}}};
+                            {{"f1", numeric::exact_decimal_json(certificate.f1)},
+                             {"f2", numeric::exact_decimal_json(certificate.f2)},
+                             {"scale", numeric::number_text("4")}}};
   return {std::move(head), std::move(rebinarise)};
 }
 

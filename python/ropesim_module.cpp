@@ -1,44 +1,74 @@
-// ropesim._ropesim: the C++ side of the Python module `ropesim` (docs/PYTHON.md). Four kinds of
-// entry point, none a second implementation:
+// ropesim._ropesim: the C++ side of the Python module `ropesim` (docs/PYTHON.md). Every entry
+// point calls the libraries, none is a second implementation, and none runs the command line:
 //   round_values        numeric::Arithmetic::convert of each binary64 into F, with its flags
 //                       (flag_bits: numeric/flags.hpp's bits by name);
 //   rotation_table      attention::realised_table (the evaluator the census counts);
-//   census              attention::census with the CLI's parsing and limits
-//                       (attention/realisation_policy.hpp, check_census_limits), as to_json;
-//   run_cli             the `ropesim` command line (cli::run_command_line) run in-process with
-//                       std::cout and std::cerr captured, so a function returns what the CLI's
-//                       --json prints and raises the CLI's one-line message.
-// The GIL is released while C++ computes.
+//   census, position    attention::census / attention::query_position with the CLI's parsing
+//                       and limits (attention/realisation_policy.hpp, check_census_limits);
+//   horizon             proofs::horizon_spec → proofs::horizon (or proofs::bounded_horizon);
+//   formats             numeric::format_table;
+//   compile, Model      proofs::compile_request → proofs::compile; attention::parse_model and
+//                       attention::run on its spec;
+//   classify            proofs::classify_language;
+//   experiment_length   proofs::length_spec → proofs::run_length_spec;
+//   check               properties::check_request → properties::run_property (RapidCheck
+//                       compiled with -fPIC from third_party/rapidcheck: Debian's is not PIC).
+// A result comes back as its library's JSON (to_json) converted by type (to_python): the
+// libraries write a number that JSON cannot hold as text, and under a
+// numeric::NumberTextMarking (json_number.hpp) that text is marked as a number by its C++
+// type, so an exact value becomes an int, a float (when binary64 holds it exactly) or a
+// fractions.Fraction, a rounded decimal a float, and every other string stays a str. No key
+// name decides it. Bad input raises ValueError with the CLI's one-line message
+// (numeric::one_line). The GIL is released while C++ computes.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include <algorithm>
-#include <iostream>
+#include <cstdlib>
 #include <mutex>
 #include <nlohmann/json.hpp>
-#include <sstream>
+#include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "attention/bounded_census.hpp"
 #include "attention/bounded_realisation.hpp"
 #include "attention/census.hpp"
+#include "attention/model_spec.hpp"
 #include "attention/realisation.hpp"
 #include "attention/realisation_policy.hpp"
 #include "attention/realised_table.hpp"
+#include "attention/run.hpp"
 #include "attention/schedule.hpp"
-#include "cli/commands.hpp"
+#include "attention/transformer.hpp"
 #include "numeric/arithmetic.hpp"
 #include "numeric/budget.hpp"
 #include "numeric/error.hpp"
+#include "numeric/exact.hpp"
 #include "numeric/fast_engine.hpp"
 #include "numeric/flags.hpp"
 #include "numeric/format.hpp"
+#include "numeric/format_table.hpp"
+#include "numeric/json_number.hpp"
+#include "numeric/libm.hpp"
 #include "numeric/parallel.hpp"
 #include "numeric/rounding.hpp"
+#include "numeric/spec_lists.hpp"
 #include "numeric/value.hpp"
 #include "numeric/version.hpp"
+#include "proofs/bounded_horizon.hpp"
+#include "proofs/compile_request.hpp"
+#include "proofs/compiler.hpp"
+#include "proofs/compiler_report.hpp"
+#include "proofs/fixed_offset_head.hpp"
+#include "proofs/horizon.hpp"
+#include "proofs/horizon_spec.hpp"
+#include "proofs/language_class.hpp"
+#include "proofs/length_study.hpp"
+#include "properties/check.hpp"
+#include "properties/check_study.hpp"
 
 namespace py = pybind11;
 using namespace ropesim;
@@ -110,8 +140,47 @@ py::tuple rotation_table(const std::string& schedule_spec, const std::string& re
   return py::make_tuple(cos, sin, flags);
 }
 
-/// A JSON value as Python objects, each by its JSON type: object → dict, array → list, integer
-/// → int, other number → float, string → str, boolean → bool, null → None.
+/// The exact value a marked text spells (numeric::number_text): "P/Q", an integer, an exact
+/// decimal ("17.34375", "1.490116119384765625e-8"), or a power of two "2^k" / "-2^k".
+mpq_class exact_value(const std::string& text) {
+  const bool negative = !text.empty() && text.front() == '-';
+  const std::string_view magnitude = std::string_view(text).substr(negative ? 1 : 0);
+  if (magnitude.rfind("2^", 0) == 0) {
+    const auto k = static_cast<long>(numeric::parse_integer(
+        magnitude.substr(magnitude[2] == '-' ? 3 : 2), "power of two", 0, 1000000));
+    mpq_class q(1);
+    if (magnitude[2] == '-') {
+      mpz_mul_2exp(q.get_den_mpz_t(), q.get_den_mpz_t(), static_cast<unsigned long>(k));
+    } else {
+      mpz_mul_2exp(q.get_num_mpz_t(), q.get_num_mpz_t(), static_cast<unsigned long>(k));
+    }
+    return negative ? mpq_class(-q) : q;
+  }
+  return numeric::parse_rational_exact(text, "exact value");
+}
+
+/// A Python int of the integer `z`, read from hexadecimal digits (Python limits the decimal
+/// digits an int may be read from to 4300; 2^16434, formats("p=53,e=15")'s n_max, has 4948).
+py::object python_int(const mpz_class& z) {
+  PyObject* value = PyLong_FromString(z.get_str(16).c_str(), nullptr, 16);
+  if (value == nullptr) throw py::error_already_set();
+  return py::reinterpret_steal<py::object>(value);
+}
+
+/// The exact value `q` in Python: an int when it is an integer, a float when binary64 holds it
+/// exactly, else fractions.Fraction(numerator, denominator).
+py::object python_exact(const mpq_class& q) {
+  if (q.get_den() == 1) return python_int(q.get_num());
+  if (const auto d = numeric::binary64_json(q)) return py::float_(d->get<double>());
+  const py::object fraction = py::module_::import("fractions").attr("Fraction");
+  return fraction(python_int(q.get_num()), python_int(q.get_den()));
+}
+
+/// A JSON value the libraries built as Python objects, each by its C++ type: object → dict,
+/// array → list, integer → int, other number → float, boolean → bool, null → None; a number
+/// the JSON writes as text (numeric::number_text under a NumberTextMarking) → python_exact of
+/// its exact value, or a float for a rounded decimal; every other string → str (a word "0101"
+/// or an alphabet "01" is text in C++, so it stays text here).
 py::object to_python(const nlohmann::json& j) {
   switch (j.type()) {
     case nlohmann::json::value_t::object: {
@@ -134,8 +203,30 @@ py::object to_python(const nlohmann::json& j) {
       return py::str(j.get<std::string>());
     case nlohmann::json::value_t::boolean:
       return py::bool_(j.get<bool>());
+    case nlohmann::json::value_t::binary: {
+      const auto marked = numeric::marked_number_text(j);
+      if (!marked) throw std::logic_error("to_python: binary JSON that is not a marked number");
+      if (marked->second == numeric::NumberText::rounded_decimal)
+        return py::float_(std::strtod(marked->first.c_str(), nullptr));
+      return python_exact(exact_value(marked->first));
+    }
     default:
       return py::none();
+  }
+}
+
+/// Runs `build` (library calls that end in a JSON value) with the GIL released and number
+/// texts marked (numeric::NumberTextMarking, on this thread); an InvalidArgument comes out with
+/// the CLI's one-line message (numeric::one_line). Returns the JSON, to be converted with the
+/// GIL held (to_python).
+template <class F>
+auto library_call(F&& build) {
+  py::gil_scoped_release release;
+  const numeric::NumberTextMarking marking;
+  try {
+    return build();
+  } catch (const InvalidArgument& e) {
+    throw InvalidArgument(numeric::one_line(e.what()));
   }
 }
 
@@ -147,9 +238,7 @@ py::object census(const attention::RealisationArguments& realised, std::uint64_t
                   std::uint64_t start, std::optional<std::uint64_t> max_period, bool witnesses,
                   std::optional<std::string> axis, std::optional<std::string> at, unsigned jobs,
                   bool allow_slow) {
-  nlohmann::json j;
-  {
-    py::gil_scoped_release release;
+  return to_python(library_call([&]() -> nlohmann::json {
     const auto policy = attention::parse_realisation_policy(realised);
     if (attention::is_bounded_realisation_spec(realised.realisation)) {
       if (axis) attention::refuse_bounded_census_option("--axis");
@@ -161,7 +250,7 @@ py::object census(const attention::RealisationArguments& realised, std::uint64_t
         attention::check_bounded_applicable(policy.schedule, b);
         return b;
       });
-      j = attention::to_json(with_context("--positions", [&] {
+      return attention::to_json(with_context("--positions", [&] {
         return attention::bounded_census(policy.schedule, r, start, positions);
       }));
     } else {
@@ -179,40 +268,165 @@ py::object census(const attention::RealisationArguments& realised, std::uint64_t
       Budget budget;
       budget.unlimited = allow_slow;
       check_budget("--positions", attention::census_work(policy.schedule, options), budget);
-      j = attention::to_json(attention::census(policy.schedule, realisation, options), witnesses);
+      return attention::to_json(attention::census(policy.schedule, realisation, options),
+                                witnesses);
     }
-  }
-  return to_python(j);
+  }));
 }
 
-std::mutex cli_mutex;  // std::cout/std::cerr are redirected while a command runs
+/// The formats table (numeric::format_table, THEORY §1) as `ropesim formats --json` prints it:
+/// a list of dicts, exact values by type.
+py::object formats(const std::optional<std::string>& list, const std::string& rounding) {
+  return to_python(
+      library_call([&] { return numeric::to_json(numeric::format_table(list, rounding)); }));
+}
 
-/// Runs `ropesim ARGS...` in-process: (exit code, stdout, stderr).
-std::tuple<int, std::string, std::string> run_cli(const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  int code = 0;
+/// The realised rotation at one position (attention::query_position; NUMERIC §4) as `ropesim
+/// rotations --position I --json` prints it. `position`: an integer or a tuple "(t,h,w)" as
+/// attention::parse_position_tuple reads it.
+py::object position(const attention::RealisationArguments& realised, const std::string& position) {
+  return to_python(library_call([&] {
+    const auto policy = attention::parse_realisation_policy(realised);
+    if (attention::is_bounded_realisation_spec(realised.realisation))
+      attention::refuse_bounded_census_option("--position");
+    const auto realisation = attention::parse_applicable_realisation(realised, policy);
+    const attention::PositionTuple tuple =
+        with_context("--position", [&] { return attention::parse_position_tuple(position); });
+    const auto report = with_context("--position", [&] {
+      return tuple.size() == 1
+                 ? attention::query_position(policy.schedule, realisation, tuple.front())
+                 : attention::query_position(policy.schedule, realisation, tuple);
+    });
+    return attention::to_json(report, policy.binding);
+  }));
+}
+
+/// The certified range of the Y^k head (proofs::horizon, THEORY §6; proofs::bounded_horizon for
+/// a bounded-error cos_sin step) as `ropesim horizon --json --quiet` prints it. `g`, `schedule`:
+/// the head's frequency or schedule (given or not, as the CLI's --g and --schedule).
+py::object horizon(proofs::HorizonArguments arguments, bool g_given,
+                   const std::optional<std::string>& schedule, unsigned jobs) {
+  return to_python(library_call([&]() -> nlohmann::json {
+    // the ranges of the CLI's --max-length and --jobs (integer_in, add_jobs_option)
+    if (arguments.max_length)
+      (void)numeric::parse_integer(std::to_string(*arguments.max_length), "--max-length", 1,
+                                   proofs::kMaxScanLength);
+    (void)numeric::parse_integer(std::to_string(jobs), "--jobs", 0, 256);
+    proofs::check_head_source(g_given, schedule);
+    if (schedule) arguments.schedule = *schedule;
+    if (attention::is_bounded_realisation_spec(arguments.realisation))
+      return proofs::to_json(proofs::bounded_horizon(arguments));
+    arguments.threads = numeric::resolve_threads(jobs);
+    auto spec = proofs::horizon_spec(arguments);
+    spec.threads = arguments.threads;
+    return proofs::to_json(proofs::horizon(spec));
+  }));
+}
+
+/// A compiled model (proofs::compile, THEORY §7): (report, spec text). The report is
+/// proofs::to_json(CompiledModel) with "out" null (`ropesim compile --json` without -o), exact
+/// values by type; the spec text is what `ropesim compile -o FILE` writes but for the
+/// provenance's command (attention::model_to_json with "_construction": the report as the CLI
+/// writes it, exact values as text; "_provenance"; dump(2) and a newline).
+py::tuple compile(const proofs::CompileArguments& arguments) {
+  nlohmann::json report;
+  std::string spec_text;
   {
     py::gil_scoped_release release;
-    std::lock_guard<std::mutex> lock(cli_mutex);
-    std::vector<std::string> argv_text{"ropesim"};
-    argv_text.insert(argv_text.end(), args.begin(), args.end());
-    std::vector<char*> argv;
-    for (auto& a : argv_text) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    std::streambuf* old_out = std::cout.rdbuf(out.rdbuf());
-    std::streambuf* old_err = std::cerr.rdbuf(err.rdbuf());
+    const numeric::NumberTextMarking marking;  // the components' constants too (component.hpp)
     try {
-      code = cli::run_command_line(static_cast<int>(argv_text.size()), argv.data());
-    } catch (...) {
-      std::cout.rdbuf(old_out);
-      std::cerr.rdbuf(old_err);
-      throw;
+      const proofs::CompileRequest request = proofs::compile_request(arguments);
+      const proofs::CompiledModel compiled =
+          proofs::compile(request.formula, request.alphabet, request.options);
+      report = proofs::to_json(compiled);
+      nlohmann::json spec = attention::model_to_json(compiled.model);
+      spec["_construction"] = numeric::unmarked(report);
+      // as cli::provenance() records it, the command being this call
+      spec["_provenance"] = {
+          {"tool", "ropesim"},
+          {"version", std::string(ropesim::version())},
+          {"commit", std::string(ropesim::source_commit())},
+          {"command", "ropesim.compile (Python)"},
+          {"libm", {{"glibc", numeric::glibc_version()}, {"sleef", numeric::sleef_version()}}}};
+      spec_text = spec.dump(2) + "\n";
+      report["out"] = nullptr;
+    } catch (const InvalidArgument& e) {
+      throw InvalidArgument(numeric::one_line(e.what()));
     }
-    std::cout.flush();
-    std::cout.rdbuf(old_out);
-    std::cerr.rdbuf(old_err);
   }
-  return {code, out.str(), err.str()};
+  return py::make_tuple(to_python(report), spec_text);
+}
+
+/// A model spec (docs/MODEL_SPEC.md) read from its text, as `ropesim run FILE [--format F]
+/// [--rounding R]` reads it: `format`, `rounding` (None: the spec's) replace the spec's, the
+/// weights re-rounded from the exact spec numbers. Raises ValueError for a bad spec, format or
+/// rounding (the CLI's messages).
+attention::Model parse_model(const std::string& spec_text, const std::optional<std::string>& format,
+                             const std::optional<std::string>& rounding) {
+  return library_call([&] {
+    attention::ModelLoadOptions load;
+    if (format)
+      load.format = with_context("--format", [&] { return numeric::parse_format(*format); });
+    if (rounding)
+      load.rounding =
+          with_context("--rounding", [&] { return numeric::parse_rounding(*rounding); });
+    return attention::parse_model(spec_text, load);
+  });
+}
+
+/// `model` run on `word` (attention::run) as `ropesim run MODEL --input WORD [--trace] --json`
+/// prints it: the trace, when asked, at EOS. Raises ValueError for a symbol outside the
+/// alphabet ("--input: ...") or a run beyond the time budget.
+/// `trace_all`: every position traced, as `--positions all`.
+py::object run_model(const attention::Model& model, const std::string& word, bool trace,
+                     bool trace_all) {
+  return to_python(library_call([&] {
+    const auto symbols = with_context("--input", [&] { return attention::tokenize(model, word); });
+    check_budget("--input", attention::run_work(model, symbols.size()), Budget{});
+    attention::RunOptions options;
+    if (trace_all) {
+      options.trace_all = true;  // as `--positions all`
+    } else if (trace) {
+      options.trace_positions = {symbols.size() + 1};
+    }
+    return attention::to_json(model, attention::run(model, word, options), word);
+  }));
+}
+
+/// The class of a language (proofs::classify_language, THEORY §5) as `ropesim classify
+/// --json` prints it.
+py::object classify(const proofs::ClassifyArguments& arguments) {
+  return to_python(
+      library_call([&] { return proofs::to_json(proofs::classify_language(arguments)); }));
+}
+
+/// Accuracy against length (proofs::length_spec → proofs::run_length_spec) as `ropesim
+/// experiment length --json` prints it.
+py::object experiment_length(const proofs::LengthArguments& arguments) {
+  return to_python(library_call([&] {
+    const proofs::LengthExperimentSpec spec = proofs::length_spec(arguments);
+    return proofs::length_json(arguments, spec, proofs::run_length_spec(spec));
+  }));
+}
+
+/// RapidCheck keeps process-wide state (ImplicitParam's scope stack is a plain static): one
+/// check runs at a time.
+std::mutex check_mutex;
+
+/// The theorems as RapidCheck properties (properties::check_request → run_property), as
+/// `ropesim check --json --quiet` prints it: every property named, run in order, one check at
+/// a time in the process (check_mutex).
+py::object check(const properties::CheckArguments& arguments) {
+  return to_python(library_call([&] {
+    const std::lock_guard<std::mutex> lock(check_mutex);
+    const properties::CheckRequest request = properties::check_request(arguments);
+    std::vector<properties::PropertyOutcome> outcomes;
+    for (const auto& name : request.names) {
+      outcomes.push_back(with_context(
+          "--replay", [&] { return properties::run_property(name, request.options); }));
+    }
+    return properties::check_json(outcomes, false);
+  }));
 }
 
 /// The IEEE flag bits of numeric::Flag (numeric/flags.hpp), by name, in IEEE 754-2019 §7
@@ -280,8 +494,87 @@ PYBIND11_MODULE(_ropesim, m) {
         "--json` (attention::to_json); values by their JSON type. Raises ValueError with the "
         "CLI's one-line message for bad input (attention::check_census_limits: N in "
         "2..2^31, P_max in 1..N-1).");
-  m.def("run_cli", &run_cli, py::arg("args"),
-        "(exit code, stdout, stderr) of `ropesim ARGS...` run in-process (the GIL released).");
+  m.def("formats", &formats, py::arg("formats"), py::arg("rounding"),
+        "The formats table (numeric::format_table, THEORY §1): a list of dicts with the keys of "
+        "`ropesim formats --json`, exact values by type. Raises ValueError for a bad list or "
+        "rounding.");
+  m.def("position", &position, py::arg("realised"), py::arg("position"),
+        "The realised rotation at one position (attention::query_position): the dict of "
+        "`ropesim rotations --position I --json`, exact values by type. Raises ValueError.");
+  py::class_<proofs::HorizonArguments>(m, "HorizonArguments")
+      .def(py::init<>())
+      .def_readwrite("g", &proofs::HorizonArguments::g)
+      .def_readwrite("k", &proofs::HorizonArguments::k)
+      .def_readwrite("C", &proofs::HorizonArguments::C)
+      .def_readwrite("format", &proofs::HorizonArguments::format)
+      .def_readwrite("realization", &proofs::HorizonArguments::realisation)
+      .def_readwrite("rounding", &proofs::HorizonArguments::rounding)
+      .def_readwrite("algorithm", &proofs::HorizonArguments::algorithm)
+      .def_readwrite("max_length", &proofs::HorizonArguments::max_length)
+      .def_readwrite("allow_slow", &proofs::HorizonArguments::allow_slow);
+  m.def("horizon", &horizon, py::arg("arguments"), py::arg("g_given"), py::arg("schedule"),
+        py::arg("jobs"),
+        "The certified range of the Y^k head (proofs::horizon, THEORY §6): the dict of "
+        "`ropesim horizon --json`, exact values by type. Raises ValueError for bad input.");
+  py::class_<proofs::CompileArguments>(m, "CompileArguments")
+      .def(py::init<>())
+      .def_readwrite("formula", &proofs::CompileArguments::formula)
+      .def_readwrite("alphabet", &proofs::CompileArguments::alphabet)
+      .def_readwrite("format", &proofs::CompileArguments::format)
+      .def_readwrite("rounding", &proofs::CompileArguments::rounding)
+      .def_readwrite("schedule", &proofs::CompileArguments::schedule)
+      .def_readwrite("layer_norm", &proofs::CompileArguments::layer_norm)
+      .def_readwrite("allow_slow", &proofs::CompileArguments::allow_slow);
+  m.def("compile", &compile, py::arg("arguments"),
+        "(report, spec text): the formula compiled into an F-transformer (proofs::compile, "
+        "THEORY §7). Raises ValueError with the CLI's message when it does not parse or F "
+        "cannot realise a construction.");
+  py::class_<attention::Model>(m, "LoadedModel",
+                               "A model spec read into attention::Model (parse_model).");
+  m.def("parse_model", &parse_model, py::arg("spec_text"), py::arg("format") = py::none(),
+        py::arg("rounding") = py::none(),
+        "A model spec's text read as `ropesim run FILE` reads it. Raises ValueError.");
+  m.def("run_model", &run_model, py::arg("model"), py::arg("word"), py::arg("trace"),
+        py::arg("trace_all") = false,
+        "The dict of `ropesim run MODEL --input WORD [--trace] --json` (attention::run). "
+        "Raises ValueError for a symbol outside the alphabet.");
+  py::class_<proofs::ClassifyArguments>(m, "ClassifyArguments")
+      .def(py::init<>())
+      .def_readwrite("alphabet", &proofs::ClassifyArguments::alphabet)
+      .def_readwrite("regex", &proofs::ClassifyArguments::regex)
+      .def_readwrite("formula", &proofs::ClassifyArguments::formula)
+      .def_readwrite("dfa", &proofs::ClassifyArguments::dfa_file)
+      .def_readwrite("model", &proofs::ClassifyArguments::model_file)
+      .def_readwrite("allow_slow", &proofs::ClassifyArguments::allow_slow);
+  m.def("classify", &classify, py::arg("arguments"),
+        "The class of a language (proofs::classify_language, THEORY §5): the dict of `ropesim "
+        "classify --json`. Raises ValueError with the CLI's one-line message for bad input.");
+  py::class_<proofs::LengthArguments>(m, "LengthArguments")
+      .def(py::init<>())
+      .def_readwrite("formula", &proofs::LengthArguments::formula)
+      .def_readwrite("alphabet", &proofs::LengthArguments::alphabet)
+      .def_readwrite("lengths", &proofs::LengthArguments::lengths)
+      .def_readwrite("rounding", &proofs::LengthArguments::rounding)
+      .def_readwrite("schedules", &proofs::LengthArguments::schedules)
+      .def_readwrite("formats", &proofs::LengthArguments::formats)
+      .def_readwrite("words", &proofs::LengthArguments::words)
+      .def_readwrite("seed", &proofs::LengthArguments::seed)
+      .def_readwrite("adversarial", &proofs::LengthArguments::adversarial)
+      .def_readwrite("allow_slow", &proofs::LengthArguments::allow_slow);
+  m.def("experiment_length", &experiment_length, py::arg("arguments"),
+        "Accuracy against length (proofs::length_experiment): the dict of `ropesim experiment "
+        "length --json`. Raises ValueError with the CLI's one-line message for bad input.");
+  py::class_<properties::CheckArguments>(m, "CheckArguments")
+      .def(py::init<>())
+      .def_readwrite("property", &properties::CheckArguments::property)
+      .def_readwrite("trials", &properties::CheckArguments::trials)
+      .def_readwrite("seed", &properties::CheckArguments::seed)
+      .def_readwrite("max_length", &properties::CheckArguments::max_length)
+      .def_readwrite("format", &properties::CheckArguments::format);
+  m.def("check", &check, py::arg("arguments"),
+        "The theorems as RapidCheck properties (properties/check.hpp, THEORY §5): the dict of "
+        "`ropesim check --json`. A failing property is in the dict, not raised. Raises "
+        "ValueError with the CLI's one-line message for bad input.");
   bind_sweep(m);
   m.attr("version") = std::string(ropesim::version());
 }

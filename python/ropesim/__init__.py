@@ -1,24 +1,28 @@
 """ropesim from Python: exact finite-precision RoPE transformers (docs/PYTHON.md).
 
-Every function runs ropesim's C++ libraries in this process (the extension ``ropesim._ropesim``);
-nothing is computed a second time in Python.
+Every function but ``cli`` calls ropesim's C++ libraries in this process (the
+extension ``ropesim._ropesim``, pybind11); nothing is computed a second time in Python and no
+command line is run:
 
-* ``round``, ``round_flags`` and ``rotation_table`` call the libraries directly and return numpy
-  arrays (float64; every value is the element of F exactly, for formats that fit a binary64).
-* ``census`` calls attention::census directly and returns the dict ``ropesim rotations --json``
-  prints (each value by its JSON type);
-* ``position``, ``horizon``, ``compile`` (with ``Model.run`` / ``Model.trace``),
-  ``classify``, ``formats`` and ``experiment_length`` run the matching ``ropesim`` command
-  in-process with ``--json`` and return its JSON as Python objects with the same keys;
-  ``check`` runs the ``ropesim`` executable (RapidCheck cannot be linked into the extension).
+* ``round``, ``round_flags`` and ``rotation_table`` return numpy arrays (float64; every value is
+  the element of F exactly, for formats that fit a binary64);
+* ``census``, ``position``, ``horizon``, ``compile`` (with ``Model.run`` / ``Model.trace``),
+  ``classify``, ``formats`` and ``experiment_length`` return what the matching ``ropesim``
+  command prints with ``--json``, built by the same library functions (each library's
+  ``to_json``), as Python objects with the same keys;
+* ``check`` runs the theorems' RapidCheck properties (properties/, with RapidCheck compiled
+  with -fPIC from third_party/rapidcheck: Debian's static library cannot be linked into an
+  extension) and returns the dict ``ropesim check --json`` prints;
+* ``cli`` runs the ``ropesim`` executable in a child process: it is the command line itself.
 
-Numbers: a JSON number is an ``int`` (integer text) or the ``float`` it spells (the CLI prints
-a binary64 as the shortest decimal that reads back as it); a string of decimal digits (the
-CLI's exact values, e.g. ``"f_large": "17.34375"``) is a ``float`` when binary64 holds it
-exactly and a ``fractions.Fraction`` (the exact value) otherwise; ``"P/Q"`` is a ``Fraction`` and ``"2^k"``
-an ``int`` (or a ``Fraction`` for k < 0). Text fields (names, formulas, words, the alphabet,
-provenance) stay strings. Where the CLI prints a table, the rows come as a ``pandas.DataFrame``
-when pandas imports (a list of dicts otherwise).
+Numbers, by their C++ type (never by a key's name): a binary64 is a ``float``, an integer an
+``int``; an exact value that JSON cannot hold as a number (the libraries write it as text:
+``"P/Q"``, ``"2^k"``, an exact decimal, the ``KEY_exact`` beside a float) is an ``int`` when it
+is an integer, a ``float`` when binary64 holds it exactly and a ``fractions.Fraction`` (the
+exact value) otherwise; a decimal rounded for display (a realised value's 17-digit
+``"decimal"``) is the ``float`` it reads as. Text (names, formulas, words, the alphabet, hex)
+stays ``str`` even when it looks like a number (a word ``"0101"``). Where the CLI prints a
+table, the rows come as a ``pandas.DataFrame`` when pandas imports (a list of dicts otherwise).
 
 Bad input raises ``ValueError`` with the CLI's one-line message (without the ``ropesim: error:``
 prefix). The GIL is released while C++ computes. ``jobs=`` is the CLI's ``--jobs`` (0: every
@@ -28,7 +32,6 @@ from __future__ import annotations
 
 import json as _json
 import os as _os
-import re as _re
 import tempfile as _tempfile
 from fractions import Fraction
 
@@ -43,66 +46,6 @@ __all__ = [
     "__version__", "sweep",
 ]
 __version__ = _ropesim.version
-
-# Keys whose string values are text even when they look like numbers (a word "0101", an
-# alphabet "01", a commit made of digits).
-_TEXT_KEYS = frozenset({
-    "alphabet", "command", "commit", "formula", "input", "name", "output", "prefix", "regex",
-    "replay", "tool", "version", "word", "words", "witness", "schedule", "realization",
-    "format", "table_format", "rounding", "engine", "out", "property", "symbol", "token",
-    "spec", "text", "expression", "exact_angle_text", "attention_factor_text", "hex",
-})
-_DECIMAL = _re.compile(r"-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")
-_RATIO = _re.compile(r"-?\d+/\d+")
-_POWER = _re.compile(r"(-?)2\^(-?\d+)")
-
-
-def _decimal(text: str):
-    """The exact value of decimal `text`: float if binary64 holds it exactly, else Fraction."""
-    exact = Fraction(text)
-    try:
-        approx = float(text)
-    except OverflowError:  # pragma: no cover - float() of a decimal returns inf, not raise
-        return exact
-    if approx == approx and abs(approx) != float("inf") and Fraction(approx) == exact:
-        return approx
-    return exact
-
-
-def _number_text(text: str):
-    """`text` as a Python number if it spells one (see the module docstring), else None."""
-    if _DECIMAL.fullmatch(text):
-        if _re.fullmatch(r"-?\d+", text):
-            return int(text)
-        return _decimal(text)
-    if _RATIO.fullmatch(text):
-        return Fraction(text)
-    m = _POWER.fullmatch(text)
-    if m and abs(int(m.group(2))) <= 100000:
-        value = Fraction(2) ** int(m.group(2))
-        value = -value if m.group(1) else value
-        return int(value) if value.denominator == 1 else value
-    return None
-
-
-def _numbers(obj, key=None):
-    """Converts the exact decimal strings of a CLI JSON value into Python numbers."""
-    if isinstance(obj, dict):
-        return {k: _numbers(v, k) for k, v in obj.items()}
-    if isinstance(obj, list):
-        return [_numbers(v, key) for v in obj]
-    if isinstance(obj, str) and key not in _TEXT_KEYS and key != "provenance":
-        value = _number_text(obj)
-        return obj if value is None else value
-    return obj
-
-
-def _loads(text: str):
-    """JSON text as Python objects: JSON numbers as int/float (the CLI prints a JSON number
-    only for a binary64, as the shortest decimal that reads back as it), exact decimal strings
-    as float or Fraction (_numbers)."""
-    return _numbers(_json.loads(text))
-
 
 def _frame(rows):
     """A pandas.DataFrame of `rows` (a list of dicts) when pandas imports, else the list."""
@@ -147,37 +90,27 @@ def _count(name: str, value, minimum: int) -> int:
 
 
 def cli(*args: str) -> str:
-    """Runs ``ropesim ARGS...`` in this process and returns what it prints on stdout.
+    """Runs the ``ropesim`` executable with ARGS in a child process and returns its stdout.
 
-    Raises ValueError with the CLI's one-line message when it exits with 2 (bad input), and
-    RuntimeError on any other non-zero exit. Every other function of the module is built on it
-    or on the C++ library directly.
+    The one function of the module that runs the command line (every other one calls the
+    libraries): the executable is
+    ``$ROPESIM_BINARY``, else build/ropesim next to build/python/, else ``ropesim`` on PATH.
+    Raises ValueError with the CLI's one-line message (without ``ropesim: error:``) when it
+    exits with 2 (bad input), RuntimeError on any other non-zero exit or when no executable is
+    found, TypeError/ValueError for an argument that is not text or a number, or holds a NUL.
     """
-    code, out, err = _ropesim.run_cli(_arguments(args))
-    if code == 0:
-        return out
-    message = err.strip().splitlines()[-1] if err.strip() else f"exit code {code}"
+    import subprocess
+    words = _arguments(args)
+    r = subprocess.run([_executable(), *words], capture_output=True, text=True)
+    if r.returncode == 0:
+        return r.stdout
+    message = r.stderr.strip().splitlines()[-1] if r.stderr.strip() else f"exit code {r.returncode}"
     for prefix in ("ropesim: error: ", "ropesim: internal error: "):
         if message.startswith(prefix):
             message = message[len(prefix):]
-    if code == 2:
+    if r.returncode == 2:
         raise ValueError(message)
-    raise RuntimeError(f"ropesim {' '.join(map(str, args))}: exit code {code}: {message}")
-
-
-def _json_command(*args) -> object:
-    return _loads(cli(*args))
-
-
-def _options(**flags) -> list:
-    """--flag VALUE for every flag whose value is not None (True: a bare --flag)."""
-    out = []
-    for name, value in flags.items():
-        if value is None or value is False:
-            continue
-        flag = "--" + name.replace("_", "-")
-        out += [flag] if value is True else [flag, str(value)]
-    return out
+    raise RuntimeError(f"ropesim {' '.join(words)}: exit code {r.returncode}: {message}")
 
 
 def round(values, format: str, rounding: str = "nearest-even") -> _np.ndarray:
@@ -282,20 +215,23 @@ def census(schedule: str, realization: str = "r1", format: str = "fp32",
 
 def position(schedule: str, position, realization: str = "r1", format: str = "fp32",
              rounding: str = "nearest-even", engine: str = "auto") -> dict:
-    """``ropesim rotations --position I --json``: the realised rotation at one position.
+    """The realised rotation at one position: the dict of ``ropesim rotations --position I
+    --json`` (attention::query_position, called directly).
 
     Per block (``"blocks"``, also as a DataFrame under ``"table"``): the exact angle, cos and
     sin next to the realised ones and the error in ulps (NUMERIC §4). Each realised value
     (``"cos"``, ``"sin"``, every step) is a dict: ``"value"`` (float, exact for formats up to
-    fp64; beside it ``"value_exact"``, a Fraction, for wider formats), ``"decimal"`` (17
-    digits, as a number) and ``"hex"`` (text). `position`: an integer or a tuple for
-    multi-axis schedules. Raises ValueError for bad input.
+    fp64; beside it ``"value_exact"``, a Fraction, for wider formats), ``"decimal"`` (the
+    17-digit decimal the CLI prints, as the float it reads as) and ``"hex"`` (text).
+    `position`: an integer or a tuple for multi-axis schedules. Raises ValueError with the
+    CLI's one-line message for bad input, TypeError for a text argument that is not a str.
     """
     if isinstance(position, (tuple, list)):
         position = "(" + ",".join(str(p) for p in position) + ")"
-    out = _json_command("rotations", "--schedule", schedule, "--realization", realization,
-                        "--format", format, "--rounding", rounding, "--engine", engine,
-                        "--position", position, "--json")
+    words = _arguments(["--schedule", schedule, "--realization", realization, "--format", format,
+                        "--rounding", rounding, "--engine", engine, "--position", position])
+    realised = _ropesim.RealisationArguments(*words[1:10:2])
+    out = _ropesim.position(realised, words[11])
     if isinstance(out, dict) and isinstance(out.get("blocks"), list):
         out["table"] = _frame(out["blocks"])
     return out
@@ -305,28 +241,39 @@ def horizon(k: int = 1, format: str = "fp16", g=None, schedule: str | None = Non
             C="auto", realization: str = "r1", rounding: str = "nearest-even",
             algorithm: str = "auto", max_length: int | None = None, jobs: int = 0,
             allow_slow: bool = False) -> dict:
-    """The certified look-back range of the Y^k head (``ropesim horizon --json``; THEORY §6).
+    """The certified look-back range of the Y^k head (THEORY §6): the dict of ``ropesim horizon
+    --json`` (proofs::horizon, called directly; proofs::bounded_horizon for a bounded-error
+    cos_sin step).
 
-    Give `g` (frequency in radians per position: a number, exact decimal string or "P/Q") or
-    `schedule`. Returns the CLI's dict: the certified range N_max^(k), the scale C, margins and
-    the papers' bounds next to it. Exact values are numbers; where a float cannot hold one the
-    exact value is beside it as a Fraction under ``KEY_exact`` (``g=0.1``: ``"g"`` 0.1 and
-    ``"g_exact"`` Fraction(1, 10)). Raises ValueError for bad input.
+    Give `g` (frequency in radians per position: a number, exact decimal string or "P/Q"; 1
+    when neither is given) or `schedule`, not both. Returns the CLI's dict: the certified range
+    N_max^(k), the scale C, margins and the papers' bounds next to it. Exact values are numbers;
+    where a float cannot hold one the exact value is beside it as a Fraction under
+    ``KEY_exact`` (``g=0.1``: ``"g"`` 0.1 and ``"g_exact"`` Fraction(1, 10)). Raises ValueError
+    with the CLI's one-line message for bad input, TypeError for a count that is not an int.
     """
-    if g is None and schedule is None:
-        g = 1
-    args = ["horizon", "--k", k, "--C", C, "--format", format, "--realization", realization,
-            "--rounding", rounding, "--algorithm", algorithm, "--jobs", jobs, "--json",
-            "--quiet"]
-    args += _options(g=g, schedule=schedule, max_length=max_length, allow_slow=allow_slow)
-    return _json_command(*args)
+    arguments = _ropesim.HorizonArguments()
+    texts = _arguments(["--k", k, "--C", C, "--format", format, "--realization", realization,
+                        "--rounding", rounding, "--algorithm", algorithm])
+    (arguments.k, arguments.C, arguments.format, arguments.realization, arguments.rounding,
+     arguments.algorithm) = texts[1::2]
+    if g is not None:
+        arguments.g = _arguments(["--g", g])[1]
+    if schedule is not None:
+        schedule = _arguments(["--schedule", schedule])[1]
+    if max_length is not None:
+        arguments.max_length = _count("max_length", max_length, 1)
+    arguments.allow_slow = bool(allow_slow)
+    return _ropesim.horizon(arguments, g is not None, schedule, _count("jobs", jobs, 0))
 
 
 class Model:
     """A compiled F-transformer (``compile``): run it on words.
 
-    Attributes: ``report`` (the compiler's report, ``ropesim compile --json``), ``spec`` (the
-    model spec, docs/MODEL_SPEC.md, as a dict), ``formula``, ``alphabet``, ``format``.
+    Attributes: ``report`` (the compiler's report, the dict of ``ropesim compile --json``),
+    ``spec`` (the model spec, docs/MODEL_SPEC.md, as a dict: its numbers are the spec's exact
+    decimal strings, as the file holds them), ``formula``, ``alphabet``, ``format``, ``path``
+    (a temporary file holding the spec, for ``classify(model=...)`` and the CLI).
     """
 
     def __init__(self, formula, alphabet, format, report, spec_text):
@@ -337,17 +284,20 @@ class Model:
         with open(self.path, "w", encoding="utf-8") as f:
             f.write(spec_text)
         self.spec = _json.loads(spec_text)
+        self._model = _ropesim.parse_model(spec_text)
 
     def run(self, word: str) -> dict:
-        """``ropesim run MODEL --input WORD --json``: the model's output on `word` (a dict).
+        """The model's output on `word`: the dict of ``ropesim run MODEL --input WORD --json``
+        (attention::run, called directly; exact values by type).
 
-        Raises ValueError for a symbol outside the alphabet.
+        Raises ValueError for a symbol outside the alphabet, TypeError when `word` is not a str.
         """
-        return _json_command("run", self.path, "--input", word, "--json")
+        return _ropesim.run_model(self._model, _arguments(["--input", word])[1], False)
 
     def trace(self, word: str) -> dict:
-        """``ropesim run MODEL --input WORD --trace --json``: every layer's values per position."""
-        return _json_command("run", self.path, "--input", word, "--trace", "--json")
+        """``run`` with every layer's values at EOS: the dict of ``ropesim run MODEL --input WORD
+        --trace --json``."""
+        return _ropesim.run_model(self._model, _arguments(["--input", word])[1], True)
 
     def save(self, path: str) -> None:
         """Writes the model spec to `path` (``ropesim run PATH`` runs it)."""
@@ -361,98 +311,114 @@ class Model:
 def compile(formula: str, alphabet: str = "ab", format: str = "fp16",
             schedule: str | None = None, rounding: str = "nearest-even",
             layer_norm: bool = False, allow_slow: bool = False) -> Model:
-    """Compiles an LTL[P,MOD] formula into an F-transformer (``ropesim compile``; THEORY §7).
+    """Compiles an LTL[P,MOD] formula into an F-transformer (proofs::compile, called directly;
+    what ``ropesim compile`` does; THEORY §7).
 
     `schedule`: the RoPE schedule of every rotary head (``compile --schedule``): the Y^k heads
     use all its blocks; MOD atoms keep their periodic tables under a periodic schedule and are
     built on its block nearest a turn 2πa/m otherwise, exact only up to their certified range
     N_max^MOD (THEORY §7 C4'), or refused. None: single:g=1 for Y^k, periodic tables for MOD.
-    Returns a ``Model`` with ``.run(word)`` and ``.trace(word)``. Raises ValueError with the
-    CLI's message when the formula does not parse or F cannot realise a construction (e.g.
-    ``compile("mod(2,0)", schedule="llama2-7b")``: no bounded MOD_2 on llama2-7b's angles).
+    Returns a ``Model`` with ``.run(word)`` and ``.trace(word)``; its ``report["out"]`` is
+    ``Model.path``. Raises ValueError with the CLI's message when the formula does not parse or
+    F cannot realise a construction (e.g. ``compile("mod(2,0)", schedule="llama2-7b")``: no
+    bounded MOD_2 on llama2-7b's angles), TypeError for a text argument that is not a str.
     """
-    with _tempfile.TemporaryDirectory(prefix="ropesim-compile-") as d:
-        path = _os.path.join(d, "model.json")
-        args = ["compile", formula, "--alphabet", alphabet, "--format", format, "--rounding",
-                rounding, "--json", "--no-progress", "-o", path]
-        args += _options(schedule=schedule, layer_norm=layer_norm, allow_slow=allow_slow)
-        report = _json_command(*args)
-        with open(path, encoding="utf-8") as f:
-            spec_text = f.read()
-    return Model(formula, alphabet, format, report, spec_text)
+    arguments = _ropesim.CompileArguments()
+    texts = _arguments(["FORMULA", formula, "--alphabet", alphabet, "--format", format,
+                        "--rounding", rounding])
+    arguments.formula, arguments.alphabet, arguments.format, arguments.rounding = texts[1::2]
+    if schedule is not None:
+        arguments.schedule = _arguments(["--schedule", schedule])[1]
+    arguments.layer_norm, arguments.allow_slow = bool(layer_norm), bool(allow_slow)
+    report, spec_text = _ropesim.compile(arguments)
+    model = Model(formula, alphabet, format, report, spec_text)
+    report["out"] = model.path
+    return model
 
 
 def classify(alphabet: str = "ab", regex: str | None = None, formula: str | None = None,
              dfa: str | None = None, model: "Model | str | None" = None,
              allow_slow: bool = False) -> dict:
-    """Decides LTL[P] / LTL[P,MOD] / neither (``ropesim classify --json``; THEORY §5).
+    """Decides LTL[P] / LTL[P,MOD] / neither (THEORY §5): the dict of ``ropesim classify
+    --json`` (proofs::classify_language, called directly).
 
     Give one of `regex`, `formula`, `dfa` (a file path) or `model` (a Model or a spec path).
-    Returns the CLI's dict (the class, witnesses, an equivalent formula for LTL[P]).
+    Returns the CLI's dict (the class, witnesses, an equivalent formula for LTL[P]). Raises
+    ValueError with the CLI's one-line message for bad input (no source or several, a regex or
+    formula that does not parse, an alphabet that differs from the DFA's or model's), TypeError
+    for a text argument that is not a str.
     """
     if isinstance(model, Model):
         model = model.path
-    args = ["classify", "--alphabet", alphabet, "--json"]
-    args += _options(regex=regex, formula=formula, dfa=dfa, model=model, allow_slow=allow_slow)
-    return _json_command(*args)
+    arguments = _ropesim.ClassifyArguments()
+    arguments.alphabet = _arguments(["--alphabet", alphabet])[1]
+    for name, value in (("regex", regex), ("formula", formula), ("dfa", dfa), ("model", model)):
+        if value is not None:
+            setattr(arguments, name, _arguments(["--" + name, value])[1])
+    arguments.allow_slow = bool(allow_slow)
+    return _ropesim.classify(arguments)
 
 
 def _executable() -> str:
-    """The ``ropesim`` executable: $ROPESIM_BINARY, the build tree's (build/python/../ropesim),
-    or ``ropesim`` on PATH. Raises RuntimeError if none exists."""
+    """The ``ropesim`` executable ``cli`` runs: $ROPESIM_BINARY, the build tree's
+    (build/python/../ropesim), or ``ropesim`` on PATH. Raises RuntimeError if none exists."""
     import shutil
     here = _os.path.dirname(_os.path.abspath(__file__))
     for path in (_os.environ.get("ROPESIM_BINARY"),
                  _os.path.join(here, "..", "..", "ropesim"), shutil.which("ropesim")):
         if path and _os.path.isfile(path) and _os.access(path, _os.X_OK):
             return path
-    raise RuntimeError("ropesim.check needs the ropesim executable: set ROPESIM_BINARY")
+    raise RuntimeError("ropesim.cli needs the ropesim executable: set ROPESIM_BINARY")
 
 
 def check(property: str = "all", trials: int = 100, seed: int | None = None,
           max_length: int | None = None, format: str | None = None) -> dict:
-    """Runs the theorems as RapidCheck properties (``ropesim check --json``; THEORY §5).
+    """Runs the theorems as RapidCheck properties (THEORY §5): the dict of ``ropesim check
+    --json`` (properties::run_property, called directly).
 
-    Returns the CLI's dict; its list of per-property objects is also given as a DataFrame
-    under ``"table"``. A failing property is reported in the dict (exit code 1), not raised.
-    Unlike the other functions this one runs the ``ropesim`` executable in a child process
-    (``_executable()``): Debian's RapidCheck is a static library that a Python extension cannot
-    link. Raises ValueError with the CLI's message for bad input.
+    Returns the CLI's dict (``properties``: one dict per property with its counts, source,
+    description, counterexample and replay command; ``passed``, ``failed``); the list of
+    per-property dicts is also given as a DataFrame under ``"table"``. A failing property is
+    reported in the dict, not raised. `seed`: RapidCheck's seed (default 20261201, as the CLI);
+    the same seed gives the same cases. Raises ValueError with the CLI's one-line message for
+    bad input (an unknown property, trials or max_length outside 1..10^8, a format a property
+    cannot use), TypeError for a count that is not an int.
     """
-    import subprocess
-    args = ["check", "--property", property, "--trials", trials, "--json", "--quiet"]
-    args += _options(seed=seed, max_length=max_length, format=format)
-    r = subprocess.run([_executable(), *map(str, args)], capture_output=True, text=True)
-    if r.returncode == 2:
-        message = r.stderr.strip().splitlines()[-1] if r.stderr.strip() else "exit code 2"
-        raise ValueError(message.removeprefix("ropesim: error: "))
-    if r.returncode not in (0, 1) or not r.stdout.strip():
-        raise RuntimeError(f"ropesim check: exit code {r.returncode}: {r.stderr.strip()}")
-    result = _loads(r.stdout)
-    if isinstance(result, dict):
-        for key in ("properties", "results"):
-            if isinstance(result.get(key), list):
-                result["table"] = _frame(result[key])
+    arguments = _ropesim.CheckArguments()
+    arguments.property = _arguments(["--property", property])[1]
+    arguments.trials = _count("trials", trials, 0)
+    if seed is not None:
+        arguments.seed = _count("seed", seed, 0)
+    if max_length is not None:
+        arguments.max_length = _count("max_length", max_length, 0)
+    if format is not None:
+        arguments.format = _arguments(["--format", format])[1]
+    result = _ropesim.check(arguments)
+    if isinstance(result.get("properties"), list):
+        result["table"] = _frame(result["properties"])
     return result
 
 
 def formats(formats: str | None = None, rounding: str = "nearest-even"):
-    """The formats table (``ropesim formats --json``; THEORY §1) as a DataFrame.
+    """The formats table (THEORY §1) as a DataFrame: the rows of ``ropesim formats --json``
+    (numeric::format_table, called directly).
 
     One row per format: name, p, emin, emax, max, min_positive, unit_roundoff, f_large, n_max,
-    subnormals, overflow, rounding (numbers exact as the module docstring says). `formats`: a
-    list such as ``"bf16,fp16"`` or ``"p=4..8,e=5"``; default every preset.
+    subnormals, overflow, rounding (numbers exact as the module docstring says: "2^k" and wide
+    values come as int or Fraction). `formats`: a list such as ``"bf16,fp16"`` or
+    ``"p=4..8,e=5"``; default every preset. Raises ValueError with the CLI's one-line message
+    for a bad list or rounding.
     """
-    args = ["formats", "--json", "--rounding", rounding]
-    args += _options(formats=formats)
-    return _frame(_json_command(*args))
+    words = _arguments(["--rounding", rounding] + ([] if formats is None else ["--formats", formats]))
+    return _frame(_ropesim.formats(None if formats is None else words[3], words[1]))
 
 
 def experiment_length(formula: str, alphabet: str = "ab", lengths: str = "1..64",
                       schedules=None, formats=None, words: int = 20, seed: int = 1,
                       rounding: str = "nearest-even", adversarial: int = 2,
                       allow_slow: bool = False) -> dict:
-    """Accuracy of the compiled model against word length (``ropesim experiment length --json``).
+    """Accuracy of the compiled model against word length: the dict of ``ropesim experiment
+    length --json`` (proofs::length_experiment, called directly).
 
     Per length, `words` members and `words` non-members of the formula's language drawn
     uniformly by exact path counts in its minimal DFA (every word of a side with at most `words`
@@ -462,18 +428,23 @@ def experiment_length(formula: str, alphabet: str = "ab", lengths: str = "1..64"
     longest_all_right: every word right) and ``rows`` with balanced_accuracy,
     accuracy_members, accuracy_nonmembers (None where that side is empty), accuracy (every word
     tried), the counts and the empty/exhaustive flags; the rows also as a DataFrame under
-    ``"table"``. Raises ValueError with the CLI's one-line message on bad input.
+    ``"table"``. Raises ValueError with the CLI's one-line message on bad input (``words=0``:
+    "--words: ..."), TypeError for a count that is not an int or a text that is not a str.
     """
-    args = ["experiment", "length", formula, "--alphabet", alphabet, "--lengths", lengths,
-            "--words", words, "--seed", seed, "--rounding", rounding,
-            "--adversarial", adversarial, "--json"]
-    for flag, values in (("--schedule", schedules), ("--format", formats)):
-        if values is None:
-            continue
-        for v in [values] if isinstance(values, str) else values:
-            args += [flag, v]
-    args += _options(allow_slow=allow_slow)
-    result = _json_command(*args)
+    arguments = _ropesim.LengthArguments()
+    texts = _arguments(["FORMULA", formula, "--alphabet", alphabet, "--lengths", lengths,
+                        "--rounding", rounding])
+    arguments.formula, arguments.alphabet, arguments.lengths, arguments.rounding = texts[1::2]
+    for name, flag, values in (("schedules", "--schedule", schedules),
+                               ("formats", "--format", formats)):
+        if values is not None:
+            values = [values] if isinstance(values, str) else list(values)
+            setattr(arguments, name, [_arguments([flag, v])[1] for v in values])
+    arguments.words = _count("words", words, 0)
+    arguments.seed = _count("seed", seed, 0)
+    arguments.adversarial = _count("adversarial", adversarial, 0)
+    arguments.allow_slow = bool(allow_slow)
+    result = _ropesim.experiment_length(arguments)
     if isinstance(result, dict) and isinstance(result.get("rows"), list):
         result["table"] = _frame(result["rows"])
     return result

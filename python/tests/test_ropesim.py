@@ -18,6 +18,28 @@ def cli_json(binary, *args):
     return json.loads(out)
 
 
+def exact(text):
+    """The exact value the CLI writes as text ("P/Q", an exact decimal, "2^k"), read by hand."""
+    if "^" in text:
+        sign = -1 if text.startswith("-") else 1
+        return sign * Fraction(2) ** int(text.lstrip("-")[2:])
+    return Fraction(text)
+
+
+def same_as_cli(got, cli):
+    """True when `got` (the module's value) is the CLI's JSON `cli` with its exact texts as
+    numbers: the same keys and items, each number equal to the CLI's number or exact text."""
+    if isinstance(cli, dict):
+        return isinstance(got, dict) and got.keys() == cli.keys() and all(
+            same_as_cli(got[k], cli[k]) for k in cli)
+    if isinstance(cli, list):
+        return isinstance(got, list) and len(got) == len(cli) and all(
+            same_as_cli(g, c) for g, c in zip(got, cli))
+    if isinstance(cli, str) and not isinstance(got, str):
+        return exact(cli) == got
+    return type(got) is type(cli) and got == cli
+
+
 def cli_error(binary, *args):
     r = subprocess.run([binary, *args], capture_output=True, text=True)
     assert r.returncode == 2
@@ -153,15 +175,13 @@ def test_formats_exact_values():
     assert fp16["max"] == 65504 and fp16["f_large"] == 17.34375
     bf16 = table[table["name"] == "bf16"].iloc[0]
     assert bf16["max"] == (2 - 2 ** -7) * 2.0 ** 127
-    assert isinstance(ropesim._loads('{"x": "0.1"}')["x"], Fraction)  # not a binary64
-    assert ropesim._loads('{"x": "0.5", "word": "0101"}') == {"x": 0.5, "word": "0101"}
 
 
 def test_horizon_is_the_cli_json(ropesim_binary):
     got = ropesim.horizon(k=1, g=1, format="fp16", C=64)
     cli = cli_json(ropesim_binary, "horizon", "--g", "1", "--k", "1", "--C", "64", "--format",
                    "fp16", "--json")
-    assert got == ropesim._numbers(cli)
+    assert same_as_cli(got, cli)
 
 
 def test_compile_run_trace(ropesim_binary, tmp_path):
@@ -179,7 +199,7 @@ def test_compile_run_trace(ropesim_binary, tmp_path):
     path = tmp_path / "model.json"
     model.save(str(path))
     cli = cli_json(ropesim_binary, "run", str(path), "--input", "ba", "--json")
-    assert model.run("ba") == ropesim._numbers(cli)
+    assert same_as_cli(model.run("ba"), cli)
     assert cli["output_exact"] == "0.5"  # an exact decimal string in the CLI, a float here
     with pytest.raises(ValueError):
         model.run("abc")
@@ -324,3 +344,69 @@ def test_flag_bits_are_numeric_flags_hpp():
     # raises no invalid (bit 2).
     flags = ropesim.round_flags([1e6], "fp16")
     assert flags["overflow"][0] and flags["inexact"][0] and not flags["invalid"][0]
+
+
+# Issue 36: every function calls the libraries; numbers are typed by the C++ side, not by keys.
+def test_text_that_looks_numeric_stays_text(ropesim_binary):
+    # Over the alphabet {0, 1}, (01)* has the minimal DFA 0 -0-> 1 -1-> 0 (plus a sink): a
+    # 2-cycle, so not LTL[P] (THEORY §5). Its regex, alphabet and witness words are digits, text
+    # in C++: they stay str, as the CLI prints them.
+    got = ropesim.classify(alphabet="01", regex="(01)*")
+    cli = cli_json(ropesim_binary, "classify", "--alphabet", "01", "--regex", "(01)*", "--json")
+    assert got == cli  # no text became a number: every value as JSON types it
+    assert got["source"]["text"] == "(01)*" and got["class"] != "LTL[P]"
+    assert got["minimal_dfa"]["alphabet"] == ["0", "1"]
+    # horizon's C_source says where C came from: a record distance ("record n = ...") or a
+    # power of two, spelled "2^12". It is text whatever it spells (a key-name guess made it the
+    # int 4096 here and left it a str for a record), and C itself is the number 4096.
+    got = ropesim.horizon(k=2, format="fp16")
+    cli = cli_json(ropesim_binary, "horizon", "--k", "2", "--format", "fp16", "--json", "--quiet")
+    assert got["C_source"] == cli["C_source"] == "2^12" and got["C"] == 4096
+    assert [c["source"] for c in got["candidates"]] == [c["source"] for c in cli["candidates"]]
+
+
+def test_exact_values_beyond_binary64_are_fractions():
+    # p=64, e=15: emin = 2 - 2^14 = -16382, so the least subnormal is 2^(emin - 63) = 2^-16445,
+    # far below binary64 (the CLI prints 40 digits of it); the module gives the exact value.
+    table = ropesim.formats("p=64,e=15")
+    row = table.iloc[0] if hasattr(table, "iloc") else table[0]
+    assert isinstance(row["min_positive"], Fraction)
+    assert row["min_positive"] == Fraction(1, 2 ** 16445)
+    # max = (2 - 2^-63)·2^16383, an integer: an int, exactly
+    assert row["max"] == (2 ** 64 - 1) * 2 ** (16383 - 63)
+    # an exact value binary64 holds is a float: fp16's unit roundoff 2^-11
+    fp16 = ropesim.formats("fp16")
+    assert (fp16.iloc[0] if hasattr(fp16, "iloc") else fp16[0])["unit_roundoff"] == 2.0 ** -11
+    # the compiler's constants are exact values (proofs/component.hpp): f1 = 1/4, f2 = 1/2 of
+    # the P heads' re-binarisation (THEORY §7 C1), as numbers
+    report = ropesim.compile("P a", alphabet="ab", format="fp16").report
+    constants = [g["constants"] for layer in report["layers"] for g in layer["ffn"]
+                 if g["kind"] == "rebinarise"]
+    assert constants and constants[0]["f1"] == 0.25 and constants[0]["f2"] == 0.5
+
+
+def test_errors_are_the_cli_one_line_messages(ropesim_binary):
+    cases = [
+        (lambda: ropesim.formats("bf17"), ["formats", "--formats", "bf17", "--json"]),
+        (lambda: ropesim.formats("x" * 200), ["formats", "--formats", "x" * 200, "--json"]),
+        (lambda: ropesim.horizon(k=0, g=1), ["horizon", "--g", "1", "--k", "0", "--json"]),
+        (lambda: ropesim.classify(alphabet="ab", regex="(a"),
+         ["classify", "--alphabet", "ab", "--regex", "(a", "--json"]),
+        (lambda: ropesim.compile("Y (", alphabet="ab"),
+         ["compile", "Y (", "--alphabet", "ab", "--format", "fp16", "--json"]),
+        (lambda: ropesim.position("llama2-7b", 3, realization="r9"),
+         ["rotations", "--schedule", "llama2-7b", "--realization", "r9", "--position", "3"]),
+        (lambda: ropesim.experiment_length("Y a", lengths="5..3"),
+         ["experiment", "length", "Y a", "--lengths", "5..3", "--json"]),
+    ]
+    for call, args in cases:
+        with pytest.raises(ValueError) as e:
+            call()
+        assert str(e.value) == cli_error(ropesim_binary, *args)
+    assert "(200 characters)" in cli_error(ropesim_binary, *cases[1][1])  # shortened, one line
+
+
+def test_cli_runs_the_executable(ropesim_binary):
+    assert json.loads(ropesim.cli("formats", "--formats", "fp16", "--json"))[0]["p"] == 11
+    with pytest.raises(ValueError, match="bf17"):
+        ropesim.cli("formats", "--formats", "bf17")

@@ -3,9 +3,10 @@
 The twin's float64 logits are compared with ``ropesim run --format fp64`` on random models of
 several shapes: every difference must lie within 2r, r the proven forward error radius of
 RopeTransformer.logits_with_bound (docs/TRAINED.md "The agreement bound"), and every decision
-with |y| > 2r must be the same. ropesim runs in this process (``ropesim.cli``: the library the
-executable is built from; the executable itself costs ~40 ms a word in a child process, so a
-sample of words also goes through it and must print the same output).
+with |y| > 2r must be the same. ropesim runs in this process (``_ropesim.parse_model`` and
+``_ropesim.run_model``: attention::parse_model and attention::run, what ``ropesim run`` calls;
+the executable itself costs ~40 ms a word in a child process, so a sample of words also goes
+through it and must print the same output).
 """
 import json
 import math
@@ -21,6 +22,7 @@ import pytest
 torch = pytest.importorskip("torch")
 import ropesim  # noqa: E402
 import ropesim.torch as rt  # noqa: E402
+from ropesim import _ropesim  # noqa: E402
 
 ROPES = [
     None,
@@ -87,23 +89,45 @@ def random_words(alphabet, count, seed, max_length=16):
 
 
 def _output(j):
-    """The classifier value of a ``run --json`` output, exactly (a binary64 value at fp64/fp32)."""
-    text = j["output_exact"]
-    return float(text) if text in ("inf", "-inf", "nan") else float(Fraction(text))
+    """The classifier value of a ``run --json`` output, exactly (a binary64 value at fp64/fp32):
+    ``output_exact`` as the library gives it (a float, a Fraction, or "inf"/"-inf"/"nan"), or
+    as text from the second process."""
+    x = j["output_exact"] if isinstance(j, dict) else j
+    if isinstance(x, str):
+        return float(x) if x in ("inf", "-inf", "nan") else float(Fraction(x))
+    return float(x)
+
+
+def run_json(path, word, format=None, trace_all=False):
+    """What ``ropesim run PATH --input WORD --json [--format F] [--positions all]`` prints, from
+    the library in this process (attention::parse_model and attention::run, the calls the
+    command makes): one executable run costs ~40 ms, and the agreement test runs 10^4."""
+    with open(path, encoding="utf-8") as f:
+        model = _ropesim.parse_model(f.read(), format)
+    return _ropesim.run_model(model, word, trace_all, trace_all)
 
 
 def run_outputs(path, words, *flags):
-    """ropesim run PATH --input W --json FLAGS for every word, in this process: the outputs."""
-    return [_output(json.loads(ropesim.cli("run", path, "--input", w, "--json", *flags)))
-            for w in words]
+    """ropesim run PATH --input W --json FLAGS (none, or --format F) for every word, in this
+    process: the outputs."""
+    format = flags[1] if flags[:1] == ("--format",) else None
+    assert len(flags) == (2 if format else 0), flags
+    with open(path, encoding="utf-8") as f:
+        model = _ropesim.parse_model(f.read(), format)
+    return [_output(_ropesim.run_model(model, w, False)) for w in words]
 
 
 _WORKER = """
 import json, sys
 import ropesim
-out = [[json.loads(ropesim.cli("run", path, "--input", w, "--json", *flags))
-        for w in words] for path, words, flags in json.load(sys.stdin)]
-json.dump([[j["output_exact"] for j in js] for js in out], sys.stdout)
+from fractions import Fraction
+from ropesim import _ropesim
+def outputs(path, words, flags):
+    with open(path, encoding="utf-8") as f:
+        model = _ropesim.parse_model(f.read(), flags[1] if flags else None)
+    return [_ropesim.run_model(model, w, False)["output_exact"] for w in words]
+out = [outputs(path, words, flags) for path, words, flags in json.load(sys.stdin)]
+json.dump([[x if isinstance(x, str) else str(Fraction(x)) for x in js] for js in out], sys.stdout)
 """
 
 
@@ -239,9 +263,7 @@ def test_the_radius_bounds_the_error_against_near_exact_arithmetic(tmp_path):
             path = str(tmp_path / f"exact{k}{layer_norm}.json")
             model.to_model_spec(path)
             words = random_words("ab", 12, seed=7 + k)
-            y_star = [float(Fraction(ropesim._loads(ropesim.cli(
-                "run", path, "--input", w, "--json", "--format", "p=113,e=15"))["output_exact"]))
-                for w in words]
+            y_star = [_output(run_json(path, w, "p=113,e=15")) for w in words]
             y, r = model.double().logits_with_bound(words)
             for w, yt, rr, ys in zip(words, y.tolist(), r.tolist(), y_star):
                 assert abs(yt - ys) <= rr, (rope, layer_norm, w, yt, ys, rr)
@@ -296,8 +318,7 @@ def test_export_round_trip_is_exact(tmp_path):
             "7.1746481373430634031294954664443705921549411424077607513961896135157303433516" \
             "062796115875244140625e-43"  # 2^-140: decimal.Decimal(1) / 2**140 at 300 digits
         # ropesim reads them exactly: its fp32 trace shows the embeddings as exact decimals
-        trace = ropesim._loads(ropesim.cli("run", path, "--input", "".join(model.alphabet[:2]),
-                                           "--positions", "all", "--json", "--format", "fp32"))
+        trace = run_json(path, "".join(model.alphabet[:2]), "fp32", trace_all=True)
         vectors = {e["position"]: e["vector"] for e in trace["trace"]["embeddings"]}
         for k in range(2):  # the first two symbols sit at positions 1 and 2, BOS or not
             got = [Fraction(v) for v in vectors[1 + k]]

@@ -1,9 +1,9 @@
 #pragma once
-// Lists as the CLI's flags and the Python module's arguments spell them: `--formats
-// bf16,p=11,e=5`, `--schedules single:g=1,periodic:m=2,3,12`, `--realizations
-// r1,pipeline:angle=fp16;cos_sin=fp32`. Which comma starts a new item depends on what the list
-// holds (ListKind); ranges of formats (`p=4..53,e=11`) are expanded.
+/// The lists users write on the command line and in Python (`--formats bf16,p=11,e=5`,
+/// `--schedules`, `--realizations`), split where a new item starts, and the one-line form of an
+/// error message: shared by cli/ and python/ so both read and refuse the same text.
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "numeric/lists.hpp"
@@ -27,7 +27,7 @@ enum class ListKind {
 /// `repeats` says: throws InvalidArgument naming `flag`.
 std::vector<std::string> split_list(const std::string& text, const std::string& flag,
                                     ListKind kind = ListKind::plain,
-                                    Repeats repeats = Repeats::items);
+                                    numeric::Repeats repeats = numeric::Repeats::items);
 
 /// split_list, refusing an item listed twice (a grid cell computed twice is a typo, not a
 /// request): throws InvalidArgument naming `flag` and the repeated item. Format lists expand
@@ -35,5 +35,9 @@ std::vector<std::string> split_list(const std::string& text, const std::string& 
 /// under two spellings.
 std::vector<std::string> split_unique(const std::string& text, const std::string& flag,
                                       ListKind kind = ListKind::plain);
+
+/// `message` as one readable line: newlines become spaces, quoted values over 80 characters
+/// are shortened (an error echoing a 1 MB value must not print a 1 MB line).
+std::string one_line(std::string_view message);
 
 }  // namespace ropesim::numeric
