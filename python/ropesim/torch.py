@@ -50,7 +50,7 @@ import torch
 import torch.nn.functional as _F
 from torch import nn
 
-from . import cli as _cli
+from . import _ropesim
 from . import rotation_table as _rotation_table
 
 __all__ = ["RopeTransformer", "from_model_spec", "RopeSegment", "train", "exact_decimal"]
@@ -181,26 +181,21 @@ def _schedule_shape(schedule: str) -> tuple[int, int]:
     the reader reports for a probe head of head_dim 1 whose one segment is the schedule. Raises
     ValueError with ropesim's message for a schedule it does not read."""
     if schedule not in _SCHEDULE_SHAPES:
-        import tempfile
         probe = {"ropesim_model": 1, "policy": {"format": "fp64"}, "d_model": 1,
                  "alphabet": ["a"], "embedding": {"bos": [0], "eos": [0], "symbols": {"a": [0]}},
                  "layers": [{"heads": [{"head_dim": 1, "value_dim": 1, "output": [[0]],
                                         "rope": [{"schedule": schedule, "realisation": "none"}]}]}],
                  "classifier": {"weights": [0]}}
-        with tempfile.TemporaryDirectory(prefix="ropesim-torch-") as d:
-            path = _os.path.join(d, "probe.json")
-            with open(path, "w", encoding="utf-8") as f:
-                _json.dump(probe, f)
-            try:
-                _cli("run", path, "--input", "", "--json")
-                dimension = 1
-            except ValueError as e:
-                m = _re.search(r"segments cover (\d+) coordinates, head_dim is 1", str(e))
-                if not m:
-                    text = str(e)
-                    raise ValueError(text[text.find("bad schedule"):] if "bad schedule" in text
-                                     else text) from None
-                dimension = int(m.group(1))
+        try:  # the library reads the spec as `ropesim run` does
+            _ropesim.run_model(_ropesim.parse_model(_json.dumps(probe)), "", False)
+            dimension = 1
+        except ValueError as e:
+            m = _re.search(r"segments cover (\d+) coordinates, head_dim is 1", str(e))
+            if not m:
+                text = str(e)
+                raise ValueError(text[text.find("bad schedule"):] if "bad schedule" in text
+                                 else text) from None
+            dimension = int(m.group(1))
         blocks = _rotation_table(schedule, "r1", "fp64", 1)[0].shape[1]
         _SCHEDULE_SHAPES[schedule] = (blocks, (dimension - 2 * blocks) // 2)
     return _SCHEDULE_SHAPES[schedule]
@@ -995,14 +990,14 @@ class RopeTransformer(nn.Module):
         it (a bad format name, say)."""
         spec = self.to_spec(format, rounding, summation, accumulator)
         path = _os.fspath(path)
+        text = _json.dumps(spec, indent=1) + "\n"
+        try:  # read and run by the library as `ropesim run PATH` would, before writing
+            _ropesim.run_model(_ropesim.parse_model(text), "", False)
+        except ValueError as e:
+            raise ValueError(f"{path}: {e}") from None
         tmp = f"{path}.tmp{_os.getpid()}"
         with open(tmp, "w", encoding="utf-8") as f:
-            f.write(_json.dumps(spec, indent=1) + "\n")
-        try:
-            _cli("run", tmp, "--input", "", "--json")
-        except ValueError as e:
-            _os.remove(tmp)
-            raise ValueError(str(e).replace(tmp, path)) from None
+            f.write(text)
         _os.replace(tmp, path)
         return spec
 
