@@ -64,15 +64,17 @@ def main():
         seconds, tables = {}, {}
         for name in order:
             load = os.getloadavg()[0]
-            cpu = cpu_seconds() + sum(client.run(cpu_seconds).values())
+            before, workers_before = cpu_seconds(), client.run(cpu_seconds)
             t = time.monotonic()
             tables[name] = runs[name]()
             seconds[name] = time.monotonic() - t
-            # CPU of this process and of every worker process (a restarted worker would lose
+            # CPU of this process and of each worker process (a restarted worker would lose
             # its count; none is restarted here)
-            cpu = cpu_seconds() + sum(client.run(cpu_seconds).values()) - cpu
-            print(f"round {r + 1} {name:5s} {seconds[name]:7.2f} s wall, {cpu:7.2f} s CPU  "
-                  f"(load {load:.2f} -> {os.getloadavg()[0]:.2f})", flush=True)
+            workers = {a: c - workers_before[a] for a, c in client.run(cpu_seconds).items()}
+            cpu = cpu_seconds() - before + sum(workers.values())
+            split = " + ".join(f"{c:.2f}" for c in workers.values())
+            print(f"round {r + 1} {name:5s} {seconds[name]:7.2f} s wall, {cpu:7.2f} s CPU "
+                  f"(workers {split}; load {load:.2f} -> {os.getloadavg()[0]:.2f})", flush=True)
         if not (tables["dask"].equals(tables["one"]) and tables["jobs"].equals(tables["one"])):
             raise SystemExit("the tables differ")
         ratios["one/dask"].append(seconds["one"] / seconds["dask"])
