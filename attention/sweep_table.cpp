@@ -10,9 +10,9 @@
 #include "numeric/error.hpp"
 #include "numeric/fast_engine.hpp"
 #include "numeric/format.hpp"
-#include "numeric/spec_lists.hpp"
 #include "numeric/parallel.hpp"
 #include "numeric/rounding.hpp"
+#include "numeric/spec_lists.hpp"
 
 namespace ropesim::attention {
 
