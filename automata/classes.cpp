@@ -11,8 +11,8 @@
 #include "automata/export.hpp"
 #include "automata/minimise.hpp"
 #include "automata/shortest_word.hpp"
-#include "numeric/enum_names.hpp"
-#include "numeric/error.hpp"
+#include "core/enum_names.hpp"
+#include "core/error.hpp"
 
 namespace ropesim::automata {
 
@@ -200,16 +200,16 @@ DefinitionTest decide_ltl_p_mod_by_definition(const Dfa& dfa) {
 
 namespace {
 
-constexpr numeric::Spelling<LanguageClass> language_class_names[] = {
+constexpr ropesim::Spelling<LanguageClass> language_class_names[] = {
     {LanguageClass::ltl_p, "LTL[P]"},
     {LanguageClass::ltl_p_mod, "LTL[P,MOD]"},
     {LanguageClass::none, "none"}};
-constexpr numeric::EnumNames<LanguageClass> language_class_table{.what = "language class",
+constexpr ropesim::EnumNames<LanguageClass> language_class_table{.what = "language class",
                                                                  .names = language_class_names};
 
 }  // namespace
 
-std::string_view to_string(LanguageClass c) { return numeric::name_of(language_class_table, c); }
+std::string_view to_string(LanguageClass c) { return ropesim::name_of(language_class_table, c); }
 
 Classification classify(const Dfa& dfa, std::size_t monoid_cap) {
   Classification c{minimise(dfa), LanguageClass::none, std::nullopt, std::nullopt, std::nullopt, {},

@@ -146,7 +146,8 @@ Classification classify(const Dfa& dfa, std::size_t monoid_cap = kDefaultMonoidC
 /// "two-state cycle", `states` [p, q], `words` [to, back]; for none the branching component:
 /// `kind` "branching component", `component`, `state`, `loops` [first, second]; both with a
 /// `description` sentence), `formula` (null here, automata/ has no logic: `ropesim classify`
-/// puts the C3 formula of an LTL[P] language there, proofs/po_formula.hpp), `transition_monoid`
+/// puts the C3 formula of an LTL[P] language there, proofs/languages/po_formula.hpp),
+/// `transition_monoid`
 /// {`size` (null if beyond the cap), `r_trivial` (true/false/"inconclusive")}, `minimal_dfa`
 /// (export.hpp's JSON form).
 nlohmann::json to_json(const Classification& c);

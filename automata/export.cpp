@@ -6,9 +6,9 @@
 #include <map>
 #include <sstream>
 
+#include "core/error.hpp"
+#include "core/json_reader.hpp"
 #include "io/files.hpp"
-#include "numeric/error.hpp"
-#include "numeric/json_reader.hpp"
 
 namespace ropesim::automata {
 
@@ -36,7 +36,7 @@ const nlohmann::json& member(const nlohmann::json& json, const char* key, const 
 
 std::size_t state_number(const nlohmann::json& value, const std::string& where, std::size_t limit) {
   if (!value.is_number_unsigned() || value.get<std::uint64_t>() >= limit) {
-    throw InvalidArgument("DFA JSON: " + where + " is " + numeric::json_value_text(value) +
+    throw InvalidArgument("DFA JSON: " + where + " is " + ropesim::json_value_text(value) +
                           "; accepted: a state number 0.." + std::to_string(limit - 1));
   }
   return static_cast<std::size_t>(value.get<std::uint64_t>());
@@ -96,7 +96,7 @@ Dfa dfa_from_json(const nlohmann::json& json) {
   std::vector<std::string> alphabet;
   for (const auto& symbol : alphabet_json) {
     if (!symbol.is_string()) {
-      throw InvalidArgument("DFA JSON: alphabet symbol " + numeric::json_value_text(symbol) +
+      throw InvalidArgument("DFA JSON: alphabet symbol " + ropesim::json_value_text(symbol) +
                             " is not a string; accepted: non-empty strings");
     }
     alphabet.push_back(symbol.get<std::string>());
@@ -104,7 +104,7 @@ Dfa dfa_from_json(const nlohmann::json& json) {
   const auto& states_json = member(json, "states", "the number of states, an integer ≥ 1");
   if (!states_json.is_number_unsigned() || states_json.get<std::uint64_t>() < 1 ||
       states_json.get<std::uint64_t>() > 1000000) {
-    throw InvalidArgument("DFA JSON: 'states' is " + numeric::json_value_text(states_json) +
+    throw InvalidArgument("DFA JSON: 'states' is " + ropesim::json_value_text(states_json) +
                           "; accepted: an integer in 1..1000000");
   }
   const auto n = static_cast<std::size_t>(states_json.get<std::uint64_t>());
@@ -131,7 +131,7 @@ Dfa dfa_from_json(const nlohmann::json& json) {
   for (std::size_t q = 0; q < n; ++q) {
     if (!rows[q].is_array() || rows[q].size() != alphabet.size()) {
       throw InvalidArgument("DFA JSON: transitions row " + std::to_string(q) + " is " +
-                            numeric::json_value_text(rows[q]) + "; accepted: a list of " +
+                            ropesim::json_value_text(rows[q]) + "; accepted: a list of " +
                             std::to_string(alphabet.size()) + " state numbers (one per letter)");
     }
     for (std::size_t a = 0; a < alphabet.size(); ++a) {
@@ -146,7 +146,7 @@ Dfa load_dfa(const std::string& path) {
   const std::string text = io::read_input_file(path, "DFA file (JSON)");
   nlohmann::json json;
   try {
-    json = numeric::read_json(text);  // no key twice, numbers kept exactly
+    json = ropesim::read_json(text);  // no key twice, numbers kept exactly
   } catch (const InvalidArgument& e) {
     throw InvalidArgument(path + ": " + e.what() +
                           "; accepted: a DFA file {\"alphabet\", \"states\", \"initial\", "

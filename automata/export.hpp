@@ -28,7 +28,7 @@ Dfa dfa_from_json(const nlohmann::json& json);
 
 /// Reads a DFA file in the JSON form above. Throws ropesim::InvalidArgument with one line that
 /// starts with the path for an unreadable file or a directory, malformed JSON (with the byte
-/// position), a key given twice (numeric::read_json), or anything dfa_from_json refuses.
+/// position), a key given twice (ropesim::read_json), or anything dfa_from_json refuses.
 Dfa load_dfa(const std::string& path);
 
 }  // namespace ropesim::automata

@@ -6,7 +6,7 @@
 #include <set>
 
 #include "automata/shortest_word.hpp"
-#include "numeric/error.hpp"
+#include "core/error.hpp"
 
 namespace ropesim::automata {
 

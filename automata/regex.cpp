@@ -4,8 +4,8 @@
 #include <map>
 #include <queue>
 
-#include "numeric/error.hpp"
-#include "numeric/text.hpp"
+#include "core/error.hpp"
+#include "core/text.hpp"
 
 namespace ropesim::automata {
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <utility>
 
-#include "numeric/budget.hpp"
-#include "numeric/error.hpp"
+#include "core/budget.hpp"
+#include "core/error.hpp"
 
 namespace ropesim::automata {
 

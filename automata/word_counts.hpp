@@ -1,7 +1,7 @@
 #pragma once
 /// Exact path counts of a DFA and uniform sampling of the words of one length from a language
 /// or from its complement (the balanced words of `ropesim experiment length`,
-/// proofs/length_experiment.hpp; issue 32).
+/// proofs/experiments/length_experiment.hpp; issue 32).
 ///
 /// For a complete DFA A = (Q, Σ, δ, q0, F), members(q, m) = |{w ∈ Σ^m : δ*(q, w) ∈ F}| obeys
 ///   members(q, 0) = [q ∈ F],   members(q, m) = Σ_{a ∈ Σ} members(δ(q, a), m − 1),
@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "automata/dfa.hpp"
-#include "numeric/budget.hpp"
+#include "core/budget.hpp"
 
 namespace ropesim::automata {
 

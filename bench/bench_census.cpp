@@ -28,13 +28,13 @@
 #include <string>
 #include <vector>
 
-#include "attention/census.hpp"
-#include "numeric/stopwatch.hpp"
+#include "attention/census/census.hpp"
+#include "core/stopwatch.hpp"
 
 namespace {
 
-using ropesim::numeric::Clock;
-using ropesim::numeric::seconds_since;
+using ropesim::Clock;
+using ropesim::seconds_since;
 using namespace ropesim;
 
 /// Native double cos+sin of θ_d·i for every block and position (θ_d to double).

@@ -16,17 +16,17 @@
 #include <string>
 #include <vector>
 
-#include "attention/compare.hpp"
-#include "attention/realisation.hpp"
-#include "attention/schedule.hpp"
+#include "attention/fidelity/compare.hpp"
+#include "attention/realisations/realisation.hpp"
+#include "attention/schedules/schedule.hpp"
+#include "core/stopwatch.hpp"
 #include "numeric/format.hpp"
-#include "numeric/stopwatch.hpp"
-#include "proofs/diagnose.hpp"
+#include "proofs/reports/diagnose.hpp"
 
 namespace {
 
-using ropesim::numeric::Clock;
-using ropesim::numeric::seconds_since;
+using ropesim::Clock;
+using ropesim::seconds_since;
 using namespace ropesim;
 
 }  // namespace

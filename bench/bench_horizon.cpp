@@ -1,8 +1,8 @@
 // Cost of the certified range (THEORY §6, RoPE-X eq. 10): the quadratic scan's realised scores
 // per second next to a native-double score evaluation measured in the same run and the naive
-// count N²/2; then the candidate algorithm (proofs/fast_range.hpp) against the scan on the same
-// heads (time ratio, identical N_max checked; one frequency, then multi-frequency heads such as
-// llama2-7b's 64 blocks), and the fp64 case with N_max in the millions (docs/PERFORMANCE.md).
+// count N²/2; then the candidate algorithm (proofs/range/fast_range.hpp) against the scan on the
+// same heads (time ratio, identical N_max checked; one frequency, then multi-frequency heads such
+// as llama2-7b's 64 blocks), and the fp64 case with N_max in the millions (docs/PERFORMANCE.md).
 //
 //   build/bench/bench_horizon [--length L] [--skip-scan-rates] [--long-length N]
 //                             [--skip-models | --models-only]
@@ -19,19 +19,19 @@
 #include <string>
 #include <vector>
 
+#include "core/stopwatch.hpp"
 #include "numeric/binary32_arithmetic.hpp"
 #include "numeric/format.hpp"
-#include "numeric/stopwatch.hpp"
 #include "numeric/summation.hpp"
-#include "proofs/fast_range.hpp"
-#include "proofs/fixed_offset_head.hpp"
-#include "proofs/horizon.hpp"
+#include "proofs/range/fast_range.hpp"
+#include "proofs/range/fixed_offset_head.hpp"
+#include "proofs/range/horizon.hpp"
 
 namespace {
 
-using ropesim::numeric::Clock;
+using ropesim::Clock;
+using ropesim::seconds_since;
 using ropesim::numeric::Format;
-using ropesim::numeric::seconds_since;
 
 ropesim::proofs::FixedOffsetHead head_for(const Format& f, const mpq_class& C,
                                           const std::string& realisation = "r1") {

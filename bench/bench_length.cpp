@@ -15,18 +15,18 @@
 #include <string>
 #include <vector>
 
-#include "attention/run.hpp"
-#include "attention/transformer.hpp"
+#include "attention/transformer/run.hpp"
+#include "attention/transformer/transformer.hpp"
+#include "core/stopwatch.hpp"
 #include "logic/formula.hpp"
 #include "numeric/format.hpp"
-#include "numeric/stopwatch.hpp"
-#include "proofs/compiler.hpp"
-#include "proofs/length_experiment.hpp"
+#include "proofs/compiler/compiler.hpp"
+#include "proofs/experiments/length_experiment.hpp"
 
 namespace {
 
-using ropesim::numeric::Clock;
-using ropesim::numeric::seconds_since;
+using ropesim::Clock;
+using ropesim::seconds_since;
 using namespace ropesim;
 
 }  // namespace

@@ -16,14 +16,14 @@
 #include <vector>
 
 #include "attention/detail/evaluator.hpp"
-#include "attention/realisation.hpp"
-#include "numeric/stopwatch.hpp"
+#include "attention/realisations/realisation.hpp"
+#include "core/stopwatch.hpp"
 
 namespace {
 
 using namespace ropesim;
-using numeric::Clock;
-using numeric::seconds_since;
+using ropesim::Clock;
+using ropesim::seconds_since;
 
 /// Native binary64 cos+sin of θ_d·i for every block and position (θ_d to double).
 double native_seconds(const attention::Schedule& s, std::uint64_t positions) {

@@ -1,7 +1,7 @@
 // `ropesim accumulate`: the long accumulation — one query against keys of 4096 bf16 terms, the q·k
 // scores accumulated by several accumulator models (an 11-bit accumulator, the same promoted
 // into fp32 every 128 products, fp32), and the fp32 softmax weights each gives
-// (attention/mixed_attention.hpp run_accumulation_case; docs/CLI.md "accumulate").
+// (attention/transformer/mixed_attention.hpp run_accumulation_case; docs/CLI.md "accumulate").
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "attention/mixed_attention.hpp"
+#include "attention/transformer/mixed_attention.hpp"
 #include "cli/commands.hpp"
 #include "numeric/accumulator.hpp"
 #include "numeric/engine.hpp"

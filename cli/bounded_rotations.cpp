@@ -5,15 +5,15 @@
 #include <algorithm>
 #include <iostream>
 
-#include "attention/bounded_census.hpp"
+#include "attention/census/bounded_census.hpp"
 #include "cli/commands.hpp"
 #include "cli/table.hpp"
+#include "core/error.hpp"
 #include "io/files.hpp"
-#include "numeric/error.hpp"
 #include "numeric/exact_decimal.hpp"
 #include "numeric/fast_engine.hpp"
-#include "proofs/bounded_horizon.hpp"
-#include "proofs/bounded_range.hpp"
+#include "proofs/range/bounded_horizon.hpp"
+#include "proofs/range/bounded_range.hpp"
 
 namespace ropesim::cli {
 

@@ -1,16 +1,16 @@
 #pragma once
 /// `ropesim rotations` and `ropesim horizon` with a bounded-error cos_sin step (
-/// attention/bounded_census.hpp, proofs/bounded_range.hpp): the census interval and the
-/// certified range over every implementation within the model. Kept apart from
+/// attention/census/bounded_census.hpp, proofs/range/bounded_range.hpp): the census interval and
+/// the certified range over every implementation within the model. Kept apart from
 /// rotations_command.cpp and horizon_command.cpp, which only dispatch here.
 #include <CLI/CLI.hpp>
 #include <cstdint>
 #include <string>
 
-#include "attention/schedule.hpp"
+#include "attention/schedules/schedule.hpp"
 #include "cli/horizon_common.hpp"
 #include "numeric/format_binding.hpp"
-#include "proofs/bounded_horizon.hpp"
+#include "proofs/range/bounded_horizon.hpp"
 
 namespace ropesim::cli {
 

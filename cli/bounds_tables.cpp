@@ -1,6 +1,7 @@
 // The tables of `ropesim table bounds` (docs/BOUNDS.md): each lays out one study's result
-// (proofs/bounds_study.hpp, proofs/bounds.hpp, proofs/positional_head.hpp, proofs/no_decay.hpp)
-// as rows and columns. table_bounds_command.cpp parses the flags and runs the studies.
+// (proofs/literature/bounds_study.hpp, proofs/literature/bounds.hpp,
+// proofs/literature/positional_head.hpp, proofs/literature/no_decay.hpp) as rows and columns.
+// table_bounds_command.cpp parses the flags and runs the studies.
 #include "cli/bounds_tables.hpp"
 
 #include <fmt/format.h>
@@ -8,18 +9,18 @@
 #include <algorithm>
 #include <iostream>
 
-#include "attention/census.hpp"
-#include "attention/hf_config.hpp"
-#include "attention/realisation.hpp"
-#include "attention/schedule.hpp"
+#include "attention/census/census.hpp"
+#include "attention/realisations/realisation.hpp"
+#include "attention/schedules/hf_config.hpp"
+#include "attention/schedules/schedule.hpp"
 #include "cli/commands.hpp"
-#include "numeric/error.hpp"
+#include "core/error.hpp"
 #include "numeric/exact.hpp"
 #include "numeric/exact_decimal.hpp"
 #include "numeric/format.hpp"
 #include "numeric/json_number.hpp"
-#include "proofs/no_decay.hpp"
-#include "proofs/positional_head.hpp"
+#include "proofs/literature/no_decay.hpp"
+#include "proofs/literature/positional_head.hpp"
 
 namespace ropesim::cli {
 

@@ -1,17 +1,18 @@
 #pragma once
 // The tables of `ropesim table bounds` (docs/BOUNDS.md): one renderer per --kind, each laying
-// out a study's result (the studies: proofs/bounds_study.hpp, proofs/bounds.hpp,
-// proofs/positional_head.hpp, proofs/no_decay.hpp).
+// out a study's result (the studies: proofs/literature/bounds_study.hpp,
+// proofs/literature/bounds.hpp, proofs/literature/positional_head.hpp,
+// proofs/literature/no_decay.hpp).
 #include <gmpxx.h>
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "attention/schedule.hpp"
+#include "attention/schedules/schedule.hpp"
 #include "cli/table.hpp"
 #include "numeric/format.hpp"
-#include "proofs/bounds_study.hpp"
+#include "proofs/literature/bounds_study.hpp"
 
 namespace ropesim::cli {
 

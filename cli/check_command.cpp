@@ -11,9 +11,9 @@
 #include <utility>
 
 #include "cli/commands.hpp"
+#include "core/suggest.hpp"
 #include "numeric/format.hpp"
 #include "numeric/json_number.hpp"
-#include "numeric/suggest.hpp"
 #include "numeric/summation.hpp"
 #include "properties/check.hpp"
 #include "properties/check_study.hpp"

@@ -2,9 +2,9 @@
 // its minimal DFA and the narrowest of LTL[P], LTL[P,MOD] (with k) and none, each negative
 // answer with its witness. The language comes from one source: --regex or --formula (with
 // --alphabet), --dfa FILE, or --model MODEL.json (the DFA extracted from the emulated
-// transformer by L*, proofs/extraction.hpp); further sources plug into `language_source` below.
-// For LTL[P] it also prints the C3 formula of the minimal DFA (THEORY §7 C3).
-// Argument parsing and output only (STYLE): the science is in automata/.
+// transformer by L*, proofs/languages/extraction.hpp); further sources plug into `language_source`
+// below. For LTL[P] it also prints the C3 formula of the minimal DFA (THEORY §7 C3). Argument
+// parsing and output only (STYLE): the science is in automata/.
 #include <fmt/format.h>
 
 #include <iostream>
@@ -12,7 +12,7 @@
 #include <memory>
 #include <string>
 
-#include "attention/model_spec.hpp"
+#include "attention/transformer/model_spec.hpp"
 #include "automata/classes.hpp"
 #include "automata/dfa.hpp"
 #include "automata/export.hpp"
@@ -20,9 +20,9 @@
 #include "cli/commands.hpp"
 #include "cli/progress.hpp"
 #include "cli/table.hpp"
+#include "core/error.hpp"
 #include "logic/formula.hpp"
-#include "numeric/error.hpp"
-#include "proofs/language_class.hpp"
+#include "proofs/languages/language_class.hpp"
 
 namespace ropesim::cli {
 

@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "attention/schedule.hpp"
-#include "attention/sweep_table.hpp"
-#include "numeric/budget.hpp"
-#include "numeric/error.hpp"  // actions throw ropesim::InvalidArgument
-#include "numeric/lists.hpp"
+#include "attention/census/sweep_table.hpp"
+#include "attention/schedules/schedule.hpp"
+#include "core/budget.hpp"
+#include "core/error.hpp"  // actions throw ropesim::InvalidArgument
+#include "core/lists.hpp"
 #include "numeric/spec_lists.hpp"
 
 namespace ropesim::cli {
@@ -39,7 +39,7 @@ Action add_merge_command(CLI::App& app);
 Action add_check_command(CLI::App& app);
 Action add_classify_command(CLI::App& app);
 Action add_compare_command(CLI::App& app);
-/// `ropesim diagnose` (cli/diagnose_command.cpp; proofs/diagnose.hpp).
+/// `ropesim diagnose` (cli/diagnose_command.cpp; proofs/reports/diagnose.hpp).
 Action add_diagnose_command(CLI::App& app);
 Action add_rotate_command(CLI::App& app);
 Action add_accumulate_command(CLI::App& app);
@@ -54,7 +54,7 @@ using numeric::ListKind;
 using numeric::split_list;
 using numeric::split_unique;
 
-/// Strict integer option text (numeric::parse_integer): decimal digits only (no sign, no `0x`, no
+/// Strict integer option text (ropesim::parse_integer): decimal digits only (no sign, no `0x`, no
 /// octal, no exponent, no fraction), value in [lo, hi]. CLI11 alone would wrap `-1` to 2^64 - 1,
 /// clamp 99999999999999999999999 to 2^64 - 1 and read `0x10` as 16 and `010` as 8, so every integer
 /// flag goes through this check: anything else is a one-line error naming the flag and the

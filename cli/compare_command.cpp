@@ -1,15 +1,16 @@
 // `ropesim compare`: two realizations of one schedule, or one against the exact rotation,
-// entry by entry over positions × blocks (attention/compare.hpp). Parsing and printing only.
+// entry by entry over positions × blocks (attention/fidelity/compare.hpp). Parsing and printing
+// only.
 #include <fmt/format.h>
 
 #include <cmath>
 #include <iostream>
 
-#include "attention/compare.hpp"
+#include "attention/fidelity/compare.hpp"
 #include "cli/commands.hpp"
 #include "cli/progress.hpp"
 #include "cli/table.hpp"
-#include "numeric/error.hpp"
+#include "core/error.hpp"
 #include "numeric/fast_engine.hpp"
 
 namespace ropesim::cli {
@@ -149,7 +150,7 @@ std::string compare_text(const attention::CompareResult& r, const std::string& r
 std::vector<std::size_t> parse_blocks(const std::string& text) {
   std::vector<std::size_t> out;
   for (const auto& item : split_list(text, "--blocks")) {  // no empty item, each once
-    out.push_back(static_cast<std::size_t>(numeric::parse_integer(item, "--blocks", 0, 999999999)));
+    out.push_back(static_cast<std::size_t>(ropesim::parse_integer(item, "--blocks", 0, 999999999)));
   }
   if (out.empty())
     throw InvalidArgument("--blocks: empty list; accepted: 0-based block indices, e.g. 0,1,31");

@@ -1,6 +1,6 @@
 // `ropesim compile 'FORMULA' --alphabet ab --format F --out model.json [--explain] [--json]`:
 // compiles an LTL[P,MOD] formula into an F-transformer spec that `ropesim run` executes
-// (THEORY §7 C1, C4; proofs/compiler.hpp). Argument parsing and output only (STYLE): the
+// (THEORY §7 C1, C4; proofs/compiler/compiler.hpp). Argument parsing and output only (STYLE): the
 // science is in proofs/.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -11,22 +11,22 @@
 #include <string>
 #include <vector>
 
-#include "attention/model_spec.hpp"
-#include "attention/schedule.hpp"
+#include "attention/schedules/schedule.hpp"
+#include "attention/transformer/model_spec.hpp"
 #include "cli/commands.hpp"
 #include "cli/progress.hpp"
 #include "cli/table.hpp"
+#include "core/error.hpp"
+#include "core/lists.hpp"
 #include "logic/formula.hpp"
-#include "numeric/error.hpp"
 #include "numeric/exact.hpp"
 #include "numeric/exact_decimal.hpp"
 #include "numeric/format.hpp"
-#include "numeric/lists.hpp"
 #include "numeric/rounding.hpp"
-#include "proofs/certificate.hpp"
-#include "proofs/compile_request.hpp"
-#include "proofs/compiler.hpp"
-#include "proofs/horizon_spec.hpp"
+#include "proofs/compiler/compile_request.hpp"
+#include "proofs/compiler/compiler.hpp"
+#include "proofs/range/horizon_spec.hpp"
+#include "proofs/reports/certificate.hpp"
 
 namespace ropesim::cli {
 

@@ -2,8 +2,9 @@
 // runs and explains.
 //   construct mod     the MOD_m^r atom with RoPE_P (C4; RoPE-X App C.3): the chosen C, the
 //                     exact-arithmetic bound 2·f_large/δ_m and the realised margin of every
-//                     query residue (proofs/mod_atom.hpp)
-//   construct offset  the Y^k π_a transformer (C5; RoPE-X App D) that proofs/offset_simulation
+//                     query residue (proofs/compiler/mod_atom.hpp)
+//   construct offset  the Y^k π_a transformer (C5; RoPE-X App D) that
+//   proofs/experiments/offset_simulation
 //                     builds, with C given or chosen by the horizon's C = auto
 // Argument parsing and output only (STYLE): the science is in proofs/.
 #include <fmt/format.h>
@@ -13,19 +14,19 @@
 #include <memory>
 #include <string>
 
-#include "attention/model_spec.hpp"
+#include "attention/transformer/model_spec.hpp"
 #include "cli/commands.hpp"
 #include "cli/horizon_common.hpp"
 #include "cli/table.hpp"
-#include "numeric/error.hpp"
+#include "core/error.hpp"
+#include "core/lists.hpp"
 #include "numeric/exact.hpp"
 #include "numeric/exact_decimal.hpp"
 #include "numeric/fast_engine.hpp"
 #include "numeric/format_properties.hpp"
-#include "numeric/lists.hpp"
-#include "proofs/horizon.hpp"
-#include "proofs/mod_atom.hpp"
-#include "proofs/offset_simulation.hpp"
+#include "proofs/compiler/mod_atom.hpp"
+#include "proofs/experiments/offset_simulation.hpp"
+#include "proofs/range/horizon.hpp"
 
 namespace ropesim::cli {
 
@@ -161,10 +162,10 @@ int run_construct_mod(const CLI::App& mod, ModOptions& mo) {
       with_context("--rounding", [&] { return numeric::parse_rounding(mo.rounding); });
   policy.format = with_context("--format", [&] { return numeric::parse_format(mo.format); });
   policy.engine = with_context("--engine", [&] { return &numeric::engine_by_name(mo.engine); });
-  // m ≤ kMaxModulus (numeric/budget.hpp): the compiler checks every residue for every
+  // m ≤ kMaxModulus (core/budget.hpp): the compiler checks every residue for every
   // candidate C.
-  spec.atom.m = numeric::parse_integer(mo.m, "--m", 1, kMaxModulus);
-  spec.atom.r = numeric::parse_integer(mo.r, "--r", 0, spec.atom.m - 1);
+  spec.atom.m = ropesim::parse_integer(mo.m, "--m", 1, kMaxModulus);
+  spec.atom.r = ropesim::parse_integer(mo.r, "--r", 0, spec.atom.m - 1);
   spec.readout = with_context("--readout", [&] { return proofs::parse_mod_readout(mo.readout); });
   with_context("--rounding", [&] {
     proofs::require_mod_f_large(spec, mo.rounding);

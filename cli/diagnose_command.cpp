@@ -1,5 +1,5 @@
 // `ropesim diagnose`: one report on a model config × dtype × framework preset and the known ways
-// that framework goes wrong (proofs/diagnose.hpp). Parsing and printing only.
+// that framework goes wrong (proofs/reports/diagnose.hpp). Parsing and printing only.
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -8,18 +8,18 @@
 #include <filesystem>
 #include <iostream>
 
-#include "attention/framework_presets.hpp"
-#include "attention/hf_config.hpp"
+#include "attention/realisations/framework_presets.hpp"
+#include "attention/schedules/hf_config.hpp"
 #include "cli/commands.hpp"
 #include "cli/diagnose_report.hpp"
 #include "cli/gnuplot.hpp"
 #include "cli/jobs.hpp"
 #include "cli/progress.hpp"
 #include "cli/table.hpp"
+#include "core/error.hpp"
 #include "io/files.hpp"
-#include "numeric/error.hpp"
 #include "numeric/format.hpp"
-#include "proofs/diagnose.hpp"
+#include "proofs/reports/diagnose.hpp"
 
 namespace ropesim::cli {
 
@@ -114,7 +114,7 @@ int run_diagnose(const CLI::App& cmd, DiagnoseOptions& o) {
   std::vector<std::uint64_t> offsets;
   if (cmd.count("--offsets") > 0) {
     for (const auto& item : split_list(o.offsets, "--offsets"))
-      offsets.push_back(numeric::parse_integer(item, "--offsets", 1, context - 1));
+      offsets.push_back(ropesim::parse_integer(item, "--offsets", 1, context - 1));
     if (offsets.empty())
       throw InvalidArgument("--offsets: empty list; accepted: integers in 1.." +
                             std::to_string(context - 1));

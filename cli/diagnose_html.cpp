@@ -1,4 +1,4 @@
-// The Markdown and HTML reports of `ropesim diagnose` (proofs/diagnose.hpp) with their
+// The Markdown and HTML reports of `ropesim diagnose` (proofs/reports/diagnose.hpp) with their
 // figures, built from the tables of diagnose_report.cpp. Printing only.
 #include <fmt/format.h>
 #include <unistd.h>
@@ -8,18 +8,18 @@
 #include <filesystem>
 #include <iostream>
 
-#include "attention/framework_presets.hpp"
-#include "attention/hf_config.hpp"
+#include "attention/realisations/framework_presets.hpp"
+#include "attention/schedules/hf_config.hpp"
 #include "cli/commands.hpp"
 #include "cli/diagnose_report.hpp"
 #include "cli/gnuplot.hpp"
 #include "cli/jobs.hpp"
 #include "cli/progress.hpp"
 #include "cli/table.hpp"
+#include "core/error.hpp"
 #include "io/files.hpp"
-#include "numeric/error.hpp"
 #include "numeric/format.hpp"
-#include "proofs/diagnose.hpp"
+#include "proofs/reports/diagnose.hpp"
 
 namespace ropesim::cli {
 

@@ -1,4 +1,4 @@
-// The views of a `ropesim diagnose` report (proofs/diagnose.hpp): the terminal summary, its
+// The views of a `ropesim diagnose` report (proofs/reports/diagnose.hpp): the terminal summary, its
 // tables (diagnose_html.cpp: the Markdown and HTML reports). Printing only.
 #include "cli/diagnose_report.hpp"
 
@@ -10,17 +10,17 @@
 #include <filesystem>
 #include <iostream>
 
-#include "attention/framework_presets.hpp"
-#include "attention/hf_config.hpp"
+#include "attention/realisations/framework_presets.hpp"
+#include "attention/schedules/hf_config.hpp"
 #include "cli/commands.hpp"
 #include "cli/gnuplot.hpp"
 #include "cli/jobs.hpp"
 #include "cli/progress.hpp"
 #include "cli/table.hpp"
+#include "core/error.hpp"
 #include "io/files.hpp"
-#include "numeric/error.hpp"
 #include "numeric/format.hpp"
-#include "proofs/diagnose.hpp"
+#include "proofs/reports/diagnose.hpp"
 
 namespace ropesim::cli {
 

@@ -1,10 +1,11 @@
 #pragma once
-// The views of a `ropesim diagnose` report (proofs/diagnose.hpp), used by diagnose_command.cpp.
+// The views of a `ropesim diagnose` report (proofs/reports/diagnose.hpp), used by
+// diagnose_command.cpp.
 #include <span>
 #include <string>
 
 #include "cli/table.hpp"
-#include "proofs/diagnose.hpp"
+#include "proofs/reports/diagnose.hpp"
 
 namespace ropesim::cli {
 

@@ -1,5 +1,5 @@
 // `ropesim experiment length`: accuracy against length per schedule × format
-// (proofs/length_experiment.hpp). Parsing and printing only.
+// (proofs/experiments/length_experiment.hpp). Parsing and printing only.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -11,17 +11,17 @@
 #include <string>
 #include <vector>
 
-#include "attention/schedule.hpp"
+#include "attention/schedules/schedule.hpp"
 #include "cli/commands.hpp"
 #include "cli/experiment_common.hpp"
 #include "cli/table.hpp"
+#include "core/budget.hpp"
+#include "core/error.hpp"
 #include "logic/formula.hpp"
-#include "numeric/budget.hpp"
-#include "numeric/error.hpp"
 #include "numeric/exact.hpp"
 #include "numeric/format.hpp"
-#include "proofs/length_experiment.hpp"
-#include "proofs/length_study.hpp"
+#include "proofs/experiments/length_experiment.hpp"
+#include "proofs/experiments/length_study.hpp"
 
 namespace ropesim::cli {
 

@@ -1,6 +1,6 @@
 #pragma once
 // Shared by `ropesim experiment length` and `ropesim plot length`: the options of the
-// accuracy-against-length experiment (proofs/length_experiment.hpp) and its table.
+// accuracy-against-length experiment (proofs/experiments/length_experiment.hpp) and its table.
 #include <CLI/CLI.hpp>
 #include <cstdint>
 #include <string>
@@ -8,8 +8,8 @@
 
 #include "cli/progress.hpp"
 #include "cli/table.hpp"
-#include "proofs/length_experiment.hpp"
-#include "proofs/length_study.hpp"
+#include "proofs/experiments/length_experiment.hpp"
+#include "proofs/experiments/length_study.hpp"
 
 namespace ropesim::cli {
 

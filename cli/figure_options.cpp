@@ -24,7 +24,7 @@
 
 #include "cli/gnuplot.hpp"
 #include "cli/table.hpp"
-#include "numeric/error.hpp"
+#include "core/error.hpp"
 
 extern char** environ;
 

@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "cli/table.hpp"
-#include "numeric/error.hpp"
+#include "core/error.hpp"
 
 extern char** environ;
 

@@ -7,8 +7,8 @@
 #include <string>
 
 #include "cli/table.hpp"
-#include "proofs/horizon.hpp"
-#include "proofs/horizon_spec.hpp"
+#include "proofs/range/horizon.hpp"
+#include "proofs/range/horizon_spec.hpp"
 
 namespace ropesim::cli {
 

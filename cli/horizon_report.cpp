@@ -7,19 +7,19 @@
 #include <filesystem>
 #include <iostream>
 
-#include "attention/bounded_realisation.hpp"
-#include "attention/transformer.hpp"
+#include "attention/realisations/bounded_realisation.hpp"
+#include "attention/transformer/transformer.hpp"
 #include "cli/commands.hpp"
 #include "cli/horizon_common.hpp"
 #include "cli/jobs.hpp"
+#include "core/error.hpp"
 #include "numeric/engine.hpp"
-#include "numeric/error.hpp"
 #include "numeric/exact.hpp"
 #include "numeric/exact_decimal.hpp"
 #include "numeric/fast_engine.hpp"
 #include "numeric/format_properties.hpp"
-#include "proofs/certificate.hpp"
-#include "proofs/offset_simulation.hpp"
+#include "proofs/experiments/offset_simulation.hpp"
+#include "proofs/reports/certificate.hpp"
 
 namespace ropesim::cli {
 

@@ -4,7 +4,7 @@
 #include <cctype>
 
 #include "cli/commands.hpp"
-#include "numeric/error.hpp"
+#include "core/error.hpp"
 #include "numeric/parallel.hpp"
 
 namespace ropesim::cli {

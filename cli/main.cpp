@@ -9,15 +9,15 @@
 #include <iostream>
 #include <new>
 
-#include "attention/hf_config.hpp"
-#include "attention/realisation.hpp"
-#include "attention/schedule.hpp"
+#include "attention/realisations/realisation.hpp"
+#include "attention/schedules/hf_config.hpp"
+#include "attention/schedules/schedule.hpp"
 #include "cli/commands.hpp"
 #include "cli/table.hpp"
-#include "numeric/error.hpp"
+#include "core/error.hpp"
+#include "core/lists.hpp"
+#include "core/suggest.hpp"
 #include "numeric/format.hpp"
-#include "numeric/lists.hpp"
-#include "numeric/suggest.hpp"
 #include "numeric/version.hpp"
 
 namespace ropesim::cli {
@@ -28,7 +28,7 @@ CLI::Validator integer_in(std::uint64_t lo, std::uint64_t hi) {
       [lo, hi](std::string& text) -> std::string {
         try {
           text = std::to_string(
-              numeric::parse_integer(text, "", lo, hi));  // "010" is ten, not octal eight
+              ropesim::parse_integer(text, "", lo, hi));  // "010" is ten, not octal eight
         } catch (const InvalidArgument& e) {
           return e.what();
         }
@@ -209,7 +209,7 @@ int ropesim::cli::run_command_line(int argc, char** argv, Action (*add_check)(CL
           std::vector<std::string> names;
           for (const auto* sub : app.get_subcommands({})) names.push_back(sub->get_name());
           message = std::string("unknown command '") + argv[1] + "'" +
-                    ropesim::numeric::did_you_mean(argv[1], names);
+                    ropesim::did_you_mean(argv[1], names);
         } else if (argc <= 1) {
           message = "a command is required";
         }

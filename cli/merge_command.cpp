@@ -19,7 +19,7 @@
 #include "cli/jobs.hpp"
 #include "cli/merge_shards.hpp"
 #include "cli/table.hpp"
-#include "numeric/error.hpp"
+#include "core/error.hpp"
 
 namespace ropesim::cli {
 

@@ -13,7 +13,7 @@
 #include "cli/commands.hpp"
 #include "cli/jobs.hpp"
 #include "cli/table.hpp"
-#include "numeric/error.hpp"
+#include "core/error.hpp"
 
 namespace ropesim::cli {
 

@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/error.hpp"
 #include "io/files.hpp"
-#include "numeric/error.hpp"
 
 namespace ropesim::cli {
 

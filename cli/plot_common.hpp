@@ -15,8 +15,8 @@
 
 #include "cli/gnuplot.hpp"
 #include "cli/table.hpp"
+#include "core/error.hpp"
 #include "io/files.hpp"
-#include "numeric/error.hpp"
 
 namespace ropesim::cli {
 

@@ -12,7 +12,7 @@
 #include <map>
 #include <set>
 
-#include "attention/schedule.hpp"
+#include "attention/schedules/schedule.hpp"
 #include "cli/commands.hpp"
 #include "cli/gnuplot.hpp"
 #include "cli/horizon_common.hpp"
@@ -20,8 +20,8 @@
 #include "cli/plot_horizon_figure.hpp"
 #include "cli/progress.hpp"
 #include "cli/table.hpp"
-#include "numeric/error.hpp"
-#include "proofs/horizon_rows.hpp"
+#include "core/error.hpp"
+#include "proofs/range/horizon_rows.hpp"
 
 namespace ropesim::cli {
 

@@ -9,7 +9,7 @@
 #include "cli/horizon_common.hpp"
 #include "cli/plot_common.hpp"
 #include "cli/table.hpp"
-#include "proofs/horizon.hpp"
+#include "proofs/range/horizon.hpp"
 
 namespace ropesim::cli {
 

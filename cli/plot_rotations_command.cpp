@@ -14,9 +14,9 @@
 #include <thread>
 #include <tuple>
 
-#include "attention/census.hpp"
-#include "attention/realisation.hpp"
-#include "attention/schedule.hpp"
+#include "attention/census/census.hpp"
+#include "attention/realisations/realisation.hpp"
+#include "attention/schedules/schedule.hpp"
 #include "cli/commands.hpp"
 #include "cli/experiment_common.hpp"
 #include "cli/gnuplot.hpp"
@@ -25,7 +25,7 @@
 #include "cli/plot_common.hpp"
 #include "cli/progress.hpp"
 #include "cli/table.hpp"
-#include "numeric/error.hpp"
+#include "core/error.hpp"
 #include "numeric/exact.hpp"
 #include "numeric/fast_engine.hpp"
 

@@ -16,9 +16,9 @@
 #include "cli/plot_common.hpp"
 #include "cli/progress.hpp"
 #include "cli/table.hpp"
-#include "numeric/budget.hpp"
-#include "numeric/error.hpp"
-#include "proofs/separation.hpp"
+#include "core/budget.hpp"
+#include "core/error.hpp"
+#include "proofs/experiments/separation.hpp"
 
 namespace ropesim::cli {
 

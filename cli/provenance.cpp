@@ -12,16 +12,16 @@
 #include <iostream>
 #include <stdexcept>
 
-#include "attention/realisation.hpp"
+#include "attention/realisations/realisation.hpp"
 #include "cli/table.hpp"
+#include "core/budget.hpp"
+#include "core/error.hpp"
+#include "core/lists.hpp"
+#include "core/suggest.hpp"
 #include "io/files.hpp"
-#include "numeric/budget.hpp"
 #include "numeric/decimal_text.hpp"
-#include "numeric/error.hpp"
 #include "numeric/flags.hpp"
 #include "numeric/libm.hpp"
-#include "numeric/lists.hpp"
-#include "numeric/suggest.hpp"
 #include "numeric/version.hpp"
 
 namespace ropesim::cli {

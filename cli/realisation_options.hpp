@@ -2,11 +2,11 @@
 // The flags that name one realised rotation table, shared by the commands that realise one
 // schedule (`rotations`, `table rotations`, `plot error`): --realization, --format,
 // --rounding, --engine with one help text each; their parsing is
-// attention/realisation_policy.hpp (one-line errors that name the flag). (--schedule is added
-// by each command: its help differs.)
+// attention/realisations/realisation_policy.hpp (one-line errors that name the flag). (--schedule
+// is added by each command: its help differs.)
 #include <CLI/CLI.hpp>
 
-#include "attention/realisation_policy.hpp"
+#include "attention/realisations/realisation_policy.hpp"
 
 namespace ropesim::cli {
 

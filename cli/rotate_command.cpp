@@ -1,16 +1,16 @@
 // `ropesim rotate`: the realised score ⟨R̂_p q, R̂_{p-n} k⟩ in F next to the exact qᵀR_{-n}k,
-// and its drift with p at fixed n (attention/rotate.hpp). Parsing and printing only.
+// and its drift with p at fixed n (attention/fidelity/rotate.hpp). Parsing and printing only.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 #include <iostream>
 
-#include "attention/framework_presets.hpp"
-#include "attention/rotate.hpp"
+#include "attention/fidelity/rotate.hpp"
+#include "attention/realisations/framework_presets.hpp"
 #include "cli/commands.hpp"
 #include "cli/table.hpp"
-#include "numeric/error.hpp"
+#include "core/error.hpp"
 #include "numeric/exact.hpp"
 #include "numeric/fast_engine.hpp"
 
@@ -36,7 +36,7 @@ std::string vector_text(const std::vector<numeric::Value>& v) {
 std::vector<numeric::Value> parse_vector(const std::string& text, const std::string& flag,
                                          const numeric::Format& f) {
   std::vector<numeric::Value> out;
-  for (const auto& item : split_list(text, flag, ListKind::plain, numeric::Repeats::allowed)) {
+  for (const auto& item : split_list(text, flag, ListKind::plain, ropesim::Repeats::allowed)) {
     const mpq_class q =
         with_context(flag, [&] { return numeric::parse_decimal_exact(item, "vector value"); });
     out.push_back(numeric::mpfr_engine().from_rational(f, q, numeric::Rounding::nearest_even));
@@ -47,7 +47,7 @@ std::vector<numeric::Value> parse_vector(const std::string& text, const std::str
 std::vector<std::uint64_t> parse_positions(const std::string& text) {
   std::vector<std::uint64_t> out;
   for (const auto& item : split_list(text, "--positions")) {  // no empty item, each once
-    out.push_back(numeric::parse_integer(item, "--positions", 0, INT64_MAX));
+    out.push_back(ropesim::parse_integer(item, "--positions", 0, INT64_MAX));
   }
   return out;
 }

@@ -5,16 +5,16 @@
 #include <iostream>
 #include <thread>
 
-#include "attention/bounded_realisation.hpp"
-#include "attention/census.hpp"
+#include "attention/census/census.hpp"
+#include "attention/realisations/bounded_realisation.hpp"
 #include "cli/bounded_rotations.hpp"
 #include "cli/commands.hpp"
 #include "cli/jobs.hpp"
 #include "cli/realisation_options.hpp"
 #include "cli/table.hpp"
-#include "numeric/error.hpp"
+#include "core/error.hpp"
 #include "numeric/fast_engine.hpp"
-#include "proofs/certificate.hpp"
+#include "proofs/reports/certificate.hpp"
 
 namespace ropesim::cli {
 

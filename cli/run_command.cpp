@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "attention/model_spec.hpp"
-#include "attention/run.hpp"
-#include "attention/transformer.hpp"
+#include "attention/transformer/model_spec.hpp"
+#include "attention/transformer/run.hpp"
+#include "attention/transformer/transformer.hpp"
 #include "cli/commands.hpp"
-#include "numeric/error.hpp"
+#include "core/error.hpp"
 #include "numeric/exact_decimal.hpp"
 #include "numeric/fast_engine.hpp"
 

@@ -7,13 +7,13 @@
 #include <iostream>
 #include <thread>
 
-#include "attention/census.hpp"
-#include "attention/sweep_table.hpp"
+#include "attention/census/census.hpp"
+#include "attention/census/sweep_table.hpp"
 #include "cli/commands.hpp"
 #include "cli/jobs.hpp"
 #include "cli/progress.hpp"
 #include "cli/table.hpp"
-#include "numeric/error.hpp"
+#include "core/error.hpp"
 #include "numeric/fast_engine.hpp"
 
 namespace ropesim::cli {

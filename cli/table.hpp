@@ -67,7 +67,7 @@ std::string provenance_line();
 
 /// Writes a model spec (`spec.dump(2)` and a newline) that `ropesim run` will read back, with
 /// io::write_output_file; refuses with ropesim::BudgetExceeded, writing nothing, when the text
-/// is larger than kMaxInputFileBytes (numeric/budget.hpp), the most ropesim reads.
+/// is larger than kMaxInputFileBytes (core/budget.hpp), the most ropesim reads.
 void write_model_spec(const std::string& path, const nlohmann::json& spec);
 
 /// The bytes write_model_spec writes for `spec` (`spec.dump(2)` and a newline).

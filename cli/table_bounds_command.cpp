@@ -1,7 +1,7 @@
 // `ropesim table bounds`: bounds from the RoPE literature, exactly and at finite precision
-// (docs/BOUNDS.md). The science lives in proofs/bounds.hpp and proofs/bounds_study.hpp; this
-// file parses the arguments into a study's options and runs it, cli/bounds_tables.cpp lays out
-// the rows.
+// (docs/BOUNDS.md). The science lives in proofs/literature/bounds.hpp and
+// proofs/literature/bounds_study.hpp; this file parses the arguments into a study's options and
+// runs it, cli/bounds_tables.cpp lays out the rows.
 //   --kind base-context   Men et al. 2024 (arXiv 2405.14591), Table 1
 //   --kind critical-dim   Liu et al. 2023 (arXiv 2310.05209), critical dimension d_extra
 //   --kind semantic-drift Barbero et al. 2024 (arXiv 2410.06205), low-frequency channels
@@ -14,18 +14,18 @@
 #include <iostream>
 #include <limits>
 
-#include "attention/census.hpp"
-#include "attention/realisation.hpp"
-#include "attention/schedule.hpp"
+#include "attention/census/census.hpp"
+#include "attention/realisations/realisation.hpp"
+#include "attention/schedules/schedule.hpp"
 #include "cli/bounds_tables.hpp"
 #include "cli/commands.hpp"
 #include "cli/jobs.hpp"
 #include "cli/table.hpp"
-#include "numeric/error.hpp"
+#include "core/error.hpp"
 #include "numeric/exact.hpp"
 #include "numeric/format.hpp"
 #include "numeric/summation.hpp"
-#include "proofs/bounds_study.hpp"
+#include "proofs/literature/bounds_study.hpp"
 
 namespace ropesim::cli {
 
@@ -126,7 +126,7 @@ Table run_positional_head(const TableBoundsOptions& o, const std::vector<numeric
                           bool progress) {
   std::vector<std::uint64_t> offsets;
   for (const auto& item : split_unique(o.offsets, "--k")) {
-    offsets.push_back(numeric::parse_integer(item, "--k", 1, 999999999));  // an offset
+    offsets.push_back(ropesim::parse_integer(item, "--k", 1, 999999999));  // an offset
   }
   const auto specs = split_unique(o.realisations, "--realizations", ListKind::realisations);
   for (const auto& spec : specs)

@@ -11,8 +11,8 @@
 #include "cli/commands.hpp"
 #include "cli/horizon_common.hpp"
 #include "cli/jobs.hpp"
-#include "numeric/error.hpp"
-#include "proofs/horizon_rows.hpp"
+#include "core/error.hpp"
+#include "proofs/range/horizon_rows.hpp"
 
 namespace ropesim::cli {
 

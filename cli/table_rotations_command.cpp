@@ -9,16 +9,16 @@
 #include <cstring>
 #include <iostream>
 
-#include "attention/census.hpp"
-#include "attention/realised_table.hpp"
+#include "attention/census/census.hpp"
+#include "attention/census/realised_table.hpp"
 #include "cli/commands.hpp"
 #include "cli/jobs.hpp"
 #include "cli/npy_zip.hpp"
 #include "cli/realisation_options.hpp"
 #include "cli/table.hpp"
+#include "core/error.hpp"
 #include "io/files.hpp"
 #include "numeric/decimal_text.hpp"
-#include "numeric/error.hpp"
 #include "numeric/fast_engine.hpp"
 
 namespace ropesim::cli {

@@ -1,13 +1,13 @@
 # `cmake --install`: the libraries (static), their headers, the `ropesim` executable, a CMake
-# package (find_package(ropesim): targets ropesim::io, ropesim::logic, ropesim::numeric, ropesim::automata,
+# package (find_package(ropesim): targets ropesim::core, ropesim::io, ropesim::logic, ropesim::numeric, ropesim::automata,
 # ropesim::attention, ropesim::proofs and the umbrella ropesim::ropesim) and a pkg-config file
 # (ropesim.pc). docs/LIBRARY.md shows how to use them; scripts/check-install builds
 # examples/consumer against an installed copy.
 #
 #   <prefix>/bin/ropesim
 #   <prefix>/bin/ropesim-verify   (the certificate checker, verify/)
-#   <prefix>/include/ropesim/{io,logic,numeric,automata,attention,proofs}/*.hpp   (include dir: include/ropesim)
-#   <prefix>/lib/libropesim_{io,logic,numeric,automata,attention,proofs}.a
+#   <prefix>/include/ropesim/{core,io,logic,numeric,automata,attention,proofs}/*.hpp   (include dir: include/ropesim)
+#   <prefix>/lib/libropesim_{core,io,logic,numeric,automata,attention,proofs}.a
 #   <prefix>/lib/cmake/ropesim/ropesim{Config,ConfigVersion,Targets,Targets-release}.cmake
 #   <prefix>/lib/pkgconfig/ropesim.pc
 # (lib is CMAKE_INSTALL_LIBDIR: GNUInstallDirs may make it lib/<multiarch> for prefix /usr.)
@@ -20,7 +20,7 @@ set(ROPESIM_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/ropesim)
 # The headers keep their module folder (include/ropesim/numeric/format.hpp), so
 # `#include "numeric/format.hpp"` works with include/ropesim on the include path; the installed
 # file sets add that directory to the exported targets' INTERFACE_INCLUDE_DIRECTORIES.
-install(TARGETS ropesim_io ropesim_tables ropesim_logic ropesim_numeric ropesim_automata ropesim_attention ropesim_proofs ropesim_all
+install(TARGETS ropesim_core ropesim_io ropesim_tables ropesim_logic ropesim_numeric ropesim_automata ropesim_attention ropesim_proofs ropesim_all
   EXPORT ropesimTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}

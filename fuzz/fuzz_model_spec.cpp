@@ -1,7 +1,7 @@
 // attention::parse_model, the model spec JSON reader (model_spec.hpp; docs/MODEL_SPEC.md).
 // Round trip: model_to_json of a parsed model reads back (from its text and from the JSON
 // value) to a model with the same spec.
-#include "attention/model_spec.hpp"
+#include "attention/transformer/model_spec.hpp"
 #include "fuzz/fuzz.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

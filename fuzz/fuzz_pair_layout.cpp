@@ -1,5 +1,5 @@
 // attention::parse_pair_layout and to_string (realisation.hpp).
-#include "attention/realisation.hpp"
+#include "attention/realisations/realisation.hpp"
 #include "fuzz/fuzz.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -2,7 +2,7 @@
 // specs: the name of a parsed realisation parses back to an equal realisation
 // (realisation.hpp). The first input byte picks the format F / activation format A and the
 // rounding; the rest is the spec.
-#include "attention/realisation.hpp"
+#include "attention/realisations/realisation.hpp"
 #include "fuzz/fuzz.hpp"
 
 namespace {

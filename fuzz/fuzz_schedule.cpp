@@ -2,7 +2,7 @@
 // schedule (schedule.hpp): the same metadata and, block by block, the same exact angle, turn and
 // flags. (Not via to_json: its nearest-double angles cost an MPFR evaluation per block, and a
 // valid dim=1000000 has 500 000 blocks.)
-#include "attention/schedule.hpp"
+#include "attention/schedules/schedule.hpp"
 #include "fuzz/fuzz.hpp"
 
 namespace {

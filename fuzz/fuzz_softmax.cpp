@@ -1,5 +1,5 @@
 // attention::parse_softmax_variant and to_string (transformer.hpp).
-#include "attention/transformer.hpp"
+#include "attention/transformer/transformer.hpp"
 #include "fuzz/fuzz.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -14,7 +14,7 @@
 #include <iostream>
 #include <string_view>
 
-#include "numeric/error.hpp"
+#include "core/error.hpp"
 
 namespace ropesim::io {
 

@@ -23,14 +23,14 @@
 #include <string_view>
 #include <vector>
 
-#include "numeric/budget.hpp"
+#include "core/budget.hpp"
 
 namespace ropesim::io {
 
 /// The largest input file ropesim reads by default: 64 MiB. A model spec of that size already
 /// holds about 4·10^6 exact decimal weights, far beyond any model a construction or a test
 /// makes; parsing it into JSON takes about ten times that much memory.
-inline constexpr std::size_t input_limit_bytes = kMaxInputFileBytes;  // numeric/budget.hpp
+inline constexpr std::size_t input_limit_bytes = kMaxInputFileBytes;  // core/budget.hpp
 
 /// Seconds a FIFO, terminal or socket given as an input may stay silent (no data, no end of
 /// file) before reading is abandoned, by default.

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cctype>
 
-#include "numeric/error.hpp"
+#include "core/error.hpp"
 
 namespace ropesim::io {
 

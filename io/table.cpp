@@ -6,11 +6,11 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "core/error.hpp"
+#include "core/lists.hpp"
+#include "core/suggest.hpp"
 #include "io/files.hpp"
 #include "numeric/decimal_text.hpp"
-#include "numeric/error.hpp"
-#include "numeric/lists.hpp"
-#include "numeric/suggest.hpp"
 
 namespace ropesim::io {
 
@@ -64,7 +64,7 @@ Table Table::select(const std::vector<std::string>& names) const {
       std::string list;
       for (const auto& c : columns) list += (list.empty() ? "" : " ") + c;
       throw InvalidArgument("--columns: unknown column '" + name + "'" +
-                            numeric::did_you_mean(name, columns) +
+                            ropesim::did_you_mean(name, columns) +
                             "; accepted: all, or some of: " + list);
     }
     index.push_back(static_cast<std::size_t>(it - columns.begin()));
@@ -86,8 +86,8 @@ Table Table::for_terminal(const std::string& columns_flag) const {
   if (columns_flag == "all") return select(columns);
   if (columns_flag.empty())
     return terminal_columns.empty() ? select(columns) : select(terminal_columns);
-  // No empty item ('name,,p'), no column twice (numeric/lists.hpp).
-  return select(numeric::split_items(columns_flag, ',', "--columns", numeric::Repeats::items));
+  // No empty item ('name,,p'), no column twice (core/lists.hpp).
+  return select(ropesim::split_items(columns_flag, ',', "--columns", ropesim::Repeats::items));
 }
 
 std::string Table::to_text() const {

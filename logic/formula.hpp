@@ -31,7 +31,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "numeric/error.hpp"  // header-only: ropesim::InvalidArgument (exit 2 in the CLI)
+#include "core/error.hpp"  // header-only: ropesim::InvalidArgument (exit 2 in the CLI)
 
 namespace ropesim::ltl {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "numeric/enum_names.hpp"
+#include "core/enum_names.hpp"
 
 namespace ropesim::ltl {
 
@@ -99,15 +99,15 @@ Fragment fragment(const Formula& formula) {
 
 namespace {
 
-constexpr numeric::Spelling<Fragment> fragment_names[] = {
+constexpr ropesim::Spelling<Fragment> fragment_names[] = {
     {Fragment::ltl_p, "LTL[P]"},     {Fragment::ltl_p_mod, "LTL[P,MOD]"},
     {Fragment::ltl_p_y, "LTL[P,Y]"}, {Fragment::ltl_p_y_mod, "LTL[P,Y,MOD]"},
     {Fragment::ltl_s, "LTL"},        {Fragment::ltl_s_mod, "LTL[S,MOD]"}};
-constexpr numeric::EnumNames<Fragment> fragment_table{.what = "fragment", .names = fragment_names};
+constexpr ropesim::EnumNames<Fragment> fragment_table{.what = "fragment", .names = fragment_names};
 
 }  // namespace
 
-std::string_view to_string(Fragment fragment) { return numeric::name_of(fragment_table, fragment); }
+std::string_view to_string(Fragment fragment) { return ropesim::name_of(fragment_table, fragment); }
 
 bool within(Fragment inner, Fragment outer) {
   // Operator sets: P ⊂ all; MOD in ltl_p_mod, ltl_p_y_mod, ltl_s_mod; Y in ltl_p_y.. (S gives Y).

@@ -1,6 +1,6 @@
 #include "logic/zoo.hpp"
 
-#include "numeric/error.hpp"
+#include "core/error.hpp"
 
 namespace ropesim::ltl {
 

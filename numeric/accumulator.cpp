@@ -6,8 +6,8 @@
 #include <cmath>
 #include <string>
 
+#include "core/error.hpp"
 #include "numeric/arithmetic.hpp"
-#include "numeric/error.hpp"
 
 namespace ropesim::numeric {
 

@@ -6,8 +6,8 @@
 /// wider format W every K products.
 ///
 /// These models sit beside EvaluationPolicy's summation policies (numeric/summation.hpp), which
-/// are unchanged; the mixed-format attention heads (attention/mixed_attention.hpp) use them for
-/// the q·k and the weighted-value accumulations.
+/// are unchanged; the mixed-format attention heads (attention/transformer/mixed_attention.hpp) use
+/// them for the q·k and the weighted-value accumulations.
 #include <cstddef>
 #include <optional>
 #include <span>

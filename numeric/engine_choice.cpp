@@ -3,10 +3,10 @@
 // fast_engine delegates to mpfr_engine, and nothing points back.
 #include <string>
 
+#include "core/error.hpp"
+#include "core/suggest.hpp"
 #include "numeric/engine.hpp"
-#include "numeric/error.hpp"
 #include "numeric/fast_engine.hpp"
-#include "numeric/suggest.hpp"
 
 namespace ropesim::numeric {
 

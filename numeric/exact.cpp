@@ -5,7 +5,7 @@
 #include <cctype>
 #include <string>
 
-#include "numeric/error.hpp"
+#include "core/error.hpp"
 
 namespace ropesim::numeric {
 

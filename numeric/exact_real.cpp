@@ -6,7 +6,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "numeric/error.hpp"
+#include "core/error.hpp"
 #include "numeric/mpfr_util.hpp"
 
 namespace ropesim::numeric {

@@ -15,7 +15,7 @@
 #include <emmintrin.h>
 #endif
 
-#include "numeric/error.hpp"
+#include "core/error.hpp"
 #include "numeric/fast_engine.hpp"
 #include "numeric/fast_engine_scalar.hpp"
 

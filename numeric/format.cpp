@@ -4,11 +4,11 @@
 #include <charconv>
 #include <string>
 
-#include "numeric/enum_names.hpp"
-#include "numeric/error.hpp"
-#include "numeric/lists.hpp"
+#include "core/enum_names.hpp"
+#include "core/error.hpp"
+#include "core/lists.hpp"
+#include "core/suggest.hpp"
 #include "numeric/rounding.hpp"
-#include "numeric/suggest.hpp"
 
 namespace ropesim::numeric {
 

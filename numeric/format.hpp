@@ -72,9 +72,9 @@ struct Format {
 
 /// One named (preset) format: the row every list of presets is read from — the parser
 /// (parse_format), the spellings (format_spellings, `ropesim formats`), the aliases
-/// (format_aliases), the compiler's format hint (proofs/compiler_hint.hpp) and the property
-/// generators (properties/generators.hpp). Adding a named format is one row of named_formats()
-/// (numeric/format.cpp) plus its test and docs.
+/// (format_aliases), the compiler's format hint (proofs/compiler/compiler_hint.hpp) and the
+/// property generators (properties/generators.hpp). Adding a named format is one row of
+/// named_formats() (numeric/format.cpp) plus its test and docs.
 struct NamedFormat {
   std::string_view name;  ///< the preset's spelling, e.g. "fp16" (Format::name of make())
   Format (*make)();       ///< its constructor, e.g. Format::fp16
@@ -103,7 +103,7 @@ std::vector<std::string> preset_format_names();
 ///   bfloat16 → bf16; float16, half → fp16; float32, float → fp32; float64, double → fp64;
 ///   float8_e4m3fn → fp8e4m3; float8_e5m2 → fp8e5m2 (the Format keeps the preset's name);
 /// optionally followed by `,subnormals=off` and/or `,overflow=saturate` (floating formats).
-/// Throws InvalidArgument naming the bad spelling, the nearest names (numeric::did_you_mean)
+/// Throws InvalidArgument naming the bad spelling, the nearest names (ropesim::did_you_mean)
 /// and the accepted ones.
 Format parse_format(std::string_view spec);
 

@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-#include "numeric/error.hpp"
+#include "core/error.hpp"
 #include "numeric/exact.hpp"
 #include "numeric/format_properties.hpp"
 #include "numeric/json_number.hpp"

@@ -18,8 +18,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/error.hpp"
 #include "numeric/engine.hpp"
-#include "numeric/error.hpp"
 #include "numeric/format_properties.hpp"
 #include "numeric/mpfr_util.hpp"
 

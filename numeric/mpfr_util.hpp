@@ -39,7 +39,7 @@ class Mpfr {
 /// Interval times a rational, rounded outward: sets [lo, hi] ⊇ [l, h] · q (l ≤ h), each end
 /// rounded once at the precision of lo and hi (RNDD for lo, RNDU for hi); for q < 0 the ends
 /// swap. lo/hi may alias l/h. Used by the exact-real enclosures (numeric::ExactReal, the
-/// block-angle cosines of proofs/exact_trig). Throws nothing.
+/// block-angle cosines of proofs/common/exact_trig). Throws nothing.
 inline void interval_mul_q(mpfr_ptr lo, mpfr_ptr hi, mpfr_srcptr l, mpfr_srcptr h,
                            const mpq_class& q) {
   if (sgn(q) >= 0) {

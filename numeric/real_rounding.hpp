@@ -13,7 +13,7 @@
 /// The fast path and its error bound (cos/sin): when every target is "double-double decidable"
 /// (RealRounding::fast_double_double: binary64 itself, or a floating format inside binary64
 /// with p ≤ 40 under round-to-nearest-even, subnormals on and overflow to ±inf), cos and sin are
-/// evaluated in double-double arithmetic (numeric/double_double.hpp) within
+/// evaluated in double-double arithmetic (numeric/trig/double_double.hpp) within
 /// kDoubleDoubleTrigError = 2^-72 plus the angle's own error (θ's double-double error times i,
 /// plus 2^-100·|θi| for the product), and the interval [y − e, y + e] is rounded into every
 /// target; it is accepted when both ends round to the same element (rounding is monotone, so
@@ -40,12 +40,12 @@
 
 #include "numeric/arithmetic.hpp"
 #include "numeric/binary64_rounding.hpp"
-#include "numeric/double_double.hpp"
 #include "numeric/engine.hpp"
 #include "numeric/exact_real.hpp"
 #include "numeric/flags.hpp"
 #include "numeric/format.hpp"
 #include "numeric/rounding.hpp"
+#include "numeric/trig/double_double.hpp"
 #include "numeric/value.hpp"
 
 namespace ropesim::numeric {

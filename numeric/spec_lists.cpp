@@ -5,14 +5,14 @@
 #include <cctype>
 #include <utility>
 
-#include "numeric/error.hpp"
+#include "core/error.hpp"
+#include "core/text.hpp"
 #include "numeric/format.hpp"
-#include "numeric/text.hpp"
 
 namespace ropesim::numeric {
 
 std::vector<std::string> split_list(const std::string& text, const std::string& flag, ListKind kind,
-                                    numeric::Repeats repeats) {
+                                    ropesim::Repeats repeats) {
   std::vector<std::string> items;
   auto starts_new = [kind](const std::string& piece) {
     switch (kind) {
@@ -32,10 +32,10 @@ std::vector<std::string> split_list(const std::string& text, const std::string& 
     return true;
   };
   if (text.empty()) return items;  // no list given: the caller's default or its own message
-  // numeric::split_items refuses every empty item ('3,,4', 'p=8,e=5;;', a trailing ',').
-  for (const auto& group : numeric::split_items(text, ';', flag)) {
+  // ropesim::split_items refuses every empty item ('3,,4', 'p=8,e=5;;', a trailing ',').
+  for (const auto& group : ropesim::split_items(text, ';', flag)) {
     bool first_in_group = true;
-    for (const auto& piece : numeric::split_items(group, ',', flag)) {
+    for (const auto& piece : ropesim::split_items(group, ',', flag)) {
       if (kind == ListKind::realisations && first_in_group && !items.empty() &&
           items.back().rfind("pipeline:", 0) == 0 && piece.find('=') != std::string::npos &&
           piece.find(':') == std::string::npos) {
@@ -48,13 +48,13 @@ std::vector<std::string> split_list(const std::string& text, const std::string& 
       first_in_group = false;
     }
   }
-  numeric::refuse_repeats(items, text, flag, repeats);
+  ropesim::refuse_repeats(items, text, flag, repeats);
   return items;
 }
 
 std::vector<std::string> split_unique(const std::string& text, const std::string& flag,
                                       ListKind kind) {
-  std::vector<std::string> items = split_list(text, flag, kind, numeric::Repeats::items);
+  std::vector<std::string> items = split_list(text, flag, kind, ropesim::Repeats::items);
   if (kind == ListKind::formats) {  // precision and exponent ranges: p=4..53,e=11
     std::vector<std::string> expanded;
     for (const auto& item : items) {
@@ -76,7 +76,7 @@ std::vector<std::string> split_unique(const std::string& text, const std::string
       seen.emplace_back(f, item);
     }
   }
-  numeric::refuse_repeats(items, text, flag, numeric::Repeats::items);
+  ropesim::refuse_repeats(items, text, flag, ropesim::Repeats::items);
   return items;
 }
 

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "numeric/lists.hpp"
+#include "core/lists.hpp"
 
 namespace ropesim::numeric {
 
@@ -23,11 +23,11 @@ enum class ListKind {
 /// Splits a list on ';' (always a separator) and on the commas that start a new item of
 /// `kind`, so specs that contain commas can be listed as they are written. An empty `text` is
 /// the empty list; inside a non-empty one every empty item
-/// ('3,,4', 'p=8,e=5;;', a trailing ',') is refused (numeric::split_items), and repeats as
+/// ('3,,4', 'p=8,e=5;;', a trailing ',') is refused (ropesim::split_items), and repeats as
 /// `repeats` says: throws InvalidArgument naming `flag`.
 std::vector<std::string> split_list(const std::string& text, const std::string& flag,
                                     ListKind kind = ListKind::plain,
-                                    numeric::Repeats repeats = numeric::Repeats::items);
+                                    ropesim::Repeats repeats = ropesim::Repeats::items);
 
 /// split_list, refusing an item listed twice (a grid cell computed twice is a typo, not a
 /// request): throws InvalidArgument naming `flag` and the repeated item. Format lists expand

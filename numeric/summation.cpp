@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "numeric/enum_names.hpp"
-#include "numeric/error.hpp"
-#include "numeric/suggest.hpp"
+#include "core/enum_names.hpp"
+#include "core/error.hpp"
+#include "core/suggest.hpp"
 
 namespace ropesim::numeric {
 

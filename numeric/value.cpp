@@ -8,7 +8,7 @@
 #include <functional>
 #include <limits>
 
-#include "numeric/error.hpp"
+#include "core/error.hpp"
 #include "numeric/mpfr_util.hpp"
 
 namespace ropesim::numeric {

@@ -8,8 +8,8 @@
 #include <iterator>
 #include <sstream>
 
-#include "numeric/error.hpp"
-#include "numeric/suggest.hpp"
+#include "core/error.hpp"
+#include "core/suggest.hpp"
 #include "properties/converse.hpp"
 #include "properties/theorems.hpp"
 
@@ -218,7 +218,7 @@ PropertyOutcome run_property(const std::string& name, const CheckOptions& option
     std::vector<std::string> names;
     for (const auto& t : theorems()) names.push_back(t.info.name);
     throw InvalidArgument(fmt::format("unknown property '{}'{}; accepted: all, {}", name,
-                                      numeric::did_you_mean(name, names), property_names()));
+                                      ropesim::did_you_mean(name, names), property_names()));
   }
   return run_theorem(*theorem, options, progress);
 }

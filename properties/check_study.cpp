@@ -6,11 +6,11 @@
 #include <algorithm>
 #include <cmath>
 
-#include "numeric/error.hpp"
+#include "core/error.hpp"
+#include "core/lists.hpp"
+#include "core/suggest.hpp"
 #include "numeric/format.hpp"
 #include "numeric/json_number.hpp"
-#include "numeric/lists.hpp"
-#include "numeric/suggest.hpp"
 #include "numeric/summation.hpp"
 
 namespace ropesim::properties {
@@ -58,7 +58,7 @@ CheckRequest check_request(const CheckArguments& a) {
   }
   // the ranges of the CLI's integer options (integer_in)
   const auto in_range = [](std::uint64_t v, const char* flag, std::uint64_t lo, std::uint64_t hi) {
-    return numeric::parse_integer(std::to_string(v), flag, lo, hi);
+    return ropesim::parse_integer(std::to_string(v), flag, lo, hi);
   };
   CheckRequest r;
   CheckOptions& options = r.options;
@@ -105,7 +105,7 @@ CheckRequest check_request(const CheckArguments& a) {
       std::vector<std::string> known_names;
       for (const auto& info : property_list()) known_names.push_back(info.name);
       throw InvalidArgument(fmt::format("--property: unknown property '{}'{}; accepted: all, {}",
-                                        a.property, numeric::did_you_mean(a.property, known_names),
+                                        a.property, ropesim::did_you_mean(a.property, known_names),
                                         property_names()));
     }
     names.push_back(a.property);

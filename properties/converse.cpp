@@ -10,8 +10,8 @@
 #include <numeric>
 #include <random>
 
-#include "attention/random_model.hpp"
-#include "numeric/error.hpp"
+#include "attention/transformer/random_model.hpp"
+#include "core/error.hpp"
 #include "numeric/format_properties.hpp"
 #include "properties/generators.hpp"
 

@@ -49,7 +49,7 @@
 #include <optional>
 #include <string>
 
-#include "attention/transformer.hpp"
+#include "attention/transformer/transformer.hpp"
 #include "numeric/summation.hpp"
 #include "properties/check.hpp"
 
@@ -96,8 +96,8 @@ std::string repeat_word(const IdentityWords& words, std::uint64_t n, bool with_x
 
 /// The classifier value of a one-layer model on `word`, computing only what the EOS token
 /// needs (keys and values of every token, one query): O(N) instead of run()'s O(N²), with
-/// the same steps as run() (attention/transformer.hpp, "One token through one layer"), so
-/// the value is bit-identical to run(model, word).output. Throws InvalidArgument for a model
+/// the same steps as run() (attention/transformer/transformer.hpp, "One token through one layer"),
+/// so the value is bit-identical to run(model, word).output. Throws InvalidArgument for a model
 /// with more or fewer than one layer, without BOS, with non-strict masking or mixed-format
 /// heads, or for a symbol not in the alphabet.
 numeric::Value one_layer_output(const attention::Model& model, const std::string& word);

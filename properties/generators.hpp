@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "attention/schedule.hpp"
+#include "attention/schedules/schedule.hpp"
 #include "numeric/format.hpp"
 
 namespace ropesim::properties {

@@ -5,12 +5,12 @@
 
 #include <algorithm>
 
-#include "attention/census.hpp"
-#include "attention/random_model.hpp"
-#include "attention/realisation.hpp"
-#include "attention/run.hpp"
-#include "attention/schedule.hpp"
-#include "attention/transformer.hpp"
+#include "attention/census/census.hpp"
+#include "attention/realisations/realisation.hpp"
+#include "attention/schedules/schedule.hpp"
+#include "attention/transformer/random_model.hpp"
+#include "attention/transformer/run.hpp"
+#include "attention/transformer/transformer.hpp"
 #include "automata/classes.hpp"
 #include "automata/export.hpp"
 #include "automata/minimise.hpp"
@@ -20,12 +20,12 @@
 #include "logic/zoo.hpp"
 #include "numeric/exact_decimal.hpp"
 #include "numeric/format_properties.hpp"
-#include "proofs/compiler.hpp"
-#include "proofs/extraction.hpp"
-#include "proofs/fixed_offset_head.hpp"
-#include "proofs/formula_automaton.hpp"
-#include "proofs/offset_simulation.hpp"
-#include "proofs/po_formula.hpp"
+#include "proofs/compiler/compiler.hpp"
+#include "proofs/experiments/offset_simulation.hpp"
+#include "proofs/languages/extraction.hpp"
+#include "proofs/languages/formula_automaton.hpp"
+#include "proofs/languages/po_formula.hpp"
+#include "proofs/range/fixed_offset_head.hpp"
 #include "properties/converse.hpp"
 #include "properties/generators.hpp"
 
@@ -433,8 +433,8 @@ void masking_nonstrict(const CheckOptions& options) {
 
 // T2 with C3 on minimal DFAs: partially ordered ⇔ R-trivial transition monoid ⇔ the C3
 // formula (LC25 Lemma C.1) defines the language. The C3 side is checked twice: its formula's
-// DFA (proofs/formula_automaton) is equivalent to the minimal DFA, and the logic's evaluator
-// agrees with the DFA on a random word. Also: a zoo formula's DFA has the zoo's class.
+// DFA (proofs/languages/formula_automaton) is equivalent to the minimal DFA, and the logic's
+// evaluator agrees with the DFA on a random word. Also: a zoo formula's DFA has the zoo's class.
 void po_c3(const CheckOptions& options) {
   const std::string text = *dfa_gen().as("DFA");
   const automata::Dfa minimal =

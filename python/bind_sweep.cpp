@@ -1,8 +1,8 @@
 // ropesim._ropesim's sweep functions (bind_sweep, called from PYBIND11_MODULE in
-// ropesim_module.cpp): the sweep table of attention/sweep_table.hpp computed in this process,
-// a shard at a time, and tables joined and rendered as the files `ropesim sweep --out` writes
-// (io/table.hpp, io/provenance.hpp). python/ropesim/_sweep.py and python/ropesim/dask.py call
-// them; nothing here runs the command line.
+// ropesim_module.cpp): the sweep table of attention/census/sweep_table.hpp computed in this
+// process, a shard at a time, and tables joined and rendered as the files `ropesim sweep --out`
+// writes (io/table.hpp, io/provenance.hpp). python/ropesim/_sweep.py and python/ropesim/dask.py
+// call them; nothing here runs the command line.
 #include <pybind11/functional.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -14,12 +14,12 @@
 #include <tuple>
 #include <vector>
 
-#include "attention/sweep_table.hpp"
+#include "attention/census/sweep_table.hpp"
+#include "core/error.hpp"
 #include "io/files.hpp"
 #include "io/provenance.hpp"
 #include "io/shard.hpp"
 #include "io/table.hpp"
-#include "numeric/error.hpp"
 #include "numeric/parallel.hpp"
 
 namespace py = pybind11;

@@ -4,7 +4,8 @@
 //                       (flag_bits: numeric/flags.hpp's bits by name);
 //   rotation_table      attention::realised_table (the evaluator the census counts);
 //   census, position    attention::census / attention::query_position with the CLI's parsing
-//                       and limits (attention/realisation_policy.hpp, check_census_limits);
+//                       and limits (attention/realisations/realisation_policy.hpp,
+//                       check_census_limits);
 //   horizon             proofs::horizon_spec → proofs::horizon (or proofs::bounded_horizon);
 //   formats             numeric::format_table;
 //   compile, Model      proofs::compile_request → proofs::compile; attention::parse_model and
@@ -33,19 +34,19 @@
 #include <string>
 #include <vector>
 
-#include "attention/bounded_census.hpp"
-#include "attention/bounded_realisation.hpp"
-#include "attention/census.hpp"
-#include "attention/model_spec.hpp"
-#include "attention/realisation.hpp"
-#include "attention/realisation_policy.hpp"
-#include "attention/realised_table.hpp"
-#include "attention/run.hpp"
-#include "attention/schedule.hpp"
-#include "attention/transformer.hpp"
+#include "attention/census/bounded_census.hpp"
+#include "attention/census/census.hpp"
+#include "attention/census/realised_table.hpp"
+#include "attention/realisations/bounded_realisation.hpp"
+#include "attention/realisations/realisation.hpp"
+#include "attention/realisations/realisation_policy.hpp"
+#include "attention/schedules/schedule.hpp"
+#include "attention/transformer/model_spec.hpp"
+#include "attention/transformer/run.hpp"
+#include "attention/transformer/transformer.hpp"
+#include "core/budget.hpp"
+#include "core/error.hpp"
 #include "numeric/arithmetic.hpp"
-#include "numeric/budget.hpp"
-#include "numeric/error.hpp"
 #include "numeric/exact.hpp"
 #include "numeric/fast_engine.hpp"
 #include "numeric/flags.hpp"
@@ -58,15 +59,15 @@
 #include "numeric/spec_lists.hpp"
 #include "numeric/value.hpp"
 #include "numeric/version.hpp"
-#include "proofs/bounded_horizon.hpp"
-#include "proofs/compile_request.hpp"
-#include "proofs/compiler.hpp"
-#include "proofs/compiler_report.hpp"
-#include "proofs/fixed_offset_head.hpp"
-#include "proofs/horizon.hpp"
-#include "proofs/horizon_spec.hpp"
-#include "proofs/language_class.hpp"
-#include "proofs/length_study.hpp"
+#include "proofs/compiler/compile_request.hpp"
+#include "proofs/compiler/compiler.hpp"
+#include "proofs/compiler/compiler_report.hpp"
+#include "proofs/experiments/length_study.hpp"
+#include "proofs/languages/language_class.hpp"
+#include "proofs/range/bounded_horizon.hpp"
+#include "proofs/range/fixed_offset_head.hpp"
+#include "proofs/range/horizon.hpp"
+#include "proofs/range/horizon_spec.hpp"
 #include "properties/check.hpp"
 #include "properties/check_study.hpp"
 
@@ -146,7 +147,7 @@ mpq_class exact_value(const std::string& text) {
   const bool negative = !text.empty() && text.front() == '-';
   const std::string_view magnitude = std::string_view(text).substr(negative ? 1 : 0);
   if (magnitude.rfind("2^", 0) == 0) {
-    const auto k = static_cast<long>(numeric::parse_integer(
+    const auto k = static_cast<long>(ropesim::parse_integer(
         magnitude.substr(magnitude[2] == '-' ? 3 : 2), "power of two", 0, 1000000));
     mpq_class q(1);
     if (magnitude[2] == '-') {
@@ -309,9 +310,9 @@ py::object horizon(proofs::HorizonArguments arguments, bool g_given,
   return to_python(library_call([&]() -> nlohmann::json {
     // the ranges of the CLI's --max-length and --jobs (integer_in, add_jobs_option)
     if (arguments.max_length)
-      (void)numeric::parse_integer(std::to_string(*arguments.max_length), "--max-length", 1,
+      (void)ropesim::parse_integer(std::to_string(*arguments.max_length), "--max-length", 1,
                                    proofs::kMaxScanLength);
-    (void)numeric::parse_integer(std::to_string(jobs), "--jobs", 0, 256);
+    (void)ropesim::parse_integer(std::to_string(jobs), "--jobs", 0, 256);
     proofs::check_head_source(g_given, schedule);
     if (schedule) arguments.schedule = *schedule;
     if (attention::is_bounded_realisation_spec(arguments.realisation))

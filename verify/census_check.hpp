@@ -3,10 +3,10 @@
 // round_to_F, same_bits), the angle expressions (Expr, enclose, Interval) and the realised
 // rotations (Rotations), which it uses; it trusts nothing more than that file does.
 //
-// CENSUS CERTIFICATE (THEORY §3 Def 2.1, Prop 4.1; proofs/certificate.hpp writes it). Window
-// S..S+N−1. The verifier computes the classes of equal realised rotations itself, by partition
-// refinement: every position starts in one class; block d = 0, 1, ... of R̂_i is realised for
-// every position still in a class of two or more, and each class is split by the bit patterns
+// CENSUS CERTIFICATE (THEORY §3 Def 2.1, Prop 4.1; proofs/reports/certificate.hpp writes it).
+// Window S..S+N−1. The verifier computes the classes of equal realised rotations itself, by
+// partition refinement: every position starts in one class; block d = 0, 1, ... of R̂_i is realised
+// for every position still in a class of two or more, and each class is split by the bit patterns
 // of (cos, sin) in that block (NaN equals NaN, +0 differs from −0). A class that no block
 // splits holds equal rotations (every block compared); a position alone in its class differs
 // from every other position in some block. So the classes are exactly those of i ~ j ⟺
@@ -32,7 +32,7 @@
 // (Rotations::at, Ziv up to 2^16 bits). Positions are split over up to 4 threads (MPFR's
 // caches are thread-local); the general path runs on the calling thread.
 
-/// The largest positions × blocks a census certificate may need (proofs/certificate.hpp
+/// The largest positions × blocks a census certificate may need (proofs/reports/certificate.hpp
 /// kMaxCensusCertificateWork, the same number).
 constexpr double kMaxCensusEvaluations = 33554432;
 /// The largest total length of the unwitnessed periods checked position by position.
@@ -86,10 +86,10 @@ class FastTrig {
   FValue ra_, rb_;
 };
 
-// HF (the realisation `hf`, NUMERIC §3; attention/framework_presets.cpp): Hugging Face's
-// default RoPE for a base-β schedule, every step correctly rounded: in fp32,
-// e_k = round(2k/D), β̂ = round(round_binary64(β)) (the Python float, then the tensor),
-// p_k = round(β̂^e_k), inv_freq_k = round(1/p_k); per position t = round(i), the angle
+// HF (the realisation `hf`, NUMERIC §3; attention/realisations/framework_presets.cpp): Hugging
+// Face's default RoPE for a base-β schedule, every step correctly rounded: in fp32, e_k =
+// round(2k/D), β̂ = round(round_binary64(β)) (the Python float, then the tensor), p_k =
+// round(β̂^e_k), inv_freq_k = round(1/p_k); per position t = round(i), the angle
 // round(inv_freq_k·t), cos and sin of it rounded; then the table in the activation format A
 // (the certificate's format): round_A of each. Every fp32 step is done by MPFR at 24 bits with
 // nearest-even (MPFR rounds pow, ×, ÷, cos and sin correctly), and each result is checked to

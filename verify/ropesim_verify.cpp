@@ -1,5 +1,5 @@
 // ropesim-verify FILE.json: re-checks a certificate written by `ropesim rotations`, `horizon`
-// or `compile --certificate` (proofs/certificate.hpp) and prints VALID
+// or `compile --certificate` (proofs/reports/certificate.hpp) and prints VALID
 // (exit 0), or INVALID and the first item that does not hold (exit 1). Exit 2: the file cannot
 // be read, is not a certificate, or makes a claim this checker does not cover (it says which);
 // such a certificate is never reported VALID.
@@ -1126,7 +1126,7 @@ mpq_class own_error_bound(const json& c, const Format& F, const FValue& C, std::
 
 /// The most block scores the per-query path of check_candidates computes when FastF is fast
 /// (about 5 ns each; MPFR's operations otherwise, under kMaxHorizonScores).
-/// proofs/certificate.hpp kMaxHorizonCertificateFastScores is the same number.
+/// proofs/reports/certificate.hpp kMaxHorizonCertificateFastScores is the same number.
 constexpr double kMaxHorizonFastScores = 4e9;
 
 /// The realised rotations (ĉ, ŝ) of R̂_n for n = 0..last and every block d, as doubles
@@ -1199,8 +1199,8 @@ std::vector<double> realised_table(Rotations& R, std::uint64_t last) {
 /// x as a 64-bit MPFR number rounded up (a rational upper bound).
 void set_up(Mp& out, const mpq_class& x) { mpfr_set_q(out, x.get_mpq_t(), MPFR_RNDU); }
 
-/// The candidate algorithm's evidence (proofs/fast_range.hpp), checked with this checker's own
-/// per-query bounds (THEORY §6 "Per-query bounds"; the derivation is below and in
+/// The candidate algorithm's evidence (proofs/range/fast_range.hpp), checked with this checker's
+/// own per-query bounds (THEORY §6 "Per-query bounds"; the derivation is below and in
 /// docs/TESTING.md). r1/r3 only: every realised rotation is cos and sin of the exact angle,
 /// rounded once. Notation: u = 2^−p, η = 2^(emin−p) under nearest-even (2^(1−p), 2^(emin−p+1)
 /// directed), so |rnd(x) − x| ≤ u|x| + η for every x up to max F; n = i − k − j the offset,

@@ -5,11 +5,11 @@
 // SCHEDULES (THEORY §3). A certificate names its schedule (`schedule`, the spec ropesim
 // prints: Schedule::spec) and lists its angles (`blocks`). The verifier does not take the
 // angles from the certificate: it rebuilds them from the name with this file's own table — a
-// deliberate second implementation of attention/schedule_families.cpp and data/models.json —
-// checks that the listed blocks are the same angles (a turn: the same rational exactly; an
-// expression: rational and equal when the definition is rational, otherwise enclosures at
-// 512 bits that overlap, i.e. equal to within about 2^-500 relative), and computes with its
-// own. A spelling not in the table is refused (exit 2). Covered spellings:
+// deliberate second implementation of attention/schedules/schedule_families.cpp and
+// data/models.json — checks that the listed blocks are the same angles (a turn: the same rational
+// exactly; an expression: rational and equal when the definition is rational, otherwise enclosures
+// at 512 bits that overlap, i.e. equal to within about 2^-500 relative), and computes with its own.
+// A spelling not in the table is refused (exit 2). Covered spellings:
 //   single:g=Q                        one block, θ = Q (Q: a rational "a" or "a/b")
 //   periodic:A1/M1,A2/M2,...          θ = 2π·(a/m mod 1) per block (a turn)
 //   conventional:base=Q,dim=D         θ_d = Q^(−2(d−1)/D), d = 1..D/2

@@ -6,7 +6,7 @@
 #include <optional>
 
 #include "attention/detail/evaluator_groups.hpp"
-#include "numeric/error.hpp"
+#include "core/error.hpp"
 #include "numeric/exact.hpp"
 
 namespace ropesim::attention::detail {

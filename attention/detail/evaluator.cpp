@@ -7,7 +7,7 @@
 #include <bit>
 
 #include "attention/detail/evaluator_groups.hpp"
-#include "numeric/error.hpp"
+#include "core/error.hpp"
 
 namespace ropesim::attention::detail {
 

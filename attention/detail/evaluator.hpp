@@ -13,8 +13,8 @@
 #include <utility>
 #include <vector>
 
-#include "attention/realisation.hpp"
-#include "attention/schedule.hpp"
+#include "attention/realisations/realisation.hpp"
+#include "attention/schedules/schedule.hpp"
 #include "numeric/engine.hpp"
 
 namespace ropesim::attention::detail {
@@ -38,7 +38,7 @@ class BlockEvaluator {
   BlockEvaluator& operator=(const BlockEvaluator&) = delete;
 
   /// out[m][k] = realised pair of member m at position begin + k (out is resized). Members in
-  /// the fast domain go through the binary64 fast path (attention/detail/fast_trig.hpp),
+  /// the fast domain go through the binary64 fast path (numeric/trig/fast_trig.hpp),
   /// kBatch positions at a time in lanes where the group has a batched kernel
   /// (fast_trig_batch.hpp), and fall back to the exact path, position by position, where its
   /// rounding test cannot decide: the same values. Throws InvalidArgument when end < begin.
@@ -99,7 +99,8 @@ RealisedPair evaluate_mixed(const RotaryBlock& block, const Realisation& r,
 /// evaluator at p_a (a block with no term has θ = 0 and is realised at 0), mixed blocks by
 /// evaluate_mixed; `steps` (may be null) receives the intermediate steps, `constant_flags`
 /// (may be null) the pipeline constants' flags. Throws what BlockEvaluator and
-/// evaluate_mixed throw. Defined in attention/realisation.cpp (realise, query_position).
+/// evaluate_mixed throw. Defined in attention/realisations/realisation.cpp (realise,
+/// query_position).
 RealisedPair realise_block_at(const Schedule& s, const Realisation& r, std::size_t b,
                               const PositionTuple& p, Steps* steps, std::uint8_t* constant_flags);
 

@@ -118,7 +118,7 @@ struct BlockEvaluator::Group {
   using Batch = GroupBatch;
   /// True when compute_fast may be called (every slot's format in the fast domain).
   virtual bool fast_capable() { return false; }
-  /// out[slot] for position i by the binary64 fast path (attention/detail/fast_trig.hpp):
+  /// out[slot] for position i by the binary64 fast path (numeric/trig/fast_trig.hpp):
   /// `decided` — out written, the same elements as compute(); `exact_case` — an angle whose
   /// cos/sin are known exactly, left to compute(); `undecided` — the rounding test failed
   /// (a fallback). Precondition: fast_capable().

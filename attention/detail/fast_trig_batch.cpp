@@ -13,7 +13,7 @@
 #include <cstring>
 #include <limits>
 
-#include "attention/detail/eft.hpp"
+#include "numeric/trig/eft.hpp"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define ROPESIM_LANE_AVX2 1
@@ -73,15 +73,15 @@ struct Lanes {
 };
 
 /// cos_sin_turns, lane by lane; ok = false where the scalar function returns false.
-ROPESIM_LANE Lanes cos_sin_turns_lane(V fh, V fl, V ef, const TrigConstants& k,
-                                      const FastPathFault& fault) {
+ROPESIM_LANE Lanes cos_sin_turns_lane(V fh, V fl, V ef, const numeric::trig::TrigConstants& k,
+                                      const numeric::trig::FastPathFault& fault) {
   const V q = nearest_lane(4.0 * fh);
-  const SumOf<V> g = two_sum(fh - 0.25 * q, fl);
+  const numeric::trig::SumOf<V> g = numeric::trig::two_sum(fh - 0.25 * q, fl);
   const M ok = (g.hi == 0.0) | (vabs(g.hi) >= 0x1p-900);
   const V p = g.hi * k.two_pi_hi;
-  const V e = two_prod_error(g.hi, splat(k.two_pi_hi), p);
+  const V e = numeric::trig::two_prod_error(g.hi, splat(k.two_pi_hi), p);
   const V t = g.hi * k.two_pi_lo + g.lo * k.two_pi_hi;
-  const SumOf<V> y = fast_two_sum(p, e + t);
+  const numeric::trig::SumOf<V> y = numeric::trig::fast_two_sum(p, e + t);
   const V ey = 0x1p-102 + 6.3 * ef;
   const V z = y.hi * y.hi;
   V ts = splat(k.s[8]);
@@ -127,15 +127,15 @@ struct Turns {
 };
 
 /// turns_of_product for positions I < 2^53 (τ valid: the caller checks both).
-ROPESIM_LANE Turns turns_of_product_lane(const Turn& tau, V I) {
+ROPESIM_LANE Turns turns_of_product_lane(const numeric::trig::Turn& tau, V I) {
   Turns r;
   const V p = I * tau.hi;
   r.ok = vabs(p) < 0x1p50;
-  const V e = two_prod_error(I, splat(tau.hi), p);
+  const V e = numeric::trig::two_prod_error(I, splat(tau.hi), p);
   const V ph = p - floor_lane(p);
   const V itl = I * tau.lo;
   const V lo = e + itl;
-  const SumOf<V> f = two_sum(ph, lo);
+  const numeric::trig::SumOf<V> f = numeric::trig::two_sum(ph, lo);
   r.fh = f.hi;
   r.fl = f.lo;
   r.ef = (I * tau.err + (vabs(itl) + vabs(lo)) * 0x1p-52) * (1 + 0x1p-50);
@@ -147,7 +147,7 @@ ROPESIM_LANE Turns turns_of_ratio_lane(V R, double m) {
   Turns r;
   const V Mv = splat(m);
   r.fh = R / Mv;
-  const V e = R - r.fh * Mv - two_prod_error(r.fh, Mv, r.fh * Mv);
+  const V e = R - r.fh * Mv - numeric::trig::two_prod_error(r.fh, Mv, r.fh * Mv);
   r.fl = e / Mv;
   r.ef = vabs(r.fl) * 0x1p-52;
   r.ok = splat_mask(-1);
@@ -155,16 +155,16 @@ ROPESIM_LANE Turns turns_of_ratio_lane(V R, double m) {
 }
 
 /// turns_of_radians.
-ROPESIM_LANE Turns turns_of_radians_lane(V x, const TrigConstants& k) {
+ROPESIM_LANE Turns turns_of_radians_lane(V x, const numeric::trig::TrigConstants& k) {
   Turns r;
   const V ax = vabs(x);
   r.ok = (ax < 0x1p50) & ((x == 0.0) | (ax >= 0x1p-800));
   const V p = x * k.inv_hi;
-  const V e = two_prod_error(x, splat(k.inv_hi), p);
+  const V e = numeric::trig::two_prod_error(x, splat(k.inv_hi), p);
   const V ph = p - floor_lane(p);
   const V xc1 = x * k.inv_mid;
   const V lo = e + (xc1 + x * k.inv_lo);
-  const SumOf<V> f = two_sum(ph, lo);
+  const numeric::trig::SumOf<V> f = numeric::trig::two_sum(ph, lo);
   r.fh = f.hi;
   r.fl = f.lo;
   r.ef = (ax * 0x1p-158 + (2 * vabs(xc1) + vabs(lo)) * 0x1p-52) * (1 + 0x1p-50);
@@ -199,8 +199,8 @@ ROPESIM_LANE void store_mask(std::uint8_t* decided, M ok) {
 
 ROPESIM_LANE void r1_body(const R1Kernel& k, const double* x, std::size_t n, double* cos,
                           double* sin, std::uint8_t* decided) {
-  const TrigConstants& c = trig_constants();
-  const FastPathFault fault = fast_path_fault();
+  const numeric::trig::TrigConstants& c = numeric::trig::trig_constants();
+  const numeric::trig::FastPathFault fault = numeric::trig::fast_path_fault();
   for (std::size_t j = 0; j < n; j += kBatchLanes) {
     const V xv = load(x + j);
     const Turns t = k.ratio ? turns_of_ratio_lane(xv, k.m) : turns_of_product_lane(k.tau, xv);
@@ -219,8 +219,8 @@ ROPESIM_LANE void r1_body(const R1Kernel& k, const double* x, std::size_t n, dou
 
 ROPESIM_LANE void pipeline_body(const PipelineKernel& k, const double* t, std::size_t n,
                                 double* cos, double* sin, std::uint8_t* decided) {
-  const TrigConstants& c = trig_constants();
-  const FastPathFault fault = fast_path_fault();
+  const numeric::trig::TrigConstants& c = numeric::trig::trig_constants();
+  const numeric::trig::FastPathFault fault = numeric::trig::fast_path_fault();
   for (std::size_t j = 0; j < n; j += kBatchLanes) {
     const V tv = round_lane(k.pos_store, round_lane(k.pos, load(t + j)));
     const V x = round_lane(k.x_round, tv);

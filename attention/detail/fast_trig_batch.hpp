@@ -18,8 +18,8 @@
 #include <optional>
 #include <vector>
 
-#include "attention/detail/fast_trig.hpp"
 #include "attention/detail/format_ops.hpp"
+#include "numeric/trig/fast_trig.hpp"
 
 namespace ropesim::attention::detail {
 
@@ -65,9 +65,9 @@ struct BatchRounding {
 /// The angles of an r1/r3 block in a batch: θ·i (τ = θ/2π, turns_of_product) or the rational
 /// turn r/m (turns_of_ratio), and the targets' roundings.
 struct R1Kernel {
-  bool ratio = false;  ///< r/m (m below) rather than τ·i
-  Turn tau;            ///< the θ·i case; valid
-  double m = 0;        ///< the ratio case: m < 2^53
+  bool ratio = false;       ///< r/m (m below) rather than τ·i
+  numeric::trig::Turn tau;  ///< the θ·i case; valid
+  double m = 0;             ///< the ratio case: m < 2^53
   std::vector<BatchRounding> targets;
 };
 

@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "attention/realisation.hpp"
+#include "attention/realisations/realisation.hpp"
 #include "numeric/arithmetic.hpp"
 #include "numeric/binary64_rounding.hpp"
 #include "numeric/engine.hpp"

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <string>
 
-#include "numeric/error.hpp"
+#include "core/error.hpp"
 #include "numeric/exact.hpp"
 #include "numeric/mpfr_util.hpp"
 

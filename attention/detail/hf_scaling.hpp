@@ -7,7 +7,7 @@
 #include <cstdint>
 
 #include "attention/detail/format_ops.hpp"
-#include "attention/schedule.hpp"
+#include "attention/schedules/schedule.hpp"
 
 namespace ropesim::attention::detail {
 

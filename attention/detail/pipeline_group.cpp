@@ -6,10 +6,10 @@
 #include <optional>
 
 #include "attention/detail/evaluator_groups.hpp"
-#include "attention/detail/fast_trig.hpp"
 #include "attention/detail/hf_scaling.hpp"
 #include "numeric/exact.hpp"
 #include "numeric/libm.hpp"
+#include "numeric/trig/fast_trig.hpp"
 
 namespace ropesim::attention::detail {
 
@@ -144,11 +144,12 @@ class PipelineGroup final : public Group {
     double c = 1.0, sn = a;  // cos(±0) = 1 (one() is 1 here: decide_fast), sin(±0) = ±0
     if (a != 0) {
       double fh = 0, fl = 0, ef = 0;
-      if (!turns_of_radians(a, fh, fl, ef)) return Fast::undecided;
-      Approx ca, sa;
-      if (!cos_sin_turns(fh, fl, ef, ca, sa)) return Fast::undecided;
+      if (!numeric::trig::turns_of_radians(a, fh, fl, ef)) return Fast::undecided;
+      numeric::trig::Approx ca, sa;
+      if (!numeric::trig::cos_sin_turns(fh, fl, ef, ca, sa)) return Fast::undecided;
       const numeric::Binary64Rounding& f = cs_->real().binary64();
-      if (!round_decided(f, ca, c) || !round_decided(f, sa, sn)) return Fast::undecided;
+      if (!numeric::trig::round_decided(f, ca, c) || !numeric::trig::round_decided(f, sa, sn))
+        return Fast::undecided;
     }
     c = cs_.store_double(c);
     sn = cs_.store_double(sn);

@@ -7,9 +7,9 @@
 #include <numeric>
 
 #include "attention/detail/evaluator_groups.hpp"
-#include "attention/detail/fast_trig.hpp"
 #include "numeric/binary64_rounding.hpp"
 #include "numeric/mpfr_util.hpp"
+#include "numeric/trig/fast_trig.hpp"
 
 namespace ropesim::attention::detail {
 
@@ -90,7 +90,7 @@ class R1Group final : public Group {
 
   // The angle's turns, exactly as compute() forms the angle: r/m of a rational turn (r = a·i
   // mod m, the same r), else τ·i with τ = θ/2π; then cos_sin_turns and the rounding test per
-  // target (attention/detail/fast_trig.hpp). i = 0, θ = 0, r = 0 and the rational cos/sin of
+  // target (numeric/trig/fast_trig.hpp). i = 0, θ = 0, r = 0 and the rational cos/sin of
   // 12r ≡ 0 (mod m) stay with compute() (exact values).
   Fast compute_fast(std::uint64_t i, FastPair* out) override {
     if (i == 0 || block_.theta.is_zero()) return Fast::exact_case;
@@ -101,15 +101,16 @@ class R1Group final : public Group {
               ? (a_ * (i % m_)) % m_
               : static_cast<std::uint64_t>((static_cast<u128>(a_) * (i % m_)) % m_);
       if (r == 0 || (static_cast<u128>(r) * 12) % m_ == 0) return Fast::exact_case;
-      if (!turns_of_ratio(r, m_, fh, fl, ef)) return Fast::undecided;
-    } else if (!turns_of_product(tau_, i, fh, fl, ef)) {
+      if (!numeric::trig::turns_of_ratio(r, m_, fh, fl, ef)) return Fast::undecided;
+    } else if (!numeric::trig::turns_of_product(tau_, i, fh, fl, ef)) {
       return Fast::undecided;
     }
-    Approx c, s;
-    if (!cos_sin_turns(fh, fl, ef, c, s)) return Fast::undecided;
+    numeric::trig::Approx c, s;
+    if (!numeric::trig::cos_sin_turns(fh, fl, ef, c, s)) return Fast::undecided;
     for (std::size_t k = 0; k < targets_.size(); ++k) {
       const numeric::Binary64Rounding& f = targets_[k]->real().binary64();
-      if (!round_decided(f, c, out[k].cos) || !round_decided(f, s, out[k].sin))
+      if (!numeric::trig::round_decided(f, c, out[k].cos) ||
+          !numeric::trig::round_decided(f, s, out[k].sin))
         return Fast::undecided;
       out[k].flags = 0;  // finite cos/sin of a finite angle: no overflow, no NaN
     }
@@ -166,7 +167,7 @@ class R1Group final : public Group {
       unit_ = std::make_unique<numeric::AngleEnclosure>(ExactReal::pi_times(mpq_class(2, m_)));
     } else if (!block_.theta.is_zero()) {
       theta_ = std::make_unique<numeric::AngleEnclosure>(block_.theta);
-      tau_ = turn_of(block_.theta);
+      tau_ = numeric::trig::turn_of(block_.theta);
     }
     // The fast domain: every target rounds doubles the fast way (nearest-even, IEEE-style,
     // Binary64Rounding::fast_rounding) with p ≤ 25 (binary64's ~2^-50 relative bound then
@@ -204,7 +205,7 @@ class R1Group final : public Group {
   std::unique_ptr<PairRounder> rounder_;
   bool fast_ok_ = false;
   bool fast_targets_ = false;  ///< fast_target() of every member
-  Turn tau_;                   ///< θ/(2π) in double-double (the θ·i case)
+  numeric::trig::Turn tau_;    ///< θ/(2π) in double-double (the θ·i case)
   std::unique_ptr<numeric::AngleEnclosure> theta_, unit_;
   std::uint64_t m_ = 0, a_ = 0;
   std::uint64_t step12_ = 1, a12_ = 0;  ///< m/gcd(m, 12) and a mod it (the batch's exact cases)

@@ -2,16 +2,16 @@
 //   periodic:m=2,3,12 realised by the r3 table in fp16: periodic, period lcm(2, 3, 12) = 12;
 //   single:g=1 realised by r1 in fp16: not periodic, but rotations repeat once positions 710
 //   apart come within an fp16 rounding of each other (710 = 113·2π + 0.00006; 355/113 ≈ π).
-#include "attention/census.hpp"
+#include "attention/census/census.hpp"
 
 #include <algorithm>
 #include <cstdint>
 #include <iostream>
 #include <string>
 
-#include "attention/realisation.hpp"
-#include "attention/schedule.hpp"
-#include "numeric/error.hpp"
+#include "attention/realisations/realisation.hpp"
+#include "attention/schedules/schedule.hpp"
+#include "core/error.hpp"
 #include "numeric/format.hpp"
 
 namespace {

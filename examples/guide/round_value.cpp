@@ -3,8 +3,8 @@
 // is involved on the way.
 #include <iostream>
 
+#include "core/error.hpp"
 #include "numeric/engine.hpp"
-#include "numeric/error.hpp"
 #include "numeric/exact.hpp"
 #include "numeric/format.hpp"
 #include "numeric/rounding.hpp"

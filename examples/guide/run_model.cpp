@@ -2,10 +2,10 @@
 //   run_model MODEL.json WORD...
 #include <iostream>
 
-#include "attention/model_spec.hpp"
-#include "attention/run.hpp"
-#include "attention/transformer.hpp"
-#include "numeric/error.hpp"
+#include "attention/transformer/model_spec.hpp"
+#include "attention/transformer/run.hpp"
+#include "attention/transformer/transformer.hpp"
+#include "core/error.hpp"
 
 int main(int argc, char** argv) {
   using namespace ropesim;

@@ -5,11 +5,11 @@
 #include <iostream>
 #include <string>
 
-#include "attention/run.hpp"
-#include "attention/transformer.hpp"
-#include "numeric/error.hpp"
+#include "attention/transformer/run.hpp"
+#include "attention/transformer/transformer.hpp"
+#include "core/error.hpp"
 #include "numeric/format.hpp"
-#include "proofs/mod_atom.hpp"
+#include "proofs/compiler/mod_atom.hpp"
 
 int main() {
   using namespace ropesim;

@@ -154,7 +154,7 @@ def test_census_is_the_cli_json(ropesim_binary):
     cli = cli_json(ropesim_binary, "rotations", "--schedule", "single:g=1", "--realization",
                    "r2", "--format", "bf16", "--positions", "300", "--start", "65536", "--json")
     assert got == cli
-    # attention/census.hpp's example: bf16 has 8 bits, so î = 65536 for i <= 65792: 257
+    # attention/census/census.hpp's example: bf16 has 8 bits, so î = 65536 for i <= 65792: 257
     # positions share one rotation.
     assert got["largest_class"] == 257 and got["largest_class_position"] == 65536
 
@@ -228,7 +228,7 @@ def test_classify_and_check():
 
 
 def test_position_gpt_neox_1003():
-    # attention/realisation.hpp, NUMERIC §4 (GPT-NeoX #1003): r2 in fp16 on
+    # attention/realisations/realisation.hpp, NUMERIC §4 (GPT-NeoX #1003): r2 in fp16 on
     # conventional:base=10000,dim=32 at I = 1857, block 1: the exact angle is
     # 1857·10000^(-1/16) = 1044.27; fp16 spaces [1024, 2048) by 1, so φ = round(θ̂·î) = 1045
     # and the realised cos is fp16(cos 1045), numpy's own float16 of the binary64 cos.
@@ -377,7 +377,7 @@ def test_exact_values_beyond_binary64_are_fractions():
     # an exact value binary64 holds is a float: fp16's unit roundoff 2^-11
     fp16 = ropesim.formats("fp16")
     assert (fp16.iloc[0] if hasattr(fp16, "iloc") else fp16[0])["unit_roundoff"] == 2.0 ** -11
-    # the compiler's constants are exact values (proofs/component.hpp): f1 = 1/4, f2 = 1/2 of
+    # the compiler's constants are exact values (proofs/compiler/component.hpp): f1 = 1/4, f2 = 1/2 of
     # the P heads' re-binarisation (THEORY §7 C1), as numbers
     report = ropesim.compile("P a", alphabet="ab", format="fp16").report
     constants = [g["constants"] for layer in report["layers"] for g in layer["ffn"]

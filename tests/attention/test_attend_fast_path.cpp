@@ -9,7 +9,7 @@
 #include <random>
 #include <vector>
 
-#include "attention/transformer.hpp"
+#include "attention/transformer/transformer.hpp"
 
 using namespace ropesim::attention;
 using ropesim::numeric::Format;

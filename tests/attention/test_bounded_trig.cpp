@@ -1,4 +1,4 @@
-// Bounded-error trig (attention/bounded_realisation.hpp, bounded_census.hpp):
+// Bounded-error trig (attention/realisations/bounded_realisation.hpp, bounded_census.hpp):
 // spellings and refusals, boxes derived by hand, ulp-0 = the correctly rounded pipeline, and the
 // census interval checked against concrete implementations inside it (cr, SLEEF u10, glibc at
 // U = 1), with a box shrunk by one ulp seen failing.
@@ -6,10 +6,10 @@
 #include <cmath>
 #include <string>
 
-#include "attention/bounded_census.hpp"
-#include "attention/bounded_realisation.hpp"
-#include "attention/census.hpp"
-#include "numeric/error.hpp"
+#include "attention/census/bounded_census.hpp"
+#include "attention/census/census.hpp"
+#include "attention/realisations/bounded_realisation.hpp"
+#include "core/error.hpp"
 #include "numeric/libm.hpp"
 
 using namespace ropesim::attention;

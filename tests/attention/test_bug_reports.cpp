@@ -2,8 +2,8 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "attention/realisation.hpp"
-#include "attention/schedule.hpp"
+#include "attention/realisations/realisation.hpp"
+#include "attention/schedules/schedule.hpp"
 
 using namespace ropesim::attention;
 using ropesim::numeric::Format;

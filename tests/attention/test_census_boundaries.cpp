@@ -4,7 +4,7 @@
 // from one comparison of cos/sin with a rounding boundary).
 #include <catch2/catch.hpp>
 
-#include "attention/census.hpp"
+#include "attention/census/census.hpp"
 
 using namespace ropesim::attention;
 using ropesim::numeric::Rounding;

@@ -1,5 +1,5 @@
 // The census's fast-path counters (CensusResult::fast_path, census.hpp): what the realisation
-// fast path (attention/detail/fast_trig.hpp) did for one census, counted per task and summed,
+// fast path (numeric/trig/fast_trig.hpp) did for one census, counted per task and summed,
 // so the same for every thread count. The expected counts are derived from what the census
 // evaluates: every position of the window once per rotary block (the main pass), and again
 // every block of every 4096-position chunk that holds a class of ≥ 2 positions (the
@@ -9,7 +9,7 @@
 #include <catch2/catch.hpp>
 #include <cstdint>
 
-#include "attention/census.hpp"
+#include "attention/census/census.hpp"
 #include "numeric/format.hpp"
 
 using namespace ropesim::attention;

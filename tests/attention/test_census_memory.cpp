@@ -5,7 +5,7 @@
 #include <map>
 #include <set>
 
-#include "attention/census.hpp"
+#include "attention/census/census.hpp"
 
 using namespace ropesim::attention;
 

@@ -5,8 +5,8 @@
 #include <map>
 #include <tuple>
 
-#include "attention/census.hpp"
-#include "numeric/error.hpp"
+#include "attention/census/census.hpp"
+#include "core/error.hpp"
 
 using namespace ropesim::attention;
 using ropesim::InvalidArgument;

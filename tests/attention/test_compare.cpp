@@ -1,18 +1,19 @@
-// ropesim compare and rotate (attention/compare.hpp, attention/rotate.hpp): errors against the
-// exact rotation checked against an independent mpmath computation (values below, made by
-// the python3 script quoted in each test) and against query_position; realisation against
-// realisation checked by a direct loop over realise_block; scores checked by hand.
+// ropesim compare and rotate (attention/fidelity/compare.hpp,
+// attention/fidelity/rotate.hpp): errors against the exact rotation checked against an
+// independent mpmath computation (values below, made by the python3 script quoted in each test) and
+// against query_position; realisation against realisation checked by a direct loop over
+// realise_block; scores checked by hand.
 #include <algorithm>
 #include <bit>
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "attention/census.hpp"
-#include "attention/compare.hpp"
-#include "attention/realised_table.hpp"
-#include "attention/rotate.hpp"
+#include "attention/census/census.hpp"
+#include "attention/census/realised_table.hpp"
+#include "attention/fidelity/compare.hpp"
+#include "attention/fidelity/rotate.hpp"
+#include "core/error.hpp"
 #include "numeric/engine.hpp"
-#include "numeric/error.hpp"
 #include "numeric/mpfr_util.hpp"
 
 using namespace ropesim::attention;

@@ -12,8 +12,8 @@
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "attention/realisation.hpp"
-#include "attention/schedule.hpp"
+#include "attention/realisations/realisation.hpp"
+#include "attention/schedules/schedule.hpp"
 
 using namespace ropesim::attention;
 using ropesim::numeric::Rounding;

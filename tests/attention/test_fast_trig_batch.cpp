@@ -15,14 +15,14 @@
 #include <vector>
 
 #include "attention/detail/evaluator.hpp"
-#include "attention/detail/fast_trig.hpp"
 #include "attention/detail/fast_trig_batch.hpp"
 #include "attention/detail/format_ops.hpp"
-#include "attention/realisation.hpp"
-#include "attention/schedule.hpp"
+#include "attention/realisations/realisation.hpp"
+#include "attention/schedules/schedule.hpp"
 #include "numeric/binary64_rounding.hpp"
 #include "numeric/engine.hpp"
 #include "numeric/format.hpp"
+#include "numeric/trig/fast_trig.hpp"
 
 using namespace ropesim::attention::detail;
 using ropesim::numeric::Binary64Rounding;
@@ -104,8 +104,11 @@ TEST_CASE("batched rounding: BatchRounding equals Binary64Rounding on edge cases
   CHECK_FALSE(BatchRounding::of(&up).has_value());
 }
 
-TEST_CASE("batched kernel: r1_batch equals cos_sin_turns and round_decided lane by lane",
-          "[realisation][fast-path]") {
+TEST_CASE(
+    "batched kernel: r1_batch equals ropesim::numeric::trig::cos_sin_turns and "
+    "ropesim::numeric::trig::round_decided "
+    "lane by lane",
+    "[realisation][fast-path]") {
   // θ = 10000^(-2·5/128) rad (llama2-7b's block 5) as τ = θ/2π, positions 1 .. 1000 and a run
   // near 2^40; targets fp32 and bf16
   const auto& engine = ropesim::numeric::mpfr_engine();
@@ -138,12 +141,13 @@ TEST_CASE("batched kernel: r1_batch equals cos_sin_turns and round_decided lane 
       }
       for (std::size_t j = 0; j < kBatch; ++j) {
         double fh = 0, fl = 0, ef = 0;
-        bool want = turns_of_product(k.tau, begin + chunk + j, fh, fl, ef);
-        ropesim::attention::detail::Approx c, s;
-        want = want && cos_sin_turns(fh, fl, ef, c, s);
+        bool want = ropesim::numeric::trig::turns_of_product(k.tau, begin + chunk + j, fh, fl, ef);
+        ropesim::numeric::trig::Approx c, s;
+        want = want && ropesim::numeric::trig::cos_sin_turns(fh, fl, ef, c, s);
         double rc[2] = {}, rs[2] = {};
         for (int t = 0; t < 2; ++t) {
-          want = want && round_decided(*scalar[t], c, rc[t]) && round_decided(*scalar[t], s, rs[t]);
+          want = want && ropesim::numeric::trig::round_decided(*scalar[t], c, rc[t]) &&
+                 ropesim::numeric::trig::round_decided(*scalar[t], s, rs[t]);
         }
         ++compared;
         REQUIRE((ok[j] != 0) == want);

@@ -1,4 +1,4 @@
-// Framework presets (attention/framework_presets.hpp; docs/FRAMEWORKS.md): every
+// Framework presets (attention/realisations/framework_presets.hpp; docs/FRAMEWORKS.md): every
 // preset's step list parses, the built-in names keep their meaning, and for hf-cpu/hf-cuda,
 // hf-cuda-tf32, vllm, megatron, te-fused, llama.cpp and jax the realised steps at one
 // position and block equal values derived independently by
@@ -7,9 +7,9 @@
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "attention/framework_presets.hpp"
-#include "attention/realisation.hpp"
-#include "numeric/error.hpp"
+#include "attention/realisations/framework_presets.hpp"
+#include "attention/realisations/realisation.hpp"
+#include "core/error.hpp"
 
 using namespace ropesim::attention;
 using ropesim::InvalidArgument;

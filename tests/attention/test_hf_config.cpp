@@ -14,10 +14,10 @@
 #include <fstream>
 #include <string>
 
-#include "attention/hf_config.hpp"
-#include "attention/realisation.hpp"
-#include "attention/schedule.hpp"
-#include "numeric/error.hpp"
+#include "attention/realisations/realisation.hpp"
+#include "attention/schedules/hf_config.hpp"
+#include "attention/schedules/schedule.hpp"
+#include "core/error.hpp"
 #include "numeric/mpfr_util.hpp"
 
 using namespace ropesim::attention;
@@ -239,7 +239,7 @@ TEST_CASE("hf-config refusals: one line naming the file and the accepted values"
        "unknown rope_scaling type 'ntk-by-parts'; accepted: default, mrope, linear, dynamic, yarn, "
        "longrope, llama3"},
       {"bad_key", R"({"head_dim": 8, "rope_scaling": {"type": "linear", "factor": 2, "fator": 3}})",
-       // 'fator' is one insertion from 'factor' (numeric::did_you_mean)
+       // 'fator' is one insertion from 'factor' (ropesim::did_you_mean)
        "unknown key 'fator' in rope_scaling of type linear (did you mean 'factor'?); accepted: "
        "rope_type, type, factor"},
       {"no_factor", R"({"head_dim": 8, "rope_scaling": {"rope_type": "yarn"}})", "needs 'factor'"},

@@ -8,9 +8,9 @@
 #include <cmath>
 #include <string>
 
-#include "attention/framework_presets.hpp"
-#include "attention/realisation.hpp"
-#include "numeric/error.hpp"
+#include "attention/realisations/framework_presets.hpp"
+#include "attention/realisations/realisation.hpp"
+#include "core/error.hpp"
 #include "numeric/libm.hpp"
 
 using namespace ropesim::attention;

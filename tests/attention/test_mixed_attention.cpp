@@ -1,18 +1,18 @@
-// Mixed-format attention heads (attention/head_formats.hpp, mixed_attention.hpp) and the model
-// spec's heads[k].formats block: hand-derived values, the exact-fraction second implementation
-// (tests/derivations/accumulator_values.py) for 4096 terms in an 11-bit accumulator, the old path
-// as a second implementation of an empty block, the step reports of pytorch #60939, and one-line
-// refusals naming the JSON path.
+// Mixed-format attention heads (attention/transformer/head_formats.hpp, mixed_attention.hpp) and
+// the model spec's heads[k].formats block: hand-derived values, the exact-fraction second
+// implementation (tests/derivations/accumulator_values.py) for 4096 terms in an 11-bit accumulator,
+// the old path as a second implementation of an empty block, the step reports of pytorch #60939,
+// and one-line refusals naming the JSON path.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <string>
 #include <vector>
 
-#include "attention/mixed_attention.hpp"
-#include "attention/model_spec.hpp"
-#include "attention/random_model.hpp"
-#include "attention/run.hpp"
-#include "numeric/error.hpp"
+#include "attention/transformer/mixed_attention.hpp"
+#include "attention/transformer/model_spec.hpp"
+#include "attention/transformer/random_model.hpp"
+#include "attention/transformer/run.hpp"
+#include "core/error.hpp"
 
 using namespace ropesim::attention;
 using nlohmann::json;
@@ -136,8 +136,8 @@ TEST_CASE("an empty formats block computes what the head without it computes",
 }
 
 TEST_CASE("an empty formats block equals the old path on random models", "[attention][mixed]") {
-  // Random fp16/bf16 models (attention/random_model.hpp, fixed seeds) whose weights k/4 make
-  // soft weights and inexact sums: the stable and no-max-subtraction softmax, strict and
+  // Random fp16/bf16 models (attention/transformer/random_model.hpp, fixed seeds) whose weights k/4
+  // make soft weights and inexact sums: the stable and no-max-subtraction softmax, strict and
   // non-strict masking, LayerNorms; every head gets "formats": {}.
   std::size_t compared = 0;
   for (std::uint64_t seed = 1; seed <= 24; ++seed) {

@@ -9,9 +9,9 @@
 #include <functional>
 #include <string>
 
-#include "attention/model_spec.hpp"
-#include "attention/run.hpp"
-#include "numeric/error.hpp"
+#include "attention/transformer/model_spec.hpp"
+#include "attention/transformer/run.hpp"
+#include "core/error.hpp"
 
 using namespace ropesim::attention;
 using nlohmann::json;

@@ -4,10 +4,10 @@
 #include <catch2/catch.hpp>
 #include <optional>
 
-#include "attention/census.hpp"
-#include "attention/realisation.hpp"
-#include "attention/schedule.hpp"
-#include "numeric/error.hpp"
+#include "attention/census/census.hpp"
+#include "attention/realisations/realisation.hpp"
+#include "attention/schedules/schedule.hpp"
+#include "core/error.hpp"
 
 using namespace ropesim::attention;
 using ropesim::InvalidArgument;

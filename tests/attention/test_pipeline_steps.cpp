@@ -6,8 +6,8 @@
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "attention/realisation.hpp"
-#include "numeric/error.hpp"
+#include "attention/realisations/realisation.hpp"
+#include "core/error.hpp"
 
 using namespace ropesim::attention;
 using ropesim::InvalidArgument;

@@ -1,6 +1,6 @@
-// The prefix-sharing membership oracle (attention/prefix_oracle.hpp): its classifier values on
-// every prefix against run() on each prefix separately (the second implementation: one full
-// pass per prefix, BOS w_1..w_n EOS), bit for bit, over random models that exercise every
+// The prefix-sharing membership oracle (attention/transformer/prefix_oracle.hpp): its classifier
+// values on every prefix against run() on each prefix separately (the second implementation: one
+// full pass per prefix, BOS w_1..w_n EOS), bit for bit, over random models that exercise every
 // switch run() has (formats, periodic-table / conventional / no RoPE, strict and non-strict
 // masking, with and without BOS, post-/pre-LN, stable / online / no-max softmax); and one
 // model whose answers are derived by hand.
@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "attention/prefix_oracle.hpp"
-#include "attention/random_model.hpp"
-#include "attention/run.hpp"
-#include "numeric/error.hpp"
+#include "attention/transformer/prefix_oracle.hpp"
+#include "attention/transformer/random_model.hpp"
+#include "attention/transformer/run.hpp"
+#include "core/error.hpp"
 
 using namespace ropesim::attention;
 using ropesim::InvalidArgument;

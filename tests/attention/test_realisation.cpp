@@ -7,8 +7,8 @@
 #include <random>
 
 #include "attention/detail/format_ops.hpp"
-#include "attention/realisation.hpp"
-#include "numeric/error.hpp"
+#include "attention/realisations/realisation.hpp"
+#include "core/error.hpp"
 #include "numeric/mpfr_util.hpp"
 
 using namespace ropesim::attention;

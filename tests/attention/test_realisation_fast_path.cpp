@@ -1,4 +1,4 @@
-// The realisation fast path (attention/detail/fast_trig.hpp, and its batched kernels
+// The realisation fast path (numeric/trig/fast_trig.hpp, and its batched kernels
 // attention/detail/fast_trig_batch.hpp) against the exact path it replaces (the second
 // implementation: BlockEvaluator with set_fast_path(false), i.e. numeric::CosSinRounder's
 // double-double step and MPFR), bit for bit and flag for flag — both the batched evaluation
@@ -15,13 +15,13 @@
 #include <vector>
 
 #include "attention/detail/evaluator.hpp"
-#include "attention/detail/fast_trig.hpp"
 #include "attention/detail/fast_trig_batch.hpp"
-#include "attention/framework_presets.hpp"
-#include "attention/realisation.hpp"
-#include "attention/schedule.hpp"
-#include "numeric/error.hpp"
+#include "attention/realisations/framework_presets.hpp"
+#include "attention/realisations/realisation.hpp"
+#include "attention/schedules/schedule.hpp"
+#include "core/error.hpp"
 #include "numeric/format.hpp"
+#include "numeric/trig/fast_trig.hpp"
 
 using namespace ropesim::attention;
 using ropesim::InvalidArgument;
@@ -233,7 +233,7 @@ TEST_CASE("fast path: a wrong error bound is caught, a correct wide one is not",
   // results stay bit-identical (more fallbacks); with the bound left as it was — a wrong bound —
   // fp32 results (ulp 2^-23 relative) differ, in the batched evaluator too: the comparison
   // detects it. This is the check that the bit-identity tests above can fail.
-  auto& fault = detail::fast_path_fault();
+  auto& fault = ropesim::numeric::trig::fast_path_fault();
   const Schedule s = preset_schedule("llama2-7b");
   for (const char* spec : {"r1", "hf"}) {
     const Realisation r = parse_realisation(spec, ropesim::numeric::Format::fp32());

@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "attention/census.hpp"
-#include "attention/compare.hpp"
-#include "attention/realisation.hpp"
-#include "attention/schedule.hpp"
-#include "numeric/error.hpp"
+#include "attention/census/census.hpp"
+#include "attention/fidelity/compare.hpp"
+#include "attention/realisations/realisation.hpp"
+#include "attention/schedules/schedule.hpp"
+#include "core/error.hpp"
 
 using namespace ropesim::attention;
 using ropesim::InvalidArgument;

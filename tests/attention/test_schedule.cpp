@@ -6,8 +6,8 @@
 #include <numbers>
 #include <set>
 
-#include "attention/schedule.hpp"
-#include "numeric/error.hpp"
+#include "attention/schedules/schedule.hpp"
+#include "core/error.hpp"
 
 using namespace ropesim::attention;
 using ropesim::InvalidArgument;

@@ -11,9 +11,9 @@
 #include <limits>
 #include <vector>
 
-#include "attention/run.hpp"
-#include "attention/transformer.hpp"
-#include "numeric/error.hpp"
+#include "attention/transformer/run.hpp"
+#include "attention/transformer/transformer.hpp"
+#include "core/error.hpp"
 #include "numeric/format_properties.hpp"
 
 using namespace ropesim::attention;

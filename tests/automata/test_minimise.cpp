@@ -11,7 +11,7 @@
 #include "automata/export.hpp"
 #include "automata/minimise.hpp"
 #include "automata/regex.hpp"
-#include "numeric/error.hpp"
+#include "core/error.hpp"
 #include "tests/automata/automata_support.hpp"
 
 namespace {

@@ -11,7 +11,7 @@
 
 #include "automata/dfa.hpp"
 #include "automata/regex.hpp"
-#include "numeric/error.hpp"
+#include "core/error.hpp"
 
 namespace {
 

@@ -17,8 +17,8 @@
 #include "automata/minimise.hpp"
 #include "automata/regex.hpp"
 #include "automata/word_counts.hpp"
-#include "numeric/budget.hpp"
-#include "numeric/error.hpp"
+#include "core/budget.hpp"
+#include "core/error.hpp"
 
 using namespace ropesim;
 using automata::Side;

@@ -5,7 +5,7 @@
 // machine) and `timeout 60` (so it fails instead of hanging), and the tests assert that the
 // refusal took less than 5 s of wall time (a guard against a hang, not a speed target: the
 // refusals are estimates from the arguments and take milliseconds).
-// Expected numbers are derived by hand in the comments (numeric/budget.hpp has the limits).
+// Expected numbers are derived by hand in the comments (core/budget.hpp has the limits).
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <filesystem>
@@ -220,7 +220,7 @@ TEST_CASE(
     "[cli][budgets]") {
   // Found with the cases above: --k 1000000 (inside horizon's range 1..10^6) ran past 30 s and
   // 3.2 GB, and --k 1000 wrote nothing only after 16 s and 3.4 GB (a 376 MiB spec). The model
-  // (proofs/offset_simulation.hpp) has d_model 5 + 2k and k + 1 layers: for k = 10^6,
+  // (proofs/experiments/offset_simulation.hpp) has d_model 5 + 2k and k + 1 layers: for k = 10^6,
   // d = 2000005 ≈ 2e6 and 1000001 ≈ 1e6 layers.
   expect_quick_refusal(
       guarded("construct offset --g 1 --k 1000000 --format fp16 --out " + temp_path("off.json")),

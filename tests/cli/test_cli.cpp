@@ -12,7 +12,7 @@
 #include <sstream>
 #include <string>
 
-#include "attention/run.hpp"
+#include "attention/transformer/run.hpp"
 #include "tests/cli/cli_support.hpp"
 
 using namespace cli_test;

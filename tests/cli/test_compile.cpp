@@ -1,5 +1,5 @@
-// `ropesim compile` (cli/compile_command.cpp; proofs/compiler.hpp): the written model runs and
-// decides its language (hand-checked words), refusals are one line with exit 2 and no file.
+// `ropesim compile` (cli/compile_command.cpp; proofs/compiler/compiler.hpp): the written model runs
+// and decides its language (hand-checked words), refusals are one line with exit 2 and no file.
 #include <filesystem>
 #include <nlohmann/json.hpp>
 

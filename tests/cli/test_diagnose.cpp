@@ -1,4 +1,4 @@
-// `ropesim diagnose` (proofs/diagnose.hpp): every finding of the report equals the
+// `ropesim diagnose` (proofs/reports/diagnose.hpp): every finding of the report equals the
 // number the single command computes for the same settings — `compare` per band (the correct
 // path against exact, each candidate against the correct path), `rotations` for collisions and
 // overflow/NaN, `horizon` for the previous-token head, `table bounds` for base-context and

@@ -22,9 +22,9 @@ using namespace cli_test;
 namespace {
 
 /// Word w of side s (0 members, 1 non-members) of length n ≥ 2 for `Y a` over {a, b}
-/// (proofs/length_experiment.hpp), rebuilt by hand: the side has 2^(n−1) words, those ending in
-/// a (members) or b, so the draw is exhaustive only for n ≤ `words`... never at the lengths
-/// used here. The generator is mt19937_64 seeded with seed + 0x9E3779B97F4A7C15·(2n + s); a
+/// (proofs/experiments/length_experiment.hpp), rebuilt by hand: the side has 2^(n−1) words, those
+/// ending in a (members) or b, so the draw is exhaustive only for n ≤ `words`... never at the
+/// lengths used here. The generator is mt19937_64 seeded with seed + 0x9E3779B97F4A7C15·(2n + s); a
 /// rank below 2^(n−1) takes ⌈(n−1)/64⌉ outputs, most significant first, the leading one cut
 /// to the remaining bits, and every such number is below 2^(n−1) (no rejection). The word of
 /// rank r in lexicographic order: the n − 1 bits of r, most significant first (0 = a, 1 = b),
@@ -72,10 +72,11 @@ bool run_accepts(const std::string& model, const std::string& word) {
   return nlohmann::json::parse(one.out)["accept"].get<bool>();
 }
 
-/// Offset-aliasing word a of length L for `Y a` on single:g=1 (proofs/length_experiment.hpp),
-/// rebuilt here: a random word from mt19937_64 seeded with seed ^ (0x9E3779B97F4A7C15 +
-/// L·1000003 + a), then the letters at t − n, for the three n ≤ t − 1 with the largest cos(n)
-/// (std::cos here; the smaller n on ties), made different from the letter at t = L (k = 1).
+/// Offset-aliasing word a of length L for `Y a` on single:g=1
+/// (proofs/experiments/length_experiment.hpp), rebuilt here: a random word from mt19937_64 seeded
+/// with seed ^ (0x9E3779B97F4A7C15 + L·1000003 + a), then the letters at t − n, for the three n ≤ t
+/// − 1 with the largest cos(n) (std::cos here; the smaller n on ties), made different from the
+/// letter at t = L (k = 1).
 std::string aliasing_word(std::uint64_t seed, std::uint64_t L, std::size_t a) {
   std::mt19937_64 rng(seed ^ (0x9E3779B97F4A7C15ULL + L * 1000003ULL + a));
   std::uniform_int_distribution<std::size_t> letter(0, 1);
@@ -310,7 +311,7 @@ TEST_CASE("experiment length: bad input is one line and exit 2", "[cli][experime
   expect_usage_error(run("experiment length 'Y a' --adversarial -1"), "--adversarial");
   expect_usage_error(run("experiment length 'Y a' --adversarial 10001"), "--adversarial");
   expect_usage_error(run("experiment length 'Y a' --lengths 1000000 --words 100000"), "--lengths");
-  // The exact path counts of the balanced words beyond their 1 GiB limit (numeric/budget.hpp):
+  // The exact path counts of the balanced words beyond their 1 GiB limit (core/budget.hpp):
   // refused before anything is allocated or run, even with --allow-slow.
   expect_usage_error(run("experiment length 'Y a' --lengths 100000 --words 1 --allow-slow"),
                      "--lengths: the path counts");

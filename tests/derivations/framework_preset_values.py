@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Hand-derivation helper for the expected values in tests/attention/test_framework_presets.cpp.
 
-It shares nothing with ropesim: every step of a framework preset (attention/framework_presets.cpp,
+It shares nothing with ropesim: every step of a framework preset (attention/realisations/framework_presets.cpp,
 docs/FRAMEWORKS.md) is recomputed here from its definition. Exact rationals (fractions.Fraction)
 for products, quotients and conversions; pow, cos and sin by mpmath at 400 bits, whose result is
 then rounded like an exact value (a value within 2^-200 relative of a rounding boundary is

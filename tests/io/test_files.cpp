@@ -15,8 +15,8 @@
 #include <string>
 #include <thread>
 
+#include "core/error.hpp"
 #include "io/files.hpp"
-#include "numeric/error.hpp"
 
 namespace fs = std::filesystem;
 using ropesim::InvalidArgument;

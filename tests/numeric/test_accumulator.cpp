@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "core/error.hpp"
 #include "numeric/accumulator.hpp"
 #include "numeric/arithmetic.hpp"
-#include "numeric/error.hpp"
 #include "numeric/format.hpp"
 #include "numeric/summation.hpp"
 

@@ -1,10 +1,10 @@
-// numeric/enum_names.hpp: one table per enum gives both directions. The expected refusals are
+// core/enum_names.hpp: one table per enum gives both directions. The expected refusals are
 // the texts the options printed before the tables (ropesim horizon --rounding nearest and
 // --summation pairwsie, built from ec58c36, printed exactly these).
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "numeric/error.hpp"
+#include "core/error.hpp"
 #include "numeric/rounding.hpp"
 #include "numeric/summation.hpp"
 

@@ -20,8 +20,8 @@
 #include <string>
 #include <vector>
 
+#include "core/error.hpp"
 #include "numeric/engine.hpp"
-#include "numeric/error.hpp"
 #include "numeric/format.hpp"
 #include "tests/numeric/checker.hpp"
 #include "tests/numeric/reference_rounding.hpp"

@@ -23,8 +23,8 @@
 #include <string>
 #include <vector>
 
+#include "core/error.hpp"
 #include "numeric/engine.hpp"
-#include "numeric/error.hpp"
 #include "numeric/fast_engine.hpp"
 #include "numeric/format.hpp"
 #include "tests/numeric/test_support.hpp"

@@ -1,5 +1,5 @@
 // numeric/real_rounding.hpp: the one rounding of exact reals into F. The cos/sin fast path
-// (double-double, numeric/double_double.hpp) is checked bit for bit against the MPFR Ziv path
+// (double-double, numeric/trig/double_double.hpp) is checked bit for bit against the MPFR Ziv path
 // (a second implementation) and both against the reference engine's cos_sin (a third), on
 // random inputs (fixed seeds) and hard cases; the rest against values derived by hand.
 #include <catch2/catch.hpp>

@@ -1,11 +1,13 @@
-// numeric/suggest.hpp ("did you mean") and the PyTorch dtype aliases of parse_format.
+// core/suggest.hpp ("did you mean") and the PyTorch dtype aliases of parse_format.
 #include <catch2/catch.hpp>
 
-#include "numeric/error.hpp"
+#include "core/error.hpp"
+#include "core/suggest.hpp"
 #include "numeric/format.hpp"
-#include "numeric/suggest.hpp"
 
 using namespace ropesim::numeric;
+using ropesim::did_you_mean;
+using ropesim::edit_distance;
 
 TEST_CASE("edit_distance: optimal string alignment, case ignored", "[suggest]") {
   // by hand: one transposition, one insertion, one substitution, nothing, everything

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "core/error.hpp"
 #include "numeric/engine.hpp"
-#include "numeric/error.hpp"
 #include "numeric/exact.hpp"
 #include "numeric/format.hpp"
 #include "numeric/format_properties.hpp"

@@ -10,8 +10,8 @@
 #include <thread>
 #include <vector>
 
+#include "core/error.hpp"
 #include "numeric/engine.hpp"
-#include "numeric/error.hpp"
 #include "numeric/format.hpp"
 #include "numeric/format_properties.hpp"
 #include "numeric/value.hpp"

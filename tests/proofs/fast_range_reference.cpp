@@ -8,12 +8,12 @@
 #include <string>
 #include <vector>
 
-#include "attention/transformer.hpp"
-#include "numeric/error.hpp"
+#include "attention/transformer/transformer.hpp"
+#include "core/error.hpp"
+#include "core/stopwatch.hpp"
 #include "numeric/exact.hpp"
-#include "numeric/stopwatch.hpp"
-#include "proofs/fast_range.hpp"
-#include "proofs/fast_range_detail.hpp"
+#include "proofs/range/fast_range.hpp"
+#include "proofs/range/fast_range_detail.hpp"
 
 namespace fast_range_test {
 
@@ -25,7 +25,7 @@ proofs::CertifiedRange reference_range_by_candidates(const proofs::FixedOffsetHe
   if (options.max_length < 1 || options.max_length > proofs::kMaxScanLength)
     throw ropesim::InvalidArgument("reference: max_length outside 1..kMaxScanLength");
   if (auto why = proofs::fast_range_refusal(head)) throw ropesim::InvalidArgument(*why);
-  const auto start = ropesim::numeric::Clock::now();
+  const auto start = ropesim::Clock::now();
   const mpq_class E = *proofs::realised_score_error_bound(head);
   const std::uint64_t k = head.k;
   const std::uint64_t last_query = options.max_length + 1;
@@ -131,7 +131,7 @@ proofs::CertifiedRange reference_range_by_candidates(const proofs::FixedOffsetHe
     r.n_max = options.max_length;
     r.at_limit = true;
   }
-  r.seconds = ropesim::numeric::seconds_since(start);
+  r.seconds = ropesim::seconds_since(start);
   return r;
 }
 

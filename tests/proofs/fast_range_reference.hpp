@@ -1,8 +1,8 @@
 #pragma once
-// A second implementation of the candidate algorithm's evaluation (proofs/fast_range.hpp
+// A second implementation of the candidate algorithm's evaluation (proofs/range/fast_range.hpp
 // certified_range_fast), the one the chunked, threaded path is compared with field by field
 // (test_fast_range_chunks.cpp).
-#include "proofs/fixed_offset_head.hpp"
+#include "proofs/range/fixed_offset_head.hpp"
 
 namespace fast_range_test {
 

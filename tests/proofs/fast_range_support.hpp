@@ -2,7 +2,7 @@
 // Shared by the candidate-algorithm tests (test_fast_range.cpp, test_fast_range_blocks.cpp,
 // test_fast_range_chunks.cpp): a fixed-offset head spec from a schedule spelling, scan
 // options, the RapidCheck generators of formats and C, and the comparison of the candidate
-// algorithm's result with the quadratic scan's (proofs/fast_range.hpp promises every field
+// algorithm's result with the quadratic scan's (proofs/range/fast_range.hpp promises every field
 // below).
 #include <gmpxx.h>
 #include <rapidcheck.h>
@@ -12,15 +12,15 @@
 #include <optional>
 #include <string>
 
-#include "attention/schedule.hpp"
-#include "numeric/error.hpp"
+#include "attention/schedules/schedule.hpp"
+#include "core/error.hpp"
 #include "numeric/exact.hpp"
 #include "numeric/format.hpp"
 #include "numeric/format_properties.hpp"
 #include "numeric/rounding.hpp"
 #include "numeric/summation.hpp"
 #include "numeric/value.hpp"
-#include "proofs/fixed_offset_head.hpp"
+#include "proofs/range/fixed_offset_head.hpp"
 
 namespace fast_range_test {
 

@@ -1,7 +1,7 @@
 #pragma once
 // Test support for formula_dfa and C3: enumerate every word up to a length and compare a DFA's
 // verdict with the logic's reference evaluator (ltl::accepts, logic/evaluate.cpp), which shares
-// no code with proofs/formula_automaton.cpp.
+// no code with proofs/languages/formula_automaton.cpp.
 #include <algorithm>
 #include <cstddef>
 #include <optional>

@@ -9,15 +9,15 @@
 #include <array>
 #include <catch2/catch.hpp>
 
+#include "core/error.hpp"
 #include "mini_emulator.hpp"
 #include "numeric/engine.hpp"
-#include "numeric/error.hpp"
 #include "numeric/format.hpp"
 #include "numeric/format_properties.hpp"
-#include "proofs/exact_trig.hpp"
-#include "proofs/fixed_offset_head.hpp"
-#include "proofs/offset_simulation.hpp"
-#include "proofs/records.hpp"
+#include "proofs/common/exact_trig.hpp"
+#include "proofs/experiments/offset_simulation.hpp"
+#include "proofs/range/fixed_offset_head.hpp"
+#include "proofs/range/records.hpp"
 
 using namespace ropesim;
 using numeric::Format;

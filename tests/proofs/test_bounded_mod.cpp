@@ -9,17 +9,17 @@
 #include <numbers>
 #include <string>
 
-#include "attention/run.hpp"
-#include "attention/schedule.hpp"
+#include "attention/schedules/schedule.hpp"
+#include "attention/transformer/run.hpp"
 #include "logic/evaluate.hpp"
 #include "logic/formula.hpp"
 #include "mini_emulator.hpp"
 #include "numeric/format.hpp"
 #include "numeric/format_properties.hpp"
-#include "proofs/bounded_mod.hpp"
-#include "proofs/compiler.hpp"
-#include "proofs/mod_atom.hpp"
-#include "proofs/refusal.hpp"
+#include "proofs/compiler/bounded_mod.hpp"
+#include "proofs/compiler/compiler.hpp"
+#include "proofs/compiler/mod_atom.hpp"
+#include "proofs/compiler/refusal.hpp"
 
 using namespace ropesim;
 using numeric::Format;

@@ -1,14 +1,14 @@
-// The certified range under bounded-error trig (proofs/bounded_range.hpp):
+// The certified range under bounded-error trig (proofs/range/bounded_range.hpp):
 // ulp-0 is the scan of the correctly rounded pipeline exactly, and at U = 1 the range every
 // implementation certifies is at most the range of each concrete implementation inside the
 // model (cr, glibc cosf/sinf, SLEEF u10), each measured by the ordinary scan.
 #include <catch2/catch.hpp>
 
-#include "attention/bounded_realisation.hpp"
-#include "numeric/error.hpp"
+#include "attention/realisations/bounded_realisation.hpp"
+#include "core/error.hpp"
 #include "numeric/libm.hpp"
-#include "proofs/bounded_range.hpp"
-#include "proofs/fixed_offset_head.hpp"
+#include "proofs/range/bounded_range.hpp"
+#include "proofs/range/fixed_offset_head.hpp"
 
 using namespace ropesim;
 using proofs::FixedOffsetSpec;

@@ -1,15 +1,15 @@
-// proofs/bounds: the base-of-RoPE context bound [Men et al. 2024] and the critical dimension
-// [Liu et al. 2023]. Expected values are independent of the code under test: by hand, or from
-// python3 + mpmath at 50 digits (tests/derivations/bounds_values.py prints every one of them).
+// proofs/literature/bounds: the base-of-RoPE context bound [Men et al. 2024] and the critical
+// dimension [Liu et al. 2023]. Expected values are independent of the code under test: by hand, or
+// from python3 + mpmath at 50 digits (tests/derivations/bounds_values.py prints every one of them).
 #include <mpfr.h>
 
 #include <catch2/catch.hpp>
 
-#include "attention/realisation.hpp"
-#include "attention/schedule.hpp"
-#include "numeric/error.hpp"
+#include "attention/realisations/realisation.hpp"
+#include "attention/schedules/schedule.hpp"
+#include "core/error.hpp"
 #include "numeric/mpfr_util.hpp"
-#include "proofs/bounds.hpp"
+#include "proofs/literature/bounds.hpp"
 
 using namespace ropesim;
 using proofs::BaseVerdict;

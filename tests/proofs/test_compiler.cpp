@@ -14,14 +14,14 @@
 #include <string>
 #include <vector>
 
-#include "attention/model_spec.hpp"
-#include "attention/run.hpp"
+#include "attention/transformer/model_spec.hpp"
+#include "attention/transformer/run.hpp"
+#include "core/error.hpp"
 #include "language_support.hpp"
 #include "logic/evaluate.hpp"
 #include "logic/formula.hpp"
-#include "numeric/error.hpp"
 #include "numeric/format.hpp"
-#include "proofs/compiler.hpp"
+#include "proofs/compiler/compiler.hpp"
 
 using namespace ropesim;
 using numeric::Format;

@@ -1,5 +1,6 @@
-// The compiler's passes and components one by one (THEORY §7 C1, C4, C5; proofs/compiler.hpp
-// "Passes"). Expectations are derived by hand, not by running the compiler:
+// The compiler's passes and components one by one (THEORY §7 C1, C4, C5;
+// proofs/compiler/compiler.hpp "Passes"). Expectations are derived by hand, not by running the
+// compiler:
 //   - the layer plan of P(a & !P true) and Y^2 b by ASAP placement on paper;
 //   - f_large(fp16) = 17.34375 = 555/32: the smallest x in fp16 with round(exp(−x)) = 0 under
 //     nearest-even is the first element of F above 25·ln 2 = 17.3287 (exp(−x) must not exceed
@@ -16,17 +17,17 @@
 #include <string>
 #include <vector>
 
+#include "core/error.hpp"
 #include "logic/formula.hpp"
-#include "numeric/error.hpp"
 #include "numeric/format.hpp"
-#include "proofs/boolean_component.hpp"
-#include "proofs/compiler_assemble.hpp"
-#include "proofs/compiler_report.hpp"
-#include "proofs/fixed_offset_head.hpp"
-#include "proofs/layer_plan.hpp"
-#include "proofs/mod_component.hpp"
-#include "proofs/offset_component.hpp"
-#include "proofs/past_component.hpp"
+#include "proofs/compiler/boolean_component.hpp"
+#include "proofs/compiler/compiler_assemble.hpp"
+#include "proofs/compiler/compiler_report.hpp"
+#include "proofs/compiler/layer_plan.hpp"
+#include "proofs/compiler/mod_component.hpp"
+#include "proofs/compiler/offset_component.hpp"
+#include "proofs/compiler/past_component.hpp"
+#include "proofs/range/fixed_offset_head.hpp"
 
 using namespace ropesim;
 using numeric::Format;

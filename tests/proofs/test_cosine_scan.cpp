@@ -1,4 +1,4 @@
-// The filtered scans of a cosine sum S(n) = Σ w_b·cos(θ_b·n) (proofs/cosine_scan.hpp; THEORY
+// The filtered scans of a cosine sum S(n) = Σ w_b·cos(θ_b·n) (proofs/range/cosine_scan.hpp; THEORY
 // §6): the first n above a threshold against the exact scan (CosineSum::compare at every n),
 // against answers derived by hand for rational turns (Niven's values), at near-ties where the
 // filter must hand over to the exact comparison, and with a deliberately broken filter, which
@@ -11,12 +11,12 @@
 #include <tuple>
 #include <vector>
 
-#include "attention/schedule.hpp"
+#include "attention/schedules/schedule.hpp"
 #include "numeric/format.hpp"
 #include "numeric/mpfr_util.hpp"
-#include "proofs/cosine_scan.hpp"
-#include "proofs/exact_trig.hpp"
-#include "proofs/records.hpp"
+#include "proofs/common/exact_trig.hpp"
+#include "proofs/range/cosine_scan.hpp"
+#include "proofs/range/records.hpp"
 
 using namespace ropesim;
 using proofs::CosineScanOptions;

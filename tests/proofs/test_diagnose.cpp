@@ -1,14 +1,14 @@
-// proofs/diagnose.hpp: the pieces the report is made of, against values written by hand. The
-// report's numbers themselves are checked against compare, rotations, horizon and table bounds
+// proofs/reports/diagnose.hpp: the pieces the report is made of, against values written by hand.
+// The report's numbers themselves are checked against compare, rotations, horizon and table bounds
 // in tests/cli/test_diagnose.cpp.
 #include <catch2/catch.hpp>
 #include <set>
 
-#include "attention/framework_presets.hpp"
-#include "attention/realisation.hpp"
-#include "numeric/error.hpp"
+#include "attention/realisations/framework_presets.hpp"
+#include "attention/realisations/realisation.hpp"
+#include "core/error.hpp"
 #include "numeric/format.hpp"
-#include "proofs/diagnose.hpp"
+#include "proofs/reports/diagnose.hpp"
 
 using namespace ropesim;
 

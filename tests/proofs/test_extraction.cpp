@@ -1,5 +1,5 @@
-// Extraction (proofs/extraction.hpp): L* with Rivest–Schapire counterexamples against exact
-// oracles (random DFAs: the learned DFA must be equivalent to the target and as small as its
+// Extraction (proofs/languages/extraction.hpp): L* with Rivest–Schapire counterexamples against
+// exact oracles (random DFAs: the learned DFA must be equivalent to the target and as small as its
 // minimisation — checked with automata::equivalent / automata::minimise, which share no code
 // with L*), and against compiled transformers of the zoo's LTL[P] and LTL[P,MOD] languages at
 // fp16 and fp32 (the learned DFA must be equivalent to regex_to_dfa of the zoo's regex, an
@@ -11,17 +11,17 @@
 #include <string>
 #include <vector>
 
-#include "attention/prefix_oracle.hpp"
-#include "attention/random_model.hpp"
-#include "attention/run.hpp"
+#include "attention/transformer/prefix_oracle.hpp"
+#include "attention/transformer/random_model.hpp"
+#include "attention/transformer/run.hpp"
 #include "automata/classes.hpp"
 #include "automata/minimise.hpp"
 #include "automata/regex.hpp"
+#include "core/error.hpp"
 #include "logic/formula.hpp"
 #include "logic/zoo.hpp"
-#include "numeric/error.hpp"
-#include "proofs/compiler.hpp"
-#include "proofs/extraction.hpp"
+#include "proofs/compiler/compiler.hpp"
+#include "proofs/languages/extraction.hpp"
 
 using namespace ropesim;
 using numeric::Format;

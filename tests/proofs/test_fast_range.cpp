@@ -1,4 +1,4 @@
-// The certified range by candidate offsets (proofs/fast_range.hpp): equal to the quadratic
+// The certified range by candidate offsets (proofs/range/fast_range.hpp): equal to the quadratic
 // scan (RapidCheck over g, C, k, formats, roundings, summations, realisations; fixed seed from
 // tests/main.cpp), its error bound checked against exact enclosures of the ideal scores, its
 // candidate set against an exact brute force, and the fp64 case against the continued
@@ -8,12 +8,12 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "numeric/error.hpp"
+#include "core/error.hpp"
 #include "numeric/exact.hpp"
 #include "numeric/format_properties.hpp"
 #include "numeric/mpfr_util.hpp"
-#include "proofs/fast_range.hpp"
-#include "proofs/horizon.hpp"
+#include "proofs/range/fast_range.hpp"
+#include "proofs/range/horizon.hpp"
 #include "tests/proofs/fast_range_support.hpp"
 
 using namespace ropesim;

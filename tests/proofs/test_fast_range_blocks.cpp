@@ -1,4 +1,4 @@
-// The candidate algorithm on multi-frequency heads (proofs/fast_range.hpp): several
+// The candidate algorithm on multi-frequency heads (proofs/range/fast_range.hpp): several
 // rotary blocks with weights w_d, unrotated pairs as zero coordinates. Equal to the quadratic
 // scan (RapidCheck over random schedules of 2–8 blocks, weights, C, k, formats, roundings,
 // summations, r1/r3; fixed seed from tests/main.cpp), its error bound E checked against exact
@@ -9,13 +9,13 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "numeric/error.hpp"
+#include "core/error.hpp"
 #include "numeric/exact.hpp"
 #include "numeric/format_properties.hpp"
 #include "numeric/mpfr_util.hpp"
-#include "proofs/fast_range.hpp"
-#include "proofs/fast_range_detail.hpp"
-#include "proofs/horizon.hpp"
+#include "proofs/range/fast_range.hpp"
+#include "proofs/range/fast_range_detail.hpp"
+#include "proofs/range/horizon.hpp"
 #include "tests/proofs/fast_range_support.hpp"
 
 using namespace ropesim;

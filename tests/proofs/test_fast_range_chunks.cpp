@@ -1,4 +1,4 @@
-// The candidate algorithm's chunked, threaded evaluation (proofs/fast_range.hpp
+// The candidate algorithm's chunked, threaded evaluation (proofs/range/fast_range.hpp
 // certified_range_fast) against the plain one-thread second implementation in
 // fast_range_reference.hpp (every position through attention::head_query / head_key, every
 // key kept, the candidate offsets listed up front, gaps in exact rationals): the same
@@ -9,10 +9,10 @@
 
 #include <catch2/catch.hpp>
 
-#include "numeric/error.hpp"
+#include "core/error.hpp"
 #include "numeric/exact.hpp"
 #include "numeric/format_properties.hpp"
-#include "proofs/fast_range.hpp"
+#include "proofs/range/fast_range.hpp"
 #include "tests/proofs/fast_range_reference.hpp"
 #include "tests/proofs/fast_range_support.hpp"
 

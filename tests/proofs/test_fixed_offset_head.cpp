@@ -5,11 +5,11 @@
 #include <random>
 #include <tuple>
 
-#include "attention/transformer.hpp"
+#include "attention/transformer/transformer.hpp"
+#include "core/error.hpp"
 #include "mini_emulator.hpp"
-#include "numeric/error.hpp"
-#include "proofs/fixed_offset_head.hpp"
-#include "proofs/horizon.hpp"
+#include "proofs/range/fixed_offset_head.hpp"
+#include "proofs/range/horizon.hpp"
 
 using namespace ropesim;
 using numeric::Format;

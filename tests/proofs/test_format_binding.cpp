@@ -6,14 +6,14 @@
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "attention/model_spec.hpp"
-#include "attention/realisation.hpp"
+#include "attention/realisations/realisation.hpp"
+#include "attention/transformer/model_spec.hpp"
+#include "core/error.hpp"
 #include "numeric/engine.hpp"
-#include "numeric/error.hpp"
 #include "numeric/fast_engine.hpp"
-#include "proofs/fixed_offset_head.hpp"
-#include "proofs/mod_atom.hpp"
-#include "proofs/offset_simulation.hpp"
+#include "proofs/compiler/mod_atom.hpp"
+#include "proofs/experiments/offset_simulation.hpp"
+#include "proofs/range/fixed_offset_head.hpp"
 
 using namespace ropesim;
 using numeric::Format;

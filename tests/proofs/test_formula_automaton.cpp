@@ -1,6 +1,6 @@
-// proofs/formula_automaton: the DFA of a formula (THEORY §4 semantics) against two independent
-// references: the logic's evaluator ltl::accepts on every word up to length 8 (random formulas
-// with every operator, and the zoo), and the zoo's regular expressions through
+// proofs/languages/formula_automaton: the DFA of a formula (THEORY §4 semantics) against two
+// independent references: the logic's evaluator ltl::accepts on every word up to length 8 (random
+// formulas with every operator, and the zoo), and the zoo's regular expressions through
 // automata::regex_to_dfa (compared by automata::equivalent). Minimal state counts of small
 // formulas are derived by hand.
 #include <rapidcheck/catch.h>
@@ -11,12 +11,12 @@
 
 #include "automata/minimise.hpp"
 #include "automata/regex.hpp"
+#include "core/error.hpp"
 #include "language_support.hpp"
 #include "logic/evaluate.hpp"
 #include "logic/formula.hpp"
 #include "logic/zoo.hpp"
-#include "numeric/error.hpp"
-#include "proofs/formula_automaton.hpp"
+#include "proofs/languages/formula_automaton.hpp"
 #include "tests/logic/random_formula.hpp"
 
 using namespace ropesim;

@@ -1,12 +1,12 @@
 // The science decisions `ropesim horizon` and `ropesim construct` used to make themselves:
-// f_large defined or not, and the quick limit on L (proofs/horizon.hpp,
-// proofs/mod_atom.hpp). Expected values and messages derived by hand below.
+// f_large defined or not, and the quick limit on L (proofs/range/horizon.hpp,
+// proofs/compiler/mod_atom.hpp). Expected values and messages derived by hand below.
 #include <catch2/catch.hpp>
 #include <string>
 
 #include "numeric/format.hpp"
-#include "proofs/horizon.hpp"
-#include "proofs/mod_atom.hpp"
+#include "proofs/compiler/mod_atom.hpp"
+#include "proofs/range/horizon.hpp"
 
 using namespace ropesim;
 using numeric::Format;

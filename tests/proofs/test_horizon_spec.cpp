@@ -5,9 +5,9 @@
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "numeric/error.hpp"
-#include "proofs/horizon.hpp"
-#include "proofs/horizon_spec.hpp"
+#include "core/error.hpp"
+#include "proofs/range/horizon.hpp"
+#include "proofs/range/horizon_spec.hpp"
 
 using ropesim::InvalidArgument;
 using ropesim::proofs::horizon_spec;

@@ -1,5 +1,5 @@
 // The LayerNorm mirror of the compiler (THEORY §2 post-LN, §7 C1: "add a mirror 1 − x for every
-// coordinate so LN can be the identity"; proofs/compiler.hpp LayerNormMirror).
+// coordinate so LN can be the identity"; proofs/compiler/compiler.hpp LayerNormMirror).
 // Expectations are independent of the code under test: membership by hand-written predicates,
 // every coordinate against the logic's evaluator (logic/evaluate.hpp), the constants by hand
 // (ε = 2^−p, γ_r = 2^(p−1)), and LN's arithmetic against a native IEEE binary32 loop.
@@ -9,14 +9,14 @@
 #include <string>
 #include <vector>
 
-#include "attention/run.hpp"
-#include "attention/transformer.hpp"
+#include "attention/transformer/run.hpp"
+#include "attention/transformer/transformer.hpp"
+#include "core/error.hpp"
 #include "language_support.hpp"
 #include "logic/evaluate.hpp"
 #include "logic/formula.hpp"
-#include "numeric/error.hpp"
 #include "numeric/format.hpp"
-#include "proofs/compiler.hpp"
+#include "proofs/compiler/compiler.hpp"
 
 using namespace ropesim;
 using numeric::Format;

@@ -11,13 +11,13 @@
 #include <string>
 #include <vector>
 
-#include "attention/model_spec.hpp"
-#include "attention/run.hpp"
+#include "attention/transformer/model_spec.hpp"
+#include "attention/transformer/run.hpp"
+#include "core/error.hpp"
 #include "mini_emulator.hpp"
-#include "numeric/error.hpp"
 #include "numeric/format.hpp"
 #include "numeric/format_properties.hpp"
-#include "proofs/mod_atom.hpp"
+#include "proofs/compiler/mod_atom.hpp"
 
 using namespace ropesim;
 using numeric::Format;

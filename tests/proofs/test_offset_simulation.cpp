@@ -1,10 +1,10 @@
 // The Y^k transformer and the L-simulation check of Cor 4.1 (THEORY §5, §6; RoPE-X App D).
 #include <catch2/catch.hpp>
 
-#include "attention/run.hpp"
+#include "attention/transformer/run.hpp"
 #include "numeric/format.hpp"
-#include "proofs/horizon.hpp"
-#include "proofs/offset_simulation.hpp"
+#include "proofs/experiments/offset_simulation.hpp"
+#include "proofs/range/horizon.hpp"
 
 using namespace ropesim;
 using numeric::Format;

@@ -1,5 +1,5 @@
-// proofs/po_formula: construction C3, PODFA → LTL[P] formula (THEORY §7 C3; LC25 Lemma C.1),
-// and T2 (THEORY §5; LC25 Thm 4.1) on minimal DFAs: partially ordered ⇔ R-trivial transition
+// proofs/languages/po_formula: construction C3, PODFA → LTL[P] formula (THEORY §7 C3; LC25 Lemma
+// C.1), and T2 (THEORY §5; LC25 Thm 4.1) on minimal DFAs: partially ordered ⇔ R-trivial transition
 // monoid ⇔ the C3 formula defines the DFA's language.
 // References: formula_dfa of the C3 formula compared with the DFA by automata::equivalent
 // (product BFS), and independently ltl::accepts (logic/evaluate.cpp) against Dfa::accepts on
@@ -17,14 +17,14 @@
 #include "automata/minimise.hpp"
 #include "automata/monoid.hpp"
 #include "automata/regex.hpp"
+#include "core/error.hpp"
 #include "language_support.hpp"
 #include "logic/evaluate.hpp"
 #include "logic/formula.hpp"
 #include "logic/fragment.hpp"
 #include "logic/zoo.hpp"
-#include "numeric/error.hpp"
-#include "proofs/formula_automaton.hpp"
-#include "proofs/po_formula.hpp"
+#include "proofs/languages/formula_automaton.hpp"
+#include "proofs/languages/po_formula.hpp"
 #include "tests/automata/automata_support.hpp"
 
 using namespace ropesim;

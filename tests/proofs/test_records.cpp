@@ -9,8 +9,8 @@
 
 #include "numeric/format.hpp"
 #include "numeric/format_properties.hpp"
-#include "proofs/exact_trig.hpp"
-#include "proofs/records.hpp"
+#include "proofs/common/exact_trig.hpp"
+#include "proofs/range/records.hpp"
 
 using namespace ropesim;
 using numeric::Format;

@@ -1,15 +1,15 @@
-// proofs/positional_head and proofs/no_decay: items (i) and (iii) of "Round and Round We Go"
-// [RRWG, arXiv 2410.06205]. Expected values are derived by hand below and printed by
-// tests/derivations/rrwg_values.py (fractions + mpmath, no ropesim code).
+// proofs/literature/positional_head and proofs/literature/no_decay: items (i) and (iii) of "Round
+// and Round We Go" [RRWG, arXiv 2410.06205]. Expected values are derived by hand below and printed
+// by tests/derivations/rrwg_values.py (fractions + mpmath, no ropesim code).
 #include <catch2/catch.hpp>
 
-#include "attention/realisation.hpp"
-#include "attention/schedule.hpp"
-#include "attention/transformer.hpp"
-#include "numeric/error.hpp"
+#include "attention/realisations/realisation.hpp"
+#include "attention/schedules/schedule.hpp"
+#include "attention/transformer/transformer.hpp"
+#include "core/error.hpp"
 #include "numeric/format.hpp"
-#include "proofs/no_decay.hpp"
-#include "proofs/positional_head.hpp"
+#include "proofs/literature/no_decay.hpp"
+#include "proofs/literature/positional_head.hpp"
 
 using namespace ropesim;
 

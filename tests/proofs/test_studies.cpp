@@ -1,13 +1,13 @@
-// The studies moved out of cli/ (issue 36): proofs/horizon_rows.hpp and proofs/bounds_study.hpp
-// validate once, in the library, and their results do not depend on the threads. Expected
-// values: fp16, g = 1, k = 1, C = 2096 certifies N_max = 43 (docs/tables/horizon.md, also
-// asserted through the CLI in tests/cli/test_hardening.cpp); the refusals are the one-line
-// messages the CLI prints (by hand from the options).
+// The studies moved out of cli/ (issue 36): proofs/range/horizon_rows.hpp and
+// proofs/literature/bounds_study.hpp validate once, in the library, and their results do not depend
+// on the threads. Expected values: fp16, g = 1, k = 1, C = 2096 certifies N_max = 43
+// (docs/tables/horizon.md, also asserted through the CLI in tests/cli/test_hardening.cpp); the
+// refusals are the one-line messages the CLI prints (by hand from the options).
 #include <catch2/catch.hpp>
 
-#include "numeric/error.hpp"
-#include "proofs/bounds_study.hpp"
-#include "proofs/horizon_rows.hpp"
+#include "core/error.hpp"
+#include "proofs/literature/bounds_study.hpp"
+#include "proofs/range/horizon_rows.hpp"
 
 using namespace ropesim;
 

@@ -6,7 +6,7 @@
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "numeric/error.hpp"
+#include "core/error.hpp"
 #include "properties/check.hpp"
 #include "properties/generators.hpp"
 #include "properties/theorems.hpp"

@@ -10,10 +10,10 @@
 #include <optional>
 #include <string>
 
-#include "attention/model_spec.hpp"
-#include "attention/random_model.hpp"
-#include "attention/run.hpp"
-#include "attention/transformer.hpp"
+#include "attention/transformer/model_spec.hpp"
+#include "attention/transformer/random_model.hpp"
+#include "attention/transformer/run.hpp"
+#include "attention/transformer/transformer.hpp"
 #include "numeric/format.hpp"
 #include "properties/check.hpp"
 #include "properties/converse.hpp"

@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "attention/realisation.hpp"
+#include "attention/realisations/realisation.hpp"
 #include "numeric/libm.hpp"
 
 using namespace ropesim::attention;

@@ -1,0 +1,251 @@
+#pragma once
+/// Internal pieces of the candidate algorithm (proofs/range/fast_range.hpp), shared by its files
+/// and not installed:
+///  - fast_range_error.cpp      the domain and the error bound E (forward error analysis)
+///  - fast_range_candidates.cpp the candidate offsets (CandidateEnumerator) and the quick limit
+///  - fast_range_realised.cpp   realised queries and keys over position ranges, the key store
+///  - fast_range.cpp            the chunked, threaded evaluation and its cost estimate
+#include <gmpxx.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "numeric/binary64_rounding.hpp"
+#include "proofs/range/fixed_offset_head.hpp"
+
+namespace ropesim::proofs::detail {
+
+/// Why `head` is outside the candidate algorithm's structural domain (realisation, formats,
+/// summation, scale, shape; fast_range_refusal adds the overflow check), or std::nullopt.
+std::optional<std::string> structural_refusal(const FixedOffsetHead& head);
+
+/// The coordinates (c0, c1) of rotary block d in a head of B blocks (attention's pair
+/// layout: adjacent (2d, 2d+1), rotate-half (d, d+B); unrotated pairs come after).
+std::pair<std::size_t, std::size_t> block_coordinates(const FixedOffsetHead& head, std::size_t d);
+
+/// Exact t − m ≥ f for finite doubles (TwoSum; as in the scan).
+inline bool lead_at_least(double t, double m, double f) {
+  const double s = t - m;
+  const double bb = s - t;
+  const double e = (t - (s - bb)) + (-m - bb);
+  return s > f || (s == f && e >= 0);
+}
+
+/// Enumerates the candidate offsets n = 1, 2, … of `head` under the bound E in increasing
+/// order, on demand (a failing query usually comes long before max_length, and near the
+/// threshold T = S(0) − (f_large + 2E)/C every n may be one). One block with w > 0: the
+/// near-returns of n·θ/2π (a pre-filter on ||n·θ/2π||). Otherwise (several blocks, any
+/// weights): a filtered scan of S(n) in binary64 with a proven margin (stated in
+/// candidate_offsets' docstring and at init_filtered_sum). Keeps a reference to head.ideal.
+class CandidateEnumerator {
+ public:
+  CandidateEnumerator(const FixedOffsetHead& head, const mpq_class& E);
+
+  /// Appends the candidates n in (done(), upto] to `out`, increasing.
+  void extend(std::uint64_t upto, std::vector<std::uint64_t>& out) {
+    for (std::uint64_t n = done_ + 1; n <= upto; ++n) {
+      if (all_ || (filtered_ ? filtered_candidate(n) : candidate(n))) out.push_back(n);
+    }
+    done_ = std::max(done_, upto);
+  }
+  std::uint64_t done() const { return done_; }
+  /// Starts the enumeration after offset n (the offsets up to n are another enumerator's).
+  void start_after(std::uint64_t n) { done_ = n; }
+  /// Every offset is a candidate (T ≤ min S): no filter runs.
+  bool every_offset() const { return all_; }
+
+ private:
+  void init_filtered_sum();
+  bool filtered_candidate(std::uint64_t n) const;
+  void init_near_returns();
+  bool candidate(std::uint64_t n) const;
+
+  const CosineSum& S_;
+  mpq_class T_;
+  bool all_ = false;
+  // the filtered scan (several frequencies)
+  bool filtered_ = false;
+  std::vector<double> weights_d_, theta_d_;
+  double margin0_ = 0, margin1_ = 0, T_d_ = 0;
+  // the near-returns (one frequency)
+  double r_up_ = 0.5, r_lo_ = 0, ah_ = 0, al_ = 0, err_a_ = 0;
+  std::uint64_t done_ = 0;
+};
+
+/// The head's ideal score S(n)/C = Σ_d w_d·cos(n·θ_d) in binary64 with a proven margin
+/// (the filtered sum of CandidateEnumerator::init_filtered_sum): ŵ_d, θ̂_d the doubles of w_d
+/// and θ_d (|θ̂_d − θ_d| ≤ e_d), W = Σ|w_d|, slope = Σ_d |w_d|·(e_d + 2^-53·|θ̂_d|).
+struct IdealDoubles {
+  std::vector<double> w, theta, e;
+  double W = 0, slope = 0;
+  explicit IdealDoubles(const CosineSum& S);
+  /// u(n) ≥ S(n) (rigorous; see the definition in fast_range_candidates.cpp): S̃(n) plus
+  /// 2·(W·(2^-50 + (B+3)·2^-53) + B·2^-1000) + 2·n·slope, rounded up.
+  double upper(std::uint64_t n) const;
+};
+
+/// The per-query error bound of the per-position pruning (THEORY §6 "Per-query bounds"):
+/// err_i ≥ |Ŝ_{i,j} − C·S(i−k−j)| for every key j ≥ 0 of the head, from the realised query
+/// q̂_i alone:
+///   err_i = Σ_d ||q̂_{i,d} − q_{i,d}||₂ + K·Σ_d ||q̂_{i,d}||₂ + ρ_i,
+/// q_{i,d} = C·w_d·(cos((i−k)θ_d), sin((i−k)θ_d)) the ideal query block, K = ε + √2·η the
+/// largest ||k̂_{j,d} − k_{j,d}||₂ of a key block (cos and sin rounded once), and ρ_i the
+/// summation's rounding error bound for q̂_i against any key with |k̂_c| ≤ 1 (the forward
+/// error model of realised_score_error_bound with q̂_i's own magnitudes). Evaluated in
+/// binary64 on non-negative terms and rounded up (a factor 1 + 2^-30).
+class QueryBound {
+ public:
+  /// `E` is the global bound: used instead where the model does not fit binary64 (an
+  /// accumulator outside binary64).
+  QueryBound(const FixedOffsetHead& head, const mpq_class& E);
+  /// err_i for the query at position i ≥ k + 1 with realised query q (head_dim doubles).
+  double error(std::uint64_t i, const double* q) const;
+
+ private:
+  const FixedOffsetHead& head_;
+  IdealDoubles ideal_;
+  std::vector<std::pair<std::size_t, std::size_t>> coords_;
+  std::vector<double> Cw_;  // C·w_d in binary64
+  double K_ = 0, E_ = 0;
+  double eps_F_ = 0, eta_F_ = 0, eps_A_ = 0, eta_A_ = 0;
+  bool use_model_ = false;
+};
+
+/// σ_i: a lower bound of (t − f − err)/C in binary64 (each step rounded down): a competitor
+/// at offset n with u(n) ≤ σ_i scores Ŝ ≤ C·S(n) + err ≤ t − f and cannot break the gap.
+double prune_threshold(double t, double f, double err, double C);
+
+/// The offsets n with their upper bounds u(n), indexed by u in buckets; within a bucket the
+/// offsets are in the order added (increasing n).
+class OffsetIndex {
+ public:
+  struct Entry {
+    double u;
+    std::uint32_t n;
+  };
+  explicit OffsetIndex(double W);
+  void add(std::uint64_t n, double u) {
+    buckets_[bucket(u)].push_back({u, static_cast<std::uint32_t>(n)});
+    ++size_;
+  }
+  std::size_t size() const { return size_; }
+  /// Calls f(entry) for every entry with u > sigma and n ≤ max_n, from the bucket of the
+  /// largest u down (increasing n within a bucket).
+  template <typename Fn>
+  void for_each_above(double sigma, std::uint64_t max_n, Fn&& f) const {
+    const std::size_t lo = bucket(sigma);
+    for (std::size_t b = buckets_.size(); b-- > lo;) {
+      for (const Entry& e : buckets_[b]) {
+        if (e.n > max_n) break;
+        if (e.u > sigma) f(e);
+      }
+    }
+  }
+
+ private:
+  std::size_t bucket(double u) const {
+    // monotone in u (RN of a monotone expression), so an entry with u > σ is in a bucket
+    // ≥ bucket(σ)
+    const double x = (u - lo_) * scale_;
+    if (!(x > 0)) return 0;
+    if (x >= static_cast<double>(buckets_.size() - 1)) return buckets_.size() - 1;
+    return static_cast<std::size_t>(x);
+  }
+  std::vector<std::vector<Entry>> buckets_;
+  double lo_ = -1, scale_ = 1;
+  std::size_t size_ = 0;
+};
+
+/// Keys k_j of positions [begin, end), head_dim doubles each (elements of F).
+struct KeyBlock {
+  std::uint64_t begin = 0, end = 0;
+  std::vector<double> keys;
+};
+
+/// The head's realised queries and keys from its realised rotations, each position's rotation
+/// realised once (realise_block over a range of positions). The biases pass the matvec once
+/// (Q = K = 0, so q_p = R̂_p(b̃_q) and k_p = R̂_p(b̃_k) with b̃ = matvec(0, 0, b) independent of
+/// p); each rotation is then THEORY §2.1's (rnd(rnd(c·x0) − rnd(s·x1)), rnd(rnd(s·x0) +
+/// rnd(c·x1))) in F, computed in binary64 with numeric::Binary64Rounding where that is exact
+/// (round-to-nearest-even, p ≤ 25 or binary64: NUMERIC §2) and by attention::rotate
+/// otherwise. Both give head_query / head_key's values bit for bit (tests/proofs:
+/// certified_range_fast against the one-thread reference in tests/proofs/fast_range_reference,
+/// which calls them). Keeps a reference to `head`.
+class RealisedHead {
+ public:
+  explicit RealisedHead(const FixedOffsetHead& head);
+
+  /// head_dim: the doubles of one query or key.
+  std::size_t dim() const { return D_; }
+
+  /// The realised pairs of every block at positions [begin, end): pairs[b][p − begin].
+  std::vector<std::vector<attention::RealisedPair>> realise(std::uint64_t begin,
+                                                            std::uint64_t end) const;
+
+  /// q (when `q` is not null) and k (when `k` is not null) at the position of pairs[·][index],
+  /// D doubles each.
+  void rotate(const std::vector<std::vector<attention::RealisedPair>>& pairs, std::size_t index,
+              double* q, double* k) const;
+
+  /// The keys of positions [begin, end).
+  KeyBlock keys(std::uint64_t begin, std::uint64_t end) const;
+
+ private:
+  const FixedOffsetHead& head_;
+  std::size_t D_, B_;
+  numeric::Binary64Rounding R_;
+  bool fast_ = false;
+  std::vector<numeric::Value> bq_, bk_;
+  std::vector<double> bq_d_, bk_d_;
+  std::vector<std::pair<std::size_t, std::size_t>> coords_;
+};
+
+/// k_j in consecutive KeyBlocks sorted by position (nullptr when no block holds j).
+template <typename Blocks>
+const double* find_key(const Blocks& blocks, std::uint64_t j, std::size_t D) {
+  auto it = std::upper_bound(blocks.begin(), blocks.end(), j,
+                             [](std::uint64_t v, const KeyBlock& b) { return v < b.begin; });
+  if (it == blocks.begin()) return nullptr;
+  --it;
+  if (j >= it->end) return nullptr;
+  return &it->keys[D * (j - it->begin)];
+}
+
+/// The keys kept between batches: consecutive KeyBlocks covering [begin(), end()), the oldest
+/// dropped once they exceed the byte cap and no query still to come needs them as a target or
+/// a negative-offset competitor (older keys a candidate offset needs are realised again).
+class KeyStore {
+ public:
+  std::uint64_t begin() const { return blocks_.empty() ? end_ : blocks_.front().begin; }
+  void append(KeyBlock&& b) {
+    bytes_ += b.keys.size() * sizeof(double);
+    end_ = b.end;
+    blocks_.push_back(std::move(b));
+  }
+  /// Drops the oldest blocks while over `cap` bytes and ending at or before `keep_from`.
+  void evict(std::size_t cap, std::uint64_t keep_from) {
+    while (bytes_ > cap && !blocks_.empty() && blocks_.front().end <= keep_from) {
+      bytes_ -= blocks_.front().keys.size() * sizeof(double);
+      blocks_.pop_front();
+    }
+  }
+  /// k_j for begin() ≤ j < end().
+  const double* find(std::uint64_t j, std::size_t D) const { return find_key(blocks_, j, D); }
+
+ private:
+  std::deque<KeyBlock> blocks_;
+  std::uint64_t end_ = 0;
+  std::size_t bytes_ = 0;
+};
+
+/// Keys kept between batches before the oldest are dropped (256 MB: 262,144 positions of
+/// llama2-7b's head_dim 128; ScanOptions::key_store_bytes' default).
+constexpr std::size_t kKeyStoreBytes = std::size_t{1} << 28;
+
+}  // namespace ropesim::proofs::detail

@@ -1,0 +1,387 @@
+// The candidate algorithm's domain and its error bound E (proofs/range/fast_range.hpp, THEORY §6):
+// a forward error analysis in exact rationals of every rounding of a realised score.
+#include <mpfr.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.hpp"
+#include "numeric/exact.hpp"
+#include "numeric/format_properties.hpp"
+#include "proofs/range/fast_range.hpp"
+#include "proofs/range/fast_range_detail.hpp"
+
+namespace ropesim::proofs {
+
+using numeric::Format;
+
+namespace {
+
+mpq_class pow2(long e) {
+  mpz_class p = 1;
+  mpz_mul_2exp(p.get_mpz_t(), p.get_mpz_t(), static_cast<unsigned long>(e < 0 ? -e : e));
+  return e >= 0 ? mpq_class(p) : mpq_class(mpz_class(1), p);
+}
+
+/// The error model of one rounding into a floating format: |round(x) − x| ≤ ε|x| + η for
+/// every real x with |x| ≤ max (max = the largest finite value: no overflow, no saturation).
+/// Normal range: |x| ∈ [2^e, 2^(e+1)) has spacing 2^(e−p+1) ≤ 2^(1−p)|x|; a nearest rounding
+/// errs by at most half of it (ε = 2^-p), a directed one by less than all of it (ε = 2^(1−p)).
+/// Below 2^emin: the subnormal spacing 2^(emin−p+1) (half of it for nearest), or without
+/// subnormals the gap to 2^emin (η = 2^emin covers every mode).
+struct RoundingModel {
+  mpq_class eps, eta, max;
+};
+
+std::optional<RoundingModel> rounding_model(const Format& f, numeric::Rounding r) {
+  if (f.is_fixed_point()) return std::nullopt;
+  const bool nearest = r == numeric::Rounding::nearest_even || r == numeric::Rounding::nearest_away;
+  const long p = f.precision;
+  RoundingModel m;
+  m.eps = nearest ? pow2(-p) : pow2(1 - p);
+  if (f.subnormals) {
+    m.eta = nearest ? pow2(f.emin - p) : pow2(f.emin - p + 1);
+  } else {
+    m.eta = pow2(f.emin);
+  }
+  m.max = exact_rational(numeric::max_finite(f));
+  return m;
+}
+
+/// A computed quantity x̂ against its ideal real x*: |x*| ≤ M and |x̂ − x*| ≤ D.
+struct Err {
+  mpq_class M, D;
+};
+
+/// An upper bound of q ≥ 0 of bounded size: q itself while its numerator and denominator
+/// together hold at most 1024 bits, else q rounded upward to a 256-bit dyadic (MPFR, RNDU).
+/// D_{t+1} = D_t + ε(M_t + D_t) + η multiplies D by (1 + ε) at every rounding, so along a
+/// sequential sum of 2B terms its exact rational grows by about p bits per term and the
+/// analysis of a wide head (B = 2^15 blocks) would take minutes; every bound in the
+/// propagation is monotone in D, so replacing D by a larger value keeps the bound sound and
+/// moves E by at most 2^-255 relative (small heads keep their exact E).
+mpq_class bounded_up(mpq_class q) {
+  const std::size_t bits =
+      mpz_sizeinbase(q.get_num_mpz_t(), 2) + mpz_sizeinbase(q.get_den_mpz_t(), 2);
+  if (bits <= 1024) return q;
+  mpfr_t x;
+  mpfr_init2(x, 256);
+  mpfr_set_q(x, q.get_mpq_t(), MPFR_RNDU);
+  mpz_class m;
+  const long e = mpfr_get_z_2exp(m.get_mpz_t(), x);
+  mpfr_clear(x);
+  return mpq_class(m) * pow2(e);
+}
+
+/// Forward error propagation in exact rationals; `overflow` is set when some rounded
+/// argument could exceed the format's largest finite value (the model would not hold).
+struct Propagation {
+  bool overflow = false;
+  Err round(const Err& x, const RoundingModel& r) {
+    const mpq_class mag = x.M + x.D;  // |x̂| ≤ M + D
+    if (mag >= r.max) overflow = true;
+    return {x.M, bounded_up(x.D + r.eps * mag + r.eta)};
+  }
+  static Err mul(const Err& x, const Err& y) {
+    return {x.M * y.M, x.M * y.D + y.M * x.D + x.D * y.D};
+  }
+  static Err add(const Err& x, const Err& y) { return {x.M + y.M, x.D + y.D}; }
+};
+
+}  // namespace
+
+namespace detail {
+
+std::optional<std::string> structural_refusal(const FixedOffsetHead& head) {
+  using Kind = attention::Realisation::Kind;
+  if (head.realisation.kind != Kind::r1 && head.realisation.kind != Kind::r3)
+    return "realisation " + head.realisation.name() +
+           " forms its angle in F, so its error grows with the position and no "
+           "position-independent bound E exists (the candidate algorithm covers r1 and r3)";
+  if (!(head.realisation.format == head.policy.format))
+    return "the realisation's format differs from the policy's";
+  const Format& F = head.policy.format;
+  if (F.is_fixed_point() || !F.fits_double())
+    return "format " + F.name + " is not a floating format inside binary64";
+  if (head.policy.summation == attention::Summation::wide_accumulator &&
+      head.policy.accumulator.is_fixed_point())
+    return "accumulator " + head.policy.accumulator.name + " is fixed point";
+  if (head.head.scale) return "the head scales its scores";
+  if (head.head.head_dim != head.schedule.dimension() ||
+      head.ideal.blocks.size() != head.schedule.blocks.size())
+    return "the head's dimension does not match its schedule";
+  if (!numeric::f_large(F, head.policy.rounding)) return "f_large is undefined";
+  return std::nullopt;
+}
+
+std::pair<std::size_t, std::size_t> block_coordinates(const FixedOffsetHead& head, std::size_t d) {
+  const std::size_t B = head.ideal.blocks.size();
+  if (head.realisation.layout == attention::PairLayout::adjacent) return {2 * d, 2 * d + 1};
+  return {d, d + B};
+}
+
+}  // namespace detail
+
+namespace {
+
+/// The bound and whether an intermediate could overflow (structural domain assumed).
+/// The score is Σ_c q_c·k_c over the head's D coordinates; a coordinate outside the rotary
+/// blocks (an unrotated pair) holds 0 in both q and k, its product is exactly 0 and so is
+/// every addition of 0 (x + 0 = x in every rounding mode), so only the 2B block products
+/// are rounded; the summation order (sequential left to right, pairwise's tree over all D
+/// terms, the accumulator's sequential sums) is followed exactly, zeros included.
+std::pair<mpq_class, bool> error_analysis(const FixedOffsetHead& head) {
+  const auto& policy = head.policy;
+  const RoundingModel F = *rounding_model(policy.format, policy.rounding);
+  const bool wide = policy.summation == attention::Summation::wide_accumulator;
+  const RoundingModel A = wide ? *rounding_model(policy.accumulator, policy.rounding) : F;
+  Propagation P;
+  // matvec(Q = 0, x = 0, b): zero products (exactly 0 in every mode) plus the bias, an
+  // element of F, summed under the policy: exact (0 + b = b) for sequential, pairwise and
+  // exact sums; under the wide accumulator b is converted into A, summed there and stored
+  // into F (each step taken as a rounding: A need not contain F).
+  auto bias_path = [&](const Err& b) {
+    if (!wide) return b;
+    return P.round(P.round(P.round(b, A), A), F);
+  };
+  // r1 / r3: cos and sin of the exact angle (r3: of 2π·a·(i mod m)/m, the same real)
+  // correctly rounded into F
+  const Err c = P.round({1, 0}, F), s = P.round({1, 0}, F);
+  // THEORY §2.1: (rnd(rnd(c·x0) − rnd(s·x1)), rnd(rnd(s·x0) + rnd(c·x1))) in F
+  auto rotate = [&](const Err& x0, const Err& x1) {
+    const Err y0 = P.round(
+        Propagation::add(P.round(Propagation::mul(c, x0), F), P.round(Propagation::mul(s, x1), F)),
+        F);
+    const Err y1 = P.round(
+        Propagation::add(P.round(Propagation::mul(s, x0), F), P.round(Propagation::mul(c, x1), F)),
+        F);
+    return std::make_pair(y0, y1);
+  };
+  // the D products q_c·k_c (zero outside the rotary blocks), as computed under the policy:
+  // rounded into F (sequential, pairwise), into A from operands converted into A (wide), or
+  // exact (exact summation)
+  const std::size_t D = head.head.head_dim;
+  std::vector<Err> terms(D, Err{0, 0});
+  std::vector<bool> zero(D, true);
+  for (std::size_t d = 0; d < head.ideal.blocks.size(); ++d) {
+    const mpq_class Cw = head.C_exact * abs(head.ideal.weights[d]);
+    // query bias: round_F(C·w·cos kθ), round_F(−C·w·sin kθ) from the exact reals
+    const Err a0 = bias_path(P.round({Cw, 0}, F)), a1 = bias_path(P.round({Cw, 0}, F));
+    const auto [q0, q1] = rotate(a0, a1);
+    // the key bias (1, 0) passes the matvec exactly (1 is in every floating A and F) and its
+    // rotation is (rnd(ĉ·1 − rnd(ŝ·0)), rnd(rnd(ŝ·1) + rnd(ĉ·0))) = (ĉ, ŝ) exactly
+    const Err kk0 = c, kk1 = s;
+    const auto [c0, c1] = detail::block_coordinates(head, d);
+    switch (policy.summation) {
+      case attention::Summation::sequential:
+      case attention::Summation::pairwise:
+        terms[c0] = P.round(Propagation::mul(q0, kk0), F);
+        terms[c1] = P.round(Propagation::mul(q1, kk1), F);
+        break;
+      case attention::Summation::wide_accumulator:
+        terms[c0] = P.round(Propagation::mul(P.round(q0, A), P.round(kk0, A)), A);
+        terms[c1] = P.round(Propagation::mul(P.round(q1, A), P.round(kk1, A)), A);
+        break;
+      case attention::Summation::exact:
+        terms[c0] = Propagation::mul(q0, kk0);
+        terms[c1] = Propagation::mul(q1, kk1);
+        break;
+    }
+    zero[c0] = zero[c1] = false;
+  }
+  // one addition: exact when a side is the exact 0 of a zero coordinate (or a sum of them)
+  struct Partial {
+    Err e;
+    bool zero;
+  };
+  auto add = [&](const Partial& x, const Partial& y, const RoundingModel& into) -> Partial {
+    if (x.zero) return y;
+    if (y.zero) return x;
+    return {P.round(Propagation::add(x.e, y.e), into), false};
+  };
+  auto sequential = [&](const RoundingModel& into) {
+    Partial acc{{0, 0}, true};
+    for (std::size_t t = 0; t < D; ++t) acc = add(acc, {terms[t], zero[t]}, into);
+    return acc;
+  };
+  // sum(t[lo..hi)) = sum(t[lo..lo+⌊n/2⌋)) + sum(t[lo+⌊n/2⌋..hi)) (numeric/summation.hpp)
+  auto pairwise = [&](auto&& self, std::size_t lo, std::size_t hi) -> Partial {
+    if (hi - lo == 1) return {terms[lo], zero[lo]};
+    const std::size_t mid = lo + (hi - lo) / 2;
+    return add(self(self, lo, mid), self(self, mid, hi), F);
+  };
+  Partial score;
+  switch (policy.summation) {
+    case attention::Summation::sequential:
+      score = sequential(F);
+      break;
+    case attention::Summation::pairwise:
+      score = pairwise(pairwise, 0, D);
+      break;
+    case attention::Summation::wide_accumulator:
+      score = sequential(A);
+      score.e = P.round(score.e, F);
+      break;
+    case attention::Summation::exact: {
+      Err total{0, 0};
+      for (std::size_t t = 0; t < D; ++t) total = Propagation::add(total, terms[t]);
+      score = {P.round(total, F), false};
+      break;
+    }
+  }
+  return {score.e.D, P.overflow};
+}
+
+}  // namespace
+
+namespace detail {
+
+namespace {
+
+/// q rounded up to a double (an upper bound of q ≥ 0).
+double up(const mpq_class& q) {
+  double d = numeric::nearest_double(q);
+  if (mpq_class(d) < q) d = std::nextafter(d, HUGE_VAL);
+  return d;
+}
+
+}  // namespace
+
+QueryBound::QueryBound(const FixedOffsetHead& head, const mpq_class& E)
+    : head_(head), ideal_(head.ideal) {
+  E_ = up(E);
+  const auto& policy = head.policy;
+  const auto F = rounding_model(policy.format, policy.rounding);
+  const bool wide = policy.summation == attention::Summation::wide_accumulator;
+  const auto A = wide ? rounding_model(policy.accumulator, policy.rounding) : F;
+  use_model_ = F.has_value() && A.has_value();
+  if (!use_model_) return;
+  eps_F_ = up(F->eps);
+  eta_F_ = up(F->eta);
+  eps_A_ = up(A->eps);
+  eta_A_ = up(A->eta);
+  // K ≥ ||(ĉ − c, ŝ − s)||₂ ≤ ||ε·(|c|, |s|)||₂ + ||(η, η)||₂ = ε + √2·η (Minkowski, c² + s² = 1)
+  K_ = std::nextafter(eps_F_ + std::nextafter(std::sqrt(2.0), HUGE_VAL) * eta_F_, HUGE_VAL);
+  const double C = head.C.to_double();  // exact: F fits a double
+  for (std::size_t d = 0; d < ideal_.w.size(); ++d) {
+    coords_.push_back(block_coordinates(head, d));
+    Cw_.push_back(C * ideal_.w[d]);
+  }
+}
+
+double QueryBound::error(std::uint64_t i, const double* q) const {
+  if (!use_model_) return E_;
+  constexpr double u = 0x1p-53;
+  const double m = static_cast<double>(i - head_.k);  // exact: < 2^53
+  // Σ_d ||q̂_d − q_d||₂ and Σ_d ||q̂_d||₂. q̃_d = (C·w_d)⊗(cos, sin)(m⊗θ̂_d) errs from q_d by
+  // ≤ |C·w_d|·(2^-50 + m·(e_d + u·|θ̂_d|) + 3u) per coordinate (argument, libm ≤ 2^-50,
+  // C·w_d's and the product's roundings, each ≤ u relative); γ_d is twice that, and
+  // ||δ_d|| ≤ ||q̂_d − q̃_d|| + √2·γ_d/2 with the computed norm's own error (≤ 4u relative)
+  // inside the factor 1 + 2^-50.
+  double a = 0, qn = 0;
+  for (std::size_t d = 0; d < Cw_.size(); ++d) {
+    const auto [c0, c1] = coords_[d];
+    const double ang = m * ideal_.theta[d];
+    const double x0 = q[c0] - Cw_[d] * std::cos(ang), x1 = q[c1] - Cw_[d] * std::sin(ang);
+    const double gamma = 2 * std::fabs(Cw_[d]) *
+                         (0x1p-50 + m * (ideal_.e[d] + u * std::fabs(ideal_.theta[d])) + 3 * u);
+    a += std::sqrt(x0 * x0 + x1 * x1) * (1 + 0x1p-50) + 0.75 * gamma;
+    qn += std::sqrt(q[c0] * q[c0] + q[c1] * q[c1]) * (1 + 0x1p-50);
+  }
+  // ρ: the rounding of the dot product of q̂ with any k̂ with |k̂_c| ≤ 1, in the policy's
+  // order (error_analysis with D = 0 for q̂ and k̂, which are exact, and q̂'s own magnitudes)
+  const auto& policy = head_.policy;
+  const std::size_t D = head_.head.head_dim;
+  struct Part {
+    double M = 0, D = 0;
+    bool zero = true;
+  };
+  auto round = [](const Part& x, double eps, double eta) {
+    return Part{x.M, x.D + eps * (x.M + x.D) + eta, x.zero};
+  };
+  std::vector<Part> terms(D);
+  for (std::size_t c = 0; c < D; ++c) {
+    const double mag = std::fabs(q[c]);
+    if (mag == 0) continue;  // 0·k̂ = 0 exactly, and adding an exact 0 is exact
+    switch (policy.summation) {
+      case attention::Summation::sequential:
+      case attention::Summation::pairwise:
+        terms[c] = round({mag, 0, false}, eps_F_, eta_F_);
+        break;
+      case attention::Summation::wide_accumulator: {
+        const Part qa = round({mag, 0, false}, eps_A_, eta_A_);
+        const Part ka = round({1, 0, false}, eps_A_, eta_A_);
+        const Part prod{mag, qa.M * ka.D + ka.M * qa.D + qa.D * ka.D, false};
+        terms[c] = round(prod, eps_A_, eta_A_);
+        break;
+      }
+      case attention::Summation::exact:
+        terms[c] = {mag, 0, false};
+        break;
+    }
+  }
+  auto add = [&](const Part& x, const Part& y, double eps, double eta) -> Part {
+    if (x.zero) return y;
+    if (y.zero) return x;
+    return round({x.M + y.M, x.D + y.D, false}, eps, eta);
+  };
+  auto sequential = [&](double eps, double eta) {
+    Part acc;
+    for (std::size_t t = 0; t < D; ++t) acc = add(acc, terms[t], eps, eta);
+    return acc;
+  };
+  auto pairwise = [&](auto&& self, std::size_t lo, std::size_t hi) -> Part {
+    if (hi - lo == 1) return terms[lo];
+    const std::size_t mid = lo + (hi - lo) / 2;
+    return add(self(self, lo, mid), self(self, mid, hi), eps_F_, eta_F_);
+  };
+  Part score;
+  switch (policy.summation) {
+    case attention::Summation::sequential:
+      score = sequential(eps_F_, eta_F_);
+      break;
+    case attention::Summation::pairwise:
+      score = pairwise(pairwise, 0, D);
+      break;
+    case attention::Summation::wide_accumulator:
+      score = round(sequential(eps_A_, eta_A_), eps_F_, eta_F_);
+      break;
+    case attention::Summation::exact: {
+      Part total;
+      for (std::size_t t = 0; t < D; ++t) total = {total.M + terms[t].M, 0, false};
+      score = round(total, eps_F_, eta_F_);
+      break;
+    }
+  }
+  // every term above is a non-negative sum or product of non-negative doubles: fewer than
+  // 2^20 such operations, each within 2^-53 relative, so the exact value is below the computed
+  // one times (1 − 2^-53)^-(2^20) < 1 + 2^-30
+  return (a + K_ * qn + score.D) * (1 + 0x1p-30);
+}
+
+double prune_threshold(double t, double f, double err, double C) {
+  double x = std::nextafter(t - f, -HUGE_VAL);
+  x = std::nextafter(x - err, -HUGE_VAL);
+  return std::nextafter(x / C, -HUGE_VAL);
+}
+
+}  // namespace detail
+
+std::optional<std::string> fast_range_refusal(const FixedOffsetHead& head) {
+  if (auto why = detail::structural_refusal(head)) return why;
+  if (error_analysis(head).second)
+    return "C = " + head.C.to_decimal(9) +
+           " is so large that an intermediate of a score could "
+           "overflow in " +
+           head.policy.format.name;
+  return std::nullopt;
+}
+
+std::optional<mpq_class> realised_score_error_bound(const FixedOffsetHead& head) {
+  if (detail::structural_refusal(head)) return std::nullopt;
+  auto [E, overflow] = error_analysis(head);
+  if (overflow) return std::nullopt;
+  return E;
+}
+
+}  // namespace ropesim::proofs
