@@ -202,7 +202,9 @@ def train_one(language: str, schedule: str, seed: int, config: TrainConfig = Tra
     Returns a dict: the inputs, ``train_seconds``, ``eval_seconds``, ``loss`` (first, last),
     ``train_accuracy`` (twin, balanced, on the training words), and per evaluator (``twin``,
     then each format) ``rows`` (length, balanced_accuracy, words), ``mean_accuracy`` (mean over
-    the tested lengths), ``min_accuracy``, ``longest_perfect``; ``agreement``: the fraction of
+    the tested lengths), ``min_accuracy``, ``longest_perfect``, and for the formats
+    ``last_word`` (a word of the longest length and ropesim's exact output y on it in that
+    format); ``agreement``: the fraction of
     exact-run words on which fp32 and the twin decide alike. Raises ValueError for an unknown
     language or schedule or a bad config.
     """
@@ -272,6 +274,9 @@ def train_one(language: str, schedule: str, seed: int, config: TrainConfig = Tra
         exact = {w: bool(_ropesim.run_model(parsed, w, False)["accept"])
                  for r in exact_rows for w in r["members"] + r["nonmembers"]}
         result["evaluations"][fmt] = summarise(_balanced(exact_rows, exact.__getitem__))
+        last = (exact_rows[-1]["members"] + exact_rows[-1]["nonmembers"])[0]
+        result["evaluations"][fmt]["last_word"] = {  # the exact output on one longest word
+            "word": last, "output": _ropesim.run_model(parsed, last, False)["output"]}
         if fmt == "fp32":
             agree = sum(exact[w] == decided[w] for w in exact)
             total = len(exact)
