@@ -343,6 +343,7 @@ def experiment_train(languages=("MOD_3",), schedules=("nope", "periodic", "rope-
                     with open(path, encoding="utf-8") as f:
                         stored = json.load(f)
                     if stored.get("config_key") == config.key():
+                        stored["reused"] = True  # in memory only: this run did not make it
                         results.append(stored)
                         say(f"{language} {schedule} seed {seed}: reused {path}")
                         continue
@@ -454,8 +455,10 @@ PAPER = {("(aa)*", "periodic"): "1.00", ("(aa)*", "nope"): "0.50",
          ("a.*", "nope"): "longest perfect 470.5"}
 
 
-def markdown(table, built: list[dict], config: TrainConfig, seconds: float | None = None) -> str:
-    """The table of ``summary`` (trained) and ``constructed`` rows as Markdown."""
+def markdown(table, built: list[dict], config: TrainConfig, seconds: float | None = None,
+             reused: int = 0, models: int = 0) -> str:
+    """The table of ``summary`` (trained) and ``constructed`` rows as Markdown; `seconds`: the
+    run's wall time, `reused` of its `models` models read from an earlier run's files."""
     lines = [f"Trained: {config.layers} layers, d_model {config.d_model}, {config.heads} heads of "
              f"dim {config.head_dim}, FFN {config.ffn_hidden}, post-LN; {config.steps} Adam steps "
              f"(batch {config.batch}, lr {config.lr}) on lengths 1..{config.train_length} "
@@ -485,13 +488,19 @@ def markdown(table, built: list[dict], config: TrainConfig, seconds: float | Non
                          f"{b['evaluator']} | {b['mean_accuracy']:.3f} | | "
                          f"{b['min_accuracy']:.3f} | {b['longest_perfect']:.1f} | |")
     if seconds is not None:
-        lines += ["", f"Wall time of this run: {seconds:.0f} s."]
+        lines += ["", f"Wall time of this run: {seconds:.0f} s" + (
+            f" ({reused} of the {models} models reused from an earlier run)." if reused else ".")]
     return "\n".join(lines) + "\n"
 
 
-def figure(results: list[dict], path: str) -> None:
-    """Balanced accuracy against length, one panel per language, one line per schedule (the
-    float32 twin, mean over seeds) and markers for the exact fp32 runs (SVG or PNG by suffix)."""
+def figure(results: list[dict], path: str, window: int = 6) -> None:
+    """Balanced accuracy against length, one panel per language, one line per schedule: the
+    float32 twin (lines) and the exact fp32 runs (markers), each the mean over seeds and over
+    windows of `window` consecutive tested lengths (with the default stride 7 ≡ 1 mod 6, six
+    consecutive tested lengths hold every residue mod 2 and mod 3 once, so a window's mean is
+    not decided by which residues it happens to hold; a shorter last window joins the one
+    before), plotted at the window's mean length.
+    SVG or PNG by the suffix of `path`."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -503,19 +512,26 @@ def figure(results: list[dict], path: str) -> None:
         for k, schedule in enumerate(schedules):
             group = [r for r in results if r["language"] == language
                      and r["schedule"] == schedule]
-            colour = f"C{k}"
             for ev, style in (("twin", "-"), ("fp32", "o")):
                 if ev not in group[0]["evaluations"]:
                     continue
-                lengths = [x["length"] for x in group[0]["evaluations"][ev]["rows"]]
-                mean = [sum(g["evaluations"][ev]["rows"][i]["balanced_accuracy"] for g in group)
-                        / len(group) for i in range(len(lengths))]
+                rows = [g["evaluations"][ev]["rows"] for g in group]
+                xs, ys = [], []
+                n = len(rows[0])
+                starts = list(range(0, n, window))
+                if len(starts) > 1 and n % window:  # a short last window joins the one before
+                    starts.pop()
+                for start, stop in zip(starts, starts[1:] + [n]):
+                    part = [row[start:stop] for row in rows]
+                    xs.append(sum(x["length"] for x in part[0]) / len(part[0]))
+                    ys.append(sum(x["balanced_accuracy"] for p in part for x in p)
+                              / sum(len(p) for p in part))
                 label = f"{schedule} (twin)" if ev == "twin" else f"{schedule} (exact fp32)"
-                ax.plot(lengths, mean, style, color=colour, label=label,
-                        markersize=3, linewidth=1)
+                ax.plot(xs, ys, style, color=f"C{k}", label=label, markersize=4, linewidth=1,
+                        fillstyle="none")
         ax.set_title(f"{language}: trained on lengths ≤ "
-                     f"{results[0]['config']['train_length']}, {len(group)} seeds")
-        ax.set_xlabel("word length")
+                     f"{results[0]['config']['train_length']}, {len(group)} seeds", fontsize=10)
+        ax.set_xlabel(f"word length (mean of {window} tested lengths)")
         ax.set_ylabel("balanced accuracy")
         ax.set_ylim(-0.02, 1.02)
         ax.legend(fontsize=7)
@@ -592,7 +608,8 @@ def main(argv=None) -> int:
                                             for b in constructed(lang, schedules, config)]
     seconds = time.time() - start
     table.to_csv(os.path.join(args.out, "results.csv"), index=False)
-    text = markdown(table, built, config, seconds)
+    text = markdown(table, built, config, seconds, sum(bool(r.get("reused")) for r in results),
+                    len(results))
     with open(os.path.join(args.out, "table.md"), "w", encoding="utf-8") as f:
         f.write(text)
     figure(results, os.path.join(args.out, "accuracy.svg"))
