@@ -42,8 +42,8 @@ from ._sweep import sweep  # the sweep table from the library (python/ropesim/_s
 
 __all__ = [
     "round", "round_flags", "rotation_table", "census", "position", "horizon", "compile",
-    "Model", "classify", "check", "formats", "experiment_length", "balanced_words", "cli", "Fraction",
-    "__version__", "sweep",
+    "Model", "classify", "check", "formats", "experiment_length", "balanced_words", "cli",
+    "Fraction", "__version__", "sweep",
 ]
 __version__ = _ropesim.version
 

@@ -315,7 +315,8 @@ def experiment_train(languages=("MOD_3",), schedules=("nope", "periodic", "rope-
     (language, schedule, seed), trained and tested by ``train_one``. With `out`, each model's
     result is written to ``out/models/NAME-seedS.json`` (and its spec to ``….spec.json``) and
     a result already there for the same config is reused (resumable per model); `jobs` worker
-    processes (each one torch thread). `progress(line)` gets a line per model started and done.
+    processes (each one torch thread), started by ``spawn``: they re-import the calling
+    script, which therefore needs an ``if __name__ == "__main__":`` guard when jobs > 1. `progress(line)` gets a line per model started and done.
 
     Returns (results, table): the list of per-model dicts and the pandas DataFrame ``summary``
     makes of them. Raises ValueError for an unknown language or schedule, a bad config, no
