@@ -12,6 +12,7 @@
 //                       attention::run on its spec;
 //   classify            proofs::classify_language;
 //   experiment_length   proofs::length_spec → proofs::run_length_spec;
+//   balanced_words      proofs::balanced_words (the words experiment_length draws);
 //   check               properties::check_request → properties::run_property (RapidCheck
 //                       compiled with -fPIC from third_party/rapidcheck: Debian's is not PIC).
 // A result comes back as its library's JSON (to_json) converted by type (to_python): the
@@ -44,6 +45,7 @@
 #include "attention/transformer/model_spec.hpp"
 #include "attention/transformer/run.hpp"
 #include "attention/transformer/transformer.hpp"
+#include "automata/dfa.hpp"
 #include "core/budget.hpp"
 #include "core/error.hpp"
 #include "numeric/arithmetic.hpp"
@@ -62,6 +64,7 @@
 #include "proofs/compiler/compile_request.hpp"
 #include "proofs/compiler/compiler.hpp"
 #include "proofs/compiler/compiler_report.hpp"
+#include "proofs/experiments/length_experiment.hpp"
 #include "proofs/experiments/length_study.hpp"
 #include "proofs/languages/language_class.hpp"
 #include "proofs/range/bounded_horizon.hpp"
@@ -410,6 +413,36 @@ py::object experiment_length(const proofs::LengthArguments& arguments) {
   }));
 }
 
+/// The balanced words per length (proofs::balanced_words): one dict per length with the
+/// members and non-members as lists of str and the empty/exhaustive flags.
+py::list balanced_words(const std::string& formula, const std::string& regex,
+                        const std::string& alphabet, const std::vector<std::uint64_t>& lengths,
+                        std::size_t words, std::uint64_t seed) {
+  const std::vector<proofs::BalancedWords> rows = library_call([&] {
+    proofs::BalancedWordsSpec spec;
+    spec.formula = formula;
+    spec.regex = regex;
+    spec.alphabet = automata::alphabet_from_letters(alphabet);
+    spec.lengths = lengths;
+    spec.words = words;
+    spec.seed = seed;
+    return proofs::balanced_words(spec);
+  });
+  py::list out;
+  for (const auto& row : rows) {
+    py::dict d;
+    d["length"] = row.length;
+    d["members"] = row.members;
+    d["nonmembers"] = row.nonmembers;
+    d["members_empty"] = row.members_empty;
+    d["nonmembers_empty"] = row.nonmembers_empty;
+    d["members_exhaustive"] = row.members_exhaustive;
+    d["nonmembers_exhaustive"] = row.nonmembers_exhaustive;
+    out.append(d);
+  }
+  return out;
+}
+
 /// RapidCheck keeps process-wide state (ImplicitParam's scope stack is a plain static): one
 /// check runs at a time.
 std::mutex check_mutex;
@@ -565,6 +598,11 @@ PYBIND11_MODULE(_ropesim, m) {
   m.def("experiment_length", &experiment_length, py::arg("arguments"),
         "Accuracy against length (proofs::length_experiment): the dict of `ropesim experiment "
         "length --json`. Raises ValueError with the CLI's one-line message for bad input.");
+  m.def("balanced_words", &balanced_words, py::arg("formula"), py::arg("regex"),
+        py::arg("alphabet"), py::arg("lengths"), py::arg("words"), py::arg("seed"),
+        "The balanced words per length that experiment_length draws (proofs::balanced_words): "
+        "give the language as a formula or a regex (the other empty). Raises ValueError with a "
+        "one-line message for bad input.");
   py::class_<properties::CheckArguments>(m, "CheckArguments")
       .def(py::init<>())
       .def_readwrite("property", &properties::CheckArguments::property)

@@ -1,12 +1,15 @@
 #include "proofs/experiments/length_experiment.hpp"
 
 #include <algorithm>
+#include <functional>
+#include <optional>
 #include <random>
 #include <stdexcept>
 #include <string>
 
 #include "attention/transformer/prefix_oracle.hpp"
 #include "automata/minimise.hpp"
+#include "automata/regex.hpp"
 #include "automata/word_counts.hpp"
 #include "core/error.hpp"
 #include "logic/evaluate.hpp"
@@ -19,54 +22,63 @@ namespace ropesim::proofs {
 
 namespace {
 
-void validate(const LengthExperimentSpec& spec) {
-  if (spec.alphabet.empty())
-    throw InvalidArgument("the alphabet is empty; give at least one letter");
-  for (const auto& s : spec.alphabet) {
+void validate_alphabet(const std::vector<std::string>& alphabet) {
+  if (alphabet.empty()) throw InvalidArgument("the alphabet is empty; give at least one letter");
+  for (const auto& s : alphabet) {
     if (s.size() != 1) {
       throw InvalidArgument("alphabet symbol '" + s +
                             "' is not one letter; accepted: single letters, e.g. ab");
     }
   }
-  if (spec.schedules.empty()) throw InvalidArgument("no schedule; give at least one");
-  if (spec.formats.empty()) throw InvalidArgument("no format; give at least one");
-  if (spec.lengths.empty()) throw InvalidArgument("no length; give at least one");
-  for (std::size_t i = 0; i < spec.lengths.size(); ++i) {
-    if (spec.lengths[i] == 0) throw InvalidArgument("lengths must be at least 1, got 0");
-    if (i > 0 && spec.lengths[i] <= spec.lengths[i - 1])
-      throw InvalidArgument("lengths must be ascending without repeats");
-  }
-  if (spec.words == 0) throw InvalidArgument("words must be at least 1");
 }
 
-/// The balanced words of one length and side (see length_experiment), as text.
+void validate_lengths(const std::vector<std::uint64_t>& lengths, std::size_t words) {
+  if (lengths.empty()) throw InvalidArgument("no length; give at least one");
+  for (std::size_t i = 0; i < lengths.size(); ++i) {
+    if (lengths[i] == 0) throw InvalidArgument("lengths must be at least 1, got 0");
+    if (i > 0 && lengths[i] <= lengths[i - 1])
+      throw InvalidArgument("lengths must be ascending without repeats");
+  }
+  if (words == 0) throw InvalidArgument("words must be at least 1");
+}
+
+void validate(const LengthExperimentSpec& spec) {
+  validate_alphabet(spec.alphabet);
+  if (spec.schedules.empty()) throw InvalidArgument("no schedule; give at least one");
+  if (spec.formats.empty()) throw InvalidArgument("no format; give at least one");
+  validate_lengths(spec.lengths, spec.words);
+}
+
+/// The words of one length and side.
 struct SideWords {
   std::vector<std::string> words;
   bool empty = false, exhaustive = false;
 };
 
+/// The balanced words of one length and side (see length_experiment), as text. `check`, when
+/// given, is a second evaluation of the language: it must say member exactly for the members.
 SideWords side_words(const automata::WordCounts& counts, std::uint64_t n, automata::Side side,
-                     const LengthExperimentSpec& spec, const ltl::Formula& formula) {
+                     std::size_t words, std::uint64_t seed,
+                     const std::function<bool(const std::string&)>& check) {
   SideWords out;
   const mpz_class total = counts.words(n, side);
   const auto keep = [&](const automata::Word& w) {
     std::string text = counts.dfa().text(w);
-    // A second evaluation of the formula: the DFA and ltl::accepts must agree on every word.
-    if (ltl::accepts(formula, ltl::letters(text)) != (side == automata::Side::members)) {
-      throw std::logic_error("length_experiment: the formula's DFA and ltl::accepts disagree on '" +
+    if (check && check(text) != (side == automata::Side::members)) {
+      throw std::logic_error("balanced words: the language's DFA and its formula disagree on '" +
                              text + "'");
     }
     out.words.push_back(std::move(text));
   };
   if (sgn(total) == 0) {
     out.empty = true;
-  } else if (total <= static_cast<unsigned long>(spec.words)) {
+  } else if (total <= static_cast<unsigned long>(words)) {
     out.exhaustive = true;
     for (unsigned long r = 0; r < total.get_ui(); ++r) keep(counts.unrank(n, side, r));
   } else {
     const std::uint64_t s = side == automata::Side::members ? 0 : 1;
-    std::mt19937_64 rng(spec.seed + 0x9E3779B97F4A7C15ULL * (2 * n + s));
-    for (std::size_t w = 0; w < spec.words; ++w) keep(*counts.sample(n, side, rng));
+    std::mt19937_64 rng(seed + 0x9E3779B97F4A7C15ULL * (2 * n + s));
+    for (std::size_t w = 0; w < words; ++w) keep(*counts.sample(n, side, rng));
   }
   return out;
 }
@@ -134,10 +146,13 @@ std::vector<LengthSeries> length_experiment(const LengthExperimentSpec& spec,
   // The balanced words of every requested length: the same for every model.
   const automata::Dfa dfa = automata::minimise(formula_dfa(formula, spec.alphabet));
   const automata::WordCounts counts(dfa, longest);
+  // A second evaluation of the formula: the DFA and ltl::accepts must agree on every word.
+  const auto check = [&](const std::string& w) { return ltl::accepts(formula, ltl::letters(w)); };
   std::vector<SideWords> members, nonmembers;  // [length index]
   for (const std::uint64_t L : spec.lengths) {
-    members.push_back(side_words(counts, L, automata::Side::members, spec, formula));
-    nonmembers.push_back(side_words(counts, L, automata::Side::nonmembers, spec, formula));
+    members.push_back(side_words(counts, L, automata::Side::members, spec.words, spec.seed, check));
+    nonmembers.push_back(
+        side_words(counts, L, automata::Side::nonmembers, spec.words, spec.seed, check));
   }
 
   std::vector<LengthSeries> out;
@@ -215,6 +230,39 @@ std::vector<LengthSeries> length_experiment(const LengthExperimentSpec& spec,
       out.push_back(std::move(series));
       if (progress) progress(out.size(), models);
     }
+  }
+  return out;
+}
+
+std::vector<BalancedWords> balanced_words(const BalancedWordsSpec& spec) {
+  validate_alphabet(spec.alphabet);
+  validate_lengths(spec.lengths, spec.words);
+  if (spec.formula.empty() == spec.regex.empty())
+    throw InvalidArgument("give the language as a formula or as a regex (exactly one)");
+  std::optional<ltl::Formula> formula;
+  std::function<bool(const std::string&)> check;
+  automata::Dfa dfa = [&] {
+    if (spec.regex.empty()) {
+      formula = ltl::parse(spec.formula);
+      check = [&](const std::string& w) { return ltl::accepts(*formula, ltl::letters(w)); };
+      return automata::minimise(formula_dfa(*formula, spec.alphabet));
+    }
+    return automata::minimise(automata::regex_to_dfa(spec.regex, spec.alphabet));
+  }();
+  const automata::WordCounts counts(std::move(dfa), spec.lengths.back());
+  std::vector<BalancedWords> out;
+  for (const std::uint64_t L : spec.lengths) {
+    SideWords m = side_words(counts, L, automata::Side::members, spec.words, spec.seed, check);
+    SideWords n = side_words(counts, L, automata::Side::nonmembers, spec.words, spec.seed, check);
+    BalancedWords row;
+    row.length = L;
+    row.members = std::move(m.words);
+    row.nonmembers = std::move(n.words);
+    row.members_empty = m.empty;
+    row.nonmembers_empty = n.empty;
+    row.members_exhaustive = m.exhaustive;
+    row.nonmembers_exhaustive = n.exhaustive;
+    out.push_back(std::move(row));
   }
   return out;
 }

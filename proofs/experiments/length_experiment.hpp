@@ -110,6 +110,44 @@ struct LengthSeries {
   std::optional<std::uint64_t> longest_all_right;
 };
 
+/// The balanced words of one length (what length_experiment tries at that length).
+struct BalancedWords {
+  std::uint64_t length = 0;
+  std::vector<std::string> members;     ///< words of L ∩ Σ^n, in draw order
+  std::vector<std::string> nonmembers;  ///< words of Σ^n \ L, in draw order
+  /// L ∩ Σ^n resp. Σ^n \ L has no word.
+  bool members_empty = false, nonmembers_empty = false;
+  /// The side has at most `words` words: each is listed once, in lexicographic order.
+  bool members_exhaustive = false, nonmembers_exhaustive = false;
+};
+
+/// Which language and lengths balanced_words draws from.
+struct BalancedWordsSpec {
+  /// The language: an LTL[P,MOD] formula (logic/formula.hpp), or a regular expression
+  /// (automata/regex.hpp) for a language without a formula (PARITY); exactly one is non-empty.
+  std::string formula;
+  std::string regex;
+  std::vector<std::string> alphabet;   ///< single-letter symbols, e.g. {"a", "b"}
+  std::vector<std::uint64_t> lengths;  ///< word lengths, ascending, each ≥ 1
+  std::size_t words = 20;              ///< words per length and side (≥ 1)
+  std::uint64_t seed = 1;              ///< the draw's seed
+};
+
+/// The balanced words of every requested length, drawn exactly as length_experiment draws them
+/// (the same words for the same formula, alphabet, lengths, words and seed): from the minimal
+/// DFA of the formula (formula_dfa) or of the regex (automata::regex_to_dfa), per length and
+/// side, none when the side is empty, every word once when it has at most `words`, else
+/// `words` uniform draws by exact path counts (see length_experiment for the seeding). A
+/// formula's words are each checked against ltl::accepts (a disagreement throws
+/// std::logic_error). The trained models' experiment (python/ropesim/train.py, issue 37) trains
+/// and tests on these words.
+///
+/// Throws InvalidArgument for neither or both of formula and regex, an empty alphabet or a
+/// symbol that is not one letter, no lengths, lengths not ascending or 0, words = 0, a formula
+/// or regex that does not parse or uses letters outside the alphabet; BudgetExceeded when the
+/// path counts exceed kMaxWordCountBytes.
+std::vector<BalancedWords> balanced_words(const BalancedWordsSpec& spec);
+
 /// Progress: (models done, models in all).
 using LengthProgress = std::function<void(std::size_t, std::size_t)>;
 

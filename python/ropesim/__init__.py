@@ -42,8 +42,8 @@ from ._sweep import sweep  # the sweep table from the library (python/ropesim/_s
 
 __all__ = [
     "round", "round_flags", "rotation_table", "census", "position", "horizon", "compile",
-    "Model", "classify", "check", "formats", "experiment_length", "cli", "Fraction",
-    "__version__", "sweep",
+    "Model", "classify", "check", "formats", "experiment_length", "balanced_words", "cli",
+    "Fraction", "__version__", "sweep",
 ]
 __version__ = _ropesim.version
 
@@ -448,3 +448,33 @@ def experiment_length(formula: str, alphabet: str = "ab", lengths: str = "1..64"
     if isinstance(result, dict) and isinstance(result.get("rows"), list):
         result["table"] = _frame(result["rows"])
     return result
+
+
+def balanced_words(lengths, formula: str | None = None, regex: str | None = None,
+                   alphabet: str = "ab", words: int = 20, seed: int = 1) -> list:
+    """The balanced words ``experiment_length`` tries at each length (proofs::balanced_words,
+    called directly): per length n, the words of L ∩ Σ^n (members) and of Σ^n \\ L
+    (non-members), none of a side that is empty at n, every word of a side with at most `words`
+    words once (lexicographic), else `words` uniform draws by exact path counts in the
+    language's minimal DFA, seeded per (n, side) from `seed` — the same words ``experiment
+    length`` draws for the same formula, alphabet, lengths, words and seed.
+
+    Give the language as an LTL[P,MOD] `formula` (each word is checked against the formula's
+    own evaluation) or a `regex` (docs/CLI.md ``classify --regex``; for languages without a
+    formula, such as PARITY), not both. `lengths`: ascending ints ≥ 1. Returns one dict per
+    length: ``length``, ``members``, ``nonmembers`` (lists of str), ``members_empty``,
+    ``nonmembers_empty``, ``members_exhaustive``, ``nonmembers_exhaustive``. Raises ValueError
+    with a one-line message for bad input (neither or both of formula and regex, lengths not
+    ascending, words = 0, an alphabet letter the syntax reserves), TypeError for a count that is
+    not an int.
+    """
+    if (formula is None) == (regex is None):
+        raise ValueError("balanced_words: give the language as formula or as regex (exactly one)")
+    texts = _arguments(["--alphabet", alphabet] + (["--formula", formula] if formula is not None
+                                                   else ["--regex", regex]))
+    if isinstance(lengths, (str, bytes)):
+        raise TypeError("lengths: expected a list of ints, got a str")
+    lengths = [_count("lengths", n, 1) for n in lengths]
+    return _ropesim.balanced_words(texts[3] if formula is not None else "",
+                                   texts[3] if regex is not None else "", texts[1], lengths,
+                                   _count("words", words, 1), _count("seed", seed, 0))

@@ -1015,8 +1015,8 @@ def train(model: RopeTransformer, words: Sequence, labels: Sequence, steps: int 
     the binary cross-entropy of sigmoid(y) (y the logit, accept iff y > 0), `steps` steps on
     minibatches of `batch_size` words drawn without replacement per epoch (None: every word
     each step), seeded by `seed`. Returns the loss of every step (floats). `progress(step,
-    loss)` is called after each step when given. A start of issue 37 item 2 (the training
-    experiment; docs/TRAINED.md), not the experiment itself.
+    loss)` is called after each step when given. The training experiment (issue 37 item 2;
+    docs/TRAINED.md) is ``ropesim.train``, which trains through this function.
 
     Raises ValueError when `words` and `labels` differ in length or are empty, or a count is
     out of range; TypeError for a count that is not an int.
