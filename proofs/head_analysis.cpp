@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -256,12 +257,12 @@ std::optional<AttentionDifference> first_difference(const attention::RunResult& 
       for (std::size_t h = 0; h < a.layers[l][t].heads.size(); ++h) {
         const auto& x = a.layers[l][t].heads[h];
         const auto& y = b.layers[l][t].heads[h];
-        const auto i = first_argmax(x.weights), j = first_argmax(y.weights);
-        const auto key = [](const attention::HeadTrace& ht, std::optional<std::size_t> i) {
-          return i ? std::optional<std::uint64_t>(ht.keys[*i]) : std::nullopt;
+        const auto key = [](const attention::HeadTrace& ht) -> std::optional<std::uint64_t> {
+          const auto best = first_argmax(ht.weights);
+          if (!best) return std::nullopt;
+          return ht.keys[*best];
         };
-        if (key(x, i) != key(y, j))
-          return AttentionDifference{a.positions[t], l, h, key(x, i), key(y, j)};
+        if (key(x) != key(y)) return AttentionDifference{a.positions[t], l, h, key(x), key(y)};
       }
     }
   }

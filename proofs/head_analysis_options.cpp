@@ -2,6 +2,7 @@
 // formats, the words, the positional share and the work budget.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <random>
 #include <set>
 
@@ -44,6 +45,8 @@ std::vector<std::string> words_of_length(const std::vector<std::string>& alphabe
     std::string w;
     for (std::size_t i = 0; i < letters.size(); ++i)
       w += (several && i ? " " : "") + alphabet[letters[i]];
+    // one symbol of several characters: a blank makes tokenize split on blanks, not characters
+    if (several && letters.size() == 1) w += " ";
     return w;
   };
   double count = 1;
@@ -117,7 +120,7 @@ HeadAnalysisOptions head_analysis_options(const HeadAnalysisArguments& a) {
     o.word_source = "given";
     o.words = numeric::split_list(*a.words, "--words");
     for (const auto& w : o.words)
-      with_context("--words", [&] { return attention::tokenize(o.model, w); });
+      (void)with_context("--words", [&] { return attention::tokenize(o.model, w); });
   } else {
     o.lengths = parse_lengths(a.lengths.value_or("1..16"));
     for (const std::uint64_t n : o.lengths) {

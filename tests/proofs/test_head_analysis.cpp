@@ -132,14 +132,14 @@ TEST_CASE("a Y^1 head on periodic:m=4 (C = 64, fp16) is positional with N_max = 
   const auto a = analyse(file, "a,b,ab,ba,aab,bab");
   const auto& y = a.heads.at(0);  // layer 0: the Y^1 head, then the P⊤ head
   CHECK(y.test.positional);
-  CHECK(y.test.offset == 1);
+  CHECK(y.test.offset == std::int64_t{1});
   CHECK(y.test.eligible == 1 + 1 + 2 + 2 + 3 + 3);  // queries 2..N+1, key N present
   CHECK(y.test.at_offset == y.test.eligible);
   REQUIRE(y.range.has_value());
   CHECK(y.range->content_independent);
   CHECK(y.range->range.n_max == 3);
-  CHECK(y.range->range.fail_query == 5);
-  CHECK(y.range->range.fail_competitor == 0);
+  CHECK(y.range->range.fail_query == 5u);
+  CHECK(y.range->range.fail_competitor == 0u);
   CHECK_FALSE(a.heads.at(1).test.positional);  // P⊤: uniform over the symbols
 }
 
@@ -154,7 +154,7 @@ TEST_CASE("compiled Y a in bf16: the range equals horizon's for the same q, k, C
   const auto& y = a.heads[1];  // layer 1: Y a (layer 0 holds P⊤)
   CHECK(y.name == "Y a");
   CHECK(y.test.positional);
-  CHECK(y.test.offset == 1);
+  CHECK(y.test.offset == std::int64_t{1});
   CHECK(y.test.eligible == 4 + 4 + 2);
   CHECK(y.test.at_offset == y.test.eligible);
   REQUIRE(y.range.has_value());
