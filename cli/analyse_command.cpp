@@ -86,8 +86,8 @@ std::string flips_text(const proofs::HeadAnalysis& a) {
   std::string s = fmt::format("decisions  {} words compared: {} decided differently in {} and {}\n",
                               a.decisions_compared, a.flips.size(), a.format, a.reference_format);
   if (a.flips.empty()) return s;
-  s += "  word (first prefix that flips, length n)  " + a.format + " / " + a.reference_format +
-       "  first attention difference\n";
+  s += "  word (n: symbols of the first prefix that flips)  " + a.format + " / " +
+       a.reference_format + "  first attention difference\n";
   const auto verdict = [](bool accept) { return accept ? "accept" : "reject"; };
   for (std::size_t i = 0; i < a.flips.size() && i < kShownFlips; ++i) {
     const auto& f = a.flips[i];

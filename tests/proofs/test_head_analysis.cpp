@@ -157,6 +157,11 @@ TEST_CASE("compiled Y a in bf16: the range equals horizon's for the same q, k, C
   CHECK(y.test.offset == std::int64_t{1});
   CHECK(y.test.eligible == 4 + 4 + 2);
   CHECK(y.test.at_offset == y.test.eligible);
+  // Q = K = 0: the weight norms are the biases' (the spec's query_bias 17664, -27520; key (1, 0))
+  REQUIRE(y.blocks.size() == 1);
+  CHECK(y.blocks[0].query_weight_norm == Approx(std::hypot(17664.0, 27520.0)));
+  CHECK(y.blocks[0].key_weight_norm == 1);
+  CHECK(y.blocks[0].query_norm == Approx(std::hypot(17664.0, 27520.0)));
   REQUIRE(y.range.has_value());
   // the candidate algorithm of proofs::horizon on the head the compiler built (C = 32768, its
   // report's constant): the same N_max, failing query, competitor and gap
