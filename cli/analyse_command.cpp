@@ -42,7 +42,10 @@ std::string range_text(const proofs::HeadReport& h, const std::string& format) {
   const auto& p = *h.range;
   const auto& r = p.range;
   std::string s = fmt::format("  certified range N_max^({}) = {}{} in {}", p.k, r.n_max,
-                              r.at_limit ? " or more (the scan's limit)" : "", format);
+                              r.at_limit      ? " or more (the scan's limit)"
+                              : r.n_max < p.k ? ": no length certified"
+                                              : "",
+                              format);
   if (r.fail_query) {
     s += fmt::format(" (first failing query {} against key {}, gap {})", *r.fail_query,
                      *r.fail_competitor,
