@@ -1,7 +1,7 @@
 #pragma once
 /// Looking inside a model, head by head (`ropesim analyse heads`, ropesim.analyse_heads; issue
 /// 37 item 3; THEORY §6, "Looking inside a model"): per attention head, the rotary blocks it
-/// uses (the per-block norms of q and k, the measure of [RRWG] §4, and each block's share of
+/// uses (the per-block norms of q and k, the measure of [RRWG], and each block's share of
 /// the q·k score mass), whether it is a positional (fixed-offset) head on the words analysed
 /// and, for such a head, the certified range N_max^(k) of its positional component in the
 /// model's format (THEORY §6, measured by proofs::certified_range); and the words whose decision
