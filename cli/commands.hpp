@@ -44,6 +44,8 @@ Action add_diagnose_command(CLI::App& app);
 Action add_rotate_command(CLI::App& app);
 Action add_accumulate_command(CLI::App& app);
 Action add_experiment_command(CLI::App& app);
+/// `ropesim analyse heads` (cli/analyse_command.cpp; proofs/reports/head_analysis.hpp).
+Action add_analyse_command(CLI::App& app);
 /// `ropesim table bounds` under the `table` subcommand (cli/table_bounds_command.cpp).
 Action add_table_bounds_command(CLI::App* table);
 /// `ropesim table rotations` under the `table` subcommand (cli/table_rotations_command.cpp).

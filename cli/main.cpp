@@ -167,6 +167,7 @@ int ropesim::cli::run_command_line(int argc, char** argv, Action (*add_check)(CL
   actions.push_back(add_classify_command(app));
   actions.push_back(add_accumulate_command(app));
   actions.push_back(add_experiment_command(app));
+  actions.push_back(add_analyse_command(app));
   add_spellings_to_help(app);
   try {
     app.parse(argc, argv);

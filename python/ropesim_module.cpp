@@ -11,6 +11,7 @@
 //   compile, Model      proofs::compile_request → proofs::compile; attention::parse_model and
 //                       attention::run on its spec;
 //   classify            proofs::classify_language;
+//   analyse_heads       proofs::head_analysis_options → proofs::analyse_heads;
 //   experiment_length   proofs::length_spec → proofs::run_length_spec;
 //   balanced_words      proofs::balanced_words (the words experiment_length draws);
 //   check               properties::check_request → properties::run_property (RapidCheck
@@ -71,6 +72,7 @@
 #include "proofs/range/fixed_offset_head.hpp"
 #include "proofs/range/horizon.hpp"
 #include "proofs/range/horizon_spec.hpp"
+#include "proofs/reports/head_analysis.hpp"
 #include "properties/check.hpp"
 #include "properties/check_study.hpp"
 
@@ -404,6 +406,14 @@ py::object classify(const proofs::ClassifyArguments& arguments) {
       library_call([&] { return proofs::to_json(proofs::classify_language(arguments)); }));
 }
 
+/// Inside a model, head by head (proofs::head_analysis_options → proofs::analyse_heads; THEORY
+/// §6) as `ropesim analyse heads MODEL --json` prints it.
+py::object analyse_heads(const proofs::HeadAnalysisArguments& arguments) {
+  return to_python(library_call([&] {
+    return proofs::to_json(proofs::analyse_heads(proofs::head_analysis_options(arguments)));
+  }));
+}
+
 /// Accuracy against length (proofs::length_spec → proofs::run_length_spec) as `ropesim
 /// experiment length --json` prints it.
 py::object experiment_length(const proofs::LengthArguments& arguments) {
@@ -583,6 +593,21 @@ PYBIND11_MODULE(_ropesim, m) {
   m.def("classify", &classify, py::arg("arguments"),
         "The class of a language (proofs::classify_language, THEORY §5): the dict of `ropesim "
         "classify --json`. Raises ValueError with the CLI's one-line message for bad input.");
+  py::class_<proofs::HeadAnalysisArguments>(m, "HeadAnalysisArguments")
+      .def(py::init<>())
+      .def_readwrite("model", &proofs::HeadAnalysisArguments::model_file)
+      .def_readwrite("format", &proofs::HeadAnalysisArguments::format)
+      .def_readwrite("reference_format", &proofs::HeadAnalysisArguments::reference_format)
+      .def_readwrite("words", &proofs::HeadAnalysisArguments::words)
+      .def_readwrite("lengths", &proofs::HeadAnalysisArguments::lengths)
+      .def_readwrite("per_length", &proofs::HeadAnalysisArguments::per_length)
+      .def_readwrite("seed", &proofs::HeadAnalysisArguments::seed)
+      .def_readwrite("positional_share", &proofs::HeadAnalysisArguments::positional_share)
+      .def_readwrite("max_length", &proofs::HeadAnalysisArguments::max_length)
+      .def_readwrite("allow_slow", &proofs::HeadAnalysisArguments::allow_slow);
+  m.def("analyse_heads", &analyse_heads, py::arg("arguments"),
+        "Inside a model, head by head (proofs::analyse_heads, THEORY §6): the dict of `ropesim "
+        "analyse heads MODEL --json`. Raises ValueError with the CLI's one-line message.");
   py::class_<proofs::LengthArguments>(m, "LengthArguments")
       .def(py::init<>())
       .def_readwrite("formula", &proofs::LengthArguments::formula)

@@ -20,9 +20,32 @@ namespace ropesim::proofs {
 
 namespace {
 
+std::vector<std::string> parse_letters(const std::string& text) {
+  std::vector<std::string> out;
+  for (const char c : text) {
+    if (c < 'a' || c > 'z') {
+      throw InvalidArgument("--alphabet: '" + text +
+                            "' is not a string of lowercase letters; accepted: e.g. ab");
+    }
+    const std::string s(1, c);
+    for (const auto& seen : out) {
+      if (seen == s) throw InvalidArgument("--alphabet: '" + s + "' is listed twice");
+    }
+    out.push_back(s);
+  }
+  if (out.empty()) throw InvalidArgument("--alphabet: give at least one letter, e.g. ab");
+  return out;
+}
+
+nlohmann::json optional_number(const std::optional<std::uint64_t>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json();
+}
+
 /// The largest length `--lengths` accepts, and the most lengths.
 constexpr std::uint64_t kMaxLength = 1000000;
 constexpr std::size_t kMaxLengths = 100000;
+
+}  // namespace
 
 /// "8,16,32" or "1..100" or a mix ("1..20,40,80"): ascending, no repeats, each in 1..10^6.
 std::vector<std::uint64_t> parse_lengths(const std::string& text) {
@@ -65,29 +88,6 @@ std::vector<std::uint64_t> parse_lengths(const std::string& text) {
     throw InvalidArgument(fmt::format("--lengths: more than {} lengths", kMaxLengths));
   return out;
 }
-
-std::vector<std::string> parse_letters(const std::string& text) {
-  std::vector<std::string> out;
-  for (const char c : text) {
-    if (c < 'a' || c > 'z') {
-      throw InvalidArgument("--alphabet: '" + text +
-                            "' is not a string of lowercase letters; accepted: e.g. ab");
-    }
-    const std::string s(1, c);
-    for (const auto& seen : out) {
-      if (seen == s) throw InvalidArgument("--alphabet: '" + s + "' is listed twice");
-    }
-    out.push_back(s);
-  }
-  if (out.empty()) throw InvalidArgument("--alphabet: give at least one letter, e.g. ab");
-  return out;
-}
-
-nlohmann::json optional_number(const std::optional<std::uint64_t>& v) {
-  return v ? nlohmann::json(*v) : nlohmann::json();
-}
-
-}  // namespace
 
 LengthExperimentSpec length_spec(const LengthArguments& a) {
   LengthExperimentSpec spec;

@@ -23,6 +23,11 @@ struct LengthArguments {
   bool allow_slow = false;
 };
 
+/// Word lengths as `--lengths` spells them: a list "8,16,32", a range "A..B", or both
+/// ("1..20,40,80"); ascending, each once, each in 1..10^6, at most 10^5 of them. Throws
+/// InvalidArgument with one line starting "--lengths: ". Shared with `analyse heads`.
+std::vector<std::uint64_t> parse_lengths(const std::string& text);
+
 /// Validates `a` (each error one line naming its flag) and checks the work budget (--lengths,
 /// lifted by allow_slow). Alphabet: lowercase letters, each once. Schedules: one position
 /// axis, a rotary block, each once; formats each once. Lengths: a list `8,16,32`, a range

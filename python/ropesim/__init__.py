@@ -7,7 +7,7 @@ command line is run:
 * ``round``, ``round_flags`` and ``rotation_table`` return numpy arrays (float64; every value is
   the element of F exactly, for formats that fit a binary64);
 * ``census``, ``position``, ``horizon``, ``compile`` (with ``Model.run`` / ``Model.trace``),
-  ``classify``, ``formats`` and ``experiment_length`` return what the matching ``ropesim``
+  ``classify``, ``analyse_heads``, ``formats`` and ``experiment_length`` return what the matching ``ropesim``
   command prints with ``--json``, built by the same library functions (each library's
   ``to_json``), as Python objects with the same keys;
 * ``check`` runs the theorems' RapidCheck properties (properties/, with RapidCheck compiled
@@ -42,8 +42,8 @@ from ._sweep import sweep  # the sweep table from the library (python/ropesim/_s
 
 __all__ = [
     "round", "round_flags", "rotation_table", "census", "position", "horizon", "compile",
-    "Model", "classify", "check", "formats", "experiment_length", "balanced_words", "cli",
-    "Fraction", "__version__", "sweep",
+    "Model", "classify", "analyse_heads", "check", "formats", "experiment_length",
+    "balanced_words", "cli", "Fraction", "__version__", "sweep",
 ]
 __version__ = _ropesim.version
 
@@ -357,6 +357,56 @@ def classify(alphabet: str = "ab", regex: str | None = None, formula: str | None
             setattr(arguments, name, _arguments(["--" + name, value])[1])
     arguments.allow_slow = bool(allow_slow)
     return _ropesim.classify(arguments)
+
+
+def analyse_heads(model: "Model | str", format: str | None = None,
+                  reference_format: str = "fp32", words=None, lengths: str | None = None,
+                  per_length: int = 16, seed: int = 1, positional_share="0.9",
+                  max_length: int | None = None, allow_slow: bool = False) -> dict:
+    """Looks inside a model head by head: the dict of ``ropesim analyse heads MODEL --json``
+    (proofs::analyse_heads, called directly; THEORY §6, "Looking inside a model").
+
+    `model`: a ``Model`` or the path of a model spec. Per head (``heads``): its blocks with θ,
+    the norms of the block's rows of [Q | b_q] and [K | b_k], the mean norms of Q x + b_q and
+    K x + b_k over the words' tokens and the block's share of the |q·k| score mass ([RRWG]; floats,
+    binary64 measurements); the fixed-offset test (``offset`` k, ``eligible``, ``at_offset``,
+    ``positional``: at least `positional_share` of the eligible queries have their unique
+    largest weight at offset k); for a positional head ``certified_range`` (N_max^(k) of its
+    positional component in the model's format, proofs::certified_range). ``flips``: the words
+    the model's format (`format`, default the spec's) and `reference_format` decide
+    differently, with ``first_prefix`` (the shortest prefix that flips, in symbols) and
+    ``first_attention_difference``. `words`: a list of words or one comma-separated str
+    (instead of `lengths`, default "1..16" with `per_length` words per length, drawn with
+    `seed` when there are more). Exact values by type (outputs of F as floats, exact decimals
+    as int/float/Fraction). Raises ValueError with the CLI's one-line message for bad input,
+    TypeError for a value of the wrong type.
+    """
+    if isinstance(model, Model):
+        model = model.path
+    arguments = _ropesim.HeadAnalysisArguments()
+    arguments.model = _arguments(["MODEL", model])[1]
+    arguments.reference_format = _arguments(["--reference-format", reference_format])[1]
+    if format is not None:
+        arguments.format = _arguments(["--format", format])[1]
+    if words is not None:
+        if not isinstance(words, str):
+            words = list(words)
+            for w in words:
+                if not isinstance(w, str):
+                    raise TypeError(f"words: expected str words, got {type(w).__name__}")
+                if "," in w:
+                    raise ValueError(f"words: {w!r} contains a comma, which separates the words")
+            words = ",".join(words)
+        arguments.words = _arguments(["--words", words])[1]
+    if lengths is not None:
+        arguments.lengths = _arguments(["--lengths", lengths])[1]
+    arguments.per_length = _count("per_length", per_length, 1)
+    arguments.seed = _count("seed", seed, 0)
+    arguments.positional_share = _arguments(["--positional-share", positional_share])[1]
+    if max_length is not None:
+        arguments.max_length = _count("max_length", max_length, 1)
+    arguments.allow_slow = bool(allow_slow)
+    return _ropesim.analyse_heads(arguments)
 
 
 def _executable() -> str:

@@ -410,3 +410,49 @@ def test_cli_runs_the_executable(ropesim_binary):
     assert json.loads(ropesim.cli("formats", "--formats", "fp16", "--json"))[0]["p"] == 11
     with pytest.raises(ValueError, match="bf17"):
         ropesim.cli("formats", "--formats", "bf17")
+
+
+# The flip model of tests/proofs/test_head_analysis.cpp: one NoPE head averaging "is a" over
+# BOS and the symbols, y = mean − 0.3333. bf16 rounds 0.3333 to 171/512 = rnd(1/3), so a mean of
+# 1/3 ("ab", "babba") gives y = 0 (reject) in bf16 and y = rnd32(1/3) − rnd32(0.3333) > 0
+# (accept) in fp32. "babba" first flips at its prefix "ba" (2 symbols, mean 1/3).
+FLIP_SPEC = {
+    "ropesim_model": 1, "policy": {"format": "bf16"}, "d_model": 2, "alphabet": ["a", "b"],
+    "embedding": {"bos": [0, 0], "eos": [0, 0], "symbols": {"a": [1, 0], "b": [0, 0]}},
+    "layers": [{"heads": [{"head_dim": 1, "value_dim": 1, "value": [[1, 0]],
+                           "output": [[0], [1]]}]}],
+    "classifier": {"weights": [0, 1], "bias": "-0.3333"}}
+
+
+def test_analyse_heads_flips_and_the_compiled_offset_head(tmp_path, ropesim_binary):
+    path = tmp_path / "flip.json"
+    path.write_text(json.dumps(FLIP_SPEC))
+    result = ropesim.analyse_heads(str(path), words=["babba", "bab", "ab"])
+    assert [f["word"] for f in result["flips"]] == ["babba", "ab"]
+    flip = result["flips"][0]
+    assert flip["first_prefix"] == 2 and flip["accept"] is False and flip["reference_accept"]
+    # exact values by type: bf16's y = 0 exactly (an int), fp32's y = rnd32(1/3) − rnd32(0.3333)
+    third, bias = Fraction(11184811, 2**25), Fraction(np.float32(0.3333).item())
+    assert flip["output_exact"] == 0 and type(flip["output_exact"]) is int
+    assert flip["reference_output_exact"] == third - bias
+    assert result["heads"][0]["positional"] is False and result["heads"][0]["offset"] is None
+    # the same dict as the CLI prints, exact texts as numbers
+    cli = cli_json(ropesim_binary, "analyse", "heads", str(path), "--words", "babba,bab,ab",
+                   "--json")
+    assert same_as_cli(result, cli)
+    # a compiled Y^1 head: positional at k = 1, its range that of ropesim.horizon at the C the
+    # compiler chose (the candidate algorithm, not analyse's scan)
+    model = ropesim.compile("Y a", format="bf16")
+    C = model.report["bounded_heads"][0]["C"]
+    horizon = ropesim.horizon(k=1, g="1", C=str(C), format="bf16")
+    heads = ropesim.analyse_heads(model, lengths="1..5")["heads"]
+    y = heads[1]
+    assert y["positional"] and y["offset"] == 1 and y["at_offset"] == y["eligible"]
+    assert y["certified_range"]["n_max"] == horizon["n_max"] == 43
+    assert y["certified_range"]["fail_query"] == horizon["fail_query"]
+    with pytest.raises(ValueError, match="--words: give either"):
+        ropesim.analyse_heads(model, words="ab", lengths="1..2")
+    with pytest.raises(ValueError, match="contains a comma"):
+        ropesim.analyse_heads(model, words=["a,b"])
+    with pytest.raises(TypeError):
+        ropesim.analyse_heads(model, per_length=1.5)
