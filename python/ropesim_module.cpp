@@ -43,6 +43,7 @@
 #include "attention/run.hpp"
 #include "attention/schedule.hpp"
 #include "attention/transformer.hpp"
+#include "io/shard.hpp"
 #include "numeric/arithmetic.hpp"
 #include "numeric/budget.hpp"
 #include "numeric/error.hpp"
@@ -400,13 +401,58 @@ py::object classify(const proofs::ClassifyArguments& arguments) {
       library_call([&] { return proofs::to_json(proofs::classify_language(arguments)); }));
 }
 
+/// Shard I/N of a list of `total` items (io::Shard: [floor((I-1)·T/N), floor(I·T/N))), with
+/// the CLI's --shard rules (1 <= I <= N <= 10^6).
+io::Shard shard_of(std::uint64_t index, std::uint64_t count) {
+  return io::parse_shard(std::to_string(index) + "/" + std::to_string(count));
+}
+
+/// `arguments` read into the spec (proofs::length_spec, the budget left for the shard), with
+/// only shard I/N of its lengths (contiguous, ascending) and that shard's budget checked
+/// (proofs::check_length_budget): a length's words are drawn from seeds that depend on the
+/// seed and the length alone (proofs::length_experiment), so a shard's rows are the rows the
+/// whole run has for its lengths.
+proofs::LengthExperimentSpec length_shard_spec(const proofs::LengthArguments& arguments,
+                                               const io::Shard& shard) {
+  proofs::LengthArguments whole = arguments;
+  whole.allow_slow = true;  // the budget is the shard's, checked below
+  proofs::LengthExperimentSpec spec = proofs::length_spec(whole);
+  const std::uint64_t total = spec.lengths.size();
+  spec.lengths = std::vector<std::uint64_t>(
+      spec.lengths.begin() + static_cast<std::ptrdiff_t>(shard.first_row(total)),
+      spec.lengths.begin() + static_cast<std::ptrdiff_t>(shard.end_row(total)));
+  if (!spec.lengths.empty()) proofs::check_length_budget(spec, arguments.allow_slow);
+  return spec;
+}
+
 /// Accuracy against length (proofs::length_spec → proofs::run_length_spec) as `ropesim
-/// experiment length --json` prints it.
-py::object experiment_length(const proofs::LengthArguments& arguments) {
-  return to_python(library_call([&] {
-    const proofs::LengthExperimentSpec spec = proofs::length_spec(arguments);
+/// experiment length --json` prints it; with a shard I/N only the shard's lengths (None when
+/// it has none: a shard past the lengths).
+py::object experiment_length(const proofs::LengthArguments& arguments, std::uint64_t shard_index,
+                             std::uint64_t shard_count) {
+  std::optional<nlohmann::json> result = library_call([&]() -> std::optional<nlohmann::json> {
+    const io::Shard shard = shard_of(shard_index, shard_count);
+    const proofs::LengthExperimentSpec spec =
+        shard.count == 1 ? proofs::length_spec(arguments) : length_shard_spec(arguments, shard);
+    if (spec.lengths.empty()) return std::nullopt;
     return proofs::length_json(arguments, spec, proofs::run_length_spec(spec));
-  }));
+  });
+  return result ? to_python(*result) : py::none();
+}
+
+/// The number of lengths of `arguments` (validated as experiment_length validates them), with
+/// the budget of each of the `shards` shards checked: what ropesim.dask checks before it
+/// submits a task.
+std::uint64_t experiment_length_plan(const proofs::LengthArguments& arguments,
+                                     std::uint64_t shards) {
+  return library_call([&] {
+    std::uint64_t total = 0;
+    for (std::uint64_t i = 1; i <= shards; ++i) {
+      const io::Shard shard = shard_of(i, shards);
+      total += length_shard_spec(arguments, shard).lengths.size();
+    }
+    return total;
+  });
 }
 
 /// RapidCheck keeps process-wide state (ImplicitParam's scope stack is a plain static): one
@@ -415,18 +461,30 @@ std::mutex check_mutex;
 
 /// The theorems as RapidCheck properties (properties::check_request → run_property), as
 /// `ropesim check --json --quiet` prints it: every property named, run in order, one check at
-/// a time in the process (check_mutex).
-py::object check(const properties::CheckArguments& arguments) {
+/// a time in the process (check_mutex); with a shard I/N only the shard's properties
+/// (io::Shard over the properties the request names). A property's outcome depends on the
+/// options alone (run_property seeds RapidCheck with the seed for each property), not on the
+/// properties run before it.
+py::object check(const properties::CheckArguments& arguments, std::uint64_t shard_index,
+                 std::uint64_t shard_count) {
   return to_python(library_call([&] {
+    const io::Shard shard = shard_of(shard_index, shard_count);
     const std::lock_guard<std::mutex> lock(check_mutex);
     const properties::CheckRequest request = properties::check_request(arguments);
     std::vector<properties::PropertyOutcome> outcomes;
-    for (const auto& name : request.names) {
+    const std::uint64_t total = request.names.size();
+    for (std::uint64_t i = shard.first_row(total); i < shard.end_row(total); ++i) {
       outcomes.push_back(with_context(
-          "--replay", [&] { return properties::run_property(name, request.options); }));
+          "--replay", [&] { return properties::run_property(request.names[i], request.options); }));
     }
     return properties::check_json(outcomes, false);
   }));
+}
+
+/// The properties `arguments` names, in the order they run, validated as check validates them
+/// (properties::check_request): what ropesim.dask shards.
+std::vector<std::string> check_plan(const properties::CheckArguments& arguments) {
+  return library_call([&] { return properties::check_request(arguments).names; });
 }
 
 /// The IEEE flag bits of numeric::Flag (numeric/flags.hpp), by name, in IEEE 754-2019 §7
@@ -457,7 +515,8 @@ std::string flag_bits_text() {
 
 }  // namespace
 
-void bind_sweep(py::module_& m);  // python/bind_sweep.cpp: sweep, shards, tables as files
+void bind_sweep(py::module_& m);   // python/bind_sweep.cpp: sweep, shards, tables as files
+void bind_tables(py::module_& m);  // python/bind_tables.cpp: table horizon
 
 PYBIND11_MODULE(_ropesim, m) {
   m.doc() = "C++ side of the ropesim Python module (docs/PYTHON.md); use `import ropesim`.";
@@ -561,9 +620,16 @@ PYBIND11_MODULE(_ropesim, m) {
       .def_readwrite("seed", &proofs::LengthArguments::seed)
       .def_readwrite("adversarial", &proofs::LengthArguments::adversarial)
       .def_readwrite("allow_slow", &proofs::LengthArguments::allow_slow);
-  m.def("experiment_length", &experiment_length, py::arg("arguments"),
+  m.def("experiment_length_plan", &experiment_length_plan, py::arg("arguments"), py::arg("shards"),
+        "The number of lengths of the experiment, validated as experiment_length validates "
+        "it, with the budget of each of `shards` shards of the lengths checked. Raises "
+        "ValueError with the CLI's one-line message.");
+  m.def("experiment_length", &experiment_length, py::arg("arguments"), py::arg("shard_index") = 1,
+        py::arg("shard_count") = 1,
         "Accuracy against length (proofs::length_experiment): the dict of `ropesim experiment "
-        "length --json`. Raises ValueError with the CLI's one-line message for bad input.");
+        "length --json`; with shard I/N only the rows of the shard's lengths (io::Shard over "
+        "the lengths, each shard's budget its own), None for a shard without lengths. Raises "
+        "ValueError with the CLI's one-line message for bad input.");
   py::class_<properties::CheckArguments>(m, "CheckArguments")
       .def(py::init<>())
       .def_readwrite("property", &properties::CheckArguments::property)
@@ -571,10 +637,16 @@ PYBIND11_MODULE(_ropesim, m) {
       .def_readwrite("seed", &properties::CheckArguments::seed)
       .def_readwrite("max_length", &properties::CheckArguments::max_length)
       .def_readwrite("format", &properties::CheckArguments::format);
-  m.def("check", &check, py::arg("arguments"),
+  m.def("check_plan", &check_plan, py::arg("arguments"),
+        "The names of the properties the check runs, in order, the arguments validated as "
+        "check validates them (properties::check_request).");
+  m.def("check", &check, py::arg("arguments"), py::arg("shard_index") = 1,
+        py::arg("shard_count") = 1,
         "The theorems as RapidCheck properties (properties/check.hpp, THEORY §5): the dict of "
-        "`ropesim check --json`. A failing property is in the dict, not raised. Raises "
+        "`ropesim check --json`; with shard I/N only the shard's properties (io::Shard over "
+        "check_plan's names). A failing property is in the dict, not raised. Raises "
         "ValueError with the CLI's one-line message for bad input.");
   bind_sweep(m);
+  bind_tables(m);
   m.attr("version") = std::string(ropesim::version());
 }
