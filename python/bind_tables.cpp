@@ -1,9 +1,9 @@
 // ropesim._ropesim's table functions (bind_tables, called from PYBIND11_MODULE in
-// ropesim_module.cpp): the rows of `ropesim table horizon` computed in this process, a shard at
-// a time (proofs/horizon_rows.hpp), and the table of `experiment length --out` from its rows,
-// as io::table_to_json text that bind_sweep.cpp's table_records and write_table join and
-// render. python/ropesim/_tables.py, __init__.py and dask.py call them; nothing here runs the
-// command line.
+// ropesim_module.cpp): the rows of `ropesim table horizon` and `table bounds` computed in this
+// process, a shard at a time (proofs/horizon_rows.hpp, proofs/bounds_tables.hpp), and the table of
+// `experiment length --out` from its rows, as io::table_to_json text that bind_sweep.cpp's
+// table_records and write_table join and render. python/ropesim/_tables.py, __init__.py and dask.py
+// call them; nothing here runs the command line.
 #include <pybind11/functional.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -20,6 +20,7 @@
 #include "numeric/error.hpp"
 #include "numeric/parallel.hpp"
 #include "numeric/spec_lists.hpp"
+#include "proofs/bounds_tables.hpp"
 #include "proofs/horizon_rows.hpp"
 #include "proofs/length_study.hpp"
 
@@ -102,6 +103,49 @@ std::tuple<std::string, std::uint64_t> table_horizon_shard(
   }
 }
 
+/// Shard I/N of the table of `ropesim table bounds` (proofs::bounds_table on `jobs` threads,
+/// 0: every core; Shard 1/1: the whole table) as io::table_to_json text. `progress(what)` (or
+/// None) gets a line of progress. Raises ValueError with the CLI's one-line message.
+std::string table_bounds_shard(const proofs::TableBoundsRequest& request, unsigned jobs,
+                               std::uint64_t shard_index, std::uint64_t shard_count,
+                               const std::function<void(const std::string&)>& progress) {
+  py::gil_scoped_release release;
+  try {
+    proofs::BoundsProgress on_line;
+    if (progress) {
+      on_line = [&progress](const std::string& what) {
+        py::gil_scoped_acquire acquire;
+        progress(what);
+      };
+    }
+    return io::table_to_json(proofs::bounds_table(request, numeric::resolve_threads(jobs),
+                                                  shard_of(shard_index, shard_count), on_line))
+        .dump();
+  } catch (const InvalidArgument& e) {
+    throw InvalidArgument(numeric::one_line(e.what()));
+  }
+}
+
+/// Checks a bounds table without computing it, for a kind with shards: every argument is
+/// validated by proofs::bounds_table before any row, and shard 1/10^6 of a table of fewer than
+/// 10^6 rows (models) has none, so computing it computes nothing. Raises ValueError with the
+/// CLI's one-line message (and for a kind without shards: check it by running it).
+void table_bounds_plan(const proofs::TableBoundsRequest& request) {
+  py::gil_scoped_release release;
+  try {
+    proofs::check_bounds_kind(request.kind);
+    if (!proofs::bounds_kind_shardable(request.kind)) {
+      throw InvalidArgument("table bounds --kind " + request.kind +
+                            " has no shards (each row depends on the rows before it); "
+                            "accepted: critical-dim, semantic-drift, positional-head, "
+                            "nope-previous-token");
+    }
+    (void)proofs::bounds_table(request, 1, io::Shard{1, io::kMaxShards});
+  } catch (const InvalidArgument& e) {
+    throw InvalidArgument(numeric::one_line(e.what()));
+  }
+}
+
 /// The table `ropesim experiment length --out` writes (columns proofs::length_columns(), one
 /// row per (schedule, format, length): proofs::length_rows) from the rows of length_json's
 /// "rows" (a JSON list of objects keyed by those columns, as text), as io::table_to_json text
@@ -160,4 +204,35 @@ void bind_tables(py::module_& m) {
   m.def("length_table", &length_table, py::arg("rows"),
         "The table `ropesim experiment length --out` writes, from the JSON text of the "
         "experiment's rows (objects keyed by proofs::length_columns()), as table_to_json text.");
+  py::class_<proofs::TableBoundsRequest>(
+      m, "TableBoundsRequest", "The flags of `ropesim table bounds` (defaults: the CLI's).")
+      .def(py::init<>())
+      .def_readwrite("kind", &proofs::TableBoundsRequest::kind)
+      .def_readwrite("lengths", &proofs::TableBoundsRequest::lengths)
+      .def_readwrite("formats", &proofs::TableBoundsRequest::formats)
+      .def_readwrite("realization", &proofs::TableBoundsRequest::realisation)
+      .def_readwrite("realizations", &proofs::TableBoundsRequest::realisations)
+      .def_readwrite("presets", &proofs::TableBoundsRequest::presets)
+      .def_readwrite("dim", &proofs::TableBoundsRequest::dim)
+      .def_readwrite("finite_max_length", &proofs::TableBoundsRequest::finite_max_length)
+      .def_readwrite("positions", &proofs::TableBoundsRequest::positions)
+      .def_readwrite("from_", &proofs::TableBoundsRequest::from)
+      .def_readwrite("max_length", &proofs::TableBoundsRequest::max_length)
+      .def_readwrite("tolerance", &proofs::TableBoundsRequest::tolerance)
+      .def_readwrite("p", &proofs::TableBoundsRequest::p_values)
+      .def_readwrite("k", &proofs::TableBoundsRequest::offsets)
+      .def_readwrite("summations", &proofs::TableBoundsRequest::summations)
+      .def_readwrite("schedule", &proofs::TableBoundsRequest::schedule)
+      .def_readwrite("length", &proofs::TableBoundsRequest::nope_length)
+      .def_readwrite("trials", &proofs::TableBoundsRequest::trials)
+      .def_readwrite("seed", &proofs::TableBoundsRequest::seed)
+      .def_readwrite("key_position", &proofs::TableBoundsRequest::key_position);
+  m.def("table_bounds_shard", &table_bounds_shard, py::arg("request"), py::arg("jobs"),
+        py::arg("shard_index"), py::arg("shard_count"), py::arg("progress"),
+        "Shard I/N of the table of `ropesim table bounds` (proofs::bounds_table; 1/1: the whole "
+        "table; only critical-dim, semantic-drift, positional-head and nope-previous-token have "
+        "shards) as io::table_to_json text. The GIL is released while it computes.");
+  m.def("table_bounds_plan", &table_bounds_plan, py::arg("request"),
+        "Checks a bounds table of a kind with shards without computing it; raises ValueError "
+        "with the CLI's one-line message.");
 }

@@ -10,9 +10,10 @@ command line is run:
   ``classify``, ``formats`` and ``experiment_length`` return what the matching ``ropesim``
   command prints with ``--json``, built by the same library functions (each library's
   ``to_json``), as Python objects with the same keys;
-* ``sweep`` and ``table_horizon`` return the rows of ``ropesim sweep`` and ``ropesim table
-  horizon`` as DataFrames (and write their ``--out`` files); ``ropesim.dask`` runs them,
-  ``check`` and ``experiment_length`` on a Dask cluster, one task per shard (docs/SCALE.md);
+* ``sweep``, ``table_horizon`` and ``table_bounds`` return the rows of ``ropesim sweep``,
+  ``ropesim table horizon`` and ``ropesim table bounds`` as DataFrames (and write their
+  ``--out`` files); ``ropesim.dask`` runs them, ``check`` and ``experiment_length`` on a Dask
+  cluster, one task per shard (docs/SCALE.md);
 * ``check`` runs the theorems' RapidCheck properties (properties/, with RapidCheck compiled
   with -fPIC from third_party/rapidcheck: Debian's static library cannot be linked into an
   extension) and returns the dict ``ropesim check --json`` prints;
@@ -42,12 +43,12 @@ import numpy as _np
 
 from . import _ropesim
 from ._sweep import sweep  # the sweep table from the library (python/ropesim/_sweep.py)
-from ._tables import table_horizon  # table horizon's rows (python/ropesim/_tables.py)
+from ._tables import table_bounds, table_horizon  # python/ropesim/_tables.py
 
 __all__ = [
     "round", "round_flags", "rotation_table", "census", "position", "horizon", "compile",
     "Model", "classify", "check", "formats", "experiment_length", "cli", "Fraction",
-    "__version__", "sweep", "table_horizon",
+    "__version__", "sweep", "table_horizon", "table_bounds",
 ]
 __version__ = _ropesim.version
 

@@ -1,5 +1,5 @@
-"""ropesim.table_horizon: the table of ``ropesim table horizon`` from the C++ library, in this
-process.
+"""ropesim.table_horizon and ropesim.table_bounds: the tables of ``ropesim table horizon`` and
+``ropesim table bounds`` from the C++ library, in this process (table bounds: proofs::bounds_table).
 
 The grid is split and every cell checked by the library as the CLI checks it
 (proofs::horizon_grid, proofs::horizon_grid_specs), every row is a horizon report (proofs::horizon,
@@ -170,4 +170,122 @@ def table_horizon(formats=None, g=None, schedules=None, k=None, C=None, realizat
         else:
             _ropesim.write_table([part], out, request.words(out, (index, count)),
                                  (index, count, rows))
+    return _sweep.frame([part])
+
+
+# table_bounds(): each argument, its CLI flag and how a list is joined (None: not a list), in
+# the order `ropesim table bounds --help` lists the flags (the order of the recorded command).
+_BOUNDS_FLAGS = (
+    ("dim", "--dim", "int"),
+    ("lengths", "--lengths", ","),
+    ("from_", "--from", "int"),
+    ("formats", "--formats", ";"),
+    ("realization", "--realization", None),
+    ("finite_max_length", "--finite-max-length", "int"),
+    ("presets", "--presets", ";"),
+    ("realizations", "--realizations", ","),
+    ("positions", "--positions", "int"),
+    ("tolerance", "--tolerance", None),
+    ("p", "--p", ","),
+    ("max_length", "--max-length", "int"),
+    ("k", "--k", ","),
+    ("summations", "--summations", ","),
+    ("length", "--length", "int"),
+    ("trials", "--trials", "int"),
+    ("seed", "--seed", "int"),
+    ("schedule", "--schedule", None),
+    ("key_position", "--key-position", "int"),
+)
+# Every argument of the computation (the kwargs ropesim.dask.table_bounds passes on).
+BOUNDS_ARGUMENTS = ("kind",) + tuple(n for n, _, _ in _BOUNDS_FLAGS) + ("jobs",)
+
+
+class _BoundsRequest:
+    """The arguments of one bounds table, checked for type, with the command words that spell
+    them."""
+
+    def __init__(self, kind, jobs=None, **flags):
+        self.kind = _sweep._text("kind", kind)
+        if self.kind is None:
+            raise TypeError("kind: expected a str, got NoneType")
+        self.given = {}  # argument -> its flag text or int, for the arguments given
+        known = {n for n, _, _ in _BOUNDS_FLAGS}
+        unknown = sorted(set(flags) - known)
+        if unknown:
+            raise TypeError(f"table_bounds: unexpected argument {unknown[0]!r}; accepted: kind, "
+                            f"{', '.join(n for n, _, _ in _BOUNDS_FLAGS)}, jobs, out, progress")
+        for name, _, how in _BOUNDS_FLAGS:
+            value = flags.get(name)
+            if how == "int":
+                self.given[name] = _sweep._integer(name, value, 0)
+            elif how is None:
+                self.given[name] = _sweep._text(name, value if value is None
+                                                else _item_text(name, value))
+            else:
+                self.given[name] = _list_text(name, value, how)
+        self.jobs = _sweep._integer("jobs", jobs, 0)
+
+    def request(self):
+        """The extension's TableBoundsRequest (the CLI's default where not given)."""
+        r = _ropesim.TableBoundsRequest()
+        r.kind = self.kind
+        for name, value in self.given.items():
+            if value is not None:
+                setattr(r, name, value)
+        return r
+
+    def words(self, out: str | None = None) -> list:
+        """The command words of ``ropesim table bounds`` that computes this table (and writes
+        it to `out`): --kind, then the flags given in the order of _BOUNDS_FLAGS, --out,
+        --jobs."""
+        words = [("table", "", "word"), ("bounds", "", "word"), ("--kind", "--kind", "name"),
+                 (self.kind, "--kind", "value")]
+        flags = [(flag, self.given[name]) for name, flag, _ in _BOUNDS_FLAGS]
+        flags += [("--out", out), ("--jobs", self.jobs)]
+        for flag, value in flags:
+            if value is not None:
+                words += [(flag, flag, "name"), (str(value), flag, "value")]
+        return words
+
+    def shard(self, index: int, count: int, jobs: int, progress=None) -> str:
+        """Shard index/count of the table as io::table_to_json text."""
+        return _ropesim.table_bounds_shard(self.request(), jobs, index, count, progress)
+
+
+def table_bounds(kind, jobs=None, out=None, progress=None, **flags):
+    """A table of ``ropesim table bounds --kind KIND``: bounds from the RoPE literature, exactly
+    and at finite precision (docs/BOUNDS.md), as a pandas.DataFrame.
+
+    `kind`: base-context (Men et al. 2024, Table 1: the smallest base with B_m >= 0 for m <= L,
+    THEORY §3), critical-dim (Liu et al. 2023: d_extra, T_extra per preset), semantic-drift
+    (Barbero et al. 2024: where the low-frequency channels move q·k by more than `tolerance`),
+    positional-head (the previous-token head on θ_1 = 1, its certified range, THEORY §6),
+    nope-previous-token (a NoPE head on permuted prefixes) or no-decay (q·k at the record
+    distances, exact and realised). `flags`: the CLI's flags as keyword arguments, None or
+    absent meaning the CLI's default, each read by the kinds that use it (docs/CLI.md): `dim`,
+    `lengths`, `from_` (--from), `formats`, `realization`, `finite_max_length`, `presets`,
+    `realizations`, `positions`, `tolerance`, `p`, `max_length`, `k`, `summations`, `length`,
+    `trials`, `seed`, `schedule`, `key_position` — a list flag as a str the flag spells or a
+    list of str and numbers, an integer flag as an int. `jobs`: threads (0 every core; the
+    table does not depend on it). `progress`: a callable ``progress(text)`` given a line of
+    progress.
+
+    Columns: the kind's, in the CLI's order (docs/BOUNDS.md), values as ``ropesim table bounds
+    --json`` gives them under those keys. With `out` (.csv .md .json .tex) the table is also
+    written there, the bytes ``ropesim table bounds --kind KIND … --out PATH`` writes (its
+    provenance names that command, the flags given in the order ``--help`` lists them, then
+    --out, --jobs).
+
+    Raises TypeError for an argument of the wrong type or name, ValueError with the CLI's
+    one-line message for bad input (an unknown kind or format, a number out of the flag's
+    range), before computing anything.
+    """
+    request = _BoundsRequest(kind, jobs, **flags)
+    if out is not None:
+        _ropesim.output_kind(_sweep._text("out", out))
+    if progress is not None and not callable(progress):
+        raise TypeError(f"progress: expected a callable or None, got {type(progress).__name__}")
+    part = request.shard(1, 1, request.jobs if request.jobs is not None else 0, progress)
+    if out is not None:
+        _ropesim.write_table([part], out, request.words(out), None)
     return _sweep.frame([part])

@@ -12,6 +12,9 @@ functions work the same way, each with its own shard:
 
 * ``table_horizon``: rows of ``ropesim.table_horizon`` (``table horizon --shard I/N``; a
   horizon report depends on its cell alone), the DataFrame and the ``--out`` file of one run;
+* ``table_bounds``: for the kinds with shards, the models or rows of
+  ``ropesim.table_bounds`` (proofs::bounds_table), the DataFrame and the ``--out`` file of one
+  run;
 * ``check``: the properties of ``ropesim.check`` (io::Shard over the properties it runs, in
   order). Not the trials: RapidCheck draws trial t from the t-th split of one random stream
   (discarded cases included) at a size set by the successes so far, so a trial depends on the
@@ -29,9 +32,10 @@ submitted.
 
 Needs Debian's python3-dask and python3-distributed (scripts/setup installs them); the
 workers must import the same ropesim build (a file's provenance names its commit).
-Not here: ``table_bounds`` (``ropesim table bounds`` has no library call a worker could run
-yet: its tables are laid out in cli/, and it has no --shard) and ``experiment_train`` (not
-written yet) (docs/SCALE.md).
+Not here: ``experiment_train`` (not written yet). ``table_bounds`` shards only the kinds whose
+rows are independent (critical-dim, semantic-drift: the models; positional-head,
+nope-previous-token: the rows); base-context and no-decay rows depend on the rows before them
+and are refused (docs/SCALE.md).
 """
 from __future__ import annotations
 
@@ -41,7 +45,7 @@ from . import _ropesim
 from . import _sweep
 from . import _tables
 
-__all__ = ["sweep", "table_horizon", "check", "experiment_length"]
+__all__ = ["sweep", "table_horizon", "table_bounds", "check", "experiment_length"]
 
 # The kwargs of ropesim.check and ropesim.experiment_length, in their order.
 _CHECK_ARGUMENTS = ("property", "trials", "seed", "max_length", "format")
@@ -166,6 +170,49 @@ def table_horizon(client, shards: int, out: str | None = None, progress: bool = 
         _ropesim.output_kind(_sweep._text("out", out))
     request.plan()  # every cell, before submitting
     ordered = _run(client, "table-horizon", _horizon_task, kwargs, shards, retries, progress)
+    if out is not None:
+        _ropesim.write_table(ordered, out, request.words(out), None)
+    return _sweep.frame(ordered)
+
+
+def _bounds_task(arguments: dict, index: int, count: int) -> tuple:
+    """Runs on a worker: shard index/count of the bounds table of `arguments` (the kwargs of
+    ropesim.table_bounds) as (index, io::table_to_json text), on `jobs` threads (default 1)."""
+    request = _tables._BoundsRequest(**arguments)
+    jobs = request.jobs if request.jobs is not None else 1
+    return index, request.shard(index, count, jobs)
+
+
+def table_bounds(client, shards: int, kind: str, out: str | None = None, progress: bool = False,
+                 retries: int = 2, **kwargs):
+    """The table of ``ropesim.table_bounds(kind, **kwargs)`` computed on the Dask cluster of
+    `client` as `shards` tasks; returns the same DataFrame.
+
+    Only the kinds whose rows are independent have shards (proofs::bounds_table):
+    ``critical-dim`` (one row per model) and ``semantic-drift`` (one group of rows per model)
+    split the models (`presets`) into `shards` contiguous groups; ``positional-head`` (format ×
+    realization × k) and ``nope-previous-token`` (format × summation, each row seeded with
+    `seed`) split the rows (io::Shard: [floor((I-1)·T/N), floor(I·T/N))). ``base-context``
+    searches each length's base from the previous length's answer and ``no-decay``'s rows are
+    the record distances of one scan, so a shard of them would not be the single run's rows:
+    they raise ValueError here (run them with ropesim.table_bounds).
+
+    `kwargs`: those of ropesim.table_bounds (its flags and `jobs`: threads per task, default
+    1), checked here, in the client, before any task is submitted. `out`: also write the joined
+    table there (.csv .md .json .tex), byte for byte the file of ``ropesim table bounds --kind
+    KIND … --out PATH`` run as one process. `shards`, `progress`, `retries`: as for ``sweep``.
+
+    Raises TypeError or ValueError as ropesim.table_bounds does, ValueError for a kind without
+    shards, and whatever a task raised after its retries.
+    """
+    shards, retries = _common("table_bounds", kwargs, _tables.BOUNDS_ARGUMENTS[1:], shards,
+                              retries, progress)
+    request = _tables._BoundsRequest(kind, **kwargs)
+    if out is not None:
+        _ropesim.output_kind(_sweep._text("out", out))
+    _ropesim.table_bounds_plan(request.request())  # every argument, and the kind has shards
+    ordered = _run(client, "table-bounds", _bounds_task, dict(kwargs, kind=kind), shards,
+                   retries, progress)
     if out is not None:
         _ropesim.write_table(ordered, out, request.words(out), None)
     return _sweep.frame(ordered)

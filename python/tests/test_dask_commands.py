@@ -157,3 +157,79 @@ def test_dask_commands_refuse_bad_input_before_submitting(client):
     with pytest.raises(TypeError, match="progress"):
         ropesim.dask.experiment_length(client, shards=2, formula="Y a", progress="yes")
     assert not client.who_has()  # nothing was submitted
+
+
+# table bounds: critical-dim over three models (one row each), two shards of models
+CRITICAL = dict(kind="critical-dim", presets="llama2-7b,phi-2,gemma-7b", realizations="r1",
+                formats="bf16", positions=4096)
+CRITICAL_FLAGS = ["--kind", "critical-dim", "--presets", "llama2-7b,phi-2,gemma-7b",
+                  "--realizations", "r1", "--positions", "4096", "--formats", "bf16"]
+# nope-previous-token: 2 formats x 3 summations = 6 independent rows, each seeded with --seed
+NOPE = dict(kind="nope-previous-token", formats="bf16,fp16", trials=20)
+NOPE_FLAGS = ["--kind", "nope-previous-token", "--formats", "bf16,fp16", "--trials", "20"]
+
+
+def nope_bound(p, keys, summation):
+    """Higham's bound B on |o - o'| (docs/BOUNDS.md §4), u = 2^-p, gamma_m = m u / (1 - m u)."""
+    u = 2.0 ** -p
+    m = {"sequential": keys - 1, "pairwise": math.ceil(math.log2(keys)), "exact": 1}[summation]
+    g = m * u / (1 - m * u)
+    return (1 + u) * (1 + g) / (1 - g) - (1 - u) * (1 - g) / (1 + g)
+
+
+def test_table_bounds_values_and_cli_files(ropesim_binary, tmp_path):
+    path = str(tmp_path / "critical.csv")
+    critical = ropesim.table_bounds(out=path, **CRITICAL)
+    assert read(path) == cli_file(ropesim_binary, path,
+                                  ["table", "bounds", *_bounds_order(CRITICAL_FLAGS)])
+    llama = critical[critical["preset"] == "llama2-7b"].iloc[0]
+    # Liu et al. 2023 report d_extra = 92 for LLaMA2; T_extra = 2 pi 10^(4 * 92/128)
+    assert llama["d_extra"] == 92
+    assert abs(float(llama["T_extra"]) - 2 * math.pi * 10 ** (4 * 92 / 128)) < 1e-6 * 4712
+    path = str(tmp_path / "nope.md")
+    nope = ropesim.table_bounds(out=path, **NOPE)
+    assert read(path) == cli_file(ropesim_binary, path, ["table", "bounds", *NOPE_FLAGS])
+    for _, row in nope.iterrows():
+        p = {"bf16": 8, "fp16": 11}[row["format"]]
+        assert abs(float(row["bound"]) - nope_bound(p, 16, row["summation"])) < 1e-12
+        if row["summation"] == "exact":  # one rounding per sum: o = o' bit for bit
+            assert row["identical"] == row["pairs"] == 20
+
+
+def _bounds_order(flags):
+    """`flags` (pairs) in the order ropesim.table_bounds records them (`table bounds --help`)."""
+    order = ["--kind", "--dim", "--lengths", "--from", "--formats", "--realization",
+             "--finite-max-length", "--presets", "--realizations", "--positions"]
+    pairs = [flags[i:i + 2] for i in range(0, len(flags), 2)]
+    return [w for pair in sorted(pairs, key=lambda p: order.index(p[0])) for w in pair]
+
+
+def test_dask_table_bounds_equals_one_process(client, ropesim_binary, tmp_path):
+    path = str(tmp_path / "critical.tex")
+    table = ropesim.dask.table_bounds(client, shards=2, out=path, **CRITICAL)
+    assert table.equals(ropesim.table_bounds(**CRITICAL))
+    assert read(path) == cli_file(ropesim_binary, path,
+                                  ["table", "bounds", *_bounds_order(CRITICAL_FLAGS)])
+    path = str(tmp_path / "nope.json")
+    table = ropesim.dask.table_bounds(client, shards=4, out=path, **NOPE)
+    assert table.equals(ropesim.table_bounds(**NOPE))
+    assert read(path) == cli_file(ropesim_binary, path, ["table", "bounds", *NOPE_FLAGS])
+
+
+def test_table_bounds_refuses_bad_input(client):
+    with pytest.raises(ValueError, match="--kind"):
+        ropesim.table_bounds(kind="no-such-kind")
+    with pytest.raises(ValueError, match="--positions"):
+        ropesim.table_bounds(kind="critical-dim", positions=1)
+    with pytest.raises(TypeError, match="dim"):
+        ropesim.table_bounds(kind="base-context", dim=1.5)
+    with pytest.raises(TypeError, match="unexpected argument 'bogus'"):
+        ropesim.table_bounds(kind="no-decay", bogus=1)
+    # the kinds whose rows depend on the rows before them have no shards
+    with pytest.raises(ValueError, match="has no shards"):
+        ropesim.dask.table_bounds(client, shards=2, kind="base-context")
+    with pytest.raises(ValueError, match="has no shards"):
+        ropesim.dask.table_bounds(client, shards=2, kind="no-decay")
+    with pytest.raises(ValueError, match="--formats"):
+        ropesim.dask.table_bounds(client, shards=2, kind="positional-head", formats="bf17")
+    assert not client.who_has()
