@@ -407,22 +407,25 @@ io::Shard shard_of(std::uint64_t index, std::uint64_t count) {
   return io::parse_shard(std::to_string(index) + "/" + std::to_string(count));
 }
 
-/// `arguments` read into the spec (proofs::length_spec, the budget left for the shard), with
-/// only shard I/N of its lengths (contiguous, ascending) and that shard's budget checked
-/// (proofs::check_length_budget): a length's words are drawn from seeds that depend on the
-/// seed and the length alone (proofs::length_experiment), so a shard's rows are the rows the
-/// whole run has for its lengths.
-proofs::LengthExperimentSpec length_shard_spec(const proofs::LengthArguments& arguments,
-                                               const io::Shard& shard) {
-  proofs::LengthArguments whole = arguments;
-  whole.allow_slow = true;  // the budget is the shard's, checked below
-  proofs::LengthExperimentSpec spec = proofs::length_spec(whole);
+/// `spec` with only shard I/N of its lengths (contiguous, ascending), that shard's budget
+/// checked (proofs::check_length_budget, lifted by `allow_slow`): a length's words are drawn
+/// from seeds that depend on the seed and the length alone (proofs::length_experiment), so a
+/// shard's rows are the rows the whole run has for its lengths.
+proofs::LengthExperimentSpec length_shard(proofs::LengthExperimentSpec spec, const io::Shard& shard,
+                                          bool allow_slow) {
   const std::uint64_t total = spec.lengths.size();
   spec.lengths = std::vector<std::uint64_t>(
       spec.lengths.begin() + static_cast<std::ptrdiff_t>(shard.first_row(total)),
       spec.lengths.begin() + static_cast<std::ptrdiff_t>(shard.end_row(total)));
-  if (!spec.lengths.empty()) proofs::check_length_budget(spec, arguments.allow_slow);
+  if (!spec.lengths.empty()) proofs::check_length_budget(spec, allow_slow);
   return spec;
+}
+
+/// `arguments` read into the spec (proofs::length_spec) with the budget left for the shards.
+proofs::LengthExperimentSpec length_spec_for_shards(const proofs::LengthArguments& arguments) {
+  proofs::LengthArguments whole = arguments;
+  whole.allow_slow = true;  // the budget is each shard's, checked by length_shard
+  return proofs::length_spec(whole);
 }
 
 /// Accuracy against length (proofs::length_spec → proofs::run_length_spec) as `ropesim
@@ -433,7 +436,9 @@ py::object experiment_length(const proofs::LengthArguments& arguments, std::uint
   std::optional<nlohmann::json> result = library_call([&]() -> std::optional<nlohmann::json> {
     const io::Shard shard = shard_of(shard_index, shard_count);
     const proofs::LengthExperimentSpec spec =
-        shard.count == 1 ? proofs::length_spec(arguments) : length_shard_spec(arguments, shard);
+        shard.count == 1
+            ? proofs::length_spec(arguments)
+            : length_shard(length_spec_for_shards(arguments), shard, arguments.allow_slow);
     if (spec.lengths.empty()) return std::nullopt;
     return proofs::length_json(arguments, spec, proofs::run_length_spec(spec));
   });
@@ -446,10 +451,12 @@ py::object experiment_length(const proofs::LengthArguments& arguments, std::uint
 std::uint64_t experiment_length_plan(const proofs::LengthArguments& arguments,
                                      std::uint64_t shards) {
   return library_call([&] {
-    std::uint64_t total = 0;
-    for (std::uint64_t i = 1; i <= shards; ++i) {
-      const io::Shard shard = shard_of(i, shards);
-      total += length_shard_spec(arguments, shard).lengths.size();
+    const proofs::LengthExperimentSpec spec = length_spec_for_shards(arguments);
+    const std::uint64_t total = spec.lengths.size();
+    (void)shard_of(1, shards);                     // 1 <= N <= 10^6, refused as --shard is
+    for (std::uint64_t i = 1; i <= shards; ++i) {  // the budget of every shard with lengths
+      const io::Shard shard{i, shards};
+      if (shard.rows_of(total) > 0) (void)length_shard(spec, shard, arguments.allow_slow);
     }
     return total;
   });
