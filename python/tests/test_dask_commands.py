@@ -168,6 +168,12 @@ CRITICAL = dict(kind="critical-dim", presets="llama2-7b,phi-2,gemma-7b", realiza
                 formats="bf16", positions=4096)
 CRITICAL_FLAGS = ["--kind", "critical-dim", "--presets", "llama2-7b,phi-2,gemma-7b",
                   "--realizations", "r1", "--positions", "4096", "--formats", "bf16"]
+# semantic-drift: three models, two rows each (the model's schedule, p-RoPE at p = 1/2)
+DRIFT = dict(kind="semantic-drift", presets="phi-2,gpt-neox-20b,llama2-7b", p="0.5",
+             realizations="r1", formats="bf16", max_length=4096)
+DRIFT_FLAGS = ["--kind", "semantic-drift", "--formats", "bf16", "--presets",
+               "phi-2,gpt-neox-20b,llama2-7b", "--realizations", "r1", "--p", "0.5",
+               "--max-length", "4096"]
 # nope-previous-token: 2 formats x 3 summations = 6 independent rows, each seeded with --seed
 NOPE = dict(kind="nope-previous-token", formats="bf16,fp16", trials=20)
 NOPE_FLAGS = ["--kind", "nope-previous-token", "--formats", "bf16,fp16", "--trials", "20"]
@@ -214,6 +220,11 @@ def test_dask_table_bounds_equals_one_process(client, ropesim_binary, tmp_path):
     assert table.equals(ropesim.table_bounds(**CRITICAL))
     assert read(path) == cli_file(ropesim_binary, path,
                                   ["table", "bounds", *_bounds_order(CRITICAL_FLAGS)])
+    path = str(tmp_path / "drift.csv")
+    table = ropesim.dask.table_bounds(client, shards=2, out=path, **DRIFT)
+    assert table.equals(ropesim.table_bounds(**DRIFT))
+    assert list(table["preset"]) == ["phi-2"] * 2 + ["gpt-neox-20b"] * 2 + ["llama2-7b"] * 2
+    assert read(path) == cli_file(ropesim_binary, path, ["table", "bounds", *DRIFT_FLAGS])
     path = str(tmp_path / "nope.json")
     table = ropesim.dask.table_bounds(client, shards=4, out=path, **NOPE)
     assert table.equals(ropesim.table_bounds(**NOPE))
