@@ -1,13 +1,15 @@
 #pragma once
 // Shared by `ropesim horizon`, `table horizon`, `plot horizon` and `construct offset`: the flags
 // of one head (proofs::horizon_spec turns their text into a validated proofs::HorizonSpec with
-// one-line errors that name the flag) and the horizon report's table and text.
+// one-line errors that name the flag) and the horizon report's text (its table:
+// proofs::horizon_table).
 #include <CLI/CLI.hpp>
 #include <optional>
 #include <string>
 
 #include "cli/table.hpp"
 #include "proofs/range/horizon.hpp"
+#include "proofs/range/horizon_rows.hpp"
 #include "proofs/range/horizon_spec.hpp"
 
 namespace ropesim::cli {
@@ -24,12 +26,8 @@ void add_head_shape_options(CLI::App* cmd, HeadArguments& a);
 /// --engine, --summation, --accumulator, --algorithm, --max-length, --allow-slow.
 void add_head_options(CLI::App* cmd, HeadArguments& a);
 
-/// The horizon table (one row per report) with the columns of docs/tables/horizon.md.
-/// `schedule_heads`: the rows are multi-frequency heads (the g column holds schedule names,
-/// left-aligned in LaTeX); unset, read from the first report (a run that may have no rows,
-/// a shard, says it, so that its alignment matches the other shards').
-Table horizon_table(const std::vector<proofs::HorizonReport>& reports,
-                    std::optional<bool> schedule_heads = std::nullopt);
+/// The horizon table (proofs/range/horizon_rows.hpp).
+using proofs::horizon_table;
 
 /// A multi-line readable report.
 std::string horizon_text(const proofs::HorizonReport& report);

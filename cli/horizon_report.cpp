@@ -1,5 +1,5 @@
-// The horizon report's table (docs/tables/horizon.md) and text, shared by `ropesim horizon`,
-// `table horizon`, `plot horizon` and `construct offset` (cli/horizon_common.hpp).
+// The horizon report's text, shared by `ropesim horizon`, `plot horizon` and `construct offset`
+// (cli/horizon_common.hpp); its table is proofs::horizon_table (proofs/range/horizon_rows.hpp).
 #include <fmt/format.h>
 
 #include <chrono>
@@ -27,112 +27,7 @@ namespace {
 
 std::string value_text(const numeric::Value& v) { return v.to_decimal(9); }
 
-nlohmann::json number_cell(const std::optional<double>& d, int digits) {
-  if (!d || !std::isfinite(*d)) return nullptr;
-  return fmt::format("{:.{}g}", *d, digits);
-}
-
-/// The name a paper prints for a schedule: an hf-config schedule (`hf-config:PATH`,
-/// `hf-config[seq_len=N]:PATH`) by its file's stem, or its directory's name when the file is
-/// called config.json as Hugging Face's are; other specs (presets, inline schedules) as given.
-std::string schedule_short_name(const std::string& spec) {
-  if (spec.rfind("hf-config", 0) != 0) return spec;
-  const std::size_t bracket = spec.find(']');
-  const std::size_t colon = spec.find(':', bracket == std::string::npos ? 0 : bracket);
-  if (colon == std::string::npos) return spec;
-  const std::filesystem::path path(spec.substr(colon + 1));
-  const std::string stem = path.stem().string();
-  const std::string directory = path.parent_path().filename().string();
-  if (stem == "config" && !directory.empty() && directory != "." && directory != "..")
-    return directory;
-  return stem.empty() ? spec : stem;
-}
-
-/// The LaTeX cell of a number the other views print with a remark: `number` alone, `note`
-/// listed under the table (Table::latex_cells).
-nlohmann::json noted(const nlohmann::json& number, const std::string& note) {
-  return {{"cell", number}, {"note", note}};
-}
-
-/// The `--simulate` line of the readable report.
-
 }  // namespace
-
-Table horizon_table(const std::vector<proofs::HorizonReport>& reports,
-                    std::optional<bool> schedule_heads) {
-  Table t;
-  t.columns = {"format",       "g",          "k",
-               "realization",  "C",          "f_large",
-               "n_max",        "fail_query", "fail_competitor",
-               "offset",       "gap",        "delta_bound",
-               "tie_distance", "heuristic",  "tie_cap",
-               "pm_ceiling"};
-  t.terminal_columns = {
-      "format",          "g",   "k",           "realization",  "C",        "f_large", "n_max",
-      "fail_competitor", "gap", "delta_bound", "tie_distance", "heuristic"};
-  // g holds a frequency, or a schedule's name in the rows of multi-frequency heads (a run
-  // has one kind or the other: table horizon's --g and --schedules exclude each other).
-  const bool schedules = schedule_heads ? *schedule_heads : !reports.empty() && !reports.front().g;
-  t.numeric_columns = {
-      "k",   "C",           "f_large",      "n_max",     "fail_query", "fail_competitor", "offset",
-      "gap", "delta_bound", "tie_distance", "heuristic", "tie_cap",    "pm_ceiling"};
-  if (!schedules) t.numeric_columns.push_back("g");
-  for (const auto& r : reports) {
-    auto at_limit = [](std::uint64_t v, bool limit) -> nlohmann::json {
-      if (limit) return ">=" + std::to_string(v);
-      return v;
-    };
-    nlohmann::json g = r.g ? nlohmann::json(fmt::format("{}", numeric::nearest_double(*r.g)))
-                           : nlohmann::json(r.schedule);
-    nlohmann::json tie = nullptr;
-    if (r.tie_distance)
-      tie = r.tie_distance->at_limit ? nlohmann::json(">" + std::to_string(r.tie_distance->value))
-                                     : nlohmann::json(r.tie_distance->value);
-    const nlohmann::json C = r.auto_C ? nlohmann::json(value_text(r.C) + " (" + r.C_source + ")")
-                                      : nlohmann::json(value_text(r.C));
-    t.rows.push_back(
-        {r.format, g, r.k, r.realisation, C, value_text(r.f_large),
-         at_limit(r.range.n_max, r.range.at_limit),
-         r.range.fail_query ? nlohmann::json(*r.range.fail_query) : nlohmann::json(nullptr),
-         r.range.fail_competitor ? nlohmann::json(*r.range.fail_competitor)
-                                 : nlohmann::json(nullptr),
-         r.range.fail_offset ? nlohmann::json(*r.range.fail_offset) : nlohmann::json(nullptr),
-         r.range.gap ? nlohmann::json(fmt::format("{:.6g}", numeric::nearest_double(*r.range.gap)))
-                     : nlohmann::json(nullptr),
-         at_limit(static_cast<std::uint64_t>(r.delta_bound.value), r.delta_bound.at_limit), tie,
-         number_cell(r.heuristic, 6), number_cell(r.tie_cap, 6), number_cell(r.pm_ceiling, 8)});
-    t.json_extra.push_back(proofs::to_json(r));
-    // The paper's view (LaTeX): numbers alone, their remarks as notes under the table, the
-    // schedule by its short name.
-    nlohmann::json paper = nlohmann::json::object();
-    if (!r.g) paper["g"] = {{"cell", schedule_short_name(r.schedule)}};
-    if (r.auto_C) {
-      paper["C"] = noted(
-          value_text(r.C),
-          r.C_source.rfind("record", 0) == 0
-              ? "$C$ chosen by \\texttt{--C auto}: $f_{\\mathrm{large}}/\\delta_n$ rounded up "
-                "into the format at a record distance $n$ of the ideal score (the distance is "
-                "in the CSV and JSON outputs)"
-              : "$C$ chosen by \\texttt{--C auto}: a power of two");
-    }
-    if (r.range.at_limit) {
-      paper["n_max"] = noted(r.range.n_max,
-                             "a lower bound: no query fails up to the scan limit $L_{\\max}$ "
-                             "(\\texttt{--max-length})");
-    }
-    if (r.delta_bound.at_limit) {
-      paper["delta_bound"] = noted(static_cast<std::uint64_t>(r.delta_bound.value),
-                                   "a lower bound: $C\\delta_L \\geq f_{\\mathrm{large}}$ holds "
-                                   "up to the end of the search");
-    }
-    if (r.tie_distance && r.tie_distance->at_limit) {
-      paper["tie_distance"] =
-          noted(r.tie_distance->value, "more than this: no tie up to the end of the search");
-    }
-    t.latex_cells.push_back(std::move(paper));
-  }
-  return t;
-}
 
 std::string horizon_text(const proofs::HorizonReport& r) {
   std::string out;

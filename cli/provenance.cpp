@@ -110,6 +110,25 @@ void write_and_print(const Table& table, const std::optional<OutputKind>& kind,
   }
 }
 
+TableDestination table_destination(bool out_given, const std::string& out, bool shard_given,
+                                   const std::string& shard) {
+  TableDestination to;
+  if (out_given) {
+    to.kind = output_kind_for(out, "--out");
+    io::check_output_path(out, "--out");
+    to.out = out;
+  }
+  if (shard_given) to.shard = parse_shard(shard);
+  return to;
+}
+
+void finish_table(const Table& table, const TableDestination& to, std::uint64_t total_rows,
+                  bool json, bool quiet, const std::string& columns) {
+  std::optional<ShardRecord> record;
+  if (to.shard) record = ShardRecord{*to.shard, total_rows};
+  write_and_print(table, to.kind, to.out, record, json, quiet, columns);
+}
+
 std::string render(const Table& table, OutputKind kind, const std::optional<ShardRecord>& shard) {
   return io::render(table, kind, recorded_provenance(), shard);
 }

@@ -73,13 +73,8 @@ CLI::App* add_sweep_options(CLI::App& app, SweepOptions* o) {
 
 /// Runs the command with options `o` (`cmd` tells which flags were given); returns the exit code.
 int run_sweep(const CLI::App& cmd, SweepOptions& o) {
-  std::optional<OutputKind> kind;
-  if (cmd.count("--out") > 0) {
-    kind = output_kind_for(o.out, "--out");
-    io::check_output_path(o.out, "--out");
-  }
-  const bool sharded = cmd.count("--shard") > 0;
-  const Shard shard = sharded ? parse_shard(o.shard) : Shard{1, 1};  // 1/1: every row
+  const TableDestination to =
+      table_destination(cmd.count("--out") > 0, o.out, cmd.count("--shard") > 0, o.shard);
   attention::SweepRequest request;
   if (cmd.count("--models") > 0) request.models = o.models;
   if (cmd.count("--schedules") > 0) request.schedules = o.schedules;
@@ -94,7 +89,7 @@ int run_sweep(const CLI::App& cmd, SweepOptions& o) {
       attention::sweep_options(request, jobs_threads(o.threads));
   for (const auto& warning : attention::sweep_warnings(grid, o.positions))
     std::cerr << "ropesim: warning: " << one_line(warning) << "\n";
-  attention::check_sweep_budget(grid, options, shard, o.allow_slow);
+  attention::check_sweep_budget(grid, options, to.rows(), o.allow_slow);
   if (o.quiet && o.progress == ProgressChoice::on) {
     throw InvalidArgument("--quiet: excludes --progress; accepted: one of them");
   }
@@ -105,11 +100,9 @@ int run_sweep(const CLI::App& cmd, SweepOptions& o) {
       reporter.update(done, total, "cells");
     };
   }
-  const Table table = attention::sweep_shard_table(grid, options, shard, progress);
+  const Table table = attention::sweep_shard_table(grid, options, to.rows(), progress);
   reporter.finish();
-  std::optional<ShardRecord> record;
-  if (sharded) record = ShardRecord{shard, attention::sweep_rows(grid)};
-  write_and_print(table, kind, o.out, record, o.json, o.quiet, o.columns);
+  finish_table(table, to, attention::sweep_rows(grid), o.json, o.quiet, o.columns);
   return 0;
 }
 

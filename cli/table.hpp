@@ -42,6 +42,27 @@ void write_and_print(const Table& table, const std::optional<OutputKind>& kind,
                      const std::string& out, const std::optional<ShardRecord>& shard, bool json,
                      bool quiet, const std::string& columns);
 
+/// Where a table command (sweep, table horizon, table bounds) sends its table, read from its
+/// --out and --shard flags before anything is computed: the file's kind (output_kind_for) with
+/// the path checked (io::check_output_path), and the shard. Throws ropesim::InvalidArgument
+/// naming the flag for a bad path or extension or a shard outside 1 <= I <= N <= 10^6.
+struct TableDestination {
+  std::optional<OutputKind> kind;  ///< set when --out was given
+  std::string out;                 ///< --out's path
+  std::optional<Shard> shard;      ///< set when --shard was given
+  /// The rows this run computes: the shard, or 1/1 (every row).
+  Shard rows() const { return shard.value_or(Shard{1, 1}); }
+};
+
+/// The destination of `out` (when `out_given`) and of `shard` (when `shard_given`).
+TableDestination table_destination(bool out_given, const std::string& out, bool shard_given,
+                                   const std::string& shard);
+
+/// How a table command finishes: write_and_print with the shard record of a table of
+/// `total_rows` rows when the run is a shard.
+void finish_table(const Table& table, const TableDestination& to, std::uint64_t total_rows,
+                  bool json, bool quiet, const std::string& columns);
+
 /// Records the command line (argv) for provenance; called once by main.
 void set_command_line(int argc, char** argv);
 

@@ -1,199 +1,55 @@
 // `ropesim table bounds`: bounds from the RoPE literature, exactly and at finite precision
-// (docs/BOUNDS.md). The science lives in proofs/literature/bounds.hpp and
-// proofs/literature/bounds_study.hpp; this file parses the arguments into a study's options and
-// runs it, cli/bounds_tables.cpp lays out the rows.
+// (docs/BOUNDS.md). The science and the tables live in proofs/literature/bounds_tables.hpp (with
+// the studies of proofs/literature/bounds.hpp and proofs/literature/bounds_study.hpp); this file
+// parses the flags into a proofs::TableBoundsRequest, shows the progress and writes the table.
 //   --kind base-context   Men et al. 2024 (arXiv 2405.14591), Table 1
 //   --kind critical-dim   Liu et al. 2023 (arXiv 2310.05209), critical dimension d_extra
 //   --kind semantic-drift Barbero et al. 2024 (arXiv 2410.06205), low-frequency channels
 //   --kind positional-head      Barbero et al. 2024 (i): previous-token head on θ_1 = 1
 //   --kind nope-previous-token  Barbero et al. 2024 (i): what a NoPE head sees of the prefix order
 //   --kind no-decay             Barbero et al. 2024 (iii): a q, k whose score does not decay
-#include <fmt/format.h>
-
-#include <algorithm>
 #include <iostream>
 #include <limits>
 
 #include "attention/census/census.hpp"
-#include "attention/realisations/realisation.hpp"
-#include "attention/schedules/schedule.hpp"
-#include "cli/bounds_tables.hpp"
 #include "cli/commands.hpp"
 #include "cli/jobs.hpp"
 #include "cli/table.hpp"
 #include "core/error.hpp"
-#include "numeric/exact.hpp"
-#include "numeric/format.hpp"
-#include "numeric/summation.hpp"
-#include "proofs/literature/bounds_study.hpp"
+#include "proofs/literature/bounds_tables.hpp"
 
 namespace ropesim::cli {
 
 namespace {
 
 struct TableBoundsOptions {
-  std::string kind, lengths = "1K,2K,4K,8K,16K,32K,64K,128K,256K,512K,1M",
-                    formats = "bf16,fp16,fp32", realisation = "hf", realisations = "r1,r2",
-                    presets = "all", out, columns;
-  std::size_t dim = 128;
-  std::uint64_t finite_max_length = 8192, positions = 65536, from = 10, max_length = 65536;
-  std::string tolerance = "0.01", p_values = "0.25,0.75";
-  std::string offsets = "1", summations = "sequential,pairwise,exact", schedule = "single:g=1";
-  std::uint64_t nope_length = 16, trials = 200, seed = 1, key_position = 0;
+  proofs::TableBoundsRequest request;
+  std::string out, columns;
   unsigned jobs = 0;
   bool json = false, quiet = false;
   bool out_given = false;  ///< -o/--out was given
 };
 
-/// "1024", "1K" (= 1024), "1M" (= 2^20): a context length in 1..2^24.
-std::uint64_t parse_length(const std::string& text) {
-  std::string digits = text;
-  std::uint64_t unit = 1;
-  if (!digits.empty() && (digits.back() == 'K' || digits.back() == 'k')) {
-    unit = 1024;
-    digits.pop_back();
-  } else if (!digits.empty() && (digits.back() == 'M' || digits.back() == 'm')) {
-    unit = 1024 * 1024;
-    digits.pop_back();
-  }
-  const bool ok =
-      !digits.empty() && digits.size() <= 8 &&
-      std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
-  const std::uint64_t value = ok ? std::stoull(digits) * unit : 0;
-  if (!ok || value == 0 || value > proofs::kMaxContextLength) {
-    throw InvalidArgument(
-        "--lengths: '" + text +
-        "' is not a context length (an integer 1..16777216, or NK = N*1024, NM = N*2^20)");
-  }
-  return value;
-}
-
-/// --kind base-context: proofs::base_context_study over the formats' realisations.
-Table run_base_context(const TableBoundsOptions& o, const std::vector<std::string>& format_names,
-                       const std::vector<numeric::Format>& formats, unsigned threads,
-                       bool progress) {
-  proofs::BaseContextOptions options;
-  options.dim = o.dim;
-  if (o.dim % 2 != 0) proofs::check_options(options);  // the --dim refusal comes first
-  for (const auto& item : split_unique(o.lengths, "--lengths"))
-    options.lengths.push_back(parse_length(item));
-  options.from = o.from;
-  options.finite_max_length = o.finite_max_length;
-  options.threads = threads;
-  proofs::check_options(options);
-  for (const auto& f : formats) {
-    options.realisations.push_back(with_context(
-        "--realization", [&] { return attention::parse_realisation(o.realisation, f); }));
-  }
-  auto note = [&](const std::string& what) {
-    if (progress) std::cerr << "\r" << what << "   " << std::flush;
-  };
-  options.on_exact_candidate = [&](std::uint64_t L, const mpz_class& b) {
-    note(fmt::format("exact L={} b={}", L, base_text(b)));
-  };
-  note("exact");
-  const auto study = proofs::base_context_study(options);
-  if (progress) std::cerr << "\n";
-  return base_context_table(study, format_names, options.realisations.front().name());
-}
-
-/// --kind critical-dim: proofs::critical_dimension_study over the presets and realisations.
-Table run_critical_dimension(const TableBoundsOptions& o,
-                             const std::vector<numeric::Format>& formats, unsigned threads,
-                             bool progress) {
-  proofs::CriticalDimensionOptions options;
-  options.models = resolve_presets(o.presets);
-  std::vector<std::string> columns;
-  for (const auto& spec : split_unique(o.realisations, "--realizations", ListKind::realisations)) {
-    for (const auto& f : formats) {
-      options.realisations.push_back(
-          with_context("--realizations", [&] { return attention::parse_realisation(spec, f); }));
-      columns.push_back(options.realisations.back().name() + "_" + f.name);
-    }
-  }
-  options.positions = o.positions;
-  options.threads = threads;
-  options.on_census = [&](const std::string& name) {
-    if (progress) std::cerr << "\rcensus " << name << "   " << std::flush;
-  };
-  const auto rows = proofs::critical_dimension_study(options);
-  if (progress) std::cerr << "\n";
-  return critical_dimension_table(rows, columns);
-}
-
-/// --kind positional-head: the offsets and realisations checked, then the rows.
-Table run_positional_head(const TableBoundsOptions& o, const std::vector<numeric::Format>& formats,
-                          bool progress) {
-  std::vector<std::uint64_t> offsets;
-  for (const auto& item : split_unique(o.offsets, "--k")) {
-    offsets.push_back(ropesim::parse_integer(item, "--k", 1, 999999999));  // an offset
-  }
-  const auto specs = split_unique(o.realisations, "--realizations", ListKind::realisations);
-  for (const auto& spec : specs)
-    for (const auto& f : formats)
-      (void)with_context("--realizations", [&] { return attention::parse_realisation(spec, f); });
-  return positional_head_table(formats, specs, offsets, progress);
-}
-
-const std::vector<std::string>& bounds_kinds() {
-  static const std::vector<std::string> kinds{"base-context",        "critical-dim",
-                                              "semantic-drift",      "positional-head",
-                                              "nope-previous-token", "no-decay"};
-  return kinds;
-}
-
 /// Runs `table bounds` with options `o`; returns the exit code.
 int run_table_bounds(const TableBoundsOptions& o) {
-  const auto& kinds = bounds_kinds();
-  if (std::find(kinds.begin(), kinds.end(), o.kind) == kinds.end()) {
-    throw InvalidArgument("--kind: '" + o.kind +
-                          "' is not a bounds table; accepted: base-context, critical-dim, "
-                          "semantic-drift, positional-head, nope-previous-token, no-decay");
-  }
-  std::optional<OutputKind> kind;
-  if (o.out_given) {
-    kind = output_kind_for(o.out, "--out");
-    io::check_output_path(o.out, "--out");
-  }
-  // Validate every argument before computing anything (bad input: no output).
-  const auto format_names = split_unique(o.formats, "--formats", ListKind::formats);
-  std::vector<numeric::Format> formats;
-  for (const auto& f : format_names) {
-    formats.push_back(with_context("--formats", [&] { return numeric::parse_format(f); }));
-  }
+  proofs::check_bounds_kind(o.request.kind);
+  const TableDestination to = table_destination(o.out_given, o.out, false, "");
   const bool progress = !o.quiet && stderr_is_tty();
-  const unsigned threads = jobs_threads(o.jobs);
-  Table t;
-  if (o.kind == "base-context") {
-    t = run_base_context(o, format_names, formats, threads, progress);
-  } else if (o.kind == "positional-head") {
-    t = run_positional_head(o, formats, progress);
-  } else if (o.kind == "nope-previous-token") {
-    const auto summations = split_unique(o.summations, "--summations");
-    for (const auto& text : summations)
-      (void)with_context("--summations", [&] { return numeric::parse_summation(text); });
-    t = nope_table(formats, summations, o.nope_length, o.trials, o.seed);
-  } else if (o.kind == "no-decay") {
-    const auto s =
-        with_context("--schedule", [&] { return attention::parse_schedule(o.schedule); });
-    t = no_decay_table(s, formats,
-                       split_unique(o.realisations, "--realizations", ListKind::realisations),
-                       o.max_length, o.key_position);
-  } else if (o.kind == "semantic-drift") {
-    t = semantic_drift_table(
-        resolve_presets(o.presets), o.p_values, o.realisations, formats,
-        with_context("--tolerance",
-                     [&] { return numeric::parse_rational_exact(o.tolerance, "tolerance"); }),
-        o.max_length, progress);
-  } else {
-    t = run_critical_dimension(o, formats, threads, progress);
-  }
-  write_and_print(t, kind, o.out, std::nullopt, o.json, o.quiet, o.columns);
+  bool shown = false;  // a progress line is on the terminal
+  const Table t = proofs::bounds_table(o.request, jobs_threads(o.jobs), io::Shard{},
+                                       [&](const std::string& what) {
+                                         if (!progress) return;
+                                         std::cerr << "\r" << what << "   " << std::flush;
+                                         shown = true;
+                                       });
+  if (shown) std::cerr << "\n";
+  finish_table(t, to, t.rows.size(), o.json, o.quiet, o.columns);
   return 0;
 }
 
 /// The options of `table bounds`.
-CLI::App* add_table_bounds_options(CLI::App* table, TableBoundsOptions* o) {
+CLI::App* add_table_bounds_options(CLI::App* table, TableBoundsOptions* options) {
+  proofs::TableBoundsRequest* o = &options->request;
   auto* cmd = table->add_subcommand(
       "bounds", "Bounds from the RoPE literature, exact and in finite formats (docs/BOUNDS.md)");
   cmd->add_option(
@@ -268,16 +124,16 @@ CLI::App* add_table_bounds_options(CLI::App* table, TableBoundsOptions* o) {
                      "no-decay: the key's position j (the query sits at j + n)", 0,
                      std::uint64_t{1} << 40)
       ->capture_default_str();
-  cmd->add_option("-o,--out", o->out,
+  cmd->add_option("-o,--out", options->out,
                   "Write the table to FILE (.csv .md .json .tex; every column unless --columns)");
   cmd->add_flag(
-      "--json", o->json,
+      "--json", options->json,
       "Print JSON (a list of objects, every column unless --columns) instead of the table");
-  cmd->add_option("--columns", o->columns,
+  cmd->add_option("--columns", options->columns,
                   "Columns of the terminal, --out and --json: all, or a comma list (terminal "
                   "default: the main ones)");
-  cmd->add_flag("--quiet", o->quiet, "No progress on stderr; with --out, nothing on stdout");
-  add_jobs_option(cmd, o->jobs);
+  cmd->add_flag("--quiet", options->quiet, "No progress on stderr; with --out, nothing on stdout");
+  add_jobs_option(cmd, options->jobs);
   return cmd;
 }
 

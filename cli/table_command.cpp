@@ -75,33 +75,23 @@ CLI::App* add_table_horizon_options(CLI::App* table, TableHorizonOptions* o) {
 
 /// Runs the command with options `o` (`cmd` tells which flags were given); returns the exit code.
 int run_table_horizon(const CLI::App& cmd, TableHorizonOptions& o) {
-  std::optional<OutputKind> kind;
-  if (cmd.count("--out") > 0) {
-    kind = output_kind_for(o.out, "--out");
-    io::check_output_path(o.out, "--out");
-  }
-  const bool sharded = cmd.count("--shard") > 0;
-  const Shard shard = sharded ? parse_shard(o.shard) : Shard{1, 1};  // 1/1: every row
+  const TableDestination to =
+      table_destination(cmd.count("--out") > 0, o.out, cmd.count("--shard") > 0, o.shard);
   // Validate every cell's arguments before measuring anything (bad input: no output).
-  proofs::HorizonGrid grid;
-  grid.head = o.head;
-  grid.formats = split_unique(o.formats, "--formats", ListKind::formats);
-  if (o.schedules.empty()) grid.gs = split_unique(o.g, "--g");
-  grid.schedules = split_unique(o.schedules, "--schedules", ListKind::schedules);
-  grid.ks = split_unique(o.k, "--k");
-  grid.Cs = split_unique(o.C, "--C");
-  grid.realisations = split_unique(o.realisations, "--realizations", ListKind::realisations);
+  proofs::HorizonTableRequest request;
+  request.head = o.head;
+  request.formats = o.formats;
+  request.g = o.g;
+  request.schedules = o.schedules;
+  request.k = o.k;
+  request.C = o.C;
+  request.realisations = o.realisations;
+  const proofs::HorizonGrid grid = proofs::horizon_grid(request);
   std::vector<proofs::HorizonSpec> specs = proofs::horizon_grid_specs(grid);
   // Row i is specs[i]; a shard measures its rows only (proofs::horizon_rows: on the --jobs
   // threads, in table order).
   const std::uint64_t total_rows = specs.size();
-  if (sharded) {
-    std::vector<proofs::HorizonSpec> mine;
-    for (std::size_t i = 0; i < specs.size(); ++i) {
-      if (shard.owns(i, total_rows)) mine.push_back(std::move(specs[i]));
-    }
-    specs = std::move(mine);
-  }
+  specs = proofs::shard_specs(std::move(specs), to.rows());
   const bool progress = !o.quiet && stderr_is_tty();
   const auto start = std::chrono::steady_clock::now();
   const auto reports = proofs::horizon_rows(
@@ -115,10 +105,8 @@ int run_table_horizon(const CLI::App& cmd, TableHorizonOptions& o) {
                   << "   " << std::flush;
       });
   if (progress) std::cerr << "\n";
-  const Table t = horizon_table(reports, !grid.schedules.empty());
-  std::optional<ShardRecord> record;
-  if (sharded) record = ShardRecord{shard, total_rows};
-  write_and_print(t, kind, o.out, record, o.json, o.quiet, o.columns);
+  finish_table(horizon_table(reports, !grid.schedules.empty()), to, total_rows, o.json, o.quiet,
+               o.columns);
   return 0;
 }
 

@@ -49,6 +49,7 @@
 #include "automata/dfa.hpp"
 #include "core/budget.hpp"
 #include "core/error.hpp"
+#include "io/shard.hpp"
 #include "numeric/arithmetic.hpp"
 #include "numeric/exact.hpp"
 #include "numeric/fast_engine.hpp"
@@ -414,13 +415,65 @@ py::object analyse_heads(const proofs::HeadAnalysisArguments& arguments) {
   }));
 }
 
+/// Shard I/N of a list of `total` items (io::Shard: [floor((I-1)·T/N), floor(I·T/N))), with
+/// the CLI's --shard rules (1 <= I <= N <= 10^6).
+io::Shard shard_of(std::uint64_t index, std::uint64_t count) {
+  return io::parse_shard(std::to_string(index) + "/" + std::to_string(count));
+}
+
+/// `spec` with only shard I/N of its lengths (contiguous, ascending), that shard's budget
+/// checked (proofs::check_length_budget, lifted by `allow_slow`): a length's words are drawn
+/// from seeds that depend on the seed and the length alone (proofs::length_experiment), so a
+/// shard's rows are the rows the whole run has for its lengths.
+proofs::LengthExperimentSpec length_shard(proofs::LengthExperimentSpec spec, const io::Shard& shard,
+                                          bool allow_slow) {
+  const std::uint64_t total = spec.lengths.size();
+  spec.lengths = std::vector<std::uint64_t>(
+      spec.lengths.begin() + static_cast<std::ptrdiff_t>(shard.first_row(total)),
+      spec.lengths.begin() + static_cast<std::ptrdiff_t>(shard.end_row(total)));
+  if (!spec.lengths.empty()) proofs::check_length_budget(spec, allow_slow);
+  return spec;
+}
+
+/// `arguments` read into the spec (proofs::length_spec) with the budget left for the shards.
+proofs::LengthExperimentSpec length_spec_for_shards(const proofs::LengthArguments& arguments) {
+  proofs::LengthArguments whole = arguments;
+  whole.allow_slow = true;  // the budget is each shard's, checked by length_shard
+  return proofs::length_spec(whole);
+}
+
 /// Accuracy against length (proofs::length_spec → proofs::run_length_spec) as `ropesim
-/// experiment length --json` prints it.
-py::object experiment_length(const proofs::LengthArguments& arguments) {
-  return to_python(library_call([&] {
-    const proofs::LengthExperimentSpec spec = proofs::length_spec(arguments);
+/// experiment length --json` prints it; with a shard I/N only the shard's lengths (None when
+/// it has none: a shard past the lengths).
+py::object experiment_length(const proofs::LengthArguments& arguments, std::uint64_t shard_index,
+                             std::uint64_t shard_count) {
+  std::optional<nlohmann::json> result = library_call([&]() -> std::optional<nlohmann::json> {
+    const io::Shard shard = shard_of(shard_index, shard_count);
+    const proofs::LengthExperimentSpec spec =
+        shard.count == 1
+            ? proofs::length_spec(arguments)
+            : length_shard(length_spec_for_shards(arguments), shard, arguments.allow_slow);
+    if (spec.lengths.empty()) return std::nullopt;
     return proofs::length_json(arguments, spec, proofs::run_length_spec(spec));
-  }));
+  });
+  return result ? to_python(*result) : py::none();
+}
+
+/// The number of lengths of `arguments` (validated as experiment_length validates them), with
+/// the budget of each of the `shards` shards checked: what ropesim.dask checks before it
+/// submits a task.
+std::uint64_t experiment_length_plan(const proofs::LengthArguments& arguments,
+                                     std::uint64_t shards) {
+  return library_call([&] {
+    const proofs::LengthExperimentSpec spec = length_spec_for_shards(arguments);
+    const std::uint64_t total = spec.lengths.size();
+    (void)shard_of(1, shards);                     // 1 <= N <= 10^6, refused as --shard is
+    for (std::uint64_t i = 1; i <= shards; ++i) {  // the budget of every shard with lengths
+      const io::Shard shard{i, shards};
+      if (shard.rows_of(total) > 0) (void)length_shard(spec, shard, arguments.allow_slow);
+    }
+    return total;
+  });
 }
 
 /// The balanced words per length (proofs::balanced_words): one dict per length with the
@@ -459,18 +512,30 @@ std::mutex check_mutex;
 
 /// The theorems as RapidCheck properties (properties::check_request → run_property), as
 /// `ropesim check --json --quiet` prints it: every property named, run in order, one check at
-/// a time in the process (check_mutex).
-py::object check(const properties::CheckArguments& arguments) {
+/// a time in the process (check_mutex); with a shard I/N only the shard's properties
+/// (io::Shard over the properties the request names). A property's outcome depends on the
+/// options alone (run_property seeds RapidCheck with the seed for each property), not on the
+/// properties run before it.
+py::object check(const properties::CheckArguments& arguments, std::uint64_t shard_index,
+                 std::uint64_t shard_count) {
   return to_python(library_call([&] {
+    const io::Shard shard = shard_of(shard_index, shard_count);
     const std::lock_guard<std::mutex> lock(check_mutex);
     const properties::CheckRequest request = properties::check_request(arguments);
     std::vector<properties::PropertyOutcome> outcomes;
-    for (const auto& name : request.names) {
+    const std::uint64_t total = request.names.size();
+    for (std::uint64_t i = shard.first_row(total); i < shard.end_row(total); ++i) {
       outcomes.push_back(with_context(
-          "--replay", [&] { return properties::run_property(name, request.options); }));
+          "--replay", [&] { return properties::run_property(request.names[i], request.options); }));
     }
     return properties::check_json(outcomes, false);
   }));
+}
+
+/// The properties `arguments` names, in the order they run, validated as check validates them
+/// (properties::check_request): what ropesim.dask shards.
+std::vector<std::string> check_plan(const properties::CheckArguments& arguments) {
+  return library_call([&] { return properties::check_request(arguments).names; });
 }
 
 /// The IEEE flag bits of numeric::Flag (numeric/flags.hpp), by name, in IEEE 754-2019 §7
@@ -501,7 +566,8 @@ std::string flag_bits_text() {
 
 }  // namespace
 
-void bind_sweep(py::module_& m);  // python/bind_sweep.cpp: sweep, shards, tables as files
+void bind_sweep(py::module_& m);   // python/bind_sweep.cpp: sweep, shards, tables as files
+void bind_tables(py::module_& m);  // python/bind_tables.cpp: table horizon
 
 PYBIND11_MODULE(_ropesim, m) {
   m.doc() = "C++ side of the ropesim Python module (docs/PYTHON.md); use `import ropesim`.";
@@ -620,9 +686,16 @@ PYBIND11_MODULE(_ropesim, m) {
       .def_readwrite("seed", &proofs::LengthArguments::seed)
       .def_readwrite("adversarial", &proofs::LengthArguments::adversarial)
       .def_readwrite("allow_slow", &proofs::LengthArguments::allow_slow);
-  m.def("experiment_length", &experiment_length, py::arg("arguments"),
+  m.def("experiment_length_plan", &experiment_length_plan, py::arg("arguments"), py::arg("shards"),
+        "The number of lengths of the experiment, validated as experiment_length validates "
+        "it, with the budget of each of `shards` shards of the lengths checked. Raises "
+        "ValueError with the CLI's one-line message.");
+  m.def("experiment_length", &experiment_length, py::arg("arguments"), py::arg("shard_index") = 1,
+        py::arg("shard_count") = 1,
         "Accuracy against length (proofs::length_experiment): the dict of `ropesim experiment "
-        "length --json`. Raises ValueError with the CLI's one-line message for bad input.");
+        "length --json`; with shard I/N only the rows of the shard's lengths (io::Shard over "
+        "the lengths, each shard's budget its own), None for a shard without lengths. Raises "
+        "ValueError with the CLI's one-line message for bad input.");
   m.def("balanced_words", &balanced_words, py::arg("formula"), py::arg("regex"),
         py::arg("alphabet"), py::arg("lengths"), py::arg("words"), py::arg("seed"),
         "The balanced words per length that experiment_length draws (proofs::balanced_words): "
@@ -635,10 +708,16 @@ PYBIND11_MODULE(_ropesim, m) {
       .def_readwrite("seed", &properties::CheckArguments::seed)
       .def_readwrite("max_length", &properties::CheckArguments::max_length)
       .def_readwrite("format", &properties::CheckArguments::format);
-  m.def("check", &check, py::arg("arguments"),
+  m.def("check_plan", &check_plan, py::arg("arguments"),
+        "The names of the properties the check runs, in order, the arguments validated as "
+        "check validates them (properties::check_request).");
+  m.def("check", &check, py::arg("arguments"), py::arg("shard_index") = 1,
+        py::arg("shard_count") = 1,
         "The theorems as RapidCheck properties (properties/check.hpp, THEORY §5): the dict of "
-        "`ropesim check --json`. A failing property is in the dict, not raised. Raises "
+        "`ropesim check --json`; with shard I/N only the shard's properties (io::Shard over "
+        "check_plan's names). A failing property is in the dict, not raised. Raises "
         "ValueError with the CLI's one-line message for bad input.");
   bind_sweep(m);
+  bind_tables(m);
   m.attr("version") = std::string(ropesim::version());
 }

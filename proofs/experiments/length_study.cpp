@@ -125,12 +125,16 @@ LengthExperimentSpec length_spec(const LengthArguments& a) {
   spec.adversarial = static_cast<std::size_t>(
       ropesim::parse_integer(std::to_string(a.adversarial), "--adversarial", 0, 10000));
   (void)with_context("formula", [&] { return ltl::parse(a.formula); });
+  check_length_budget(spec, a.allow_slow);
+  return spec;
+}
+
+void check_length_budget(const LengthExperimentSpec& spec, bool allow_slow) {
   // The work: length_experiment_work (one series per schedule and format).
   const WorkEstimate work = length_experiment_work(spec, spec.schedules.size());
   Budget budget;
-  budget.unlimited = a.allow_slow;
+  budget.unlimited = allow_slow;
   check_budget("--lengths", work, budget);
-  return spec;
 }
 
 std::vector<LengthSeries> run_length_spec(

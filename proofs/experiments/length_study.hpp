@@ -35,6 +35,12 @@ std::vector<std::uint64_t> parse_lengths(const std::string& text);
 /// 1..100000, --adversarial in 0..10000.
 LengthExperimentSpec length_spec(const LengthArguments& a);
 
+/// Refuses, with BudgetExceeded naming --lengths and the estimate, a run of `spec` whose
+/// length_experiment_work exceeds the budget (10 min, 8 GiB), unless `allow_slow`: the last
+/// check of length_spec, and the budget of one shard of the lengths (ropesim.dask, which counts
+/// each shard's lengths alone, as --shard counts a sweep's rows).
+void check_length_budget(const LengthExperimentSpec& spec, bool allow_slow);
+
 /// length_experiment(spec, progress) with its refusals named as the CLI names them: the
 /// path-count table's limit as "--lengths: ...", a formula that does not compile as
 /// "formula: ...".

@@ -10,6 +10,10 @@ command line is run:
   ``classify``, ``analyse_heads``, ``formats`` and ``experiment_length`` return what the matching ``ropesim``
   command prints with ``--json``, built by the same library functions (each library's
   ``to_json``), as Python objects with the same keys;
+* ``sweep``, ``table_horizon`` and ``table_bounds`` return the rows of ``ropesim sweep``,
+  ``ropesim table horizon`` and ``ropesim table bounds`` as DataFrames (and write their
+  ``--out`` files); ``ropesim.dask`` runs them, ``check`` and ``experiment_length`` on a Dask
+  cluster, one task per shard (docs/SCALE.md);
 * ``check`` runs the theorems' RapidCheck properties (properties/, with RapidCheck compiled
   with -fPIC from third_party/rapidcheck: Debian's static library cannot be linked into an
   extension) and returns the dict ``ropesim check --json`` prints;
@@ -39,11 +43,12 @@ import numpy as _np
 
 from . import _ropesim
 from ._sweep import sweep  # the sweep table from the library (python/ropesim/_sweep.py)
+from ._tables import table_bounds, table_horizon  # python/ropesim/_tables.py
 
 __all__ = [
     "round", "round_flags", "rotation_table", "census", "position", "horizon", "compile",
     "Model", "classify", "analyse_heads", "check", "formats", "experiment_length",
-    "balanced_words", "cli", "Fraction", "__version__", "sweep",
+    "balanced_words", "cli", "Fraction", "__version__", "sweep", "table_horizon", "table_bounds",
 ]
 __version__ = _ropesim.version
 
@@ -434,6 +439,14 @@ def check(property: str = "all", trials: int = 100, seed: int | None = None,
     bad input (an unknown property, trials or max_length outside 1..10^8, a format a property
     cannot use), TypeError for a count that is not an int.
     """
+    result = _ropesim.check(_check_arguments(property, trials, seed, max_length, format))
+    if isinstance(result.get("properties"), list):
+        result["table"] = _frame(result["properties"])
+    return result
+
+
+def _check_arguments(property="all", trials=100, seed=None, max_length=None, format=None):
+    """The extension's CheckArguments of check()'s arguments (TypeError for a wrong type)."""
     arguments = _ropesim.CheckArguments()
     arguments.property = _arguments(["--property", property])[1]
     arguments.trials = _count("trials", trials, 0)
@@ -443,10 +456,7 @@ def check(property: str = "all", trials: int = 100, seed: int | None = None,
         arguments.max_length = _count("max_length", max_length, 0)
     if format is not None:
         arguments.format = _arguments(["--format", format])[1]
-    result = _ropesim.check(arguments)
-    if isinstance(result.get("properties"), list):
-        result["table"] = _frame(result["properties"])
-    return result
+    return arguments
 
 
 def formats(formats: str | None = None, rounding: str = "nearest-even"):
@@ -466,7 +476,7 @@ def formats(formats: str | None = None, rounding: str = "nearest-even"):
 def experiment_length(formula: str, alphabet: str = "ab", lengths: str = "1..64",
                       schedules=None, formats=None, words: int = 20, seed: int = 1,
                       rounding: str = "nearest-even", adversarial: int = 2,
-                      allow_slow: bool = False) -> dict:
+                      allow_slow: bool = False, out: str | None = None) -> dict:
     """Accuracy of the compiled model against word length: the dict of ``ropesim experiment
     length --json`` (proofs::length_experiment, called directly).
 
@@ -478,9 +488,59 @@ def experiment_length(formula: str, alphabet: str = "ab", lengths: str = "1..64"
     longest_all_right: every word right) and ``rows`` with balanced_accuracy,
     accuracy_members, accuracy_nonmembers (None where that side is empty), accuracy (every word
     tried), the counts and the empty/exhaustive flags; the rows also as a DataFrame under
-    ``"table"``. Raises ValueError with the CLI's one-line message on bad input (``words=0``:
-    "--words: ..."), TypeError for a count that is not an int or a text that is not a str.
+    ``"table"``. With `out` (a path ending in .csv .md .json .tex) the rows are also written
+    there, the bytes ``ropesim experiment length FORMULA --alphabet A --lengths L [--schedule
+    S]... [--format F]... --words W --seed S --rounding R --adversarial N [--allow-slow] --out
+    PATH`` writes (its provenance names that command, every argument spelled out, the lists
+    one flag per item). Raises ValueError with the CLI's one-line message on bad input
+    (``words=0``: "--words: ..."), TypeError for a count that is not an int or a text that is
+    not a str.
     """
+    arguments = dict(formula=formula, alphabet=alphabet, lengths=lengths, schedules=schedules,
+                     formats=formats, words=words, seed=seed, rounding=rounding,
+                     adversarial=adversarial, allow_slow=allow_slow)
+    request = _length_arguments(**arguments)
+    if out is not None:
+        _ropesim.output_kind(_arguments(["--out", out])[1])
+    result = _ropesim.experiment_length(request)
+    if out is not None:
+        _write_length_table(result["rows"], out, arguments)
+    if isinstance(result, dict) and isinstance(result.get("rows"), list):
+        result["table"] = _frame(result["rows"])
+    return result
+
+
+def _write_length_table(rows: list, out: str, arguments: dict) -> None:
+    """Writes `rows` (the "rows" of experiment_length's dict) to `out` as ``ropesim experiment
+    length … --out PATH`` writes them, for the experiment_length `arguments` (its kwargs):
+    the table of proofs::length_columns, rendered by io::render with that command's
+    provenance."""
+    a = dict(alphabet="ab", lengths="1..64", schedules=None, formats=None, words=20, seed=1,
+             rounding="nearest-even", adversarial=2, allow_slow=False)
+    a.update(arguments)
+    words = [("experiment", "", "word"), ("length", "", "word"), (a["formula"], "", "word")]
+
+    def flag(name, value):
+        words.extend([(name, name, "name"), (str(value), name, "value")])
+
+    flag("--alphabet", a["alphabet"])
+    flag("--lengths", a["lengths"])
+    for name, values in (("--schedule", a["schedules"]), ("--format", a["formats"])):
+        for value in ([values] if isinstance(values, str) else values or []):
+            flag(name, value)
+    for name in ("words", "seed", "rounding", "adversarial"):
+        flag("--" + name, a[name])
+    if a["allow_slow"]:
+        words.append(("--allow-slow", "--allow-slow", "name"))
+    flag("--out", out)
+    part = _ropesim.length_table(_json.dumps(rows))
+    _ropesim.write_table([part], out, words, None)
+
+
+def _length_arguments(formula, alphabet="ab", lengths="1..64", schedules=None, formats=None,
+                      words=20, seed=1, rounding="nearest-even", adversarial=2, allow_slow=False):
+    """The extension's LengthArguments of experiment_length()'s arguments (TypeError for a
+    wrong type)."""
     arguments = _ropesim.LengthArguments()
     texts = _arguments(["FORMULA", formula, "--alphabet", alphabet, "--lengths", lengths,
                         "--rounding", rounding])
@@ -494,10 +554,7 @@ def experiment_length(formula: str, alphabet: str = "ab", lengths: str = "1..64"
     arguments.seed = _count("seed", seed, 0)
     arguments.adversarial = _count("adversarial", adversarial, 0)
     arguments.allow_slow = bool(allow_slow)
-    result = _ropesim.experiment_length(arguments)
-    if isinstance(result, dict) and isinstance(result.get("rows"), list):
-        result["table"] = _frame(result["rows"])
-    return result
+    return arguments
 
 
 def balanced_words(lengths, formula: str | None = None, regex: str | None = None,
