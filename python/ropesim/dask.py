@@ -32,7 +32,8 @@ submitted.
 
 Needs Debian's python3-dask and python3-distributed (scripts/setup installs them); the
 workers must import the same ropesim build (a file's provenance names its commit).
-Not here: ``experiment_train`` (ropesim.train exists; its Dask form is not written). ``table_bounds`` shards only the kinds whose
+Not here: ``experiment_train`` (ropesim.train exists; its Dask form is not written).
+``table_bounds`` shards only the kinds whose
 rows are independent (critical-dim, semantic-drift: the models; positional-head,
 nope-previous-token: the rows); base-context and no-decay rows depend on the rows before them
 and are refused (docs/SCALE.md).
