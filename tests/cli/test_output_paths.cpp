@@ -55,6 +55,9 @@ std::vector<Writer> writers() {
        "\"horizon\""},
       {"compile 'P a' --alphabet ab --format fp16 -o /dev/null --certificate {}", ".json",
        "\"compile\""},
+      {std::string("analyse heads '") + ROPESIM_SOURCE_DIR +
+           "/examples/offset_g1_k2_fp16.json' --words ab,ba -o {}",
+       ".json", "\"provenance\""},
   };
 }
 
