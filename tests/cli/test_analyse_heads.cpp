@@ -3,6 +3,7 @@
 // --json` and its range from `horizon` (the candidate algorithm, not analyse's scan); the flips
 // from `ropesim run` on every prefix in both formats; the flip model's decisions by hand.
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -124,4 +125,14 @@ TEST_CASE("analyse heads refuses bad input in one line", "[cli][analyse]") {
                      "--positional-share: '0' is not in (0, 1]");
   expect_usage_error(run("analyse heads " + model + " --lengths 0..3"), "--lengths: ");
   expect_usage_error(run("analyse heads /nonexistent/model.json"), "/nonexistent/model.json");
+  // With -o the refusal comes before the output file is opened: nothing is written.
+  const std::string out = temp_path("analyse_refused.txt");
+  std::filesystem::remove(out);
+  for (const std::string bad : {" --words ab --lengths 1..3", " --format bf61",
+                                " --positional-share 0", " --lengths 0..3"}) {
+    expect_usage_error(run("analyse heads " + model + bad + " -o " + out), "");
+    CHECK_FALSE(std::filesystem::exists(out));
+  }
+  expect_usage_error(run("analyse heads /nonexistent/model.json -o " + out), "/nonexistent");
+  CHECK_FALSE(std::filesystem::exists(out));
 }
