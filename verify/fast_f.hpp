@@ -30,16 +30,21 @@
 
 class FastF {
  public:
-  explicit FastF(const Format& F) : F_(F) {
+  /// allow_avx2 = false keeps dot4 on the portable chains (the self-test checks both).
+  explicit FastF(const Format& F, bool allow_avx2 = true) : F_(F) {
     fast_ =
         F.rnd == MPFR_RNDN && F.p >= 2 && F.p <= 26 && F.emin - F.p + 1 >= -500 && F.emax <= 500;
     const int drop = 53 - static_cast<int>(F.p);
+    drop_ = static_cast<unsigned>(drop);
     unit_ = std::uint64_t{1} << drop;
     half_ = unit_ >> 1;
     low_biased_ = static_cast<std::uint64_t>(F.emin + 1023);
     span_ = static_cast<std::uint64_t>(F.emax - F.emin);
     overflow_ = std::ldexp(1.0, static_cast<int>(F.emax) + 1);
     overflow_bits_ = std::bit_cast<std::uint64_t>(overflow_);
+#if defined(__x86_64__)
+    avx2_ = allow_avx2 && __builtin_cpu_supports("avx2") != 0;
+#endif
   }
   bool fast() const { return fast_; }
 
@@ -69,13 +74,34 @@ class FastF {
   }
 
   /// Four dot products of q with k[0..3], interleaved (independent chains, the same
-  /// operations as dot).
+  /// operations as dot). With fast(): every rounding without branches (round_in_range; the
+  /// TwoSum remainder is always computed), and where any value leaves F's normal range (zero,
+  /// subnormal, overflow, infinity, NaN) the four products again through dot, whose values
+  /// are the reference (the self-test compares both on random vectors).
   void dot4(const double* q, const double* const k[4], std::size_t n, double out[4]) const {
-    double acc[4];
-    for (int t = 0; t < 4; ++t) acc[t] = mul(q[0], k[t][0]);
-    for (std::size_t c = 1; c < n; ++c)
-      for (int t = 0; t < 4; ++t) acc[t] = add(acc[t], mul(q[c], k[t][c]));
-    for (int t = 0; t < 4; ++t) out[t] = acc[t];
+#if defined(__x86_64__)
+    if (fast_ && avx2_) {
+      if (!dot4_avx2(q, k, n, out))
+        for (int t = 0; t < 4; ++t) out[t] = dot(q, k[t], n);
+      return;
+    }
+#endif
+    if (fast_) {
+      double acc[4];
+      bool leaves = false;
+      for (int t = 0; t < 4; ++t) acc[t] = round_in_range(q[0] * k[t][0], 0.0, leaves);
+      for (std::size_t c = 1; c < n; ++c)
+        for (int t = 0; t < 4; ++t) {
+          const double p = round_in_range(q[c] * k[t][c], 0.0, leaves);  // exact product
+          const double s = acc[t] + p, v = s - acc[t];
+          acc[t] = round_in_range(s, (acc[t] - (s - v)) + (p - v), leaves);  // TwoSum
+        }
+      if (!leaves) {
+        for (int t = 0; t < 4; ++t) out[t] = acc[t];
+        return;
+      }
+    }
+    for (int t = 0; t < 4; ++t) out[t] = dot(q, k[t], n);
   }
 
  private:
@@ -92,6 +118,92 @@ class FastF {
     if (low > half_ || (low == half_ && tie_away(s, rest(), (bits & unit_) != 0)))
       out += unit_;  // away from zero (a carry moves into the exponent)
     if ((out & ~(std::uint64_t{1} << 63)) >= overflow_bits_) return s > 0 ? HUGE_VAL : -HUGE_VAL;
+    return std::bit_cast<double>(out);
+  }
+#if defined(__x86_64__)
+  /// The constants of dot4_avx2's rounding, one AVX2 register each.
+  struct Lanes {
+    __m256i low_mask, half, one, exp_mask, low_biased, span, no_sign, overflow_less_one;
+    __m128i drop;
+  };
+  /// round_in_range on four lanes (0/1 integers; masks only from the comparisons); ORs the
+  /// lanes that leave F's normal range into `leaves`.
+  __attribute__((target("avx2"), always_inline)) static inline __m256d round4(const Lanes& L,
+                                                                              __m256d s, __m256d e,
+                                                                              __m256i& leaves) {
+    const __m256i bits = _mm256_castpd_si256(s), ebits = _mm256_castpd_si256(e);
+    const __m256i biased = _mm256_and_si256(_mm256_srli_epi64(bits, 52), L.exp_mask);
+    const __m256i low = _mm256_and_si256(bits, L.low_mask);
+    const __m256i odd = _mm256_and_si256(_mm256_srl_epi64(bits, L.drop), L.one);
+    const __m256i e_zero =  // all ones where e = ±0
+        _mm256_cmpeq_epi64(_mm256_slli_epi64(ebits, 1), _mm256_setzero_si256());
+    const __m256i same_sign =
+        _mm256_xor_si256(_mm256_srli_epi64(_mm256_xor_si256(bits, ebits), 63), L.one);
+    const __m256i away =
+        _mm256_or_si256(_mm256_and_si256(e_zero, odd), _mm256_andnot_si256(e_zero, same_sign));
+    const __m256i above = _mm256_srli_epi64(_mm256_sub_epi64(L.half, low), 63);
+    const __m256i tie = _mm256_and_si256(_mm256_cmpeq_epi64(low, L.half), L.one);
+    const __m256i up = _mm256_or_si256(above, _mm256_and_si256(tie, away));
+    const __m256i out = _mm256_add_epi64(_mm256_sub_epi64(bits, low), _mm256_sll_epi64(up, L.drop));
+    // biased − low_biased outside [0, span] (signed: both are below 2^11), or |out| at or
+    // above the overflow threshold (both below 2^63)
+    const __m256i rel = _mm256_sub_epi64(biased, L.low_biased);
+    leaves = _mm256_or_si256(leaves, _mm256_cmpgt_epi64(rel, L.span));
+    leaves = _mm256_or_si256(leaves, _mm256_cmpgt_epi64(_mm256_setzero_si256(), rel));
+    leaves = _mm256_or_si256(
+        leaves, _mm256_cmpgt_epi64(_mm256_and_si256(out, L.no_sign), L.overflow_less_one));
+    return _mm256_castsi256_pd(out);
+  }
+  /// dot4's branchless chains with the four lanes in one AVX2 register: round_in_range on
+  /// each lane, the same integer steps. False (out unspecified) when a value leaves F's
+  /// normal range. Chosen when the CPU has AVX2 (the self-test runs whichever is chosen).
+  __attribute__((target("avx2"))) bool dot4_avx2(const double* q, const double* const k[4],
+                                                 std::size_t n, double out[4]) const {
+    const Lanes L{_mm256_set1_epi64x(static_cast<long long>(unit_ - 1)),
+                  _mm256_set1_epi64x(static_cast<long long>(half_)),
+                  _mm256_set1_epi64x(1),
+                  _mm256_set1_epi64x(0x7ff),
+                  _mm256_set1_epi64x(static_cast<long long>(low_biased_)),
+                  _mm256_set1_epi64x(static_cast<long long>(span_)),
+                  _mm256_set1_epi64x(0x7fffffffffffffffLL),
+                  _mm256_set1_epi64x(static_cast<long long>(overflow_bits_ - 1)),
+                  _mm_cvtsi32_si128(static_cast<int>(drop_))};
+    __m256i leaves = _mm256_setzero_si256();
+    const __m256d zero = _mm256_setzero_pd();
+    __m256d acc = round4(
+        L, _mm256_mul_pd(_mm256_set1_pd(q[0]), _mm256_set_pd(k[3][0], k[2][0], k[1][0], k[0][0])),
+        zero, leaves);
+    for (std::size_t c = 1; c < n; ++c) {
+      const __m256d kc = _mm256_set_pd(k[3][c], k[2][c], k[1][c], k[0][c]);
+      const __m256d p = round4(L, _mm256_mul_pd(_mm256_set1_pd(q[c]), kc), zero, leaves);
+      const __m256d s = _mm256_add_pd(acc, p), v = _mm256_sub_pd(s, acc);
+      const __m256d e =
+          _mm256_add_pd(_mm256_sub_pd(acc, _mm256_sub_pd(s, v)), _mm256_sub_pd(p, v));  // TwoSum
+      acc = round4(L, s, e, leaves);
+    }
+    _mm256_storeu_pd(out, acc);
+    return _mm256_testz_si256(leaves, leaves) != 0;
+  }
+#endif
+  /// round_nearest(s, e) without branches for s in F's normal range, e the exact remainder
+  /// (always given); sets `leaves` (and returns an unspecified value) when s or the result
+  /// is outside it.
+  double round_in_range(double s, double e, bool& leaves) const {
+    // in integer arithmetic on the bit patterns (0/1 values, no data-dependent branch)
+    const std::uint64_t bits = std::bit_cast<std::uint64_t>(s);
+    const std::uint64_t ebits = std::bit_cast<std::uint64_t>(e);
+    const std::uint64_t biased = (bits >> 52) & 0x7ff;
+    const std::uint64_t low = bits & (unit_ - 1);
+    const std::uint64_t odd = (bits >> drop_) & 1;
+    const std::uint64_t e_zero = static_cast<std::uint64_t>((ebits << 1) == 0);  // ±0
+    const std::uint64_t same_sign = ((bits ^ ebits) >> 63) ^ 1;
+    const std::uint64_t away = (e_zero & odd) | ((e_zero ^ 1) & same_sign);
+    const std::uint64_t above = (half_ - low) >> 63;  // low > half_ (both < 2^52)
+    const std::uint64_t tie = static_cast<std::uint64_t>(low == half_);
+    const std::uint64_t out = bits - low + ((above | (tie & away)) << drop_);
+    const std::uint64_t magnitude = out & ~(std::uint64_t{1} << 63);
+    leaves |= static_cast<bool>(static_cast<std::uint64_t>(biased - low_biased_ > span_) |
+                                static_cast<std::uint64_t>(magnitude >= overflow_bits_));
     return std::bit_cast<double>(out);
   }
   /// At a midpoint: away from zero when the remainder e points away, else toward zero; e = 0:
@@ -125,6 +237,8 @@ class FastF {
   Format F_;
   bool fast_ = false;
   std::uint64_t unit_ = 0, half_ = 0, low_biased_ = 0, span_ = 0, overflow_bits_ = 0;
+  unsigned drop_ = 0;  // 53 − p: the binary64 bits below F's last bit
+  bool avx2_ = false;
   double overflow_ = 0;
 };
 
@@ -143,7 +257,7 @@ int self_test_arithmetic(long n) {
     F.emin = emin;
     F.emax = emax;
     F.rnd = MPFR_RNDN;
-    const FastF fast(F);
+    const FastF fast(F), portable(F, false);
     if (!fast.fast()) return 1;
     auto random_element = [&]() {
       std::uniform_int_distribution<long> ex(emin - p + 1, emax);
@@ -196,8 +310,48 @@ int self_test_arithmetic(long n) {
         ++checked;
       }
     }
+    // dot4 (branchless chains, the fallback where a value leaves the normal range) against
+    // four dot chains of the operations checked above; lengths 1..16, some vectors mixed
+    // with midpoint partners, zeros and values near the overflow threshold
+    long dots = 0;
+    for (long t = 0; t < n / 50 + 1; ++t) {
+      const std::size_t len = 1 + static_cast<std::size_t>(rng() % 16);
+      // most vectors inside F's normal range (exponents −4..4, the fast chains); three
+      // in 1024 coordinates a zero, a subnormal or any element (the fallback)
+      auto moderate = [&]() {
+        const double v = std::ldexp(1.0 + std::ldexp(static_cast<double>(rng() % (1UL << (p - 1))),
+                                                     static_cast<int>(1 - p)),
+                                    static_cast<int>(rng() % 9) - 4);
+        return (rng() & 1) ? -v : v;
+      };
+      std::vector<double> qv(len), kv[4];
+      for (auto& x : qv) x = moderate();
+      for (auto& kk : kv) {
+        kk.resize(len);
+        for (std::size_t c = 0; c < len; ++c) {
+          const unsigned pick = static_cast<unsigned>(rng() % 1024);
+          kk[c] = pick == 0 ? 0.0 : pick == 1 ? random_element() : moderate();
+          if (pick == 2) kk[c] = std::ldexp(1.0, static_cast<int>(emin) - 2);
+        }
+      }
+      const double* ks[4] = {kv[0].data(), kv[1].data(), kv[2].data(), kv[3].data()};
+      double got[2][4];
+      fast.dot4(qv.data(), ks, len, got[0]);      // AVX2 where the CPU has it
+      portable.dot4(qv.data(), ks, len, got[1]);  // the portable chains
+      for (int l = 0; l < 4; ++l) {
+        const double ref = fast.dot(qv.data(), ks[l], len);
+        for (int path = 0; path < 2; ++path)
+          if (!(std::bit_cast<std::uint64_t>(got[path][l]) == std::bit_cast<std::uint64_t>(ref) ||
+                (std::isnan(got[path][l]) && std::isnan(ref)))) {
+            std::cout << "MISMATCH " << F.name << " dot4 (" << (path ? "portable" : "AVX2")
+                      << ") lane " << l << " length " << len << "\n";
+            return 1;
+          }
+        ++dots;
+      }
+    }
     std::cout << F.name << ",emin=" << emin << ",emax=" << emax << ": " << checked
-              << " operations agree\n";
+              << " operations agree, " << dots << " dot products\n";
   }
   return 0;
 }
