@@ -250,7 +250,9 @@ int self_test_arithmetic(long n) {
   std::mt19937_64 rng(20261205);
   const std::vector<std::array<long, 3>> formats = {
       {8, -126, 127}, {11, -14, 15}, {24, -126, 127}, {5, -14, 15}};
-  for (const auto& [p, emin, emax] : formats) {
+  for (const auto& bounds : formats) {
+    // plain copies: clang 14 cannot capture structured bindings in the lambdas below
+    const long p = bounds[0], emin = bounds[1], emax = bounds[2];
     Format F;
     F.name = "p=" + std::to_string(p);
     F.p = p;
