@@ -23,7 +23,11 @@ functions work the same way, each with its own shard:
   order): a length's words come from generators seeded by (seed, length, side) and
   (seed, length, a) alone (proofs::length_experiment), and a model is compiled without the
   lengths; a series' ``longest_all_right`` is joined from the shards' (the first shard whose
-  rows are not all right ends it).
+  rows are not all right ends it);
+* ``experiment_train``: the trained models of ``ropesim.train.experiment_train`` (one task per
+  (language, schedule, seed) model, or contiguous groups of them), each trained by
+  ``train_one`` on one torch thread: a model depends on its seed and config alone, so the
+  results and the model files are the single run's (but for their wall times).
 
 A task lost with its worker is run again by Dask's scheduler on another worker (up to
 ``distributed.scheduler.allowed-failures`` times); a task that raises is retried `retries`
@@ -31,12 +35,11 @@ times. Bad arguments raise TypeError or ValueError in the client before any task
 submitted.
 
 Needs Debian's python3-dask and python3-distributed (scripts/setup installs them); the
-workers must import the same ropesim build (a file's provenance names its commit).
-Not here: ``experiment_train`` (ropesim.train exists; its Dask form is not written).
-``table_bounds`` shards only the kinds whose
-rows are independent (critical-dim, semantic-drift: the models; positional-head,
-nope-previous-token: the rows); base-context and no-decay rows depend on the rows before them
-and are refused (docs/SCALE.md).
+workers must import the same ropesim build (a file's provenance names its commit), and torch
+for ``experiment_train``. ``table_bounds`` shards only the kinds whose rows are independent
+(critical-dim, semantic-drift: the models; positional-head, nope-previous-token: the rows);
+base-context and no-decay rows depend on the rows before them and are refused
+(docs/SCALE.md).
 """
 from __future__ import annotations
 

@@ -144,8 +144,9 @@ def test_dask_table_horizon_survives_a_killed_worker(client, tmp_path):
 def test_dask_experiment_train_survives_a_killed_worker(client, tmp_path):
     torch = pytest.importorskip("torch")
     import ropesim.train as tr
-    # two models of 1-2 s each on one thread here (the default shape, 30 steps, short words)
-    config = tr.TrainConfig(steps=30, batch=16, train_length=8, train_words=4, test_length=20,
+    # two models of about 1 s each on one thread here (the default shape, 15 steps, short
+    # words), after the worker's first import of torch (1-3 s)
+    config = tr.TrainConfig(steps=15, batch=16, train_length=8, train_words=4, test_length=20,
                             test_stride=4, formats=("fp32",))
     grid = dict(languages=["MOD_3"], schedules=["periodic"], seeds=[0, 1], config=config)
     results, table = kill_a_worker_during(

@@ -187,7 +187,7 @@ TIMES = ("train_seconds", "eval_seconds")  # a model's wall times: its only run-
 
 def test_dask_experiment_train_equals_one_process(client, tmp_path):
     import json
-    torch = pytest.importorskip("torch")
+    pytest.importorskip("torch")
     import ropesim.train as tr
     grid = dict(TRAIN_GRID, config=tr.TrainConfig(**TINY_TRAIN))
     single, single_table = tr.experiment_train(out=str(tmp_path / "one"), **grid)
