@@ -48,6 +48,9 @@ def main():
     parser.add_argument("--formats", default=None)
     parser.add_argument("--realizations", default="r1,r2,hf")
     parser.add_argument("--k", default="1,2,4")
+    parser.add_argument("--saturation", type=float, default=None,
+                        help="distributed.scheduler.worker-saturation (Dask's default 1.1: a "
+                             "one-thread worker is sent ceil(1.1) = 2 tasks at once)")
     a = parser.parse_args()
     if a.command == "sweep":
         grid = dict(models=a.models, formats=a.formats or "bf16,fp16,fp32",
@@ -58,6 +61,12 @@ def main():
         single, sharded = ropesim.table_horizon, ropesim.dask.table_horizon
     print(f"{a.command} grid {grid}; {a.workers} workers x 1 thread, {a.shards} shards; "
           f"{os.cpu_count()} cores", flush=True)
+    if a.saturation is not None:
+        import dask
+        dask.config.set({"distributed.scheduler.worker-saturation": a.saturation})
+    print(f"worker-saturation "
+          f"{__import__('dask').config.get('distributed.scheduler.worker-saturation')}",
+          flush=True)
     start = time.monotonic()
     cluster = distributed.LocalCluster(n_workers=a.workers, threads_per_worker=1,
                                        processes=True, dashboard_address=None,
