@@ -23,7 +23,11 @@ functions work the same way, each with its own shard:
   order): a length's words come from generators seeded by (seed, length, side) and
   (seed, length, a) alone (proofs::length_experiment), and a model is compiled without the
   lengths; a series' ``longest_all_right`` is joined from the shards' (the first shard whose
-  rows are not all right ends it).
+  rows are not all right ends it);
+* ``experiment_train``: the trained models of ``ropesim.train.experiment_train`` (one task per
+  (language, schedule, seed) model, or contiguous groups of them), each trained by
+  ``train_one`` on one torch thread: a model depends on its seed and config alone, so the
+  results and the model files are the single run's (but for their wall times).
 
 A task lost with its worker is run again by Dask's scheduler on another worker (up to
 ``distributed.scheduler.allowed-failures`` times); a task that raises is retried `retries`
@@ -31,22 +35,23 @@ times. Bad arguments raise TypeError or ValueError in the client before any task
 submitted.
 
 Needs Debian's python3-dask and python3-distributed (scripts/setup installs them); the
-workers must import the same ropesim build (a file's provenance names its commit).
-Not here: ``experiment_train`` (ropesim.train exists; its Dask form is not written).
-``table_bounds`` shards only the kinds whose
-rows are independent (critical-dim, semantic-drift: the models; positional-head,
-nope-previous-token: the rows); base-context and no-decay rows depend on the rows before them
-and are refused (docs/SCALE.md).
+workers must import the same ropesim build (a file's provenance names its commit), and torch
+for ``experiment_train``. ``table_bounds`` shards only the kinds whose rows are independent
+(critical-dim, semantic-drift: the models; positional-head, nope-previous-token: the rows);
+base-context and no-decay rows depend on the rows before them and are refused
+(docs/SCALE.md).
 """
 from __future__ import annotations
 
+import os
 import uuid as _uuid
 
 from . import _ropesim
 from . import _sweep
 from . import _tables
 
-__all__ = ["sweep", "table_horizon", "table_bounds", "check", "experiment_length"]
+__all__ = ["sweep", "table_horizon", "table_bounds", "check", "experiment_length",
+           "experiment_train"]
 
 # The kwargs of ropesim.check and ropesim.experiment_length, in their order.
 _CHECK_ARGUMENTS = ("property", "trials", "seed", "max_length", "format")
@@ -76,25 +81,28 @@ def _common(command: str, kwargs: dict, accepted, shards, retries, progress) -> 
 
 
 def _run(client, command: str, task, arguments: dict, shards: int, retries: int,
-         progress: bool) -> list:
+         progress: bool, arrived=None) -> list:
     """Submits task(arguments, I, shards) for I = 1..shards (one key per shard), waits for
     them (with Dask's progress bar when `progress`), and returns their results in shard order,
     whichever worker ran which and in whatever order they finished. A task returns
-    (I, result)."""
+    (I, result); `arrived(I, result)`, when given, is called in the client as each arrives."""
+    import distributed
     run = _uuid.uuid4().hex[:12]
     futures = [client.submit(task, dict(arguments), i, shards, retries=retries, pure=False,
                              key=f"ropesim-{command}-{run}-{i}-of-{shards}")
                for i in range(1, shards + 1)]
+    parts = {}
     try:
         if progress:
-            import distributed
             distributed.progress(futures)
-        results = client.gather(futures)
+        for _, (index, part) in distributed.as_completed(futures, with_results=True):
+            parts[index] = part
+            if arrived is not None:
+                arrived(index, part)
     finally:
         for f in futures:
             f.release()
-    parts = dict(results)
-    if sorted(parts) != list(range(1, shards + 1)):  # pragma: no cover - gather returns all
+    if sorted(parts) != list(range(1, shards + 1)):  # pragma: no cover - every future is done
         raise RuntimeError(f"{command}: shards returned {sorted(parts)}, expected 1..{shards}")
     return [parts[i] for i in range(1, shards + 1)]
 
@@ -329,3 +337,93 @@ def experiment_length(client, shards: int, out: str | None = None, progress: boo
         _write_length_table(joined["rows"], out, kwargs)
     joined["table"] = _frame(joined["rows"])
     return joined
+
+
+# The kwargs of ropesim.train.experiment_train a Dask run takes (not `jobs`: the cluster's
+# workers run the models; not `progress`: here it is Dask's bar).
+_TRAIN_ARGUMENTS = ("languages", "schedules", "seeds", "config", "out")
+
+
+def _train_task(arguments: dict, index: int, count: int) -> tuple:
+    """Runs on a worker: models [floor((index-1)·M/count), floor(index·M/count)) of the M in
+    arguments["models"] ((language, schedule, seed) triples), each by ropesim.train.train_one
+    on one torch thread, as (index, [(result, spec file bytes or None), …]). The spec is
+    written by train_one itself (to a temporary file, read back) so that its bytes are the
+    single run's."""
+    import tempfile
+    import torch
+    from . import train
+    torch.set_num_threads(1)  # for the worker process; every experiment_train task sets 1
+    models, config = arguments["models"], arguments["config"]
+    lo, hi = (index - 1) * len(models) // count, index * len(models) // count
+    done = []
+    with tempfile.TemporaryDirectory(prefix="ropesim-train-") as tmp:
+        for language, schedule, seed in models[lo:hi]:
+            spec = os.path.join(tmp, "model.spec.json") if arguments["spec"] else None
+            result = train.train_one(language, schedule, seed, config, spec_path=spec)
+            text = None
+            if spec is not None:
+                with open(spec, "rb") as f:
+                    text = f.read()
+            done.append((result, text))
+    return index, done
+
+
+def experiment_train(client, shards: int | None = None, progress: bool = False,
+                     retries: int = 2, **kwargs):
+    """The results of ``ropesim.train.experiment_train(**kwargs)`` computed on the Dask
+    cluster of `client` (a ``distributed.Client``); returns the same ``(results, table)``.
+
+    The M models to train — the grid's (language, schedule, seed) in order, language first,
+    seed last, less those reused from `out` — are submitted as `shards` tasks: with
+    ``shards=None`` (the default) one task per model, else models [floor((I-1)·M/N),
+    floor(I·M/N)) in task I (1 <= N <= 10^6; tasks past the M models are empty). Each task calls
+    ``ropesim.train.train_one`` in the worker's process on one torch thread (the single run's
+    thread count), and the client puts the results in grid order: a model's result depends on
+    its (language, schedule, seed) and `config` alone (torch seeded with the seed, the training
+    words drawn with it, the test words with ``config.test_seed``; THEORY §8, docs/TRAINED.md),
+    so `results` equals the single run's, and `table` its ``summary``, except the wall times
+    ``train_seconds``, ``eval_seconds`` and ``train_seconds_mean`` (measured: the same bits on
+    1, 2 or 4 torch threads; docs/SCALE.md).
+
+    `kwargs`: those of ropesim.train.experiment_train — `languages`, `schedules`, `seeds`,
+    `config` (a TrainConfig), `out` — checked here, in the client, before any task is
+    submitted (not `jobs`: the cluster's workers run the models; `progress` is Dask's progress
+    bar over the tasks here, as for ``sweep``). With `out` the client writes each model's files
+    as its task returns — ``out/models/NAME-seedS.json`` and ``NAME-seedS.spec.json``, the
+    spec's bytes the single run's, the JSON the single run's but for its wall times — and a
+    model stored there for the same config is reused, not submitted (resumable per model, as
+    the single run). `retries`: as for ``sweep``. The workers must import torch.
+
+    Raises TypeError or ValueError as ropesim.train.experiment_train does (and for `shards` or
+    a kwarg it does not take here), and whatever a task raised after its retries.
+    """
+    from . import train
+    shards_given = 1 if shards is None else shards
+    shards_given, retries = _common("experiment_train", kwargs, _TRAIN_ARGUMENTS, shards_given,
+                                    retries, progress)
+    grid = {name: kwargs.get(name, default) for name, default in (
+        ("languages", ("MOD_3",)), ("schedules", ("nope", "periodic", "rope-1e4")),
+        ("seeds", (0, 1, 2)), ("config", train.TrainConfig()))}
+    languages, schedules, seeds = train._arguments(**grid)
+    config, out = grid["config"], kwargs.get("out")
+    if out is not None:
+        out = os.fspath(out)  # TypeError for what is not a path
+    todo, results = train._pending(languages, schedules, seeds, config, out, lambda line: None)
+    shards = len(todo) if shards is None else shards_given
+
+    def arrived(index: int, part: list) -> None:
+        for result, spec in part:
+            if out is not None:
+                base = train._result_path(out, result["language"], result["schedule"],
+                                          result["seed"])
+                with open(base + ".spec.json", "wb") as f:
+                    f.write(spec)
+                train._write_result(base, result)
+            results.append(result)
+
+    if todo:
+        _run(client, "experiment-train", _train_task,
+             {"models": todo, "config": config, "spec": out is not None}, shards, retries,
+             progress, arrived)
+    return train._collect(results, languages, schedules, seeds)

@@ -145,6 +145,17 @@ def _check_config(config: TrainConfig) -> None:
                          f"({config.train_length})")
     if config.head_dim % 2:
         raise ValueError(f"head_dim: must be even (rotary pairs), got {config.head_dim}")
+    if isinstance(config.lr, bool) or not isinstance(config.lr, (int, float)) or \
+            not 0 < config.lr < math.inf:
+        raise ValueError(f"lr: expected a finite number > 0, got {config.lr!r}")
+    if isinstance(config.formats, str) or not isinstance(config.formats, (tuple, list)) or \
+            not config.formats:
+        raise ValueError(f"formats: expected a non-empty tuple of format names, got "
+                         f"{config.formats!r}")
+    from . import formats
+    for fmt in config.formats:
+        if not isinstance(fmt, str) or len(formats(fmt)) != 1:  # formats: the CLI's message
+            raise ValueError(f"formats: {fmt!r} is not one format (ropesim formats)")
 
 
 def _language(name: str) -> Language:
@@ -294,6 +305,15 @@ def _result_path(out: str, language: str, schedule: str, seed: int) -> str:
     return os.path.join(out, "models", f"{safe}-seed{seed}")
 
 
+def _write_result(base: str, result: dict) -> None:
+    """Writes a model's result to base + ".json" (one space of indent; through a temporary
+    file, so a half-written result is never read as a stored one)."""
+    tmp = f"{base}.json.tmp{os.getpid()}"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(result, f, indent=1)
+    os.replace(tmp, base + ".json")
+
+
 def _job(args):
     """One model in a worker process (one torch thread): trains, tests, writes its JSON."""
     language, schedule, seed, config, out = args
@@ -301,39 +321,51 @@ def _job(args):
     torch.set_num_threads(1)
     base = _result_path(out, language, schedule, seed)
     result = train_one(language, schedule, seed, config, spec_path=base + ".spec.json")
-    tmp = f"{base}.json.tmp{os.getpid()}"
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(result, f, indent=1)
-    os.replace(tmp, base + ".json")
+    _write_result(base, result)
     return result
 
 
-def experiment_train(languages=("MOD_3",), schedules=("nope", "periodic", "rope-1e4"),
-                     seeds=(0, 1, 2), config: TrainConfig = TrainConfig(), out: str | None = None,
-                     jobs: int = 1, progress: Callable[[str], None] | None = None):
-    """The controlled experiment (issue 37 item 2; RoPE-X, THEORY §8): one model per
-    (language, schedule, seed), trained and tested by ``train_one``. With `out`, each model's
-    result is written to ``out/models/NAME-seedS.json`` (and its spec to ``….spec.json``) and
-    a result already there for the same config is reused (resumable per model); `jobs` worker
-    processes (each one torch thread), started by ``spawn``: they re-import the calling
-    script, which therefore needs an ``if __name__ == "__main__":`` guard when jobs > 1. `progress(line)` gets a line per model started and done.
-
-    Returns (results, table): the list of per-model dicts and the pandas DataFrame ``summary``
-    makes of them. Raises ValueError for an unknown language or schedule, a bad config, no
-    seeds or jobs < 1.
-    """
+def _arguments(languages, schedules, seeds, config) -> tuple[list, list, list]:
+    """Checks experiment_train's grid: `config` a TrainConfig with valid fields, `languages`
+    keys of LANGUAGES, `schedules` names of SCHEDULES or ropesim specs, `seeds` ints >= 0, each
+    list non-empty and without repeats (a str is refused: it would be read letter by
+    letter). Returns the three as lists. Raises TypeError or ValueError naming the argument."""
+    if not isinstance(config, TrainConfig):
+        raise TypeError(f"config: expected a ropesim.train.TrainConfig, got "
+                        f"{type(config).__name__}")
     _check_config(config)
+    lists = []
+    for name, values in (("languages", languages), ("schedules", schedules), ("seeds", seeds)):
+        if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+            raise TypeError(f"{name}: expected a list, got {type(values).__name__} {values!r}")
+        values = list(values)
+        if not values:
+            raise ValueError("languages, schedules and seeds: give at least one of each")
+        repeated = [v for k, v in enumerate(values) if v in values[:k]]
+        if repeated:
+            raise ValueError(f"{name}: {repeated[0]!r} given twice")
+        lists.append(values)
+    languages, schedules, seeds = lists
     for name in languages:
         _language(name)
     for s in schedules:
+        if not isinstance(s, str):
+            raise TypeError(f"schedules: expected names or specs (str), got "
+                            f"{type(s).__name__} {s!r}")
         schedule_spec(s, config.head_dim)
-    seeds = list(seeds)
-    if not seeds or not languages or not schedules:
-        raise ValueError("languages, schedules and seeds: give at least one of each")
-    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
-        raise ValueError(f"jobs: expected an int >= 1, got {jobs!r}")
-    say = progress or (lambda text: None)
-    todo, results = [], []
+    for seed in seeds:
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise TypeError(f"seeds: expected ints, got {type(seed).__name__} {seed!r}")
+        if seed < 0:
+            raise ValueError(f"seeds: expected ints >= 0, got {seed}")
+    return languages, schedules, seeds
+
+
+def _pending(languages, schedules, seeds, config: TrainConfig, out: str | None, say) -> tuple:
+    """The models of the grid (language, then schedule, then seed) split into those to train,
+    as (language, schedule, seed) in that order, and the results stored in `out` for the same
+    config (read back, marked ``reused``). Creates out/models/."""
+    todo, reused = [], []
     if out is not None:
         os.makedirs(os.path.join(out, "models"), exist_ok=True)
     for language in languages:
@@ -345,16 +377,59 @@ def experiment_train(languages=("MOD_3",), schedules=("nope", "periodic", "rope-
                         stored = json.load(f)
                     if stored.get("config_key") == config.key():
                         stored["reused"] = True  # in memory only: this run did not make it
-                        results.append(stored)
+                        reused.append(stored)
                         say(f"{language} {schedule} seed {seed}: reused {path}")
                         continue
-                todo.append((language, schedule, seed, config, out))
+                todo.append((language, schedule, seed))
+    return todo, reused
+
+
+def _collect(results: list[dict], languages, schedules, seeds) -> tuple:
+    """(results in grid order — language, then schedule, then seed —, their ``summary``)."""
+    order = {(l, s, d): i for i, (l, s, d) in enumerate(
+        (l, s, d) for l in languages for s in schedules for d in seeds)}
+    results = sorted(results, key=lambda r: order[(r["language"], r["schedule"], r["seed"])])
+    return results, summary(results)
+
+
+def experiment_train(languages=("MOD_3",), schedules=("nope", "periodic", "rope-1e4"),
+                     seeds=(0, 1, 2), config: TrainConfig = TrainConfig(), out: str | None = None,
+                     jobs: int = 1, progress: Callable[[str], None] | None = None):
+    """The controlled experiment (issue 37 item 2; RoPE-X, THEORY §8): one model per
+    (language, schedule, seed), trained and tested by ``train_one``. With `out`, each model's
+    result is written to ``out/models/NAME-seedS.json`` (and its spec to ``….spec.json``) and
+    a result already there for the same config is reused (resumable per model); `jobs` worker
+    processes (each one torch thread), started by ``spawn``: they re-import the calling
+    script, which therefore needs an ``if __name__ == "__main__":`` guard when jobs > 1.
+    With jobs = 1 the models are trained in this process, on one torch thread (the caller's
+    thread count is restored afterwards). `progress(line)` gets a line per model started and
+    done. On a Dask cluster: ``ropesim.dask.experiment_train`` (the same results and files).
+
+    Returns (results, table): the list of per-model dicts in grid order (language, then
+    schedule, then seed) and the pandas DataFrame ``summary`` makes of them. A result depends
+    on its (language, schedule, seed) and `config` alone: the same on 1, 2 or 4 torch threads
+    and with torch.use_deterministic_algorithms (measured, docs/SCALE.md), except its wall
+    times ``train_seconds`` and ``eval_seconds``. Raises TypeError or ValueError for an
+    unknown language or schedule, a bad config, seeds that are not ints >= 0, an empty or
+    repeating list, or jobs < 1.
+    """
+    languages, schedules, seeds = _arguments(languages, schedules, seeds, config)
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise ValueError(f"jobs: expected an int >= 1, got {jobs!r}")
+    say = progress or (lambda text: None)
+    pending, results = _pending(languages, schedules, seeds, config, out, say)
+    todo = [(language, schedule, seed, config, out) for language, schedule, seed in pending]
     n = len(todo)
     if jobs == 1 or n <= 1:
-        for k, args in enumerate(todo):
-            say(f"[{k + 1}/{n}] {args[0]} {args[1]} seed {args[2]}: training")
-            results.append(_job(args) if out else train_one(*args[:4]))
-            say(_done_line(k + 1, n, results[-1]))
+        import torch
+        threads = torch.get_num_threads()
+        try:
+            for k, args in enumerate(todo):
+                say(f"[{k + 1}/{n}] {args[0]} {args[1]} seed {args[2]}: training")
+                results.append(_job(args) if out else _train_args(args))
+                say(_done_line(k + 1, n, results[-1]))
+        finally:
+            torch.set_num_threads(threads)
     else:
         ctx = multiprocessing.get_context("spawn")
         with _futures.ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
@@ -362,10 +437,7 @@ def experiment_train(languages=("MOD_3",), schedules=("nope", "periodic", "rope-
             for k, fut in enumerate(_futures.as_completed(futures)):
                 results.append(fut.result())
                 say(_done_line(k + 1, n, results[-1]))
-    order = {(l, s, d): i for i, (l, s, d) in enumerate(
-        (l, s, d) for l in languages for s in schedules for d in seeds)}
-    results.sort(key=lambda r: order[(r["language"], r["schedule"], r["seed"])])
-    return results, summary(results)
+    return _collect(results, languages, schedules, seeds)
 
 
 def _train_args(args):

@@ -1,7 +1,8 @@
-"""ropesim.dask's table_horizon, check and experiment_length (docs/SCALE.md) on a Dask cluster of
-two worker processes: each joined result equals the single-process call (and for table_horizon
-the file equals `ropesim table horizon --out` of one process), and bad arguments are refused
-before anything is submitted. ropesim.table_horizon itself against the CLI and hand-computed
+"""ropesim.dask's table_horizon, table_bounds, check, experiment_length and experiment_train
+(docs/SCALE.md) on a Dask cluster of two worker processes: each joined result equals the
+single-process call (the files equal those of one process: the CLI's `--out`, and for
+experiment_train ropesim.train's model files), and bad arguments are refused before anything
+is submitted. ropesim.table_horizon itself against the CLI and hand-computed
 values. The sweep and the killed worker: test_dask.py."""
 import logging
 import math
@@ -171,6 +172,88 @@ def test_dask_commands_refuse_bad_input_before_submitting(client):
         ropesim.dask.check(client, shards=0)
     with pytest.raises(TypeError, match="progress"):
         ropesim.dask.experiment_length(client, shards=2, formula="Y a", progress="yes")
+    assert not set(client.who_has()) - before  # nothing was submitted
+
+
+# The smallest models ropesim.train allows: 1 layer, d_model 2, one head of dim 2 (one rotary
+# block: periodic is periodic:m=2), 2 Adam steps, trained on lengths 1..2 and tested on 3..4;
+# about 0.02 s a model. The grid: 2 languages x 2 schedules x 2 seeds = 8 models.
+TINY_TRAIN = dict(layers=1, d_model=2, heads=1, head_dim=2, ffn_hidden=2, steps=2, batch=4,
+                  train_length=2, train_words=1, test_length=4, test_stride=1, test_words=1,
+                  exact_every=1, exact_words=1, formats=("bf16", "fp32"))
+TRAIN_GRID = dict(languages=["MOD_3", "(aa)*"], schedules=["nope", "periodic"], seeds=[0, 1])
+TIMES = ("train_seconds", "eval_seconds")  # a model's wall times: its only run-dependent values
+
+
+def test_dask_experiment_train_equals_one_process(client, tmp_path):
+    import json
+    pytest.importorskip("torch")
+    import ropesim.train as tr
+    grid = dict(TRAIN_GRID, config=tr.TrainConfig(**TINY_TRAIN))
+    single, single_table = tr.experiment_train(out=str(tmp_path / "one"), **grid)
+
+    def strip(results):
+        return [{k: v for k, v in r.items() if k not in TIMES} for r in results]
+
+    # in grid order, language first, seed last (written out by hand)
+    assert [(r["language"], r["schedule"], r["seed"]) for r in single] == [
+        ("MOD_3", "nope", 0), ("MOD_3", "nope", 1), ("MOD_3", "periodic", 0),
+        ("MOD_3", "periodic", 1), ("(aa)*", "nope", 0), ("(aa)*", "nope", 1),
+        ("(aa)*", "periodic", 0), ("(aa)*", "periodic", 1)]
+    assert single[2]["rope"] == ["periodic:m=2", "r1"] and single[0]["rope"] is None
+    # the seed matters: seeds 0 and 1 of one model give other weights, so other outputs
+    outputs = [r["evaluations"]["fp32"]["last_word"]["output"] for r in single]
+    assert outputs[0] != outputs[1] and outputs[2] != outputs[3]
+    files = sorted(os.listdir(tmp_path / "one" / "models"))
+    assert len(files) == 16 and "MOD_3-periodic-seed1.spec.json" in files
+    for shards, name in ((None, "each"), (3, "three")):  # 8 tasks; [0, 2), [2, 5), [5, 8)
+        out = tmp_path / name
+        results, table = ropesim.dask.experiment_train(client, shards=shards, out=str(out),
+                                                       **grid)
+        assert strip(results) == strip(single)
+        assert table.drop(columns="train_seconds_mean").equals(
+            single_table.drop(columns="train_seconds_mean"))
+        assert sorted(os.listdir(out / "models")) == files
+        for f in files:
+            ours, theirs = read(out / "models" / f), read(tmp_path / "one" / "models" / f)
+            if f.endswith(".spec.json"):
+                assert ours == theirs, f  # the trained weights, as exact decimals
+            else:  # the result: the same values in the same order, once the times are out
+                ours, theirs = (json.loads(x) for x in (ours, theirs))
+                assert json.dumps(strip([ours])) == json.dumps(strip([theirs])), f
+    # stored for the same config: reused, nothing trained or submitted
+    again, _ = ropesim.dask.experiment_train(client, out=str(tmp_path / "each"), **grid)
+    assert all(r.pop("reused") for r in again)
+    assert json.dumps(strip(again)) == json.dumps(strip(single))  # read back: lists for tuples
+
+
+def test_dask_experiment_train_refuses_bad_input_before_submitting(client):
+    pytest.importorskip("torch")
+    import ropesim.train as tr
+    before = set(client.who_has())
+    tiny = tr.TrainConfig(**TINY_TRAIN)
+    with pytest.raises(TypeError, match="unexpected argument 'jobs'"):
+        ropesim.dask.experiment_train(client, jobs=2, config=tiny)
+    with pytest.raises(TypeError, match="languages: expected a list"):
+        ropesim.dask.experiment_train(client, languages="MOD_3", config=tiny)
+    with pytest.raises(ValueError, match="language 'MOD_4'; accepted"):
+        ropesim.dask.experiment_train(client, languages=["MOD_4"], config=tiny)
+    with pytest.raises(ValueError, match="schedule 'sideways'"):
+        ropesim.dask.experiment_train(client, schedules=["sideways"], config=tiny)
+    with pytest.raises(ValueError, match="seeds: expected ints >= 0"):
+        ropesim.dask.experiment_train(client, seeds=[-1], config=tiny)
+    with pytest.raises(ValueError, match="seeds: 0 given twice"):
+        ropesim.dask.experiment_train(client, seeds=[0, 0], config=tiny)
+    with pytest.raises(TypeError, match="config: expected a ropesim.train.TrainConfig"):
+        ropesim.dask.experiment_train(client, config=dict(TINY_TRAIN))
+    with pytest.raises(ValueError, match="--formats"):
+        ropesim.dask.experiment_train(client, config=tr.TrainConfig(formats=("bf17",)))
+    with pytest.raises(ValueError, match="test_length"):
+        ropesim.dask.experiment_train(client, config=tr.TrainConfig(test_length=10))
+    with pytest.raises(ValueError, match="shards: must be at least 1"):
+        ropesim.dask.experiment_train(client, shards=0, config=tiny)
+    with pytest.raises(TypeError, match="progress: expected a bool"):
+        ropesim.dask.experiment_train(client, progress=print, config=tiny)
     assert not set(client.who_has()) - before  # nothing was submitted
 
 
