@@ -27,7 +27,7 @@ import multiprocessing
 import os
 import sys
 import time
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, replace
 from typing import Callable
 
 __all__ = ["LANGUAGES", "SCHEDULES", "TrainConfig", "experiment_train", "train_one",
