@@ -240,12 +240,11 @@ CertifiedRange certified_range_fast(const FixedOffsetHead& head, const ScanOptio
         throw std::logic_error(
             "certified_range_fast: a target score is farther than E from C·S(0)");
       targets[i - a] = t;
-      sigma[i - a] =
-          detail::prune_threshold(t.to_double(), f_double, query_bound.error(i, q), C_double);
+      const auto [err, R] = query_bound.error_and_split(i, q);
+      sigma[i - a] = detail::prune_threshold(t.to_double(), f_double, err, C_double);
       sigma_min = std::min(sigma_min, sigma[i - a]);
       if (split) {
-        sigma2[i - a] = detail::prune_threshold(t.to_double(), f_double,
-                                                query_bound.split_error(i, q), C_double);
+        sigma2[i - a] = detail::prune_threshold(t.to_double(), f_double, R, C_double);
         sigma2_min = std::min(sigma2_min, sigma2[i - a]);
       }
     }

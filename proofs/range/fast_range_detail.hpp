@@ -122,6 +122,8 @@ class QueryBound {
   bool has_split() const { return split_; }
   /// R_i of the split bound (has_split() only), rounded up.
   double split_error(std::uint64_t i, const double* q) const;
+  /// err_i and R_i (has_split() only) from one pass over the query's blocks.
+  std::pair<double, double> error_and_split(std::uint64_t i, const double* q) const;
   /// A(n) of the split bound (has_split() only), rounded up; A(−n) = A(n).
   double offset_error(std::uint64_t n) const;
   /// An upper bound of A(n) over every n (has_split() only): ε·Σ_v g_v·H_v, with slack.
@@ -132,6 +134,10 @@ class QueryBound {
   /// Σ_d ||q̂_d − q_d||₂ ≤ a, Σ_d ||q̂_d||₂ ≤ qn (each rounded up by the caller's factor).
   void deviation(std::uint64_t i, const double* q, double& a, double& qn,
                  std::vector<double>* dev) const;
+  /// err_i from Σ_d ||q̂_d − q_d||₂ ≤ a and Σ_d ||q̂_d||₂ ≤ qn.
+  double error_from(const double* q, double a, double qn) const;
+  /// R_i from a, qn and dev (deviation's; dev is overwritten).
+  double split_from(const double* q, double a, double qn, std::vector<double>& dev) const;
   /// Builds the summation's tree and the split bound's position-free terms.
   void init_split();
   /// An addition of the summation's tree (post-order): children are coordinates c < D or

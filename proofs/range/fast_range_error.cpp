@@ -389,10 +389,24 @@ void QueryBound::deviation(std::uint64_t i, const double* q, double& a, double& 
 }
 
 double QueryBound::split_error(std::uint64_t i, const double* q) const {
-  const std::size_t D = head_.head.head_dim;
-  std::vector<double> val(D + nodes_.size(), 0.0);
+  std::vector<double> val(head_.head.head_dim + nodes_.size(), 0.0);
   double a = 0, qn = 0;
   deviation(i, q, a, qn, &val);
+  return split_from(q, a, qn, val);
+}
+
+std::pair<double, double> QueryBound::error_and_split(std::uint64_t i, const double* q) const {
+  if (!use_model_) return {E_, HUGE_VAL};
+  thread_local std::vector<double> val;
+  val.assign(head_.head.head_dim + nodes_.size(), 0.0);
+  double a = 0, qn = 0;
+  deviation(i, q, a, qn, split_ ? &val : nullptr);
+  return {error_from(q, a, qn), split_ ? split_from(q, a, qn, val) : HUGE_VAL};
+}
+
+double QueryBound::split_from(const double* q, double a, double qn,
+                              std::vector<double>& val) const {
+  const std::size_t D = head_.head.head_dim;
   // leaves: the products' roundings g_c·ε·|q̂_c k̂_c| ≤ g_c·ε·|q̂_c| (|k̂_c| ≤ 1); Δ at the
   // leaves: |q̂_c − q_c| + |C·w_d|·(ε + η) (|q_c| ≤ |C·w_d|, |k̂_c − k_c| ≤ ε + η)
   double leaves = 0;
@@ -440,6 +454,10 @@ double QueryBound::error(std::uint64_t i, const double* q) const {
   if (!use_model_) return E_;
   double a = 0, qn = 0;
   deviation(i, q, a, qn, nullptr);
+  return error_from(q, a, qn);
+}
+
+double QueryBound::error_from(const double* q, double a, double qn) const {
   // ρ: the rounding of the dot product of q̂ with any k̂ with |k̂_c| ≤ 1, in the policy's
   // order (error_analysis with D = 0 for q̂ and k̂, which are exact, and q̂'s own magnitudes)
   const auto& policy = head_.policy;
