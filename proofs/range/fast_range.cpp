@@ -123,6 +123,7 @@ CertifiedRange certified_range_fast(const FixedOffsetHead& head, const ScanOptio
   };
   detail::OffsetIndex index(split ? ideal.W + query_bound.offset_error_max() / C_double + 1
                                   : ideal.W);
+  std::vector<double> positive_u;  // u(n) of positive[x]
   auto extend_positive = [&](std::uint64_t upto) {
     const std::uint64_t from = enumerate.done();
     if (upto <= from) return;
@@ -152,6 +153,7 @@ CertifiedRange certified_range_fast(const FixedOffsetHead& head, const ScanOptio
         if (split) u2[x] = upper2(n, u[x]);
       }
     });
+    positive_u.insert(positive_u.end(), u.begin(), u.end());
     for (std::size_t x = 0; x < added; ++x) {
       if (split) {
         index.add(positive[old_size + x], u2[x], u[x]);
@@ -169,6 +171,7 @@ CertifiedRange certified_range_fast(const FixedOffsetHead& head, const ScanOptio
   std::vector<Negative> negative_u;
   for (const std::uint64_t n : negative) {
     const double u = ideal.upper(n);
+    positive_u.push_back(u);
     negative_u.push_back({n, u, split ? upper2(n, u) : HUGE_VAL});
     if (split) {
       index.add(n, negative_u.back().u2, u);
@@ -196,6 +199,7 @@ CertifiedRange certified_range_fast(const FixedOffsetHead& head, const ScanOptio
   // u(n) (the order of the ideal score gap), the largest score kept (first j on ties); every
   // other competitor scores at most t − f_large.
   KeyStore store;
+  std::vector<double> sigma_all;  // σ_i of query i at [i − k − 1] (scores_per_query_bound)
   // `cancelled()` is asked before each query: once an earlier chunk of the batch has failed,
   // this chunk's outcome is never read and its remaining queries are skipped.
   auto evaluate = [&](std::uint64_t a, std::uint64_t b, const std::vector<double>& queries,
@@ -240,10 +244,12 @@ CertifiedRange certified_range_fast(const FixedOffsetHead& head, const ScanOptio
         throw std::logic_error(
             "certified_range_fast: a target score is farther than E from C·S(0)");
       targets[i - a] = t;
-      const auto [err, R] = query_bound.error_and_split(i, q);
+      // (an empty index and no negative offset: nothing to exclude, R_i is not needed)
+      const auto [err, R] = query_bound.error_and_split(i, q, index.size() > 0);
       sigma[i - a] = detail::prune_threshold(t.to_double(), f_double, err, C_double);
+      sigma_all[i - k - 1] = sigma[i - a];
       sigma_min = std::min(sigma_min, sigma[i - a]);
-      if (split) {
+      if (split && index.size() > 0) {
         sigma2[i - a] = detail::prune_threshold(t.to_double(), f_double, R, C_double);
         sigma2_min = std::min(sigma2_min, sigma2[i - a]);
       }
@@ -373,6 +379,7 @@ CertifiedRange certified_range_fast(const FixedOffsetHead& head, const ScanOptio
     const std::uint64_t batch_begin = chunks.front().first, batch_end = chunks.back().second;
     if (batch_end - 1 > k) extend_positive(batch_end - 1 - k);
     scored_before.grow(batch_end > k ? batch_end - k : 1);
+    if (batch_end > k + 1) sigma_all.resize(batch_end - k - 1);
     std::vector<std::vector<double>> queries(chunks.size());
     std::vector<KeyBlock> keys(chunks.size());
     numeric::parallel_for(threads, chunks.size(), [&](std::size_t c) {
@@ -433,6 +440,35 @@ CertifiedRange certified_range_fast(const FixedOffsetHead& head, const ScanOptio
   for (std::uint64_t n = 1; n <= reach && n < scored_before.size; ++n)
     out.offsets_scored += counted(scored_before.v[n]);
   for (std::uint64_t n = 1; n < k; ++n) out.offsets_scored += counted(scored_after.v[n]);
+  // scores_per_query_bound: one target per query and the competitors with u(n) > σ_i, counted
+  // with a Fenwick tree over the ranks of u (offsets n ≤ i − k inserted as i grows)
+  {
+    const std::size_t m = positive.size();
+    std::vector<double> sorted(positive_u.begin(), positive_u.begin() + m);
+    std::sort(sorted.begin(), sorted.end());
+    std::vector<double> after;
+    for (const Negative& e : negative_u) after.push_back(e.u);
+    std::sort(after.begin(), after.end());
+    std::vector<std::uint64_t> tree(m + 1, 0);
+    std::uint64_t inserted = 0, total = 0;
+    std::size_t next = 0;
+    for (std::uint64_t i = k + 1; i <= last_query && i - k - 1 < sigma_all.size(); ++i) {
+      for (; next < m && positive[next] <= i - k; ++next, ++inserted) {
+        const auto r = static_cast<std::size_t>(
+            std::lower_bound(sorted.begin(), sorted.end(), positive_u[next]) - sorted.begin());
+        for (std::size_t x = r + 1; x <= m; x += x & (~x + 1)) ++tree[x];
+      }
+      const double s = sigma_all[i - k - 1];
+      const auto le = static_cast<std::size_t>(std::upper_bound(sorted.begin(), sorted.end(), s) -
+                                               sorted.begin());
+      std::uint64_t at_most = 0;  // inserted offsets with u ≤ σ_i
+      for (std::size_t x = le; x > 0; x -= x & (~x + 1)) at_most += tree[x];
+      const auto above_after =
+          static_cast<std::uint64_t>(after.end() - std::upper_bound(after.begin(), after.end(), s));
+      total += 1 + (inserted - at_most) + above_after;
+    }
+    out.scores_per_query_bound = total;
+  }
   if (!failed) {
     out.n_max = options.max_length;
     out.at_limit = true;

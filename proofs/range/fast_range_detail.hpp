@@ -122,8 +122,10 @@ class QueryBound {
   bool has_split() const { return split_; }
   /// R_i of the split bound (has_split() only), rounded up.
   double split_error(std::uint64_t i, const double* q) const;
-  /// err_i and R_i (has_split() only) from one pass over the query's blocks.
-  std::pair<double, double> error_and_split(std::uint64_t i, const double* q) const;
+  /// err_i and R_i from one pass over the query's blocks; R_i = +inf unless has_split() and
+  /// `split` (a caller with no offset to exclude skips it).
+  std::pair<double, double> error_and_split(std::uint64_t i, const double* q,
+                                            bool split = true) const;
   /// A(n) of the split bound (has_split() only), rounded up; A(−n) = A(n).
   double offset_error(std::uint64_t n) const;
   /// An upper bound of A(n) over every n (has_split() only): ε·Σ_v g_v·H_v, with slack.

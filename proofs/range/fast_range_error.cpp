@@ -395,13 +395,15 @@ double QueryBound::split_error(std::uint64_t i, const double* q) const {
   return split_from(q, a, qn, val);
 }
 
-std::pair<double, double> QueryBound::error_and_split(std::uint64_t i, const double* q) const {
+std::pair<double, double> QueryBound::error_and_split(std::uint64_t i, const double* q,
+                                                      bool split) const {
   if (!use_model_) return {E_, HUGE_VAL};
+  split = split && split_;
   thread_local std::vector<double> val;
-  val.assign(head_.head.head_dim + nodes_.size(), 0.0);
+  if (split) val.assign(head_.head.head_dim + nodes_.size(), 0.0);
   double a = 0, qn = 0;
-  deviation(i, q, a, qn, split_ ? &val : nullptr);
-  return {error_from(q, a, qn), split_ ? split_from(q, a, qn, val) : HUGE_VAL};
+  deviation(i, q, a, qn, split ? &val : nullptr);
+  return {error_from(q, a, qn), split ? split_from(q, a, qn, val) : HUGE_VAL};
 }
 
 double QueryBound::split_from(const double* q, double a, double qn,

@@ -90,6 +90,12 @@ proofs::CertifiedRange reference_range_by_candidates(const proofs::FixedOffsetHe
                                                   t.to_double(), head.f_large.to_double(),
                                                   bound.split_error(i, qd.data()), C)
                                             : 0.0;
+    // the per-query bound alone: one target and every competitor with u(n) > σ_i
+    ++r.scores_per_query_bound;
+    for (const std::uint64_t n : before)
+      if (n <= target && ideal.upper(n) > sigma) ++r.scores_per_query_bound;
+    for (const std::uint64_t n : after)
+      if (ideal.upper(n) > sigma) ++r.scores_per_query_bound;
     auto kept = [&](std::uint64_t n) {
       const double u = ideal.upper(n);
       if (!(u > sigma)) return false;
