@@ -116,7 +116,8 @@ int main(int argc, char** argv) {
     for (const ModelRow& row : {ModelRow{"llama3-8b", Format::bf16(), 100000},
                                 ModelRow{"llama3-8b", Format::fp16(), 100000},
                                 ModelRow{"llama3-8b", Format::fp32(), 1000000},
-                                ModelRow{"llama2-7b", Format::bf16(), 100000}}) {
+                                ModelRow{"llama2-7b", Format::bf16(), 100000},
+                                ModelRow{"gemma-7b", Format::bf16(), 100000}}) {
       ropesim::proofs::HorizonSpec spec;
       spec.head.schedule = ropesim::attention::parse_schedule(row.schedule);
       spec.head.policy.format = row.f;

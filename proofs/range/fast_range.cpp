@@ -112,7 +112,18 @@ CertifiedRange certified_range_fast(const FixedOffsetHead& head, const ScanOptio
   // appended in increasing order (the same list as one enumerator's), each entered into the
   // index with its upper bound u(n) ≥ S(n).
   const detail::IdealDoubles ideal(head.ideal);
-  detail::OffsetIndex index(ideal.W);
+  const detail::QueryBound query_bound(head, E);
+  const double C_double = head.C.to_double();  // exact: F fits a double
+  // the split bound (THEORY §6 "Split bounds"): offsets indexed by u2(n) ≥ S(n) + A(n)/C,
+  // each carrying u(n) (index: by u(n), when the split bound does not apply)
+  const bool split = query_bound.has_split();
+  auto upper2 = [&](std::uint64_t n, double u) {
+    const double a = std::nextafter(query_bound.offset_error(n) / C_double, HUGE_VAL);
+    return std::nextafter(u + a, HUGE_VAL);
+  };
+  detail::OffsetIndex index(split ? ideal.W + query_bound.offset_error_max() / C_double + 1
+                                  : ideal.W);
+  std::vector<double> positive_u;  // u(n) of positive[x]
   auto extend_positive = [&](std::uint64_t upto) {
     const std::uint64_t from = enumerate.done();
     if (upto <= from) return;
@@ -133,22 +144,41 @@ CertifiedRange certified_range_fast(const FixedOffsetHead& head, const ScanOptio
       enumerate.start_after(upto);
     }
     const std::size_t added = positive.size() - old_size;
-    std::vector<double> u(added);
-    const std::size_t parts = added < 8192 ? 1 : 4 * threads;
+    std::vector<double> u(added), u2(added);
+    const std::size_t parts = added < 1024 ? 1 : 4 * threads;
     numeric::parallel_for(threads, parts, [&](std::size_t t) {
-      for (std::size_t x = added * t / parts; x < added * (t + 1) / parts; ++x)
-        u[x] = ideal.upper(positive[old_size + x]);
+      for (std::size_t x = added * t / parts; x < added * (t + 1) / parts; ++x) {
+        const std::uint64_t n = positive[old_size + x];
+        u[x] = ideal.upper(n);
+        if (split) u2[x] = upper2(n, u[x]);
+      }
     });
-    for (std::size_t x = 0; x < added; ++x) index.add(positive[old_size + x], u[x]);
+    positive_u.insert(positive_u.end(), u.begin(), u.end());
+    for (std::size_t x = 0; x < added; ++x) {
+      if (split) {
+        index.add(positive[old_size + x], u2[x], u[x]);
+      } else {
+        index.add(positive[old_size + x], u[x]);
+      }
+    }
   };
-  // the offsets n < k are enumerated once for both signs (positive = negative above)
-  std::vector<std::pair<std::uint64_t, double>> negative_u;
+  // the offsets n < k are enumerated once for both signs (positive = negative above):
+  // (n, u(n), u2(n)), u2 = +inf without the split bound
+  struct Negative {
+    std::uint64_t n;
+    double u, u2;
+  };
+  std::vector<Negative> negative_u;
   for (const std::uint64_t n : negative) {
-    negative_u.emplace_back(n, ideal.upper(n));
-    index.add(n, negative_u.back().second);
+    const double u = ideal.upper(n);
+    positive_u.push_back(u);
+    negative_u.push_back({n, u, split ? upper2(n, u) : HUGE_VAL});
+    if (split) {
+      index.add(n, negative_u.back().u2, u);
+    } else {
+      index.add(n, u);
+    }
   }
-  const detail::QueryBound query_bound(head, E);
-  const double C_double = head.C.to_double();  // exact: F fits a double
   // the first query (plus one; 0: none) that scored offset n exactly (n > 0 by n, n < 0 by
   // −n): speculative queries after the failing one are not counted
   // (grown between batches to the offsets the batch can reach: an early failure allocates
@@ -169,6 +199,7 @@ CertifiedRange certified_range_fast(const FixedOffsetHead& head, const ScanOptio
   // u(n) (the order of the ideal score gap), the largest score kept (first j on ties); every
   // other competitor scores at most t − f_large.
   KeyStore store;
+  std::vector<double> sigma_all;  // σ_i of query i at [i − k − 1] (scores_per_query_bound)
   // `cancelled()` is asked before each query: once an earlier chunk of the batch has failed,
   // this chunk's outcome is never read and its remaining queries are skipped.
   auto evaluate = [&](std::uint64_t a, std::uint64_t b, const std::vector<double>& queries,
@@ -178,8 +209,8 @@ CertifiedRange certified_range_fast(const FixedOffsetHead& head, const ScanOptio
     const std::uint64_t kept = store.begin();
     // the targets (kept: the store keeps every key from the batch's first target on) and σ_i
     std::vector<Value> targets(b - a);
-    std::vector<double> sigma(b - a);
-    double sigma_min = HUGE_VAL;
+    std::vector<double> sigma(b - a), sigma2(b - a, -HUGE_VAL);
+    double sigma_min = HUGE_VAL, sigma2_min = HUGE_VAL;
     auto target_key = [&](std::uint64_t i) {
       const double* kt = store.find(i - k, D);
       if (!kt) throw std::logic_error("certified_range_fast: a target key was not kept");
@@ -213,16 +244,33 @@ CertifiedRange certified_range_fast(const FixedOffsetHead& head, const ScanOptio
         throw std::logic_error(
             "certified_range_fast: a target score is farther than E from C·S(0)");
       targets[i - a] = t;
-      sigma[i - a] =
-          detail::prune_threshold(t.to_double(), f_double, query_bound.error(i, q), C_double);
+      // (an empty index and no negative offset: nothing to exclude, R_i is not needed)
+      const auto [err, R] = query_bound.error_and_split(i, q, index.size() > 0);
+      sigma[i - a] = detail::prune_threshold(t.to_double(), f_double, err, C_double);
+      sigma_all[i - k - 1] = sigma[i - a];
       sigma_min = std::min(sigma_min, sigma[i - a]);
+      if (split && index.size() > 0) {
+        sigma2[i - a] = detail::prune_threshold(t.to_double(), f_double, R, C_double);
+        sigma2_min = std::min(sigma2_min, sigma2[i - a]);
+      }
     }
+    // a competitor at offset n is scored iff u(n) > σ_i and (split bound) u2(n) > σ2_i; the
+    // index is by u2 (carrying u) or by u
+    auto visit = [&](double s, double s2, std::uint64_t max_n, auto&& f) {
+      if (!split) {
+        index.for_each_above(s, max_n, f);
+        return;
+      }
+      index.for_each_above(s2, max_n, [&](const detail::OffsetIndex::Entry& e) {
+        if (e.v > s) f(e);
+      });
+    };
     // keys older than the store that some query may score: realised again, once per merged
     // window of offsets
     std::vector<KeyBlock> far;
     std::vector<std::pair<std::uint64_t, std::uint64_t>> windows;
     if (b - 1 > k) {
-      index.for_each_above(sigma_min, b - 1 - k, [&](const detail::OffsetIndex::Entry& e) {
+      visit(sigma_min, sigma2_min, b - 1 - k, [&](const detail::OffsetIndex::Entry& e) {
         const std::uint64_t n = e.n;
         const std::uint64_t lo = std::max(a, k + n) - k - n, hi = b - k - n;
         if (lo < kept) windows.emplace_back(lo, std::min(hi, kept));
@@ -248,7 +296,7 @@ CertifiedRange certified_range_fast(const FixedOffsetHead& head, const ScanOptio
       const double* q = &queries[D * (i - query_begin)];
       const std::uint64_t target = i - k;
       const Value& t = targets[i - a];
-      const double s_i = sigma[i - a];
+      const double s_i = sigma[i - a], s2_i = sigma2[i - a];
       ++o.scores;
       Value m;
       std::uint64_t arg = 0;
@@ -269,14 +317,14 @@ CertifiedRange certified_range_fast(const FixedOffsetHead& head, const ScanOptio
       // the competitors this query scores: j = target − n (candidates with u(n) > σ_i, in
       // decreasing u(n)), then j = target + n
       competitors.clear();
-      index.for_each_above(s_i, target, [&](const detail::OffsetIndex::Entry& e) {
+      visit(s_i, s2_i, target, [&](const detail::OffsetIndex::Entry& e) {
         competitors.push_back(target - e.n);
         note(scored_before.v[e.n], i);
       });
-      for (const auto& [n, u] : negative_u) {
-        if (!(u > s_i)) continue;
-        competitors.push_back(target + n);
-        note(scored_after.v[n], i);
+      for (const Negative& e : negative_u) {
+        if (!(e.u > s_i && e.u2 > s2_i)) continue;
+        competitors.push_back(target + e.n);
+        note(scored_after.v[e.n], i);
       }
       if (kernel32) {
         // eight competitors at a time through the binary32 kernel (NUMERIC §2.1): q and the
@@ -331,6 +379,7 @@ CertifiedRange certified_range_fast(const FixedOffsetHead& head, const ScanOptio
     const std::uint64_t batch_begin = chunks.front().first, batch_end = chunks.back().second;
     if (batch_end - 1 > k) extend_positive(batch_end - 1 - k);
     scored_before.grow(batch_end > k ? batch_end - k : 1);
+    if (batch_end > k + 1) sigma_all.resize(batch_end - k - 1);
     std::vector<std::vector<double>> queries(chunks.size());
     std::vector<KeyBlock> keys(chunks.size());
     numeric::parallel_for(threads, chunks.size(), [&](std::size_t c) {
@@ -391,6 +440,35 @@ CertifiedRange certified_range_fast(const FixedOffsetHead& head, const ScanOptio
   for (std::uint64_t n = 1; n <= reach && n < scored_before.size; ++n)
     out.offsets_scored += counted(scored_before.v[n]);
   for (std::uint64_t n = 1; n < k; ++n) out.offsets_scored += counted(scored_after.v[n]);
+  // scores_per_query_bound: one target per query and the competitors with u(n) > σ_i, counted
+  // with a Fenwick tree over the ranks of u (offsets n ≤ i − k inserted as i grows)
+  {
+    const std::size_t m = positive.size();
+    std::vector<double> sorted(positive_u.begin(), positive_u.begin() + m);
+    std::sort(sorted.begin(), sorted.end());
+    std::vector<double> after;
+    for (const Negative& e : negative_u) after.push_back(e.u);
+    std::sort(after.begin(), after.end());
+    std::vector<std::uint64_t> tree(m + 1, 0);
+    std::uint64_t inserted = 0, total = 0;
+    std::size_t next = 0;
+    for (std::uint64_t i = k + 1; i <= last_query && i - k - 1 < sigma_all.size(); ++i) {
+      for (; next < m && positive[next] <= i - k; ++next, ++inserted) {
+        const auto r = static_cast<std::size_t>(
+            std::lower_bound(sorted.begin(), sorted.end(), positive_u[next]) - sorted.begin());
+        for (std::size_t x = r + 1; x <= m; x += x & (~x + 1)) ++tree[x];
+      }
+      const double s = sigma_all[i - k - 1];
+      const auto le = static_cast<std::size_t>(std::upper_bound(sorted.begin(), sorted.end(), s) -
+                                               sorted.begin());
+      std::uint64_t at_most = 0;  // inserted offsets with u ≤ σ_i
+      for (std::size_t x = le; x > 0; x -= x & (~x + 1)) at_most += tree[x];
+      const auto above_after =
+          static_cast<std::uint64_t>(after.end() - std::upper_bound(after.begin(), after.end(), s));
+      total += 1 + (inserted - at_most) + above_after;
+    }
+    out.scores_per_query_bound = total;
+  }
   if (!failed) {
     out.n_max = options.max_length;
     out.at_limit = true;
@@ -432,7 +510,7 @@ RangeEstimate estimate_certified_range_fast(const FixedOffsetHead& head, std::ui
   };
   const detail::QueryBound bound(head, E);
   const double f = head.f_large.to_double();
-  double sigma = HUGE_VAL;
+  double sigma = HUGE_VAL, sigma2 = HUGE_VAL;
   std::uint64_t probe_scores = 0;
   double bound_seconds = 0;
   t0 = std::chrono::steady_clock::now();
@@ -440,6 +518,10 @@ RangeEstimate estimate_certified_range_fast(const FixedOffsetHead& head, std::ui
     const double t = score(&q[D * i], &kk[D * (i - k)]);
     const auto tb = std::chrono::steady_clock::now();
     const double err = bound.error(i, &q[D * i]);
+    if (bound.has_split()) {
+      sigma2 = std::min(sigma2, detail::prune_threshold(t, f, bound.split_error(i, &q[D * i]),
+                                                        head.C.to_double()));
+    }
     bound_seconds += ropesim::seconds_since(tb);
     sigma = std::min(sigma, detail::prune_threshold(t, f, err, head.C.to_double()));
     for (std::uint64_t j = 0; j < i; ++j) {
@@ -470,6 +552,7 @@ RangeEstimate estimate_certified_range_fast(const FixedOffsetHead& head, std::ui
     t_score = ropesim::seconds_since(t0) / static_cast<double>(8 * groups);
   }
   if (!(sigma < HUGE_VAL)) sigma = -HUGE_VAL;  // no probe query: every candidate
+  if (!(sigma2 < HUGE_VAL)) sigma2 = -HUGE_VAL;
   // the candidate offsets over a probe of offsets, and those above the probe's σ
   const std::uint64_t offsets = std::min<std::uint64_t>(20000, max_length);
   t0 = std::chrono::steady_clock::now();
@@ -478,8 +561,15 @@ RangeEstimate estimate_certified_range_fast(const FixedOffsetHead& head, std::ui
   std::vector<std::uint64_t> found;
   e.extend(offsets, found);
   std::vector<std::uint64_t> scored;
-  for (const std::uint64_t n : found)
-    if (ideal.upper(n) > sigma) scored.push_back(n);
+  for (const std::uint64_t n : found) {
+    const double u = ideal.upper(n);
+    if (!(u > sigma)) continue;
+    if (bound.has_split()) {
+      const double a = std::nextafter(bound.offset_error(n) / head.C.to_double(), HUGE_VAL);
+      if (!(std::nextafter(u + a, HUGE_VAL) > sigma2)) continue;
+    }
+    scored.push_back(n);
+  }
   const double per_offset = ropesim::seconds_since(t0) / static_cast<double>(offsets);
   est.seconds_per_offset = per_offset;
   est.candidate_density = static_cast<double>(found.size()) / static_cast<double>(offsets);

@@ -99,6 +99,18 @@ struct IdealDoubles {
 /// summation's rounding error bound for q̂_i against any key with |k̂_c| ≤ 1 (the forward
 /// error model of realised_score_error_bound with q̂_i's own magnitudes). Evaluated in
 /// binary64 on non-negative terms and rounded up (a factor 1 + 2^-30).
+///
+/// The split bound (THEORY §6 "Split bounds"; sequential and pairwise summation in F): the
+/// summation's rounding error is bounded by the magnitudes of the partial sums this pair
+/// actually forms instead of their worst case. The ideal partial sum over a node v of the
+/// summation (a prefix for sequential sums, a subtree for pairwise) splits as
+/// α_v(n) + β_v(σ), n = i − k − j, σ = i − k + j, so that
+///   |Ŝ_{i,j} − C·S(n)| ≤ R_i + A(n),
+/// R_i = Σ_d ||q̂_{i,d} − q_{i,d}||₂ + K·Σ_d ||q̂_{i,d}||₂ + Σ_c g_c·(ε|q̂_{i,c}| + η)
+///       + Σ_v g_v·(η + ε·Δ_v(i)) + ε·Σ_v g_v·β̄_v   (a function of position i),
+/// A(n) = ε·Σ_v g_v·|α_v(n)|                         (a function of the offset),
+/// g_v = (1 + ε)^(rounded additions above v), Δ_v(i) = Σ_{c∈v} (|q̂_{i,c} − q_{i,c}| +
+/// |C·w_{d(c)}|·(ε + η)), β̄_v = Σ_{blocks with one coordinate in v} |C·w_d|/2 ≥ |β_v(σ)|.
 class QueryBound {
  public:
   /// `E` is the global bound: used instead where the model does not fit binary64 (an
@@ -106,8 +118,36 @@ class QueryBound {
   QueryBound(const FixedOffsetHead& head, const mpq_class& E);
   /// err_i for the query at position i ≥ k + 1 with realised query q (head_dim doubles).
   double error(std::uint64_t i, const double* q) const;
+  /// Whether the split bound applies (sequential or pairwise summation in F).
+  bool has_split() const { return split_; }
+  /// R_i of the split bound (has_split() only), rounded up.
+  double split_error(std::uint64_t i, const double* q) const;
+  /// err_i and R_i from one pass over the query's blocks; R_i = +inf unless has_split() and
+  /// `split` (a caller with no offset to exclude skips it).
+  std::pair<double, double> error_and_split(std::uint64_t i, const double* q,
+                                            bool split = true) const;
+  /// A(n) of the split bound (has_split() only), rounded up; A(−n) = A(n).
+  double offset_error(std::uint64_t n) const;
+  /// An upper bound of A(n) over every n (has_split() only): ε·Σ_v g_v·H_v, with slack.
+  double offset_error_max() const { return eps_F_ * GH_ * 1.25; }
 
  private:
+  /// |q̂_c − q_c| ≤ dev[c] for every coordinate c (0 outside the rotary blocks), and
+  /// Σ_d ||q̂_d − q_d||₂ ≤ a, Σ_d ||q̂_d||₂ ≤ qn (each rounded up by the caller's factor).
+  void deviation(std::uint64_t i, const double* q, double& a, double& qn,
+                 std::vector<double>* dev) const;
+  /// err_i from Σ_d ||q̂_d − q_d||₂ ≤ a and Σ_d ||q̂_d||₂ ≤ qn.
+  double error_from(const double* q, double a, double qn) const;
+  /// R_i from a, qn and dev (deviation's; dev is overwritten).
+  double split_from(const double* q, double a, double qn, std::vector<double>& dev) const;
+  /// Builds the summation's tree and the split bound's position-free terms.
+  void init_split();
+  /// An addition of the summation's tree (post-order): children are coordinates c < D or
+  /// nodes D + v; g = (1 + ε)^(rounded additions above it).
+  struct Node {
+    std::uint32_t left, right;
+    double g;
+  };
   const FixedOffsetHead& head_;
   IdealDoubles ideal_;
   std::vector<std::pair<std::size_t, std::size_t>> coords_;
@@ -115,6 +155,14 @@ class QueryBound {
   double K_ = 0, E_ = 0;
   double eps_F_ = 0, eta_F_ = 0, eps_A_ = 0, eta_A_ = 0;
   bool use_model_ = false;
+  // the split bound
+  bool split_ = false;
+  std::vector<Node> nodes_;
+  std::vector<double> leaf_g_;        // g of coordinate c's product (0: a zero coordinate)
+  std::vector<std::uint32_t> block_;  // block of coordinate c (B: none)
+  double fixed_ = 0;  // Σ_c g_c·η + Σ_v g_v·(η + ε·β̄_v): the position-free part of R_i
+  double GH_ = 0;     // Σ_v g_v·H_v, H_v = Σ_{c∈v} |C·w_d|/2
+  double slope_max_ = 0;  // max_d (e_d + 2^-53·|θ̂_d|)
 };
 
 /// σ_i: a lower bound of (t − f − err)/C in binary64 (each step rounded down): a competitor
@@ -125,13 +173,16 @@ double prune_threshold(double t, double f, double err, double C);
 /// offsets are in the order added (increasing n).
 class OffsetIndex {
  public:
+  /// u indexes the entry; v is a second bound carried along (the per-query bound's u(n) in
+  /// the index of the split bound's u(n) + A(n)/C).
   struct Entry {
-    double u;
+    double u, v;
     std::uint32_t n;
   };
+  /// Buckets over [−W − 1, W + 1] (larger u share the top bucket).
   explicit OffsetIndex(double W);
-  void add(std::uint64_t n, double u) {
-    buckets_[bucket(u)].push_back({u, static_cast<std::uint32_t>(n)});
+  void add(std::uint64_t n, double u, double v = 0) {
+    buckets_[bucket(u)].push_back({u, v, static_cast<std::uint32_t>(n)});
     ++size_;
   }
   std::size_t size() const { return size_; }

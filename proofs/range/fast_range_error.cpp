@@ -266,19 +266,113 @@ QueryBound::QueryBound(const FixedOffsetHead& head, const mpq_class& E)
   for (std::size_t d = 0; d < ideal_.w.size(); ++d) {
     coords_.push_back(block_coordinates(head, d));
     Cw_.push_back(C * ideal_.w[d]);
+    slope_max_ = std::max(slope_max_, ideal_.e[d] + 0x1p-53 * std::fabs(ideal_.theta[d]));
   }
+  if (policy.summation == attention::Summation::sequential ||
+      policy.summation == attention::Summation::pairwise)
+    init_split();
 }
 
-double QueryBound::error(std::uint64_t i, const double* q) const {
-  if (!use_model_) return E_;
+void QueryBound::init_split() {
+  // The summation's additions as a tree over the head's coordinates (THEORY §6 "Split
+  // bounds"): sequential left to right, or pairwise's halves (numeric/summation.hpp). A
+  // coordinate outside the rotary blocks is 0 in q̂ and k̂: its product and every addition
+  // with it are exact, so such an addition is no node (the other side passes through).
+  const std::size_t D = head_.head.head_dim, B = coords_.size();
+  if (D >= (std::size_t{1} << 30)) return;
+  block_.assign(D, static_cast<std::uint32_t>(B));
+  std::vector<std::size_t> partner(D, D);
+  for (std::size_t d = 0; d < B; ++d) {
+    const auto [c0, c1] = coords_[d];
+    block_[c0] = block_[c1] = static_cast<std::uint32_t>(d);
+    partner[c0] = c1;
+    partner[c1] = c0;
+  }
+  constexpr std::uint32_t none = ~std::uint32_t{0};
+  auto half = [&](std::size_t c) { return 0.5 * std::fabs(Cw_[block_[c]]); };
+  // H_v = Σ_{c∈v} |C·w_d|/2 and β̄_v = Σ_{c∈v, partner ∉ v} |C·w_d|/2 of each node
+  std::vector<double> H, beta;
+  std::vector<std::pair<std::size_t, std::size_t>> range;  // [lo, hi) of each node
+  auto node = [&](std::uint32_t l, std::uint32_t r, std::size_t lo, std::size_t hi) {
+    nodes_.push_back({l, r, 0});
+    range.emplace_back(lo, hi);
+    return static_cast<std::uint32_t>(D + nodes_.size() - 1);
+  };
+  std::uint32_t root = none;
+  if (head_.policy.summation == attention::Summation::sequential) {
+    double h = 0, b = 0;
+    std::size_t first = D;
+    for (std::size_t c = 0; c < D; ++c) {
+      if (block_[c] == B) continue;
+      h += half(c);
+      // the partner already in the prefix pairs up with c (their β terms cancel)
+      b += partner[c] < c ? -half(c) : half(c);
+      if (root == none) {
+        root = static_cast<std::uint32_t>(c);
+        first = c;
+        continue;
+      }
+      root = node(root, static_cast<std::uint32_t>(c), first, c + 1);
+      H.push_back(h);
+      beta.push_back(std::max(0.0, b));
+    }
+  } else {
+    auto build = [&](auto&& self, std::size_t lo, std::size_t hi) -> std::uint32_t {
+      if (hi - lo == 1) return block_[lo] == B ? none : static_cast<std::uint32_t>(lo);
+      const std::size_t mid = lo + (hi - lo) / 2;
+      const std::uint32_t l = self(self, lo, mid), r = self(self, mid, hi);
+      if (l == none) return r;
+      if (r == none) return l;
+      const std::uint32_t v = node(l, r, lo, hi);
+      double h = 0, b = 0;
+      for (std::size_t c = lo; c < hi; ++c) {
+        if (block_[c] == B) continue;
+        h += half(c);
+        if (partner[c] < lo || partner[c] >= hi) b += half(c);
+      }
+      H.push_back(h);
+      beta.push_back(b);
+      return v;
+    };
+    root = build(build, 0, D);
+  }
+  if (root == none) return;  // no rotary coordinate
+  // h(v): rounded additions above v; the root's is 0, the nodes are in post-order
+  std::vector<std::size_t> depth(D + nodes_.size(), 0);
+  for (std::size_t v = nodes_.size(); v-- > 0;) {
+    depth[nodes_[v].left] = depth[nodes_[v].right] = depth[D + v] + 1;
+  }
+  std::vector<double> g(D + nodes_.size() + 1, 1.0);  // (1 + ε)^h, rounded up
+  for (std::size_t h = 1; h < g.size(); ++h)
+    g[h] = std::nextafter(g[h - 1] * (1 + eps_F_), HUGE_VAL);
+  leaf_g_.assign(D, 0.0);
+  double fixed = 0, GH = 0;
+  for (std::size_t c = 0; c < D; ++c) {
+    if (block_[c] == B) continue;
+    leaf_g_[c] = g[depth[c]];
+    fixed += leaf_g_[c] * eta_F_;
+  }
+  for (std::size_t v = 0; v < nodes_.size(); ++v) {
+    nodes_[v].g = g[depth[D + v]];
+    fixed += nodes_[v].g * (eta_F_ + eps_F_ * beta[v]);
+    GH += nodes_[v].g * H[v];
+  }
+  fixed_ = fixed;
+  GH_ = GH;
+  split_ = true;
+}
+
+void QueryBound::deviation(std::uint64_t i, const double* q, double& a, double& qn,
+                           std::vector<double>* dev) const {
   constexpr double u = 0x1p-53;
   const double m = static_cast<double>(i - head_.k);  // exact: < 2^53
   // Σ_d ||q̂_d − q_d||₂ and Σ_d ||q̂_d||₂. q̃_d = (C·w_d)⊗(cos, sin)(m⊗θ̂_d) errs from q_d by
-  // ≤ |C·w_d|·(2^-50 + m·(e_d + u·|θ̂_d|) + 3u) per coordinate (argument, libm ≤ 2^-50,
-  // C·w_d's and the product's roundings, each ≤ u relative); γ_d is twice that, and
+  // ≤ γ_d/2 = |C·w_d|·(2^-50 + m·(e_d + u·|θ̂_d|) + 3u) per coordinate (argument, libm ≤
+  // 2^-50, C·w_d's and the product's roundings, each ≤ u relative), and
   // ||δ_d|| ≤ ||q̂_d − q̃_d|| + √2·γ_d/2 with the computed norm's own error (≤ 4u relative)
-  // inside the factor 1 + 2^-50.
-  double a = 0, qn = 0;
+  // inside the factor 1 + 2^-50; per coordinate |q̂_c − q_c| ≤ |q̂_c ⊖ q̃_c|·(1 + 2^-50) + γ_d/2.
+  a = 0;
+  qn = 0;
   for (std::size_t d = 0; d < Cw_.size(); ++d) {
     const auto [c0, c1] = coords_[d];
     const double ang = m * ideal_.theta[d];
@@ -287,7 +381,85 @@ double QueryBound::error(std::uint64_t i, const double* q) const {
                          (0x1p-50 + m * (ideal_.e[d] + u * std::fabs(ideal_.theta[d])) + 3 * u);
     a += std::sqrt(x0 * x0 + x1 * x1) * (1 + 0x1p-50) + 0.75 * gamma;
     qn += std::sqrt(q[c0] * q[c0] + q[c1] * q[c1]) * (1 + 0x1p-50);
+    if (dev) {
+      (*dev)[c0] = std::fabs(x0) * (1 + 0x1p-50) + 0.5 * gamma;
+      (*dev)[c1] = std::fabs(x1) * (1 + 0x1p-50) + 0.5 * gamma;
+    }
   }
+}
+
+double QueryBound::split_error(std::uint64_t i, const double* q) const {
+  std::vector<double> val(head_.head.head_dim + nodes_.size(), 0.0);
+  double a = 0, qn = 0;
+  deviation(i, q, a, qn, &val);
+  return split_from(q, a, qn, val);
+}
+
+std::pair<double, double> QueryBound::error_and_split(std::uint64_t i, const double* q,
+                                                      bool split) const {
+  if (!use_model_) return {E_, HUGE_VAL};
+  split = split && split_;
+  thread_local std::vector<double> val;
+  if (split) val.assign(head_.head.head_dim + nodes_.size(), 0.0);
+  double a = 0, qn = 0;
+  deviation(i, q, a, qn, split ? &val : nullptr);
+  return {error_from(q, a, qn), split ? split_from(q, a, qn, val) : HUGE_VAL};
+}
+
+double QueryBound::split_from(const double* q, double a, double qn,
+                              std::vector<double>& val) const {
+  const std::size_t D = head_.head.head_dim;
+  // leaves: the products' roundings g_c·ε·|q̂_c k̂_c| ≤ g_c·ε·|q̂_c| (|k̂_c| ≤ 1); Δ at the
+  // leaves: |q̂_c − q_c| + |C·w_d|·(ε + η) (|q_c| ≤ |C·w_d|, |k̂_c − k_c| ≤ ε + η)
+  double leaves = 0;
+  for (std::size_t c = 0; c < D; ++c) {
+    if (leaf_g_[c] == 0) continue;
+    leaves += leaf_g_[c] * std::fabs(q[c]);
+    val[c] += std::fabs(Cw_[block_[c]]) * (eps_F_ + eta_F_);
+  }
+  // the nodes: Δ_v = Δ_left + Δ_right, weighted by g_v
+  double nodes = 0;
+  for (std::size_t v = 0; v < nodes_.size(); ++v) {
+    const double x = val[nodes_[v].left] + val[nodes_[v].right];
+    val[D + v] = x;
+    nodes += nodes_[v].g * x;
+  }
+  // non-negative terms, fewer than 2^22 operations of relative error ≤ 2^-53 each
+  return (a + K_ * qn + eps_F_ * (leaves + nodes) + fixed_) * (1 + 0x1p-28);
+}
+
+double QueryBound::offset_error(std::uint64_t n) const {
+  constexpr double u = 0x1p-53;
+  const std::size_t D = head_.head.head_dim, B = coords_.size();
+  const double nd = static_cast<double>(n);  // exact: n < 2^53
+  std::vector<double> val(D + nodes_.size(), 0.0);
+  // leaves: α_c(n) = (C·w_d/2)·cos(n·θ_d), computed as (C⊗ŵ_d/2)⊗cos(n⊗θ̂_d): within
+  // |C·w_d|/2·(2^-50 + n·(e_d + u·|θ̂_d|) + 5u) of it (libm, argument, ŵ_d, two products)
+  for (std::size_t d = 0; d < B; ++d) {
+    const double x = 0.5 * Cw_[d] * std::cos(nd * ideal_.theta[d]);
+    val[coords_[d].first] = val[coords_[d].second] = x;
+  }
+  // the nodes: α_v = α_left + α_right, each addition within u of its result, so the
+  // computed α̃_v is within H_v·(2^-50 + n·slope + 5u + 2D·u) of α_v (H_v = Σ_{c∈v}|C·w_d|/2)
+  double acc = 0;
+  for (std::size_t v = 0; v < nodes_.size(); ++v) {
+    const double x = val[nodes_[v].left] + val[nodes_[v].right];
+    val[D + v] = x;
+    acc += nodes_[v].g * std::fabs(x);
+  }
+  const double slack =
+      GH_ * (0x1p-50 + nd * slope_max_ + 5 * u + 2 * static_cast<double>(D) * u) * (1 + 0x1p-40);
+  return eps_F_ * (acc + slack) * (1 + 0x1p-28);
+}
+
+double QueryBound::error(std::uint64_t i, const double* q) const {
+  if (!use_model_) return E_;
+  double a = 0, qn = 0;
+  deviation(i, q, a, qn, nullptr);
+  return error_from(q, a, qn);
+}
+
+double QueryBound::error_from(const double* q, double a, double qn) const {
   // ρ: the rounding of the dot product of q̂ with any k̂ with |k̂_c| ≤ 1, in the policy's
   // order (error_analysis with D = 0 for q̂ and k̂, which are exact, and q̂'s own magnitudes)
   const auto& policy = head_.policy;

@@ -226,6 +226,12 @@ struct CertifiedRange {
   /// competitor exactly — those whose per-query bound could not exclude them (THEORY §6,
   /// per-query bounds); the rest of the candidate offsets were excluded at every query.
   std::uint64_t offsets_scored = 0;
+  /// Candidates only: the scores the per-query bound err_i alone would evaluate — one target
+  /// per query and every competitor with u(n) > σ_i (THEORY §6), counted, not scored, up to
+  /// the last query examined. ropesim-verify excludes competitors by a bound of that form, so
+  /// this sets its expected work (proofs/reports/certificate.cpp); scores_evaluated is smaller
+  /// where the split bounds exclude more.
+  std::uint64_t scores_per_query_bound = 0;
 };
 
 /// The certified range of a constructed head by a quadratic scan over queries

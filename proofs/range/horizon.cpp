@@ -428,6 +428,9 @@ nlohmann::json to_json(const HorizonReport& r) {
   put_optional(j, "error_bound", r.range.error_bound);
   j["offsets_scored"] = r.range.algorithm == "candidates" ? nlohmann::json(r.range.offsets_scored)
                                                           : nlohmann::json(nullptr);
+  j["scores_per_query_bound"] = r.range.algorithm == "candidates"
+                                    ? nlohmann::json(r.range.scores_per_query_bound)
+                                    : nlohmann::json(nullptr);
   return j;
 }
 

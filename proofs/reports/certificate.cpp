@@ -210,7 +210,9 @@ nlohmann::json fail_block(const CertifiedRange& range, std::uint64_t k,
 /// Refuses (InvalidArgument) a candidate certificate that ropesim-verify would refuse by its
 /// work budget. The verifier scores the competitors its own per-query bounds cannot exclude
 /// (verify/ropesim_verify.cpp check_candidates): about kVerifierScoreRatio times the scores
-/// measured here (1.76 measured on llama3-8b in bf16 at 2·10^3 and 10^5), times the blocks.
+/// ropesim's per-query bound err_i alone leaves (CertifiedRange::scores_per_query_bound; 1.76
+/// measured on llama3-8b in bf16 at 2·10^3 and 10^5), times the blocks. (Not
+/// scores_evaluated: the split bounds exclude more than the verifier's bound does.)
 /// Its budget is kMaxHorizonCertificateFastScores when it scores in binary64
 /// (nearest-even, p ≤ 26, emin − p + 1 ≥ −500, emax ≤ 500: verify/fast_f.hpp), else
 /// kMaxHorizonCertificateScores.
@@ -220,14 +222,15 @@ void check_candidates_work(const FixedOffsetHead& head, const CertifiedRange& ra
                     f.emin - f.precision + 1 >= -500 && f.emax <= 500;
   const double budget = fast ? kMaxHorizonCertificateFastScores : kMaxHorizonCertificateScores;
   const double B = static_cast<double>(head.schedule.blocks.size());
-  const double work = kVerifierScoreRatio * static_cast<double>(range.scores_evaluated) * B;
+  const double scores = static_cast<double>(range.scores_per_query_bound);
+  const double work = kVerifierScoreRatio * scores * B;
   if (work > budget) {
     throw InvalidArgument(fmt::format(
         "--certificate: ropesim-verify would score about {:.3g} competitors ({} x the {} scores "
-        "measured here) x {} blocks = {:.3g} block scores; accepted: at most {:.0e} (a smaller "
-        "--max-length, a larger C or a shorter head)",
-        kVerifierScoreRatio * static_cast<double>(range.scores_evaluated), kVerifierScoreRatio,
-        range.scores_evaluated, B, work, budget));
+        "of ropesim's per-query bound here) x {} blocks = {:.3g} block scores; accepted: at "
+        "most {:.0e} (a smaller --max-length, a larger C or a shorter head)",
+        kVerifierScoreRatio * scores, kVerifierScoreRatio, range.scores_per_query_bound, B, work,
+        budget));
   }
 }
 

@@ -3,6 +3,7 @@
 #include "tests/proofs/fast_range_reference.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -80,19 +81,39 @@ proofs::CertifiedRange reference_range_by_candidates(const proofs::FixedOffsetHe
     ++r.scores_evaluated;
     std::vector<double> qd(D);
     for (std::size_t c = 0; c < D; ++c) qd[c] = q[i][c].narrow();
+    const double C = head.C.to_double();
     const double sigma = ropesim::proofs::detail::prune_threshold(
-        t.to_double(), head.f_large.to_double(), bound.error(i, qd.data()), head.C.to_double());
+        t.to_double(), head.f_large.to_double(), bound.error(i, qd.data()), C);
+    // the split bound (THEORY §6 "Split bounds"): also excluded when u(n) + A(n)/C, rounded
+    // up, is at most σ2_i = (t − f_large − R_i)/C rounded down
+    const double sigma2 = bound.has_split() ? ropesim::proofs::detail::prune_threshold(
+                                                  t.to_double(), head.f_large.to_double(),
+                                                  bound.split_error(i, qd.data()), C)
+                                            : 0.0;
+    // the per-query bound alone: one target and every competitor with u(n) > σ_i
+    ++r.scores_per_query_bound;
+    for (const std::uint64_t n : before)
+      if (n <= target && ideal.upper(n) > sigma) ++r.scores_per_query_bound;
+    for (const std::uint64_t n : after)
+      if (ideal.upper(n) > sigma) ++r.scores_per_query_bound;
+    auto kept = [&](std::uint64_t n) {
+      const double u = ideal.upper(n);
+      if (!(u > sigma)) return false;
+      if (!bound.has_split()) return true;
+      const double a = std::nextafter(bound.offset_error(n) / C, HUGE_VAL);
+      return std::nextafter(u + a, HUGE_VAL) > sigma2;
+    };
     // competitors j in increasing order: target − n (n ≤ target, from the largest n down),
-    // then target + n, those whose u(n) exceeds σ_i
+    // then target + n, those not excluded by either bound
     std::vector<std::uint64_t> competitors;
     for (const std::uint64_t n : before) {
-      if (n <= target && ideal.upper(n) > sigma) {
+      if (n <= target && kept(n)) {
         competitors.push_back(target - n);
         scored_before[n] = true;
       }
     }
     for (const std::uint64_t n : after) {
-      if (ideal.upper(n) > sigma) {
+      if (kept(n)) {
         competitors.push_back(target + n);
         scored_after[n] = true;
       }

@@ -37,6 +37,7 @@ void require_identical(const proofs::CertifiedRange& reference,
   RC_ASSERT(reference.scores_evaluated == chunked.scores_evaluated);
   RC_ASSERT(reference.candidate_offsets == chunked.candidate_offsets);
   RC_ASSERT(reference.offsets_scored == chunked.offsets_scored);
+  RC_ASSERT(reference.scores_per_query_bound == chunked.scores_per_query_bound);
   RC_ASSERT(reference.fast_kernel == chunked.fast_kernel);
   RC_ASSERT(reference.error_bound == chunked.error_bound);
   RC_ASSERT(chunked.algorithm == std::string("candidates"));
