@@ -1,7 +1,11 @@
 #include "proofs/reports/diagnose.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <tuple>
@@ -15,6 +19,10 @@
 #include "numeric/json_number.hpp"
 #include "numeric/parallel.hpp"
 #include "proofs/range/fixed_offset_head.hpp"
+
+#if defined(__SSE__) || defined(__x86_64__)
+#include <xmmintrin.h>
+#endif
 
 namespace ropesim::proofs {
 
@@ -399,44 +407,95 @@ struct FastRotation {
   bool to_out = false, to_f = false, theory = false, adjacent = false;
   std::size_t nb = 0, dim = 0;
 
-  /// R̂_p x for every p into `out` (row p, dim doubles; resized, every element written), as
-  /// apply_rotation then the store into F do. `out` is the caller's, kept across calls: a
-  /// fresh vector of N·D doubles per draw and path cost more in page faults and zeroing than
-  /// the rotation itself.
+  /// Whether the table's cos and sin must be rounded into the rotation format (false when
+  /// the table format is the rotation format: the rounding is then the identity).
+  bool round_table = true;
+
+  /// x's elements as doubles and rounded into the rotation format (the same at every p).
+  void operands(const std::vector<numeric::Value>& value, std::vector<double>& x,
+                std::vector<double>& xr) const {
+    x.resize(dim);
+    xr.resize(dim);
+    for (std::size_t j = 0; j < dim; ++j) {
+      x[j] = value[j].to_double();
+      xr[j] = rf.round(x[j]);
+    }
+  }
+
+  /// R̂_p x into y[0..dim), as apply_rotation then the store into F do.
+  void rotate_one(const double* x, const double* xr, std::uint64_t p, double* y) const {
+    const attention::RealisedTable& table = table_ref();
+    const double* cos_row = table.cos.data() + p * nb;
+    const double* sin_row = table.sin.data() + p * nb;
+    for (std::size_t j = 0; j < dim; ++j) y[j] = x[j];
+    for (std::size_t d = 0; d < nb; ++d) {
+      const std::size_t i0 = adjacent ? 2 * d : d, i1 = adjacent ? 2 * d + 1 : d + nb;
+      const double x0 = xr[i0], x1 = xr[i1];
+      const double c = round_table ? rf.round(cos_row[d]) : cos_row[d];
+      const double sn = round_table ? rf.round(sin_row[d]) : sin_row[d];
+      double y0, y1;
+      if (theory) {  // THEORY §2.1
+        y0 = rf.sub(rf.mul(c, x0), rf.mul(sn, x1));
+        y1 = rf.add(rf.mul(sn, x0), rf.mul(c, x1));
+      } else {  // hf eager: q·cos + rotate_half(q)·sin
+        y0 = rf.add(rf.mul(x0, c), rf.mul(-x1, sn));
+        y1 = rf.add(rf.mul(x1, c), rf.mul(x0, sn));
+      }
+      y[i0] = to_out ? rout.round(y0) : y0;
+      y[i1] = to_out ? rout.round(y1) : y1;
+    }
+    if (to_f)
+      for (std::size_t j = 0; j < dim; ++j) y[j] = rF.round(y[j]);
+  }
+
+  /// R̂_p x for every p into `out` (row p, dim doubles; resized, every element written). `out`
+  /// is the caller's, kept across calls: a fresh vector of N·D doubles per draw and path cost
+  /// more in page faults and zeroing than the rotation itself.
   void rotate_all(const std::vector<numeric::Value>& value, unsigned threads,
                   std::vector<double>& out) const {
-    const attention::RealisedTable& table = table_ref();
-    std::vector<double> x(dim);
-    for (std::size_t j = 0; j < dim; ++j) x[j] = value[j].to_double();
-    out.resize(table.positions * dim);
+    const std::uint64_t n = table_ref().positions;
+    std::vector<double> x, xr;
+    operands(value, x, xr);
+    out.resize(n * dim);
     const std::uint64_t chunks =
-        std::max<std::uint64_t>(1, std::min<std::uint64_t>(threads * 4, table.positions));
+        std::max<std::uint64_t>(1, std::min<std::uint64_t>(threads * 4, n));
     numeric::parallel_for(threads, chunks, [&](std::size_t chunk) {
-      for (std::uint64_t p = chunk * table.positions / chunks;
-           p < (chunk + 1) * table.positions / chunks; ++p) {
-        const double* cos_row = table.cos.data() + p * nb;
-        const double* sin_row = table.sin.data() + p * nb;
-        double* y = out.data() + p * dim;
-        for (std::size_t j = 0; j < dim; ++j) y[j] = x[j];
-        for (std::size_t d = 0; d < nb; ++d) {
-          const std::size_t i0 = adjacent ? 2 * d : d, i1 = adjacent ? 2 * d + 1 : d + nb;
-          const double x0 = rf.round(x[i0]), x1 = rf.round(x[i1]);
-          const double c = rf.round(cos_row[d]), sn = rf.round(sin_row[d]);
-          double y0, y1;
-          if (theory) {  // THEORY §2.1
-            y0 = rf.sub(rf.mul(c, x0), rf.mul(sn, x1));
-            y1 = rf.add(rf.mul(sn, x0), rf.mul(c, x1));
-          } else {  // hf eager: q·cos + rotate_half(q)·sin
-            y0 = rf.add(rf.mul(x0, c), rf.mul(-x1, sn));
-            y1 = rf.add(rf.mul(x1, c), rf.mul(x0, sn));
+      for (std::uint64_t p = chunk * n / chunks; p < (chunk + 1) * n / chunks; ++p)
+        rotate_one(x.data(), xr.data(), p, out.data() + p * dim);
+    });
+  }
+
+  /// The same values as binary32 columns for Float32Dots: out[k·N + p] = (R̂_p x)_k (resized).
+  /// False when an element is not a binary32 value (then `out` is meaningless).
+  bool rotate_columns(const std::vector<numeric::Value>& value, unsigned threads,
+                      std::vector<float>& out) const {
+    const std::uint64_t n = table_ref().positions;
+    std::vector<double> x, xr;
+    operands(value, x, xr);
+    out.resize(n * dim);
+    const std::uint64_t chunks =
+        std::max<std::uint64_t>(1, std::min<std::uint64_t>(threads * 4, n));
+    std::vector<std::uint8_t> ok(chunks, 1);
+    numeric::parallel_for(threads, chunks, [&](std::size_t chunk) {
+      constexpr std::size_t kTile = 32;  // positions rotated before their columns are written
+      std::vector<double> tile(kTile * dim);
+      const std::uint64_t begin = chunk * n / chunks, end = (chunk + 1) * n / chunks;
+      for (std::uint64_t p0 = begin; p0 < end; p0 += kTile) {
+        const std::size_t len = static_cast<std::size_t>(std::min<std::uint64_t>(kTile, end - p0));
+        for (std::size_t j = 0; j < len; ++j)
+          rotate_one(x.data(), xr.data(), p0 + j, tile.data() + j * dim);
+        for (std::size_t k = 0; k < dim; ++k) {
+          float* column = out.data() + k * n + p0;
+          for (std::size_t j = 0; j < len; ++j) {
+            const double v = tile[j * dim + k];
+            const float f = static_cast<float>(v);
+            if (!(static_cast<double>(f) == v)) ok[chunk] = 0;  // not binary32, or NaN
+            column[j] = f;
           }
-          y[i0] = to_out ? rout.round(y0) : y0;
-          y[i1] = to_out ? rout.round(y1) : y1;
         }
-        if (to_f)
-          for (std::size_t j = 0; j < dim; ++j) y[j] = rF.round(y[j]);
       }
     });
+    return std::all_of(ok.begin(), ok.end(), [](std::uint8_t v) { return v != 0; });
   }
 };
 
@@ -463,6 +522,7 @@ std::optional<FastRotation> fast_rotation(const attention::Schedule& s,
   f.to_f = !(probe.output_format == r.format);
   f.theory = probe.arithmetic == attention::RotationArithmetic::theory;
   f.adjacent = r.layout == attention::PairLayout::adjacent;
+  f.round_table = !(r.table_format() == probe.rotation_format);
   f.nb = s.blocks.size();
   f.dim = s.dimension();
   if (table && table->start == 0 && table->positions == context) {
@@ -472,6 +532,56 @@ std::optional<FastRotation> fast_rotation(const attention::Schedule& s,
   }
   return f;
 }
+
+/// The score check's dot products when the policy accumulates in binary32 (Summation::
+/// wide_accumulator, A = fp32: the frameworks' GEMM accumulation) and every rotated element is
+/// a binary32 value: native float arithmetic, eight query positions at a time. IEEE binary32's
+/// product and sum are the correctly rounded ones, which is what numeric::Binary64Dot computes
+/// for A = binary32 (round_A of the exact product of two elements of F ⊆ binary32, then round_A
+/// of each sum: innocuous double rounding, NUMERIC §2), in the same order (k = 0..D-1, no
+/// fused multiply-add: -ffp-contract=off), so each score is Binary64Dot's bit for bit after the
+/// one rounding into F. Needs the FPU's default mode (no flush-to-zero, no denormals-are-zero),
+/// checked before use; tests/proofs/test_diagnose_scores.cpp compares the two kernels.
+class Float32Dots {
+ public:
+  /// Whether the kernel gives Binary64Dot's results for `policy` in this thread's FPU mode.
+  static bool applies(const numeric::EvaluationPolicy& policy) {
+#if defined(__SSE__) || defined(__x86_64__)
+    if ((_mm_getcsr() & 0x8040) != 0) return false;  // FTZ (bit 15) or DAZ (bit 6) set
+#else
+    return false;
+#endif
+    return policy.summation == numeric::Summation::wide_accumulator &&
+           policy.rounding == numeric::Rounding::nearest_even &&
+           policy.accumulator == numeric::Format::fp32() &&
+           numeric::Binary64Rounding(policy.format, policy.rounding).fast_rounding();
+  }
+
+  /// acc[j] = Σ_k q[k·N + p0 + j]·kk[k·N + p0 - offset + j] for j < len, in binary32, k in order.
+  static void dots(const float* q, const float* kk, std::uint64_t n, std::size_t dim,
+                   std::uint64_t offset, std::uint64_t p0, std::size_t len, float* acc) {
+    typedef float v8 __attribute__((vector_size(32)));
+    const std::size_t whole = len / 8 * 8;
+    for (std::size_t k = 0; k < dim; ++k) {
+      const float* qk = q + k * n + p0;
+      const float* kk_ = kk + k * n + (p0 - offset);
+      std::size_t j = 0;
+      for (; j < whole; j += 8) {
+        v8 a, b, s;
+        std::memcpy(&a, qk + j, sizeof a);
+        std::memcpy(&b, kk_ + j, sizeof b);
+        if (k == 0) {
+          s = a * b;
+        } else {
+          std::memcpy(&s, acc + j, sizeof s);
+          s = s + a * b;
+        }
+        std::memcpy(acc + j, &s, sizeof s);
+      }
+      for (; j < len; ++j) acc[j] = k == 0 ? qk[j] * kk_[j] : acc[j] + qk[j] * kk_[j];
+    }
+  }
+};
 
 /// The realised extremes of one band at one offset: the largest and the smallest finite
 /// score (their first positions), the first non-finite one.
@@ -516,6 +626,10 @@ std::vector<DiagnoseOffsetScore> offset_scores(
   const auto dot = numeric::Binary64Dot::for_policy(policy);
   const auto fast = dot ? fast_rotation(s, r, context, threads, table) : std::nullopt;
   method = fast ? "binary64" : "engine";
+  // binary32 accumulation in native floats (Float32Dots) where it gives Binary64Dot's results
+  const bool float32_dots = fast && Float32Dots::applies(policy);
+  const numeric::Binary64Rounding round_f(policy.format, policy.rounding);
+  std::vector<float> fq, fk;  // the rotated draws as columns (FastRotation::rotate_columns)
   // the exact score of every draw at every offset, in r's convention; the draws chosen
   const std::size_t K = draws.size();
   std::vector<std::vector<std::size_t>> chosen(settings.offsets.size());
@@ -559,9 +673,14 @@ std::vector<DiagnoseOffsetScore> offset_scores(
     bool needed = false;
     for (std::size_t o = 0; o < out.size(); ++o) needed = needed || is_chosen(o, k);
     if (!needed) continue;
+    bool f32 = false;
     if (fast) {
-      fast->rotate_all(draws[k].query, threads, rq);
-      fast->rotate_all(draws[k].key, threads, rk);
+      f32 = float32_dots && fast->rotate_columns(draws[k].query, threads, fq) &&
+            fast->rotate_columns(draws[k].key, threads, fk);
+      if (!f32) {
+        fast->rotate_all(draws[k].query, threads, rq);
+        fast->rotate_all(draws[k].key, threads, rk);
+      }
     }
     for (std::size_t o = 0; o < out.size(); ++o) {
       if (!is_chosen(o, k)) continue;
@@ -590,7 +709,23 @@ std::vector<DiagnoseOffsetScore> offset_scores(
         numeric::parallel_for(threads, chunks, [&](std::size_t c) {
           auto& mine = parts[c];
           std::size_t b = 0;
-          for (std::uint64_t p = n + c * count / chunks; p < n + (c + 1) * count / chunks; ++p) {
+          const std::uint64_t begin = n + c * count / chunks, end = n + (c + 1) * count / chunks;
+          if (f32) {
+            constexpr std::size_t kBlock = 1024;  // positions per pass over the D columns
+            float acc[kBlock];
+            for (std::uint64_t p0 = begin; p0 < end; p0 += kBlock) {
+              const std::size_t len =
+                  static_cast<std::size_t>(std::min<std::uint64_t>(kBlock, end - p0));
+              Float32Dots::dots(fq.data(), fk.data(), context, dim, n, p0, len, acc);
+              for (std::size_t j = 0; j < len; ++j) {
+                const std::uint64_t p = p0 + j;
+                while (p >= mine[b].end) ++b;
+                mine[b].add(round_f.round(static_cast<double>(acc[j])), p);
+              }
+            }
+            return;
+          }
+          for (std::uint64_t p = begin; p < end; ++p) {
             while (p >= mine[b].end) ++b;
             mine[b].add((*dot)(rq.data() + p * dim, rk.data() + (p - n) * dim, dim), p);
           }
