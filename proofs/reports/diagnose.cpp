@@ -18,10 +18,7 @@
 #include "numeric/json_number.hpp"
 #include "numeric/parallel.hpp"
 #include "proofs/range/fixed_offset_head.hpp"
-
-#if defined(__SSE__) || defined(__x86_64__)
-#include <xmmintrin.h>
-#endif
+#include "proofs/reports/score_kernels.hpp"
 
 namespace ropesim::proofs {
 
@@ -427,7 +424,54 @@ struct FastRotation {
     const double* cos_row = table.cos.data() + p * nb;
     const double* sin_row = table.sin.data() + p * nb;
     for (std::size_t j = 0; j < dim; ++j) y[j] = x[j];
-    for (std::size_t d = 0; d < nb; ++d) {
+    std::size_t d = 0;
+    if (!adjacent) {
+      // four blocks at once (Binary64Rounding::round4: round() lane by lane), the same
+      // operations in the same order as the loop below
+      typedef double v4d __attribute__((vector_size(32)));
+      // in place (a vector argument or result by value would change the ABI without AVX)
+      auto rnd = [](const numeric::Binary64Rounding& f, v4d& v) {
+        f.round4(reinterpret_cast<const double*>(&v), reinterpret_cast<double*>(&v));
+      };
+      for (; d + 4 <= nb; d += 4) {
+        v4d x0, x1, c, sn;
+        std::memcpy(&x0, xr + d, sizeof x0);
+        std::memcpy(&x1, xr + d + nb, sizeof x1);
+        std::memcpy(&c, cos_row + d, sizeof c);
+        std::memcpy(&sn, sin_row + d, sizeof sn);
+        if (round_table) {
+          rnd(rf, c);
+          rnd(rf, sn);
+        }
+        v4d a, b, e, g, y0, y1;
+        if (theory) {  // c·x0 − sn·x1, sn·x0 + c·x1
+          a = c * x0;
+          b = sn * x1;
+          e = sn * x0;
+          g = c * x1;
+        } else {  // x0·c + (−x1)·sn, x1·c + x0·sn
+          a = x0 * c;
+          b = -x1 * sn;
+          e = x1 * c;
+          g = x0 * sn;
+        }
+        rnd(rf, a);
+        rnd(rf, b);
+        rnd(rf, e);
+        rnd(rf, g);
+        y0 = theory ? a - b : a + b;
+        y1 = e + g;
+        rnd(rf, y0);
+        rnd(rf, y1);
+        if (to_out) {
+          rnd(rout, y0);
+          rnd(rout, y1);
+        }
+        std::memcpy(y + d, &y0, sizeof y0);
+        std::memcpy(y + d + nb, &y1, sizeof y1);
+      }
+    }
+    for (; d < nb; ++d) {
       const std::size_t i0 = adjacent ? 2 * d : d, i1 = adjacent ? 2 * d + 1 : d + nb;
       const double x0 = xr[i0], x1 = xr[i1];
       const double c = round_table ? rf.round(cos_row[d]) : cos_row[d];
@@ -443,8 +487,11 @@ struct FastRotation {
       y[i0] = to_out ? rout.round(y0) : y0;
       y[i1] = to_out ? rout.round(y1) : y1;
     }
-    if (to_f)
-      for (std::size_t j = 0; j < dim; ++j) y[j] = rF.round(y[j]);
+    if (to_f) {
+      std::size_t j = 0;
+      for (; j + 4 <= dim; j += 4) rF.round4(y + j, y + j);
+      for (; j < dim; ++j) y[j] = rF.round(y[j]);
+    }
   }
 
   /// R̂_p x for every p into `out` (row p, dim doubles; resized, every element written). `out`
@@ -531,56 +578,6 @@ std::optional<FastRotation> fast_rotation(const attention::Schedule& s,
   }
   return f;
 }
-
-/// The score check's dot products when the policy accumulates in binary32 (Summation::
-/// wide_accumulator, A = fp32: the frameworks' GEMM accumulation) and every rotated element is
-/// a binary32 value: native float arithmetic, eight query positions at a time. IEEE binary32's
-/// product and sum are the correctly rounded ones, which is what numeric::Binary64Dot computes
-/// for A = binary32 (round_A of the exact product of two elements of F ⊆ binary32, then round_A
-/// of each sum: innocuous double rounding, NUMERIC §2), in the same order (k = 0..D-1, no
-/// fused multiply-add: -ffp-contract=off), so each score is Binary64Dot's bit for bit after the
-/// one rounding into F. Needs the FPU's default mode (no flush-to-zero, no denormals-are-zero),
-/// checked before use; tests/proofs/test_diagnose_scores.cpp compares the two kernels.
-class Float32Dots {
- public:
-  /// Whether the kernel gives Binary64Dot's results for `policy` in this thread's FPU mode.
-  static bool applies(const numeric::EvaluationPolicy& policy) {
-#if defined(__SSE__) || defined(__x86_64__)
-    if ((_mm_getcsr() & 0x8040) != 0) return false;  // FTZ (bit 15) or DAZ (bit 6) set
-#else
-    return false;
-#endif
-    return policy.summation == numeric::Summation::wide_accumulator &&
-           policy.rounding == numeric::Rounding::nearest_even &&
-           policy.accumulator == numeric::Format::fp32() &&
-           numeric::Binary64Rounding(policy.format, policy.rounding).fast_rounding();
-  }
-
-  /// acc[j] = Σ_k q[k·N + p0 + j]·kk[k·N + p0 - offset + j] for j < len, in binary32, k in order.
-  static void dots(const float* q, const float* kk, std::uint64_t n, std::size_t dim,
-                   std::uint64_t offset, std::uint64_t p0, std::size_t len, float* acc) {
-    typedef float v8 __attribute__((vector_size(32)));
-    const std::size_t whole = len / 8 * 8;
-    for (std::size_t k = 0; k < dim; ++k) {
-      const float* qk = q + k * n + p0;
-      const float* kk_ = kk + k * n + (p0 - offset);
-      std::size_t j = 0;
-      for (; j < whole; j += 8) {
-        v8 a, b, s;
-        std::memcpy(&a, qk + j, sizeof a);
-        std::memcpy(&b, kk_ + j, sizeof b);
-        if (k == 0) {
-          s = a * b;
-        } else {
-          std::memcpy(&s, acc + j, sizeof s);
-          s = s + a * b;
-        }
-        std::memcpy(acc + j, &s, sizeof s);
-      }
-      for (; j < len; ++j) acc[j] = k == 0 ? qk[j] * kk_[j] : acc[j] + qk[j] * kk_[j];
-    }
-  }
-};
 
 /// The realised extremes of one band at one offset: the largest and the smallest finite
 /// score (their first positions), the first non-finite one.

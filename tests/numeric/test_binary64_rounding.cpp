@@ -353,3 +353,47 @@ TEST_CASE("Binary64Rounding: the domain", "[numeric][binary64_rounding]") {
     }
   }
 }
+
+TEST_CASE("Binary64Rounding::round4 equals round() lane by lane", "[numeric][binary64_rounding]") {
+  // four-lane groups mixing plain values with every case round4 must hand to round(): ±0,
+  // subnormals of F and of binary64, ±inf, NaN, values past max finite, the overflow midpoint,
+  // and ties between neighbouring elements (even and odd significands)
+  std::mt19937_64 rng(35);
+  std::vector<Format> formats = arithmetic_formats();
+  formats.push_back(Format::custom(40, -1022, 1000));  // round() without the magic addition
+  for (const Format& f : formats) {
+    const Binary64Rounding r(f, rne);
+    if (!r.fast_rounding()) continue;
+    const double max = r.max_finite();
+    const double tie = std::ldexp(1.0, -(f.precision));  // 1 + ulp(1)/2 at 1 + tie
+    const double special[] = {0.0,        -0.0,    std::ldexp(1.0, f.emin - 3),
+                              5e-324,     inf,     -inf,
+                              NAN,        max,     max * (1 + tie),
+                              -max * 1.5, 1 + tie, 1 + 3 * tie,
+                              -1 - tie};
+    Mismatches bad;
+    for (int trial = 0; trial < 20000; ++trial) {
+      double x[4], got[4];
+      for (double& v : x) {
+        if (rng() % 8 == 0) {
+          v = special[rng() % std::size(special)];
+        } else {
+          const int e = f.emin + static_cast<int>(rng() % static_cast<std::uint64_t>(
+                                                              std::min(f.emax - f.emin + 1, 200)));
+          v = std::ldexp(static_cast<double>(rng() >> 11) * 0x1p-53 + 1, e) * (rng() % 2 ? 1 : -1);
+        }
+      }
+      r.round4(x, got);
+      bad.checked += 4;
+      for (int k = 0; k < 4; ++k) {
+        const double want = r.round(x[k]);
+        if (std::bit_cast<std::uint64_t>(got[k]) != std::bit_cast<std::uint64_t>(want) &&
+            !(std::isnan(got[k]) && std::isnan(want)))
+          bad.add(f.name + " round4(" + hex(x[k]) + ") = " + hex(got[k]) + ", round() " +
+                  hex(want));
+      }
+    }
+    INFO(bad.report());
+    CHECK(bad.count == 0);
+  }
+}
