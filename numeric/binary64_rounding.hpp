@@ -4,7 +4,6 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 
 #include "numeric/format.hpp"
 #include "numeric/rounding.hpp"
@@ -96,39 +95,6 @@ class Binary64Rounding {
     }
     if (std::fabs(r) > max_finite_) return std::copysign(HUGE_VAL, x);
     return std::copysign(r, x);
-  }
-
-  /// round() of x[0..3] into out[0..3] (in and out may alias), four lanes at once when every
-  /// lane is a plain case — |x| in F's normal exponent range, no overflow — (GCC vector
-  /// extension: the same binary64 operations as round() lane by lane), else round() per lane.
-  /// Precondition: fast_rounding().
-  void round4(const double* x, double* out) const {
-    if (!add_magic_ || binary64_) {
-      for (int k = 0; k < 4; ++k) out[k] = round(x[k]);
-      return;
-    }
-    typedef double v4d __attribute__((vector_size(32)));
-    typedef long long v4l __attribute__((vector_size(32)));
-    v4d v;
-    std::memcpy(&v, x, sizeof v);
-    v4l bits;
-    std::memcpy(&bits, &v, sizeof bits);
-    const v4l e = ((bits >> 52) & 0x7ff) - 1023;
-    // round()'s q is e − (p − 1) when e ≥ emin; M = 1.5·2^(q+52) as there
-    const v4l mbits = ((e - (precision_ - 1) + 52 + 1023) << 52) | (1LL << 51);
-    v4d m;
-    std::memcpy(&m, &mbits, sizeof m);
-    const v4d r = (v + m) - m;
-    // e < emin (zero, subnormal in F or binary64) or e > emax (inf, NaN, overflow), or a
-    // rounding past max finite: round() lane by lane
-    const v4l bad = (e < emin_) | (e > emax_) | (r > max_finite_) | (r < -max_finite_);
-    if ((bad[0] | bad[1] | bad[2] | bad[3]) != 0) {
-      double tmp[4];
-      for (int k = 0; k < 4; ++k) tmp[k] = round(x[k]);
-      std::memcpy(out, tmp, sizeof tmp);
-      return;
-    }
-    std::memcpy(out, &r, sizeof r);  // |x| ≥ 2^emin: r ≠ 0 has x's sign (round()'s copysign)
   }
 
   /// round_F(a + b), round_F(a − b), round_F(a · b), round_F(a / b), round_F(√a) for elements

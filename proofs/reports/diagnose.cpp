@@ -424,54 +424,7 @@ struct FastRotation {
     const double* cos_row = table.cos.data() + p * nb;
     const double* sin_row = table.sin.data() + p * nb;
     for (std::size_t j = 0; j < dim; ++j) y[j] = x[j];
-    std::size_t d = 0;
-    if (!adjacent) {
-      // four blocks at once (Binary64Rounding::round4: round() lane by lane), the same
-      // operations in the same order as the loop below
-      typedef double v4d __attribute__((vector_size(32)));
-      // in place (a vector argument or result by value would change the ABI without AVX)
-      auto rnd = [](const numeric::Binary64Rounding& f, v4d& v) {
-        f.round4(reinterpret_cast<const double*>(&v), reinterpret_cast<double*>(&v));
-      };
-      for (; d + 4 <= nb; d += 4) {
-        v4d x0, x1, c, sn;
-        std::memcpy(&x0, xr + d, sizeof x0);
-        std::memcpy(&x1, xr + d + nb, sizeof x1);
-        std::memcpy(&c, cos_row + d, sizeof c);
-        std::memcpy(&sn, sin_row + d, sizeof sn);
-        if (round_table) {
-          rnd(rf, c);
-          rnd(rf, sn);
-        }
-        v4d a, b, e, g, y0, y1;
-        if (theory) {  // c·x0 − sn·x1, sn·x0 + c·x1
-          a = c * x0;
-          b = sn * x1;
-          e = sn * x0;
-          g = c * x1;
-        } else {  // x0·c + (−x1)·sn, x1·c + x0·sn
-          a = x0 * c;
-          b = -x1 * sn;
-          e = x1 * c;
-          g = x0 * sn;
-        }
-        rnd(rf, a);
-        rnd(rf, b);
-        rnd(rf, e);
-        rnd(rf, g);
-        y0 = theory ? a - b : a + b;
-        y1 = e + g;
-        rnd(rf, y0);
-        rnd(rf, y1);
-        if (to_out) {
-          rnd(rout, y0);
-          rnd(rout, y1);
-        }
-        std::memcpy(y + d, &y0, sizeof y0);
-        std::memcpy(y + d + nb, &y1, sizeof y1);
-      }
-    }
-    for (; d < nb; ++d) {
+    for (std::size_t d = 0; d < nb; ++d) {
       const std::size_t i0 = adjacent ? 2 * d : d, i1 = adjacent ? 2 * d + 1 : d + nb;
       const double x0 = xr[i0], x1 = xr[i1];
       const double c = round_table ? rf.round(cos_row[d]) : cos_row[d];
@@ -487,11 +440,8 @@ struct FastRotation {
       y[i0] = to_out ? rout.round(y0) : y0;
       y[i1] = to_out ? rout.round(y1) : y1;
     }
-    if (to_f) {
-      std::size_t j = 0;
-      for (; j + 4 <= dim; j += 4) rF.round4(y + j, y + j);
-      for (; j < dim; ++j) y[j] = rF.round(y[j]);
-    }
+    if (to_f)
+      for (std::size_t j = 0; j < dim; ++j) y[j] = rF.round(y[j]);
   }
 
   /// R̂_p x for every p into `out` (row p, dim doubles; resized, every element written). `out`
