@@ -1,6 +1,6 @@
 // `ropesim diagnose`'s binary32 score kernel (proofs/reports/score_kernels.hpp: Float32Dots)
 // against numeric::dot() — the reference, every step through numeric::Arithmetic — bit for bit,
-// on columns of bf16 and fp16 values whose products overflow binary32, fall into its
+// on columns of bf16, fp16 and fp32 values whose products overflow binary32, fall into its
 // subnormals and below, and cancel.
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -22,7 +22,8 @@ using ropesim::proofs::Float32Dots;
 
 TEST_CASE("Float32Dots equals dot() with a binary32 accumulator", "[diagnose][scores]") {
   std::mt19937_64 rng(35);
-  for (const Format& f : {Format::bf16(), Format::fp16()}) {
+  // fp32 last: no rounding into F after the sums, so their order shows
+  for (const Format& f : {Format::bf16(), Format::fp16(), Format::fp32()}) {
     EvaluationPolicy policy;
     policy.format = f;
     policy.accumulator = Format::fp32();
@@ -39,8 +40,13 @@ TEST_CASE("Float32Dots equals dot() with a binary32 accumulator", "[diagnose][sc
     for (std::size_t p = 0; p < n; ++p) {
       for (std::size_t c = 0; c < dim; ++c) {
         for (auto [col, val] : {std::pair{&q, &qv}, std::pair{&k, &kv}}) {
-          const int e = f.emin + static_cast<int>(rng() % static_cast<std::uint64_t>(span + 8)) - 4;
-          const double m = std::ldexp(static_cast<double>(rng() % 512) - 256.0, e - 8);
+          // mostly magnitudes within 2^±4 (sums that cancel and round at every step, so
+          // the order matters), one in forty across the whole range and past it
+          const int e =
+              rng() % 40 == 0
+                  ? f.emin + static_cast<int>(rng() % static_cast<std::uint64_t>(span + 8)) - 4
+                  : static_cast<int>(rng() % 9) - 4;
+          const double m = std::ldexp(static_cast<double>(rng() % 4096) - 2048.0, e - 11);
           const Value v = F.convert(Value::from_double_exact(m));
           (*val)[p][c] = v;
           (*col)[c * n + p] = static_cast<float>(v.to_double());
