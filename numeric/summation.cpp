@@ -1,6 +1,10 @@
 // Sums and dot products under a summation policy (THEORY §2.1). See summation.hpp.
 #include "numeric/summation.hpp"
 
+#if defined(__x86_64__) || defined(__SSE__)
+#include <xmmintrin.h>
+#endif
+
 #include <cmath>
 #include <string>
 #include <vector>
@@ -216,12 +220,32 @@ std::optional<Binary64Dot> Binary64Dot::for_policy(const EvaluationPolicy& polic
   const Binary64Rounding f(policy.format, policy.rounding);
   if (!f.fast_arithmetic()) return std::nullopt;
   Binary64Rounding a = f;
+  bool float32 = false;
   if (policy.summation == Summation::wide_accumulator) {
     a = Binary64Rounding(policy.accumulator, policy.rounding);
     if (!a.fast_arithmetic()) return std::nullopt;
+    // every element of F is a binary32 value: a floating F (fast_rounding: IEEE-style, with
+    // subnormals) with p ≤ 24 and binary32's exponent range, so its quantum is ≥ 2^-149
+    const Format& F = policy.format;
+    float32 = policy.accumulator == Format::fp32() && !F.is_fixed_point() && F.precision <= 24 &&
+              F.emin >= -126 && F.emax <= 127 && F.emin - F.precision + 1 >= -149;
   }
-  return Binary64Dot(policy.summation, f, a);
+  return Binary64Dot(policy.summation, f, a, float32);
 }
+
+namespace {
+
+/// Whether binary32 arithmetic is IEEE's here: neither flush-to-zero nor denormals-are-zero set
+/// in this thread's MXCSR (x86-64; elsewhere the float path is not used).
+bool float32_default_mode() {
+#if defined(__x86_64__) || defined(__SSE__)
+  return (_mm_getcsr() & 0x8040) == 0;  // FTZ bit 15, DAZ bit 6
+#else
+  return false;
+#endif
+}
+
+}  // namespace
 
 double Binary64Dot::operator()(const double* x, const double* y, std::size_t n) const {
   switch (summation_) {
@@ -242,6 +266,16 @@ double Binary64Dot::operator()(const double* x, const double* y, std::size_t n) 
       return pairwise(t, n);
     }
     case Summation::wide_accumulator: {
+      if (float32_ && float32_default_mode()) {
+        // A = binary32 and x[c], y[c] ∈ F ⊆ binary32 (exact as floats): IEEE binary32's × and
+        // + are round_A of the exact product and sum, the values the lines below compute
+        // (round_A of exact binary64 products, innocuous double rounding of the sums, NUMERIC
+        // §2), in the same order, without fused multiply-add (-ffp-contract=off)
+        float acc = static_cast<float>(x[0]) * static_cast<float>(y[0]);
+        for (std::size_t c = 1; c < n; ++c)
+          acc = acc + static_cast<float>(x[c]) * static_cast<float>(y[c]);
+        return round_f_.round(static_cast<double>(acc));
+      }
       // elements of F are elements of A when A ⊇ F; round_a_.round makes the conversion
       // explicit (exact then) as dot() does
       double acc = round_a_.mul(round_a_.round(x[0]), round_a_.round(y[0]));

@@ -90,13 +90,17 @@ class Binary64Dot {
   double operator()(const double* x, const double* y, std::size_t n) const;
 
  private:
-  Binary64Dot(Summation summation, const Binary64Rounding& f, const Binary64Rounding& a)
-      : summation_(summation), round_f_(f), round_a_(a) {}
+  Binary64Dot(Summation summation, const Binary64Rounding& f, const Binary64Rounding& a,
+              bool float32)
+      : summation_(summation), round_f_(f), round_a_(a), float32_(float32) {}
   double pairwise(const double* t, std::size_t n) const;
 
   Summation summation_;
   Binary64Rounding round_f_;
   Binary64Rounding round_a_;
+  /// wide_accumulator with A = IEEE binary32 and F ⊆ binary32: the sums in native float
+  /// arithmetic (float32_sum), when the FPU is in its default mode.
+  bool float32_ = false;
 };
 
 }  // namespace ropesim::numeric

@@ -16,6 +16,7 @@
 #include "numeric/json_number.hpp"
 #include "numeric/mpfr_util.hpp"
 #include "numeric/real_rounding.hpp"
+#include "numeric/trig/double_double.hpp"
 
 namespace ropesim::attention {
 
@@ -105,6 +106,28 @@ void ExactBlockRotation::at(std::uint64_t i, mpfr_ptr angle, mpfr_ptr cos, mpfr_
   mpfr_set(angle, a, MPFR_RNDN);
   mpfr_set(cos, c, MPFR_RNDN);
   mpfr_set(sin, s, MPFR_RNDN);
+}
+
+bool ExactBlockRotation::enclose(std::uint64_t i, detail::EnclosedReference& angle,
+                                 detail::EnclosedReference& cos,
+                                 detail::EnclosedReference& sin) const {
+  if (!state_->theta || i == 0 || i > (std::uint64_t{1} << 53)) return false;
+  const numeric::AngleEnclosure& theta = *state_->theta;
+  const numeric::DoubleDouble a = numeric::dd_mul_uint(theta.dd(), i);
+  numeric::DoubleDouble c, s;
+  if (!numeric::dd_cos_sin(a, c, s)) return false;
+  // |a − θ·i| ≤ i·|θ − dd| + 7u²·|a| (dd_mul_uint); at()'s values are within 2^-200 of the
+  // reals (its comment), so 2^-180 covers them; cos and sin are 1-Lipschitz. dd_cos_sin's own
+  // error is taken as 2^-88: its proven bound (< 2^-95, the argument in double_double.hpp)
+  // with 7 bits of margin, not the header's stated 2^-72, which is wider than |x − cos θi| at
+  // the low frequencies' cos ≈ 1 (2^-28 and less) and would send those entries to MPFR.
+  const double angle_error =
+      static_cast<double>(i) * theta.dd_error() * (1 + 0x1p-40) + std::fabs(a.hi) * 0x1p-100;
+  const double trig_error = 0x1p-88 + angle_error * (1 + 0x1p-40);
+  angle = {a, angle_error + 0x1p-180};
+  cos = {c, trig_error + 0x1p-180};
+  sin = {s, trig_error + 0x1p-180};
+  return true;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -385,6 +408,19 @@ CompareResult compare(const Schedule& s, const Realisation& a,
   const char* b_angle = against ? angle_step(*against) : nullptr;
   const Format& table = result.table_format;
 
+  // The binary64 fast path of the error arithmetic (compare_fast.hpp): for values held in
+  // doubles, against B's values in the same convention or against the exact rotation (its
+  // double-double enclosure, scaled by s when s is a double); MPFR where it cannot decide.
+  const detail::FastUlpFormat fast_ulps(table);
+  std::optional<double> fast_scale;
+  if (reference_scale && !against) {
+    const double sd = reference_scale->get_d();
+    if (std::isfinite(sd) && mpq_class(sd) == *reference_scale) fast_scale = sd;
+  }
+  const bool fast = options.fast_arithmetic && fast_ulps.usable() &&
+                    (against ? same_convention : (!reference_scale || fast_scale.has_value()));
+  detail::EnclosedReference fast_cos, fast_sin, fast_angle;
+
   Mpfr xa(kWork), xb(kWork), ref_cos(kWork), ref_sin(kWork), ref_angle(kWork), x(kWork);
   Mpfr scratch(kWork), scratch_rel(64);
   detail::Steps steps_a, steps_b;
@@ -436,7 +472,19 @@ CompareResult compare(const Schedule& s, const Realisation& a,
       } else if (against) {
         pb = ev.evaluate_one(1, i, b_angle ? &steps_b : nullptr);
         vb = find_step(steps_b, b_angle);
-      } else {
+      }
+      // against exact: the double-double enclosures when the fast path may use them, else (or
+      // when it cannot decide: exact_reference below) at()'s 192-bit values
+      bool exact_known = false;
+      const bool fast_reference =
+          fast && !against && exact->enclose(i, fast_angle, fast_cos, fast_sin);
+      if (fast_reference && fast_scale) {
+        fast_cos = detail::scaled(fast_cos, *fast_scale);
+        fast_sin = detail::scaled(fast_sin, *fast_scale);
+      }
+      auto exact_reference = [&] {
+        if (against || exact_known) return;
+        exact_known = true;
         exact->at(i, ref_angle, ref_cos, ref_sin);
         if (a.kind == Realisation::Kind::pipeline && a.steps.resonance && s.blocks[b].turn) {
           // resonance-table forms the angle of entry t = i mod λ of a tabulated block
@@ -451,7 +499,8 @@ CompareResult compare(const Schedule& s, const Realisation& a,
             mpfr_mul(ref_angle, ref_angle, q, MPFR_RNDN);
           }
         }
-      }
+      };
+      if (!against && !fast_reference) exact_reference();
       if (!angle_known) {
         angle_known = true;
         has_angle = va != nullptr && (!against || vb != nullptr);
@@ -465,30 +514,72 @@ CompareResult compare(const Schedule& s, const Realisation& a,
         if (!against || !pa.cos.same_bits(pb.cos) || !pa.sin.same_bits(pb.sin)) ++st.differing;
         continue;
       }
-      if (against) {
-        pb.cos.to_mpfr(ref_cos);
-        pb.sin.to_mpfr(ref_sin);
-      }
-      if (reference_scale) {
-        // s·(cos, sin) at kWork bits (relative error 2^-256): far below any format's ulp
-        mpfr_mul_q(ref_cos, ref_cos, reference_scale->get_mpq_t(), MPFR_RNDN);
-        mpfr_mul_q(ref_sin, ref_sin, reference_scale->get_mpq_t(), MPFR_RNDN);
-      }
-      pa.cos.to_mpfr(xa);
-      pa.sin.to_mpfr(xb);
-      const bool cos_differs = record(st.cos, xa, ref_cos, i, b, scratch, scratch_rel);
-      const bool sin_differs = record(st.sin, xb, ref_sin, i, b, scratch, scratch_rel);
-      if (against && same_convention ? (!pa.cos.same_bits(pb.cos) || !pa.sin.same_bits(pb.sin))
-                                     : (cos_differs || sin_differs)) {
-        ++st.differing;
-      }
-      if (const auto u = ulps(table, xa, ref_cos, scratch)) observe(st.ulps, *u, i, b);
-      if (const auto u = ulps(table, xb, ref_sin, scratch)) observe(st.ulps, *u, i, b);
-      if (has_angle && va != nullptr && va->is_finite()) {
+      // cos and sin: every number decided by the fast path, or all of them in MPFR
+      bool entry_done = false;
+      const bool fast_values = fast && !pa.cos.is_wide() && !pa.sin.is_wide() &&
+                               (against ? !pb.cos.is_wide() && !pb.sin.is_wide() : fast_reference);
+      if (fast_values) {
         if (against) {
-          if (vb == nullptr || !vb->is_finite()) continue;
-          vb->to_mpfr(ref_angle);
+          fast_cos = {{pb.cos.narrow(), 0.0}, 0.0};
+          fast_sin = {{pb.sin.narrow(), 0.0}, 0.0};
         }
+        const double ca = pa.cos.narrow(), sa = pa.sin.narrow();
+        const auto ec = detail::fast_errors(ca, fast_cos);
+        const auto es = ec ? detail::fast_errors(sa, fast_sin) : std::nullopt;
+        const auto uc = es ? fast_ulps.ulps(ca, fast_cos) : std::nullopt;
+        const auto us = uc ? fast_ulps.ulps(sa, fast_sin) : std::nullopt;
+        if (us) {
+          observe(st.cos.absolute, ec->absolute, i, b);
+          observe(st.cos.relative, ec->relative, i, b);
+          observe(st.sin.absolute, es->absolute, i, b);
+          observe(st.sin.relative, es->relative, i, b);
+          if (against && same_convention ? (!pa.cos.same_bits(pb.cos) || !pa.sin.same_bits(pb.sin))
+                                         : (ec->differs || es->differs)) {
+            ++st.differing;
+          }
+          if (*uc) observe(st.ulps, **uc, i, b);
+          if (*us) observe(st.ulps, **us, i, b);
+          entry_done = true;
+        }
+      }
+      if (!entry_done) {
+        exact_reference();
+        if (against) {
+          pb.cos.to_mpfr(ref_cos);
+          pb.sin.to_mpfr(ref_sin);
+        }
+        if (reference_scale) {
+          // s·(cos, sin) at kWork bits (relative error 2^-256): far below any format's ulp
+          mpfr_mul_q(ref_cos, ref_cos, reference_scale->get_mpq_t(), MPFR_RNDN);
+          mpfr_mul_q(ref_sin, ref_sin, reference_scale->get_mpq_t(), MPFR_RNDN);
+        }
+        pa.cos.to_mpfr(xa);
+        pa.sin.to_mpfr(xb);
+        const bool cos_differs = record(st.cos, xa, ref_cos, i, b, scratch, scratch_rel);
+        const bool sin_differs = record(st.sin, xb, ref_sin, i, b, scratch, scratch_rel);
+        if (against && same_convention ? (!pa.cos.same_bits(pb.cos) || !pa.sin.same_bits(pb.sin))
+                                       : (cos_differs || sin_differs)) {
+          ++st.differing;
+        }
+        if (const auto u = ulps(table, xa, ref_cos, scratch)) observe(st.ulps, *u, i, b);
+        if (const auto u = ulps(table, xb, ref_sin, scratch)) observe(st.ulps, *u, i, b);
+      }
+      if (has_angle && va != nullptr && va->is_finite()) {
+        if (against && (vb == nullptr || !vb->is_finite())) continue;
+        // the resonance table's reduced angle (exact_reference) has no fast enclosure
+        const bool reduced = a.kind == Realisation::Kind::pipeline && a.steps.resonance &&
+                             s.blocks[b].turn.has_value();
+        if (fast && !va->is_wide() && !reduced && (against ? !vb->is_wide() : fast_reference)) {
+          const detail::EnclosedReference ref =
+              against ? detail::EnclosedReference{{vb->narrow(), 0.0}, 0.0} : fast_angle;
+          if (const auto e = detail::fast_errors(va->narrow(), ref)) {
+            observe(angle_errors.absolute, e->absolute, i, b);
+            observe(angle_errors.relative, e->relative, i, b);
+            continue;
+          }
+        }
+        exact_reference();
+        if (against) vb->to_mpfr(ref_angle);
         va->to_mpfr(x);
         record(angle_errors, x, ref_angle, i, b, scratch, scratch_rel);
       }

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "attention/census/realised_table.hpp"
+#include "attention/fidelity/compare_fast.hpp"
 #include "attention/realisations/realisation.hpp"
 #include "attention/schedules/schedule.hpp"
 #include "core/budget.hpp"
@@ -54,6 +55,12 @@ class ExactBlockRotation {
   /// Sets angle, cos, sin (any precisions; rounded to nearest into them) to θ·i, cos θ·i,
   /// sin θ·i.
   void at(std::uint64_t i, mpfr_ptr angle, mpfr_ptr cos, mpfr_ptr sin);
+  /// The fast path of at() (compare()'s binary64 error arithmetic, compare_fast.hpp): θ·i,
+  /// cos θ·i and sin θ·i as double-doubles (numeric::dd_mul_uint, numeric::dd_cos_sin), each
+  /// with a bound on its distance from the real and from at()'s value. False (nothing set)
+  /// where there is none: rational blocks, i = 0, θ·i ≥ 2^28.
+  bool enclose(std::uint64_t i, detail::EnclosedReference& angle, detail::EnclosedReference& cos,
+               detail::EnclosedReference& sin) const;
 
  private:
   struct State;
@@ -66,6 +73,10 @@ struct CompareOptions {
   std::uint64_t positions = 1;  ///< N ≥ 1: positions S..S+N-1
   /// 0-based block indices (each < the schedule's block count, each once); empty = all.
   std::vector<std::size_t> blocks;
+  /// Whether the per-entry error arithmetic may take its binary64 fast path
+  /// (compare_fast.hpp: the same results, MPFR where the fast path cannot decide); false:
+  /// MPFR for every entry (the tests compare the two).
+  bool fast_arithmetic = true;
 };
 
 /// One maximum: its value and where it is first attained (smallest position, then block).

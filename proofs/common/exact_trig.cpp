@@ -195,11 +195,18 @@ int CosineSum::compare(std::int64_t n, const mpq_class& t, mpfr_prec_t max_preci
   return 0;
 }
 
-double CosineSum::approximate(std::int64_t n, double* error_bound) const {
+std::vector<double> CosineSum::weight_doubles() const {
+  std::vector<double> out;
+  for (const auto& w : weights) out.push_back(w.get_d());
+  return out;
+}
+
+double CosineSum::approximate(std::int64_t n, double* error_bound,
+                              std::span<const double> weight_doubles) const {
   double s = 0, bound = 0, wsum = 0;
   const double nd = static_cast<double>(n);
   for (std::size_t d = 0; d < blocks.size(); ++d) {
-    const double w = weights[d].get_d();
+    const double w = weight_doubles.empty() ? weights[d].get_d() : weight_doubles[d];
     const double angle = nd * blocks[d].theta_double();
     s += w * std::cos(angle);
     wsum += std::fabs(w);

@@ -73,7 +73,12 @@ struct CosineSum {
   int compare(std::int64_t n, const mpq_class& t, mpfr_prec_t max_precision = 4096,
               bool* undecided = nullptr) const;
   /// S(n) in double (display and pre-filters), with a proven bound on its error.
-  double approximate(std::int64_t n, double* error_bound = nullptr) const;
+  /// `weight_doubles`, when not empty, are weights[d].get_d() computed once by the caller (a
+  /// scan over many n: the mpq conversions cost more than the cosines); the result is the same.
+  double approximate(std::int64_t n, double* error_bound = nullptr,
+                     std::span<const double> weight_doubles = {}) const;
+  /// weights[d].get_d() for every d, for approximate().
+  std::vector<double> weight_doubles() const;
 };
 
 /// round_F(K·cos(n·θ)) (sine = false) or round_F(K·sin(n·θ)) (sine = true), K rational,

@@ -80,10 +80,12 @@ std::string to_string(BaseVerdict verdict) {
 namespace {
 
 /// The sign of B_m: +1 (≥ 0 proven; B_m = 0 exactly counts as ≥ 0), -1 (< 0 proven), 0
-/// (undecided at the precision cap). `refined` is set when MPFR was needed.
-int exact_sign(const CosineSum& sum, std::uint64_t m, bool& refined) {
+/// (undecided at the precision cap). `refined` is set when MPFR was needed. `weights`: the
+/// sum's CosineSum::weight_doubles().
+int exact_sign(const CosineSum& sum, std::span<const double> weights, std::uint64_t m,
+               bool& refined) {
   double bound = 0;
-  const double approx = sum.approximate(static_cast<std::int64_t>(m), &bound);
+  const double approx = sum.approximate(static_cast<std::int64_t>(m), &bound, weights);
   // CosineSum::approximate: |approx - B_m| ≤ bound, proven (exact_trig.hpp).
   if (approx - bound >= 0) return 1;
   if (approx + bound < 0) return -1;
@@ -108,12 +110,13 @@ constexpr std::size_t kMaxUndecidedListed = 8;
 BaseCheck check_base_exact(const CosineSum& sum, std::uint64_t length,
                            std::span<const std::uint64_t> hints, unsigned threads) {
   if (threads == 0) throw InvalidArgument("check_base_exact: threads must be at least 1");
+  const std::vector<double> weights = sum.weight_doubles();
   BaseCheck out;
   for (const std::uint64_t m : hints) {
     if (m > length) continue;
     bool refined = false;
     ++out.evaluated;
-    const int s = exact_sign(sum, m, refined);
+    const int s = exact_sign(sum, weights, m, refined);
     out.refined += refined;
     if (s < 0) {
       out.verdict = BaseVerdict::fails;
@@ -135,7 +138,7 @@ BaseCheck check_base_exact(const CosineSum& sum, std::uint64_t length,
       for (std::uint64_t m = begin; m < end; ++m) {
         bool refined = false;
         ++r.evaluated;
-        const int s = exact_sign(sum, m, refined);
+        const int s = exact_sign(sum, weights, m, refined);
         r.refined += refined;
         if (s < 0) {
           r.witness = m;

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <tuple>
@@ -15,6 +18,7 @@
 #include "numeric/json_number.hpp"
 #include "numeric/parallel.hpp"
 #include "proofs/range/fixed_offset_head.hpp"
+#include "proofs/reports/score_kernels.hpp"
 
 namespace ropesim::proofs {
 
@@ -399,44 +403,95 @@ struct FastRotation {
   bool to_out = false, to_f = false, theory = false, adjacent = false;
   std::size_t nb = 0, dim = 0;
 
-  /// R̂_p x for every p into `out` (row p, dim doubles; resized, every element written), as
-  /// apply_rotation then the store into F do. `out` is the caller's, kept across calls: a
-  /// fresh vector of N·D doubles per draw and path cost more in page faults and zeroing than
-  /// the rotation itself.
+  /// Whether the table's cos and sin must be rounded into the rotation format (false when
+  /// the table format is the rotation format: the rounding is then the identity).
+  bool round_table = true;
+
+  /// x's elements as doubles and rounded into the rotation format (the same at every p).
+  void operands(const std::vector<numeric::Value>& value, std::vector<double>& x,
+                std::vector<double>& xr) const {
+    x.resize(dim);
+    xr.resize(dim);
+    for (std::size_t j = 0; j < dim; ++j) {
+      x[j] = value[j].to_double();
+      xr[j] = rf.round(x[j]);
+    }
+  }
+
+  /// R̂_p x into y[0..dim), as apply_rotation then the store into F do.
+  void rotate_one(const double* x, const double* xr, std::uint64_t p, double* y) const {
+    const attention::RealisedTable& table = table_ref();
+    const double* cos_row = table.cos.data() + p * nb;
+    const double* sin_row = table.sin.data() + p * nb;
+    for (std::size_t j = 0; j < dim; ++j) y[j] = x[j];
+    for (std::size_t d = 0; d < nb; ++d) {
+      const std::size_t i0 = adjacent ? 2 * d : d, i1 = adjacent ? 2 * d + 1 : d + nb;
+      const double x0 = xr[i0], x1 = xr[i1];
+      const double c = round_table ? rf.round(cos_row[d]) : cos_row[d];
+      const double sn = round_table ? rf.round(sin_row[d]) : sin_row[d];
+      double y0, y1;
+      if (theory) {  // THEORY §2.1
+        y0 = rf.sub(rf.mul(c, x0), rf.mul(sn, x1));
+        y1 = rf.add(rf.mul(sn, x0), rf.mul(c, x1));
+      } else {  // hf eager: q·cos + rotate_half(q)·sin
+        y0 = rf.add(rf.mul(x0, c), rf.mul(-x1, sn));
+        y1 = rf.add(rf.mul(x1, c), rf.mul(x0, sn));
+      }
+      y[i0] = to_out ? rout.round(y0) : y0;
+      y[i1] = to_out ? rout.round(y1) : y1;
+    }
+    if (to_f)
+      for (std::size_t j = 0; j < dim; ++j) y[j] = rF.round(y[j]);
+  }
+
+  /// R̂_p x for every p into `out` (row p, dim doubles; resized, every element written). `out`
+  /// is the caller's, kept across calls: a fresh vector of N·D doubles per draw and path cost
+  /// more in page faults and zeroing than the rotation itself.
   void rotate_all(const std::vector<numeric::Value>& value, unsigned threads,
                   std::vector<double>& out) const {
-    const attention::RealisedTable& table = table_ref();
-    std::vector<double> x(dim);
-    for (std::size_t j = 0; j < dim; ++j) x[j] = value[j].to_double();
-    out.resize(table.positions * dim);
+    const std::uint64_t n = table_ref().positions;
+    std::vector<double> x, xr;
+    operands(value, x, xr);
+    out.resize(n * dim);
     const std::uint64_t chunks =
-        std::max<std::uint64_t>(1, std::min<std::uint64_t>(threads * 4, table.positions));
+        std::max<std::uint64_t>(1, std::min<std::uint64_t>(threads * 4, n));
     numeric::parallel_for(threads, chunks, [&](std::size_t chunk) {
-      for (std::uint64_t p = chunk * table.positions / chunks;
-           p < (chunk + 1) * table.positions / chunks; ++p) {
-        const double* cos_row = table.cos.data() + p * nb;
-        const double* sin_row = table.sin.data() + p * nb;
-        double* y = out.data() + p * dim;
-        for (std::size_t j = 0; j < dim; ++j) y[j] = x[j];
-        for (std::size_t d = 0; d < nb; ++d) {
-          const std::size_t i0 = adjacent ? 2 * d : d, i1 = adjacent ? 2 * d + 1 : d + nb;
-          const double x0 = rf.round(x[i0]), x1 = rf.round(x[i1]);
-          const double c = rf.round(cos_row[d]), sn = rf.round(sin_row[d]);
-          double y0, y1;
-          if (theory) {  // THEORY §2.1
-            y0 = rf.sub(rf.mul(c, x0), rf.mul(sn, x1));
-            y1 = rf.add(rf.mul(sn, x0), rf.mul(c, x1));
-          } else {  // hf eager: q·cos + rotate_half(q)·sin
-            y0 = rf.add(rf.mul(x0, c), rf.mul(-x1, sn));
-            y1 = rf.add(rf.mul(x1, c), rf.mul(x0, sn));
+      for (std::uint64_t p = chunk * n / chunks; p < (chunk + 1) * n / chunks; ++p)
+        rotate_one(x.data(), xr.data(), p, out.data() + p * dim);
+    });
+  }
+
+  /// The same values as binary32 columns for Float32Dots: out[k·N + p] = (R̂_p x)_k (resized).
+  /// False when an element is not a binary32 value (then `out` is meaningless).
+  bool rotate_columns(const std::vector<numeric::Value>& value, unsigned threads,
+                      std::vector<float>& out) const {
+    const std::uint64_t n = table_ref().positions;
+    std::vector<double> x, xr;
+    operands(value, x, xr);
+    out.resize(n * dim);
+    const std::uint64_t chunks =
+        std::max<std::uint64_t>(1, std::min<std::uint64_t>(threads * 4, n));
+    std::vector<std::uint8_t> ok(chunks, 1);
+    numeric::parallel_for(threads, chunks, [&](std::size_t chunk) {
+      constexpr std::size_t kTile = 32;  // positions rotated before their columns are written
+      std::vector<double> tile(kTile * dim);
+      const std::uint64_t begin = chunk * n / chunks, end = (chunk + 1) * n / chunks;
+      for (std::uint64_t p0 = begin; p0 < end; p0 += kTile) {
+        const std::size_t len = static_cast<std::size_t>(std::min<std::uint64_t>(kTile, end - p0));
+        for (std::size_t j = 0; j < len; ++j)
+          rotate_one(x.data(), xr.data(), p0 + j, tile.data() + j * dim);
+        for (std::size_t k = 0; k < dim; ++k) {
+          float* column = out.data() + k * n + p0;
+          for (std::size_t j = 0; j < len; ++j) {
+            const double v = tile[j * dim + k];
+            const float f = static_cast<float>(v);
+            if (!(static_cast<double>(f) == v)) ok[chunk] = 0;  // not binary32, or NaN
+            column[j] = f;
           }
-          y[i0] = to_out ? rout.round(y0) : y0;
-          y[i1] = to_out ? rout.round(y1) : y1;
         }
-        if (to_f)
-          for (std::size_t j = 0; j < dim; ++j) y[j] = rF.round(y[j]);
       }
     });
+    return std::all_of(ok.begin(), ok.end(), [](std::uint8_t v) { return v != 0; });
   }
 };
 
@@ -463,6 +518,7 @@ std::optional<FastRotation> fast_rotation(const attention::Schedule& s,
   f.to_f = !(probe.output_format == r.format);
   f.theory = probe.arithmetic == attention::RotationArithmetic::theory;
   f.adjacent = r.layout == attention::PairLayout::adjacent;
+  f.round_table = !(r.table_format() == probe.rotation_format);
   f.nb = s.blocks.size();
   f.dim = s.dimension();
   if (table && table->start == 0 && table->positions == context) {
@@ -516,6 +572,10 @@ std::vector<DiagnoseOffsetScore> offset_scores(
   const auto dot = numeric::Binary64Dot::for_policy(policy);
   const auto fast = dot ? fast_rotation(s, r, context, threads, table) : std::nullopt;
   method = fast ? "binary64" : "engine";
+  // binary32 accumulation in native floats (Float32Dots) where it gives Binary64Dot's results
+  const bool float32_dots = fast && Float32Dots::applies(policy);
+  const numeric::Binary64Rounding round_f(policy.format, policy.rounding);
+  std::vector<float> fq, fk;  // the rotated draws as columns (FastRotation::rotate_columns)
   // the exact score of every draw at every offset, in r's convention; the draws chosen
   const std::size_t K = draws.size();
   std::vector<std::vector<std::size_t>> chosen(settings.offsets.size());
@@ -559,9 +619,14 @@ std::vector<DiagnoseOffsetScore> offset_scores(
     bool needed = false;
     for (std::size_t o = 0; o < out.size(); ++o) needed = needed || is_chosen(o, k);
     if (!needed) continue;
+    bool f32 = false;
     if (fast) {
-      fast->rotate_all(draws[k].query, threads, rq);
-      fast->rotate_all(draws[k].key, threads, rk);
+      f32 = float32_dots && fast->rotate_columns(draws[k].query, threads, fq) &&
+            fast->rotate_columns(draws[k].key, threads, fk);
+      if (!f32) {
+        fast->rotate_all(draws[k].query, threads, rq);
+        fast->rotate_all(draws[k].key, threads, rk);
+      }
     }
     for (std::size_t o = 0; o < out.size(); ++o) {
       if (!is_chosen(o, k)) continue;
@@ -590,7 +655,23 @@ std::vector<DiagnoseOffsetScore> offset_scores(
         numeric::parallel_for(threads, chunks, [&](std::size_t c) {
           auto& mine = parts[c];
           std::size_t b = 0;
-          for (std::uint64_t p = n + c * count / chunks; p < n + (c + 1) * count / chunks; ++p) {
+          const std::uint64_t begin = n + c * count / chunks, end = n + (c + 1) * count / chunks;
+          if (f32) {
+            constexpr std::size_t kBlock = 1024;  // positions per pass over the D columns
+            float acc[kBlock];
+            for (std::uint64_t p0 = begin; p0 < end; p0 += kBlock) {
+              const std::size_t len =
+                  static_cast<std::size_t>(std::min<std::uint64_t>(kBlock, end - p0));
+              Float32Dots::dots(fq.data(), fk.data(), context, dim, n, p0, len, acc);
+              for (std::size_t j = 0; j < len; ++j) {
+                const std::uint64_t p = p0 + j;
+                while (p >= mine[b].end) ++b;
+                mine[b].add(round_f.round(static_cast<double>(acc[j])), p);
+              }
+            }
+            return;
+          }
+          for (std::uint64_t p = begin; p < end; ++p) {
             while (p >= mine[b].end) ++b;
             mine[b].add((*dot)(rq.data() + p * dim, rk.data() + (p - n) * dim, dim), p);
           }
@@ -786,11 +867,33 @@ std::string replace_framework_name(const std::string& text, std::string_view fro
   return text;
 }
 
-/// diagnose(); with `exact_bounds` set, its framework-independent bounds (base-context, exact
-/// semantic drift) are copied instead of computed again.
-DiagnoseReport diagnose_one(const attention::Schedule& s, const numeric::Format& format,
-                            std::string_view framework, const DiagnoseOptions& options,
-                            const DiagnoseBounds* exact_bounds) {
+/// The steps of a pipeline spec that make its realised tables (cos, sin and angle of every
+/// position and block, flags): the spec's name with the rotation steps (rotation, output,
+/// arithmetic, layout), which act only on q and k, set to one fixed value. Two realisations
+/// with the same recipe realise the same tables bit for bit, so the same compares and census.
+/// nullopt for a spec that is not a pipeline.
+std::optional<std::string> table_recipe(const std::string& spec,
+                                        const numeric::FormatBinding& binding) {
+  if (spec.rfind("pipeline:", 0) != 0) return std::nullopt;
+  std::string t = spec;
+  for (const auto& [key, value] : {std::pair<const char*, const char*>{"rotation", "fp64"},
+                                   {"output", "fp64"},
+                                   {"arithmetic", "theory"},
+                                   {"layout", "rotate_half"}})
+    t = with_pipeline_step(t, key, value);
+  return attention::parse_realisation(t, binding).name();
+}
+
+/// diagnose() of frameworks whose correct paths have one table recipe (table_recipe): the
+/// band compares and the census of each path are computed once, by the first framework's
+/// realisation, and are every framework's (the same tables); the scores, the head and the
+/// realised drift are each framework's own. With `exact_bounds` set, the framework-independent
+/// bounds (base-context, exact semantic drift) are copied instead of computed again.
+std::vector<DiagnoseReport> diagnose_group(const attention::Schedule& s,
+                                           const numeric::Format& format,
+                                           std::span<const std::string> frameworks,
+                                           const DiagnoseOptions& options,
+                                           const DiagnoseBounds* exact_bounds) {
   if (options.context == 0 || options.context > attention::kMaxCensusPositions) {
     throw InvalidArgument("diagnose: the context must be 1..2^31 positions (got " +
                           std::to_string(options.context) + ")");
@@ -798,29 +901,43 @@ DiagnoseReport diagnose_one(const attention::Schedule& s, const numeric::Format&
   if (s.is_multi_axis())
     throw InvalidArgument("diagnose: '" + s.spec + "' has tuple positions; accepted: one axis");
   if (s.blocks.empty()) throw InvalidArgument("diagnose: '" + s.spec + "' has no rotary block");
-  const auto& preset = attention::framework_preset(framework);
   const numeric::FormatBinding binding{format, numeric::Rounding::nearest_even,
                                        &numeric::engine_by_name("auto")};
-  DiagnoseReport report;
-  report.schedule = s.spec;
-  report.framework = std::string(preset.name);
-  report.framework_spec = std::string(preset.spec);
-  report.format = format;
-  report.context = options.context;
-  report.bands = diagnose_bands(options.context);
+  const std::size_t nf = frameworks.size();
+  std::vector<const attention::FrameworkPreset*> presets;
+  std::vector<DiagnoseReport> reports(nf);
+  std::vector<attention::Realisation> corrects;
+  for (std::size_t f = 0; f < nf; ++f) {
+    const auto& preset = attention::framework_preset(frameworks[f]);
+    presets.push_back(&preset);
+    DiagnoseReport& report = reports[f];
+    report.schedule = s.spec;
+    report.framework = std::string(preset.name);
+    report.framework_spec = std::string(preset.spec);
+    report.format = format;
+    report.context = options.context;
+    report.bands = diagnose_bands(options.context);
+    corrects.push_back(attention::parse_realisation(preset.name, binding));
+    attention::check_applicable(s, corrects.back());
+    if (attention::carries_attention_factor(s, corrects.back()))
+      report.attention_factor = *s.attention_scaling;
+    for (std::uint64_t k = 1; k <= std::max<std::uint64_t>(1, options.draws); ++k)
+      report.score.seeds.push_back(k);
+    // The score check's settings: the framework's accumulation for every path.
+    report.score.offsets = diagnose_offsets(options.context, options.offsets);
+    if (const auto* acc = attention::framework_score_accumulation(preset.name)) {
+      report.score.summation = numeric::Summation::wide_accumulator;
+      report.score.accumulator = numeric::parse_format(acc->format);
+    }
+  }
+  const auto& bands = reports[0].bands;
 
   auto note = [&](const std::string& stage, std::uint64_t done, std::uint64_t total) {
     if (options.progress) options.progress(stage, done, total);
   };
-  const auto correct = attention::parse_realisation(preset.name, binding);
-  attention::check_applicable(s, correct);
-  if (attention::carries_attention_factor(s, correct))
-    report.attention_factor = *s.attention_scaling;
   std::vector<attention::QueryKey> draws;
-  for (std::uint64_t k = 1; k <= std::max<std::uint64_t>(1, options.draws); ++k) {
-    report.score.seeds.push_back(k);
+  for (std::uint64_t k = 1; k <= std::max<std::uint64_t>(1, options.draws); ++k)
     draws.push_back(attention::random_query_key(format, s.dimension(), k));
-  }
 
   // Each path is realised once: its band compares record its values (cos, sin, angle at every
   // position and block), which are then its census and its score table, and the correct
@@ -830,9 +947,13 @@ DiagnoseReport diagnose_one(const attention::Schedule& s, const numeric::Format&
   std::optional<attention::RealisedValues> correct_values;
   std::vector<double> rotated_q, rotated_k;  // the score check's rotated draws, every path's
 
-  // One path over the bands, against exact (nullopt) or the correct path.
-  auto measure = [&](DiagnosePath& path, const attention::Realisation& r,
+  // One path of the frameworks `which` (their paths and realisations, one table recipe) over
+  // the bands, against exact (nullopt) or the first one's correct path.
+  auto measure = [&](const std::vector<std::size_t>& which, std::vector<DiagnosePath>& paths,
+                     const std::vector<std::optional<attention::Realisation>>& rs,
                      const std::optional<attention::Realisation>& against) {
+    DiagnosePath& path = paths[which[0]];
+    const attention::Realisation& r = *rs[which[0]];
     std::optional<attention::RealisedValues> values;
     if (share && r.table_format().fits_double() && (!against || correct_values))
       values.emplace(0, options.context, s.blocks.size());
@@ -842,9 +963,9 @@ DiagnoseReport diagnose_one(const attention::Schedule& s, const numeric::Format&
       if (against) shared.against = &*correct_values;
     }
     std::vector<double> abs_all, ulps_all;
-    for (std::size_t i = 0; i < report.bands.size(); ++i) {
-      const auto [start, end] = report.bands[i];
-      note("compare " + path.name, i, report.bands.size());
+    for (std::size_t i = 0; i < bands.size(); ++i) {
+      const auto [start, end] = bands[i];
+      note("compare " + path.name, i, bands.size());
       attention::CompareOptions co;
       co.start = start;
       co.positions = end - start;
@@ -878,56 +999,95 @@ DiagnoseReport diagnose_one(const attention::Schedule& s, const numeric::Format&
     } else {
       path.census = census_of(s, r, options.context, options.threads);
     }
-    note("scores " + path.name, 0, 1);
-    path.scores = offset_scores(s, r, draws, report.score, options.context, report.bands,
-                                std::max(1u, options.threads), path.score_method,
-                                values ? &values->table : nullptr, rotated_q, rotated_k);
+    for (std::size_t k = 1; k < which.size(); ++k) {  // the same tables: the same numbers
+      DiagnosePath& other = paths[which[k]];
+      other.bands = path.bands;
+      other.overall = path.overall;
+      other.first_differing_band = path.first_differing_band;
+      other.census = path.census;
+    }
+    for (const std::size_t f : which) {
+      note("scores " + paths[f].name, 0, 1);
+      paths[f].scores = offset_scores(s, *rs[f], draws, reports[f].score, options.context, bands,
+                                      std::max(1u, options.threads), paths[f].score_method,
+                                      values ? &values->table : nullptr, rotated_q, rotated_k);
+    }
     if (!against && values) correct_values = std::move(values);
   };
 
-  // The score check's settings: the framework's accumulation for every path.
-  report.score.offsets = diagnose_offsets(options.context, options.offsets);
-  if (const auto* acc = attention::framework_score_accumulation(preset.name)) {
-    report.score.summation = numeric::Summation::wide_accumulator;
-    report.score.accumulator = numeric::parse_format(acc->format);
+  {
+    std::vector<DiagnosePath> paths(nf);
+    std::vector<std::optional<attention::Realisation>> rs(nf);
+    std::vector<std::size_t> all;
+    for (std::size_t f = 0; f < nf; ++f) {
+      paths[f].name = "correct";
+      paths[f].realisation = corrects[f].name();
+      paths[f].against = "exact";
+      rs[f] = corrects[f];
+      all.push_back(f);
+    }
+    measure(all, paths, rs, std::nullopt);
+    for (std::size_t f = 0; f < nf; ++f) reports[f].correct = std::move(paths[f]);
   }
 
-  report.correct.name = "correct";
-  report.correct.realisation = correct.name();
-  report.correct.against = "exact";
-  measure(report.correct, correct, std::nullopt);
-
-  // the correct path's step list, spelled as the candidates' names are
-  const std::string correct_steps = attention::parse_realisation(preset.spec, binding).name();
+  // the correct paths' step lists, spelled as the candidates' names are
+  std::vector<std::string> correct_steps;
+  for (const auto* preset : presets)
+    correct_steps.push_back(attention::parse_realisation(preset->spec, binding).name());
   for (const auto& candidate : kCandidates) {
-    DiagnosePath path;
-    path.name = std::string(candidate.name);
-    path.candidate = &candidate;
-    path.against = "correct";
-    try {
-      path.realisation = candidate_realisation(preset.spec, candidate);
-      const auto r = attention::parse_realisation(path.realisation, binding);
-      attention::check_applicable(s, r);
-      if (r.name() == correct_steps) {
-        path.skipped = "the same step list as the correct path for " + format.name;
-      } else {
-        measure(path, r, correct);
+    std::vector<DiagnosePath> paths(nf);
+    std::vector<std::optional<attention::Realisation>> rs(nf);
+    std::vector<std::optional<std::string>> recipes(nf);
+    for (std::size_t f = 0; f < nf; ++f) {
+      DiagnosePath& path = paths[f];
+      path.name = std::string(candidate.name);
+      path.candidate = &candidate;
+      path.against = "correct";
+      try {
+        path.realisation = candidate_realisation(presets[f]->spec, candidate);
+        const auto r = attention::parse_realisation(path.realisation, binding);
+        attention::check_applicable(s, r);
+        if (r.name() == correct_steps[f]) {
+          path.skipped = "the same step list as the correct path for " + format.name;
+        } else {
+          rs[f] = r;
+          recipes[f] = table_recipe(path.realisation, binding);
+        }
+      } catch (const InvalidArgument& e) {
+        path.skipped =
+            std::string("does not apply to ") + std::string(presets[f]->name) + ": " + e.what();
       }
-    } catch (const InvalidArgument& e) {
-      path.skipped = std::string("does not apply to ") + std::string(preset.name) + ": " + e.what();
     }
-    report.candidates.push_back(std::move(path));
+    // the measured frameworks in groups of one recipe (one group when the candidate leaves
+    // the rotation steps alone)
+    std::vector<bool> done(nf, false);
+    for (std::size_t f = 0; f < nf; ++f) {
+      if (!rs[f] || done[f]) continue;
+      std::vector<std::size_t> which{f};
+      done[f] = true;
+      for (std::size_t g = f + 1; g < nf; ++g) {
+        if (rs[g] && !done[g] && recipes[f] && recipes[g] == recipes[f]) {
+          which.push_back(g);
+          done[g] = true;
+        }
+      }
+      measure(which, paths, rs, corrects[f]);
+    }
+    for (std::size_t f = 0; f < nf; ++f) reports[f].candidates.push_back(std::move(paths[f]));
   }
   correct_values.reset();
-  std::tie(report.ranking, report.decided_by) = rank_candidates(report.candidates);
 
-  // The model's own previous-token head Y^1 (every block), realised by the framework.
-  note("horizon", 0, 1);
-  report.horizon = model_head_horizon(s, preset.name, binding, std::max(1u, options.threads),
-                                      options.horizon_limit);
+  for (std::size_t f = 0; f < nf; ++f) {
+    DiagnoseReport& report = reports[f];
+    std::tie(report.ranking, report.decided_by) = rank_candidates(report.candidates);
+    // The model's own previous-token head Y^1 (every block), realised by the framework.
+    note("horizon", 0, 1);
+    report.horizon = model_head_horizon(s, presets[f]->name, binding, std::max(1u, options.threads),
+                                        options.horizon_limit);
+  }
 
-  // The bounds.
-  auto& bounds = report.bounds;
+  // The bounds: the framework-independent ones once, the realised drift per framework.
+  DiagnoseBounds bounds;
   bounds.dim = s.rotary_dim;
   if (exact_bounds) {
     bounds = *exact_bounds;
@@ -962,16 +1122,21 @@ DiagnoseReport diagnose_one(const attention::Schedule& s, const numeric::Format&
     bounds.drift_exact =
         semantic_drift_exact(s, bounds.channels, options.drift_tolerance, options.context - 1);
   }
-  bounds.drift_realised = semantic_drift_realised(s, bounds.channels, correct,
-                                                  options.drift_tolerance, options.context - 1);
-  return report;
+  for (std::size_t f = 0; f < nf; ++f) {
+    reports[f].bounds = bounds;
+    reports[f].bounds.drift_realised = semantic_drift_realised(
+        s, bounds.channels, corrects[f], options.drift_tolerance, options.context - 1);
+  }
+  return reports;
 }
 
 }  // namespace
 
 DiagnoseReport diagnose(const attention::Schedule& s, const numeric::Format& format,
                         std::string_view framework, const DiagnoseOptions& options) {
-  return diagnose_one(s, format, framework, options, nullptr);
+  const std::string one(framework);
+  return std::move(
+      diagnose_group(s, format, std::span<const std::string>(&one, 1), options, nullptr).front());
 }
 
 std::vector<DiagnoseReport> diagnose_frameworks(const attention::Schedule& s,
@@ -981,27 +1146,61 @@ std::vector<DiagnoseReport> diagnose_frameworks(const attention::Schedule& s,
   if (frameworks.empty())
     throw InvalidArgument("diagnose: no framework; accepted: one or more preset names");
   for (const auto& f : frameworks) (void)attention::framework_preset(f);  // all known first
-  std::vector<DiagnoseReport> out;
-  for (const auto& f : frameworks) {
-    // A preset with the same pipeline spec and score accumulation as one already measured
-    // (vllm and flash-attn) realises the same steps: its report is that one's, renamed.
-    const auto& preset = attention::framework_preset(f);
+  const numeric::FormatBinding binding{format, numeric::Rounding::nearest_even,
+                                       &numeric::engine_by_name("auto")};
+  const std::size_t n = frameworks.size();
+  // A preset with the same pipeline spec and score accumulation as an earlier one (vllm and
+  // flash-attn) realises the same steps: its report is that one's, renamed (`same`).
+  std::vector<std::optional<std::size_t>> same(n);
+  for (std::size_t i = 0; i < n && options.share_values; ++i) {
+    const auto& preset = attention::framework_preset(frameworks[i]);
     const auto* acc = attention::framework_score_accumulation(preset.name);
-    const DiagnoseReport* same = nullptr;
-    for (const auto& r : out) {
-      if (!options.share_values) break;
-      const auto* racc = attention::framework_score_accumulation(r.framework);
-      if (r.framework_spec == preset.spec && (acc == nullptr) == (racc == nullptr) &&
+    for (std::size_t j = 0; j < i; ++j) {
+      const auto& other = attention::framework_preset(frameworks[j]);
+      const auto* racc = attention::framework_score_accumulation(other.name);
+      if (other.spec == preset.spec && (acc == nullptr) == (racc == nullptr) &&
           (acc == nullptr || acc->format == racc->format))
-        same = &r;
+        same[i] = j;
     }
-    if (same == nullptr) {
-      out.push_back(diagnose_one(s, format, f, options, out.empty() ? nullptr : &out[0].bounds));
-      continue;
+  }
+  // The others in groups of one table recipe (hf and vllm: they differ in the rotation only),
+  // whose compares and censuses are computed once (diagnose_group).
+  std::vector<std::optional<std::string>> recipe(n);
+  std::vector<std::vector<std::size_t>> groups;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (same[i]) continue;
+    if (options.share_values) {
+      try {
+        recipe[i] =
+            table_recipe(std::string(attention::framework_preset(frameworks[i]).spec), binding);
+      } catch (const InvalidArgument&) {
+        recipe[i].reset();
+      }
     }
-    DiagnoseReport copy = *same;
-    const numeric::FormatBinding binding{format, numeric::Rounding::nearest_even,
-                                         &numeric::engine_by_name("auto")};
+    bool placed = false;
+    for (auto& g : groups) {
+      if (recipe[i] && recipe[g[0]] == recipe[i]) {
+        g.push_back(i);
+        placed = true;
+        break;
+      }
+    }
+    if (!placed) groups.push_back({i});
+  }
+  std::vector<std::optional<DiagnoseReport>> out(n);
+  const DiagnoseBounds* first_bounds = nullptr;  // the first framework's (computed once)
+  for (const auto& g : groups) {
+    std::vector<std::string> names;
+    for (const std::size_t i : g) names.push_back(frameworks[i]);
+    auto reports = diagnose_group(s, format, names, options, first_bounds);
+    for (std::size_t k = 0; k < g.size(); ++k) out[g[k]] = std::move(reports[k]);
+    if (!first_bounds) first_bounds = &out[g[0]]->bounds;
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!same[i]) continue;
+    const DiagnoseReport& from = *out[*same[i]];
+    const auto& preset = attention::framework_preset(frameworks[i]);
+    DiagnoseReport copy = from;
     const std::string name = attention::parse_realisation(preset.name, binding).name();
     copy.framework = std::string(preset.name);
     copy.correct.realisation = name;
@@ -1009,13 +1208,15 @@ std::vector<DiagnoseReport> diagnose_frameworks(const attention::Schedule& s,
     if (copy.horizon.skipped.empty()) copy.horizon.report.realisation = name;
     for (auto& c : copy.candidates)  // candidates of the first spelled "does not apply to NAME"
       if (!c.skipped.empty() && c.candidate != nullptr)
-        c.skipped = replace_framework_name(c.skipped, same->framework, preset.name);
+        c.skipped = replace_framework_name(c.skipped, from.framework, preset.name);
     if (!copy.horizon.skipped.empty())
       copy.horizon.skipped =
-          replace_framework_name(copy.horizon.skipped, same->framework, preset.name);
-    out.push_back(std::move(copy));
+          replace_framework_name(copy.horizon.skipped, from.framework, preset.name);
+    out[i] = std::move(copy);
   }
-  return out;
+  std::vector<DiagnoseReport> result;
+  for (auto& r : out) result.push_back(std::move(*r));
+  return result;
 }
 
 nlohmann::json to_json(std::span<const DiagnoseReport> reports) {

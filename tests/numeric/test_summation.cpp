@@ -68,6 +68,41 @@ TEST_CASE("Binary64Dot equals dot() bit for bit on random vectors", "[numeric][s
   CHECK(compared == 1400);
 }
 
+TEST_CASE("Binary64Dot's binary32 accumulator equals dot() at binary32's extremes",
+          "[numeric][summation]") {
+  // bf16 shares binary32's exponent range: products overflow binary32 (2^127·2^127), land in
+  // its subnormals (2^-70·2^-70) or below them (2^-126·2^-60), and sums cancel; the kernel's
+  // native float path must round all of them as dot() does
+  std::mt19937_64 rng(35);
+  EvaluationPolicy policy;
+  policy.format = Format::bf16();
+  policy.accumulator = Format::fp32();
+  policy.summation = Summation::wide_accumulator;
+  policy.engine = &ropesim::numeric::mpfr_engine();
+  const auto kernel = Binary64Dot::for_policy(policy);
+  REQUIRE(kernel.has_value());
+  const Arithmetic f(policy.format, Rounding::nearest_even, ropesim::numeric::mpfr_engine());
+  const int exponents[] = {127, 100, 64, 0, -20, -63, -70, -75, -100, -126, -133};
+  for (int trial = 0; trial < 400; ++trial) {
+    const std::size_t n = 1 + rng() % 40;
+    std::vector<Value> x, y;
+    std::vector<double> xd, yd;
+    for (std::size_t k = 0; k < n; ++k) {
+      for (auto* v : {&x, &y}) {
+        const double m = std::ldexp(static_cast<double>(rng() % 256) - 128.0,
+                                    exponents[rng() % std::size(exponents)] - 7);
+        v->push_back(f.convert(Value::from_double_exact(m)));
+      }
+      xd.push_back(x.back().narrow());
+      yd.push_back(y.back().narrow());
+    }
+    const Value want = ropesim::numeric::dot(x, y, policy);
+    const double got = (*kernel)(xd.data(), yd.data(), n);
+    INFO("n=" << n << " got " << got << " want " << want.to_double());
+    REQUIRE(want.same_bits(Value::from_double_exact(got)));
+  }
+}
+
 TEST_CASE("Binary64Dot refuses the policies it cannot do exactly", "[numeric][summation]") {
   EvaluationPolicy policy;
   policy.format = Format::fp16();
