@@ -68,7 +68,8 @@ CertifiedRange certified_range_fast(const FixedOffsetHead& head, const ScanOptio
   if (auto why = fast_range_refusal(head))
     throw InvalidArgument("the candidate algorithm does not apply: " + *why);
   const auto start = std::chrono::steady_clock::now();
-  const mpq_class E = *realised_score_error_bound(head);
+  // E: the global bound (r1, r3); none for pipelines, whose keys' deviations are measured
+  const std::optional<mpq_class> E = realised_score_error_bound(head);
   CertifiedRange out;
   out.algorithm = "candidates";
   out.error_bound = E;
@@ -106,7 +107,8 @@ CertifiedRange certified_range_fast(const FixedOffsetHead& head, const ScanOptio
   };
   const double target_ideal = numeric::nearest_double(head.C_exact * head.ideal.weight_sum());
   const double target_slack =
-      numeric::nearest_double(E) * (1 + 0x1p-40) + std::fabs(target_ideal) * 0x1p-50;
+      E ? numeric::nearest_double(*E) * (1 + 0x1p-40) + std::fabs(target_ideal) * 0x1p-50
+        : HUGE_VAL;
 
   // Positive candidate offsets up to `upto`, enumerated over sub-ranges on the threads and
   // appended in increasing order (the same list as one enumerator's), each entered into the
@@ -114,6 +116,17 @@ CertifiedRange certified_range_fast(const FixedOffsetHead& head, const ScanOptio
   const detail::IdealDoubles ideal(head.ideal);
   const detail::QueryBound query_bound(head, E);
   const double C_double = head.C.to_double();  // exact: F fits a double
+  // Pipelines (THEORY §6 "Pipelines"): the keys' measured deviations, maximised over segments
+  // of kKeySegment positions and then over every earlier segment: key_prefix[(B + 1)·s ..] ≥
+  // the deviations of every key j < kKeySegment·(s + 1) (and of every realised key in the
+  // last segment), so query i uses segment (i − 1)/kKeySegment, which holds every key j < i.
+  // Chunks start at multiples of kKeySegment, so the segments (and the bound) do not depend on
+  // the thread count.
+  const bool measured = query_bound.measured();
+  const std::size_t KB = query_bound.blocks() + 1;
+  constexpr std::uint64_t kKeySegment = 64;
+  std::vector<double> key_prefix;
+  const double table_max = measured ? numeric::nearest_double(detail::table_bound(head)) : 0;
   // the split bound (THEORY §6 "Split bounds"): offsets indexed by u2(n) ≥ S(n) + A(n)/C,
   // each carrying u(n) (index: by u(n), when the split bound does not apply)
   const bool split = query_bound.has_split();
@@ -245,7 +258,12 @@ CertifiedRange certified_range_fast(const FixedOffsetHead& head, const ScanOptio
             "certified_range_fast: a target score is farther than E from C·S(0)");
       targets[i - a] = t;
       // (an empty index and no negative offset: nothing to exclude, R_i is not needed)
-      const auto [err, R] = query_bound.error_and_split(i, q, index.size() > 0);
+      const double* kd = measured ? &key_prefix[KB * ((i - 1) / kKeySegment)] : nullptr;
+      const auto [err, R] = query_bound.error_and_split(i, q, index.size() > 0, kd);
+      if (measured && !(std::fabs(t.to_double() - target_ideal) <=
+                        err * (1 + 0x1p-40) + std::fabs(target_ideal) * 0x1p-50))
+        throw std::logic_error(
+            "certified_range_fast: a target score is farther than err_i from C·S(0)");
       sigma[i - a] = detail::prune_threshold(t.to_double(), f_double, err, C_double);
       sigma_all[i - k - 1] = sigma[i - a];
       sigma_min = std::min(sigma_min, sigma[i - a]);
@@ -363,7 +381,9 @@ CertifiedRange certified_range_fast(const FixedOffsetHead& head, const ScanOptio
   // order; once a chunk fails, the later chunks of its batch stop (their work is speculative:
   // only chunks before the failing one count), so a second thread costs at most the chunk it
   // is running when the failure is found.
-  const std::uint64_t max_chunk = std::max<std::uint64_t>(64, 131072 / std::max<std::size_t>(D, 1));
+  // (chunk sizes are multiples of kKeySegment = 64, so every chunk starts a key segment)
+  const std::uint64_t max_chunk =
+      std::max<std::uint64_t>(64, 131072 / std::max<std::size_t>(D, 1) / 64 * 64);
   const std::size_t chunks_per_batch = 4 * threads;
   bool failed = false;
   std::uint64_t last_query = 0;
@@ -382,6 +402,9 @@ CertifiedRange certified_range_fast(const FixedOffsetHead& head, const ScanOptio
     if (batch_end > k + 1) sigma_all.resize(batch_end - k - 1);
     std::vector<std::vector<double>> queries(chunks.size());
     std::vector<KeyBlock> keys(chunks.size());
+    // measured key deviations: each chunk's segments' maxima (pipelines)
+    std::vector<std::vector<double>> segments(chunks.size());
+    std::atomic<bool> table_too_large{false};
     numeric::parallel_for(threads, chunks.size(), [&](std::size_t c) {
       const auto [a, b] = chunks[c];
       const auto pairs = realised.realise(a, b);
@@ -391,7 +414,35 @@ CertifiedRange certified_range_fast(const FixedOffsetHead& head, const ScanOptio
       for (std::uint64_t p = a; p < b; ++p)
         realised.rotate(pairs, p - a, p >= qa ? &queries[c][D * (p - qa)] : nullptr,
                         &keys[c].keys[D * (p - a)]);
+      if (!measured) return;
+      for (const auto& block : pairs) {
+        for (const auto& pr : block) {
+          if (!(std::fabs(pr.cos.to_double()) <= table_max) ||
+              !(std::fabs(pr.sin.to_double()) <= table_max))
+            table_too_large = true;
+        }
+      }
+      segments[c].assign(KB * ((b - a + kKeySegment - 1) / kKeySegment), 0.0);
+      std::vector<double> dev(KB);
+      for (std::uint64_t p = a; p < b; ++p) {
+        query_bound.key_deviation(p, &keys[c].keys[D * (p - a)], dev.data());
+        double* seg = &segments[c][KB * ((p - a) / kKeySegment)];
+        for (std::size_t x = 0; x < KB; ++x) seg[x] = std::max(seg[x], dev[x]);
+      }
     });
+    if (table_too_large)
+      throw std::logic_error(
+          "certified_range_fast: a realised table entry exceeds the overflow analysis' bound");
+    for (std::size_t c = 0; c < chunks.size() && measured; ++c) {
+      if (chunks[c].first % kKeySegment != 0 ||
+          key_prefix.size() != KB * (chunks[c].first / kKeySegment))
+        throw std::logic_error("certified_range_fast: a chunk does not start a key segment");
+      for (std::size_t x = 0; x < segments[c].size(); ++x) {
+        const std::size_t back = key_prefix.size() >= KB ? key_prefix.size() - KB : SIZE_MAX;
+        key_prefix.push_back(back == SIZE_MAX ? segments[c][x]
+                                              : std::max(segments[c][x], key_prefix[back]));
+      }
+    }
     for (auto& kb : keys) store.append(std::move(kb));
     store.evict(options.key_store_bytes, batch_begin > k ? batch_begin - k : 0);
     std::vector<ChunkOutcome> outcomes(chunks.size());
@@ -481,7 +532,7 @@ RangeEstimate estimate_certified_range_fast(const FixedOffsetHead& head, std::ui
                                             unsigned threads) {
   if (auto why = fast_range_refusal(head))
     throw InvalidArgument("the candidate algorithm does not apply: " + *why);
-  const mpq_class E = *realised_score_error_bound(head);
+  const std::optional<mpq_class> E = realised_score_error_bound(head);
   const RealisedHead realised(head);
   const std::size_t D = realised.dim();
   const double Dd = static_cast<double>(D);
@@ -511,16 +562,50 @@ RangeEstimate estimate_certified_range_fast(const FixedOffsetHead& head, std::ui
   const detail::QueryBound bound(head, E);
   const double f = head.f_large.to_double();
   double sigma = HUGE_VAL, sigma2 = HUGE_VAL;
+  // pipelines: the key deviations grow with the position, so the probe's thresholds are taken
+  // with those of the last 256 positions before L (an estimate: the run measures its own)
+  std::vector<double> kd;
+  std::vector<double> late_q, late_k;
+  std::uint64_t late_begin = 0;
+  if (bound.measured()) {
+    kd.assign(bound.blocks() + 1, 0.0);
+    std::vector<double> dev(kd.size());
+    auto widen = [&](std::uint64_t p, const double* key) {
+      bound.key_deviation(p, key, dev.data());
+      for (std::size_t x = 0; x < kd.size(); ++x) kd[x] = std::max(kd[x], dev[x]);
+    };
+    for (std::uint64_t p = 0; p < probe; ++p) widen(p, &kk[D * p]);
+    const std::uint64_t end = max_length + 2;
+    if (end >= 2 * probe + k) {
+      late_begin = end - probe;
+      const auto late = realised.realise(late_begin, end);
+      late_q.assign(D * probe, 0.0);
+      late_k.assign(D * probe, 0.0);
+      for (std::uint64_t p = 0; p < probe; ++p) {
+        realised.rotate(late, p, &late_q[D * p], &late_k[D * p]);
+        widen(late_begin + p, &late_k[D * p]);
+      }
+      for (std::uint64_t i = late_begin + k; i < end; ++i) {
+        const double* qi = &late_q[D * (i - late_begin)];
+        const double t = score(qi, &late_k[D * (i - k - late_begin)]);
+        const auto [err, R] = bound.error_and_split(i, qi, true, kd.data());
+        sigma = std::min(sigma, detail::prune_threshold(t, f, err, head.C.to_double()));
+        if (bound.has_split())
+          sigma2 = std::min(sigma2, detail::prune_threshold(t, f, R, head.C.to_double()));
+      }
+    }
+  }
+  const double* kdp = bound.measured() ? kd.data() : nullptr;
   std::uint64_t probe_scores = 0;
   double bound_seconds = 0;
   t0 = std::chrono::steady_clock::now();
   for (std::uint64_t i = k + 1; i < probe; ++i) {
     const double t = score(&q[D * i], &kk[D * (i - k)]);
     const auto tb = std::chrono::steady_clock::now();
-    const double err = bound.error(i, &q[D * i]);
+    const double err = bound.error(i, &q[D * i], kdp);
     if (bound.has_split()) {
-      sigma2 = std::min(sigma2, detail::prune_threshold(t, f, bound.split_error(i, &q[D * i]),
-                                                        head.C.to_double()));
+      sigma2 = std::min(sigma2, detail::prune_threshold(
+                                    t, f, bound.split_error(i, &q[D * i], kdp), head.C.to_double()));
     }
     bound_seconds += ropesim::seconds_since(tb);
     sigma = std::min(sigma, detail::prune_threshold(t, f, err, head.C.to_double()));

@@ -19,9 +19,14 @@ using numeric::Mpfr;
 
 namespace detail {
 
-CandidateEnumerator::CandidateEnumerator(const FixedOffsetHead& head, const mpq_class& E)
+CandidateEnumerator::CandidateEnumerator(const FixedOffsetHead& head,
+                                         const std::optional<mpq_class>& E)
     : S_(head.ideal) {
-  T_ = S_.weight_sum() - (head.f_large_exact + 2 * E) / head.C_exact;
+  if (!E) {
+    all_ = true;  // no global bound (pipelines): the per-query bounds alone exclude
+    return;
+  }
+  T_ = S_.weight_sum() - (head.f_large_exact + 2 * *E) / head.C_exact;
   if (S_.blocks.size() == 1 && sgn(S_.weights[0]) > 0) {
     init_near_returns();
   } else {
@@ -213,6 +218,9 @@ std::uint64_t fast_range_length_limit(const FixedOffsetHead& head) {
   const std::uint64_t memory_limit = std::min(kFastRangeDefaultLength, kFastRangeQuickPairs / B);
   const bool one_frequency = head.ideal.blocks.size() == 1 && sgn(head.ideal.weights.at(0)) > 0;
   if (one_frequency || fast_range_refusal(head)) return memory_limit;
+  // pipelines: every offset is a candidate (no global E), so the scan's quick limit; longer
+  // runs go by their estimate (the per-query bounds usually exclude almost every offset)
+  if (detail::measured_keys(head)) return std::min(memory_limit, scan_length_limit(head));
   // several frequencies: a candidate density ρ costs about ρ·L²/2 scores, as many as the
   // scan's quick limit Ls allows (Ls²/2) at L = Ls/sqrt(ρ)
   const std::uint64_t probe = std::min<std::uint64_t>(memory_limit, 250'000);

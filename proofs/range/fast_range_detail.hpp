@@ -25,6 +25,17 @@ namespace ropesim::proofs::detail {
 /// summation, scale, shape; fast_range_refusal adds the overflow check), or std::nullopt.
 std::optional<std::string> structural_refusal(const FixedOffsetHead& head);
 
+/// Whether the per-query bounds use measured key deviations (THEORY §6 "Pipelines"): true for
+/// pipelines (their angle is formed in fp32, so a key's deviation from the ideal
+/// (cos jθ_d, sin jθ_d) grows with j and no position-independent K or E exists), false for r1
+/// and r3 (K = ε + √2·η, |k̂_c| ≤ 1, and the global E).
+bool measured_keys(const FixedOffsetHead& head);
+
+/// An upper bound of every realised table entry |ĉ|, |ŝ| before its rounding into F: 1 for r1
+/// and r3; for pipelines max(1, |s|)·(1 + 2^-16), s the schedule's attention factor (used by the
+/// overflow check; certified_range_fast checks every realised entry against it).
+mpq_class table_bound(const FixedOffsetHead& head);
+
 /// The coordinates (c0, c1) of rotary block d in a head of B blocks (attention's pair
 /// layout: adjacent (2d, 2d+1), rotate-half (d, d+B); unrotated pairs come after).
 std::pair<std::size_t, std::size_t> block_coordinates(const FixedOffsetHead& head, std::size_t d);
@@ -45,7 +56,9 @@ inline bool lead_at_least(double t, double m, double f) {
 /// candidate_offsets' docstring and at init_filtered_sum). Keeps a reference to head.ideal.
 class CandidateEnumerator {
  public:
-  CandidateEnumerator(const FixedOffsetHead& head, const mpq_class& E);
+  /// No E (pipelines: measured key deviations, no global bound): every offset is a candidate
+  /// and the per-query bounds alone exclude competitors.
+  CandidateEnumerator(const FixedOffsetHead& head, const std::optional<mpq_class>& E);
 
   /// Appends the candidates n in (done(), upto] to `out`, increasing.
   void extend(std::uint64_t upto, std::vector<std::uint64_t>& out) {
@@ -111,21 +124,37 @@ struct IdealDoubles {
 /// A(n) = ε·Σ_v g_v·|α_v(n)|                         (a function of the offset),
 /// g_v = (1 + ε)^(rounded additions above v), Δ_v(i) = Σ_{c∈v} (|q̂_{i,c} − q_{i,c}| +
 /// |C·w_{d(c)}|·(ε + η)), β̄_v = Σ_{blocks with one coordinate in v} |C·w_d|/2 ≥ |β_v(σ)|.
+///
+/// Pipelines (measured(); THEORY §6 "Pipelines"): K and |k̂_c| ≤ 1 are replaced by measured
+/// values over the keys the query can see: `keys` points at B + 1 doubles, K_d ≥
+/// max_j ||k̂_{j,d} − k_{j,d}||₂ for each block d and, last, M ≥ max_{j,c} |k̂_{j,c}| (over the
+/// keys j < i at least: key_deviation of each, maximised). Then K·Σ_d ||q̂_d|| becomes
+/// Σ_d K_d·||q̂_d||, the products' magnitudes |q̂_c|·M, and the split bound's key term
+/// |C·w_d|·K_d (with the query term |q̂_c − q_c|·M).
 class QueryBound {
  public:
   /// `E` is the global bound: used instead where the model does not fit binary64 (an
-  /// accumulator outside binary64).
-  QueryBound(const FixedOffsetHead& head, const mpq_class& E);
-  /// err_i for the query at position i ≥ k + 1 with realised query q (head_dim doubles).
-  double error(std::uint64_t i, const double* q) const;
+  /// accumulator outside binary64); none for pipelines.
+  QueryBound(const FixedOffsetHead& head, const std::optional<mpq_class>& E);
+  /// Whether the bounds need measured key deviations (`keys` below; pipelines).
+  bool measured() const { return measured_; }
+  /// err_i for the query at position i ≥ k + 1 with realised query q (head_dim doubles);
+  /// `keys` as above (required when measured(), ignored otherwise).
+  double error(std::uint64_t i, const double* q, const double* keys = nullptr) const;
   /// Whether the split bound applies (sequential or pairwise summation in F).
   bool has_split() const { return split_; }
   /// R_i of the split bound (has_split() only), rounded up.
-  double split_error(std::uint64_t i, const double* q) const;
+  double split_error(std::uint64_t i, const double* q, const double* keys = nullptr) const;
   /// err_i and R_i from one pass over the query's blocks; R_i = +inf unless has_split() and
   /// `split` (a caller with no offset to exclude skips it).
-  std::pair<double, double> error_and_split(std::uint64_t i, const double* q,
-                                            bool split = true) const;
+  std::pair<double, double> error_and_split(std::uint64_t i, const double* q, bool split = true,
+                                            const double* keys = nullptr) const;
+  /// The key deviations of the key k (head_dim doubles) at position j into out[0..B]:
+  /// out[d] ≥ ||k̂_{j,d} − (cos jθ_d, sin jθ_d)||₂ (binary64 with the libm cos and sin within
+  /// 2^-50 and the argument's error, rounded up) and out[B] = max_c |k̂_{j,c}|. B + 1 doubles.
+  void key_deviation(std::uint64_t j, const double* k, double* out) const;
+  /// B, the rotary blocks (key_deviation writes B + 1 doubles).
+  std::size_t blocks() const { return coords_.size(); }
   /// A(n) of the split bound (has_split() only), rounded up; A(−n) = A(n).
   double offset_error(std::uint64_t n) const;
   /// An upper bound of A(n) over every n (has_split() only): ε·Σ_v g_v·H_v, with slack.
@@ -134,12 +163,16 @@ class QueryBound {
  private:
   /// |q̂_c − q_c| ≤ dev[c] for every coordinate c (0 outside the rotary blocks), and
   /// Σ_d ||q̂_d − q_d||₂ ≤ a, Σ_d ||q̂_d||₂ ≤ qn (each rounded up by the caller's factor).
+  /// With `keys` (measured()): qn ≥ Σ_d K_d·||q̂_d||₂ instead (the key term whole).
   void deviation(std::uint64_t i, const double* q, double& a, double& qn,
-                 std::vector<double>* dev) const;
-  /// err_i from Σ_d ||q̂_d − q_d||₂ ≤ a and Σ_d ||q̂_d||₂ ≤ qn.
-  double error_from(const double* q, double a, double qn) const;
-  /// R_i from a, qn and dev (deviation's; dev is overwritten).
-  double split_from(const double* q, double a, double qn, std::vector<double>& dev) const;
+                 std::vector<double>* dev, const double* keys) const;
+  /// err_i from Σ_d ||q̂_d − q_d||₂ ≤ a and the key term kq (K·Σ_d ||q̂_d||₂, or measured).
+  double error_from(const double* q, double a, double kq, const double* keys) const;
+  /// R_i from a, kq and dev (deviation's; dev is overwritten).
+  double split_from(const double* q, double a, double kq, std::vector<double>& dev,
+                    const double* keys) const;
+  /// The measured keys' vector, checked (measured() needs one).
+  const double* keys_or_throw(const double* keys) const;
   /// Builds the summation's tree and the split bound's position-free terms.
   void init_split();
   /// An addition of the summation's tree (post-order): children are coordinates c < D or
@@ -155,6 +188,7 @@ class QueryBound {
   double K_ = 0, E_ = 0;
   double eps_F_ = 0, eta_F_ = 0, eps_A_ = 0, eta_A_ = 0;
   bool use_model_ = false;
+  bool measured_ = false;
   // the split bound
   bool split_ = false;
   std::vector<Node> nodes_;

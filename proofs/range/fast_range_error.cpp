@@ -94,13 +94,24 @@ namespace detail {
 
 std::optional<std::string> structural_refusal(const FixedOffsetHead& head) {
   using Kind = attention::Realisation::Kind;
-  if (head.realisation.kind != Kind::r1 && head.realisation.kind != Kind::r3)
-    return "realisation " + head.realisation.name() +
-           " forms its angle in F, so its error grows with the position and no "
-           "position-independent bound E exists (the candidate algorithm covers r1 and r3)";
+  const Format& F = head.policy.format;
+  if (head.realisation.kind == Kind::r2)
+    return "realisation r2 forms its angle in F, so its error grows with the position and no "
+           "position-independent bound E exists (the candidate algorithm covers r1, r3 and "
+           "pipelines whose table, rotation and output are the activation format)";
+  if (head.realisation.kind == Kind::pipeline) {
+    // measured key deviations (THEORY §6 "Pipelines"): the rotation's intermediates must live
+    // in F for the overflow analysis (error_analysis with the table bound of table_bound)
+    const auto& st = head.realisation.steps;
+    if (!(st.table == F) || !(st.rotation.compute == F) || !(st.rotation.stored() == F) ||
+        !(st.output == F) || st.rotation.rounding.value_or(head.policy.rounding) !=
+                                 head.policy.rounding)
+      return "pipeline " + head.realisation.name() +
+             " keeps its table, rotation or output outside the activation format " + F.name +
+             " (the candidate algorithm covers pipelines with table = rotation = output = A)";
+  }
   if (!(head.realisation.format == head.policy.format))
     return "the realisation's format differs from the policy's";
-  const Format& F = head.policy.format;
   if (F.is_fixed_point() || !F.fits_double())
     return "format " + F.name + " is not a floating format inside binary64";
   if (head.policy.summation == attention::Summation::wide_accumulator &&
@@ -112,6 +123,22 @@ std::optional<std::string> structural_refusal(const FixedOffsetHead& head) {
     return "the head's dimension does not match its schedule";
   if (!numeric::f_large(F, head.policy.rounding)) return "f_large is undefined";
   return std::nullopt;
+}
+
+bool measured_keys(const FixedOffsetHead& head) {
+  return head.realisation.kind == attention::Realisation::Kind::pipeline;
+}
+
+mpq_class table_bound(const FixedOffsetHead& head) {
+  if (!measured_keys(head)) return 1;
+  // cos and sin in fp32 (≤ 1, correctly rounded or by a library within a few ulps of a value
+  // ≤ 1), times the schedule's attention factor s in fp32 (each rounding ≤ 2^-24 relative):
+  // |entry| ≤ max(1, |s|)·(1 + 2^-16) with room to spare; certified_range_fast checks every
+  // realised key against it
+  mpq_class T = 1;
+  if (head.schedule.attention_scaling)
+    T = std::max(T, mpq_class(abs(*head.schedule.attention_scaling)));
+  return T * mpq_class(65537, 65536);
 }
 
 std::pair<std::size_t, std::size_t> block_coordinates(const FixedOffsetHead& head, std::size_t d) {
@@ -145,8 +172,10 @@ std::pair<mpq_class, bool> error_analysis(const FixedOffsetHead& head) {
     return P.round(P.round(P.round(b, A), A), F);
   };
   // r1 / r3: cos and sin of the exact angle (r3: of 2π·a·(i mod m)/m, the same real)
-  // correctly rounded into F
-  const Err c = P.round({1, 0}, F), s = P.round({1, 0}, F);
+  // correctly rounded into F; pipelines: a table entry of magnitude ≤ table_bound (its fp32
+  // value) rounded into F (for the overflow check only: E itself is not used for pipelines)
+  const mpq_class T = detail::table_bound(head);
+  const Err c = P.round({T, 0}, F), s = P.round({T, 0}, F);
   // THEORY §2.1: (rnd(rnd(c·x0) − rnd(s·x1)), rnd(rnd(s·x0) + rnd(c·x1))) in F
   auto rotate = [&](const Err& x0, const Err& x1) {
     const Err y0 = P.round(
@@ -247,9 +276,10 @@ double up(const mpq_class& q) {
 
 }  // namespace
 
-QueryBound::QueryBound(const FixedOffsetHead& head, const mpq_class& E)
+QueryBound::QueryBound(const FixedOffsetHead& head, const std::optional<mpq_class>& E)
     : head_(head), ideal_(head.ideal) {
-  E_ = up(E);
+  E_ = E ? up(*E) : HUGE_VAL;
+  measured_ = measured_keys(head);
   const auto& policy = head.policy;
   const auto F = rounding_model(policy.format, policy.rounding);
   const bool wide = policy.summation == attention::Summation::wide_accumulator;
@@ -363,7 +393,7 @@ void QueryBound::init_split() {
 }
 
 void QueryBound::deviation(std::uint64_t i, const double* q, double& a, double& qn,
-                           std::vector<double>* dev) const {
+                           std::vector<double>* dev, const double* keys) const {
   constexpr double u = 0x1p-53;
   const double m = static_cast<double>(i - head_.k);  // exact: < 2^53
   // Σ_d ||q̂_d − q_d||₂ and Σ_d ||q̂_d||₂. q̃_d = (C·w_d)⊗(cos, sin)(m⊗θ̂_d) errs from q_d by
@@ -380,7 +410,8 @@ void QueryBound::deviation(std::uint64_t i, const double* q, double& a, double& 
     const double gamma = 2 * std::fabs(Cw_[d]) *
                          (0x1p-50 + m * (ideal_.e[d] + u * std::fabs(ideal_.theta[d])) + 3 * u);
     a += std::sqrt(x0 * x0 + x1 * x1) * (1 + 0x1p-50) + 0.75 * gamma;
-    qn += std::sqrt(q[c0] * q[c0] + q[c1] * q[c1]) * (1 + 0x1p-50);
+    // the key term: K_d·||q̂_d||₂ (K_d measured, or K = ε + √2·η)
+    qn += (keys ? keys[d] : K_) * (std::sqrt(q[c0] * q[c0] + q[c1] * q[c1]) * (1 + 0x1p-50));
     if (dev) {
       (*dev)[c0] = std::fabs(x0) * (1 + 0x1p-50) + 0.5 * gamma;
       (*dev)[c1] = std::fabs(x1) * (1 + 0x1p-50) + 0.5 * gamma;
@@ -388,34 +419,63 @@ void QueryBound::deviation(std::uint64_t i, const double* q, double& a, double& 
   }
 }
 
-double QueryBound::split_error(std::uint64_t i, const double* q) const {
+const double* QueryBound::keys_or_throw(const double* keys) const {
+  if (measured_ && !keys)
+    throw std::logic_error("QueryBound: a pipeline's bound needs its measured key deviations");
+  return measured_ ? keys : nullptr;
+}
+
+double QueryBound::split_error(std::uint64_t i, const double* q, const double* keys) const {
+  keys = keys_or_throw(keys);
   std::vector<double> val(head_.head.head_dim + nodes_.size(), 0.0);
-  double a = 0, qn = 0;
-  deviation(i, q, a, qn, &val);
-  return split_from(q, a, qn, val);
+  double a = 0, kq = 0;
+  deviation(i, q, a, kq, &val, keys);
+  return split_from(q, a, kq, val, keys);
 }
 
 std::pair<double, double> QueryBound::error_and_split(std::uint64_t i, const double* q,
-                                                      bool split) const {
+                                                      bool split, const double* keys) const {
   if (!use_model_) return {E_, HUGE_VAL};
+  keys = keys_or_throw(keys);
   split = split && split_;
   thread_local std::vector<double> val;
   if (split) val.assign(head_.head.head_dim + nodes_.size(), 0.0);
-  double a = 0, qn = 0;
-  deviation(i, q, a, qn, split ? &val : nullptr);
-  return {error_from(q, a, qn), split ? split_from(q, a, qn, val) : HUGE_VAL};
+  double a = 0, kq = 0;
+  deviation(i, q, a, kq, split ? &val : nullptr, keys);
+  return {error_from(q, a, kq, keys), split ? split_from(q, a, kq, val, keys) : HUGE_VAL};
 }
 
-double QueryBound::split_from(const double* q, double a, double qn,
-                              std::vector<double>& val) const {
-  const std::size_t D = head_.head.head_dim;
-  // leaves: the products' roundings g_c·ε·|q̂_c k̂_c| ≤ g_c·ε·|q̂_c| (|k̂_c| ≤ 1); Δ at the
-  // leaves: |q̂_c − q_c| + |C·w_d|·(ε + η) (|q_c| ≤ |C·w_d|, |k̂_c − k_c| ≤ ε + η)
+void QueryBound::key_deviation(std::uint64_t j, const double* k, double* out) const {
+  constexpr double u = 0x1p-53;
+  const double m = static_cast<double>(j);  // exact: < 2^53
+  // as deviation() with C·w_d = 1: cos(m⊗θ̂_d) and sin(m⊗θ̂_d) within 2^-50 + m·(e_d +
+  // u·|θ̂_d|) (+3u of slack) of cos jθ_d and sin jθ_d; the difference's and the norm's roundings
+  // inside the factor 1 + 2^-50; √2·γ/2 ≤ 0.75·γ (Minkowski); all rounded up by 1 + 2^-40
+  double M = 0;
+  for (std::size_t d = 0; d < coords_.size(); ++d) {
+    const auto [c0, c1] = coords_[d];
+    const double ang = m * ideal_.theta[d];
+    const double x0 = k[c0] - std::cos(ang), x1 = k[c1] - std::sin(ang);
+    const double gamma = 2 * (0x1p-50 + m * (ideal_.e[d] + u * std::fabs(ideal_.theta[d])) + 3 * u);
+    out[d] = (std::sqrt(x0 * x0 + x1 * x1) * (1 + 0x1p-50) + 0.75 * gamma) * (1 + 0x1p-40);
+    M = std::max(M, std::max(std::fabs(k[c0]), std::fabs(k[c1])));
+  }
+  out[coords_.size()] = M;
+}
+
+double QueryBound::split_from(const double* q, double a, double kq, std::vector<double>& val,
+                              const double* keys) const {
+  const std::size_t D = head_.head.head_dim, B = coords_.size();
+  // leaves: the products' roundings g_c·ε·|q̂_c k̂_c| ≤ g_c·ε·|q̂_c|·M (|k̂_c| ≤ M, M = 1 for r1
+  // and r3); Δ at the leaves: |q̂_c − q_c|·M + |C·w_d|·|k̂_c − k_c| (|q_c| ≤ |C·w_d|), with
+  // |k̂_c − k_c| ≤ ε + η (r1, r3) or ≤ K_d (measured)
+  const double M = keys ? keys[B] : 1.0;
   double leaves = 0;
   for (std::size_t c = 0; c < D; ++c) {
     if (leaf_g_[c] == 0) continue;
-    leaves += leaf_g_[c] * std::fabs(q[c]);
-    val[c] += std::fabs(Cw_[block_[c]]) * (eps_F_ + eta_F_);
+    leaves += leaf_g_[c] * (std::fabs(q[c]) * M);
+    const double dk = keys ? keys[block_[c]] : eps_F_ + eta_F_;
+    val[c] = val[c] * M + std::fabs(Cw_[block_[c]]) * dk;
   }
   // the nodes: Δ_v = Δ_left + Δ_right, weighted by g_v
   double nodes = 0;
@@ -425,7 +485,7 @@ double QueryBound::split_from(const double* q, double a, double qn,
     nodes += nodes_[v].g * x;
   }
   // non-negative terms, fewer than 2^22 operations of relative error ≤ 2^-53 each
-  return (a + K_ * qn + eps_F_ * (leaves + nodes) + fixed_) * (1 + 0x1p-28);
+  return (a + kq + eps_F_ * (leaves + nodes) + fixed_) * (1 + 0x1p-28);
 }
 
 double QueryBound::offset_error(std::uint64_t n) const {
@@ -452,18 +512,21 @@ double QueryBound::offset_error(std::uint64_t n) const {
   return eps_F_ * (acc + slack) * (1 + 0x1p-28);
 }
 
-double QueryBound::error(std::uint64_t i, const double* q) const {
+double QueryBound::error(std::uint64_t i, const double* q, const double* keys) const {
   if (!use_model_) return E_;
-  double a = 0, qn = 0;
-  deviation(i, q, a, qn, nullptr);
-  return error_from(q, a, qn);
+  keys = keys_or_throw(keys);
+  double a = 0, kq = 0;
+  deviation(i, q, a, kq, nullptr, keys);
+  return error_from(q, a, kq, keys);
 }
 
-double QueryBound::error_from(const double* q, double a, double qn) const {
-  // ρ: the rounding of the dot product of q̂ with any k̂ with |k̂_c| ≤ 1, in the policy's
-  // order (error_analysis with D = 0 for q̂ and k̂, which are exact, and q̂'s own magnitudes)
+double QueryBound::error_from(const double* q, double a, double kq, const double* keys) const {
+  // ρ: the rounding of the dot product of q̂ with any k̂ with |k̂_c| ≤ M (1 for r1 and r3,
+  // measured for pipelines), in the policy's order (error_analysis with D = 0 for q̂ and k̂,
+  // which are exact, and q̂'s own magnitudes)
   const auto& policy = head_.policy;
   const std::size_t D = head_.head.head_dim;
+  const double kmax = keys ? keys[coords_.size()] : 1.0;
   struct Part {
     double M = 0, D = 0;
     bool zero = true;
@@ -473,7 +536,7 @@ double QueryBound::error_from(const double* q, double a, double qn) const {
   };
   std::vector<Part> terms(D);
   for (std::size_t c = 0; c < D; ++c) {
-    const double mag = std::fabs(q[c]);
+    const double mag = std::fabs(q[c]) * kmax;  // ≥ |q̂_c·k̂_c|
     if (mag == 0) continue;  // 0·k̂ = 0 exactly, and adding an exact 0 is exact
     switch (policy.summation) {
       case attention::Summation::sequential:
@@ -481,8 +544,8 @@ double QueryBound::error_from(const double* q, double a, double qn) const {
         terms[c] = round({mag, 0, false}, eps_F_, eta_F_);
         break;
       case attention::Summation::wide_accumulator: {
-        const Part qa = round({mag, 0, false}, eps_A_, eta_A_);
-        const Part ka = round({1, 0, false}, eps_A_, eta_A_);
+        const Part qa = round({std::fabs(q[c]), 0, false}, eps_A_, eta_A_);
+        const Part ka = round({kmax, 0, false}, eps_A_, eta_A_);
         const Part prod{mag, qa.M * ka.D + ka.M * qa.D + qa.D * ka.D, false};
         terms[c] = round(prod, eps_A_, eta_A_);
         break;
@@ -528,7 +591,7 @@ double QueryBound::error_from(const double* q, double a, double qn) const {
   // every term above is a non-negative sum or product of non-negative doubles: fewer than
   // 2^20 such operations, each within 2^-53 relative, so the exact value is below the computed
   // one times (1 − 2^-53)^-(2^20) < 1 + 2^-30
-  return (a + K_ * qn + score.D) * (1 + 0x1p-30);
+  return (a + kq + score.D) * (1 + 0x1p-30);
 }
 
 double prune_threshold(double t, double f, double err, double C) {
@@ -550,7 +613,7 @@ std::optional<std::string> fast_range_refusal(const FixedOffsetHead& head) {
 }
 
 std::optional<mpq_class> realised_score_error_bound(const FixedOffsetHead& head) {
-  if (detail::structural_refusal(head)) return std::nullopt;
+  if (detail::structural_refusal(head) || detail::measured_keys(head)) return std::nullopt;
   auto [E, overflow] = error_analysis(head);
   if (overflow) return std::nullopt;
   return E;

@@ -27,9 +27,20 @@ RealisedHead::RealisedHead(const FixedOffsetHead& head)
     const auto& seg = head.head.rotary[0];
     fast_ = seg.dimension() == D_ && seg.realisations.size() == B_ &&
             seg.layout == head.realisation.layout;
+    // a pipeline whose table, rotation and output are F (structural_refusal's domain): its
+    // rotation is THEORY §2.1's in F — hf_eager's rnd(rnd(x0·c) + rnd(−x1·s)) equals
+    // rnd(rnd(c·x0) − rnd(s·x1)) under round-to-nearest-even (rnd(−y) = −rnd(y)), which
+    // fast_arithmetic() implies
+    auto in_F = [&](const attention::Realisation& r) {
+      const auto& st = r.steps;
+      return r.kind != attention::Realisation::Kind::pipeline ||
+             (st.table == head.policy.format && st.rotation.compute == head.policy.format &&
+              st.rotation.stored() == head.policy.format && st.output == head.policy.format &&
+              st.rotation.rounding.value_or(r.rounding) == head.policy.rounding);
+    };
     for (const auto& r : seg.realisations) {
-      fast_ = fast_ && r && r->kind != attention::Realisation::Kind::pipeline &&
-              r->format == head.policy.format && r->rounding == head.policy.rounding;
+      fast_ = fast_ && r && in_F(*r) && r->format == head.policy.format &&
+              r->rounding == head.policy.rounding;
     }
   }
   for (std::size_t d = 0; d < B_; ++d) coords_.push_back(block_coordinates(head, d));
