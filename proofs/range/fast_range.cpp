@@ -126,7 +126,14 @@ CertifiedRange certified_range_fast(const FixedOffsetHead& head, const ScanOptio
   const std::size_t KB = query_bound.blocks() + 1;
   constexpr std::uint64_t kKeySegment = 64;
   std::vector<double> key_prefix;
-  const double table_max = measured ? numeric::nearest_double(detail::table_bound(head)) : 0;
+  // every realised table entry is table_bound rounded into F at most: ≤ T·(1 + 2^(1−p)) +
+  // 2^(emin−p+1) (any rounding mode), with slack for the doubles
+  const double table_max = measured ? (numeric::nearest_double(detail::table_bound(head)) *
+                                           (1 + std::ldexp(1.0, 1 - head.policy.format.precision)) +
+                                       std::ldexp(1.0, static_cast<int>(head.policy.format.emin) +
+                                                           1 - head.policy.format.precision)) *
+                                          (1 + 0x1p-40)
+                                    : 0;
   // the split bound (THEORY §6 "Split bounds"): offsets indexed by u2(n) ≥ S(n) + A(n)/C,
   // each carrying u(n) (index: by u(n), when the split bound does not apply)
   const bool split = query_bound.has_split();
@@ -604,8 +611,8 @@ RangeEstimate estimate_certified_range_fast(const FixedOffsetHead& head, std::ui
     const auto tb = std::chrono::steady_clock::now();
     const double err = bound.error(i, &q[D * i], kdp);
     if (bound.has_split()) {
-      sigma2 = std::min(sigma2, detail::prune_threshold(
-                                    t, f, bound.split_error(i, &q[D * i], kdp), head.C.to_double()));
+      sigma2 = std::min(sigma2, detail::prune_threshold(t, f, bound.split_error(i, &q[D * i], kdp),
+                                                        head.C.to_double()));
     }
     bound_seconds += ropesim::seconds_since(tb);
     sigma = std::min(sigma, detail::prune_threshold(t, f, err, head.C.to_double()));

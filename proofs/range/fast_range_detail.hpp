@@ -164,8 +164,8 @@ class QueryBound {
   /// |q̂_c − q_c| ≤ dev[c] for every coordinate c (0 outside the rotary blocks), and
   /// Σ_d ||q̂_d − q_d||₂ ≤ a, Σ_d ||q̂_d||₂ ≤ qn (each rounded up by the caller's factor).
   /// With `keys` (measured()): qn ≥ Σ_d K_d·||q̂_d||₂ instead (the key term whole).
-  void deviation(std::uint64_t i, const double* q, double& a, double& qn,
-                 std::vector<double>* dev, const double* keys) const;
+  void deviation(std::uint64_t i, const double* q, double& a, double& qn, std::vector<double>* dev,
+                 const double* keys) const;
   /// err_i from Σ_d ||q̂_d − q_d||₂ ≤ a and the key term kq (K·Σ_d ||q̂_d||₂, or measured).
   double error_from(const double* q, double a, double kq, const double* keys) const;
   /// R_i from a, kq and dev (deviation's; dev is overwritten).

@@ -104,8 +104,8 @@ std::optional<std::string> structural_refusal(const FixedOffsetHead& head) {
     // in F for the overflow analysis (error_analysis with the table bound of table_bound)
     const auto& st = head.realisation.steps;
     if (!(st.table == F) || !(st.rotation.compute == F) || !(st.rotation.stored() == F) ||
-        !(st.output == F) || st.rotation.rounding.value_or(head.policy.rounding) !=
-                                 head.policy.rounding)
+        !(st.output == F) ||
+        st.rotation.rounding.value_or(head.policy.rounding) != head.policy.rounding)
       return "pipeline " + head.realisation.name() +
              " keeps its table, rotation or output outside the activation format " + F.name +
              " (the candidate algorithm covers pipelines with table = rotation = output = A)";
@@ -433,8 +433,8 @@ double QueryBound::split_error(std::uint64_t i, const double* q, const double* k
   return split_from(q, a, kq, val, keys);
 }
 
-std::pair<double, double> QueryBound::error_and_split(std::uint64_t i, const double* q,
-                                                      bool split, const double* keys) const {
+std::pair<double, double> QueryBound::error_and_split(std::uint64_t i, const double* q, bool split,
+                                                      const double* keys) const {
   if (!use_model_) return {E_, HUGE_VAL};
   keys = keys_or_throw(keys);
   split = split && split_;
