@@ -82,8 +82,8 @@ void add_head_options(CLI::App* cmd, HeadArguments& a) {
       ->capture_default_str();
   cmd->add_option("--algorithm", a.algorithm,
                   "Certified range by auto, candidates (offsets whose ideal score comes within "
-                  "an error bound of the target's; any schedule, r1/r3) or scan (quadratic; r2, "
-                  "pipelines, cross-checks)")
+                  "an error bound of the target's; any schedule, r1/r3 and pipelines such as hf) "
+                  "or scan (quadratic; r2, other pipelines, cross-checks)")
       ->capture_default_str();
   add_integer_option(cmd, "--max-length", a.max_length,
                      "L_max (default: the algorithm's quick limit: candidates 2*10^7/head_dim, "

@@ -15,9 +15,12 @@
 ///     rounding of the realisation, rotation and dot product, the latter in the policy's own
 ///     summation order over all head_dim terms; unrotated pairs are zero in q and k and add
 ///     exactly 0; no intermediate can overflow, so no score is ±inf or NaN). The bound holds
-///     for every position because r1 and r3 round cos and sin of the exact angle once: r2 and
-///     pipelines form the angle in F, whose error grows with the position, so they keep the
-///     scan.
+///     for every position because r1 and r3 round cos and sin of the exact angle once: r2
+///     forms the angle in F, whose error grows with the position, so it keeps the scan.
+///     Pipelines (`hf`: the angle in fp32) have no E either; for them the per-query bounds
+///     (THEORY §6 "Pipelines") use the measured deviation of every realised key from
+///     (cos jθ_d, sin jθ_d), maximised over the keys a query sees, every offset is a
+///     candidate, and the per-query thresholds alone exclude competitors.
 ///  2. Hence for a competitor at offset n ≠ 0, Ŝ_{i,i−k} − Ŝ_{i,j} ≥ C·(S(0) − S(n)) − 2E, which
 ///     is ≥ f_large when S(n) ≤ T = S(0) − (f_large + 2E)/C: such a competitor never breaks the
 ///     gap of any query. The other offsets (S(n) > T, or undecided) are the candidates.
@@ -63,16 +66,20 @@ std::uint64_t fast_range_length_limit(const FixedOffsetHead& head);
 /// Why certified_range_fast does not apply to `head`, or std::nullopt when it does. The
 /// domain: any schedule (one or several rotary blocks, unrotated pairs as zero coordinates,
 /// any weights w_d), realisation r1 or r3 (cos and sin of the exact angle correctly rounded
-/// into F; rotation in F with THEORY §2.1's arithmetic), F a floating format whose values are
-/// doubles (Format::fits_double), sequential / pairwise / wide-accumulator (floating A) /
-/// exact summation, no score scale, and no intermediate of the error analysis able to
-/// overflow (C small enough). Outside it (r2 and pipelines, whose angle error grows with the
-/// position; fixed point; p > 53) the scan is used.
+/// into F; rotation in F with THEORY §2.1's arithmetic) or a pipeline whose table, rotation
+/// and output are the activation format F (`hf`, `resonance-table`: measured key deviations,
+/// THEORY §6 "Pipelines"), F a floating format whose values are doubles
+/// (Format::fits_double), sequential / pairwise / wide-accumulator (floating A) / exact
+/// summation, no score scale, and no intermediate of the error analysis able to overflow (C
+/// small enough; for pipelines with table entries up to detail::table_bound). Outside it (r2,
+/// whose angle error grows with the position; pipelines with an fp32 table or rotation such as
+/// llamacpp-cpu; fixed point; p > 53) the scan is used.
 std::optional<std::string> fast_range_refusal(const FixedOffsetHead& head);
 
 /// E: a rigorous bound on |Ŝ_{i,j} − C·S(i−k−j)| over all positions i, j (exact rational),
 /// from the forward error analysis described above; std::nullopt outside the domain of
-/// fast_range_refusal. Per rounding into a floating format of precision p with smallest
+/// fast_range_refusal and for pipelines (no position-independent bound exists: their keys'
+/// deviations are measured). Per rounding into a floating format of precision p with smallest
 /// normal 2^emin: ε = 2^-p, η = 2^(emin−p) (nearest) or ε = 2^(1−p), η = 2^(emin−p+1)
 /// (directed), η = 2^emin without subnormals.
 std::optional<mpq_class> realised_score_error_bound(const FixedOffsetHead& head);
