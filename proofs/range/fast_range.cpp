@@ -117,15 +117,10 @@ CertifiedRange certified_range_fast(const FixedOffsetHead& head, const ScanOptio
   const detail::QueryBound query_bound(head, E);
   const double C_double = head.C.to_double();  // exact: F fits a double
   // Pipelines (THEORY §6 "Pipelines"): the keys' measured deviations, maximised over segments
-  // of kKeySegment positions and then over every earlier segment: key_prefix[(B + 1)·s ..] ≥
-  // the deviations of every key j < kKeySegment·(s + 1) (and of every realised key in the
-  // last segment), so query i uses segment (i − 1)/kKeySegment, which holds every key j < i.
-  // Chunks start at multiples of kKeySegment, so the segments (and the bound) do not depend on
-  // the thread count.
+  // of 64 positions and every earlier segment (detail::KeyDeviations); chunks start at
+  // multiples of 64, so the bounds do not depend on the thread count
   const bool measured = query_bound.measured();
-  const std::size_t KB = query_bound.blocks() + 1;
-  constexpr std::uint64_t kKeySegment = 64;
-  std::vector<double> key_prefix;
+  detail::KeyDeviations key_deviations(query_bound);
   // every realised table entry is table_bound rounded into F at most: ≤ T·(1 + 2^(1−p)) +
   // 2^(emin−p+1) (any rounding mode), with slack for the doubles
   const double table_max = measured ? (numeric::nearest_double(detail::table_bound(head)) *
@@ -265,7 +260,7 @@ CertifiedRange certified_range_fast(const FixedOffsetHead& head, const ScanOptio
             "certified_range_fast: a target score is farther than E from C·S(0)");
       targets[i - a] = t;
       // (an empty index and no negative offset: nothing to exclude, R_i is not needed)
-      const double* kd = measured ? &key_prefix[KB * ((i - 1) / kKeySegment)] : nullptr;
+      const double* kd = measured ? key_deviations.for_query(i) : nullptr;
       const auto [err, R] = query_bound.error_and_split(i, q, index.size() > 0, kd);
       if (measured && !(std::fabs(t.to_double() - target_ideal) <=
                         err * (1 + 0x1p-40) + std::fabs(target_ideal) * 0x1p-50))
@@ -388,7 +383,7 @@ CertifiedRange certified_range_fast(const FixedOffsetHead& head, const ScanOptio
   // order; once a chunk fails, the later chunks of its batch stop (their work is speculative:
   // only chunks before the failing one count), so a second thread costs at most the chunk it
   // is running when the failure is found.
-  // (chunk sizes are multiples of kKeySegment = 64, so every chunk starts a key segment)
+  // (chunk sizes are multiples of KeyDeviations::kSegment = 64: every chunk starts a segment)
   const std::uint64_t max_chunk =
       std::max<std::uint64_t>(64, 131072 / std::max<std::size_t>(D, 1) / 64 * 64);
   const std::size_t chunks_per_batch = 4 * threads;
@@ -429,27 +424,13 @@ CertifiedRange certified_range_fast(const FixedOffsetHead& head, const ScanOptio
             table_too_large = true;
         }
       }
-      segments[c].assign(KB * ((b - a + kKeySegment - 1) / kKeySegment), 0.0);
-      std::vector<double> dev(KB);
-      for (std::uint64_t p = a; p < b; ++p) {
-        query_bound.key_deviation(p, &keys[c].keys[D * (p - a)], dev.data());
-        double* seg = &segments[c][KB * ((p - a) / kKeySegment)];
-        for (std::size_t x = 0; x < KB; ++x) seg[x] = std::max(seg[x], dev[x]);
-      }
+      segments[c] = key_deviations.segments(a, b - a, keys[c].keys.data(), D);
     });
     if (table_too_large)
       throw std::logic_error(
           "certified_range_fast: a realised table entry exceeds the overflow analysis' bound");
-    for (std::size_t c = 0; c < chunks.size() && measured; ++c) {
-      if (chunks[c].first % kKeySegment != 0 ||
-          key_prefix.size() != KB * (chunks[c].first / kKeySegment))
-        throw std::logic_error("certified_range_fast: a chunk does not start a key segment");
-      for (std::size_t x = 0; x < segments[c].size(); ++x) {
-        const std::size_t back = key_prefix.size() >= KB ? key_prefix.size() - KB : SIZE_MAX;
-        key_prefix.push_back(back == SIZE_MAX ? segments[c][x]
-                                              : std::max(segments[c][x], key_prefix[back]));
-      }
-    }
+    for (std::size_t c = 0; c < chunks.size() && measured; ++c)
+      key_deviations.append(chunks[c].first, segments[c]);
     for (auto& kb : keys) store.append(std::move(kb));
     store.evict(options.key_store_bytes, batch_begin > k ? batch_begin - k : 0);
     std::vector<ChunkOutcome> outcomes(chunks.size());

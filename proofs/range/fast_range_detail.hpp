@@ -199,6 +199,36 @@ class QueryBound {
   double slope_max_ = 0;  // max_d (e_d + 2^-53·|θ̂_d|)
 };
 
+/// The measured key deviations of a pipeline (THEORY §6 "Pipelines") as certified_range_fast
+/// uses them: for segments of kSegment consecutive positions, the maxima of
+/// QueryBound::key_deviation over the segment's keys, then over every earlier segment (prefix
+/// maxima). Query i takes the prefix of the segment holding i − 1, which covers every key j < i
+/// (and a few later ones: a larger maximum is still a bound). Segments are fixed by position,
+/// so the bounds do not depend on how positions are split into chunks or threads.
+class KeyDeviations {
+ public:
+  static constexpr std::uint64_t kSegment = 64;
+  /// Keeps a reference to `bound`.
+  explicit KeyDeviations(const QueryBound& bound) : bound_(bound), width_(bound.blocks() + 1) {}
+  /// B + 1: the doubles of one entry (K_0 … K_{B−1}, M).
+  std::size_t width() const { return width_; }
+  /// The segment maxima of the keys of positions [a, a + count), `keys` holding D doubles per
+  /// position; `a` a multiple of kSegment (the last segment may be partial). Thread-safe.
+  std::vector<double> segments(std::uint64_t a, std::uint64_t count, const double* keys,
+                               std::size_t D) const;
+  /// Appends the segments of the positions from `a` on (segments()' result); calls come in
+  /// position order from 0. Throws std::logic_error when `a` is not where the last call ended.
+  void append(std::uint64_t a, const std::vector<double>& segment_maxima);
+  /// The bounds for query i ≥ 1 (width() doubles): ≥ key_deviation of every key j < i. Throws
+  /// std::logic_error unless the segment of i − 1 was appended.
+  const double* for_query(std::uint64_t i) const;
+
+ private:
+  const QueryBound& bound_;
+  std::size_t width_;
+  std::vector<double> prefix_;
+};
+
 /// σ_i: a lower bound of (t − f − err)/C in binary64 (each step rounded down): a competitor
 /// at offset n with u(n) ≤ σ_i scores Ŝ ≤ C·S(n) + err ≤ t − f and cannot break the gap.
 double prune_threshold(double t, double f, double err, double C);

@@ -463,6 +463,34 @@ void QueryBound::key_deviation(std::uint64_t j, const double* k, double* out) co
   out[coords_.size()] = M;
 }
 
+std::vector<double> KeyDeviations::segments(std::uint64_t a, std::uint64_t count,
+                                            const double* keys, std::size_t D) const {
+  std::vector<double> out(width_ * ((count + kSegment - 1) / kSegment), 0.0), dev(width_);
+  (void)a;  // segments are aligned at a (a multiple of kSegment, checked by append)
+  for (std::uint64_t p = 0; p < count; ++p) {
+    bound_.key_deviation(a + p, keys + D * p, dev.data());
+    double* seg = &out[width_ * (p / kSegment)];
+    for (std::size_t x = 0; x < width_; ++x) seg[x] = std::max(seg[x], dev[x]);
+  }
+  return out;
+}
+
+void KeyDeviations::append(std::uint64_t a, const std::vector<double>& segment_maxima) {
+  if (a % kSegment != 0 || prefix_.size() != width_ * (a / kSegment))
+    throw std::logic_error("KeyDeviations: segments appended out of order");
+  for (const double v : segment_maxima) {
+    // the same entry of the previous segment (none for the first)
+    prefix_.push_back(prefix_.size() >= width_ ? std::max(v, prefix_[prefix_.size() - width_]) : v);
+  }
+}
+
+const double* KeyDeviations::for_query(std::uint64_t i) const {
+  const std::uint64_t s = (i - 1) / kSegment;  // the segment of key i − 1
+  if (i < 1 || width_ * (s + 1) > prefix_.size())
+    throw std::logic_error("KeyDeviations: the keys before a query were not measured");
+  return &prefix_[width_ * s];
+}
+
 double QueryBound::split_from(const double* q, double a, double kq, std::vector<double>& val,
                               const double* keys) const {
   const std::size_t D = head_.head.head_dim, B = coords_.size();

@@ -162,6 +162,14 @@ TEST_CASE("hf: candidate algorithm = quadratic scan in every field on real heads
       {"llama2-7b", Format::fp16(), 1024, 1, 200, Rounding::nearest_even,
        Summation::wide_accumulator},
       {"llama2-7b", Format::fp16(), 1024, 1, 80, Rounding::toward_zero},
+      // four blocks, C = 2^28 in fp32 (C = auto's at 10^6): the keys' drift by 3000 (≈
+      // 3000·θ·2^-24) is far above the first positions', so a query bounded by too few keys'
+      // deviations would exclude wrongly
+      {"conventional:base=10000,dim=8", Format::fp32(), 268435456, 1, 3000},
+      // two fast blocks at p = 12: failures against key 1, far from the target (queries 2886
+      // and 624), where the exclusion of distant offsets decides
+      {"conventional:base=3,dim=4", Format::ieee(12, 8), 524288, 1, 3000},
+      {"conventional:base=50,dim=4", Format::ieee(12, 8), 262144, 1, 1000},
   };
   for (const Case& c : cases) {
     CAPTURE(c.schedule, c.F.name, c.C, c.k, static_cast<int>(c.sum), static_cast<int>(c.r));
@@ -266,4 +274,47 @@ TEST_CASE("hf: domain, quick limit and estimate of the candidate algorithm",
   const auto big =
       proofs::make_fixed_offset_head(spec_of("llama2-7b", 60000, 1, Format::fp16(), "hf"));
   CHECK(proofs::fast_range_refusal(big).has_value());
+}
+
+TEST_CASE("hf: a query's key bounds cover every earlier key (KeyDeviations against brute force)",
+          "[proofs][fast_range][fast_range_pipelines]") {
+  // The prefix maxima certified_range_fast hands each query: for every query i ≤ 3000, the
+  // bounds are at least key_deviation of every key j < i (running maximum by brute force),
+  // whatever the chunking (chunks of 64, 128, … as certified_range_fast forms them, and one
+  // chunk); in fp32 the deviations grow with j, so a bound missing the latest keys fails
+  const auto head =
+      proofs::make_fixed_offset_head(spec_of("llama2-7b", 4096, 1, Format::fp32(), "hf"));
+  const proofs::detail::QueryBound bound(head, std::nullopt);
+  const proofs::detail::RealisedHead realised(head);
+  const std::size_t D = realised.dim();
+  const std::uint64_t P = 3001;
+  const auto all = realised.keys(0, P);
+  for (const bool one_chunk : {false, true}) {
+    proofs::detail::KeyDeviations kd(bound);
+    const std::size_t W = kd.width();
+    REQUIRE(W == 65);
+    for (std::uint64_t a = 0, chunk = 64; a < P; a += chunk, chunk *= 2) {
+      if (one_chunk) chunk = P;
+      const std::uint64_t b = std::min(P, a + chunk);
+      kd.append(a, kd.segments(a, b - a, &all.keys[D * a], D));
+    }
+    std::vector<double> running(W, 0.0), dev(W);
+    bool grew = false;
+    for (std::uint64_t i = 1; i < P; ++i) {
+      bound.key_deviation(i - 1, &all.keys[D * (i - 1)], dev.data());
+      for (std::size_t x = 0; x < W; ++x) {
+        grew = grew || dev[x] > running[x];
+        running[x] = std::max(running[x], dev[x]);
+      }
+      const double* got = kd.for_query(i);
+      for (std::size_t x = 0; x < W; ++x) {
+        CAPTURE(i, x);
+        REQUIRE(got[x] >= running[x]);
+      }
+    }
+    CHECK(grew);
+    // the key deviations of fp32's angle grow by orders of magnitude from j = 64 to 3000
+    CHECK(kd.for_query(3000)[10] > 10 * kd.for_query(64)[10]);
+    CHECK_THROWS_AS(kd.for_query(P + 64), std::logic_error);
+  }
 }
