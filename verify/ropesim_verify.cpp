@@ -1133,34 +1133,76 @@ mpq_class own_error_bound(const json& c, const Format& F, const FValue& C, std::
 /// proofs/reports/certificate.hpp kMaxHorizonCertificateFastScores is the same number.
 constexpr double kMaxHorizonFastScores = 4e9;
 
-/// The realised rotations (ĉ, ŝ) of R̂_n for n = 0..last and every block d, as doubles
-/// (elements of F, exact), at [(n·B + d)·2] and [(n·B + d)·2 + 1]. Each is round_F of cos and
-/// sin of the exact angle θ_d·n (r1; r3's table entry is the same real). A block with an
-/// expression θ_d: θ_d is enclosed once at 64 bits, θ_d·n scaled outward, cos and sin taken at
-/// the lower end (MPFR, nearest) and widened by one ulp and by the enclosure's width
-/// (|cos y − cos x| ≤ |y − x|); when both ends round to the same element of F (rounding is
-/// monotone) that is the value. Otherwise, and for turn blocks, Rotations::at (Ziv's loop,
-/// the reference). Positions are split over up to 4 threads (MPFR's caches are thread-local);
-/// Rotations::at runs on the calling thread.
-std::vector<double> realised_table(Rotations& R, std::uint64_t last) {
+#include "fast_trig.hpp"
+
+/// Where realise_positions starts: the binary64 path (fast_trig.hpp), the 64-bit MPFR path, or
+/// Rotations::at for every value (Ziv's loop, the reference). Each later path takes what the
+/// earlier one leaves undecided.
+enum class TablePath { binary64, mpfr64, ziv };
+
+/// How many (position, block) entries each path decided.
+struct TableStats {
+  std::uint64_t binary64 = 0, mpfr64 = 0, ziv = 0;
+};
+
+/// The realised rotations (ĉ, ŝ) of R̂_n for the listed positions n (each ≤ 2^32) and every
+/// block d, as doubles (elements of F, exact), at [(row·B + d)·2] and [(row·B + d)·2 + 1]. Each
+/// is round_F of cos and sin of the exact angle θ_d·n (r1; r3's table entry is the same real).
+/// 1. binary64 (fast_trig.hpp; F nearest-even with 2 ≤ p ≤ 52 inside binary64): v within
+///    kTrigError = 2^−48 of cos θ_d n, proven there; when both ends of [v − 2^−48, v + 2^−48]
+///    (widened outward by one binary64 step) round to the same element of F (FastF::round_double),
+///    that is the value, since rounding is monotone.
+/// 2. A block with an expression θ_d: θ_d is enclosed once at 64 bits, θ_d·n scaled outward,
+///    cos and sin taken at the lower end (MPFR, nearest) and widened by one ulp and by the
+///    enclosure's width (|cos y − cos x| ≤ |y − x|); when both ends round to the same element
+///    of F, that is the value.
+/// 3. Otherwise, and for turn blocks, Rotations::at (Ziv's loop, the reference).
+/// Positions are split over up to 4 threads (MPFR's caches are thread-local); Rotations::at runs
+/// on the calling thread.
+std::vector<double> realise_positions(Rotations& R, const std::vector<std::uint64_t>& positions,
+                                      TablePath first = TablePath::binary64,
+                                      TableStats* stats = nullptr) {
   const Format& F = R.format();
   const std::size_t B = R.blocks();
-  const std::size_t N = static_cast<std::size_t>(last + 1);
+  const std::size_t N = positions.size();
   std::vector<double> table(N * B * 2, 0.0);
   std::vector<char> done(N * B, 0);
   constexpr mpfr_prec_t w = 64;
   std::vector<Interval> theta;
   std::vector<bool> expr(B, false);
+  std::vector<TurnFraction> turns(B);
+  const FastF ar(F);
+  const bool binary64 = first == TablePath::binary64 && ar.rounds_doubles();
   for (std::size_t d = 0; d < B; ++d) {
     theta.emplace_back(w);
     const Block& b = R.block(d);
-    if (!b.turn && enclose(*b.theta, theta.back())) expr[d] = true;
+    if (first != TablePath::ziv && !b.turn && enclose(*b.theta, theta.back())) expr[d] = true;
+    if (binary64) turns[d] = turn_fraction(b);
   }
-  auto work = [&](std::size_t first, std::size_t step) {
+  std::vector<std::uint64_t> by_binary64(4, 0), by_mpfr64(4, 0);
+  auto work = [&](std::size_t first_row, std::size_t step, std::size_t th) {
     Mp lo(w), hi(w), s(w), c(w), width(w), end_lo(w), end_hi(w);
     FValue a(F.p), b(F.p);
-    for (std::size_t n = first; n < N; n += step) {
+    // round_F(v) when every real within kTrigError of v rounds there (false otherwise)
+    auto decided = [&](double v, double& out) {
+      const double x = ar.round_double(std::nextafter(v - kTrigError, -HUGE_VAL));
+      const double y = ar.round_double(std::nextafter(v + kTrigError, HUGE_VAL));
+      out = x;
+      return std::bit_cast<std::uint64_t>(x) == std::bit_cast<std::uint64_t>(y);
+    };
+    for (std::size_t row = first_row; row < N; row += step) {
+      const std::uint64_t n = positions[row];
       for (std::size_t d = 0; d < B; ++d) {
+        double* out = &table[(row * B + d) * 2];
+        if (binary64 && turns[d].valid && n <= (std::uint64_t{1} << 32)) {
+          double cv = 0, sv = 0;
+          cos_sin_of_turn(turns[d].T * static_cast<U128>(n), cv, sv);  // mod 2^128
+          if (decided(cv, out[0]) && decided(sv, out[1])) {
+            done[row * B + d] = 1;
+            ++by_binary64[th];
+            continue;
+          }
+        }
         if (!expr[d]) continue;
         mpfr_mul_ui(lo, theta[d].lo, static_cast<unsigned long>(n), MPFR_RNDD);
         mpfr_mul_ui(hi, theta[d].hi, static_cast<unsigned long>(n), MPFR_RNDU);
@@ -1178,26 +1220,45 @@ std::vector<double> realised_table(Rotations& R, std::uint64_t last) {
           round_to_F(a, end_lo, F);
           round_to_F(b, end_hi, F);
           same = same_bits(a, b);
-          table[(n * B + d) * 2 + static_cast<std::size_t>(t)] = mpfr_get_d(a, MPFR_RNDN);
+          out[t] = mpfr_get_d(a, MPFR_RNDN);
         }
-        if (same) done[n * B + d] = 1;
+        if (same) {
+          done[row * B + d] = 1;
+          ++by_mpfr64[th];
+        }
       }
     }
   };
   const unsigned hw = std::thread::hardware_concurrency();
   const std::size_t threads = std::min<std::size_t>(std::max(1u, std::min(hw, 4u)), N);
   std::vector<std::thread> pool;
-  for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work, t, threads);
-  work(0, threads);
+  for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work, t, threads, t);
+  if (threads > 0) work(0, threads, 0);
   for (auto& t : pool) t.join();
-  for (std::size_t n = 0; n < N; ++n)
+  std::uint64_t by_ziv = 0;
+  for (std::size_t row = 0; row < N; ++row)
     for (std::size_t d = 0; d < B; ++d) {
-      if (done[n * B + d]) continue;
-      const auto& cs = R.at(d, n);
-      table[(n * B + d) * 2] = mpfr_get_d(cs.first, MPFR_RNDN);  // exact: F inside binary64
-      table[(n * B + d) * 2 + 1] = mpfr_get_d(cs.second, MPFR_RNDN);
+      if (done[row * B + d]) continue;
+      const auto& cs = R.at(d, positions[row]);
+      table[(row * B + d) * 2] = mpfr_get_d(cs.first, MPFR_RNDN);  // exact: F inside binary64
+      table[(row * B + d) * 2 + 1] = mpfr_get_d(cs.second, MPFR_RNDN);
+      ++by_ziv;
     }
+  if (stats) {
+    for (std::size_t t = 0; t < 4; ++t) {
+      stats->binary64 += by_binary64[t];
+      stats->mpfr64 += by_mpfr64[t];
+    }
+    stats->ziv += by_ziv;
+  }
   return table;
+}
+
+/// realise_positions for n = 0..last: the horizon check's table, row n at [n·2B].
+std::vector<double> realised_table(Rotations& R, std::uint64_t last, TableStats* stats = nullptr) {
+  std::vector<std::uint64_t> positions(static_cast<std::size_t>(last + 1));
+  for (std::size_t n = 0; n < positions.size(); ++n) positions[n] = n;
+  return realise_positions(R, positions, TablePath::binary64, stats);
 }
 
 /// x as a 64-bit MPFR number rounded up (a rational upper bound).
