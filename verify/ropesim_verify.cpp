@@ -117,6 +117,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <functional>
 #include <iostream>
@@ -1261,6 +1262,97 @@ std::vector<double> realised_table(Rotations& R, std::uint64_t last, TableStats*
   return realise_positions(R, positions, TablePath::binary64, stats);
 }
 
+/// `ropesim-verify --self-test-trig N`: the table of fast_trig.hpp (realise_positions from the
+/// binary64 path) against the MPFR table (from the 64-bit MPFR path) bit for bit, on the
+/// positions 0..N−1 and 2^32 − 16..2^32 − 1 of real heads (llama3-8b, llama3.1-8b's scaled
+/// angles, single:g=1, a periodic head of turns) in bf16, fp16, fp32, p=5,e=5 and
+/// p=44 and p=52 (emin −126, emax 127: where the bound 2^−48 decides about a third of the
+/// values and none); on the first 64 and the last 16 positions also against Rotations::at alone
+/// (Ziv's loop); and the largest |v − cos θn|, |v − sin θn| of the binary64 values over
+/// llama3-8b's positions, against cos and sin at 200 bits, in units of 2^−53, which must not
+/// exceed kTrigError (32). Prints one line per head and format; exit 1 on the first
+/// disagreement or an error above the bound.
+int self_test_trig(long n) {
+  const std::vector<std::array<long, 3>> formats = {{8, -126, 127},  {11, -14, 15},
+                                                    {24, -126, 127}, {5, -14, 15},
+                                                    {44, -126, 127}, {52, -126, 127}};
+  std::vector<std::uint64_t> positions;
+  for (long i = 0; i < n; ++i) positions.push_back(static_cast<std::uint64_t>(i));
+  for (std::uint64_t i = (std::uint64_t{1} << 32) - 16; i < (std::uint64_t{1} << 32); ++i)
+    positions.push_back(i);
+  std::vector<std::uint64_t> few;
+  for (std::size_t r = 0; r < positions.size(); ++r)
+    if (r < 64 || r + 16 >= positions.size()) few.push_back(positions[r]);
+  for (const char* schedule :
+       {"llama3-8b", "llama3.1-8b", "single:g=1", "periodic:1/3,2/7,5/1000003"}) {
+    const std::vector<Block> blocks = schedule_definition(schedule);
+    const std::size_t B = blocks.size();
+    if (std::string(schedule) == "llama3-8b") {  // the binary64 values' largest error
+      double worst[2] = {0, 0};
+      constexpr mpfr_prec_t w = 200;
+      Mp x(w), c(w), s(w), v(w);
+      for (std::size_t d = 0; d < B; ++d) {
+        const TurnFraction tf = turn_fraction(blocks[d]);
+        Interval theta(w + 64);
+        if (!tf.valid || !enclose(*blocks[d].theta, theta)) return 1;
+        for (std::uint64_t p : positions) {
+          double cv = 0, sv = 0;
+          cos_sin_of_turn(tf.T * static_cast<U128>(p), cv, sv);
+          mpfr_mul_ui(x, theta.lo, static_cast<unsigned long>(p), MPFR_RNDN);  // ≤ 2^−220 off
+          mpfr_sin_cos(s, c, x, MPFR_RNDN);
+          for (int t = 0; t < 2; ++t) {
+            mpfr_set_d(v, t == 0 ? cv : sv, MPFR_RNDN);
+            mpfr_sub(v, v, t == 0 ? c : s, MPFR_RNDN);
+            worst[t] = std::max(worst[t], std::fabs(mpfr_get_d(v, MPFR_RNDU)) * 0x1p53);
+          }
+        }
+      }
+      char line[160];
+      std::snprintf(line, sizeof line,
+                    "%s: largest |v - cos| %.2f, |v - sin| %.2f units of 2^-53 over %zu "
+                    "positions x %zu blocks (bound %.0f)\n",
+                    schedule, worst[0], worst[1], positions.size(), B, kTrigError * 0x1p53);
+      std::cout << line;
+      if (std::max(worst[0], worst[1]) > kTrigError * 0x1p53) {
+        std::cout << "BOUND EXCEEDED: kTrigError is " << kTrigError * 0x1p53 << " units of 2^-53\n";
+        return 1;
+      }
+    }
+    for (const auto& bounds : formats) {
+      Format F;
+      F.p = bounds[0];
+      F.emin = bounds[1];
+      F.emax = bounds[2];
+      F.name = "p=" + std::to_string(F.p) + ",emin=" + std::to_string(F.emin) +
+               ",emax=" + std::to_string(F.emax);
+      F.rnd = MPFR_RNDN;
+      Rotations R(blocks, "r1", F);
+      TableStats fast_stats;
+      const auto fast = realise_positions(R, positions, TablePath::binary64, &fast_stats);
+      const auto mpfr = realise_positions(R, positions, TablePath::mpfr64);
+      const auto fast_few = realise_positions(R, few, TablePath::binary64);
+      const auto ziv = realise_positions(R, few, TablePath::ziv);
+      for (int pass = 0; pass < 2; ++pass) {
+        const auto& got = pass == 0 ? fast : fast_few;
+        const auto& want = pass == 0 ? mpfr : ziv;
+        const auto& where = pass == 0 ? positions : few;
+        for (std::size_t e = 0; e < got.size(); ++e)
+          if (std::bit_cast<std::uint64_t>(got[e]) != std::bit_cast<std::uint64_t>(want[e])) {
+            std::cout << "MISMATCH " << schedule << " " << F.name << " position "
+                      << where[e / (2 * B)] << " block " << (e / 2) % B << (e % 2 ? " sin" : " cos")
+                      << ": " << got[e] << " against " << (pass == 0 ? "MPFR " : "Ziv ") << want[e]
+                      << "\n";
+            return 1;
+          }
+      }
+      std::cout << schedule << " " << F.name << ": " << fast.size() << " values agree with MPFR ("
+                << fast_stats.binary64 << " of " << positions.size() * B
+                << " entries decided in binary64)\n";
+    }
+  }
+  return 0;
+}
+
 /// x as a 64-bit MPFR number rounded up (a rational upper bound).
 void set_up(Mp& out, const mpq_class& x) { mpfr_set_q(out, x.get_mpq_t(), MPFR_RNDU); }
 
@@ -1340,14 +1432,26 @@ void check_candidates(const json& c, Rotations& R, Head& head, const Format& F, 
   mpfr_get_q(Cq.get_mpq_t(), C);
 
   auto T0 = std::chrono::steady_clock::now();
-  auto lap = [&](const char* what) {
+  std::clock_t cpu0 = std::clock();
+  auto lap = [&](const char* what) {  // wall and CPU time of each phase (all threads)
     if (std::getenv("ROPESIM_VERIFY_STATS")) {
       auto t1 = std::chrono::steady_clock::now();
-      std::fprintf(stderr, "%s %.2f s\n", what, std::chrono::duration<double>(t1 - T0).count());
+      const std::clock_t cpu1 = std::clock();
+      std::fprintf(stderr, "%s %.2f s wall, %.2f s CPU\n", what,
+                   std::chrono::duration<double>(t1 - T0).count(),
+                   static_cast<double>(cpu1 - cpu0) / CLOCKS_PER_SEC);
       T0 = t1;
+      cpu0 = cpu1;
     }
   };
-  const std::vector<double> table = realised_table(R, std::max(last_query, max_offset));
+  TableStats table_stats;
+  const std::vector<double> table =
+      realised_table(R, std::max(last_query, max_offset), &table_stats);
+  if (std::getenv("ROPESIM_VERIFY_STATS"))
+    std::fprintf(stderr, "table entries decided: %llu binary64, %llu MPFR 64-bit, %llu Ziv\n",
+                 static_cast<unsigned long long>(table_stats.binary64),
+                 static_cast<unsigned long long>(table_stats.mpfr64),
+                 static_cast<unsigned long long>(table_stats.ziv));
   lap("table");
   auto rot = [&](std::uint64_t n) { return &table[static_cast<std::size_t>(n) * D]; };
   const FastF ar(F);
@@ -1866,6 +1970,16 @@ int main(int argc, char** argv) {
     } catch (const std::exception&) {
     }
     std::cerr << "ropesim-verify: --self-test-arithmetic N: N from 1 to 1e8\n";
+    return 2;
+  }
+  // the binary64 cos/sin of the horizon table (verify/fast_trig.hpp) against MPFR
+  if (argc == 3 && std::string(argv[1]) == "--self-test-trig") {
+    try {
+      const long n = std::stol(argv[2]);
+      if (n >= 1 && n <= 100000000) return self_test_trig(n);
+    } catch (const std::exception&) {
+    }
+    std::cerr << "ropesim-verify: --self-test-trig N: N from 1 to 1e8\n";
     return 2;
   }
   if (argc < 2 || argc > 3 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
