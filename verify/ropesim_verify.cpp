@@ -1129,6 +1129,10 @@ mpq_class own_error_bound(const json& c, const Format& F, const FValue& C, std::
 
 #include "fast_f.hpp"
 
+/// `ropesim-verify --audit-bounds FILE.json` (tests only): check_candidates also compares its
+/// split bound with a second evaluation and with realised errors (printed before the verdict).
+bool g_audit_bounds = false;
+
 /// The most block scores the per-query path of check_candidates computes when FastF is fast
 /// (about 5 ns each; MPFR's operations otherwise, under kMaxHorizonScores).
 /// proofs/reports/certificate.hpp kMaxHorizonCertificateFastScores is the same number.
@@ -1392,6 +1396,33 @@ void set_up(Mp& out, const mpq_class& x) { mpfr_set_q(out, x.get_mpq_t(), MPFR_R
 ///    t_i − f_large, i.e. S⁺(n) ≤ σ_i = (t_i − f_large − err_i)/C (rounded down; S⁺ rounded up
 ///    to binary64). The candidates are visited from the largest S⁺ down until S⁺ ≤ σ_i; each
 ///    competitor there is scored exactly (FastF) and must trail t_i by f_large (exact test).
+/// 4. The split bound (this checker's own, from 3(a) kept term by term). The error e_m of the
+///    partial sum s_m against the exact X_m = Σ_{c≤m} x_c obeys e_1 ≤ u·a_1 + η and
+///    e_m ≤ (1 + u)(e_{m−1} + u·a_m + η) + u·|X_m| + η (the rounded addend is within
+///    e_{m−1} + u·a_m + η of X_m), so, unrolled,
+///      |Ŝ_{i,j} − q̂_i·k̂_j| ≤ Σ_m gp_m·(u·a_m + η) + Σ_{m≥2} g_m·(u·|X_m| + η),
+///    g_m = (1 + u)^(D−m), gp_m = (1 + u)^(D−m+1) (gp_1 = g_1). X_m is split around the ideal
+///    vectors: per block q_{d,0}k_{d,0} = (A_d/2)(cos nθ_d + cos σθ_d) and q_{d,1}k_{d,1} =
+///    (A_d/2)(cos nθ_d − cos σθ_d), σ = i − k + j, so the ideal partial sum is
+///    J_m(n) = Σ_{d<m/2} A_d·cos nθ_d, plus (A_e/2)·(cos nθ_e + cos σθ_e) for odd m (e = ⌊m/2⌋,
+///    the block half summed), and |X_m| ≤ |Ĵ_m(n)| + M + γ_m + β̄_m + dev_m: Ĵ_m the same sum
+///    with the table's ĉ_{n,d} (and without the cos σθ term) in binary64, M = (D + 4)·2^−52·Σ|A_d|
+///    its binary64 error (each term A_d·ĉ rounded twice, at most D/2 + 1 additions of values
+///    ≤ Σ|A_d|), γ_m = (u + η)·(Σ_{d<m/2}|A_d| + [m odd]|A_e|/2) for ĉ against cos,
+///    β̄_m = [m odd]·|A_e|/2 for the cos σθ term, dev_m = Σ_{c≤m} (Δ_{d(c)} + |A_{d(c)}|(u + η))
+///    for x_c against q_c·k_c (|q̂_c − q_c| ≤ Δ_d of 3(c), |k̂_c − k_c| ≤ u + η, |k̂_c| ≤ 1).
+///    With 3(b) and 3(c): |Ŝ_{i,j} − C·S(n)| ≤ R_i + A(n), where
+///      R_i = Σ_m (u·gp_m + u + η)·a_m + K0,
+///      K0 = Σ_m gp_m·η + Σ_{m≥2} g_m·(η + u·(dev_m + β̄_m + γ_m + M)) + Q,
+///      A(n) = u·Σ_{m≥2} g_m·|Ĵ_m(n)|,
+///    the g's and K0 from MPFR rounded up, the two binary64 sums of non-negative terms times
+///    1 + 2^−40 plus 2^−1000 (γ_(D+1) and underflow), the rest in MPFR rounded up. A competitor
+///    at offset n is excluded at query i when u2(n) = S⁺(n) + A(n)/C (rounded up) ≤
+///    σ2_i = (t_i − f_large − R_i)/C (rounded down). The candidates are visited in decreasing
+///    u2 until u2(n) ≤ σ2_i; a visited one is scored unless 3's test excludes it. On llama3-8b
+///    in bf16 (C = 16384, 10^5 queries) this leaves 1.3·10^6 competitor scores instead of
+///    1.9·10^7 (ropesim, with its own split bound: 9.0·10^5). `--audit-bounds` compares R_i +
+///    A(n) with the recursion e_m evaluated directly at 256 bits and with realised errors.
 /// The block scores needed are counted before any is computed and refused (exit 2) beyond
 /// kMaxHorizonFastScores (FastF fast) or kMaxHorizonScores (MPFR). Needs F inside binary64.
 void check_candidates(const json& c, Rotations& R, Head& head, const Format& F, const FValue& C,
@@ -1477,13 +1508,15 @@ void check_candidates(const json& c, Rotations& R, Head& head, const Format& F, 
 
   // 3(c): Q = Σ_d 2Δ_d, exact, then rounded up
   mpq_class Qq = 0;
+  std::vector<mpq_class> Delta(B);  // Δ_d: |q̂_c − q_c| ≤ Δ_d for both coordinates of block d
   for (std::size_t d = 0; d < B; ++d) {
     const mpq_class A = abs(Cq * weights[d]);
     mpq_class b0, b1;
     mpfr_get_q(b0.get_mpq_t(), head.bias()[2 * d]);
     mpfr_get_q(b1.get_mpq_t(), head.bias()[2 * d + 1]);
     const mpq_class delta = (2 * u + eta) * (abs(b0) + abs(b1)) + 2 * u * A + 4 * eta;
-    Qq += 2 * (delta + u * (A + delta) + eta);
+    Delta[d] = delta + u * (A + delta) + eta;
+    Qq += 2 * Delta[d];
   }
   constexpr mpfr_prec_t wb = 64;
   Mp Qm(wb), um(wb), etam(wb), ue(wb), Cm(wb), fl(wb);
@@ -1544,12 +1577,99 @@ void check_candidates(const json& c, Rotations& R, Head& head, const Format& F, 
       if (candidate[n]) offsets.push_back(n);
     }
   }
+
+  // 4: the split bound. g[m] ≥ (1 + u)^(D−m), gp[m] ≥ (1 + u)^(D−m+1) (m ≥ 2; gp[1] ≥
+  // (1 + u)^(D−1)), rounded up to binary64; W_A = Σ_d |A_d|; M the binary64 error of Ĵ_m
+  std::vector<double> g(D + 1, 0.0), gp(D + 1, 0.0);
+  Mp one_plus_u(wb);
+  mpfr_add_ui(one_plus_u, um, 1, MPFR_RNDU);
+  {
+    Mp pw(wb);
+    mpfr_set_ui(pw, 1, MPFR_RNDU);
+    for (std::size_t m = D; m >= 1; --m) {  // pw = (1 + u)^(D−m)
+      g[m] = mpfr_get_d(pw, MPFR_RNDU);
+      if (m == 1) break;
+      mpfr_mul(pw, pw, one_plus_u, MPFR_RNDU);
+      gp[m] = mpfr_get_d(pw, MPFR_RNDU);
+    }
+    gp[1] = g[1];
+  }
+  std::vector<double> Ahat(B);  // RN(A_d) in binary64
+  mpq_class WA = 0;
+  for (std::size_t d = 0; d < B; ++d) {
+    const mpq_class A = Cq * weights[d];
+    Mp x(53);
+    mpfr_set_q(x, A.get_mpq_t(), MPFR_RNDN);
+    Ahat[d] = mpfr_get_d(x, MPFR_RNDN);
+    WA += abs(A);
+  }
+  const mpq_class Mq = mpq_class(static_cast<long>(D) + 4) * pow2(-52) * WA;
+  // K0 = Σ_m gp_m·η + Σ_{m≥2} g_m·(η + u·(dev_m + β̄_m + γ_m + M)) + Q (MPFR, upward); and
+  // the per-query weights wq_m = u·gp_m + (u + η) of a_m = |q̂_{i,m}|
+  Mp K0(wb);
+  std::vector<double> wq(D + 1, 0.0);
+  {
+    Mp term(wb), gm(wb), x(wb);
+    set_up(K0, Qq);
+    mpq_class dev = 0, prefix = 0;  // Σ_{c≤m}(Δ_d + |A_d|(u + η)); Σ_{d<m/2} |A_d|
+    for (std::size_t m = 1; m <= D; ++m) {
+      const std::size_t d = (m - 1) / 2;  // the block of coordinate m (1-based)
+      const mpq_class A = abs(Cq * weights[d]);
+      dev += Delta[d] + A * (u + eta);
+      if (m % 2 == 0) prefix += A;
+      const mpq_class half = m % 2 == 1 ? A / 2 : mpq_class(0);  // β̄_m, block m/2 half done
+      const mpq_class gamma = (u + eta) * (prefix + half);
+      mpfr_set_d(gm, gp[m], MPFR_RNDN);  // exact
+      mpfr_mul(term, gm, etam, MPFR_RNDU);
+      mpfr_add(K0, K0, term, MPFR_RNDU);
+      mpfr_mul(term, gm, um, MPFR_RNDU);
+      mpfr_add(term, term, ue, MPFR_RNDU);
+      wq[m] = mpfr_get_d(term, MPFR_RNDU);
+      if (m >= 2) {
+        set_up(x, mpq_class(eta + u * (dev + half + gamma + Mq)));
+        mpfr_set_d(gm, g[m], MPFR_RNDN);  // exact
+        mpfr_mul(term, gm, x, MPFR_RNDU);
+        mpfr_add(K0, K0, term, MPFR_RNDU);
+      }
+    }
+  }
+  // u2(n) ≥ S⁺(n) + A(n)/C, A(n) = u·Σ_{m≥2} g_m·|Ĵ_m(n)|, Ĵ_m from the table in binary64
+  Mp sum_margin(wb), tiny(wb), x2(wb), y2(wb);
+  mpfr_set_d(sum_margin, 1 + 0x1p-40, MPFR_RNDU);  // ≥ 1 + γ_(D+1) for D < 2^30
+  mpfr_set_d(tiny, 0x1p-1000, MPFR_RNDU);          // the underflow of D products, and more
+  std::vector<double> Splus2(max_offset + 1, HUGE_VAL), A_of(g_audit_bounds ? max_offset + 1 : 0);
+  for (std::uint64_t n : offsets) {
+    const double* cs = rot(n);
+    double sum = 0, acc = 0;
+    for (std::size_t m = 1; m <= D; ++m) {
+      const std::size_t d = (m - 1) / 2;
+      double J = 0;
+      if (m % 2 == 1) {
+        J = acc + (0.5 * Ahat[d]) * cs[2 * d];
+      } else {
+        acc += Ahat[d] * cs[2 * d];
+        J = acc;
+      }
+      if (m >= 2) sum += g[m] * std::fabs(J);
+    }
+    mpfr_set_d(x2, sum, MPFR_RNDN);  // exact
+    mpfr_mul(x2, x2, sum_margin, MPFR_RNDU);
+    mpfr_add(x2, x2, tiny, MPFR_RNDU);
+    mpfr_mul(x2, x2, um, MPFR_RNDU);  // ≥ A(n)
+    if (g_audit_bounds) A_of[n] = mpfr_get_d(x2, MPFR_RNDU);
+    mpfr_div(x2, x2, Cm, MPFR_RNDU);
+    mpfr_set_d(y2, Splus[n], MPFR_RNDN);  // exact
+    mpfr_add(x2, x2, y2, MPFR_RNDU);
+    Splus2[n] = mpfr_get_d(x2, MPFR_RNDU);
+  }
+  // visited in the order of u2 (the split bound's); each carries S⁺ for the global-E bound
   std::stable_sort(offsets.begin(), offsets.end(),
-                   [&](std::uint64_t a, std::uint64_t b) { return Splus[a] > Splus[b]; });
+                   [&](std::uint64_t a, std::uint64_t b) { return Splus2[a] > Splus2[b]; });
 
   // 3: per query, the target and the threshold σ_i; the work counted before any competitor
   const std::uint64_t first = k + 1, queries = n_max + 1 >= first ? n_max + 2 - first : 0;
-  std::vector<double> sigma(static_cast<std::size_t>(queries)), targets(sigma.size());
+  std::vector<double> sigma(static_cast<std::size_t>(queries)), targets(sigma.size()),
+      sigma2(sigma.size()), R_of(g_audit_bounds ? sigma.size() : 0);
   std::vector<double> q(D);
   double scores = 0;
   {
@@ -1586,16 +1706,161 @@ void check_candidates(const json& c, Rotations& R, Head& head, const Format& F, 
       mpfr_sub(s, s, err, MPFR_RNDD);
       mpfr_div(s, s, Cm, MPFR_RNDD);
       const double sg = mpfr_get_d(s, MPFR_RNDD);
+      // 4: R_i ≥ Σ_m wq_m·a_m + K0 (the binary64 sum of non-negative terms times 1 + 2^−40,
+      // plus 2^−1000 for underflow); σ2_i = (t_i − f_large − R_i)/C, rounded down
+      double weighted = 0;
+      for (std::size_t cc = 0; cc < D; ++cc) weighted += wq[cc + 1] * std::fabs(q[cc]);
+      mpfr_set_d(err, weighted, MPFR_RNDN);  // exact
+      mpfr_mul(err, err, sum_margin, MPFR_RNDU);
+      mpfr_add(err, err, tiny, MPFR_RNDU);
+      mpfr_add(err, err, K0, MPFR_RNDU);
+      if (g_audit_bounds) R_of[static_cast<std::size_t>(i - first)] = mpfr_get_d(err, MPFR_RNDU);
+      mpfr_set_d(s, target, MPFR_RNDN);  // exact
+      mpfr_sub(s, s, fl, MPFR_RNDD);
+      mpfr_sub(s, s, err, MPFR_RNDD);
+      mpfr_div(s, s, Cm, MPFR_RNDD);
+      const double sg2 = mpfr_get_d(s, MPFR_RNDD);
       const std::size_t at = static_cast<std::size_t>(i - first);
       sigma[at] = sg;
+      sigma2[at] = sg2;
       targets[at] = target;
       for (std::uint64_t n : offsets) {
-        if (Splus[n] <= sg) break;
+        if (Splus2[n] <= sg2) break;   // this and every later offset: the split bound
+        if (Splus[n] <= sg) continue;  // the per-query bound err_i
         scores += static_cast<double>(n <= i - k) + static_cast<double>(n < k);
       }
     }
   }
   lap("pass 1");
+  if (g_audit_bounds) {
+    // `--audit-bounds`: R_i + A(n) against (1) the recursion of 4 evaluated directly at 256
+    // bits (upward), e_1 = u·a_1 + η, e_m = (1 + u)(e_{m−1} + u·a_m + η) + u·X̄_m + η,
+    // X̄_m = |J_m(n)| + γ_m + dev_m + β̄_m with J_m summed exactly from the table, plus
+    // (u + η)·P_D + Q: a second implementation of the same bound, which the binary64 one must
+    // meet and exceed by at most 2^−30 relative; (2) the realised error |Ŝ_{i,j} − C·S(n)| of
+    // every key j, S(n) from cos at 160 bits: the bound must hold, and the largest ratio is
+    // printed. Queries: the first 24 and the last 2 certified.
+    constexpr mpfr_prec_t wa = 256;
+    Mp e(wa), xbar(wa), J(wa), t1(wa), t2(wa), upe(wa), ua(wa), etaa(wa), uea(wa), Qa(wa), lhs(wa);
+    set_up(ua, u);
+    set_up(etaa, eta);
+    set_up(uea, mpq_class(u + eta));
+    set_up(Qa, Qq);
+    mpfr_add_ui(upe, ua, 1, MPFR_RNDU);
+    std::vector<mpq_class> devs(D + 1), halves(D + 1), gammas(D + 1);
+    {
+      mpq_class dev = 0, prefix = 0;
+      for (std::size_t m = 1; m <= D; ++m) {
+        const std::size_t d = (m - 1) / 2;
+        const mpq_class A = abs(Cq * weights[d]);
+        dev += Delta[d] + A * (u + eta);
+        if (m % 2 == 0) prefix += A;
+        devs[m] = dev;
+        halves[m] = m % 2 == 1 ? A / 2 : mpq_class(0);
+        gammas[m] = (u + eta) * (prefix + halves[m]);
+      }
+    }
+    std::map<std::uint64_t, double> S_exact;  // C·S(n) at 160 bits, by |n|
+    std::vector<Interval> theta;
+    for (std::size_t d = 0; d < B; ++d) {
+      theta.emplace_back(224);
+      if (!R.block(d).turn && !enclose(*R.block(d).theta, theta.back()))
+        throw std::logic_error("audit: cannot enclose a block");
+    }
+    auto CS = [&](std::uint64_t n) {
+      if (auto it = S_exact.find(n); it != S_exact.end()) return it->second;
+      Mp x(160), cs(160), sum(160), w(160);
+      mpfr_set_zero(sum, 1);
+      for (std::size_t d = 0; d < B; ++d) {
+        if (R.block(d).turn) {
+          mpfr_const_pi(x, MPFR_RNDN);
+          mpq_class t = *R.block(d).turn * mpq_class(to_mpz(n));
+          t -= mpz_class(t.get_num() / t.get_den());
+          mpfr_mul_q(x, x, t.get_mpq_t(), MPFR_RNDN);
+          mpfr_mul_2ui(x, x, 1, MPFR_RNDN);
+        } else {
+          mpfr_mul_ui(x, theta[d].lo, static_cast<unsigned long>(n), MPFR_RNDN);
+        }
+        mpfr_cos(cs, x, MPFR_RNDN);
+        mpfr_set_q(w, weights[d].get_mpq_t(), MPFR_RNDN);
+        mpfr_mul(cs, cs, w, MPFR_RNDN);
+        mpfr_add(sum, sum, cs, MPFR_RNDN);
+      }
+      mpfr_mul(sum, sum, Cm, MPFR_RNDN);
+      return S_exact[n] = mpfr_get_d(sum, MPFR_RNDN);
+    };
+    double worst_ratio = 0, worst_excess = 0;
+    long pairs = 0;
+    std::vector<double> qa(D);
+    for (std::uint64_t i = first; i <= n_max + 1; ++i) {
+      if (i >= first + 24 && i + 2 <= n_max + 1) continue;
+      query(i, qa);
+      const std::size_t at = static_cast<std::size_t>(i - first);
+      for (std::uint64_t j = 0; j < i; ++j) {
+        const std::uint64_t n = i - k >= j ? i - k - j : j - (i - k);
+        if (n == 0 || n > max_offset || !(Splus2[n] < HUGE_VAL)) continue;  // the target
+        // (1) the recursion
+        const double* cs = rot(n);
+        mpfr_set_zero(e, 1);
+        mpfr_set_zero(J, 1);
+        Mp Jfull(wa), PD(wa);
+        mpfr_set_zero(Jfull, 1);
+        mpfr_set_zero(PD, 1);
+        for (std::size_t m = 1; m <= D; ++m) {
+          const std::size_t d = (m - 1) / 2;
+          mpfr_set_d(t1, std::fabs(qa[m - 1]), MPFR_RNDN);  // a_m, exact
+          mpfr_add(PD, PD, t1, MPFR_RNDU);
+          mpfr_mul(t1, t1, ua, MPFR_RNDU);
+          mpfr_add(t1, t1, etaa, MPFR_RNDU);  // u·a_m + η
+          mpfr_set_q(t2, mpq_class(Cq * weights[d]).get_mpq_t(), MPFR_RNDN);
+          mpfr_mul_d(t2, t2, cs[2 * d], MPFR_RNDN);  // A_d·ĉ_{n,d} (256 bits: exact enough)
+          if (m % 2 == 1) {
+            mpfr_div_2ui(t2, t2, 1, MPFR_RNDN);
+            mpfr_add(J, Jfull, t2, MPFR_RNDN);
+          } else {
+            mpfr_add(Jfull, Jfull, t2, MPFR_RNDN);
+            mpfr_set(J, Jfull, MPFR_RNDN);
+          }
+          if (m == 1) {
+            mpfr_set(e, t1, MPFR_RNDU);
+            continue;
+          }
+          mpfr_add(e, e, t1, MPFR_RNDU);
+          mpfr_mul(e, e, upe, MPFR_RNDU);
+          mpfr_abs(xbar, J, MPFR_RNDU);
+          set_up(t2, mpq_class(gammas[m] + devs[m] + halves[m]));
+          mpfr_add(xbar, xbar, t2, MPFR_RNDU);
+          mpfr_mul(xbar, xbar, ua, MPFR_RNDU);
+          mpfr_add(e, e, xbar, MPFR_RNDU);
+          mpfr_add(e, e, etaa, MPFR_RNDU);
+        }
+        mpfr_mul(t1, uea, PD, MPFR_RNDU);
+        mpfr_add(e, e, t1, MPFR_RNDU);
+        mpfr_add(e, e, Qa, MPFR_RNDU);
+        mpfr_set_d(lhs, R_of[at], MPFR_RNDN);
+        mpfr_add_d(lhs, lhs, A_of[n], MPFR_RNDU);  // the binary64 path's R_i + A(n)
+        mpfr_div(t1, lhs, e, MPFR_RNDN);
+        const double rel = mpfr_get_d(t1, MPFR_RNDN) - 1;
+        if (rel < -0x1p-100 || rel > 0x1p-30)
+          throw std::logic_error(
+              "audit: R_i + A(n) differs from the recursion at i = " + std::to_string(i) +
+              ", j = " + std::to_string(j) + " by " + std::to_string(rel) + " relative");
+        worst_excess = std::max(worst_excess, rel);
+        // (2) the realised error
+        const double sc = ar.dot(qa.data(), key(j), D);
+        const double dev = std::fabs(sc - CS(n));
+        worst_ratio = std::max(worst_ratio, dev / (R_of[at] + A_of[n]));
+        if (dev > R_of[at] + A_of[n])
+          throw std::logic_error("audit: |S^ - C*S(n)| above R_i + A(n) at i = " +
+                                 std::to_string(i) + ", j = " + std::to_string(j));
+        ++pairs;
+      }
+    }
+    std::printf(
+        "audit: %ld pairs; R_i + A(n) within %.2g of the recursion; largest "
+        "|S^ - C*S(n)|/(R_i + A(n)) = %.3f\n",
+        pairs, worst_excess, worst_ratio);
+  }
   if (std::getenv("ROPESIM_VERIFY_STATS"))
     std::fprintf(stderr, "candidates %zu, competitor scores %.0f\n", offsets.size(), scores);
   const double budget = ar.fast() ? kMaxHorizonFastScores : kMaxHorizonScores;
@@ -1638,10 +1903,11 @@ void check_candidates(const json& c, Rotations& R, Head& head, const Format& F, 
     for (std::uint64_t i = first + th; i <= n_max + 1; i += threads) {
       if (i > failed.load()) return;
       const std::size_t at = static_cast<std::size_t>(i - first);
-      const double sg = sigma[at], target = targets[at];
+      const double sg = sigma[at], sg2 = sigma2[at], target = targets[at];
       js.clear();
       for (std::uint64_t n : offsets) {
-        if (Splus[n] <= sg) break;
+        if (Splus2[n] <= sg2) break;
+        if (Splus[n] <= sg) continue;
         if (n <= i - k) js.push_back(i - k - n);  // offset +n
         if (n < k) js.push_back(i - k + n);       // offset −n (j < i)
       }
@@ -1981,6 +2247,11 @@ int main(int argc, char** argv) {
     }
     std::cerr << "ropesim-verify: --self-test-trig N: N from 1 to 1e8\n";
     return 2;
+  }
+  if (argc == 3 && std::string(argv[1]) == "--audit-bounds") {  // tests/cli/test_verify.cpp
+    g_audit_bounds = true;
+    --argc;
+    ++argv;
   }
   if (argc < 2 || argc > 3 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
     std::cerr

@@ -537,6 +537,33 @@ TEST_CASE("a bf16 certificate of a 64-block head is checked with per-query bound
   std::filesystem::remove(path);
 }
 
+TEST_CASE("ropesim-verify's split bound R_i + A(n) against its recursion and realised errors",
+          "[verify]") {
+  // `--audit-bounds` (check_candidates' part 4): on the first 24 and the last 2 certified
+  // queries, every key: the binary64 R_i + A(n) at least the recursion e_m evaluated at 256
+  // bits and at most 2^-30 above it, and every realised |S^ - C*S(n)| (S at 160 bits) below
+  // it. Seen failing: A(n) set to 0 (-0.81 relative on llama3-8b bf16, -0.34 on p=6) and the
+  // query-deviation sums dev_m left out of K0 (-0.041 on llama3-8b)
+  for (const std::string head :
+       {"--schedule llama3-8b --k 1 --C 8192 --format bf16 --max-length 3000",
+        "--schedule conventional:base=10000,dim=16 --k 1 --C 1024 --format p=6,e=6 "
+        "--max-length 3000",
+        "--schedule llama2-7b --k 1 --C 4096 --format fp16 --rounding downward --max-length "
+        "1000"}) {
+    DYNAMIC_SECTION(head) {
+      const std::string path = temp_path("horizon_audit.json");
+      REQUIRE(run("horizon " + head + " --certificate " + path).code == 0);
+      REQUIRE(read_json(path)["evidence"] == "candidates");
+      const Run v = run_binary(ROPESIM_VERIFY_BINARY, "--audit-bounds " + path);
+      INFO(v.out << v.err);
+      CHECK(v.code == 0);
+      CHECK(v.out.find("audit: ") == 0);
+      CHECK(v.out.find("\nVALID\n") != std::string::npos);
+      std::filesystem::remove(path);
+    }
+  }
+}
+
 TEST_CASE("forged bf16 and p=6 horizon certificates are rejected by the per-query path",
           "[verify]") {
   // The true failures (ropesim's scan-equal candidate algorithm): llama3-8b bf16 C = 4096
