@@ -69,8 +69,10 @@
 // −(k−1)..−1 use |n|). At each certified query the target t_i is computed exactly and a
 // per-query bound err_i on |Ŝ_{i,j} − C·S(n)|, valid for every key, from the realised query
 // alone (check_candidates states the derivation); a candidate offset with
-// C·S⁺(n) + err_i ≤ t_i − f_large is excluded there, and every other competitor (listed
-// candidates included) is scored exactly (F's arithmetic on binary64 where verify/fast_f.hpp
+// C·S⁺(n) + err_i ≤ t_i − f_large is excluded there, and so is one with
+// C·S⁺(n) + A(n) + R_i ≤ t_i − f_large (the split bound: R_i per query, A(n) per offset;
+// check_candidates part 4), and every other competitor (listed candidates included) is scored
+// exactly (F's arithmetic on binary64 where verify/fast_f.hpp
 // proves it exact, MPFR otherwise) and must trail
 // the target by f_large. The failing query is checked as for the scan.
 //
