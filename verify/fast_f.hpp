@@ -47,6 +47,18 @@ class FastF {
 #endif
   }
   bool fast() const { return fast_; }
+  /// Whether round_double is exact: nearest-even, 2 ≤ p ≤ 52 (one binary64 bit below F's last
+  /// at least), F's smallest subnormal 2^(emin−p+1) ≥ 2^−1000, emax ≥ 1. Wider than fast():
+  /// rounding one double needs no exact product or sum.
+  bool rounds_doubles() const {
+    return F_.rnd == MPFR_RNDN && F_.p >= 2 && F_.p <= 52 && F_.emin - F_.p + 1 >= -1000 &&
+           F_.emax >= 1 && F_.emax <= 1023;
+  }
+  /// round_F(x) for a finite or infinite double x (rounds_doubles() formats): round_nearest
+  /// with remainder 0, the argument of the header with e = 0.
+  double round_double(double x) const {
+    return round_nearest(x, [] { return 0.0; });
+  }
 
   /// round_F(a·b) for elements a, b of F (as doubles). Infinities and NaN behave in binary64
   /// as in F (IEEE), and no binary64 operation here overflows.
@@ -75,9 +87,13 @@ class FastF {
 
   /// Four dot products of q with k[0..3], interleaved (independent chains, the same
   /// operations as dot). With fast(): every rounding without branches (round_in_range; the
-  /// TwoSum remainder is always computed), and where any value leaves F's normal range (zero,
-  /// subnormal, overflow, infinity, NaN) the four products again through dot, whose values
-  /// are the reference (the self-test compares both on random vectors).
+  /// TwoSum remainder is always computed), and where any value leaves F's normal range and
+  /// zero (subnormal, overflow, infinity, NaN) the four products again through dot, whose
+  /// values are the reference (the self-test compares both on random vectors). An exact ±0
+  /// (a zero coordinate, a partial sum cancelling exactly: frequent in bf16) stays on the
+  /// chains: its bit pattern has no bit below F's last, so it rounds to itself with its sign,
+  /// as round_nearest's scaled path returns it, and the binary64 sum that produced it has
+  /// IEEE's sign of an exact zero sum, as F's has.
   void dot4(const double* q, const double* const k[4], std::size_t n, double out[4]) const {
 #if defined(__x86_64__)
     if (fast_ && avx2_) {
@@ -147,9 +163,12 @@ class FastF {
     const __m256i out = _mm256_add_epi64(_mm256_sub_epi64(bits, low), _mm256_sll_epi64(up, L.drop));
     // biased − low_biased outside [0, span] (signed: both are below 2^11), or |out| at or
     // above the overflow threshold (both below 2^63)
+    // (s = ±0 stays: its bits round to themselves, as round_scaled returns it)
     const __m256i rel = _mm256_sub_epi64(biased, L.low_biased);
-    leaves = _mm256_or_si256(leaves, _mm256_cmpgt_epi64(rel, L.span));
-    leaves = _mm256_or_si256(leaves, _mm256_cmpgt_epi64(_mm256_setzero_si256(), rel));
+    const __m256i s_zero = _mm256_cmpeq_epi64(_mm256_slli_epi64(bits, 1), _mm256_setzero_si256());
+    const __m256i outside = _mm256_or_si256(_mm256_cmpgt_epi64(rel, L.span),
+                                            _mm256_cmpgt_epi64(_mm256_setzero_si256(), rel));
+    leaves = _mm256_or_si256(leaves, _mm256_andnot_si256(s_zero, outside));
     leaves = _mm256_or_si256(
         leaves, _mm256_cmpgt_epi64(_mm256_and_si256(out, L.no_sign), L.overflow_less_one));
     return _mm256_castsi256_pd(out);
@@ -202,8 +221,10 @@ class FastF {
     const std::uint64_t tie = static_cast<std::uint64_t>(low == half_);
     const std::uint64_t out = bits - low + ((above | (tie & away)) << drop_);
     const std::uint64_t magnitude = out & ~(std::uint64_t{1} << 63);
-    leaves |= static_cast<bool>(static_cast<std::uint64_t>(biased - low_biased_ > span_) |
-                                static_cast<std::uint64_t>(magnitude >= overflow_bits_));
+    const std::uint64_t nonzero = static_cast<std::uint64_t>((bits << 1) != 0);  // ±0 stays
+    leaves |=
+        static_cast<bool>((static_cast<std::uint64_t>(biased - low_biased_ > span_) & nonzero) |
+                          static_cast<std::uint64_t>(magnitude >= overflow_bits_));
     return std::bit_cast<double>(out);
   }
   /// At a midpoint: away from zero when the remainder e points away, else toward zero; e = 0:
@@ -334,7 +355,15 @@ int self_test_arithmetic(long n) {
           const unsigned pick = static_cast<unsigned>(rng() % 1024);
           kk[c] = pick == 0 ? 0.0 : pick == 1 ? random_element() : moderate();
           if (pick == 2) kk[c] = std::ldexp(1.0, static_cast<int>(emin) - 2);
+          if (pick >= 3 && pick < 64) kk[c] = 0.0;  // zero products stay on the chains
         }
+      }
+      // every other vector: a partial sum cancels exactly (q_2 = q_1, k_2 = −k_1 in some
+      // lanes: an exact +0 mid-chain, which stays on the chains)
+      if (t % 2 == 1 && len >= 3) {
+        qv[1] = qv[0];
+        for (auto& kk : kv)
+          if (rng() & 1) kk[1] = -kk[0];
       }
       const double* ks[4] = {kv[0].data(), kv[1].data(), kv[2].data(), kv[3].data()};
       double got[2][4];

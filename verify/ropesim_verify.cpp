@@ -69,8 +69,10 @@
 // −(k−1)..−1 use |n|). At each certified query the target t_i is computed exactly and a
 // per-query bound err_i on |Ŝ_{i,j} − C·S(n)|, valid for every key, from the realised query
 // alone (check_candidates states the derivation); a candidate offset with
-// C·S⁺(n) + err_i ≤ t_i − f_large is excluded there, and every other competitor (listed
-// candidates included) is scored exactly (F's arithmetic on binary64 where verify/fast_f.hpp
+// C·S⁺(n) + err_i ≤ t_i − f_large is excluded there, and so is one with
+// C·S⁺(n) + A(n) + R_i ≤ t_i − f_large (the split bound: R_i per query, A(n) per offset;
+// check_candidates part 4), and every other competitor (listed candidates included) is scored
+// exactly (F's arithmetic on binary64 where verify/fast_f.hpp
 // proves it exact, MPFR otherwise) and must trail
 // the target by f_large. The failing query is checked as for the scan.
 //
@@ -117,6 +119,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <functional>
 #include <iostream>
@@ -1128,39 +1131,85 @@ mpq_class own_error_bound(const json& c, const Format& F, const FValue& C, std::
 
 #include "fast_f.hpp"
 
+/// `ropesim-verify --audit-bounds FILE.json` (tests only): check_candidates also compares its
+/// split bound with a second evaluation and with realised errors (printed before the verdict).
+bool g_audit_bounds = false;
+
 /// The most block scores the per-query path of check_candidates computes when FastF is fast
 /// (about 5 ns each; MPFR's operations otherwise, under kMaxHorizonScores).
 /// proofs/reports/certificate.hpp kMaxHorizonCertificateFastScores is the same number.
 constexpr double kMaxHorizonFastScores = 4e9;
 
-/// The realised rotations (ĉ, ŝ) of R̂_n for n = 0..last and every block d, as doubles
-/// (elements of F, exact), at [(n·B + d)·2] and [(n·B + d)·2 + 1]. Each is round_F of cos and
-/// sin of the exact angle θ_d·n (r1; r3's table entry is the same real). A block with an
-/// expression θ_d: θ_d is enclosed once at 64 bits, θ_d·n scaled outward, cos and sin taken at
-/// the lower end (MPFR, nearest) and widened by one ulp and by the enclosure's width
-/// (|cos y − cos x| ≤ |y − x|); when both ends round to the same element of F (rounding is
-/// monotone) that is the value. Otherwise, and for turn blocks, Rotations::at (Ziv's loop,
-/// the reference). Positions are split over up to 4 threads (MPFR's caches are thread-local);
-/// Rotations::at runs on the calling thread.
-std::vector<double> realised_table(Rotations& R, std::uint64_t last) {
+#include "fast_trig.hpp"
+
+/// Where realise_positions starts: the binary64 path (fast_trig.hpp), the 64-bit MPFR path, or
+/// Rotations::at for every value (Ziv's loop, the reference). Each later path takes what the
+/// earlier one leaves undecided.
+enum class TablePath { binary64, mpfr64, ziv };
+
+/// How many (position, block) entries each path decided.
+struct TableStats {
+  std::uint64_t binary64 = 0, mpfr64 = 0, ziv = 0;
+};
+
+/// The realised rotations (ĉ, ŝ) of R̂_n for the listed positions n (each ≤ 2^32) and every
+/// block d, as doubles (elements of F, exact), at [(row·B + d)·2] and [(row·B + d)·2 + 1]. Each
+/// is round_F of cos and sin of the exact angle θ_d·n (r1; r3's table entry is the same real).
+/// 1. binary64 (fast_trig.hpp; F nearest-even with 2 ≤ p ≤ 52 inside binary64): v within
+///    kTrigError = 2^−48 of cos θ_d n, proven there; when both ends of [v − 2^−48, v + 2^−48]
+///    (widened outward by one binary64 step) round to the same element of F (FastF::round_double),
+///    that is the value, since rounding is monotone.
+/// 2. A block with an expression θ_d: θ_d is enclosed once at 64 bits, θ_d·n scaled outward,
+///    cos and sin taken at the lower end (MPFR, nearest) and widened by one ulp and by the
+///    enclosure's width (|cos y − cos x| ≤ |y − x|); when both ends round to the same element
+///    of F, that is the value.
+/// 3. Otherwise, and for turn blocks, Rotations::at (Ziv's loop, the reference).
+/// Positions are split over up to 4 threads (MPFR's caches are thread-local); Rotations::at runs
+/// on the calling thread.
+std::vector<double> realise_positions(Rotations& R, const std::vector<std::uint64_t>& positions,
+                                      TablePath first = TablePath::binary64,
+                                      TableStats* stats = nullptr) {
   const Format& F = R.format();
   const std::size_t B = R.blocks();
-  const std::size_t N = static_cast<std::size_t>(last + 1);
+  const std::size_t N = positions.size();
   std::vector<double> table(N * B * 2, 0.0);
   std::vector<char> done(N * B, 0);
   constexpr mpfr_prec_t w = 64;
   std::vector<Interval> theta;
   std::vector<bool> expr(B, false);
+  std::vector<TurnFraction> turns(B);
+  const FastF ar(F);
+  const bool binary64 = first == TablePath::binary64 && ar.rounds_doubles();
   for (std::size_t d = 0; d < B; ++d) {
     theta.emplace_back(w);
     const Block& b = R.block(d);
-    if (!b.turn && enclose(*b.theta, theta.back())) expr[d] = true;
+    if (first != TablePath::ziv && !b.turn && enclose(*b.theta, theta.back())) expr[d] = true;
+    if (binary64) turns[d] = turn_fraction(b);
   }
-  auto work = [&](std::size_t first, std::size_t step) {
+  std::vector<std::uint64_t> by_binary64(4, 0), by_mpfr64(4, 0);
+  auto work = [&](std::size_t first_row, std::size_t step, std::size_t th) {
     Mp lo(w), hi(w), s(w), c(w), width(w), end_lo(w), end_hi(w);
     FValue a(F.p), b(F.p);
-    for (std::size_t n = first; n < N; n += step) {
+    // round_F(v) when every real within kTrigError of v rounds there (false otherwise)
+    auto decided = [&](double v, double& out) {
+      const double x = ar.round_double(std::nextafter(v - kTrigError, -HUGE_VAL));
+      const double y = ar.round_double(std::nextafter(v + kTrigError, HUGE_VAL));
+      out = x;
+      return std::bit_cast<std::uint64_t>(x) == std::bit_cast<std::uint64_t>(y);
+    };
+    for (std::size_t row = first_row; row < N; row += step) {
+      const std::uint64_t n = positions[row];
       for (std::size_t d = 0; d < B; ++d) {
+        double* out = &table[(row * B + d) * 2];
+        if (binary64 && turns[d].valid && n <= (std::uint64_t{1} << 32)) {
+          double cv = 0, sv = 0;
+          cos_sin_of_turn(turns[d].T * static_cast<U128>(n), cv, sv);  // mod 2^128
+          if (decided(cv, out[0]) && decided(sv, out[1])) {
+            done[row * B + d] = 1;
+            ++by_binary64[th];
+            continue;
+          }
+        }
         if (!expr[d]) continue;
         mpfr_mul_ui(lo, theta[d].lo, static_cast<unsigned long>(n), MPFR_RNDD);
         mpfr_mul_ui(hi, theta[d].hi, static_cast<unsigned long>(n), MPFR_RNDU);
@@ -1178,26 +1227,136 @@ std::vector<double> realised_table(Rotations& R, std::uint64_t last) {
           round_to_F(a, end_lo, F);
           round_to_F(b, end_hi, F);
           same = same_bits(a, b);
-          table[(n * B + d) * 2 + static_cast<std::size_t>(t)] = mpfr_get_d(a, MPFR_RNDN);
+          out[t] = mpfr_get_d(a, MPFR_RNDN);
         }
-        if (same) done[n * B + d] = 1;
+        if (same) {
+          done[row * B + d] = 1;
+          ++by_mpfr64[th];
+        }
       }
     }
   };
   const unsigned hw = std::thread::hardware_concurrency();
   const std::size_t threads = std::min<std::size_t>(std::max(1u, std::min(hw, 4u)), N);
   std::vector<std::thread> pool;
-  for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work, t, threads);
-  work(0, threads);
+  for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work, t, threads, t);
+  if (threads > 0) work(0, threads, 0);
   for (auto& t : pool) t.join();
-  for (std::size_t n = 0; n < N; ++n)
+  std::uint64_t by_ziv = 0;
+  for (std::size_t row = 0; row < N; ++row)
     for (std::size_t d = 0; d < B; ++d) {
-      if (done[n * B + d]) continue;
-      const auto& cs = R.at(d, n);
-      table[(n * B + d) * 2] = mpfr_get_d(cs.first, MPFR_RNDN);  // exact: F inside binary64
-      table[(n * B + d) * 2 + 1] = mpfr_get_d(cs.second, MPFR_RNDN);
+      if (done[row * B + d]) continue;
+      const auto& cs = R.at(d, positions[row]);
+      table[(row * B + d) * 2] = mpfr_get_d(cs.first, MPFR_RNDN);  // exact: F inside binary64
+      table[(row * B + d) * 2 + 1] = mpfr_get_d(cs.second, MPFR_RNDN);
+      ++by_ziv;
     }
+  if (stats) {
+    for (std::size_t t = 0; t < 4; ++t) {
+      stats->binary64 += by_binary64[t];
+      stats->mpfr64 += by_mpfr64[t];
+    }
+    stats->ziv += by_ziv;
+  }
   return table;
+}
+
+/// realise_positions for n = 0..last: the horizon check's table, row n at [n·2B].
+std::vector<double> realised_table(Rotations& R, std::uint64_t last, TableStats* stats = nullptr) {
+  std::vector<std::uint64_t> positions(static_cast<std::size_t>(last + 1));
+  for (std::size_t n = 0; n < positions.size(); ++n) positions[n] = n;
+  return realise_positions(R, positions, TablePath::binary64, stats);
+}
+
+/// `ropesim-verify --self-test-trig N`: the table of fast_trig.hpp (realise_positions from the
+/// binary64 path) against the MPFR table (from the 64-bit MPFR path) bit for bit, on the
+/// positions 0..N−1 and 2^32 − 16..2^32 − 1 of real heads (llama3-8b, llama3.1-8b's scaled
+/// angles, single:g=1, a periodic head of turns) in bf16, fp16, fp32, p=5,e=5 and
+/// p=44 and p=52 (emin −126, emax 127: where the bound 2^−48 decides about a third of the
+/// values and none); on the first 64 and the last 16 positions also against Rotations::at alone
+/// (Ziv's loop); and the largest |v − cos θn|, |v − sin θn| of the binary64 values over
+/// llama3-8b's positions, against cos and sin at 200 bits, in units of 2^−53, which must not
+/// exceed kTrigError (32). Prints one line per head and format; exit 1 on the first
+/// disagreement or an error above the bound.
+int self_test_trig(long n) {
+  const std::vector<std::array<long, 3>> formats = {{8, -126, 127},  {11, -14, 15},
+                                                    {24, -126, 127}, {5, -14, 15},
+                                                    {44, -126, 127}, {52, -126, 127}};
+  std::vector<std::uint64_t> positions;
+  for (long i = 0; i < n; ++i) positions.push_back(static_cast<std::uint64_t>(i));
+  for (std::uint64_t i = (std::uint64_t{1} << 32) - 16; i < (std::uint64_t{1} << 32); ++i)
+    positions.push_back(i);
+  std::vector<std::uint64_t> few;
+  for (std::size_t r = 0; r < positions.size(); ++r)
+    if (r < 64 || r + 16 >= positions.size()) few.push_back(positions[r]);
+  for (const char* schedule :
+       {"llama3-8b", "llama3.1-8b", "single:g=1", "periodic:1/3,2/7,5/1000003"}) {
+    const std::vector<Block> blocks = schedule_definition(schedule);
+    const std::size_t B = blocks.size();
+    if (std::string(schedule) == "llama3-8b") {  // the binary64 values' largest error
+      double worst[2] = {0, 0};
+      constexpr mpfr_prec_t w = 200;
+      Mp x(w), c(w), s(w), v(w);
+      for (std::size_t d = 0; d < B; ++d) {
+        const TurnFraction tf = turn_fraction(blocks[d]);
+        Interval theta(w + 64);
+        if (!tf.valid || !enclose(*blocks[d].theta, theta)) return 1;
+        for (std::uint64_t p : positions) {
+          double cv = 0, sv = 0;
+          cos_sin_of_turn(tf.T * static_cast<U128>(p), cv, sv);
+          mpfr_mul_ui(x, theta.lo, static_cast<unsigned long>(p), MPFR_RNDN);  // ≤ 2^−220 off
+          mpfr_sin_cos(s, c, x, MPFR_RNDN);
+          for (int t = 0; t < 2; ++t) {
+            mpfr_set_d(v, t == 0 ? cv : sv, MPFR_RNDN);
+            mpfr_sub(v, v, t == 0 ? c : s, MPFR_RNDN);
+            worst[t] = std::max(worst[t], std::fabs(mpfr_get_d(v, MPFR_RNDU)) * 0x1p53);
+          }
+        }
+      }
+      char line[160];
+      std::snprintf(line, sizeof line,
+                    "%s: largest |v - cos| %.2f, |v - sin| %.2f units of 2^-53 over %zu "
+                    "positions x %zu blocks (bound %.0f)\n",
+                    schedule, worst[0], worst[1], positions.size(), B, kTrigError * 0x1p53);
+      std::cout << line;
+      if (std::max(worst[0], worst[1]) > kTrigError * 0x1p53) {
+        std::cout << "BOUND EXCEEDED: kTrigError is " << kTrigError * 0x1p53 << " units of 2^-53\n";
+        return 1;
+      }
+    }
+    for (const auto& bounds : formats) {
+      Format F;
+      F.p = bounds[0];
+      F.emin = bounds[1];
+      F.emax = bounds[2];
+      F.name = "p=" + std::to_string(F.p) + ",emin=" + std::to_string(F.emin) +
+               ",emax=" + std::to_string(F.emax);
+      F.rnd = MPFR_RNDN;
+      Rotations R(blocks, "r1", F);
+      TableStats fast_stats;
+      const auto fast = realise_positions(R, positions, TablePath::binary64, &fast_stats);
+      const auto mpfr = realise_positions(R, positions, TablePath::mpfr64);
+      const auto fast_few = realise_positions(R, few, TablePath::binary64);
+      const auto ziv = realise_positions(R, few, TablePath::ziv);
+      for (int pass = 0; pass < 2; ++pass) {
+        const auto& got = pass == 0 ? fast : fast_few;
+        const auto& want = pass == 0 ? mpfr : ziv;
+        const auto& where = pass == 0 ? positions : few;
+        for (std::size_t e = 0; e < got.size(); ++e)
+          if (std::bit_cast<std::uint64_t>(got[e]) != std::bit_cast<std::uint64_t>(want[e])) {
+            std::cout << "MISMATCH " << schedule << " " << F.name << " position "
+                      << where[e / (2 * B)] << " block " << (e / 2) % B << (e % 2 ? " sin" : " cos")
+                      << ": " << got[e] << " against " << (pass == 0 ? "MPFR " : "Ziv ") << want[e]
+                      << "\n";
+            return 1;
+          }
+      }
+      std::cout << schedule << " " << F.name << ": " << fast.size() << " values agree with MPFR ("
+                << fast_stats.binary64 << " of " << positions.size() * B
+                << " entries decided in binary64)\n";
+    }
+  }
+  return 0;
 }
 
 /// x as a 64-bit MPFR number rounded up (a rational upper bound).
@@ -1239,6 +1398,33 @@ void set_up(Mp& out, const mpq_class& x) { mpfr_set_q(out, x.get_mpq_t(), MPFR_R
 ///    t_i − f_large, i.e. S⁺(n) ≤ σ_i = (t_i − f_large − err_i)/C (rounded down; S⁺ rounded up
 ///    to binary64). The candidates are visited from the largest S⁺ down until S⁺ ≤ σ_i; each
 ///    competitor there is scored exactly (FastF) and must trail t_i by f_large (exact test).
+/// 4. The split bound (this checker's own, from 3(a) kept term by term). The error e_m of the
+///    partial sum s_m against the exact X_m = Σ_{c≤m} x_c obeys e_1 ≤ u·a_1 + η and
+///    e_m ≤ (1 + u)(e_{m−1} + u·a_m + η) + u·|X_m| + η (the rounded addend is within
+///    e_{m−1} + u·a_m + η of X_m), so, unrolled,
+///      |Ŝ_{i,j} − q̂_i·k̂_j| ≤ Σ_m gp_m·(u·a_m + η) + Σ_{m≥2} g_m·(u·|X_m| + η),
+///    g_m = (1 + u)^(D−m), gp_m = (1 + u)^(D−m+1) (gp_1 = g_1). X_m is split around the ideal
+///    vectors: per block q_{d,0}k_{d,0} = (A_d/2)(cos nθ_d + cos σθ_d) and q_{d,1}k_{d,1} =
+///    (A_d/2)(cos nθ_d − cos σθ_d), σ = i − k + j, so the ideal partial sum is
+///    J_m(n) = Σ_{d<m/2} A_d·cos nθ_d, plus (A_e/2)·(cos nθ_e + cos σθ_e) for odd m (e = ⌊m/2⌋,
+///    the block half summed), and |X_m| ≤ |Ĵ_m(n)| + M + γ_m + β̄_m + dev_m: Ĵ_m the same sum
+///    with the table's ĉ_{n,d} (and without the cos σθ term) in binary64, M = (D + 4)·2^−52·Σ|A_d|
+///    its binary64 error (each term A_d·ĉ rounded twice, at most D/2 + 1 additions of values
+///    ≤ Σ|A_d|), γ_m = (u + η)·(Σ_{d<m/2}|A_d| + [m odd]|A_e|/2) for ĉ against cos,
+///    β̄_m = [m odd]·|A_e|/2 for the cos σθ term, dev_m = Σ_{c≤m} (Δ_{d(c)} + |A_{d(c)}|(u + η))
+///    for x_c against q_c·k_c (|q̂_c − q_c| ≤ Δ_d of 3(c), |k̂_c − k_c| ≤ u + η, |k̂_c| ≤ 1).
+///    With 3(b) and 3(c): |Ŝ_{i,j} − C·S(n)| ≤ R_i + A(n), where
+///      R_i = Σ_m (u·gp_m + u + η)·a_m + K0,
+///      K0 = Σ_m gp_m·η + Σ_{m≥2} g_m·(η + u·(dev_m + β̄_m + γ_m + M)) + Q,
+///      A(n) = u·Σ_{m≥2} g_m·|Ĵ_m(n)|,
+///    the g's and K0 from MPFR rounded up, the two binary64 sums of non-negative terms times
+///    1 + 2^−40 plus 2^−1000 (γ_(D+1) and underflow), the rest in MPFR rounded up. A competitor
+///    at offset n is excluded at query i when u2(n) = S⁺(n) + A(n)/C (rounded up) ≤
+///    σ2_i = (t_i − f_large − R_i)/C (rounded down). The candidates are visited in decreasing
+///    u2 until u2(n) ≤ σ2_i; a visited one is scored unless 3's test excludes it. On llama3-8b
+///    in bf16 (C = 16384, 10^5 queries) this leaves 1.3·10^6 competitor scores instead of
+///    1.9·10^7 (ropesim, with its own split bound: 9.0·10^5). `--audit-bounds` compares R_i +
+///    A(n) with the recursion e_m evaluated directly at 256 bits and with realised errors.
 /// The block scores needed are counted before any is computed and refused (exit 2) beyond
 /// kMaxHorizonFastScores (FastF fast) or kMaxHorizonScores (MPFR). Needs F inside binary64.
 void check_candidates(const json& c, Rotations& R, Head& head, const Format& F, const FValue& C,
@@ -1279,14 +1465,26 @@ void check_candidates(const json& c, Rotations& R, Head& head, const Format& F, 
   mpfr_get_q(Cq.get_mpq_t(), C);
 
   auto T0 = std::chrono::steady_clock::now();
-  auto lap = [&](const char* what) {
+  std::clock_t cpu0 = std::clock();
+  auto lap = [&](const char* what) {  // wall and CPU time of each phase (all threads)
     if (std::getenv("ROPESIM_VERIFY_STATS")) {
       auto t1 = std::chrono::steady_clock::now();
-      std::fprintf(stderr, "%s %.2f s\n", what, std::chrono::duration<double>(t1 - T0).count());
+      const std::clock_t cpu1 = std::clock();
+      std::fprintf(stderr, "%s %.2f s wall, %.2f s CPU\n", what,
+                   std::chrono::duration<double>(t1 - T0).count(),
+                   static_cast<double>(cpu1 - cpu0) / CLOCKS_PER_SEC);
       T0 = t1;
+      cpu0 = cpu1;
     }
   };
-  const std::vector<double> table = realised_table(R, std::max(last_query, max_offset));
+  TableStats table_stats;
+  const std::vector<double> table =
+      realised_table(R, std::max(last_query, max_offset), &table_stats);
+  if (std::getenv("ROPESIM_VERIFY_STATS"))
+    std::fprintf(stderr, "table entries decided: %llu binary64, %llu MPFR 64-bit, %llu Ziv\n",
+                 static_cast<unsigned long long>(table_stats.binary64),
+                 static_cast<unsigned long long>(table_stats.mpfr64),
+                 static_cast<unsigned long long>(table_stats.ziv));
   lap("table");
   auto rot = [&](std::uint64_t n) { return &table[static_cast<std::size_t>(n) * D]; };
   const FastF ar(F);
@@ -1312,13 +1510,15 @@ void check_candidates(const json& c, Rotations& R, Head& head, const Format& F, 
 
   // 3(c): Q = Σ_d 2Δ_d, exact, then rounded up
   mpq_class Qq = 0;
+  std::vector<mpq_class> Delta(B);  // Δ_d: |q̂_c − q_c| ≤ Δ_d for both coordinates of block d
   for (std::size_t d = 0; d < B; ++d) {
     const mpq_class A = abs(Cq * weights[d]);
     mpq_class b0, b1;
     mpfr_get_q(b0.get_mpq_t(), head.bias()[2 * d]);
     mpfr_get_q(b1.get_mpq_t(), head.bias()[2 * d + 1]);
     const mpq_class delta = (2 * u + eta) * (abs(b0) + abs(b1)) + 2 * u * A + 4 * eta;
-    Qq += 2 * (delta + u * (A + delta) + eta);
+    Delta[d] = delta + u * (A + delta) + eta;
+    Qq += 2 * Delta[d];
   }
   constexpr mpfr_prec_t wb = 64;
   Mp Qm(wb), um(wb), etam(wb), ue(wb), Cm(wb), fl(wb);
@@ -1379,12 +1579,99 @@ void check_candidates(const json& c, Rotations& R, Head& head, const Format& F, 
       if (candidate[n]) offsets.push_back(n);
     }
   }
+
+  // 4: the split bound. g[m] ≥ (1 + u)^(D−m), gp[m] ≥ (1 + u)^(D−m+1) (m ≥ 2; gp[1] ≥
+  // (1 + u)^(D−1)), rounded up to binary64; W_A = Σ_d |A_d|; M the binary64 error of Ĵ_m
+  std::vector<double> g(D + 1, 0.0), gp(D + 1, 0.0);
+  Mp one_plus_u(wb);
+  mpfr_add_ui(one_plus_u, um, 1, MPFR_RNDU);
+  {
+    Mp pw(wb);
+    mpfr_set_ui(pw, 1, MPFR_RNDU);
+    for (std::size_t m = D; m >= 1; --m) {  // pw = (1 + u)^(D−m)
+      g[m] = mpfr_get_d(pw, MPFR_RNDU);
+      if (m == 1) break;
+      mpfr_mul(pw, pw, one_plus_u, MPFR_RNDU);
+      gp[m] = mpfr_get_d(pw, MPFR_RNDU);
+    }
+    gp[1] = g[1];
+  }
+  std::vector<double> Ahat(B);  // RN(A_d) in binary64
+  mpq_class WA = 0;
+  for (std::size_t d = 0; d < B; ++d) {
+    const mpq_class A = Cq * weights[d];
+    Mp x(53);
+    mpfr_set_q(x, A.get_mpq_t(), MPFR_RNDN);
+    Ahat[d] = mpfr_get_d(x, MPFR_RNDN);
+    WA += abs(A);
+  }
+  const mpq_class Mq = mpq_class(static_cast<long>(D) + 4) * pow2(-52) * WA;
+  // K0 = Σ_m gp_m·η + Σ_{m≥2} g_m·(η + u·(dev_m + β̄_m + γ_m + M)) + Q (MPFR, upward); and
+  // the per-query weights wq_m = u·gp_m + (u + η) of a_m = |q̂_{i,m}|
+  Mp K0(wb);
+  std::vector<double> wq(D + 1, 0.0);
+  {
+    Mp term(wb), gm(wb), x(wb);
+    set_up(K0, Qq);
+    mpq_class dev = 0, prefix = 0;  // Σ_{c≤m}(Δ_d + |A_d|(u + η)); Σ_{d<m/2} |A_d|
+    for (std::size_t m = 1; m <= D; ++m) {
+      const std::size_t d = (m - 1) / 2;  // the block of coordinate m (1-based)
+      const mpq_class A = abs(Cq * weights[d]);
+      dev += Delta[d] + A * (u + eta);
+      if (m % 2 == 0) prefix += A;
+      const mpq_class half = m % 2 == 1 ? A / 2 : mpq_class(0);  // β̄_m, block m/2 half done
+      const mpq_class gamma = (u + eta) * (prefix + half);
+      mpfr_set_d(gm, gp[m], MPFR_RNDN);  // exact
+      mpfr_mul(term, gm, etam, MPFR_RNDU);
+      mpfr_add(K0, K0, term, MPFR_RNDU);
+      mpfr_mul(term, gm, um, MPFR_RNDU);
+      mpfr_add(term, term, ue, MPFR_RNDU);
+      wq[m] = mpfr_get_d(term, MPFR_RNDU);
+      if (m >= 2) {
+        set_up(x, mpq_class(eta + u * (dev + half + gamma + Mq)));
+        mpfr_set_d(gm, g[m], MPFR_RNDN);  // exact
+        mpfr_mul(term, gm, x, MPFR_RNDU);
+        mpfr_add(K0, K0, term, MPFR_RNDU);
+      }
+    }
+  }
+  // u2(n) ≥ S⁺(n) + A(n)/C, A(n) = u·Σ_{m≥2} g_m·|Ĵ_m(n)|, Ĵ_m from the table in binary64
+  Mp sum_margin(wb), tiny(wb), x2(wb), y2(wb);
+  mpfr_set_d(sum_margin, 1 + 0x1p-40, MPFR_RNDU);  // ≥ 1 + γ_(D+1) for D < 2^30
+  mpfr_set_d(tiny, 0x1p-1000, MPFR_RNDU);          // the underflow of D products, and more
+  std::vector<double> Splus2(max_offset + 1, HUGE_VAL), A_of(g_audit_bounds ? max_offset + 1 : 0);
+  for (std::uint64_t n : offsets) {
+    const double* cs = rot(n);
+    double sum = 0, acc = 0;
+    for (std::size_t m = 1; m <= D; ++m) {
+      const std::size_t d = (m - 1) / 2;
+      double J = 0;
+      if (m % 2 == 1) {
+        J = acc + (0.5 * Ahat[d]) * cs[2 * d];
+      } else {
+        acc += Ahat[d] * cs[2 * d];
+        J = acc;
+      }
+      if (m >= 2) sum += g[m] * std::fabs(J);
+    }
+    mpfr_set_d(x2, sum, MPFR_RNDN);  // exact
+    mpfr_mul(x2, x2, sum_margin, MPFR_RNDU);
+    mpfr_add(x2, x2, tiny, MPFR_RNDU);
+    mpfr_mul(x2, x2, um, MPFR_RNDU);  // ≥ A(n)
+    if (g_audit_bounds) A_of[n] = mpfr_get_d(x2, MPFR_RNDU);
+    mpfr_div(x2, x2, Cm, MPFR_RNDU);
+    mpfr_set_d(y2, Splus[n], MPFR_RNDN);  // exact
+    mpfr_add(x2, x2, y2, MPFR_RNDU);
+    Splus2[n] = mpfr_get_d(x2, MPFR_RNDU);
+  }
+  // visited in the order of u2 (the split bound's); each carries S⁺ for the global-E bound
   std::stable_sort(offsets.begin(), offsets.end(),
-                   [&](std::uint64_t a, std::uint64_t b) { return Splus[a] > Splus[b]; });
+                   [&](std::uint64_t a, std::uint64_t b) { return Splus2[a] > Splus2[b]; });
 
   // 3: per query, the target and the threshold σ_i; the work counted before any competitor
   const std::uint64_t first = k + 1, queries = n_max + 1 >= first ? n_max + 2 - first : 0;
-  std::vector<double> sigma(static_cast<std::size_t>(queries)), targets(sigma.size());
+  std::vector<double> sigma(static_cast<std::size_t>(queries)), targets(sigma.size()),
+      sigma2(sigma.size()), R_of(g_audit_bounds ? sigma.size() : 0);
   std::vector<double> q(D);
   double scores = 0;
   {
@@ -1421,16 +1708,161 @@ void check_candidates(const json& c, Rotations& R, Head& head, const Format& F, 
       mpfr_sub(s, s, err, MPFR_RNDD);
       mpfr_div(s, s, Cm, MPFR_RNDD);
       const double sg = mpfr_get_d(s, MPFR_RNDD);
+      // 4: R_i ≥ Σ_m wq_m·a_m + K0 (the binary64 sum of non-negative terms times 1 + 2^−40,
+      // plus 2^−1000 for underflow); σ2_i = (t_i − f_large − R_i)/C, rounded down
+      double weighted = 0;
+      for (std::size_t cc = 0; cc < D; ++cc) weighted += wq[cc + 1] * std::fabs(q[cc]);
+      mpfr_set_d(err, weighted, MPFR_RNDN);  // exact
+      mpfr_mul(err, err, sum_margin, MPFR_RNDU);
+      mpfr_add(err, err, tiny, MPFR_RNDU);
+      mpfr_add(err, err, K0, MPFR_RNDU);
+      if (g_audit_bounds) R_of[static_cast<std::size_t>(i - first)] = mpfr_get_d(err, MPFR_RNDU);
+      mpfr_set_d(s, target, MPFR_RNDN);  // exact
+      mpfr_sub(s, s, fl, MPFR_RNDD);
+      mpfr_sub(s, s, err, MPFR_RNDD);
+      mpfr_div(s, s, Cm, MPFR_RNDD);
+      const double sg2 = mpfr_get_d(s, MPFR_RNDD);
       const std::size_t at = static_cast<std::size_t>(i - first);
       sigma[at] = sg;
+      sigma2[at] = sg2;
       targets[at] = target;
       for (std::uint64_t n : offsets) {
-        if (Splus[n] <= sg) break;
+        if (Splus2[n] <= sg2) break;   // this and every later offset: the split bound
+        if (Splus[n] <= sg) continue;  // the per-query bound err_i
         scores += static_cast<double>(n <= i - k) + static_cast<double>(n < k);
       }
     }
   }
   lap("pass 1");
+  if (g_audit_bounds) {
+    // `--audit-bounds`: R_i + A(n) against (1) the recursion of 4 evaluated directly at 256
+    // bits (upward), e_1 = u·a_1 + η, e_m = (1 + u)(e_{m−1} + u·a_m + η) + u·X̄_m + η,
+    // X̄_m = |J_m(n)| + γ_m + dev_m + β̄_m with J_m summed exactly from the table, plus
+    // (u + η)·P_D + Q: a second implementation of the same bound, which the binary64 one must
+    // meet and exceed by at most 2^−30 relative; (2) the realised error |Ŝ_{i,j} − C·S(n)| of
+    // every key j, S(n) from cos at 160 bits: the bound must hold, and the largest ratio is
+    // printed. Queries: the first 24 and the last 2 certified.
+    constexpr mpfr_prec_t wa = 256;
+    Mp e(wa), xbar(wa), J(wa), t1(wa), t2(wa), upe(wa), ua(wa), etaa(wa), uea(wa), Qa(wa), lhs(wa);
+    set_up(ua, u);
+    set_up(etaa, eta);
+    set_up(uea, mpq_class(u + eta));
+    set_up(Qa, Qq);
+    mpfr_add_ui(upe, ua, 1, MPFR_RNDU);
+    std::vector<mpq_class> devs(D + 1), halves(D + 1), gammas(D + 1);
+    {
+      mpq_class dev = 0, prefix = 0;
+      for (std::size_t m = 1; m <= D; ++m) {
+        const std::size_t d = (m - 1) / 2;
+        const mpq_class A = abs(Cq * weights[d]);
+        dev += Delta[d] + A * (u + eta);
+        if (m % 2 == 0) prefix += A;
+        devs[m] = dev;
+        halves[m] = m % 2 == 1 ? A / 2 : mpq_class(0);
+        gammas[m] = (u + eta) * (prefix + halves[m]);
+      }
+    }
+    std::map<std::uint64_t, double> S_exact;  // C·S(n) at 160 bits, by |n|
+    std::vector<Interval> theta;
+    for (std::size_t d = 0; d < B; ++d) {
+      theta.emplace_back(224);
+      if (!R.block(d).turn && !enclose(*R.block(d).theta, theta.back()))
+        throw std::logic_error("audit: cannot enclose a block");
+    }
+    auto CS = [&](std::uint64_t n) {
+      if (auto it = S_exact.find(n); it != S_exact.end()) return it->second;
+      Mp x(160), cs(160), sum(160), w(160);
+      mpfr_set_zero(sum, 1);
+      for (std::size_t d = 0; d < B; ++d) {
+        if (R.block(d).turn) {
+          mpfr_const_pi(x, MPFR_RNDN);
+          mpq_class t = *R.block(d).turn * mpq_class(to_mpz(n));
+          t -= mpz_class(t.get_num() / t.get_den());
+          mpfr_mul_q(x, x, t.get_mpq_t(), MPFR_RNDN);
+          mpfr_mul_2ui(x, x, 1, MPFR_RNDN);
+        } else {
+          mpfr_mul_ui(x, theta[d].lo, static_cast<unsigned long>(n), MPFR_RNDN);
+        }
+        mpfr_cos(cs, x, MPFR_RNDN);
+        mpfr_set_q(w, weights[d].get_mpq_t(), MPFR_RNDN);
+        mpfr_mul(cs, cs, w, MPFR_RNDN);
+        mpfr_add(sum, sum, cs, MPFR_RNDN);
+      }
+      mpfr_mul(sum, sum, Cm, MPFR_RNDN);
+      return S_exact[n] = mpfr_get_d(sum, MPFR_RNDN);
+    };
+    double worst_ratio = 0, worst_excess = 0;
+    long pairs = 0;
+    std::vector<double> qa(D);
+    for (std::uint64_t i = first; i <= n_max + 1; ++i) {
+      if (i >= first + 24 && i + 2 <= n_max + 1) continue;
+      query(i, qa);
+      const std::size_t at = static_cast<std::size_t>(i - first);
+      for (std::uint64_t j = 0; j < i; ++j) {
+        const std::uint64_t n = i - k >= j ? i - k - j : j - (i - k);
+        if (n == 0 || n > max_offset || !(Splus2[n] < HUGE_VAL)) continue;  // the target
+        // (1) the recursion
+        const double* cs = rot(n);
+        mpfr_set_zero(e, 1);
+        mpfr_set_zero(J, 1);
+        Mp Jfull(wa), PD(wa);
+        mpfr_set_zero(Jfull, 1);
+        mpfr_set_zero(PD, 1);
+        for (std::size_t m = 1; m <= D; ++m) {
+          const std::size_t d = (m - 1) / 2;
+          mpfr_set_d(t1, std::fabs(qa[m - 1]), MPFR_RNDN);  // a_m, exact
+          mpfr_add(PD, PD, t1, MPFR_RNDU);
+          mpfr_mul(t1, t1, ua, MPFR_RNDU);
+          mpfr_add(t1, t1, etaa, MPFR_RNDU);  // u·a_m + η
+          mpfr_set_q(t2, mpq_class(Cq * weights[d]).get_mpq_t(), MPFR_RNDN);
+          mpfr_mul_d(t2, t2, cs[2 * d], MPFR_RNDN);  // A_d·ĉ_{n,d} (256 bits: exact enough)
+          if (m % 2 == 1) {
+            mpfr_div_2ui(t2, t2, 1, MPFR_RNDN);
+            mpfr_add(J, Jfull, t2, MPFR_RNDN);
+          } else {
+            mpfr_add(Jfull, Jfull, t2, MPFR_RNDN);
+            mpfr_set(J, Jfull, MPFR_RNDN);
+          }
+          if (m == 1) {
+            mpfr_set(e, t1, MPFR_RNDU);
+            continue;
+          }
+          mpfr_add(e, e, t1, MPFR_RNDU);
+          mpfr_mul(e, e, upe, MPFR_RNDU);
+          mpfr_abs(xbar, J, MPFR_RNDU);
+          set_up(t2, mpq_class(gammas[m] + devs[m] + halves[m]));
+          mpfr_add(xbar, xbar, t2, MPFR_RNDU);
+          mpfr_mul(xbar, xbar, ua, MPFR_RNDU);
+          mpfr_add(e, e, xbar, MPFR_RNDU);
+          mpfr_add(e, e, etaa, MPFR_RNDU);
+        }
+        mpfr_mul(t1, uea, PD, MPFR_RNDU);
+        mpfr_add(e, e, t1, MPFR_RNDU);
+        mpfr_add(e, e, Qa, MPFR_RNDU);
+        mpfr_set_d(lhs, R_of[at], MPFR_RNDN);
+        mpfr_add_d(lhs, lhs, A_of[n], MPFR_RNDU);  // the binary64 path's R_i + A(n)
+        mpfr_div(t1, lhs, e, MPFR_RNDN);
+        const double rel = mpfr_get_d(t1, MPFR_RNDN) - 1;
+        if (rel < -0x1p-100 || rel > 0x1p-30)
+          throw std::logic_error(
+              "audit: R_i + A(n) differs from the recursion at i = " + std::to_string(i) +
+              ", j = " + std::to_string(j) + " by " + std::to_string(rel) + " relative");
+        worst_excess = std::max(worst_excess, rel);
+        // (2) the realised error
+        const double sc = ar.dot(qa.data(), key(j), D);
+        const double dev = std::fabs(sc - CS(n));
+        worst_ratio = std::max(worst_ratio, dev / (R_of[at] + A_of[n]));
+        if (dev > R_of[at] + A_of[n])
+          throw std::logic_error("audit: |S^ - C*S(n)| above R_i + A(n) at i = " +
+                                 std::to_string(i) + ", j = " + std::to_string(j));
+        ++pairs;
+      }
+    }
+    std::printf(
+        "audit: %ld pairs; R_i + A(n) within %.2g of the recursion; largest "
+        "|S^ - C*S(n)|/(R_i + A(n)) = %.3f\n",
+        pairs, worst_excess, worst_ratio);
+  }
   if (std::getenv("ROPESIM_VERIFY_STATS"))
     std::fprintf(stderr, "candidates %zu, competitor scores %.0f\n", offsets.size(), scores);
   const double budget = ar.fast() ? kMaxHorizonFastScores : kMaxHorizonScores;
@@ -1473,10 +1905,11 @@ void check_candidates(const json& c, Rotations& R, Head& head, const Format& F, 
     for (std::uint64_t i = first + th; i <= n_max + 1; i += threads) {
       if (i > failed.load()) return;
       const std::size_t at = static_cast<std::size_t>(i - first);
-      const double sg = sigma[at], target = targets[at];
+      const double sg = sigma[at], sg2 = sigma2[at], target = targets[at];
       js.clear();
       for (std::uint64_t n : offsets) {
-        if (Splus[n] <= sg) break;
+        if (Splus2[n] <= sg2) break;
+        if (Splus[n] <= sg) continue;
         if (n <= i - k) js.push_back(i - k - n);  // offset +n
         if (n < k) js.push_back(i - k + n);       // offset −n (j < i)
       }
@@ -1806,6 +2239,21 @@ int main(int argc, char** argv) {
     }
     std::cerr << "ropesim-verify: --self-test-arithmetic N: N from 1 to 1e8\n";
     return 2;
+  }
+  // the binary64 cos/sin of the horizon table (verify/fast_trig.hpp) against MPFR
+  if (argc == 3 && std::string(argv[1]) == "--self-test-trig") {
+    try {
+      const long n = std::stol(argv[2]);
+      if (n >= 1 && n <= 100000000) return self_test_trig(n);
+    } catch (const std::exception&) {
+    }
+    std::cerr << "ropesim-verify: --self-test-trig N: N from 1 to 1e8\n";
+    return 2;
+  }
+  if (argc == 3 && std::string(argv[1]) == "--audit-bounds") {  // tests/cli/test_verify.cpp
+    g_audit_bounds = true;
+    --argc;
+    ++argv;
   }
   if (argc < 2 || argc > 3 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
     std::cerr

@@ -646,6 +646,20 @@ RangeEstimate estimate_certified_range_fast(const FixedOffsetHead& head, std::ui
   const double per_offset = ropesim::seconds_since(t0) / static_cast<double>(offsets);
   est.seconds_per_offset = per_offset;
   est.candidate_density = static_cast<double>(found.size()) / static_cast<double>(offsets);
+  // the split bound's A(n) (O(blocks), a libm cos per block) is computed for EVERY candidate
+  // offset when the run indexes them by u2(n) (certified_range_fast's extend_positive), not
+  // only for those the probe's σ keeps: timed on up to 1024 candidates spread over the probe
+  // of offsets, charged to each candidate (for bf16 heads every offset is one)
+  double t_offset_error = 0;
+  if (bound.has_split() && !found.empty()) {
+    const std::size_t sample = std::min<std::size_t>(1024, found.size());
+    double sink = 0;
+    t0 = std::chrono::steady_clock::now();
+    for (std::size_t x = 0; x < sample; ++x)
+      sink += bound.offset_error(found[x * found.size() / sample]);
+    t_offset_error = ropesim::seconds_since(t0) / static_cast<double>(sample);
+    if (!(sink >= 0)) t_offset_error = 0;  // keeps the loop (A(n) ≥ 0 always)
+  }
   // scores: one target per query, and each scored offset n at the queries i ≥ n + k; beyond
   // the probe of offsets, the density of scored offsets over its second half
   double competitor_scores = 0;
@@ -660,7 +674,8 @@ RangeEstimate estimate_certified_range_fast(const FixedOffsetHead& head, std::ui
   est.scored_density = static_cast<double>(scored.size()) / O;
   const double kept = static_cast<double>(detail::kKeyStoreBytes) / (8 * Dd);
   const double far = L > kept ? rho_tail * (L - kept) * (L - kept) / 2 : 0;  // realised again
-  const double work = L * (est.seconds_per_position + per_offset + t_query) +
+  const double work = L * (est.seconds_per_position + per_offset + t_query +
+                           est.candidate_density * t_offset_error) +
                       far * est.seconds_per_position / 2 + est.scores * t_score;
   est.seconds = work / std::max(1u, threads);
   if (est.fails_in_probe) {

@@ -140,9 +140,11 @@ struct RangeEstimate {
 /// dot8 where it applies); the candidate offsets among the first min(max_length, 20000) and
 /// those with u(n) above the probe's smallest σ. Then scores ≈ L + Σ_n (L − k − n) over those
 /// offsets, plus their density over the probe's second half times (L − 20000)²/2 beyond it;
-/// seconds ≈ [L·(t_position + t_offset + t_query) + scores·t_score + keys realised again] /
-/// threads (t_query: the query's error bound err_i), or
-/// only the probe's when a probe query fails. bytes ≈ min(L, K)·8·head_dim + the batch's
+/// seconds ≈ [L·(t_position + t_offset + t_query + density·t_split) + scores·t_score + keys
+/// realised again] / threads (t_query: the query's error bounds err_i and R_i; t_split: the
+/// split bound's A(n) of one candidate offset, timed on up to 1024 of the probe's candidates,
+/// since the run computes it for every candidate offset), or only the probe's when a probe
+/// query fails. bytes ≈ min(L, K)·8·head_dim + the batch's
 /// buffers + 16·L (offset index and counts). Cost: a few hundredths of a second for llama2-7b.
 /// Throws InvalidArgument outside the domain (fast_range_refusal's reason).
 RangeEstimate estimate_certified_range_fast(const FixedOffsetHead& head, std::uint64_t max_length,

@@ -11,7 +11,9 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "tests/cli/cli_support.hpp"
 
@@ -480,6 +482,40 @@ TEST_CASE("ropesim-verify's binary64 emulation of F agrees with its MPFR operati
         "p=5,emin=-14,emax=15: 300000 operations agree, 8004 dot products\n");
 }
 
+TEST_CASE("ropesim-verify's binary64 cos and sin give the MPFR table bit for bit", "[verify]") {
+  // verify/fast_trig.hpp: the horizon table realised from binary64 cos/sin with the proven
+  // bound 2^-48 against the 64-bit MPFR path (and Ziv's loop alone on 80 positions), on
+  // positions 0..511 and 2^32-16..2^32-1 of llama3-8b, llama3.1-8b, single:g=1 and a periodic
+  // head, in bf16, fp16, fp32, p=5, p=44, p=52; the measured error below the bound. Seen
+  // failing: every value decided without the rounding test (position 0: sin 0 in bf16 taken
+  // as -3.6e-15), the bound set to 2^-53 (BOUND EXCEEDED: 1.71 units measured) and the
+  // polynomials cut to degree 5 (fp32 disagrees at position 90, block 5, with the bound
+  // check switched off)
+  const Run r = run_binary(ROPESIM_VERIFY_BINARY, "--self-test-trig 512");
+  INFO(r.out << r.err);
+  REQUIRE(r.code == 0);
+  std::istringstream lines(r.out);
+  std::vector<std::string> got;
+  for (std::string line; std::getline(lines, line);) got.push_back(line);
+  REQUIRE(got.size() == 25);
+  CHECK(got[0] ==
+        "llama3-8b: largest |v - cos| 1.71, |v - sin| 1.52 units of 2^-53 over 528 positions x "
+        "64 blocks (bound 32)");
+  for (std::size_t l = 1; l < got.size(); ++l)
+    CHECK(got[l].find("values agree with MPFR") != std::string::npos);
+  // bf16: every entry but the 64 of position 0 (sin 0 = 0 is a rounding boundary) decided
+  // in binary64; p=44 about a third; p=52 none (F's spacing is two binary64 steps)
+  CHECK(got[1] ==
+        "llama3-8b p=8,emin=-126,emax=127: 67584 values agree with MPFR (33728 of 33792 "
+        "entries decided in binary64)");
+  CHECK(got[5] ==
+        "llama3-8b p=44,emin=-126,emax=127: 67584 values agree with MPFR (10854 of 33792 "
+        "entries decided in binary64)");
+  CHECK(got[6] ==
+        "llama3-8b p=52,emin=-126,emax=127: 67584 values agree with MPFR (0 of 33792 entries "
+        "decided in binary64)");
+}
+
 TEST_CASE("a bf16 certificate of a 64-block head is checked with per-query bounds", "[verify]") {
   // llama3-8b, bf16, C = 8192: E ≈ 1.32·C makes every offset a candidate (3000 x 64 x 3002 =
   // 5.8e8 block scores, refused by the global-E check alone); the verifier's own per-query
@@ -499,6 +535,33 @@ TEST_CASE("a bf16 certificate of a 64-block head is checked with per-query bound
   CHECK(v.code == 0);
   CHECK(v.out == "VALID\n");
   std::filesystem::remove(path);
+}
+
+TEST_CASE("ropesim-verify's split bound R_i + A(n) against its recursion and realised errors",
+          "[verify]") {
+  // `--audit-bounds` (check_candidates' part 4): on the first 24 and the last 2 certified
+  // queries, every key: the binary64 R_i + A(n) at least the recursion e_m evaluated at 256
+  // bits and at most 2^-30 above it, and every realised |S^ - C*S(n)| (S at 160 bits) below
+  // it. Seen failing: A(n) set to 0 (-0.81 relative on llama3-8b bf16, -0.34 on p=6) and the
+  // query-deviation sums dev_m left out of K0 (-0.041 on llama3-8b)
+  for (const std::string head :
+       {"--schedule llama3-8b --k 1 --C 8192 --format bf16 --max-length 3000",
+        "--schedule conventional:base=10000,dim=16 --k 1 --C 1024 --format p=6,e=6 "
+        "--max-length 3000",
+        "--schedule llama2-7b --k 1 --C 4096 --format fp16 --rounding downward --max-length "
+        "1000"}) {
+    DYNAMIC_SECTION(head) {
+      const std::string path = temp_path("horizon_audit.json");
+      REQUIRE(run("horizon " + head + " --certificate " + path).code == 0);
+      REQUIRE(read_json(path)["evidence"] == "candidates");
+      const Run v = run_binary(ROPESIM_VERIFY_BINARY, "--audit-bounds " + path);
+      INFO(v.out << v.err);
+      CHECK(v.code == 0);
+      CHECK(v.out.find("audit: ") == 0);
+      CHECK(v.out.find("\nVALID\n") != std::string::npos);
+      std::filesystem::remove(path);
+    }
+  }
 }
 
 TEST_CASE("forged bf16 and p=6 horizon certificates are rejected by the per-query path",
