@@ -392,56 +392,29 @@ attention::CompareResult compare_parallel(const attention::Schedule& s,
 }
 
 /// The binary64 fast path of one realisation (numeric::Binary64Rounding): its realised table
-/// at every position 0..N-1 and the roundings of apply_rotation and of the store into F.
-/// Unset when a format is outside the fast path's domain.
+/// at every position 0..N-1 and the roundings of apply_rotation and of the store into F
+/// (ScoreRotation, in lanes where it can). Unset when a format is outside the fast path's domain.
 struct FastRotation {
   /// every position, every block: `*shared` when the caller has the table, else `owned`
   attention::RealisedTable owned;
   const attention::RealisedTable* shared = nullptr;
   const attention::RealisedTable& table_ref() const { return shared ? *shared : owned; }
-  numeric::Binary64Rounding rf, rout, rF;
-  bool to_out = false, to_f = false, theory = false, adjacent = false;
+  ScoreRotation steps;
   std::size_t nb = 0, dim = 0;
-
-  /// Whether the table's cos and sin must be rounded into the rotation format (false when
-  /// the table format is the rotation format: the rounding is then the identity).
-  bool round_table = true;
 
   /// x's elements as doubles and rounded into the rotation format (the same at every p).
   void operands(const std::vector<numeric::Value>& value, std::vector<double>& x,
                 std::vector<double>& xr) const {
     x.resize(dim);
     xr.resize(dim);
-    for (std::size_t j = 0; j < dim; ++j) {
-      x[j] = value[j].to_double();
-      xr[j] = rf.round(x[j]);
-    }
+    for (std::size_t j = 0; j < dim; ++j) x[j] = value[j].to_double();
+    steps.operands(x.data(), xr.data());
   }
 
   /// R̂_p x into y[0..dim), as apply_rotation then the store into F do.
   void rotate_one(const double* x, const double* xr, std::uint64_t p, double* y) const {
     const attention::RealisedTable& table = table_ref();
-    const double* cos_row = table.cos.data() + p * nb;
-    const double* sin_row = table.sin.data() + p * nb;
-    for (std::size_t j = 0; j < dim; ++j) y[j] = x[j];
-    for (std::size_t d = 0; d < nb; ++d) {
-      const std::size_t i0 = adjacent ? 2 * d : d, i1 = adjacent ? 2 * d + 1 : d + nb;
-      const double x0 = xr[i0], x1 = xr[i1];
-      const double c = round_table ? rf.round(cos_row[d]) : cos_row[d];
-      const double sn = round_table ? rf.round(sin_row[d]) : sin_row[d];
-      double y0, y1;
-      if (theory) {  // THEORY §2.1
-        y0 = rf.sub(rf.mul(c, x0), rf.mul(sn, x1));
-        y1 = rf.add(rf.mul(sn, x0), rf.mul(c, x1));
-      } else {  // hf eager: q·cos + rotate_half(q)·sin
-        y0 = rf.add(rf.mul(x0, c), rf.mul(-x1, sn));
-        y1 = rf.add(rf.mul(x1, c), rf.mul(x0, sn));
-      }
-      y[i0] = to_out ? rout.round(y0) : y0;
-      y[i1] = to_out ? rout.round(y1) : y1;
-    }
-    if (to_f)
-      for (std::size_t j = 0; j < dim; ++j) y[j] = rF.round(y[j]);
+    steps.rotate(x, xr, table.cos.data() + p * nb, table.sin.data() + p * nb, y);
   }
 
   /// R̂_p x for every p into `out` (row p, dim doubles; resized, every element written). `out`
@@ -507,20 +480,16 @@ std::optional<FastRotation> fast_rotation(const attention::Schedule& s,
   }
   const attention::RealisedRotation probe = attention::realise(s, r, 0);
   if (probe.rounding != numeric::Rounding::nearest_even) return std::nullopt;
-  FastRotation f{{},
-                 nullptr,
-                 numeric::Binary64Rounding(probe.rotation_format, probe.rounding),
-                 numeric::Binary64Rounding(probe.output_format, probe.rounding),
-                 numeric::Binary64Rounding(r.format, r.rounding)};
-  if (!f.rf.fast_arithmetic() || !f.rout.fast_rounding() || !f.rF.fast_rounding())
+  FastRotation f{{}, nullptr, ScoreRotation(probe.rotation_format, probe.output_format, r.format)};
+  if (!f.steps.rf.fast_arithmetic() || !f.steps.rout.fast_rounding() || !f.steps.rF.fast_rounding())
     return std::nullopt;
-  f.to_out = !(probe.output_format == probe.rotation_format);
-  f.to_f = !(probe.output_format == r.format);
-  f.theory = probe.arithmetic == attention::RotationArithmetic::theory;
-  f.adjacent = r.layout == attention::PairLayout::adjacent;
-  f.round_table = !(r.table_format() == probe.rotation_format);
-  f.nb = s.blocks.size();
-  f.dim = s.dimension();
+  f.steps.to_out = !(probe.output_format == probe.rotation_format);
+  f.steps.to_f = !(probe.output_format == r.format);
+  f.steps.theory = probe.arithmetic == attention::RotationArithmetic::theory;
+  f.steps.adjacent = r.layout == attention::PairLayout::adjacent;
+  f.steps.round_table = !(r.table_format() == probe.rotation_format);
+  f.nb = f.steps.nb = s.blocks.size();
+  f.dim = f.steps.dim = s.dimension();
   if (table && table->start == 0 && table->positions == context) {
     f.shared = table;
   } else {
