@@ -270,6 +270,20 @@ RealisedValues::RealisedValues(std::uint64_t start, std::uint64_t positions, std
   filled.assign(n, 0);
 }
 
+void RealisedValues::reset(std::uint64_t start, std::uint64_t positions, std::size_t blocks) {
+  table.start = start;
+  table.positions = positions;
+  table.blocks = blocks;
+  table.flags.clear();
+  const std::size_t n = static_cast<std::size_t>(positions) * blocks;
+  table.cos.resize(n);
+  table.sin.resize(n);
+  angle.resize(n);
+  entry_flags.resize(n);
+  has_angle.resize(n);
+  filled.assign(n, 0);
+}
+
 std::size_t RealisedValues::index(std::uint64_t i, std::size_t d) const {
   if (i < table.start || i - table.start >= table.positions || d >= table.blocks) {
     throw std::logic_error("RealisedValues: entry (" + std::to_string(i) + ", " +

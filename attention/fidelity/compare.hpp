@@ -178,6 +178,11 @@ struct RealisedValues {
   RealisedValues() = default;
   /// Room for positions S..S+N-1 and `blocks` blocks, nothing filled.
   RealisedValues(std::uint64_t start, std::uint64_t positions, std::size_t blocks);
+  /// The same as a new RealisedValues(start, positions, blocks), keeping the vectors' memory
+  /// (a path's table is 27 bytes an entry: fresh pages for every path cost more in page
+  /// faults and zeroing than filling them). Only `filled` is cleared: an entry's other
+  /// values are meaningful once compare() has filled it.
+  void reset(std::uint64_t start, std::uint64_t positions, std::size_t blocks);
   /// The realised (cos, sin) (RealisedPair::cos, sin) and, once finish() has run, per
   /// position the OR of its blocks' flags: then realised_table() of the same realisation
   /// over the same window, bit for bit.

@@ -435,7 +435,10 @@ struct FastRotation {
   }
 
   /// The same values as binary32 columns for Float32Dots: out[k·N + p] = (R̂_p x)_k (resized).
-  /// False when an element is not a binary32 value (then `out` is meaningless).
+  /// False when an element is neither a binary32 value nor NaN (then `out` is meaningless). A
+  /// NaN element (a path whose table holds NaN) stays NaN: every score it enters is NaN in
+  /// binary32 as in numeric::Binary64Dot, and of a non-finite score the check reads only that
+  /// it is not finite (BandExtremes::add); the engine recomputes it (rotate_scores).
   bool rotate_columns(const std::vector<numeric::Value>& value, unsigned threads,
                       std::vector<float>& out) const {
     const std::uint64_t n = table_ref().positions;
@@ -458,7 +461,7 @@ struct FastRotation {
           for (std::size_t j = 0; j < len; ++j) {
             const double v = tile[j * dim + k];
             const float f = static_cast<float>(v);
-            if (!(static_cast<double>(f) == v)) ok[chunk] = 0;  // not binary32, or NaN
+            if (!(static_cast<double>(f) == v) && !std::isnan(v)) ok[chunk] = 0;
             column[j] = f;
           }
         }
@@ -525,13 +528,15 @@ bool worse(double a, double b) { return std::isnan(a) ? !std::isnan(b) : a > b; 
 /// every p, the largest |S - exact| of a band is reached at its largest or its smallest
 /// realised score, so rotate_scores recomputes those two (and the first non-finite one) per
 /// band by the engine, which must give the fast path's scores bit for bit (std::logic_error
-/// otherwise). Per band and offset the worst draw by relative error is kept.
+/// otherwise). Per band and offset the worst draw by relative error is kept. rq, rk, fq, fk are
+/// the caller's buffers of the rotated draws (rotate_all, rotate_columns), kept across paths.
 std::vector<DiagnoseOffsetScore> offset_scores(
     const attention::Schedule& s, const attention::Realisation& r,
     const std::vector<attention::QueryKey>& draws, const DiagnoseScoreSettings& settings,
     std::uint64_t context, const std::vector<std::pair<std::uint64_t, std::uint64_t>>& bands,
     unsigned threads, std::string& method, const attention::RealisedTable* table,
-    std::vector<double>& rq, std::vector<double>& rk) {
+    std::vector<double>& rq, std::vector<double>& rk, std::vector<float>& fq,
+    std::vector<float>& fk) {
   std::vector<DiagnoseOffsetScore> out;
   if (settings.offsets.empty()) return out;
   numeric::EvaluationPolicy policy;
@@ -544,7 +549,6 @@ std::vector<DiagnoseOffsetScore> offset_scores(
   // binary32 accumulation in native floats (Float32Dots) where it gives Binary64Dot's results
   const bool float32_dots = fast && Float32Dots::applies(policy);
   const numeric::Binary64Rounding round_f(policy.format, policy.rounding);
-  std::vector<float> fq, fk;  // the rotated draws as columns (FastRotation::rotate_columns)
   // the exact score of every draw at every offset, in r's convention; the draws chosen
   const std::size_t K = draws.size();
   std::vector<std::vector<std::size_t>> chosen(settings.offsets.size());
@@ -914,7 +918,10 @@ std::vector<DiagnoseReport> diagnose_group(const attention::Schedule& s,
   // activation format's; wider formats realise each section on its own, as before).
   const bool share = options.share_values && format.fits_double();
   std::optional<attention::RealisedValues> correct_values;
+  // a candidate's values once its path is measured, reused by the next (RealisedValues::reset)
+  std::optional<attention::RealisedValues> spare_values;
   std::vector<double> rotated_q, rotated_k;  // the score check's rotated draws, every path's
+  std::vector<float> column_q, column_k;     // the same as columns (rotate_columns)
 
   // One path of the frameworks `which` (their paths and realisations, one table recipe) over
   // the bands, against exact (nullopt) or the first one's correct path.
@@ -924,8 +931,15 @@ std::vector<DiagnoseReport> diagnose_group(const attention::Schedule& s,
     DiagnosePath& path = paths[which[0]];
     const attention::Realisation& r = *rs[which[0]];
     std::optional<attention::RealisedValues> values;
-    if (share && r.table_format().fits_double() && (!against || correct_values))
-      values.emplace(0, options.context, s.blocks.size());
+    if (share && r.table_format().fits_double() && (!against || correct_values)) {
+      if (spare_values) {
+        values = std::move(spare_values);
+        spare_values.reset();
+        values->reset(0, options.context, s.blocks.size());
+      } else {
+        values.emplace(0, options.context, s.blocks.size());
+      }
+    }
     attention::CompareValues shared;
     if (values) {
       shared.record = &*values;
@@ -979,9 +993,11 @@ std::vector<DiagnoseReport> diagnose_group(const attention::Schedule& s,
       note("scores " + paths[f].name, 0, 1);
       paths[f].scores = offset_scores(s, *rs[f], draws, reports[f].score, options.context, bands,
                                       std::max(1u, options.threads), paths[f].score_method,
-                                      values ? &values->table : nullptr, rotated_q, rotated_k);
+                                      values ? &values->table : nullptr, rotated_q, rotated_k,
+                                      column_q, column_k);
     }
     if (!against && values) correct_values = std::move(values);
+    if (against && values) spare_values = std::move(values);
   };
 
   {
@@ -1045,6 +1061,7 @@ std::vector<DiagnoseReport> diagnose_group(const attention::Schedule& s,
     for (std::size_t f = 0; f < nf; ++f) reports[f].candidates.push_back(std::move(paths[f]));
   }
   correct_values.reset();
+  spare_values.reset();
 
   for (std::size_t f = 0; f < nf; ++f) {
     DiagnoseReport& report = reports[f];
