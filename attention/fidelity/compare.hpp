@@ -77,6 +77,11 @@ struct CompareOptions {
   /// (compare_fast.hpp: the same results, MPFR where the fast path cannot decide); false:
   /// MPFR for every entry (the tests compare the two).
   bool fast_arithmetic = true;
+  /// Whether A's entries are realised kBatch positions at a time on the realisations' batched
+  /// fast path (BlockEvaluator::evaluate_with_angles: the same values and angle steps as one
+  /// entry at a time, which the exact path gives where the fast path does not decide); false:
+  /// entry by entry (the tests compare the two).
+  bool batch_realisation = true;
 };
 
 /// One maximum: its value and where it is first attained (smallest position, then block).
