@@ -118,12 +118,10 @@ bool ExactBlockRotation::enclose(std::uint64_t i, detail::EnclosedReference& ang
   if (!numeric::dd_cos_sin(a, c, s)) return false;
   // |a − θ·i| ≤ i·|θ − dd| + 7u²·|a| (dd_mul_uint); at()'s values are within 2^-200 of the
   // reals (its comment), so 2^-180 covers them; cos and sin are 1-Lipschitz. dd_cos_sin's own
-  // error is taken as 2^-88: its proven bound (< 2^-95, the argument in double_double.hpp)
-  // with 7 bits of margin, not the header's stated 2^-72, which is wider than |x − cos θi| at
-  // the low frequencies' cos ≈ 1 (2^-28 and less) and would send those entries to MPFR.
+  // error: kDoubleDoubleTrigError (its proven 2^-95 with 7 bits of margin, double_double.hpp).
   const double angle_error =
       static_cast<double>(i) * theta.dd_error() * (1 + 0x1p-40) + std::fabs(a.hi) * 0x1p-100;
-  const double trig_error = 0x1p-88 + angle_error * (1 + 0x1p-40);
+  const double trig_error = numeric::kDoubleDoubleTrigError + angle_error * (1 + 0x1p-40);
   angle = {a, angle_error + 0x1p-180};
   cos = {c, trig_error + 0x1p-180};
   sin = {s, trig_error + 0x1p-180};

@@ -212,3 +212,27 @@ TEST_CASE("compare fast path: whole comparisons equal the MPFR path", "[compare]
     CHECK(angles == (std::string(k.realisation) == "r1" ? 0 : o.positions * o.blocks.size()));
   }
 }
+
+TEST_CASE("compare fast path: the exact rotation's enclosure takes dd_cos_sin's stated bound",
+          "[compare]") {
+  // llama3.1-8b's block 0 has θ = 1 exactly (a double: no error in θ), so at small i the
+  // radius of cos and sin is numeric::kDoubleDoubleTrigError (2^-88, double_double.hpp) plus
+  // the product's 2^-100·|θi| and at()'s 2^-180; and at()'s 192-bit values lie inside
+  const auto s = parse_schedule("llama3.1-8b");
+  ExactBlockRotation exact(s.blocks[0]);
+  Mpfr angle(192), c(192), sn(192), d(192);
+  for (std::uint64_t i = 1; i <= 8; ++i) {
+    detail::EnclosedReference ea, ec, es;
+    REQUIRE(exact.enclose(i, ea, ec, es));
+    INFO("i = " << i << ": radius " << ec.error);
+    CHECK(ec.error >= ropesim::numeric::kDoubleDoubleTrigError);
+    CHECK(ec.error <= ropesim::numeric::kDoubleDoubleTrigError + 0x1p-96);
+    CHECK(es.error == ec.error);
+    exact.at(i, angle, c, sn);
+    for (const auto& [e, v] : {std::pair{&ec, &c}, std::pair{&es, &sn}}) {
+      mpfr_sub_d(d, *v, e->r.hi, MPFR_RNDN);
+      mpfr_sub_d(d, d, e->r.lo, MPFR_RNDN);
+      CHECK(std::fabs(mpfr_get_d(d, MPFR_RNDU)) <= e->error);
+    }
+  }
+}
