@@ -6,11 +6,14 @@
 // 32-byte vectors passed between inline functions: GCC notes that their ABI differs with and
 // without AVX (-Wpsabi); nothing here crosses a translation unit, so the note is moot.
 #pragma GCC diagnostic ignored "-Wpsabi"
+// The lanes and their rounding: numeric/lane_rounding.hpp.
 
 #include "proofs/reports/score_kernels.hpp"
 
 #include <cmath>
 #include <limits>
+
+#include "numeric/lane_rounding.hpp"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define ROPESIM_SCORE_AVX2 1
@@ -22,38 +25,13 @@ namespace ropesim::proofs {
 
 namespace {
 
-using V = double __attribute__((vector_size(32)));
-using M = std::int64_t __attribute__((vector_size(32)));  // lane masks: all ones or zero
-constexpr std::size_t kLanes = 4;
+using numeric::lanes::kLanes;
+using numeric::lanes::load;
+using numeric::lanes::splat;
+using numeric::lanes::store;
+using numeric::lanes::V;
 
 #define ROPESIM_SCORE_LANE inline __attribute__((always_inline))
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr std::int64_t kSign = std::numeric_limits<std::int64_t>::min();
-constexpr std::int64_t kExponent = 0x7ff0000000000000;
-
-ROPESIM_SCORE_LANE V splat(double x) { return V{x, x, x, x}; }
-ROPESIM_SCORE_LANE M splat_mask(std::int64_t x) { return M{x, x, x, x}; }
-ROPESIM_SCORE_LANE V load(const double* p) {
-  V v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-ROPESIM_SCORE_LANE void store(double* p, V v) { std::memcpy(p, &v, sizeof v); }
-ROPESIM_SCORE_LANE V select(M m, V a, V b) { return (V)(((M)a & m) | ((M)b & ~m)); }
-
-/// Binary64Rounding::round of every lane (the header's argument): ±0 stay ±0 (0 + M − M = +0,
-/// then x's sign), ±inf stay ±inf, NaN stays NaN.
-ROPESIM_SCORE_LANE V round_lane(const ScoreRotation::LaneRounding& f, V x) {
-  if (f.identity) return x;
-  V s = (V)((M)x & splat_mask(kExponent));  // 2^e; 0 for ±0 and subnormals; inf for inf, NaN
-  s = select(s < f.min_binade, splat(f.min_binade), s);
-  s = select(s > f.max_binade, splat(f.max_binade), s);
-  const V m = s * f.magic;
-  const V r = (V)((M)((x + m) - m) & ~splat_mask(kSign));
-  const V big = select(r > f.max_finite, splat(kInf), r);
-  return (V)((M)big | ((M)x & splat_mask(kSign)));
-}
 
 ROPESIM_SCORE_LANE void rotate_body(const ScoreRotation& k, const double* x, const double* xr,
                                     const double* cos_row, const double* sin_row, double* y) {
@@ -70,20 +48,24 @@ ROPESIM_SCORE_LANE void rotate_body(const ScoreRotation& k, const double* x, con
     }
     V c = load(cos_row + d), sn = load(sin_row + d);
     if (k.round_table) {
-      c = round_lane(k.lane_rf, c);
-      sn = round_lane(k.lane_rf, sn);
+      c = numeric::lanes::round(k.lane_rf, c);
+      sn = numeric::lanes::round(k.lane_rf, sn);
     }
     V y0, y1;
     if (k.theory) {  // THEORY §2.1
-      y0 = round_lane(k.lane_rf, round_lane(k.lane_rf, c * x0) - round_lane(k.lane_rf, sn * x1));
-      y1 = round_lane(k.lane_rf, round_lane(k.lane_rf, sn * x0) + round_lane(k.lane_rf, c * x1));
+      y0 = numeric::lanes::round(k.lane_rf, numeric::lanes::round(k.lane_rf, c * x0) -
+                                                numeric::lanes::round(k.lane_rf, sn * x1));
+      y1 = numeric::lanes::round(k.lane_rf, numeric::lanes::round(k.lane_rf, sn * x0) +
+                                                numeric::lanes::round(k.lane_rf, c * x1));
     } else {  // hf eager: q·cos + rotate_half(q)·sin
-      y0 = round_lane(k.lane_rf, round_lane(k.lane_rf, x0 * c) + round_lane(k.lane_rf, -x1 * sn));
-      y1 = round_lane(k.lane_rf, round_lane(k.lane_rf, x1 * c) + round_lane(k.lane_rf, x0 * sn));
+      y0 = numeric::lanes::round(k.lane_rf, numeric::lanes::round(k.lane_rf, x0 * c) +
+                                                numeric::lanes::round(k.lane_rf, -x1 * sn));
+      y1 = numeric::lanes::round(k.lane_rf, numeric::lanes::round(k.lane_rf, x1 * c) +
+                                                numeric::lanes::round(k.lane_rf, x0 * sn));
     }
     if (k.to_out) {
-      y0 = round_lane(k.lane_rout, y0);
-      y1 = round_lane(k.lane_rout, y1);
+      y0 = numeric::lanes::round(k.lane_rout, y0);
+      y1 = numeric::lanes::round(k.lane_rout, y1);
     }
     if (k.adjacent) {
       for (std::size_t l = 0; l < kLanes; ++l) {
@@ -101,28 +83,34 @@ ROPESIM_SCORE_LANE void rotate_body(const ScoreRotation& k, const double* x, con
     const V x0 = splat(xr[i0]), x1 = splat(xr[i1]);
     V c = splat(cos_row[d]), sn = splat(sin_row[d]);
     if (k.round_table) {
-      c = round_lane(k.lane_rf, c);
-      sn = round_lane(k.lane_rf, sn);
+      c = numeric::lanes::round(k.lane_rf, c);
+      sn = numeric::lanes::round(k.lane_rf, sn);
     }
     V y0, y1;
     if (k.theory) {
-      y0 = round_lane(k.lane_rf, round_lane(k.lane_rf, c * x0) - round_lane(k.lane_rf, sn * x1));
-      y1 = round_lane(k.lane_rf, round_lane(k.lane_rf, sn * x0) + round_lane(k.lane_rf, c * x1));
+      y0 = numeric::lanes::round(k.lane_rf, numeric::lanes::round(k.lane_rf, c * x0) -
+                                                numeric::lanes::round(k.lane_rf, sn * x1));
+      y1 = numeric::lanes::round(k.lane_rf, numeric::lanes::round(k.lane_rf, sn * x0) +
+                                                numeric::lanes::round(k.lane_rf, c * x1));
     } else {
-      y0 = round_lane(k.lane_rf, round_lane(k.lane_rf, x0 * c) + round_lane(k.lane_rf, -x1 * sn));
-      y1 = round_lane(k.lane_rf, round_lane(k.lane_rf, x1 * c) + round_lane(k.lane_rf, x0 * sn));
+      y0 = numeric::lanes::round(k.lane_rf, numeric::lanes::round(k.lane_rf, x0 * c) +
+                                                numeric::lanes::round(k.lane_rf, -x1 * sn));
+      y1 = numeric::lanes::round(k.lane_rf, numeric::lanes::round(k.lane_rf, x1 * c) +
+                                                numeric::lanes::round(k.lane_rf, x0 * sn));
     }
     if (k.to_out) {
-      y0 = round_lane(k.lane_rout, y0);
-      y1 = round_lane(k.lane_rout, y1);
+      y0 = numeric::lanes::round(k.lane_rout, y0);
+      y1 = numeric::lanes::round(k.lane_rout, y1);
     }
     y[i0] = y0[0];
     y[i1] = y1[0];
   }
   if (k.to_f) {
     const std::size_t all = k.dim / kLanes * kLanes;
-    for (std::size_t j = 0; j < all; j += kLanes) store(y + j, round_lane(k.lane_rF, load(y + j)));
-    for (std::size_t j = all; j < k.dim; ++j) y[j] = round_lane(k.lane_rF, splat(y[j]))[0];
+    for (std::size_t j = 0; j < all; j += kLanes)
+      store(y + j, numeric::lanes::round(k.lane_rF, load(y + j)));
+    for (std::size_t j = all; j < k.dim; ++j)
+      y[j] = numeric::lanes::round(k.lane_rF, splat(y[j]))[0];
   }
 }
 
@@ -136,21 +124,6 @@ __attribute__((target("avx2"))) void rotate_avx2(const ScoreRotation& k, const d
 void rotate_baseline(const ScoreRotation& k, const double* x, const double* xr,
                      const double* cos_row, const double* sin_row, double* y) {
   rotate_body(k, x, xr, cos_row, sin_row, y);
-}
-
-/// The lane form of round_F for F = `f`, when it has one (see ScoreRotation::lanes).
-std::optional<ScoreRotation::LaneRounding> lane_rounding(const numeric::Format& f,
-                                                         const numeric::Binary64Rounding& r) {
-  ScoreRotation::LaneRounding out;
-  if (!r.fast_rounding()) return std::nullopt;
-  if (r.is_binary64()) return out;
-  if (f.precision > 51 || f.emin < -1022 || f.emax > 969 + f.precision) return std::nullopt;
-  out.identity = false;
-  out.min_binade = std::ldexp(1.0, f.emin);
-  out.max_binade = std::ldexp(1.0, f.emax + 1);
-  out.magic = std::ldexp(1.5, 53 - f.precision);
-  out.max_finite = r.max_finite();
-  return out;
 }
 
 }  // namespace
@@ -172,8 +145,9 @@ ScoreRotation::ScoreRotation(const numeric::Format& rotation_format,
       rf(rotation_format, numeric::Rounding::nearest_even),
       rout(output_format, numeric::Rounding::nearest_even),
       rF(f, numeric::Rounding::nearest_even) {
-  const auto a = lane_rounding(rotation, rf), b = lane_rounding(output, rout),
-             c = lane_rounding(format, rF);
+  using numeric::lanes::LaneRounding;
+  const auto a = LaneRounding::of(rotation, rf), b = LaneRounding::of(output, rout),
+             c = LaneRounding::of(format, rF);
   lanes_ = a && b && c;
   if (lanes_) {
     lane_rf = *a;

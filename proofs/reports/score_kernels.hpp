@@ -12,6 +12,7 @@
 
 #include "numeric/binary64_rounding.hpp"
 #include "numeric/format.hpp"
+#include "numeric/lane_rounding.hpp"
 #include "numeric/summation.hpp"
 
 #if defined(__SSE__) || defined(__x86_64__)
@@ -61,15 +62,11 @@ struct ScoreRotation {
   bool lanes() const { return lanes_; }
 
   /// rotate_scalar's y, four blocks per vector operation (GCC vectors of 4 doubles), rounding
-  /// branch-free: with 2^e the binade of v (its exponent bits), s = min(max(2^e, 2^emin),
-  /// 2^(emax+1)) and M = s·1.5·2^(53−p) = 1.5·2^(q+52), RN(RN(v + M) − M) is v rounded to a
-  /// multiple of R's quantum 2^q, ties to even, and a magnitude above max finite becomes ±inf
-  /// with v's sign — Binary64Rounding::round's add-magic branch with a clamped exponent
-  /// (attention/detail/fast_trig_batch.hpp BatchRounding) — so every result that is not NaN
-  /// equals rotate_scalar's bit for bit, and it is NaN exactly where rotate_scalar's is (the
-  /// same IEEE operations in the same order; only a NaN's payload may differ, which no caller
-  /// reads). `isa` selects the compiled form (AVX2 only when score_avx2_available(); else
-  /// the baseline). Precondition: lanes().
+  /// branch-free (numeric/lane_rounding.hpp: Binary64Rounding::round's add-magic branch with a
+  /// clamped exponent), so every result that is not NaN equals rotate_scalar's bit for bit,
+  /// and it is NaN exactly where rotate_scalar's is (the same IEEE operations in the same
+  /// order; only a NaN's payload may differ, which no caller reads). `isa` selects the compiled
+  /// form (AVX2 only when score_avx2_available(); else the baseline). Precondition: lanes().
   void rotate_lanes(const double* x, const double* xr, const double* cos_row, const double* sin_row,
                     double* y, ScoreIsa isa) const;
 
@@ -83,12 +80,8 @@ struct ScoreRotation {
       rotate_scalar(x, xr, cos_row, sin_row, y);
   }
 
-  /// The lanes' parameters of one rounding (identity: no rounding).
-  struct LaneRounding {
-    bool identity = true;
-    double min_binade = 0, max_binade = 0, magic = 0, max_finite = 0;
-  };
-  LaneRounding lane_rf, lane_rout, lane_rF;
+  /// The lanes' roundings into R, the output format and F (set when lanes()).
+  numeric::lanes::LaneRounding lane_rf, lane_rout, lane_rF;
 
  private:
   bool lanes_ = false;
