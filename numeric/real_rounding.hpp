@@ -14,9 +14,10 @@
 /// (RealRounding::fast_double_double: binary64 itself, or a floating format inside binary64
 /// with p ≤ 40 under round-to-nearest-even, subnormals on and overflow to ±inf), cos and sin are
 /// evaluated in double-double arithmetic (numeric/trig/double_double.hpp) within
-/// kDoubleDoubleTrigError = 2^-72 plus the angle's own error (θ's double-double error times i,
-/// plus 2^-100·|θi| for the product), and the interval [y − e, y + e] is rounded into every
-/// target; it is accepted when both ends round to the same element (rounding is monotone, so
+/// kDoubleDoubleTrigError = 2^-88 (the proven 2^-95 with 7 bits of margin) plus the angle's
+/// own error (θ's double-double error times i, plus 2^-100·|θi| for the product), and the
+/// interval [y − e, y + e] is rounded into every target; it is accepted when both ends round
+/// to the same element (rounding is monotone, so
 /// every real in between — the exact value among them — rounds there too).
 ///
 /// The fallback (Ziv, NUMERIC §2): otherwise, and for every target outside the fast domain,

@@ -1,3 +1,6 @@
+// 32-byte vectors passed between inline functions (Binary64Dot::dots): GCC notes that their ABI
+// differs with and without AVX (-Wpsabi); they never cross a translation unit.
+#pragma GCC diagnostic ignored "-Wpsabi"
 // Sums and dot products under a summation policy (THEORY §2.1). See summation.hpp.
 #include "numeric/summation.hpp"
 
@@ -12,6 +15,7 @@
 #include "core/enum_names.hpp"
 #include "core/error.hpp"
 #include "core/suggest.hpp"
+#include "numeric/lane_rounding.hpp"
 
 namespace ropesim::numeric {
 
@@ -230,7 +234,12 @@ std::optional<Binary64Dot> Binary64Dot::for_policy(const EvaluationPolicy& polic
     float32 = policy.accumulator == Format::fp32() && !F.is_fixed_point() && F.precision <= 24 &&
               F.emin >= -126 && F.emax <= 127 && F.emin - F.precision + 1 >= -149;
   }
-  return Binary64Dot(policy.summation, f, a, float32);
+  Binary64Dot out(policy.summation, f, a, float32);
+  if (policy.summation == Summation::sequential) {
+    if (const auto l = lanes::LaneRounding::of(policy.format, f))
+      out.lanes_ = Lanes{l->min_binade, l->max_binade, l->magic, l->max_finite, l->identity};
+  }
+  return out;
 }
 
 namespace {
@@ -288,6 +297,82 @@ double Binary64Dot::operator()(const double* x, const double* y, std::size_t n) 
       break;
   }
   return 0;  // unreachable: for_policy refuses exact summation
+}
+
+namespace {
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define ROPESIM_DOT_AVX2 1
+#else
+#define ROPESIM_DOT_AVX2 0
+#endif
+
+/// Four sequential dot products per step: lane l is x·(ys + (t + l)·stride), operator()'s
+/// sequential case (round_F of each product, then of each partial sum, k in order).
+inline __attribute__((always_inline)) void sequential_dots_body(const lanes::LaneRounding& f,
+                                                                const double* x, const double* ys,
+                                                                std::size_t stride,
+                                                                std::size_t count, std::size_t n,
+                                                                double* out) {
+  using lanes::V;
+  const std::size_t whole = count / lanes::kLanes * lanes::kLanes;
+  for (std::size_t t = 0; t < whole; t += lanes::kLanes) {
+    const double* y0 = ys + t * stride;
+    const double* y1 = y0 + stride;
+    const double* y2 = y1 + stride;
+    const double* y3 = y2 + stride;
+    V acc = lanes::round(f, lanes::splat(x[0]) * V{y0[0], y1[0], y2[0], y3[0]});
+    for (std::size_t c = 1; c < n; ++c) {
+      const V p = lanes::round(f, lanes::splat(x[c]) * V{y0[c], y1[c], y2[c], y3[c]});
+      acc = lanes::round(f, acc + p);
+    }
+    lanes::store(out + t, acc);
+  }
+  for (std::size_t t = whole; t < count; ++t) {  // one lane
+    const double* y = ys + t * stride;
+    V acc = lanes::round(f, lanes::splat(x[0]) * lanes::splat(y[0]));
+    for (std::size_t c = 1; c < n; ++c)
+      acc = lanes::round(f, acc + lanes::round(f, lanes::splat(x[c]) * lanes::splat(y[c])));
+    out[t] = acc[0];
+  }
+}
+
+#if ROPESIM_DOT_AVX2
+__attribute__((target("avx2"))) void sequential_dots_avx2(const lanes::LaneRounding& f,
+                                                          const double* x, const double* ys,
+                                                          std::size_t stride, std::size_t count,
+                                                          std::size_t n, double* out) {
+  sequential_dots_body(f, x, ys, stride, count, n, out);
+}
+#endif
+void sequential_dots_baseline(const lanes::LaneRounding& f, const double* x, const double* ys,
+                              std::size_t stride, std::size_t count, std::size_t n, double* out) {
+  sequential_dots_body(f, x, ys, stride, count, n, out);
+}
+
+}  // namespace
+
+void Binary64Dot::dots(const double* x, const double* ys, std::size_t stride, std::size_t count,
+                       std::size_t n, double* out, bool baseline) const {
+  if (!lanes_ || n == 0) {
+    for (std::size_t t = 0; t < count; ++t) out[t] = (*this)(x, ys + t * stride, n);
+    return;
+  }
+  // operator()'s x[0]·y[0] first: the same product in each lane (x[k]·y[k], not y·x: IEEE
+  // multiplication is commutative, and only a NaN's payload could tell the order)
+  lanes::LaneRounding f;
+  f.identity = lanes_->identity;
+  f.min_binade = lanes_->min_binade;
+  f.max_binade = lanes_->max_binade;
+  f.magic = lanes_->magic;
+  f.max_finite = lanes_->max_finite;
+#if ROPESIM_DOT_AVX2
+  static const bool avx2 = __builtin_cpu_supports("avx2") != 0;
+  if (avx2 && !baseline) return sequential_dots_avx2(f, x, ys, stride, count, n, out);
+#else
+  (void)baseline;
+#endif
+  sequential_dots_baseline(f, x, ys, stride, count, n, out);
 }
 
 double Binary64Dot::pairwise(const double* t, std::size_t n) const {

@@ -89,10 +89,23 @@ class Binary64Dot {
   /// Σ_{k<n} x[k]·y[k] under the policy, n ≥ 1; x[k], y[k] elements of F held in doubles.
   double operator()(const double* x, const double* y, std::size_t n) const;
 
+  /// out[t] = (*this)(x, ys + t·stride, n) for t < count: under sequential summation four dot
+  /// products at a time in lanes of doubles (numeric/lane_rounding.hpp; AVX2 where the
+  /// processor has it, else the baseline), the same operations in the same order as
+  /// operator(), so every result that is not NaN is operator()'s bit for bit and NaN exactly
+  /// where it is NaN (a NaN's payload may differ); other summations, or F outside the lanes'
+  /// domain, call operator() for each t. `baseline` forces the baseline form (the tests).
+  void dots(const double* x, const double* ys, std::size_t stride, std::size_t count, std::size_t n,
+            double* out, bool baseline = false) const;
+
  private:
   Binary64Dot(Summation summation, const Binary64Rounding& f, const Binary64Rounding& a,
               bool float32)
       : summation_(summation), round_f_(f), round_a_(a), float32_(float32) {}
+  struct Lanes {
+    double min_binade, max_binade, magic, max_finite;
+    bool identity;
+  };
   double pairwise(const double* t, std::size_t n) const;
 
   Summation summation_;
@@ -101,6 +114,8 @@ class Binary64Dot {
   /// wide_accumulator with A = IEEE binary32 and F ⊆ binary32: the sums in native float
   /// arithmetic (float32_sum), when the FPU is in its default mode.
   bool float32_ = false;
+  /// sequential summation: round_F in lanes (numeric::lanes::LaneRounding), when it applies
+  std::optional<Lanes> lanes_;
 };
 
 }  // namespace ropesim::numeric

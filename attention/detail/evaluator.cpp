@@ -137,7 +137,7 @@ void BlockEvaluator::run(std::uint64_t begin, std::uint64_t end, Emit&& emit) {
       const std::size_t base = chunk - begin;
       for (std::size_t k = 0; k < len; ++k) {
         if (batch.status[k] == Group::Fast::decided) {
-          emit(m, base + k, true, FastPair{cos[k], sin[k], flags[k]}, scratch_[0]);
+          emit(m, base + k, true, FastPair{cos[k], sin[k], flags[k], batch.angle[k]}, scratch_[0]);
         } else {
           emit(m, base + k, false, FastPair{}, batch.slow[batch.slow_index[k] * slots + slot]);
         }
@@ -193,6 +193,38 @@ void BlockEvaluator::evaluate_bits(std::uint64_t begin, std::uint64_t end,
 
 std::uint8_t BlockEvaluator::constant_flags(std::size_t member) const {
   return groups_[member_slot_.at(member).first]->constant_flags();
+}
+
+void BlockEvaluator::evaluate_with_angles(std::size_t member, std::uint64_t begin,
+                                          std::uint64_t end, std::vector<RealisedPair>& out,
+                                          std::vector<double>& angle,
+                                          std::vector<std::uint8_t>& fast) {
+  const std::size_t n = end >= begin ? end - begin : 0;
+  out.resize(n);
+  angle.resize(n);
+  fast.resize(n);
+  run(begin, end,
+      [&](std::size_t m, std::size_t k, bool decided, const FastPair& f, const RealisedPair& p) {
+        if (m != member) return;
+        fast[k] = decided ? 1 : 0;
+        if (decided) {
+          RealisedPair& o = out[k];
+          o.cos = Value::from_double_exact(f.cos);
+          o.sin = Value::from_double_exact(f.sin);
+          o.flags = f.flags;
+          angle[k] = f.angle;
+        } else {
+          out[k] = p;
+        }
+      });
+}
+
+FastAngle BlockEvaluator::fast_angle(std::size_t member) const {
+  return groups_[member_slot_.at(member).first]->fast_angle();
+}
+
+bool BlockEvaluator::fast_capable(std::size_t member) {
+  return fast_enabled_ && groups_[member_slot_.at(member).first]->fast_capable();
 }
 
 RealisedPair BlockEvaluator::evaluate_one(std::size_t member, std::uint64_t position,

@@ -26,7 +26,15 @@ using Steps = std::vector<std::pair<std::string, Value>>;
 struct FastPair {
   double cos = 0, sin = 0;
   std::uint8_t flags = 0;
+  /// The angle step's value (the pipeline's stored "angle") where the group's fast path
+  /// reports one (BlockEvaluator::Group::fast_angle() == FastAngle::value); else unspecified.
+  double angle = 0;
 };
+
+/// What a group's fast path says of the angle step (BlockReport::steps "angle") of the entries
+/// it decides: `none` — compute() forms no angle step there; `value` — FastPair::angle is the
+/// step's value; `unknown` — only compute() with steps can say.
+enum class FastAngle { unknown, none, value };
 
 class BlockEvaluator {
  public:
@@ -62,6 +70,19 @@ class BlockEvaluator {
   std::uint8_t constant_flags(std::size_t member) const;
   /// Member m at one position, with its intermediate steps.
   RealisedPair evaluate_one(std::size_t member, std::uint64_t position, Steps* steps);
+  /// Member m at positions begin..end-1 as evaluate() gives them (out[k], resized), and what
+  /// its fast path knows of the angle step: fast[k] = 1 where the fast path decided entry k,
+  /// and then angle[k] is the step's value when fast_angle(m) is FastAngle::value (resized).
+  /// Entries with fast[k] = 0 came from the exact path without their steps (evaluate_one gives
+  /// them). Throws what evaluate() throws.
+  void evaluate_with_angles(std::size_t member, std::uint64_t begin, std::uint64_t end,
+                            std::vector<RealisedPair>& out, std::vector<double>& angle,
+                            std::vector<std::uint8_t>& fast);
+  /// What member m's group's fast path reports of the angle step (FastAngle).
+  FastAngle fast_angle(std::size_t member) const;
+  /// Whether member m's group may take the fast path at all (else every entry goes through
+  /// the exact path).
+  bool fast_capable(std::size_t member);
 
   struct Group;
   struct GroupBatch;

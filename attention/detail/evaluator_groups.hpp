@@ -84,6 +84,7 @@ enum class FastVerdict { decided, exact_case, undecided };
 struct BlockEvaluator::GroupBatch {
   std::vector<double> cos, sin;
   std::vector<std::uint8_t> flags;
+  std::vector<double> angle;  // the angle step per position (Group::fast_angle: value)
   std::vector<FastVerdict> status;
   std::vector<double> input;              // the kernels' per-position input
   std::vector<std::uint8_t> decided;      // the kernels' verdicts
@@ -94,6 +95,7 @@ struct BlockEvaluator::GroupBatch {
     cos.resize(slots * kBatch);
     sin.resize(slots * kBatch);
     flags.assign(slots * kBatch, 0);
+    angle.assign(kBatch, 0.0);
     status.resize(kBatch);
     input.assign(kBatch, 1.0);
     decided.resize(kBatch);
@@ -123,6 +125,9 @@ struct BlockEvaluator::Group {
   /// cos/sin are known exactly, left to compute(); `undecided` — the rounding test failed
   /// (a fallback). Precondition: fast_capable().
   virtual Fast compute_fast(std::uint64_t, FastPair*) { return Fast::undecided; }
+  /// What compute_fast and compute_fast_batch report of the angle step of the positions they
+  /// decide (FastAngle; FastPair::angle and Batch::angle hold it when `value`).
+  virtual FastAngle fast_angle() const { return FastAngle::unknown; }
 
   /// compute_fast for each of the n positions (groups with a batched kernel override this with
   /// the same verdicts and values). Returns true when a batched kernel did it, false for the
@@ -132,6 +137,7 @@ struct BlockEvaluator::Group {
     for (std::size_t k = 0; k < n; ++k) {
       b.status[k] = compute_fast(begin + k, b.pairs.data());
       if (b.status[k] != Fast::decided) continue;
+      if (slots > 0) b.angle[k] = b.pairs[0].angle;
       for (std::size_t t = 0; t < slots; ++t) {
         b.cos[t * kBatch + k] = b.pairs[t].cos;
         b.sin[t * kBatch + k] = b.pairs[t].sin;

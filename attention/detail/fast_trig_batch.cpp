@@ -218,7 +218,7 @@ ROPESIM_LANE void r1_body(const R1Kernel& k, const double* x, std::size_t n, dou
 }
 
 ROPESIM_LANE void pipeline_body(const PipelineKernel& k, const double* t, std::size_t n,
-                                double* cos, double* sin, std::uint8_t* decided) {
+                                double* cos, double* sin, std::uint8_t* decided, double* angle) {
   const numeric::trig::TrigConstants& c = numeric::trig::trig_constants();
   const numeric::trig::FastPathFault fault = numeric::trig::fast_path_fault();
   for (std::size_t j = 0; j < n; j += kBatchLanes) {
@@ -237,7 +237,9 @@ ROPESIM_LANE void pipeline_body(const PipelineKernel& k, const double* t, std::s
         for (std::size_t s = 0; s < k.chain; ++s) a = round_lane(k.ang, a * k.factor);
         break;
     }
-    a = round_lane(k.cs_arg, round_lane(k.ang_store, a));
+    a = round_lane(k.ang_store, a);
+    if (angle != nullptr) store(angle + j, a);
+    a = round_lane(k.cs_arg, a);
     M ok = vabs(a) < kInf;
     // a = 0: cos 1, sin a (±0) without the turns (the scalar branch); elsewhere the turns
     const Turns tr = turns_of_radians_lane(a, c);
@@ -277,8 +279,8 @@ __attribute__((target("avx2"))) void r1_avx2(const R1Kernel& k, const double* x,
 }
 __attribute__((target("avx2"))) void pipeline_avx2(const PipelineKernel& k, const double* t,
                                                    std::size_t n, double* cos, double* sin,
-                                                   std::uint8_t* decided) {
-  pipeline_body(k, t, n, cos, sin, decided);
+                                                   std::uint8_t* decided, double* angle) {
+  pipeline_body(k, t, n, cos, sin, decided, angle);
 }
 #endif
 void r1_baseline(const R1Kernel& k, const double* x, std::size_t n, double* cos, double* sin,
@@ -286,8 +288,8 @@ void r1_baseline(const R1Kernel& k, const double* x, std::size_t n, double* cos,
   r1_body(k, x, n, cos, sin, decided);
 }
 void pipeline_baseline(const PipelineKernel& k, const double* t, std::size_t n, double* cos,
-                       double* sin, std::uint8_t* decided) {
-  pipeline_body(k, t, n, cos, sin, decided);
+                       double* sin, std::uint8_t* decided, double* angle) {
+  pipeline_body(k, t, n, cos, sin, decided, angle);
 }
 
 BatchIsa& current_isa() {
@@ -339,11 +341,11 @@ void r1_batch(const R1Kernel& k, const double* x, std::size_t n, double* cos, do
 }
 
 void pipeline_batch(const PipelineKernel& k, const double* t, std::size_t n, double* cos,
-                    double* sin, std::uint8_t* decided) {
+                    double* sin, std::uint8_t* decided, double* angle) {
 #if ROPESIM_LANE_AVX2
-  if (current_isa() == BatchIsa::avx2) return pipeline_avx2(k, t, n, cos, sin, decided);
+  if (current_isa() == BatchIsa::avx2) return pipeline_avx2(k, t, n, cos, sin, decided, angle);
 #endif
-  pipeline_baseline(k, t, n, cos, sin, decided);
+  pipeline_baseline(k, t, n, cos, sin, decided, angle);
 }
 
 }  // namespace ropesim::attention::detail

@@ -98,8 +98,10 @@ struct PipelineKernel {
 
 /// For lanes k < n: t[k] = the position index as an exact double (< 2^53); outputs as r1_batch
 /// (cos/sin per table); decided[k] = 1 when every step stayed finite and the rounding test
-/// decided (else 0: the exact path recomputes it and raises the flags). Never throws.
+/// decided (else 0: the exact path recomputes it and raises the flags); angle[k], when `angle`
+/// is not null, = the stored angle (after ang_store, before cs_arg: the pipeline's "angle"
+/// step), meaningful where decided. Never throws.
 void pipeline_batch(const PipelineKernel& k, const double* t, std::size_t n, double* cos,
-                    double* sin, std::uint8_t* decided);
+                    double* sin, std::uint8_t* decided, double* angle = nullptr);
 
 }  // namespace ropesim::attention::detail

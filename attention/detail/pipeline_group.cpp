@@ -139,6 +139,7 @@ class PipelineGroup final : public Group {
         break;
     }
     a = ang_.store_double(a);
+    const double stored_angle = a;  // the "angle" step
     if (!angle_in_cs_) a = cs_->round_double(a);
     if (!std::isfinite(a)) return Fast::undecided;
     double c = 1.0, sn = a;  // cos(±0) = 1 (one() is 1 here: decide_fast), sin(±0) = ±0
@@ -162,9 +163,13 @@ class PipelineGroup final : public Group {
       out[k].sin = tables_[k]->round_double(sn);
       if (!std::isfinite(out[k].cos) || !std::isfinite(out[k].sin)) return Fast::undecided;
       out[k].flags = 0;
+      out[k].angle = stored_angle;
     }
     return Fast::decided;
   }
+
+  // a θ = 0 block forms no angle step (compute() takes cos_sin's one and zero)
+  FastAngle fast_angle() const override { return zero_angle_ ? FastAngle::none : FastAngle::value; }
 
   // compute_fast over a run of positions by pipeline_batch (fast_trig_batch.hpp); θ = 0 blocks
   // and positions beyond 2^53 take the scalar loop.
@@ -179,7 +184,7 @@ class PipelineGroup final : public Group {
       if (++index == tile_) index = 0;
     }
     for (std::size_t k = n; k % kBatchLanes != 0; ++k) t[k] = 1.0;
-    pipeline_batch(*kernel_, t, n, b.cos.data(), b.sin.data(), b.decided.data());
+    pipeline_batch(*kernel_, t, n, b.cos.data(), b.sin.data(), b.decided.data(), b.angle.data());
     for (std::size_t k = 0; k < n; ++k) {
       b.status[k] = b.decided[k] != 0 ? Fast::decided : Fast::undecided;
     }

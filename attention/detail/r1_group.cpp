@@ -92,6 +92,9 @@ class R1Group final : public Group {
   // mod m, the same r), else τ·i with τ = θ/2π; then cos_sin_turns and the rounding test per
   // target (numeric/trig/fast_trig.hpp). i = 0, θ = 0, r = 0 and the rational cos/sin of
   // 12r ≡ 0 (mod m) stay with compute() (exact values).
+  // r1/r3 form no angle step (compute() records no steps)
+  FastAngle fast_angle() const override { return FastAngle::none; }
+
   Fast compute_fast(std::uint64_t i, FastPair* out) override {
     if (i == 0 || block_.theta.is_zero()) return Fast::exact_case;
     double fh = 0, fl = 0, ef = 0;

@@ -118,12 +118,10 @@ bool ExactBlockRotation::enclose(std::uint64_t i, detail::EnclosedReference& ang
   if (!numeric::dd_cos_sin(a, c, s)) return false;
   // |a − θ·i| ≤ i·|θ − dd| + 7u²·|a| (dd_mul_uint); at()'s values are within 2^-200 of the
   // reals (its comment), so 2^-180 covers them; cos and sin are 1-Lipschitz. dd_cos_sin's own
-  // error is taken as 2^-88: its proven bound (< 2^-95, the argument in double_double.hpp)
-  // with 7 bits of margin, not the header's stated 2^-72, which is wider than |x − cos θi| at
-  // the low frequencies' cos ≈ 1 (2^-28 and less) and would send those entries to MPFR.
+  // error: kDoubleDoubleTrigError (its proven 2^-95 with 7 bits of margin, double_double.hpp).
   const double angle_error =
       static_cast<double>(i) * theta.dd_error() * (1 + 0x1p-40) + std::fabs(a.hi) * 0x1p-100;
-  const double trig_error = 0x1p-88 + angle_error * (1 + 0x1p-40);
+  const double trig_error = numeric::kDoubleDoubleTrigError + angle_error * (1 + 0x1p-40);
   angle = {a, angle_error + 0x1p-180};
   cos = {c, trig_error + 0x1p-180};
   sin = {s, trig_error + 0x1p-180};
@@ -267,6 +265,20 @@ RealisedValues::RealisedValues(std::uint64_t start, std::uint64_t positions, std
   angle.assign(n, 0.0);
   entry_flags.assign(n, 0);
   has_angle.assign(n, 0);
+  filled.assign(n, 0);
+}
+
+void RealisedValues::reset(std::uint64_t start, std::uint64_t positions, std::size_t blocks) {
+  table.start = start;
+  table.positions = positions;
+  table.blocks = blocks;
+  table.flags.clear();
+  const std::size_t n = static_cast<std::size_t>(positions) * blocks;
+  table.cos.resize(n);
+  table.sin.resize(n);
+  angle.resize(n);
+  entry_flags.resize(n);
+  has_angle.resize(n);
   filled.assign(n, 0);
 }
 
@@ -425,6 +437,11 @@ CompareResult compare(const Schedule& s, const Realisation& a,
   Mpfr scratch(kWork), scratch_rel(64);
   detail::Steps steps_a, steps_b;
   Value recorded_b_angle;
+  // A's realised entries of the current chunk (batch_realisation)
+  std::vector<RealisedPair> chunk_pairs;
+  std::vector<double> chunk_angles;
+  std::vector<std::uint8_t> chunk_fast;
+  Value fast_angle_value;
   bool overall_angle = false;
   for (std::size_t b : blocks) {
     BlockComparison block;
@@ -437,13 +454,37 @@ CompareResult compare(const Schedule& s, const Realisation& a,
     detail::BlockEvaluator ev(s, b, members, a.arithmetic_engine());
     std::optional<ExactBlockRotation> exact;
     if (!against) exact.emplace(s.blocks[b]);
+    // A's entries a chunk at a time on the batched fast path when its group has one and says
+    // what the angle step is; the entries it leaves (and every entry otherwise) one at a time
+    const detail::FastAngle a_fast_angle = ev.fast_angle(0);
+    const bool batched = options.batch_realisation && ev.fast_capable(0) &&
+                         (a_angle == nullptr || a_fast_angle != detail::FastAngle::unknown);
+    constexpr std::uint64_t kChunk = 2048;
+    std::uint64_t chunk_begin = 0;
     for (std::uint64_t k = 0; k < options.positions; ++k) {
       const std::uint64_t i = options.start + k;
       if (progress && (k & 4095) == 0 && k > 0) progress(done_entries + k, total_entries);
       steps_a.clear();
       steps_b.clear();
-      const RealisedPair pa = ev.evaluate_one(0, i, a_angle ? &steps_a : nullptr);
-      const Value* va = find_step(steps_a, a_angle);
+      if (batched && (k == 0 || k - chunk_begin == kChunk)) {
+        chunk_begin = k;
+        ev.evaluate_with_angles(0, i, i + std::min(kChunk, options.positions - k), chunk_pairs,
+                                chunk_angles, chunk_fast);
+      }
+      RealisedPair pa;
+      const Value* va = nullptr;
+      if (batched && chunk_fast[k - chunk_begin]) {
+        pa = chunk_pairs[k - chunk_begin];
+        if (a_angle != nullptr && a_fast_angle == detail::FastAngle::value) {
+          fast_angle_value = Value::from_double_exact(chunk_angles[k - chunk_begin]);
+          va = &fast_angle_value;
+        }
+      } else if (batched && a_angle == nullptr) {
+        pa = chunk_pairs[k - chunk_begin];  // the exact path's, no step needed
+      } else {
+        pa = ev.evaluate_one(0, i, a_angle ? &steps_a : nullptr);
+        va = find_step(steps_a, a_angle);
+      }
       if (values.record) {
         auto& rec = *values.record;
         const std::size_t at = rec.index(i, b);

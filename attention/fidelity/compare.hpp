@@ -77,6 +77,11 @@ struct CompareOptions {
   /// (compare_fast.hpp: the same results, MPFR where the fast path cannot decide); false:
   /// MPFR for every entry (the tests compare the two).
   bool fast_arithmetic = true;
+  /// Whether A's entries are realised kBatch positions at a time on the realisations' batched
+  /// fast path (BlockEvaluator::evaluate_with_angles: the same values and angle steps as one
+  /// entry at a time, which the exact path gives where the fast path does not decide); false:
+  /// entry by entry (the tests compare the two).
+  bool batch_realisation = true;
 };
 
 /// One maximum: its value and where it is first attained (smallest position, then block).
@@ -178,6 +183,11 @@ struct RealisedValues {
   RealisedValues() = default;
   /// Room for positions S..S+N-1 and `blocks` blocks, nothing filled.
   RealisedValues(std::uint64_t start, std::uint64_t positions, std::size_t blocks);
+  /// The same as a new RealisedValues(start, positions, blocks), keeping the vectors' memory
+  /// (a path's table is 27 bytes an entry: fresh pages for every path cost more in page
+  /// faults and zeroing than filling them). Only `filled` is cleared: an entry's other
+  /// values are meaningful once compare() has filled it.
+  void reset(std::uint64_t start, std::uint64_t positions, std::size_t blocks);
   /// The realised (cos, sin) (RealisedPair::cos, sin) and, once finish() has run, per
   /// position the OR of its blocks' flags: then realised_table() of the same realisation
   /// over the same window, bit for bit.

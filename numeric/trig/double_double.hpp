@@ -17,8 +17,11 @@
 /// Taylor series of cos to r^30 and sin to r^31: truncation < 0.8^32/32! < 2^-120. Horner with
 /// 16 double-double steps on partial values of magnitude ≤ 1.4 (and z = r² ≤ 0.64): each step
 /// a product (7u²) and a sum (3u²), < 16·1.4·10u² < 2^-97 per function, plus the final ·r.
-/// Total < 2^-95; stated with margin as 2^-72 (kDoubleDoubleTrigError), plus the error of the
-/// input angle (cos and sin are 1-Lipschitz). Tests cross-check against MPFR bit for bit.
+/// Total < 2^-95 (kDoubleDoubleTrigProvenError); every caller takes 2^-88
+/// (kDoubleDoubleTrigError: the proven bound with 7 bits of margin), plus the error of the
+/// input angle (cos and sin are 1-Lipschitz). tests/numeric/test_real_rounding.cpp measures
+/// the error against MPFR (random arguments up to 2^28, and the worst cancellations, next to
+/// multiples of π/2) below the proven bound, and the rounded results bit for bit.
 #include <cstdint>
 
 namespace ropesim::numeric {
@@ -29,16 +32,23 @@ struct DoubleDouble {
   double hi = 0, lo = 0;
 };
 
-/// Absolute error bound of dd_cos_sin besides the input angle's own error (the argument
-/// above: < 2^-95 proven, stated with margin).
-constexpr double kDoubleDoubleTrigError = 0x1p-72;
+/// The bound the argument above proves for dd_cos_sin's absolute error, besides the input
+/// angle's own error.
+constexpr double kDoubleDoubleTrigProvenError = 0x1p-95;
+
+/// The absolute error bound of dd_cos_sin that its callers use (numeric::CosSinRounder's
+/// first step, attention::ExactBlockRotation::enclose): the proven bound with 7 bits of margin.
+/// (It was 2^-72 until December 2026, wider than the distance from 1 of the low frequencies'
+/// cos, which sent those entries to MPFR for nothing.)
+constexpr double kDoubleDoubleTrigError = 0x1p-88;
+static_assert(kDoubleDoubleTrigError >= 0x1p7 * kDoubleDoubleTrigProvenError);
 
 /// Largest |xh| accepted by dd_cos_sin.
 constexpr double kDoubleDoubleTrigMaxArgument = 0x1p28;
 
 /// cos and sin of x = x.hi + x.lo radians (|x.hi| < 2^28, |x.lo| ≤ ulp(x.hi)), each within
-/// kDoubleDoubleTrigError absolutely. Returns false (and leaves c, s unspecified) when the
-/// argument is out of range or not finite; never throws.
+/// kDoubleDoubleTrigProvenError absolutely (callers take kDoubleDoubleTrigError). Returns false
+/// (and leaves c, s unspecified) when the argument is out of range or not finite; never throws.
 bool dd_cos_sin(DoubleDouble x, DoubleDouble& c, DoubleDouble& s);
 
 /// x = (θh + θl) · i as a double-double (i < 2^53, exactly a double): relative error

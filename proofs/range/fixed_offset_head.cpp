@@ -138,6 +138,10 @@ struct RealisedScores::State {
   double fast_score(std::uint64_t i, std::uint64_t j) const {
     return kernel->dot(&qd[i * dim], &kd[j * dim], dim);
   }
+  /// out[t] = fast_score(i, j + t) for t < count (ScoreKernel::dots).
+  void fast_scores(std::uint64_t i, std::uint64_t j, std::size_t count, double* out) const {
+    kernel->dots(&qd[i * dim], &kd[j * dim], dim, count, dim, out);
+  }
 };
 
 std::optional<ScoreKernel> ScoreKernel::make(const FixedOffsetHead& head) {
@@ -264,9 +268,17 @@ CertifiedRange certified_range(const FixedOffsetHead& head, const ScanOptions& o
       double m = -HUGE_VAL;
       std::uint64_t arg = target == 0 ? 1 : 0;
       bool have = false, nan = false;
+      // the competitors' scores a block at a time (ScoreKernel::dots: fast_score's values)
+      constexpr std::uint64_t kBlock = 256;
+      double block[kBlock];
+      std::uint64_t block_start = 0;
       for (std::uint64_t j = 0; j < i; ++j) {
+        if (j % kBlock == 0) {
+          block_start = j;
+          st.fast_scores(i, j, static_cast<std::size_t>(std::min(kBlock, i - j)), block);
+        }
         if (j == target) continue;
-        const double s = st.fast_score(i, j);
+        const double s = block[j - block_start];
         if (std::isnan(s)) {
           m = s;
           arg = j;

@@ -110,6 +110,12 @@ class ScoreKernel {
   static std::optional<ScoreKernel> make(const FixedOffsetHead& head);
   /// Ŝ = q·k for q, k of length `dim` ≥ 1 (elements of F as doubles).
   double dot(const double* q, const double* k, std::size_t dim) const { return dot_(q, k, dim); }
+  /// out[t] = dot(q, ks + t·stride, dim) for t < count (numeric::Binary64Dot::dots: in lanes
+  /// under sequential summation, the same values).
+  void dots(const double* q, const double* ks, std::size_t stride, std::size_t count,
+            std::size_t dim, double* out) const {
+    dot_.dots(q, ks, stride, count, dim, out);
+  }
 
  private:
   explicit ScoreKernel(const numeric::Binary64Dot& dot) : dot_(dot) {}

@@ -392,56 +392,29 @@ attention::CompareResult compare_parallel(const attention::Schedule& s,
 }
 
 /// The binary64 fast path of one realisation (numeric::Binary64Rounding): its realised table
-/// at every position 0..N-1 and the roundings of apply_rotation and of the store into F.
-/// Unset when a format is outside the fast path's domain.
+/// at every position 0..N-1 and the roundings of apply_rotation and of the store into F
+/// (ScoreRotation, in lanes where it can). Unset when a format is outside the fast path's domain.
 struct FastRotation {
   /// every position, every block: `*shared` when the caller has the table, else `owned`
   attention::RealisedTable owned;
   const attention::RealisedTable* shared = nullptr;
   const attention::RealisedTable& table_ref() const { return shared ? *shared : owned; }
-  numeric::Binary64Rounding rf, rout, rF;
-  bool to_out = false, to_f = false, theory = false, adjacent = false;
+  ScoreRotation steps;
   std::size_t nb = 0, dim = 0;
-
-  /// Whether the table's cos and sin must be rounded into the rotation format (false when
-  /// the table format is the rotation format: the rounding is then the identity).
-  bool round_table = true;
 
   /// x's elements as doubles and rounded into the rotation format (the same at every p).
   void operands(const std::vector<numeric::Value>& value, std::vector<double>& x,
                 std::vector<double>& xr) const {
     x.resize(dim);
     xr.resize(dim);
-    for (std::size_t j = 0; j < dim; ++j) {
-      x[j] = value[j].to_double();
-      xr[j] = rf.round(x[j]);
-    }
+    for (std::size_t j = 0; j < dim; ++j) x[j] = value[j].to_double();
+    steps.operands(x.data(), xr.data());
   }
 
   /// R̂_p x into y[0..dim), as apply_rotation then the store into F do.
   void rotate_one(const double* x, const double* xr, std::uint64_t p, double* y) const {
     const attention::RealisedTable& table = table_ref();
-    const double* cos_row = table.cos.data() + p * nb;
-    const double* sin_row = table.sin.data() + p * nb;
-    for (std::size_t j = 0; j < dim; ++j) y[j] = x[j];
-    for (std::size_t d = 0; d < nb; ++d) {
-      const std::size_t i0 = adjacent ? 2 * d : d, i1 = adjacent ? 2 * d + 1 : d + nb;
-      const double x0 = xr[i0], x1 = xr[i1];
-      const double c = round_table ? rf.round(cos_row[d]) : cos_row[d];
-      const double sn = round_table ? rf.round(sin_row[d]) : sin_row[d];
-      double y0, y1;
-      if (theory) {  // THEORY §2.1
-        y0 = rf.sub(rf.mul(c, x0), rf.mul(sn, x1));
-        y1 = rf.add(rf.mul(sn, x0), rf.mul(c, x1));
-      } else {  // hf eager: q·cos + rotate_half(q)·sin
-        y0 = rf.add(rf.mul(x0, c), rf.mul(-x1, sn));
-        y1 = rf.add(rf.mul(x1, c), rf.mul(x0, sn));
-      }
-      y[i0] = to_out ? rout.round(y0) : y0;
-      y[i1] = to_out ? rout.round(y1) : y1;
-    }
-    if (to_f)
-      for (std::size_t j = 0; j < dim; ++j) y[j] = rF.round(y[j]);
+    steps.rotate(x, xr, table.cos.data() + p * nb, table.sin.data() + p * nb, y);
   }
 
   /// R̂_p x for every p into `out` (row p, dim doubles; resized, every element written). `out`
@@ -462,7 +435,10 @@ struct FastRotation {
   }
 
   /// The same values as binary32 columns for Float32Dots: out[k·N + p] = (R̂_p x)_k (resized).
-  /// False when an element is not a binary32 value (then `out` is meaningless).
+  /// False when an element is neither a binary32 value nor NaN (then `out` is meaningless). A
+  /// NaN element (a path whose table holds NaN) stays NaN: every score it enters is NaN in
+  /// binary32 as in numeric::Binary64Dot, and of a non-finite score the check reads only that
+  /// it is not finite (BandExtremes::add); the engine recomputes it (rotate_scores).
   bool rotate_columns(const std::vector<numeric::Value>& value, unsigned threads,
                       std::vector<float>& out) const {
     const std::uint64_t n = table_ref().positions;
@@ -485,7 +461,7 @@ struct FastRotation {
           for (std::size_t j = 0; j < len; ++j) {
             const double v = tile[j * dim + k];
             const float f = static_cast<float>(v);
-            if (!(static_cast<double>(f) == v)) ok[chunk] = 0;  // not binary32, or NaN
+            if (!(static_cast<double>(f) == v) && !std::isnan(v)) ok[chunk] = 0;
             column[j] = f;
           }
         }
@@ -507,20 +483,16 @@ std::optional<FastRotation> fast_rotation(const attention::Schedule& s,
   }
   const attention::RealisedRotation probe = attention::realise(s, r, 0);
   if (probe.rounding != numeric::Rounding::nearest_even) return std::nullopt;
-  FastRotation f{{},
-                 nullptr,
-                 numeric::Binary64Rounding(probe.rotation_format, probe.rounding),
-                 numeric::Binary64Rounding(probe.output_format, probe.rounding),
-                 numeric::Binary64Rounding(r.format, r.rounding)};
-  if (!f.rf.fast_arithmetic() || !f.rout.fast_rounding() || !f.rF.fast_rounding())
+  FastRotation f{{}, nullptr, ScoreRotation(probe.rotation_format, probe.output_format, r.format)};
+  if (!f.steps.rf.fast_arithmetic() || !f.steps.rout.fast_rounding() || !f.steps.rF.fast_rounding())
     return std::nullopt;
-  f.to_out = !(probe.output_format == probe.rotation_format);
-  f.to_f = !(probe.output_format == r.format);
-  f.theory = probe.arithmetic == attention::RotationArithmetic::theory;
-  f.adjacent = r.layout == attention::PairLayout::adjacent;
-  f.round_table = !(r.table_format() == probe.rotation_format);
-  f.nb = s.blocks.size();
-  f.dim = s.dimension();
+  f.steps.to_out = !(probe.output_format == probe.rotation_format);
+  f.steps.to_f = !(probe.output_format == r.format);
+  f.steps.theory = probe.arithmetic == attention::RotationArithmetic::theory;
+  f.steps.adjacent = r.layout == attention::PairLayout::adjacent;
+  f.steps.round_table = !(r.table_format() == probe.rotation_format);
+  f.nb = f.steps.nb = s.blocks.size();
+  f.dim = f.steps.dim = s.dimension();
   if (table && table->start == 0 && table->positions == context) {
     f.shared = table;
   } else {
@@ -556,13 +528,15 @@ bool worse(double a, double b) { return std::isnan(a) ? !std::isnan(b) : a > b; 
 /// every p, the largest |S - exact| of a band is reached at its largest or its smallest
 /// realised score, so rotate_scores recomputes those two (and the first non-finite one) per
 /// band by the engine, which must give the fast path's scores bit for bit (std::logic_error
-/// otherwise). Per band and offset the worst draw by relative error is kept.
+/// otherwise). Per band and offset the worst draw by relative error is kept. rq, rk, fq, fk are
+/// the caller's buffers of the rotated draws (rotate_all, rotate_columns), kept across paths.
 std::vector<DiagnoseOffsetScore> offset_scores(
     const attention::Schedule& s, const attention::Realisation& r,
     const std::vector<attention::QueryKey>& draws, const DiagnoseScoreSettings& settings,
     std::uint64_t context, const std::vector<std::pair<std::uint64_t, std::uint64_t>>& bands,
     unsigned threads, std::string& method, const attention::RealisedTable* table,
-    std::vector<double>& rq, std::vector<double>& rk) {
+    std::vector<double>& rq, std::vector<double>& rk, std::vector<float>& fq,
+    std::vector<float>& fk) {
   std::vector<DiagnoseOffsetScore> out;
   if (settings.offsets.empty()) return out;
   numeric::EvaluationPolicy policy;
@@ -575,7 +549,6 @@ std::vector<DiagnoseOffsetScore> offset_scores(
   // binary32 accumulation in native floats (Float32Dots) where it gives Binary64Dot's results
   const bool float32_dots = fast && Float32Dots::applies(policy);
   const numeric::Binary64Rounding round_f(policy.format, policy.rounding);
-  std::vector<float> fq, fk;  // the rotated draws as columns (FastRotation::rotate_columns)
   // the exact score of every draw at every offset, in r's convention; the draws chosen
   const std::size_t K = draws.size();
   std::vector<std::vector<std::size_t>> chosen(settings.offsets.size());
@@ -945,7 +918,10 @@ std::vector<DiagnoseReport> diagnose_group(const attention::Schedule& s,
   // activation format's; wider formats realise each section on its own, as before).
   const bool share = options.share_values && format.fits_double();
   std::optional<attention::RealisedValues> correct_values;
+  // a candidate's values once its path is measured, reused by the next (RealisedValues::reset)
+  std::optional<attention::RealisedValues> spare_values;
   std::vector<double> rotated_q, rotated_k;  // the score check's rotated draws, every path's
+  std::vector<float> column_q, column_k;     // the same as columns (rotate_columns)
 
   // One path of the frameworks `which` (their paths and realisations, one table recipe) over
   // the bands, against exact (nullopt) or the first one's correct path.
@@ -955,8 +931,15 @@ std::vector<DiagnoseReport> diagnose_group(const attention::Schedule& s,
     DiagnosePath& path = paths[which[0]];
     const attention::Realisation& r = *rs[which[0]];
     std::optional<attention::RealisedValues> values;
-    if (share && r.table_format().fits_double() && (!against || correct_values))
-      values.emplace(0, options.context, s.blocks.size());
+    if (share && r.table_format().fits_double() && (!against || correct_values)) {
+      if (spare_values) {
+        values = std::move(spare_values);
+        spare_values.reset();
+        values->reset(0, options.context, s.blocks.size());
+      } else {
+        values.emplace(0, options.context, s.blocks.size());
+      }
+    }
     attention::CompareValues shared;
     if (values) {
       shared.record = &*values;
@@ -1010,9 +993,11 @@ std::vector<DiagnoseReport> diagnose_group(const attention::Schedule& s,
       note("scores " + paths[f].name, 0, 1);
       paths[f].scores = offset_scores(s, *rs[f], draws, reports[f].score, options.context, bands,
                                       std::max(1u, options.threads), paths[f].score_method,
-                                      values ? &values->table : nullptr, rotated_q, rotated_k);
+                                      values ? &values->table : nullptr, rotated_q, rotated_k,
+                                      column_q, column_k);
     }
     if (!against && values) correct_values = std::move(values);
+    if (against && values) spare_values = std::move(values);
   };
 
   {
@@ -1076,6 +1061,7 @@ std::vector<DiagnoseReport> diagnose_group(const attention::Schedule& s,
     for (std::size_t f = 0; f < nf; ++f) reports[f].candidates.push_back(std::move(paths[f]));
   }
   correct_values.reset();
+  spare_values.reset();
 
   for (std::size_t f = 0; f < nf; ++f) {
     DiagnoseReport& report = reports[f];

@@ -3,10 +3,12 @@
 // header's formulas, evaluated here at 256 bits on both ends of every enclosure), boundary
 // cases where an enclosure straddles a rounding boundary (the fast path must refuse), and whole
 // comparisons with CompareOptions::fast_arithmetic on and off (the same JSON).
+#include <bit>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <optional>
 #include <random>
+#include <string>
 
 #include "attention/fidelity/compare.hpp"
 #include "attention/fidelity/compare_fast.hpp"
@@ -156,6 +158,9 @@ TEST_CASE("compare fast path: whole comparisons equal the MPFR path", "[compare]
       {"llama3.1-8b", "hf", nullptr, Format::fp16(), 70000, 200},
       {"qwen2.5-7b-yarn", "hf", nullptr, Format::bf16(), 30000, 200},  // attention factor
       {"llama3.1-8b", "r2", nullptr, Format::fp32(), 5, 200},
+      {"llama3.1-8b", "r1", nullptr, Format::bf16(), 0, 300},
+      // position-fp16: positions past 65504 overflow (the exact path, with its flags)
+      {"llama3.1-8b", "pipeline:position=fp16;cos_sin=fp32", "hf", Format::bf16(), 65400, 300},
       {"llama3.1-8b", "vllm", "hf", Format::bf16(), 1000, 300},
       {"qwen2.5-7b-yarn", "hf", "r2", Format::bf16(), 0, 100},  // conventions differ: MPFR
       {"llama3.1-8b", "pipeline:inv_freq=fp32>A;cos_sin=fp32;rotation=A", "hf", Format::fp16(),
@@ -175,5 +180,59 @@ TEST_CASE("compare fast path: whole comparisons equal the MPFR path", "[compare]
     o.fast_arithmetic = false;
     const auto slow = compare(s, a, b, o);
     CHECK(to_json(fast) == to_json(slow));
+    // A realised entry by entry (compute() with its steps) instead of in batches: the same
+    // comparison and the same recorded values (cos, sin, angle step, flags)
+    o.fast_arithmetic = true;
+    RealisedValues batched(o.start, o.positions, s.blocks.size()),
+        single(o.start, o.positions, s.blocks.size());
+    CompareValues record;
+    record.record = &batched;
+    const auto by_batch = compare(s, a, b, o, {}, record);
+    o.batch_realisation = false;
+    record.record = &single;
+    const auto by_entry = compare(s, a, b, o, {}, record);
+    CHECK(to_json(by_batch) == to_json(fast));
+    CHECK(to_json(by_entry) == to_json(fast));
+    std::size_t angles = 0;
+    for (std::size_t e = 0; e < batched.filled.size(); ++e) {
+      if (!batched.filled[e]) continue;
+      INFO("entry " << e);
+      REQUIRE(single.filled[e]);
+      REQUIRE(std::bit_cast<std::uint64_t>(batched.table.cos[e]) ==
+              std::bit_cast<std::uint64_t>(single.table.cos[e]));
+      REQUIRE(std::bit_cast<std::uint64_t>(batched.table.sin[e]) ==
+              std::bit_cast<std::uint64_t>(single.table.sin[e]));
+      REQUIRE(batched.entry_flags[e] == single.entry_flags[e]);
+      REQUIRE(batched.has_angle[e] == single.has_angle[e]);
+      REQUIRE(std::bit_cast<std::uint64_t>(batched.angle[e]) ==
+              std::bit_cast<std::uint64_t>(single.angle[e]));
+      angles += batched.has_angle[e];
+    }
+    // the pipelines and r2 form an angle step at every entry of these blocks; r1 at none
+    CHECK(angles == (std::string(k.realisation) == "r1" ? 0 : o.positions * o.blocks.size()));
+  }
+}
+
+TEST_CASE("compare fast path: the exact rotation's enclosure takes dd_cos_sin's stated bound",
+          "[compare]") {
+  // llama3.1-8b's block 0 has θ = 1 exactly (a double: no error in θ), so at small i the
+  // radius of cos and sin is numeric::kDoubleDoubleTrigError (2^-88, double_double.hpp) plus
+  // the product's 2^-100·|θi| and at()'s 2^-180; and at()'s 192-bit values lie inside
+  const auto s = parse_schedule("llama3.1-8b");
+  ExactBlockRotation exact(s.blocks[0]);
+  Mpfr angle(192), c(192), sn(192), d(192);
+  for (std::uint64_t i = 1; i <= 8; ++i) {
+    detail::EnclosedReference ea, ec, es;
+    REQUIRE(exact.enclose(i, ea, ec, es));
+    INFO("i = " << i << ": radius " << ec.error);
+    CHECK(ec.error >= ropesim::numeric::kDoubleDoubleTrigError);
+    CHECK(ec.error <= ropesim::numeric::kDoubleDoubleTrigError + 0x1p-96);
+    CHECK(es.error == ec.error);
+    exact.at(i, angle, c, sn);
+    for (const auto& [e, v] : {std::pair{&ec, &c}, std::pair{&es, &sn}}) {
+      mpfr_sub_d(d, *v, e->r.hi, MPFR_RNDN);
+      mpfr_sub_d(d, d, e->r.lo, MPFR_RNDN);
+      CHECK(std::fabs(mpfr_get_d(d, MPFR_RNDU)) <= e->error);
+    }
   }
 }

@@ -1,5 +1,7 @@
 // numeric::Binary64Dot (the batched kernel of the certified-range scan) against numeric::dot()
-// (the reference: every step through numeric::Arithmetic) bit for bit, and the policy's refusals.
+// (the reference: every step through numeric::Arithmetic) bit for bit, the policy's refusals, and
+// Binary64Dot::dots (four rows in lanes) against operator() on every row.
+#include <bit>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <random>
@@ -118,4 +120,59 @@ TEST_CASE("Binary64Dot refuses the policies it cannot do exactly", "[numeric][su
   policy.summation = Summation::wide_accumulator;
   policy.accumulator = Format::fp8e4m3();  // saturating accumulator
   CHECK_FALSE(Binary64Dot::for_policy(policy).has_value());
+}
+
+TEST_CASE("Binary64Dot::dots equals operator() on every row (lanes and baseline)",
+          "[numeric][summation]") {
+  // Rows of mostly comparable magnitudes (sums that round at every step, so the order shows),
+  // some across F's range and past it (overflow to inf, then inf − inf = NaN), subnormals, ±0;
+  // every summation (sequential in lanes, the others through operator()), row counts that are
+  // not multiples of the four lanes.
+  std::mt19937_64 rng(1995);
+  std::size_t compared = 0, nonfinite = 0;
+  for (const Format& f : {Format::bf16(), Format::fp16(), Format::fp32(), Format::fp64()}) {
+    const Arithmetic F(f, Rounding::nearest_even, ropesim::numeric::mpfr_engine());
+    for (const Summation summation :
+         {Summation::sequential, Summation::pairwise, Summation::wide_accumulator}) {
+      EvaluationPolicy policy;
+      policy.format = f;
+      policy.summation = summation;
+      policy.accumulator = Format::fp32();
+      const auto kernel = Binary64Dot::for_policy(policy);
+      if (!kernel) continue;
+      const std::size_t n = 11, rows = 23;
+      for (int trial = 0; trial < 40; ++trial) {
+        std::vector<double> x(n), ys(rows * n), want(rows), got(rows);
+        auto element = [&]() {
+          const auto pick = rng() % 30;
+          if (pick == 0) return (rng() % 2 ? -1 : 1) * 0.0;
+          if (pick == 1) return std::ldexp(3.0, f.emin - f.precision + 1);  // subnormal
+          const int e = pick < 4 ? f.emax - static_cast<int>(rng() % 3)     // overflowing products
+                                 : static_cast<int>(rng() % 7) - 3;
+          const double m = std::ldexp(static_cast<double>(rng() % 4096) - 2048.0, e - 11);
+          return F.convert(Value::from_double_exact(m)).to_double();
+        };
+        for (auto& v : x) v = element();
+        for (auto& v : ys) v = element();
+        for (const bool baseline : {false, true}) {
+          kernel->dots(x.data(), ys.data(), n, rows, n, got.data(), baseline);
+          for (std::size_t t = 0; t < rows; ++t) {
+            want[t] = (*kernel)(x.data(), ys.data() + t * n, n);
+            INFO(f.name << " summation " << static_cast<int>(summation) << " row " << t << ": "
+                        << got[t] << " against " << want[t]);
+            if (std::isnan(want[t])) {
+              REQUIRE(std::isnan(got[t]));
+            } else {
+              REQUIRE(std::bit_cast<std::uint64_t>(got[t]) ==
+                      std::bit_cast<std::uint64_t>(want[t]));
+            }
+            ++compared;
+            nonfinite += !std::isfinite(want[t]);
+          }
+        }
+      }
+    }
+  }
+  CHECK(compared > 10000);
+  CHECK(nonfinite > 100);  // the inputs reached overflow and NaN
 }
