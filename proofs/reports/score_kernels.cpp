@@ -33,6 +33,31 @@ using numeric::lanes::V;
 
 #define ROPESIM_SCORE_LANE inline __attribute__((always_inline))
 
+// One rotation step on lanes of blocks: the table's (c, s) rounded into F when the path rounds
+// it, the rotated pair in F (THEORY §2.1's order, or hf eager's q·cos + rotate_half(q)·sin),
+// then into the output format when it differs.
+ROPESIM_SCORE_LANE void rotate_lanes(const ScoreRotation& k, V x0, V x1, V c, V sn, V& y0, V& y1) {
+  if (k.round_table) {
+    c = numeric::lanes::round(k.lane_rf, c);
+    sn = numeric::lanes::round(k.lane_rf, sn);
+  }
+  if (k.theory) {  // THEORY §2.1
+    y0 = numeric::lanes::round(k.lane_rf, numeric::lanes::round(k.lane_rf, c * x0) -
+                                              numeric::lanes::round(k.lane_rf, sn * x1));
+    y1 = numeric::lanes::round(k.lane_rf, numeric::lanes::round(k.lane_rf, sn * x0) +
+                                              numeric::lanes::round(k.lane_rf, c * x1));
+  } else {  // hf eager: q·cos + rotate_half(q)·sin
+    y0 = numeric::lanes::round(k.lane_rf, numeric::lanes::round(k.lane_rf, x0 * c) +
+                                              numeric::lanes::round(k.lane_rf, -x1 * sn));
+    y1 = numeric::lanes::round(k.lane_rf, numeric::lanes::round(k.lane_rf, x1 * c) +
+                                              numeric::lanes::round(k.lane_rf, x0 * sn));
+  }
+  if (k.to_out) {
+    y0 = numeric::lanes::round(k.lane_rout, y0);
+    y1 = numeric::lanes::round(k.lane_rout, y1);
+  }
+}
+
 ROPESIM_SCORE_LANE void rotate_body(const ScoreRotation& k, const double* x, const double* xr,
                                     const double* cos_row, const double* sin_row, double* y) {
   const std::size_t nb = k.nb, whole = nb / kLanes * kLanes;
@@ -46,27 +71,8 @@ ROPESIM_SCORE_LANE void rotate_body(const ScoreRotation& k, const double* x, con
       x0 = load(xr + d);
       x1 = load(xr + nb + d);
     }
-    V c = load(cos_row + d), sn = load(sin_row + d);
-    if (k.round_table) {
-      c = numeric::lanes::round(k.lane_rf, c);
-      sn = numeric::lanes::round(k.lane_rf, sn);
-    }
     V y0, y1;
-    if (k.theory) {  // THEORY §2.1
-      y0 = numeric::lanes::round(k.lane_rf, numeric::lanes::round(k.lane_rf, c * x0) -
-                                                numeric::lanes::round(k.lane_rf, sn * x1));
-      y1 = numeric::lanes::round(k.lane_rf, numeric::lanes::round(k.lane_rf, sn * x0) +
-                                                numeric::lanes::round(k.lane_rf, c * x1));
-    } else {  // hf eager: q·cos + rotate_half(q)·sin
-      y0 = numeric::lanes::round(k.lane_rf, numeric::lanes::round(k.lane_rf, x0 * c) +
-                                                numeric::lanes::round(k.lane_rf, -x1 * sn));
-      y1 = numeric::lanes::round(k.lane_rf, numeric::lanes::round(k.lane_rf, x1 * c) +
-                                                numeric::lanes::round(k.lane_rf, x0 * sn));
-    }
-    if (k.to_out) {
-      y0 = numeric::lanes::round(k.lane_rout, y0);
-      y1 = numeric::lanes::round(k.lane_rout, y1);
-    }
+    rotate_lanes(k, x0, x1, load(cos_row + d), load(sin_row + d), y0, y1);
     if (k.adjacent) {
       for (std::size_t l = 0; l < kLanes; ++l) {
         y[2 * (d + l)] = y0[l];
@@ -81,27 +87,8 @@ ROPESIM_SCORE_LANE void rotate_body(const ScoreRotation& k, const double* x, con
   for (std::size_t d = whole; d < nb; ++d) {
     const std::size_t i0 = k.adjacent ? 2 * d : d, i1 = k.adjacent ? 2 * d + 1 : d + nb;
     const V x0 = splat(xr[i0]), x1 = splat(xr[i1]);
-    V c = splat(cos_row[d]), sn = splat(sin_row[d]);
-    if (k.round_table) {
-      c = numeric::lanes::round(k.lane_rf, c);
-      sn = numeric::lanes::round(k.lane_rf, sn);
-    }
     V y0, y1;
-    if (k.theory) {
-      y0 = numeric::lanes::round(k.lane_rf, numeric::lanes::round(k.lane_rf, c * x0) -
-                                                numeric::lanes::round(k.lane_rf, sn * x1));
-      y1 = numeric::lanes::round(k.lane_rf, numeric::lanes::round(k.lane_rf, sn * x0) +
-                                                numeric::lanes::round(k.lane_rf, c * x1));
-    } else {
-      y0 = numeric::lanes::round(k.lane_rf, numeric::lanes::round(k.lane_rf, x0 * c) +
-                                                numeric::lanes::round(k.lane_rf, -x1 * sn));
-      y1 = numeric::lanes::round(k.lane_rf, numeric::lanes::round(k.lane_rf, x1 * c) +
-                                                numeric::lanes::round(k.lane_rf, x0 * sn));
-    }
-    if (k.to_out) {
-      y0 = numeric::lanes::round(k.lane_rout, y0);
-      y1 = numeric::lanes::round(k.lane_rout, y1);
-    }
+    rotate_lanes(k, x0, x1, splat(cos_row[d]), splat(sin_row[d]), y0, y1);
     y[i0] = y0[0];
     y[i1] = y1[0];
   }
