@@ -608,3 +608,18 @@ TEST_CASE("forged bf16 and p=6 horizon certificates are rejected by the per-quer
     }
   }
 }
+
+TEST_CASE("ropesim-verify refuses bad values of --self-test-trig and --audit-bounds", "[verify]") {
+  // one line naming the option and the accepted values (or the file), exit code 2
+  for (const char* bad : {"--self-test-trig abc", "--self-test-trig 0", "--self-test-trig -3",
+                          "--self-test-trig 100000001"}) {
+    const Run r = run_binary(ROPESIM_VERIFY_BINARY, bad);
+    INFO(bad << ": " << r.err);
+    CHECK(r.code == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err == "ropesim-verify: --self-test-trig N: N from 1 to 1e8\n");
+  }
+  const Run r = run_binary(ROPESIM_VERIFY_BINARY, "--audit-bounds /nonexistent/cert.json");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("cannot open /nonexistent/cert.json") != std::string::npos);
+}
