@@ -162,7 +162,7 @@ int run_horizon(const CLI::App& cmd, HorizonOptions& o) {
     return bounded_horizon(cmd, o.head, o.json, o.out);
   o.head.threads = jobs_threads(o.jobs);
   auto spec = proofs::horizon_spec(o.head);
-  spec.threads = o.head.threads;  // the candidates of --C auto, or one C's position chunks
+  spec.threads = o.head.threads;  // the position chunks of each C measured
   const auto start = std::chrono::steady_clock::now();
   const bool show_progress = !o.quiet && stderr_is_tty();
   if (show_progress) {

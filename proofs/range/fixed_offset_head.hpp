@@ -180,8 +180,8 @@ struct ScanOptions {
   /// (NUMERIC §2.1) — and use_fast_kernel is set; the same bits either way.
   bool use_binary32_kernel = true;
   /// May be empty. Asked before each query; once it returns true the scan stops and its result
-  /// is incomplete, to be discarded (C = auto abandons a candidate its search no longer needs
-  /// when it tries several at once).
+  /// is incomplete, to be discarded (for a caller that runs several heads at once and no longer
+  /// needs one of them).
   std::function<bool()> abandon;
   /// Worker threads of the candidate algorithm (certified_range_fast: position chunks on
   /// numeric::parallel_for); ≥ 1. The result does not depend on it. The scan ignores it.

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <numbers>
 
@@ -16,7 +15,6 @@
 #include "numeric/format_properties.hpp"
 #include "numeric/json_number.hpp"
 #include "numeric/mpfr_util.hpp"
-#include "numeric/parallel.hpp"
 
 namespace ropesim::proofs {
 
@@ -158,13 +156,13 @@ RangeEstimate estimate_horizon(const FixedOffsetHead& head, std::uint64_t max_le
     e.seconds += columns(e);
     return e;
   }
-  // C = auto: the candidates in increasing order, one thread each, until one is predicted to
-  // reach L (its probe passes and C·δ_L ≥ f_large in exact arithmetic), where the search stops
+  // C = auto: the candidates in increasing order, each on all the threads (as horizon() runs
+  // them), until one is predicted to reach L (its probe passes and C·δ_L ≥ f_large in exact
+  // arithmetic), where the search stops
   const auto candidates = auto_c_candidates(
       head, slack,
       static_cast<std::int64_t>(std::min<std::uint64_t>(max_length + 1, kRecordLimit)));
   RangeEstimate total;
-  double longest = 0;  // the candidates run concurrently: the longest one bounds the wall time
   FixedOffsetSpec spec;
   spec.schedule = head.schedule;
   spec.weights = head.ideal.weights;
@@ -175,14 +173,14 @@ RangeEstimate estimate_horizon(const FixedOffsetHead& head, std::uint64_t max_le
     spec.C = exact_rational(C);
     const FixedOffsetHead h = make_fixed_offset_head(spec);
     if (fast_range_refusal(h)) {
-      // the scan instead (an overflow-prone C): N²/2 scores at the binary64 kernel's rate
+      // the scan instead (an overflow-prone C), on one thread: N²/2 scores at the binary64
+      // kernel's rate
       const double n = static_cast<double>(max_length) + 2;
       total.seconds += n * n / 2 * 2e-9 * static_cast<double>(h.head.head_dim);
       continue;
     }
-    const RangeEstimate e = estimate_certified_range_fast(h, max_length, 1);
+    const RangeEstimate e = estimate_certified_range_fast(h, max_length, threads);
     total.seconds += e.seconds;
-    longest = std::max(longest, e.seconds);
     total.seconds_per_offset = std::max(total.seconds_per_offset, e.seconds_per_offset);
     total.bytes = std::max(total.bytes, e.bytes);
     total.scores += e.scores;
@@ -191,8 +189,7 @@ RangeEstimate estimate_horizon(const FixedOffsetHead& head, std::uint64_t max_le
         delta_bound(h.ideal, h.C_exact, h.f_large_exact, static_cast<std::int64_t>(max_length));
     if (reach.at_limit) break;
   }
-  total.seconds = std::max(total.seconds / std::max(1u, threads), longest) + columns(total);
-  total.bytes *= std::min<double>(std::max(1u, threads), static_cast<double>(candidates.size()));
+  total.seconds += columns(total);
   return total;
 }
 
@@ -245,11 +242,10 @@ HorizonReport horizon(const HorizonSpec& spec) {
   ScanOptions options;
   options.max_length = max_length;
   options.use_fast_kernel = s.use_fast_kernel;
-  // C = auto runs its candidates on the threads; one C runs its position chunks on them
-  options.threads = s.auto_C ? 1u : std::max(1u, s.threads);
+  // every C (one, or each of C = auto's candidates in turn) runs its position chunks on them
+  options.threads = std::max(1u, s.threads);
   // One head: the candidate algorithm where it applies to this C, else the scan (a C too large
   // for the error analysis; the scan's quick limit then caps L unless max_length was given).
-  // (The candidate algorithm does not poll ScanOptions::abandon: it runs to the end.)
   auto measure = [&](const FixedOffsetHead& h, const ScanOptions& with) {
     if (algorithm == RangeAlgorithm::candidates) {
       if (!fast_range_refusal(h)) return certified_range_fast(h, with);
@@ -269,53 +265,25 @@ HorizonReport horizon(const HorizonSpec& spec) {
     if (candidates.empty()) {
       throw InvalidArgument("C auto: no candidate C is finite in " + head.policy.format.name);
     }
-    // Every candidate is independent; the threads take them in increasing order. A candidate
-    // beyond one already known to reach the scan limit (where the sequential search normally
-    // stops) is skipped, or abandoned mid-scan, and its slot left empty. Every candidate up to
-    // the first one at the limit is measured in full, and one the loop below still needs but
-    // finds empty is measured there, so the loop sees exactly what the one-thread search saw.
-    struct Tried {
-      FixedOffsetHead head;
-      CertifiedRange range;
-    };
-    std::vector<std::optional<Tried>> tried(candidates.size());
-    std::atomic<std::size_t> first_at_limit{candidates.size()};
-    auto try_candidate = [&](std::size_t c, bool may_abandon) -> std::optional<Tried> {
-      ScanOptions o = options;
-      if (may_abandon) o.abandon = [&first_at_limit, c] { return first_at_limit.load() < c; };
-      FixedOffsetSpec hs = s.head;
-      hs.C = exact_rational(candidates[c].first);
-      FixedOffsetHead h = make_fixed_offset_head(hs);
-      CertifiedRange range = measure(h, o);
-      if (may_abandon && first_at_limit.load() < c) return std::nullopt;  // possibly incomplete
-      return Tried{std::move(h), std::move(range)};
-    };
-    numeric::parallel_for(
-        std::max(1u, s.threads), candidates.size(),
-        [&](std::size_t c) {
-          if (first_at_limit.load() < c) return;
-          tried[c] = try_candidate(c, s.threads > 1);
-          if (tried[c] && tried[c]->range.at_limit) {
-            std::size_t seen = first_at_limit.load();
-            while (c < seen && !first_at_limit.compare_exchange_weak(seen, c)) {
-            }
-          }
-        },
-        [&](std::size_t done, std::size_t) {
-          if (s.progress) s.progress(done, candidates.size());
-        });
+    // The candidates in increasing order, each measured on all the threads (its position
+    // chunks), until one reaches the limit: the search stops there. (Running the next C beside
+    // the one being measured, as before, spent a thread on a candidate the search then
+    // discarded, and could start a huge-C scan that the candidate algorithm refuses.)
     std::optional<std::size_t> best;
     CertifiedRange best_range;
     FixedOffsetHead best_head;
     for (std::size_t c = 0; c < candidates.size(); ++c) {
-      if (!tried[c]) tried[c] = try_candidate(c, false);
-      CertifiedRange& range = tried[c]->range;
+      FixedOffsetSpec hs = s.head;
+      hs.C = exact_rational(candidates[c].first);
+      FixedOffsetHead h = make_fixed_offset_head(hs);
+      CertifiedRange range = measure(h, options);
       report.candidates.push_back(
           {candidates[c].first, candidates[c].second, range.n_max, range.at_limit});
+      if (s.progress) s.progress(c + 1, candidates.size());
       if (!best || range.n_max > best_range.n_max) {
         best = c;
         best_range = std::move(range);
-        best_head = std::move(tried[c]->head);
+        best_head = std::move(h);
       }
       if (best_range.at_limit) break;
     }

@@ -50,8 +50,8 @@ std::uint64_t default_max_length(RangeAlgorithm resolved, const FixedOffsetHead&
 
 /// The estimated cost of one horizon run by the candidate algorithm up to max_length:
 /// estimate_certified_range_fast for a given C; for C = auto (`auto_C`, the candidates of
-/// auto_c_candidates with `slack`) the sum over the candidates in increasing order, one thread
-/// each, divided by `threads`, stopping after the first one predicted to reach max_length (its
+/// auto_c_candidates with `slack`) the sum over the candidates in increasing order, each on
+/// `threads` as horizon() runs them, stopping after the first one predicted to reach max_length (its
 /// probe passes and C·δ_L ≥ f_large in exact arithmetic, delta_bound), where the search
 /// stops. `head` is the head with C = 1 for C = auto. Throws InvalidArgument outside the
 /// candidate algorithm's domain.
@@ -108,12 +108,12 @@ struct HorizonSpec {
   /// Called after each candidate C of C = auto with (tried, candidates), on the calling
   /// thread (for a progress display); may be empty.
   std::function<void(std::size_t, std::size_t)> progress;
-  /// Worker threads for the candidates of C = auto (numeric::parallel_for); ≥ 1. The report
-  /// does not depend on it: candidates are tried concurrently in increasing order and taken
-  /// in that order, so the candidates listed, the C chosen and N_max are those of one thread.
-  /// With a given C, the candidate algorithm's position chunks run on them instead
-  /// (certified_range_fast; the report does not depend on it either). The δ-bound and
-  /// tie-distance scans of several blocks run on them too (first_reaching, cosine_scan.hpp).
+  /// Worker threads (numeric::parallel_for); ≥ 1. The report does not depend on it. The
+  /// candidate algorithm runs its position chunks on them (certified_range_fast), for the one
+  /// C given or for each of C = auto's candidates in turn (in increasing order, stopping at the
+  /// first that reaches L_max); the scan (a C outside the candidate algorithm's domain) runs on
+  /// one. The δ-bound and tie-distance scans of several blocks run on them too (first_reaching,
+  /// cosine_scan.hpp).
   unsigned threads = 1;
   /// The candidate algorithm's estimate for a max_length beyond the quick limit (horizon_spec
   /// fills it when it was computed for that check); none for the quick default.

@@ -56,8 +56,8 @@ using HorizonRowsProgress =
     std::function<void(std::size_t done, std::size_t total, const HorizonReport& row)>;
 
 /// horizon(specs[i]) for every i, in order, on `threads` threads (≥ 1): the rows run in
-/// parallel, each row's candidates C on the threads left over when there are fewer rows than
-/// threads (HorizonSpec::threads is set to that share). The reports do not depend on `threads`.
+/// parallel, each row's position chunks (HorizonSpec::threads) on the threads left over when
+/// there are fewer rows than threads. The reports do not depend on `threads`.
 std::vector<HorizonReport> horizon_rows(std::vector<HorizonSpec> specs, unsigned threads,
                                         const HorizonRowsProgress& progress = {});
 
