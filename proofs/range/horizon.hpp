@@ -51,10 +51,10 @@ std::uint64_t default_max_length(RangeAlgorithm resolved, const FixedOffsetHead&
 /// The estimated cost of one horizon run by the candidate algorithm up to max_length:
 /// estimate_certified_range_fast for a given C; for C = auto (`auto_C`, the candidates of
 /// auto_c_candidates with `slack`) the sum over the candidates in increasing order, each on
-/// `threads` as horizon() runs them, stopping after the first one predicted to reach max_length (its
-/// probe passes and C·δ_L ≥ f_large in exact arithmetic, delta_bound), where the search
-/// stops. `head` is the head with C = 1 for C = auto. Throws InvalidArgument outside the
-/// candidate algorithm's domain.
+/// `threads` as horizon() runs them, stopping after the first one predicted to reach max_length
+/// (its probe passes and C·δ_L ≥ f_large in exact arithmetic, delta_bound), where the search stops.
+/// `head` is the head with C = 1 for C = auto. Throws InvalidArgument outside the candidate
+/// algorithm's domain.
 RangeEstimate estimate_horizon(const FixedOffsetHead& head, std::uint64_t max_length,
                                unsigned threads, bool auto_C = false,
                                const mpq_class& slack = mpq_class(1, 16));
