@@ -194,7 +194,7 @@ int run_compile(const CLI::App& cmd, CompileOptions& o) {
     certificate = c.dump(1) + "\n";
   }
   if (cmd.count("--out") > 0) write_model_spec(o.out, spec);
-  if (!o.certificate.empty()) io::write_output_file(o.certificate, certificate);
+  if (!o.certificate.empty()) io::write_output_file(o.certificate, certificate, "--certificate");
   if (o.json) {
     nlohmann::json j = report;
     j["out"] = o.out.empty() ? nlohmann::json() : nlohmann::json(o.out);
@@ -217,7 +217,11 @@ int run_compile(const CLI::App& cmd, CompileOptions& o) {
   }
   s += fmt::format("certified  every coordinate exactly 0/1 (0 at BOS) on every word {}\n",
                    compiled.certified_length
-                       ? fmt::format("of length <= {}", *compiled.certified_length)
+                       ? fmt::format("of length <= {}{}", *compiled.certified_length,
+                                     compiled.certified_length_at_limit
+                                         ? " (where the range checks stopped without a "
+                                           "failure: it may be exact on longer words)"
+                                         : "")
                        : std::string("(any length)"));
   if (o.explain) s += explain_text(report);
   if (!o.out.empty()) {

@@ -143,13 +143,11 @@ Action add_experiment_command(CLI::App& app) {
         text += fmt::format("{} in {}: refused: {}\n", s.schedule, s.format, one_line(*s.refused));
         continue;
       }
-      text += fmt::format(
-          "{} in {}: certified length {}, every word right up to length {}{}\n", s.schedule,
-          s.format,
-          s.certified_length ? std::to_string(*s.certified_length) : std::string("unbounded"),
-          s.longest_all_right ? std::to_string(*s.longest_all_right)
-                              : std::string("- (the first length failed)"),
-          s.mod_atoms.empty() ? std::string() : "; MOD atoms on " + s.mod_atoms);
+      text += fmt::format("{} in {}: certified length {}, every word right up to length {}{}\n",
+                          s.schedule, s.format, proofs::certified_length_text(s),
+                          s.longest_all_right ? std::to_string(*s.longest_all_right)
+                                              : std::string("- (the first length failed)"),
+                          s.mod_atoms.empty() ? std::string() : "; MOD atoms on " + s.mod_atoms);
     }
     text += table.to_text();
     std::cout << text;

@@ -162,6 +162,8 @@ int run_horizon(const CLI::App& cmd, HorizonOptions& o) {
     return bounded_horizon(cmd, o.head, o.json, o.out);
   o.head.threads = jobs_threads(o.jobs);
   auto spec = proofs::horizon_spec(o.head);
+  // a certificate the verifier could not check is refused before anything is measured
+  if (!o.certificate.empty()) proofs::check_horizon_certificate_covered(spec.head);
   spec.threads = o.head.threads;  // the position chunks of each C measured
   const auto start = std::chrono::steady_clock::now();
   const bool show_progress = !o.quiet && stderr_is_tty();
@@ -206,7 +208,7 @@ int run_horizon(const CLI::App& cmd, HorizonOptions& o) {
   const std::string certificate =
       o.certificate.empty() ? std::string()
                             : proofs::horizon_certificate(spec.head, report).dump(1) + "\n";
-  if (!o.certificate.empty()) io::write_output_file(o.certificate, certificate);
+  if (!o.certificate.empty()) io::write_output_file(o.certificate, certificate, "--certificate");
   if (kind) {
     Table t = horizon_table({report});
     if (json.contains("simulation")) t.json_extra[0]["simulation"] = json["simulation"];

@@ -201,7 +201,7 @@ CLI::App* add_plot_length(CLI::App* plot, std::function<int()>& action) {
       }
       std::cout << fmt::format(
           "{} in {}: certified length {}, every word right up to length {}\n", s.schedule, s.format,
-          s.certified_length ? std::to_string(*s.certified_length) : std::string("unbounded"),
+          proofs::certified_length_text(s),
           s.longest_all_right ? std::to_string(*s.longest_all_right) : std::string("-"));
     }
     std::cout << "figure: " << o->output.out

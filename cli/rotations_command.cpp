@@ -264,7 +264,7 @@ int run_rotations(const CLI::App& cmd, RotationsOptions& o) {
           ? std::string()
           : proofs::census_certificate(schedule, realisation, result).dump(1) + "\n";
   write_out(attention::to_json(result, true));
-  if (!o.certificate.empty()) io::write_output_file(o.certificate, certificate);
+  if (!o.certificate.empty()) io::write_output_file(o.certificate, certificate, "--certificate");
   if (o.json) {
     std::cout << attention::to_json(result, o.witnesses).dump(2) << "\n";
   } else {

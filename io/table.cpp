@@ -217,8 +217,14 @@ OutputKind output_kind_for(const std::string& path, const std::string& flag,
   }
   // A device, FIFO or descriptor (/dev/null, /dev/stdout, a pipe) has no name to read the kind
   // from: where the flag writes one kind only, it gets that kind, as any Unix tool's output.
-  if (accepted.size() == 1 && output_target(path, flag).mode != OutputMode::replace)
-    return *accepted.begin();
+  if (output_target(path, flag).mode != OutputMode::replace) {
+    if (accepted.size() == 1) return *accepted.begin();
+    if (role == "output")
+      throw InvalidArgument(flag + ": '" + path +
+                            "' is a device or pipe, whose name does not say the kind of table" +
+                            expected + " (a symbolic link such as out.csv -> " + path +
+                            "), or no " + flag + " to print the result on stdout");
+  }
   throw InvalidArgument(flag + ": unknown " + role + " extension '" + ext + "' in '" + path + "'" +
                         expected);
 }

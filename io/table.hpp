@@ -96,7 +96,8 @@ inline constexpr std::initializer_list<OutputKind> all_output_kinds = {
 /// (an empty name, an unknown extension, or a kind the command does not write). `role` says
 /// what the path is: "output" for a file written, "input" for one read (`merge` shards). A
 /// device, FIFO or descriptor without a known extension (/dev/null, /dev/stdout) gets the one
-/// kind when `accepted` has only one.
+/// kind when `accepted` has only one; when it has several, the refusal says that the device's
+/// name does not give the kind and how to name one (a symbolic link with the extension).
 OutputKind output_kind_for(const std::string& path, const std::string& flag,
                            std::initializer_list<OutputKind> accepted = all_output_kinds,
                            const std::string& role = "output");

@@ -8,6 +8,8 @@
 #include <cmath>
 #include <numbers>
 #include <numeric>
+#include <string>
+#include <vector>
 
 #include "attention/realisations/realisation.hpp"
 #include "attention/transformer/head_blocks.hpp"
@@ -28,6 +30,31 @@ using numeric::Value;
 bool periodic_schedule_p(const attention::Schedule& schedule) {
   return std::all_of(schedule.blocks.begin(), schedule.blocks.end(),
                      [](const attention::RotaryBlock& b) { return b.turn.has_value(); });
+}
+
+std::size_t periodic_mod_block(const attention::Schedule& schedule, std::uint64_t m,
+                               std::uint64_t r) {
+  const mpq_class want(1, m);
+  std::vector<std::string> turns;
+  for (std::size_t d = 0; d < schedule.blocks.size(); ++d) {
+    const auto& turn = schedule.blocks[d].turn;
+    if (!turn) continue;
+    mpq_class t(turn->a, turn->m);
+    t.canonicalize();
+    if (t == want) return d;
+    const std::string text = t.get_str();
+    if (std::find(turns.begin(), turns.end(), text) == turns.end()) turns.push_back(text);
+  }
+  std::string listed;
+  for (std::size_t k = 0; k < turns.size() && k < 8; ++k) listed += (k ? ", " : "") + turns[k];
+  if (turns.size() > 8) listed += fmt::format(", ... ({} turns)", turns.size());
+  throw Refusal(
+      RefusalReason::mod_period,
+      fmt::format("MOD_{}^{} atom refused under the periodic schedule '{}': C4 tests residues "
+                  "mod {} on a rotary block of turn 1/{} (theta = 2*pi/{}), and the schedule's "
+                  "turns are {} (THEORY §7 C4); add that block (e.g. periodic:m={}) or leave "
+                  "--schedule unset (the atom then uses a periodic table of its own)",
+                  m, r, schedule.spec, m, m, m, listed.empty() ? "none" : listed, m));
 }
 
 namespace {

@@ -54,6 +54,14 @@ namespace ropesim::proofs {
 /// periodic (nothing rotates).
 bool periodic_schedule_p(const attention::Schedule& schedule);
 
+/// The block of a periodic `schedule` on which C4 builds the MOD_m^r atom (THEORY §7 C4): the
+/// first rotary block whose turn is exactly 1/m (θ = 2π/m; C4's r3 table is that block's).
+/// Throws Refusal (RefusalReason::mod_period) with one line naming the schedule, its turns
+/// and the turn needed when there is none: a periodic schedule of other periods cannot test
+/// residues mod m, and is not silently replaced by the atom's own table. m ≥ 2.
+std::size_t periodic_mod_block(const attention::Schedule& schedule, std::uint64_t m,
+                               std::uint64_t r);
+
 /// What to build.
 struct BoundedModSpec {
   std::uint64_t m = 2;  ///< the modulus, m ≥ 2

@@ -93,13 +93,14 @@ struct CompileOptions {
   /// multi-frequency head with equal weights, certified by the same range scan. Must have at
   /// least one rotary block.
   attention::Schedule offset_schedule = attention::single_schedule(1);
-  /// The RoPE schedule of every MOD atom (THEORY §7 C4, C4'): unset (the default) or periodic
-  /// (every block a rational turn, periodic_schedule_p) gives C4's exact head on its own
-  /// periodic table; a non-periodic schedule gives C4', the residue test on the block of that
-  /// schedule nearest a turn 2πa/m, exact only up to its certified range N_max^MOD (which then
-  /// bounds certified_length), or a Refusal(mod_schedule) when no block certifies a range ≥ 2m.
-  /// `ropesim compile --schedule S` sets both offset_schedule and mod_schedule: one schedule for
-  /// every rotary head.
+  /// The RoPE schedule of every MOD atom (THEORY §7 C4, C4'): unset (the default) gives C4's
+  /// exact head on its own periodic table; periodic (every block a rational turn,
+  /// periodic_schedule_p) C4 on its block of turn 1/m, or a Refusal(mod_period) naming the
+  /// schedule's turns when it has none (periodic_mod_block); a non-periodic schedule gives C4', the
+  /// residue test on the block of that schedule nearest a turn 2πa/m, exact only up to its
+  /// certified range N_max^MOD (which then bounds certified_length), or a Refusal(mod_schedule)
+  /// when no block certifies a range ≥ 2m. `ropesim compile --schedule S` sets both offset_schedule
+  /// and mod_schedule: one schedule for every rotary head.
   std::optional<attention::Schedule> mod_schedule;
   /// L_max of every Y^k head's range scan (HorizonSpec::max_length; 0 = horizon's default) and of
   /// every C4' head's (BoundedModSpec::max_length; 0 = kBoundedModMaxLength).
@@ -169,6 +170,10 @@ struct CompiledModel {
   /// heads' certified count, the Y^k heads' N_max^(k) and the C4' heads' N_max^MOD (nullopt =
   /// every length).
   std::optional<std::uint64_t> certified_length;
+  /// True when certified_length is where a check stopped at its limit without a failure (the
+  /// binding range scan's max_length, or the P head's last checked count): the model may be
+  /// exact further, and a larger limit may certify more. False when a failure sets it.
+  bool certified_length_at_limit = false;
   /// Present when compiled with CompileOptions::layer_norm.
   std::optional<LayerNormMirror> layer_norm;
 };
@@ -193,7 +198,8 @@ CompiledModel compile(const ltl::Formula& formula, const std::vector<std::string
 /// alphabet, format, rounding, f_large, coordinates (names in index order), node coordinates,
 /// layers (per head / FFN gadget: kind, node, reads, writes, constants), the P-head
 /// certificate, the bounded Y^k heads (node k C n_max at_limit), the MOD heads (m, r, C, min
-/// margin, per-residue margins) and the certified length (null = every length). Values are exact
+/// margin, per-residue margins), the certified length (null = every length) and
+/// certified_length_at_limit. Values are exact
 /// decimal strings. Does not print.
 nlohmann::json to_json(const CompiledModel& compiled);
 

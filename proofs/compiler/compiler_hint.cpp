@@ -29,7 +29,8 @@ const std::vector<std::string>& compiler_preset_formats() {
 Refusal with_format_hint(const Refusal& refusal, const CompileOptions& options,
                          const std::function<CompiledModel(const CompileOptions&)>& compile_in) {
   // Refusals that no format can fix are passed on unchanged.
-  if (refusal.reason() == RefusalReason::input || refusal.reason() == RefusalReason::summation)
+  if (refusal.reason() == RefusalReason::input || refusal.reason() == RefusalReason::summation ||
+      refusal.reason() == RefusalReason::mod_period)
     return refusal;
   const std::string message = refusal.what();
   CompileOptions trial = options;

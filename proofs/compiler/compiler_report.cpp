@@ -27,6 +27,16 @@ nlohmann::json certificate_json(const PastCertificate& c) {
 
 void describe_components(CompiledModel& out, const std::vector<LayerComponents>& layers) {
   out.certified_length = out.past ? out.past->certified_count : std::nullopt;
+  // a bound that stopped at its check's limit (no failure seen) leaves the true length ≥ it
+  out.certified_length_at_limit = out.past && out.past->certified_count && !out.past->first_failure;
+  auto bound_by = [&out](std::uint64_t n_max, bool at_limit) {
+    if (!out.certified_length || n_max < *out.certified_length) {
+      out.certified_length = n_max;
+      out.certified_length_at_limit = at_limit;
+    } else if (n_max == *out.certified_length) {
+      out.certified_length_at_limit = out.certified_length_at_limit && at_limit;
+    }
+  };
   out.layers.clear();
   for (const LayerComponents& layer : layers) {
     LayerDescription desc;
@@ -35,13 +45,11 @@ void describe_components(CompiledModel& out, const std::vector<LayerComponents>&
       if (c.mod_head) out.mod_heads.push_back(*c.mod_head);
       if (c.bounded_mod_head) {
         out.bounded_mod_heads.push_back(*c.bounded_mod_head);
-        const std::uint64_t n_max = c.bounded_mod_head->n_max;
-        if (!out.certified_length || n_max < *out.certified_length) out.certified_length = n_max;
+        bound_by(c.bounded_mod_head->n_max, c.bounded_mod_head->at_limit);
       }
       if (c.bounded_head) {
         out.bounded_heads.push_back(*c.bounded_head);
-        const std::uint64_t n_max = c.bounded_head->n_max;
-        if (!out.certified_length || n_max < *out.certified_length) out.certified_length = n_max;
+        bound_by(c.bounded_head->n_max, c.bounded_head->at_limit);
       }
     }
     out.layers.push_back(std::move(desc));
@@ -122,6 +130,7 @@ nlohmann::json to_json(const CompiledModel& c) {
   j["bounded_heads"] = bounded;
   j["certified_length"] =
       c.certified_length ? nlohmann::json(*c.certified_length) : nlohmann::json();
+  j["certified_length_at_limit"] = c.certified_length_at_limit;
   return j;
 }
 

@@ -473,6 +473,7 @@ ModModel mod_model(const ModModelSpec& spec) {
     wiring.top = "top";
     wiring.output = "mod_head";
     const bool bounded = spec.schedule && !periodic_schedule_p(*spec.schedule);
+    std::size_t periodic_block = 0;  // set when a periodic schedule is named
     try {
       if (bounded) {
         BoundedModSpec b;
@@ -484,6 +485,8 @@ ModModel mod_model(const ModModelSpec& spec) {
         b.policy = atom.policy;
         out.bounded = make_bounded_mod_head(b, wiring);
       } else {
+        // a periodic --schedule: C4 on its block of turn 1/m, refused when it has none
+        if (spec.schedule) periodic_block = periodic_mod_block(*spec.schedule, m, a);
         out.atom = make_mod_atom_head(atom, wiring);
       }
     } catch (const InvalidArgument& e) {
@@ -527,11 +530,15 @@ ModModel mod_model(const ModModelSpec& spec) {
                           (h.at_limit ? " (the scan's limit)" : "") + tail;
     } else {
       const ModAtomHead& h = *out.atom;
-      model.description = "C4 MOD atom " + atom_name(m, a) + " (THEORY §7, RoPE-X App C.3): head " +
-                          h.head.name + " with r3 table periodic 1/" + std::to_string(m) +
-                          ", C = " + decimal(h.C) + (h.auto_C ? " (auto)" : "") +
-                          ", f_large = " + decimal(h.f_large) + ", smallest lead " +
-                          approx_text(h.min_margin.get_d()) + tail;
+      model.description =
+          "C4 MOD atom " + atom_name(m, a) + " (THEORY §7, RoPE-X App C.3): head " + h.head.name +
+          " with r3 table periodic 1/" + std::to_string(m) +
+          (spec.schedule ? " (block " + std::to_string(periodic_block) +
+                               " of the periodic schedule " + spec.schedule->spec + ")"
+                         : std::string()) +
+          ", C = " + decimal(h.C) + (h.auto_C ? " (auto)" : "") +
+          ", f_large = " + decimal(h.f_large) + ", smallest lead " +
+          approx_text(h.min_margin.get_d()) + tail;
     }
   }
   model.classifier.weights.assign(d, zero);

@@ -174,8 +174,9 @@ struct ModModelSpec {
   ModReadout readout = ModReadout::length;
   /// The alphabet (every symbol is embedded the same way: the language depends on N only).
   std::vector<std::string> alphabet = {"a", "b"};
-  /// The RoPE schedule of the head: unset or periodic (periodic_schedule_p) gives C4 on its
-  /// periodic table; a non-periodic schedule gives C4' (make_bounded_mod_head with atom.C and
+  /// The RoPE schedule of the head: unset gives C4 on its own periodic table; a periodic one
+  /// (periodic_schedule_p) C4 on its block of turn 1/m (periodic_mod_block; Refusal when it
+  /// has none); a non-periodic schedule gives C4' (make_bounded_mod_head with atom.C and
   /// atom.policy), exact on words up to its certified range N_max^MOD (THEORY §7 C4').
   std::optional<attention::Schedule> schedule;
   /// The C4' range scan's limit (BoundedModSpec::max_length; 0 = its default).

@@ -80,7 +80,13 @@ std::vector<Component> mod_components(const ResidualSpace& space, std::uint64_t 
          {"certified_range", numeric::number_text(fmt::format("{}", built.n_max))}}};
     head.bounded_mod_head = std::move(built);
   } else {
+    // C4 on a periodic schedule: its block of turn 1/m (refused when it has none)
+    const std::size_t block = schedule ? periodic_mod_block(*schedule, m, r) : 0;
     head = periodic_head(space, m, r, raw, node, policy);
+    if (schedule) {
+      head.description.constants["schedule"] = schedule->spec;
+      head.description.constants["block"] = numeric::number_text(fmt::format("{}", block));
+    }
   }
   head.raw_outputs = {{raw, a.zero(), a.zero(), RawOutputRange::Want::zero},
                       {raw, a.one(), a.one(), RawOutputRange::Want::one}};

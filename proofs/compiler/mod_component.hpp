@@ -18,12 +18,14 @@ namespace ropesim::proofs {
 /// `raw`) and the first-position correction FFN (reads `raw`, `count`, `top`; writes `out`),
 /// named `node`. The head is C4's on its periodic table (C = auto, certified by its realised
 /// margins per residue, make_mod_atom_head; the component carries the ModAtomHead) when
-/// `schedule` is unset or periodic (periodic_schedule_p), and C4' on the named non-periodic
+/// `schedule` is unset, or periodic (periodic_schedule_p) with a block of turn 1/m
+/// (periodic_mod_block, which refuses otherwise; its description then names the schedule and
+/// the block), and C4' on the named non-periodic
 /// schedule otherwise (make_bounded_mod_head with range limit `max_length`, 0 = its default; the
 /// component carries the BoundedModHead, whose N_max^MOD bounds the model's certified length).
-/// Throws what those throw (Refusal(mod_margin) / Refusal(mod_schedule) naming m, r, F, and the
-/// best margin or the nearest block), and InvalidArgument when a name is not a coordinate of
-/// `space`. Source: THEORY §7 C4, C4'; RoPE-X App C.3.
+/// Throws what those throw (Refusal(mod_margin) / Refusal(mod_schedule) / Refusal(mod_period)
+/// naming m, r, F, and the best margin or the nearest block), and InvalidArgument when a name is
+/// not a coordinate of `space`. Source: THEORY §7 C4, C4'; RoPE-X App C.3.
 std::vector<Component> mod_components(const ResidualSpace& space, std::uint64_t m, std::uint64_t r,
                                       const std::string& raw, const std::string& count,
                                       const std::string& out, const std::string& node,

@@ -14,6 +14,7 @@ constexpr ropesim::Spelling<RefusalReason> refusal_reason_names[] = {
     {RefusalReason::offset_head, "offset_head"},
     {RefusalReason::mod_margin, "mod_margin"},
     {RefusalReason::mod_schedule, "mod_schedule"},
+    {RefusalReason::mod_period, "mod_period"},
     {RefusalReason::layer_norm_gain, "layer_norm_gain"},
     {RefusalReason::layer_norm_mirror, "layer_norm_mirror"}};
 constexpr ropesim::EnumNames<RefusalReason> refusal_reason_table{.what = "refusal reason",

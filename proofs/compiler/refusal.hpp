@@ -21,6 +21,8 @@ enum class RefusalReason {
                       ///< winner lead by f_large in F (C4)
   mod_schedule,       ///< a MOD_m^r atom under a non-periodic schedule: no block of the
                       ///< schedule certifies a range N_max^MOD ≥ 2m in F (C4')
+  mod_period,         ///< a MOD_m^r atom under a periodic schedule without a block of turn
+                      ///< 1/m (C4): no format can fix it
   layer_norm_gain,    ///< the LayerNorm mirror's raw scale 2^−p or gain 2^(p−1) is not in F
   layer_norm_mirror,  ///< any other check of the LayerNorm mirror (post-LN, C1)
 };

@@ -193,6 +193,7 @@ std::vector<LengthSeries> length_experiment(const LengthExperimentSpec& spec,
       }
       if (compiled) {
         series.certified_length = compiled->certified_length;
+        series.certified_length_at_limit = compiled->certified_length_at_limit;
         if (!compiled->bounded_mod_heads.empty())
           series.mod_atoms = "the schedule (C4', bounded)";
         else if (!compiled->mod_heads.empty())

@@ -101,6 +101,9 @@ struct LengthSeries {
   std::string mod_atoms;
   /// The model's certified length (compile's certified_length; none: exact at every length).
   std::optional<std::uint64_t> certified_length;
+  /// compile's certified_length_at_limit: the certified length is where a check stopped
+  /// without a failure, not where one failed.
+  bool certified_length_at_limit = false;
   /// Set when the compiler refused F (its one-line reason); then `rows` is empty.
   std::optional<std::string> refused;
   std::vector<LengthRow> rows;

@@ -174,6 +174,12 @@ const std::vector<std::string>& length_columns() {
   return columns;
 }
 
+std::string certified_length_text(const LengthSeries& series) {
+  if (!series.certified_length) return "unbounded";
+  return std::to_string(*series.certified_length) +
+         (series.certified_length_at_limit ? " (the checks' limit: no failure found)" : "");
+}
+
 std::vector<std::vector<nlohmann::json>> length_rows(const std::vector<LengthSeries>& series) {
   std::vector<std::vector<nlohmann::json>> rows;
   const auto rounded = [](double v) { return std::round(v * 1e6) / 1e6; };
@@ -221,6 +227,7 @@ nlohmann::json length_json(const LengthArguments& a, const LengthExperimentSpec&
         {{"schedule", s.schedule},
          {"format", s.format},
          {"certified_length", optional_number(s.certified_length)},
+         {"certified_length_at_limit", s.certified_length_at_limit},
          {"longest_all_right", optional_number(s.longest_all_right)},
          {"mod_atoms", s.mod_atoms.empty() ? nlohmann::json() : nlohmann::json(s.mod_atoms)},
          {"refused", s.refused ? nlohmann::json(*s.refused) : nlohmann::json()}});

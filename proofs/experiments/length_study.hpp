@@ -56,6 +56,10 @@ std::vector<LengthSeries> run_length_spec(
 /// Rates are rounded to 6 decimals.
 const std::vector<std::string>& length_columns();
 
+/// A series' certified length as the text views print it: "unbounded" (exact at every length),
+/// "N", or "N (the checks' limit: no failure found)" when certified_length_at_limit.
+std::string certified_length_text(const LengthSeries& series);
+
 /// One row of cells (length_columns() order) per (schedule, format, length).
 std::vector<std::vector<nlohmann::json>> length_rows(const std::vector<LengthSeries>& series);
 

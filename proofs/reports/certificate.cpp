@@ -117,6 +117,39 @@ nlohmann::json census_certificate(const attention::Schedule& s, const attention:
   return j;
 }
 
+namespace {
+
+/// The formats and roundings ropesim-verify's number model covers (verify/ropesim_verify.cpp
+/// "THE NUMBER MODEL"); throws InvalidArgument naming the accepted ones otherwise.
+void require_verifier_arithmetic(const numeric::Format& f, numeric::Rounding rounding) {
+  if (f.kind != numeric::Format::Kind::floating || !f.subnormals || !f.has_infinity ||
+      f.precision > 53 || f.emin < -1022 || f.emax > 1023) {
+    throw InvalidArgument("--certificate: ropesim-verify does not cover format " + f.name +
+                          "; accepted: binary floating formats with subnormals and infinities "
+                          "within fp64 (fp8e5m2, fp16, bf16, tf32, fp32, fp64, ...)");
+  }
+  if (rounding == numeric::Rounding::nearest_away) {
+    throw InvalidArgument(
+        "--certificate: ropesim-verify does not cover rounding nearest-away; accepted: "
+        "nearest-even, toward-zero, upward, downward");
+  }
+}
+
+}  // namespace
+
+void check_horizon_certificate_covered(const FixedOffsetSpec& spec) {
+  require_verifier_schedule(spec.schedule);
+  const attention::Realisation r = attention::parse_realisation(spec.realisation, spec.policy);
+  const std::string name = r.name();
+  if (name != "r1" && name != "r2" && name != "r3") {
+    throw InvalidArgument(
+        "--certificate: ropesim-verify recomputes a horizon head's rotations "
+        "for realizations r1, r2 and r3 only; '" +
+        name + "' is not covered (accepted: r1, r2, r3)");
+  }
+  require_verifier_arithmetic(r.table_format(), r.rounding);
+}
+
 void check_census_certificate_covered(const attention::Schedule& s, const attention::Realisation& r,
                                       std::uint64_t positions) {
   require_verifier_schedule(s);
@@ -140,18 +173,7 @@ void check_census_certificate_covered(const attention::Schedule& s, const attent
           s.spec + "' with rounding " + std::string(numeric::to_string(r.rounding)) + " is not");
     }
   }
-  const numeric::Format& f = r.table_format();
-  if (f.kind != numeric::Format::Kind::floating || !f.subnormals || !f.has_infinity ||
-      f.precision > 53 || f.emin < -1022 || f.emax > 1023) {
-    throw InvalidArgument("--certificate: ropesim-verify does not cover format " + f.name +
-                          "; accepted: binary floating formats with subnormals and infinities "
-                          "within fp64 (fp8e5m2, fp16, bf16, tf32, fp32, fp64, ...)");
-  }
-  if (r.rounding == numeric::Rounding::nearest_away) {
-    throw InvalidArgument(
-        "--certificate: ropesim-verify does not cover rounding nearest-away; accepted: "
-        "nearest-even, toward-zero, upward, downward");
-  }
+  require_verifier_arithmetic(r.table_format(), r.rounding);
   const double work = static_cast<double>(positions) * static_cast<double>(s.blocks.size());
   if (work > kMaxCensusCertificateWork) {
     throw InvalidArgument(fmt::format(
@@ -285,7 +307,7 @@ nlohmann::json horizon_json(const FixedOffsetHead& head, std::vector<mpq_class> 
 }  // namespace
 
 nlohmann::json horizon_certificate(const FixedOffsetSpec& spec, const HorizonReport& report) {
-  require_verifier_schedule(spec.schedule);
+  check_horizon_certificate_covered(spec);
   FixedOffsetSpec hs = spec;
   hs.C = numeric::exact_rational(report.C);
   const FixedOffsetHead head = make_fixed_offset_head(hs);

@@ -58,6 +58,14 @@ nlohmann::json census_certificate(const attention::Schedule& s, const attention:
 void check_census_certificate_covered(const attention::Schedule& s, const attention::Realisation& r,
                                       std::uint64_t positions);
 
+/// Throws InvalidArgument (one line, "--certificate: ...", naming what is accepted) when
+/// ropesim-verify could not check a horizon certificate of this head whatever its range: a
+/// schedule it does not rebuild (as check_census_certificate_covered), a realization other
+/// than r1, r2, r3 (its Rotations; the framework pipelines hf, vllm, ... are not modelled there),
+/// a format outside its number model or rounding nearest-away. horizon_certificate calls it;
+/// `ropesim horizon --certificate` calls it before measuring, so nothing runs in vain.
+void check_horizon_certificate_covered(const FixedOffsetSpec& spec);
+
 /// The largest (N_max + 2)²/2 · blocks of score evaluations horizon_certificate accepts
 /// (10^8: about a minute for ropesim, a few for the verifier, which recomputes them all).
 inline constexpr double kMaxHorizonCertificateWork = 1e8;
@@ -88,9 +96,8 @@ inline constexpr double kVerifierScoreRatio = 2;
 /// linear in N_max. `spec` is the head the report was measured on (its C is replaced by
 /// report.C). Throws InvalidArgument when the scan's work exceeds kMaxHorizonCertificateWork
 /// (naming N_max and the limit), when the candidates' check exceeds
-/// kMaxHorizonCertificateScores (naming the estimate), for a schedule ropesim-verify does not
-/// rebuild (multi-axis, YaRN/M-RoPE presets, ...; as check_census_certificate_covered), and
-/// like make_fixed_offset_head.
+/// kMaxHorizonCertificateScores (naming the estimate), for a head ropesim-verify does not
+/// cover (check_horizon_certificate_covered), and like make_fixed_offset_head.
 nlohmann::json horizon_certificate(const FixedOffsetSpec& spec, const HorizonReport& report);
 
 /// The compile certificate of a compiled model (THEORY §7 C1, C4, C5), built from the

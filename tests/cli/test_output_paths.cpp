@@ -176,6 +176,10 @@ TEST_CASE("-o /dev/stdout writes to standard output, and appends under >>", "[cl
   INFO(classify.err);
   CHECK(classify.code == 0);
   CHECK(classify.out.find("\"provenance\"") != std::string::npos);
+  // a table command to a device: one line saying why and how to name one
+  const Run table = run("formats --out /dev/stdout");
+  expect_usage_error(table, "'/dev/stdout' is a device or pipe");
+  CHECK(table.err.find("out.csv -> /dev/stdout") != std::string::npos);
 }
 
 TEST_CASE("--certificate and --out naming one file are refused, nothing written",

@@ -45,6 +45,33 @@ TEST_CASE("compile --schedule: a MOD atom never gets a table the user did not na
   CHECK(j["mod_heads"].size() == 1);
   CHECK(j["bounded_mod_heads"].empty());
   CHECK(j["certified_length"].is_null());
+  // A periodic schedule of another period is refused, not replaced by the atom's own table:
+  // compile, construct mod and experiment length alike.
+  const Run q =
+      run("compile 'mod(3,0)' --alphabet ab --schedule periodic:m=4 --format bf16 -o " + model);
+  expect_usage_error(q, "under the periodic schedule 'periodic:1/4'");
+  CHECK(q.err.find("turn 1/3") != std::string::npos);
+  CHECK(q.err.find("no preset format") == std::string::npos);  // no format fixes it
+  CHECK(q.err.find("characters)") == std::string::npos);       // not shortened
+  CHECK_FALSE(std::filesystem::exists(model));
+  const Run c = run("construct mod --m 3 --r 0 --schedule periodic:m=4 --format bf16 -o " + model);
+  expect_usage_error(c, "turn 1/3");
+  CHECK_FALSE(std::filesystem::exists(model));
+  const Run e =
+      run("experiment length 'mod(3,0)' --alphabet ab --schedule periodic:m=4 --schedule "
+          "periodic:m=3 --format bf16 --lengths 1..12 --words 2 --json --no-progress");
+  INFO(e.err);
+  REQUIRE(e.code == 0);
+  const auto x = nlohmann::json::parse(e.out);
+  REQUIRE(x["series"].size() == 2);
+  CHECK(x["series"][0]["refused"].get<std::string>().find("turn 1/3") != std::string::npos);
+  CHECK(x["series"][1]["refused"].is_null());
+  CHECK(x["series"][1]["longest_all_right"] == 12);
+  // the schedule's own block of turn 1/m is the head's, and the model says so
+  const Run b =
+      run("compile 'mod(3,0)' --alphabet ab --schedule periodic:m=4,3 --format bf16 --json");
+  REQUIRE(b.code == 0);
+  CHECK(b.out.find("\"block\": \"1\"") != std::string::npos);
 }
 
 TEST_CASE("construct mod --schedule: the bounded atom, its range and run's own verdicts",

@@ -465,6 +465,23 @@ TEST_CASE("--certificate takes a .json path and touches no file on bad input", "
                          json_path),
                      "--certificate: a certificate covers one-axis schedules");
   CHECK(!std::filesystem::exists(json_path));
+  // a write failure names the flag whose file failed (it named --out)
+  if (std::filesystem::exists("/dev/full")) {
+    expect_usage_error(run("rotations --schedule single:g=1 --format bf16 --positions 16 "
+                           "--certificate /dev/full"),
+                       "--certificate: '/dev/full'");
+  }
+  // a framework pipeline (hf): the verifier's horizon check recomputes r1, r2 and r3 only, so
+  // the certificate is refused before the range is measured (it was written and then refused
+  // by ropesim-verify)
+  for (const std::string r : {"hf", "vllm"}) {
+    INFO(r);
+    const Run h = run("horizon --schedule gemma-7b --realization " + r +
+                      " --format bf16 --k 8 --C 32768 --certificate " + json_path);
+    expect_usage_error(h, "'" + r + "' is not covered (accepted: r1, r2, r3)");
+    CHECK(h.out.empty());
+    CHECK(!std::filesystem::exists(json_path));
+  }
 }
 
 // The compile certificates (checked against their model): tests/cli/test_verify_compile.cpp.

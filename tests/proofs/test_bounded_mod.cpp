@@ -215,6 +215,37 @@ TEST_CASE("compile: --schedule is the schedule of every rotary head, MOD atoms i
     CHECK(c.bounded_mod_heads.empty());
     CHECK_FALSE(c.certified_length);
   }
+  SECTION("a periodic schedule without the turn 1/m is refused, never replaced by 1/m") {
+    // periodic:m=4 rotates by pi/2: cos(i*pi/2) takes one value on each residue mod 4, so no
+    // query bias makes BOS lead exactly on i = 0 (mod 3); the atom's own table 1/3 is not the
+    // schedule the user named. periodic:1/4,1/3 has it as block 1.
+    const ltl::Formula mod3 = ltl::parse("mod(3,0)");
+    for (const std::string spec : {"periodic:m=4", "periodic:1/4,2/3", "periodic:m=6"}) {
+      INFO(spec);
+      options.mod_schedule = attention::parse_schedule(spec);
+      try {
+        (void)proofs::compile(mod3, {"a", "b"}, options);
+        FAIL("expected a refusal");
+      } catch (const proofs::Refusal& e) {
+        CHECK(e.reason() == proofs::RefusalReason::mod_period);
+        const std::string what = e.what();
+        CHECK(what.find("no preset format") == std::string::npos);  // no format fixes it
+        CHECK(what.find(options.mod_schedule->spec) != std::string::npos);
+        CHECK(what.find("turn 1/3") != std::string::npos);
+        CHECK(what.find('\n') == std::string::npos);
+      }
+    }
+    options.mod_schedule = attention::parse_schedule("periodic:m=4,3");
+    const proofs::CompiledModel c = proofs::compile(mod3, {"a", "b"}, options);
+    REQUIRE(c.mod_heads.size() == 1);
+    const nlohmann::json report = proofs::to_json(c);
+    CHECK(report.dump().find("\"block\"") != std::string::npos);
+    for (std::uint64_t L = 1; L <= 13; ++L) {
+      const std::string word(L, 'b');
+      INFO("length " << L);
+      CHECK(attention::run(c.model, word).accept == ltl::accepts(mod3, ltl::letters(word)));
+    }
+  }
   SECTION("a non-periodic block near the turn: bounded, and exact on every length up to N_max") {
     options.policy.format = Format::fp32();
     options.mod_schedule = attention::single_schedule(mpq_class(3, 2));
