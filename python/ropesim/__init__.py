@@ -249,8 +249,10 @@ def rotation_table(schedule: str, realization: str, format: str, positions: int,
     argument is not a str, ValueError for positions < 1 or a negative start (as the CLI), and
     ValueError for bad input, a realisation that does not apply, a table format a
     binary64 cannot hold, or a table beyond the memory budget (8 GiB; 17 bytes per
-    (position, block); ``allow_slow=True`` lifts it, as ``table rotations --allow-slow``). Example: ``rotation_table("llama2-7b", "r2", "bf16", 65536)`` has 1281
-    distinct rows, the census' ``distinct``.
+    (position, block); ``allow_slow=True`` lifts it, as ``table rotations --allow-slow``),
+    ValueError for jobs above 256 or positions/start above 2^64 - 1. Example:
+    ``rotation_table("llama2-7b", "r2", "bf16", 65536)`` has 1281 distinct rows, the census'
+    ``distinct``.
     """
     positions, start = _count("positions", positions, 1), _count("start", start, 0)
     jobs = _jobs(jobs)
