@@ -651,7 +651,8 @@ def main(argv=None) -> int:
         args = parser.parse_args(argv)
         languages = [s.strip() for s in args.languages.split(",") if s.strip()]
         try:  # split as `ropesim sweep --schedules` splits (numeric::split_unique)
-            schedules = _ropesim.split_schedules(args.schedules, "--schedules")
+            schedules = [s.strip() for s in _ropesim.split_schedules(args.schedules,
+                                                                     "--schedules")]
         except ValueError as e:
             fail(str(e))
 
