@@ -51,7 +51,8 @@ from ._tables import table_bounds, table_horizon  # python/ropesim/_tables.py
 
 __all__ = [
     "round", "round_flags", "rotation_table", "census", "position", "horizon", "compile",
-    "Model", "CertificationWarning", "classify", "analyse_heads", "check", "formats", "experiment_length",
+    "Model", "CertificationWarning", "classify", "analyse_heads", "check", "formats",
+    "experiment_length",
     "balanced_words", "cli", "Fraction", "__version__", "sweep", "table_horizon", "table_bounds",
 ]
 __version__ = _ropesim.version
@@ -206,7 +207,7 @@ def _values(values) -> _np.ndarray:
                 raise TypeError(f"values: {type(x).__name__} {_short(x)} is not a number "
                                 f"(at index {index}); {expected}") from None
         return out
-    return raw.astype(_np.float64)
+    return raw.astype(_np.float64, copy=False)
 
 
 def _short(x) -> str:
