@@ -192,6 +192,7 @@ def _values(values) -> _np.ndarray:
     if raw.dtype.kind == "O":  # None, text or ints beyond binary64 among the numbers
         out = _np.empty(raw.shape, dtype=_np.float64)
         for index, x in _np.ndenumerate(raw):
+            index = index[0] if len(index) == 1 else index  # 3, or (1, 0) in a 2-d input
             if x is None:
                 raise TypeError(f"values: None is not a number (at index {index}); {expected}")
             if isinstance(x, (str, bytes)):
@@ -413,8 +414,9 @@ class Model:
                                     bool(allow_slow))
         if not result["within_certified_length"]:
             _warnings.warn(
-                f"the input has {result['positions'][-1] - 1} symbols (EOS at N+1), more than "
-                f"the certified length {result['certified_length']} of "
+                # positions end at EOS, position N+1 (with or without BOS)
+                f"the input has {result['positions'][-1] - 1} symbols, more than the certified "
+                f"length {result['certified_length']} of "
                 f"{self!r}; past it the output is not certified (THEORY §6)",
                 CertificationWarning, stacklevel=3)
         return result
