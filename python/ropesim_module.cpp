@@ -34,6 +34,8 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "attention/census/bounded_census.hpp"
@@ -114,7 +116,7 @@ std::pair<py::array_t<double>, py::array_t<std::uint8_t>> round_values(
 py::tuple rotation_table(const std::string& schedule_spec, const std::string& realisation_spec,
                          const std::string& format_spec, std::uint64_t positions,
                          std::uint64_t start, const std::string& rounding,
-                         const std::string& engine_name, unsigned jobs) {
+                         const std::string& engine_name, unsigned jobs, bool allow_slow) {
   const auto format = with_context("format", [&] { return numeric::parse_format(format_spec); });
   const auto mode = with_context("rounding", [&] { return numeric::parse_rounding(rounding); });
   const auto schedule =
@@ -129,7 +131,9 @@ py::tuple rotation_table(const std::string& schedule_spec, const std::string& re
     attention::check_table_fits_double(realisation);
     return 0;
   });
-  check_budget("positions", attention::realised_table_work(schedule, positions, true), Budget{});
+  Budget budget;
+  budget.unlimited = allow_slow;  // as `table rotations --allow-slow`
+  check_budget("positions", attention::realised_table_work(schedule, positions, true), budget);
   attention::RealisedTable t;
   {
     py::gil_scoped_release release;
@@ -382,21 +386,30 @@ attention::Model parse_model(const std::string& spec_text, const std::optional<s
 }
 
 /// `model` run on `word` (attention::run) as `ropesim run MODEL --input WORD [--trace] --json`
-/// prints it: the trace, when asked, at EOS. Raises ValueError for a symbol outside the
-/// alphabet ("--input: ...") or a run beyond the time budget.
-/// `trace_all`: every position traced, as `--positions all`.
+/// prints it: the trace, when asked, at EOS; plus `certified_length` (the spec's, None when it
+/// certifies every length) and `within_certified_length` (false past it: the output is then not
+/// certified, the case `ropesim run` warns about on stderr; ropesim.Model.run warns in Python).
+/// Raises ValueError for a symbol outside the alphabet ("--input: ...") or a run beyond the
+/// time budget unless `allow_slow`. `trace_all`: every position traced, as `--positions all`.
 py::object run_model(const attention::Model& model, const std::string& word, bool trace,
-                     bool trace_all) {
+                     bool trace_all, bool allow_slow) {
   return to_python(library_call([&] {
     const auto symbols = with_context("--input", [&] { return attention::tokenize(model, word); });
-    check_budget("--input", attention::run_work(model, symbols.size()), Budget{});
+    Budget budget;
+    budget.unlimited = allow_slow;
+    check_budget("--input", attention::run_work(model, symbols.size()), budget);
     attention::RunOptions options;
     if (trace_all) {
       options.trace_all = true;  // as `--positions all`
     } else if (trace) {
       options.trace_positions = {symbols.size() + 1};
     }
-    return attention::to_json(model, attention::run(model, word, options), word);
+    nlohmann::json j = attention::to_json(model, attention::run(model, word, options), word);
+    j["certified_length"] =
+        model.certified_length ? nlohmann::json(*model.certified_length) : nlohmann::json(nullptr);
+    j["within_certified_length"] =
+        !model.certified_length || symbols.size() <= *model.certified_length;
+    return j;
   }));
 }
 
@@ -564,6 +577,24 @@ std::string flag_bits_text() {
   return text;
 }
 
+/// `text` (an InvalidArgument's message, the CLI's words) for a Python user: the flags that
+/// have a keyword argument in Python are named as that keyword ("pass --allow-slow" → "pass
+/// allow_slow=True": census, horizon, compile, classify, analyse_heads, experiment_length,
+/// sweep, table_horizon, rotation_table and Model.run all take it). The CLI's text is left as
+/// it is (this runs only where the error crosses into Python).
+std::string python_message(std::string text) {
+  static const std::pair<std::string_view, std::string_view> flags[] = {
+      {"pass --allow-slow", "pass allow_slow=True"},
+  };
+  for (const auto& [cli, python] : flags) {
+    for (auto at = text.find(cli); at != std::string::npos; at = text.find(cli, at)) {
+      text.replace(at, cli.size(), python);
+      at += python.size();
+    }
+  }
+  return text;
+}
+
 }  // namespace
 
 void bind_sweep(py::module_& m);   // python/bind_sweep.cpp: sweep, shards, tables as files
@@ -571,7 +602,16 @@ void bind_tables(py::module_& m);  // python/bind_tables.cpp: table horizon
 
 PYBIND11_MODULE(_ropesim, m) {
   m.doc() = "C++ side of the ropesim Python module (docs/PYTHON.md); use `import ropesim`.";
-  py::register_exception<InvalidArgument>(m, "InvalidArgument", PyExc_ValueError);
+  // InvalidArgument → ValueError (ropesim._ropesim.InvalidArgument) with the message in a
+  // Python user's words (python_message: `allow_slow=True` for `--allow-slow`).
+  static py::exception<InvalidArgument> invalid_argument(m, "InvalidArgument", PyExc_ValueError);
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const InvalidArgument& e) {
+      invalid_argument(python_message(e.what()).c_str());
+    }
+  });
   static const std::string round_values_doc =
       "(rounded, flags): each binary64 rounded into F once (numeric::Arithmetic::convert, "
       "THEORY §1), and its IEEE flag bits (" +
@@ -581,7 +621,7 @@ PYBIND11_MODULE(_ropesim, m) {
   m.attr("flag_bits") = flag_bits();
   m.def("rotation_table", &rotation_table, py::arg("schedule"), py::arg("realization"),
         py::arg("format"), py::arg("positions"), py::arg("start"), py::arg("rounding"),
-        py::arg("engine"), py::arg("jobs"),
+        py::arg("engine"), py::arg("jobs"), py::arg("allow_slow") = false,
         "(cos, sin, flags): attention::realised_table over positions start..start+positions-1; "
         "cos and sin of shape (positions, blocks), flags (positions,) with bits 1 overflow, "
         "2 NaN. Raises ValueError for bad input.");
@@ -644,10 +684,21 @@ PYBIND11_MODULE(_ropesim, m) {
   m.def("parse_model", &parse_model, py::arg("spec_text"), py::arg("format") = py::none(),
         py::arg("rounding") = py::none(),
         "A model spec's text read as `ropesim run FILE` reads it. Raises ValueError.");
+  m.def(
+      "split_schedules",
+      [](const std::string& text, const std::string& flag) {
+        return numeric::split_unique(text, flag, numeric::ListKind::schedules);
+      },
+      py::arg("text"), py::arg("flag"),
+      "A list of schedules split as the CLI splits `--schedules` (numeric::split_unique): on "
+      "';' and on the commas that start a new spec (one with ':' or a name), so that "
+      "`conventional:base=10000,dim=8` stays whole. Raises ValueError for an empty or "
+      "repeated item.");
   m.def("run_model", &run_model, py::arg("model"), py::arg("word"), py::arg("trace"),
-        py::arg("trace_all") = false,
-        "The dict of `ropesim run MODEL --input WORD [--trace] --json` (attention::run). "
-        "Raises ValueError for a symbol outside the alphabet.");
+        py::arg("trace_all") = false, py::arg("allow_slow") = false,
+        "The dict of `ropesim run MODEL --input WORD [--trace] --json` (attention::run), with "
+        "certified_length and within_certified_length. Raises ValueError for a symbol outside "
+        "the alphabet or a run beyond the time budget unless allow_slow.");
   py::class_<proofs::ClassifyArguments>(m, "ClassifyArguments")
       .def(py::init<>())
       .def_readwrite("alphabet", &proofs::ClassifyArguments::alphabet)

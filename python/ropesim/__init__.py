@@ -36,18 +36,23 @@ from __future__ import annotations
 
 import json as _json
 import os as _os
+import shutil as _shutil
 import tempfile as _tempfile
+import warnings as _warnings
+import weakref as _weakref
 from fractions import Fraction
 
 import numpy as _np
 
 from . import _ropesim
+from . import _sweep as _sweep_module
 from ._sweep import sweep  # the sweep table from the library (python/ropesim/_sweep.py)
 from ._tables import table_bounds, table_horizon  # python/ropesim/_tables.py
 
 __all__ = [
     "round", "round_flags", "rotation_table", "census", "position", "horizon", "compile",
-    "Model", "classify", "analyse_heads", "check", "formats", "experiment_length",
+    "Model", "CertificationWarning", "classify", "analyse_heads", "check", "formats",
+    "experiment_length",
     "balanced_words", "cli", "Fraction", "__version__", "sweep", "table_horizon", "table_bounds",
 ]
 __version__ = _ropesim.version
@@ -84,14 +89,36 @@ def _arguments(args) -> list:
     return words
 
 
-def _count(name: str, value, minimum: int) -> int:
-    """`value` as an int >= `minimum`: TypeError for anything but an int (None, 1.5, True),
-    ValueError below `minimum` (with the accepted range)."""
+# The largest count the extension takes (a uint64 in C++), and the CLI's cap on --jobs
+# (cli/jobs.cpp: 0..256).
+_UINT64_MAX = 2**64 - 1
+_MAX_JOBS = _sweep_module.MAX_JOBS
+
+
+def _count(name: str, value, minimum: int, maximum: int = _UINT64_MAX) -> int:
+    """`value` as an int in `minimum`..`maximum`: TypeError for anything but an int (None, 1.5,
+    True), ValueError below `minimum` or above `maximum` (with the accepted range), so that
+    ``positions=2**64`` is one line naming the argument, not pybind's list of signatures."""
     if isinstance(value, bool) or not isinstance(value, (int, _np.integer)):
         raise TypeError(f"{name}: expected an int, got {type(value).__name__} {value!r}")
     if value < minimum:
         raise ValueError(f"{name}: must be at least {minimum}, got {value}")
+    if value > maximum:
+        raise ValueError(f"{name}: {value} is out of range; accepted: an integer in "
+                         f"{minimum}..{maximum}")
     return int(value)
+
+
+def _jobs(value) -> int:
+    """`jobs` as the CLI's --jobs takes it: an int in 0..256 (0: every core)."""
+    return _count("jobs", value, 0, _MAX_JOBS)
+
+
+def _text(name: str, value) -> str:
+    """`value` as a str argument: TypeError naming `name` for None or another type."""
+    if not isinstance(value, str):
+        raise TypeError(f"{name}: expected a str, got {type(value).__name__} {value!r}")
+    return value
 
 
 def cli(*args: str) -> str:
@@ -126,20 +153,68 @@ def round(values, format: str, rounding: str = "nearest-even") -> _np.ndarray:
     subnormals, signed zeros, infinities, NaN and saturation. Exact for every format up to fp64
     (the result is the element of F itself). `format`: any spelling ``ropesim formats``
     accepts (``bf16``, ``fp16``, ``p=11,e=5``, ``torch.bfloat16``…). `rounding`: nearest-even,
-    nearest-away, toward-zero, upward, downward. Raises ValueError for a bad format or rounding.
+    nearest-away, toward-zero, upward, downward. Raises ValueError for a bad format or rounding
+    and for a number beyond binary64 (``2**1100``), TypeError for None or text anywhere in
+    `values` (``None``, ``[None, 1.0]``, ``"0.1"``, ``["0.1"]``: numbers, not their spellings)
+    and for a `format` or `rounding` that is not a str.
     Example: ``round([0.1], "bf16")`` is ``array([0.10009765625])``.
     """
-    rounded, _ = _ropesim.round_values(_values(values), format, rounding)
+    rounded, _ = _round_values(values, format, rounding)
     return rounded
 
 
+def _round_values(values, format, rounding):
+    """The extension's round_values after checking the arguments' types (one TypeError line
+    naming the argument, not pybind's list of signatures)."""
+    array = _values(values)
+    texts = _arguments(["--format", _text("format", format), "--rounding",
+                        _text("rounding", rounding)])
+    return _ropesim.round_values(array, texts[1], texts[3])
+
+
 def _values(values) -> _np.ndarray:
-    """`values` as a float64 array; TypeError for None (numpy would read it as NaN) and for
-    text (round numbers, not their spellings)."""
-    if values is None or isinstance(values, (str, bytes)):
-        raise TypeError(f"values: expected numbers (a scalar, list or array), got "
-                        f"{type(values).__name__}")
-    return _np.asarray(values, dtype=_np.float64)
+    """`values` as a float64 array (each number read as the binary64 numpy reads it as).
+
+    Raises TypeError for None anywhere in `values` (a scalar, a list, an object array: numpy
+    would read it as NaN) and for text anywhere (``"0.1"`` and ``["0.1"]`` alike: `round`
+    rounds numbers, not their spellings; docs/PYTHON.md "Errors"), ValueError for a number
+    beyond binary64 (``2**1100``: `round` rounds binary64 values, and no binary64 holds it).
+    """
+    expected = "expected numbers (a scalar, list or array of int or float)"
+    if values is None:
+        raise TypeError(f"values: None is not a number; {expected}")
+    if isinstance(values, (str, bytes)):
+        raise TypeError(f"values: {values!r} is text, not a number; {expected}")
+    raw = values if isinstance(values, _np.ndarray) else _np.asarray(values)
+    if raw.dtype.kind in "USa":
+        first = raw.flat[0] if raw.size else ""
+        raise TypeError(f"values: {first!r} is text, not a number; {expected}")
+    if raw.dtype.kind == "O":  # None, text or ints beyond binary64 among the numbers
+        out = _np.empty(raw.shape, dtype=_np.float64)
+        for index, x in _np.ndenumerate(raw):
+            index = index[0] if len(index) == 1 else index  # 3, or (1, 0) in a 2-d input
+            if x is None:
+                raise TypeError(f"values: None is not a number (at index {index}); {expected}")
+            if isinstance(x, (str, bytes)):
+                raise TypeError(f"values: {x!r} is text, not a number (at index {index}); "
+                                f"{expected}")
+            try:
+                out[index] = float(x)
+            except OverflowError:
+                raise ValueError(f"values: {_short(x)} is beyond binary64 (largest "
+                                 f"{_np.finfo(_np.float64).max!r}); round takes binary64 "
+                                 f"values") from None
+            except (TypeError, ValueError):
+                raise TypeError(f"values: {type(x).__name__} {_short(x)} is not a number "
+                                f"(at index {index}); {expected}") from None
+        return out
+    return raw.astype(_np.float64, copy=False)
+
+
+def _short(x) -> str:
+    """`x` for a message: its repr, or for a long one its start and its length."""
+    text = repr(x)
+    return text if len(text) <= 40 else f"{text[:20]}... ({len(text)} characters)"
 
 
 # (name, bit) of each IEEE flag, from numeric/flags.hpp through the extension.
@@ -153,7 +228,7 @@ def round_flags(values, format: str, rounding: str = "nearest-even") -> dict:
     ``"division_by_zero"``, ``"overflow"``, ``"underflow"`` (tininess after rounding),
     ``"inexact"``: bool arrays of the input's shape. Raises ValueError like ``round``.
     """
-    rounded, bits = _ropesim.round_values(_values(values), format, rounding)
+    rounded, bits = _round_values(values, format, rounding)
     out = {"value": rounded}
     for name, bit in _FLAG_NAMES:
         out[name] = (bits & bit) != 0
@@ -162,7 +237,7 @@ def round_flags(values, format: str, rounding: str = "nearest-even") -> dict:
 
 def rotation_table(schedule: str, realization: str, format: str, positions: int,
                    start: int = 0, rounding: str = "nearest-even", engine: str = "auto",
-                   jobs: int = 0, flags: bool = False):
+                   jobs: int = 0, flags: bool = False, allow_slow: bool = False):
     """The realised rotation table: ``(cos, sin)``, float64 arrays of shape (positions, blocks).
 
     Row k is position ``start + k`` (0-based, BOS = 0), column d the rotary block d (THEORY §3):
@@ -176,16 +251,18 @@ def rotation_table(schedule: str, realization: str, format: str, positions: int,
     argument is not a str, ValueError for positions < 1 or a negative start (as the CLI), and
     ValueError for bad input, a realisation that does not apply, a table format a
     binary64 cannot hold, or a table beyond the memory budget (8 GiB; 17 bytes per
-    (position, block)). Example: ``rotation_table("llama2-7b", "r2", "bf16", 65536)`` has 1281
-    distinct rows, the census' ``distinct``.
+    (position, block); ``allow_slow=True`` lifts it, as ``table rotations --allow-slow``),
+    ValueError for jobs above 256 or positions/start above 2^64 - 1. Example:
+    ``rotation_table("llama2-7b", "r2", "bf16", 65536)`` has 1281 distinct rows, the census'
+    ``distinct``.
     """
     positions, start = _count("positions", positions, 1), _count("start", start, 0)
-    jobs = _count("jobs", jobs, 0)
+    jobs = _jobs(jobs)
     for name, text in (("schedule", schedule), ("realization", realization), ("format", format),
                        ("rounding", rounding), ("engine", engine)):
         _arguments(["--" + name, text])
     cos, sin, position_flags = _ropesim.rotation_table(
-        schedule, realization, format, positions, start, rounding, engine, jobs)
+        schedule, realization, format, positions, start, rounding, engine, jobs, bool(allow_slow))
     return (cos, sin, position_flags) if flags else (cos, sin)
 
 
@@ -206,7 +283,7 @@ def census(schedule: str, realization: str = "r1", format: str = "fp32",
     a count that is not an int.
     """
     positions, start, jobs = (_count("positions", positions, 0), _count("start", start, 0),
-                              _count("jobs", jobs, 0))
+                              _jobs(jobs))
     if max_period is not None:
         max_period = _count("max_period", max_period, 0)
     for name, text in (("schedule", schedule), ("realization", realization), ("format", format),
@@ -269,7 +346,14 @@ def horizon(k: int = 1, format: str = "fp16", g=None, schedule: str | None = Non
     if max_length is not None:
         arguments.max_length = _count("max_length", max_length, 1)
     arguments.allow_slow = bool(allow_slow)
-    return _ropesim.horizon(arguments, g is not None, schedule, _count("jobs", jobs, 0))
+    return _ropesim.horizon(arguments, g is not None, schedule, _jobs(jobs))
+
+
+class CertificationWarning(RuntimeWarning):
+    """Issued by ``Model.run`` / ``Model.trace`` when the word is longer than the model's
+    certified length (the construction's N_max, THEORY §6): past it the output is not
+    certified and may be wrong, as ``ropesim run`` warns on stderr. The result says so too
+    (``within_certified_length`` False). Silence or raise it with the ``warnings`` module."""
 
 
 class Model:
@@ -278,31 +362,64 @@ class Model:
     Attributes: ``report`` (the compiler's report, the dict of ``ropesim compile --json``),
     ``spec`` (the model spec, docs/MODEL_SPEC.md, as a dict: its numbers are the spec's exact
     decimal strings, as the file holds them), ``formula``, ``alphabet``, ``format``, ``path``
-    (a temporary file holding the spec, for ``classify(model=...)`` and the CLI).
+    (a temporary file holding the spec, for ``classify(model=...)`` and the CLI; removed by
+    ``close()``, on leaving a ``with`` block, when the Model is collected or at exit, with no
+    ResourceWarning).
     """
 
     def __init__(self, formula, alphabet, format, report, spec_text):
         self.formula, self.alphabet, self.format = formula, alphabet, format
         self.report = report
-        self._dir = _tempfile.TemporaryDirectory(prefix="ropesim-model-")
-        self.path = _os.path.join(self._dir.name, "model.json")
+        directory = _tempfile.mkdtemp(prefix="ropesim-model-")
+        # removed explicitly (close) or by the finalizer, not by TemporaryDirectory's implicit
+        # cleanup, which warns (ResourceWarning) when the Model outlives the interpreter's end
+        self._cleanup = _weakref.finalize(self, _shutil.rmtree, directory, ignore_errors=True)
+        self.path = _os.path.join(directory, "model.json")
         with open(self.path, "w", encoding="utf-8") as f:
             f.write(spec_text)
         self.spec = _json.loads(spec_text)
         self._model = _ropesim.parse_model(spec_text)
 
-    def run(self, word: str) -> dict:
+    def close(self) -> None:
+        """Removes the temporary spec file (``path``); ``run`` and ``trace`` still work."""
+        self._cleanup()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def run(self, word: str, allow_slow: bool = False) -> dict:
         """The model's output on `word`: the dict of ``ropesim run MODEL --input WORD --json``
-        (attention::run, called directly; exact values by type).
+        (attention::run, called directly; exact values by type), plus ``certified_length``
+        (the construction's certified length N_max recorded in the spec, the compile report's
+        key; None when it certifies every length) and ``within_certified_length`` (False when
+        the word has more symbols than that: the output is then not certified, THEORY §6).
 
-        Raises ValueError for a symbol outside the alphabet, TypeError when `word` is not a str.
+        Warns with ``CertificationWarning`` (a RuntimeWarning) when the word is longer than the
+        certified length, as ``ropesim run`` warns on stderr. Raises ValueError for a symbol
+        outside the alphabet or a run beyond the time budget (``allow_slow=True`` lifts it, as
+        ``--allow-slow``), TypeError when `word` is not a str.
         """
-        return _ropesim.run_model(self._model, _arguments(["--input", word])[1], False)
+        return self._run(word, False, allow_slow)
 
-    def trace(self, word: str) -> dict:
+    def trace(self, word: str, allow_slow: bool = False) -> dict:
         """``run`` with every layer's values at EOS: the dict of ``ropesim run MODEL --input WORD
-        --trace --json``."""
-        return _ropesim.run_model(self._model, _arguments(["--input", word])[1], True)
+        --trace --json``, with ``run``'s certification keys and warning."""
+        return self._run(word, True, allow_slow)
+
+    def _run(self, word, trace, allow_slow):
+        result = _ropesim.run_model(self._model, _arguments(["--input", word])[1], trace, False,
+                                    bool(allow_slow))
+        if not result["within_certified_length"]:
+            _warnings.warn(
+                # positions end at EOS, position N+1 (with or without BOS)
+                f"the input has {result['positions'][-1] - 1} symbols, more than the certified "
+                f"length {result['certified_length']} of "
+                f"{self!r}; past it the output is not certified (THEORY §6)",
+                CertificationWarning, stacklevel=3)
+        return result
 
     def save(self, path: str) -> None:
         """Writes the model spec to `path` (``ropesim run PATH`` runs it)."""

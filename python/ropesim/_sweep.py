@@ -49,14 +49,22 @@ def _text(name: str, value, joiner: str | None = None):
     return value
 
 
-def _integer(name: str, value, minimum: int):
-    """None, or `value` as an int >= minimum (TypeError for bool, float, str; ValueError below)."""
+# The CLI's cap on --jobs (cli/jobs.cpp: threads 0..256, 0 every core).
+MAX_JOBS = 256
+
+
+def _integer(name: str, value, minimum: int, maximum: int = 2**64 - 1):
+    """None, or `value` as an int in minimum..maximum (TypeError for bool, float, str;
+    ValueError outside, naming the accepted range; `jobs` takes MAX_JOBS as its maximum)."""
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, _np.integer)):
         raise TypeError(f"{name}: expected an int, got {type(value).__name__} {value!r}")
     if value < minimum:
         raise ValueError(f"{name}: must be at least {minimum}, got {value}")
+    if value > maximum:
+        raise ValueError(f"{name}: {value} is out of range; accepted: an integer in "
+                         f"{minimum}..{maximum}")
     return int(value)
 
 
@@ -75,7 +83,7 @@ class _Request:
         # message); here only their type
         self.given["positions"] = _integer("positions", positions, 0)
         self.given["max_period"] = _integer("max_period", max_period, 0)
-        self.jobs = _integer("jobs", jobs, 0)
+        self.jobs = _integer("jobs", jobs, 0, MAX_JOBS)
         if not isinstance(allow_slow, bool):
             raise TypeError(f"allow_slow: expected a bool, got {type(allow_slow).__name__}")
         self.allow_slow = allow_slow

@@ -77,7 +77,7 @@ class _HorizonRequest:
             raise ValueError("g: give either g (frequencies) or schedules (multi-frequency "
                              "heads), not both")
         self.given["max_length"] = _sweep._integer("max_length", max_length, 1)
-        self.jobs = _sweep._integer("jobs", jobs, 0)
+        self.jobs = _sweep._integer("jobs", jobs, 0, _sweep.MAX_JOBS)
         if not isinstance(allow_slow, bool):
             raise TypeError(f"allow_slow: expected a bool, got {type(allow_slow).__name__}")
         self.allow_slow = allow_slow
@@ -223,7 +223,7 @@ class _BoundsRequest:
                                                 else _item_text(name, value))
             else:
                 self.given[name] = _list_text(name, value, how)
-        self.jobs = _sweep._integer("jobs", jobs, 0)
+        self.jobs = _sweep._integer("jobs", jobs, 0, _sweep.MAX_JOBS)
 
     def request(self):
         """The extension's TableBoundsRequest (the CLI's default where not given)."""

@@ -625,8 +625,10 @@ def main(argv=None) -> int:
     parser.add_argument("--languages", default="MOD_3",
                         help=f"comma-separated; accepted: {', '.join(LANGUAGES)}")
     parser.add_argument("--schedules", default="nope,periodic,rope-1e4",
-                        help=f"semicolon- or comma-separated names ({', '.join(SCHEDULES)}) "
-                             "or ropesim schedule specs separated by ';'")
+                        help=f"names ({', '.join(SCHEDULES)}) or ropesim schedule specs, "
+                             "split as `ropesim sweep --schedules` splits them: on ';' and on "
+                             "the commas that start a new spec, so "
+                             "'nope,conventional:base=10000,dim=8' is two")
     parser.add_argument("--seeds", default="0,1,2", help="comma-separated ints")
     parser.add_argument("--jobs", default="1", help="worker processes (one thread each)")
     parser.add_argument("--paper", action="store_true",
@@ -644,35 +646,54 @@ def main(argv=None) -> int:
         raise Exit()
 
     parser.error = lambda message: fail(message)  # one line, exit 2
+    from . import _ropesim
     try:
         args = parser.parse_args(argv)
         languages = [s.strip() for s in args.languages.split(",") if s.strip()]
-        split = ";" if ";" in args.schedules else ","
-        schedules = [s.strip() for s in args.schedules.split(split) if s.strip()]
-        try:
-            seeds = [int(s) for s in args.seeds.split(",")]
-            jobs = int(args.jobs)
-            steps = int(args.steps) if args.steps is not None else None
-        except ValueError:
-            fail(f"--seeds, --jobs, --steps: expected integers, got {args.seeds!r}, "
-                 f"{args.jobs!r}, {args.steps!r}")
-        if any(s < 0 for s in seeds):
-            fail(f"--seeds: expected non-negative integers, got {args.seeds!r}")
+        try:  # split as `ropesim sweep --schedules` splits (numeric::split_unique)
+            schedules = [s.strip() for s in _ropesim.split_schedules(args.schedules,
+                                                                     "--schedules")]
+        except ValueError as e:
+            fail(str(e))
+
+        def integer(flag, text):  # one value of --seeds, --jobs or --steps
+            try:
+                return int(text)
+            except ValueError:
+                fail(f"{flag}: {text!r} is not an integer")
+
+        seeds = [integer("--seeds", v) for v in args.seeds.split(",")]
+        jobs = integer("--jobs", args.jobs)
+        steps = integer("--steps", args.steps) if args.steps is not None else None
         config = TrainConfig.paper() if args.paper else TrainConfig()
         if steps is not None:
             config = replace(config, steps=steps)
         try:
             _check_config(config)
-            for name in languages:
-                _language(name)
-            for s in schedules:
-                schedule_spec(s, config.head_dim)
+            # the grid as experiment_train checks it (unknown names, repeated seeds, ...)
+            languages, schedules, seeds = _arguments(languages, schedules, seeds, config)
             if jobs < 1:
                 raise ValueError(f"--jobs: expected an int >= 1, got {jobs}")
-        except ValueError as e:
-            fail(str(e))
+        except (TypeError, ValueError) as e:
+            message = str(e)
+            fail("--" + message if message.startswith(("languages:", "schedules:", "seeds:"))
+                 else message)
+        if os.path.exists(args.out) and not os.path.isdir(args.out):
+            fail(f"--out: {args.out!r} is not a directory; accepted: a directory (made if "
+                 f"missing)")
     except Exit:
         return 2
+    try:
+        return _run(args, languages, schedules, seeds, config, jobs)
+    except OSError as e:  # a write failure: one line naming the file, exit 2
+        where = e.filename if e.filename is not None else args.out
+        print(f"ropesim.train: --out: cannot write {where!r}: {e.strerror or e}",
+              file=sys.stderr)
+        return 2
+
+
+def _run(args, languages, schedules, seeds, config, jobs) -> int:
+    """main's run once its arguments are checked: the grid trained, the files written."""
     progress = (lambda line: print(line, file=sys.stderr, flush=True)) if args.progress else None
     start = time.time()
     results, table = experiment_train(languages, schedules, seeds, config, args.out, jobs,

@@ -109,3 +109,37 @@ def test_command_line_refuses_bad_arguments(tmp_path, capsys):
         assert err.startswith("ropesim.train: ") and err.count("\n") == 1, err
     with pytest.raises(ValueError):
         tr.train_one("MOD_3", "periodic", 0, tr.TrainConfig(test_length=10))
+
+
+def test_command_line_errors_are_one_line_naming_the_bad_value(tmp_path, capsys):
+    for argv, expected in (
+            (["--out", str(tmp_path), "--seeds", "0,0"], "--seeds: 0 given twice"),
+            (["--out", "/dev/full"], "--out: '/dev/full' is not a directory"),
+            (["--out", str(tmp_path), "--steps", "abc"], "--steps: 'abc' is not an integer"),
+            (["--out", str(tmp_path), "--seeds", "1,x"], "--seeds: 'x' is not an integer")):
+        assert tr.main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("ropesim.train: " + expected) and err.count("\n") == 1, err
+        if "--steps" in argv or "x" in argv[-1]:  # only the bad value, not the defaults
+            assert "'0,1,2'" not in err and "'1'" not in err, err
+
+
+def test_command_line_keeps_a_schedule_spec_whole(tmp_path, capsys):
+    # split by hand: a new spec starts at a ':' or a bare name, 'dim=8' and '3' continue one
+    assert _ropesim.split_schedules("nope,conventional:base=10000,dim=8;periodic:m=2,3",
+                                    "--schedules") == ["nope", "conventional:base=10000,dim=8",
+                                                       "periodic:m=2,3"]
+    # the schedules are accepted: the one error left is the --jobs after them
+    assert tr.main(["--out", str(tmp_path), "--schedules", "conventional:base=10000,dim=8",
+                    "--jobs", "0"]) == 2
+    assert capsys.readouterr().err == "ropesim.train: --jobs: expected an int >= 1, got 0\n"
+
+
+def test_command_line_write_failure_names_the_file(tmp_path, capsys, monkeypatch):
+    def full(*args):
+        raise OSError(28, "No space left on device", str(tmp_path / "table.md"))
+    monkeypatch.setattr(tr, "_run", full)
+    assert tr.main(["--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err == (f"ropesim.train: --out: cannot write {str(tmp_path / 'table.md')!r}: "
+                   "No space left on device\n")
