@@ -189,14 +189,22 @@ RangeEstimate estimate_horizon(const FixedOffsetHead& head, std::uint64_t max_le
       total.seconds += n * n / 2 * 2e-9 * static_cast<double>(h.head.head_dim);
       continue;
     }
-    const RangeEstimate e = estimate_certified_range_fast(h, max_length, threads);
+    // the ideal gap C·δ_n falls below f_large past the δ bound, so the run of this C stops
+    // there at the latest (about): charged up to it (fp64 on one frequency: most of the 57
+    // candidates stop far below L, and charging each to L made the estimate 8× the run)
+    const SearchBound reach =
+        delta_bound(h.ideal, h.C_exact, h.f_large_exact, static_cast<std::int64_t>(searched), scan);
+    const std::uint64_t reached =
+        reach.at_limit
+            ? max_length
+            : std::min<std::uint64_t>(max_length, static_cast<std::uint64_t>(reach.value) + 1);
+    const RangeEstimate e =
+        estimate_certified_range_fast(h, std::max<std::uint64_t>(1, reached), threads);
     total.seconds += e.seconds;
     total.seconds_per_offset = std::max(total.seconds_per_offset, e.seconds_per_offset);
     total.bytes = std::max(total.bytes, e.bytes);
     total.scores += e.scores;
     if (e.fails_in_probe) continue;
-    const SearchBound reach =
-        delta_bound(h.ideal, h.C_exact, h.f_large_exact, static_cast<std::int64_t>(searched), scan);
     if (reach.at_limit) break;
   }
   total.seconds += columns(total);
@@ -208,8 +216,27 @@ std::uint64_t horizon_max_length(RangeAlgorithm resolved, const FixedOffsetHead&
                                  unsigned threads, bool auto_C, const mpq_class& slack,
                                  std::optional<RangeEstimate>* estimate) {
   const std::uint64_t limit = default_max_length(resolved, head);
+  if (requested && *requested < 1) throw InvalidArgument("L must be at least 1");
+  if (auto_C && estimate && resolved == RangeAlgorithm::candidates &&
+      (!requested || *requested <= limit)) {
+    // C = auto within the quick limit: the limit is quick for one C, but the candidates are
+    // measured one after another (fp64, one frequency: 57 of them, 56 s at L = 2·10^6), so
+    // their estimate is shown and checked as beyond the limit
+    const std::uint64_t L = requested ? *requested : limit;
+    *estimate = estimate_horizon(head, L, threads, auto_C, slack);
+    const Budget budget;
+    if (allow_slow ||
+        ((*estimate)->seconds <= budget.seconds && (*estimate)->bytes <= budget.bytes))
+      return L;
+    throw InvalidArgument(fmt::format(
+        "L = {}{} with C = auto: the estimate of its candidates C, measured one after another, "
+        "exceeds the budget of {} (estimate: up to {} and {:.3g} GB on {} thread{}); pass a "
+        "smaller --max-length, a fixed --C, or --allow-slow to run it anyway",
+        L, requested ? "" : " (the quick limit)", duration_text(budget.seconds),
+        duration_text((*estimate)->seconds), (*estimate)->bytes / 1e9, threads,
+        threads == 1 ? "" : "s"));
+  }
   if (!requested) return limit;
-  if (*requested < 1) throw InvalidArgument("L must be at least 1");
   if (*requested > limit && allow_slow && estimate && resolved == RangeAlgorithm::candidates)
     *estimate = estimate_horizon(head, *requested, threads, auto_C, slack);
   if (*requested > limit && !allow_slow) {
