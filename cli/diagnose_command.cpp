@@ -119,9 +119,8 @@ int run_diagnose(const CLI::App& cmd, DiagnoseOptions& o) {
       throw InvalidArgument("--offsets: empty list; accepted: integers in 1.." +
                             std::to_string(context - 1));
   }
-  WorkEstimate work = proofs::diagnose_work(s, context);
-  work.units *= static_cast<double>(frameworks.size());
-  check_budget("--context", work, opt_in_budget(o.allow_slow));
+  check_budget("--context", proofs::diagnose_work(s, context, frameworks.size()),
+               opt_in_budget(o.allow_slow));
   warn_about_schedule(s, context - 1);
   ProgressReporter progress(o.progress, "diagnose");
   proofs::DiagnoseOptions options;

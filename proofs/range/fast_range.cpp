@@ -686,7 +686,16 @@ RangeEstimate estimate_certified_range_fast(const FixedOffsetHead& head, std::ui
   const double batch =
       4.0 * std::max(1u, threads) *
       static_cast<double>(std::max<std::uint64_t>(64, 131072 / std::max<std::size_t>(D, 1)));
-  est.bytes = std::min(L, kept) * 8 * Dd + batch * 16 * Dd + 8 * est.candidate_density * L + 16 * L;
+  // the keys kept (at most kKeyStoreBytes) and a batch's queries and keys, then what grows
+  // with L, fitted to peak RSS (docs/PERFORMANCE.md): per position σ_i and the first scored
+  // query (arrays grown by doubling), about 56 bytes; per candidate offset u(n), its index
+  // entry, and the final count's sorted copy and tree, about 200 bytes; and 64 MB. Measured
+  // (llama3-8b, 2 threads): fp32, C = 5000.74512, no candidate offset: 437 MB at L = 10^6,
+  // 539 MB at 3·10^6; bf16, C = 16384, every offset a candidate: 155 MB at 10^5, 425 MB at
+  // 4·10^5, 464 MB at 6·10^5. A query of the probe failing, the run stops in its first batch.
+  const double grown = est.fails_in_probe ? std::min(L, batch) : L;
+  est.bytes = std::min(grown, kept) * 8 * Dd + batch * 16 * Dd +
+              (56 + 200 * est.candidate_density) * grown + 64e6;
   return est;
 }
 

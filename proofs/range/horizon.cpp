@@ -25,6 +25,8 @@ using numeric::Value;
 namespace {
 
 constexpr std::int64_t kRecordLimit = 4'000'000'000'000'000'000LL;
+// How far estimate_horizon scans S(n) of a head of several blocks (about 1 s of CPU for 64).
+constexpr std::uint64_t kEstimateScanLimit = std::uint64_t{1} << 23;
 
 bool single_block(const FixedOffsetHead& h) { return h.ideal.blocks.size() == 1; }
 
@@ -159,9 +161,17 @@ RangeEstimate estimate_horizon(const FixedOffsetHead& head, std::uint64_t max_le
   // C = auto: the candidates in increasing order, each on all the threads (as horizon() runs
   // them), until one is predicted to reach L (its probe passes and C·δ_L ≥ f_large in exact
   // arithmetic), where the search stops
+  // The estimate's own scans of S(n) (the record distances behind the candidates, and each
+  // candidate's δ bound) stop at kEstimateScanLimit offsets for several blocks: to L they cost
+  // as much as the run's columns, 2.5 min of CPU before a refusal at L = 10^9 on llama3-8b.
+  // Records beyond it (candidates between two powers of two) are not charged; a candidate
+  // whose δ bound passes the cut is taken as the last one (the columns to L are charged).
+  const std::uint64_t searched =
+      single_block(head) ? max_length : std::min(max_length, kEstimateScanLimit);
   const auto candidates = auto_c_candidates(
-      head, slack,
-      static_cast<std::int64_t>(std::min<std::uint64_t>(max_length + 1, kRecordLimit)));
+      head, slack, static_cast<std::int64_t>(std::min<std::uint64_t>(searched + 1, kRecordLimit)));
+  CosineScanOptions scan;
+  scan.threads = std::max(1u, threads);
   RangeEstimate total;
   FixedOffsetSpec spec;
   spec.schedule = head.schedule;
@@ -179,14 +189,22 @@ RangeEstimate estimate_horizon(const FixedOffsetHead& head, std::uint64_t max_le
       total.seconds += n * n / 2 * 2e-9 * static_cast<double>(h.head.head_dim);
       continue;
     }
-    const RangeEstimate e = estimate_certified_range_fast(h, max_length, threads);
+    // the ideal gap C·δ_n falls below f_large past the δ bound, so the run of this C stops
+    // there at the latest (about): charged up to it (fp64 on one frequency: most of the 57
+    // candidates stop far below L, and charging each to L made the estimate 8× the run)
+    const SearchBound reach =
+        delta_bound(h.ideal, h.C_exact, h.f_large_exact, static_cast<std::int64_t>(searched), scan);
+    const std::uint64_t reached =
+        reach.at_limit
+            ? max_length
+            : std::min<std::uint64_t>(max_length, static_cast<std::uint64_t>(reach.value) + 1);
+    const RangeEstimate e =
+        estimate_certified_range_fast(h, std::max<std::uint64_t>(1, reached), threads);
     total.seconds += e.seconds;
     total.seconds_per_offset = std::max(total.seconds_per_offset, e.seconds_per_offset);
     total.bytes = std::max(total.bytes, e.bytes);
     total.scores += e.scores;
     if (e.fails_in_probe) continue;
-    const SearchBound reach =
-        delta_bound(h.ideal, h.C_exact, h.f_large_exact, static_cast<std::int64_t>(max_length));
     if (reach.at_limit) break;
   }
   total.seconds += columns(total);
@@ -198,8 +216,19 @@ std::uint64_t horizon_max_length(RangeAlgorithm resolved, const FixedOffsetHead&
                                  unsigned threads, bool auto_C, const mpq_class& slack,
                                  std::optional<RangeEstimate>* estimate) {
   const std::uint64_t limit = default_max_length(resolved, head);
+  if (requested && *requested < 1) throw InvalidArgument("L must be at least 1");
+  if (auto_C && estimate && resolved == RangeAlgorithm::candidates &&
+      (!requested || *requested <= limit)) {
+    // C = auto within the quick limit: the limit is quick for one C, but the candidates are
+    // measured one after another (fp64, one frequency: 50 of them, 67 s at L = 2·10^6), so
+    // their estimate is made for the caller to show. Not refused on it: it charges each
+    // candidate up to its δ bound, and most stop well before (rounding), so it is an upper
+    // bound (18 min at L = 10^7 for a run measured at 87 s, docs/PERFORMANCE.md).
+    const std::uint64_t L = requested ? *requested : limit;
+    *estimate = estimate_horizon(head, L, threads, auto_C, slack);
+    return L;
+  }
   if (!requested) return limit;
-  if (*requested < 1) throw InvalidArgument("L must be at least 1");
   if (*requested > limit && allow_slow && estimate && resolved == RangeAlgorithm::candidates)
     *estimate = estimate_horizon(head, *requested, threads, auto_C, slack);
   if (*requested > limit && !allow_slow) {

@@ -72,7 +72,11 @@ RangeEstimate estimate_horizon(const FixedOffsetHead& head, std::uint64_t max_le
 /// machine and `threads`).
 /// When `estimate` is given and L is beyond the quick limit, the estimate (computed in either
 /// case then) is stored there for the caller to show; it is left untouched otherwise (the quick
-/// limit is quick by construction and the estimate costs as much as a short run).
+/// limit is quick by construction for one C and the estimate costs as much as a short run),
+/// except for C = auto (`auto_C`) with the candidate algorithm: its candidates are measured
+/// one after another, so L (the quick limit when none is requested) is estimated and stored
+/// (not refused: within the quick limit the estimate is an upper bound, each candidate charged
+/// up to its δ bound).
 std::uint64_t horizon_max_length(RangeAlgorithm resolved, const FixedOffsetHead& head,
                                  std::optional<std::uint64_t> requested, bool allow_slow,
                                  unsigned threads = 1, bool auto_C = false,

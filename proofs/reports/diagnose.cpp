@@ -736,18 +736,27 @@ std::vector<DiagnoseOffsetScore> offset_scores(
 
 }  // namespace
 
-WorkEstimate diagnose_work(const attention::Schedule& s, std::uint64_t context) {
-  // In seconds of one thread at compare-against-exact's rate (10^5 entries/s): the correct
-  // path against exact, every candidate against the correct path (4·10^5/s), a census per
-  // path (2·10^6 pairs/s).
+WorkEstimate diagnose_work(const attention::Schedule& s, std::uint64_t context,
+                           std::size_t frameworks) {
+  // In seconds of CPU, fitted to the reports since issue 35 (docs/PERFORMANCE.md, "diagnose's
+  // estimate"): per (position, block) entry 5.0 µs for the first framework (every path's
+  // compares and census, the scores, the base-context search) and 0.65 µs for each further one
+  // (frameworks of one table recipe share the compares and censuses, diagnose_frameworks); and
+  // about 3 s per framework that does not grow with N (the model head's range at horizon's
+  // quick limit). Measured: llama3.1-8b bf16, 64 blocks, 16384 and 131072 positions, one and
+  // three frameworks: 8.7, 45.4, 15.8 and 59–72 s of CPU (under a load of 1–10; qwen2.5-7b-yarn,
+  // 4096 positions, three frameworks: 6.8 s, estimated 10.7 s).
   const double entries =
       static_cast<double>(context) * static_cast<double>(std::max<std::size_t>(1, s.blocks.size()));
-  const double paths = static_cast<double>(std::size(kCandidates));
+  const double f = static_cast<double>(std::max<std::size_t>(1, frameworks));
+  constexpr double first = 5.0e-6, further = 0.65e-6, fixed = 3.0;
   WorkEstimate e;
-  e.what = "compared (position, block) entries against exact, or their equivalent";
-  e.units = entries * (1 + paths / 4 + (paths + 1) / 20);
-  e.units_per_second = 1e5;
-  e.bytes = static_cast<double>(context) * 64;
+  e.what = "(position, block) entries of every path and framework, or their equivalent";
+  e.units_per_second = 1 / first;  // in first-framework entries
+  e.units = entries * (1 + further / first * (f - 1)) + fixed / first * f;
+  // peak RSS 85 MB at 16384 positions and 598 MB at 131072, one framework or three (the
+  // values of one path per block and the census tables): about 72 bytes per entry
+  e.bytes = entries * 72 + 16e6;
   return e;
 }
 

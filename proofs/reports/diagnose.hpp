@@ -321,10 +321,14 @@ std::vector<DiagnoseReport> diagnose_frameworks(const attention::Schedule& s,
                                                 std::span<const std::string> frameworks,
                                                 const DiagnoseOptions& options);
 
-/// The work of diagnose() for check_budget: compares (every entry of the correct path against
-/// exact, of every candidate against the correct path) and censuses, at their measured
-/// rates; the bounds and the head are small beside them for N ≥ 10^3.
-WorkEstimate diagnose_work(const attention::Schedule& s, std::uint64_t context);
+/// The work of diagnose_frameworks() over `frameworks` presets at `context` positions, for
+/// check_budget: units are seconds of CPU (units_per_second = 1), fitted to measured reports
+/// (docs/PERFORMANCE.md): per (position, block) entry a cost for the first framework and a
+/// smaller one for each further framework (they share the compares and censuses of one table
+/// recipe), plus a fixed cost per framework (the model head's range); bytes from the measured
+/// peak RSS (72 per entry).
+WorkEstimate diagnose_work(const attention::Schedule& s, std::uint64_t context,
+                           std::size_t frameworks = 1);
 
 /// The report as JSON (the same content as the text): {"schedule", "framework",
 /// "framework_spec", "format", "context", "attention_factor" (s as a number, or null), "bands",

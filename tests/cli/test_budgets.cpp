@@ -322,3 +322,13 @@ TEST_CASE("horizon, compile: a head of 32768 rotary blocks is refused at once un
       {"--schedule", "32768 rotary blocks", "--allow-slow"});
   CHECK_FALSE(std::filesystem::exists(temp_path("wide.json")));
 }
+
+TEST_CASE("horizon --C auto: L = 10^9 on llama3-8b is refused in seconds with its estimate",
+          "[cli][budgets]") {
+  // The estimate scanned S(n) of the 64 blocks to L for the record distances and each
+  // candidate's δ bound: 2 min 31 s of CPU before this refusal (151 s > the guard's 60 s).
+  expect_quick_refusal(
+      guarded("horizon --schedule llama3-8b --format bf16 --k 1 --C auto "
+              "--max-length 1000000000"),
+      {"L = 1000000000", "beyond the candidate algorithm's quick limit", "pass --allow-slow"});
+}

@@ -12,6 +12,35 @@
 
 using namespace ropesim;
 
+// diagnose_work against measured reports (llama3.1-8b, bf16, --jobs 2, CPU = user + system of
+// /usr/bin/time, docs/PERFORMANCE.md "diagnose's estimate"): each estimate within a factor 2
+// of the run. The README's report (131072 positions, hf,vllm,flash-attn: 59 s of CPU at load
+// 2-6, 64-68 s on the quiet machine, 71.7 s at load 8-10) was refused at about 868 s, beyond the
+// 600 s budget.
+TEST_CASE("diagnose_work: within 2x of measured reports; the README's report is not refused",
+          "[proofs][diagnose][budgets]") {
+  const auto s = attention::parse_schedule("llama3.1-8b");
+  auto seconds = [&](std::uint64_t context, std::size_t frameworks) {
+    const WorkEstimate e = proofs::diagnose_work(s, context, frameworks);
+    return e.units / e.units_per_second;
+  };
+  struct Measured {
+    std::uint64_t context;
+    std::size_t frameworks;
+    double low, high;  // the CPU seconds measured (several runs: their range)
+  };
+  for (const Measured& m : {Measured{131072, 3, 59.0, 71.7}, Measured{131072, 1, 45.4, 45.4},
+                            Measured{16384, 3, 15.8, 15.8}, Measured{16384, 1, 8.7, 8.7}}) {
+    INFO(m.context << " positions, " << m.frameworks << " framework(s)");
+    CHECK(seconds(m.context, m.frameworks) >= m.high / 2);
+    CHECK(seconds(m.context, m.frameworks) <= m.low * 2);
+  }
+  CHECK(seconds(131072, 3) <= Budget{}.seconds);
+  // 2^31 positions (kMaxCensusPositions) stay refused: 16384 times the 131072 report's entries
+  CHECK(seconds(std::uint64_t{1} << 31, 1) > 100 * Budget{}.seconds);
+  CHECK(proofs::diagnose_work(s, 131072, 3).bytes <= Budget{}.bytes);
+}
+
 TEST_CASE("diagnose_bands: 0..1023, then octaves, the last cut at N", "[proofs][diagnose]") {
   using Bands = std::vector<std::pair<std::uint64_t, std::uint64_t>>;
   CHECK(proofs::diagnose_bands(1) == Bands{{0, 1}});
