@@ -35,8 +35,9 @@ TimedRun guarded(const std::string& arguments, const std::string& environment = 
 }
 
 /// The refusal contract: exit 2, one line containing every piece of `must_contain`, nothing on
-/// stdout, and in well under the 60 s the guard allows.
-void expect_quick_refusal(const TimedRun& t, std::initializer_list<std::string> must_contain) {
+/// stdout, and in well under the 60 s the guard allows (`limit` seconds of wall time).
+void expect_quick_refusal(const TimedRun& t, std::initializer_list<std::string> must_contain,
+                          double limit = 5) {
   INFO(t.run.err);
   INFO("seconds: " << t.seconds);
   CHECK(t.run.code == 2);
@@ -44,7 +45,7 @@ void expect_quick_refusal(const TimedRun& t, std::initializer_list<std::string> 
   CHECK(t.run.out.empty());
   for (const auto& piece : must_contain) CHECK(t.run.err.find(piece) != std::string::npos);
   CHECK(t.run.err.find("internal error") == std::string::npos);
-  CHECK(t.seconds < 5);
+  CHECK(t.seconds < limit);
 }
 
 /// "a0 & a1 & ... & a(n-1)": n distinct atoms, a left-associated chain of n - 1 conjunctions.
@@ -327,8 +328,10 @@ TEST_CASE("horizon --C auto: L = 10^9 on llama3-8b is refused in seconds with it
           "[cli][budgets]") {
   // The estimate scanned S(n) of the 64 blocks to L for the record distances and each
   // candidate's δ bound: 2 min 31 s of CPU before this refusal (151 s > the guard's 60 s).
+  // Now about 1.4 s of CPU (the scans capped at 2^23 offsets): 20 s of wall time allows a
+  // loaded CI machine and still fails the old behaviour.
   expect_quick_refusal(
       guarded("horizon --schedule llama3-8b --format bf16 --k 1 --C auto "
               "--max-length 1000000000"),
-      {"L = 1000000000", "beyond the candidate algorithm's quick limit", "pass --allow-slow"});
+      {"L = 1000000000", "beyond the candidate algorithm's quick limit", "pass --allow-slow"}, 20);
 }
