@@ -173,6 +173,8 @@ RangeEstimate estimate_horizon(const FixedOffsetHead& head, std::uint64_t max_le
   CosineScanOptions scan;
   scan.threads = std::max(1u, threads);
   RangeEstimate total;
+  std::uint64_t longest_reached = 0;
+  bool probed_full = false;
   FixedOffsetSpec spec;
   spec.schedule = head.schedule;
   spec.weights = head.ideal.weights;
@@ -201,7 +203,19 @@ RangeEstimate estimate_horizon(const FixedOffsetHead& head, std::uint64_t max_le
     const RangeEstimate e =
         estimate_certified_range_fast(h, std::max<std::uint64_t>(1, reached), threads);
     total.seconds += e.seconds;
-    total.seconds_per_offset = std::max(total.seconds_per_offset, e.seconds_per_offset);
+    // the per-offset cost of the columns: the largest over the candidates probed on a full
+    // probe of offsets (20000, or L); one charged to a δ bound of a few offsets measures its
+    // enumerator's set-up, not offsets (taking those made bench_horizon's estimates 100x the
+    // runs), and counts only when no candidate had a full probe
+    const bool full_probe = reached >= std::min<std::uint64_t>(20000, max_length);
+    if (full_probe && !probed_full) total.seconds_per_offset = 0;
+    if (full_probe || (!probed_full && reached >= longest_reached)) {
+      total.seconds_per_offset = full_probe
+                                     ? std::max(total.seconds_per_offset, e.seconds_per_offset)
+                                     : e.seconds_per_offset;
+      longest_reached = std::max(longest_reached, reached);
+    }
+    probed_full = probed_full || full_probe;
     total.bytes = std::max(total.bytes, e.bytes);
     total.scores += e.scores;
     if (e.fails_in_probe) continue;
@@ -217,17 +231,6 @@ std::uint64_t horizon_max_length(RangeAlgorithm resolved, const FixedOffsetHead&
                                  std::optional<RangeEstimate>* estimate) {
   const std::uint64_t limit = default_max_length(resolved, head);
   if (requested && *requested < 1) throw InvalidArgument("L must be at least 1");
-  if (auto_C && estimate && resolved == RangeAlgorithm::candidates &&
-      (!requested || *requested <= limit)) {
-    // C = auto within the quick limit: the limit is quick for one C, but the candidates are
-    // measured one after another (fp64, one frequency: 50 of them, 67 s at L = 2·10^6), so
-    // their estimate is made for the caller to show. Not refused on it: it charges each
-    // candidate up to its δ bound, and most stop well before (rounding), so it is an upper
-    // bound (18 min at L = 10^7 for a run measured at 87 s, docs/PERFORMANCE.md).
-    const std::uint64_t L = requested ? *requested : limit;
-    *estimate = estimate_horizon(head, L, threads, auto_C, slack);
-    return L;
-  }
   if (!requested) return limit;
   if (*requested > limit && allow_slow && estimate && resolved == RangeAlgorithm::candidates)
     *estimate = estimate_horizon(head, *requested, threads, auto_C, slack);

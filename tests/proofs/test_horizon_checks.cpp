@@ -108,24 +108,3 @@ TEST_CASE("require_mod_f_large: m >= 2 needs f_large, m = 1 does not", "[mod_ato
   spec.atom.m = 1;  // ⊤: no head, no f_large needed
   REQUIRE_NOTHROW(proofs::require_mod_f_large(spec, "upward"));
 }
-
-TEST_CASE("horizon_max_length: C = auto within the quick limit is estimated and checked",
-          "[horizon][max_length][budgets]") {
-  // fp64, one frequency: C = auto's candidates (powers of two up to 2^(p+2)·f and the
-  // records) run one after another; `horizon --g 1 --k 1 --C auto --format fp64 --max-length
-  // 2000000` took 56-67 s with 50 candidates, L under the quick limit 10^7, and printed no
-  // estimate (none was computed there); it is estimated now, and not refused
-  const auto head = head_g1_k1(Format::fp64());
-  const auto candidates = proofs::RangeAlgorithm::candidates;
-  std::optional<proofs::RangeEstimate> e;
-  const std::uint64_t L =
-      proofs::horizon_max_length(candidates, head, 2000000, false, 2, true, mpq_class(1, 16), &e);
-  CHECK(L == 2000000);
-  REQUIRE(e.has_value());
-  CHECK(e->seconds > 10);  // so horizon prints it first (docs/CLI.md)
-  // a fixed C within the quick limit is quick by construction: no estimate
-  std::optional<proofs::RangeEstimate> fixed;
-  CHECK(proofs::horizon_max_length(candidates, head, 2000000, false, 2, false, mpq_class(1, 16),
-                                   &fixed) == 2000000);
-  CHECK(!fixed.has_value());
-}
