@@ -224,3 +224,23 @@ TEST_CASE("classify --model states the certified length its class holds to", "[c
   REQUIRE(j.code == 0);
   CHECK(nlohmann::json::parse(j.out)["source"]["scope"]["certified_length"] == 43);
 }
+
+TEST_CASE("compile says when the certified length is where the range check stopped",
+          "[cli][separation]") {
+  // `horizon --schedule llama2-7b --format bf16 --k 1 --C auto` prints N_max >= 2500 (its scan
+  // limit, no failing query): the compiled Y a is certified to 2500 and may be exact beyond.
+  const Run limit = run("compile 'Y a' --alphabet ab --schedule llama2-7b --format bf16 --json");
+  REQUIRE(limit.code == 0);
+  const auto l = nlohmann::json::parse(limit.out);
+  CHECK(l["certified_length"] == 2500);
+  CHECK(l["certified_length_at_limit"] == true);
+  const Run text = run("compile 'Y a' --alphabet ab --schedule llama2-7b --format bf16");
+  CHECK(text.out.find("<= 2500 (where the range checks stopped without a failure") !=
+        std::string::npos);
+  // single:g=1 in fp16 fails at query 46 (N_max = 43, docs/tables/horizon.md): not at a limit
+  const Run failed = run("compile 'Y a' --alphabet ab --format fp16 --json");
+  REQUIRE(failed.code == 0);
+  const auto f = nlohmann::json::parse(failed.out);
+  CHECK(f["certified_length"] == 43);
+  CHECK(f["certified_length_at_limit"] == false);
+}
